@@ -1,0 +1,61 @@
+// The operations API: one interface, implemented by the CPU backend and (when built) the CUDA one.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "compute/image.h"
+#include "compute/job.h"
+#include "compute/params.h"
+
+namespace stacklens::compute {
+
+// Thrown when a requested backend cannot be used (no CUDA build, no device, no driver).
+class BackendUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Every operation accepts an input on the host or on this backend's device and returns its
+// result where this backend computes (the CPU backend: host; CUDA: device). Use upload() /
+// download() to move buffers; a pipeline that stays on one backend never copies to the host.
+// 2D operations on a 3D stack apply slice by slice.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string name() const = 0;        // "cpu" or "cuda"
+  virtual std::string deviceName() const = 0;  // CPU model, or GPU name and driver
+  virtual int threads() const = 0;             // CPU threads used (1 for CUDA host work)
+
+  virtual Image upload(const Image& image) = 0;  // to where this backend computes
+  virtual Image download(const Image& image) = 0;  // to the host
+  virtual LabelImage download(const LabelImage& labels) = 0;
+  virtual void synchronize() = 0;                // wait for queued work (timing)
+
+  virtual Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job = {}) = 0;
+  virtual Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
+                               const Job& job = {}) = 0;
+  virtual ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job = {}) = 0;
+  virtual Segmentation segment(const Image& in, const SegmentParams& p, const Job& job = {}) = 0;
+  virtual Image medianFilter(const Image& in, int size, const Job& job = {}) = 0;
+  virtual Image removeOutliers(const Image& in, const OutlierParams& p, const Job& job = {}) = 0;
+  virtual Image resample(const Image& in, const ResampleParams& p, const Job& job = {}) = 0;
+};
+
+// threads == 0: all hardware threads.
+std::unique_ptr<Backend> makeCpuBackend(int threads = 0);
+
+// Throws BackendUnavailable with the reason when CUDA cannot be used.
+std::unique_ptr<Backend> makeCudaBackend();
+
+// True when the CUDA backend was built and a usable device is present; otherwise *why says why.
+bool cudaUsable(std::string* why = nullptr);
+
+// "cpu", "cuda" or "auto" (CUDA when usable, else CPU; *note says which and why).
+std::unique_ptr<Backend> makeBackend(const std::string& name, std::string* note = nullptr);
+
+// A Gaussian PSF of odd size (2·ceil(4σ)+1 per axis unless size is given), normalised to sum 1.
+Image gaussianPsf(double sigmaZ, double sigmaY, double sigmaX, Shape size = {0, 0, 0});
+
+}  // namespace stacklens::compute

@@ -1,0 +1,15 @@
+// Stands in for the CUDA backend in builds without the CUDA toolkit.
+#include "compute/backend.h"
+
+namespace stacklens::compute {
+
+bool cudaUsable(std::string* why) {
+  if (why) *why = "this build of StackLens has no CUDA backend";
+  return false;
+}
+
+std::unique_ptr<Backend> makeCudaBackend() {
+  throw BackendUnavailable("this build of StackLens has no CUDA backend");
+}
+
+}  // namespace stacklens::compute

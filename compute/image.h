@@ -1,0 +1,88 @@
+// Image buffers that know their shape, spacing and where they live (host memory or a CUDA device).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace stacklens::compute {
+
+// Shape of a stack in (z, y, x) order; a 2D image has z == 1.
+struct Shape {
+  int64_t z = 1;
+  int64_t y = 0;
+  int64_t x = 0;
+
+  int64_t count() const { return z * y * x; }
+  int64_t sliceCount() const { return y * x; }
+  bool empty() const { return count() <= 0; }
+  bool operator==(const Shape&) const = default;
+};
+
+// Voxel spacing in physical units (µm, arcsec, ...); known == false means "pixels".
+struct Spacing {
+  double z = 1.0;
+  double y = 1.0;
+  double x = 1.0;
+  bool known = false;
+  std::string unit;
+};
+
+enum class Location { Host, Cuda };
+
+// A dense, C-ordered (x fastest) buffer of T. Copies share the storage (like a shared_ptr);
+// use clone() for a deep copy. Device buffers are created by the CUDA backend only, so this
+// header needs no CUDA types: the storage carries its own deleter.
+template <class T>
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(Shape shape, Location location, std::shared_ptr<T> storage)
+      : shape_(shape), location_(location), storage_(std::move(storage)) {}
+
+  // A zero-filled host buffer.
+  static Buffer host(Shape shape) {
+    if (shape.z < 0 || shape.y < 0 || shape.x < 0) throw std::invalid_argument("negative shape");
+    std::shared_ptr<T> storage(new T[static_cast<size_t>(shape.count())](),
+                               std::default_delete<T[]>());
+    return Buffer(shape, Location::Host, std::move(storage));
+  }
+
+  const Shape& shape() const { return shape_; }
+  Location location() const { return location_; }
+  bool onHost() const { return location_ == Location::Host; }
+  bool empty() const { return !storage_ || shape_.empty(); }
+  size_t bytes() const { return static_cast<size_t>(shape_.count()) * sizeof(T); }
+
+  T* data() { return storage_.get(); }
+  const T* data() const { return storage_.get(); }
+  T* slice(int64_t z) { return data() + z * shape_.sliceCount(); }
+  const T* slice(int64_t z) const { return data() + z * shape_.sliceCount(); }
+  // Host element access (x fastest); undefined for device buffers.
+  T& at(int64_t z, int64_t y, int64_t x) { return data()[(z * shape_.y + y) * shape_.x + x]; }
+  const T& at(int64_t z, int64_t y, int64_t x) const {
+    return data()[(z * shape_.y + y) * shape_.x + x];
+  }
+
+  Spacing spacing;
+
+ private:
+  Shape shape_;
+  Location location_ = Location::Host;
+  std::shared_ptr<T> storage_;
+};
+
+using Image = Buffer<float>;
+using LabelImage = Buffer<int32_t>;
+
+// Deep host copy of a host buffer.
+template <class T>
+Buffer<T> cloneHost(const Buffer<T>& in) {
+  Buffer<T> out = Buffer<T>::host(in.shape());
+  std::copy(in.data(), in.data() + in.shape().count(), out.data());
+  out.spacing = in.spacing;
+  return out;
+}
+
+}  // namespace stacklens::compute

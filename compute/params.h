@@ -1,0 +1,97 @@
+// Parameters and results of the operations; shared by both backends so they mean the same thing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compute/image.h"
+
+namespace stacklens::compute {
+
+// Thrown for parameters that an operation cannot honour (σ ≤ 0, even median size, ...).
+class InvalidArgument : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Gaussian blur. sigma is (z, y, x) in pixels; sigma.z == 0 blurs each slice in 2D.
+struct BlurParams {
+  double sigmaZ = 0.0;
+  double sigmaY = 1.0;
+  double sigmaX = 1.0;
+  double truncate = 4.0;  // kernel radius = int(truncate * sigma + 0.5), as SciPy
+  bool nanAware = false;  // normalised convolution that ignores NaN and keeps NaN where it was
+};
+
+enum class Boundary { Reflect, Periodic, Zero };
+
+// Richardson–Lucy deconvolution.
+struct DeconvolveParams {
+  int iterations = 20;
+  bool threeD = false;  // false: each slice on its own with a 2D PSF (the PSF's centre slice)
+  Boundary boundary = Boundary::Reflect;
+  double tvLambda = 0.0;        // total-variation regularisation; 0 = off
+  bool accelerate = false;      // Biggs–Andrews vector extrapolation
+  float epsilon = 1e-12f;       // guards the ratio image / (PSF ⊛ estimate)
+};
+
+// astropy sigma_clip semantics: median centre, population std, inclusive bounds.
+struct ClipParams {
+  double kappaLower = 3.0;
+  double kappaUpper = 3.0;
+  int maxIterations = 10;  // < 0: iterate until nothing changes
+};
+
+struct SummaryStats {
+  int64_t n = 0;
+  double mean = 0, median = 0, std = 0, min = 0, max = 0;
+};
+
+struct ClipStats {
+  SummaryStats all;      // finite values before clipping
+  SummaryStats clipped;  // values kept after clipping
+  int iterations = 0;
+};
+
+struct SegmentParams {
+  std::optional<double> absoluteThreshold;  // when set, nSigma is ignored
+  double nSigma = 5.0;                      // threshold = clipped median + nSigma · clipped std
+  int connectivity = 8;                     // 4 or 8
+  int64_t minPixels = 1;
+  ClipParams clip;
+};
+
+struct Source {
+  int32_t label = 0;
+  int64_t npix = 0;
+  double flux = 0;                   // Σ (value − background median)
+  double centroidX = 0, centroidY = 0;  // flux-weighted, 0-based pixel coordinates
+  float peak = 0;
+  int64_t peakX = 0, peakY = 0;
+  int64_t xMin = 0, xMax = 0, yMin = 0, yMax = 0;  // inclusive bounding box
+};
+
+struct Segmentation {
+  LabelImage labels;  // 0 = background, 1..n numbered as scipy.ndimage.label
+  std::vector<Source> sources;
+  double threshold = 0;
+  ClipStats background;
+};
+
+enum class OutlierMode { Bright, Dark, Both };
+
+struct OutlierParams {
+  int size = 3;  // odd window size of the local median
+  double threshold = 0;
+  OutlierMode mode = OutlierMode::Both;
+};
+
+struct ResampleParams {
+  double zoomZ = 1.0, zoomY = 1.0, zoomX = 1.0;  // output shape = round(n · zoom)
+  int order = 3;                                 // 1 (linear) or 3 (cubic B-spline)
+};
+
+}  // namespace stacklens::compute

@@ -1,0 +1,35 @@
+// Point-spread functions made from parameters (a sampled Gaussian, normalised to sum 1).
+#include <cmath>
+
+#include "compute/backend.h"
+
+namespace stacklens::compute {
+
+static int64_t defaultPsfSize(double sigma) {
+  return sigma > 0 ? 2 * static_cast<int64_t>(std::ceil(4.0 * sigma)) + 1 : 1;
+}
+
+Image gaussianPsf(double sigmaZ, double sigmaY, double sigmaX, Shape size) {
+  if (sigmaY <= 0 || sigmaX <= 0 || sigmaZ < 0)
+    throw InvalidArgument("PSF sigma must be positive (z may be 0 for a 2D PSF)");
+  Shape s{size.z > 0 ? size.z : defaultPsfSize(sigmaZ), size.y > 0 ? size.y : defaultPsfSize(sigmaY),
+          size.x > 0 ? size.x : defaultPsfSize(sigmaX)};
+  Image psf = Image::host(s);
+  auto weight = [](int64_t i, int64_t n, double sigma) {
+    if (sigma <= 0) return 1.0;
+    double d = static_cast<double>(i - n / 2);
+    return std::exp(-0.5 * d * d / (sigma * sigma));
+  };
+  double sum = 0;
+  for (int64_t z = 0; z < s.z; ++z)
+    for (int64_t y = 0; y < s.y; ++y)
+      for (int64_t x = 0; x < s.x; ++x) {
+        double w = weight(z, s.z, sigmaZ) * weight(y, s.y, sigmaY) * weight(x, s.x, sigmaX);
+        psf.at(z, y, x) = static_cast<float>(w);
+        sum += w;
+      }
+  for (int64_t i = 0; i < s.count(); ++i) psf.data()[i] = static_cast<float>(psf.data()[i] / sum);
+  return psf;
+}
+
+}  // namespace stacklens::compute

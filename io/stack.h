@@ -1,0 +1,73 @@
+// The stack model: what a FITS or TIFF stack holds, read one slice at a time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/io_error.h"
+
+namespace stacklens::io {
+
+enum class DType { UInt8, Int8, UInt16, Int16, UInt32, Int32, UInt64, Int64, Float32, Float64 };
+const char* dtypeName(DType t);  // "uint8", "int16", "float32", ...
+
+// One header card (FITS) or tag (TIFF) for display and for carrying into written files.
+struct HeaderCard {
+  std::string key;
+  std::string value;
+  std::string comment;
+};
+
+// One HDU of a FITS file (for the HDU chooser); TIFF files have one entry.
+struct HduInfo {
+  int index = 0;  // 0 = primary
+  std::string name;
+  std::string type;  // "image", "compressed image", "table", ...
+  std::vector<int64_t> axes;  // NAXISn as in the header (x first)
+};
+
+struct StackInfo {
+  std::string path;
+  std::string format;       // "fits" or "tiff"
+  int64_t z = 1, y = 0, x = 0;  // shape after dropping degenerate axes
+  int64_t planes = 1;       // length of a 4th axis (e.g. Stokes); one plane is shown at a time
+  int plane = 0;            // the plane chosen
+  DType dtype = DType::Float32;  // as stored in the file
+  int hdu = 0;
+  std::vector<HduInfo> hdus;
+  std::array<double, 3> spacing{1.0, 1.0, 1.0};  // (z, y, x)
+  std::array<std::string, 3> units;              // "" when unknown
+  bool spacingKnown = false;
+  double bscale = 1.0, bzero = 0.0;
+  std::optional<int64_t> blank;
+  std::vector<HeaderCard> header;  // FITS cards or TIFF tags/ImageJ metadata
+};
+
+class Wcs;  // io/wcs.h
+
+struct OpenOptions {
+  int hdu = -1;    // -1: the first HDU with image data
+  int plane = 0;   // index along a 4th axis
+};
+
+// A stack opened for reading. readSlice() is safe to call from several threads at once and
+// reads only the requested slice from the file.
+class StackReader {
+ public:
+  virtual ~StackReader() = default;
+  virtual const StackInfo& info() const = 0;
+  // Writes y·x float32 values (scaling applied, BLANK → NaN) to out. Throws IoError.
+  virtual void readSlice(int64_t z, float* out) const = 0;
+  // The world coordinate system, or nullptr when the file has none.
+  virtual const Wcs* wcs() const = 0;
+};
+
+// Opens a FITS (.fits/.fit/.fts, optionally .gz/.fz) or TIFF (.tif/.tiff) stack by content.
+// Throws IoError naming the file and the reason.
+std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options = {});
+
+}  // namespace stacklens::io

@@ -1,0 +1,30 @@
+// Writing stacks: FITS (float32, or int32 labels) and TIFF (float32 or uint16), atomically.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/stack.h"
+
+namespace stacklens::io {
+
+struct WriteOptions {
+  std::vector<HeaderCard> header;    // cards from the input to carry over (WCS, keywords)
+  std::vector<std::string> history;  // HISTORY lines recording the processing
+  std::array<double, 3> spacing{1.0, 1.0, 1.0};  // (z, y, x)
+  std::array<std::string, 3> units;
+  bool spacingKnown = false;
+  std::string sourcePath;   // the input file: writing over it is refused
+  bool tiffUInt16 = false;  // TIFF only: clamp and round to uint16 instead of float32
+};
+
+// The format follows the extension: .fits/.fit/.fts → FITS, .tif/.tiff → TIFF. The file is
+// written to a temporary file in the same folder and renamed into place. Throws IoError.
+void writeStack(const std::string& path, const float* data, int64_t z, int64_t y, int64_t x,
+                const WriteOptions& options);
+void writeLabelStack(const std::string& path, const int32_t* data, int64_t z, int64_t y, int64_t x,
+                     const WriteOptions& options);
+
+}  // namespace stacklens::io

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs StackLens's build, run and test dependencies from Debian 12's archive.
+# Idempotent: when every package is already present it returns at once.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev libqt6opengl6-dev libgl-dev
+  libcfitsio-dev libtiff-dev wcslib-dev libfftw3-dev
+  libgtest-dev
+  xvfb xauth libgl1-mesa-dri
+)
+# Optional extras (fuzzing with clang, reference-data generation) are installed
+# only when asked for, so the common path stays small.
+if [[ "${STACKLENS_DEV_EXTRAS:-0}" == 1 ]]; then
+  packages+=(clang-14 libclang-rt-14-dev python3-numpy python3-scipy
+             python3-skimage python3-astropy python3-tifffile imagemagick)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+if [[ $(id -u) != 0 ]]; then
+  echo "install-deps: missing packages: ${missing[*]}; run as root (or with sudo)" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
