@@ -1,0 +1,67 @@
+// Shared plumbing of the processing subcommands.
+#include "app/cli/processing.h"
+
+#include <iostream>
+
+namespace stacklens::cli {
+
+InputStack readInput(const Args& args) {
+  InputStack input;
+  input.path = args.positional(0);
+  io::OpenOptions options;
+  options.hdu = static_cast<int>(args.getInt("hdu", -1));
+  auto reader = io::openStack(input.path, options);
+  input.info = reader->info();
+  const auto& info = input.info;
+  int64_t first = 0, count = info.z;
+  if (args.has("slice")) {
+    first = args.getInt("slice", 0);
+    if (first < 0 || first >= info.z)
+      throw UsageError("--slice " + std::to_string(first) + " is outside 0.." +
+                       std::to_string(info.z - 1));
+    count = 1;
+  }
+  input.image = compute::Image::host({count, info.y, info.x});
+  for (int64_t k = 0; k < count; ++k) reader->readSlice(first + k, input.image.slice(k));
+  input.image.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
+                         info.units[2]};
+  return input;
+}
+
+std::unique_ptr<compute::Backend> chooseBackend(const Args& args) {
+  const std::string name = args.get("backend", "auto");
+  std::string note;
+  auto backend = compute::makeBackend(name, &note);
+  if (name == "auto" && !note.empty()) std::cerr << "stacklens-cli: note: " << note << "\n";
+  return backend;
+}
+
+io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& history) {
+  io::WriteOptions options;
+  options.header = input.info.header;
+  options.history.push_back(history);
+  options.spacing = input.info.spacing;
+  options.units = input.info.units;
+  options.spacingKnown = input.info.spacingKnown;
+  options.sourcePath = input.path;
+  return options;
+}
+
+void StageTimer::start(const std::string& stage) {
+  current_ = stage;
+  started_ = std::chrono::steady_clock::now();
+}
+
+void StageTimer::stop() {
+  auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  stages_.emplace_back(current_, seconds);
+}
+
+void StageTimer::print(const std::string& backend) const {
+  if (!enabled_) return;
+  std::cerr << "{\"backend\": \"" << backend << "\"";
+  for (const auto& [stage, seconds] : stages_) std::cerr << ", \"" << stage << "\": " << seconds;
+  std::cerr << "}\n";
+}
+
+}  // namespace stacklens::cli

@@ -1,0 +1,48 @@
+// What the processing subcommands share: reading the input stack (or one slice) into an Image,
+// choosing the backend, timing the stages, and writing the result next to the input's header.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/cli/command.h"
+#include "compute/backend.h"
+#include "io/stack.h"
+#include "io/stack_writer.h"
+
+namespace stacklens::cli {
+
+struct InputStack {
+  std::string path;
+  io::StackInfo info;
+  compute::Image image;  // host, float32; one slice when --slice was given
+};
+
+// Reads IN (the first positional argument), honouring --slice and --hdu when declared.
+InputStack readInput(const Args& args);
+
+// --backend cpu|cuda|auto (default auto); a note about the choice goes to stderr for auto.
+std::unique_ptr<compute::Backend> chooseBackend(const Args& args);
+
+// Write options that carry the input's header and spacing, plus a HISTORY line.
+io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& history);
+
+// Per-stage wall-clock seconds, printed as one JSON line on stderr when --timings is given.
+class StageTimer {
+ public:
+  explicit StageTimer(bool enabled) : enabled_(enabled) {}
+  void start(const std::string& stage);
+  void stop();
+  void print(const std::string& backend) const;
+
+ private:
+  bool enabled_;
+  std::string current_;
+  std::chrono::steady_clock::time_point started_;
+  std::vector<std::pair<std::string, double>> stages_;
+};
+
+}  // namespace stacklens::cli
