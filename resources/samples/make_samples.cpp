@@ -73,7 +73,7 @@ void writeMicroscopySample(const std::string& dir) {
   // Filaments: thin tubes along smooth random curves that drift through z.
   for (int f = 0; f < 7; ++f) {
     double y = 20 + u(rng) * 160, x = 20 + u(rng) * 160, z = 6 + u(rng) * 20;
-    double angle = u(rng) * 2 * M_PI, bright = 40 + u(rng) * 40;
+    double angle = u(rng) * 2 * M_PI, bright = 150 + u(rng) * 100;
     for (int s = 0; s < 900; ++s) {
       angle += (u(rng) - 0.5) * 0.08;
       y += 0.25 * std::sin(angle);
