@@ -28,10 +28,13 @@ class Backend {
   virtual std::string deviceName() const = 0;  // CPU model, or GPU name and driver
   virtual int threads() const = 0;             // CPU threads used (1 for CUDA host work)
 
-  virtual Image upload(const Image& image) = 0;  // to where this backend computes
+  virtual Image upload(const Image& image) = 0;    // to where this backend computes
   virtual Image download(const Image& image) = 0;  // to the host
   virtual LabelImage download(const LabelImage& labels) = 0;
-  virtual void synchronize() = 0;                // wait for queued work (timing)
+  virtual void synchronize() = 0;  // wait for queued work (timing)
+  // Device time of the last operation in ms as the device measured it (e.g. CUDA events), or a
+  // negative value when this backend does not measure one (the CPU backend).
+  virtual double lastDeviceMs() const { return -1.0; }
 
   virtual Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job = {}) = 0;
   virtual Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,

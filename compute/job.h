@@ -28,6 +28,8 @@ class Job {
   void report(double fraction) const {
     if (progress_) progress_(fraction);
   }
+  // The flag this job polls (nullptr: never cancelled); lets a caller run sub-jobs that share it.
+  const std::atomic<bool>* cancelFlag() const { return cancel_; }
 
  private:
   const std::atomic<bool>* cancel_ = nullptr;
