@@ -1,0 +1,324 @@
+// The processing worker: one job at a time on a pool thread, generation tokens, LRU result cache.
+#include "ui/processing_worker.h"
+
+#include <QMetaObject>
+#include <algorithm>
+
+namespace stacklens::ui {
+namespace {
+
+size_t pipelineBytes(const compute::PipelineResult& r) {
+  size_t n = r.image.bytes();
+  if (r.segmentation) n += r.segmentation->labels.bytes();
+  for (const auto& [stage, image] : r.stageImages) n += image.bytes();
+  return n;
+}
+
+}  // namespace
+
+size_t ProcessingResult::bytes() const {
+  // In Compare mode result is comparison->a and shares its buffers.
+  if (comparison) return pipelineBytes(comparison->a) + pipelineBytes(comparison->b) + 256;
+  return pipelineBytes(result) + 256;
+}
+
+ProcessingWorker::ProcessingWorker(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<ProcessingResultPtr>();
+  pool_.setMaxThreadCount(1);
+  pool_.setExpiryTimeout(-1);  // keep the thread: FFT plans and caches stay warm on it
+}
+
+ProcessingWorker::~ProcessingWorker() {
+  pending_.reset();
+  prefetchQueue_.clear();
+  if (running_) running_->cancel->store(true);
+  pool_.waitForDone();
+}
+
+void ProcessingWorker::configurationChanged() {
+  ++config_;
+  cache_.clear();
+  cacheIndex_.clear();
+  cacheBytes_ = 0;
+  prefetchQueue_.clear();
+  if (running_) running_->cancel->store(true);
+}
+
+void ProcessingWorker::setSource(std::shared_ptr<const io::StackReader> reader) {
+  reader_ = std::move(reader);
+  lastZ_ = -1;
+  pending_.reset();
+  configurationChanged();
+}
+
+void ProcessingWorker::setBackends(std::shared_ptr<compute::Backend> primary,
+                                   std::shared_ptr<compute::Backend> secondary) {
+  primary_ = std::move(primary);
+  secondary_ = std::move(secondary);
+  configurationChanged();
+}
+
+void ProcessingWorker::setMode(Mode mode) {
+  if (mode == mode_) return;
+  mode_ = mode;
+  configurationChanged();
+}
+
+void ProcessingWorker::setPipeline(const compute::Pipeline& pipeline) {
+  const bool same = pipeline.fingerprint() == pipeline_.fingerprint() &&
+                    pipeline.anyEnabled() == pipeline_.anyEnabled();
+  pipeline_ = pipeline;
+  if (!same) configurationChanged();
+}
+
+void ProcessingWorker::setCacheBudget(size_t bytes) {
+  cacheBudget_ = bytes;
+  trimCache();
+}
+
+void ProcessingWorker::setPrefetchRadius(int slices) { prefetchRadius_ = std::max(0, slices); }
+
+void ProcessingWorker::setProgressDelayMs(int ms) { progressDelayMs_ = std::max(0, ms); }
+
+bool ProcessingWorker::cached(int z) const { return cacheIndex_.count(Key{config_, z}) != 0; }
+
+ProcessingResultPtr ProcessingWorker::findCached(int z) {
+  auto it = cacheIndex_.find(Key{config_, z});
+  if (it == cacheIndex_.end()) return {};
+  cache_.splice(cache_.begin(), cache_, it->second);  // most recently used
+  return it->second->second;
+}
+
+void ProcessingWorker::insertCached(int z, ProcessingResultPtr result) {
+  const Key key{config_, z};
+  if (cacheIndex_.count(key)) return;
+  const size_t bytes = result->bytes();
+  if (bytes > cacheBudget_) return;  // would evict everything and still not fit
+  cache_.emplace_front(key, std::move(result));
+  cacheIndex_[key] = cache_.begin();
+  cacheBytes_ += bytes;
+  trimCache();
+}
+
+void ProcessingWorker::trimCache() {
+  while (cacheBytes_ > cacheBudget_ && !cache_.empty()) {
+    cacheBytes_ -= cache_.back().second->bytes();
+    cacheIndex_.erase(cache_.back().first);
+    cache_.pop_back();
+  }
+}
+
+quint64 ProcessingWorker::request(int z) {
+  const quint64 generation = ++generation_;
+  lastZ_ = z;
+  prefetchQueue_.clear();
+  pending_.reset();
+  if (ProcessingResultPtr hit = findCached(z)) {
+    if (running_ && running_->task.kind != Kind::Prefetch) running_->cancel->store(true);
+    deliverCached(generation, z, hit);
+    return generation;
+  }
+  // The running job already computes this slice (a prefetch, or an earlier request): adopt it.
+  if (running_ && running_->config == config_ && running_->task.z == z &&
+      running_->task.kind != Kind::Benchmark && !running_->cancel->load()) {
+    running_->task.kind = Kind::Request;
+    running_->task.generation = generation;
+    return generation;
+  }
+  pending_ = Task{Kind::Request, generation, z, 1};
+  if (running_)
+    running_->cancel->store(true);  // its finish starts the pending request
+  else
+    startNext();
+  return generation;
+}
+
+quint64 ProcessingWorker::benchmark(int z, int repeats) {
+  const quint64 generation = ++generation_;
+  prefetchQueue_.clear();
+  pending_ = Task{Kind::Benchmark, generation, z, std::max(1, repeats)};
+  if (running_)
+    running_->cancel->store(true);
+  else
+    startNext();
+  return generation;
+}
+
+void ProcessingWorker::cancel() {
+  ++generation_;
+  pending_.reset();
+  prefetchQueue_.clear();
+  if (running_) running_->cancel->store(true);
+}
+
+void ProcessingWorker::deliverCached(quint64 generation, int z, const ProcessingResultPtr& result) {
+  auto copy = std::make_shared<ProcessingResult>(*result);  // shares the pixel buffers
+  copy->generation = generation;
+  copy->z = z;
+  copy->fromCache = true;
+  QMetaObject::invokeMethod(
+      this,
+      [this, copy] {
+        if (copy->generation != generation_) return;
+        emit resultReady(copy);
+        if (!running_ && !pending_) {
+          schedulePrefetch();
+          startNext();
+        }
+      },
+      Qt::QueuedConnection);
+}
+
+void ProcessingWorker::schedulePrefetch() {
+  prefetchQueue_.clear();
+  if (prefetchRadius_ <= 0 || lastZ_ < 0 || !reader_ || !primary_) return;
+  const int count = static_cast<int>(reader_->info().z);
+  for (int d = 1; d <= prefetchRadius_; ++d)
+    for (int n : {lastZ_ + d, lastZ_ - d})
+      if (n >= 0 && n < count && !cached(n))
+        prefetchQueue_.push_back(Task{Kind::Prefetch, 0, n, 1});
+}
+
+void ProcessingWorker::startNext() {
+  if (running_) return;
+  if (pending_) {
+    const Task task = *pending_;
+    pending_.reset();
+    start(task);
+    return;
+  }
+  while (!prefetchQueue_.empty()) {
+    const Task task = prefetchQueue_.front();
+    prefetchQueue_.pop_front();
+    if (!cached(task.z)) {
+      start(task);
+      return;
+    }
+  }
+}
+
+void ProcessingWorker::start(const Task& task) {
+  const bool wasBusy = running_.has_value();
+  running_ = Running{task, config_, std::make_shared<std::atomic<bool>>(false)};
+  ++jobsStarted_;
+  if (!wasBusy) emit busyChanged(true);
+
+  const auto cancel = running_->cancel;
+  const quint64 config = config_;
+  const bool compare = mode_ == Mode::Compare;
+  const int delayMs = progressDelayMs_;
+  pool_.start([this, task, config, cancel, compare, delayMs, reader = reader_, primary = primary_,
+               secondary = secondary_, pipeline = pipeline_] {
+    ProcessingResultPtr out;
+    QString error;
+    bool cancelled = false;
+    QElapsedTimer clock;
+    clock.start();
+    qint64 lastReportMs = -1000;
+    const compute::Job job(cancel.get(), [&](double fraction) {
+      const qint64 now = clock.elapsed();
+      if (now < delayMs || now - lastReportMs < 40) return;  // fast jobs stay quiet
+      lastReportMs = now;
+      QMetaObject::invokeMethod(
+          this,
+          [this, fraction, cancel] {
+            if (running_ && running_->cancel == cancel && running_->task.kind != Kind::Prefetch)
+              emit progress(running_->task.generation, fraction);
+          },
+          Qt::QueuedConnection);
+    });
+    try {
+      if (!reader) throw compute::InvalidArgument("no stack is open");
+      if (!primary) throw compute::InvalidArgument("no processing backend is chosen");
+      if (compare && !secondary)
+        throw compute::InvalidArgument("Compare needs a second backend (GPU or a CPU stand-in)");
+      const io::StackInfo& info = reader->info();
+      if (task.z < 0 || task.z >= info.z)
+        throw compute::InvalidArgument("slice " + std::to_string(task.z) + " is outside the stack");
+      const int64_t half = pipeline.slabHalfWidth();
+      const int64_t z0 = std::max<int64_t>(0, task.z - half);
+      const int64_t z1 = std::min<int64_t>(info.z - 1, task.z + half);
+      compute::Image slab = compute::Image::host({z1 - z0 + 1, info.y, info.x});
+      slab.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
+                      info.units[2]};
+      for (int64_t k = z0; k <= z1; ++k) {
+        job.checkCancelled();
+        reader->readSlice(k, slab.slice(k - z0));
+      }
+      const int64_t centre = task.z - z0;
+
+      auto r = std::make_shared<ProcessingResult>();
+      r->z = task.z;
+      r->generation = task.generation;
+      if (task.kind == Kind::Benchmark) {
+        r->benchmark = true;
+        r->repeats = task.repeats;
+        compute::RunOptions options;
+        options.measureTransfers = true;
+        if (compare) {
+          compute::Comparison c =
+              compute::compareBackends(*primary, *secondary, slab, centre, pipeline, job);
+          c.a = compute::benchmarkPipeline(*primary, slab, centre, pipeline, task.repeats, job,
+                                           options);
+          c.b = compute::benchmarkPipeline(*secondary, slab, centre, pipeline, task.repeats, job,
+                                           options);
+          r->result = c.a;
+          r->comparison = std::move(c);
+        } else {
+          r->result = compute::benchmarkPipeline(*primary, slab, centre, pipeline, task.repeats,
+                                                 job, options);
+        }
+      } else if (compare) {
+        compute::Comparison c =
+            compute::compareBackends(*primary, *secondary, slab, centre, pipeline, job);
+        r->result = c.a;
+        r->comparison = std::move(c);
+      } else {
+        r->result = compute::runPipeline(*primary, slab, centre, pipeline, job);
+      }
+      out = std::move(r);
+    } catch (const compute::Cancelled&) {
+      cancelled = true;
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+      if (error.isEmpty()) error = "processing failed";
+    }
+    QMetaObject::invokeMethod(
+        this, [this, config, out, error, cancelled] { finished(config, out, error, cancelled); },
+        Qt::QueuedConnection);
+  });
+}
+
+void ProcessingWorker::finished(quint64 config, ProcessingResultPtr result, const QString& error,
+                                bool cancelled) {
+  if (!running_) return;
+  // The GUI-side copy: a later request for the same slice may have adopted this job.
+  const Task task = running_->task;
+  const bool wasCancelled = cancelled || running_->cancel->load();
+  running_.reset();
+  const bool current = task.generation == generation_ && config == config_;
+
+  if (cancelled) {
+    ++jobsCancelled_;
+  } else if (!error.isEmpty()) {
+    if (task.kind != Kind::Prefetch && current) emit failed(task.generation, task.z, error);
+  } else if (result) {
+    if (config == config_ && task.kind != Kind::Benchmark) insertCached(task.z, result);
+    if (current && !wasCancelled) {
+      auto answer = result;
+      if (task.kind == Kind::Request && result->generation != task.generation) {
+        auto copy = std::make_shared<ProcessingResult>(*result);
+        copy->generation = task.generation;
+        answer = copy;
+      }
+      if (task.kind == Kind::Request) emit resultReady(answer);
+      if (task.kind == Kind::Benchmark) emit benchmarkReady(answer);
+    }
+  }
+  if (!pending_ && prefetchQueue_.empty() && task.kind == Kind::Request && current)
+    schedulePrefetch();
+  startNext();
+  if (!running_) emit busyChanged(false);
+}
+
+}  // namespace stacklens::ui

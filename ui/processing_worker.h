@@ -1,0 +1,131 @@
+// Runs the processing pipeline off the GUI thread: newest request wins, stale jobs are cancelled,
+// results are cached (LRU, bounded in bytes) and neighbouring slices are prefetched when idle.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QThreadPool>
+#include <atomic>
+#include <list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <tuple>
+
+#include "compute/pipeline.h"
+#include "io/stack.h"
+
+namespace stacklens::ui {
+
+// What the worker computed for slice z.
+struct ProcessingResult {
+  quint64 generation = 0;  // the request it answers (0 for prefetches)
+  int z = -1;
+  compute::PipelineResult result;                 // the primary backend's result
+  std::optional<compute::Comparison> comparison;  // Compare mode: both backends and differences
+  bool benchmark = false;  // timings are medians of repeated runs (see ProcessingWorker::benchmark)
+  int repeats = 1;
+  bool fromCache = false;
+  size_t bytes() const;  // memory held, for the cache budget
+};
+using ProcessingResultPtr = std::shared_ptr<const ProcessingResult>;
+
+class ProcessingWorker : public QObject {
+  Q_OBJECT
+ public:
+  enum class Mode { Single, Compare };
+
+  explicit ProcessingWorker(QObject* parent = nullptr);
+  ~ProcessingWorker() override;  // cancels and waits for the running job
+
+  // Each of these drops cached results that no longer apply and cancels the running job.
+  void setSource(std::shared_ptr<const io::StackReader> reader);
+  // secondary is used in Compare mode (a GPU, or a second CPU backend standing in for one).
+  void setBackends(std::shared_ptr<compute::Backend> primary,
+                   std::shared_ptr<compute::Backend> secondary = {});
+  void setMode(Mode mode);
+  void setPipeline(const compute::Pipeline& pipeline);
+
+  void setCacheBudget(size_t bytes);   // 0 disables the cache
+  void setPrefetchRadius(int slices);  // neighbours on each side prefetched when idle; 0: off
+  void setProgressDelayMs(int ms);     // jobs running longer than this report progress (200)
+
+  // Asks for slice z; supersedes every earlier request. Returns the request's generation; its
+  // result arrives by resultReady (from the cache too, always asynchronously).
+  quint64 request(int z);
+  // Warm-up, then repeats runs of slice z (both backends in Compare mode); medians arrive by
+  // benchmarkReady. Cancelled by the next request.
+  quint64 benchmark(int z, int repeats);
+  // Cancels the running job and forgets the pending request.
+  void cancel();
+
+  bool busy() const { return running_.has_value(); }
+  size_t cacheBytes() const { return cacheBytes_; }
+  int cacheEntries() const { return static_cast<int>(cache_.size()); }
+  bool cached(int z) const;
+  int jobsStarted() const { return jobsStarted_; }
+  int jobsCancelled() const { return jobsCancelled_; }
+  Mode mode() const { return mode_; }
+  const compute::Pipeline& pipeline() const { return pipeline_; }
+  std::shared_ptr<compute::Backend> primaryBackend() const { return primary_; }
+  std::shared_ptr<compute::Backend> secondaryBackend() const { return secondary_; }
+
+ signals:
+  void resultReady(stacklens::ui::ProcessingResultPtr result);
+  void benchmarkReady(stacklens::ui::ProcessingResultPtr result);
+  void failed(quint64 generation, int z, const QString& message);
+  // Only for jobs that have run longer than the progress delay; fraction in [0, 1].
+  void progress(quint64 generation, double fraction);
+  void busyChanged(bool busy);
+
+ private:
+  enum class Kind { Request, Prefetch, Benchmark };
+  struct Task {
+    Kind kind = Kind::Request;
+    quint64 generation = 0;
+    int z = 0;
+    int repeats = 1;
+  };
+  struct Running {
+    Task task;
+    quint64 config = 0;
+    std::shared_ptr<std::atomic<bool>> cancel;
+  };
+  using Key = std::tuple<quint64, int>;  // (configuration, z)
+
+  void configurationChanged();
+  void startNext();
+  void start(const Task& task);
+  void finished(quint64 config, ProcessingResultPtr result, const QString& error, bool cancelled);
+  void schedulePrefetch();
+  void deliverCached(quint64 generation, int z, const ProcessingResultPtr& result);
+  ProcessingResultPtr findCached(int z);
+  void insertCached(int z, ProcessingResultPtr result);
+  void trimCache();
+
+  std::shared_ptr<const io::StackReader> reader_;
+  std::shared_ptr<compute::Backend> primary_, secondary_;
+  Mode mode_ = Mode::Single;
+  compute::Pipeline pipeline_;
+
+  quint64 config_ = 1;  // bumped when anything that changes results changes
+  quint64 generation_ = 0;
+  int lastZ_ = -1;
+  std::optional<Running> running_;
+  std::optional<Task> pending_;
+  std::list<Task> prefetchQueue_;
+
+  // LRU: most recently used at the front.
+  std::list<std::pair<Key, ProcessingResultPtr>> cache_;
+  std::map<Key, decltype(cache_)::iterator> cacheIndex_;
+  size_t cacheBytes_ = 0, cacheBudget_ = size_t(512) << 20;
+  int prefetchRadius_ = 1;
+  int progressDelayMs_ = 200;
+  int jobsStarted_ = 0, jobsCancelled_ = 0;
+
+  QThreadPool pool_;  // one thread: a backend is used by one job at a time
+};
+
+}  // namespace stacklens::ui
+
+Q_DECLARE_METATYPE(stacklens::ui::ProcessingResultPtr)
