@@ -1,0 +1,83 @@
+// The CPU-vs-GPU timing panel: per-stage measured times, speedups, result differences, a bar
+// chart, "Benchmark this slice", and copy/export of the table.
+#pragma once
+
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QWidget>
+#include <vector>
+
+#include "ui/processing_worker.h"
+
+namespace stacklens::ui {
+
+// One row of the table, the numbers as measured (NaN where a figure does not apply).
+struct TimingRow {
+  QString stage;
+  double cpuMs = NAN;
+  int cpuThreads = 0;
+  double gpuKernelMs = NAN;
+  bool gpuKernelFromDevice = false;  // true: the backend's device time; false: synchronized wall
+  double gpuTotalMs = NAN;           // with uploads and downloads
+  double speedupKernel = NAN, speedupTotal = NAN;
+  double maxAbs = NAN, relL2 = NAN;
+};
+
+// Horizontal bars per stage: CPU ms and GPU ms including transfers (kernel-only when that is
+// all there is), on one linear scale.
+class TimingChart : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TimingChart(QWidget* parent = nullptr);
+  void setRows(std::vector<TimingRow> rows);
+  QSize sizeHint() const override { return {360, 160}; }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+
+ private:
+  std::vector<TimingRow> rows_;
+};
+
+class TimingPanel : public QWidget {
+  Q_OBJECT
+ public:
+  enum Column { Stage, CpuMs, GpuKernelMs, GpuTotalMs, SpeedupKernel, SpeedupTotal, MaxAbs, RelL2 };
+
+  explicit TimingPanel(QWidget* parent = nullptr);
+
+  // Shows a live or benchmark result (single backend or Compare).
+  void showResult(const ProcessingResultPtr& result);
+  void clear();
+  // Shown when no result names them yet (e.g. "GPU: none (no CUDA device found)").
+  void setDevices(const QString& cpu, const QString& gpu);
+
+  const std::vector<TimingRow>& rows() const { return rows_; }
+  QTableWidget* table() const { return table_; }
+  QPushButton* benchmarkButton() const { return benchmark_; }
+  QSpinBox* repeatsBox() const { return repeats_; }
+  QString summary() const { return summary_->text(); }
+  QString asText() const;  // aligned table with the device lines, for the clipboard
+  QString asCsv() const;
+  // Writes the CSV atomically; on failure returns false and sets *error to the reason.
+  bool exportCsv(const QString& path, QString* error = nullptr) const;
+
+ signals:
+  void benchmarkRequested(int repeats);
+
+ private:
+  void fill();
+
+  std::vector<TimingRow> rows_;
+  QString cpuDevice_, gpuDevice_, secondIsCpu_;
+  QTableWidget* table_;
+  TimingChart* chart_;
+  QLabel* devices_;
+  QLabel* summary_;
+  QSpinBox* repeats_;
+  QPushButton* benchmark_;
+};
+
+}  // namespace stacklens::ui
