@@ -3,6 +3,9 @@
 
 #include <QMetaObject>
 #include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <vector>
 
 namespace stacklens::ui {
 namespace {
@@ -14,12 +17,31 @@ size_t pipelineBytes(const compute::PipelineResult& r) {
   return n;
 }
 
+// 0.5 and 99.5 percentiles of the finite values, from a strided sample of at most 65536 pixels:
+// computed on the worker so that showing a result costs the GUI thread nothing.
+std::pair<float, float> displayLimits(const compute::Image& image) {
+  const int64_t n = image.shape().count();
+  const int64_t stride = std::max<int64_t>(1, n / 65536);
+  std::vector<float> sample;
+  for (int64_t i = 0; i < n; i += stride)
+    if (std::isfinite(image.data()[i])) sample.push_back(image.data()[i]);
+  if (sample.empty()) return {0.f, 1.f};
+  auto at = [&](double q) {
+    const auto k = static_cast<size_t>(q * double(sample.size() - 1));
+    std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(k), sample.end());
+    return sample[k];
+  };
+  const float low = at(0.005), high = at(0.995);
+  return {low, high > low ? high : low + 1.f};
+}
+
 }  // namespace
 
 size_t ProcessingResult::bytes() const {
   // In Compare mode result is comparison->a and shares its buffers.
-  if (comparison) return pipelineBytes(comparison->a) + pipelineBytes(comparison->b) + 256;
-  return pipelineBytes(result) + 256;
+  const size_t own = raw.bytes() + 256;
+  if (comparison) return pipelineBytes(comparison->a) + pipelineBytes(comparison->b) + own;
+  return pipelineBytes(result) + own;
 }
 
 ProcessingWorker::ProcessingWorker(QObject* parent) : QObject(parent) {
@@ -276,6 +298,8 @@ void ProcessingWorker::start(const Task& task) {
       } else {
         r->result = compute::runPipeline(*primary, slab, centre, pipeline, job);
       }
+      r->raw = compute::cloneHost(compute::sliceView(slab, centre));
+      std::tie(r->displayLow, r->displayHigh) = displayLimits(r->result.image);
       out = std::move(r);
     } catch (const compute::Cancelled&) {
       cancelled = true;

@@ -22,6 +22,8 @@ struct ProcessingResult {
   quint64 generation = 0;  // the request it answers (0 for prefetches)
   int z = -1;
   compute::PipelineResult result;                 // the primary backend's result
+  compute::Image raw;                             // the unprocessed slice (for blink and split)
+  float displayLow = 0, displayHigh = 1;          // 0.5 and 99.5 percentiles of the result
   std::optional<compute::Comparison> comparison;  // Compare mode: both backends and differences
   bool benchmark = false;  // timings are medians of repeated runs (see ProcessingWorker::benchmark)
   int repeats = 1;

@@ -1,0 +1,92 @@
+// Live processing in a window: slider requests reach the worker only when a stage is enabled,
+// results reach the view, the timing and sources panels, and configure() refuses bad options.
+#include <QApplication>
+#include <QMainWindow>
+#include <QSignalSpy>
+#include <QSurfaceFormat>
+#include <QtTest>
+
+#include "tests/ui/memory_stack.h"
+#include "ui/live_processing.h"
+
+using namespace stacklens;
+using stacklens::testing::MemoryStack;
+using ui::LiveProcessing;
+using ui::ProcessingDock;
+
+class LiveProcessingTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void idleUntilAStageIsEnabled() {
+    QMainWindow window;
+    auto* view = new render::SliceView(&window);
+    window.setCentralWidget(view);
+    LiveProcessing live(&window, view);
+    live.setStack(std::make_shared<MemoryStack>(5, 16, 16));
+    QVERIFY(!live.active());
+    live.sliceRequested(2);
+    QTest::qWait(20);
+    QCOMPARE(live.worker()->jobsStarted(), 0);
+  }
+
+  void resultsReachThePanelsAndTheReadout() {
+    QMainWindow window;
+    auto* view = new render::SliceView(&window);
+    window.setCentralWidget(view);
+    LiveProcessing live(&window, view);
+    live.setStack(std::make_shared<MemoryStack>(5, 16, 16));
+    QSignalSpy ready(&live, &LiveProcessing::processedSliceReady);
+    live.sliceRequested(3);
+    compute::Pipeline p;
+    p.statistics.enabled = true;
+    live.dock()->setPipeline(p);  // enabling a stage processes the current slice
+    QTRY_VERIFY_WITH_TIMEOUT(
+        ready.count() + int(!live.dock()->statusLabel()->text().isEmpty()) >= 1, 10000);
+    if (ready.isEmpty()) {
+      // Until the CPU operations land, the error is shown, not swallowed.
+      QVERIFY(live.dock()->statusLabel()->text().contains("Slice 3"));
+      return;
+    }
+    QCOMPARE(ready.first().at(0).toInt(), 3);
+    const auto pixels = ready.first().at(1).value<std::shared_ptr<const std::vector<float>>>();
+    QCOMPARE(pixels->size(), size_t(16 * 16));
+    QCOMPARE((*pixels)[17], 311.f);  // statistics do not change the image
+    QCOMPARE(live.timingPanel()->rows().front().stage, QString("statistics"));
+    QVERIFY(live.sourcesPanel()->background().contains("slice 3"));
+  }
+
+  void configureRefusesBadOptions() {
+    QMainWindow window;
+    auto* view = new render::SliceView(&window);
+    LiveProcessing live(&window, view);
+    QVERIFY(live.configure("nonsense", "cpu", 0, "", "").contains("unknown preset"));
+    QVERIFY(live.configure("microscopy deconvolution", "tpu", 0, "", "").contains("backend"));
+    QVERIFY(live.configure("microscopy deconvolution", "cpu", 0, "4d", "").contains("2d or 3d"));
+    QVERIFY(live.configure("microscopy deconvolution", "cpu", 0, "", "/no/such/psf.tif")
+                .contains("/no/such/psf.tif"));
+    if (!compute::cudaUsable())
+      QVERIFY(live.configure("microscopy deconvolution", "cuda", 0, "", "").contains("GPU"));
+    QCOMPARE(live.configure("microscopy deconvolution", "cpu", 7, "2d", ""), QString());
+    const compute::Pipeline p = live.dock()->pipeline();
+    QVERIFY(p.deconvolution.enabled);
+    QCOMPARE(p.deconvolution.params.iterations, 7);
+    QVERIFY(!p.deconvolution.params.threeD);
+    QVERIFY(live.active());
+    QCOMPARE(live.dock()->viewMode(), ProcessingDock::ViewMode::Processed);
+    QCOMPARE(live.configure("astronomy sources", "compare", 0, "", ""), QString());
+    QCOMPARE(live.worker()->mode(), ui::ProcessingWorker::Mode::Compare);
+    QVERIFY(live.worker()->secondaryBackend() != nullptr);
+  }
+};
+
+int main(int argc, char** argv) {
+  QSurfaceFormat format;
+  format.setVersion(3, 3);
+  format.setProfile(QSurfaceFormat::CoreProfile);
+  QSurfaceFormat::setDefaultFormat(format);
+  QApplication app(argc, argv);
+  LiveProcessingTest test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "live_processing_test.moc"
