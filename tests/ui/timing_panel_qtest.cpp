@@ -161,4 +161,4 @@ class TimingPanelTest : public QObject {
 };
 
 QTEST_MAIN(TimingPanelTest)
-#include "timing_panel_test.moc"
+#include "timing_panel_qtest.moc"

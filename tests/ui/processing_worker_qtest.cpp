@@ -271,4 +271,4 @@ class ProcessingWorkerTest : public QObject {
 };
 
 QTEST_MAIN(ProcessingWorkerTest)
-#include "processing_worker_test.moc"
+#include "processing_worker_qtest.moc"

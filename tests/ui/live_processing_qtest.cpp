@@ -89,4 +89,4 @@ int main(int argc, char** argv) {
   return QTest::qExec(&test, argc, argv);
 }
 
-#include "live_processing_test.moc"
+#include "live_processing_qtest.moc"

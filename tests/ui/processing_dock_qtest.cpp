@@ -180,4 +180,4 @@ class ProcessingDockTest : public QObject {
 };
 
 QTEST_MAIN(ProcessingDockTest)
-#include "processing_dock_test.moc"
+#include "processing_dock_qtest.moc"
