@@ -141,13 +141,14 @@ QString LiveProcessing::configure(const QString& preset, const QString& backend,
 void LiveProcessing::applyBackends() {
   const auto choice = dock_->backendChoice();
   try {
-    if (!cpu_) cpu_ = compute::makeCpuBackend();
+    if (!cpu_) cpu_ = makeBackgroundBackend([] { return compute::makeCpuBackend(); });
     if (choice == ProcessingDock::BackendChoice::Cpu) {
       worker_->setBackends(cpu_);
       worker_->setMode(ProcessingWorker::Mode::Single);
       return;
     }
-    if (dock_->gpuAvailable() && !cuda_) cuda_ = compute::makeCudaBackend();
+    if (dock_->gpuAvailable() && !cuda_)
+      cuda_ = makeBackgroundBackend([] { return compute::makeCudaBackend(); });
     if (choice == ProcessingDock::BackendChoice::Gpu) {
       worker_->setBackends(cuda_);
       worker_->setMode(ProcessingWorker::Mode::Single);
@@ -156,7 +157,8 @@ void LiveProcessing::applyBackends() {
     // Compare: the GPU, or without one a one-thread CPU backend standing in for it.
     std::shared_ptr<compute::Backend> second = cuda_;
     if (!second) {
-      if (!cpuStandIn_) cpuStandIn_ = compute::makeCpuBackend(1);
+      if (!cpuStandIn_)
+        cpuStandIn_ = makeBackgroundBackend([] { return compute::makeCpuBackend(1); });
       second = cpuStandIn_;
     }
     worker_->setBackends(cpu_, second);

@@ -2,6 +2,13 @@
 #include "ui/processing_worker.h"
 
 #include <QMetaObject>
+#include <exception>
+#include <thread>
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -36,6 +43,31 @@ std::pair<float, float> displayLimits(const compute::Image& image) {
 }
 
 }  // namespace
+
+void lowerThreadPriority() {
+#if defined(__linux__)
+  // On Linux the nice value is per thread (PRIO_PROCESS with a thread id); failure only means
+  // processing competes with the GUI at equal priority.
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+#endif
+}
+
+std::shared_ptr<compute::Backend> makeBackgroundBackend(
+    const std::function<std::unique_ptr<compute::Backend>()>& make) {
+  std::shared_ptr<compute::Backend> backend;
+  std::exception_ptr error;
+  std::thread maker([&] {
+    lowerThreadPriority();
+    try {
+      backend = make();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  maker.join();
+  if (error) std::rethrow_exception(error);
+  return backend;
+}
 
 size_t ProcessingResult::bytes() const {
   // In Compare mode result is comparison->a and shares its buffers.
@@ -231,16 +263,19 @@ void ProcessingWorker::start(const Task& task) {
   const int delayMs = progressDelayMs_;
   pool_.start([this, task, config, cancel, compare, delayMs, reader = reader_, primary = primary_,
                secondary = secondary_, pipeline = pipeline_] {
+    static thread_local const bool lowered = (lowerThreadPriority(), true);
+    (void)lowered;
     ProcessingResultPtr out;
     QString error;
     bool cancelled = false;
     QElapsedTimer clock;
     clock.start();
-    qint64 lastReportMs = -1000;
+    std::atomic<qint64> lastReportMs{-1000};  // operations may report from any thread
     const compute::Job job(cancel.get(), [&](double fraction) {
       const qint64 now = clock.elapsed();
-      if (now < delayMs || now - lastReportMs < 40) return;  // fast jobs stay quiet
-      lastReportMs = now;
+      qint64 last = lastReportMs.load();
+      if (now < delayMs || now - last < 40) return;  // fast jobs stay quiet
+      if (!lastReportMs.compare_exchange_strong(last, now)) return;
       QMetaObject::invokeMethod(
           this,
           [this, fraction, cancel] {

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QThreadPool>
 #include <atomic>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -31,6 +32,16 @@ struct ProcessingResult {
   size_t bytes() const;  // memory held, for the cache budget
 };
 using ProcessingResultPtr = std::shared_ptr<const ProcessingResult>;
+
+// Lowers the calling thread's scheduling priority (Linux: nice +10; elsewhere nothing), so that
+// processing never takes the CPU from the GUI thread and the renderer. Threads it creates later
+// inherit the lower priority.
+void lowerThreadPriority();
+
+// Makes a backend on a short-lived thread of lowered priority: the backend's worker threads
+// (thread pool, FFTW) inherit that priority.
+std::shared_ptr<compute::Backend> makeBackgroundBackend(
+    const std::function<std::unique_ptr<compute::Backend>()>& make);
 
 class ProcessingWorker : public QObject {
   Q_OBJECT

@@ -125,21 +125,35 @@ void SourcesPanel::showSources(const std::vector<compute::Source>& sources, int 
     if (sky) row.world = QString::fromStdString(wcs->formatCelestial(s.centroidX, s.centroidY, z));
     rows_.push_back(std::move(row));
   }
+  // A table of many thousand rows would stall the GUI thread on every slice: it shows the
+  // brightest kMaxRows; the exports hold them all.
+  std::vector<const Row*> shown;
+  for (const auto& row : rows_) shown.push_back(&row);
+  if (shown.size() > kMaxRows) {
+    std::partial_sort(shown.begin(), shown.begin() + kMaxRows, shown.end(),
+                      [](const Row* a, const Row* b) { return a->source.flux > b->source.flux; });
+    shown.resize(kMaxRows);
+  }
   table_->setSortingEnabled(false);  // fill first, then let the header sort
-  table_->setRowCount(int(rows_.size()));
-  for (int r = 0; r < int(rows_.size()); ++r) {
-    const auto& s = rows_[r].source;
+  table_->setRowCount(int(shown.size()));
+  for (int r = 0; r < int(shown.size()); ++r) {
+    const auto& s = shown[r]->source;
     table_->setItem(r, Label, sortable(s.label, -1));
     table_->setItem(r, X, sortable(s.centroidX, 2));
     table_->setItem(r, Y, sortable(s.centroidY, 2));
-    table_->setItem(r, World, new QTableWidgetItem(sky ? rows_[r].world : tr("(no WCS)")));
+    table_->setItem(r, World, new QTableWidgetItem(sky ? shown[r]->world : tr("(no WCS)")));
     table_->setItem(r, Flux, sortable(s.flux, 3));
     table_->setItem(r, Npix, sortable(double(s.npix), -1));
     table_->setItem(r, Peak, sortable(s.peak, 3));
   }
   table_->setSortingEnabled(true);
   table_->setColumnHidden(World, !sky);
-  count_->setText(tr("%n source(s) in slice %1", nullptr, int(rows_.size())).arg(z));
+  count_->setText(rows_.size() > kMaxRows
+                      ? tr("%1 sources in slice %2; the table shows the %3 brightest")
+                            .arg(rows_.size())
+                            .arg(z)
+                            .arg(kMaxRows)
+                      : tr("%n source(s) in slice %1", nullptr, int(rows_.size())).arg(z));
 }
 
 QString SourcesPanel::asCsv() const {

@@ -16,6 +16,7 @@ class SourcesPanel : public QWidget {
   Q_OBJECT
  public:
   enum Column { Label, X, Y, World, Flux, Npix, Peak };
+  static constexpr size_t kMaxRows = 2000;  // rows in the table (exports hold every source)
 
   explicit SourcesPanel(QWidget* parent = nullptr);
 

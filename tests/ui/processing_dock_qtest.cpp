@@ -160,6 +160,19 @@ class ProcessingDockTest : public QObject {
     QVERIFY(error.contains("no/such/dir.reg"));
   }
 
+  void manySourcesShowTheBrightestAndExportAll() {
+    SourcesPanel panel;
+    std::vector<compute::Source> sources;
+    for (int i = 0; i < 2500; ++i)
+      sources.push_back(source(i + 1, i, i, double((i * 37) % 2500), 4));
+    panel.showSources(sources, 0, nullptr);
+    QCOMPARE(panel.table()->rowCount(), int(SourcesPanel::kMaxRows));
+    panel.table()->sortItems(SourcesPanel::Flux, Qt::AscendingOrder);
+    // Fluxes are a permutation of 0..2499: the 2000 brightest start at 500.
+    QCOMPARE(panel.table()->item(0, SourcesPanel::Flux)->data(Qt::UserRole).toDouble(), 500.0);
+    QCOMPARE(panel.asCsv().trimmed().split('\n').size(), 2501);
+  }
+
   void worldCoordinatesComeFromTheFilesWcs() {
     auto reader = io::openStack(STACKLENS_SHARED_DATA "/HorseHead.fits");
     QVERIFY(reader->wcs());
