@@ -334,7 +334,10 @@ void FitsReader::readSlice(int64_t z, float* out) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<LONGLONG> first = firstPixel_;
   if (zAxis_ >= 0) first[static_cast<size_t>(zAxis_)] = z + 1;
-  float nan = std::numeric_limits<float>::quiet_NaN();
+  // Integer images: BLANK pixels become NaN. Float images are read unchecked, because cfitsio's
+  // null check would also turn ±Inf into the null value; NaN stays NaN either way.
+  const bool floating = info_.dtype == DType::Float32 || info_.dtype == DType::Float64;
+  float nan = floating ? 0.0f : std::numeric_limits<float>::quiet_NaN();
   int anyNull = 0;
   FitsStatus status(info_.path);
   // Degenerate axes have length 1, so the slice is one contiguous run of y·x pixels.
