@@ -170,12 +170,15 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
 
   // Every IFD once, remembering its offset so that a slice read can jump straight to it.
   std::vector<Page> pages;
-  std::string chainProblem;
   do {
     pages.push_back(readPage(t));
     if (pages.size() >= kMaxPages) break;
   } while (TIFFReadDirectory(t));
-  if (!handle->messages.errors.empty()) chainProblem = handle->messages.errors;
+  // A broken page chain means a truncated or damaged file: say so rather than show part of it.
+  if (!handle->messages.errors.empty())
+    throw IoError(path, "the file is truncated or damaged after page " +
+                            std::to_string(pages.size() - 1) + ": " +
+                            clip(handle->messages.errors));
   // Reduced-resolution copies (thumbnails, pyramid levels) are not slices.
   pages.erase(
       std::remove_if(pages.begin(), pages.end(),
@@ -201,8 +204,6 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
              "-bit); only the first " + std::to_string(series) + " pages are shown",
          ""});
   }
-  if (!chainProblem.empty())
-    info_.header.push_back({"warning", "the page list ends early: " + clip(chainProblem), ""});
   pages.resize(series);
 
   // A header cannot claim more pixels than the file could hold: uncompressed data must be in the
