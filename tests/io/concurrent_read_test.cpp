@@ -24,7 +24,8 @@ void expectConcurrentReadsMatch(const std::string& path) {
       try {
         // Each thread walks the slices in its own order so that reads interleave.
         for (int64_t i = 0; i < info.z; ++i) {
-          const int64_t k = (i * (2 * t + 1) + t) % info.z;
+          const int64_t shifted = (i + t) % info.z;
+          const int64_t k = t % 2 ? info.z - 1 - shifted : shifted;
           reader->readSlice(k, results[static_cast<size_t>(t)].data() + k * sliceCount);
         }
       } catch (const std::exception& e) {
