@@ -149,10 +149,22 @@ def main():
     d = pattern(shape, np.float32)
     buf = os.path.join(OUT, "plain.fits")
     fits.PrimaryHDU(d).writeto(buf, overwrite=True)
-    with open(buf, "rb") as src, gzip.open(os.path.join(OUT, "plain.fits.gz"), "wb") as dst:
+    with open(buf, "rb") as src, gzip.GzipFile(os.path.join(OUT, "plain.fits.gz"), "wb", mtime=0) as dst:
         dst.write(src.read())
     os.remove(buf)
     expect("plain.fits.gz", d, "float32")
+    # The same files gzipped: read through cfitsio instead of StackLens's direct plain-file path.
+    for name in ["blank_int16.fits", "scaled_int16.fits", "bitpix_uint64.fits", "bitpix_int8.fits",
+                 "bitpix_uint32.fits", "bitpix_float64.fits", "planes_4d.fits"]:
+        with open(os.path.join(OUT, name), "rb") as src, \
+                gzip.GzipFile(os.path.join(OUT, name + ".gz"), "wb", mtime=0) as dst:
+            dst.write(src.read())
+        for line in [m for m in manifest if m.split()[0] == name]:
+            parts = line.split()
+            plane = parts[1]
+            shutil.copy(os.path.join(OUT, f"{name}.h0.p{plane}.f32"),
+                        os.path.join(OUT, f"{name}.gz.h0.p{plane}.f32"))
+            manifest.append(" ".join([name + ".gz"] + parts[1:]))
 
     # TIFF: every sample type, little- and big-endian.
     for dt in ["uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "float64"]:
