@@ -194,6 +194,15 @@ TEST_F(BadInput, TruncatedCompressedFits) {
   EXPECT_TRUE(failsCleanly(make("half.fits.gz", gz.substr(0, gz.size() / 2))));
 }
 
+TEST_F(BadInput, GzipTrailerClaimingGigabytesIsRefusedBeforeDecompressing) {
+  // Found by fits_fuzzer: cfitsio allocates what the gzip trailer claims before decompressing.
+  const std::string kept =
+      std::string(STACKLENS_TEST_DATA) + "/corpus_regressions/fits_fuzzer_oom_gzip_isize.fits.gz";
+  EXPECT_TRUE(failsCleanly(make("claims.fits.gz", test::readBytes(kept)), "damaged gzip"));
+  // An honest gzip of the same kind still opens.
+  EXPECT_EQ(openStack(kFixtures + "plain.fits.gz")->info().z, 3);
+}
+
 TEST_F(BadInput, SliceIndexOutOfRangeIsAnError) {
   auto reader = openStack(kFixtures + "bitpix_int16.fits");
   std::vector<float> slice(35);
