@@ -132,9 +132,9 @@ void blurSlicesYX(const Image& in, Image& out, const std::vector<float>& wy,
 Image blurPlain(const Image& in, const BlurParams& p, const std::vector<float>& wz,
                 const std::vector<float>& wy, const std::vector<float>& wx, const Job& job,
                 ThreadPool& pool, double progressStart, double progressSpan) {
-  Image out = Image::host(in.shape());
+  Image out = Image::hostUninitialized(in.shape());
   if (p.sigmaZ > 0) {
-    Image alongZ = Image::host(in.shape());
+    Image alongZ = Image::hostUninitialized(in.shape());
     blurAlongZ(in, alongZ, wz, job, pool);
     blurSlicesYX(alongZ, out, wy, wx, job, pool, progressStart, progressSpan);
   } else {
@@ -170,7 +170,7 @@ Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job, ThreadP
   }
 
   // Normalised convolution: blur the NaN-zeroed values and the validity mask alike.
-  Image values = Image::host(in.shape()), mask = Image::host(in.shape());
+  Image values = Image::hostUninitialized(in.shape()), mask = Image::hostUninitialized(in.shape());
   const float* src = in.data();
   float* v = values.data();
   float* m = mask.data();

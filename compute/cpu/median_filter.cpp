@@ -44,8 +44,15 @@ inline int32_t toKey(float v) {
   return flipNegative(bits);
 }
 
-__attribute__((target_clones("avx2", "default"))) void keysToFloats(const int32_t* keys, int64_t n,
-                                                                    float* out) {
+__attribute__((target_clones("avx2", "default"))) void floatsToKeys(const float* __restrict in,
+                                                                    int64_t n,
+                                                                    int32_t* __restrict keys) {
+  for (int64_t i = 0; i < n; ++i) keys[i] = toKey(in[i]);
+}
+
+__attribute__((target_clones("avx2", "default"))) void keysToFloats(const int32_t* __restrict keys,
+                                                                    int64_t n,
+                                                                    float* __restrict out) {
   for (int64_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(flipNegative(keys[i]));
 }
 
@@ -57,7 +64,7 @@ class PaddedKeys {
         width_(width),
         radius_(radius),
         stride_(width + 2 * radius),
-        keys_(static_cast<size_t>((height + 2 * radius) * stride_)) {}
+        keys_(Buffer<int32_t>::hostUninitialized({1, height + 2 * radius, stride_})) {}
 
   void fill(const float* slice, const Job& job, ThreadPool& pool) {
     pool.parallelFor(height_ + 2 * radius_, [&](int64_t begin, int64_t end) {
@@ -65,7 +72,7 @@ class PaddedKeys {
         job.checkCancelled();
         const float* src = slice + reflectIndex(py - radius_, height_) * width_;
         int32_t* dst = row(py);
-        for (int64_t x = 0; x < width_; ++x) dst[radius_ + x] = toKey(src[x]);
+        floatsToKeys(src, width_, dst + radius_);
         for (int i = 0; i < radius_; ++i) {
           dst[i] = dst[radius_ + reflectIndex(i - radius_, width_)];
           dst[radius_ + width_ + i] = dst[radius_ + reflectIndex(width_ + i, width_)];
@@ -82,16 +89,15 @@ class PaddedKeys {
   int64_t height_, width_;
   int radius_;
   int64_t stride_;
-  std::vector<int32_t> keys_;
+  Buffer<int32_t> keys_;  // every element is written by fill()
 };
 
 // 3×3: sort each padded column of three (lo ≤ mid ≤ hi), then the median of the nine is
 // med3(max of the three lo, med3 of the three mid, min of the three hi).
-__attribute__((target_clones("avx2", "default"))) void median3Row(const int32_t* r0,
-                                                                  const int32_t* r1,
-                                                                  const int32_t* r2, int64_t width,
-                                                                  int32_t* lo, int32_t* mid,
-                                                                  int32_t* hi, int32_t* out) {
+__attribute__((target_clones("avx2", "default"))) void median3Row(
+    const int32_t* __restrict r0, const int32_t* __restrict r1, const int32_t* __restrict r2,
+    int64_t width, int32_t* __restrict lo, int32_t* __restrict mid, int32_t* __restrict hi,
+    int32_t* __restrict out) {
   for (int64_t c = 0; c < width + 2; ++c) {
     const int32_t a = r0[c], b = r1[c], d = r2[c];
     const int32_t ab0 = std::min(a, b), ab1 = std::max(a, b);
@@ -221,7 +227,7 @@ Image medianFilter(const Image& in, int size, const Job& job, ThreadPool& pool) 
     throw InvalidArgument("median_filter: size must be an odd number >= 1 (got " +
                           std::to_string(size) + ")");
   const Shape s = in.shape();
-  Image out = Image::host(s);
+  Image out = Image::hostUninitialized(s);
   out.spacing = in.spacing;
   if (size == 1) {
     std::copy(in.data(), in.data() + s.count(), out.data());

@@ -126,7 +126,7 @@ Image resampleAxis(const Image& in, int axis, int64_t nOut, int order, const Job
                                  : AxisView{s.z * s.y, s.x, 1};
   Shape outShape = s;
   (axis == 0 ? outShape.z : axis == 1 ? outShape.y : outShape.x) = nOut;
-  Image out = Image::host(outShape);
+  Image out = Image::hostUninitialized(outShape);
   const std::vector<Taps> taps = makeTaps(v.n, nOut, order);
   const int ntaps = order + 1;
   const float* src = in.data();
