@@ -14,6 +14,7 @@
 
 #include "io/stack.h"
 #include "io/stack_writer.h"
+#include "io/wcs.h"
 
 namespace {
 
@@ -170,6 +171,29 @@ TEST_F(CliFiltersRoundTrip, InvalidSigmaIsReportedAfterReading) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("sigma"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(output()));
+}
+
+// The resampled HorseHead keeps its sky: output pixel p' sees the sky of input pixel p'·s.
+TEST(CliFiltersSharedData, ResampleRescalesTheWcs) {
+  const std::string in = std::string(STACKLENS_SHARED_DATA) + "/HorseHead.fits";
+  const fs::path out = fs::temp_directory_path() /
+                       ("stacklens_cli_filters_wcs_" + std::to_string(::getpid()) + ".fits");
+  Result r = runCli("resample " + in + " " + out.string() + " --zoom 1,0.37,1.3 --backend cpu");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto before = io::openStack(in);
+  auto after = io::openStack(out.string());
+  fs::remove(out);
+  const io::StackInfo &a = before->info(), &b = after->info();
+  ASSERT_EQ(b.y, 330);  // round(893·0.37) = 330, round(891·1.3) = 1158
+  ASSERT_EQ(b.x, 1158);
+  ASSERT_TRUE(before->wcs() && after->wcs());
+  const double sy = double(a.y - 1) / double(b.y - 1), sx = double(a.x - 1) / double(b.x - 1);
+  for (auto [x, y] : {std::pair{0.0, 0.0}, {100.0, 200.0}, {1157.0, 329.0}, {640.5, 17.25}}) {
+    const std::vector<double> want = before->wcs()->pixelToWorld(x * sx, y * sy, 0);
+    const std::vector<double> got = after->wcs()->pixelToWorld(x, y, 0);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-9) << x << "," << y;
+  }
 }
 
 }  // namespace

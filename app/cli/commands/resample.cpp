@@ -32,27 +32,46 @@ std::array<double, 3> isotropicZoom(const InputStack& input) {
 
 // Keeps a carried FITS WCS consistent with the new grid: input pixel p = 1 + (p' − 1)·s per
 // axis (s = (n − 1)/(n' − 1), SciPy's grid_mode=False), so CRPIX' = 1 + (CRPIX − 1)/s and the
-// pixel-to-world steps CDELT and CDi_j (column j) are multiplied by s. PCi_j is left alone.
+// pixel-to-world steps CDELT and CDi_j (column j) are multiplied by s; PCi_j is left alone.
+// A DSS plate solution maps pixel p to plate position XPIXELSZ·(CNPIX1 + p − 0.5), so
+// XPIXELSZ' = XPIXELSZ·s and CNPIX1' = (CNPIX1 + 0.5 − s)/s + 0.5 (likewise Y, axis 2) keep it
+// exact. SIP polynomials in pixel units are dropped rather than carried wrong (CTYPE loses
+// "-SIP"): the linear WCS stays, good to the distortion's size.
 void rescaleWcs(std::vector<io::HeaderCard>& header, const std::array<double, 4>& scaleOfAxis) {
   static const std::regex crpix("CRPIX([123])[A-Z]?"), cdelt("CDELT([123])[A-Z]?"),
-      cd("CD[123]_([123])[A-Z]?");
-  for (io::HeaderCard& card : header) {
+      cd("CD[123]_([123])[A-Z]?"), cnpix("CNPIX([12])"), pixelsz("([XY])PIXELSZ"),
+      sip("(A|B|AP|BP)_(ORDER|[0-9]+_[0-9]+|DMAX)");
+  std::vector<io::HeaderCard> kept;
+  for (io::HeaderCard card : header) {
+    if (std::regex_match(card.key, sip)) continue;
+    if (card.key.rfind("CTYPE", 0) == 0) {
+      if (auto sip = card.value.find("-SIP"); sip != std::string::npos) card.value.erase(sip, 4);
+    }
+    // kind 1: CRPIX, 2: a step (CDELT, CDi_j, [XY]PIXELSZ), 3: CNPIX; axis 1 = x, 2 = y, 3 = z.
     std::smatch m;
-    int kind = 0;
+    int kind = 0, axis = 0;
     if (std::regex_match(card.key, m, crpix))
       kind = 1;
     else if (std::regex_match(card.key, m, cdelt) || std::regex_match(card.key, m, cd))
       kind = 2;
-    if (kind == 0) continue;
-    const double s = scaleOfAxis[std::stoi(m[1].str())];
-    if (s == 1.0) continue;
+    else if (std::regex_match(card.key, m, cnpix))
+      kind = 3;
+    if (kind) axis = std::stoi(m[1].str());
+    if (std::regex_match(card.key, m, pixelsz)) kind = 2, axis = m[1].str() == "X" ? 1 : 2;
+    const double s = kind ? scaleOfAxis[axis] : 1.0;
     char* end = nullptr;
-    const double v = std::strtod(card.value.c_str(), &end);
-    if (end == card.value.c_str()) continue;  // not a number: leave it as it was
-    char text[32];
-    std::snprintf(text, sizeof text, "%.15G", kind == 1 ? 1.0 + (v - 1.0) / s : v * s);
-    card.value = text;
+    const double v = kind ? std::strtod(card.value.c_str(), &end) : 0.0;
+    if (kind && s != 1.0 && end != card.value.c_str()) {  // a number: rescale it
+      const double rescaled = kind == 1   ? 1.0 + (v - 1.0) / s
+                              : kind == 2 ? v * s
+                                          : (v + 0.5 - s) / s + 0.5;
+      char text[32];
+      std::snprintf(text, sizeof text, "%.15G", rescaled);
+      card.value = text;
+    }
+    kept.push_back(std::move(card));
   }
+  header = std::move(kept);
 }
 
 int runResample(const Args& args) {
@@ -106,7 +125,7 @@ int runResample(const Args& args) {
     options.spacing[a] *= double(nIn[a]) / double(nOut[a]);
     scaleOfFitsAxis[3 - a] = nOut[a] > 1 ? double(nIn[a] - 1) / double(nOut[a] - 1) : 1.0;
   }
-  rescaleWcs(options.header, scaleOfFitsAxis);
+  if (nIn != nOut) rescaleWcs(options.header, scaleOfFitsAxis);
   timer.start("write");
   io::writeStack(args.positional(1), result.data(), out.z, out.y, out.x, options);
   timer.stop();
