@@ -72,6 +72,7 @@ struct Source {
   float peak = 0;
   int64_t peakX = 0, peakY = 0;
   int64_t xMin = 0, xMax = 0, yMin = 0, yMax = 0;  // inclusive bounding box
+  int64_t z = 0;                                   // the slice (a 3D stack is segmented per slice)
 };
 
 struct Segmentation {
