@@ -34,12 +34,12 @@ struct FftPlans {
 // Returns the cached plans for (z, y, x) on `threads` threads, making them on first use.
 // Thread-safe (FFTW planning is not: a process-wide mutex guards it). Plans live until exit.
 //
-// Planning effort: FFTW_MEASURE when the wisdom file already holds a measured plan for the shape
-// (then planning is nearly free), else FFTW_ESTIMATE, because measuring a 2048² transform costs
-// more than the 20 iterations it would speed up. Setting STACKLENS_FFTW_MEASURE=1 in the
-// environment measures missing plans and saves them to the wisdom file
-// $XDG_CACHE_HOME/stacklens/fftw-wisdom (or ~/.cache/stacklens/fftw-wisdom); failing to read or
-// write that file is harmless.
+// Planning effort: a plan already in the wisdom file is used as measured (FFTW_WISDOM_ONLY
+// makes that nearly free). Otherwise shapes up to 2^23 values (2D images up to ~2900²) are
+// planned with FFTW_MEASURE, which pays for itself within one 20-iteration deconvolution, and
+// larger ones with FFTW_ESTIMATE unless STACKLENS_FFTW_MEASURE=1 is set in the environment.
+// Measured plans are saved to $XDG_CACHE_HOME/stacklens/fftw-wisdom (or
+// ~/.cache/stacklens/fftw-wisdom); failing to read or write that file is harmless.
 const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads);
 
 // The smallest n' ≥ n whose only prime factors are 2, 3, 5 and 7 (sizes FFTW is fastest on).
