@@ -2,8 +2,29 @@
 #include "ui/live_processing.h"
 
 #include <QVBoxLayout>
+#include <type_traits>
 
 namespace stacklens::ui {
+namespace {
+
+template <class View>
+View* newView(QWidget* parent, QWidget** holder) {
+  if constexpr (std::is_base_of_v<QWidget, View>) {
+    auto* view = new View(parent);
+    *holder = view;
+    return view;
+  } else {
+    auto* view = new View();
+    *holder = QWidget::createWindowContainer(view, parent);
+    return view;
+  }
+}
+
+}  // namespace
+
+render::SliceView* LiveProcessing::createView(QWidget* parent, QWidget** holder) {
+  return newView<render::SliceView>(parent, holder);
+}
 
 LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
     : QObject(window), window_(window), view_(view) {
@@ -24,11 +45,12 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
   window->tabifyDockWidget(timingDock, sourcesDock);
   timingDock->raise();
 
-  processedView_ = new render::SliceView(window);
-  processedView_->setMinimumSize(240, 240);
   processedDock_ = new QDockWidget(tr("Processed (side by side)"), window);
   processedDock_->setObjectName("processedViewDock");
-  processedDock_->setWidget(processedView_);
+  QWidget* holder = nullptr;
+  processedView_ = createView(processedDock_, &holder);
+  holder->setMinimumSize(240, 240);
+  processedDock_->setWidget(holder);
   window->addDockWidget(Qt::RightDockWidgetArea, processedDock_);
   processedDock_->hide();
 
@@ -235,7 +257,7 @@ void LiveProcessing::showOn(render::SliceView* view, const compute::Image& image
   if (image.empty()) return;
   if (announce)
     connect(
-        view, &QOpenGLWidget::frameSwapped, this, [this, z] { emit processedPresented(z); },
+        view, &render::SliceView::framePresented, this, [this, z] { emit processedPresented(z); },
         Qt::SingleShotConnection);
   view->setSlice(image.data(), static_cast<int>(image.shape().x),
                  static_cast<int>(image.shape().y));

@@ -37,6 +37,10 @@ class LiveProcessing : public QObject {
   QString configure(const QString& preset, const QString& backend, int iterations,
                     const QString& deconvolution, const QString& psfPath);
 
+  // A new slice view and the widget that holds it (the view itself when it is a widget, else a
+  // window container), so the same code serves widget- and window-based views.
+  static render::SliceView* createView(QWidget* parent, QWidget** holder);
+
   ProcessingDock* dock() const { return dock_; }
   TimingPanel* timingPanel() const { return timings_; }
   SourcesPanel* sourcesPanel() const { return sources_; }

@@ -19,8 +19,9 @@ class LiveProcessingTest : public QObject {
  private slots:
   void idleUntilAStageIsEnabled() {
     QMainWindow window;
-    auto* view = new render::SliceView(&window);
-    window.setCentralWidget(view);
+    QWidget* holder = nullptr;
+    auto* view = LiveProcessing::createView(&window, &holder);
+    window.setCentralWidget(holder);
     LiveProcessing live(&window, view);
     live.setStack(std::make_shared<MemoryStack>(5, 16, 16));
     QVERIFY(!live.active());
@@ -31,8 +32,9 @@ class LiveProcessingTest : public QObject {
 
   void resultsReachThePanelsAndTheReadout() {
     QMainWindow window;
-    auto* view = new render::SliceView(&window);
-    window.setCentralWidget(view);
+    QWidget* holder = nullptr;
+    auto* view = LiveProcessing::createView(&window, &holder);
+    window.setCentralWidget(holder);
     LiveProcessing live(&window, view);
     live.setStack(std::make_shared<MemoryStack>(5, 16, 16));
     QSignalSpy ready(&live, &LiveProcessing::processedSliceReady);
@@ -52,7 +54,8 @@ class LiveProcessingTest : public QObject {
 
   void configureRefusesBadOptions() {
     QMainWindow window;
-    auto* view = new render::SliceView(&window);
+    QWidget* holder = nullptr;
+    auto* view = LiveProcessing::createView(&window, &holder);
     LiveProcessing live(&window, view);
     QVERIFY(live.configure("nonsense", "cpu", 0, "", "").contains("unknown preset"));
     QVERIFY(live.configure("microscopy deconvolution", "tpu", 0, "", "").contains("backend"));
