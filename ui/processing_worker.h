@@ -33,9 +33,9 @@ struct ProcessingResult {
 };
 using ProcessingResultPtr = std::shared_ptr<const ProcessingResult>;
 
-// Lowers the calling thread's scheduling priority (Linux: nice +10; elsewhere nothing), so that
-// processing never takes the CPU from the GUI thread and the renderer. Threads it creates later
-// inherit the lower priority.
+// Lowers the calling thread's scheduling priority (Linux: nice +5, or STACKLENS_PROCESSING_NICE;
+// elsewhere nothing), so that processing yields the CPU to the GUI thread and the renderer.
+// Threads it creates later inherit the lower priority.
 void lowerThreadPriority();
 
 // Makes a backend on a short-lived thread of lowered priority: the backend's worker threads
