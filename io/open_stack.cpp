@@ -52,6 +52,13 @@ void checkGzipSize(const std::string& path, uint64_t size) {
   if (got != 4) throw IoError(path, "the gzip file is too short or cannot be read");
   const uint64_t claimed = uint64_t{trailer[0]} | uint64_t{trailer[1]} << 8 |
                            uint64_t{trailer[2]} << 16 | uint64_t{trailer[3]} << 24;
+  // A trailer of 0..2879 is no FITS file (the smallest is one 2880-byte block); cfitsio takes 0
+  // to mean "unknown" and guesses a large buffer.
+  if (claimed < 2880)
+    throw IoError(path,
+                  "damaged gzip file (or over 4 GB uncompressed, which is not supported): "
+                  "its trailer claims " +
+                      std::to_string(claimed) + " uncompressed bytes");
   if (claimed > size * 1032 + 1024)
     throw IoError(path, "damaged gzip file: its trailer claims " + std::to_string(claimed) +
                             " uncompressed bytes, impossible for " + std::to_string(size) +
