@@ -140,6 +140,12 @@ TEST(MedianFilter, NanRanksAboveInfinity) {
   EXPECT_TRUE(std::isnan(cpu::medianFilter(in, 3, {}, pool).at(0, 1, 1)));
   in.at(0, 0, 0) = kInf;  // +Inf ranks below NaN: the fifth of Inf,2,3,4,5,NaN×4 is Inf
   EXPECT_EQ(cpu::medianFilter(in, 3, {}, pool).at(0, 1, 1), kInf);
+  // A NaN with the sign bit set ranks as every other NaN, above +Inf, and comes out as NaN.
+  for (int i = 1; i < 9; i += 2) in.data()[i] = std::copysign(kNaN, -1.0f);
+  in.at(0, 0, 0) = 1.0f;
+  EXPECT_EQ(cpu::medianFilter(in, 3, {}, pool).at(0, 1, 1), 5.0f);
+  in.at(0, 0, 0) = kNaN;
+  EXPECT_TRUE(std::isnan(cpu::medianFilter(in, 3, {}, pool).at(0, 1, 1)));
 }
 
 TEST(MedianFilter, SizeOneIsTheIdentity) {
