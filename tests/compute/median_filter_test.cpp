@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compute/backend.h"
@@ -180,6 +181,30 @@ TEST(MedianFilter, StopsWhenCancelled) {
   ThreadPool pool(2);
   std::atomic<bool> cancel{true};
   EXPECT_THROW(cpu::medianFilter(randomImage({2, 8, 8}, 10), 3, Job(&cancel), pool), Cancelled);
+}
+
+TEST(MedianFilter, ReportsRisingProgressFromTheCallingThreadOnly) {
+  const auto caller = std::this_thread::get_id();
+  for (int threads : {1, 3}) {
+    ThreadPool pool(threads);
+    std::vector<double> fractions;
+    bool otherThread = false;
+    Job job(nullptr, [&](double f) {
+      if (std::this_thread::get_id() != caller)
+        otherThread = true;
+      else
+        fractions.push_back(f);
+    });
+    cpu::medianFilter(randomImage({2, 300, 20}, 12), 5, job, pool);
+    EXPECT_FALSE(otherThread);
+    // With one thread every row is the caller's, so there are reports within each slice; with
+    // more, the caller may get few rows, but every slice still ends with one.
+    EXPECT_GT(fractions.size(), threads == 1 ? 20u : 1u);
+    EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
+    ASSERT_FALSE(fractions.empty());
+    EXPECT_GE(fractions.front(), 0.0);
+    EXPECT_EQ(fractions.back(), 1.0);
+  }
 }
 
 TEST(MedianFilter, RunsThroughTheBackendApi) {
