@@ -1,0 +1,94 @@
+// The --scrub-benchmark driver: cached slices, slider steps, frame latency percentiles.
+#include "ui/scrub_benchmark.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <algorithm>
+#include <cmath>
+
+#include "ui/main_window.h"
+
+namespace stacklens::ui {
+
+ScrubBenchmark::ScrubBenchmark(MainWindow* window, int frames, QObject* parent)
+    : QObject(parent), window_(window), frames_(std::max(1, frames)) {
+  heartbeat_.setInterval(1);
+  connect(&heartbeat_, &QTimer::timeout, this, [this] {
+    const qint64 now = clock_.nsecsElapsed();
+    if (lastBeatNs_) stallMaxMs_ = std::max(stallMaxMs_, (now - lastBeatNs_) / 1e6);
+    lastBeatNs_ = now;
+  });
+  timeout_.setSingleShot(true);
+  timeout_.setInterval(500);
+  connect(&timeout_, &QTimer::timeout, this, [this] {
+    if (!waiting_) return;
+    waiting_ = false;
+    ++dropped_;
+    ++done_;
+    QTimer::singleShot(0, this, &ScrubBenchmark::step);
+  });
+  connect(window_->sliceView(), &QOpenGLWidget::frameSwapped, this, &ScrubBenchmark::frameArrived);
+}
+
+void ScrubBenchmark::start() {
+  connect(
+      window_, &MainWindow::preloaded, this,
+      [this] {
+        clock_.start();
+        heartbeat_.start();
+        QTimer::singleShot(50, this, &ScrubBenchmark::step);
+      },
+      Qt::SingleShotConnection);
+  window_->preload(std::min<int>(frames_, static_cast<int>(window_->info().z)));
+}
+
+void ScrubBenchmark::step() {
+  if (done_ >= frames_) {
+    finish();
+    return;
+  }
+  const int count = std::max(1, window_->navigation()->count());
+  const int cached = std::min(count, frames_);
+  int next = (window_->currentZ() + 1) % cached;
+  if (count == 1) next = 0;
+  waiting_ = true;
+  stepStartNs_ = clock_.nsecsElapsed();
+  timeout_.start();
+  if (next == window_->navigation()->value())
+    window_->sliceView()->update();  // a single-slice stack: measure a redraw
+  else
+    window_->navigation()->setValue(next);
+}
+
+void ScrubBenchmark::frameArrived() {
+  if (!waiting_) return;
+  waiting_ = false;
+  timeout_.stop();
+  latencies_.push_back((clock_.nsecsElapsed() - stepStartNs_) / 1e6);
+  ++done_;
+  QTimer::singleShot(0, this, &ScrubBenchmark::step);
+}
+
+void ScrubBenchmark::finish() {
+  heartbeat_.stop();
+  std::vector<double> sorted = latencies_;
+  std::sort(sorted.begin(), sorted.end());
+  auto pct = [&](double q) {
+    if (sorted.empty()) return 0.0;
+    const double index = q * (sorted.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(index));
+    const size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (index - lo);
+  };
+  auto round3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
+  QJsonObject o;
+  o["frames"] = frames_;
+  o["p50_ms"] = round3(pct(0.5));
+  o["p95_ms"] = round3(pct(0.95));
+  o["max_ms"] = round3(sorted.empty() ? 0.0 : sorted.back());
+  o["dropped"] = dropped_;
+  o["gui_stall_max_ms"] = round3(stallMaxMs_);
+  emit finished(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
+}
+
+}  // namespace stacklens::ui
