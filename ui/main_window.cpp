@@ -78,7 +78,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   settings_ = loadViewerSettings();
   applySettings();
-  resize(1200, 860);
+  resize(1400, 940);
   if (!settings_.geometry.isEmpty()) restoreGeometry(settings_.geometry);
   if (!settings_.windowState.isEmpty()) restoreState(settings_.windowState);
 }
@@ -141,10 +141,14 @@ void MainWindow::buildDocks() {
   lineProfile_ = new PlotWidget(tr("distance along the line (pixels)"), this);
   zProfile_ = new PlotWidget(tr("z (slice)"), this);
   auto* lineDock =
-      dock(tr("Line profile"), "lineProfileDock", lineProfile_, Qt::BottomDockWidgetArea);
-  auto* zDock =
-      dock(tr("Z profile at cursor"), "zProfileDock", zProfile_, Qt::BottomDockWidgetArea);
+      dock(tr("Line profile"), "lineProfileDock", lineProfile_, Qt::RightDockWidgetArea);
+  auto* zDock = dock(tr("Z profile at cursor"), "zProfileDock", zProfile_, Qt::RightDockWidgetArea);
+  auto* regionDock = findChild<QDockWidget*>("regionDock");
+  tabifyDockWidget(regionDock, lineDock);
   tabifyDockWidget(lineDock, zDock);
+  zDock->raise();
+  resizeDocks({xzDock_}, {230}, Qt::Vertical);
+  resizeDocks({yzDock_}, {230}, Qt::Horizontal);
   xzDock_->hide();
   yzDock_->hide();
 }
@@ -240,19 +244,21 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::applySettings() {
-  display_->setColormap(settings_.colormap);
+  // Each setter below feeds back into settings_ through applyDisplay(): apply from a copy.
+  const ViewerSettings saved = settings_;
+  display_->setColormap(saved.colormap);
   try {
-    display_->setScale(render::scaleFromName(settings_.scale.toStdString()));
+    display_->setScale(render::scaleFromName(saved.scale.toStdString()));
   } catch (const std::exception&) {
   }
   try {
-    const LimitsMode m = render::limitsModeFromName(settings_.limitsMode.toStdString());
+    const LimitsMode m = render::limitsModeFromName(saved.limitsMode.toStdString());
     if (m != LimitsMode::Manual) display_->setLimitsMode(m);
   } catch (const std::exception&) {
   }
-  display_->setInvert(settings_.invert);
-  display_->setSmooth(settings_.smooth);
-  display_->setNanColour(settings_.nanColour);
+  display_->setInvert(saved.invert);
+  display_->setSmooth(saved.smooth);
+  display_->setNanColour(saved.nanColour);
   rebuildRecentMenu();
 }
 
@@ -388,7 +394,7 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   setWindowTitle(QFileInfo(QString::fromStdString(info_.path)).fileName() + " — StackLens");
   statusBar()->clearMessage();
   view_->fitToWindow();
-  currentZ_ = z;
+  currentZ_ = requestedZ_ = z;
   showSlice(z, std::move(first));
   // Small cubes get their ortho views straight away; big ones when the user clicks.
   const double bytes = double(info_.x) * info_.y * info_.z * sizeof(float);
@@ -399,7 +405,7 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
 
 void MainWindow::requestSlice(int z) {
   if (!reader_) return;
-  currentZ_ = z;
+  requestedZ_ = z;
   const quint64 generation = ++sliceGeneration_;
   if (SliceData s = cache_->find(z)) {
     showSlice(z, std::move(s));
@@ -446,7 +452,7 @@ void MainWindow::prefetchAround(int z) {
 }
 
 void MainWindow::showSlice(int z, SliceData data) {
-  currentZ_ = z;
+  currentZ_ = requestedZ_ = z;
   current_ = std::move(data);
   view_->setSlice(current_, static_cast<int>(info_.x), static_cast<int>(info_.y));
   if (!limitsValid_) {
@@ -519,19 +525,21 @@ void MainWindow::computeLimits(LimitsMode mode) {
 // ---- readout and analysis ----
 
 void MainWindow::updateWorldLabel() {
-  QString text = tr("slice %1 / %2").arg(currentZ_).arg(info_.z - 1);
+  const int z = requestedZ_;
+  QString text = tr("slice %1 / %2").arg(z).arg(info_.z - 1);
 #ifdef STACKLENS_HAVE_WCS
-  if (reader_ && reader_->wcs() && reader_->wcs()->hasSpectral()) {
-    text = QString::fromStdString(reader_->wcs()->formatSpectral(currentZ_));
-    nav_->setWorldText(text);
-    return;
+  if (reader_ && reader_->wcs() && info_.z > 1) {
+    const std::string world = reader_->wcs()->formatSpectral(z);
+    if (!world.empty()) {
+      nav_->setWorldText(QString::fromStdString(world));
+      return;
+    }
   }
 #endif
   if (info_.spacingKnown && info_.z > 1) {
     const QString unit = QString::fromStdString(info_.units[0]);
-    text = QString("z = %1 %2")
-               .arg(currentZ_ * info_.spacing[0], 0, 'g', 6)
-               .arg(unit.isEmpty() ? "" : unit);
+    text =
+        QString("z = %1 %2").arg(z * info_.spacing[0], 0, 'g', 6).arg(unit.isEmpty() ? "" : unit);
   }
   nav_->setWorldText(text.trimmed());
 }
@@ -599,6 +607,7 @@ void MainWindow::updateHistogram() {
 void MainWindow::setLine(QPointF from, QPointF to) {
   line_ = std::make_pair(from, to);
   view_->setLine(line_);
+  if (auto* d = findChild<QDockWidget*>("lineProfileDock")) d->raise();
   updateLineProfile();
 }
 
@@ -613,6 +622,7 @@ void MainWindow::setRegion(QRectF rect, bool ellipse) {
   region_ = rect;
   regionEllipse_ = ellipse;
   view_->setRegion(rect, ellipse);
+  if (auto* d = findChild<QDockWidget*>("regionDock")) d->raise();
   updateRegionStats();
 }
 

@@ -59,7 +59,7 @@ class MainWindow : public QMainWindow {
 
   const io::StackReader* stack() const { return reader_.get(); }
   const io::StackInfo& info() const { return info_; }
-  int currentZ() const { return currentZ_; }
+  int currentZ() const { return currentZ_; }  // the slice shown (the slider may be ahead)
   SliceData currentSlice() const { return current_; }
   SliceCache* cache() const { return cache_.get(); }
   render::SliceView* sliceView() const { return view_; }
@@ -123,7 +123,8 @@ class MainWindow : public QMainWindow {
   QString path_;
   std::shared_ptr<SliceCache> cache_;
   size_t cacheBudget_ = size_t(1536) << 20;
-  int currentZ_ = 0;
+  int currentZ_ = 0;    // the slice shown
+  int requestedZ_ = 0;  // the slice asked for (may still be reading)
   SliceData current_;
   int processedZ_ = -1;
   SliceData processed_;
