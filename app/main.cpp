@@ -2,9 +2,12 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QSurfaceFormat>
+#include <QTimer>
 #include <cstdio>
+#include <memory>
 
 #include "ui/main_window.h"
 #include "ui/scrub_benchmark.h"
@@ -43,7 +46,11 @@ int main(int argc, char** argv) {
                            "FILE");
   QCommandLineOption frames("frames", "Slider steps for --scrub-benchmark (default 200).", "N",
                             "200");
-  parser.addOptions({hdu, plane, scrub, frames});
+  QCommandLineOption firstFrame("first-frame-benchmark",
+                                "Open FILE, print the time from the open request to the first "
+                                "frame presented as JSON, then exit.",
+                                "FILE");
+  parser.addOptions({hdu, plane, scrub, frames, firstFrame});
   parser.process(app);
 
   stacklens::io::OpenOptions options;
@@ -76,6 +83,32 @@ int main(int argc, char** argv) {
                      });
     window.show();
     window.openFile(parser.value(scrub), options);
+    return app.exec();
+  }
+
+  if (parser.isSet(firstFrame)) {
+    window.setQuiet(true);
+    window.show();
+    QElapsedTimer clock;
+    auto opened = std::make_shared<double>(-1.0);
+    QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, &app,
+                     [&clock, opened] { *opened = clock.nsecsElapsed() / 1e6; });
+    QObject::connect(window.sliceView(), &QOpenGLWidget::frameSwapped, &app, [&clock, opened] {
+      if (*opened < 0) return;  // frames before the stack arrived
+      std::printf("{\"open_ms\":%.3f,\"first_frame_ms\":%.3f}\n", *opened,
+                  clock.nsecsElapsed() / 1e6);
+      std::fflush(stdout);
+      QCoreApplication::exit(0);
+    });
+    QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
+      std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
+      QCoreApplication::exit(3);
+    });
+    // Start once the window is up so that window creation is not counted.
+    QTimer::singleShot(200, &window, [&] {
+      clock.start();
+      window.openFile(parser.value(firstFrame), options);
+    });
     return app.exec();
   }
 

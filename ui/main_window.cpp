@@ -76,6 +76,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     display_->setManualLimits({float(low), float(high)});
   });
 
+  histogramTimer_.setSingleShot(true);
+  histogramTimer_.setInterval(250);
+  connect(&histogramTimer_, &QTimer::timeout, this, &MainWindow::updateHistogram);
+
   settings_ = loadViewerSettings();
   applySettings();
   resize(1400, 940);
@@ -461,7 +465,8 @@ void MainWindow::showSlice(int z, SliceData data) {
   }
   updateWorldLabel();
   updateReadout();
-  updateHistogram();
+  // While scrubbing, the histogram waits until the slider rests (it is not needed per frame).
+  histogramTimer_.start();
   updateLineProfile();
   updateRegionStats();
   updateOrthoCrosshairs();

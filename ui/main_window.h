@@ -10,6 +10,7 @@
 #include <QPointer>
 #include <QSpinBox>
 #include <QThreadPool>
+#include <QTimer>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -144,6 +145,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<std::atomic<quint64>> orthoGeneration_ =
       std::make_shared<std::atomic<quint64>>(0);
   QThreadPool readPool_;
+  QTimer histogramTimer_;
 
   bool quiet_ = false;
   ViewerSettings settings_;
