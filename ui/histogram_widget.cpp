@@ -94,8 +94,10 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
     p.setPen(QPen(colours[i], 2));
     p.drawLine(QPointF(x, a.top()), QPointF(x, a.bottom()));
     const QString text = QString::number(values[i], 'g', 6);
-    const QRectF box(i == 0 ? x - 150 : x, a.bottom() + 2, 150, 18);
-    p.drawText(box, (i == 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter, text);
+    // Low's label ends at its marker, high's starts there; both stay inside the widget.
+    const double w = fontMetrics().horizontalAdvance(text) + 4;
+    const double left = std::clamp(i == 0 ? x - w : x, 0.0, std::max(0.0, width() - w));
+    p.drawText(QRectF(left, a.bottom() + 2, w, 18), Qt::AlignCenter, text);
   }
   p.setPen(palette().text().color());
   p.drawText(a.adjusted(4, 2, -4, 0), Qt::AlignTop | Qt::AlignRight,

@@ -389,6 +389,7 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   const bool cube = info_.z > 1;
   xzDock_->setVisible(cube);
   yzDock_->setVisible(cube);
+  if (auto* d = findChild<QDockWidget*>(cube ? "zProfileDock" : "regionDock")) d->raise();
   shapeLabel_->setText(QString("%1 × %2 × %3  %4  %5")
                            .arg(info_.x)
                            .arg(info_.y)
@@ -524,7 +525,19 @@ void MainWindow::applyDisplay(const render::DisplaySettings& display) {
 void MainWindow::computeLimits(LimitsMode mode) {
   settings_.limitsMode = render::limitsModeName(mode);
   if (mode == LimitsMode::Manual || !current_) return;
-  display_->showLimits(render::computeLimits(mode, current_->data(), current_->size()));
+  // Percentiles of big slices come from an even-stride sample of 2^20 pixels (a selection pass
+  // over 16 M values would hold up the first frame); zscale samples anyway, min/max is exact.
+  const size_t n = current_->size(), sample = size_t(1) << 20;
+  const bool percentile = mode != LimitsMode::MinMax && mode != LimitsMode::ZScale;
+  if (percentile && n > 2 * sample) {
+    std::vector<float> values;
+    values.reserve(sample + 1);
+    const size_t stride = n / sample;
+    for (size_t i = 0; i < n; i += stride) values.push_back((*current_)[i]);
+    display_->showLimits(render::computeLimits(mode, values.data(), values.size()));
+    return;
+  }
+  display_->showLimits(render::computeLimits(mode, current_->data(), n));
 }
 
 // ---- readout and analysis ----

@@ -28,9 +28,6 @@ void PlotWidget::setXLabel(const QString& label) {
 void PlotWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), palette().base());
-  const QRectF area = QRectF(rect()).adjusted(58, 8, -10, -30);
-  p.setPen(palette().text().color());
-  p.drawRect(area);
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
   for (size_t i = 0; i < std::min(x_.size(), y_.size()); ++i) {
     if (!std::isfinite(y_[i])) continue;
@@ -39,15 +36,23 @@ void PlotWidget::paintEvent(QPaintEvent*) {
     ymin = std::min(ymin, y_[i]);
     ymax = std::max(ymax, y_[i]);
   }
+  const QFontMetrics fm(font());
+  auto label = [](double v) { return QString::number(v, 'g', 5); };
+  // The left margin fits the wider of the y labels.
+  const bool any = xmin <= xmax;
+  const double margin =
+      any ? std::max(fm.horizontalAdvance(label(ymin)), fm.horizontalAdvance(label(ymax))) + 10.0
+          : 10.0;
+  const QRectF area = QRectF(rect()).adjusted(margin, 8, -10, -30);
+  p.setPen(palette().text().color());
+  p.drawRect(area);
   p.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 20), Qt::AlignHCenter, xLabel_);
-  if (!(xmin <= xmax)) {
+  if (!any) {
     p.drawText(area, Qt::AlignCenter, tr("no data"));
     return;
   }
   if (xmax == xmin) xmax = xmin + 1;
   if (ymax == ymin) ymax = ymin + 1;
-  const QFontMetrics fm(font());
-  auto label = [](double v) { return QString::number(v, 'g', 5); };
   p.drawText(QRectF(0, area.top() - 2, area.left() - 4, fm.height()), Qt::AlignRight, label(ymax));
   p.drawText(QRectF(0, area.bottom() - fm.height(), area.left() - 4, fm.height()), Qt::AlignRight,
              label(ymin));
