@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "render/colormap.h"
 #include "ui/main_window.h"
 
 namespace stacklens::ui {
@@ -23,8 +24,13 @@ ScrubBenchmark::ScrubBenchmark(MainWindow* window, int frames, QObject* parent)
   connect(&timeout_, &QTimer::timeout, this, [this] {
     if (!waiting_) return;
     waiting_ = false;
-    ++dropped_;
-    ++done_;
+    if (done_ >= frames_) {
+      ++displayDone_;  // a display change that drew nothing: counted as its timeout
+      displayLatencies_.push_back(timeout_.interval());
+    } else {
+      ++dropped_;
+      ++done_;
+    }
     QTimer::singleShot(0, this, &ScrubBenchmark::step);
   });
   connect(window_->sliceView(), &QOpenGLWidget::frameSwapped, this, &ScrubBenchmark::frameArrived);
@@ -44,7 +50,20 @@ void ScrubBenchmark::start() {
 
 void ScrubBenchmark::step() {
   if (done_ >= frames_) {
-    finish();
+    // Second phase: colormap and scale changes on the slice shown (no pixel upload).
+    if (displayDone_ >= kDisplaySteps) {
+      finish();
+      return;
+    }
+    const QStringList maps = render::colormapNames();
+    waiting_ = true;
+    stepStartNs_ = clock_.nsecsElapsed();
+    timeout_.start();
+    auto* panel = window_->displayPanel();
+    if (displayDone_ % 2 == 0)
+      panel->setColormap(maps[(displayDone_ / 2 + 1) % maps.size()]);
+    else
+      panel->setScale(displayDone_ % 4 == 1 ? render::Scale::Sqrt : render::Scale::Linear);
     return;
   }
   const int count = std::max(1, window_->navigation()->count());
@@ -64,30 +83,40 @@ void ScrubBenchmark::frameArrived() {
   if (!waiting_) return;
   waiting_ = false;
   timeout_.stop();
-  latencies_.push_back((clock_.nsecsElapsed() - stepStartNs_) / 1e6);
+  const double ms = (clock_.nsecsElapsed() - stepStartNs_) / 1e6;
+  if (done_ >= frames_) {
+    displayLatencies_.push_back(ms);
+    ++displayDone_;
+    QTimer::singleShot(0, this, &ScrubBenchmark::step);
+    return;
+  }
+  latencies_.push_back(ms);
   ++done_;
   QTimer::singleShot(0, this, &ScrubBenchmark::step);
 }
 
 void ScrubBenchmark::finish() {
   heartbeat_.stop();
-  std::vector<double> sorted = latencies_;
+  std::vector<double> sorted = latencies_, display = displayLatencies_;
   std::sort(sorted.begin(), sorted.end());
-  auto pct = [&](double q) {
-    if (sorted.empty()) return 0.0;
-    const double index = q * (sorted.size() - 1);
+  std::sort(display.begin(), display.end());
+  auto percentile = [](const std::vector<double>& values, double q) {
+    if (values.empty()) return 0.0;
+    const double index = q * (values.size() - 1);
     const size_t lo = static_cast<size_t>(std::floor(index));
-    const size_t hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (index - lo);
+    const size_t hi = std::min(lo + 1, values.size() - 1);
+    return values[lo] + (values[hi] - values[lo]) * (index - lo);
   };
   auto round3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
   QJsonObject o;
   o["frames"] = frames_;
-  o["p50_ms"] = round3(pct(0.5));
-  o["p95_ms"] = round3(pct(0.95));
+  o["p50_ms"] = round3(percentile(sorted, 0.5));
+  o["p95_ms"] = round3(percentile(sorted, 0.95));
   o["max_ms"] = round3(sorted.empty() ? 0.0 : sorted.back());
   o["dropped"] = dropped_;
   o["gui_stall_max_ms"] = round3(stallMaxMs_);
+  o["display_change_p50_ms"] = round3(percentile(display, 0.5));
+  o["display_change_p95_ms"] = round3(percentile(display, 0.95));
   emit finished(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
 }
 

@@ -15,7 +15,8 @@ class MainWindow;
 // and waits for the view's frameSwapped. A heartbeat timer measures how long the GUI thread
 // went without servicing its event loop. Emits finished(json) with
 // {frames, p50_ms, p95_ms, max_ms, dropped, gui_stall_max_ms}; `dropped` counts steps whose
-// frame did not arrive within 500 ms.
+// frame did not arrive within 500 ms. Then 40 colormap/scale changes on the shown slice add
+// display_change_p50_ms and display_change_p95_ms (change to frame presented).
 class ScrubBenchmark : public QObject {
   Q_OBJECT
  public:
@@ -38,6 +39,9 @@ class ScrubBenchmark : public QObject {
   QElapsedTimer clock_;
   qint64 stepStartNs_ = 0;
   std::vector<double> latencies_;
+  static constexpr int kDisplaySteps = 40;
+  int displayDone_ = 0;
+  std::vector<double> displayLatencies_;
   QTimer heartbeat_, timeout_;
   qint64 lastBeatNs_ = 0;
   double stallMaxMs_ = 0;
