@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "render/colormap.h"
+#ifdef STACKLENS_HAVE_CUDA_TEXTURE_SINK
+#include "render/cuda_texture_sink.h"
+#endif
 #include "render/slice_view.h"
 
 using namespace stacklens::render;
@@ -146,6 +149,24 @@ class SliceViewTest : public QObject {
     const QImage viaSink = view.grabFramebuffer();
     QVERIFY(sink.calls >= 1);
     QCOMPARE(viaSink, viaPbo);
+  }
+
+  void cudaSinkFailsQuietlyWithoutAUsableDevice() {
+#ifdef STACKLENS_HAVE_CUDA_TEXTURE_SINK
+    // A host image is refused by the interop writer (and so is every image in a CPU-only
+    // build): the view survives and the sink says why.
+    SliceView view;
+    view.resize(kW * kZoom, kH * kZoom);
+    stacklens::render::CudaTextureSink sink;
+    sink.setSlice(stacklens::compute::Image::host({1, kH, kW}), 0);
+    view.setExternalSlice(&sink, kW, kH);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.grabFramebuffer();
+    QVERIFY(!sink.lastError().empty());
+#else
+    QSKIP("no interop library in this build");
+#endif
   }
 
   void fitsOriginIsAtTheBottom() {
