@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <sys/resource.h>
+
 #include "render/colormap.h"
 #include "ui/main_window.h"
 
@@ -36,6 +38,14 @@ ScrubBenchmark::ScrubBenchmark(MainWindow* window, int frames, QObject* parent)
   connect(window_->sliceView(), &QOpenGLWidget::frameSwapped, this, &ScrubBenchmark::frameArrived);
 }
 
+// CPU time of the whole process (GUI thread, llvmpipe and worker threads), in ms.
+static double processCpuMs() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
 void ScrubBenchmark::start() {
   connect(
       window_, &MainWindow::preloaded, this,
@@ -49,6 +59,8 @@ void ScrubBenchmark::start() {
 }
 
 void ScrubBenchmark::step() {
+  if (done_ >= frames_ && cpuPerFrameMs_ < 0)
+    cpuPerFrameMs_ = (processCpuMs() - cpuStartMs_) / frames_;
   if (done_ >= frames_) {
     // Second phase: colormap and scale changes on the slice shown (no pixel upload).
     if (displayDone_ >= kDisplaySteps) {
@@ -115,6 +127,7 @@ void ScrubBenchmark::finish() {
   o["max_ms"] = round3(sorted.empty() ? 0.0 : sorted.back());
   o["dropped"] = dropped_;
   o["gui_stall_max_ms"] = round3(stallMaxMs_);
+  o["cpu_ms_per_frame"] = round3(cpuPerFrameMs_);
   o["display_change_p50_ms"] = round3(percentile(display, 0.5));
   o["display_change_p95_ms"] = round3(percentile(display, 0.95));
   emit finished(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));

@@ -16,7 +16,8 @@ class MainWindow;
 // went without servicing its event loop. Emits finished(json) with
 // {frames, p50_ms, p95_ms, max_ms, dropped, gui_stall_max_ms}; `dropped` counts steps whose
 // frame did not arrive within 500 ms. Then 40 colormap/scale changes on the shown slice add
-// display_change_p50_ms and display_change_p95_ms (change to frame presented).
+// display_change_p50_ms and display_change_p95_ms (change to frame presented), and
+// cpu_ms_per_frame: the process's CPU time per slider step (robust to other load on the machine).
 class ScrubBenchmark : public QObject {
   Q_OBJECT
  public:
@@ -45,6 +46,7 @@ class ScrubBenchmark : public QObject {
   QTimer heartbeat_, timeout_;
   qint64 lastBeatNs_ = 0;
   double stallMaxMs_ = 0;
+  double cpuStartMs_ = 0, cpuPerFrameMs_ = -1;  // process CPU time over the slider steps
 };
 
 }  // namespace stacklens::ui
