@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     auto opened = std::make_shared<double>(-1.0);
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, &app,
                      [&clock, opened] { *opened = clock.nsecsElapsed() / 1e6; });
-    QObject::connect(window.sliceView(), &QOpenGLWidget::frameSwapped, &app, [&clock, opened] {
+    QObject::connect(window.sliceView(), &QOpenGLWindow::frameSwapped, &app, [&clock, opened] {
       if (*opened < 0) return;  // frames before the stack arrived
       std::printf("{\"open_ms\":%.3f,\"first_frame_ms\":%.3f}\n", *opened,
                   clock.nsecsElapsed() / 1e6);

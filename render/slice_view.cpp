@@ -2,7 +2,7 @@
 #include "render/slice_view.h"
 
 #include <QMouseEvent>
-#include <QPainter>
+#include <QOpenGLFramebufferObject>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -56,9 +56,29 @@ void main() {
   colour = texelFetch(luts, ivec2(clamp(int(t * 255.0 + 0.5), 0, 255), lutRow), 0);
 })";
 
-SliceView::SliceView(QWidget* parent) : QOpenGLWidget(parent) {
-  setMouseTracking(true);
-  setFocusPolicy(Qt::ClickFocus);
+static const char* kOverlayVertexShader = R"(#version 330 core
+layout(location = 0) in vec2 position;
+void main() { gl_Position = vec4(position, 0.0, 1.0); })";
+
+static const char* kOverlayFragmentShader = R"(#version 330 core
+uniform vec4 colour;
+out vec4 fragment;
+void main() { fragment = colour; })";
+
+SliceView::SliceView(QWindow* parent) : QOpenGLWindow(QOpenGLWindow::NoPartialUpdate, parent) {}
+
+QImage SliceView::grabFramebuffer() {
+  if (!isValid()) return {};
+  makeCurrent();
+  const QSize size = this->size() * devicePixelRatio();
+  QOpenGLFramebufferObject fbo(size);
+  fbo.bind();
+  glViewport(0, 0, size.width(), size.height());
+  paintGL();
+  QImage image = fbo.toImage();
+  fbo.release();
+  doneCurrent();
+  return image;
 }
 
 SliceView::~SliceView() {
@@ -68,6 +88,8 @@ SliceView::~SliceView() {
   glDeleteTextures(3, textures);
   if (pbo_) glDeleteBuffers(1, &pbo_);
   vao_.destroy();
+  overlayVao_.destroy();
+  overlayBuffer_.destroy();
   doneCurrent();
 }
 
@@ -194,6 +216,13 @@ void SliceView::initializeGL() {
       !program_.link())
     qWarning("SliceView: shader build failed: %s", qPrintable(program_.log()));
   vao_.create();
+  if (!overlayProgram_.addShaderFromSourceCode(QOpenGLShader::Vertex, kOverlayVertexShader) ||
+      !overlayProgram_.addShaderFromSourceCode(QOpenGLShader::Fragment, kOverlayFragmentShader) ||
+      !overlayProgram_.link())
+    qWarning("SliceView: overlay shader build failed: %s", qPrintable(overlayProgram_.log()));
+  overlayVao_.create();
+  overlayBuffer_.create();
+  overlayBuffer_.setUsagePattern(QOpenGLBuffer::StreamDraw);
   GLuint textures[3];
   glGenTextures(3, textures);
   sliceTexture_ = textures[0];
@@ -324,28 +353,55 @@ void SliceView::paintGL() {
   emit framePresented();
 }
 
+// Overlays are plain GL lines: QPainter on a GL surface costs more per frame than the slice.
+void SliceView::drawLines(const std::vector<QPointF>& points, GLenum mode, const QColor& colour) {
+  std::vector<float> ndc;
+  ndc.reserve(points.size() * 2);
+  for (const QPointF& p : points) {
+    ndc.push_back(float(2.0 * p.x() / std::max(1, width()) - 1.0));
+    ndc.push_back(float(1.0 - 2.0 * p.y() / std::max(1, height())));
+  }
+  overlayProgram_.bind();
+  overlayProgram_.setUniformValue("colour", colour);
+  overlayVao_.bind();
+  overlayBuffer_.bind();
+  overlayBuffer_.allocate(ndc.data(), static_cast<int>(ndc.size() * sizeof(float)));
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glDrawArrays(mode, 0, static_cast<GLsizei>(points.size()));
+  overlayBuffer_.release();
+  overlayVao_.release();
+  overlayProgram_.release();
+}
+
 void SliceView::paintOverlays() {
-  QPainter painter(this);
-  painter.setRenderHint(QPainter::Antialiasing);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   if (crosshair_) {
     const QPointF c = imageToWidget(*crosshair_);
-    painter.setPen(QPen(QColor(0, 255, 120, 200), 1, Qt::DashLine));
-    painter.drawLine(QPointF(0, c.y()), QPointF(width(), c.y()));
-    painter.drawLine(QPointF(c.x(), 0), QPointF(c.x(), height()));
+    drawLines({{0, c.y()}, {double(width()), c.y()}, {c.x(), 0}, {c.x(), double(height())}},
+              GL_LINES, QColor(0, 255, 120, 150));
   }
-  if (line_) {
-    painter.setPen(QPen(QColor(255, 220, 0), 1.5));
-    painter.drawLine(imageToWidget(line_->first), imageToWidget(line_->second));
-  }
+  if (line_)
+    drawLines({imageToWidget(line_->first), imageToWidget(line_->second)}, GL_LINES,
+              QColor(255, 220, 0));
   if (region_) {
-    painter.setPen(QPen(QColor(0, 200, 255), 1.5));
-    const QRectF r(imageToWidget(region_->topLeft() - QPointF(0.5, 0.5)),
-                   imageToWidget(region_->bottomRight() + QPointF(0.5, 0.5)));
-    if (regionEllipse_)
-      painter.drawEllipse(r.normalized());
-    else
-      painter.drawRect(r.normalized());
+    const QRectF r = QRectF(imageToWidget(region_->topLeft() - QPointF(0.5, 0.5)),
+                            imageToWidget(region_->bottomRight() + QPointF(0.5, 0.5)))
+                         .normalized();
+    std::vector<QPointF> outline;
+    if (regionEllipse_) {
+      for (int i = 0; i < 96; ++i) {
+        const double a = 2.0 * M_PI * i / 96;
+        outline.emplace_back(r.center().x() + r.width() / 2 * std::cos(a),
+                             r.center().y() + r.height() / 2 * std::sin(a));
+      }
+    } else {
+      outline = {r.topLeft(), r.topRight(), r.bottomRight(), r.bottomLeft()};
+    }
+    drawLines(outline, GL_LINE_LOOP, QColor(0, 200, 255));
   }
+  glDisable(GL_BLEND);
 }
 
 void SliceView::wheelEvent(QWheelEvent* event) {

@@ -1,11 +1,16 @@
 // An OpenGL 3.3 view of one float32 slice: zoom/pan, colormap, scale and limits in the shader,
 // and overlays (crosshair, line, region) for the analysis tools.
+//
+// A QOpenGLWindow (embedded with QWidget::createWindowContainer) rather than a QOpenGLWidget:
+// a QOpenGLWidget makes Qt compose the whole top-level window through OpenGL on every frame,
+// which under software rendering (Mesa llvmpipe, Xvfb) costs tens of ms per slider step.
 #pragma once
 
+#include <QOpenGLBuffer>
 #include <QOpenGLFunctions_3_3_Core>
 #include <QOpenGLShaderProgram>
 #include <QOpenGLVertexArrayObject>
-#include <QOpenGLWidget>
+#include <QOpenGLWindow>
 #include <QPointF>
 #include <QRectF>
 #include <memory>
@@ -20,13 +25,13 @@ namespace stacklens::render {
 // A slice's pixels, shared between the cache, the view and the analysis tools (never copied).
 using SliceData = std::shared_ptr<const std::vector<float>>;
 
-class SliceView : public QOpenGLWidget, protected QOpenGLFunctions_3_3_Core {
+class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   Q_OBJECT
  public:
   // What a left-button drag does.
   enum class Tool { Pan, Line, Rectangle, Ellipse };
 
-  explicit SliceView(QWidget* parent = nullptr);
+  explicit SliceView(QWindow* parent = nullptr);
   ~SliceView() override;
 
   // Shows width × height pixels (row 0 first); uploaded at the next paint, not copied.
@@ -62,6 +67,10 @@ class SliceView : public QOpenGLWidget, protected QOpenGLFunctions_3_3_Core {
   QPointF widgetToImage(QPointF widgetPos) const;  // pixel centres at integer coordinates
   QPointF imageToWidget(QPointF imagePos) const;
 
+  // Renders the current state into an offscreen framebuffer and returns it (export, tests);
+  // unlike QOpenGLWindow::grabFramebuffer it never returns a stale or undefined back buffer.
+  QImage grabFramebuffer();
+
   void setTool(Tool tool) { tool_ = tool; }
   Tool tool() const { return tool_; }
   void setCrosshair(std::optional<QPointF> imagePos);
@@ -88,6 +97,7 @@ class SliceView : public QOpenGLWidget, protected QOpenGLFunctions_3_3_Core {
   void uploadSlice();
   void uploadLuts();
   void paintOverlays();
+  void drawLines(const std::vector<QPointF>& widgetPoints, GLenum mode, const QColor& colour);
   double verticalScale() const;  // signed screen pixels per image row
 
   SliceData data_;
@@ -119,6 +129,9 @@ class SliceView : public QOpenGLWidget, protected QOpenGLFunctions_3_3_Core {
   int lutCount_ = 0;
   QOpenGLShaderProgram program_;
   QOpenGLVertexArrayObject vao_;
+  QOpenGLShaderProgram overlayProgram_;
+  QOpenGLVertexArrayObject overlayVao_;
+  QOpenGLBuffer overlayBuffer_{QOpenGLBuffer::VertexBuffer};
 };
 
 }  // namespace stacklens::render

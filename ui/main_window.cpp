@@ -36,6 +36,14 @@ static const char* kStackFilter =
     "Stacks (*.fits *.fit *.fts *.fz *.fits.gz *.tif *.tiff);;FITS (*.fits *.fit *.fts *.fz "
     "*.fits.gz);;TIFF (*.tif *.tiff);;All files (*)";
 
+// A SliceView (a QWindow) inside the widget tree; keyboard focus stays with the widgets so the
+// window's shortcuts keep working after a click in the view.
+static QWidget* embed(SliceView* view, QWidget* parent) {
+  QWidget* box = QWidget::createWindowContainer(view, parent);
+  box->setFocusPolicy(Qt::NoFocus);
+  return box;
+}
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("StackLens");
   setAcceptDrops(true);
@@ -46,10 +54,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* layout = new QVBoxLayout(central);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
-  view_ = new SliceView(central);
-  view_->setMinimumSize(320, 240);
+  view_ = new SliceView();
+  QWidget* viewBox = embed(view_, central);
+  viewBox->setMinimumSize(320, 240);
   nav_ = new NavigationBar(central);
-  layout->addWidget(view_, 1);
+  layout->addWidget(viewBox, 1);
   layout->addWidget(nav_);
   setCentralWidget(central);
 
@@ -125,12 +134,14 @@ void MainWindow::buildDocks() {
   regionLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   dock(tr("Region statistics"), "regionDock", regionLabel_, Qt::RightDockWidgetArea);
 
-  xzView_ = new SliceView(this);
-  yzView_ = new SliceView(this);
-  xzView_->setMinimumSize(160, 120);
-  yzView_->setMinimumSize(120, 160);
-  xzDock_ = dock(tr("XZ at crosshair"), "xzDock", xzView_, Qt::BottomDockWidgetArea);
-  yzDock_ = dock(tr("YZ at crosshair"), "yzDock", yzView_, Qt::LeftDockWidgetArea);
+  xzView_ = new SliceView();
+  yzView_ = new SliceView();
+  QWidget* xzBox = embed(xzView_, this);
+  QWidget* yzBox = embed(yzView_, this);
+  xzBox->setMinimumSize(160, 120);
+  yzBox->setMinimumSize(120, 160);
+  xzDock_ = dock(tr("XZ at crosshair"), "xzDock", xzBox, Qt::BottomDockWidgetArea);
+  yzDock_ = dock(tr("YZ at crosshair"), "yzDock", yzBox, Qt::LeftDockWidgetArea);
   connect(xzView_, &SliceView::clicked, this, [this](QPointF p) {
     const QPoint c = crosshair_.value_or(QPoint(int(info_.x / 2), int(info_.y / 2)));
     setCrosshair(QPoint(int(std::lround(p.x())), c.y()));

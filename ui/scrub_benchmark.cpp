@@ -35,7 +35,7 @@ ScrubBenchmark::ScrubBenchmark(MainWindow* window, int frames, QObject* parent)
     }
     QTimer::singleShot(0, this, &ScrubBenchmark::step);
   });
-  connect(window_->sliceView(), &QOpenGLWidget::frameSwapped, this, &ScrubBenchmark::frameArrived);
+  connect(window_->sliceView(), &QOpenGLWindow::frameSwapped, this, &ScrubBenchmark::frameArrived);
 }
 
 // CPU time of the whole process (GUI thread, llvmpipe and worker threads), in ms.

@@ -195,8 +195,8 @@ class SliceViewTest : public QObject {
     const QPointF cursor(71, 133);
     const QPointF before = view.widgetToImage(cursor);
     const double zoom = view.zoom();
-    QWheelEvent wheel(cursor, view.mapToGlobal(cursor), QPoint(), QPoint(0, 240), Qt::NoButton,
-                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QWheelEvent wheel(cursor, QPointF(view.mapToGlobal(cursor.toPoint())), QPoint(), QPoint(0, 240),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(&view, &wheel);
     QVERIFY(view.zoom() > zoom * 1.3);
     const QPointF after = view.widgetToImage(cursor);
