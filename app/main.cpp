@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, &app,
                      [&clock, opened] { *opened = clock.nsecsElapsed() / 1e6; });
     QObject::connect(window.sliceView(), &QOpenGLWindow::frameSwapped, &app, [&clock, opened] {
-      if (*opened < 0) return;  // frames before the stack arrived
+      if (*opened < 0) return;  // frames before the stack arrived or before the clock started
       std::printf("{\"open_ms\":%.3f,\"first_frame_ms\":%.3f}\n", *opened,
                   clock.nsecsElapsed() / 1e6);
       std::fflush(stdout);
@@ -104,11 +104,18 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
       QCoreApplication::exit(3);
     });
-    // Start once the window is up so that window creation is not counted.
-    QTimer::singleShot(200, &window, [&] {
+    // Start once the view has presented its first (empty) frame, so that window creation and
+    // shader compilation are not counted.
+    auto started = std::make_shared<bool>(false);
+    auto begin = [&, started] {
+      if (*started) return;
+      *started = true;
       clock.start();
       window.openFile(parser.value(firstFrame), options);
-    });
+    };
+    QObject::connect(
+        window.sliceView(), &QOpenGLWindow::frameSwapped, &app,
+        [begin] { QTimer::singleShot(100, begin); }, Qt::SingleShotConnection);
     return app.exec();
   }
 

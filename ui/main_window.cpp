@@ -164,8 +164,6 @@ void MainWindow::buildDocks() {
   zDock->raise();
   resizeDocks({xzDock_}, {230}, Qt::Vertical);
   resizeDocks({yzDock_}, {230}, Qt::Horizontal);
-  xzDock_->hide();
-  yzDock_->hide();
 }
 
 void MainWindow::buildMenus() {
