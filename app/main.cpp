@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/scrub_benchmark.h"
 
@@ -51,6 +52,18 @@ int main(int argc, char** argv) {
                                 "frame presented as JSON, then exit.",
                                 "FILE");
   parser.addOptions({hdu, plane, scrub, frames, firstFrame});
+  QCommandLineOption preset("preset",
+                            "Process while scrubbing with a preset: \"astronomy sources\" or "
+                            "\"microscopy deconvolution\".",
+                            "NAME");
+  QCommandLineOption backend("backend", "Processing backend: cpu, cuda or compare (default cpu).",
+                             "NAME");
+  QCommandLineOption iterations("iterations", "Richardson-Lucy iterations (overrides the preset).",
+                                "N");
+  QCommandLineOption deconvolution("deconvolution",
+                                   "Richardson-Lucy per slice (2d) or on a slab (3d).", "MODE");
+  QCommandLineOption psf("psf", "PSF stack for deconvolution (default: a Gaussian).", "FILE");
+  parser.addOptions({preset, backend, iterations, deconvolution, psf});
   parser.process(app);
 
   stacklens::io::OpenOptions options;
@@ -65,10 +78,27 @@ int main(int argc, char** argv) {
   }
 
   stacklens::ui::MainWindow window;
+  const bool processing = parser.isSet(preset) || parser.isSet(backend) ||
+                          parser.isSet(iterations) || parser.isSet(deconvolution) ||
+                          parser.isSet(psf);
+  if (processing) {
+    bool okIterations = true;
+    const int n = parser.isSet(iterations) ? parser.value(iterations).toInt(&okIterations) : 0;
+    const QString error =
+        okIterations && n >= 0
+            ? window.liveProcessing()->configure(parser.value(preset), parser.value(backend), n,
+                                                 parser.value(deconvolution), parser.value(psf))
+            : QString("--iterations takes a positive integer");
+    if (!error.isEmpty()) {
+      std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(error));
+      return error.startsWith("GPU unavailable") ? 4 : 2;
+    }
+  }
   if (parser.isSet(scrub)) {
     // Benchmark mode: no dialogs, result on stdout, exit code 3 when the file cannot be read.
     window.setQuiet(true);
     auto* bench = new stacklens::ui::ScrubBenchmark(&window, frameCount, &window);
+    if (processing) bench->setProcessing(window.liveProcessing());
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
                      &stacklens::ui::ScrubBenchmark::start);
     QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {

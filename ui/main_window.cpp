@@ -1,6 +1,8 @@
 // The viewer's main window: wiring of the view, navigation, docks, menus and worker reads.
 #include "ui/main_window.h"
 
+#include "ui/live_processing.h"
+
 #include <QActionGroup>
 #include <QCheckBox>
 #include <QCloseEvent>
@@ -71,6 +73,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   buildDocks();
   buildMenus();
+  live_ = new LiveProcessing(this, view_);
+  connect(live_, &LiveProcessing::processedSliceReady, this, &MainWindow::setProcessedSlice);
+  connect(live_, &LiveProcessing::centreOn, this, [this](QPointF p) {
+    setCrosshair(QPoint(int(std::lround(p.x())), int(std::lround(p.y()))));
+  });
 
   connect(nav_, &NavigationBar::valueChanged, this, &MainWindow::requestSlice);
   connect(view_, &SliceView::hovered, this, &MainWindow::hoverAt);
@@ -335,6 +342,8 @@ void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
 
 void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceData first) {
   reader_ = std::move(reader);
+  live_->setStack(reader_);
+  live_->sliceRequested(z);
   info_ = reader_->info();
   cache_ = std::make_shared<SliceCache>(cacheBudget_);
   cache_->insert(z, first);
@@ -419,6 +428,7 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
 
 void MainWindow::requestSlice(int z) {
   if (!reader_) return;
+  live_->sliceRequested(z);
   requestedZ_ = z;
   const quint64 generation = ++sliceGeneration_;
   if (SliceData s = cache_->find(z)) {
@@ -481,6 +491,7 @@ void MainWindow::showSlice(int z, SliceData data) {
   updateRegionStats();
   updateOrthoCrosshairs();
   prefetchAround(z);
+  live_->rawSliceShown(z);
   emit sliceShown(z);
 }
 

@@ -29,6 +29,8 @@
 
 namespace stacklens::ui {
 
+class LiveProcessing;  // ui/live_processing.h
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
@@ -75,6 +77,8 @@ class MainWindow : public QMainWindow {
   QString readout() const { return readout_->text(); }
   const RegionStats& regionStats() const { return regionStats_; }
   QComboBox* hduBox() const { return hduBox_; }
+  // Processing while scrubbing: its docks, worker and backends.
+  LiveProcessing* liveProcessing() const { return live_; }
 
  signals:
   void stackOpened(const QString& path);
@@ -169,6 +173,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* yzDock_ = nullptr;
   QDockWidget* histogramDock_ = nullptr;
   QPointer<QWidget> headerDialog_;
+  LiveProcessing* live_ = nullptr;
 };
 
 }  // namespace stacklens::ui

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "render/colormap.h"
+#include "ui/live_processing.h"
 #include "ui/main_window.h"
 
 namespace stacklens::ui {
@@ -82,6 +83,9 @@ void ScrubBenchmark::step() {
   const int cached = std::min(count, frames_);
   int next = (window_->currentZ() + 1) % cached;
   if (count == 1) next = 0;
+  targetZ_ = next;
+  if (live_ && live_->active() && next == window_->navigation()->value())
+    live_->sliceRequested(next);  // the slider cannot move: ask for the slice again
   waiting_ = true;
   stepStartNs_ = clock_.nsecsElapsed();
   timeout_.start();
@@ -93,6 +97,9 @@ void ScrubBenchmark::step() {
 
 void ScrubBenchmark::frameArrived() {
   if (!waiting_) return;
+  // With live processing a slider step is done when its processed slice is on screen.
+  if (live_ && live_->active() && done_ < frames_ && !processedSeen_) return;
+  processedSeen_ = false;
   waiting_ = false;
   timeout_.stop();
   const double ms = (clock_.nsecsElapsed() - stepStartNs_) / 1e6;
@@ -127,10 +134,30 @@ void ScrubBenchmark::finish() {
   o["max_ms"] = round3(sorted.empty() ? 0.0 : sorted.back());
   o["dropped"] = dropped_;
   o["gui_stall_max_ms"] = round3(stallMaxMs_);
+  if (live_ && !processingMs_.empty()) {
+    // How much of the latency is the pipeline itself (read, compute, download on the worker).
+    std::sort(processingMs_.begin(), processingMs_.end());
+    o["processing_p50_ms"] = round3(processingMs_[processingMs_.size() / 2]);
+    o["backend"] = QString::fromStdString(live_->lastResult()->result.backend);
+    o["threads"] = live_->lastResult()->result.threads;
+  }
   o["cpu_ms_per_frame"] = round3(cpuPerFrameMs_);
   o["display_change_p50_ms"] = round3(percentile(display, 0.5));
   o["display_change_p95_ms"] = round3(percentile(display, 0.95));
   emit finished(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
+}
+
+void ScrubBenchmark::setProcessing(LiveProcessing* live) {
+  live_ = live;
+  live_->worker()->setCacheBudget(0);
+  timeout_.setInterval(30000);  // a slow pipeline is slow, not dropped
+  connect(live_, &LiveProcessing::processedPresented, this, [this](int z) {
+    if (!waiting_ || done_ >= frames_ || z != targetZ_) return;
+    processedSeen_ = true;
+    if (auto r = live_->lastResult()) processingMs_.push_back(r->result.totalMs);
+    if (done_ + 1 >= frames_) timeout_.setInterval(500);  // display changes: as without processing
+    frameArrived();
+  });
 }
 
 }  // namespace stacklens::ui

@@ -9,6 +9,7 @@
 namespace stacklens::ui {
 
 class MainWindow;
+class LiveProcessing;
 
 // After the stack is open, reads the slices it will show into the cache (so the figure is
 // that of cached slices), then for each of `frames` steps sets the slider to the next slice
@@ -23,6 +24,9 @@ class ScrubBenchmark : public QObject {
  public:
   ScrubBenchmark(MainWindow* window, int frames, QObject* parent = nullptr);
   void start();  // call once the stack is open
+  // Live processing on: a slider step counts when its processed slice is presented (every
+  // frame is processed: the result cache is switched off for the run).
+  void setProcessing(LiveProcessing* live);
 
  signals:
   void finished(const QString& json);
@@ -46,6 +50,10 @@ class ScrubBenchmark : public QObject {
   QTimer heartbeat_, timeout_;
   qint64 lastBeatNs_ = 0;
   double stallMaxMs_ = 0;
+  LiveProcessing* live_ = nullptr;
+  int targetZ_ = -1;
+  bool processedSeen_ = false;
+  std::vector<double> processingMs_;            // the pipeline's own time per frame
   double cpuStartMs_ = 0, cpuPerFrameMs_ = -1;  // process CPU time over the slider steps
 };
 
