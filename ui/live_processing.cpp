@@ -86,6 +86,9 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
   });
   connect(sources_, &SourcesPanel::sourceActivated, this, &LiveProcessing::centreOn);
 
+  panelTimer_.setSingleShot(true);
+  panelTimer_.setInterval(100);
+  connect(&panelTimer_, &QTimer::timeout, this, &LiveProcessing::updatePanels);
   blink_.setInterval(500);
   connect(&blink_, &QTimer::timeout, this, [this] {
     if (!last_ || last_->z != currentZ_) return;
@@ -212,6 +215,17 @@ void LiveProcessing::resultArrived(const ProcessingResultPtr& result) {
   if (!result || result->z != currentZ_) return;
   last_ = result;
   present(result);
+  const auto& image = result->result.image;
+  emit processedSliceReady(result->z, std::make_shared<const std::vector<float>>(
+                                          image.data(), image.data() + image.shape().count()));
+  // The panels (tables, chart) follow once the slider rests: redrawing them on every frame of a
+  // scrub costs the GUI thread tens of ms under software rendering.
+  panelTimer_.start();
+}
+
+void LiveProcessing::updatePanels() {
+  if (!last_ || last_->z != currentZ_) return;
+  const ProcessingResultPtr result = last_;
   timings_->showResult(result);
   const auto& r = result->result;
   const io::Wcs* wcs = reader_ ? reader_->wcs() : nullptr;
@@ -226,9 +240,6 @@ void LiveProcessing::resultArrived(const ProcessingResultPtr& result) {
     sources_->showBackground(*r.statistics, result->z);
     dock_->showBackground(*r.statistics, result->z);
   }
-  const auto& image = r.image;
-  emit processedSliceReady(result->z, std::make_shared<const std::vector<float>>(
-                                          image.data(), image.data() + image.shape().count()));
 }
 
 void LiveProcessing::present(const ProcessingResultPtr& result) {

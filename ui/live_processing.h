@@ -60,6 +60,7 @@ class LiveProcessing : public QObject {
   void applyBackends();
   void pipelineEdited();
   void resultArrived(const ProcessingResultPtr& result);
+  void updatePanels();
   void present(const ProcessingResultPtr& result);
   void showOn(render::SliceView* view, const compute::Image& image, int z, bool announce);
   void viewModeChanged();
@@ -72,7 +73,7 @@ class LiveProcessing : public QObject {
   TimingPanel* timings_;
   SourcesPanel* sources_;
   ProcessingWorker* worker_;
-  QTimer blink_;
+  QTimer blink_, panelTimer_;
   bool blinkShowsProcessed_ = false;
 
   std::shared_ptr<const io::StackReader> reader_;

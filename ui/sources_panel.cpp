@@ -63,6 +63,8 @@ SourcesPanel::SourcesPanel(QWidget* parent) : QWidget(parent) {
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSortingEnabled(true);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Column widths from the first rows only: measuring thousands of rows per slice stalls the GUI.
+  table_->horizontalHeader()->setResizeContentsPrecision(64);
 
   auto* buttons = new QHBoxLayout();
   auto* csv = new QPushButton(tr("Export CSV…"), this);

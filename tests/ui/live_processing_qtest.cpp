@@ -48,6 +48,8 @@ class LiveProcessingTest : public QObject {
     const auto pixels = ready.first().at(1).value<std::shared_ptr<const std::vector<float>>>();
     QCOMPARE(pixels->size(), size_t(16 * 16));
     QCOMPARE((*pixels)[17], 311.f);  // statistics do not change the image
+    // The panels follow when the slider rests.
+    QTRY_VERIFY(!live.timingPanel()->rows().empty());
     QCOMPARE(live.timingPanel()->rows().front().stage, QString("statistics"));
     QVERIFY(live.sourcesPanel()->background().contains("slice 3"));
   }
