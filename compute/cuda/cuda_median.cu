@@ -1,0 +1,181 @@
+// Median filter and outlier removal on the GPU, 2D per slice with scipy's reflect boundary:
+// 3×3 and 5×5 windows from shared-memory tiles through a forgetful min–max selection network
+// held in registers; larger windows by a 32-step radix (bitwise) selection on ordered keys.
+#include <string>
+
+#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/cuda_kernels.cuh"
+
+namespace stacklens::compute::cuda {
+namespace {
+
+constexpr int kTileX = 32;
+constexpr int kTileY = 8;
+
+// What happens to the median at each pixel: kept as is (median filter) or used to replace the
+// pixel only where it deviates by more than the threshold (outlier removal).
+struct OutlierRule {
+  bool enabled = false;
+  int mode = 0;  // OutlierMode
+  double threshold = 0;
+};
+
+__device__ inline float applyRule(float value, float median, const OutlierRule& rule) {
+  if (!rule.enabled) return median;
+  double d = static_cast<double>(value) - static_cast<double>(median);
+  bool replace = rule.mode == static_cast<int>(OutlierMode::Bright) ? d > rule.threshold
+                 : rule.mode == static_cast<int>(OutlierMode::Dark)
+                     ? -d > rule.threshold
+                     : (d > rule.threshold || -d > rule.threshold);
+  return replace ? median : value;
+}
+
+// Moves the minimum of a[lo..hi] to a[lo] and the maximum to a[hi] (a permutation of them).
+template <int R>
+__device__ inline void minToFrontMaxToBack(float (&a)[R], int lo, int hi) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    if (i > lo && i <= hi) {
+      float x = a[lo], y = a[i];
+      a[lo] = fminf(x, y);
+      a[i] = fmaxf(x, y);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    if (i > lo && i < hi) {
+      float x = a[i], y = a[hi];
+      a[i] = fminf(x, y);
+      a[hi] = fmaxf(x, y);
+    }
+  }
+}
+
+// Forgetful selection: of any N/2+2 values, the smallest and largest cannot be the median of N;
+// drop both, take in the next value, repeat until three remain. Fully unrolled: registers only.
+template <int N>
+__device__ inline float forgetfulMedian(const float (&v)[N]) {
+  constexpr int R = N / 2 + 2;
+  float a[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) a[i] = v[i];
+#pragma unroll
+  for (int k = R; k < N; ++k) {
+    minToFrontMaxToBack<R>(a, k - R, R - 1);
+    a[R - 1] = v[k];
+  }
+  minToFrontMaxToBack<R>(a, N - R, R - 1);
+  return a[N - R + 1];
+}
+
+template <int H>
+__global__ void medianSmall(const float* __restrict__ in, float* __restrict__ out, int64_t ny,
+                            int64_t nx, int64_t z0, OutlierRule rule) {
+  constexpr int W = 2 * H + 1;
+  constexpr int TW = kTileX + 2 * H, TH = kTileY + 2 * H;
+  __shared__ float tile[TH][TW];
+  int64_t z = z0 + blockIdx.z;
+  const float* slice = in + z * ny * nx;
+  int64_t bx = int64_t(blockIdx.x) * kTileX, by = int64_t(blockIdx.y) * kTileY;
+  for (int t = threadIdx.y * kTileX + threadIdx.x; t < TW * TH; t += kTileX * kTileY) {
+    int ty = t / TW, tx = t % TW;
+    int64_t y = reflectIndex(by + ty - H, ny), x = reflectIndex(bx + tx - H, nx);
+    tile[ty][tx] = slice[y * nx + x];
+  }
+  __syncthreads();
+  int64_t x = bx + threadIdx.x, y = by + threadIdx.y;
+  if (x >= nx || y >= ny) return;
+  float v[W * W];
+#pragma unroll
+  for (int dy = 0; dy < W; ++dy)
+#pragma unroll
+    for (int dx = 0; dx < W; ++dx) v[dy * W + dx] = tile[threadIdx.y + dy][threadIdx.x + dx];
+  float med = forgetfulMedian<W * W>(v);
+  int64_t at = z * ny * nx + y * nx + x;
+  out[at] = applyRule(v[H * W + H], med, rule);
+}
+
+// Any odd window: the rank-m key found bit by bit (count of window keys below each candidate).
+__global__ void medianLarge(const float* __restrict__ in, float* __restrict__ out, int64_t ny,
+                            int64_t nx, int64_t z0, int half, OutlierRule rule) {
+  int64_t z = z0 + blockIdx.z;
+  int64_t x = int64_t(blockIdx.x) * kTileX + threadIdx.x;
+  int64_t y = int64_t(blockIdx.y) * kTileY + threadIdx.y;
+  if (x >= nx || y >= ny) return;
+  const float* slice = in + z * ny * nx;
+  int w = 2 * half + 1;
+  int rank = (w * w) / 2;
+  uint32_t prefix = 0;
+  for (int bit = 31; bit >= 0; --bit) {
+    uint32_t candidate = prefix | (1u << bit);
+    int below = 0;
+    for (int dy = -half; dy <= half; ++dy) {
+      const float* row = slice + reflectIndex(y + dy, ny) * nx;
+      for (int dx = -half; dx <= half; ++dx)
+        below += orderedKey(row[reflectIndex(x + dx, nx)]) < candidate;
+    }
+    if (below <= rank) prefix = candidate;
+  }
+  int64_t at = z * ny * nx + y * nx + x;
+  out[at] = applyRule(in[at], keyToFloat(prefix), rule);
+}
+
+Image medianOrOutliers(const ContextPtr& ctx, const Image& input, int size, OutlierRule rule,
+                       const Job& job) {
+  if (input.empty()) throw InvalidArgument("median filter: the image is empty");
+  Image in = onDevice(ctx, input);
+  const Shape s = in.shape();
+  Image out = deviceBuffer<float>(ctx, s);
+  out.spacing = in.spacing;
+  int half = size / 2;
+  dim3 block(kTileX, kTileY);
+  // Slices go in groups (grid z is limited, and cancellation is checked between groups).
+  const int64_t group = 4096;
+  for (int64_t z0 = 0; z0 < s.z; z0 += group) {
+    job.checkCancelled();
+    unsigned nz = static_cast<unsigned>(std::min(group, s.z - z0));
+    dim3 grid(blocksFor(s.x, kTileX), blocksFor(s.y, kTileY), nz);
+    if (size == 1 && !rule.enabled) {
+      SL_CUDA(cudaMemcpyAsync(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice,
+                              ctx->stream()));
+      break;
+    }
+    if (size == 3)
+      medianSmall<1><<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, rule);
+    else if (size == 5)
+      medianSmall<2><<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, rule);
+    else
+      medianLarge<<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, half,
+                                                     rule);
+    SL_LAUNCHED();
+    job.report(double(z0 + nz) / double(s.z));
+  }
+  return out;
+}
+
+}  // namespace
+
+void checkMedianSize(int size) {
+  if (size < 1 || size % 2 == 0)
+    throw InvalidArgument("median size must be a positive odd number (got " + std::to_string(size) +
+                          ")");
+  if (size > 255) throw InvalidArgument("median size must be at most 255");
+}
+
+Image medianFilter(const ContextPtr& ctx, const Image& in, int size, const Job& job) {
+  checkMedianSize(size);
+  return medianOrOutliers(ctx, in, size, OutlierRule{}, job);
+}
+
+Image removeOutliers(const ContextPtr& ctx, const Image& in, const OutlierParams& p,
+                     const Job& job) {
+  checkMedianSize(p.size);
+  if (!(p.threshold >= 0)) throw InvalidArgument("outlier threshold must be zero or positive");
+  OutlierRule rule;
+  rule.enabled = true;
+  rule.mode = static_cast<int>(p.mode);
+  rule.threshold = p.threshold;
+  return medianOrOutliers(ctx, in, p.size, rule, job);
+}
+
+}  // namespace stacklens::compute::cuda

@@ -1,0 +1,276 @@
+// Sigma-clipped statistics on the GPU with astropy's sigma_clip semantics. The kept set is always
+// the finite values inside [lower, upper] (the intersection of every iteration's bounds), so each
+// iteration is: moments (count, sum, sum of squares, min, max) fused with the first digit of an
+// exact radix selection of the median's two middle ranks, two more digit passes, and one small
+// read-back of the scalars from which the host computes the next bounds. Nothing is sorted.
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <cuda/functional>
+
+#include <cmath>
+#include <limits>
+
+#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/cuda_kernels.cuh"
+
+namespace stacklens::compute::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kBins = 2048;  // 11-bit digits: bits 31..21, 20..10, then 10 bits 9..0
+__host__ __device__ constexpr int digitShift(int pass) {
+  return pass == 0 ? 21 : pass == 1 ? 10 : 0;
+}
+__host__ __device__ constexpr int digitBits(int pass) { return pass == 2 ? 10 : 11; }
+
+struct Moments {
+  unsigned long long count;
+  double sum, sumSquares;
+  uint32_t minKey, maxKey;
+};
+
+// Two order statistics found at once: rank[0] = (n−1)/2 and rank[1] = n/2 (equal for odd n).
+struct Selection {
+  uint32_t prefix[2];
+  unsigned long long rank[2];  // rank still to find among values sharing the prefix
+};
+
+struct StatsResult {
+  long long n;
+  double mean, std, median, min, max;
+};
+
+struct Workspace {
+  Moments moments;
+  Selection selection;
+  StatsResult result;
+  uint32_t histogram[2][kBins];
+};
+
+struct IsFinite {
+  __device__ bool operator()(float v) const { return isfinite(v); }
+};
+
+__device__ inline bool inBounds(float v, double lower, double upper) {
+  return double(v) >= lower && double(v) <= upper;
+}
+
+template <int Pass>
+__global__ void countPass(const float* __restrict__ values, int64_t n, double lower, double upper,
+                          Workspace* ws) {
+  __shared__ uint32_t hist[2][kBins];
+  for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&hist[0][0])[i] = 0;
+  __syncthreads();
+  constexpr int shift = digitShift(Pass);
+  constexpr int matchShift = Pass == 0 ? 0 : digitShift(Pass - 1);
+  uint32_t prefix0 = 0, prefix1 = 0;
+  bool same = true;
+  if constexpr (Pass > 0) {
+    prefix0 = ws->selection.prefix[0] >> matchShift;
+    prefix1 = ws->selection.prefix[1] >> matchShift;
+    same = prefix0 == prefix1;
+  }
+  constexpr uint32_t digitMask = (1u << digitBits(Pass)) - 1;
+  unsigned long long count = 0;
+  double sum = 0, sumSquares = 0;
+  uint32_t minKey = 0xffffffffu, maxKey = 0;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    float v = values[i];
+    if (!inBounds(v, lower, upper)) continue;
+    uint32_t key = orderedKey(v);
+    uint32_t digit = (key >> shift) & digitMask;
+    if (Pass == 0) {
+      atomicAdd(&hist[0][digit], 1u);
+      ++count;
+      sum += v;
+      sumSquares += double(v) * v;
+      minKey = min(minKey, key);
+      maxKey = max(maxKey, key);
+    } else {
+      uint32_t high = key >> matchShift;
+      if (high == prefix0) atomicAdd(&hist[0][digit], 1u);
+      if (!same && high == prefix1) atomicAdd(&hist[1][digit], 1u);
+    }
+  }
+  __syncthreads();
+  int histograms = (Pass == 0 || same) ? 1 : 2;
+  for (int h = 0; h < histograms; ++h)
+    for (int i = threadIdx.x; i < kBins; i += blockDim.x)
+      if (hist[h][i]) atomicAdd(&ws->histogram[h][i], hist[h][i]);
+  if (Pass == 0) {
+    using ReduceU = cub::BlockReduce<unsigned long long, kThreads>;
+    using ReduceD = cub::BlockReduce<double, kThreads>;
+    using ReduceK = cub::BlockReduce<uint32_t, kThreads>;
+    __shared__ union {
+      typename ReduceU::TempStorage u;
+      typename ReduceD::TempStorage d;
+      typename ReduceK::TempStorage k;
+    } temp;
+    unsigned long long c = ReduceU(temp.u).Sum(count);
+    __syncthreads();
+    double s = ReduceD(temp.d).Sum(sum);
+    __syncthreads();
+    double s2 = ReduceD(temp.d).Sum(sumSquares);
+    __syncthreads();
+    uint32_t mn = ReduceK(temp.k).Reduce(minKey, ::cuda::minimum<>{});
+    __syncthreads();
+    uint32_t mx = ReduceK(temp.k).Reduce(maxKey, ::cuda::maximum<>{});
+    if (threadIdx.x == 0 && c > 0) {
+      atomicAdd(&ws->moments.count, c);
+      atomicAdd(&ws->moments.sum, s);
+      atomicAdd(&ws->moments.sumSquares, s2);
+      atomicMin(&ws->moments.minKey, mn);
+      atomicMax(&ws->moments.maxKey, mx);
+    }
+  }
+}
+
+// One block: finds, for each of the two ranks, the digit whose bin holds it; narrows the prefix.
+template <int Pass>
+__global__ void chooseDigit(Workspace* ws) {
+  constexpr int kItems = kBins / 1024;
+  using Scan = cub::BlockScan<unsigned long long, 1024>;
+  __shared__ typename Scan::TempStorage temp;
+  Selection& sel = ws->selection;
+  if (Pass == 0) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      unsigned long long n = ws->moments.count;
+      sel.rank[0] = n > 0 ? (n - 1) / 2 : 0;
+      sel.rank[1] = n / 2;
+      sel.prefix[0] = sel.prefix[1] = 0;
+    }
+    __syncthreads();
+  }
+  constexpr int matchShift = Pass == 0 ? 0 : digitShift(Pass - 1);
+  bool same = Pass == 0 || (sel.prefix[0] >> matchShift) == (sel.prefix[1] >> matchShift);
+  for (int s = 0; s < 2; ++s) {
+    const uint32_t* hist = ws->histogram[same ? 0 : s];
+    const unsigned long long rank = sel.rank[s];  // read before any thread updates it
+    unsigned long long items[kItems], inclusive[kItems];
+    for (int k = 0; k < kItems; ++k) items[k] = hist[threadIdx.x * kItems + k];
+    Scan(temp).InclusiveSum(items, inclusive);
+    __syncthreads();
+    for (int k = 0; k < kItems; ++k) {
+      unsigned long long before = inclusive[k] - items[k];
+      if (items[k] > 0 && before <= rank && rank < inclusive[k]) {
+        uint32_t digit = threadIdx.x * kItems + k;
+        sel.prefix[s] |= digit << digitShift(Pass);
+        sel.rank[s] = rank - before;
+      }
+    }
+    __syncthreads();
+  }
+}
+
+__global__ void finishStats(Workspace* ws) {
+  const Moments& m = ws->moments;
+  StatsResult& r = ws->result;
+  r.n = static_cast<long long>(m.count);
+  if (m.count == 0) {
+    r.mean = r.std = r.median = r.min = r.max = 0;
+    return;
+  }
+  double n = double(m.count);
+  r.mean = m.sum / n;
+  double var = m.sumSquares / n - r.mean * r.mean;
+  r.std = var > 0 ? sqrt(var) : 0.0;
+  r.median = 0.5 * (double(keyToFloat(ws->selection.prefix[0])) +
+                    double(keyToFloat(ws->selection.prefix[1])));
+  r.min = keyToFloat(m.minKey);
+  r.max = keyToFloat(m.maxKey);
+}
+
+__global__ void resetWorkspace(Workspace* ws) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 2 * kBins) (&ws->histogram[0][0])[i] = 0;
+  if (i == 0) {
+    ws->moments.count = 0;
+    ws->moments.sum = ws->moments.sumSquares = 0;
+    ws->moments.minKey = 0xffffffffu;
+    ws->moments.maxKey = 0;
+  }
+}
+
+// Clears the histograms between digit passes.
+__global__ void clearHistograms(Workspace* ws) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 2 * kBins) (&ws->histogram[0][0])[i] = 0;
+}
+
+SummaryStats statsInBounds(const ContextPtr& ctx, const float* values, int64_t n, double lower,
+                           double upper, Workspace* ws, StatsResult* host) {
+  cudaStream_t st = ctx->stream();
+  unsigned grid =
+      static_cast<unsigned>(std::min<int64_t>(blocksFor(n, kThreads), int64_t(ctx->smCount()) * 8));
+  if (grid == 0) grid = 1;
+  resetWorkspace<<<blocksFor(2 * kBins, 256), 256, 0, st>>>(ws);
+  countPass<0><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
+  chooseDigit<0><<<1, 1024, 0, st>>>(ws);
+  clearHistograms<<<blocksFor(2 * kBins, 256), 256, 0, st>>>(ws);
+  countPass<1><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
+  chooseDigit<1><<<1, 1024, 0, st>>>(ws);
+  clearHistograms<<<blocksFor(2 * kBins, 256), 256, 0, st>>>(ws);
+  countPass<2><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
+  chooseDigit<2><<<1, 1024, 0, st>>>(ws);
+  finishStats<<<1, 1, 0, st>>>(ws);
+  SL_LAUNCHED();
+  readBack(ctx, host, &ws->result, 1);
+  SummaryStats s;
+  s.n = host->n;
+  s.mean = host->mean;
+  s.std = host->std;
+  s.median = host->median;
+  s.min = host->min;
+  s.max = host->max;
+  return s;
+}
+
+}  // namespace
+
+ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
+                          const ClipParams& p, const Job& job) {
+  if (!(p.kappaLower > 0) || !(p.kappaUpper > 0))
+    throw InvalidArgument("sigma clip: kappa must be positive");
+  // The finite values, compacted once (every later pass reads fewer, contiguous values).
+  DeviceArray<float> finite(ctx, n);
+  DeviceArray<long long> selected(ctx, 1);
+  size_t tempBytes = 0;
+  SL_CUDA(cub::DeviceSelect::If(nullptr, tempBytes, values, finite.get(), selected.get(), n,
+                                IsFinite{}, ctx->stream()));
+  DeviceArray<unsigned char> temp(ctx, tempBytes);
+  SL_CUDA(cub::DeviceSelect::If(temp.get(), tempBytes, values, finite.get(), selected.get(), n,
+                                IsFinite{}, ctx->stream()));
+  long long nFinite = 0;
+  readBack(ctx, &nFinite, selected.get(), 1);
+  DeviceArray<Workspace> ws(ctx, 1);
+  StatsResult host{};
+  const double inf = std::numeric_limits<double>::infinity();
+  double lower = -inf, upper = inf;
+  ClipStats out;
+  out.all = statsInBounds(ctx, finite.get(), nFinite, lower, upper, ws.get(), &host);
+  SummaryStats current = out.all;
+  while (current.n > 0 && (p.maxIterations < 0 || out.iterations < p.maxIterations)) {
+    job.checkCancelled();
+    ++out.iterations;
+    lower = std::max(lower, current.median - p.kappaLower * current.std);
+    upper = std::min(upper, current.median + p.kappaUpper * current.std);
+    SummaryStats next = statsInBounds(ctx, finite.get(), nFinite, lower, upper, ws.get(), &host);
+    bool changed = next.n != current.n;
+    current = next;
+    if (!changed) break;
+  }
+  out.clipped = current;
+  return out;
+}
+
+ClipStats sigmaClip(const ContextPtr& ctx, const Image& input, const ClipParams& p,
+                    const Job& job) {
+  if (input.empty()) throw InvalidArgument("sigma clip: the image is empty");
+  Image in = onDevice(ctx, input);
+  return sigmaClipValues(ctx, in.data(), in.shape().count(), p, job);
+}
+
+}  // namespace stacklens::compute::cuda
