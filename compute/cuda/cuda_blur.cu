@@ -113,8 +113,8 @@ std::vector<float> gaussianWeights(double sigma, int radius) {
 }
 
 template <class T>
-void blurAlong(const ContextPtr& ctx, const T* in, T* out, const Shape& s, int axis,
-               const DeviceArray<float>& w, int radius) {
+void blurAlong(const ContextPtr& ctx, const T* in, T* out, const Shape& s, int axis, const float* w,
+               int radius) {
   int64_t count = s.count();
   size_t weightBytes = ((size_t(2 * radius + 1) * sizeof(float) + 15) / 16) * 16;
   if (axis == 2) {
@@ -124,7 +124,7 @@ void blurAlong(const ContextPtr& ctx, const T* in, T* out, const Shape& s, int a
       int64_t blocks = blocksPerRow * s.y * s.z;
       blurRows<T>
           <<<static_cast<unsigned>(blocks), kRowThreads, weightBytes + tileBytes, ctx->stream()>>>(
-              in, out, s.x, blocksPerRow, w.get(), radius);
+              in, out, s.x, blocksPerRow, w, radius);
       SL_LAUNCHED();
       return;
     }
@@ -133,7 +133,7 @@ void blurAlong(const ContextPtr& ctx, const T* in, T* out, const Shape& s, int a
   int64_t n = axis == 0 ? s.z : axis == 1 ? s.y : s.x;
   int64_t stride = axis == 0 ? s.y * s.x : axis == 1 ? s.x : 1;
   blurAxis<T><<<blocksFor(count, 256), 256, weightBytes, ctx->stream()>>>(in, out, count, n, stride,
-                                                                          w.get(), radius);
+                                                                          w, radius);
   SL_LAUNCHED();
 }
 
@@ -153,11 +153,7 @@ void blurAllAxes(const ContextPtr& ctx, const T* in, T* a, T* b, T** result, con
     int radius = static_cast<int>(p.truncate * sigma + 0.5);
     if (radius > 8192) throw InvalidArgument("gaussian blur: sigma too large (radius > 8192)");
     std::vector<float> hw = gaussianWeights(sigma, radius);
-    DeviceArray<float> w(ctx, hw.size());
-    SL_CUDA(cudaMemcpyAsync(w.get(), hw.data(), hw.size() * sizeof(float), cudaMemcpyHostToDevice,
-                            ctx->stream()));
-    // The pageable copy must finish before hw goes out of scope.
-    SL_CUDA(cudaStreamSynchronize(ctx->stream()));
+    const float* w = ctx->constants(hw);
     T* dst = targets[which];
     blurAlong<T>(ctx, cur, dst, s, axis, w, radius);
     cur = dst;

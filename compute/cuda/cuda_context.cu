@@ -1,5 +1,8 @@
 // The CUDA device context: streams, the stream-ordered memory pool, pinned staging and cuFFT plans.
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -27,8 +30,21 @@ void throwCufft(cufftResult err, const char* what, const char* file, int line) {
 
 namespace {
 
-// The kernel-module version, e.g. "580.159", from the driver's /proc entry.
+// The driver's version, e.g. "580.159.04": from NVML when the driver ships it (loaded at run
+// time, so the program needs no NVML to start), else from the kernel module's /proc entry.
 std::string driverRelease() {
+  if (void* nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    using InitFn = int (*)();
+    using VersionFn = int (*)(char*, unsigned);
+    auto init = reinterpret_cast<InitFn>(dlsym(nvml, "nvmlInit_v2"));
+    auto version = reinterpret_cast<VersionFn>(dlsym(nvml, "nvmlSystemGetDriverVersion"));
+    auto shutdown = reinterpret_cast<InitFn>(dlsym(nvml, "nvmlShutdown"));
+    char text[96] = {0};
+    bool ok = init && version && init() == 0 && version(text, sizeof text) == 0;
+    if (init && shutdown && ok) shutdown();
+    dlclose(nvml);
+    if (ok && text[0]) return text;
+  }
   std::ifstream f("/proc/driver/nvidia/version");
   std::string line;
   if (std::getline(f, line)) {
@@ -77,6 +93,9 @@ Context::~Context() {
     cufftDestroy(p.forward);
     cufftDestroy(p.inverse);
   }
+  for (auto& [shape, area] : workAreas_) cudaFreeAsync(area, stream_);
+  for (auto& [values, p] : constants_) cudaFreeAsync(p, stream_);
+  cudaStreamSynchronize(stream_);
   for (int i = 0; i < 2; ++i) {
     cudaFreeHost(staging_[i]);
     cudaEventDestroy(stagingFree_[i]);
@@ -168,6 +187,21 @@ void Context::dropFftPlans() {
   plans_.clear();
   for (auto& [key, area] : workAreas_) cudaFreeAsync(area, stream_);
   workAreas_.clear();
+}
+
+const float* Context::constants(const std::vector<float>& values) {
+  auto it = constants_.find(values);
+  if (it != constants_.end()) return static_cast<const float*>(it->second);
+  if (constants_.size() >= 64) {
+    for (auto& [v, p] : constants_) release(p);
+    constants_.clear();
+  }
+  void* p = allocate(std::max<size_t>(values.size(), 1) * sizeof(float));
+  // From pageable memory the copy is staged before the call returns.
+  SL_CUDA(cudaMemcpyAsync(p, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice,
+                          stream_));
+  constants_[values] = p;
+  return static_cast<const float*>(p);
 }
 
 void Context::upload(void* dst, const void* src, size_t bytes) {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "compute/backend.h"
 #include "compute/image.h"
@@ -85,6 +86,10 @@ class Context {
   FftPlans& fftPlans(int64_t nz, int64_t ny, int64_t nx);
   void dropFftPlans();
 
+  // A device copy of small constant data (filter taps), made once per distinct content and kept
+  // for the context's life, so repeated calls (slider steps) upload nothing.
+  const float* constants(const std::vector<float>& values);
+
   // Host ↔ device copies through pinned, double-buffered staging (overlapping the host-side
   // copy of one chunk with the DMA of the previous); ordered on stream().
   void upload(void* dst, const void* src, size_t bytes);
@@ -100,6 +105,7 @@ class Context {
   std::string name_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, FftPlans> plans_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, void*> workAreas_;
+  std::map<std::vector<float>, void*> constants_;
   static constexpr size_t kStagingBytes = size_t(16) << 20;
   void* staging_[2] = {nullptr, nullptr};
   cudaEvent_t stagingFree_[2] = {nullptr, nullptr};

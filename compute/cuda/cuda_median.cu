@@ -1,6 +1,7 @@
 // Median filter and outlier removal on the GPU, 2D per slice with scipy's reflect boundary:
 // 3×3 and 5×5 windows from shared-memory tiles through a forgetful min–max selection network
 // held in registers; larger windows by a 32-step radix (bitwise) selection on ordered keys.
+#include <cmath>
 #include <string>
 
 #include "compute/cuda/cuda_context.cuh"
@@ -30,23 +31,33 @@ __device__ inline float applyRule(float value, float median, const OutlierRule& 
   return replace ? median : value;
 }
 
+// Signed keys in the CPU backend's total order: -0 just below +0, every NaN made the canonical
+// quiet NaN, which ranks above +Inf. The map is its own inverse.
+__device__ inline int32_t totalOrderKey(float v) {
+  int32_t b = isnan(v) ? 0x7fc00000 : __float_as_int(v);
+  return b ^ ((b >> 31) & 0x7fffffff);
+}
+__device__ inline float totalOrderValue(int32_t k) {
+  return __int_as_float(k ^ ((k >> 31) & 0x7fffffff));
+}
+
 // Moves the minimum of a[lo..hi] to a[lo] and the maximum to a[hi] (a permutation of them).
 template <int R>
-__device__ inline void minToFrontMaxToBack(float (&a)[R], int lo, int hi) {
+__device__ inline void minToFrontMaxToBack(int32_t (&a)[R], int lo, int hi) {
 #pragma unroll
   for (int i = 0; i < R; ++i) {
     if (i > lo && i <= hi) {
-      float x = a[lo], y = a[i];
-      a[lo] = fminf(x, y);
-      a[i] = fmaxf(x, y);
+      int32_t x = a[lo], y = a[i];
+      a[lo] = min(x, y);
+      a[i] = max(x, y);
     }
   }
 #pragma unroll
   for (int i = 0; i < R; ++i) {
     if (i > lo && i < hi) {
-      float x = a[i], y = a[hi];
-      a[i] = fminf(x, y);
-      a[hi] = fmaxf(x, y);
+      int32_t x = a[i], y = a[hi];
+      a[i] = min(x, y);
+      a[hi] = max(x, y);
     }
   }
 }
@@ -54,9 +65,9 @@ __device__ inline void minToFrontMaxToBack(float (&a)[R], int lo, int hi) {
 // Forgetful selection: of any N/2+2 values, the smallest and largest cannot be the median of N;
 // drop both, take in the next value, repeat until three remain. Fully unrolled: registers only.
 template <int N>
-__device__ inline float forgetfulMedian(const float (&v)[N]) {
+__device__ inline int32_t forgetfulMedian(const int32_t (&v)[N]) {
   constexpr int R = N / 2 + 2;
-  float a[R];
+  int32_t a[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) a[i] = v[i];
 #pragma unroll
@@ -73,26 +84,31 @@ __global__ void medianSmall(const float* __restrict__ in, float* __restrict__ ou
                             int64_t nx, int64_t z0, OutlierRule rule) {
   constexpr int W = 2 * H + 1;
   constexpr int TW = kTileX + 2 * H, TH = kTileY + 2 * H;
-  __shared__ float tile[TH][TW];
+  __shared__ int32_t tile[TH][TW];
   int64_t z = z0 + blockIdx.z;
   const float* slice = in + z * ny * nx;
   int64_t bx = int64_t(blockIdx.x) * kTileX, by = int64_t(blockIdx.y) * kTileY;
   for (int t = threadIdx.y * kTileX + threadIdx.x; t < TW * TH; t += kTileX * kTileY) {
     int ty = t / TW, tx = t % TW;
     int64_t y = reflectIndex(by + ty - H, ny), x = reflectIndex(bx + tx - H, nx);
-    tile[ty][tx] = slice[y * nx + x];
+    tile[ty][tx] = totalOrderKey(slice[y * nx + x]);
   }
   __syncthreads();
   int64_t x = bx + threadIdx.x, y = by + threadIdx.y;
   if (x >= nx || y >= ny) return;
-  float v[W * W];
+  int32_t v[W * W];
 #pragma unroll
   for (int dy = 0; dy < W; ++dy)
 #pragma unroll
     for (int dx = 0; dx < W; ++dx) v[dy * W + dx] = tile[threadIdx.y + dy][threadIdx.x + dx];
-  float med = forgetfulMedian<W * W>(v);
+  float med = totalOrderValue(forgetfulMedian<W * W>(v));
   int64_t at = z * ny * nx + y * nx + x;
-  out[at] = applyRule(v[H * W + H], med, rule);
+  out[at] = applyRule(slice[y * nx + x], med, rule);
+}
+
+// orderedKey with every NaN made the canonical quiet NaN (the same total order as above).
+__device__ inline uint32_t canonicalKey(float v) {
+  return orderedKey(isnan(v) ? __int_as_float(0x7fc00000) : v);
 }
 
 // Any odd window: the rank-m key found bit by bit (count of window keys below each candidate).
@@ -112,7 +128,7 @@ __global__ void medianLarge(const float* __restrict__ in, float* __restrict__ ou
     for (int dy = -half; dy <= half; ++dy) {
       const float* row = slice + reflectIndex(y + dy, ny) * nx;
       for (int dx = -half; dx <= half; ++dx)
-        below += orderedKey(row[reflectIndex(x + dx, nx)]) < candidate;
+        below += canonicalKey(row[reflectIndex(x + dx, nx)]) < candidate;
     }
     if (below <= rank) prefix = candidate;
   }
@@ -170,7 +186,8 @@ Image medianFilter(const ContextPtr& ctx, const Image& in, int size, const Job& 
 Image removeOutliers(const ContextPtr& ctx, const Image& in, const OutlierParams& p,
                      const Job& job) {
   checkMedianSize(p.size);
-  if (!(p.threshold >= 0)) throw InvalidArgument("outlier threshold must be zero or positive");
+  if (!(p.threshold >= 0) || !std::isfinite(p.threshold))
+    throw InvalidArgument("outlier threshold must be finite and >= 0");
   OutlierRule rule;
   rule.enabled = true;
   rule.mode = static_cast<int>(p.mode);

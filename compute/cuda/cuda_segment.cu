@@ -197,7 +197,7 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
     src.label = static_cast<int32_t>(k + 1);
     src.npix = static_cast<int64_t>(h.npix);
     src.flux = h.flux;
-    if (h.flux != 0) {
+    if (h.flux > 0) {  // else the unweighted mean position (as the CPU backend)
       src.centroidX = h.fluxX / h.flux;
       src.centroidY = h.fluxY / h.flux;
     } else {

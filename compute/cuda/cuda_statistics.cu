@@ -56,6 +56,14 @@ __device__ inline bool inBounds(float v, double lower, double upper) {
   return double(v) >= lower && double(v) <= upper;
 }
 
+// Lanes with the same bin add together: one shared atomic per distinct bin in the warp, which
+// matters because most values share a few top-digit bins.
+__device__ inline void addToBin(uint32_t* hist, bool valid, uint32_t digit) {
+  uint32_t tag = valid ? digit : 0xffffffffu;
+  unsigned peers = __match_any_sync(0xffffffffu, tag);
+  if (valid && int(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[digit], __popc(peers));
+}
+
 template <int Pass>
 __global__ void countPass(const float* __restrict__ values, int64_t n, double lower, double upper,
                           Workspace* ws) {
@@ -75,23 +83,32 @@ __global__ void countPass(const float* __restrict__ values, int64_t n, double lo
   unsigned long long count = 0;
   double sum = 0, sumSquares = 0;
   uint32_t minKey = 0xffffffffu, maxKey = 0;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    float v = values[i];
-    if (!inBounds(v, lower, upper)) continue;
-    uint32_t key = orderedKey(v);
+  // Whole warps go round together (the bins are counted with warp-aggregated atomics).
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t base = int64_t(blockIdx.x) * blockDim.x; base < n; base += stride) {
+    int64_t i = base + threadIdx.x;
+    bool valid = false;
+    float v = 0.f;
+    uint32_t key = 0;
+    if (i < n) {
+      v = values[i];
+      valid = inBounds(v, lower, upper);
+      key = orderedKey(v);
+    }
     uint32_t digit = (key >> shift) & digitMask;
-    if (Pass == 0) {
-      atomicAdd(&hist[0][digit], 1u);
-      ++count;
-      sum += v;
-      sumSquares += double(v) * v;
-      minKey = min(minKey, key);
-      maxKey = max(maxKey, key);
+    if constexpr (Pass == 0) {
+      addToBin(hist[0], valid, digit);
+      if (valid) {
+        ++count;
+        sum += v;
+        sumSquares += double(v) * v;
+        minKey = min(minKey, key);
+        maxKey = max(maxKey, key);
+      }
     } else {
       uint32_t high = key >> matchShift;
-      if (high == prefix0) atomicAdd(&hist[0][digit], 1u);
-      if (!same && high == prefix1) atomicAdd(&hist[1][digit], 1u);
+      addToBin(hist[0], valid && high == prefix0, digit);
+      if (!same) addToBin(hist[1], valid && high == prefix1, digit);
     }
   }
   __syncthreads();
@@ -128,10 +145,12 @@ __global__ void countPass(const float* __restrict__ values, int64_t n, double lo
 }
 
 // One block: finds, for each of the two ranks, the digit whose bin holds it; narrows the prefix.
+constexpr int kChooseThreads = 256;
+
 template <int Pass>
-__global__ void chooseDigit(Workspace* ws) {
-  constexpr int kItems = kBins / 1024;
-  using Scan = cub::BlockScan<unsigned long long, 1024>;
+__global__ void __launch_bounds__(kChooseThreads) chooseDigit(Workspace* ws) {
+  constexpr int kItems = kBins / kChooseThreads;
+  using Scan = cub::BlockScan<unsigned long long, kChooseThreads>;
   __shared__ typename Scan::TempStorage temp;
   Selection& sel = ws->selection;
   if (Pass == 0) {
@@ -163,6 +182,8 @@ __global__ void chooseDigit(Workspace* ws) {
     }
     __syncthreads();
   }
+  // The next digit pass starts from empty histograms.
+  for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&ws->histogram[0][0])[i] = 0;
 }
 
 __global__ void finishStats(Workspace* ws) {
@@ -194,12 +215,6 @@ __global__ void resetWorkspace(Workspace* ws) {
   }
 }
 
-// Clears the histograms between digit passes.
-__global__ void clearHistograms(Workspace* ws) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < 2 * kBins) (&ws->histogram[0][0])[i] = 0;
-}
-
 SummaryStats statsInBounds(const ContextPtr& ctx, const float* values, int64_t n, double lower,
                            double upper, Workspace* ws, StatsResult* host) {
   cudaStream_t st = ctx->stream();
@@ -208,13 +223,11 @@ SummaryStats statsInBounds(const ContextPtr& ctx, const float* values, int64_t n
   if (grid == 0) grid = 1;
   resetWorkspace<<<blocksFor(2 * kBins, 256), 256, 0, st>>>(ws);
   countPass<0><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
-  chooseDigit<0><<<1, 1024, 0, st>>>(ws);
-  clearHistograms<<<blocksFor(2 * kBins, 256), 256, 0, st>>>(ws);
+  chooseDigit<0><<<1, kChooseThreads, 0, st>>>(ws);
   countPass<1><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
-  chooseDigit<1><<<1, 1024, 0, st>>>(ws);
-  clearHistograms<<<blocksFor(2 * kBins, 256), 256, 0, st>>>(ws);
+  chooseDigit<1><<<1, kChooseThreads, 0, st>>>(ws);
   countPass<2><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
-  chooseDigit<2><<<1, 1024, 0, st>>>(ws);
+  chooseDigit<2><<<1, kChooseThreads, 0, st>>>(ws);
   finishStats<<<1, 1, 0, st>>>(ws);
   SL_LAUNCHED();
   readBack(ctx, host, &ws->result, 1);
@@ -232,8 +245,9 @@ SummaryStats statsInBounds(const ContextPtr& ctx, const float* values, int64_t n
 
 ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
                           const ClipParams& p, const Job& job) {
-  if (!(p.kappaLower > 0) || !(p.kappaUpper > 0))
-    throw InvalidArgument("sigma clip: kappa must be positive");
+  if (!(p.kappaLower >= 0) || !(p.kappaUpper >= 0) || !std::isfinite(p.kappaLower) ||
+      !std::isfinite(p.kappaUpper))
+    throw InvalidArgument("sigma_clip: kappa must be finite and >= 0");
   // The finite values, compacted once (every later pass reads fewer, contiguous values).
   DeviceArray<float> finite(ctx, n);
   DeviceArray<long long> selected(ctx, 1);
@@ -252,23 +266,31 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   ClipStats out;
   out.all = statsInBounds(ctx, finite.get(), nFinite, lower, upper, ws.get(), &host);
   SummaryStats current = out.all;
-  while (current.n > 0 && (p.maxIterations < 0 || out.iterations < p.maxIterations)) {
-    job.checkCancelled();
+  // As astropy (and the CPU backend): maxIterations <= 0 means until nothing changes; the last
+  // iteration, which removed nothing, counts.
+  while (p.maxIterations <= 0 || out.iterations < p.maxIterations) {
     ++out.iterations;
+    if (current.n == 0) break;
+    job.checkCancelled();
     lower = std::max(lower, current.median - p.kappaLower * current.std);
     upper = std::min(upper, current.median + p.kappaUpper * current.std);
-    SummaryStats next = statsInBounds(ctx, finite.get(), nFinite, lower, upper, ws.get(), &host);
+    SummaryStats next =
+        lower <= upper ? statsInBounds(ctx, finite.get(), nFinite, lower, upper, ws.get(), &host)
+                       : SummaryStats{};
     bool changed = next.n != current.n;
     current = next;
     if (!changed) break;
   }
   out.clipped = current;
+  // An empty set has NaN statistics (as the CPU backend).
+  for (SummaryStats* st : {&out.all, &out.clipped})
+    if (st->n == 0) st->mean = st->median = st->std = st->min = st->max = std::nan("");
   return out;
 }
 
 ClipStats sigmaClip(const ContextPtr& ctx, const Image& input, const ClipParams& p,
                     const Job& job) {
-  if (input.empty()) throw InvalidArgument("sigma clip: the image is empty");
+  if (input.empty()) throw InvalidArgument("sigma_clip: the image is empty");
   Image in = onDevice(ctx, input);
   return sigmaClipValues(ctx, in.data(), in.shape().count(), p, job);
 }
