@@ -1,6 +1,7 @@
 // Gaussian blur on the GPU: one separable pass per axis (x through shared-memory row tiles, y and z
 // straight from global memory, coalesced along x), scipy's reflect boundary, optional NaN-aware
 // normalised convolution.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -34,26 +35,26 @@ __device__ inline float2 zero<float2>() {
 // Along x: a block covers kRowTile outputs of one row; the row segment plus its halo (reflected
 // at the row ends) is staged in shared memory once and read 2r+1 times.
 template <class T>
-__global__ void blurRows(const T* __restrict__ in, T* __restrict__ out, int64_t nx,
-                         int64_t blocksPerRow, const float* __restrict__ weights, int radius) {
+__global__ void blurRows(const T* __restrict__ in, T* __restrict__ out, int nx, int ny, int z0,
+                         const float* __restrict__ weights, int radius) {
   extern __shared__ unsigned char shared[];
   float* w = reinterpret_cast<float*>(shared);
   int taps = 2 * radius + 1;
   T* tile = reinterpret_cast<T*>(shared + ((taps * sizeof(float) + 15) / 16) * 16);
-  int64_t row = blockIdx.x / blocksPerRow;
-  int64_t x0 = (blockIdx.x % blocksPerRow) * kRowTile;
+  int64_t row = (int64_t(z0) + blockIdx.z) * ny + blockIdx.y;
+  int x0 = blockIdx.x * kRowTile;
   const T* src = in + row * nx;
   for (int i = threadIdx.x; i < taps; i += blockDim.x) w[i] = weights[i];
   int span = kRowTile + 2 * radius;
   for (int i = threadIdx.x; i < span; i += blockDim.x) {
-    int64_t x = x0 - radius + i;
-    tile[i] = src[reflectIndex(x, nx)];
+    int x = x0 - radius + i;
+    tile[i] = src[(x >= 0 && x < nx) ? x : reflectIndex(x, nx)];
   }
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < kRowOutputsPerThread; ++k) {
     int local = threadIdx.x + k * kRowThreads;
-    int64_t x = x0 + local;
+    int x = x0 + local;
     if (x >= nx) break;
     T acc = zero<T>();
     for (int d = 0; d < taps; ++d) acc += w[d] * tile[local + d];
@@ -61,19 +62,22 @@ __global__ void blurRows(const T* __restrict__ in, T* __restrict__ out, int64_t 
   }
 }
 
-// Along an axis of length n and stride `stride` (y: nx, z: ny·nx; x for radii too large for a
-// row tile: 1). Neighbouring threads differ in x, so every tap's loads are coalesced.
+// Along y or z (or x for radii too large for a row tile): one thread per output, neighbouring
+// threads along x, so every tap's loads are coalesced; n and stride are the axis' length and
+// element distance.
 template <class T>
-__global__ void blurAxis(const T* __restrict__ in, T* __restrict__ out, int64_t count, int64_t n,
-                         int64_t stride, const float* __restrict__ weights, int radius) {
+__global__ void blurAxis(const T* __restrict__ in, T* __restrict__ out, int nx, int ny, int z0,
+                         int axis, int n, int64_t stride, const float* __restrict__ weights,
+                         int radius) {
   extern __shared__ unsigned char shared[];
   float* w = reinterpret_cast<float*>(shared);
   int taps = 2 * radius + 1;
   for (int i = threadIdx.x; i < taps; i += blockDim.x) w[i] = weights[i];
   __syncthreads();
-  int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (idx >= count) return;
-  int64_t i = (idx / stride) % n;
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = z0 + blockIdx.z;
+  if (x >= nx) return;
+  int64_t idx = (int64_t(z) * ny + y) * nx + x;
+  int i = axis == 2 ? x : axis == 1 ? y : z;
   const T* base = in + (idx - i * stride);
   T acc = zero<T>();
   if (i >= radius && i + radius < n) {
@@ -115,26 +119,27 @@ std::vector<float> gaussianWeights(double sigma, int radius) {
 template <class T>
 void blurAlong(const ContextPtr& ctx, const T* in, T* out, const Shape& s, int axis, const float* w,
                int radius) {
-  int64_t count = s.count();
   size_t weightBytes = ((size_t(2 * radius + 1) * sizeof(float) + 15) / 16) * 16;
-  if (axis == 2) {
-    size_t tileBytes = (kRowTile + 2 * size_t(radius)) * sizeof(T);
-    if (weightBytes + tileBytes <= 48 * 1024) {
-      int64_t blocksPerRow = (s.x + kRowTile - 1) / kRowTile;
-      int64_t blocks = blocksPerRow * s.y * s.z;
-      blurRows<T>
-          <<<static_cast<unsigned>(blocks), kRowThreads, weightBytes + tileBytes, ctx->stream()>>>(
-              in, out, s.x, blocksPerRow, w, radius);
-      SL_LAUNCHED();
-      return;
+  for (int64_t z0 = 0; z0 < s.z; z0 += 65535) {
+    unsigned nz = static_cast<unsigned>(std::min<int64_t>(65535, s.z - z0));
+    if (axis == 2) {
+      size_t tileBytes = (kRowTile + 2 * size_t(radius)) * sizeof(T);
+      if (weightBytes + tileBytes <= 48 * 1024) {
+        dim3 grid(blocksFor(s.x, kRowTile), static_cast<unsigned>(s.y), nz);
+        blurRows<T><<<grid, kRowThreads, weightBytes + tileBytes, ctx->stream()>>>(
+            in, out, int(s.x), int(s.y), int(z0), w, radius);
+        SL_LAUNCHED();
+        continue;
+      }
     }
+    if (weightBytes > 48 * 1024) throw InvalidArgument("gaussian blur: kernel radius too large");
+    int64_t n = axis == 0 ? s.z : axis == 1 ? s.y : s.x;
+    int64_t stride = axis == 0 ? s.y * s.x : axis == 1 ? s.x : 1;
+    dim3 grid(blocksFor(s.x, 256), static_cast<unsigned>(s.y), nz);
+    blurAxis<T><<<grid, 256, weightBytes, ctx->stream()>>>(in, out, int(s.x), int(s.y), int(z0),
+                                                           axis, int(n), stride, w, radius);
+    SL_LAUNCHED();
   }
-  if (weightBytes > 48 * 1024) throw InvalidArgument("gaussian blur: kernel radius too large");
-  int64_t n = axis == 0 ? s.z : axis == 1 ? s.y : s.x;
-  int64_t stride = axis == 0 ? s.y * s.x : axis == 1 ? s.x : 1;
-  blurAxis<T><<<blocksFor(count, 256), 256, weightBytes, ctx->stream()>>>(in, out, count, n, stride,
-                                                                          w, radius);
-  SL_LAUNCHED();
 }
 
 template <class T>
@@ -169,6 +174,8 @@ Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& 
     throw InvalidArgument("gaussian blur: sigma must be positive (sigma z may be 0 for 2D)");
   if (!(p.truncate > 0)) throw InvalidArgument("gaussian blur: truncate must be positive");
   if (input.empty()) throw InvalidArgument("gaussian blur: the image is empty");
+  if (input.shape().y > 65535 || input.shape().x > INT32_MAX / 2 || input.shape().z > INT32_MAX / 2)
+    throw InvalidArgument("gaussian blur: images taller than 65535 rows are not supported");
   Image in = onDevice(ctx, input);
   const Shape s = in.shape();
   const int64_t count = s.count();

@@ -111,6 +111,54 @@ __device__ inline uint32_t canonicalKey(float v) {
   return orderedKey(isnan(v) ? __int_as_float(0x7fc00000) : v);
 }
 
+__device__ inline void sort3(int32_t& a, int32_t& b, int32_t& c) {
+  int32_t lo = min(a, b), hi = max(a, b);
+  a = min(lo, c);
+  int32_t t = max(lo, c);
+  b = min(t, hi);
+  c = max(t, hi);
+}
+__device__ inline int32_t median3(int32_t a, int32_t b, int32_t c) {
+  return max(min(a, b), min(max(a, b), c));
+}
+
+constexpr int kStripThreads = 128;
+constexpr int kStripRows = 16;
+
+// 3×3: each thread walks down a column, keeping the sorted row triples of the last three rows;
+// the median of nine is med3(max of the lows, med3 of the middles, min of the highs), so each
+// output costs one new triple sort and a few min/max.
+__global__ void median3x3(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
+                          int z0, OutlierRule rule) {
+  int x = blockIdx.x * kStripThreads + threadIdx.x;
+  if (x >= nx) return;
+  int y0 = blockIdx.y * kStripRows;
+  int64_t z = int64_t(z0) + blockIdx.z;
+  const float* slice = in + z * ny * nx;
+  int xl = x > 0 ? x - 1 : int(reflectIndex(x - 1, nx));
+  int xr = x + 1 < nx ? x + 1 : int(reflectIndex(x + 1, nx));
+  auto triple = [&](int y, int32_t& lo, int32_t& mid, int32_t& hi) {
+    int yy = (y >= 0 && y < ny) ? y : int(reflectIndex(y, ny));
+    const float* row = slice + int64_t(yy) * nx;
+    lo = totalOrderKey(__ldg(row + xl));
+    mid = totalOrderKey(__ldg(row + x));
+    hi = totalOrderKey(__ldg(row + xr));
+    sort3(lo, mid, hi);
+  };
+  int32_t l0, m0, h0, l1, m1, h1, l2, m2, h2;
+  triple(y0 - 1, l0, m0, h0);
+  triple(y0, l1, m1, h1);
+  int yEnd = min(ny, y0 + kStripRows);
+  for (int y = y0; y < yEnd; ++y) {
+    triple(y + 1, l2, m2, h2);
+    int32_t m = median3(max(max(l0, l1), l2), median3(m0, m1, m2), min(min(h0, h1), h2));
+    int64_t at = int64_t(y) * nx + x;
+    out[z * ny * nx + at] = applyRule(slice[at], totalOrderValue(m), rule);
+    l0 = l1, m0 = m1, h0 = h1;
+    l1 = l2, m1 = m2, h1 = h2;
+  }
+}
+
 // Any odd window: the rank-m key found bit by bit (count of window keys below each candidate).
 __global__ void medianLarge(const float* __restrict__ in, float* __restrict__ out, int64_t ny,
                             int64_t nx, int64_t z0, int half, OutlierRule rule) {
@@ -139,6 +187,8 @@ __global__ void medianLarge(const float* __restrict__ in, float* __restrict__ ou
 Image medianOrOutliers(const ContextPtr& ctx, const Image& input, int size, OutlierRule rule,
                        const Job& job) {
   if (input.empty()) throw InvalidArgument("median filter: the image is empty");
+  if (input.shape().y > INT32_MAX / 2 || input.shape().x > INT32_MAX / 2)
+    throw InvalidArgument("median filter: the slices are too large");
   Image in = onDevice(ctx, input);
   const Shape s = in.shape();
   Image out = deviceBuffer<float>(ctx, s);
@@ -146,7 +196,7 @@ Image medianOrOutliers(const ContextPtr& ctx, const Image& input, int size, Outl
   int half = size / 2;
   dim3 block(kTileX, kTileY);
   // Slices go in groups (grid z is limited, and cancellation is checked between groups).
-  const int64_t group = 4096;
+  const int64_t group = 65535;
   for (int64_t z0 = 0; z0 < s.z; z0 += group) {
     job.checkCancelled();
     unsigned nz = static_cast<unsigned>(std::min(group, s.z - z0));
@@ -156,9 +206,11 @@ Image medianOrOutliers(const ContextPtr& ctx, const Image& input, int size, Outl
                               ctx->stream()));
       break;
     }
-    if (size == 3)
-      medianSmall<1><<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, rule);
-    else if (size == 5)
+    if (size == 3) {
+      dim3 strips(blocksFor(s.x, kStripThreads), blocksFor(s.y, kStripRows), nz);
+      median3x3<<<strips, kStripThreads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
+                                                             int(s.x), int(z0), rule);
+    } else if (size == 5)
       medianSmall<2><<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, rule);
     else
       medianLarge<<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, half,

@@ -17,7 +17,7 @@
 namespace stacklens::compute::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 512;
 constexpr int kBins = 2048;  // 11-bit digits: bits 31..21, 20..10, then 10 bits 9..0
 __host__ __device__ constexpr int digitShift(int pass) {
   return pass == 0 ? 21 : pass == 1 ? 10 : 0;
