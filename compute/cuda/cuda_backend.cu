@@ -2,6 +2,7 @@
 // the device runs out of memory.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -31,14 +32,16 @@ class CudaBackend final : public Backend {
   void synchronize() override { SL_CUDA(cudaStreamSynchronize(ctx_->stream())); }
 
   Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job) override {
-    return guarded(
-        "gaussian blur", [&] { return cuda::gaussianBlur(ctx_, in, p, job); },
+    return guardedSlices(
+        "gaussian blur", in, p.sigmaZ <= 0,
+        [&](const Image& part) { return cuda::gaussianBlur(ctx_, part, p, job); },
         [&](Backend& cpu) { return cpu.gaussianBlur(download(in), p, job); });
   }
   Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                        const Job& job) override {
-    return guarded(
-        "Richardson-Lucy", [&] { return cuda::richardsonLucy(ctx_, in, psf, p, job); },
+    return guardedSlices(
+        "Richardson-Lucy", in, !p.threeD,
+        [&](const Image& part) { return cuda::richardsonLucy(ctx_, part, psf, p, job); },
         [&](Backend& cpu) { return cpu.richardsonLucy(download(in), download(psf), p, job); });
   }
   ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job) override {
@@ -52,13 +55,15 @@ class CudaBackend final : public Backend {
         [&](Backend& cpu) { return cpu.segment(download(in), p, job); });
   }
   Image medianFilter(const Image& in, int size, const Job& job) override {
-    return guarded(
-        "median filter", [&] { return cuda::medianFilter(ctx_, in, size, job); },
+    return guardedSlices(
+        "median filter", in, true,
+        [&](const Image& part) { return cuda::medianFilter(ctx_, part, size, job); },
         [&](Backend& cpu) { return cpu.medianFilter(download(in), size, job); });
   }
   Image removeOutliers(const Image& in, const OutlierParams& p, const Job& job) override {
-    return guarded(
-        "outlier removal", [&] { return cuda::removeOutliers(ctx_, in, p, job); },
+    return guardedSlices(
+        "outlier removal", in, true,
+        [&](const Image& part) { return cuda::removeOutliers(ctx_, part, p, job); },
         [&](Backend& cpu) { return cpu.removeOutliers(download(in), p, job); });
   }
   Image resample(const Image& in, const ResampleParams& p, const Job& job) override {
@@ -92,11 +97,61 @@ class CudaBackend final : public Backend {
     try {
       return gpu();
     } catch (const cuda::DeviceOutOfMemory& e) {
-      std::fprintf(stderr, "stacklens: %s does not fit on the GPU (%s); running it on the CPU\n",
-                   opName(what), e.what());
-      if (!cpuFallback_) cpuFallback_ = makeCpuBackend();
-      return cpu(*cpuFallback_);
+      return fallBack(what, e.what(), cpu);
     }
+  }
+
+  // For operations that work slice by slice: when the whole stack does not fit, retries on
+  // groups of slices (halving the group until it fits; results gathered on the host), and only
+  // then falls back to the CPU.
+  template <class Gpu, class Cpu>
+  Image guardedSlices(const char* what, const Image& in, bool sliceWise, Gpu gpu, Cpu cpu) {
+    try {
+      return gpu(in);
+    } catch (const cuda::DeviceOutOfMemory& e) {
+      if (!sliceWise || in.shape().z < 2) return fallBack(what, e.what(), cpu);
+      std::fprintf(stderr,
+                   "stacklens: %s does not fit on the GPU in one piece (%s); splitting "
+                   "the stack into groups of slices\n",
+                   opName(what), e.what());
+      try {
+        return inSliceGroups(in, gpu);
+      } catch (const cuda::DeviceOutOfMemory& again) {
+        return fallBack(what, again.what(), cpu);
+      }
+    }
+  }
+
+  template <class Gpu>
+  Image inSliceGroups(const Image& input, Gpu gpu) {
+    const Shape s = input.shape();
+    Image in = downloadAny(input);
+    Image out = Image::host(s);
+    out.spacing = in.spacing;
+    int64_t group = (s.z + 1) / 2;
+    for (int64_t z0 = 0; z0 < s.z;) {
+      int64_t g = std::min(group, s.z - z0);
+      Image part(Shape{g, s.y, s.x}, Location::Host,
+                 std::shared_ptr<float>(in.data() + z0 * s.sliceCount(), [keep = in](float*) {}));
+      part.spacing = in.spacing;
+      try {
+        Image r = downloadAny(gpu(part));
+        std::copy(r.data(), r.data() + r.shape().count(), out.data() + z0 * s.sliceCount());
+        z0 += g;
+      } catch (const cuda::DeviceOutOfMemory&) {
+        if (g == 1) throw;
+        group = (g + 1) / 2;
+      }
+    }
+    return out;
+  }
+
+  template <class Cpu>
+  auto fallBack(const char* what, const char* why, Cpu cpu) {
+    std::fprintf(stderr, "stacklens: %s does not fit on the GPU (%s); running it on the CPU\n",
+                 opName(what), why);
+    if (!cpuFallback_) cpuFallback_ = makeCpuBackend();
+    return cpu(*cpuFallback_);
   }
 
   cuda::ContextPtr ctx_;

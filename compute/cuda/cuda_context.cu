@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -80,6 +81,12 @@ Context::Context() {
   size_t freeBytes = 0, totalBytes = 0;
   SL_CUDA(cudaMemGetInfo(&freeBytes, &totalBytes));
   budget_ = freeBytes / 10 * 8;
+  // A smaller budget on request (to leave room for other programs, and to test the splitting).
+  if (const char* mb = std::getenv("STACKLENS_CUDA_BUDGET_MB")) {
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(mb, &end, 10);
+    if (end && *end == '\0' && v > 0) budget_ = std::min<size_t>(budget_, size_t(v) << 20);
+  }
   for (int i = 0; i < 2; ++i) {
     SL_CUDA(cudaMallocHost(&staging_[i], kStagingBytes));
     SL_CUDA(cudaEventCreateWithFlags(&stagingFree_[i], cudaEventDisableTiming));

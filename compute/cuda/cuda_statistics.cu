@@ -42,6 +42,7 @@ struct StatsResult {
 };
 
 struct Workspace {
+  unsigned blocksDone;  // blocks of the running pass that have finished
   Moments moments;
   Selection selection;
   StatsResult result;
@@ -64,9 +65,74 @@ __device__ inline void addToBin(uint32_t* hist, bool valid, uint32_t digit) {
   if (valid && int(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[digit], __popc(peers));
 }
 
+// The last block of a pass (found by a counter) finishes it: it picks the digit whose bin holds
+// each rank, narrows the prefixes, and clears the histograms for the next pass; after the last
+// digit it also turns the sums into the statistics. This saves a launch per step.
 template <int Pass>
-__global__ void countPass(const float* __restrict__ values, int64_t n, double lower, double upper,
-                          Workspace* ws) {
+__device__ void chooseDigit(Workspace* ws) {
+  constexpr int kItems = kBins / kThreads;
+  using Scan = cub::BlockScan<unsigned long long, kThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  __shared__ bool same;
+  Selection& sel = ws->selection;
+  if (threadIdx.x == 0) {
+    if (Pass == 0) {
+      unsigned long long n = __ldcg(&ws->moments.count);
+      sel.rank[0] = n > 0 ? (n - 1) / 2 : 0;
+      sel.rank[1] = n / 2;
+      sel.prefix[0] = sel.prefix[1] = 0;
+    }
+    constexpr int matchShift = Pass == 0 ? 0 : digitShift(Pass - 1);
+    same = Pass == 0 || (sel.prefix[0] >> matchShift) == (sel.prefix[1] >> matchShift);
+  }
+  __syncthreads();
+  for (int s = 0; s < 2; ++s) {
+    const uint32_t* hist = ws->histogram[same ? 0 : s];
+    const unsigned long long rank = sel.rank[s];  // read before any thread updates it
+    unsigned long long items[kItems], inclusive[kItems];
+    for (int k = 0; k < kItems; ++k) items[k] = __ldcg(&hist[threadIdx.x * kItems + k]);
+    Scan(temp).InclusiveSum(items, inclusive);
+    __syncthreads();
+    for (int k = 0; k < kItems; ++k) {
+      unsigned long long before = inclusive[k] - items[k];
+      if (items[k] > 0 && before <= rank && rank < inclusive[k]) {
+        uint32_t digit = threadIdx.x * kItems + k;
+        sel.prefix[s] |= digit << digitShift(Pass);
+        sel.rank[s] = rank - before;
+      }
+    }
+    __syncthreads();
+  }
+  for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&ws->histogram[0][0])[i] = 0;
+}
+
+// After the last digit: the statistics of the set, and empty sums for the next call.
+__device__ void finishStats(Workspace* ws) {
+  Moments& m = ws->moments;
+  StatsResult& r = ws->result;
+  unsigned long long count = __ldcg(&m.count);
+  r.n = static_cast<long long>(count);
+  if (count == 0) {
+    r.mean = r.std = r.median = r.min = r.max = 0;
+  } else {
+    double n = double(count);
+    r.mean = __ldcg(&m.sum) / n;
+    double var = __ldcg(&m.sumSquares) / n - r.mean * r.mean;
+    r.std = var > 0 ? sqrt(var) : 0.0;
+    r.median = 0.5 * (double(keyToFloat(ws->selection.prefix[0])) +
+                      double(keyToFloat(ws->selection.prefix[1])));
+    r.min = keyToFloat(__ldcg(&m.minKey));
+    r.max = keyToFloat(__ldcg(&m.maxKey));
+  }
+  m.count = 0;
+  m.sum = m.sumSquares = 0;
+  m.minKey = 0xffffffffu;
+  m.maxKey = 0;
+}
+
+template <int Pass>
+__global__ void __launch_bounds__(kThreads) countPass(const float* __restrict__ values, int64_t n,
+                                                      double lower, double upper, Workspace* ws) {
   __shared__ uint32_t hist[2][kBins];
   for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&hist[0][0])[i] = 0;
   __syncthreads();
@@ -116,7 +182,7 @@ __global__ void countPass(const float* __restrict__ values, int64_t n, double lo
   for (int h = 0; h < histograms; ++h)
     for (int i = threadIdx.x; i < kBins; i += blockDim.x)
       if (hist[h][i]) atomicAdd(&ws->histogram[h][i], hist[h][i]);
-  if (Pass == 0) {
+  if constexpr (Pass == 0) {
     using ReduceU = cub::BlockReduce<unsigned long long, kThreads>;
     using ReduceD = cub::BlockReduce<double, kThreads>;
     using ReduceK = cub::BlockReduce<uint32_t, kThreads>;
@@ -142,66 +208,19 @@ __global__ void countPass(const float* __restrict__ values, int64_t n, double lo
       atomicMax(&ws->moments.maxKey, mx);
     }
   }
-}
-
-// One block: finds, for each of the two ranks, the digit whose bin holds it; narrows the prefix.
-constexpr int kChooseThreads = 256;
-
-template <int Pass>
-__global__ void __launch_bounds__(kChooseThreads) chooseDigit(Workspace* ws) {
-  constexpr int kItems = kBins / kChooseThreads;
-  using Scan = cub::BlockScan<unsigned long long, kChooseThreads>;
-  __shared__ typename Scan::TempStorage temp;
-  Selection& sel = ws->selection;
-  if (Pass == 0) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      unsigned long long n = ws->moments.count;
-      sel.rank[0] = n > 0 ? (n - 1) / 2 : 0;
-      sel.rank[1] = n / 2;
-      sel.prefix[0] = sel.prefix[1] = 0;
-    }
-    __syncthreads();
+  // The last block to finish completes the step (the fences publish every block's atomics).
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(&ws->blocksDone, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  chooseDigit<Pass>(ws);
+  if (threadIdx.x == 0) {
+    ws->blocksDone = 0;
+    if (Pass == 2) finishStats(ws);
   }
-  constexpr int matchShift = Pass == 0 ? 0 : digitShift(Pass - 1);
-  bool same = Pass == 0 || (sel.prefix[0] >> matchShift) == (sel.prefix[1] >> matchShift);
-  for (int s = 0; s < 2; ++s) {
-    const uint32_t* hist = ws->histogram[same ? 0 : s];
-    const unsigned long long rank = sel.rank[s];  // read before any thread updates it
-    unsigned long long items[kItems], inclusive[kItems];
-    for (int k = 0; k < kItems; ++k) items[k] = hist[threadIdx.x * kItems + k];
-    Scan(temp).InclusiveSum(items, inclusive);
-    __syncthreads();
-    for (int k = 0; k < kItems; ++k) {
-      unsigned long long before = inclusive[k] - items[k];
-      if (items[k] > 0 && before <= rank && rank < inclusive[k]) {
-        uint32_t digit = threadIdx.x * kItems + k;
-        sel.prefix[s] |= digit << digitShift(Pass);
-        sel.rank[s] = rank - before;
-      }
-    }
-    __syncthreads();
-  }
-  // The next digit pass starts from empty histograms.
-  for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&ws->histogram[0][0])[i] = 0;
-}
-
-__global__ void finishStats(Workspace* ws) {
-  const Moments& m = ws->moments;
-  StatsResult& r = ws->result;
-  r.n = static_cast<long long>(m.count);
-  if (m.count == 0) {
-    r.mean = r.std = r.median = r.min = r.max = 0;
-    return;
-  }
-  double n = double(m.count);
-  r.mean = m.sum / n;
-  double var = m.sumSquares / n - r.mean * r.mean;
-  r.std = var > 0 ? sqrt(var) : 0.0;
-  r.median = 0.5 * (double(keyToFloat(ws->selection.prefix[0])) +
-                    double(keyToFloat(ws->selection.prefix[1])));
-  r.min = keyToFloat(m.minKey);
-  r.max = keyToFloat(m.maxKey);
 }
 
 __global__ void resetWorkspace(Workspace* ws) {
@@ -212,23 +231,20 @@ __global__ void resetWorkspace(Workspace* ws) {
     ws->moments.sum = ws->moments.sumSquares = 0;
     ws->moments.minKey = 0xffffffffu;
     ws->moments.maxKey = 0;
+    ws->blocksDone = 0;
   }
 }
 
 SummaryStats statsInBounds(const ContextPtr& ctx, const float* values, int64_t n, double lower,
                            double upper, Workspace* ws, StatsResult* host) {
   cudaStream_t st = ctx->stream();
+  // Two blocks per SM keep the per-block histogram flushes (global atomics) few.
   unsigned grid =
-      static_cast<unsigned>(std::min<int64_t>(blocksFor(n, kThreads), int64_t(ctx->smCount()) * 8));
+      static_cast<unsigned>(std::min<int64_t>(blocksFor(n, kThreads), int64_t(ctx->smCount()) * 2));
   if (grid == 0) grid = 1;
-  resetWorkspace<<<blocksFor(2 * kBins, 256), 256, 0, st>>>(ws);
   countPass<0><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
-  chooseDigit<0><<<1, kChooseThreads, 0, st>>>(ws);
   countPass<1><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
-  chooseDigit<1><<<1, kChooseThreads, 0, st>>>(ws);
   countPass<2><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
-  chooseDigit<2><<<1, kChooseThreads, 0, st>>>(ws);
-  finishStats<<<1, 1, 0, st>>>(ws);
   SL_LAUNCHED();
   readBack(ctx, host, &ws->result, 1);
   SummaryStats s;
@@ -260,6 +276,8 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   long long nFinite = 0;
   readBack(ctx, &nFinite, selected.get(), 1);
   DeviceArray<Workspace> ws(ctx, 1);
+  resetWorkspace<<<blocksFor(2 * kBins, 256), 256, 0, ctx->stream()>>>(ws.get());
+  SL_LAUNCHED();
   StatsResult host{};
   const double inf = std::numeric_limits<double>::infinity();
   double lower = -inf, upper = inf;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -653,6 +654,44 @@ TEST_F(CudaOps, BadParametersAreRejectedWithTheirName) {
       },
       "PSF");
   expectInvalid([&] { gpu->gaussianBlur(Image::host({1, 0, 0}), BlurParams{}); }, "empty");
+}
+
+}  // namespace
+
+namespace {
+
+// ---- memory budget: split into slice groups, then the CPU ----------------------------------
+
+TEST_F(CudaOps, OverBudgetWorkIsSplitIntoSliceGroupsThenSentToTheCpu) {
+  Image in = randomImage({3, 256, 256}, 18, 0.1f, 1.f);
+  Image psf = gaussianPsf(0, 1.0, 1.0);
+  DeconvolveParams p;
+  p.iterations = 3;
+  Image whole = gpu->download(gpu->richardsonLucy(in, psf, p));
+  // One 270×270 frame needs about 2 MiB: 3 MiB holds it with one slice, not with the stack.
+  setenv("STACKLENS_CUDA_BUDGET_MB", "3", 1);
+  auto small = makeCudaBackend();
+  setenv("STACKLENS_CUDA_BUDGET_MB", "1", 1);
+  auto tiny = makeCudaBackend();
+  unsetenv("STACKLENS_CUDA_BUDGET_MB");
+  testing::internal::CaptureStderr();
+  Image split = small->download(small->richardsonLucy(in, psf, p));
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("groups of slices"), std::string::npos) << log;
+  for (int64_t i = 0; i < in.shape().count(); ++i) ASSERT_EQ(split.data()[i], whole.data()[i]) << i;
+
+  Image onCpu;
+  try {
+    onCpu = makeCpuBackend()->richardsonLucy(in, psf, p);
+  } catch (const InvalidArgument& e) {
+    GTEST_SKIP() << "CPU backend: " << e.what();
+  }
+  testing::internal::CaptureStderr();
+  Image fellBack = tiny->download(tiny->richardsonLucy(in, psf, p));
+  log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("running it on the CPU"), std::string::npos) << log;
+  for (int64_t i = 0; i < in.shape().count(); ++i)
+    ASSERT_EQ(fellBack.data()[i], onCpu.data()[i]) << i;
 }
 
 }  // namespace
