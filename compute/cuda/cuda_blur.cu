@@ -1,93 +1,15 @@
-// Gaussian blur on the GPU: one separable pass per axis (x through shared-memory row tiles, y and z
-// straight from global memory, coalesced along x), scipy's reflect boundary, optional NaN-aware
-// normalised convolution.
+// Gaussian blur on the GPU: one separable pass per axis through shared-memory tiles
+// (cuda_filters.cuh), scipy's reflect boundary, optional NaN-aware normalised convolution.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/cuda_filters.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {
-
-constexpr int kRowThreads = 256;
-constexpr int kRowOutputsPerThread = 4;
-constexpr int kRowTile = kRowThreads * kRowOutputsPerThread;
-
-__device__ inline float2 operator*(float w, float2 v) { return make_float2(w * v.x, w * v.y); }
-__device__ inline float2& operator+=(float2& a, float2 b) {
-  a.x += b.x;
-  a.y += b.y;
-  return a;
-}
-template <class T>
-__device__ inline T zero();
-template <>
-__device__ inline float zero<float>() {
-  return 0.f;
-}
-template <>
-__device__ inline float2 zero<float2>() {
-  return make_float2(0.f, 0.f);
-}
-
-// Along x: a block covers kRowTile outputs of one row; the row segment plus its halo (reflected
-// at the row ends) is staged in shared memory once and read 2r+1 times.
-template <class T>
-__global__ void blurRows(const T* __restrict__ in, T* __restrict__ out, int nx, int ny, int z0,
-                         const float* __restrict__ weights, int radius) {
-  extern __shared__ unsigned char shared[];
-  float* w = reinterpret_cast<float*>(shared);
-  int taps = 2 * radius + 1;
-  T* tile = reinterpret_cast<T*>(shared + ((taps * sizeof(float) + 15) / 16) * 16);
-  int64_t row = (int64_t(z0) + blockIdx.z) * ny + blockIdx.y;
-  int x0 = blockIdx.x * kRowTile;
-  const T* src = in + row * nx;
-  for (int i = threadIdx.x; i < taps; i += blockDim.x) w[i] = weights[i];
-  int span = kRowTile + 2 * radius;
-  for (int i = threadIdx.x; i < span; i += blockDim.x) {
-    int x = x0 - radius + i;
-    tile[i] = src[(x >= 0 && x < nx) ? x : reflectIndex(x, nx)];
-  }
-  __syncthreads();
-#pragma unroll
-  for (int k = 0; k < kRowOutputsPerThread; ++k) {
-    int local = threadIdx.x + k * kRowThreads;
-    int x = x0 + local;
-    if (x >= nx) break;
-    T acc = zero<T>();
-    for (int d = 0; d < taps; ++d) acc += w[d] * tile[local + d];
-    out[row * nx + x] = acc;
-  }
-}
-
-// Along y or z (or x for radii too large for a row tile): one thread per output, neighbouring
-// threads along x, so every tap's loads are coalesced; n and stride are the axis' length and
-// element distance.
-template <class T>
-__global__ void blurAxis(const T* __restrict__ in, T* __restrict__ out, int nx, int ny, int z0,
-                         int axis, int n, int64_t stride, const float* __restrict__ weights,
-                         int radius) {
-  extern __shared__ unsigned char shared[];
-  float* w = reinterpret_cast<float*>(shared);
-  int taps = 2 * radius + 1;
-  for (int i = threadIdx.x; i < taps; i += blockDim.x) w[i] = weights[i];
-  __syncthreads();
-  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = z0 + blockIdx.z;
-  if (x >= nx) return;
-  int64_t idx = (int64_t(z) * ny + y) * nx + x;
-  int i = axis == 2 ? x : axis == 1 ? y : z;
-  const T* base = in + (idx - i * stride);
-  T acc = zero<T>();
-  if (i >= radius && i + radius < n) {
-    const T* p = base + (i - radius) * stride;
-    for (int d = 0; d < taps; ++d) acc += w[d] * p[d * stride];
-  } else {
-    for (int d = 0; d < taps; ++d) acc += w[d] * base[reflectIndex(i - radius + d, n) * stride];
-  }
-  out[idx] = acc;
-}
 
 __global__ void splitNan(const float* __restrict__ in, float2* __restrict__ out, int64_t count) {
   int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
@@ -117,32 +39,6 @@ std::vector<float> gaussianWeights(double sigma, int radius) {
 }
 
 template <class T>
-void blurAlong(const ContextPtr& ctx, const T* in, T* out, const Shape& s, int axis, const float* w,
-               int radius) {
-  size_t weightBytes = ((size_t(2 * radius + 1) * sizeof(float) + 15) / 16) * 16;
-  for (int64_t z0 = 0; z0 < s.z; z0 += 65535) {
-    unsigned nz = static_cast<unsigned>(std::min<int64_t>(65535, s.z - z0));
-    if (axis == 2) {
-      size_t tileBytes = (kRowTile + 2 * size_t(radius)) * sizeof(T);
-      if (weightBytes + tileBytes <= 48 * 1024) {
-        dim3 grid(blocksFor(s.x, kRowTile), static_cast<unsigned>(s.y), nz);
-        blurRows<T><<<grid, kRowThreads, weightBytes + tileBytes, ctx->stream()>>>(
-            in, out, int(s.x), int(s.y), int(z0), w, radius);
-        SL_LAUNCHED();
-        continue;
-      }
-    }
-    if (weightBytes > 48 * 1024) throw InvalidArgument("gaussian blur: kernel radius too large");
-    int64_t n = axis == 0 ? s.z : axis == 1 ? s.y : s.x;
-    int64_t stride = axis == 0 ? s.y * s.x : axis == 1 ? s.x : 1;
-    dim3 grid(blocksFor(s.x, 256), static_cast<unsigned>(s.y), nz);
-    blurAxis<T><<<grid, 256, weightBytes, ctx->stream()>>>(in, out, int(s.x), int(s.y), int(z0),
-                                                           axis, int(n), stride, w, radius);
-    SL_LAUNCHED();
-  }
-}
-
-template <class T>
 void blurAllAxes(const ContextPtr& ctx, const T* in, T* a, T* b, T** result, const Shape& s,
                  const BlurParams& p, const Job& job) {
   // x, then y, then z, ping-ponging between a and b; the input is only read.
@@ -160,7 +56,7 @@ void blurAllAxes(const ContextPtr& ctx, const T* in, T* a, T* b, T** result, con
     std::vector<float> hw = gaussianWeights(sigma, radius);
     const float* w = ctx->constants(hw);
     T* dst = targets[which];
-    blurAlong<T>(ctx, cur, dst, s, axis, w, radius);
+    filterAlong<T, false>(ctx, cur, dst, s, axis, w, radius);
     cur = dst;
     which ^= 1;
   }

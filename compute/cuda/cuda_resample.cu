@@ -1,13 +1,16 @@
 // Resampling on the GPU as scipy.ndimage.zoom(mode='mirror'), one axis at a time (shrinking axes
 // first): the cubic B-spline prefilter as a 33-tap FIR on the mirror-extended line, then the 4-tap
-// gather at o·(n_in−1)/(n_out−1); order 1 gathers 2 taps from the samples. Every kernel has one
-// thread per element with neighbouring threads along x, so all loads are coalesced.
+// gather at o·(n_in−1)/(n_out−1); order 1 gathers 2 taps from the samples. The FIR runs through
+// the shared-memory tiles of cuda_filters.cuh; the gather has one thread per output with
+// neighbouring threads along x, so its loads are coalesced.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/cuda_filters.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
 
 namespace stacklens::compute::cuda {
@@ -17,6 +20,14 @@ namespace {
 // impulse response √3·z^|k| (z = √3 − 2); on the mirror-extended line this equals SciPy's exact
 // recursive filter with mirror initial conditions, up to the truncated tail |z|^17 < 2e-10.
 constexpr int kSplineReach = 16;
+
+std::vector<float> splineTaps() {
+  const double z = std::sqrt(3.0) - 2.0;
+  std::vector<float> taps(2 * kSplineReach + 1);
+  for (int k = -kSplineReach; k <= kSplineReach; ++k)
+    taps[k + kSplineReach] = static_cast<float>(std::sqrt(3.0) * std::pow(z, std::abs(k)));
+  return taps;
+}
 
 struct AxisGeometry {
   int nx, ny;      // the array's x and y lengths (z is the grid's)
@@ -28,32 +39,6 @@ struct AxisGeometry {
 // Position along `axis` of the element (z, y, x), and a pointer to its line's start.
 __device__ inline int positionOn(const AxisGeometry& g, int z, int y, int x) {
   return g.axis == 2 ? x : g.axis == 1 ? y : z;
-}
-
-__global__ void splineCoefficients(const float* __restrict__ in, float* __restrict__ out,
-                                   AxisGeometry g, int z0) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = z0 + blockIdx.z;
-  if (x >= g.nx) return;
-  int64_t at = (int64_t(z) * g.ny + y) * g.nx + x;
-  int pos = positionOn(g, z, y, x);
-  const float* line = in + (at - pos * g.stride);
-  const float zp = 1.7320508075688772f - 2.f;
-  float acc = 0.f, zk = 1.f;
-  if (pos >= kSplineReach && pos + kSplineReach < g.n) {
-    acc = line[pos * g.stride];
-    for (int k = 1; k <= kSplineReach; ++k) {
-      zk *= zp;
-      acc += zk * (line[(pos - k) * g.stride] + line[(pos + k) * g.stride]);
-    }
-  } else {
-    acc = line[mirrorIndex(pos, g.n) * g.stride];
-    for (int k = 1; k <= kSplineReach; ++k) {
-      zk *= zp;
-      acc += zk * (line[mirrorIndex(pos - k, g.n) * g.stride] +
-                   line[mirrorIndex(pos + k, g.n) * g.stride]);
-    }
-  }
-  out[at] = 1.7320508075688772f * acc;
 }
 
 // Output (z, y, x) of an array whose `axis` has length nOut, gathered from `src` whose axis has
@@ -151,11 +136,8 @@ Image resample(const ContextPtr& ctx, const Image& input, const ResampleParams& 
     if (p.order == 3) {
       if (coefficients.size() < size_t(cur.count()))
         coefficients = DeviceArray<float>(ctx, cur.count());
-      AxisGeometry g{int(cur.x), int(cur.y), axis, int(nIn[axis]), inStride};
-      overGrid(cur, [&](dim3 grid, int z0) {
-        splineCoefficients<<<grid, 256, 0, st>>>(current.data(), coefficients.get(), g, z0);
-      });
-      SL_LAUNCHED();
+      filterAlong<float, true>(ctx, current.data(), coefficients.get(), cur, axis,
+                               ctx->constants(splineTaps()), kSplineReach);
       source = coefficients.get();
     }
     const double step = nOut[axis] > 1 ? double(nIn[axis] - 1) / double(nOut[axis] - 1) : 0.0;

@@ -172,9 +172,11 @@ __global__ void __launch_bounds__(kThreads) countPass(const float* __restrict__ 
         maxKey = max(maxKey, key);
       }
     } else {
+      // Few values share the prefixes: skip the warp vote when no lane has one.
       uint32_t high = key >> matchShift;
-      addToBin(hist[0], valid && high == prefix0, digit);
-      if (!same) addToBin(hist[1], valid && high == prefix1, digit);
+      bool in0 = valid && high == prefix0, in1 = !same && valid && high == prefix1;
+      if (__any_sync(0xffffffffu, in0)) addToBin(hist[0], in0, digit);
+      if (__any_sync(0xffffffffu, in1)) addToBin(hist[1], in1, digit);
     }
   }
   __syncthreads();
