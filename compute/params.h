@@ -33,16 +33,16 @@ struct DeconvolveParams {
   int iterations = 20;
   bool threeD = false;  // false: each slice on its own with a 2D PSF (the PSF's centre slice)
   Boundary boundary = Boundary::Reflect;
-  double tvLambda = 0.0;        // total-variation regularisation; 0 = off
-  bool accelerate = false;      // Biggs–Andrews vector extrapolation
-  float epsilon = 1e-12f;       // guards the ratio image / (PSF ⊛ estimate)
+  double tvLambda = 0.0;    // total-variation regularisation; 0 = off
+  bool accelerate = false;  // Biggs–Andrews vector extrapolation
+  float epsilon = 1e-12f;   // guards the ratio image / (PSF ⊛ estimate)
 };
 
 // astropy sigma_clip semantics: median centre, population std, inclusive bounds.
 struct ClipParams {
   double kappaLower = 3.0;
   double kappaUpper = 3.0;
-  int maxIterations = 10;  // < 0: iterate until nothing changes
+  int maxIterations = 10;  // ≤ 0: iterate until nothing changes (astropy: maxiters=0 is None)
 };
 
 struct SummaryStats {
@@ -67,11 +67,12 @@ struct SegmentParams {
 struct Source {
   int32_t label = 0;
   int64_t npix = 0;
-  double flux = 0;                   // Σ (value − background median)
+  double flux = 0;                      // Σ (value − background median)
   double centroidX = 0, centroidY = 0;  // flux-weighted, 0-based pixel coordinates
   float peak = 0;
   int64_t peakX = 0, peakY = 0;
   int64_t xMin = 0, xMax = 0, yMin = 0, yMax = 0;  // inclusive bounding box
+  int64_t z = 0;                                   // the slice (a 3D stack is segmented per slice)
 };
 
 struct Segmentation {

@@ -1,26 +1,88 @@
-// Placeholder until the readers land.
+// openStack: recognises FITS and TIFF by their first bytes and opens the matching reader.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "io/file_checks.h"
+#include "io/fits_reader.h"
 #include "io/stack.h"
+#include "io/tiff_reader.h"
 
 namespace stacklens::io {
 
 const char* dtypeName(DType t) {
   switch (t) {
-    case DType::UInt8: return "uint8";
-    case DType::Int8: return "int8";
-    case DType::UInt16: return "uint16";
-    case DType::Int16: return "int16";
-    case DType::UInt32: return "uint32";
-    case DType::Int32: return "int32";
-    case DType::UInt64: return "uint64";
-    case DType::Int64: return "int64";
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
+    case DType::UInt8:
+      return "uint8";
+    case DType::Int8:
+      return "int8";
+    case DType::UInt16:
+      return "uint16";
+    case DType::Int16:
+      return "int16";
+    case DType::UInt32:
+      return "uint32";
+    case DType::Int32:
+      return "int32";
+    case DType::UInt64:
+      return "uint64";
+    case DType::Int64:
+      return "int64";
+    case DType::Float32:
+      return "float32";
+    case DType::Float64:
+      return "float64";
   }
   return "unknown";
 }
 
-std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions&) {
-  throw IoError(path, "reading stacks is not implemented yet");
+namespace {
+
+// cfitsio allocates the size a gzip file's trailer claims (ISIZE, the last 4 bytes) before it
+// decompresses, so a small damaged file could make it allocate gigabytes. Deflate cannot
+// compress by more than about 1032:1, which bounds what an honest trailer can say.
+void checkGzipSize(const std::string& path, uint64_t size) {
+  unsigned char trailer[4] = {};
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError(path, std::strerror(errno));
+  const ssize_t got = size >= 18 ? ::pread(fd, trailer, 4, static_cast<off_t>(size - 4)) : 0;
+  ::close(fd);
+  if (got != 4) throw IoError(path, "the gzip file is too short or cannot be read");
+  const uint64_t claimed = uint64_t{trailer[0]} | uint64_t{trailer[1]} << 8 |
+                           uint64_t{trailer[2]} << 16 | uint64_t{trailer[3]} << 24;
+  if (claimed > size * 1032 + 1024)
+    throw IoError(path, "damaged gzip file: its trailer claims " + std::to_string(claimed) +
+                            " uncompressed bytes, impossible for " + std::to_string(size) +
+                            " compressed bytes");
+}
+
+}  // namespace
+
+std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options) {
+  const uint64_t size = checkReadableFile(path);
+  unsigned char magic[9] = {};
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError(path, std::strerror(errno));
+  const ssize_t got = ::read(fd, magic, sizeof magic);
+  ::close(fd);
+  if (got < 0) throw IoError(path, std::strerror(errno));
+  const auto starts = [&](const char* m, size_t n) {
+    return static_cast<size_t>(got) >= n && std::memcmp(magic, m, n) == 0;
+  };
+  if (starts("SIMPLE  =", 9)) return std::make_unique<FitsReader>(path, options);
+  // gzip-compressed FITS (.fits.gz): cfitsio decompresses it; content that is not FITS fails there.
+  if (starts("\x1f\x8b", 2)) {
+    checkGzipSize(path, size);
+    return std::make_unique<FitsReader>(path, options);
+  }
+  if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4))
+    return std::make_unique<TiffReader>(path, options, size);
+  if (size < 4) throw IoError(path, "the file is too short to be a FITS or TIFF file");
+  throw IoError(path,
+                "not a FITS or TIFF file (its first bytes are neither \"SIMPLE  =\", gzip "
+                "nor a TIFF byte-order mark)");
 }
 
 }  // namespace stacklens::io

@@ -26,16 +26,16 @@ struct HeaderCard {
 struct HduInfo {
   int index = 0;  // 0 = primary
   std::string name;
-  std::string type;  // "image", "compressed image", "table", ...
+  std::string type;           // "image", "compressed image", "table", ...
   std::vector<int64_t> axes;  // NAXISn as in the header (x first)
 };
 
 struct StackInfo {
   std::string path;
-  std::string format;       // "fits" or "tiff"
-  int64_t z = 1, y = 0, x = 0;  // shape after dropping degenerate axes
-  int64_t planes = 1;       // length of a 4th axis (e.g. Stokes); one plane is shown at a time
-  int plane = 0;            // the plane chosen
+  std::string format;            // "fits" or "tiff"
+  int64_t z = 1, y = 0, x = 0;   // shape after dropping degenerate axes
+  int64_t planes = 1;            // length of a 4th axis (e.g. Stokes); one plane is shown at a time
+  int plane = 0;                 // the plane chosen
   DType dtype = DType::Float32;  // as stored in the file
   int hdu = 0;
   std::vector<HduInfo> hdus;
@@ -50,8 +50,8 @@ struct StackInfo {
 class Wcs;  // io/wcs.h
 
 struct OpenOptions {
-  int hdu = -1;    // -1: the first HDU with image data
-  int plane = 0;   // index along a 4th axis
+  int hdu = -1;   // -1: the first HDU with image data
+  int plane = 0;  // index along a 4th axis
 };
 
 // A stack opened for reading. readSlice() is safe to call from several threads at once and

@@ -1,16 +1,64 @@
-// Placeholder until the writers land.
+// writeStack/writeLabelStack: check the arguments, pick the writer by extension, write atomically.
 #include "io/stack_writer.h"
 
-namespace stacklens::io {
+#include <algorithm>
+#include <cctype>
+#include <limits>
 
-void writeStack(const std::string& path, const float*, int64_t, int64_t, int64_t,
-                const WriteOptions&) {
-  throw IoError(path, "writing stacks is not implemented yet");
+#include "io/file_checks.h"
+#include "io/writers.h"
+
+namespace stacklens::io {
+namespace {
+
+std::string lowerExtension(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
 }
 
-void writeLabelStack(const std::string& path, const int32_t*, int64_t, int64_t, int64_t,
-                     const WriteOptions&) {
-  throw IoError(path, "writing stacks is not implemented yet");
+void write(const std::string& path, const void* data, SampleKind kind, int64_t z, int64_t y,
+           int64_t x, const WriteOptions& options) {
+  if (z < 1 || y < 1 || x < 1)
+    throw IoError(path, "cannot write an empty or negative shape (" + std::to_string(z) + ", " +
+                            std::to_string(y) + ", " + std::to_string(x) + ")");
+  if (y > std::numeric_limits<int32_t>::max() / x ||
+      z > std::numeric_limits<int64_t>::max() / (y * x))
+    throw IoError(path, "the shape is too large to write");
+  if (!data) throw IoError(path, "no data to write");
+  const std::string ext = lowerExtension(path);
+  const bool fits = ext == ".fits" || ext == ".fit" || ext == ".fts";
+  const bool tiff = ext == ".tif" || ext == ".tiff";
+  if (!fits && !tiff)
+    throw IoError(path,
+                  "unknown output format '" + ext + "' (use .fits, .fit, .fts, .tif or .tiff)");
+  AtomicOutput out(path, options.sourcePath);
+  if (fits)
+    writeFitsFile(out.tempPath(), path, data, kind, z, y, x, options);
+  else
+    writeTiffFile(out.tempPath(), path, data, kind, z, y, x, options);
+  out.commit();
+}
+
+}  // namespace
+
+bool isMicron(const std::string& unit) {
+  return unit == "micron" || unit == "um" || unit == "\xc2\xb5m" || unit == "\xce\xbcm" ||
+         unit == "microns";
+}
+
+void writeStack(const std::string& path, const float* data, int64_t z, int64_t y, int64_t x,
+                const WriteOptions& options) {
+  write(path, data, SampleKind::Float32, z, y, x, options);
+}
+
+void writeLabelStack(const std::string& path, const int32_t* data, int64_t z, int64_t y, int64_t x,
+                     const WriteOptions& options) {
+  write(path, data, SampleKind::Int32, z, y, x, options);
 }
 
 }  // namespace stacklens::io

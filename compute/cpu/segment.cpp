@@ -1,10 +1,238 @@
-// Placeholder until the CPU operation lands.
+// Segmentation on the CPU: threshold, connected-component labelling on runs, per-source measures.
+//
+// Semantics (the CUDA backend must match them):
+//  * Background: sigma-clipped statistics (cpu::sigmaClip with p.clip) over the whole input.
+//  * Threshold: p.absoluteThreshold when set, else clipped median + nSigma · clipped std.
+//    A pixel is foreground when value > threshold (strictly, like `image > threshold` in NumPy);
+//    NaN is never foreground.
+//  * Components: connectivity 4 (edges) or 8 (edges and corners) within one slice. A 3D stack is
+//    segmented slice by slice (no connection along z); the labels are numbered consecutively
+//    over the whole stack, which equals scipy.ndimage.label with a structure that has no z
+//    neighbours: components numbered 1, 2, ... in C (raster) order of their first pixel.
+//  * Components with fewer than minPixels pixels are removed (set to 0) and the remaining ones
+//    renumbered consecutively, keeping their order.
+//  * Per source: npix; flux = Σ (value − clipped median); centroid weighted by
+//    (value − clipped median), 0-based pixel coordinates (falls back to the unweighted mean
+//    position when the weights sum to ≤ 0, which only happens for an absolute threshold at or
+//    below the background); peak = largest value, its position the first in raster order on
+//    ties; inclusive bounding box; z = the slice.
+//
+// How: rows are scanned in parallel into runs of foreground pixels; runs of adjacent rows that
+// touch are united (union–find that links to the smaller index, so a component's root is its
+// first run in raster order); labels are then given in run order.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
 #include "compute/cpu/operations.h"
 
 namespace stacklens::compute::cpu {
+namespace {
 
-Segmentation segment(const Image&, const SegmentParams&, const Job&, ThreadPool&) {
-  throw InvalidArgument("segment is not implemented yet");
+struct Run {
+  int64_t row;
+  int64_t start, end;  // [start, end)
+};
+
+int64_t findRoot(std::vector<int64_t>& parent, int64_t i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];  // path halving
+    i = parent[i];
+  }
+  return i;
+}
+
+void unite(std::vector<int64_t>& parent, int64_t a, int64_t b) {
+  a = findRoot(parent, a);
+  b = findRoot(parent, b);
+  if (a == b) return;
+  if (a < b) std::swap(a, b);
+  parent[a] = b;  // the smaller index (earlier in raster order) stays the root
+}
+
+// Foreground runs of one slice in raster order, scanned in parallel over row blocks.
+std::vector<Run> findRuns(const float* slice, int64_t rows, int64_t cols, float threshold,
+                          ThreadPool& pool) {
+  const int64_t blocks = std::min<int64_t>(rows, pool.size() * 8);
+  std::vector<std::vector<Run>> parts(blocks);
+  pool.parallelFor(blocks, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      auto& out = parts[b];
+      for (int64_t y = b * rows / blocks; y < (b + 1) * rows / blocks; ++y) {
+        const float* row = slice + y * cols;
+        int64_t x = 0;
+        while (x < cols) {
+          while (x < cols && !(row[x] > threshold)) ++x;
+          if (x == cols) break;
+          const int64_t start = x;
+          while (x < cols && row[x] > threshold) ++x;
+          out.push_back({y, start, x});
+        }
+      }
+    }
+  });
+  std::vector<Run> runs;
+  size_t total = 0;
+  for (auto& part : parts) total += part.size();
+  runs.reserve(total);
+  for (auto& part : parts) runs.insert(runs.end(), part.begin(), part.end());
+  return runs;
+}
+
+// Unites touching runs of consecutive rows; returns each run's component root.
+std::vector<int64_t> connectRuns(const std::vector<Run>& runs, int connectivity) {
+  std::vector<int64_t> parent(runs.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  // 8-connectivity also joins runs that only touch at a corner: widen by one pixel.
+  const int64_t reach = connectivity == 8 ? 1 : 0;
+  size_t prevBegin = 0, prevEnd = 0;  // runs of the previous row
+  size_t i = 0;
+  while (i < runs.size()) {
+    const int64_t row = runs[i].row;
+    size_t rowEnd = i;
+    while (rowEnd < runs.size() && runs[rowEnd].row == row) ++rowEnd;
+    const bool adjacent = prevEnd > prevBegin && runs[prevBegin].row == row - 1;
+    if (adjacent) {
+      size_t j = prevBegin;
+      for (size_t k = i; k < rowEnd; ++k) {
+        // Skip previous-row runs that end before this one can touch them.
+        while (j < prevEnd && runs[j].end + reach <= runs[k].start) ++j;
+        for (size_t m = j; m < prevEnd && runs[m].start < runs[k].end + reach; ++m)
+          unite(parent, static_cast<int64_t>(k), static_cast<int64_t>(m));
+      }
+    }
+    prevBegin = i;
+    prevEnd = rowEnd;
+    i = rowEnd;
+  }
+  for (size_t k = 0; k < runs.size(); ++k) parent[k] = findRoot(parent, static_cast<int64_t>(k));
+  return parent;
+}
+
+}  // namespace
+
+Segmentation segment(const Image& in, const SegmentParams& p, const Job& job, ThreadPool& pool) {
+  if (in.empty()) throw InvalidArgument("segment: the image is empty");
+  if (p.connectivity != 4 && p.connectivity != 8)
+    throw InvalidArgument("segment: connectivity must be 4 or 8 (got " +
+                          std::to_string(p.connectivity) + ")");
+  if (p.minPixels < 1)
+    throw InvalidArgument("segment: the minimum pixel count must be ≥ 1 (got " +
+                          std::to_string(p.minPixels) + ")");
+  if (p.absoluteThreshold && !std::isfinite(*p.absoluteThreshold))
+    throw InvalidArgument("segment: the threshold must be finite");
+  if (!p.absoluteThreshold && !std::isfinite(p.nSigma))
+    throw InvalidArgument("segment: nsigma must be finite");
+  const Shape shape = in.shape();
+  if (shape.x > (int64_t{1} << 31) || shape.y > (int64_t{1} << 31))
+    throw InvalidArgument("segment: the image is too large");
+
+  Segmentation out;
+  out.background = sigmaClip(in, p.clip, job, pool);
+  if (out.background.clipped.n == 0 && !p.absoluteThreshold)
+    throw InvalidArgument("segment: the image has no finite values to estimate the background");
+  const double median = out.background.clipped.n > 0 ? out.background.clipped.median : 0.0;
+  out.threshold =
+      p.absoluteThreshold ? *p.absoluteThreshold : median + p.nSigma * out.background.clipped.std;
+  // The comparison runs in float: with fthreshold the largest float ≤ threshold, a float x
+  // satisfies x > threshold (in double) exactly when x > fthreshold, as no float lies in
+  // (fthreshold, threshold].
+  float fthreshold = static_cast<float>(
+      std::clamp(out.threshold, -static_cast<double>(std::numeric_limits<float>::max()),
+                 static_cast<double>(std::numeric_limits<float>::max())));
+  if (static_cast<double>(fthreshold) > out.threshold)
+    fthreshold = std::nextafter(fthreshold, -std::numeric_limits<float>::infinity());
+
+  out.labels = LabelImage::host(shape);
+  out.labels.spacing = in.spacing;
+  int32_t nextLabel = 0;
+  for (int64_t z = 0; z < shape.z; ++z) {
+    job.checkCancelled();
+    const float* slice = in.slice(z);
+    std::vector<Run> runs = findRuns(slice, shape.y, shape.x, fthreshold, pool);
+    std::vector<int64_t> root = connectRuns(runs, p.connectivity);
+    // Pixel counts per root; then labels in order of the roots (their first run).
+    std::vector<int64_t> npix(runs.size(), 0);
+    for (size_t k = 0; k < runs.size(); ++k) npix[root[k]] += runs[k].end - runs[k].start;
+    std::vector<int32_t> labelOfRoot(runs.size(), 0);
+    const size_t firstSource = out.sources.size();
+    for (size_t k = 0; k < runs.size(); ++k) {
+      if (root[k] != static_cast<int64_t>(k) || npix[k] < p.minPixels) continue;
+      if (nextLabel == std::numeric_limits<int32_t>::max())
+        throw InvalidArgument("segment: more than 2^31 − 1 components");
+      labelOfRoot[k] = ++nextLabel;
+      Source s;
+      s.label = nextLabel;
+      s.z = z;
+      s.peak = -std::numeric_limits<float>::infinity();
+      s.xMin = shape.x;
+      s.yMin = shape.y;
+      s.xMax = s.yMax = -1;
+      out.sources.push_back(s);
+    }
+    // Measure: runs are visited in raster order, so the first maximum found is the raster-first.
+    std::vector<double> sumW(out.sources.size() - firstSource, 0.0), sumWX(sumW.size(), 0.0),
+        sumWY(sumW.size(), 0.0), sumX(sumW.size(), 0.0), sumY(sumW.size(), 0.0);
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const int32_t label = labelOfRoot[root[k]];
+      if (label == 0) continue;
+      const size_t idx = static_cast<size_t>(label - 1) - firstSource;
+      Source& s = out.sources[firstSource + idx];
+      const Run& r = runs[k];
+      const float* row = slice + r.row * shape.x;
+      double w = 0, wx = 0, sx = 0;
+      for (int64_t x = r.start; x < r.end; ++x) {
+        const double d = static_cast<double>(row[x]) - median;
+        w += d;
+        wx += d * static_cast<double>(x);
+        sx += static_cast<double>(x);
+        if (row[x] > s.peak) {
+          s.peak = row[x];
+          s.peakX = x;
+          s.peakY = r.row;
+        }
+      }
+      s.npix += r.end - r.start;
+      s.flux += w;
+      sumW[idx] += w;
+      sumWX[idx] += wx;
+      sumWY[idx] += w * static_cast<double>(r.row);
+      sumX[idx] += sx;
+      sumY[idx] += static_cast<double>(r.row) * static_cast<double>(r.end - r.start);
+      s.xMin = std::min(s.xMin, r.start);
+      s.xMax = std::max(s.xMax, r.end - 1);
+      s.yMin = std::min(s.yMin, r.row);
+      s.yMax = std::max(s.yMax, r.row);
+    }
+    for (size_t idx = 0; idx < sumW.size(); ++idx) {
+      Source& s = out.sources[firstSource + idx];
+      if (sumW[idx] > 0) {
+        s.centroidX = sumWX[idx] / sumW[idx];
+        s.centroidY = sumWY[idx] / sumW[idx];
+      } else {
+        s.centroidX = sumX[idx] / static_cast<double>(s.npix);
+        s.centroidY = sumY[idx] / static_cast<double>(s.npix);
+      }
+    }
+    // Paint the label image (already zero) run by run, in parallel over runs.
+    int32_t* labels = out.labels.slice(z);
+    pool.parallelFor(
+        static_cast<int64_t>(runs.size()),
+        [&](int64_t k0, int64_t k1) {
+          for (int64_t k = k0; k < k1; ++k) {
+            const int32_t label = labelOfRoot[root[k]];
+            if (label == 0) continue;
+            std::fill(labels + runs[k].row * shape.x + runs[k].start,
+                      labels + runs[k].row * shape.x + runs[k].end, label);
+          }
+        },
+        1024);
+    job.report(static_cast<double>(z + 1) / static_cast<double>(shape.z));
+  }
+  return out;
 }
 
 }  // namespace stacklens::compute::cpu

@@ -1,0 +1,245 @@
+// The benchmark workloads: inputs, timing loop and JSON lines (see workloads.h).
+#include "compute/bench/workloads.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <sstream>
+
+namespace stacklens::compute::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+Image uniformStack(Shape s, uint64_t seed, float offset) {
+  Image im = Image::host(s);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = u(rng) + offset;
+  return im;
+}
+
+// One workload: its input (host), the shape reported, and the operation on the backend. The
+// operation returns the result buffer so that its download can be timed separately.
+struct Workload {
+  std::vector<int64_t> shape;
+  Image input;
+  std::function<Image(Backend&, const Image&)> run;  // returns an image to download (or empty)
+};
+
+Workload makeWorkload(const std::string& name, bool gpu) {
+  Workload w;
+  if (name == "blur2d_gaussian_f32") {
+    // Deltas every 16 px convolved with σ = 3.5, truncate 2 (15 taps), as the peers' seed.
+    w.input = Image::host({1, 2048, 2048});
+    for (int64_t y = 8; y < 2048; y += 16)
+      for (int64_t x = 8; x < 2048; x += 16) w.input.at(0, y, x) = 1.f;
+    w.run = [](Backend& b, const Image& in) {
+      BlurParams p;
+      p.sigmaY = p.sigmaX = 3.5;
+      p.truncate = 2.0;
+      return b.gaussianBlur(in, p);
+    };
+  } else if (name == "sigmaclip") {
+    w.input = syntheticSky(2048, 1);
+    w.run = [](Backend& b, const Image& in) {
+      ClipParams p;
+      p.maxIterations = -1;  // to convergence, as the peers
+      b.sigmaClip(in, p);
+      return Image();
+    };
+  } else if (name == "segment_label_measure") {
+    w.input = syntheticSky(2048, 1);
+    w.run = [](Backend& b, const Image& in) {
+      SegmentParams p;
+      p.nSigma = 5;
+      p.clip.maxIterations = -1;
+      b.segment(in, p);  // includes the clipped background statistics
+      return Image();
+    };
+  } else if (name == "rl2d_fft20" || name == "rl2d_fft20_reflect") {
+    // Positive sky (the content does not change the FFT work).
+    w.input = syntheticSky(2048, 2);
+    for (int64_t i = 0; i < w.input.shape().count(); ++i)
+      w.input.data()[i] = std::max(w.input.data()[i], 0.f) + 0.011f;
+    const Boundary boundary = name == "rl2d_fft20" ? Boundary::Periodic : Boundary::Reflect;
+    Image psf = gaussianPsf(0, 3.0, 3.0, {1, 31, 31});
+    w.run = [psf, boundary](Backend& b, const Image& in) {
+      DeconvolveParams p;
+      p.iterations = 20;
+      p.boundary = boundary;
+      return b.richardsonLucy(in, psf, p);
+    };
+  } else if (name == "rl3d_fft20" || name == "rl3d_fft20_reflect") {
+    const Shape s = gpu ? Shape{256, 1024, 1024} : Shape{128, 512, 512};
+    w.input = uniformStack(s, 3, 0.1f);
+    const Boundary boundary = name == "rl3d_fft20" ? Boundary::Periodic : Boundary::Reflect;
+    Image psf = gaussianPsf(3.0, 2.0, 2.0, {32, 32, 32});
+    w.run = [psf, boundary](Backend& b, const Image& in) {
+      DeconvolveParams p;
+      p.iterations = 20;
+      p.threeD = true;
+      p.boundary = boundary;
+      return b.richardsonLucy(in, psf, p);
+    };
+  } else if (name == "median3_stack" || name == "median5_stack") {
+    w.input = uniformStack({16, 2048, 2048}, 4, 0.f);
+    const int size = name == "median3_stack" ? 3 : 5;
+    w.run = [size](Backend& b, const Image& in) { return b.medianFilter(in, size); };
+  } else if (name == "zoom3d_order3") {
+    const Shape s = gpu ? Shape{330, 608, 865} : Shape{110, 203, 289};
+    w.input = uniformStack(s, 5, 0.f);
+    w.run = [](Backend& b, const Image& in) {
+      ResampleParams p;
+      p.zoomZ = 2.5;
+      p.zoomY = p.zoomX = 0.7;
+      p.order = 3;
+      return b.resample(in, p);
+    };
+  } else {
+    std::string known;
+    for (const auto& n : workloadNames()) known += (known.empty() ? "" : ", ") + n;
+    throw InvalidArgument("unknown workload '" + name + "' (known: " + known + ")");
+  }
+  const Shape s = w.input.shape();
+  w.shape = s.z == 1 ? std::vector<int64_t>{s.y, s.x} : std::vector<int64_t>{s.z, s.y, s.x};
+  return w;
+}
+
+}  // namespace
+
+const std::vector<std::string>& workloadNames() {
+  static const std::vector<std::string> names = {
+      "blur2d_gaussian_f32", "sigmaclip",    "segment_label_measure", "rl2d_fft20",
+      "rl2d_fft20_reflect",  "rl3d_fft20",   "rl3d_fft20_reflect",    "median3_stack",
+      "median5_stack",       "zoom3d_order3"};
+  return names;
+}
+
+Image syntheticSky(int64_t n, uint64_t seed) {
+  Image im = Image::host({1, n, n});
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> noise(0.f, 0.0133f);
+  for (int64_t i = 0; i < n * n; ++i) im.data()[i] = noise(rng);
+  // Point sources: a normalised σ = 2 Gaussian stamp (radius 8 = 4σ, as gaussian_filter).
+  constexpr int kR = 8;
+  double stamp[2 * kR + 1][2 * kR + 1];
+  double sum = 0;
+  for (int dy = -kR; dy <= kR; ++dy)
+    for (int dx = -kR; dx <= kR; ++dx)
+      sum += stamp[dy + kR][dx + kR] = std::exp(-(dx * dx + dy * dy) / 8.0);
+  std::uniform_int_distribution<int64_t> pos(0, n - 1);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int k = 0; k < 3000; ++k) {
+    const int64_t y = pos(rng), x = pos(rng);
+    const double pareto = std::pow(1.0 - u(rng), -1.0 / 1.5) - 1.0;  // NumPy's Lomax form
+    const double flux = 0.02 * (1.0 + pareto) * 25.0;
+    for (int dy = -kR; dy <= kR; ++dy)
+      for (int dx = -kR; dx <= kR; ++dx) {
+        const int64_t yy = y + dy, xx = x + dx;
+        if (yy < 0 || xx < 0 || yy >= n || xx >= n) continue;
+        im.at(0, yy, xx) += static_cast<float>(flux * stamp[dy + kR][dx + kR] / sum);
+      }
+  }
+  const double c = n / 2.0;
+  for (int64_t y = 0; y < n; ++y)
+    for (int64_t x = 0; x < n; ++x) {
+      const double r2 = (y - c) * (y - c) + (x - c) * (x - c);
+      im.at(0, y, x) += static_cast<float>(2.5 * std::exp(-r2 / (2 * 40.0 * 40.0)));
+    }
+  return im;
+}
+
+Result runWorkload(const std::string& name, Backend& backend, int repeat) {
+  if (repeat < 1) throw InvalidArgument("bench: --repeat must be ≥ 1");
+  const bool gpu = backend.name() != "cpu";
+  Workload w = makeWorkload(name, gpu);  // throws InvalidArgument for an unknown name
+  Result r;
+  r.workload = name;
+  r.backend = backend.name();
+  r.shape = w.shape;
+  r.threads = backend.threads();
+  r.device = backend.deviceName();
+  try {
+    auto t0 = Clock::now();
+    Image input = backend.upload(w.input);
+    backend.synchronize();
+    const double uploadSeconds = seconds(t0, Clock::now());
+    w.input = Image();      // the host copy is no longer needed; frees memory for the big stacks
+    w.run(backend, input);  // warm-up: plans, device allocations, page faults
+    backend.synchronize();
+    std::vector<double> times, transfers;
+    for (int i = 0; i < repeat; ++i) {
+      auto start = Clock::now();
+      Image out = w.run(backend, input);
+      backend.synchronize();
+      auto stop = Clock::now();
+      times.push_back(seconds(start, stop));
+      if (gpu && !out.empty()) {
+        auto d0 = Clock::now();
+        Image host = backend.download(out);
+        transfers.push_back(uploadSeconds + seconds(d0, Clock::now()));
+      }
+    }
+    r.minSeconds = *std::min_element(times.begin(), times.end());
+    r.medianSeconds = median(times);
+    if (gpu) {
+      r.kernelMedianSeconds = r.medianSeconds;
+      r.transferMedianSeconds = transfers.empty() ? uploadSeconds : median(transfers);
+    }
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+std::string toJson(const Result& r) {
+  std::ostringstream out;
+  out.precision(6);
+  out << "{\"workload\": " << jsonString(r.workload) << ", \"backend\": " << jsonString(r.backend)
+      << ", \"shape\": [";
+  for (size_t i = 0; i < r.shape.size(); ++i) out << (i ? ", " : "") << r.shape[i];
+  out << "]";
+  if (!r.error.empty()) {
+    out << ", \"error\": " << jsonString(r.error) << "}";
+    return out.str();
+  }
+  out << ", \"min_s\": " << r.minSeconds << ", \"median_s\": " << r.medianSeconds
+      << ", \"threads\": " << r.threads << ", \"device\": " << jsonString(r.device);
+  if (r.kernelMedianSeconds) out << ", \"kernel_median_s\": " << *r.kernelMedianSeconds;
+  if (r.transferMedianSeconds) out << ", \"transfer_median_s\": " << *r.transferMedianSeconds;
+  out << "}";
+  return out.str();
+}
+
+}  // namespace stacklens::compute::bench

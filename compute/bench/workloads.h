@@ -1,0 +1,44 @@
+// The benchmark workloads of `stacklens-cli bench` (names and sizes as in
+// shared/docs/benchmarks.md), generic over a Backend and Qt-free.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compute/backend.h"
+
+namespace stacklens::compute::bench {
+
+struct Result {
+  std::string workload;
+  std::string backend;
+  std::vector<int64_t> shape;
+  double minSeconds = 0, medianSeconds = 0;
+  int threads = 0;
+  std::string device;
+  // The device-side figure and the host↔device copies, filled in for backends that copy (CUDA);
+  // median_s then covers the operation and synchronize() only, never the copies.
+  std::optional<double> kernelMedianSeconds, transferMedianSeconds;
+  std::string error;  // non-empty when the workload failed (e.g. an operation not implemented)
+};
+
+// All workload names in the order benchmarks.md lists them.
+const std::vector<std::string>& workloadNames();
+
+// Builds the workload's input (fixed seeds), uploads it once, runs one warm-up, then `repeat`
+// timed runs of operation + synchronize(). Exceptions become Result::error. Throws
+// InvalidArgument for an unknown name or repeat < 1.
+Result runWorkload(const std::string& name, Backend& backend, int repeat);
+
+// One JSON object on one line: workload, backend, shape, min_s, median_s, threads, device
+// (+ kernel_median_s, transfer_median_s when set), or workload, backend, shape, error.
+std::string toJson(const Result& result);
+
+// The synthetic radio sky of the sigmaclip and segment workloads: Gaussian noise σ 0.0133,
+// 3000 point sources (flux 0.02 · (1 + Pareto(1.5)), blurred by a σ = 2 Gaussian, × 25) and one
+// bright extended source (2.5 · Gaussian, σ 40 px) in the centre. Deterministic for a seed.
+Image syntheticSky(int64_t n, uint64_t seed);
+
+}  // namespace stacklens::compute::bench

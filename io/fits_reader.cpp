@@ -1,0 +1,455 @@
+// FitsReader: opens one image HDU of a FITS file and reads z-slices of it as float32.
+#include "io/fits_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "io/fits_support.h"
+#include "io/wcs.h"
+
+namespace stacklens::io {
+namespace {
+
+constexpr int kMaxHdusListed = 10000;
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(' ');
+  if (b == std::string::npos) return "";
+  auto e = s.find_last_not_of(' ');
+  return s.substr(b, e - b + 1);
+}
+
+// The cards of the current HDU as one string of 80-character cards (for compressed images, the
+// header of the image, not of the table that holds it).
+std::string headerCards(fitsfile* f, int& count, FitsStatus& status) {
+  char* text = nullptr;
+  count = 0;
+  fits_convert_hdr2str(f, 0, nullptr, 0, &text, &count, status.ptr());
+  std::string cards;
+  if (text) {
+    cards.assign(text, static_cast<size_t>(count) * 80);
+    int freeStatus = 0;
+    fits_free_memory(text, &freeStatus);
+  }
+  status.check("cannot read the header");
+  return cards;
+}
+
+std::vector<HeaderCard> parseCards(const std::string& cards, int count) {
+  std::vector<HeaderCard> out;
+  out.reserve(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    std::string card = cards.substr(static_cast<size_t>(i) * 80, 80);
+    HeaderCard c;
+    if (card.compare(0, 8, "HIERARCH") == 0) {
+      auto eq = card.find('=');
+      c.key = trim(card.substr(0, eq));
+      if (eq != std::string::npos) card = std::string(8, 'X') + "= " + card.substr(eq + 1);
+    } else {
+      c.key = trim(card.substr(0, 8));
+    }
+    if (c.key == "END") continue;
+    if (card.compare(8, 2, "= ") == 0) {
+      char value[FLEN_VALUE] = {}, comment[FLEN_COMMENT] = {};
+      int status = 0;
+      std::string copy = card;
+      fits_parse_value(copy.data(), value, comment, &status);
+      if (status == 0) {
+        c.value = trim(value);
+        c.comment = trim(comment);
+      } else {
+        fits_clear_errmsg();
+        c.value = trim(card.substr(10));
+      }
+    } else if (c.key == "CONTINUE") {
+      c.value = trim(card.substr(8));
+    } else {
+      c.comment = card.size() > 8 ? card.substr(8) : "";
+      while (!c.comment.empty() && c.comment.back() == ' ') c.comment.pop_back();
+      if (!c.comment.empty() && c.comment[0] == ' ') c.comment.erase(0, 1);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+const HeaderCard* findCard(const std::vector<HeaderCard>& header, const std::string& key) {
+  for (const auto& c : header)
+    if (c.key == key) return &c;
+  return nullptr;
+}
+
+std::string unquote(const std::string& v) {
+  if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') {
+    std::string s = v.substr(1, v.size() - 2);
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+      out += s[i];
+      if (s[i] == '\'' && i + 1 < s.size() && s[i + 1] == '\'') ++i;
+    }
+    return trim(out);
+  }
+  return v;
+}
+
+bool cardNumber(const std::vector<HeaderCard>& header, const std::string& key, double& out) {
+  const HeaderCard* c = findCard(header, key);
+  if (!c) return false;
+  std::string v = c->value;
+  std::replace(v.begin(), v.end(), 'D', 'E');
+  char* end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || !std::isfinite(d)) return false;
+  out = d;
+  return true;
+}
+
+// A spatial axis with a linear scale: no CTYPE, or a CTYPE that is neither celestial nor spectral
+// ("LINEAR", "X", "Z", ...). Celestial axes ("RA---TAN") carry a projection code after a dash.
+bool isLinearAxis(const std::vector<HeaderCard>& header, int axis) {
+  const HeaderCard* c = findCard(header, "CTYPE" + std::to_string(axis + 1));
+  if (!c) return true;
+  std::string type = unquote(c->value);
+  if (type.empty() || type == "LINEAR" || type == "PIXEL") return true;
+  if (type.find('-') != std::string::npos) return false;
+  static const char* kNonSpatial[] = {"RA",   "DEC",  "GLON", "GLAT", "ELON",   "ELAT",
+                                      "FREQ", "ENER", "WAVN", "VRAD", "WAVE",   "VOPT",
+                                      "ZOPT", "AWAV", "VELO", "BETA", "STOKES", "TIME",
+                                      "UTC",  "TAI",  "TT",   "MJD",  "JD"};
+  for (const char* name : kNonSpatial)
+    if (type == name) return false;
+  return true;
+}
+
+std::string hduName(fitsfile* f, int index) {
+  char name[FLEN_VALUE] = {};
+  int status = 0;
+  fits_read_key(f, TSTRING, "EXTNAME", name, nullptr, &status);
+  if (status != 0) {
+    fits_clear_errmsg();
+    return index == 0 ? "PRIMARY" : "";
+  }
+  return name;
+}
+
+DType storedType(int bitpix, double bscale, double bzero) {
+  const bool unitScale = bscale == 1.0;
+  switch (bitpix) {
+    case BYTE_IMG:
+      return unitScale && bzero == -128.0 ? DType::Int8 : DType::UInt8;
+    case SHORT_IMG:
+      return unitScale && bzero == 32768.0 ? DType::UInt16 : DType::Int16;
+    case LONG_IMG:
+      return unitScale && bzero == 2147483648.0 ? DType::UInt32 : DType::Int32;
+    case LONGLONG_IMG:
+      return unitScale && bzero == 9223372036854775808.0 ? DType::UInt64 : DType::Int64;
+    case FLOAT_IMG:
+      return DType::Float32;
+    default:
+      return DType::Float64;
+  }
+}
+
+}  // namespace
+
+FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
+  info_.path = path;
+  info_.format = "fits";
+  FitsStatus status(path);
+  // The disk-file entry point takes the name literally (no cfitsio "[ext]" filename syntax).
+  fits_open_diskfile(&file_, path.c_str(), READONLY, status.ptr());
+  if (status.code() != 0) {
+    file_ = nullptr;
+    status.check("not a readable FITS file");
+  }
+  try {
+    int nhdus = 0;
+    fits_get_num_hdus(file_, &nhdus, status.ptr());
+    status.check("cannot read the HDU list");
+    nhdus = std::min(nhdus, kMaxHdusListed);
+    int chosen = -1;
+    for (int i = 0; i < nhdus; ++i) {
+      int type = 0;
+      fits_movabs_hdu(file_, i + 1, &type, status.ptr());
+      status.check("cannot read HDU " + std::to_string(i));
+      HduInfo hdu;
+      hdu.index = i;
+      hdu.name = hduName(file_, i);
+      if (type == IMAGE_HDU) {
+        hdu.type = fits_is_compressed_image(file_, status.ptr()) ? "compressed image" : "image";
+        int naxis = 0;
+        fits_get_img_dim(file_, &naxis, status.ptr());
+        status.check("cannot read NAXIS of HDU " + std::to_string(i));
+        if (naxis < 0 || naxis > 999)
+          throw IoError(path, "HDU " + std::to_string(i) + " has NAXIS = " + std::to_string(naxis));
+        std::vector<LONGLONG> axes(static_cast<size_t>(naxis));
+        if (naxis > 0) fits_get_img_sizell(file_, naxis, axes.data(), status.ptr());
+        status.check("cannot read the axes of HDU " + std::to_string(i));
+        hdu.axes.assign(axes.begin(), axes.end());
+        bool hasData =
+            naxis > 0 && std::all_of(axes.begin(), axes.end(), [](LONGLONG n) { return n > 0; });
+        if (chosen < 0 && options.hdu < 0 && hasData) chosen = i;
+      } else {
+        hdu.type = type == ASCII_TBL ? "ascii table" : "binary table";
+      }
+      info_.hdus.push_back(std::move(hdu));
+    }
+    if (options.hdu >= 0) {
+      if (options.hdu >= nhdus)
+        throw IoError(path, "HDU " + std::to_string(options.hdu) +
+                                " does not exist (the file has " + std::to_string(nhdus) +
+                                (nhdus == 1 ? " HDU)" : " HDUs)"));
+      const HduInfo& h = info_.hdus[static_cast<size_t>(options.hdu)];
+      if (h.type != "image" && h.type != "compressed image")
+        throw IoError(path,
+                      "HDU " + std::to_string(options.hdu) + " is a " + h.type + ", not an image");
+      chosen = options.hdu;
+    }
+    if (chosen < 0)
+      throw IoError(path, "no HDU holds image data (NAXIS = 0 or an axis of length 0)");
+    info_.hdu = chosen;
+    int type = 0;
+    fits_movabs_hdu(file_, chosen + 1, &type, status.ptr());
+    status.check("cannot move to HDU " + std::to_string(chosen));
+    const std::vector<int64_t> axes = info_.hdus[static_cast<size_t>(chosen)].axes;
+    const std::string where = chosen == 0 ? "" : " of HDU " + std::to_string(chosen);
+    if (axes.empty()) throw IoError(path, "NAXIS = 0" + where + ": there is no image data");
+    for (size_t a = 0; a < axes.size(); ++a)
+      if (axes[a] <= 0)
+        throw IoError(path, "NAXIS" + std::to_string(a + 1) + " = " + std::to_string(axes[a]) +
+                                where + ": an axis must have at least one pixel");
+    std::vector<int> kept;
+    for (size_t a = 0; a < axes.size(); ++a)
+      if (axes[a] > 1) kept.push_back(static_cast<int>(a));
+    if (kept.size() > 4)
+      throw IoError(path,
+                    std::to_string(kept.size()) +
+                        " axes longer than 1; StackLens shows at most 3 axes plus a plane axis");
+    auto len = [&](size_t role) {
+      return role < kept.size() ? axes[static_cast<size_t>(kept[role])] : 1;
+    };
+    info_.x = len(0);
+    info_.y = len(1);
+    info_.z = len(2);
+    info_.planes = len(3);
+    zAxis_ = kept.size() > 2 ? kept[2] : -1;
+    const int planeAxis = kept.size() > 3 ? kept[3] : -1;
+    if (options.plane < 0 || options.plane >= info_.planes)
+      throw IoError(path, "plane " + std::to_string(options.plane) + " is outside 0.." +
+                              std::to_string(info_.planes - 1));
+    info_.plane = options.plane;
+
+    int bitpix = 0;
+    fits_get_img_type(file_, &bitpix, status.ptr());
+    status.check("cannot read BITPIX");
+    const int bytesPerPixel = std::abs(bitpix) / 8;
+    // The element count must fit in 64 bits and, for plain images, in the file itself:
+    // a header may claim any size.
+    int64_t elements = 1;
+    for (int64_t n : axes) {
+      if (n > (int64_t{1} << 56) / elements)
+        throw IoError(
+            path, "the image dimensions" + where + " are absurdly large (their product overflows)");
+      elements *= n;
+    }
+    if (info_.x * info_.y > (int64_t{1} << 34))
+      throw IoError(path, "a slice of " + std::to_string(info_.x) + " x " +
+                              std::to_string(info_.y) + " pixels is too large to read");
+    int compressed = fits_is_compressed_image(file_, status.ptr());
+    bitpix_ = bitpix;
+    if (!compressed) {
+      LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
+      fits_get_hduaddrll(file_, &headStart, &dataStart, &dataEnd, status.ptr());
+      status.check("cannot locate the data");
+      dataStart_ = dataStart;
+      const int64_t need = dataStart + elements * bytesPerPixel;
+      const LONGLONG have = file_->Fptr->logfilesize;
+      if (need > have)
+        throw IoError(path,
+                      "the file is truncated: the header" + where + " describes " +
+                          std::to_string(elements * bytesPerPixel) + " bytes of data but only " +
+                          std::to_string(std::max<LONGLONG>(0, have - dataStart)) + " follow it");
+    }
+
+    int count = 0;
+    const std::string cards = headerCards(file_, count, status);
+    info_.header = parseCards(cards, count);
+    cardNumber(info_.header, "BSCALE", info_.bscale);
+    cardNumber(info_.header, "BZERO", info_.bzero);
+    double blank = 0;
+    if (bitpix > 0 && cardNumber(info_.header, "BLANK", blank))
+      info_.blank = static_cast<int64_t>(blank);
+    info_.dtype = storedType(bitpix, info_.bscale, info_.bzero);
+
+    // Spacing only for linear (microscopy-style) axes; sky and spectral axes are left to the WCS.
+    std::array<double, 3> spacing{1.0, 1.0, 1.0};
+    bool known = true;
+    for (size_t role = 0; role < 3 && role < std::max<size_t>(kept.size(), 2); ++role) {
+      const int axis = role < kept.size() ? kept[role] : -1;
+      if (axis < 0) break;
+      const std::string n = std::to_string(axis + 1);
+      double d = 0;
+      if (!isLinearAxis(info_.header, axis) ||
+          !(cardNumber(info_.header, "CDELT" + n, d) ||
+            cardNumber(info_.header, "CD" + n + "_" + n, d)) ||
+          d == 0) {
+        known = false;
+        break;
+      }
+      spacing[2 - role] = std::abs(d);
+      if (const HeaderCard* unit = findCard(info_.header, "CUNIT" + n))
+        info_.units[2 - role] = unquote(unit->value);
+    }
+    if (kept.size() < 2) known = false;
+    info_.spacingKnown = known;
+    if (known)
+      info_.spacing = spacing;
+    else
+      info_.units = {};
+
+    // Element strides of the z and plane axes, for the pread() path.
+    std::vector<int64_t> stride(axes.size(), 1);
+    for (size_t a = 1; a < axes.size(); ++a) stride[a] = stride[a - 1] * axes[a - 1];
+    zStride_ = zAxis_ >= 0 ? stride[static_cast<size_t>(zAxis_)] : 0;
+    planeElements_ = planeAxis >= 0 ? options.plane * stride[static_cast<size_t>(planeAxis)] : 0;
+    // The pread() path needs the file on disk as cfitsio sees it: not gzipped (same size).
+    struct stat st {};
+    if (!compressed && ::stat(path.c_str(), &st) == 0 &&
+        static_cast<LONGLONG>(st.st_size) == file_->Fptr->logfilesize)
+      fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    firstPixel_.assign(axes.size(), 1);
+    if (planeAxis >= 0) firstPixel_[static_cast<size_t>(planeAxis)] = options.plane + 1;
+    std::vector<double> fixedPixel(axes.size(), 0.0);
+    if (planeAxis >= 0) fixedPixel[static_cast<size_t>(planeAxis)] = options.plane;
+    const std::array<int, 3> roles{kept.size() > 0 ? kept[0] : -1, kept.size() > 1 ? kept[1] : -1,
+                                   zAxis_};
+    wcs_ = Wcs::fromFitsHeader(cards, count, fixedPixel, roles);
+  } catch (...) {
+    int closeStatus = 0;
+    fits_close_file(file_, &closeStatus);
+    fits_clear_errmsg();
+    throw;
+  }
+}
+
+FitsReader::~FitsReader() {
+  int status = 0;
+  if (file_) fits_close_file(file_, &status);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+
+template <class Raw, class Unsigned>
+Raw bigEndian(const unsigned char* p) {
+  Unsigned u = 0;
+  for (size_t i = 0; i < sizeof(Raw); ++i) u = static_cast<Unsigned>((u << 8) | p[i]);
+  Raw r;
+  std::memcpy(&r, &u, sizeof r);
+  return r;
+}
+
+// Raw big-endian samples → float, as cfitsio would: value = raw·bscale + bzero in double, BLANK
+// (integers only) → NaN.
+template <class Raw, class Unsigned>
+void convertSamples(const unsigned char* in, int64_t count, double bscale, double bzero,
+                    const std::optional<int64_t>& blank, float* out) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const bool scaled = bscale != 1.0 || bzero != 0.0;
+  const bool checkBlank = std::is_integral_v<Raw> && blank.has_value();
+  const Raw blankValue = checkBlank ? static_cast<Raw>(*blank) : Raw{};
+  for (int64_t i = 0; i < count; ++i) {
+    const Raw raw = bigEndian<Raw, Unsigned>(in + i * static_cast<int64_t>(sizeof(Raw)));
+    if (checkBlank && raw == blankValue) {
+      out[i] = nan;
+    } else if (scaled) {
+      out[i] = static_cast<float>(static_cast<double>(raw) * bscale + bzero);
+    } else {
+      out[i] = static_cast<float>(raw);
+    }
+  }
+}
+
+}  // namespace
+
+void FitsReader::readPlainSlice(int64_t z, float* out) const {
+  const int64_t count = info_.y * info_.x;
+  const int64_t bytes = std::abs(bitpix_) / 8;
+  thread_local std::vector<unsigned char> buffer;
+  buffer.resize(static_cast<size_t>(count * bytes));
+  const int64_t offset = dataStart_ + (planeElements_ + z * zStride_) * bytes;
+  size_t done = 0;
+  while (done < buffer.size()) {
+    const ssize_t got = ::pread(fd_, buffer.data() + done, buffer.size() - done,
+                                static_cast<off_t>(offset + static_cast<int64_t>(done)));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0)
+      throw IoError(info_.path, "cannot read slice " + std::to_string(z) + ": " +
+                                    (got < 0 ? std::strerror(errno) : "unexpected end of file"));
+    done += static_cast<size_t>(got);
+  }
+  const unsigned char* in = buffer.data();
+  const double s = info_.bscale, b = info_.bzero;
+  switch (bitpix_) {
+    case BYTE_IMG:
+      convertSamples<uint8_t, uint8_t>(in, count, s, b, info_.blank, out);
+      break;
+    case SHORT_IMG:
+      convertSamples<int16_t, uint16_t>(in, count, s, b, info_.blank, out);
+      break;
+    case LONG_IMG:
+      convertSamples<int32_t, uint32_t>(in, count, s, b, info_.blank, out);
+      break;
+    case LONGLONG_IMG:
+      if (info_.dtype == DType::UInt64) {
+        // raw + 2^63 is not exact in double; flipping the sign bit is (as cfitsio does).
+        for (int64_t i = 0; i < count; ++i) {
+          const uint64_t u = bigEndian<uint64_t, uint64_t>(in + i * 8) ^ (uint64_t{1} << 63);
+          out[i] = info_.blank && bigEndian<int64_t, uint64_t>(in + i * 8) == *info_.blank
+                       ? std::numeric_limits<float>::quiet_NaN()
+                       : static_cast<float>(u);
+        }
+      } else {
+        convertSamples<int64_t, uint64_t>(in, count, s, b, info_.blank, out);
+      }
+      break;
+    case FLOAT_IMG:
+      convertSamples<float, uint32_t>(in, count, s, b, info_.blank, out);
+      break;
+    case DOUBLE_IMG:
+      convertSamples<double, uint64_t>(in, count, s, b, info_.blank, out);
+      break;
+    default:
+      throw IoError(info_.path, "unsupported BITPIX " + std::to_string(bitpix_));
+  }
+}
+
+void FitsReader::readSlice(int64_t z, float* out) const {
+  if (z < 0 || z >= info_.z)
+    throw IoError(info_.path,
+                  "slice " + std::to_string(z) + " is outside 0.." + std::to_string(info_.z - 1));
+  if (fd_ >= 0) return readPlainSlice(z, out);
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<LONGLONG> first = firstPixel_;
+  if (zAxis_ >= 0) first[static_cast<size_t>(zAxis_)] = z + 1;
+  // Integer images: BLANK pixels become NaN. Float images are read unchecked, because cfitsio's
+  // null check would also turn ±Inf into the null value; NaN stays NaN either way.
+  const bool floating = info_.dtype == DType::Float32 || info_.dtype == DType::Float64;
+  float nan = floating ? 0.0f : std::numeric_limits<float>::quiet_NaN();
+  int anyNull = 0;
+  FitsStatus status(info_.path);
+  // Degenerate axes have length 1, so the slice is one contiguous run of y·x pixels.
+  fits_read_pixll(file_, TFLOAT, first.data(), static_cast<LONGLONG>(info_.y * info_.x), &nan, out,
+                  &anyNull, status.ptr());
+  status.check("cannot read slice " + std::to_string(z));
+}
+
+}  // namespace stacklens::io

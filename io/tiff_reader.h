@@ -1,0 +1,54 @@
+// TIFF stacks through libtiff: multi-page z-stacks, ImageJ hyperstacks and basic OME-TIFF.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "io/stack.h"
+
+namespace stacklens::io {
+
+// Which pages are the slices:
+// - Plain multi-page TIFF: every page of the first run of pages with page 0's size and type is one
+//   z-slice (reduced-resolution pages are skipped). Later pages of another size are left out with
+//   a "warning" header card; a broken page chain (truncated file) is an error.
+// - ImageJ hyperstacks (channels C, slices Z, frames T; pages stored channel fastest) and OME-TIFF
+//   (SizeC/SizeZ/SizeT in DimensionOrder): the z axis is Z; when Z = 1 it is T; when both are 1
+//   it is C. The remaining axes form the planes, chosen by OpenOptions::plane with the channel
+//   varying fastest (plane = c + C·t for a Z stack).
+// Spacing: ImageJ "spacing"/"unit" plus XResolution/YResolution (ResolutionUnit none); OME
+// PhysicalSizeX/Y/Z (µm unless a unit is given); otherwise only a centimetre ResolutionUnit is
+// trusted (inch values are usually print DPI).
+class TiffReader : public StackReader {
+ public:
+  TiffReader(const std::string& path, const OpenOptions& options, uint64_t fileSize);
+  ~TiffReader() override;
+  const StackInfo& info() const override { return info_; }
+  void readSlice(int64_t z, float* out) const override;
+  const Wcs* wcs() const override { return nullptr; }
+
+  // How every page of the series is laid out (checked equal for all pages at open).
+  struct Layout {
+    uint32_t width = 0, height = 0;
+    uint16_t bits = 0, format = 1, samples = 1, planar = 1;
+    bool tiled = false;
+  };
+
+ private:
+  struct Handle;
+  std::unique_ptr<Handle> acquire() const;
+  void release(std::unique_ptr<Handle> handle) const;
+
+  StackInfo info_;
+  Layout layout_;
+  std::vector<uint64_t> sliceOffsets_;  // IFD offset of the page shown as each z
+  // libtiff handles are not thread-safe: each read borrows a handle of its own from this pool
+  // (opened on demand), so concurrent reads of different slices run in parallel.
+  mutable std::mutex poolMutex_;
+  mutable std::vector<std::unique_ptr<Handle>> idle_;
+};
+
+}  // namespace stacklens::io

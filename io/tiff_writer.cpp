@@ -1,0 +1,118 @@
+// TIFF writer (libtiff): one page per z, float32 / uint16 / int32, ImageJ metadata for the spacing.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "io/tiff_support.h"
+#include "io/writers.h"
+
+namespace stacklens::io {
+namespace {
+
+std::string number(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.10g", v);
+  return text;
+}
+
+// ImageJ and Fiji take the z spacing and unit only from this text; tifffile reads it too.
+std::string imagejDescription(int64_t z, SampleKind kind, bool uint16, const float* data,
+                              int64_t count, const WriteOptions& options) {
+  std::string d = "ImageJ=1.11a\nimages=" + std::to_string(z) + "\n";
+  if (z > 1) d += "slices=" + std::to_string(z) + "\n";
+  if (options.spacingKnown) {
+    std::string unit = options.units[2].empty() ? options.units[0] : options.units[2];
+    if (isMicron(unit)) unit = "micron";
+    unit.erase(
+        std::remove_if(unit.begin(), unit.end(), [](char c) { return c == '\n' || c == '\r'; }),
+        unit.end());
+    if (!unit.empty()) d += "unit=" + unit + "\n";
+    if (z > 1) d += "spacing=" + number(options.spacing[0]) + "\n";
+  }
+  d += "loop=false\n";
+  if (kind == SampleKind::Float32 && !uint16) {
+    // ImageJ shows float stacks with this display range.
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    for (int64_t i = 0; i < count; ++i)
+      if (std::isfinite(data[i])) lo = std::min(lo, data[i]), hi = std::max(hi, data[i]);
+    if (lo <= hi) d += "min=" + number(lo) + "\nmax=" + number(hi) + "\n";
+  }
+  return d;
+}
+
+uint16_t toUInt16(float v) {
+  if (!(v > 0.0f)) return 0;  // negative and NaN
+  if (v >= 65535.0f) return 65535;
+  return static_cast<uint16_t>(std::lround(v));
+}
+
+}  // namespace
+
+void writeTiffFile(const std::string& path, const std::string& target, const void* data,
+                   SampleKind kind, int64_t z, int64_t y, int64_t x, const WriteOptions& options) {
+  const bool uint16 = kind == SampleKind::Float32 && options.tiffUInt16;
+  const int bytes = uint16 ? 2 : 4;
+  if (x > std::numeric_limits<uint32_t>::max() || y > std::numeric_limits<uint32_t>::max() ||
+      z > 65535 * 1024)
+    throw IoError(target, "the shape is too large for TIFF");
+  // Classic TIFF offsets are 32-bit; leave room for the directories.
+  const bool big = static_cast<double>(z) * y * x * bytes > 4.0e9;
+  TiffMessages messages;
+  TiffHandle handle(openTiff(path, big ? "w8" : "w", messages));
+  TIFF* t = handle.get();
+  if (!t) throw IoError(target, tiffReason("cannot create the file", messages));
+  const int64_t sliceCount = y * x;
+  const std::string description =
+      imagejDescription(z, kind, uint16, static_cast<const float*>(data), z * sliceCount, options);
+  std::vector<unsigned char> row(static_cast<size_t>(x) * static_cast<size_t>(bytes));
+  const auto fail = [&](const std::string& what) {
+    throw IoError(target, tiffReason(what, messages));
+  };
+  for (int64_t k = 0; k < z; ++k) {
+    TIFFSetField(t, TIFFTAG_SUBFILETYPE, z > 1 ? FILETYPE_PAGE : 0);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, static_cast<uint32_t>(x));
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, static_cast<uint32_t>(y));
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bytes * 8);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(t, TIFFTAG_SAMPLEFORMAT,
+                 uint16 ? SAMPLEFORMAT_UINT
+                        : (kind == SampleKind::Int32 ? SAMPLEFORMAT_INT : SAMPLEFORMAT_IEEEFP));
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
+    if (z > 1)
+      TIFFSetField(t, TIFFTAG_PAGENUMBER, static_cast<uint16_t>(std::min<int64_t>(k, 65535)),
+                   static_cast<uint16_t>(std::min<int64_t>(z, 65535)));
+    if (k == 0) TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, description.c_str());
+    if (options.spacingKnown && options.spacing[1] > 0 && options.spacing[2] > 0) {
+      TIFFSetField(t, TIFFTAG_XRESOLUTION, 1.0 / options.spacing[2]);
+      TIFFSetField(t, TIFFTAG_YRESOLUTION, 1.0 / options.spacing[1]);
+      TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
+    }
+    TIFFSetField(t, TIFFTAG_SOFTWARE, "StackLens");
+    for (int64_t r = 0; r < y; ++r) {
+      const int64_t offset = k * sliceCount + r * x;
+      void* out;
+      if (uint16) {
+        auto* p = reinterpret_cast<uint16_t*>(row.data());
+        const float* in = static_cast<const float*>(data) + offset;
+        for (int64_t i = 0; i < x; ++i) p[i] = toUInt16(in[i]);
+        out = row.data();
+      } else if (kind == SampleKind::Int32) {
+        out = const_cast<int32_t*>(static_cast<const int32_t*>(data) + offset);
+      } else {
+        out = const_cast<float*>(static_cast<const float*>(data) + offset);
+      }
+      if (TIFFWriteScanline(t, out, static_cast<uint32_t>(r), 0) < 0) fail("cannot write the data");
+    }
+    if (!TIFFWriteDirectory(t)) fail("cannot write page " + std::to_string(k));
+  }
+  TIFFClose(handle.release());
+  if (!messages.errors.empty()) fail("cannot finish the file");
+}
+
+}  // namespace stacklens::io

@@ -1,0 +1,107 @@
+// The benchmark harness: warm-up and repeats, error lines, JSON shape, the synthetic sky.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "compute/backend.h"
+#include "compute/bench/workloads.h"
+
+namespace {
+
+using namespace stacklens::compute;
+
+// A backend whose operations count their calls, or throw, without computing anything.
+class FakeBackend final : public Backend {
+ public:
+  explicit FakeBackend(bool fail) : fail_(fail) {}
+  std::string name() const override { return "cpu"; }
+  std::string deviceName() const override { return "fake \"device\""; }
+  int threads() const override { return 3; }
+  Image upload(const Image& i) override { return i; }
+  Image download(const Image& i) override { return i; }
+  LabelImage download(const LabelImage& l) override { return l; }
+  void synchronize() override {}
+  Image gaussianBlur(const Image& in, const BlurParams&, const Job&) override { return call(in); }
+  Image richardsonLucy(const Image& in, const Image&, const DeconvolveParams&,
+                       const Job&) override {
+    return call(in);
+  }
+  ClipStats sigmaClip(const Image& in, const ClipParams&, const Job&) override {
+    call(in);
+    return {};
+  }
+  Segmentation segment(const Image& in, const SegmentParams&, const Job&) override {
+    call(in);
+    return {};
+  }
+  Image medianFilter(const Image& in, int, const Job&) override { return call(in); }
+  Image removeOutliers(const Image& in, const OutlierParams&, const Job&) override {
+    return call(in);
+  }
+  Image resample(const Image& in, const ResampleParams&, const Job&) override { return call(in); }
+  int calls = 0;
+
+ private:
+  Image call(const Image& in) {
+    ++calls;
+    if (fail_) throw InvalidArgument("gaussian_blur is not implemented yet");
+    return in;
+  }
+  bool fail_;
+};
+
+TEST(Bench, RunsOneWarmUpThenTheRepeats) {
+  FakeBackend backend(false);
+  bench::Result r = bench::runWorkload("blur2d_gaussian_f32", backend, 4);
+  EXPECT_EQ(backend.calls, 5);
+  EXPECT_TRUE(r.error.empty());
+  EXPECT_EQ(r.shape, (std::vector<int64_t>{2048, 2048}));
+  EXPECT_LE(r.minSeconds, r.medianSeconds);
+  const std::string json = bench::toJson(r);
+  EXPECT_EQ(json.rfind("{\"workload\": \"blur2d_gaussian_f32\", \"backend\": \"cpu\", "
+                       "\"shape\": [2048, 2048], \"min_s\": ",
+                       0),
+            0u)
+      << json;
+  EXPECT_NE(json.find("\"threads\": 3, \"device\": \"fake \\\"device\\\"\"}"), std::string::npos)
+      << json;
+}
+
+TEST(Bench, AFailingOperationBecomesAnErrorLine) {
+  FakeBackend backend(true);
+  bench::Result r = bench::runWorkload("blur2d_gaussian_f32", backend, 3);
+  EXPECT_EQ(r.error, "gaussian_blur is not implemented yet");
+  EXPECT_EQ(bench::toJson(r),
+            "{\"workload\": \"blur2d_gaussian_f32\", \"backend\": \"cpu\", \"shape\": [2048, "
+            "2048], \"error\": \"gaussian_blur is not implemented yet\"}");
+}
+
+TEST(Bench, RejectsUnknownNamesAndRepeats) {
+  FakeBackend backend(false);
+  EXPECT_THROW(bench::runWorkload("nope", backend, 1), InvalidArgument);
+  EXPECT_THROW(bench::runWorkload("sigmaclip", backend, 0), InvalidArgument);
+  EXPECT_EQ(bench::workloadNames().size(), 10u);
+}
+
+TEST(Bench, SyntheticSkyIsDeterministicWithTheDocumentedNoise) {
+  Image a = bench::syntheticSky(2048, 7), b = bench::syntheticSky(2048, 7);
+  ASSERT_EQ(a.shape(), (Shape{1, 2048, 2048}));
+  for (int64_t i = 0; i < a.shape().count(); ++i) ASSERT_EQ(a.data()[i], b.data()[i]);
+  // A corner far from the extended source, where point sources cover a minority of pixels:
+  // robust σ via the median absolute deviation of a 200×200 patch.
+  std::vector<float> patch;
+  for (int y = 0; y < 200; ++y)
+    for (int x = 0; x < 200; ++x) patch.push_back(a.at(0, y, x));
+  const auto mid = patch.begin() + patch.size() / 2;
+  std::nth_element(patch.begin(), mid, patch.end());
+  const float med = *mid;
+  for (float& p : patch) p = std::abs(p - med);
+  std::nth_element(patch.begin(), mid, patch.end());
+  EXPECT_NEAR(1.4826 * *mid, 0.0133, 0.0013);
+  EXPECT_GT(a.at(0, 1024, 1024), 2.4f);  // the bright extended source (2.5) in the centre
+}
+
+}  // namespace
