@@ -210,6 +210,7 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
     int64_t peakIndex = int64_t(0xffffffffull - (h.peak & 0xffffffffull));
     src.peakX = peakIndex % s.x;
     src.peakY = (peakIndex / s.x) % s.y;
+    src.z = peakIndex / (s.x * s.y);  // components never cross slices
     src.xMin = h.xMin;
     src.xMax = h.xMax;
     src.yMin = h.yMin;

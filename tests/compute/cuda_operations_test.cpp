@@ -402,6 +402,7 @@ TEST_F(CudaOps, SegmentLabelsAndMeasuresLikeBruteForceAcrossSlices) {
       EXPECT_EQ(src.xMax, xMax);
       EXPECT_EQ(src.yMin, yMin);
       EXPECT_EQ(src.yMax, yMax);
+      EXPECT_EQ(src.z, peakAt / (45 * 40));
     }
   }
 }

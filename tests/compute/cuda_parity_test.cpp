@@ -241,6 +241,7 @@ TEST_F(CudaParity, SegmentLabelsExactlyAndMeasuresAlike) {
       EXPECT_EQ(g.xMax, c.xMax) << what;
       EXPECT_EQ(g.yMin, c.yMin) << what;
       EXPECT_EQ(g.yMax, c.yMax) << what;
+      EXPECT_EQ(g.z, c.z) << what;
     }
   }
 }
