@@ -43,6 +43,12 @@ struct StatsResult {
 
 struct Workspace {
   unsigned blocksDone;  // blocks of the running pass that have finished
+  // The median's top digit rarely changes between iterations: the first pass guesses it (the last
+  // call's) and only counts the values below it and in it; a full first-digit histogram runs only
+  // when the guess misses.
+  int haveGuess, needFull;
+  uint32_t guessDigit;
+  unsigned long long below, inBin;
   Moments moments;
   Selection selection;
   StatsResult result;
@@ -124,6 +130,8 @@ __device__ void finishStats(Workspace* ws) {
     r.min = keyToFloat(__ldcg(&m.minKey));
     r.max = keyToFloat(__ldcg(&m.maxKey));
   }
+  ws->guessDigit = ws->selection.prefix[1] >> digitShift(0);
+  ws->haveGuess = count > 0;
   m.count = 0;
   m.sum = m.sumSquares = 0;
   m.minKey = 0xffffffffu;
@@ -146,6 +154,13 @@ __global__ void __launch_bounds__(kThreads) countPass(const float* __restrict__ 
     same = prefix0 == prefix1;
   }
   constexpr uint32_t digitMask = (1u << digitBits(Pass)) - 1;
+  bool useGuess = false;
+  uint32_t guess = 0;
+  if constexpr (Pass == 0) {
+    useGuess = ws->haveGuess;
+    guess = ws->guessDigit;
+  }
+  unsigned long long below = 0, inBin = 0;
   unsigned long long count = 0;
   double sum = 0, sumSquares = 0;
   uint32_t minKey = 0xffffffffu, maxKey = 0;
@@ -163,7 +178,12 @@ __global__ void __launch_bounds__(kThreads) countPass(const float* __restrict__ 
     }
     uint32_t digit = (key >> shift) & digitMask;
     if constexpr (Pass == 0) {
-      addToBin(hist[0], valid, digit);
+      if (useGuess) {
+        below += valid && digit < guess;
+        inBin += valid && digit == guess;
+      } else {
+        addToBin(hist[0], valid, digit);
+      }
       if (valid) {
         ++count;
         sum += v;
@@ -202,6 +222,14 @@ __global__ void __launch_bounds__(kThreads) countPass(const float* __restrict__ 
     uint32_t mn = ReduceK(temp.k).Reduce(minKey, ::cuda::minimum<>{});
     __syncthreads();
     uint32_t mx = ReduceK(temp.k).Reduce(maxKey, ::cuda::maximum<>{});
+    __syncthreads();
+    unsigned long long b = ReduceU(temp.u).Sum(below);
+    __syncthreads();
+    unsigned long long in = ReduceU(temp.u).Sum(inBin);
+    if (threadIdx.x == 0 && useGuess) {
+      atomicAdd(&ws->below, b);
+      atomicAdd(&ws->inBin, in);
+    }
     if (threadIdx.x == 0 && c > 0) {
       atomicAdd(&ws->moments.count, c);
       atomicAdd(&ws->moments.sum, s);
@@ -218,10 +246,68 @@ __global__ void __launch_bounds__(kThreads) countPass(const float* __restrict__ 
   __syncthreads();
   if (!last) return;
   __threadfence();
+  if (Pass == 0 && useGuess) {
+    // Both middle ranks inside the guessed bin: the first digit is known without a histogram.
+    if (threadIdx.x == 0) {
+      unsigned long long n = __ldcg(&ws->moments.count), b = __ldcg(&ws->below),
+                         in = __ldcg(&ws->inBin);
+      unsigned long long r0 = n > 0 ? (n - 1) / 2 : 0, r1 = n / 2;
+      bool hit = n > 0 && b <= r0 && r1 < b + in;
+      if (hit) {
+        Selection& sel = ws->selection;
+        sel.prefix[0] = sel.prefix[1] = guess << digitShift(0);
+        sel.rank[0] = r0 - b;
+        sel.rank[1] = r1 - b;
+      }
+      ws->needFull = hit ? 0 : 1;
+      ws->below = ws->inBin = 0;
+      ws->blocksDone = 0;
+    }
+    return;
+  }
   chooseDigit<Pass>(ws);
   if (threadIdx.x == 0) {
     ws->blocksDone = 0;
+    if (Pass == 0) ws->needFull = 0;
     if (Pass == 2) finishStats(ws);
+  }
+}
+
+// The first digit's full histogram, when the guess of the moments pass missed (else nothing).
+__global__ void __launch_bounds__(kThreads)
+    digit0Fallback(const float* __restrict__ values, int64_t n, double lower, double upper,
+                   Workspace* ws) {
+  if (!ws->needFull) return;  // the same for every block: written by the previous kernel
+  __shared__ uint32_t hist[kBins];
+  for (int i = threadIdx.x; i < kBins; i += blockDim.x) hist[i] = 0;
+  __syncthreads();
+  constexpr uint32_t digitMask = (1u << digitBits(0)) - 1;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t base = int64_t(blockIdx.x) * blockDim.x; base < n; base += stride) {
+    int64_t i = base + threadIdx.x;
+    bool valid = false;
+    uint32_t key = 0;
+    if (i < n) {
+      float v = values[i];
+      valid = inBounds(v, lower, upper);
+      key = orderedKey(v);
+    }
+    addToBin(hist, valid, (key >> digitShift(0)) & digitMask);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kBins; i += blockDim.x)
+    if (hist[i]) atomicAdd(&ws->histogram[0][i], hist[i]);
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(&ws->blocksDone, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  chooseDigit<0>(ws);
+  if (threadIdx.x == 0) {
+    ws->blocksDone = 0;
+    ws->needFull = 0;
   }
 }
 
@@ -234,6 +320,8 @@ __global__ void resetWorkspace(Workspace* ws) {
     ws->moments.minKey = 0xffffffffu;
     ws->moments.maxKey = 0;
     ws->blocksDone = 0;
+    ws->haveGuess = ws->needFull = 0;
+    ws->below = ws->inBin = 0;
   }
 }
 
@@ -245,6 +333,7 @@ SummaryStats statsInBounds(const ContextPtr& ctx, const float* values, int64_t n
       static_cast<unsigned>(std::min<int64_t>(blocksFor(n, kThreads), int64_t(ctx->smCount()) * 2));
   if (grid == 0) grid = 1;
   countPass<0><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
+  digit0Fallback<<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
   countPass<1><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
   countPass<2><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
   SL_LAUNCHED();
