@@ -158,6 +158,37 @@ DType storedType(int bitpix, double bscale, double bzero) {
   }
 }
 
+// cfitsio allocates each compressed tile's buffer from the length in its heap descriptor before
+// reading it, so a damaged descriptor can ask for gigabytes. Every descriptor must lie inside
+// the heap (PCOUNT bytes).
+void checkTileDescriptors(fitsfile* f, const std::string& path, const std::string& where) {
+  FitsStatus status(path);
+  LONGLONG rows = 0, heap = 0;
+  int columns = 0;
+  fits_get_num_rowsll(f, &rows, status.ptr());
+  fits_get_num_cols(f, &columns, status.ptr());
+  fits_read_key(f, TLONGLONG, "PCOUNT", &heap, nullptr, status.ptr());
+  status.check("cannot read the tile table" + where);
+  for (int col = 1; col <= columns; ++col) {
+    int type = 0;
+    LONGLONG repeat = 0, width = 0;
+    fits_get_coltypell(f, col, &type, &repeat, &width, status.ptr());
+    status.check("cannot read the tile table" + where);
+    if (type >= 0) continue;  // not a variable-length column
+    for (LONGLONG row = 1; row <= rows; ++row) {
+      LONGLONG length = 0, offset = 0;
+      fits_read_descriptll(f, col, row, &length, &offset, status.ptr());
+      status.check("cannot read tile " + std::to_string(row) + where);
+      if (length < 0 || offset < 0 || width < 0 || (width > 0 && length > heap / width) ||
+          offset > heap - length * std::max<LONGLONG>(width, 1))
+        throw IoError(path, "damaged compressed image" + where + ": tile " + std::to_string(row) +
+                                " claims " + std::to_string(length) + " elements at heap offset " +
+                                std::to_string(offset) + " but the heap holds " +
+                                std::to_string(heap) + " bytes");
+    }
+  }
+}
+
 }  // namespace
 
 FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
@@ -265,6 +296,7 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
                               std::to_string(info_.y) + " pixels is too large to read");
     int compressed = fits_is_compressed_image(file_, status.ptr());
     bitpix_ = bitpix;
+    if (compressed) checkTileDescriptors(file_, path, where);
     if (!compressed) {
       LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
       fits_get_hduaddrll(file_, &headStart, &dataStart, &dataEnd, status.ptr());

@@ -4,6 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
+
+#include <zlib.h>
 
 #include "io/file_checks.h"
 #include "io/fits_reader.h"
@@ -40,6 +43,27 @@ const char* dtypeName(DType t) {
 
 namespace {
 
+// Bytes the first gzip member of path decompresses to, counting at most limit.
+uint64_t inflatedSize(const std::string& path, uint64_t limit) {
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (!in) throw IoError(path, "cannot open the gzip stream");
+  std::vector<char> scratch(1 << 16);
+  uint64_t total = 0;
+  while (total < limit) {
+    const int got = gzread(in, scratch.data(), static_cast<unsigned>(scratch.size()));
+    if (got < 0) {
+      int code = 0;
+      const std::string why = gzerror(in, &code);
+      gzclose(in);
+      throw IoError(path, "damaged gzip file: " + why);
+    }
+    if (got == 0) break;
+    total += static_cast<uint64_t>(got);
+  }
+  gzclose(in);
+  return total;
+}
+
 // cfitsio allocates the size a gzip file's trailer claims (ISIZE, the last 4 bytes) before it
 // decompresses, so a small damaged file could make it allocate gigabytes. Deflate cannot
 // compress by more than about 1032:1, which bounds what an honest trailer can say.
@@ -52,10 +76,26 @@ void checkGzipSize(const std::string& path, uint64_t size) {
   if (got != 4) throw IoError(path, "the gzip file is too short or cannot be read");
   const uint64_t claimed = uint64_t{trailer[0]} | uint64_t{trailer[1]} << 8 |
                            uint64_t{trailer[2]} << 16 | uint64_t{trailer[3]} << 24;
+  // A trailer of 0..2879 is no FITS file (the smallest is one 2880-byte block); cfitsio takes 0
+  // to mean "unknown" and guesses a large buffer.
+  if (claimed < 2880)
+    throw IoError(path,
+                  "damaged gzip file (or over 4 GB uncompressed, which is not supported): "
+                  "its trailer claims " +
+                      std::to_string(claimed) + " uncompressed bytes");
   if (claimed > size * 1032 + 1024)
     throw IoError(path, "damaged gzip file: its trailer claims " + std::to_string(claimed) +
                             " uncompressed bytes, impossible for " + std::to_string(size) +
                             " compressed bytes");
+  // cfitsio also trusts the trailer while it decompresses: when the stream yields more than
+  // claimed it grows its buffer by gigabytes. Inflating once into a scratch buffer (output
+  // discarded) checks that the stream really holds the claimed size.
+  const uint64_t actual = inflatedSize(path, claimed + 1);
+  if (actual != claimed)
+    throw IoError(path, "damaged gzip file: it decompresses to " +
+                            (actual > claimed ? "more than " + std::to_string(claimed)
+                                              : std::to_string(actual)) +
+                            " bytes but its trailer says " + std::to_string(claimed));
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 #include <wcslib/wcserr.h>
 #include <wcslib/wcshdr.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -23,11 +26,73 @@ struct Wcs::Impl {
 Wcs::Wcs(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Wcs::~Wcs() = default;
 
+namespace {
+
+// wcspih's scanner (wcslib 7.12) overflows a buffer on some malformed cards (found by
+// fits_fuzzer: NUL bytes, a string value without its closing quote). FITS headers may only hold
+// printable ASCII, so other bytes become spaces, and a card with an unterminated string is
+// blanked: neither can be part of a valid WCS.
+constexpr int kMaxAxes = 9;
+
+std::string wellFormedCards(const std::string& cards, int count) {
+  std::string out = cards.substr(0, static_cast<size_t>(count) * 80);
+  for (char& c : out)
+    if (c < 0x20 || c > 0x7e) c = ' ';
+  for (size_t start = 0; start + 80 <= out.size(); start += 80) {
+    if (out.compare(start + 8, 2, "= ") != 0) continue;
+    size_t q = out.find_first_not_of(' ', start + 10);
+    if (q >= start + 80 || out[q] != '\'') continue;
+    bool closed = false;
+    for (size_t i = q + 1; i < start + 80; ++i) {
+      if (out[i] != '\'') continue;
+      if (i + 1 < start + 80 && out[i + 1] == '\'') {
+        ++i;  // '' is an escaped quote inside the string
+        continue;
+      }
+      closed = true;
+      break;
+    }
+    if (!closed) out.replace(start, 80, std::string(80, ' '));
+  }
+  // wcslib sizes its arrays by the largest axis number it sees (PCi_j grows as its square, for
+  // each of 27 alternates): WCS cards naming an axis beyond 9, or NAXIS/WCSAXES above 9, are
+  // blanked. Only the axis-indexed WCS families are checked: other keywords (a DSS plate's AMDX13,
+  // say) feed wcslib's distortion handling and must stay.
+  static const char* kAxisFamilies[] = {"CTYPE", "CUNIT", "CRPIX", "CRVAL", "CDELT",
+                                        "CROTA", "CNAME", "CRDER", "CSYER", "PC",
+                                        "CD",    "PV",    "PS"};
+  for (size_t start = 0; start + 80 <= out.size(); start += 80) {
+    const std::string key = out.substr(start, 8);
+    long axis = 0;
+    if (key.rfind("WCSAXES", 0) == 0 || key == "NAXIS   ") {
+      axis = std::strtol(out.c_str() + start + 10, nullptr, 10);
+    } else {
+      for (const char* family : kAxisFamilies) {
+        const size_t n = std::strlen(family);
+        if (key.compare(0, n, family) != 0 || n >= key.size() ||
+            !std::isdigit(static_cast<unsigned char>(key[n])))
+          continue;
+        axis = std::strtol(key.c_str() + n, nullptr, 10);
+        // PCi_j and CDi_j: the second index is an axis too (PVi_m's m is not).
+        const size_t underscore = key.find('_', n);
+        if ((std::strcmp(family, "PC") == 0 || std::strcmp(family, "CD") == 0) &&
+            underscore != std::string::npos)
+          axis = std::max(axis, std::strtol(key.c_str() + underscore + 1, nullptr, 10));
+        break;
+      }
+    }
+    if (axis > kMaxAxes) out.replace(start, 80, std::string(80, ' '));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::unique_ptr<Wcs> Wcs::fromFitsHeader(const std::string& cards, int count,
                                          const std::vector<double>& fixedPixel,
                                          const std::array<int, 3>& xyzAxis) {
-  if (count <= 0) return nullptr;
-  std::string header = cards;  // wcspih may modify the text it is given
+  if (count <= 0 || fixedPixel.size() > static_cast<size_t>(kMaxAxes)) return nullptr;
+  std::string header = wellFormedCards(cards, count);  // wcspih may also modify its input
   int nreject = 0, nwcs = 0;
   wcsprm* all = nullptr;
   if (wcspih(header.data(), count, WCSHDR_all, 0, &nreject, &nwcs, &all) != 0 || nwcs < 1) {

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -322,6 +323,7 @@ Image medianFilter(const Image& in, int size, const Job& job, ThreadPool& pool) 
   PaddedKeys keys(s.y, s.x, radius);
   const SelectionNetwork net =
       size > 3 && size <= kLargestNetwork ? medianNetwork(size * size) : SelectionNetwork{};
+  const std::thread::id caller = std::this_thread::get_id();
   for (int64_t z = 0; z < s.z; ++z) {
     job.checkCancelled();
     keys.fill(in.slice(z), job, pool);
@@ -352,6 +354,10 @@ Image medianFilter(const Image& in, int size, const Job& job, ThreadPool& pool) 
           medianRowSelect(keys, y, s.x, size, scratch, result.data());
         }
         keysToFloats(result.data(), s.x, dst + y * s.x);
+        // Progress within a slice, from the calling thread only (the callback need not be
+        // thread-safe); large windows on one big image take seconds.
+        if ((y - begin) % 16 == 0 && std::this_thread::get_id() == caller)
+          job.report((double(z) + double(y) / double(s.y)) / double(s.z));
       }
     });
     job.report(double(z + 1) / double(s.z));

@@ -78,6 +78,18 @@ TEST(Resample, MatchesScipyZoomMirror) {
   }
 }
 
+TEST(Resample, MatchesScipyOnAxesOfTwoAndThreeSamples) {
+  ThreadPool pool(1);
+  const Image in = loadReference("zoom_tiny_in", {1, 2, 3});
+  for (int order : {1, 3}) {
+    const Image out = cpu::resample(in, {1.0, 2.6, 2.6, order}, {}, pool);
+    const Image want =
+        loadReference("zoom_tiny_o" + std::to_string(order) + "_1x2.6x2.6", {1, 5, 8});
+    ASSERT_EQ(out.shape(), want.shape());
+    EXPECT_LT(maxAbsDiff(out, want), 1e-5) << "order " << order;
+  }
+}
+
 TEST(Resample, OutputLengthRoundsHalfToEvenLikePython) {
   ThreadPool pool(1);
   const Image in = Image::host({3, 5, 7});

@@ -93,8 +93,7 @@ TEST(CliInfo, ErrorsExitThree) {
 
 TEST(CliConvert, FitsToTiffToFitsKeepsScaledValuesAndNan) {
   test::TempDir dir;
-  for (const char* name : {"scaled_int16.fits", "nan_float32.fits", "bitpix_uint32.fits",
-                           "rice.fits.fz", "imagej_hyperstack.tif", "lzw_uint16.tif"}) {
+  for (const char* name : {"scaled_int16.fits", "nan_float32.fits", "rice.fits.fz"}) {
     SCOPED_TRACE(name);
     const auto expected = test::readAll(*openStack(kFixtures + name));
     ASSERT_EQ(runCli("convert " + kFixtures + name + " " + dir.file("a.tif")).code, 0);

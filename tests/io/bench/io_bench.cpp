@@ -3,7 +3,8 @@
 // sparse (header/IFDs, then ftruncate), so the data are zero pages and the disk is not filled;
 // they are deleted at the end.
 //
-//   io_bench [FOLDER] [--slices N]     (default: /tmp, 1000 slices)
+//   io_bench [FOLDER] [--slices N] [--cli PATH/stacklens-cli]   (default: /tmp, 1000 slices;
+//   with --cli, also times whole `stacklens-cli info` runs on the same files)
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -93,7 +94,8 @@ std::string bigTiffHeader(int64_t slices, uint64_t& dataStart) {
   return t;
 }
 
-void bench(const std::string& path, const std::string& header, uint64_t totalBytes) {
+void bench(const std::string& path, const std::string& header, uint64_t totalBytes,
+           const std::string& cli) {
   int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
   if (fd < 0 || !writeAll(fd, header) || ::ftruncate(fd, static_cast<off_t>(totalBytes)) != 0) {
     std::perror(path.c_str());
@@ -133,6 +135,19 @@ void bench(const std::string& path, const std::string& header, uint64_t totalByt
   std::printf("  readSlice CPU time (this thread): median %.2f ms, max %.2f ms\n",
               cpu[cpu.size() / 2], cpu.back());
   reader.reset();
+  if (!cli.empty()) {
+    // The whole `stacklens-cli info` process: start, open, JSON, exit.
+    std::vector<double> runs;
+    for (int i = 0; i < 3; ++i) {
+      auto start = Clock::now();
+      FILE* pipe = popen((cli + " info '" + path + "' > /dev/null").c_str(), "r");
+      const int status = pipe ? pclose(pipe) : -1;
+      runs.push_back(millisecondsSince(start));
+      if (status != 0) std::printf("  stacklens-cli info failed (%d)\n", status);
+    }
+    std::sort(runs.begin(), runs.end());
+    std::printf("  stacklens-cli info: median %.1f ms, max %.1f ms over 3\n", runs[1], runs[2]);
+  }
   ::unlink(path.c_str());
 }
 
@@ -141,9 +156,12 @@ void bench(const std::string& path, const std::string& header, uint64_t totalByt
 int main(int argc, char** argv) {
   std::string folder = "/tmp";
   int64_t slices = 1000;
+  std::string cli;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--slices") == 0 && i + 1 < argc)
       slices = std::atoll(argv[++i]);
+    else if (std::strcmp(argv[i], "--cli") == 0 && i + 1 < argc)
+      cli = argv[++i];
     else
       folder = argv[i];
   }
@@ -151,10 +169,11 @@ int main(int argc, char** argv) {
     const uint64_t dataBytes =
         static_cast<uint64_t>(kSide * kSide * 2) * static_cast<uint64_t>(slices);
     const std::string fits = fitsHeader(slices);
-    bench(folder + "/stacklens-bench.fits", fits, (fits.size() + dataBytes + 2879) / 2880 * 2880);
+    bench(folder + "/stacklens-bench.fits", fits, (fits.size() + dataBytes + 2879) / 2880 * 2880,
+          cli);
     uint64_t dataStart = 0;
     const std::string tiff = bigTiffHeader(slices, dataStart);
-    bench(folder + "/stacklens-bench.tif", tiff, dataStart + dataBytes);
+    bench(folder + "/stacklens-bench.tif", tiff, dataStart + dataBytes, cli);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "io_bench: %s\n", e.what());
     return 1;

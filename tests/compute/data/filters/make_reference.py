@@ -48,3 +48,9 @@ save("zoom_in", zoom_in)
 for order in (1, 3):
     save(f"zoom_o{order}_1.7x0.6x1.3", ndi.zoom(zoom_in, (1.7, 0.6, 1.3), order=order, mode="mirror", grid_mode=False))
     save(f"zoom2d_o{order}_1x2.5x0.45", ndi.zoom(zoom_in[:1], (1, 2.5, 0.45), order=order, mode="mirror", grid_mode=False))
+
+# Zoom of tiny axes (2 and 3 samples), where the prefilter's initial conditions dominate.
+tiny = np.array([[[1, 3, 11], [0, -2, 5]]], dtype=np.float32)
+save("zoom_tiny_in", tiny)
+for order in (1, 3):
+    save(f"zoom_tiny_o{order}_1x2.6x2.6", ndi.zoom(tiny, (1, 2.6, 2.6), order=order, mode="mirror", grid_mode=False))
