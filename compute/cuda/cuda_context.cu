@@ -272,12 +272,4 @@ Image onDevice(const ContextPtr& ctx, const Image& in) {
   return out;
 }
 
-int64_t slicesThatFit(const Context& ctx, size_t fixedBytes, size_t perSliceBytes,
-                      int64_t nSlices) {
-  if (perSliceBytes == 0) return nSlices;
-  if (fixedBytes >= ctx.budget()) return 1;  // try anyway; an allocation failure falls back
-  int64_t fit = static_cast<int64_t>((ctx.budget() - fixedBytes) / perSliceBytes);
-  return std::clamp<int64_t>(fit, 1, std::max<int64_t>(nSlices, 1));
-}
-
 }  // namespace stacklens::compute::cuda

@@ -161,9 +161,6 @@ void readBack(const ContextPtr& ctx, T* host, const T* device, size_t n) {
   SL_CUDA(cudaStreamSynchronize(ctx->stream()));
 }
 
-// How many slices of `perSliceBytes` scratch fit in what is left of the budget after `fixed`.
-int64_t slicesThatFit(const Context& ctx, size_t fixedBytes, size_t perSliceBytes, int64_t nSlices);
-
 // The operations (inputs may be on the host or the device; results are on the device).
 Image gaussianBlur(const ContextPtr& ctx, const Image& in, const BlurParams& p, const Job& job);
 Image richardsonLucy(const ContextPtr& ctx, const Image& in, const Image& psf,
