@@ -77,6 +77,15 @@ AtomicOutput::~AtomicOutput() {
 }
 
 void AtomicOutput::commit() {
+  // The data must be on disk before the new name is, or a crash could leave an empty file
+  // where the old one was.
+  const int fd = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw IoError(path_, "cannot flush the temporary file: " + why);
+  }
+  ::close(fd);
   ::chmod(temp_.c_str(), 0666 & ~currentUmask());
   if (::rename(temp_.c_str(), path_.c_str()) != 0)
     throw IoError(

@@ -1,10 +1,16 @@
 // FitsReader: opens one image HDU of a FITS file and reads z-slices of it as float32.
 #include "io/fits_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "io/fits_support.h"
 #include "io/wcs.h"
@@ -258,10 +264,12 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
       throw IoError(path, "a slice of " + std::to_string(info_.x) + " x " +
                               std::to_string(info_.y) + " pixels is too large to read");
     int compressed = fits_is_compressed_image(file_, status.ptr());
+    bitpix_ = bitpix;
     if (!compressed) {
       LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
       fits_get_hduaddrll(file_, &headStart, &dataStart, &dataEnd, status.ptr());
       status.check("cannot locate the data");
+      dataStart_ = dataStart;
       const int64_t need = dataStart + elements * bytesPerPixel;
       const LONGLONG have = file_->Fptr->logfilesize;
       if (need > have)
@@ -307,6 +315,16 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
     else
       info_.units = {};
 
+    // Element strides of the z and plane axes, for the pread() path.
+    std::vector<int64_t> stride(axes.size(), 1);
+    for (size_t a = 1; a < axes.size(); ++a) stride[a] = stride[a - 1] * axes[a - 1];
+    zStride_ = zAxis_ >= 0 ? stride[static_cast<size_t>(zAxis_)] : 0;
+    planeElements_ = planeAxis >= 0 ? options.plane * stride[static_cast<size_t>(planeAxis)] : 0;
+    // The pread() path needs the file on disk as cfitsio sees it: not gzipped (same size).
+    struct stat st {};
+    if (!compressed && ::stat(path.c_str(), &st) == 0 &&
+        static_cast<LONGLONG>(st.st_size) == file_->Fptr->logfilesize)
+      fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     firstPixel_.assign(axes.size(), 1);
     if (planeAxis >= 0) firstPixel_[static_cast<size_t>(planeAxis)] = options.plane + 1;
     std::vector<double> fixedPixel(axes.size(), 0.0);
@@ -325,16 +343,107 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
 FitsReader::~FitsReader() {
   int status = 0;
   if (file_) fits_close_file(file_, &status);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+
+template <class Raw, class Unsigned>
+Raw bigEndian(const unsigned char* p) {
+  Unsigned u = 0;
+  for (size_t i = 0; i < sizeof(Raw); ++i) u = static_cast<Unsigned>((u << 8) | p[i]);
+  Raw r;
+  std::memcpy(&r, &u, sizeof r);
+  return r;
+}
+
+// Raw big-endian samples → float, as cfitsio would: value = raw·bscale + bzero in double, BLANK
+// (integers only) → NaN.
+template <class Raw, class Unsigned>
+void convertSamples(const unsigned char* in, int64_t count, double bscale, double bzero,
+                    const std::optional<int64_t>& blank, float* out) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const bool scaled = bscale != 1.0 || bzero != 0.0;
+  const bool checkBlank = std::is_integral_v<Raw> && blank.has_value();
+  const Raw blankValue = checkBlank ? static_cast<Raw>(*blank) : Raw{};
+  for (int64_t i = 0; i < count; ++i) {
+    const Raw raw = bigEndian<Raw, Unsigned>(in + i * static_cast<int64_t>(sizeof(Raw)));
+    if (checkBlank && raw == blankValue) {
+      out[i] = nan;
+    } else if (scaled) {
+      out[i] = static_cast<float>(static_cast<double>(raw) * bscale + bzero);
+    } else {
+      out[i] = static_cast<float>(raw);
+    }
+  }
+}
+
+}  // namespace
+
+void FitsReader::readPlainSlice(int64_t z, float* out) const {
+  const int64_t count = info_.y * info_.x;
+  const int64_t bytes = std::abs(bitpix_) / 8;
+  thread_local std::vector<unsigned char> buffer;
+  buffer.resize(static_cast<size_t>(count * bytes));
+  const int64_t offset = dataStart_ + (planeElements_ + z * zStride_) * bytes;
+  size_t done = 0;
+  while (done < buffer.size()) {
+    const ssize_t got = ::pread(fd_, buffer.data() + done, buffer.size() - done,
+                                static_cast<off_t>(offset + static_cast<int64_t>(done)));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0)
+      throw IoError(info_.path, "cannot read slice " + std::to_string(z) + ": " +
+                                    (got < 0 ? std::strerror(errno) : "unexpected end of file"));
+    done += static_cast<size_t>(got);
+  }
+  const unsigned char* in = buffer.data();
+  const double s = info_.bscale, b = info_.bzero;
+  switch (bitpix_) {
+    case BYTE_IMG:
+      convertSamples<uint8_t, uint8_t>(in, count, s, b, info_.blank, out);
+      break;
+    case SHORT_IMG:
+      convertSamples<int16_t, uint16_t>(in, count, s, b, info_.blank, out);
+      break;
+    case LONG_IMG:
+      convertSamples<int32_t, uint32_t>(in, count, s, b, info_.blank, out);
+      break;
+    case LONGLONG_IMG:
+      if (info_.dtype == DType::UInt64) {
+        // raw + 2^63 is not exact in double; flipping the sign bit is (as cfitsio does).
+        for (int64_t i = 0; i < count; ++i) {
+          const uint64_t u = bigEndian<uint64_t, uint64_t>(in + i * 8) ^ (uint64_t{1} << 63);
+          out[i] = info_.blank && bigEndian<int64_t, uint64_t>(in + i * 8) == *info_.blank
+                       ? std::numeric_limits<float>::quiet_NaN()
+                       : static_cast<float>(u);
+        }
+      } else {
+        convertSamples<int64_t, uint64_t>(in, count, s, b, info_.blank, out);
+      }
+      break;
+    case FLOAT_IMG:
+      convertSamples<float, uint32_t>(in, count, s, b, info_.blank, out);
+      break;
+    case DOUBLE_IMG:
+      convertSamples<double, uint64_t>(in, count, s, b, info_.blank, out);
+      break;
+    default:
+      throw IoError(info_.path, "unsupported BITPIX " + std::to_string(bitpix_));
+  }
 }
 
 void FitsReader::readSlice(int64_t z, float* out) const {
   if (z < 0 || z >= info_.z)
     throw IoError(info_.path,
                   "slice " + std::to_string(z) + " is outside 0.." + std::to_string(info_.z - 1));
+  if (fd_ >= 0) return readPlainSlice(z, out);
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<LONGLONG> first = firstPixel_;
   if (zAxis_ >= 0) first[static_cast<size_t>(zAxis_)] = z + 1;
-  float nan = std::numeric_limits<float>::quiet_NaN();
+  // Integer images: BLANK pixels become NaN. Float images are read unchecked, because cfitsio's
+  // null check would also turn ±Inf into the null value; NaN stays NaN either way.
+  const bool floating = info_.dtype == DType::Float32 || info_.dtype == DType::Float64;
+  float nan = floating ? 0.0f : std::numeric_limits<float>::quiet_NaN();
   int anyNull = 0;
   FitsStatus status(info_.path);
   // Degenerate axes have length 1, so the slice is one contiguous run of y·x pixels.

@@ -30,6 +30,15 @@ class FitsReader : public StackReader {
   fitsfile* file_ = nullptr;
   std::vector<LONGLONG> firstPixel_;  // 1-based, per file axis; the z axis is set per read
   int zAxis_ = -1;                    // the file axis that is z, or -1 for a single image
+
+  // Plain (uncompressed, not gzipped) images are read with pread() and converted here: no lock,
+  // so slices are read in parallel, and about twice as fast as going through cfitsio's buffers.
+  void readPlainSlice(int64_t z, float* out) const;
+  int fd_ = -1;  // the file, for pread(); -1 when cfitsio must do the reading
+  int bitpix_ = 0;
+  int64_t dataStart_ = 0;      // byte offset of the data unit
+  int64_t planeElements_ = 0;  // elements before the chosen plane
+  int64_t zStride_ = 0;        // elements between consecutive slices
 };
 
 }  // namespace stacklens::io

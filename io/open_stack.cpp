@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "io/file_checks.h"
@@ -37,6 +38,28 @@ const char* dtypeName(DType t) {
   return "unknown";
 }
 
+namespace {
+
+// cfitsio allocates the size a gzip file's trailer claims (ISIZE, the last 4 bytes) before it
+// decompresses, so a small damaged file could make it allocate gigabytes. Deflate cannot
+// compress by more than about 1032:1, which bounds what an honest trailer can say.
+void checkGzipSize(const std::string& path, uint64_t size) {
+  unsigned char trailer[4] = {};
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError(path, std::strerror(errno));
+  const ssize_t got = size >= 18 ? ::pread(fd, trailer, 4, static_cast<off_t>(size - 4)) : 0;
+  ::close(fd);
+  if (got != 4) throw IoError(path, "the gzip file is too short or cannot be read");
+  const uint64_t claimed = uint64_t{trailer[0]} | uint64_t{trailer[1]} << 8 |
+                           uint64_t{trailer[2]} << 16 | uint64_t{trailer[3]} << 24;
+  if (claimed > size * 1032 + 1024)
+    throw IoError(path, "damaged gzip file: its trailer claims " + std::to_string(claimed) +
+                            " uncompressed bytes, impossible for " + std::to_string(size) +
+                            " compressed bytes");
+}
+
+}  // namespace
+
 std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options) {
   const uint64_t size = checkReadableFile(path);
   unsigned char magic[9] = {};
@@ -50,7 +73,10 @@ std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOption
   };
   if (starts("SIMPLE  =", 9)) return std::make_unique<FitsReader>(path, options);
   // gzip-compressed FITS (.fits.gz): cfitsio decompresses it; content that is not FITS fails there.
-  if (starts("\x1f\x8b", 2)) return std::make_unique<FitsReader>(path, options);
+  if (starts("\x1f\x8b", 2)) {
+    checkGzipSize(path, size);
+    return std::make_unique<FitsReader>(path, options);
+  }
   if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4))
     return std::make_unique<TiffReader>(path, options, size);
   if (size < 4) throw IoError(path, "the file is too short to be a FITS or TIFF file");

@@ -102,12 +102,16 @@ bool parsePositive(const std::string& text, double& out) {
   return true;
 }
 
+// Counts from metadata are clamped so that products of three of them cannot overflow; anything
+// above the clamp is far beyond any page count anyway.
+constexpr long long kMaxCount = 1 << 20;
+
 long long parseCount(const std::map<std::string, std::string>& m, const std::string& key) {
   auto it = m.find(key);
   if (it == m.end()) return 1;
   char* end = nullptr;
   long long v = std::strtoll(it->second.c_str(), &end, 10);
-  return end == it->second.c_str() || v < 1 ? 1 : v;
+  return end == it->second.c_str() || v < 1 ? 1 : std::min(v, kMaxCount);
 }
 
 // The value of attribute name in the first element called element of an XML text (enough for
@@ -170,12 +174,15 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
 
   // Every IFD once, remembering its offset so that a slice read can jump straight to it.
   std::vector<Page> pages;
-  std::string chainProblem;
   do {
     pages.push_back(readPage(t));
     if (pages.size() >= kMaxPages) break;
   } while (TIFFReadDirectory(t));
-  if (!handle->messages.errors.empty()) chainProblem = handle->messages.errors;
+  // A broken page chain means a truncated or damaged file: say so rather than show part of it.
+  if (!handle->messages.errors.empty())
+    throw IoError(path, "the file is truncated or damaged after page " +
+                            std::to_string(pages.size() - 1) + ": " +
+                            clip(handle->messages.errors));
   // Reduced-resolution copies (thumbnails, pyramid levels) are not slices.
   pages.erase(
       std::remove_if(pages.begin(), pages.end(),
@@ -201,8 +208,6 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
              "-bit); only the first " + std::to_string(series) + " pages are shown",
          ""});
   }
-  if (!chainProblem.empty())
-    info_.header.push_back({"warning", "the page list ends early: " + clip(chainProblem), ""});
   pages.resize(series);
 
   // A header cannot claim more pixels than the file could hold: uncompressed data must be in the
@@ -294,11 +299,13 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
       char* end = nullptr;
       const std::string v = xmlAttribute(description, "Pixels", names[i]);
       long long n = std::strtoll(v.c_str(), &end, 10);
-      sizes[i] = end == v.c_str() || n < 1 ? 1 : n;
+      sizes[i] = end == v.c_str() || n < 1 ? 1 : std::min(n, kMaxCount);
       info_.header.push_back({std::string("ome:") + names[i], std::to_string(sizes[i]), ""});
     }
-    if (order.size() == 5 && order.rfind("XY", 0) == 0 &&
-        sizes[0] * sizes[1] * sizes[2] <= pageCount) {
+    const bool validOrder =
+        order.size() == 5 && order.rfind("XY", 0) == 0 && order.find('C') != std::string::npos &&
+        order.find('Z') != std::string::npos && order.find('T') != std::string::npos;
+    if (validOrder && sizes[0] * sizes[1] * sizes[2] <= pageCount) {
       long long stride = 1;
       for (int k = 2; k < 5; ++k) {
         const int dim = order[static_cast<size_t>(k)] == 'C'   ? 0

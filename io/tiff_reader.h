@@ -11,6 +11,17 @@
 
 namespace stacklens::io {
 
+// Which pages are the slices:
+// - Plain multi-page TIFF: every page of the first run of pages with page 0's size and type is one
+//   z-slice (reduced-resolution pages are skipped). Later pages of another size are left out with
+//   a "warning" header card; a broken page chain (truncated file) is an error.
+// - ImageJ hyperstacks (channels C, slices Z, frames T; pages stored channel fastest) and OME-TIFF
+//   (SizeC/SizeZ/SizeT in DimensionOrder): the z axis is Z; when Z = 1 it is T; when both are 1
+//   it is C. The remaining axes form the planes, chosen by OpenOptions::plane with the channel
+//   varying fastest (plane = c + C·t for a Z stack).
+// Spacing: ImageJ "spacing"/"unit" plus XResolution/YResolution (ResolutionUnit none); OME
+// PhysicalSizeX/Y/Z (µm unless a unit is given); otherwise only a centimetre ResolutionUnit is
+// trusted (inch values are usually print DPI).
 class TiffReader : public StackReader {
  public:
   TiffReader(const std::string& path, const OpenOptions& options, uint64_t fileSize);

@@ -61,7 +61,8 @@ TIFF* openTiff(const std::string& path, const char* mode, TiffMessages& messages
   silenceGlobalHandlers();
   Options options(messages);
   TIFF* t = TIFFOpenExt(path.c_str(), mode, options.opts);
-  if (!t && messages.errors.empty()) messages.errors = "libtiff cannot open it";
+  if (!t && messages.errors.empty())
+    messages.errors = messages.warnings.empty() ? "libtiff cannot open it" : messages.warnings;
   return t;
 }
 

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev libgl-dev
   libcfitsio-dev libtiff-dev wcslib-dev libfftw3-dev
-  libgtest-dev
+  libgtest-dev libegl-dev libopengl-dev
   xvfb xauth libgl1-mesa-dri
 )
 # Optional extras (fuzzing with clang, reference-data generation) are installed

@@ -114,6 +114,23 @@ def main():
         world = w.all_pix2world([p], 0)[0]
         wcs_lines.append("cube_vopt.fits " + " ".join(f"{c:.12g}" for c in p) + " " +
                          " ".join(f"{c:.12f}" for c in world))
+    # Radio-style 4D: RA, Dec, a length-1 STOKES axis, then VRAD. The z axis is file axis 4, and
+    # the dropped STOKES axis must be given pixel 0 in the WCS.
+    d = pattern((3, 1, 4, 5), np.float32)
+    h = fits.Header()
+    for k, v in [("CTYPE1", "RA---SIN"), ("CTYPE2", "DEC--SIN"), ("CTYPE3", "STOKES"),
+                 ("CTYPE4", "VRAD"), ("CRPIX1", 3.0), ("CRPIX2", 2.0), ("CRPIX3", 1.0),
+                 ("CRPIX4", 2.0), ("CRVAL1", 201.365), ("CRVAL2", -43.019), ("CRVAL3", 1.0),
+                 ("CRVAL4", -1500.0), ("CDELT1", -0.0005), ("CDELT2", 0.0005), ("CDELT3", 1.0),
+                 ("CDELT4", 1000.0), ("CUNIT1", "deg"), ("CUNIT2", "deg"), ("CUNIT4", "m/s")]:
+        h[k] = v
+    fits.PrimaryHDU(d, header=h).writeto(os.path.join(OUT, "radio_4d.fits"), overwrite=True)
+    expect("radio_4d.fits", d[:, 0], "float32")
+    w = WCS(os.path.join(OUT, "radio_4d.fits"))
+    for p in [(0, 0, 0), (2, 1, 1), (4, 3, 2)]:
+        world = w.all_pix2world([[p[0], p[1], 0, p[2]]], 0)[0]
+        wcs_lines.append("radio_4d.fits " + " ".join(f"{c:.12g}" for c in p) + " " +
+                         " ".join(f"{c:.12f}" for c in world))
     # Microscopy-style FITS: linear axes with CDELT/CUNIT give the spacing.
     h = fits.Header()
     h["CDELT1"], h["CDELT2"], h["CDELT3"] = 0.1, 0.1, 0.3
@@ -149,10 +166,22 @@ def main():
     d = pattern(shape, np.float32)
     buf = os.path.join(OUT, "plain.fits")
     fits.PrimaryHDU(d).writeto(buf, overwrite=True)
-    with open(buf, "rb") as src, gzip.open(os.path.join(OUT, "plain.fits.gz"), "wb") as dst:
+    with open(buf, "rb") as src, gzip.GzipFile(os.path.join(OUT, "plain.fits.gz"), "wb", mtime=0) as dst:
         dst.write(src.read())
     os.remove(buf)
     expect("plain.fits.gz", d, "float32")
+    # The same files gzipped: read through cfitsio instead of StackLens's direct plain-file path.
+    for name in ["blank_int16.fits", "scaled_int16.fits", "bitpix_uint64.fits", "bitpix_int8.fits",
+                 "bitpix_uint32.fits", "bitpix_float64.fits", "planes_4d.fits"]:
+        with open(os.path.join(OUT, name), "rb") as src, \
+                gzip.GzipFile(os.path.join(OUT, name + ".gz"), "wb", mtime=0) as dst:
+            dst.write(src.read())
+        for line in [m for m in manifest if m.split()[0] == name]:
+            parts = line.split()
+            plane = parts[1]
+            shutil.copy(os.path.join(OUT, f"{name}.h0.p{plane}.f32"),
+                        os.path.join(OUT, f"{name}.gz.h0.p{plane}.f32"))
+            manifest.append(" ".join([name + ".gz"] + parts[1:]))
 
     # TIFF: every sample type, little- and big-endian.
     for dt in ["uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "float64"]:

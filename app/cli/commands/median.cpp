@@ -1,0 +1,57 @@
+// stacklens-cli median: k×k median filter of every slice.
+#include <cmath>
+
+#include "app/cli/command.h"
+#include "app/cli/processing.h"
+
+namespace stacklens::cli {
+namespace {
+
+int runMedian(const Args& args) {
+  if (!args.has("size")) throw UsageError("--size is required (an odd window size K)");
+  const long long size = args.getInt("size", 3);
+  if (size < 1 || size % 2 == 0 || size > 1001)
+    throw UsageError("--size must be an odd number from 1 to 1001, got " + std::to_string(size));
+
+  StageTimer timer(args.has("timings"));
+  auto backend = chooseBackend(args);
+  timer.start("read");
+  InputStack input = readInput(args);
+  timer.stop();
+  timer.start("upload");
+  compute::Image image = backend->upload(input.image);
+  backend->synchronize();
+  timer.stop();
+  timer.start("median");
+  compute::Image filtered = backend->medianFilter(image, static_cast<int>(size));
+  backend->synchronize();
+  timer.stop();
+  timer.start("download");
+  compute::Image result = backend->download(filtered);
+  timer.stop();
+
+  timer.start("write");
+  const compute::Shape s = result.shape();
+  io::writeStack(args.positional(1), result.data(), s.z, s.y, s.x,
+                 writeOptionsFor(input, "stacklens median size=" + std::to_string(size)));
+  timer.stop();
+  timer.print(backend->name());
+  return kOk;
+}
+
+std::vector<OptionSpec> medianOptions() {
+  std::vector<OptionSpec> options{
+      {"size", "K",
+       "odd window size: each pixel becomes the median of its K×K neighbourhood "
+       "(required)"},
+      {"hdu", "N", "FITS HDU to read (default: the first with an image)"}};
+  for (auto& o : processingOptions()) options.push_back(o);
+  return options;
+}
+
+const CommandRegistration reg{{"median", "IN OUT",
+                               "K×K median filter per slice (SciPy median_filter, reflect)",
+                               medianOptions(), 2, 2, runMedian}};
+
+}  // namespace
+}  // namespace stacklens::cli
