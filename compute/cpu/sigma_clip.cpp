@@ -19,9 +19,10 @@
 // median against cancellation) the values inside the interval, and counts those below a narrow
 // window [wlo, whi] whose values were gathered once. Since the intervals nest, the gathered
 // values only need filtering by the new interval; the median ranks almost always fall inside
-// the window, and nth_element runs on those few values only. When they do not (and in the first
-// iteration) a histogram pass finds the bin(s) holding the median ranks, a gather pass collects
-// them, and a new window is gathered around the new median: still O(n), never a sort.
+// the window, and nth_element runs on those few values only. The first window comes from a
+// strided sample (inputs of 2^20 values or more). When the ranks miss the window (and for small
+// inputs' first call) a histogram pass finds the bin(s) holding the median ranks, a gather pass
+// collects them, and a new window is gathered around the new median: still O(n), never a sort.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
