@@ -2,10 +2,15 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QSurfaceFormat>
+#include <QTimer>
+#include <cstdio>
+#include <memory>
 
 #include "ui/main_window.h"
+#include "ui/scrub_benchmark.h"
 
 // The bundled sample: next to an installed binary, else in the build tree.
 static QString defaultSample() {
@@ -19,6 +24,7 @@ int main(int argc, char** argv) {
   QSurfaceFormat format;
   format.setVersion(3, 3);
   format.setProfile(QSurfaceFormat::CoreProfile);
+  format.setSwapInterval(0);  // present as soon as drawn; no vsync wait in the latency
   QSurfaceFormat::setDefaultFormat(format);
 
   QApplication app(argc, argv);
@@ -31,11 +37,90 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument("file", "FITS or TIFF stack to open (default: the bundled sample)");
+  QCommandLineOption hdu("hdu", "FITS HDU to open (0 = primary; default: the first with an image).",
+                         "N");
+  QCommandLineOption plane("plane", "Index along a 4th axis (e.g. Stokes), default 0.", "N");
+  QCommandLineOption scrub("scrub-benchmark",
+                           "Open FILE, step the slider through cached slices and print the "
+                           "slider-to-frame latency as JSON, then exit.",
+                           "FILE");
+  QCommandLineOption frames("frames", "Slider steps for --scrub-benchmark (default 200).", "N",
+                            "200");
+  QCommandLineOption firstFrame("first-frame-benchmark",
+                                "Open FILE, print the time from the open request to the first "
+                                "frame presented as JSON, then exit.",
+                                "FILE");
+  parser.addOptions({hdu, plane, scrub, frames, firstFrame});
   parser.process(app);
 
+  stacklens::io::OpenOptions options;
+  bool ok = true;
+  if (parser.isSet(hdu)) options.hdu = parser.value(hdu).toInt(&ok);
+  if (ok && parser.isSet(plane)) options.plane = parser.value(plane).toInt(&ok);
+  const int frameCount = parser.value(frames).toInt(&ok) * (ok ? 1 : 0);
+  if (!ok || frameCount < 0 || options.plane < 0 || options.hdu < -1) {
+    std::fprintf(stderr,
+                 "stacklens: error: --hdu, --plane and --frames take non-negative integers\n");
+    return 2;
+  }
+
   stacklens::ui::MainWindow window;
+  if (parser.isSet(scrub)) {
+    // Benchmark mode: no dialogs, result on stdout, exit code 3 when the file cannot be read.
+    window.setQuiet(true);
+    auto* bench = new stacklens::ui::ScrubBenchmark(&window, frameCount, &window);
+    QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
+                     &stacklens::ui::ScrubBenchmark::start);
+    QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
+      std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
+      QCoreApplication::exit(3);
+    });
+    QObject::connect(bench, &stacklens::ui::ScrubBenchmark::finished, &app,
+                     [](const QString& json) {
+                       std::printf("%s\n", qPrintable(json));
+                       std::fflush(stdout);
+                       QCoreApplication::exit(0);
+                     });
+    window.show();
+    window.openFile(parser.value(scrub), options);
+    return app.exec();
+  }
+
+  if (parser.isSet(firstFrame)) {
+    window.setQuiet(true);
+    window.show();
+    QElapsedTimer clock;
+    auto opened = std::make_shared<double>(-1.0);
+    QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, &app,
+                     [&clock, opened] { *opened = clock.nsecsElapsed() / 1e6; });
+    QObject::connect(window.sliceView(), &QOpenGLWindow::frameSwapped, &app, [&clock, opened] {
+      if (*opened < 0) return;  // frames before the stack arrived or before the clock started
+      std::printf("{\"open_ms\":%.3f,\"first_frame_ms\":%.3f}\n", *opened,
+                  clock.nsecsElapsed() / 1e6);
+      std::fflush(stdout);
+      QCoreApplication::exit(0);
+    });
+    QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
+      std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
+      QCoreApplication::exit(3);
+    });
+    // Start once the view has presented its first (empty) frame, so that window creation and
+    // shader compilation are not counted.
+    auto started = std::make_shared<bool>(false);
+    auto begin = [&, started] {
+      if (*started) return;
+      *started = true;
+      clock.start();
+      window.openFile(parser.value(firstFrame), options);
+    };
+    QObject::connect(
+        window.sliceView(), &QOpenGLWindow::frameSwapped, &app,
+        [begin] { QTimer::singleShot(100, begin); }, Qt::SingleShotConnection);
+    return app.exec();
+  }
+
   window.show();
   const QStringList files = parser.positionalArguments();
-  window.openFile(files.isEmpty() ? defaultSample() : files.first());
+  window.openFile(files.isEmpty() ? defaultSample() : files.first(), options);
   return app.exec();
 }

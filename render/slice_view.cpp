@@ -1,94 +1,468 @@
-// Draws a float32 slice as a textured quad, fitted to the widget with the right aspect ratio.
+// Draws a float32 slice as a textured quad; scale, limits and colormap are applied per fragment.
 #include "render/slice_view.h"
 
+#include <QMouseEvent>
+#include <QOpenGLFramebufferObject>
+#include <QWheelEvent>
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "render/colormap.h"
 
 namespace stacklens::render {
 
 static const char* kVertexShader = R"(#version 330 core
-uniform vec2 scale;
+uniform vec4 quad;  // NDC of the outer corners of pixel (0, 0) and pixel (w-1, h-1)
 out vec2 uv;
 void main() {
-  vec2 corners[4] = vec2[](vec2(-1, -1), vec2(1, -1), vec2(-1, 1), vec2(1, 1));
-  vec2 p = corners[gl_VertexID];
-  uv = vec2((p.x + 1.0) * 0.5, (1.0 - p.y) * 0.5);
-  gl_Position = vec4(p * scale, 0.0, 1.0);
+  vec2 corners[4] = vec2[](vec2(0, 0), vec2(1, 0), vec2(0, 1), vec2(1, 1));
+  uv = corners[gl_VertexID];
+  gl_Position = vec4(mix(quad.xy, quad.zw, uv), 0.0, 1.0);
 })";
 
+// Keep in step with colourIndex() in display_settings.cpp (the CPU twin used by tests).
 static const char* kFragmentShader = R"(#version 330 core
 uniform sampler2D slice;
+uniform sampler2D luts;  // 256 x colormaps, RGBA8
+uniform sampler2D cdf;   // 1024 x 1, R32F
+uniform int lutRow;
 uniform float low;
 uniform float high;
+uniform float expo;
+uniform int scale;
+uniform bool invert;
+uniform vec4 nanColour;
 in vec2 uv;
 out vec4 colour;
+float stretch(float x) {
+  if (scale == 1) return log(expo * x + 1.0) / log(expo);
+  if (scale == 2) return sqrt(x);
+  if (scale == 3) return x * x;
+  if (scale == 4) { float a = 10.0 * x; return log(a + sqrt(a * a + 1.0)) / 3.0; }
+  if (scale == 5) return (pow(expo, x) - 1.0) / expo;
+  if (scale == 6) {
+    int n = textureSize(cdf, 0).x;
+    return texelFetch(cdf, ivec2(min(int(x * float(n)), n - 1), 0), 0).r;
+  }
+  return x;
+}
 void main() {
   float v = texture(slice, uv).r;
-  if (isnan(v)) { colour = vec4(1.0, 0.0, 0.0, 1.0); return; }
-  float t = clamp((v - low) / max(high - low, 1e-30), 0.0, 1.0);
-  colour = vec4(t, t, t, 1.0);
+  if (isnan(v) || !(v == v)) { colour = nanColour; return; }
+  float x = clamp((v - low) / (high - low), 0.0, 1.0);
+  float t = clamp(stretch(x), 0.0, 1.0);
+  if (invert) t = 1.0 - t;
+  colour = texelFetch(luts, ivec2(clamp(int(t * 255.0 + 0.5), 0, 255), lutRow), 0);
 })";
 
-SliceView::SliceView(QWidget* parent) : QOpenGLWidget(parent) {}
+static const char* kOverlayVertexShader = R"(#version 330 core
+layout(location = 0) in vec2 position;
+void main() { gl_Position = vec4(position, 0.0, 1.0); })";
+
+static const char* kOverlayFragmentShader = R"(#version 330 core
+uniform vec4 colour;
+out vec4 fragment;
+void main() { fragment = colour; })";
+
+SliceView::SliceView(QWindow* parent) : QOpenGLWindow(QOpenGLWindow::NoPartialUpdate, parent) {}
+
+QImage SliceView::grabFramebuffer() {
+  if (!isValid()) return {};
+  makeCurrent();
+  const QSize size = this->size() * devicePixelRatio();
+  QOpenGLFramebufferObject fbo(size);
+  fbo.bind();
+  glViewport(0, 0, size.width(), size.height());
+  paintGL();
+  QImage image = fbo.toImage();
+  fbo.release();
+  doneCurrent();
+  return image;
+}
 
 SliceView::~SliceView() {
+  if (!isValid()) return;
   makeCurrent();
-  if (texture_) glDeleteTextures(1, &texture_);
+  GLuint textures[] = {sliceTexture_, lutTexture_, cdfTexture_};
+  glDeleteTextures(3, textures);
+  if (pbo_) glDeleteBuffers(1, &pbo_);
+  vao_.destroy();
+  overlayVao_.destroy();
+  overlayBuffer_.destroy();
   doneCurrent();
 }
 
+void SliceView::setSlice(SliceData data, int width, int height) {
+  const bool sizeChanged = width != width_ || height != height_;
+  data_ = std::move(data);
+  sink_ = nullptr;
+  width_ = data_ ? width : 0;
+  height_ = data_ ? height : 0;
+  uploadPending_ = true;
+  cdfDirty_ = true;
+  if (sizeChanged && fitMode_) fitToWindow();
+  update();
+}
+
 void SliceView::setSlice(const float* data, int width, int height) {
-  pending_.assign(data, data + static_cast<size_t>(width) * height);
+  setSlice(std::make_shared<const std::vector<float>>(data, data + size_t(width) * height), width,
+           height);
+}
+
+void SliceView::setExternalSlice(TextureSink* sink, int width, int height) {
+  const bool sizeChanged = width != width_ || height != height_;
+  data_.reset();
+  sink_ = sink;
   width_ = width;
   height_ = height;
   uploadPending_ = true;
+  if (sizeChanged && fitMode_) fitToWindow();
+  update();
+}
+
+void SliceView::clearSlice() {
+  data_.reset();
+  sink_ = nullptr;
+  width_ = height_ = 0;
+  update();
+}
+
+void SliceView::setDisplay(const DisplaySettings& display) {
+  if (display.limits.low != display_.limits.low || display.limits.high != display_.limits.high)
+    cdfDirty_ = true;
+  display_ = display;
   update();
 }
 
 void SliceView::setLimits(float low, float high) {
-  low_ = low;
-  high_ = high;
+  DisplaySettings d = display_;
+  d.limits = {low, high};
+  setDisplay(d);
+}
+
+const std::vector<float>& SliceView::cdf() {
+  if (cdfDirty_) {
+    if (data_)
+      cdf_ =
+          equalisationCdf(data_->data(), data_->size(), display_.limits.low, display_.limits.high);
+    else
+      cdf_ = equalisationCdf(nullptr, 0, 0.f, 1.f);
+    cdfDirty_ = false;
+    cdfUploadPending_ = true;
+  }
+  return cdf_;
+}
+
+void SliceView::fitToWindow() {
+  fitMode_ = true;
+  if (width_ > 0 && height_ > 0) {
+    zoom_ = std::min(double(width()) / width_, double(height()) / (height_ * aspect_));
+    if (!(zoom_ > 0)) zoom_ = 1.0;
+    centre_ = QPointF((width_ - 1) / 2.0, (height_ - 1) / 2.0);
+  }
+  update();
+}
+
+void SliceView::setZoom(double zoom) {
+  fitMode_ = false;
+  zoom_ = std::clamp(zoom, 1e-3, 1e3);
+  update();
+}
+
+void SliceView::setPixelAspect(double aspect) {
+  aspect_ = aspect > 0 && std::isfinite(aspect) ? aspect : 1.0;
+  if (fitMode_) fitToWindow();
+  update();
+}
+
+void SliceView::setOriginBottom(bool bottom) {
+  originBottom_ = bottom;
+  update();
+}
+
+double SliceView::verticalScale() const { return zoom_ * aspect_ * (originBottom_ ? -1.0 : 1.0); }
+
+QPointF SliceView::widgetToImage(QPointF p) const {
+  return {centre_.x() + (p.x() - width() / 2.0) / zoom_,
+          centre_.y() + (p.y() - height() / 2.0) / verticalScale()};
+}
+
+QPointF SliceView::imageToWidget(QPointF p) const {
+  return {width() / 2.0 + (p.x() - centre_.x()) * zoom_,
+          height() / 2.0 + (p.y() - centre_.y()) * verticalScale()};
+}
+
+void SliceView::setCrosshair(std::optional<QPointF> p) {
+  crosshair_ = p;
+  update();
+}
+
+void SliceView::setLine(std::optional<std::pair<QPointF, QPointF>> line) {
+  line_ = line;
+  update();
+}
+
+void SliceView::setRegion(std::optional<QRectF> rect, bool ellipse) {
+  region_ = rect;
+  regionEllipse_ = ellipse;
   update();
 }
 
 void SliceView::initializeGL() {
   initializeOpenGLFunctions();
-  program_.addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader);
-  program_.addShaderFromSourceCode(QOpenGLShader::Fragment, kFragmentShader);
-  program_.link();
+  if (!program_.addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader) ||
+      !program_.addShaderFromSourceCode(QOpenGLShader::Fragment, kFragmentShader) ||
+      !program_.link())
+    qWarning("SliceView: shader build failed: %s", qPrintable(program_.log()));
   vao_.create();
-  glGenTextures(1, &texture_);
-  glBindTexture(GL_TEXTURE_2D, texture_);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  if (!overlayProgram_.addShaderFromSourceCode(QOpenGLShader::Vertex, kOverlayVertexShader) ||
+      !overlayProgram_.addShaderFromSourceCode(QOpenGLShader::Fragment, kOverlayFragmentShader) ||
+      !overlayProgram_.link())
+    qWarning("SliceView: overlay shader build failed: %s", qPrintable(overlayProgram_.log()));
+  overlayVao_.create();
+  overlayBuffer_.create();
+  overlayBuffer_.setUsagePattern(QOpenGLBuffer::StreamDraw);
+  GLuint textures[3];
+  glGenTextures(3, textures);
+  sliceTexture_ = textures[0];
+  lutTexture_ = textures[1];
+  cdfTexture_ = textures[2];
+  for (GLuint t : textures) {
+    glBindTexture(GL_TEXTURE_2D, t);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  }
+  uploadLuts();
+  texWidth_ = texHeight_ = 0;
+  uploadPending_ = true;
+  cdfUploadPending_ = true;
+}
+
+// All colormaps in one 256 × N texture: switching colormaps only changes a uniform.
+void SliceView::uploadLuts() {
+  const QStringList names = colormapNames();
+  std::vector<uint32_t> rows;
+  for (const QString& name : names) {
+    const Colormap map = loadColormap(name);
+    rows.insert(rows.end(), map.rgba.begin(), map.rgba.end());
+  }
+  lutCount_ = static_cast<int>(names.size());
+  glBindTexture(GL_TEXTURE_2D, lutTexture_);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 256, lutCount_, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+               rows.data());
+}
+
+void SliceView::uploadSlice() {
+  glBindTexture(GL_TEXTURE_2D, sliceTexture_);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  if (texWidth_ != width_ || texHeight_ != height_) {
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, width_, height_, 0, GL_RED, GL_FLOAT, nullptr);
+    texWidth_ = width_;
+    texHeight_ = height_;
+  }
+  if (sink_) {
+    sink_->fillTexture(sliceTexture_, width_, height_);
+    return;
+  }
+  if (!data_) return;
+  if (usePbo_) {
+    const auto bytes = static_cast<GLsizeiptr>(data_->size() * sizeof(float));
+    if (!pbo_) glGenBuffers(1, &pbo_);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo_);
+    glBufferData(GL_PIXEL_UNPACK_BUFFER, bytes, nullptr, GL_STREAM_DRAW);  // orphan the old one
+    void* mapped = glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, bytes,
+                                    GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
+    if (mapped) {
+      std::memcpy(mapped, data_->data(), static_cast<size_t>(bytes));
+      glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER);
+      glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RED, GL_FLOAT, nullptr);
+      glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+      return;
+    }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);  // mapping failed: fall back to a plain upload
+  }
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RED, GL_FLOAT, data_->data());
+}
+
+void SliceView::resizeGL(int, int) {
+  if (fitMode_) fitToWindow();
 }
 
 void SliceView::paintGL() {
-  glClearColor(0.1f, 0.1f, 0.12f, 1.f);
+  glDisable(GL_BLEND);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_SCISSOR_TEST);
+  glClearColor(0.12f, 0.12f, 0.14f, 1.f);
   glClear(GL_COLOR_BUFFER_BIT);
-  if (width_ == 0 || height_ == 0) return;
-  glBindTexture(GL_TEXTURE_2D, texture_);
-  if (uploadPending_) {
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, width_, height_, 0, GL_RED, GL_FLOAT, pending_.data());
-    uploadPending_ = false;
+  if (width_ > 0 && height_ > 0) {
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, sliceTexture_);
+    if (uploadPending_) {
+      uploadSlice();
+      uploadPending_ = false;
+    }
+    glBindTexture(GL_TEXTURE_2D, sliceTexture_);
+    const GLint filter = display_.smooth ? GL_LINEAR : GL_NEAREST;
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, lutTexture_);
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_2D, cdfTexture_);
+    if (display_.scale == Scale::HistEq) {
+      cdf();
+      if (cdfUploadPending_) {
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, kCdfSize, 1, 0, GL_RED, GL_FLOAT, cdf_.data());
+        cdfUploadPending_ = false;
+      }
+    } else if (cdfUploadPending_) {
+      // Keep a valid texture bound even when equalisation is off.
+      const float ramp[2] = {0.5f, 1.f};
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, 2, 1, 0, GL_RED, GL_FLOAT, ramp);
+    }
+    glActiveTexture(GL_TEXTURE0);
+
+    const QPointF a = imageToWidget({-0.5, -0.5});
+    const QPointF b = imageToWidget({width_ - 0.5, height_ - 0.5});
+    auto ndcX = [&](double x) { return float(2.0 * x / std::max(1, width()) - 1.0); };
+    auto ndcY = [&](double y) { return float(1.0 - 2.0 * y / std::max(1, height())); };
+    program_.bind();
+    program_.setUniformValue("quad", ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y()));
+    program_.setUniformValue("slice", 0);
+    program_.setUniformValue("luts", 1);
+    program_.setUniformValue("cdf", 2);
+    program_.setUniformValue("lutRow",
+                             std::max(0, int(colormapNames().indexOf(display_.colormap))));
+    program_.setUniformValue("low", display_.limits.low);
+    program_.setUniformValue("high", display_.limits.high);
+    program_.setUniformValue("expo", display_.exponent);
+    program_.setUniformValue("scale", static_cast<int>(display_.scale));
+    program_.setUniformValue("invert", display_.invert);
+    program_.setUniformValue("nanColour", display_.nanColour);
+    vao_.bind();
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    vao_.release();
+    program_.release();
+    if (crosshair_ || line_ || region_) paintOverlays();
   }
-  // Fit the slice into the widget keeping square pixels.
-  float widgetAspect = float(width()) / std::max(1, height());
-  float sliceAspect = float(width_) / height_;
-  float sx = 1.f, sy = 1.f;
-  if (widgetAspect > sliceAspect) sx = sliceAspect / widgetAspect;
-  else sy = widgetAspect / sliceAspect;
-  program_.bind();
-  program_.setUniformValue("scale", sx, sy);
-  program_.setUniformValue("low", low_);
-  program_.setUniformValue("high", high_);
-  program_.setUniformValue("slice", 0);
-  vao_.bind();
-  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-  vao_.release();
   emit framePresented();
+}
+
+// Overlays are plain GL lines: QPainter on a GL surface costs more per frame than the slice.
+void SliceView::drawLines(const std::vector<QPointF>& points, GLenum mode, const QColor& colour) {
+  std::vector<float> ndc;
+  ndc.reserve(points.size() * 2);
+  for (const QPointF& p : points) {
+    ndc.push_back(float(2.0 * p.x() / std::max(1, width()) - 1.0));
+    ndc.push_back(float(1.0 - 2.0 * p.y() / std::max(1, height())));
+  }
+  overlayProgram_.bind();
+  overlayProgram_.setUniformValue("colour", colour);
+  overlayVao_.bind();
+  overlayBuffer_.bind();
+  overlayBuffer_.allocate(ndc.data(), static_cast<int>(ndc.size() * sizeof(float)));
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glDrawArrays(mode, 0, static_cast<GLsizei>(points.size()));
+  overlayBuffer_.release();
+  overlayVao_.release();
+  overlayProgram_.release();
+}
+
+void SliceView::paintOverlays() {
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  if (crosshair_) {
+    const QPointF c = imageToWidget(*crosshair_);
+    drawLines({{0, c.y()}, {double(width()), c.y()}, {c.x(), 0}, {c.x(), double(height())}},
+              GL_LINES, QColor(0, 255, 120, 150));
+  }
+  if (line_)
+    drawLines({imageToWidget(line_->first), imageToWidget(line_->second)}, GL_LINES,
+              QColor(255, 220, 0));
+  if (region_) {
+    const QRectF r = QRectF(imageToWidget(region_->topLeft() - QPointF(0.5, 0.5)),
+                            imageToWidget(region_->bottomRight() + QPointF(0.5, 0.5)))
+                         .normalized();
+    std::vector<QPointF> outline;
+    if (regionEllipse_) {
+      for (int i = 0; i < 96; ++i) {
+        const double a = 2.0 * M_PI * i / 96;
+        outline.emplace_back(r.center().x() + r.width() / 2 * std::cos(a),
+                             r.center().y() + r.height() / 2 * std::sin(a));
+      }
+    } else {
+      outline = {r.topLeft(), r.topRight(), r.bottomRight(), r.bottomLeft()};
+    }
+    drawLines(outline, GL_LINE_LOOP, QColor(0, 200, 255));
+  }
+  glDisable(GL_BLEND);
+}
+
+void SliceView::wheelEvent(QWheelEvent* event) {
+  if (width_ == 0) return;
+  const QPointF pos = event->position();
+  const QPointF anchor = widgetToImage(pos);
+  zoom_ = std::clamp(zoom_ * std::pow(1.0015, event->angleDelta().y()), 1e-3, 1e3);
+  fitMode_ = false;
+  // Keep the image point under the cursor where it is.
+  centre_ = QPointF(anchor.x() - (pos.x() - width() / 2.0) / zoom_,
+                    anchor.y() - (pos.y() - height() / 2.0) / verticalScale());
+  update();
+  event->accept();
+}
+
+void SliceView::mousePressEvent(QMouseEvent* event) {
+  pressPos_ = lastPos_ = event->position();
+  pressImage_ = widgetToImage(pressPos_);
+  moved_ = false;
+  if (event->button() == Qt::MiddleButton ||
+      (event->button() == Qt::LeftButton && tool_ == Tool::Pan))
+    drag_ = Drag::Pan;
+  else if (event->button() == Qt::LeftButton)
+    drag_ = Drag::Tool;
+}
+
+void SliceView::mouseMoveEvent(QMouseEvent* event) {
+  const QPointF pos = event->position();
+  if ((pos - pressPos_).manhattanLength() > 3) moved_ = true;
+  if (drag_ == Drag::Pan) {
+    const QPointF d = pos - lastPos_;
+    centre_ -= QPointF(d.x() / zoom_, d.y() / verticalScale());
+    fitMode_ = false;
+    update();
+  } else if (drag_ == Drag::Tool && moved_) {
+    const QPointF here = widgetToImage(pos);
+    if (tool_ == Tool::Line) {
+      line_ = std::make_pair(pressImage_, here);
+    } else {
+      region_ = QRectF(pressImage_, here).normalized();
+      regionEllipse_ = tool_ == Tool::Ellipse;
+    }
+    update();
+  }
+  lastPos_ = pos;
+  emit hovered(widgetToImage(pos));
+}
+
+void SliceView::mouseReleaseEvent(QMouseEvent* event) {
+  const Drag drag = drag_;
+  drag_ = Drag::None;
+  if (!moved_) {
+    if (event->button() == Qt::LeftButton) emit clicked(widgetToImage(event->position()));
+    return;
+  }
+  if (drag == Drag::Tool) {
+    if (tool_ == Tool::Line && line_)
+      emit lineDrawn(line_->first, line_->second);
+    else if (region_)
+      emit regionDrawn(*region_, regionEllipse_);
+  }
 }
 
 }  // namespace stacklens::render

@@ -1,42 +1,137 @@
-// An OpenGL widget that draws one float32 slice; scaling and colour are applied in the shader.
+// An OpenGL 3.3 view of one float32 slice: zoom/pan, colormap, scale and limits in the shader,
+// and overlays (crosshair, line, region) for the analysis tools.
+//
+// A QOpenGLWindow (embedded with QWidget::createWindowContainer) rather than a QOpenGLWidget:
+// a QOpenGLWidget makes Qt compose the whole top-level window through OpenGL on every frame,
+// which under software rendering (Mesa llvmpipe, Xvfb) costs tens of ms per slider step.
 #pragma once
 
 #include <QOpenGLBuffer>
 #include <QOpenGLFunctions_3_3_Core>
 #include <QOpenGLShaderProgram>
 #include <QOpenGLVertexArrayObject>
-#include <QOpenGLWidget>
+#include <QOpenGLWindow>
+#include <QPointF>
+#include <QRectF>
+#include <memory>
+#include <optional>
 #include <vector>
+
+#include "render/display_settings.h"
+#include "render/texture_sink.h"
 
 namespace stacklens::render {
 
-class SliceView : public QOpenGLWidget, protected QOpenGLFunctions_3_3_Core {
+// A slice's pixels, shared between the cache, the view and the analysis tools (never copied).
+using SliceData = std::shared_ptr<const std::vector<float>>;
+
+class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   Q_OBJECT
  public:
-  explicit SliceView(QWidget* parent = nullptr);
+  // What a left-button drag does.
+  enum class Tool { Pan, Line, Rectangle, Ellipse };
+
+  explicit SliceView(QWindow* parent = nullptr);
   ~SliceView() override;
 
-  // Copies the slice and uploads it at the next paint.
+  // Shows width × height pixels (row 0 first); uploaded at the next paint, not copied.
+  void setSlice(SliceData data, int width, int height);
+  // Convenience for tests and small images: copies the pixels.
   void setSlice(const float* data, int width, int height);
-  void setLimits(float low, float high);
+  // The texture is filled by sink (e.g. CUDA interop) at the next paint instead of an upload.
+  void setExternalSlice(TextureSink* sink, int width, int height);
+  void clearSlice();
+  const SliceData& slice() const { return data_; }
   int sliceWidth() const { return width_; }
   int sliceHeight() const { return height_; }
 
+  // Changing these re-uploads no pixels: the LUTs live in one texture, the rest are uniforms
+  // (histogram equalisation recomputes a 1024-entry CDF texture).
+  void setDisplay(const DisplaySettings& display);
+  const DisplaySettings& display() const { return display_; }
+  void setLimits(float low, float high);
+  // The CDF used for Scale::HistEq (recomputed from the slice when needed).
+  const std::vector<float>& cdf();
+
+  // Host uploads through a pixel buffer object instead of straight from client memory.
+  void setUsePixelBuffer(bool on) { usePbo_ = on; }
+
+  // Geometry: screen pixels per image pixel horizontally; a pixel is aspect times as tall as wide
+  // (voxel spacing of the ortho views); FITS images have row 0 at the bottom.
+  void fitToWindow();
+  void setZoom(double zoom);  // 1 = one screen pixel per image pixel, keeps the centre
+  double zoom() const { return zoom_; }
+  void setPixelAspect(double aspect);
+  void setOriginBottom(bool bottom);
+  bool originBottom() const { return originBottom_; }
+  QPointF widgetToImage(QPointF widgetPos) const;  // pixel centres at integer coordinates
+  QPointF imageToWidget(QPointF imagePos) const;
+
+  // Renders the current state into an offscreen framebuffer and returns it (export, tests);
+  // unlike QOpenGLWindow::grabFramebuffer it never returns a stale or undefined back buffer.
+  QImage grabFramebuffer();
+
+  void setTool(Tool tool) { tool_ = tool; }
+  Tool tool() const { return tool_; }
+  void setCrosshair(std::optional<QPointF> imagePos);
+  void setLine(std::optional<std::pair<QPointF, QPointF>> line);
+  void setRegion(std::optional<QRectF> rect, bool ellipse);
+
  signals:
   void framePresented();
+  void hovered(QPointF imagePos);  // image coordinates under the mouse
+  void clicked(QPointF imagePos);  // a click without a drag (sets the crosshair)
+  void lineDrawn(QPointF from, QPointF to);
+  void regionDrawn(QRectF rect, bool ellipse);
 
  protected:
   void initializeGL() override;
   void paintGL() override;
+  void resizeGL(int w, int h) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
 
  private:
-  std::vector<float> pending_;
+  void uploadSlice();
+  void uploadLuts();
+  void paintOverlays();
+  void drawLines(const std::vector<QPointF>& widgetPoints, GLenum mode, const QColor& colour);
+  double verticalScale() const;  // signed screen pixels per image row
+
+  SliceData data_;
+  TextureSink* sink_ = nullptr;
   bool uploadPending_ = false;
   int width_ = 0, height_ = 0;
-  float low_ = 0.f, high_ = 1.f;
-  GLuint texture_ = 0;
+  int texWidth_ = 0, texHeight_ = 0;
+  DisplaySettings display_;
+  std::vector<float> cdf_;
+  bool cdfDirty_ = true;
+  bool cdfUploadPending_ = true;
+  bool usePbo_ = false;
+
+  double zoom_ = 1.0, aspect_ = 1.0;
+  QPointF centre_;
+  bool fitMode_ = true;
+  bool originBottom_ = false;
+
+  Tool tool_ = Tool::Pan;
+  enum class Drag { None, Pan, Tool } drag_ = Drag::None;
+  QPointF pressPos_, lastPos_, pressImage_;
+  bool moved_ = false;
+  std::optional<QPointF> crosshair_;
+  std::optional<std::pair<QPointF, QPointF>> line_;
+  std::optional<QRectF> region_;
+  bool regionEllipse_ = false;
+
+  GLuint sliceTexture_ = 0, lutTexture_ = 0, cdfTexture_ = 0, pbo_ = 0;
+  int lutCount_ = 0;
   QOpenGLShaderProgram program_;
   QOpenGLVertexArrayObject vao_;
+  QOpenGLShaderProgram overlayProgram_;
+  QOpenGLVertexArrayObject overlayVao_;
+  QOpenGLBuffer overlayBuffer_{QOpenGLBuffer::VertexBuffer};
 };
 
 }  // namespace stacklens::render

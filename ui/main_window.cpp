@@ -1,113 +1,894 @@
-// The viewer's main window.
+// The viewer's main window: wiring of the view, navigation, docks, menus and worker reads.
 #include "ui/main_window.h"
 
+#include <QActionGroup>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QStatusBar>
+#include <QToolBar>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-#include <algorithm>
 #include <cmath>
+
+#include "io/stack_writer.h"
+#include "ui/header_dialog.h"
+#include "ui/profiles.h"
+#include "ui/view_export.h"
+
+#if __has_include("io/wcs.h")
+#include "io/wcs.h"
+#define STACKLENS_HAVE_WCS 1
+#endif
 
 namespace stacklens::ui {
 
+using render::LimitsMode;
+using render::SliceView;
+
+static const char* kStackFilter =
+    "Stacks (*.fits *.fit *.fts *.fz *.fits.gz *.tif *.tiff);;FITS (*.fits *.fit *.fts *.fz "
+    "*.fits.gz);;TIFF (*.tif *.tiff);;All files (*)";
+
+// A SliceView (a QWindow) inside the widget tree; keyboard focus stays with the widgets so the
+// window's shortcuts keep working after a click in the view.
+static QWidget* embed(SliceView* view, QWidget* parent) {
+  QWidget* box = QWidget::createWindowContainer(view, parent);
+  box->setFocusPolicy(Qt::NoFocus);
+  return box;
+}
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("StackLens");
+  setAcceptDrops(true);
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+  readPool_.setMaxThreadCount(2);
+
   auto* central = new QWidget(this);
   auto* layout = new QVBoxLayout(central);
-  view_ = new render::SliceView(central);
-  view_->setMinimumSize(320, 320);
-  layout->addWidget(view_, 1);
-  auto* row = new QHBoxLayout();
-  slider_ = new QSlider(Qt::Horizontal, central);
-  spin_ = new QSpinBox(central);
-  sliceLabel_ = new QLabel(central);
-  row->addWidget(new QLabel("z", central));
-  row->addWidget(slider_, 1);
-  row->addWidget(spin_);
-  row->addWidget(sliceLabel_);
-  layout->addLayout(row);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  view_ = new SliceView();
+  QWidget* viewBox = embed(view_, central);
+  viewBox->setMinimumSize(320, 240);
+  nav_ = new NavigationBar(central);
+  layout->addWidget(viewBox, 1);
+  layout->addWidget(nav_);
   setCentralWidget(central);
-  connect(slider_, &QSlider::valueChanged, spin_, &QSpinBox::setValue);
-  connect(spin_, &QSpinBox::valueChanged, slider_, &QSlider::setValue);
-  connect(slider_, &QSlider::valueChanged, this, &MainWindow::requestSlice);
 
-  auto* file = menuBar()->addMenu("&File");
-  file->addAction("&Open…", QKeySequence::Open, this, [this] {
-    QString path = QFileDialog::getOpenFileName(this, "Open stack", {},
-                                                "Stacks (*.fits *.fit *.fts *.fz *.gz *.tif *.tiff);;All files (*)");
-    if (!path.isEmpty()) openFile(path);
+  readout_ = new QLabel(this);
+  readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  readout_->setMinimumWidth(300);
+  shapeLabel_ = new QLabel(this);
+  statusBar()->addWidget(readout_, 1);
+  statusBar()->addPermanentWidget(shapeLabel_);
+
+  buildDocks();
+  buildMenus();
+
+  connect(nav_, &NavigationBar::valueChanged, this, &MainWindow::requestSlice);
+  connect(view_, &SliceView::hovered, this, &MainWindow::hoverAt);
+  connect(view_, &SliceView::clicked, this, [this](QPointF p) {
+    setCrosshair(QPoint(int(std::lround(p.x())), int(std::lround(p.y()))));
   });
-  file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
-  resize(900, 800);
+  connect(view_, &SliceView::lineDrawn, this, &MainWindow::setLine);
+  connect(view_, &SliceView::regionDrawn, this, &MainWindow::setRegion);
+  connect(display_, &DisplayPanel::displayChanged, this, &MainWindow::applyDisplay);
+  connect(display_, &DisplayPanel::limitsModeChanged, this, &MainWindow::computeLimits);
+  connect(histogram_, &HistogramWidget::limitsDragged, this, [this](double low, double high) {
+    display_->setManualLimits({float(low), float(high)});
+  });
+
+  histogramTimer_.setSingleShot(true);
+  histogramTimer_.setInterval(250);
+  connect(&histogramTimer_, &QTimer::timeout, this, &MainWindow::updateHistogram);
+
+  settings_ = loadViewerSettings();
+  applySettings();
+  resize(1400, 940);
+  if (!settings_.geometry.isEmpty()) restoreGeometry(settings_.geometry);
+  if (!settings_.windowState.isEmpty()) restoreState(settings_.windowState);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // Workers post results to this object: let them finish before it goes.
+  orthoGeneration_->fetch_add(1);
+  readPool_.waitForDone();
+}
 
-bool MainWindow::openFile(const QString& path, bool quiet) {
-  try {
-    reader_ = io::openStack(path.toStdString());
-  } catch (const std::exception& e) {
-    if (!quiet) QMessageBox::critical(this, "Cannot open file", QString::fromStdString(e.what()));
-    statusBar()->showMessage(QString::fromStdString(e.what()));
-    return false;
+void MainWindow::buildDocks() {
+  auto dock = [this](const QString& title, const QString& name, QWidget* content,
+                     Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(content);
+    addDockWidget(area, d);
+    return d;
+  };
+  display_ = new DisplayPanel(this);
+  dock(tr("Display"), "displayDock", display_, Qt::RightDockWidgetArea);
+
+  auto* histogramBox = new QWidget(this);
+  auto* hl = new QVBoxLayout(histogramBox);
+  hl->setContentsMargins(2, 2, 2, 2);
+  histogram_ = new HistogramWidget(histogramBox);
+  auto* logCounts = new QCheckBox(tr("Log counts"), histogramBox);
+  logCounts->setChecked(true);
+  hl->addWidget(histogram_, 1);
+  hl->addWidget(logCounts);
+  connect(logCounts, &QCheckBox::toggled, histogram_, &HistogramWidget::setLogCounts);
+  histogramDock_ = dock(tr("Histogram"), "histogramDock", histogramBox, Qt::RightDockWidgetArea);
+  connect(histogramDock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible) updateHistogram();
+  });
+
+  regionLabel_ = new QLabel(tr("Draw a rectangle or ellipse with the region tools."), this);
+  regionLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  regionLabel_->setWordWrap(true);
+  regionLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  dock(tr("Region statistics"), "regionDock", regionLabel_, Qt::RightDockWidgetArea);
+
+  xzView_ = new SliceView();
+  yzView_ = new SliceView();
+  QWidget* xzBox = embed(xzView_, this);
+  QWidget* yzBox = embed(yzView_, this);
+  xzBox->setMinimumSize(160, 120);
+  yzBox->setMinimumSize(120, 160);
+  xzDock_ = dock(tr("XZ at crosshair"), "xzDock", xzBox, Qt::BottomDockWidgetArea);
+  yzDock_ = dock(tr("YZ at crosshair"), "yzDock", yzBox, Qt::LeftDockWidgetArea);
+  connect(xzView_, &SliceView::clicked, this, [this](QPointF p) {
+    const QPoint c = crosshair_.value_or(QPoint(int(info_.x / 2), int(info_.y / 2)));
+    setCrosshair(QPoint(int(std::lround(p.x())), c.y()));
+    nav_->setValue(int(std::lround(p.y())));
+  });
+  connect(yzView_, &SliceView::clicked, this, [this](QPointF p) {
+    const QPoint c = crosshair_.value_or(QPoint(int(info_.x / 2), int(info_.y / 2)));
+    setCrosshair(QPoint(c.x(), int(std::lround(p.y()))));
+    nav_->setValue(int(std::lround(p.x())));
+  });
+
+  lineProfile_ = new PlotWidget(tr("distance along the line (pixels)"), this);
+  zProfile_ = new PlotWidget(tr("z (slice)"), this);
+  auto* lineDock =
+      dock(tr("Line profile"), "lineProfileDock", lineProfile_, Qt::RightDockWidgetArea);
+  auto* zDock = dock(tr("Z profile at cursor"), "zProfileDock", zProfile_, Qt::RightDockWidgetArea);
+  auto* regionDock = findChild<QDockWidget*>("regionDock");
+  tabifyDockWidget(regionDock, lineDock);
+  tabifyDockWidget(lineDock, zDock);
+  zDock->raise();
+  resizeDocks({xzDock_}, {230}, Qt::Vertical);
+  resizeDocks({yzDock_}, {230}, Qt::Horizontal);
+}
+
+void MainWindow::buildMenus() {
+  auto* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen);
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  file->addAction(tr("&Header…"), QKeySequence(Qt::CTRL | Qt::Key_H), this,
+                  &MainWindow::showHeader);
+  file->addSeparator();
+  file->addAction(tr("&Export view as PNG…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                  [this] { chooseAndExport(false); });
+  file->addAction(tr("Export view with &colorbar…"), this, [this] { chooseAndExport(true); });
+  file->addAction(tr("Save &slice as…"), QKeySequence::Save, this,
+                  [this] { chooseAndSave(false); });
+  file->addAction(tr("Save s&tack as…"), QKeySequence::SaveAs, this,
+                  [this] { chooseAndSave(true); });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  auto* viewMenu = menuBar()->addMenu(tr("&View"));
+  viewMenu->addAction(tr("&Fit to window"), QKeySequence(Qt::Key_F), view_,
+                      &SliceView::fitToWindow);
+  viewMenu->addAction(tr("&1:1"), QKeySequence(Qt::Key_1), this, [this] { view_->setZoom(1.0); });
+  viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this,
+                      [this] { view_->setZoom(view_->zoom() * 1.25); });
+  viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this,
+                      [this] { view_->setZoom(view_->zoom() / 1.25); });
+  viewMenu->addSeparator();
+  for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
+
+  auto* go = menuBar()->addMenu(tr("&Navigate"));
+  auto add = [&](const QString& text, QKeySequence key, auto fn) {
+    QAction* a = go->addAction(text, this, fn);
+    a->setShortcut(key);
+    a->setShortcutContext(Qt::WindowShortcut);
+  };
+  add(tr("Previous slice"), QKeySequence(Qt::Key_Left), [this] { nav_->step(-1); });
+  add(tr("Next slice"), QKeySequence(Qt::Key_Right), [this] { nav_->step(1); });
+  add(tr("Back 10 slices"), QKeySequence(Qt::Key_PageUp), [this] { nav_->step(-10); });
+  add(tr("Forward 10 slices"), QKeySequence(Qt::Key_PageDown), [this] { nav_->step(10); });
+  add(tr("First slice"), QKeySequence(Qt::Key_Home), [this] { nav_->setValue(0); });
+  add(tr("Last slice"), QKeySequence(Qt::Key_End), [this] { nav_->setValue(nav_->count() - 1); });
+  add(tr("Play / pause"), QKeySequence(Qt::Key_Space),
+      [this] { nav_->setPlaying(!nav_->playing()); });
+
+  auto* tools = addToolBar(tr("Tools"));
+  tools->setObjectName("toolsBar");
+  auto* group = new QActionGroup(this);
+  const std::pair<QString, SliceView::Tool> toolList[] = {
+      {tr("Pan"), SliceView::Tool::Pan},
+      {tr("Line"), SliceView::Tool::Line},
+      {tr("Rectangle"), SliceView::Tool::Rectangle},
+      {tr("Ellipse"), SliceView::Tool::Ellipse}};
+  for (const auto& [name, tool] : toolList) {
+    QAction* a = tools->addAction(name);
+    a->setCheckable(true);
+    a->setChecked(tool == SliceView::Tool::Pan);
+    a->setToolTip(tool == SliceView::Tool::Pan
+                      ? tr("Drag to pan, click to set the crosshair, wheel to zoom")
+                      : tr("Drag to draw; middle button pans"));
+    group->addAction(a);
+    connect(a, &QAction::triggered, this, [this, t = tool] { view_->setTool(t); });
   }
-  const auto& info = reader_->info();
-  setWindowTitle(QFileInfo(path).fileName() + " — StackLens");
-  limitsSet_ = false;
-  slider_->blockSignals(true);
-  slider_->setRange(0, static_cast<int>(info.z - 1));
-  spin_->setRange(0, static_cast<int>(info.z - 1));
-  slider_->setValue(static_cast<int>(info.z / 2));
-  spin_->setValue(static_cast<int>(info.z / 2));
-  slider_->blockSignals(false);
-  requestSlice(slider_->value());
-  statusBar()->showMessage(QString("%1 × %2 × %3 %4").arg(info.z).arg(info.y).arg(info.x).arg(io::dtypeName(info.dtype)));
-  return true;
+  tools->addSeparator();
+  tools->addAction(tr("Fit"), view_, &SliceView::fitToWindow);
+  tools->addAction(tr("1:1"), this, [this] { view_->setZoom(1.0); });
+  tools->addSeparator();
+  tools->addWidget(new QLabel(tr(" HDU "), this));
+  hduBox_ = new QComboBox(this);
+  hduBox_->setEnabled(false);
+  hduBox_->setMinimumContentsLength(18);
+  tools->addWidget(hduBox_);
+  connect(hduBox_, &QComboBox::activated, this, [this](int index) {
+    io::OpenOptions o;
+    o.hdu = hduBox_->itemData(index).toInt();
+    openFile(path_, o);
+  });
+  planeAction_ = tools->addWidget(new QLabel(tr(" plane "), this));
+  planeSpin_ = new QSpinBox(this);
+  QAction* spinAction = tools->addWidget(planeSpin_);
+  connect(planeSpin_, &QSpinBox::valueChanged, this, [this](int plane) {
+    if (plane == info_.plane || path_.isEmpty()) return;
+    io::OpenOptions o;
+    o.hdu = info_.hdu;
+    o.plane = plane;
+    openFile(path_, o);
+  });
+  planeAction_->setVisible(false);
+  spinAction->setVisible(false);
+  planeSpin_->setProperty("action", QVariant::fromValue<QObject*>(spinAction));
 }
 
-// Reads slice z on a pool thread; a newer request makes older results stale.
+void MainWindow::applySettings() {
+  // Each setter below feeds back into settings_ through applyDisplay(): apply from a copy.
+  const ViewerSettings saved = settings_;
+  display_->setColormap(saved.colormap);
+  try {
+    display_->setScale(render::scaleFromName(saved.scale.toStdString()));
+  } catch (const std::exception&) {
+  }
+  try {
+    const LimitsMode m = render::limitsModeFromName(saved.limitsMode.toStdString());
+    if (m != LimitsMode::Manual) display_->setLimitsMode(m);
+  } catch (const std::exception&) {
+  }
+  display_->setInvert(saved.invert);
+  display_->setSmooth(saved.smooth);
+  display_->setNanColour(saved.nanColour);
+  rebuildRecentMenu();
+}
+
+// ---- opening ----
+
+namespace {
+struct OpenResult {
+  std::shared_ptr<io::StackReader> reader;
+  int z = 0;
+  SliceData slice;
+  QString error;
+};
+}  // namespace
+
+void MainWindow::openFile(const QString& path, io::OpenOptions options) {
+  const quint64 generation = ++openGeneration_;
+  statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+  (void)QtConcurrent::run(&readPool_, [this, path, options, generation] {
+    OpenResult r;
+    try {
+      r.reader = io::openStack(path.toStdString(), options);
+      const auto& info = r.reader->info();
+      if (info.x <= 0 || info.y <= 0 || info.z <= 0)
+        throw io::IoError(path.toStdString(), "no image data");
+      r.z = static_cast<int>(info.z / 2);
+      auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
+      r.reader->readSlice(r.z, pixels->data());
+      r.slice = std::move(pixels);
+    } catch (const std::exception& e) {
+      r.error = QString::fromStdString(e.what());
+      r.reader.reset();
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, r, path, generation] {
+          if (generation != openGeneration_) return;
+          if (!r.reader) {
+            reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), r.error);
+            emit openFailed(r.error);
+            return;
+          }
+          path_ = path;
+          install(r.reader, r.z, r.slice);
+          rememberFile(path);
+          emit stackOpened(path);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
+  ++openGeneration_;
+  const auto& info = reader->info();
+  const int z = static_cast<int>(info.z / 2);
+  auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
+  reader->readSlice(z, pixels->data());
+  path_ = QString::fromStdString(info.path);
+  install(std::move(reader), z, std::move(pixels));
+  emit stackOpened(path_);
+}
+
+void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceData first) {
+  reader_ = std::move(reader);
+  info_ = reader_->info();
+  cache_ = std::make_shared<SliceCache>(cacheBudget_);
+  cache_->insert(z, first);
+  ++sliceGeneration_;
+  orthoGeneration_->fetch_add(1);
+  inFlight_.clear();
+  processed_.reset();
+  processedZ_ = -1;
+  limitsValid_ = false;
+  crosshair_.reset();
+  line_.reset();
+  region_.reset();
+  hover_.reset();
+  for (SliceView* v : {view_, xzView_, yzView_}) {
+    v->setCrosshair(std::nullopt);
+    v->setLine(std::nullopt);
+    v->setRegion(std::nullopt, false);
+    v->clearSlice();
+  }
+  // FITS images have their first row at the bottom; microscopy TIFFs at the top.
+  const bool bottom = info_.format == "fits";
+  view_->setOriginBottom(bottom);
+  yzView_->setOriginBottom(bottom);
+  const auto& sp = info_.spacing;
+  xzView_->setPixelAspect(info_.spacingKnown ? sp[0] / sp[2] : 1.0);
+  yzView_->setPixelAspect(info_.spacingKnown ? sp[1] / sp[0] : 1.0);
+  lineProfile_->setData({}, {});
+  zProfile_->setData({}, {});
+  regionLabel_->setText(tr("Draw a rectangle or ellipse with the region tools."));
+
+  {
+    const QSignalBlocker block(nav_);
+    nav_->setCount(static_cast<int>(info_.z));
+    nav_->setValue(z);
+  }
+  // HDU and plane choosers.
+  {
+    const QSignalBlocker block(hduBox_);
+    hduBox_->clear();
+    for (const auto& h : info_.hdus) {
+      if (h.axes.empty() || h.type.find("image") == std::string::npos) continue;
+      QStringList axes;
+      for (int64_t n : h.axes) axes << QString::number(n);
+      hduBox_->addItem(QString("%1 %2 (%3)")
+                           .arg(h.index)
+                           .arg(QString::fromStdString(h.name.empty() ? "" : h.name))
+                           .arg(axes.join("×")),
+                       h.index);
+    }
+    hduBox_->setCurrentIndex(std::max(0, hduBox_->findData(info_.hdu)));
+    hduBox_->setEnabled(hduBox_->count() > 1);
+  }
+  {
+    const QSignalBlocker block(planeSpin_);
+    planeSpin_->setRange(0, static_cast<int>(std::max<int64_t>(1, info_.planes) - 1));
+    planeSpin_->setValue(info_.plane);
+    planeAction_->setVisible(info_.planes > 1);
+    if (auto* a = qobject_cast<QAction*>(planeSpin_->property("action").value<QObject*>()))
+      a->setVisible(info_.planes > 1);
+  }
+  const bool cube = info_.z > 1;
+  xzDock_->setVisible(cube);
+  yzDock_->setVisible(cube);
+  if (auto* d = findChild<QDockWidget*>(cube ? "zProfileDock" : "regionDock")) d->raise();
+  shapeLabel_->setText(QString("%1 × %2 × %3  %4  %5")
+                           .arg(info_.x)
+                           .arg(info_.y)
+                           .arg(info_.z)
+                           .arg(io::dtypeName(info_.dtype))
+                           .arg(QString::fromStdString(info_.format)));
+  setWindowTitle(QFileInfo(QString::fromStdString(info_.path)).fileName() + " — StackLens");
+  statusBar()->clearMessage();
+  view_->fitToWindow();
+  currentZ_ = requestedZ_ = z;
+  showSlice(z, std::move(first));
+  // Small cubes get their ortho views straight away; big ones when the user clicks.
+  const double bytes = double(info_.x) * info_.y * info_.z * sizeof(float);
+  if (cube && bytes <= 512.0 * (1 << 20)) setCrosshair(QPoint(int(info_.x / 2), int(info_.y / 2)));
+}
+
+// ---- slices ----
+
 void MainWindow::requestSlice(int z) {
   if (!reader_) return;
-  const quint64 generation = ++generation_;
-  auto reader = reader_;
-  (void)QtConcurrent::run([this, reader, generation, z] {
-    const auto& info = reader->info();
-    auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.y * info.x));
-    try {
-      reader->readSlice(z, pixels->data());
-    } catch (const std::exception&) {
-      pixels.reset();
-    }
-    QMetaObject::invokeMethod(this, [this, generation, z, pixels] { showSlice(generation, z, pixels); },
-                              Qt::QueuedConnection);
+  requestedZ_ = z;
+  const quint64 generation = ++sliceGeneration_;
+  if (SliceData s = cache_->find(z)) {
+    showSlice(z, std::move(s));
+    return;
+  }
+  updateWorldLabel();
+  readAsync(z, [this, z, generation](SliceData s) {
+    if (generation == sliceGeneration_ && s) showSlice(z, std::move(s));
   });
 }
 
-void MainWindow::showSlice(quint64 generation, int z, std::shared_ptr<std::vector<float>> pixels) {
-  if (generation != generation_ || !pixels) return;
-  const auto& info = reader_->info();
-  if (!limitsSet_) {
-    // Until the display controls land: 0.5–99.5 % of the first slice shown.
-    std::vector<float> finite;
-    for (float v : *pixels)
-      if (std::isfinite(v)) finite.push_back(v);
-    if (!finite.empty()) {
-      auto at = [&](double q) {
-        auto k = static_cast<size_t>(q * (finite.size() - 1));
-        std::nth_element(finite.begin(), finite.begin() + k, finite.end());
-        return finite[k];
-      };
-      view_->setLimits(at(0.005), at(0.995));
-      limitsSet_ = true;
+void MainWindow::readAsync(int z, std::function<void(SliceData)> done) {
+  auto reader = reader_;
+  auto cache = cache_;
+  inFlight_.insert(z);
+  (void)QtConcurrent::run(&readPool_, [this, reader, cache, z, done = std::move(done)] {
+    SliceData slice;
+    QString error;
+    try {
+      const auto& info = reader->info();
+      auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
+      reader->readSlice(z, pixels->data());
+      slice = std::move(pixels);
+      cache->insert(z, slice);
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, cache, z, slice, error, done] {
+          if (cache == cache_) inFlight_.erase(z);
+          if (!error.isEmpty()) reportError(tr("Cannot read slice %1").arg(z), error);
+          if (cache == cache_) done(slice);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void MainWindow::prefetchAround(int z) {
+  for (int n : {z + 1, z - 1}) {
+    if (n < 0 || n >= info_.z || inFlight_.count(n) || cache_->contains(n)) continue;
+    readAsync(n, [](SliceData) {});
+  }
+}
+
+void MainWindow::showSlice(int z, SliceData data) {
+  currentZ_ = requestedZ_ = z;
+  current_ = std::move(data);
+  view_->setSlice(current_, static_cast<int>(info_.x), static_cast<int>(info_.y));
+  if (!limitsValid_) {
+    limitsValid_ = true;
+    computeLimits(display_->limitsMode());
+  }
+  updateWorldLabel();
+  updateReadout();
+  // While scrubbing, the histogram waits until the slider rests (it is not needed per frame).
+  histogramTimer_.start();
+  updateLineProfile();
+  updateRegionStats();
+  updateOrthoCrosshairs();
+  prefetchAround(z);
+  emit sliceShown(z);
+}
+
+void MainWindow::setProcessedSlice(int z, SliceData processed) {
+  processedZ_ = z;
+  processed_ = std::move(processed);
+  updateReadout();
+}
+
+void MainWindow::preload(int count) {
+  if (!reader_) return;
+  auto reader = reader_;
+  auto cache = cache_;
+  count = std::min<int>(count, static_cast<int>(info_.z));
+  (void)QtConcurrent::run(&readPool_, [this, reader, cache, count] {
+    QString error;
+    try {
+      const auto& info = reader->info();
+      for (int z = 0; z < count; ++z) {
+        if (cache->contains(z)) continue;
+        auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
+        reader->readSlice(z, pixels->data());
+        cache->insert(z, std::move(pixels));
+      }
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, error] {
+          if (!error.isEmpty()) reportError(tr("Cannot read the stack"), error);
+          emit preloaded();
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+// ---- display ----
+
+void MainWindow::applyDisplay(const render::DisplaySettings& display) {
+  for (SliceView* v : {view_, xzView_, yzView_}) v->setDisplay(display);
+  histogram_->setLimits(display.limits.low, display.limits.high);
+  settings_.colormap = display.colormap;
+  settings_.scale = render::scaleName(display.scale);
+  settings_.invert = display.invert;
+  settings_.smooth = display.smooth;
+  settings_.nanColour = display.nanColour;
+  settings_.limitsMode = render::limitsModeName(display_->limitsMode());
+}
+
+void MainWindow::computeLimits(LimitsMode mode) {
+  settings_.limitsMode = render::limitsModeName(mode);
+  if (mode == LimitsMode::Manual || !current_) return;
+  // Percentiles of big slices come from an even-stride sample of 2^20 pixels (a selection pass
+  // over 16 M values would hold up the first frame); zscale samples anyway, min/max is exact.
+  const size_t n = current_->size(), sample = size_t(1) << 20;
+  const bool percentile = mode != LimitsMode::MinMax && mode != LimitsMode::ZScale;
+  if (percentile && n > 2 * sample) {
+    std::vector<float> values;
+    values.reserve(sample + 1);
+    const size_t stride = n / sample;
+    for (size_t i = 0; i < n; i += stride) values.push_back((*current_)[i]);
+    display_->showLimits(render::computeLimits(mode, values.data(), values.size()));
+    return;
+  }
+  display_->showLimits(render::computeLimits(mode, current_->data(), n));
+}
+
+// ---- readout and analysis ----
+
+void MainWindow::updateWorldLabel() {
+  const int z = requestedZ_;
+  QString text = tr("slice %1 / %2").arg(z).arg(info_.z - 1);
+#ifdef STACKLENS_HAVE_WCS
+  if (reader_ && reader_->wcs() && info_.z > 1) {
+    const std::string world = reader_->wcs()->formatSpectral(z);
+    if (!world.empty()) {
+      nav_->setWorldText(QString::fromStdString(world));
+      return;
     }
   }
-  view_->setSlice(pixels->data(), static_cast<int>(info.x), static_cast<int>(info.y));
-  sliceLabel_->setText(QString("%1 / %2").arg(z).arg(info.z - 1));
-  emit sliceShown(z);
+#endif
+  if (info_.spacingKnown && info_.z > 1) {
+    const QString unit = QString::fromStdString(info_.units[0]);
+    text =
+        QString("z = %1 %2").arg(z * info_.spacing[0], 0, 'g', 6).arg(unit.isEmpty() ? "" : unit);
+  }
+  nav_->setWorldText(text.trimmed());
+}
+
+void MainWindow::hoverAt(QPointF imagePos) {
+  hover_ = imagePos;
+  updateReadout();
+  // With the whole stack in memory the z profile follows the mouse.
+  if (!reader_ || info_.z <= 1 || cache_->count() < static_cast<size_t>(info_.z)) return;
+  const int x = int(std::lround(imagePos.x())), y = int(std::lround(imagePos.y()));
+  if (x < 0 || y < 0 || x >= info_.x || y >= info_.y) return;
+  std::vector<double> zs, values;
+  for (int z = 0; z < info_.z; ++z) {
+    SliceData s = cache_->find(z);
+    if (!s) return;
+    zs.push_back(z);
+    values.push_back((*s)[static_cast<size_t>(y) * info_.x + x]);
+  }
+  zProfile_->setData(std::move(zs), std::move(values), currentZ_);
+}
+
+void MainWindow::updateReadout() {
+  if (!hover_ || !current_) {
+    readout_->clear();
+    return;
+  }
+  const int x = int(std::lround(hover_->x())), y = int(std::lround(hover_->y()));
+  if (x < 0 || y < 0 || x >= info_.x || y >= info_.y) {
+    readout_->clear();
+    return;
+  }
+  const size_t i = static_cast<size_t>(y) * info_.x + x;
+  auto number = [](float v) { return std::isnan(v) ? QString("NaN") : QString::number(v, 'g', 7); };
+  QString text = QString("x %1  y %2  z %3   value %4")
+                     .arg(x)
+                     .arg(y)
+                     .arg(currentZ_)
+                     .arg(number((*current_)[i]));
+  if (processed_ && processedZ_ == currentZ_ && i < processed_->size())
+    text += QString("   processed %1").arg(number((*processed_)[i]));
+#ifdef STACKLENS_HAVE_WCS
+  if (reader_ && reader_->wcs() && reader_->wcs()->hasCelestial())
+    text += "   " + QString::fromStdString(reader_->wcs()->formatCelestial(x, y, currentZ_));
+#endif
+  readout_->setText(text);
+}
+
+void MainWindow::updateHistogram() {
+  if (!current_ || !histogramDock_->isVisible()) return;
+  const quint64 generation = ++histogramGeneration_;
+  SliceData data = current_;
+  (void)QtConcurrent::run(&readPool_, [this, data, generation] {
+    Histogram h = computeHistogram(data->data(), data->size());
+    QMetaObject::invokeMethod(
+        this,
+        [this, h = std::move(h), generation]() mutable {
+          if (generation != histogramGeneration_) return;
+          histogram_->setHistogram(std::move(h));
+          emit histogramUpdated();
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void MainWindow::setLine(QPointF from, QPointF to) {
+  line_ = std::make_pair(from, to);
+  view_->setLine(line_);
+  if (auto* d = findChild<QDockWidget*>("lineProfileDock")) d->raise();
+  updateLineProfile();
+}
+
+void MainWindow::updateLineProfile() {
+  if (!line_ || !current_) return;
+  LineProfile p =
+      lineProfile(current_->data(), int(info_.x), int(info_.y), line_->first, line_->second);
+  lineProfile_->setData(std::move(p.distance), std::move(p.value));
+}
+
+void MainWindow::setRegion(QRectF rect, bool ellipse) {
+  region_ = rect;
+  regionEllipse_ = ellipse;
+  view_->setRegion(rect, ellipse);
+  if (auto* d = findChild<QDockWidget*>("regionDock")) d->raise();
+  updateRegionStats();
+}
+
+void MainWindow::updateRegionStats() {
+  if (!region_ || !current_) return;
+  regionStats_ =
+      regionStatistics(current_->data(), int(info_.x), int(info_.y), *region_, regionEllipse_);
+  const RegionStats& s = regionStats_;
+  auto n = [](double v) { return QString::number(v, 'g', 7); };
+  regionLabel_->setText(
+      tr("<b>%1</b> x %2…%3, y %4…%5, z %6<br>npix %7<br>mean %8<br>median %9<br>std %10<br>"
+         "sum %11<br>min %12<br>max %13")
+          .arg(regionEllipse_ ? tr("Ellipse") : tr("Rectangle"))
+          .arg(region_->left(), 0, 'f', 1)
+          .arg(region_->right(), 0, 'f', 1)
+          .arg(region_->top(), 0, 'f', 1)
+          .arg(region_->bottom(), 0, 'f', 1)
+          .arg(currentZ_)
+          .arg(s.npix)
+          .arg(n(s.mean), n(s.median), n(s.std), n(s.sum), n(s.min), n(s.max)));
+}
+
+void MainWindow::setCrosshair(QPoint pixel) {
+  if (!reader_) return;
+  pixel.setX(std::clamp<int>(pixel.x(), 0, int(info_.x) - 1));
+  pixel.setY(std::clamp<int>(pixel.y(), 0, int(info_.y) - 1));
+  crosshair_ = pixel;
+  view_->setCrosshair(QPointF(pixel));
+  updateOrthoCrosshairs();
+  buildOrthoViews();
+}
+
+void MainWindow::updateOrthoCrosshairs() {
+  if (!crosshair_) return;
+  xzView_->setCrosshair(QPointF(crosshair_->x(), currentZ_));
+  yzView_->setCrosshair(QPointF(currentZ_, crosshair_->y()));
+  if (!zProfile_->xs().empty()) zProfile_->setData(zProfile_->xs(), zProfile_->ys(), currentZ_);
+}
+
+// Reads every slice once (cache first) and cuts the row and the column through the crosshair
+// plus the z profile; a newer crosshair cancels the pass.
+void MainWindow::buildOrthoViews() {
+  if (!reader_ || !crosshair_ || info_.z <= 1) return;
+  auto token = orthoGeneration_;
+  const quint64 generation = token->fetch_add(1) + 1;
+  auto reader = reader_;
+  auto cache = cache_;
+  const int64_t X = info_.x, Y = info_.y, Z = info_.z;
+  const int cx = crosshair_->x(), cy = crosshair_->y();
+  (void)QtConcurrent::run(&readPool_, [=, this] {
+    auto xz = std::make_shared<std::vector<float>>(static_cast<size_t>(X * Z));
+    auto yz = std::make_shared<std::vector<float>>(static_cast<size_t>(Z * Y));
+    std::vector<double> zs(static_cast<size_t>(Z)), spectrum(static_cast<size_t>(Z));
+    QString error;
+    try {
+      for (int64_t z = 0; z < Z; ++z) {
+        if (token->load() != generation) return;
+        SliceData s = cache->find(z);
+        if (!s) {
+          auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(X * Y));
+          reader->readSlice(z, pixels->data());
+          s = std::move(pixels);
+          cache->insert(z, s);
+        }
+        const float* p = s->data();
+        std::copy(p + cy * X, p + (cy + 1) * X, xz->begin() + z * X);
+        for (int64_t y = 0; y < Y; ++y) (*yz)[static_cast<size_t>(y * Z + z)] = p[y * X + cx];
+        zs[static_cast<size_t>(z)] = double(z);
+        spectrum[static_cast<size_t>(z)] = p[cy * X + cx];
+      }
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [=, this] {
+          if (token->load() != generation) return;
+          if (!error.isEmpty()) {
+            reportError(tr("Cannot build the orthogonal views"), error);
+            return;
+          }
+          xzView_->setSlice(xz, int(X), int(Z));
+          yzView_->setSlice(yz, int(Z), int(Y));
+          zProfile_->setData(zs, spectrum, currentZ_);
+          emit orthoViewsUpdated();
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+// ---- output ----
+
+QString MainWindow::exportPng(const QString& path, bool colorbar) {
+  if (!current_) return tr("nothing to export: no stack is open");
+  QImage image = view_->grabFramebuffer();
+  if (colorbar) {
+    const auto& d = view_->display();
+    const std::vector<float>* cdf = d.scale == render::Scale::HistEq ? &view_->cdf() : nullptr;
+    image = withColorbar(image, d, cdf);
+  }
+  return savePngAtomically(image, path);
+}
+
+void MainWindow::saveData(const QString& path, bool wholeStack) {
+  if (!reader_) {
+    reportError(tr("Cannot save"), tr("no stack is open"));
+    return;
+  }
+  auto reader = reader_;
+  auto cache = cache_;
+  const int z = currentZ_;
+  const io::StackInfo info = info_;
+  statusBar()->showMessage(tr("Saving %1…").arg(QFileInfo(path).fileName()));
+  (void)QtConcurrent::run(&readPool_, [this, reader, cache, z, info, path, wholeStack] {
+    QString error;
+    try {
+      const int64_t first = wholeStack ? 0 : z, count = wholeStack ? info.z : 1;
+      const size_t plane = static_cast<size_t>(info.x * info.y);
+      std::vector<float> data(plane * static_cast<size_t>(count));
+      for (int64_t k = 0; k < count; ++k) {
+        if (SliceData s = cache->find(first + k))
+          std::copy(s->begin(), s->end(), data.begin() + k * plane);
+        else
+          reader->readSlice(first + k, data.data() + k * plane);
+      }
+      io::WriteOptions o;
+      o.header = info.header;
+      o.spacing = info.spacing;
+      o.units = info.units;
+      o.spacingKnown = info.spacingKnown;
+      o.sourcePath = info.path;
+      if (!wholeStack)
+        o.history.push_back("StackLens: slice " + std::to_string(z) + " of " + info.path);
+      io::writeStack(path.toStdString(), data.data(), count, info.y, info.x, o);
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, error, path] {
+          if (!error.isEmpty()) {
+            reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()), error);
+            return;
+          }
+          statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+          emit saved(path);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+// ---- dialogs, files, settings ----
+
+void MainWindow::reportError(const QString& title, const QString& message) {
+  statusBar()->showMessage(title + ": " + message, 10000);
+  emit errorReported(message);
+  if (quiet_) return;
+  // Window-modal and non-blocking: no nested event loop in the middle of a slot.
+  auto* box = new QMessageBox(QMessageBox::Critical, title, message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+void MainWindow::rememberFile(const QString& path) {
+  settings_.addRecent(QFileInfo(path).absoluteFilePath());
+  settings_.lastFolder = QFileInfo(path).absolutePath();
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  for (const QString& path : settings_.recentFiles)
+    recentMenu_->addAction(path, this, [this, path] { openFile(path); });
+  recentMenu_->setEnabled(!settings_.recentFiles.isEmpty());
+}
+
+void MainWindow::chooseAndOpen() {
+  auto* dialog = new QFileDialog(this, tr("Open stack"), settings_.lastFolder, kStackFilter);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setFileMode(QFileDialog::ExistingFile);
+  connect(dialog, &QFileDialog::fileSelected, this,
+          [this](const QString& path) { openFile(path); });
+  dialog->open();
+}
+
+void MainWindow::chooseAndSave(bool wholeStack) {
+  if (!reader_) return;
+  auto* dialog = new QFileDialog(this, wholeStack ? tr("Save stack") : tr("Save slice"),
+                                 settings_.lastFolder, "FITS (*.fits);;TIFF (*.tif *.tiff)");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setAcceptMode(QFileDialog::AcceptSave);
+  dialog->setDefaultSuffix("fits");
+  connect(dialog, &QFileDialog::fileSelected, this,
+          [this, wholeStack](const QString& path) { saveData(path, wholeStack); });
+  dialog->open();
+}
+
+void MainWindow::chooseAndExport(bool colorbar) {
+  if (!current_) return;
+  auto* dialog = new QFileDialog(this, tr("Export view"), settings_.lastFolder, "PNG (*.png)");
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setAcceptMode(QFileDialog::AcceptSave);
+  dialog->setDefaultSuffix("png");
+  connect(dialog, &QFileDialog::fileSelected, this, [this, colorbar](const QString& path) {
+    const QString error = exportPng(path, colorbar);
+    if (!error.isEmpty()) reportError(tr("Cannot export the view"), error);
+  });
+  dialog->open();
+}
+
+void MainWindow::showHeader() {
+  if (!reader_) return;
+  if (headerDialog_) headerDialog_->close();
+  auto* dialog = new HeaderDialog(tr("Header — %1 (HDU %2)")
+                                      .arg(QFileInfo(QString::fromStdString(info_.path)).fileName())
+                                      .arg(info_.hdu),
+                                  info_.header, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
+  headerDialog_ = dialog;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  settings_.geometry = saveGeometry();
+  settings_.windowState = saveState();
+  saveViewerSettings(settings_);
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls() && event->mimeData()->urls().first().isLocalFile())
+    event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+  openFile(urls.first().toLocalFile());
+  event->acceptProposedAction();
 }
 
 }  // namespace stacklens::ui

@@ -1,14 +1,31 @@
-// The viewer's main window: a slice view and a z-slider; slices are read off the GUI thread.
+// The viewer's main window: slice view, navigation, docks (display, histogram, ortho views,
+// profiles, region statistics), menus and the status-bar readout. Disk work runs off the GUI
+// thread.
 #pragma once
 
+#include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QMainWindow>
-#include <QSlider>
+#include <QPointer>
 #include <QSpinBox>
+#include <QThreadPool>
+#include <QTimer>
+#include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include "io/stack.h"
 #include "render/slice_view.h"
+#include "ui/display_panel.h"
+#include "ui/histogram_widget.h"
+#include "ui/navigation_bar.h"
+#include "ui/plot_widget.h"
+#include "ui/region_stats.h"
+#include "ui/slice_cache.h"
+#include "ui/viewer_settings.h"
 
 namespace stacklens::ui {
 
@@ -18,26 +35,140 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Opens a stack; on failure shows an error dialog (unless quiet) and returns false.
-  bool openFile(const QString& path, bool quiet = false);
-  render::SliceView* sliceView() const { return view_; }
-  QSlider* slider() const { return slider_; }
+  // Opens a stack on a worker thread (reading only the slice shown first); emits stackOpened()
+  // or openFailed(). Errors also go to an error dialog unless quiet.
+  void openFile(const QString& path, io::OpenOptions options = {});
+  // Shows an already opened stack (tests use in-memory readers).
+  void openReader(std::shared_ptr<io::StackReader> reader);
+  // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.
+  void setQuiet(bool quiet) { quiet_ = quiet; }
+  void setCacheBudget(size_t bytes) { cacheBudget_ = bytes; }
+
+  // Tools for scripted use (tests, benchmarks) doing what the mouse does.
+  void setCrosshair(QPoint pixel);
+  void setLine(QPointF from, QPointF to);
+  void setRegion(QRectF rect, bool ellipse);
+  void hoverAt(QPointF imagePos);
+  // Writes the view (optionally with a colorbar) as PNG; returns an error message or "".
+  QString exportPng(const QString& path, bool colorbar);
+  // Saves the current slice or the whole stack through io::writeStack on a worker; emits saved().
+  void saveData(const QString& path, bool wholeStack);
+  // Reads slices [0, count) into the cache on a worker; emits preloaded().
+  void preload(int count);
+  // The later processing dock puts its result for slice z here (shown in the readout).
+  void setProcessedSlice(int z, SliceData processed);
+
   const io::StackReader* stack() const { return reader_.get(); }
+  const io::StackInfo& info() const { return info_; }
+  int currentZ() const { return currentZ_; }  // the slice shown (the slider may be ahead)
+  SliceData currentSlice() const { return current_; }
+  SliceCache* cache() const { return cache_.get(); }
+  render::SliceView* sliceView() const { return view_; }
+  render::SliceView* xzView() const { return xzView_; }
+  render::SliceView* yzView() const { return yzView_; }
+  NavigationBar* navigation() const { return nav_; }
+  QSlider* slider() const { return nav_->slider(); }
+  DisplayPanel* displayPanel() const { return display_; }
+  HistogramWidget* histogram() const { return histogram_; }
+  PlotWidget* lineProfilePlot() const { return lineProfile_; }
+  PlotWidget* zProfilePlot() const { return zProfile_; }
+  QString readout() const { return readout_->text(); }
+  const RegionStats& regionStats() const { return regionStats_; }
+  QComboBox* hduBox() const { return hduBox_; }
 
  signals:
+  void stackOpened(const QString& path);
+  void openFailed(const QString& message);
+  void errorReported(const QString& message);
   void sliceShown(int z);
+  void orthoViewsUpdated();
+  void histogramUpdated();
+  void saved(const QString& path);
+  void preloaded();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
+  void buildMenus();
+  void buildDocks();
+  void applySettings();
+  void install(std::shared_ptr<io::StackReader> reader, int z, SliceData first);
   void requestSlice(int z);
-  void showSlice(quint64 generation, int z, std::shared_ptr<std::vector<float>> pixels);
+  void showSlice(int z, SliceData data);
+  void prefetchAround(int z);
+  // Reads slice z on the pool and calls done on the GUI thread (null on error, reported).
+  void readAsync(int z, std::function<void(SliceData)> done);
+  void applyDisplay(const render::DisplaySettings& display);
+  void computeLimits(render::LimitsMode mode);
+  void updateWorldLabel();
+  void updateReadout();
+  void updateHistogram();
+  void updateLineProfile();
+  void updateRegionStats();
+  void buildOrthoViews();
+  void updateOrthoCrosshairs();
+  void reportError(const QString& title, const QString& message);
+  void rememberFile(const QString& path);
+  void rebuildRecentMenu();
+  void chooseAndOpen();
+  void chooseAndSave(bool wholeStack);
+  void chooseAndExport(bool colorbar);
+  void showHeader();
 
+  // Reader and state of the open stack.
   std::shared_ptr<io::StackReader> reader_;
+  io::StackInfo info_;
+  QString path_;
+  std::shared_ptr<SliceCache> cache_;
+  size_t cacheBudget_ = size_t(1536) << 20;
+  int currentZ_ = 0;    // the slice shown
+  int requestedZ_ = 0;  // the slice asked for (may still be reading)
+  SliceData current_;
+  int processedZ_ = -1;
+  SliceData processed_;
+  bool limitsValid_ = false;
+  std::optional<QPoint> crosshair_;
+  std::optional<std::pair<QPointF, QPointF>> line_;
+  std::optional<QRectF> region_;
+  bool regionEllipse_ = false;
+  RegionStats regionStats_;
+  std::optional<QPointF> hover_;
+  std::set<int> inFlight_;
+
+  // Request tokens: a result whose token is stale is dropped.
+  quint64 openGeneration_ = 0;
+  quint64 sliceGeneration_ = 0;
+  quint64 histogramGeneration_ = 0;
+  std::shared_ptr<std::atomic<quint64>> orthoGeneration_ =
+      std::make_shared<std::atomic<quint64>>(0);
+  QThreadPool readPool_;
+  QTimer histogramTimer_;
+
+  bool quiet_ = false;
+  ViewerSettings settings_;
+
   render::SliceView* view_;
-  QSlider* slider_;
-  QSpinBox* spin_;
-  QLabel* sliceLabel_;
-  quint64 generation_ = 0;
-  bool limitsSet_ = false;
+  render::SliceView* xzView_;
+  render::SliceView* yzView_;
+  NavigationBar* nav_;
+  DisplayPanel* display_;
+  HistogramWidget* histogram_;
+  PlotWidget* lineProfile_;
+  PlotWidget* zProfile_;
+  QLabel* regionLabel_;
+  QLabel* readout_;
+  QLabel* shapeLabel_;
+  QComboBox* hduBox_;
+  QSpinBox* planeSpin_;
+  QAction* planeAction_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QDockWidget* xzDock_ = nullptr;
+  QDockWidget* yzDock_ = nullptr;
+  QDockWidget* histogramDock_ = nullptr;
+  QPointer<QWidget> headerDialog_;
 };
 
 }  // namespace stacklens::ui

@@ -1,0 +1,347 @@
+// The main window end to end: opening (in-memory, written with io::writeStack, the shared FITS
+// sample, bad files), slider and keys, readout and WCS, display changes drawn in the framebuffer,
+// limits, histogram dragging, region/line/z profiles, ortho views, export, save and settings.
+#include <QApplication>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSurfaceFormat>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+
+#include "io/stack_writer.h"
+#include "render/colormap.h"
+#include "ui/header_dialog.h"
+#include "ui/main_window.h"
+
+using namespace stacklens;
+using ui::MainWindow;
+
+namespace {
+
+constexpr int64_t kX = 16, kY = 12, kZ = 5;
+
+float voxel(int64_t z, int64_t y, int64_t x) {
+  if (z == 2 && y == 3 && x == 4) return NAN;
+  return float(1000 * z + 10 * y + x);
+}
+
+// An in-memory stack with known voxels: 1000 z + 10 y + x.
+class FakeReader : public io::StackReader {
+ public:
+  FakeReader() {
+    info_.path = "/fake/stack.tif";
+    info_.format = "tiff";
+    info_.z = kZ;
+    info_.y = kY;
+    info_.x = kX;
+    info_.spacing = {2.0, 0.5, 0.5};
+    info_.units = {"µm", "µm", "µm"};
+    info_.spacingKnown = true;
+    info_.hdus = {{0, "", "image", {kX, kY, kZ}}};
+    info_.header = {{"ImageJ", "1.54f", ""}, {"spacing", "2.0", "z step"}};
+  }
+  const io::StackInfo& info() const override { return info_; }
+  void readSlice(int64_t z, float* out) const override {
+    if (z < 0 || z >= kZ) throw io::IoError(info_.path, "slice out of range");
+    for (int64_t y = 0; y < kY; ++y)
+      for (int64_t x = 0; x < kX; ++x) out[y * kX + x] = voxel(z, y, x);
+  }
+  const io::Wcs* wcs() const override { return nullptr; }
+
+ private:
+  io::StackInfo info_;
+};
+
+bool waitShown(MainWindow& w, int z) {
+  if (w.currentZ() == z && w.currentSlice()) return true;
+  QSignalSpy spy(&w, &MainWindow::sliceShown);
+  return spy.wait(5000) && w.currentZ() == z;
+}
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName("StackLensTest");
+    QCoreApplication::setApplicationName("StackLensTest");
+    QSettings().clear();
+  }
+
+  void opensAndMovesThroughSlices() {
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openReader(std::make_shared<FakeReader>());
+    QCOMPARE(w.currentZ(), 2);
+    QCOMPARE(w.slider()->maximum(), int(kZ - 1));
+    QCOMPARE(w.sliceView()->sliceWidth(), int(kX));
+    w.slider()->setValue(4);
+    QVERIFY(waitShown(w, 4));
+    QCOMPARE((*w.currentSlice())[7 * kX + 5], voxel(4, 7, 5));
+    QCOMPARE(w.navigation()->worldText(), QString("z = 8 µm"));
+    // Keys: ←, Home, End, PgUp.
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QTest::keyClick(&w, Qt::Key_Left);
+    QVERIFY(waitShown(w, 3));
+    QTest::keyClick(&w, Qt::Key_Home);
+    QVERIFY(waitShown(w, 0));
+    QTest::keyClick(&w, Qt::Key_End);
+    QVERIFY(waitShown(w, 4));
+    QTest::keyClick(&w, Qt::Key_PageUp);
+    QVERIFY(waitShown(w, 0));
+  }
+
+  void readoutShowsTheValueUnderTheCursor() {
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    w.openReader(std::make_shared<FakeReader>());
+    w.hoverAt(QPointF(5.2, 6.8));  // nearest pixel (5, 7)
+    QVERIFY2(w.readout().contains("x 5  y 7  z 2") && w.readout().contains("value 2075"),
+             qPrintable(w.readout()));
+    w.hoverAt(QPointF(4, 3));
+    QVERIFY2(w.readout().contains("value NaN"), qPrintable(w.readout()));
+    auto processed = std::make_shared<std::vector<float>>(kX * kY, 0.5f);
+    w.setProcessedSlice(2, processed);
+    QVERIFY2(w.readout().contains("processed 0.5"), qPrintable(w.readout()));
+    w.hoverAt(QPointF(-3, 2));
+    QVERIFY(w.readout().isEmpty());
+  }
+
+  void colormapAndScaleChangesReachTheFramebuffer() {
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openReader(std::make_shared<FakeReader>());
+    auto* panel = w.displayPanel();
+    panel->setManualLimits({2000.f, 2200.f});
+    panel->setColormap("viridis");
+    panel->setScale(render::Scale::Sqrt);
+    const auto& d = w.sliceView()->display();
+    QCOMPARE(d.colormap, QString("viridis"));
+    QCOMPARE(d.scale, render::Scale::Sqrt);
+    QCOMPARE(d.limits.low, 2000.f);
+    // The pixel drawn at image (11, 4) (off the crosshair) has the colour the CPU twin predicts.
+    const QImage frame = w.sliceView()->grabFramebuffer();
+    const QPoint at = w.sliceView()->imageToWidget(QPointF(11, 4)).toPoint();
+    const int index = render::colourIndex(d, voxel(2, 4, 11));
+    const QColor want = render::loadColormap("viridis").at(index), got = frame.pixelColor(at);
+    QVERIFY2(std::abs(got.red() - want.red()) <= 3 && std::abs(got.green() - want.green()) <= 3 &&
+                 std::abs(got.blue() - want.blue()) <= 3,
+             qPrintable(got.name() + " vs " + want.name()));
+    panel->setLimitsMode(render::LimitsMode::MinMax);
+    QCOMPARE(w.sliceView()->display().limits.low, voxel(2, 0, 0));
+    QCOMPARE(w.sliceView()->display().limits.high, voxel(2, kY - 1, kX - 1));
+  }
+
+  void draggingAHistogramMarkerSetsManualLimits() {
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy histogramSpy(&w, &MainWindow::histogramUpdated);
+    w.openReader(std::make_shared<FakeReader>());
+    QVERIFY(histogramSpy.count() > 0 || histogramSpy.wait(5000));
+    auto* h = w.histogram();
+    const double oldHigh = w.sliceView()->display().limits.high;
+    const int from = int(h->xOf(oldHigh)), to = from - 40;
+    QTest::mousePress(h, Qt::LeftButton, {}, QPoint(from, h->height() / 2));
+    QTest::mouseMove(h, QPoint(to, h->height() / 2));
+    QTest::mouseRelease(h, Qt::LeftButton, {}, QPoint(to, h->height() / 2));
+    QCOMPARE(w.displayPanel()->limitsMode(), render::LimitsMode::Manual);
+    const double newHigh = w.sliceView()->display().limits.high;
+    QVERIFY(newHigh < oldHigh);
+    QVERIFY(std::abs(newHigh - h->valueAt(to)) < 1e-3 * std::abs(oldHigh));
+  }
+
+  void regionLineAndOrthoViewsMatchTheVoxels() {
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QSignalSpy orthoSpy(&w, &MainWindow::orthoViewsUpdated);
+    w.openReader(std::make_shared<FakeReader>());
+    // Rectangle x 1…3, y 2…3 on slice 2: mean of 1000·2 + 10y + x.
+    w.setRegion(QRectF(QPointF(1, 2), QPointF(3, 3)), false);
+    QCOMPARE(w.regionStats().npix, int64_t(6));
+    QCOMPARE(w.regionStats().mean, 2000.0 + 25.0 + 2.0);
+    QCOMPARE(w.regionStats().min, 2021.0);
+    QCOMPARE(w.regionStats().max, 2033.0);
+    w.setLine(QPointF(0, 1), QPointF(10, 1));
+    const auto& ys = w.lineProfilePlot()->ys();
+    QCOMPARE(ys.size(), size_t(11));
+    for (int x = 0; x <= 10; ++x) QCOMPARE(ys[size_t(x)], double(voxel(2, 1, x)));
+    // Ortho views at the crosshair (x 3, y 6).
+    orthoSpy.clear();
+    w.setCrosshair(QPoint(3, 6));
+    QVERIFY(orthoSpy.wait(5000));
+    const auto xz = w.xzView()->slice(), yz = w.yzView()->slice();
+    QCOMPARE(w.xzView()->sliceWidth(), int(kX));
+    QCOMPARE(w.xzView()->sliceHeight(), int(kZ));
+    QCOMPARE(w.yzView()->sliceWidth(), int(kZ));
+    QCOMPARE(w.yzView()->sliceHeight(), int(kY));
+    for (int z = 0; z < kZ; ++z) {
+      for (int x = 0; x < kX; ++x) QCOMPARE((*xz)[z * kX + x], voxel(z, 6, x));
+      for (int y = 0; y < kY; ++y) {
+        const float want = voxel(z, y, 3);
+        QVERIFY(std::isnan(want) ? std::isnan((*yz)[y * kZ + z]) : (*yz)[y * kZ + z] == want);
+      }
+      QCOMPARE(w.zProfilePlot()->ys()[size_t(z)], double(voxel(z, 6, 3)));
+    }
+    // The XZ view's pixels are 4× as tall as wide (z spacing 2 µm, x spacing 0.5 µm).
+    const double rowHeight =
+        w.xzView()->imageToWidget({0, 1}).y() - w.xzView()->imageToWidget({0, 0}).y();
+    QVERIFY(std::abs(rowHeight / w.xzView()->zoom() - 4.0) < 1e-9);
+  }
+
+  void playbackLoopsAndBounces() {
+    ui::NavigationBar nav;
+    nav.setCount(3);
+    QCOMPARE(nav.nextPlayed(2), 0);
+    nav.setBounce(true);
+    QCOMPARE(nav.nextPlayed(1), 2);
+    QCOMPARE(nav.nextPlayed(2), 1);
+    QCOMPARE(nav.nextPlayed(1), 0);
+    QCOMPARE(nav.nextPlayed(0), 1);
+    nav.setFps(50);
+    nav.setPlaying(true);
+    QSignalSpy spy(&nav, &ui::NavigationBar::valueChanged);
+    QVERIFY(spy.wait(2000));
+    nav.setPlaying(false);
+    QVERIFY(!nav.playing());
+  }
+
+  void badFilesAreReportedWithoutADialog() {
+    MainWindow w;
+    w.setQuiet(true);
+    QTemporaryDir dir;
+    QFile garbage(dir.filePath("garbage.fits"));
+    QVERIFY(garbage.open(QIODevice::WriteOnly));
+    garbage.write("this is not a FITS file at all");
+    garbage.close();
+    for (const QString& path : {garbage.fileName(), dir.filePath("missing.tif")}) {
+      QSignalSpy failed(&w, &MainWindow::openFailed), errors(&w, &MainWindow::errorReported);
+      w.openFile(path);
+      QVERIFY(failed.wait(5000));
+      QVERIFY2(failed.at(0).at(0).toString().contains(QFileInfo(path).fileName()),
+               qPrintable(failed.at(0).at(0).toString()));
+      QCOMPARE(errors.count(), 1);
+      QVERIFY(w.stack() == nullptr);
+    }
+    for (QWidget* top : QApplication::topLevelWidgets())
+      QVERIFY(!top->inherits("QMessageBox") || !top->isVisible());
+  }
+
+  void writtenFitsOpensSavesAndReopens() {
+    QTemporaryDir dir;
+    const std::string in = dir.filePath("cube.fits").toStdString();
+    std::vector<float> data(kZ * kY * kX);
+    for (int64_t z = 0; z < kZ; ++z)
+      for (int64_t y = 0; y < kY; ++y)
+        for (int64_t x = 0; x < kX; ++x) data[(z * kY + y) * kX + x] = voxel(z, y, x);
+    io::writeStack(in, data.data(), kZ, kY, kX, {});
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::stackOpened);
+    w.openFile(QString::fromStdString(in));
+    QVERIFY(opened.wait(5000));
+    QCOMPARE(w.info().format, std::string("fits"));
+    QVERIFY(w.sliceView()->originBottom());
+    w.hoverAt(QPointF(7, 9));
+    QVERIFY2(w.readout().contains("value 2097"), qPrintable(w.readout()));
+    // Save the whole stack as TIFF and the slice as FITS; read them back with io.
+    QSignalSpy saved(&w, &MainWindow::saved);
+    const QString stackOut = dir.filePath("copy.tif"), sliceOut = dir.filePath("slice.fits");
+    w.saveData(stackOut, true);
+    QVERIFY(saved.wait(5000));
+    w.saveData(sliceOut, false);
+    QVERIFY(saved.wait(5000));
+    auto copy = io::openStack(stackOut.toStdString());
+    QCOMPARE(copy->info().z, kZ);
+    std::vector<float> slice(kX * kY);
+    copy->readSlice(4, slice.data());
+    QCOMPARE(slice[5 * kX + 6], voxel(4, 5, 6));
+    auto one = io::openStack(sliceOut.toStdString());
+    QCOMPARE(one->info().z, int64_t(1));
+    one->readSlice(0, slice.data());
+    QCOMPARE(slice[1 * kX + 2], voxel(2, 1, 2));
+    // Writing over the open file is refused with an error, not a crash.
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    w.saveData(QString::fromStdString(in), true);
+    QVERIFY(errors.wait(5000));
+  }
+
+  void horseHeadReadoutHasValueAndSkyPosition() {
+    const QString path = STACKLENS_SHARED_DATA "/HorseHead.fits";
+    if (!QFileInfo::exists(path)) QSKIP("shared sample data not present");
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::stackOpened);
+    w.openFile(path);
+    QVERIFY(opened.wait(10000));
+    // astropy: data[200, 100] = 7547 at RA 85.37172°, Dec −2.52723°.
+    w.hoverAt(QPointF(100, 200));
+    const QString r = w.readout();
+    QVERIFY2(r.contains("value 7547") && r.contains("85.3717") && r.contains("2.5272"),
+             qPrintable(r));
+  }
+
+  void exportsPngWithColorbar() {
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openReader(std::make_shared<FakeReader>());
+    QTemporaryDir dir;
+    const QString plain = dir.filePath("view.png"), bar = dir.filePath("bar.png");
+    QCOMPARE(w.exportPng(plain, false), QString());
+    QCOMPARE(w.exportPng(bar, true), QString());
+    const QImage a(plain), b(bar);
+    QCOMPARE(a.size(), w.sliceView()->grabFramebuffer().size());
+    QCOMPARE(b.width(), a.width());
+    QVERIFY(b.height() > a.height());
+    QVERIFY(!w.exportPng(dir.filePath("no/such/folder/x.png"), false).isEmpty());
+  }
+
+  void settingsPersistAcrossWindows() {
+    {
+      MainWindow w;
+      w.displayPanel()->setColormap("magma");
+      w.displayPanel()->setScale(render::Scale::Asinh);
+      w.close();
+    }
+    MainWindow again;
+    QCOMPARE(again.sliceView()->display().colormap, QString("magma"));
+    QCOMPARE(again.sliceView()->display().scale, render::Scale::Asinh);
+  }
+
+  void headerDialogFilters() {
+    FakeReader reader;
+    ui::HeaderDialog dialog("header", reader.info().header);
+    QCOMPARE(dialog.table()->rowCount(), 2);
+    auto* filter = dialog.findChild<QLineEdit*>();
+    filter->setText("z step");
+    QVERIFY(dialog.table()->isRowHidden(0));
+    QVERIFY(!dialog.table()->isRowHidden(1));
+  }
+};
+
+int main(int argc, char** argv) {
+  QSurfaceFormat format;
+  format.setVersion(3, 3);
+  format.setProfile(QSurfaceFormat::CoreProfile);
+  QSurfaceFormat::setDefaultFormat(format);
+  QApplication app(argc, argv);
+  MainWindowTest test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "main_window_qtest.moc"

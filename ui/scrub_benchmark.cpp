@@ -1,0 +1,136 @@
+// The --scrub-benchmark driver: cached slices, slider steps, frame latency percentiles.
+#include "ui/scrub_benchmark.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <algorithm>
+#include <cmath>
+
+#include <sys/resource.h>
+
+#include "render/colormap.h"
+#include "ui/main_window.h"
+
+namespace stacklens::ui {
+
+ScrubBenchmark::ScrubBenchmark(MainWindow* window, int frames, QObject* parent)
+    : QObject(parent), window_(window), frames_(std::max(1, frames)) {
+  heartbeat_.setInterval(1);
+  connect(&heartbeat_, &QTimer::timeout, this, [this] {
+    const qint64 now = clock_.nsecsElapsed();
+    if (lastBeatNs_) stallMaxMs_ = std::max(stallMaxMs_, (now - lastBeatNs_) / 1e6);
+    lastBeatNs_ = now;
+  });
+  timeout_.setSingleShot(true);
+  timeout_.setInterval(500);
+  connect(&timeout_, &QTimer::timeout, this, [this] {
+    if (!waiting_) return;
+    waiting_ = false;
+    if (done_ >= frames_) {
+      ++displayDone_;  // a display change that drew nothing: counted as its timeout
+      displayLatencies_.push_back(timeout_.interval());
+    } else {
+      ++dropped_;
+      ++done_;
+    }
+    QTimer::singleShot(0, this, &ScrubBenchmark::step);
+  });
+  connect(window_->sliceView(), &QOpenGLWindow::frameSwapped, this, &ScrubBenchmark::frameArrived);
+}
+
+// CPU time of the whole process (GUI thread, llvmpipe and worker threads), in ms.
+static double processCpuMs() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+void ScrubBenchmark::start() {
+  connect(
+      window_, &MainWindow::preloaded, this,
+      [this] {
+        clock_.start();
+        heartbeat_.start();
+        QTimer::singleShot(50, this, &ScrubBenchmark::step);
+      },
+      Qt::SingleShotConnection);
+  window_->preload(std::min<int>(frames_, static_cast<int>(window_->info().z)));
+}
+
+void ScrubBenchmark::step() {
+  if (done_ >= frames_ && cpuPerFrameMs_ < 0)
+    cpuPerFrameMs_ = (processCpuMs() - cpuStartMs_) / frames_;
+  if (done_ >= frames_) {
+    // Second phase: colormap and scale changes on the slice shown (no pixel upload).
+    if (displayDone_ >= kDisplaySteps) {
+      finish();
+      return;
+    }
+    const QStringList maps = render::colormapNames();
+    waiting_ = true;
+    stepStartNs_ = clock_.nsecsElapsed();
+    timeout_.start();
+    auto* panel = window_->displayPanel();
+    if (displayDone_ % 2 == 0)
+      panel->setColormap(maps[(displayDone_ / 2 + 1) % maps.size()]);
+    else
+      panel->setScale(displayDone_ % 4 == 1 ? render::Scale::Sqrt : render::Scale::Linear);
+    return;
+  }
+  const int count = std::max(1, window_->navigation()->count());
+  const int cached = std::min(count, frames_);
+  int next = (window_->currentZ() + 1) % cached;
+  if (count == 1) next = 0;
+  waiting_ = true;
+  stepStartNs_ = clock_.nsecsElapsed();
+  timeout_.start();
+  if (next == window_->navigation()->value())
+    window_->sliceView()->update();  // a single-slice stack: measure a redraw
+  else
+    window_->navigation()->setValue(next);
+}
+
+void ScrubBenchmark::frameArrived() {
+  if (!waiting_) return;
+  waiting_ = false;
+  timeout_.stop();
+  const double ms = (clock_.nsecsElapsed() - stepStartNs_) / 1e6;
+  if (done_ >= frames_) {
+    displayLatencies_.push_back(ms);
+    ++displayDone_;
+    QTimer::singleShot(0, this, &ScrubBenchmark::step);
+    return;
+  }
+  latencies_.push_back(ms);
+  ++done_;
+  QTimer::singleShot(0, this, &ScrubBenchmark::step);
+}
+
+void ScrubBenchmark::finish() {
+  heartbeat_.stop();
+  std::vector<double> sorted = latencies_, display = displayLatencies_;
+  std::sort(sorted.begin(), sorted.end());
+  std::sort(display.begin(), display.end());
+  auto percentile = [](const std::vector<double>& values, double q) {
+    if (values.empty()) return 0.0;
+    const double index = q * (values.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(index));
+    const size_t hi = std::min(lo + 1, values.size() - 1);
+    return values[lo] + (values[hi] - values[lo]) * (index - lo);
+  };
+  auto round3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
+  QJsonObject o;
+  o["frames"] = frames_;
+  o["p50_ms"] = round3(percentile(sorted, 0.5));
+  o["p95_ms"] = round3(percentile(sorted, 0.95));
+  o["max_ms"] = round3(sorted.empty() ? 0.0 : sorted.back());
+  o["dropped"] = dropped_;
+  o["gui_stall_max_ms"] = round3(stallMaxMs_);
+  o["cpu_ms_per_frame"] = round3(cpuPerFrameMs_);
+  o["display_change_p50_ms"] = round3(percentile(display, 0.5));
+  o["display_change_p95_ms"] = round3(percentile(display, 0.95));
+  emit finished(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
+}
+
+}  // namespace stacklens::ui
