@@ -14,13 +14,15 @@
 //    an empty set has n = 0 and NaN statistics.
 //
 // How: the kept set is always "finite values inside [lo, hi]" (each step intersects the
-// interval), so the data are never copied or compacted. Each iteration makes one parallel pass
-// over the data that counts and sums (double accumulators, shifted by the last median against
-// cancellation) the values inside the interval and gathers the few values inside a narrow
-// window around the previous median (plus how many lie below it). The median ranks almost always
-// fall inside that window, and nth_element runs on those values only. When they do not (and in
-// the first iteration) a histogram pass finds the bin(s) holding the median ranks and a gather
-// pass collects them: still O(n), never a sort.
+// interval), so the data are never copied or compacted. Each iteration makes one vectorised
+// parallel pass over the data that counts and sums (double accumulators, shifted by the last
+// median against cancellation) the values inside the interval, and counts those below a narrow
+// window [wlo, whi] whose values were gathered once. Since the intervals nest, the gathered
+// values only need filtering by the new interval; the median ranks almost always fall inside
+// the window, and nth_element runs on those few values only. The first window comes from a
+// strided sample (inputs of 2^20 values or more). When the ranks miss the window (and for small
+// inputs' first call) a histogram pass finds the bin(s) holding the median ranks, a gather pass
+// collects them, and a new window is gathered around the new median: still O(n), never a sort.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -84,7 +86,8 @@ namespace stacklens::compute::cpu {
 namespace {
 
 constexpr int kBins = 16384;
-constexpr int64_t kBlock = 1 << 16;  // elements per parallel work item
+constexpr int64_t kBlock = 1 << 16;             // elements per parallel work item
+constexpr int64_t kSampledWindowMin = 1 << 20;  // inputs this large start from a sampled window
 
 struct Moments {
   int64_t n = 0;
@@ -120,18 +123,17 @@ class Clipper {
     scratch_.assign(slots_, std::vector<float>(static_cast<size_t>(std::min(kBlock, n_))));
   }
 
-  // Count, moments and median of the finite values in [lo, hi]. `window`, when given, is a
-  // guess [wlo, whi] of a narrow interval holding the median.
-  SetStats stats(float lo, float hi, double shift, const float* window) {
+  // Count, moments and median of the finite values in [lo, hi]. Successive calls must pass
+  // nested intervals (each inside the previous one), as the clipping loop does: the values kept
+  // from the window of an earlier call stay valid once filtered by the new interval.
+  SetStats stats(float lo, float hi, double shift) {
     SetStats s;
-    const float wlo = window ? window[0] : 1.f, whi = window ? window[1] : 0.f;  // empty if none
+    if (!haveWindow_ && n_ >= kSampledWindowMin) sampleWindow(lo, hi);
+    const float a = haveWindow_ ? std::max(lo, windowLo_) : lo;
     parallelSlots([&](int64_t slot, int64_t b0, int64_t b1) {
       Moments& m = moments_[slot];
       m = Moments{};
       below_[slot] = 0;
-      auto& part = parts_[slot];
-      part.clear();
-      const float a = std::max(lo, wlo), b = std::min(hi, whi);
       for (int64_t block = b0; block < b1; ++block) {
         const float* p = data_ + block * kBlock;
         const int64_t e = std::min(kBlock, n_ - block * kBlock);
@@ -139,24 +141,22 @@ class Clipper {
         m.n += r.n;
         m.sum += r.sum;
         m.sumSq += r.sumSq;
+        below_[slot] += r.below;
         if (r.n > 0) {
           m.min = std::min(m.min, r.min);
           m.max = std::max(m.max, r.max);
         }
-        if (window) {
-          below_[slot] += r.below;
-          float* scratch = scratch_[slot].data();
-          const int64_t k = clip_kernels::gatherRange(p, e, a, b, scratch);
-          part.insert(part.end(), scratch, scratch + k);
-        }
       }
     });
-    for (const Moments& m : moments_) {
+    int64_t below = 0;
+    for (int64_t slot = 0; slot < slots_; ++slot) {
+      const Moments& m = moments_[slot];
       s.m.n += m.n;
       s.m.sum += m.sum;
       s.m.sumSq += m.sumSq;
       s.m.min = std::min(s.m.min, m.min);
       s.m.max = std::max(s.m.max, m.max);
+      below += below_[slot];
     }
     if (s.m.n == 0) return s;
     if (s.m.min == s.m.max) {
@@ -164,19 +164,27 @@ class Clipper {
       return s;
     }
     const int64_t k0 = (s.m.n - 1) / 2, k1 = s.m.n / 2;  // the middle ranks (equal if odd)
-    if (window) {
-      int64_t below = 0, inside = 0;
-      for (int64_t slot = 0; slot < slots_; ++slot) {
-        below += below_[slot];
-        inside += static_cast<int64_t>(parts_[slot].size());
-      }
+    if (haveWindow_) {
+      // The window's values still in the set; `below` counted those in [lo, window).
+      window_.erase(std::remove_if(window_.begin(), window_.end(),
+                                   [lo, hi](float v) { return !(v >= lo && v <= hi); }),
+                    window_.end());
+      const int64_t inside = static_cast<int64_t>(window_.size());
       if (below <= k0 && k1 < below + inside) {
-        collectParts();
-        s.median = selectMiddle(k0 - below, k1 - below);
+        s.median = selectMiddle(window_, k0 - below, k1 - below);
         return s;
       }
     }
     s.median = histogramMedian(std::max(lo, s.m.min), std::min(hi, s.m.max), k0, k1);
+    // Gather a new window around this median for the next calls: ±0.3 % of the current σ
+    // (a few per cent of near-Gaussian data), which the later medians rarely leave.
+    const double n = static_cast<double>(s.m.n), mean = s.m.sum / n;
+    const double sigma = std::sqrt(std::max(0.0, s.m.sumSq / n - mean * mean));
+    const double reach = std::max(0.003 * sigma, 1e-30);
+    const double fmax = std::numeric_limits<float>::max();
+    windowLo_ = static_cast<float>(std::clamp(s.median - reach, -fmax, fmax));
+    windowHi_ = static_cast<float>(std::clamp(s.median + reach, -fmax, fmax));
+    gatherWindow(lo, hi);
     return s;
   }
 
@@ -190,17 +198,54 @@ class Clipper {
     });
   }
 
-  void collectParts() {
-    gathered_.clear();
-    for (auto& part : parts_) gathered_.insert(gathered_.end(), part.begin(), part.end());
+  // A first window for large inputs, from a strided sample of the set (about 65536 values):
+  // between the sample's 48 % and 52 % quantiles, which hold the median with a margin of
+  // many standard errors (a sample quantile's error is ~0.2 % of rank here), and later medians
+  // of the clipping loop usually too. Costs one strided read and one gather pass.
+  void sampleWindow(float lo, float hi) {
+    const int64_t stride = std::max<int64_t>(1, n_ / 65536);
+    std::vector<float>& sample = gathered_;
+    sample.clear();
+    for (int64_t i = 0; i < n_; i += stride)
+      if (data_[i] >= lo && data_[i] <= hi) sample.push_back(data_[i]);
+    if (sample.size() < 1000) return;
+    const size_t q0 = sample.size() * 48 / 100, q1 = sample.size() * 52 / 100;
+    std::nth_element(sample.begin(), sample.begin() + q0, sample.end());
+    windowLo_ = sample[q0];
+    std::nth_element(sample.begin() + q0, sample.begin() + q1, sample.end());
+    windowHi_ = sample[q1];
+    gatherWindow(lo, hi);
   }
 
-  // The mean of the r0-th and r1-th smallest gathered values (r1 = r0 or r0 + 1).
-  double selectMiddle(int64_t r0, int64_t r1) {
-    std::nth_element(gathered_.begin(), gathered_.begin() + r0, gathered_.end());
-    const double v0 = gathered_[r0];
+  // Collects the values of [lo, hi] ∩ [windowLo_, windowHi_] into window_ (one pass).
+  void gatherWindow(float lo, float hi) {
+    const float a = std::max(lo, windowLo_), b = std::min(hi, windowHi_);
+    parallelSlots([&](int64_t slot, int64_t b0, int64_t b1) {
+      auto& part = parts_[slot];
+      part.clear();
+      float* scratch = scratch_[slot].data();
+      for (int64_t block = b0; block < b1; ++block) {
+        const float* p = data_ + block * kBlock;
+        const int64_t e = std::min(kBlock, n_ - block * kBlock);
+        const int64_t k = clip_kernels::gatherRange(p, e, a, b, scratch);
+        part.insert(part.end(), scratch, scratch + k);
+      }
+    });
+    collectParts(window_);
+    haveWindow_ = true;
+  }
+
+  void collectParts(std::vector<float>& out) {
+    out.clear();
+    for (auto& part : parts_) out.insert(out.end(), part.begin(), part.end());
+  }
+
+  // The mean of the r0-th and r1-th smallest values (r1 = r0 or r0 + 1); reorders `values`.
+  static double selectMiddle(std::vector<float>& values, int64_t r0, int64_t r1) {
+    std::nth_element(values.begin(), values.begin() + r0, values.end());
+    const double v0 = values[r0];
     if (r1 == r0) return v0;
-    return 0.5 * (v0 + *std::min_element(gathered_.begin() + r1, gathered_.end()));
+    return 0.5 * (v0 + *std::min_element(values.begin() + r1, values.end()));
   }
 
   // The median of the values in [lo, hi] (lo < hi, their min and max) with ranks k0, k1: a
@@ -244,8 +289,8 @@ class Clipper {
         }
       }
     });
-    collectParts();
-    return selectMiddle(k0 - before, k1 - before);
+    collectParts(gathered_);
+    return selectMiddle(gathered_, k0 - before, k1 - before);
   }
 
   const float* data_;
@@ -254,6 +299,9 @@ class Clipper {
   std::vector<Moments> moments_;
   std::vector<int64_t> below_;
   std::vector<std::vector<float>> parts_, scratch_;
+  bool haveWindow_ = false;
+  float windowLo_ = 0, windowHi_ = 0;
+  std::vector<float> window_;  // the set's values in [windowLo_, windowHi_]
   std::vector<int64_t> hist_;
   std::vector<float> gathered_;
 };
@@ -295,15 +343,14 @@ ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job, Thread
       break;
     }
   const float inf = std::numeric_limits<float>::infinity();
-  SetStats current = clipper.stats(-std::numeric_limits<float>::max(),
-                                   std::numeric_limits<float>::max(), shift, nullptr);
+  SetStats current =
+      clipper.stats(-std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), shift);
   ClipStats out;
   out.all = summarise(current, shift);
   job.checkCancelled();
 
   float lo = current.m.n > 0 ? current.m.min : 0.f, hi = current.m.n > 0 ? current.m.max : 0.f;
   int iterations = 0;
-  double previousMedian = std::numeric_limits<double>::quiet_NaN();
   const int64_t maxIter = p.maxIterations <= 0 ? std::numeric_limits<int64_t>::max()
                                                : static_cast<int64_t>(p.maxIterations);
   while (iterations < maxIter) {
@@ -321,18 +368,9 @@ ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job, Thread
     if (static_cast<double>(fhi) > dhi) fhi = std::nextafter(fhi, -inf);
     lo = std::max(lo, flo);
     hi = std::min(hi, fhi);
-    // The next median is near this one: a window of ±(0.5 % of σ + twice the last move, or
-    // 0.2 % of σ before any move is known) around
-    // it holds it nearly always and only a few per cent of the values.
-    const double move =
-        std::isnan(previousMedian) ? 0.002 * s.std : std::abs(s.median - previousMedian);
-    const double reach = 0.005 * s.std + 2.0 * move;
-    const float window[2] = {static_cast<float>(std::clamp(s.median - reach, -fmax, fmax)),
-                             static_cast<float>(std::clamp(s.median + reach, -fmax, fmax))};
-    previousMedian = s.median;
     shift = s.median;
     // lo > hi: nothing can be kept (κ < 1 on two values, say).
-    SetStats next = lo <= hi ? clipper.stats(lo, hi, shift, window) : SetStats{};
+    SetStats next = lo <= hi ? clipper.stats(lo, hi, shift) : SetStats{};
     const bool changed = next.m.n != current.m.n;
     current = next;
     job.report(std::min(1.0, iterations / 10.0));

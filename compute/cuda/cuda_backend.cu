@@ -1,22 +1,188 @@
-// The CUDA backend: device detection now; operations land with the CUDA issue.
+// The CUDA backend: device detection, buffers on the device, and the fall-back to the CPU when
+// the device runs out of memory.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "compute/backend.h"
+#include "compute/cuda/cuda_context.cuh"
 
 namespace stacklens::compute {
+namespace {
+
+__global__ void probeKernel(int* out) {
+  if (out) *out = 1;
+}
+
+const char* opName(const char* name) { return name; }
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend() : ctx_(std::make_shared<cuda::Context>()) { warmUp(); }
+
+  std::string name() const override { return "cuda"; }
+  std::string deviceName() const override { return ctx_->name(); }
+  int threads() const override { return 1; }
+
+  Image upload(const Image& image) override { return cuda::onDevice(ctx_, image); }
+  Image download(const Image& image) override { return downloadAny(image); }
+  LabelImage download(const LabelImage& labels) override { return downloadAny(labels); }
+  void synchronize() override { SL_CUDA(cudaStreamSynchronize(ctx_->stream())); }
+
+  Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job) override {
+    return guardedSlices(
+        "gaussian blur", in, p.sigmaZ <= 0,
+        [&](const Image& part) { return cuda::gaussianBlur(ctx_, part, p, job); },
+        [&](Backend& cpu) { return cpu.gaussianBlur(download(in), p, job); });
+  }
+  Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
+                       const Job& job) override {
+    return guardedSlices(
+        "Richardson-Lucy", in, !p.threeD,
+        [&](const Image& part) { return cuda::richardsonLucy(ctx_, part, psf, p, job); },
+        [&](Backend& cpu) { return cpu.richardsonLucy(download(in), download(psf), p, job); });
+  }
+  ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job) override {
+    return guarded(
+        "sigma clipping", [&] { return cuda::sigmaClip(ctx_, in, p, job); },
+        [&](Backend& cpu) { return cpu.sigmaClip(download(in), p, job); });
+  }
+  Segmentation segment(const Image& in, const SegmentParams& p, const Job& job) override {
+    return guarded(
+        "segmentation", [&] { return cuda::segment(ctx_, in, p, job); },
+        [&](Backend& cpu) { return cpu.segment(download(in), p, job); });
+  }
+  Image medianFilter(const Image& in, int size, const Job& job) override {
+    return guardedSlices(
+        "median filter", in, true,
+        [&](const Image& part) { return cuda::medianFilter(ctx_, part, size, job); },
+        [&](Backend& cpu) { return cpu.medianFilter(download(in), size, job); });
+  }
+  Image removeOutliers(const Image& in, const OutlierParams& p, const Job& job) override {
+    return guardedSlices(
+        "outlier removal", in, true,
+        [&](const Image& part) { return cuda::removeOutliers(ctx_, part, p, job); },
+        [&](Backend& cpu) { return cpu.removeOutliers(download(in), p, job); });
+  }
+  Image resample(const Image& in, const ResampleParams& p, const Job& job) override {
+    return guarded(
+        "resampling", [&] { return cuda::resample(ctx_, in, p, job); },
+        [&](Backend& cpu) { return cpu.resample(download(in), p, job); });
+  }
+
+ private:
+  // Creates the stream, pool and cuFFT's kernels now, so that the first real call is not slow.
+  void warmUp() {
+    probeKernel<<<1, 1, 0, ctx_->stream()>>>(nullptr);
+    SL_LAUNCHED();
+    ctx_->fftPlans(1, 64, 64);
+    SL_CUDA(cudaStreamSynchronize(ctx_->stream()));
+  }
+
+  template <class T>
+  Buffer<T> downloadAny(const Buffer<T>& in) {
+    if (in.onHost()) return in;
+    Buffer<T> out = Buffer<T>::host(in.shape());
+    out.spacing = in.spacing;
+    if (in.bytes()) ctx_->download(out.data(), in.data(), in.bytes());
+    return out;
+  }
+
+  // Runs the device version; when the device cannot hold the work even in pieces, logs why and
+  // runs the CPU backend instead (its result stays on the host; download() accepts it).
+  template <class Gpu, class Cpu>
+  auto guarded(const char* what, Gpu gpu, Cpu cpu) -> decltype(gpu()) {
+    try {
+      return gpu();
+    } catch (const cuda::DeviceOutOfMemory& e) {
+      return fallBack(what, e.what(), cpu);
+    }
+  }
+
+  // For operations that work slice by slice: when the whole stack does not fit, retries on
+  // groups of slices (halving the group until it fits; results gathered on the host), and only
+  // then falls back to the CPU.
+  template <class Gpu, class Cpu>
+  Image guardedSlices(const char* what, const Image& in, bool sliceWise, Gpu gpu, Cpu cpu) {
+    try {
+      return gpu(in);
+    } catch (const cuda::DeviceOutOfMemory& e) {
+      if (!sliceWise || in.shape().z < 2) return fallBack(what, e.what(), cpu);
+      std::fprintf(stderr,
+                   "stacklens: %s does not fit on the GPU in one piece (%s); splitting "
+                   "the stack into groups of slices\n",
+                   opName(what), e.what());
+      try {
+        return inSliceGroups(in, gpu);
+      } catch (const cuda::DeviceOutOfMemory& again) {
+        return fallBack(what, again.what(), cpu);
+      }
+    }
+  }
+
+  template <class Gpu>
+  Image inSliceGroups(const Image& input, Gpu gpu) {
+    const Shape s = input.shape();
+    Image in = downloadAny(input);
+    Image out = Image::host(s);
+    out.spacing = in.spacing;
+    int64_t group = (s.z + 1) / 2;
+    for (int64_t z0 = 0; z0 < s.z;) {
+      int64_t g = std::min(group, s.z - z0);
+      Image part(Shape{g, s.y, s.x}, Location::Host,
+                 std::shared_ptr<float>(in.data() + z0 * s.sliceCount(), [keep = in](float*) {}));
+      part.spacing = in.spacing;
+      try {
+        Image r = downloadAny(gpu(part));
+        std::copy(r.data(), r.data() + r.shape().count(), out.data() + z0 * s.sliceCount());
+        z0 += g;
+      } catch (const cuda::DeviceOutOfMemory&) {
+        if (g == 1) throw;
+        group = (g + 1) / 2;
+      }
+    }
+    return out;
+  }
+
+  template <class Cpu>
+  auto fallBack(const char* what, const char* why, Cpu cpu) {
+    std::fprintf(stderr, "stacklens: %s does not fit on the GPU (%s); running it on the CPU\n",
+                 opName(what), why);
+    if (!cpuFallback_) cpuFallback_ = makeCpuBackend();
+    return cpu(*cpuFallback_);
+  }
+
+  cuda::ContextPtr ctx_;
+  std::unique_ptr<Backend> cpuFallback_;
+};
+
+}  // namespace
 
 bool cudaUsable(std::string* why) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     if (why) *why = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
-    cudaGetLastError();  // clear the sticky error
+    cudaGetLastError();  // clear the error
     return false;
   }
   if (count == 0) {
     if (why) *why = "no CUDA device found";
+    return false;
+  }
+  // The kernels are compiled ahead of time for sm_80 and newer: make sure this device can run them.
+  cudaFuncAttributes attr{};
+  err = cudaFuncGetAttributes(&attr, probeKernel);
+  if (err != cudaSuccess) {
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, 0);
+    if (why)
+      *why = std::string("the CUDA device ") + prop.name + " (sm_" + std::to_string(prop.major) +
+             std::to_string(prop.minor) +
+             ") cannot run this build's kernels: " + cudaGetErrorString(err);
+    cudaGetLastError();
     return false;
   }
   return true;
@@ -25,7 +191,11 @@ bool cudaUsable(std::string* why) {
 std::unique_ptr<Backend> makeCudaBackend() {
   std::string why;
   if (!cudaUsable(&why)) throw BackendUnavailable(why);
-  throw BackendUnavailable("the CUDA operations are not implemented yet");
+  try {
+    return std::make_unique<CudaBackend>();
+  } catch (const std::exception& e) {
+    throw BackendUnavailable(std::string("cannot start the CUDA backend: ") + e.what());
+  }
 }
 
 }  // namespace stacklens::compute

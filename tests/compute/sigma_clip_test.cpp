@@ -61,17 +61,18 @@ ClipStats bruteForceClip(const std::vector<float>& data, double kl, double ku, i
     SummaryStats s;
     s.n = static_cast<int64_t>(v.size());
     if (v.empty()) return s;
-    std::sort(v.begin(), v.end());
     double sum = 0;
     for (double x : v) sum += x;
     s.mean = sum / v.size();
     double ss = 0;
     for (double x : v) ss += (x - s.mean) * (x - s.mean);
     s.std = std::sqrt(ss / v.size());
-    size_t h = v.size() / 2;
-    s.median = v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-    s.min = v.front();
-    s.max = v.back();
+    s.min = *std::min_element(v.begin(), v.end());
+    s.max = *std::max_element(v.begin(), v.end());
+    const size_t h = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + h, v.end());
+    const double upper = v[h];
+    s.median = v.size() % 2 ? upper : 0.5 * (*std::max_element(v.begin(), v.begin() + h) + upper);
     return s;
   };
   ClipStats out;
@@ -141,6 +142,28 @@ TEST(SigmaClip, MatchesBruteForceOnALargeImageAcrossThreadCounts) {
     expectSummary(got.clipped, kept, "clipped");
     EXPECT_EQ(got.iterations, want.iterations);
     EXPECT_GT(got.iterations, 1);
+  }
+}
+
+TEST(SigmaClip, MatchesBruteForceOnAMillionValuesWhoseMedianMovesFar) {
+  // Over 2^20 values the median search starts from a sampled window; a heavy one-sided tail
+  // makes the clipped median move out of it, exercising the fallback and the regathered window.
+  std::mt19937 rng(3);
+  std::normal_distribution<float> noise(100.0f, 1.0f);
+  std::exponential_distribution<float> tail(0.05f);
+  std::vector<float> v(1030 * 1021);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i % 3 == 0 ? 100.0f + tail(rng) : noise(rng);
+  v[5] = std::numeric_limits<float>::quiet_NaN();
+  for (int maxIter : {6}) {
+    ClipStats want = bruteForceClip(v, 2.0, 2.0, maxIter);
+    cpu::ThreadPool pool(2);
+    ClipStats got = cpu::sigmaClip(fromValues(v, 1030, 1021), {2.0, 2.0, maxIter}, {}, pool);
+    double kept[6] = {double(want.clipped.n), want.clipped.mean, want.clipped.median,
+                      want.clipped.std,       want.clipped.min,  want.clipped.max};
+    expectSummary(got.clipped, kept, "clipped");
+    EXPECT_NEAR(got.all.median, want.all.median, 1e-6 * std::abs(want.all.median));
+    EXPECT_EQ(got.iterations, want.iterations);
+    EXPECT_GT(want.clipped.median - 100.0, -1.0);
   }
 }
 

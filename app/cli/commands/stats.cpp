@@ -17,6 +17,16 @@ std::string number(double v) {
   return out.str();
 }
 
+// A JSON string; control characters (never in sane paths) are dropped rather than escaped.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out + "\"";
+}
+
 std::string statsJson(const compute::ClipStats& s) {
   std::ostringstream out;
   out << "\"n\": " << s.all.n << ", \"mean\": " << number(s.all.mean)
@@ -45,7 +55,7 @@ int runStats(const Args& args) {
   compute::ClipStats s = backend->sigmaClip(image, p);
   backend->synchronize();
   timer.stop();
-  std::cout << "{\"path\": \"" << input.path << "\", ";
+  std::cout << "{\"path\": " << quoted(input.path) << ", ";
   if (args.has("slice")) std::cout << "\"slice\": " << args.getInt("slice", 0) << ", ";
   std::cout << statsJson(s) << "}\n";
   timer.print(backend->name());

@@ -1,0 +1,262 @@
+// stacklens-cuda-bench: times the CUDA backend on the benchmark workloads of docs/benchmarks.md,
+// device-resident (data already on the GPU, result left there) and transfer-inclusive (host
+// float32 in, host float32 out), and prints one JSON line per workload with the physical floor.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compute/backend.h"
+
+using namespace stacklens::compute;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Device-to-device copy bandwidth (read + write bytes per second), the floor's yardstick.
+double measureBandwidth() {
+  size_t bytes = size_t(1) << 30;
+  void *a = nullptr, *b = nullptr;
+  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) return 0;
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  std::vector<double> t;
+  for (int i = 0; i < 6; ++i) {
+    cudaEventRecord(e0);
+    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    if (i > 0) t.push_back(ms * 1e-3);
+  }
+  cudaFree(a);
+  cudaFree(b);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return 2.0 * double(bytes) / median(t);
+}
+
+struct Timing {
+  double device = 0, transfer = 0, deviceMin = 0;
+};
+
+// op(input) must return the result where the backend computes; runs: repeats after a warm-up.
+Timing timeIt(Backend& gpu, const Image& host, const std::function<Image(const Image&)>& op,
+              int runs) {
+  Image dev = gpu.upload(host);
+  gpu.synchronize();
+  op(dev);  // warm-up: plans, pool growth
+  gpu.synchronize();
+  std::vector<double> d, t;
+  for (int i = 0; i < runs; ++i) {
+    auto a = Clock::now();
+    Image r = op(dev);
+    gpu.synchronize();
+    d.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+  }
+  for (int i = 0; i < runs; ++i) {
+    auto a = Clock::now();
+    Image r = gpu.download(op(host));
+    t.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+  }
+  return {median(d), median(t), *std::min_element(d.begin(), d.end())};
+}
+
+void emit(const std::string& name, const Timing& t, double floorBytes, double bandwidth,
+          const std::string& extra) {
+  double floor = bandwidth > 0 ? floorBytes / bandwidth : 0;
+  std::printf(
+      "{\"workload\": \"%s\", \"backend\": \"cuda\", \"median_s\": %.6g, \"min_s\": %.6g, "
+      "\"transfer_median_s\": %.6g, \"floor_bytes\": %.4g, \"floor_s\": %.4g, "
+      "\"x_floor\": %.3g%s}\n",
+      name.c_str(), t.device, t.deviceMin, t.transfer, floorBytes, floor,
+      floor > 0 ? t.device / floor : 0.0, extra.c_str());
+  std::fflush(stdout);
+}
+
+// The peers' synthetic radio sky: noise, ~3000 blurred point sources, one extended source.
+Image sky(Backend& gpu, int64_t n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> noise(0.f, 0.0133f);
+  Image img = Image::host({1, n, n}), pts = Image::host({1, n, n});
+  for (int64_t i = 0; i < n * n; ++i) img.data()[i] = noise(rng);
+  std::uniform_int_distribution<int64_t> pos(0, n - 1);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int k = 0; k < 3000; ++k) {
+    double pareto = std::pow(1.0 - u(rng), -1.0 / 1.5) - 1.0;  // numpy's pareto(1.5)
+    pts.at(0, pos(rng), pos(rng)) += static_cast<float>(0.02 * (1 + pareto));
+  }
+  Image blurred = gpu.download(gpu.gaussianBlur(pts, BlurParams{0, 2.0, 2.0, 4.0, false}));
+  for (int64_t y = 0; y < n; ++y)
+    for (int64_t x = 0; x < n; ++x) {
+      double r2 = (y - n / 2.0) * (y - n / 2.0) + (x - n / 2.0) * (x - n / 2.0);
+      img.at(0, y, x) +=
+          25.f * blurred.at(0, y, x) + float(2.5 * std::exp(-r2 / (2 * 40.0 * 40.0)));
+    }
+  return img;
+}
+
+Image uniform(Shape s, unsigned seed, float lo, float hi) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  Image im = Image::host(s);
+  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
+  return im;
+}
+
+}  // namespace
+
+int runAll(int argc, char** argv) {
+  std::set<std::string> only;
+  for (int i = 1; i < argc; ++i) only.insert(argv[i]);
+  auto want = [&](const std::string& w) { return only.empty() || only.count(w); };
+  std::string why;
+  if (!cudaUsable(&why)) {
+    std::fprintf(stderr, "stacklens-cuda-bench: %s\n", why.c_str());
+    return 4;
+  }
+  auto gpu = makeCudaBackend();
+  double bw = measureBandwidth();
+  std::printf("{\"device\": \"%s\", \"copy_bandwidth_GBps\": %.1f}\n", gpu->deviceName().c_str(),
+              bw / 1e9);
+  const double f4 = 4.0;
+
+  if (want("blur2d_gaussian_f32")) {
+    Image deltas = Image::host({1, 2048, 2048});
+    for (int64_t y = 8; y < 2048; y += 16)
+      for (int64_t x = 8; x < 2048; x += 16) deltas.at(0, y, x) = 1.f;
+    BlurParams p{0.0, 3.5, 3.5, 2.0, false};
+    Timing t = timeIt(
+        *gpu, deltas, [&](const Image& a) { return gpu->gaussianBlur(a, p); }, 20);
+    // Floor: one read and one write of the image (a fused 2D kernel's traffic).
+    emit("blur2d_gaussian_f32", t, 2 * f4 * 2048 * 2048, bw, "");
+  }
+  Image sky1;
+  if (want("sigmaclip") || want("segment_label_measure")) sky1 = sky(*gpu, 2048, 1);
+  if (want("sigmaclip")) {
+    ClipParams p;
+    p.maxIterations = -1;
+    ClipStats st;
+    int iterations = 0;
+    Timing t = timeIt(
+        *gpu, sky1,
+        [&](const Image& a) {
+          st = gpu->sigmaClip(a, p);
+          iterations = st.iterations;
+          return a;
+        },
+        10);
+    std::ostringstream e;
+    e << ", \"iterations\": " << iterations << ", \"result_n\": " << st.clipped.n
+      << ", \"result_std\": " << st.clipped.std;
+    // Floor: one read of the finite values per iteration plus the first (all values).
+    emit("sigmaclip", t, (iterations + 1) * f4 * 2048 * 2048, bw, e.str());
+  }
+  if (want("segment_label_measure")) {
+    SegmentParams full;
+    full.clip.maxIterations = -1;
+    Segmentation seg = gpu->segment(gpu->upload(sky1), full);
+    SegmentParams fixed = full;
+    fixed.absoluteThreshold = seg.threshold;  // as the peer: threshold known, label + measure
+    size_t n = 0;
+    Timing t = timeIt(
+        *gpu, sky1,
+        [&](const Image& a) {
+          n = gpu->segment(a, fixed).sources.size();
+          return a;
+        },
+        10);
+    std::ostringstream e;
+    e << ", \"n_sources\": " << n << ", \"threshold\": " << seg.threshold;
+    emit("segment_label_measure", t, 2 * f4 * 2048 * 2048, bw, e.str());
+    Timing tf = timeIt(
+        *gpu, sky1,
+        [&](const Image& a) {
+          gpu->segment(a, full);
+          return a;
+        },
+        10);
+    emit("segment_with_clipping", tf, 2 * f4 * 2048 * 2048, bw, e.str());
+  }
+  // RL floor: per iteration 4 FFTs reading and writing their arrays once, plus the fused
+  // passes: two OTF products (read 16, write 8 per complex), ratio (12), update (12) bytes.
+  auto rlFloor = [](double n, int it) {
+    double nc = n / 2;  // complex values of an R2C spectrum, ≈ n/2
+    return it * (4 * (4 * n + 8 * nc) + 2 * 24 * nc + 12 * n + 12 * n);
+  };
+  if (want("rl2d_fft20")) {
+    Image truth = sky(*gpu, 2048, 2);
+    for (int64_t i = 0; i < truth.shape().count(); ++i)
+      truth.data()[i] = std::max(truth.data()[i], 0.f) + 0.01f;
+    Image psf = gaussianPsf(0, 3.0, 3.0, {1, 31, 31});
+    Image blurred = gpu->download(gpu->gaussianBlur(truth, BlurParams{0, 3.0, 3.0, 5.0, false}));
+    for (int64_t i = 0; i < blurred.shape().count(); ++i) blurred.data()[i] += 1e-3f;
+    for (Boundary b : {Boundary::Periodic, Boundary::Reflect}) {
+      DeconvolveParams p;
+      p.iterations = 20;
+      p.boundary = b;
+      Timing t = timeIt(
+          *gpu, blurred, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 5);
+      emit(b == Boundary::Periodic ? "rl2d_fft20" : "rl2d_fft20_reflect", t,
+           rlFloor(b == Boundary::Periodic ? 2048.0 * 2048 : 2100.0 * 2100, 20), bw, "");
+    }
+  }
+  if (want("rl3d_fft20")) {
+    Image vol = uniform({256, 1024, 1024}, 3, 0.1f, 1.1f);
+    Image psf = gaussianPsf(3.0, 2.0, 2.0, {32, 32, 32});
+    DeconvolveParams p;
+    p.iterations = 20;
+    p.threeD = true;
+    p.boundary = Boundary::Periodic;
+    Timing t = timeIt(
+        *gpu, vol, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 3);
+    emit("rl3d_fft20", t, rlFloor(256.0 * 1024 * 1024, 20), bw, "");
+  }
+  if (want("median3_stack") || want("median5_stack")) {
+    Image stack = uniform({16, 2048, 2048}, 4, 0.f, 1.f);
+    for (int k : {3, 5}) {
+      std::string name = "median" + std::to_string(k) + "_stack";
+      if (!want(name)) continue;
+      Timing t = timeIt(
+          *gpu, stack, [&](const Image& a) { return gpu->medianFilter(a, k); }, 10);
+      emit(name, t, 2 * f4 * stack.shape().count(), bw, "");
+    }
+  }
+  if (want("zoom3d_order3")) {
+    Image vol = uniform({330, 608, 865}, 5, 0.f, 1.f);
+    ResampleParams p;
+    p.zoomZ = 2.5;
+    p.zoomY = 0.7;
+    p.zoomX = 0.7;
+    p.order = 3;
+    Timing t = timeIt(
+        *gpu, vol, [&](const Image& a) { return gpu->resample(a, p); }, 5);
+    double out = 825.0 * 426 * 606;
+    emit("zoom3d_order3", t, f4 * (vol.shape().count() + out), bw, "");
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return runAll(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stacklens-cuda-bench: error: %s\n", e.what());
+    return 1;
+  }
+}

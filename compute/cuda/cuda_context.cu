@@ -1,0 +1,275 @@
+// The CUDA device context: streams, the stream-ordered memory pool, pinned staging and cuFFT plans.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "compute/cuda/cuda_context.cuh"
+
+namespace stacklens::compute::cuda {
+
+void throwCuda(cudaError_t err, const char* what, const char* file, int line) {
+  cudaGetLastError();  // clear a non-sticky error so the context stays usable
+  std::ostringstream msg;
+  msg << "CUDA error in " << what << " (" << file << ":" << line
+      << "): " << cudaGetErrorString(err);
+  if (err == cudaErrorMemoryAllocation) throw DeviceOutOfMemory(msg.str());
+  throw CudaError(msg.str());
+}
+
+void throwCufft(cufftResult err, const char* what, const char* file, int line) {
+  std::ostringstream msg;
+  msg << "cuFFT error " << static_cast<int>(err) << " in " << what << " (" << file << ":" << line
+      << ")";
+  if (err == CUFFT_ALLOC_FAILED) throw DeviceOutOfMemory(msg.str());
+  throw CudaError(msg.str());
+}
+
+namespace {
+
+// The driver's version, e.g. "580.159.04": from NVML when the driver ships it (loaded at run
+// time, so the program needs no NVML to start), else from the kernel module's /proc entry.
+std::string driverRelease() {
+  if (void* nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    using InitFn = int (*)();
+    using VersionFn = int (*)(char*, unsigned);
+    auto init = reinterpret_cast<InitFn>(dlsym(nvml, "nvmlInit_v2"));
+    auto version = reinterpret_cast<VersionFn>(dlsym(nvml, "nvmlSystemGetDriverVersion"));
+    auto shutdown = reinterpret_cast<InitFn>(dlsym(nvml, "nvmlShutdown"));
+    char text[96] = {0};
+    bool ok = init && version && init() == 0 && version(text, sizeof text) == 0;
+    if (init && shutdown && ok) shutdown();
+    dlclose(nvml);
+    if (ok && text[0]) return text;
+  }
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line;
+  if (std::getline(f, line)) {
+    std::istringstream words(line);
+    std::string w, previous;
+    while (words >> w) {
+      if (previous == "Module" && !w.empty() && std::isdigit(static_cast<unsigned char>(w[0])))
+        return w;
+      previous = w;
+    }
+  }
+  int v = 0;
+  if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
+    return "CUDA " + std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+  return "unknown";
+}
+
+}  // namespace
+
+Context::Context() {
+  SL_CUDA(cudaGetDevice(&device_));
+  cudaDeviceProp prop{};
+  SL_CUDA(cudaGetDeviceProperties(&prop, device_));
+  smCount_ = prop.multiProcessorCount;
+  name_ = std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
+          std::to_string(prop.minor) + ", driver " + driverRelease() + ")";
+  SL_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  SL_CUDA(cudaStreamCreateWithFlags(&copyStream_, cudaStreamNonBlocking));
+  SL_CUDA(cudaDeviceGetDefaultMemPool(&pool_, device_));
+  // Keep freed blocks in the pool: operations reallocate the same sizes on every slider step.
+  uint64_t keep = UINT64_MAX;
+  SL_CUDA(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep));
+  size_t freeBytes = 0, totalBytes = 0;
+  SL_CUDA(cudaMemGetInfo(&freeBytes, &totalBytes));
+  budget_ = freeBytes / 10 * 8;
+  // A smaller budget on request (to leave room for other programs, and to test the splitting).
+  if (const char* mb = std::getenv("STACKLENS_CUDA_BUDGET_MB")) {
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(mb, &end, 10);
+    if (end && *end == '\0' && v > 0) budget_ = std::min<size_t>(budget_, size_t(v) << 20);
+  }
+  for (int i = 0; i < 2; ++i) {
+    SL_CUDA(cudaMallocHost(&staging_[i], kStagingBytes));
+    SL_CUDA(cudaEventCreateWithFlags(&stagingFree_[i], cudaEventDisableTiming));
+  }
+}
+
+Context::~Context() {
+  cudaStreamSynchronize(stream_);
+  cudaStreamSynchronize(copyStream_);
+  for (auto& [shape, p] : plans_) {
+    cufftDestroy(p.forward);
+    cufftDestroy(p.inverse);
+  }
+  for (auto& [shape, area] : workAreas_) cudaFreeAsync(area, stream_);
+  for (auto& [values, p] : constants_) cudaFreeAsync(p, stream_);
+  cudaStreamSynchronize(stream_);
+  for (int i = 0; i < 2; ++i) {
+    cudaFreeHost(staging_[i]);
+    cudaEventDestroy(stagingFree_[i]);
+  }
+  cudaStreamDestroy(copyStream_);
+  cudaStreamDestroy(stream_);
+  // Give the pooled memory back to the driver for other processes.
+  cudaMemPoolTrimTo(pool_, 0);
+}
+
+void* Context::allocate(size_t bytes) {
+  void* p = nullptr;
+  cudaError_t err = cudaMallocAsync(&p, bytes, pool_, stream_);
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    // Cached FFT work areas and plans may be what fills the device: drop them and try once more.
+    dropFftPlans();
+    SL_CUDA(cudaStreamSynchronize(stream_));
+    cudaMemPoolTrimTo(pool_, 0);
+    err = cudaMallocAsync(&p, bytes, pool_, stream_);
+  }
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    std::ostringstream msg;
+    msg << "cannot allocate " << (bytes >> 20) << " MiB on " << name_ << ": "
+        << cudaGetErrorString(err);
+    if (err == cudaErrorMemoryAllocation) throw DeviceOutOfMemory(msg.str());
+    throw CudaError(msg.str());
+  }
+  return p;
+}
+
+void Context::release(void* p) {
+  if (p) cudaFreeAsync(p, stream_);  // no throw: called from deleters
+}
+
+Context::FftPlans& Context::fftPlans(int64_t nz, int64_t ny, int64_t nx) {
+  auto key = std::make_tuple(nz, ny, nx);
+  auto it = plans_.find(key);
+  if (it != plans_.end()) return it->second;
+  if (ny > INT32_MAX || nx > INT32_MAX || nz > INT32_MAX)
+    throw InvalidArgument("FFT size too large for cuFFT");
+  FftPlans p;
+  size_t work = 0;
+  auto make = [&](cufftHandle* h, cufftType type) {
+    SL_CUFFT(cufftCreate(h));
+    SL_CUFFT(cufftSetAutoAllocation(*h, 0));
+    long long dims[3] = {nz, ny, nx};
+    int rank = nz > 1 ? 3 : 2;
+    long long* n = nz > 1 ? dims : dims + 1;
+    size_t w = 0;
+    cufftResult r = cufftMakePlanMany64(*h, rank, n, nullptr, 1, 0, nullptr, 1, 0, type, 1, &w);
+    if (r != CUFFT_SUCCESS) {
+      cufftDestroy(*h);
+      *h = 0;
+      SL_CUFFT(r);
+    }
+    SL_CUFFT(cufftSetStream(*h, stream_));
+    work = std::max(work, w);
+  };
+  make(&p.forward, CUFFT_R2C);
+  try {
+    make(&p.inverse, CUFFT_C2R);
+  } catch (...) {
+    cufftDestroy(p.forward);
+    throw;
+  }
+  // One work area for both directions; it lives as long as the plans (until dropFftPlans).
+  void* area = nullptr;
+  try {
+    area = allocate(std::max<size_t>(work, 256));
+  } catch (...) {
+    cufftDestroy(p.forward);
+    cufftDestroy(p.inverse);
+    throw;
+  }
+  cufftSetWorkArea(p.forward, area);
+  cufftSetWorkArea(p.inverse, area);
+  workAreas_[key] = area;
+  return plans_[key] = p;
+}
+
+void Context::dropFftPlans() {
+  cudaStreamSynchronize(stream_);
+  for (auto& [key, p] : plans_) {
+    cufftDestroy(p.forward);
+    cufftDestroy(p.inverse);
+  }
+  plans_.clear();
+  for (auto& [key, area] : workAreas_) cudaFreeAsync(area, stream_);
+  workAreas_.clear();
+}
+
+const float* Context::constants(const std::vector<float>& values) {
+  auto it = constants_.find(values);
+  if (it != constants_.end()) return static_cast<const float*>(it->second);
+  if (constants_.size() >= 64) {
+    for (auto& [v, p] : constants_) release(p);
+    constants_.clear();
+  }
+  void* p = allocate(std::max<size_t>(values.size(), 1) * sizeof(float));
+  // From pageable memory the copy is staged before the call returns.
+  SL_CUDA(cudaMemcpyAsync(p, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice,
+                          stream_));
+  constants_[values] = p;
+  return static_cast<const float*>(p);
+}
+
+void Context::upload(void* dst, const void* src, size_t bytes) {
+  // The compute stream may still be using dst's previous contents: order the copies after it.
+  cudaEvent_t ready;
+  SL_CUDA(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+  SL_CUDA(cudaEventRecord(ready, stream_));
+  SL_CUDA(cudaStreamWaitEvent(copyStream_, ready));
+  cudaEventDestroy(ready);
+  const char* from = static_cast<const char*>(src);
+  char* to = static_cast<char*>(dst);
+  for (size_t done = 0, chunk = 0; done < bytes; done += kStagingBytes, ++chunk) {
+    size_t n = std::min(kStagingBytes, bytes - done);
+    int b = static_cast<int>(chunk % 2);
+    SL_CUDA(cudaEventSynchronize(stagingFree_[b]));  // its previous DMA has finished
+    std::memcpy(staging_[b], from + done, n);
+    SL_CUDA(cudaMemcpyAsync(to + done, staging_[b], n, cudaMemcpyHostToDevice, copyStream_));
+    SL_CUDA(cudaEventRecord(stagingFree_[b], copyStream_));
+  }
+  // Work queued later on the compute stream sees the uploaded data.
+  cudaEvent_t done;
+  SL_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  SL_CUDA(cudaEventRecord(done, copyStream_));
+  SL_CUDA(cudaStreamWaitEvent(stream_, done));
+  cudaEventDestroy(done);
+}
+
+void Context::download(void* dst, const void* src, size_t bytes) {
+  const char* from = static_cast<const char*>(src);
+  char* to = static_cast<char*>(dst);
+  size_t pending[2] = {0, 0};
+  size_t pendingAt[2] = {0, 0};
+  auto drain = [&](int b) {
+    if (pending[b] == 0) return;
+    SL_CUDA(cudaEventSynchronize(stagingFree_[b]));
+    std::memcpy(to + pendingAt[b], staging_[b], pending[b]);
+    pending[b] = 0;
+  };
+  for (size_t done = 0, chunk = 0; done < bytes; done += kStagingBytes, ++chunk) {
+    size_t n = std::min(kStagingBytes, bytes - done);
+    int b = static_cast<int>(chunk % 2);
+    drain(b);
+    SL_CUDA(cudaMemcpyAsync(staging_[b], from + done, n, cudaMemcpyDeviceToHost, stream_));
+    SL_CUDA(cudaEventRecord(stagingFree_[b], stream_));
+    pending[b] = n;
+    pendingAt[b] = done;
+    // The DMA of this chunk overlaps the host copy of the previous one (drained next round).
+  }
+  for (size_t k = 0; k < 2; ++k) {
+    // Drain in order: the older chunk first.
+    int first = pendingAt[0] <= pendingAt[1] ? 0 : 1;
+    drain(k == 0 ? first : 1 - first);
+  }
+}
+
+Image onDevice(const ContextPtr& ctx, const Image& in) {
+  if (!in.onHost()) return in;
+  Image out = deviceBuffer<float>(ctx, in.shape());
+  out.spacing = in.spacing;
+  if (in.bytes()) ctx->upload(out.data(), in.data(), in.bytes());
+  return out;
+}
+
+}  // namespace stacklens::compute::cuda

@@ -1,0 +1,182 @@
+// The CUDA backend's shared machinery (for compute/cuda/*.cu only): errors, the device context
+// with its streams, memory pool and cuFFT plan cache, device buffers, and the operation entry
+// points.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "compute/backend.h"
+#include "compute/image.h"
+#include "compute/job.h"
+#include "compute/params.h"
+
+namespace stacklens::compute::cuda {
+
+// A CUDA runtime or cuFFT failure other than running out of memory.
+class CudaError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The device (or the memory budget) cannot hold what an operation needs; the backend splits the
+// work into smaller pieces or falls back to the CPU when it sees this.
+class DeviceOutOfMemory : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+void throwCuda(cudaError_t err, const char* what, const char* file, int line);
+void throwCufft(cufftResult err, const char* what, const char* file, int line);
+
+#define SL_CUDA(call)                                                            \
+  do {                                                                           \
+    cudaError_t sl_err_ = (call);                                                \
+    if (sl_err_ != cudaSuccess)                                                  \
+      ::stacklens::compute::cuda::throwCuda(sl_err_, #call, __FILE__, __LINE__); \
+  } while (0)
+#define SL_CUFFT(call)                                                            \
+  do {                                                                            \
+    cufftResult sl_err_ = (call);                                                 \
+    if (sl_err_ != CUFFT_SUCCESS)                                                 \
+      ::stacklens::compute::cuda::throwCufft(sl_err_, #call, __FILE__, __LINE__); \
+  } while (0)
+// After a kernel launch: reports bad launch configurations at once (no synchronisation).
+#define SL_LAUNCHED() SL_CUDA(cudaGetLastError())
+
+inline unsigned blocksFor(int64_t n, int threads) {
+  return static_cast<unsigned>((n + threads - 1) / threads);
+}
+
+// One device, one compute stream per backend (one job at a time), a copy stream for staging,
+// a stream-ordered memory pool and the cuFFT plans made so far. Shared (shared_ptr) by every
+// device buffer it allocated, so buffers may outlive the backend object.
+class Context {
+ public:
+  Context();
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  int device() const { return device_; }
+  cudaStream_t stream() const { return stream_; }
+  const std::string& name() const { return name_; }
+  // Bytes the backend plans to use at most: 80 % of the memory free when it started.
+  size_t budget() const { return budget_; }
+  int smCount() const { return smCount_; }
+
+  // Raw stream-ordered allocation; throws DeviceOutOfMemory when the pool cannot grow.
+  void* allocate(size_t bytes);
+  void release(void* p);
+
+  // A real-to-complex and a complex-to-real plan for one shape (2D when nz == 1), made once
+  // and reused (the plan's work area comes from the pool and is shared by both directions).
+  struct FftPlans {
+    cufftHandle forward = 0, inverse = 0;
+  };
+  FftPlans& fftPlans(int64_t nz, int64_t ny, int64_t nx);
+  void dropFftPlans();
+
+  // A device copy of small constant data (filter taps), made once per distinct content and kept
+  // for the context's life, so repeated calls (slider steps) upload nothing.
+  const float* constants(const std::vector<float>& values);
+
+  // Host ↔ device copies through pinned, double-buffered staging (overlapping the host-side
+  // copy of one chunk with the DMA of the previous); ordered on stream().
+  void upload(void* dst, const void* src, size_t bytes);
+  void download(void* dst, const void* src, size_t bytes);
+
+ private:
+  int device_ = 0;
+  cudaStream_t stream_ = nullptr;
+  cudaStream_t copyStream_ = nullptr;
+  cudaMemPool_t pool_ = nullptr;
+  size_t budget_ = 0;
+  int smCount_ = 1;
+  std::string name_;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, FftPlans> plans_;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, void*> workAreas_;
+  std::map<std::vector<float>, void*> constants_;
+  static constexpr size_t kStagingBytes = size_t(16) << 20;
+  void* staging_[2] = {nullptr, nullptr};
+  cudaEvent_t stagingFree_[2] = {nullptr, nullptr};
+};
+
+using ContextPtr = std::shared_ptr<Context>;
+
+// A device buffer of shape `shape`, freed on the context's stream when its last copy goes.
+template <class T>
+Buffer<T> deviceBuffer(const ContextPtr& ctx, Shape shape) {
+  if (shape.z < 0 || shape.y < 0 || shape.x < 0) throw InvalidArgument("negative shape");
+  size_t bytes = static_cast<size_t>(shape.count()) * sizeof(T);
+  T* p = static_cast<T*>(ctx->allocate(bytes == 0 ? sizeof(T) : bytes));
+  std::shared_ptr<T> storage(p, [ctx](T* q) { ctx->release(q); });
+  return Buffer<T>(shape, Location::Cuda, std::move(storage));
+}
+
+// Scratch device memory for the length of one operation.
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  DeviceArray(const ContextPtr& ctx, size_t count) : ctx_(ctx), count_(count) {
+    p_ = static_cast<T*>(ctx->allocate((count == 0 ? 1 : count) * sizeof(T)));
+  }
+  ~DeviceArray() {
+    if (p_) ctx_->release(p_);
+  }
+  DeviceArray(DeviceArray&& o) noexcept : ctx_(std::move(o.ctx_)), p_(o.p_), count_(o.count_) {
+    o.p_ = nullptr;
+  }
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    std::swap(ctx_, o.ctx_);
+    std::swap(p_, o.p_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  T* get() const { return p_; }
+  size_t size() const { return count_; }
+
+ private:
+  ContextPtr ctx_;
+  T* p_ = nullptr;
+  size_t count_ = 0;
+};
+
+// The input on the device: itself when already there, else an uploaded copy.
+Image onDevice(const ContextPtr& ctx, const Image& in);
+// Reads n values from the device into host memory (synchronises the stream).
+template <class T>
+void readBack(const ContextPtr& ctx, T* host, const T* device, size_t n) {
+  SL_CUDA(cudaMemcpyAsync(host, device, n * sizeof(T), cudaMemcpyDeviceToHost, ctx->stream()));
+  SL_CUDA(cudaStreamSynchronize(ctx->stream()));
+}
+
+// The operations (inputs may be on the host or the device; results are on the device).
+Image gaussianBlur(const ContextPtr& ctx, const Image& in, const BlurParams& p, const Job& job);
+Image richardsonLucy(const ContextPtr& ctx, const Image& in, const Image& psf,
+                     const DeconvolveParams& p, const Job& job);
+ClipStats sigmaClip(const ContextPtr& ctx, const Image& in, const ClipParams& p, const Job& job);
+// Sigma-clipped statistics of n device values (non-finite values ignored).
+ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
+                          const ClipParams& p, const Job& job);
+Segmentation segment(const ContextPtr& ctx, const Image& in, const SegmentParams& p,
+                     const Job& job);
+Image medianFilter(const ContextPtr& ctx, const Image& in, int size, const Job& job);
+Image removeOutliers(const ContextPtr& ctx, const Image& in, const OutlierParams& p,
+                     const Job& job);
+Image resample(const ContextPtr& ctx, const Image& in, const ResampleParams& p, const Job& job);
+
+// Shared parameter checks (same messages as the CPU backend's intent).
+void checkMedianSize(int size);
+
+}  // namespace stacklens::compute::cuda

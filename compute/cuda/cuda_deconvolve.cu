@@ -1,0 +1,410 @@
+// Richardson–Lucy deconvolution on the GPU with cuFFT (plans cached per padded shape and reused
+// across slices): per iteration two R2C and two C2R transforms and four fused element-wise
+// passes (two OTF products, the ratio, the update with its clamp, TV and change tracking), the
+// Biggs–Andrews step size computed and applied on the device, and no host synchronisation inside
+// the loop. Semantics are the CPU backend's (compute/cpu/richardson_lucy.cpp).
+#include <cub/block/block_reduce.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/cuda_kernels.cuh"
+
+namespace stacklens::compute::cuda {
+namespace {
+
+struct Dims {
+  int64_t z, y, x;
+  __host__ __device__ int64_t count() const { return z * y * x; }
+};
+
+// The observed data in the padded frame: reflected (half-sample symmetric), zero, or as is;
+// non-finite values count as 0 during the iterations.
+__global__ void padObserved(const float* __restrict__ src, Dims s, float* __restrict__ dst, Dims d,
+                            Dims lo, int boundary) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= d.count()) return;
+  int64_t x = i % d.x, y = (i / d.x) % d.y, z = i / (d.x * d.y);
+  int64_t sx = x - lo.x, sy = y - lo.y, sz = z - lo.z;
+  bool inside = sx >= 0 && sx < s.x && sy >= 0 && sy < s.y && sz >= 0 && sz < s.z;
+  float v = 0.f;
+  if (inside || boundary != static_cast<int>(Boundary::Zero)) {
+    sx = reflectIndex(sx, s.x);
+    sy = reflectIndex(sy, s.y);
+    sz = reflectIndex(sz, s.z);
+    v = src[(sz * s.y + sy) * s.x + sx];
+  }
+  dst[i] = isfinite(v) ? v : 0.f;
+}
+
+// The image-sized centre of the estimate; non-finite input values are written back unchanged.
+__global__ void cropEstimate(const float* __restrict__ src, Dims d, Dims lo,
+                             const float* __restrict__ original, float* __restrict__ dst, Dims s) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= s.count()) return;
+  int64_t x = i % s.x, y = (i / s.x) % s.y, z = i / (s.x * s.y);
+  float o = original[i];
+  dst[i] = isfinite(o) ? src[((z + lo.z) * d.y + (y + lo.y)) * d.x + (x + lo.x)] : o;
+}
+
+__global__ void anyFinite(const float* __restrict__ v, int64_t n, int* flag) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  bool finite = i < n && isfinite(v[i]);
+  if (__any_sync(0xffffffffu, finite) && (threadIdx.x & 31) == 0) atomicOr(flag, 1);
+}
+
+// The PSF wrapped so that its centre sample (index size / 2) sits at the origin.
+__global__ void placePsf(const float* __restrict__ psf, Dims p, float* __restrict__ dst, Dims d) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= p.count()) return;
+  int64_t x = i % p.x, y = (i / p.x) % p.y, z = i / (p.x * p.y);
+  int64_t tx = ((x - p.x / 2) % d.x + d.x) % d.x;
+  int64_t ty = ((y - p.y / 2) % d.y + d.y) % d.y;
+  int64_t tz = ((z - p.z / 2) % d.z + d.z) % d.z;
+  // atomicAdd: a PSF longer than a padded axis wraps onto itself.
+  atomicAdd(&dst[(tz * d.y + ty) * d.x + tx], psf[i]);
+}
+
+__global__ void scaleSpectrum(cufftComplex* s, int64_t n, float factor) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n) {
+    s[i].x *= factor;
+    s[i].y *= factor;
+  }
+}
+
+// S ← S·OTF (blur) or S·conj(OTF) (correlate, the adjoint).
+template <bool Conjugate>
+__global__ void multiplySpectrum(cufftComplex* __restrict__ s, const cufftComplex* __restrict__ otf,
+                                 int64_t n) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  cufftComplex a = s[i], b = otf[i];
+  if (Conjugate) b.y = -b.y;
+  s[i] = make_cuFloatComplex(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// ratio = image / max(PSF ⊛ estimate, ε), in place.
+__global__ void ratioKernel(const float* __restrict__ image, float* __restrict__ blurred, int64_t n,
+                            float epsilon) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n) blurred[i] = image[i] / fmaxf(blurred[i], epsilon);
+}
+
+// estimate ← max(estimate · correction [/ max(1 − λ div, floor)], 0); change ← new − old when
+// tracked (for the acceleration).
+__global__ void updateEstimate(float* __restrict__ estimate, const float* __restrict__ correction,
+                               const float* __restrict__ divergence, float lambda,
+                               float* __restrict__ change, int64_t n) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  float old = estimate[i];
+  float next = old * correction[i];
+  if (divergence) next /= fmaxf(1.f - lambda * divergence[i], 1e-3f);
+  next = fmaxf(next, 0.f);
+  if (change) change[i] = next - old;
+  estimate[i] = next;
+}
+
+// The unit gradient (forward differences, periodic on the frame) at (z, y, x).
+__device__ inline void unitGradient(const float* u, Dims d, int64_t z, int64_t y, int64_t x,
+                                    float g[3]) {
+  float c = u[(z * d.y + y) * d.x + x];
+  int64_t xp = x + 1 == d.x ? 0 : x + 1, yp = y + 1 == d.y ? 0 : y + 1,
+          zp = z + 1 == d.z ? 0 : z + 1;
+  float gx = u[(z * d.y + y) * d.x + xp] - c;
+  float gy = u[(z * d.y + yp) * d.x + x] - c;
+  float gz = d.z > 1 ? u[(zp * d.y + y) * d.x + x] - c : 0.f;
+  float inv = 1.0f / sqrtf(gx * gx + gy * gy + gz * gz + 1e-12f);
+  g[0] = gx * inv;
+  g[1] = gy * inv;
+  g[2] = gz * inv;
+}
+
+// div(∇u/|∇u|) with backward differences (periodic), as Dey et al.'s RL–TV uses it.
+__global__ void tvDivergence(const float* __restrict__ u, float* __restrict__ div, Dims d) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= d.count()) return;
+  int64_t x = i % d.x, y = (i / d.x) % d.y, z = i / (d.x * d.y);
+  float here[3], left[3], up[3], below[3] = {0.f, 0.f, 0.f};
+  unitGradient(u, d, z, y, x, here);
+  unitGradient(u, d, z, y, x == 0 ? d.x - 1 : x - 1, left);
+  unitGradient(u, d, z, y == 0 ? d.y - 1 : y - 1, x, up);
+  if (d.z > 1) unitGradient(u, d, z == 0 ? d.z - 1 : z - 1, y, x, below);
+  div[i] = (here[0] - left[0]) + (here[1] - up[1]) + (here[2] - below[2]);
+}
+
+// Biggs–Andrews: dots[0] = Σ g·g_prev, dots[1] = Σ g_prev² (accumulated in double).
+__global__ void accelerationDots(const float* __restrict__ g, const float* __restrict__ gPrevious,
+                                 int64_t n, double* dots) {
+  using Reduce = cub::BlockReduce<double, 256>;
+  __shared__ typename Reduce::TempStorage temp;
+  double a = 0, b = 0;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    float gi = g[i], gp = gPrevious[i];
+    a += double(gi) * gp;
+    b += double(gp) * gp;
+  }
+  double sa = Reduce(temp).Sum(a);
+  __syncthreads();
+  double sb = Reduce(temp).Sum(b);
+  if (threadIdx.x == 0) {
+    atomicAdd(&dots[0], sa);
+    atomicAdd(&dots[1], sb);
+  }
+}
+
+// x = estimate: estimate ← max(x + α (x − previous), 0), previous ← x, with
+// α = clamp(dots[0] / dots[1], 0, 1) read on the device (0 when dots is null: the first step).
+__global__ void extrapolate(float* __restrict__ estimate, float* __restrict__ previous, int64_t n,
+                            const double* dots) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  float alpha = 0.f;
+  if (dots) {
+    double num = dots[0], den = dots[1];
+    alpha = den > 0 ? static_cast<float>(fmin(fmax(num / den, 0.0), 1.0)) : 0.f;
+  }
+  float x = estimate[i];
+  estimate[i] = fmaxf(x + alpha * (x - previous[i]), 0.f);
+  previous[i] = x;
+}
+
+bool isSmooth(int64_t n) {
+  for (int64_t f : {2, 3, 5, 7})
+    while (n % f == 0) n /= f;
+  return n == 1;
+}
+int64_t nextSmooth(int64_t n) {
+  while (!isSmooth(n)) ++n;
+  return n;
+}
+
+// One Richardson–Lucy problem (a slice, or the stack in 3D mode) in a padded frame of fixed shape.
+class RichardsonLucySolver {
+ public:
+  // The padded frame per axis, as the CPU backend: z is deconvolved only in 3D mode; periodic
+  // axes are not padded; others are padded by psf/2 on both sides, then at the end to a
+  // 2,3,5,7-smooth length.
+  static Dims frameFor(Dims image, Dims psf, const DeconvolveParams& p, Dims* lo) {
+    const int64_t n[3] = {image.z, image.y, image.x}, ps[3] = {psf.z, psf.y, psf.x};
+    int64_t f[3], l[3];
+    for (int a = 0; a < 3; ++a) {
+      bool deconvolved = a > 0 || p.threeD;
+      if (!deconvolved || p.boundary == Boundary::Periodic) {
+        l[a] = 0;
+        f[a] = n[a];
+      } else {
+        l[a] = ps[a] / 2;
+        f[a] = nextSmooth(n[a] + 2 * l[a]);
+      }
+    }
+    if (lo) *lo = {l[0], l[1], l[2]};
+    return {f[0], f[1], f[2]};
+  }
+
+  static size_t bytesPerVoxel(const DeconvolveParams& p) {
+    // image, estimate, work (4 each), spectrum and OTF (≈ 4 each: n/2+1 complex per row),
+    // the FFT work area (≈ 8).
+    size_t b = 4 * 3 + 4 * 2 + 8;
+    if (p.tvLambda > 0) b += 4;
+    if (p.accelerate) b += 4 * 3;
+    return b;
+  }
+
+  RichardsonLucySolver(const ContextPtr& ctx, Dims image, const float* psf, Dims psfDims,
+                       const DeconvolveParams& p)
+      : ctx_(ctx), image_(image), p_(p) {
+    frame_ = frameFor(image, psfDims, p, &lo_);
+    n_ = frame_.count();
+    nc_ = frame_.z * frame_.y * (frame_.x / 2 + 1);
+    plans_ = &ctx->fftPlans(frame_.z, frame_.y, frame_.x);
+    observed_ = DeviceArray<float>(ctx, n_);
+    estimate_ = DeviceArray<float>(ctx, n_);
+    work_ = DeviceArray<float>(ctx, n_);
+    spectrum_ = DeviceArray<cufftComplex>(ctx, nc_);
+    otf_ = DeviceArray<cufftComplex>(ctx, nc_);
+    if (p.tvLambda > 0) divergence_ = DeviceArray<float>(ctx, n_);
+    if (p.accelerate) {
+      previous_ = DeviceArray<float>(ctx, n_);
+      change_ = DeviceArray<float>(ctx, n_);
+      changePrevious_ = DeviceArray<float>(ctx, n_);
+      dots_ = DeviceArray<double>(ctx, 2);
+    }
+    // The OTF, scaled by 1/N so that C2R(R2C(u)·OTF) is the normalised convolution.
+    cudaStream_t st = ctx->stream();
+    SL_CUDA(cudaMemsetAsync(work_.get(), 0, n_ * sizeof(float), st));
+    placePsf<<<blocksFor(psfDims.count(), 256), 256, 0, st>>>(psf, psfDims, work_.get(), frame_);
+    SL_LAUNCHED();
+    SL_CUFFT(cufftExecR2C(plans_->forward, work_.get(), otf_.get()));
+    scaleSpectrum<<<blocksFor(nc_, 256), 256, 0, st>>>(otf_.get(), nc_, 1.f / float(n_));
+    SL_LAUNCHED();
+  }
+
+  void run(const float* in, float* out, const Job& job, double progressBase, double progressSpan) {
+    cudaStream_t st = ctx_->stream();
+    const unsigned blocks = blocksFor(n_, 256);
+    padObserved<<<blocks, 256, 0, st>>>(in, image_, observed_.get(), frame_, lo_,
+                                        static_cast<int>(p_.boundary));
+    SL_LAUNCHED();
+    // The first estimate is the (padded) image itself.
+    SL_CUDA(cudaMemcpyAsync(estimate_.get(), observed_.get(), n_ * sizeof(float),
+                            cudaMemcpyDeviceToDevice, st));
+    if (p_.accelerate)
+      SL_CUDA(cudaMemcpyAsync(previous_.get(), observed_.get(), n_ * sizeof(float),
+                              cudaMemcpyDeviceToDevice, st));
+    // At most a few iterations are queued ahead of the GPU, so a cancellation takes effect soon
+    // without a synchronisation that would leave the GPU idle.
+    constexpr int kAhead = 3;
+    std::vector<cudaEvent_t> done(p_.iterations, nullptr);
+    struct EventsGuard {
+      std::vector<cudaEvent_t>& events;
+      ~EventsGuard() {
+        for (cudaEvent_t e : events)
+          if (e) cudaEventDestroy(e);
+      }
+    } guard{done};
+    bool haveChange = false;
+    for (int k = 0; k < p_.iterations; ++k) {
+      if (k >= kAhead) {
+        SL_CUDA(cudaEventSynchronize(done[k - kAhead]));
+        job.report(progressBase + progressSpan * (k - kAhead + 1) / p_.iterations);
+      }
+      job.checkCancelled();
+      step();
+      if (p_.accelerate && k + 1 < p_.iterations) {
+        const double* dots = nullptr;
+        if (haveChange) {
+          SL_CUDA(cudaMemsetAsync(dots_.get(), 0, 2 * sizeof(double), st));
+          unsigned grid = std::min<unsigned>(blocks, ctx_->smCount() * 8);
+          accelerationDots<<<grid, 256, 0, st>>>(change_.get(), changePrevious_.get(), n_,
+                                                 dots_.get());
+          dots = dots_.get();
+        }
+        extrapolate<<<blocks, 256, 0, st>>>(estimate_.get(), previous_.get(), n_, dots);
+        SL_LAUNCHED();
+        std::swap(change_, changePrevious_);
+        haveChange = true;
+      }
+      SL_CUDA(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming));
+      SL_CUDA(cudaEventRecord(done[k], st));
+    }
+    cropEstimate<<<blocksFor(image_.count(), 256), 256, 0, st>>>(estimate_.get(), frame_, lo_, in,
+                                                                 out, image_);
+    SL_LAUNCHED();
+    SL_CUDA(cudaStreamSynchronize(st));
+    job.report(progressBase + progressSpan);
+  }
+
+ private:
+  void step() {
+    cudaStream_t st = ctx_->stream();
+    const unsigned blocks = blocksFor(n_, 256), cblocks = blocksFor(nc_, 256);
+    float* est = estimate_.get();
+    if (p_.tvLambda > 0) tvDivergence<<<blocks, 256, 0, st>>>(est, divergence_.get(), frame_);
+    SL_CUFFT(cufftExecR2C(plans_->forward, est, spectrum_.get()));
+    multiplySpectrum<false><<<cblocks, 256, 0, st>>>(spectrum_.get(), otf_.get(), nc_);
+    SL_CUFFT(cufftExecC2R(plans_->inverse, spectrum_.get(), work_.get()));
+    ratioKernel<<<blocks, 256, 0, st>>>(observed_.get(), work_.get(), n_, p_.epsilon);
+    SL_CUFFT(cufftExecR2C(plans_->forward, work_.get(), spectrum_.get()));
+    multiplySpectrum<true><<<cblocks, 256, 0, st>>>(spectrum_.get(), otf_.get(), nc_);
+    SL_CUFFT(cufftExecC2R(plans_->inverse, spectrum_.get(), work_.get()));
+    updateEstimate<<<blocks, 256, 0, st>>>(
+        est, work_.get(), p_.tvLambda > 0 ? divergence_.get() : nullptr,
+        static_cast<float>(p_.tvLambda), p_.accelerate ? change_.get() : nullptr, n_);
+    SL_LAUNCHED();
+  }
+
+  ContextPtr ctx_;
+  Dims image_;
+  DeconvolveParams p_;
+  Dims frame_{}, lo_{};
+  int64_t n_ = 0, nc_ = 0;
+  Context::FftPlans* plans_ = nullptr;
+  DeviceArray<float> observed_, estimate_, work_, divergence_, previous_, change_, changePrevious_;
+  DeviceArray<cufftComplex> spectrum_, otf_;
+  DeviceArray<double> dots_;
+};
+
+}  // namespace
+
+Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psfInput,
+                     const DeconvolveParams& p, const Job& job) {
+  if (p.iterations < 1)
+    throw InvalidArgument("richardson_lucy: iterations must be >= 1 (got " +
+                          std::to_string(p.iterations) + ")");
+  if (!(p.epsilon > 0) || !std::isfinite(p.epsilon))
+    throw InvalidArgument("richardson_lucy: epsilon must be > 0");
+  if (!(p.tvLambda >= 0) || !std::isfinite(p.tvLambda))
+    throw InvalidArgument("richardson_lucy: the TV weight must be >= 0");
+  if (input.empty()) throw InvalidArgument("richardson_lucy: the image is empty");
+  if (psfInput.empty()) throw InvalidArgument("richardson_lucy: the PSF is empty");
+  const Shape s = input.shape();
+  // The PSF on the host (it is small): the centre slice in 2D mode, normalised to sum 1.
+  Image psfHost = psfInput;
+  if (!psfHost.onHost()) {
+    Image h = Image::host(psfInput.shape());
+    readBack(ctx, h.data(), psfInput.data(), psfInput.shape().count());
+    psfHost = h;
+  }
+  Shape ps = psfHost.shape();
+  const float* psfStart = psfHost.data();
+  if (!p.threeD) {
+    psfStart = psfHost.slice(ps.z / 2);
+    ps.z = 1;
+  }
+  double sum = 0;
+  for (int64_t i = 0; i < ps.count(); ++i) {
+    if (!std::isfinite(psfStart[i]))
+      throw InvalidArgument("richardson_lucy: the PSF contains NaN or Inf");
+    sum += psfStart[i];
+  }
+  if (!(sum > 0)) throw InvalidArgument("richardson_lucy: the PSF must sum to more than 0");
+  if (p.boundary == Boundary::Periodic && (ps.y > s.y || ps.x > s.x || (p.threeD && ps.z > s.z)))
+    throw InvalidArgument(
+        "richardson_lucy: the PSF is larger than the image for periodic "
+        "boundaries");
+  std::vector<float> psfNorm(ps.count());
+  for (int64_t i = 0; i < ps.count(); ++i) psfNorm[i] = static_cast<float>(psfStart[i] / sum);
+
+  Image in = onDevice(ctx, input);
+  {
+    DeviceArray<int> flag(ctx, 1);
+    SL_CUDA(cudaMemsetAsync(flag.get(), 0, sizeof(int), ctx->stream()));
+    anyFinite<<<blocksFor(s.count(), 256), 256, 0, ctx->stream()>>>(in.data(), s.count(),
+                                                                    flag.get());
+    SL_LAUNCHED();
+    int any = 0;
+    readBack(ctx, &any, flag.get(), 1);
+    if (!any) throw InvalidArgument("richardson_lucy: the image has no finite value");
+  }
+  Dims image = p.threeD ? Dims{s.z, s.y, s.x} : Dims{1, s.y, s.x};
+  Dims psfDims{ps.z, ps.y, ps.x};
+  // Plan the memory before launching anything big.
+  Dims frame = RichardsonLucySolver::frameFor(image, psfDims, p, nullptr);
+  size_t need = RichardsonLucySolver::bytesPerVoxel(p) * size_t(frame.count());
+  size_t have = ctx->budget() > 2 * in.bytes() ? ctx->budget() - 2 * in.bytes() : 0;
+  if (need > have)
+    throw DeviceOutOfMemory("Richardson-Lucy needs about " + std::to_string(need >> 20) +
+                            " MiB of GPU memory besides the data; the budget leaves " +
+                            std::to_string(have >> 20) + " MiB");
+  DeviceArray<float> psf(ctx, psfNorm.size());
+  SL_CUDA(cudaMemcpyAsync(psf.get(), psfNorm.data(), psfNorm.size() * sizeof(float),
+                          cudaMemcpyHostToDevice, ctx->stream()));
+  Image out = deviceBuffer<float>(ctx, s);
+  out.spacing = in.spacing;
+  RichardsonLucySolver solver(ctx, image, psf.get(), psfDims, p);
+  if (p.threeD) {
+    solver.run(in.data(), out.data(), job, 0.0, 1.0);
+  } else {
+    for (int64_t z = 0; z < s.z; ++z)
+      solver.run(in.slice(z), out.slice(z), job, double(z) / s.z, 1.0 / s.z);
+  }
+  return out;
+}
+
+}  // namespace stacklens::compute::cuda

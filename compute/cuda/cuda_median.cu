@@ -1,0 +1,250 @@
+// Median filter and outlier removal on the GPU, 2D per slice with scipy's reflect boundary:
+// 3×3 and 5×5 windows from shared-memory tiles through a forgetful min–max selection network
+// held in registers; larger windows by a 32-step radix (bitwise) selection on ordered keys.
+#include <cmath>
+#include <string>
+
+#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/cuda_kernels.cuh"
+
+namespace stacklens::compute::cuda {
+namespace {
+
+constexpr int kTileX = 32;
+constexpr int kTileY = 8;
+
+// What happens to the median at each pixel: kept as is (median filter) or used to replace the
+// pixel only where it deviates by more than the threshold (outlier removal).
+struct OutlierRule {
+  bool enabled = false;
+  int mode = 0;  // OutlierMode
+  double threshold = 0;
+};
+
+__device__ inline float applyRule(float value, float median, const OutlierRule& rule) {
+  if (!rule.enabled) return median;
+  double d = static_cast<double>(value) - static_cast<double>(median);
+  bool replace = rule.mode == static_cast<int>(OutlierMode::Bright) ? d > rule.threshold
+                 : rule.mode == static_cast<int>(OutlierMode::Dark)
+                     ? -d > rule.threshold
+                     : (d > rule.threshold || -d > rule.threshold);
+  return replace ? median : value;
+}
+
+// Signed keys in the CPU backend's total order: -0 just below +0, every NaN made the canonical
+// quiet NaN, which ranks above +Inf. The map is its own inverse.
+__device__ inline int32_t totalOrderKey(float v) {
+  int32_t b = isnan(v) ? 0x7fc00000 : __float_as_int(v);
+  return b ^ ((b >> 31) & 0x7fffffff);
+}
+__device__ inline float totalOrderValue(int32_t k) {
+  return __int_as_float(k ^ ((k >> 31) & 0x7fffffff));
+}
+
+// Moves the minimum of a[lo..hi] to a[lo] and the maximum to a[hi] (a permutation of them).
+template <int R>
+__device__ inline void minToFrontMaxToBack(int32_t (&a)[R], int lo, int hi) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    if (i > lo && i <= hi) {
+      int32_t x = a[lo], y = a[i];
+      a[lo] = min(x, y);
+      a[i] = max(x, y);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    if (i > lo && i < hi) {
+      int32_t x = a[i], y = a[hi];
+      a[i] = min(x, y);
+      a[hi] = max(x, y);
+    }
+  }
+}
+
+// Forgetful selection: of any N/2+2 values, the smallest and largest cannot be the median of N;
+// drop both, take in the next value, repeat until three remain. Fully unrolled: registers only.
+template <int N>
+__device__ inline int32_t forgetfulMedian(const int32_t (&v)[N]) {
+  constexpr int R = N / 2 + 2;
+  int32_t a[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) a[i] = v[i];
+#pragma unroll
+  for (int k = R; k < N; ++k) {
+    minToFrontMaxToBack<R>(a, k - R, R - 1);
+    a[R - 1] = v[k];
+  }
+  minToFrontMaxToBack<R>(a, N - R, R - 1);
+  return a[N - R + 1];
+}
+
+template <int H>
+__global__ void medianSmall(const float* __restrict__ in, float* __restrict__ out, int64_t ny,
+                            int64_t nx, int64_t z0, OutlierRule rule) {
+  constexpr int W = 2 * H + 1;
+  constexpr int TW = kTileX + 2 * H, TH = kTileY + 2 * H;
+  __shared__ int32_t tile[TH][TW];
+  int64_t z = z0 + blockIdx.z;
+  const float* slice = in + z * ny * nx;
+  int64_t bx = int64_t(blockIdx.x) * kTileX, by = int64_t(blockIdx.y) * kTileY;
+  for (int t = threadIdx.y * kTileX + threadIdx.x; t < TW * TH; t += kTileX * kTileY) {
+    int ty = t / TW, tx = t % TW;
+    int64_t y = reflectIndex(by + ty - H, ny), x = reflectIndex(bx + tx - H, nx);
+    tile[ty][tx] = totalOrderKey(slice[y * nx + x]);
+  }
+  __syncthreads();
+  int64_t x = bx + threadIdx.x, y = by + threadIdx.y;
+  if (x >= nx || y >= ny) return;
+  int32_t v[W * W];
+#pragma unroll
+  for (int dy = 0; dy < W; ++dy)
+#pragma unroll
+    for (int dx = 0; dx < W; ++dx) v[dy * W + dx] = tile[threadIdx.y + dy][threadIdx.x + dx];
+  float med = totalOrderValue(forgetfulMedian<W * W>(v));
+  int64_t at = z * ny * nx + y * nx + x;
+  out[at] = applyRule(slice[y * nx + x], med, rule);
+}
+
+// orderedKey with every NaN made the canonical quiet NaN (the same total order as above).
+__device__ inline uint32_t canonicalKey(float v) {
+  return orderedKey(isnan(v) ? __int_as_float(0x7fc00000) : v);
+}
+
+__device__ inline void sort3(int32_t& a, int32_t& b, int32_t& c) {
+  int32_t lo = min(a, b), hi = max(a, b);
+  a = min(lo, c);
+  int32_t t = max(lo, c);
+  b = min(t, hi);
+  c = max(t, hi);
+}
+__device__ inline int32_t median3(int32_t a, int32_t b, int32_t c) {
+  return max(min(a, b), min(max(a, b), c));
+}
+
+constexpr int kStripThreads = 128;
+constexpr int kStripRows = 16;
+
+// 3×3: each thread walks down a column, keeping the sorted row triples of the last three rows;
+// the median of nine is med3(max of the lows, med3 of the middles, min of the highs), so each
+// output costs one new triple sort and a few min/max.
+__global__ void median3x3(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
+                          int z0, OutlierRule rule) {
+  int x = blockIdx.x * kStripThreads + threadIdx.x;
+  if (x >= nx) return;
+  int y0 = blockIdx.y * kStripRows;
+  int64_t z = int64_t(z0) + blockIdx.z;
+  const float* slice = in + z * ny * nx;
+  int xl = x > 0 ? x - 1 : int(reflectIndex(x - 1, nx));
+  int xr = x + 1 < nx ? x + 1 : int(reflectIndex(x + 1, nx));
+  auto triple = [&](int y, int32_t& lo, int32_t& mid, int32_t& hi) {
+    int yy = (y >= 0 && y < ny) ? y : int(reflectIndex(y, ny));
+    const float* row = slice + int64_t(yy) * nx;
+    lo = totalOrderKey(__ldg(row + xl));
+    mid = totalOrderKey(__ldg(row + x));
+    hi = totalOrderKey(__ldg(row + xr));
+    sort3(lo, mid, hi);
+  };
+  int32_t l0, m0, h0, l1, m1, h1, l2, m2, h2;
+  triple(y0 - 1, l0, m0, h0);
+  triple(y0, l1, m1, h1);
+  int yEnd = min(ny, y0 + kStripRows);
+  for (int y = y0; y < yEnd; ++y) {
+    triple(y + 1, l2, m2, h2);
+    int32_t m = median3(max(max(l0, l1), l2), median3(m0, m1, m2), min(min(h0, h1), h2));
+    int64_t at = int64_t(y) * nx + x;
+    out[z * ny * nx + at] = applyRule(slice[at], totalOrderValue(m), rule);
+    l0 = l1, m0 = m1, h0 = h1;
+    l1 = l2, m1 = m2, h1 = h2;
+  }
+}
+
+// Any odd window: the rank-m key found bit by bit (count of window keys below each candidate).
+__global__ void medianLarge(const float* __restrict__ in, float* __restrict__ out, int64_t ny,
+                            int64_t nx, int64_t z0, int half, OutlierRule rule) {
+  int64_t z = z0 + blockIdx.z;
+  int64_t x = int64_t(blockIdx.x) * kTileX + threadIdx.x;
+  int64_t y = int64_t(blockIdx.y) * kTileY + threadIdx.y;
+  if (x >= nx || y >= ny) return;
+  const float* slice = in + z * ny * nx;
+  int w = 2 * half + 1;
+  int rank = (w * w) / 2;
+  uint32_t prefix = 0;
+  for (int bit = 31; bit >= 0; --bit) {
+    uint32_t candidate = prefix | (1u << bit);
+    int below = 0;
+    for (int dy = -half; dy <= half; ++dy) {
+      const float* row = slice + reflectIndex(y + dy, ny) * nx;
+      for (int dx = -half; dx <= half; ++dx)
+        below += canonicalKey(row[reflectIndex(x + dx, nx)]) < candidate;
+    }
+    if (below <= rank) prefix = candidate;
+  }
+  int64_t at = z * ny * nx + y * nx + x;
+  out[at] = applyRule(in[at], keyToFloat(prefix), rule);
+}
+
+Image medianOrOutliers(const ContextPtr& ctx, const Image& input, int size, OutlierRule rule,
+                       const Job& job) {
+  if (input.empty()) throw InvalidArgument("median filter: the image is empty");
+  if (input.shape().y > INT32_MAX / 2 || input.shape().x > INT32_MAX / 2)
+    throw InvalidArgument("median filter: the slices are too large");
+  Image in = onDevice(ctx, input);
+  const Shape s = in.shape();
+  Image out = deviceBuffer<float>(ctx, s);
+  out.spacing = in.spacing;
+  int half = size / 2;
+  dim3 block(kTileX, kTileY);
+  // Slices go in groups (grid z is limited, and cancellation is checked between groups).
+  const int64_t group = 65535;
+  for (int64_t z0 = 0; z0 < s.z; z0 += group) {
+    job.checkCancelled();
+    unsigned nz = static_cast<unsigned>(std::min(group, s.z - z0));
+    dim3 grid(blocksFor(s.x, kTileX), blocksFor(s.y, kTileY), nz);
+    if (size == 1 && !rule.enabled) {
+      SL_CUDA(cudaMemcpyAsync(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice,
+                              ctx->stream()));
+      break;
+    }
+    if (size == 3) {
+      dim3 strips(blocksFor(s.x, kStripThreads), blocksFor(s.y, kStripRows), nz);
+      median3x3<<<strips, kStripThreads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
+                                                             int(s.x), int(z0), rule);
+    } else if (size == 5)
+      medianSmall<2><<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, rule);
+    else
+      medianLarge<<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, half,
+                                                     rule);
+    SL_LAUNCHED();
+    job.report(double(z0 + nz) / double(s.z));
+  }
+  return out;
+}
+
+}  // namespace
+
+void checkMedianSize(int size) {
+  if (size < 1 || size % 2 == 0)
+    throw InvalidArgument("median size must be a positive odd number (got " + std::to_string(size) +
+                          ")");
+  if (size > 255) throw InvalidArgument("median size must be at most 255");
+}
+
+Image medianFilter(const ContextPtr& ctx, const Image& in, int size, const Job& job) {
+  checkMedianSize(size);
+  return medianOrOutliers(ctx, in, size, OutlierRule{}, job);
+}
+
+Image removeOutliers(const ContextPtr& ctx, const Image& in, const OutlierParams& p,
+                     const Job& job) {
+  checkMedianSize(p.size);
+  if (!(p.threshold >= 0) || !std::isfinite(p.threshold))
+    throw InvalidArgument("outlier threshold must be finite and >= 0");
+  OutlierRule rule;
+  rule.enabled = true;
+  rule.mode = static_cast<int>(p.mode);
+  rule.threshold = p.threshold;
+  return medianOrOutliers(ctx, in, p.size, rule, job);
+}
+
+}  // namespace stacklens::compute::cuda

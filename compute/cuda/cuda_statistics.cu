@@ -1,0 +1,407 @@
+// Sigma-clipped statistics on the GPU with astropy's sigma_clip semantics. The kept set is always
+// the finite values inside [lower, upper] (the intersection of every iteration's bounds), so each
+// iteration is: moments (count, sum, sum of squares, min, max) fused with the first digit of an
+// exact radix selection of the median's two middle ranks, two more digit passes, and one small
+// read-back of the scalars from which the host computes the next bounds. Nothing is sorted.
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <cuda/functional>
+
+#include <cmath>
+#include <limits>
+
+#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/cuda_kernels.cuh"
+
+namespace stacklens::compute::cuda {
+namespace {
+
+constexpr int kThreads = 512;
+constexpr int kBins = 2048;  // 11-bit digits: bits 31..21, 20..10, then 10 bits 9..0
+__host__ __device__ constexpr int digitShift(int pass) {
+  return pass == 0 ? 21 : pass == 1 ? 10 : 0;
+}
+__host__ __device__ constexpr int digitBits(int pass) { return pass == 2 ? 10 : 11; }
+
+struct Moments {
+  unsigned long long count;
+  double sum, sumSquares;
+  uint32_t minKey, maxKey;
+};
+
+// Two order statistics found at once: rank[0] = (n−1)/2 and rank[1] = n/2 (equal for odd n).
+struct Selection {
+  uint32_t prefix[2];
+  unsigned long long rank[2];  // rank still to find among values sharing the prefix
+};
+
+struct StatsResult {
+  long long n;
+  double mean, std, median, min, max;
+};
+
+struct Workspace {
+  unsigned blocksDone;  // blocks of the running pass that have finished
+  // The median's top digit rarely changes between iterations: the first pass guesses it (the last
+  // call's) and only counts the values below it and in it; a full first-digit histogram runs only
+  // when the guess misses.
+  int haveGuess, needFull;
+  uint32_t guessDigit;
+  unsigned long long below, inBin;
+  Moments moments;
+  Selection selection;
+  StatsResult result;
+  uint32_t histogram[2][kBins];
+};
+
+struct IsFinite {
+  __device__ bool operator()(float v) const { return isfinite(v); }
+};
+
+__device__ inline bool inBounds(float v, double lower, double upper) {
+  return double(v) >= lower && double(v) <= upper;
+}
+
+// Lanes with the same bin add together: one shared atomic per distinct bin in the warp, which
+// matters because most values share a few top-digit bins.
+__device__ inline void addToBin(uint32_t* hist, bool valid, uint32_t digit) {
+  uint32_t tag = valid ? digit : 0xffffffffu;
+  unsigned peers = __match_any_sync(0xffffffffu, tag);
+  if (valid && int(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[digit], __popc(peers));
+}
+
+// The last block of a pass (found by a counter) finishes it: it picks the digit whose bin holds
+// each rank, narrows the prefixes, and clears the histograms for the next pass; after the last
+// digit it also turns the sums into the statistics. This saves a launch per step.
+template <int Pass>
+__device__ void chooseDigit(Workspace* ws) {
+  constexpr int kItems = kBins / kThreads;
+  using Scan = cub::BlockScan<unsigned long long, kThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  __shared__ bool same;
+  Selection& sel = ws->selection;
+  if (threadIdx.x == 0) {
+    if (Pass == 0) {
+      unsigned long long n = __ldcg(&ws->moments.count);
+      sel.rank[0] = n > 0 ? (n - 1) / 2 : 0;
+      sel.rank[1] = n / 2;
+      sel.prefix[0] = sel.prefix[1] = 0;
+    }
+    constexpr int matchShift = Pass == 0 ? 0 : digitShift(Pass - 1);
+    same = Pass == 0 || (sel.prefix[0] >> matchShift) == (sel.prefix[1] >> matchShift);
+  }
+  __syncthreads();
+  for (int s = 0; s < 2; ++s) {
+    const uint32_t* hist = ws->histogram[same ? 0 : s];
+    const unsigned long long rank = sel.rank[s];  // read before any thread updates it
+    unsigned long long items[kItems], inclusive[kItems];
+    for (int k = 0; k < kItems; ++k) items[k] = __ldcg(&hist[threadIdx.x * kItems + k]);
+    Scan(temp).InclusiveSum(items, inclusive);
+    __syncthreads();
+    for (int k = 0; k < kItems; ++k) {
+      unsigned long long before = inclusive[k] - items[k];
+      if (items[k] > 0 && before <= rank && rank < inclusive[k]) {
+        uint32_t digit = threadIdx.x * kItems + k;
+        sel.prefix[s] |= digit << digitShift(Pass);
+        sel.rank[s] = rank - before;
+      }
+    }
+    __syncthreads();
+  }
+  for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&ws->histogram[0][0])[i] = 0;
+}
+
+// After the last digit: the statistics of the set, and empty sums for the next call.
+__device__ void finishStats(Workspace* ws) {
+  Moments& m = ws->moments;
+  StatsResult& r = ws->result;
+  unsigned long long count = __ldcg(&m.count);
+  r.n = static_cast<long long>(count);
+  if (count == 0) {
+    r.mean = r.std = r.median = r.min = r.max = 0;
+  } else {
+    double n = double(count);
+    r.mean = __ldcg(&m.sum) / n;
+    double var = __ldcg(&m.sumSquares) / n - r.mean * r.mean;
+    r.std = var > 0 ? sqrt(var) : 0.0;
+    r.median = 0.5 * (double(keyToFloat(ws->selection.prefix[0])) +
+                      double(keyToFloat(ws->selection.prefix[1])));
+    r.min = keyToFloat(__ldcg(&m.minKey));
+    r.max = keyToFloat(__ldcg(&m.maxKey));
+  }
+  ws->guessDigit = ws->selection.prefix[1] >> digitShift(0);
+  ws->haveGuess = count > 0;
+  m.count = 0;
+  m.sum = m.sumSquares = 0;
+  m.minKey = 0xffffffffu;
+  m.maxKey = 0;
+}
+
+template <int Pass>
+__global__ void __launch_bounds__(kThreads) countPass(const float* __restrict__ values, int64_t n,
+                                                      double lower, double upper, Workspace* ws) {
+  __shared__ uint32_t hist[2][kBins];
+  for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&hist[0][0])[i] = 0;
+  __syncthreads();
+  constexpr int shift = digitShift(Pass);
+  constexpr int matchShift = Pass == 0 ? 0 : digitShift(Pass - 1);
+  uint32_t prefix0 = 0, prefix1 = 0;
+  bool same = true;
+  if constexpr (Pass > 0) {
+    prefix0 = ws->selection.prefix[0] >> matchShift;
+    prefix1 = ws->selection.prefix[1] >> matchShift;
+    same = prefix0 == prefix1;
+  }
+  constexpr uint32_t digitMask = (1u << digitBits(Pass)) - 1;
+  bool useGuess = false;
+  uint32_t guess = 0;
+  if constexpr (Pass == 0) {
+    useGuess = ws->haveGuess;
+    guess = ws->guessDigit;
+  }
+  unsigned long long below = 0, inBin = 0;
+  unsigned long long count = 0;
+  double sum = 0, sumSquares = 0;
+  uint32_t minKey = 0xffffffffu, maxKey = 0;
+  // Whole warps go round together (the bins are counted with warp-aggregated atomics).
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t base = int64_t(blockIdx.x) * blockDim.x; base < n; base += stride) {
+    int64_t i = base + threadIdx.x;
+    bool valid = false;
+    float v = 0.f;
+    uint32_t key = 0;
+    if (i < n) {
+      v = values[i];
+      valid = inBounds(v, lower, upper);
+      key = orderedKey(v);
+    }
+    uint32_t digit = (key >> shift) & digitMask;
+    if constexpr (Pass == 0) {
+      if (useGuess) {
+        below += valid && digit < guess;
+        inBin += valid && digit == guess;
+      } else {
+        addToBin(hist[0], valid, digit);
+      }
+      if (valid) {
+        ++count;
+        sum += v;
+        sumSquares += double(v) * v;
+        minKey = min(minKey, key);
+        maxKey = max(maxKey, key);
+      }
+    } else {
+      // Few values share the prefixes: skip the warp vote when no lane has one.
+      uint32_t high = key >> matchShift;
+      bool in0 = valid && high == prefix0, in1 = !same && valid && high == prefix1;
+      if (__any_sync(0xffffffffu, in0)) addToBin(hist[0], in0, digit);
+      if (__any_sync(0xffffffffu, in1)) addToBin(hist[1], in1, digit);
+    }
+  }
+  __syncthreads();
+  int histograms = (Pass == 0 || same) ? 1 : 2;
+  for (int h = 0; h < histograms; ++h)
+    for (int i = threadIdx.x; i < kBins; i += blockDim.x)
+      if (hist[h][i]) atomicAdd(&ws->histogram[h][i], hist[h][i]);
+  if constexpr (Pass == 0) {
+    using ReduceU = cub::BlockReduce<unsigned long long, kThreads>;
+    using ReduceD = cub::BlockReduce<double, kThreads>;
+    using ReduceK = cub::BlockReduce<uint32_t, kThreads>;
+    __shared__ union {
+      typename ReduceU::TempStorage u;
+      typename ReduceD::TempStorage d;
+      typename ReduceK::TempStorage k;
+    } temp;
+    unsigned long long c = ReduceU(temp.u).Sum(count);
+    __syncthreads();
+    double s = ReduceD(temp.d).Sum(sum);
+    __syncthreads();
+    double s2 = ReduceD(temp.d).Sum(sumSquares);
+    __syncthreads();
+    uint32_t mn = ReduceK(temp.k).Reduce(minKey, ::cuda::minimum<>{});
+    __syncthreads();
+    uint32_t mx = ReduceK(temp.k).Reduce(maxKey, ::cuda::maximum<>{});
+    __syncthreads();
+    unsigned long long b = ReduceU(temp.u).Sum(below);
+    __syncthreads();
+    unsigned long long in = ReduceU(temp.u).Sum(inBin);
+    if (threadIdx.x == 0 && useGuess) {
+      atomicAdd(&ws->below, b);
+      atomicAdd(&ws->inBin, in);
+    }
+    if (threadIdx.x == 0 && c > 0) {
+      atomicAdd(&ws->moments.count, c);
+      atomicAdd(&ws->moments.sum, s);
+      atomicAdd(&ws->moments.sumSquares, s2);
+      atomicMin(&ws->moments.minKey, mn);
+      atomicMax(&ws->moments.maxKey, mx);
+    }
+  }
+  // The last block to finish completes the step (the fences publish every block's atomics).
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(&ws->blocksDone, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  if (Pass == 0 && useGuess) {
+    // Both middle ranks inside the guessed bin: the first digit is known without a histogram.
+    if (threadIdx.x == 0) {
+      unsigned long long n = __ldcg(&ws->moments.count), b = __ldcg(&ws->below),
+                         in = __ldcg(&ws->inBin);
+      unsigned long long r0 = n > 0 ? (n - 1) / 2 : 0, r1 = n / 2;
+      bool hit = n > 0 && b <= r0 && r1 < b + in;
+      if (hit) {
+        Selection& sel = ws->selection;
+        sel.prefix[0] = sel.prefix[1] = guess << digitShift(0);
+        sel.rank[0] = r0 - b;
+        sel.rank[1] = r1 - b;
+      }
+      ws->needFull = hit ? 0 : 1;
+      ws->below = ws->inBin = 0;
+      ws->blocksDone = 0;
+    }
+    return;
+  }
+  chooseDigit<Pass>(ws);
+  if (threadIdx.x == 0) {
+    ws->blocksDone = 0;
+    if (Pass == 0) ws->needFull = 0;
+    if (Pass == 2) finishStats(ws);
+  }
+}
+
+// The first digit's full histogram, when the guess of the moments pass missed (else nothing).
+__global__ void __launch_bounds__(kThreads)
+    digit0Fallback(const float* __restrict__ values, int64_t n, double lower, double upper,
+                   Workspace* ws) {
+  if (!ws->needFull) return;  // the same for every block: written by the previous kernel
+  __shared__ uint32_t hist[kBins];
+  for (int i = threadIdx.x; i < kBins; i += blockDim.x) hist[i] = 0;
+  __syncthreads();
+  constexpr uint32_t digitMask = (1u << digitBits(0)) - 1;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t base = int64_t(blockIdx.x) * blockDim.x; base < n; base += stride) {
+    int64_t i = base + threadIdx.x;
+    bool valid = false;
+    uint32_t key = 0;
+    if (i < n) {
+      float v = values[i];
+      valid = inBounds(v, lower, upper);
+      key = orderedKey(v);
+    }
+    addToBin(hist, valid, (key >> digitShift(0)) & digitMask);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kBins; i += blockDim.x)
+    if (hist[i]) atomicAdd(&ws->histogram[0][i], hist[i]);
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(&ws->blocksDone, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  chooseDigit<0>(ws);
+  if (threadIdx.x == 0) {
+    ws->blocksDone = 0;
+    ws->needFull = 0;
+  }
+}
+
+__global__ void resetWorkspace(Workspace* ws) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 2 * kBins) (&ws->histogram[0][0])[i] = 0;
+  if (i == 0) {
+    ws->moments.count = 0;
+    ws->moments.sum = ws->moments.sumSquares = 0;
+    ws->moments.minKey = 0xffffffffu;
+    ws->moments.maxKey = 0;
+    ws->blocksDone = 0;
+    ws->haveGuess = ws->needFull = 0;
+    ws->below = ws->inBin = 0;
+  }
+}
+
+SummaryStats statsInBounds(const ContextPtr& ctx, const float* values, int64_t n, double lower,
+                           double upper, Workspace* ws, StatsResult* host) {
+  cudaStream_t st = ctx->stream();
+  // Two blocks per SM keep the per-block histogram flushes (global atomics) few.
+  unsigned grid =
+      static_cast<unsigned>(std::min<int64_t>(blocksFor(n, kThreads), int64_t(ctx->smCount()) * 2));
+  if (grid == 0) grid = 1;
+  countPass<0><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
+  digit0Fallback<<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
+  countPass<1><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
+  countPass<2><<<grid, kThreads, 0, st>>>(values, n, lower, upper, ws);
+  SL_LAUNCHED();
+  readBack(ctx, host, &ws->result, 1);
+  SummaryStats s;
+  s.n = host->n;
+  s.mean = host->mean;
+  s.std = host->std;
+  s.median = host->median;
+  s.min = host->min;
+  s.max = host->max;
+  return s;
+}
+
+}  // namespace
+
+ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
+                          const ClipParams& p, const Job& job) {
+  if (!(p.kappaLower >= 0) || !(p.kappaUpper >= 0) || !std::isfinite(p.kappaLower) ||
+      !std::isfinite(p.kappaUpper))
+    throw InvalidArgument("sigma_clip: kappa must be finite and >= 0");
+  // The finite values, compacted once (every later pass reads fewer, contiguous values).
+  DeviceArray<float> finite(ctx, n);
+  DeviceArray<long long> selected(ctx, 1);
+  size_t tempBytes = 0;
+  SL_CUDA(cub::DeviceSelect::If(nullptr, tempBytes, values, finite.get(), selected.get(), n,
+                                IsFinite{}, ctx->stream()));
+  DeviceArray<unsigned char> temp(ctx, tempBytes);
+  SL_CUDA(cub::DeviceSelect::If(temp.get(), tempBytes, values, finite.get(), selected.get(), n,
+                                IsFinite{}, ctx->stream()));
+  long long nFinite = 0;
+  readBack(ctx, &nFinite, selected.get(), 1);
+  DeviceArray<Workspace> ws(ctx, 1);
+  resetWorkspace<<<blocksFor(2 * kBins, 256), 256, 0, ctx->stream()>>>(ws.get());
+  SL_LAUNCHED();
+  StatsResult host{};
+  const double inf = std::numeric_limits<double>::infinity();
+  double lower = -inf, upper = inf;
+  ClipStats out;
+  out.all = statsInBounds(ctx, finite.get(), nFinite, lower, upper, ws.get(), &host);
+  SummaryStats current = out.all;
+  // As astropy (and the CPU backend): maxIterations <= 0 means until nothing changes; the last
+  // iteration, which removed nothing, counts.
+  while (p.maxIterations <= 0 || out.iterations < p.maxIterations) {
+    ++out.iterations;
+    if (current.n == 0) break;
+    job.checkCancelled();
+    lower = std::max(lower, current.median - p.kappaLower * current.std);
+    upper = std::min(upper, current.median + p.kappaUpper * current.std);
+    SummaryStats next =
+        lower <= upper ? statsInBounds(ctx, finite.get(), nFinite, lower, upper, ws.get(), &host)
+                       : SummaryStats{};
+    bool changed = next.n != current.n;
+    current = next;
+    if (!changed) break;
+  }
+  out.clipped = current;
+  // An empty set has NaN statistics (as the CPU backend).
+  for (SummaryStats* st : {&out.all, &out.clipped})
+    if (st->n == 0) st->mean = st->median = st->std = st->min = st->max = std::nan("");
+  return out;
+}
+
+ClipStats sigmaClip(const ContextPtr& ctx, const Image& input, const ClipParams& p,
+                    const Job& job) {
+  if (input.empty()) throw InvalidArgument("sigma_clip: the image is empty");
+  Image in = onDevice(ctx, input);
+  return sigmaClipValues(ctx, in.data(), in.shape().count(), p, job);
+}
+
+}  // namespace stacklens::compute::cuda

@@ -1,0 +1,698 @@
+// The CUDA backend's operations against brute-force references written here (skipped where no
+// CUDA device is usable), plus the device-selection behaviour that CI checks without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compute/backend.h"
+
+using namespace stacklens::compute;
+
+namespace {
+
+Backend* sharedGpu(std::string* why) {
+  static std::string reason;
+  static std::unique_ptr<Backend> gpu = [] {
+    std::unique_ptr<Backend> b;
+    if (cudaUsable(&reason)) b = makeCudaBackend();
+    return b;
+  }();
+  if (why) *why = reason;
+  return gpu.get();
+}
+
+class CudaOps : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    gpu = sharedGpu(&why);
+    if (!gpu) GTEST_SKIP() << why;
+  }
+  Backend* gpu = nullptr;
+};
+
+Image randomImage(Shape s, unsigned seed, float lo = 0.f, float hi = 1.f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  Image im = Image::host(s);
+  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
+  return im;
+}
+
+int64_t reflect(int64_t i, int64_t n) {
+  if (n == 1) return 0;
+  int64_t p = 2 * n;
+  i %= p;
+  if (i < 0) i += p;
+  return i < n ? i : p - 1 - i;
+}
+
+double relativeL2(const Image& got, const std::vector<double>& want) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    double d = double(got.data()[i]) - want[i];
+    num += d * d;
+    den += want[i] * want[i];
+  }
+  return std::sqrt(num / den);
+}
+
+// ---- device selection (runs everywhere) ----------------------------------------------------
+
+TEST(CudaBackendChoice, CudaWithoutUsableDeviceIsUnavailableAndAutoFallsBackToCpu) {
+  std::string why;
+  if (cudaUsable(&why)) {
+    auto b = makeCudaBackend();
+    EXPECT_EQ(b->name(), "cuda");
+    EXPECT_NE(b->deviceName().find("driver"), std::string::npos) << b->deviceName();
+    std::string note;
+    EXPECT_EQ(makeBackend("auto", &note)->name(), "cuda");
+    return;
+  }
+  EXPECT_FALSE(why.empty());
+  EXPECT_THROW(makeCudaBackend(), BackendUnavailable);
+  EXPECT_THROW(makeBackend("cuda"), BackendUnavailable);
+  std::string note;
+  EXPECT_EQ(makeBackend("auto", &note)->name(), "cpu");
+  EXPECT_NE(note.find("CPU"), std::string::npos) << note;
+}
+
+// ---- buffers -----------------------------------------------------------------------------
+
+TEST_F(CudaOps, UploadDownloadRoundTripsAndResultsStayOnTheDevice) {
+  // Larger than one staging chunk (16 MiB), not a multiple of it.
+  Image in = randomImage({5, 1000, 1001}, 1);
+  Image dev = gpu->upload(in);
+  EXPECT_EQ(dev.location(), Location::Cuda);
+  Image back = gpu->download(dev);
+  ASSERT_EQ(back.shape(), in.shape());
+  for (int64_t i = 0; i < in.shape().count(); ++i) ASSERT_EQ(back.data()[i], in.data()[i]) << i;
+  Image blurred = gpu->gaussianBlur(dev, BlurParams{});
+  EXPECT_EQ(blurred.location(), Location::Cuda);
+  // A device input and a host input give the same result.
+  Image fromHost = gpu->download(gpu->medianFilter(in, 3));
+  Image fromDevice = gpu->download(gpu->medianFilter(dev, 3));
+  for (int64_t i = 0; i < in.shape().count(); ++i)
+    ASSERT_EQ(fromHost.data()[i], fromDevice.data()[i]) << i;
+}
+
+// ---- Gaussian blur -------------------------------------------------------------------------
+
+std::vector<double> blurReference(const Image& in, const BlurParams& p, bool nanAware) {
+  Shape s = in.shape();
+  std::vector<double> v(s.count()), w(s.count());
+  for (int64_t i = 0; i < s.count(); ++i) {
+    float x = in.data()[i];
+    v[i] = std::isnan(x) ? 0.0 : x;
+    w[i] = std::isnan(x) ? 0.0 : 1.0;
+  }
+  const double sig[3] = {p.sigmaZ, p.sigmaY, p.sigmaX};
+  const int64_t n[3] = {s.z, s.y, s.x};
+  const int64_t stride[3] = {s.y * s.x, s.x, 1};
+  for (int axis = 2; axis >= 0; --axis) {
+    if (sig[axis] <= 0) continue;
+    int r = static_cast<int>(p.truncate * sig[axis] + 0.5);
+    std::vector<double> k(2 * r + 1);
+    double sum = 0;
+    for (int i = -r; i <= r; ++i)
+      sum += k[i + r] = std::exp(-0.5 * i * i / (sig[axis] * sig[axis]));
+    for (double& x : k) x /= sum;
+    for (std::vector<double>* a : {&v, &w}) {
+      std::vector<double> out(s.count());
+      for (int64_t i = 0; i < s.count(); ++i) {
+        int64_t pos = (i / stride[axis]) % n[axis], base = i - pos * stride[axis];
+        double acc = 0;
+        for (int d = -r; d <= r; ++d)
+          acc += k[d + r] * (*a)[base + reflect(pos + d, n[axis]) * stride[axis]];
+        out[i] = acc;
+      }
+      *a = out;
+    }
+  }
+  if (!nanAware) return v;
+  for (int64_t i = 0; i < s.count(); ++i) v[i] = std::isnan(in.data()[i]) ? NAN : v[i] / w[i];
+  return v;
+}
+
+TEST_F(CudaOps, GaussianBlurMatchesDirectSumsIncludingRowTilesAndNanAwareMode) {
+  // 1500 columns span two row tiles; sigma z > 0 exercises the z pass.
+  Image in = randomImage({3, 9, 1500}, 2, -1.f, 1.f);
+  BlurParams p{0.8, 1.3, 2.7, 4.0, false};
+  EXPECT_LT(relativeL2(gpu->download(gpu->gaussianBlur(in, p)), blurReference(in, p, false)), 1e-6);
+
+  Image holes = randomImage({1, 17, 19}, 3);
+  for (int64_t i = 0; i < holes.shape().count(); i += 7) holes.data()[i] = NAN;
+  BlurParams q{0.0, 1.5, 1.0, 3.0, true};
+  Image got = gpu->download(gpu->gaussianBlur(holes, q));
+  std::vector<double> want = blurReference(holes, q, true);
+  for (int64_t i = 0; i < holes.shape().count(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got.data()[i])) << i;
+    } else {
+      EXPECT_NEAR(got.data()[i], want[i], 1e-5) << i;
+    }
+  }
+}
+
+// ---- median and outliers -----------------------------------------------------------------
+
+// The CPU backend's total order: -0 below +0, NaN (made canonical) above +Inf.
+int32_t totalOrder(float v) {
+  int32_t b;
+  float c = std::isnan(v) ? std::numeric_limits<float>::quiet_NaN() : v;
+  std::memcpy(&b, &c, 4);
+  if (std::isnan(v)) b = 0x7fc00000;
+  return b ^ ((b >> 31) & 0x7fffffff);
+}
+uint32_t bitsOf(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
+}
+
+std::vector<float> medianReference(const Image& in, int size) {
+  Shape s = in.shape();
+  std::vector<float> out(s.count()), win;
+  auto less = [](float a, float b) { return totalOrder(a) < totalOrder(b); };
+  int h = size / 2;
+  for (int64_t z = 0; z < s.z; ++z)
+    for (int64_t y = 0; y < s.y; ++y)
+      for (int64_t x = 0; x < s.x; ++x) {
+        win.clear();
+        for (int dy = -h; dy <= h; ++dy)
+          for (int dx = -h; dx <= h; ++dx)
+            win.push_back(in.at(z, reflect(y + dy, s.y), reflect(x + dx, s.x)));
+        std::nth_element(win.begin(), win.begin() + win.size() / 2, win.end(), less);
+        float m = win[win.size() / 2];
+        out[(z * s.y + y) * s.x + x] = std::isnan(m) ? std::numeric_limits<float>::quiet_NaN() : m;
+      }
+  return out;
+}
+
+TEST_F(CudaOps, MedianFilterEqualsBruteForceForAllWindowPaths) {
+  Image in = randomImage({2, 21, 35}, 4);
+  // Repeated values: ties must not disturb the selection; NaN ranks above +Inf, -0 below +0.
+  for (int64_t i = 0; i < in.shape().count(); i += 3) in.data()[i] = 0.5f;
+  for (int64_t i = 1; i < in.shape().count(); i += 11) in.data()[i] = NAN;
+  for (int64_t i = 2; i < in.shape().count(); i += 13) in.data()[i] = (i % 2) ? -0.f : 0.f;
+  for (int64_t y = 5; y < 12; ++y)
+    for (int64_t x = 20; x < 27; ++x) in.at(1, y, x) = NAN;  // a region where NaN wins
+  Image tiny = randomImage({1, 4, 3}, 5, -2.f, 2.f);         // windows far larger than the image
+  for (const Image* im : {&in, &tiny})
+    for (int size : {1, 3, 5, 7, 9, 11}) {
+      Image got = gpu->download(gpu->medianFilter(*im, size));
+      std::vector<float> want = medianReference(*im, size);
+      for (int64_t i = 0; i < im->shape().count(); ++i)
+        ASSERT_EQ(bitsOf(got.data()[i]), bitsOf(want[i])) << "size " << size << " index " << i;
+    }
+}
+
+TEST_F(CudaOps, OutlierRemovalReplacesOnlyDeviatingPixelsByTheirLocalMedian) {
+  Image in = randomImage({2, 16, 18}, 6);
+  in.at(0, 5, 5) = 9.f;
+  in.at(1, 7, 3) = -9.f;
+  in.at(0, 0, 0) = 5.f;
+  for (int size : {3, 5, 7}) {
+    std::vector<float> med = medianReference(in, size);
+    for (OutlierMode mode : {OutlierMode::Bright, OutlierMode::Dark, OutlierMode::Both}) {
+      OutlierParams p{size, 0.3, mode};
+      Image got = gpu->download(gpu->removeOutliers(in, p));
+      int replaced = 0;
+      for (int64_t i = 0; i < in.shape().count(); ++i) {
+        double d = double(in.data()[i]) - med[i];
+        bool out = mode == OutlierMode::Bright ? d > 0.3
+                   : mode == OutlierMode::Dark ? -d > 0.3
+                                               : std::abs(d) > 0.3;
+        replaced += out;
+        ASSERT_EQ(got.data()[i], out ? med[i] : in.data()[i])
+            << size << " " << int(mode) << " " << i;
+      }
+      EXPECT_GT(replaced, 0);
+    }
+  }
+}
+
+// ---- sigma clipping ----------------------------------------------------------------------
+
+SummaryStats summary(const std::vector<double>& v) {
+  SummaryStats s;
+  s.n = static_cast<int64_t>(v.size());
+  if (v.empty()) return s;
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / v.size();
+  double ss = 0;
+  for (double x : v) ss += (x - s.mean) * (x - s.mean);
+  s.std = std::sqrt(ss / v.size());
+  size_t n = sorted.size();
+  s.median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  s.min = sorted.front();
+  s.max = sorted.back();
+  return s;
+}
+
+ClipStats clipReference(const Image& in, const ClipParams& p) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < in.shape().count(); ++i)
+    if (std::isfinite(in.data()[i])) v.push_back(in.data()[i]);
+  ClipStats out;
+  out.all = summary(v);
+  SummaryStats cur = out.all;
+  while (p.maxIterations <= 0 || out.iterations < p.maxIterations) {
+    ++out.iterations;
+    double lo = cur.median - p.kappaLower * cur.std, hi = cur.median + p.kappaUpper * cur.std;
+    std::vector<double> kept;
+    for (double x : v)
+      if (x >= lo && x <= hi) kept.push_back(x);
+    bool changed = kept.size() != v.size();
+    v = kept;
+    cur = summary(v);
+    if (!changed) break;
+  }
+  out.clipped = cur;
+  return out;
+}
+
+void expectStatsNear(const SummaryStats& got, const SummaryStats& want, const char* what) {
+  EXPECT_EQ(got.n, want.n) << what;
+  auto tol = [](double x) { return 1e-5 * std::max(1.0, std::abs(x)); };
+  EXPECT_NEAR(got.mean, want.mean, tol(want.mean)) << what;
+  EXPECT_NEAR(got.median, want.median, tol(want.median)) << what;
+  EXPECT_NEAR(got.std, want.std, tol(want.std)) << what;
+  EXPECT_EQ(got.min, want.min) << what;
+  EXPECT_EQ(got.max, want.max) << what;
+}
+
+TEST_F(CudaOps, SigmaClipMatchesBruteForceForIterationLimitsAndEvenCounts) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> noise(100.f, 5.f);
+  Image in = Image::host({2, 60, 64});  // even count: the median averages two values
+  for (int64_t i = 0; i < in.shape().count(); ++i) in.data()[i] = noise(rng);
+  for (int64_t i = 0; i < in.shape().count(); i += 37) in.data()[i] += 80.f;
+  for (int64_t i = 5; i < in.shape().count(); i += 101) in.data()[i] -= 60.f;
+  in.data()[3] = INFINITY;
+  for (int iters : {1, 2, 10, 0}) {
+    ClipParams p;
+    p.kappaLower = 2.5;
+    p.kappaUpper = 3.0;
+    p.maxIterations = iters;
+    ClipStats got = gpu->sigmaClip(in, p), want = clipReference(in, p);
+    EXPECT_EQ(got.iterations, want.iterations) << iters;
+    expectStatsNear(got.all, want.all, "all");
+    expectStatsNear(got.clipped, want.clipped, "clipped");
+  }
+}
+
+// ---- segmentation ------------------------------------------------------------------------
+
+// Labels by flood fill in raster order (SciPy's numbering), small components dropped.
+std::vector<int32_t> labelReference(const Image& in, double thr, int conn, int64_t minPixels) {
+  Shape s = in.shape();
+  std::vector<int32_t> lab(s.count(), 0);
+  int32_t next = 0;
+  for (int64_t start = 0; start < s.count(); ++start) {
+    if (lab[start] != 0 || !(in.data()[start] > static_cast<float>(thr))) continue;
+    std::vector<int64_t> comp{start}, stack{start};
+    lab[start] = -1;
+    while (!stack.empty()) {
+      int64_t i = stack.back();
+      stack.pop_back();
+      int64_t z = i / (s.y * s.x), y = (i / s.x) % s.y, x = i % s.x;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          if ((dy == 0 && dx == 0) || (conn == 4 && dy != 0 && dx != 0)) continue;
+          int64_t yy = y + dy, xx = x + dx;
+          if (yy < 0 || yy >= s.y || xx < 0 || xx >= s.x) continue;
+          int64_t j = (z * s.y + yy) * s.x + xx;
+          if (lab[j] == 0 && in.data()[j] > static_cast<float>(thr)) {
+            lab[j] = -1;
+            stack.push_back(j);
+            comp.push_back(j);
+          }
+        }
+    }
+    int32_t value = static_cast<int64_t>(comp.size()) >= minPixels ? ++next : -2;
+    for (int64_t j : comp) lab[j] = value;
+  }
+  for (int32_t& l : lab) l = std::max(l, 0);
+  return lab;
+}
+
+TEST_F(CudaOps, SegmentLabelsAndMeasuresLikeBruteForceAcrossSlices) {
+  Image in = randomImage({2, 40, 45}, 8, 0.f, 0.2f);
+  // Blobs of known shape; one of 2 pixels is dropped by minPixels = 3.
+  auto blob = [&](int64_t z, int64_t y0, int64_t x0, int64_t h, int64_t w, float v) {
+    for (int64_t y = y0; y < y0 + h; ++y)
+      for (int64_t x = x0; x < x0 + w; ++x) in.at(z, y, x) = v + 0.01f * float(x + y);
+  };
+  blob(0, 3, 4, 5, 6, 2.f);
+  blob(0, 20, 30, 2, 1, 3.f);
+  blob(0, 30, 2, 6, 3, 1.5f);
+  blob(1, 0, 40, 4, 5, 4.f);
+  blob(1, 10, 10, 8, 8, 2.5f);
+  in.at(1, 18, 18) = 2.6f;  // diagonal neighbour: joins under 8-connectivity only
+  for (int conn : {4, 8}) {
+    SegmentParams p;
+    p.absoluteThreshold = 1.0;
+    p.connectivity = conn;
+    p.minPixels = 3;
+    Segmentation seg = gpu->segment(in, p);
+    LabelImage labels = gpu->download(seg.labels);
+    std::vector<int32_t> want = labelReference(in, 1.0, conn, 3);
+    for (int64_t i = 0; i < in.shape().count(); ++i)
+      ASSERT_EQ(labels.data()[i], want[i]) << "connectivity " << conn << " index " << i;
+    int32_t n = *std::max_element(want.begin(), want.end());
+    ASSERT_EQ(static_cast<int32_t>(seg.sources.size()), n);
+    double bg = seg.background.clipped.median;
+    for (const Source& src : seg.sources) {
+      int64_t npix = 0, xMin = 1 << 30, xMax = -1, yMin = 1 << 30, yMax = -1, peakAt = -1;
+      double flux = 0, fx = 0, fy = 0;
+      float peak = -INFINITY;
+      for (int64_t i = 0; i < in.shape().count(); ++i) {
+        if (want[i] != src.label) continue;
+        int64_t x = i % 45, y = (i / 45) % 40;
+        double f = in.data()[i] - bg;
+        ++npix;
+        flux += f;
+        fx += f * x;
+        fy += f * y;
+        if (in.data()[i] > peak) peak = in.data()[i], peakAt = i;
+        xMin = std::min(xMin, x), xMax = std::max(xMax, x);
+        yMin = std::min(yMin, y), yMax = std::max(yMax, y);
+      }
+      EXPECT_EQ(src.npix, npix) << src.label;
+      EXPECT_NEAR(src.flux, flux, 1e-9 * std::abs(flux) + 1e-9) << src.label;
+      EXPECT_NEAR(src.centroidX, fx / flux, 1e-9 * 45) << src.label;
+      EXPECT_NEAR(src.centroidY, fy / flux, 1e-9 * 40) << src.label;
+      EXPECT_EQ(src.peak, peak) << src.label;
+      EXPECT_EQ(src.peakX, peakAt % 45) << src.label;
+      EXPECT_EQ(src.peakY, (peakAt / 45) % 40) << src.label;
+      EXPECT_EQ(src.xMin, xMin);
+      EXPECT_EQ(src.xMax, xMax);
+      EXPECT_EQ(src.yMin, yMin);
+      EXPECT_EQ(src.yMax, yMax);
+      EXPECT_EQ(src.z, peakAt / (45 * 40));
+    }
+  }
+}
+
+TEST_F(CudaOps, SegmentThresholdComesFromTheClippedBackground) {
+  Image in = randomImage({1, 64, 64}, 9, 0.f, 1.f);
+  for (int64_t y = 30; y < 34; ++y)
+    for (int64_t x = 30; x < 34; ++x) in.at(0, y, x) = 50.f;
+  SegmentParams p;
+  p.nSigma = 4.0;
+  Segmentation seg = gpu->segment(in, p);
+  ClipStats clip = gpu->sigmaClip(in, p.clip);
+  EXPECT_DOUBLE_EQ(seg.threshold, clip.clipped.median + 4.0 * clip.clipped.std);
+  ASSERT_EQ(seg.sources.size(), 1u);
+  EXPECT_EQ(seg.sources[0].npix, 16);
+  EXPECT_NEAR(seg.sources[0].centroidX, 31.5, 1e-9);
+}
+
+// ---- Richardson–Lucy ---------------------------------------------------------------------
+
+// Periodic RL by direct circular sums, in double (the PSF's centre sample at the origin).
+std::vector<double> rlPeriodicReference(const std::vector<double>& obs, Shape s,
+                                        const std::vector<double>& psf, Shape ps, int iterations,
+                                        double eps) {
+  auto conv = [&](const std::vector<double>& u, bool adjoint) {
+    std::vector<double> out(s.count(), 0.0);
+    for (int64_t z = 0; z < s.z; ++z)
+      for (int64_t y = 0; y < s.y; ++y)
+        for (int64_t x = 0; x < s.x; ++x) {
+          double acc = 0;
+          for (int64_t a = 0; a < ps.z; ++a)
+            for (int64_t b = 0; b < ps.y; ++b)
+              for (int64_t c = 0; c < ps.x; ++c) {
+                int64_t dz = a - ps.z / 2, dy = b - ps.y / 2, dx = c - ps.x / 2;
+                if (adjoint) dz = -dz, dy = -dy, dx = -dx;
+                int64_t zz = ((z - dz) % s.z + s.z) % s.z, yy = ((y - dy) % s.y + s.y) % s.y,
+                        xx = ((x - dx) % s.x + s.x) % s.x;
+                acc += psf[(a * ps.y + b) * ps.x + c] * u[(zz * s.y + yy) * s.x + xx];
+              }
+          out[(z * s.y + y) * s.x + x] = acc;
+        }
+    return out;
+  };
+  std::vector<double> est = obs;
+  for (int it = 0; it < iterations; ++it) {
+    std::vector<double> c = conv(est, false);
+    for (int64_t i = 0; i < s.count(); ++i) c[i] = obs[i] / std::max(c[i], eps);
+    std::vector<double> corr = conv(c, true);
+    for (int64_t i = 0; i < s.count(); ++i) est[i] *= corr[i];
+  }
+  return est;
+}
+
+int64_t smooth(int64_t n) {
+  for (;; ++n) {
+    int64_t m = n;
+    for (int64_t f : {2, 3, 5, 7})
+      while (m % f == 0) m /= f;
+    if (m == 1) return n;
+  }
+}
+
+TEST_F(CudaOps, RichardsonLucyMatchesDirectSumsForEachBoundary) {
+  Shape s{2, 12, 11};
+  Image in = randomImage(s, 10, 0.2f, 1.f);
+  // An asymmetric PSF (not normalised: the backend normalises it), 3 slices: 2D uses the middle.
+  Image psf = Image::host({3, 5, 3});
+  for (int64_t i = 0; i < psf.shape().count(); ++i) psf.data()[i] = 1.f + float(i % 7);
+  std::vector<double> psf2d(15);
+  double sum = 0;
+  for (int64_t i = 0; i < 15; ++i) sum += psf.slice(1)[i];
+  for (int64_t i = 0; i < 15; ++i) psf2d[i] = psf.slice(1)[i] / sum;
+  for (Boundary b : {Boundary::Periodic, Boundary::Reflect, Boundary::Zero}) {
+    DeconvolveParams p;
+    p.iterations = 6;
+    p.boundary = b;
+    Image got = gpu->download(gpu->richardsonLucy(in, psf, p));
+    std::vector<double> want(s.count());
+    for (int64_t z = 0; z < s.z; ++z) {
+      // The frame: reflected or zero-padded by the PSF half-size, grown to a 2,3,5,7-smooth size.
+      Shape f{1, s.y, s.x};
+      int64_t ly = 0, lx = 0;
+      if (b != Boundary::Periodic) {
+        ly = 2, lx = 1;
+        f.y = smooth(s.y + 4);
+        f.x = smooth(s.x + 2);
+      }
+      std::vector<double> obs(f.count());
+      for (int64_t y = 0; y < f.y; ++y)
+        for (int64_t x = 0; x < f.x; ++x) {
+          int64_t sy = y - ly, sx = x - lx;
+          bool inside = sy >= 0 && sy < s.y && sx >= 0 && sx < s.x;
+          obs[y * f.x + x] =
+              b == Boundary::Zero && !inside ? 0.0 : in.at(z, reflect(sy, s.y), reflect(sx, s.x));
+        }
+      std::vector<double> est = rlPeriodicReference(obs, f, psf2d, {1, 5, 3}, 6, 1e-12);
+      for (int64_t y = 0; y < s.y; ++y)
+        for (int64_t x = 0; x < s.x; ++x)
+          want[(z * s.y + y) * s.x + x] = est[(y + ly) * f.x + (x + lx)];
+    }
+    EXPECT_LT(relativeL2(got, want), 1e-5) << "boundary " << int(b);
+  }
+}
+
+TEST_F(CudaOps, RichardsonLucy3DMatchesDirectSums) {
+  Shape s{6, 8, 10};
+  Image in = randomImage(s, 11, 0.2f, 1.f);
+  Image psf = randomImage({3, 3, 3}, 12, 0.1f, 1.f);
+  std::vector<double> p(27);
+  double sum = 0;
+  for (int i = 0; i < 27; ++i) sum += psf.data()[i];
+  for (int i = 0; i < 27; ++i) p[i] = psf.data()[i] / sum;
+  DeconvolveParams dp;
+  dp.iterations = 5;
+  dp.threeD = true;
+  dp.boundary = Boundary::Periodic;
+  std::vector<double> obs(in.data(), in.data() + s.count());
+  EXPECT_LT(relativeL2(gpu->download(gpu->richardsonLucy(in, psf, dp)),
+                       rlPeriodicReference(obs, s, p, {3, 3, 3}, 5, 1e-12)),
+            1e-5);
+}
+
+double residual(const Image& est, const Image& observed, const Image& psf) {
+  // ‖PSF ⊛ est − observed‖ with periodic sums (the problems below are periodic).
+  Shape s = est.shape();
+  std::vector<double> e(est.data(), est.data() + s.count()),
+      k(psf.data(), psf.data() + psf.shape().count());
+  double sum = 0;
+  for (double x : k) sum += x;
+  for (double& x : k) x /= sum;
+  const std::vector<double>& c = e;
+  double r = 0;
+  for (int64_t y = 0; y < s.y; ++y)
+    for (int64_t x = 0; x < s.x; ++x) {
+      double acc = 0;
+      for (int64_t b = 0; b < psf.shape().y; ++b)
+        for (int64_t a = 0; a < psf.shape().x; ++a) {
+          int64_t yy = ((y - (b - psf.shape().y / 2)) % s.y + s.y) % s.y;
+          int64_t xx = ((x - (a - psf.shape().x / 2)) % s.x + s.x) % s.x;
+          acc += k[b * psf.shape().x + a] * c[yy * s.x + xx];
+        }
+      double d = acc - observed.data()[y * s.x + x];
+      r += d * d;
+    }
+  return std::sqrt(r);
+}
+
+TEST_F(CudaOps, RichardsonLucyAccelerationConvergesFasterAndTotalVariationSmooths) {
+  // Sparse bright points blurred by a Gaussian: the classic case where acceleration pays off.
+  Shape s{1, 32, 32};
+  Image truth = randomImage(s, 13, 0.05f, 0.1f);
+  truth.at(0, 8, 9) = 5.f;
+  truth.at(0, 20, 22) = 3.f;
+  truth.at(0, 25, 5) = 4.f;
+  Image psf = gaussianPsf(0, 1.5, 1.5);
+  DeconvolveParams blurOnly;
+  blurOnly.iterations = 0;
+  blurOnly.boundary = Boundary::Periodic;
+  BlurParams bp{0.0, 1.5, 1.5, 4.0, false};
+  Image observed = gpu->download(gpu->gaussianBlur(truth, bp));
+  DeconvolveParams plain;
+  plain.iterations = 10;
+  plain.boundary = Boundary::Periodic;
+  DeconvolveParams fast = plain;
+  fast.accelerate = true;
+  Image a = gpu->download(gpu->richardsonLucy(observed, psf, plain));
+  Image b = gpu->download(gpu->richardsonLucy(observed, psf, fast));
+  for (int64_t i = 0; i < s.count(); ++i)
+    ASSERT_TRUE(std::isfinite(b.data()[i]) && b.data()[i] >= 0);
+  EXPECT_LT(residual(b, observed, psf), residual(a, observed, psf));
+
+  DeconvolveParams tv = plain;
+  tv.tvLambda = 0.01;
+  Image t = gpu->download(gpu->richardsonLucy(observed, psf, tv));
+  auto totalVariation = [&](const Image& im) {
+    double v = 0;
+    for (int64_t y = 0; y + 1 < s.y; ++y)
+      for (int64_t x = 0; x + 1 < s.x; ++x)
+        v += std::abs(im.at(0, y, x + 1) - im.at(0, y, x)) +
+             std::abs(im.at(0, y + 1, x) - im.at(0, y, x));
+    return v;
+  };
+  EXPECT_LT(totalVariation(t), totalVariation(a));
+  // Zero iterations are refused, as by the CPU backend.
+  EXPECT_THROW(gpu->richardsonLucy(observed, psf, blurOnly), InvalidArgument);
+}
+
+TEST_F(CudaOps, RichardsonLucyStopsWhenCancelled) {
+  std::atomic<bool> cancel{true};
+  Job job(&cancel);
+  DeconvolveParams p;
+  p.iterations = 50;
+  EXPECT_THROW(gpu->richardsonLucy(randomImage({1, 64, 64}, 14), gaussianPsf(0, 2, 2), p, job),
+               Cancelled);
+  // And the backend stays usable.
+  EXPECT_NO_THROW(gpu->download(gpu->gaussianBlur(randomImage({1, 8, 8}, 15), BlurParams{})));
+}
+
+// ---- resampling --------------------------------------------------------------------------
+
+TEST_F(CudaOps, ResampleKeepsSamplesForUnitZoomAndHitsTheEnds) {
+  Image in = randomImage({3, 10, 12}, 16);
+  ResampleParams same;
+  Image got = gpu->download(gpu->resample(in, same));
+  ASSERT_EQ(got.shape(), in.shape());
+  for (int64_t i = 0; i < in.shape().count(); ++i) ASSERT_EQ(got.data()[i], in.data()[i]);
+  // Order 1 along x only: o·(n−1)/(n−1) puts the first and last output on the end samples.
+  ResampleParams p;
+  p.zoomX = 2.0;
+  p.order = 1;
+  Image lin = gpu->download(gpu->resample(in, p));
+  ASSERT_EQ(lin.shape(), (Shape{3, 10, 24}));
+  for (int64_t z = 0; z < 3; ++z)
+    for (int64_t y = 0; y < 10; ++y) {
+      EXPECT_FLOAT_EQ(lin.at(z, y, 0), in.at(z, y, 0));
+      EXPECT_FLOAT_EQ(lin.at(z, y, 23), in.at(z, y, 11));
+      double c = 5.0 * 11.0 / 23.0;
+      int64_t i0 = static_cast<int64_t>(c);
+      EXPECT_NEAR(lin.at(z, y, 5),
+                  in.at(z, y, i0) * (1 - (c - i0)) + in.at(z, y, i0 + 1) * (c - i0), 1e-6);
+    }
+}
+
+// ---- bad input ---------------------------------------------------------------------------
+
+TEST_F(CudaOps, BadParametersAreRejectedWithTheirName) {
+  Image im = randomImage({1, 8, 8}, 17);
+  auto expectInvalid = [](const std::function<void()>& f, const std::string& word) {
+    try {
+      f();
+      ADD_FAILURE() << "no exception; expected one naming " << word;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+    }
+  };
+  expectInvalid([&] { gpu->medianFilter(im, 4); }, "median size");
+  expectInvalid([&] { gpu->gaussianBlur(im, BlurParams{0, -1, 1, 4, false}); }, "sigma");
+  SegmentParams sp;
+  sp.connectivity = 6;
+  expectInvalid([&] { gpu->segment(im, sp); }, "connectivity");
+  ResampleParams rp;
+  rp.order = 2;
+  expectInvalid([&] { gpu->resample(im, rp); }, "order");
+  rp.order = 3;
+  rp.zoomY = 0;
+  expectInvalid([&] { gpu->resample(im, rp); }, "zoom");
+  expectInvalid(
+      [&] {
+        gpu->richardsonLucy(im, Image::host({1, 3, 3}), DeconvolveParams{});
+      },
+      "PSF");
+  expectInvalid([&] { gpu->gaussianBlur(Image::host({1, 0, 0}), BlurParams{}); }, "empty");
+}
+
+}  // namespace
+
+namespace {
+
+// ---- memory budget: split into slice groups, then the CPU ----------------------------------
+
+TEST_F(CudaOps, OverBudgetWorkIsSplitIntoSliceGroupsThenSentToTheCpu) {
+  Image in = randomImage({3, 256, 256}, 18, 0.1f, 1.f);
+  Image psf = gaussianPsf(0, 1.0, 1.0);
+  DeconvolveParams p;
+  p.iterations = 3;
+  Image whole = gpu->download(gpu->richardsonLucy(in, psf, p));
+  // One 270×270 frame needs about 2 MiB: 3 MiB holds it with one slice, not with the stack.
+  setenv("STACKLENS_CUDA_BUDGET_MB", "3", 1);
+  auto small = makeCudaBackend();
+  setenv("STACKLENS_CUDA_BUDGET_MB", "1", 1);
+  auto tiny = makeCudaBackend();
+  unsetenv("STACKLENS_CUDA_BUDGET_MB");
+  testing::internal::CaptureStderr();
+  Image split = small->download(small->richardsonLucy(in, psf, p));
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("groups of slices"), std::string::npos) << log;
+  for (int64_t i = 0; i < in.shape().count(); ++i) ASSERT_EQ(split.data()[i], whole.data()[i]) << i;
+
+  Image onCpu;
+  try {
+    onCpu = makeCpuBackend()->richardsonLucy(in, psf, p);
+  } catch (const InvalidArgument& e) {
+    GTEST_SKIP() << "CPU backend: " << e.what();
+  }
+  testing::internal::CaptureStderr();
+  Image fellBack = tiny->download(tiny->richardsonLucy(in, psf, p));
+  log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("running it on the CPU"), std::string::npos) << log;
+  for (int64_t i = 0; i < in.shape().count(); ++i)
+    ASSERT_EQ(fellBack.data()[i], onCpu.data()[i]) << i;
+}
+
+}  // namespace
