@@ -12,7 +12,8 @@ static int64_t defaultPsfSize(double sigma) {
 Image gaussianPsf(double sigmaZ, double sigmaY, double sigmaX, Shape size) {
   if (sigmaY <= 0 || sigmaX <= 0 || sigmaZ < 0)
     throw InvalidArgument("PSF sigma must be positive (z may be 0 for a 2D PSF)");
-  Shape s{size.z > 0 ? size.z : defaultPsfSize(sigmaZ), size.y > 0 ? size.y : defaultPsfSize(sigmaY),
+  Shape s{size.z > 0 ? size.z : defaultPsfSize(sigmaZ),
+          size.y > 0 ? size.y : defaultPsfSize(sigmaY),
           size.x > 0 ? size.x : defaultPsfSize(sigmaX)};
   Image psf = Image::host(s);
   auto weight = [](int64_t i, int64_t n, double sigma) {

@@ -94,7 +94,8 @@ Args parseArgs(const CommandSpec& spec, const std::vector<std::string>& argv) {
         if (inlineValue) throw UsageError("--" + name + " takes no value");
         value.assign(1, '1');
       } else if (!inlineValue) {
-        if (i + 1 >= argv.size()) throw UsageError("--" + name + " needs a value (" + opt->valueName + ")");
+        if (i + 1 >= argv.size())
+          throw UsageError("--" + name + " needs a value (" + opt->valueName + ")");
         value = argv[++i];
       }
       if (!opt->repeatable && args.values_.count(name))

@@ -22,8 +22,10 @@ void printHelp(std::ostream& out) {
          "commands:\n";
   for (const auto& [name, spec] : cli::commands()) {
     std::string head = "  " + name + " " + spec.arguments;
-    if (head.size() < 28) head.resize(28, ' ');
-    else head += "\n" + std::string(28, ' ');
+    if (head.size() < 28)
+      head.resize(28, ' ');
+    else
+      head += "\n" + std::string(28, ' ');
     out << head << spec.summary << "\n";
   }
   out << "\noptions:\n  --help       this help\n  --version    print the version\n\n"
@@ -35,8 +37,10 @@ void printCommandHelp(const cli::CommandSpec& spec, std::ostream& out) {
       << spec.summary << "\n\noptions:\n";
   for (const auto& o : spec.options) {
     std::string head = "  --" + o.name + (o.valueName.empty() ? "" : " " + o.valueName);
-    if (head.size() < 30) head.resize(30, ' ');
-    else head += "\n" + std::string(30, ' ');
+    if (head.size() < 30)
+      head.resize(30, ' ');
+    else
+      head += "\n" + std::string(30, ' ');
     out << head << o.help << "\n";
   }
   out << "  --help                      this help\n";

@@ -1,10 +1,10 @@
 // stacklens-cli's contract: --version, --help, and exit codes for usage and input errors.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
 namespace {
 
@@ -54,5 +54,6 @@ TEST(Cli, UnknownOptionIsAUsageError) { EXPECT_EQ(runCli("info x.fits --bogus").
 TEST(Cli, MissingFileIsAnIoErrorNamingTheFile) {
   Result r = runCli("info /nonexistent/file.fits");
   EXPECT_EQ(r.code, 3);
-  EXPECT_NE(r.out.find("stacklens-cli: error: /nonexistent/file.fits: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stacklens-cli: error: /nonexistent/file.fits: "), std::string::npos)
+      << r.out;
 }

@@ -22,9 +22,11 @@ TEST(ThreadPool, CoversEveryIndexOnce) {
 
 TEST(ThreadPool, RethrowsTheBodysException) {
   ThreadPool pool(2);
-  EXPECT_THROW(pool.parallelFor(1000, [](int64_t b, int64_t) {
-    if (b > 100) throw std::runtime_error("boom");
-  }), std::runtime_error);
+  EXPECT_THROW(pool.parallelFor(1000,
+                                [](int64_t b, int64_t) {
+                                  if (b > 100) throw std::runtime_error("boom");
+                                }),
+               std::runtime_error);
   // And stays usable afterwards.
   std::atomic<int64_t> sum = 0;
   pool.parallelFor(100, [&](int64_t b, int64_t e) { sum += e - b; });
