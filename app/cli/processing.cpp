@@ -47,6 +47,32 @@ io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& his
   return options;
 }
 
+int runImageOperation(const Args& args, const std::string& stage, const std::string& history,
+                      const ImageOperation& operation) {
+  StageTimer timer(args.has("timings"));
+  auto backend = chooseBackend(args);
+  timer.start("read");
+  InputStack input = readInput(args);
+  timer.stop();
+  timer.start("upload");
+  compute::Image image = backend->upload(input.image);
+  backend->synchronize();
+  timer.stop();
+  timer.start(stage);
+  compute::Image processed = operation(*backend, image);
+  backend->synchronize();
+  timer.stop();
+  timer.start("download");
+  compute::Image result = backend->download(processed);
+  timer.stop();
+  timer.start("write");
+  const compute::Shape s = result.shape();
+  io::writeStack(args.positional(1), result.data(), s.z, s.y, s.x, writeOptionsFor(input, history));
+  timer.stop();
+  timer.print(backend->name());
+  return kOk;
+}
+
 void StageTimer::start(const std::string& stage) {
   current_ = stage;
   started_ = std::chrono::steady_clock::now();

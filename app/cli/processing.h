@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -29,6 +30,12 @@ std::unique_ptr<compute::Backend> chooseBackend(const Args& args);
 
 // Write options that carry the input's header and spacing, plus a HISTORY line.
 io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& history);
+
+// The image-to-image commands' whole run: read IN, upload, run `operation` (timed as `stage`),
+// download, write OUT with `history` as a HISTORY line; --timings reports each stage.
+using ImageOperation = std::function<compute::Image(compute::Backend&, const compute::Image&)>;
+int runImageOperation(const Args& args, const std::string& stage, const std::string& history,
+                      const ImageOperation& operation);
 
 // Per-stage wall-clock seconds, printed as one JSON line on stderr when --timings is given.
 class StageTimer {

@@ -26,35 +26,14 @@ int runBlur(const Args& args) {
   p.truncate = args.getDouble("truncate", 4.0);
   p.nanAware = args.has("nan-aware");
 
-  StageTimer timer(args.has("timings"));
-  auto backend = chooseBackend(args);
-  timer.start("read");
-  InputStack input = readInput(args);
-  timer.stop();
-  timer.start("upload");
-  compute::Image image = backend->upload(input.image);
-  backend->synchronize();
-  timer.stop();
-  timer.start("blur");
-  compute::Image blurred = backend->gaussianBlur(image, p);
-  backend->synchronize();
-  timer.stop();
-  timer.start("download");
-  compute::Image result = backend->download(blurred);
-  timer.stop();
-
   std::ostringstream history;
   history << "stacklens blur sigma=";
   if (p.sigmaZ > 0) history << p.sigmaZ << ",";
   history << p.sigmaY << "," << p.sigmaX << " truncate=" << p.truncate
           << (p.nanAware ? " nan-aware" : "");
-  timer.start("write");
-  const compute::Shape s = result.shape();
-  io::writeStack(args.positional(1), result.data(), s.z, s.y, s.x,
-                 writeOptionsFor(input, history.str()));
-  timer.stop();
-  timer.print(backend->name());
-  return kOk;
+  return runImageOperation(
+      args, "blur", history.str(),
+      [&](compute::Backend& b, const compute::Image& in) { return b.gaussianBlur(in, p); });
 }
 
 std::vector<OptionSpec> blurOptions() {

@@ -13,30 +13,10 @@ int runMedian(const Args& args) {
   if (size < 1 || size % 2 == 0 || size > 1001)
     throw UsageError("--size must be an odd number from 1 to 1001, got " + std::to_string(size));
 
-  StageTimer timer(args.has("timings"));
-  auto backend = chooseBackend(args);
-  timer.start("read");
-  InputStack input = readInput(args);
-  timer.stop();
-  timer.start("upload");
-  compute::Image image = backend->upload(input.image);
-  backend->synchronize();
-  timer.stop();
-  timer.start("median");
-  compute::Image filtered = backend->medianFilter(image, static_cast<int>(size));
-  backend->synchronize();
-  timer.stop();
-  timer.start("download");
-  compute::Image result = backend->download(filtered);
-  timer.stop();
-
-  timer.start("write");
-  const compute::Shape s = result.shape();
-  io::writeStack(args.positional(1), result.data(), s.z, s.y, s.x,
-                 writeOptionsFor(input, "stacklens median size=" + std::to_string(size)));
-  timer.stop();
-  timer.print(backend->name());
-  return kOk;
+  return runImageOperation(args, "median", "stacklens median size=" + std::to_string(size),
+                           [&](compute::Backend& b, const compute::Image& in) {
+                             return b.medianFilter(in, static_cast<int>(size));
+                           });
 }
 
 std::vector<OptionSpec> medianOptions() {

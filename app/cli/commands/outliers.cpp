@@ -27,33 +27,12 @@ int runOutliers(const Args& args) {
   else
     throw UsageError("--mode must be bright, dark or both, got '" + mode + "'");
 
-  StageTimer timer(args.has("timings"));
-  auto backend = chooseBackend(args);
-  timer.start("read");
-  InputStack input = readInput(args);
-  timer.stop();
-  timer.start("upload");
-  compute::Image image = backend->upload(input.image);
-  backend->synchronize();
-  timer.stop();
-  timer.start("outliers");
-  compute::Image cleaned = backend->removeOutliers(image, p);
-  backend->synchronize();
-  timer.stop();
-  timer.start("download");
-  compute::Image result = backend->download(cleaned);
-  timer.stop();
-
   std::ostringstream history;
   history << "stacklens outliers size=" << p.size << " threshold=" << p.threshold
           << " mode=" << mode;
-  timer.start("write");
-  const compute::Shape s = result.shape();
-  io::writeStack(args.positional(1), result.data(), s.z, s.y, s.x,
-                 writeOptionsFor(input, history.str()));
-  timer.stop();
-  timer.print(backend->name());
-  return kOk;
+  return runImageOperation(
+      args, "outliers", history.str(),
+      [&](compute::Backend& b, const compute::Image& in) { return b.removeOutliers(in, p); });
 }
 
 std::vector<OptionSpec> outlierOptions() {
