@@ -2,6 +2,8 @@
 // while the io library cannot yet write or read stacks).
 #include <gtest/gtest.h>
 
+#include "cli_runner.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,26 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace stacklens;
 
-struct Result {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-Result runCli(const std::string& args) {
-  std::string cmd = std::string(STACKLENS_CLI) + " " + args + " 2>&1";
-  Result r{-1, {}};
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 void expectUsageError(const std::string& args, const std::string& mention) {
-  Result r = runCli(args);
+  CliResult r = runCli(args);
   EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
   EXPECT_NE(r.out.find(mention), std::string::npos) << args << "\n" << r.out;
 }
@@ -64,7 +48,7 @@ TEST(CliFilters, ParameterMistakesAreUsageErrorsNamingTheOption) {
 
 TEST(CliFilters, HelpDescribesEachCommand) {
   for (const char* command : {"blur", "median", "outliers", "resample"}) {
-    Result r = runCli(std::string(command) + " --help");
+    CliResult r = runCli(std::string(command) + " --help");
     EXPECT_EQ(r.code, 0) << command;
     EXPECT_NE(r.out.find("--backend"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("--hdu"), std::string::npos) << r.out;
@@ -116,7 +100,7 @@ class CliFiltersRoundTrip : public ::testing::Test {
 };
 
 TEST_F(CliFiltersRoundTrip, MedianRemovesTheSpikesAndRecordsHistory) {
-  Result r = runCli("median " + input() + " " + output() + " --size 3 --backend cpu");
+  CliResult r = runCli("median " + input() + " " + output() + " --size 3 --backend cpu");
   ASSERT_EQ(r.code, 0) << r.out;
   io::StackInfo info;
   const std::vector<float> out = readOutput(info);
@@ -127,8 +111,8 @@ TEST_F(CliFiltersRoundTrip, MedianRemovesTheSpikesAndRecordsHistory) {
 }
 
 TEST_F(CliFiltersRoundTrip, OutliersBrightReplacesOnlyTheHotPixel) {
-  Result r = runCli("outliers " + input() + " " + output() +
-                    " --size 3 --threshold 10 --mode bright --backend cpu");
+  CliResult r = runCli("outliers " + input() + " " + output() +
+                       " --size 3 --threshold 10 --mode bright --backend cpu");
   ASSERT_EQ(r.code, 0) << r.out;
   io::StackInfo info;
   const std::vector<float> out = readOutput(info);
@@ -137,7 +121,7 @@ TEST_F(CliFiltersRoundTrip, OutliersBrightReplacesOnlyTheHotPixel) {
 }
 
 TEST_F(CliFiltersRoundTrip, BlurKeepsTheTotalAwayFromTheBorders) {
-  Result r = runCli("blur " + input() + " " + output() + " --sigma 0.7 --truncate 3 --timings");
+  CliResult r = runCli("blur " + input() + " " + output() + " --sigma 0.7 --truncate 3 --timings");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("\"blur\":"), std::string::npos) << r.out;  // the --timings line
   io::StackInfo info;
@@ -150,7 +134,7 @@ TEST_F(CliFiltersRoundTrip, BlurKeepsTheTotalAwayFromTheBorders) {
 }
 
 TEST_F(CliFiltersRoundTrip, ResampleZoomsYAndXOfASingleSlice) {
-  Result r = runCli("resample " + input() + " " + output() + " --zoom 2 --order 1");
+  CliResult r = runCli("resample " + input() + " " + output() + " --zoom 2 --order 1");
   ASSERT_EQ(r.code, 0) << r.out;
   io::StackInfo info;
   const std::vector<float> out = readOutput(info);
@@ -161,13 +145,13 @@ TEST_F(CliFiltersRoundTrip, ResampleZoomsYAndXOfASingleSlice) {
 }
 
 TEST_F(CliFiltersRoundTrip, IsotropicNeedsAKnownSpacing) {
-  Result r = runCli("resample " + input() + " " + output() + " --isotropic");
+  CliResult r = runCli("resample " + input() + " " + output() + " --isotropic");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("spacing"), std::string::npos) << r.out;
 }
 
 TEST_F(CliFiltersRoundTrip, InvalidSigmaIsReportedAfterReading) {
-  Result r = runCli("blur " + input() + " " + output() + " --sigma 0");
+  CliResult r = runCli("blur " + input() + " " + output() + " --sigma 0");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("sigma"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(output()));
@@ -178,7 +162,7 @@ TEST(CliFiltersSharedData, ResampleRescalesTheWcs) {
   const std::string in = std::string(STACKLENS_SHARED_DATA) + "/HorseHead.fits";
   const fs::path out = fs::temp_directory_path() /
                        ("stacklens_cli_filters_wcs_" + std::to_string(::getpid()) + ".fits");
-  Result r = runCli("resample " + in + " " + out.string() + " --zoom 1,0.37,1.3 --backend cpu");
+  CliResult r = runCli("resample " + in + " " + out.string() + " --zoom 1,0.37,1.3 --backend cpu");
   ASSERT_EQ(r.code, 0) << r.out;
   auto before = io::openStack(in);
   auto after = io::openStack(out.string());

@@ -11,6 +11,7 @@
 
 #include "compute/backend.h"
 #include "compute/cpu/operations.h"
+#include "filter_reference.h"
 
 namespace {
 
@@ -18,20 +19,6 @@ using namespace stacklens::compute;
 using stacklens::compute::cpu::ThreadPool;
 
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-// Raw little-endian float32 reference written by tests/compute/data/filters/make_reference.py.
-Image loadReference(const std::string& name, Shape shape) {
-  const std::string path = std::string(STACKLENS_TEST_DATA) + "/filters/" + name + "_" +
-                           std::to_string(shape.z) + "x" + std::to_string(shape.y) + "x" +
-                           std::to_string(shape.x) + ".bin";
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot open " + path);
-  Image image = Image::host(shape);
-  file.read(reinterpret_cast<char*>(image.data()), static_cast<std::streamsize>(image.bytes()));
-  if (file.gcount() != static_cast<std::streamsize>(image.bytes()))
-    throw std::runtime_error("short file " + path);
-  return image;
-}
 
 Image randomImage(Shape shape, unsigned seed) {
   std::mt19937 rng(seed);
@@ -152,21 +139,21 @@ TEST(GaussianBlur, MatchesBruteForceWithKernelsWiderThanTheImage) {
 
 TEST(GaussianBlur, MatchesScipyGaussianFilterReflect) {
   ThreadPool pool(2);
-  const Image in = loadReference("blur_in", {3, 13, 17});
+  const Image in = loadFilterReference("blur_in", {3, 13, 17});
   expectClose(cpu::gaussianBlur(in, {0, 1.5, 2.0, 4.0, false}, {}, pool),
-              loadReference("blur2d_s1.5x2.0_t4", {3, 13, 17}), 2e-6);
+              loadFilterReference("blur2d_s1.5x2.0_t4", {3, 13, 17}), 2e-6);
   expectClose(cpu::gaussianBlur(in, {1.0, 1.5, 0.7, 3.0, false}, {}, pool),
-              loadReference("blur3d_s1.0x1.5x0.7_t3", {3, 13, 17}), 2e-6);
-  const Image small = loadReference("blur_small_in", {1, 5, 6});
+              loadFilterReference("blur3d_s1.0x1.5x0.7_t3", {3, 13, 17}), 2e-6);
+  const Image small = loadFilterReference("blur_small_in", {1, 5, 6});
   expectClose(cpu::gaussianBlur(small, {0, 4.0, 4.0, 4.0, false}, {}, pool),
-              loadReference("blur_small_s4_t4", {1, 5, 6}), 2e-6);
+              loadFilterReference("blur_small_s4_t4", {1, 5, 6}), 2e-6);
 }
 
 TEST(GaussianBlur, NanAwareMatchesScipyNormalisedConvolution) {
   ThreadPool pool(2);
-  const Image in = loadReference("blur_nan_in", {1, 13, 17});
+  const Image in = loadFilterReference("blur_nan_in", {1, 13, 17});
   expectClose(cpu::gaussianBlur(in, {0, 1.2, 1.2, 4.0, true}, {}, pool),
-              loadReference("blur_nanaware_s1.2_t4", {1, 13, 17}), 2e-6);
+              loadFilterReference("blur_nanaware_s1.2_t4", {1, 13, 17}), 2e-6);
 }
 
 TEST(GaussianBlur, NanSpreadsOverTheKernelFootprintWithoutNanAware) {

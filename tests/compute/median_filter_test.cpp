@@ -15,6 +15,7 @@
 
 #include "compute/backend.h"
 #include "compute/cpu/operations.h"
+#include "filter_reference.h"
 
 namespace {
 
@@ -23,19 +24,6 @@ using stacklens::compute::cpu::ThreadPool;
 
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
-
-Image loadReference(const std::string& name, Shape shape) {
-  const std::string path = std::string(STACKLENS_TEST_DATA) + "/filters/" + name + "_" +
-                           std::to_string(shape.z) + "x" + std::to_string(shape.y) + "x" +
-                           std::to_string(shape.x) + ".bin";
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot open " + path);
-  Image image = Image::host(shape);
-  file.read(reinterpret_cast<char*>(image.data()), static_cast<std::streamsize>(image.bytes()));
-  if (file.gcount() != static_cast<std::streamsize>(image.bytes()))
-    throw std::runtime_error("short file " + path);
-  return image;
-}
 
 // Values with many ties, both signs, ±0 and, when asked, NaN and ±Inf.
 Image randomImage(Shape shape, unsigned seed, bool specials = false) {
@@ -124,10 +112,10 @@ TEST(MedianFilter, MatchesBruteForceWithNanAndInfinities) {
 
 TEST(MedianFilter, MatchesScipyMedianFilterReflect) {
   ThreadPool pool(2);
-  const Image in = loadReference("median_in", {2, 11, 14});
+  const Image in = loadFilterReference("median_in", {2, 11, 14});
   for (int k : {3, 5, 7, 17})
     expectSame(cpu::medianFilter(in, k, {}, pool),
-               loadReference("median_k" + std::to_string(k), {2, 11, 14}),
+               loadFilterReference("median_k" + std::to_string(k), {2, 11, 14}),
                "scipy k " + std::to_string(k));
 }
 

@@ -10,24 +10,12 @@
 
 #include "compute/backend.h"
 #include "compute/cpu/operations.h"
+#include "filter_reference.h"
 
 namespace {
 
 using namespace stacklens::compute;
 using stacklens::compute::cpu::ThreadPool;
-
-Image loadReference(const std::string& name, Shape shape) {
-  const std::string path = std::string(STACKLENS_TEST_DATA) + "/filters/" + name + "_" +
-                           std::to_string(shape.z) + "x" + std::to_string(shape.y) + "x" +
-                           std::to_string(shape.x) + ".bin";
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot open " + path);
-  Image image = Image::host(shape);
-  file.read(reinterpret_cast<char*>(image.data()), static_cast<std::streamsize>(image.bytes()));
-  if (file.gcount() != static_cast<std::streamsize>(image.bytes()))
-    throw std::runtime_error("short file " + path);
-  return image;
-}
 
 double relativeL2(const Image& a, const Image& b) {
   double diff = 0, norm = 0;
@@ -60,11 +48,11 @@ double scaleOf(int64_t nIn, int64_t nOut) {
 
 TEST(Resample, MatchesScipyZoomMirror) {
   ThreadPool pool(2);
-  const Image in = loadReference("zoom_in", {6, 9, 11});
+  const Image in = loadFilterReference("zoom_in", {6, 9, 11});
   for (int order : {1, 3}) {
     const std::string o = std::to_string(order);
     const Image out = cpu::resample(in, {1.7, 0.6, 1.3, order}, {}, pool);
-    const Image want = loadReference("zoom_o" + o + "_1.7x0.6x1.3", {10, 5, 14});
+    const Image want = loadFilterReference("zoom_o" + o + "_1.7x0.6x1.3", {10, 5, 14});
     ASSERT_EQ(out.shape(), want.shape());
     EXPECT_LT(relativeL2(out, want), 1e-6) << "order " << order;
     EXPECT_LT(maxAbsDiff(out, want), 1e-5) << "order " << order;
@@ -72,7 +60,7 @@ TEST(Resample, MatchesScipyZoomMirror) {
     Image slice = Image::host({1, 9, 11});
     std::copy(in.data(), in.data() + 99, slice.data());
     const Image out2 = cpu::resample(slice, {1.0, 2.5, 0.45, order}, {}, pool);
-    const Image want2 = loadReference("zoom2d_o" + o + "_1x2.5x0.45", {1, 22, 5});
+    const Image want2 = loadFilterReference("zoom2d_o" + o + "_1x2.5x0.45", {1, 22, 5});
     ASSERT_EQ(out2.shape(), want2.shape());
     EXPECT_LT(relativeL2(out2, want2), 1e-6) << "2D order " << order;
   }
@@ -80,11 +68,11 @@ TEST(Resample, MatchesScipyZoomMirror) {
 
 TEST(Resample, MatchesScipyOnAxesOfTwoAndThreeSamples) {
   ThreadPool pool(1);
-  const Image in = loadReference("zoom_tiny_in", {1, 2, 3});
+  const Image in = loadFilterReference("zoom_tiny_in", {1, 2, 3});
   for (int order : {1, 3}) {
     const Image out = cpu::resample(in, {1.0, 2.6, 2.6, order}, {}, pool);
     const Image want =
-        loadReference("zoom_tiny_o" + std::to_string(order) + "_1x2.6x2.6", {1, 5, 8});
+        loadFilterReference("zoom_tiny_o" + std::to_string(order) + "_1x2.6x2.6", {1, 5, 8});
     ASSERT_EQ(out.shape(), want.shape());
     EXPECT_LT(maxAbsDiff(out, want), 1e-5) << "order " << order;
   }
@@ -207,9 +195,9 @@ TEST(Resample, StopsWhenCancelled) {
 
 TEST(Resample, RunsThroughTheBackendApi) {
   auto backend = makeCpuBackend(2);
-  const Image in = loadReference("zoom_in", {6, 9, 11});
+  const Image in = loadFilterReference("zoom_in", {6, 9, 11});
   const Image out = backend->download(backend->resample(in, {1.7, 0.6, 1.3, 3}));
-  EXPECT_LT(relativeL2(out, loadReference("zoom_o3_1.7x0.6x1.3", {10, 5, 14})), 1e-6);
+  EXPECT_LT(relativeL2(out, loadFilterReference("zoom_o3_1.7x0.6x1.3", {10, 5, 14})), 1e-6);
 }
 
 }  // namespace
