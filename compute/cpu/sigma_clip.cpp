@@ -50,42 +50,49 @@ inline uint32_t orderedBits(float x) {
   return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
 }
 
-struct FiniteRange {
-  int64_t n = 0;
-  uint32_t lo = ~0u, hi = 0;  // ordered bits of the smallest and largest finite value
+inline bool isFinite(float x) { return (std::bit_cast<uint32_t>(x) & 0x7f800000u) != 0x7f800000u; }
+
+// The bucket key of a float: its ordered bits clamped to [base, base + range], less base, shifted
+// right. Monotone in x, so each key holds an interval of values; the clamp sends values beyond
+// the range that a sample found to the end keys.
+struct KeyMap {
+  uint32_t base = 0, range = ~0u;
+  int shift = 0;
+  uint32_t operator()(float x) const {
+    return (std::clamp(orderedBits(x), base, base + range) - base) >> shift;
+  }
 };
 
-// Count and ordered-bit range of the finite values (one vectorised pass).
-STACKLENS_CLONES FiniteRange finiteRange(const float* __restrict p, int64_t n) {
-  int64_t count = 0;
-  uint32_t mn = ~0u, mx = 0;
-#pragma omp simd reduction(+ : count) reduction(min : mn) reduction(max : mx)
-  for (int64_t i = 0; i < n; ++i) {
-    const bool finite = (std::bit_cast<uint32_t>(p[i]) & 0x7f800000u) != 0x7f800000u;
-    const uint32_t o = orderedBits(p[i]);
-    count += finite;
-    mn = std::min(mn, finite ? o : ~0u);
-    mx = std::max(mx, finite ? o : 0u);
-  }
-  return {count, mn, mx};
+constexpr int kKeyBlock = 512;
+
+// Keys of n ≤ kKeyBlock values (vectorised); non-finite values get `invalid`.
+STACKLENS_CLONES void blockKeys(const float* __restrict p, int n, KeyMap key, uint32_t invalid,
+                                uint32_t* __restrict out) {
+#pragma omp simd
+  for (int i = 0; i < n; ++i) out[i] = isFinite(p[i]) ? key(p[i]) : invalid;
 }
 
-// Bucket counts: key = (orderedBits(x) − base) >> shift for base ≤ orderedBits(x) ≤ base + range,
-// which holds exactly for the finite values (NaN and ±Inf fall outside the finite range).
-void countKeys(const float* __restrict p, int64_t n, uint32_t base, uint32_t range, int shift,
-               int64_t* __restrict counts) {
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t u = orderedBits(p[i]) - base;
-    if (u <= range) ++counts[u >> shift];
+// Key counts; counts has keys + 1 entries, the last one counting the non-finite values.
+void countKeys(const float* __restrict p, int64_t n, KeyMap key, uint32_t keys,
+               uint32_t* __restrict counts) {
+  uint32_t k[kKeyBlock];
+  for (int64_t i = 0; i < n; i += kKeyBlock) {
+    const int m = static_cast<int>(std::min<int64_t>(kKeyBlock, n - i));
+    blockKeys(p + i, m, key, keys, k);
+    for (int j = 0; j < m; ++j) ++counts[k[j]];
   }
 }
 
-// Writes each finite value to its bucket's next slot (offsets advance).
-void scatterKeys(const float* __restrict p, int64_t n, uint32_t base, uint32_t range, int shift,
-                 int64_t* __restrict offsets, float* __restrict out) {
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t u = orderedBits(p[i]) - base;
-    if (u <= range) out[offsets[u >> shift]++] = p[i];
+// Writes each finite value to the next slot of its key's bucket (the offsets advance).
+void scatterToBuckets(const float* __restrict p, int64_t n, KeyMap key, uint32_t keys,
+                      const uint16_t* __restrict bucketOfKey, int64_t* __restrict offsets,
+                      float* __restrict out) {
+  uint32_t k[kKeyBlock];
+  for (int64_t i = 0; i < n; i += kKeyBlock) {
+    const int m = static_cast<int>(std::min<int64_t>(kKeyBlock, n - i));
+    blockKeys(p + i, m, key, keys, k);
+    for (int j = 0; j < m; ++j)
+      if (k[j] != keys) out[offsets[bucketOfKey[k[j]]]++] = p[i + j];
   }
 }
 
@@ -114,6 +121,25 @@ STACKLENS_CLONES Part rangeMoments(const float* __restrict p, int64_t n, float l
     mx = std::max(mx, in ? v : mx);
   }
   return {count, s1, s2, mn, mx};
+}
+
+// Moments about ref, min and max of all n ≥ 1 values (two vectorised loops: one float, one
+// double, which GCC vectorises where one mixed loop stays scalar).
+STACKLENS_CLONES Part bucketMoments(const float* __restrict p, int64_t n, double ref) {
+  float mn = p[0], mx = p[0];
+#pragma omp simd reduction(min : mn) reduction(max : mx)
+  for (int64_t i = 0; i < n; ++i) {
+    mn = std::min(mn, p[i]);
+    mx = std::max(mx, p[i]);
+  }
+  double s1 = 0, s2 = 0;
+#pragma omp simd reduction(+ : s1, s2)
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(p[i]) - ref;
+    s1 += d;
+    s2 += d * d;
+  }
+  return {n, s1, s2, mn, mx};
 }
 
 struct Totals {
@@ -146,7 +172,9 @@ namespace {
 using clip_kernels::orderedBits;
 using clip_kernels::Part;
 
-constexpr int kMaxBucketBits = 16;
+constexpr int kMaxKeyBits = 16;         // at most 2^16 keys
+constexpr int64_t kBuckets = 512;       // buckets (runs of keys) of similar value counts
+constexpr int64_t kSample = 1 << 15;    // sample size that sets the key range
 constexpr int64_t kChunkMin = 1 << 16;  // values per parallel chunk of the setup passes at least
 
 // Scratch reused across calls: the first touch of fresh pages costs more than the whole
@@ -155,8 +183,11 @@ constexpr int64_t kChunkMin = 1 << 16;  // values per parallel chunk of the setu
 struct Workspace {
   std::unique_ptr<float[]> values;  // the finite values, bucket by bucket (default-initialised)
   int64_t capacity = 0;
-  std::vector<int64_t> counts;  // per chunk and bucket: counts, then scatter offsets
-  std::vector<float> scratch;   // in-range values of a partial bucket, for nth_element
+  std::vector<uint32_t> keyCounts;    // per chunk and key
+  std::vector<int64_t> keyTotals;     // per key
+  std::vector<uint16_t> bucketOfKey;  // per key
+  std::vector<int64_t> offsets;       // per chunk and bucket: the next slot of the scatter
+  std::vector<float> scratch;         // in-range values of a partial bucket, for nth_element
   void reserve(int64_t n) {
     if (capacity >= n) return;
     values.reset();
@@ -202,87 +233,104 @@ class BucketedValues {
  public:
   BucketedValues(const float* data, int64_t n, ThreadPool& pool, const Job& job)
       : ws_(workspaceCache().take()) {
-    const int64_t chunks = std::clamp<int64_t>(n / kChunkMin, 1, pool.size() * 2);
+    // Chunks of under 2^31 values keep the 32-bit key counts exact.
+    const int64_t chunks = std::max(std::clamp<int64_t>(n / kChunkMin, 1, pool.size() * 2),
+                                    n / (int64_t{1} << 31) + 1);
     auto chunkBegin = [n, chunks](int64_t c) { return c * n / chunks; };
 
-    // Pass 1: the finite count and range.
-    std::vector<clip_kernels::FiniteRange> ranges(chunks);
+    // Keys from a strided sample of about kSample values (all of a small input): 2^bits keys
+    // over the sample's range of ordered bits; values beyond it share the end keys.
+    const int64_t stride = std::max<int64_t>(1, n / kSample);
+    uint32_t lo = ~0u, hi = 0;
+    for (int64_t i = 0; i < n; i += stride)
+      if (clip_kernels::isFinite(data[i])) {
+        lo = std::min(lo, orderedBits(data[i]));
+        hi = std::max(hi, orderedBits(data[i]));
+      }
+    if (lo <= hi) {
+      key_.base = lo;
+      key_.range = hi - lo;
+    }
+    const int bits =
+        std::clamp(static_cast<int>(std::bit_width(static_cast<uint64_t>(n))), 1, kMaxKeyBits);
+    while ((static_cast<uint64_t>(key_.range) >> key_.shift) >= (uint64_t{1} << bits)) ++key_.shift;
+    const int64_t keys = static_cast<int64_t>(key_.range >> key_.shift) + 1;
+
+    // Pass 1: key counts per chunk.
+    // Each chunk's counts take keys + 1 entries: the last counts the non-finite values.
+    const int64_t perChunk = keys + 1;
+    std::vector<uint32_t>& counts = ws_->keyCounts;
+    counts.assign(static_cast<size_t>(chunks * perChunk), 0);
     pool.parallelFor(chunks, [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c)
-        ranges[c] =
-            clip_kernels::finiteRange(data + chunkBegin(c), chunkBegin(c + 1) - chunkBegin(c));
+        clip_kernels::countKeys(data + chunkBegin(c), chunkBegin(c + 1) - chunkBegin(c), key_,
+                                static_cast<uint32_t>(keys), counts.data() + c * perChunk);
     });
-    clip_kernels::FiniteRange all;
-    for (const auto& r : ranges) {
-      all.n += r.n;
-      all.lo = std::min(all.lo, r.lo);
-      all.hi = std::max(all.hi, r.hi);
-    }
-    n_ = all.n;
+    std::vector<int64_t>& total = ws_->keyTotals;
+    total.assign(static_cast<size_t>(keys), 0);
+    for (int64_t c = 0; c < chunks; ++c)
+      for (int64_t k = 0; k < keys; ++k) total[k] += counts[c * perChunk + k];
+    for (int64_t k = 0; k < keys; ++k) n_ += total[k];
     if (n_ == 0) return;
     job.checkCancelled();
 
-    // Keys: (ordered − base) >> shift < 2^bits; fewer buckets for small inputs.
-    base_ = all.lo;
-    range_ = all.hi - all.lo;
-    const int bits = std::clamp(static_cast<int>(std::bit_width(static_cast<uint64_t>(n_))) - 4, 1,
-                                kMaxBucketBits);
-    shift_ = 0;
-    while ((static_cast<uint64_t>(range_) >> shift_) >= (uint64_t{1} << bits)) ++shift_;
-    const int64_t keys = static_cast<int64_t>(range_ >> shift_) + 1;
-
-    // Pass 2: counts per chunk and key.
-    std::vector<int64_t>& counts = ws_->counts;
-    counts.assign(static_cast<size_t>(chunks * keys), 0);
-    pool.parallelFor(chunks, [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c)
-        clip_kernels::countKeys(data + chunkBegin(c), chunkBegin(c + 1) - chunkBegin(c), base_,
-                                range_, shift_, counts.data() + c * keys);
-    });
-    // Non-empty buckets in key order; counts become each chunk's first slot in the bucket.
-    int64_t offset = 0;
+    // Buckets: runs of consecutive keys holding about n / kBuckets values each (a key is never
+    // split; every bucket holds at least one value).
+    const int64_t target = std::max<int64_t>(1, n_ / std::clamp<int64_t>(n_ / 16, 1, kBuckets));
+    std::vector<uint16_t>& bucketOfKey = ws_->bucketOfKey;
+    bucketOfKey.resize(keys);
+    int64_t inBucket = 0;
+    firstKey_.push_back(0);
+    begin_.push_back(0);
     for (int64_t k = 0; k < keys; ++k) {
-      int64_t total = 0;
-      for (int64_t c = 0; c < chunks; ++c) {
-        const int64_t h = counts[c * keys + k];
-        counts[c * keys + k] = offset + total;
-        total += h;
+      if (inBucket >= target && total[k] > 0) {
+        count_.push_back(inBucket);
+        firstKey_.push_back(static_cast<uint32_t>(k));
+        begin_.push_back(begin_.back() + inBucket);
+        inBucket = 0;
       }
-      if (total == 0) continue;
-      key_.push_back(static_cast<uint32_t>(k));
-      begin_.push_back(offset);
-      count_.push_back(total);
-      offset += total;
+      bucketOfKey[k] = static_cast<uint16_t>(firstKey_.size() - 1);
+      inBucket += total[k];
     }
-    job.checkCancelled();
+    count_.push_back(inBucket);
+    const int64_t buckets = static_cast<int64_t>(count_.size());
+    // Each chunk's first slot in each bucket.
+    std::vector<int64_t>& offsets = ws_->offsets;
+    offsets.assign(static_cast<size_t>(chunks * buckets), 0);
+    for (int64_t c = 0; c < chunks; ++c)
+      for (int64_t k = 0; k < keys; ++k)
+        offsets[c * buckets + bucketOfKey[k]] += counts[c * perChunk + k];
+    for (int64_t b = 0; b < buckets; ++b) {
+      int64_t slot = begin_[b];
+      for (int64_t c = 0; c < chunks; ++c) {
+        const int64_t h = offsets[c * buckets + b];
+        offsets[c * buckets + b] = slot;
+        slot += h;
+      }
+    }
 
-    // Pass 3: scatter.
+    // Pass 2: scatter.
     ws_->reserve(n_);
     values_ = ws_->values.get();
     pool.parallelFor(chunks, [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c)
-        clip_kernels::scatterKeys(data + chunkBegin(c), chunkBegin(c + 1) - chunkBegin(c), base_,
-                                  range_, shift_, counts.data() + c * keys, values_);
+        clip_kernels::scatterToBuckets(data + chunkBegin(c), chunkBegin(c + 1) - chunkBegin(c),
+                                       key_, static_cast<uint32_t>(keys), bucketOfKey.data(),
+                                       offsets.data() + c * buckets, values_);
     });
     job.checkCancelled();
 
-    // Pass 4: per-bucket moments about the bucket's first value, chunks of similar value counts.
-    const int64_t buckets = static_cast<int64_t>(key_.size());
+    // Pass 3: per-bucket moments about the bucket's first value, min and max.
     ref_.resize(buckets);
     sum_.resize(buckets);
     sumSq_.resize(buckets);
     min_.resize(buckets);
     max_.resize(buckets);
-    auto firstBucketAt = [&](int64_t c) {
-      return static_cast<int64_t>(std::lower_bound(begin_.begin(), begin_.end(), c * n_ / chunks) -
-                                  begin_.begin());
-    };
-    const float inf = std::numeric_limits<float>::infinity();
-    pool.parallelFor(chunks, [&](int64_t c0, int64_t c1) {
-      for (int64_t b = firstBucketAt(c0); b < firstBucketAt(c1); ++b) {
+    pool.parallelFor(buckets, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
         const float* p = values_ + begin_[b];
         ref_[b] = p[0];
-        const Part m = clip_kernels::rangeMoments(p, count_[b], -inf, inf, ref_[b]);
+        const Part m = clip_kernels::bucketMoments(p, count_[b], ref_[b]);
         sum_[b] = m.sum;
         sumSq_[b] = m.sumSq;
         min_[b] = m.min;
@@ -302,10 +350,7 @@ class BucketedValues {
   SetStats stats(float lo, float hi) {
     SetStats s;
     if (n_ == 0) return s;
-    const uint32_t klo = keyOf(lo), khi = keyOf(hi);
-    const int64_t i0 = std::lower_bound(key_.begin(), key_.end(), klo) - key_.begin();
-    const int64_t i1 = std::upper_bound(key_.begin(), key_.end(), khi) - key_.begin();
-    if (i0 >= i1) return s;
+    const int64_t i0 = bucketOf(lo), i1 = bucketOf(hi) + 1;
     // Only the first and last bucket can hold values outside [lo, hi].
     const Part first = part(i0, lo, hi);
     const Part last = i1 - 1 > i0 ? part(i1 - 1, lo, hi) : Part{};
@@ -343,9 +388,9 @@ class BucketedValues {
   }
 
  private:
-  // The key of x, clamped to the keys of the finite range.
-  uint32_t keyOf(float x) const {
-    return (std::clamp(orderedBits(x), base_, base_ + range_) - base_) >> shift_;
+  // The bucket whose keys include x's key.
+  int64_t bucketOf(float x) const {
+    return std::upper_bound(firstKey_.begin(), firstKey_.end(), key_(x)) - firstKey_.begin() - 1;
   }
 
   bool whole(int64_t i, float lo, float hi) const { return min_[i] >= lo && max_[i] <= hi; }
@@ -382,10 +427,9 @@ class BucketedValues {
 
   std::unique_ptr<Workspace> ws_;
   int64_t n_ = 0;
-  uint32_t base_ = 0, range_ = 0;
-  int shift_ = 0;
+  clip_kernels::KeyMap key_;
   float* values_ = nullptr;
-  std::vector<uint32_t> key_;
+  std::vector<uint32_t> firstKey_;
   std::vector<int64_t> begin_, count_;
   std::vector<double> ref_, sum_, sumSq_;
   std::vector<float> min_, max_;
