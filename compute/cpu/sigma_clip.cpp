@@ -378,6 +378,16 @@ class BucketedValues {
     s.sumSq = t.sumSq;
     auto add = [&](const Part& p, int64_t i) {
       if (p.n == 0) return;
+      if (!whole(i, lo, hi)) {
+        // Moved sums are exact algebra, but Σ(x − r) loses the in-range values when the bucket's
+        // reference r is an excluded value far from them (a bucket spanning 1 to 1e30, say):
+        // rescan the in-range values about the shift instead. Whole buckets are safe: r is one
+        // of their values, so the result is at least (r − shift)², the scale of the rounding.
+        const Part q = clip_kernels::rangeMoments(values_ + begin_[i], count_[i], lo, hi, shift);
+        s.sum += q.sum;
+        s.sumSq += q.sumSq;
+        return;
+      }
       const double k = static_cast<double>(p.n), d = ref_[i] - shift;
       s.sum += p.sum + k * d;
       s.sumSq += p.sumSq + 2.0 * d * p.sum + k * d * d;
