@@ -15,14 +15,20 @@
 //    an empty set has n = 0 and NaN statistics.
 //
 // How: the kept set is always "finite values inside [lo, hi]" (each step intersects the
-// interval). The finite values are partitioned once into up to 2^16 buckets by a monotone
-// integer key (the order-preserving bit pattern of the float, less that of the minimum, shifted
-// right just enough to fit): a counting sort with one min/max pass, one histogram pass and one
-// scatter pass, parallel over the thread pool. One more pass gives every non-empty bucket its
-// count, min, max and Σ(x − r), Σ(x − r)² about its own first value r (double). An iteration
-// then adds up the whole buckets inside [lo, hi] (moving each bucket's sums to the new shift
-// algebraically), scans only the two edge buckets, and finds a median rank with nth_element
-// inside the one bucket that holds it. Only the setup passes touch all n values.
+// interval). The finite values are partitioned once, by a counting sort, into up to 512 buckets
+// of consecutive value ranges holding similar counts:
+//  * a key per value: the order-preserving bit pattern of the float, clamped to the range of a
+//    strided sample (~32 K values; the end keys take whatever lies beyond), less its minimum and
+//    shifted right to fit 2^16 keys; monotone in the value, so a key holds a value interval;
+//  * pass 1 counts the keys per chunk of the input; runs of consecutive keys become buckets of
+//    about n / 512 values; pass 2 scatters the values to their buckets (both passes compute the
+//    keys of 512 values at a time in vector registers, and run over the thread pool);
+//  * pass 3 gives every bucket its count, min, max and Σ(x − r), Σ(x − r)² about its first
+//    value r (double).
+// An iteration then adds up the whole buckets inside [lo, hi] (their sums moved to the new
+// shift algebraically), scans only the two edge buckets, and selects a median rank with
+// nth_element inside the one bucket that holds it (n / 512 values). Only the three passes touch
+// all n values: on the 2048² benchmark sky the nine iterations together cost less than one pass.
 #include <algorithm>
 #include <bit>
 #include <cmath>
