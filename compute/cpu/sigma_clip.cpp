@@ -349,8 +349,6 @@ class BucketedValues {
   BucketedValues(const BucketedValues&) = delete;
   BucketedValues& operator=(const BucketedValues&) = delete;
 
-  int64_t finiteCount() const { return n_; }
-
   // Count, moments about the median, median, min and max of the values in [lo, hi]; lo ≤ hi
   // must lie within the finite range (the clipping loop keeps them there).
   SetStats stats(float lo, float hi) {
