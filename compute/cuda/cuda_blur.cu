@@ -1,9 +1,11 @@
-// Gaussian blur on the GPU, scipy's reflect boundary: in 2D (radii up to 16) one fused kernel per
-// tile (x pass into shared memory, then the y pass: one read and one write of the image); else,
+// Gaussian blur on the GPU, scipy's reflect boundary: in 2D (equal radii up to 16) one fused kernel
+// per tile (x pass into shared memory, then the y pass: one read and one write of the image); else,
 // and along z, one separable pass per axis through shared-memory tiles (cuda_filters.cuh);
 // optional NaN-aware normalised convolution.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "compute/cuda/cuda_context.cuh"
@@ -31,45 +33,51 @@ __global__ void joinNan(const float2* __restrict__ blurred, const float* __restr
 
 constexpr int kFuseW = 32, kFuseH = 64, kFuseThreads = 256, kFuseMaxRadius = 16;
 
-// The taps of both axes travel as a kernel parameter (constant bank: uniform reads are free).
+// The taps of both axes travel as a kernel parameter: with the radius a template argument every
+// tap is a constant-bank operand of its multiply–add.
 struct FusedTaps {
   float x[2 * kFuseMaxRadius + 1], y[2 * kFuseMaxRadius + 1];
-  int rx, ry;
 };
 
-// One kFuseW × kFuseH output tile per block: the input tile with its halo (reflected at the image
-// edges) goes to shared memory, the x pass over all its rows into a second shared array, then the
-// y pass to the output. Each thread makes four adjacent outputs per step from a sliding window of
-// registers (one shared read per tap for four outputs); the row pitch ≡ 1 (mod 4) keeps the x
-// pass's four-wide segments free of bank conflicts. Sums run in the same order as the separable
-// passes (x then y, taps in order), so both paths give the same values.
+// One kFuseW × kFuseH output tile per block (radius R on both axes): the input tile with its halo
+// (reflected at the image edges) goes to shared memory, the x pass over all its rows into a second
+// shared array, then the y pass to the output: one read and one write of the image. Each thread
+// makes four adjacent outputs per step (one shared read per tap for four outputs); the row pitch
+// ≡ 1 (mod 4) keeps the x pass's four-wide segments free of bank conflicts. Sums run in the same
+// order as the separable passes (x then y, taps in order), so both paths give the same values.
+template <int R>
 __global__ void __launch_bounds__(kFuseThreads)
     blur2dFused(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
                 FusedTaps taps) {
-  extern __shared__ unsigned char shared[];
-  const int rx = taps.rx, ry = taps.ry;
-  const int inW = kFuseW + 2 * rx, inH = kFuseH + 2 * ry;
-  const int pitch = (inW + 3) / 4 * 4 + 1;
-  float* src = reinterpret_cast<float*>(shared);  // inH × pitch
-  float* rows = src + (inH * pitch + 3) / 4 * 4;  // inH × kFuseW, 16-byte aligned
+  constexpr int kInW = kFuseW + 2 * R, kInH = kFuseH + 2 * R, kTaps = 2 * R + 1;
+  constexpr int kPitch = (kInW + 3) / 4 * 4 + 1;
+  __shared__ float src[kInH * kPitch];
+  __shared__ __align__(16) float rows[kInH * kFuseW];
   const int x0 = blockIdx.x * kFuseW, y0 = blockIdx.y * kFuseH;
   const int64_t sliceBase = int64_t(blockIdx.z) * ny * nx;
   const float* slice = in + sliceBase;
-  for (int i = threadIdx.x; i < inH * inW; i += kFuseThreads) {
-    const int r = i / inW, c = i - r * inW;
-    int y = y0 - ry + r, x = x0 - rx + c;
+  // A warp per row (one reflection per row, no index division), two rows in flight per warp.
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll 2
+  for (int r = warp; r < kInH; r += kFuseThreads / 32) {
+    int y = y0 - R + r;
     if (y < 0 || y >= ny) y = int(reflectIndex(y, ny));
-    if (x < 0 || x >= nx) x = int(reflectIndex(x, nx));
-    src[r * pitch + c] = __ldg(slice + int64_t(y) * nx + x);
+    const float* row = slice + int64_t(y) * nx;
+#pragma unroll
+    for (int c = lane; c < kInW; c += 32) {
+      int x = x0 - R + c;
+      if (x < 0 || x >= nx) x = int(reflectIndex(x, nx));
+      src[r * kPitch + c] = __ldg(row + x);
+    }
   }
   __syncthreads();
-  const int xTaps = 2 * rx + 1, yTaps = 2 * ry + 1;
-  for (int seg = threadIdx.x; seg < inH * (kFuseW / 4); seg += kFuseThreads) {
+  for (int seg = threadIdx.x; seg < kInH * (kFuseW / 4); seg += kFuseThreads) {
     const int r = seg / (kFuseW / 4), c = (seg % (kFuseW / 4)) * 4;
-    const float* p = src + r * pitch + c;
+    const float* p = src + r * kPitch + c;
     float v0 = p[0], v1 = p[1], v2 = p[2];
     float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
-    for (int d = 0; d < xTaps; ++d) {
+#pragma unroll
+    for (int d = 0; d < kTaps; ++d) {
       const float v3 = p[d + 3], w = taps.x[d];
       a0 += w * v0;
       a1 += w * v1;
@@ -87,7 +95,8 @@ __global__ void __launch_bounds__(kFuseThreads)
     const float* p = rows + r * kFuseW + c;
     float v0 = p[0], v1 = p[kFuseW], v2 = p[2 * kFuseW];
     float a[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int d = 0; d < yTaps; ++d) {
+#pragma unroll
+    for (int d = 0; d < kTaps; ++d) {
       const float v3 = p[(d + 3) * kFuseW], w = taps.y[d];
       a[0] += w * v0;
       a[1] += w * v1;
@@ -106,6 +115,14 @@ __global__ void __launch_bounds__(kFuseThreads)
     }
   }
 }
+
+using FusedKernel = void (*)(const float*, float*, int, int, FusedTaps);
+template <int... Rs>
+constexpr std::array<FusedKernel, sizeof...(Rs)> fusedKernels(std::integer_sequence<int, Rs...>) {
+  return {&blur2dFused<Rs + 1>...};
+}
+// blur2dFused<1> … blur2dFused<kFuseMaxRadius>.
+constexpr auto kFusedKernels = fusedKernels(std::make_integer_sequence<int, kFuseMaxRadius>{});
 
 // SciPy's _gaussian_kernel1d: exp(−x²/2σ²) sampled at integers, normalised to sum 1.
 std::vector<float> gaussianWeights(double sigma, int radius) {
@@ -159,20 +176,15 @@ Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& 
   out.spacing = in.spacing;
   const int rx = static_cast<int>(p.truncate * p.sigmaX + 0.5);
   const int ry = static_cast<int>(p.truncate * p.sigmaY + 0.5);
-  if (!p.nanAware && s.x > 1 && s.y > 1 && rx <= kFuseMaxRadius && ry <= kFuseMaxRadius &&
+  if (!p.nanAware && s.x > 1 && s.y > 1 && rx == ry && rx >= 1 && rx <= kFuseMaxRadius &&
       s.z <= 65535) {
     FusedTaps taps{};
     const std::vector<float> wx = gaussianWeights(p.sigmaX, rx), wy = gaussianWeights(p.sigmaY, ry);
     std::copy(wx.begin(), wx.end(), taps.x);
     std::copy(wy.begin(), wy.end(), taps.y);
-    taps.rx = rx;
-    taps.ry = ry;
-    const int inH = kFuseH + 2 * ry, pitch = (kFuseW + 2 * rx + 3) / 4 * 4 + 1;
-    const size_t sharedBytes =
-        (size_t(inH * pitch + 3) / 4 * 4 + size_t(inH) * kFuseW) * sizeof(float);
     const dim3 grid(blocksFor(s.x, kFuseW), blocksFor(s.y, kFuseH), static_cast<unsigned>(s.z));
     job.checkCancelled();
-    blur2dFused<<<grid, kFuseThreads, sharedBytes, ctx->stream()>>>(in.data(), out.data(), int(s.y),
+    kFusedKernels[rx - 1]<<<grid, kFuseThreads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
                                                                     int(s.x), taps);
     SL_LAUNCHED();
     if (!(p.sigmaZ > 0) || s.z <= 1) return out;

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
@@ -20,6 +21,7 @@ namespace {
 
 constexpr int kThreads = 512;
 constexpr int kBins = 2048;  // 11-bit digits: bits 31..21, 20..10, then 10 bits 9..0
+constexpr int kCandidates = 1 << 16;
 __host__ __device__ constexpr int digitShift(int pass) {
   return pass == 0 ? 21 : pass == 1 ? 10 : 0;
 }
@@ -60,6 +62,11 @@ struct Workspace {
   int haveGuess, needFull;
   uint32_t guessDigit;
   unsigned long long below, inBin;
+  // The guessed bin's keys, appended by the moments pass (up to kCandidates): when the guess
+  // hits, one block finds the last two digits among them (candidatePasses) and the two full
+  // digit passes are skipped (selectedFromCandidates).
+  unsigned long long candidateCount;
+  int selectedFromCandidates;
   Moments moments;
   Selection selection;
   StatsResult result;
@@ -215,8 +222,10 @@ __device__ inline void forEachValue(const float* __restrict__ values, int64_t n,
 
 template <int Pass>
 __global__ void __launch_bounds__(kThreads)
-    countPass(const float* __restrict__ values, const long long* count_, Workspace* ws) {
+    countPass(const float* __restrict__ values, const long long* count_, Workspace* ws,
+              uint32_t* __restrict__ candidates) {
   if (ws->control.done) return;  // the loop ended in an earlier evaluation of this batch
+  if (Pass > 0 && ws->selectedFromCandidates) return;  // candidatePasses found the digits
   const int64_t n = *count_;
   const double lower = ws->control.lower, upper = ws->control.upper;
   __shared__ uint32_t hist[2][kBins];
@@ -249,7 +258,18 @@ __global__ void __launch_bounds__(kThreads)
     if constexpr (Pass == 0) {
       if (useGuess) {
         below += valid && digit < guess;
-        inBin += valid && digit == guess;
+        const bool mine = valid && digit == guess;
+        inBin += mine;
+        // Warp-aggregated append of the bin's keys (dropped beyond the buffer: then a miss).
+        const unsigned lanes = __ballot_sync(0xffffffffu, mine);
+        if (lanes) {
+          const int lane = threadIdx.x & 31, leader = __ffs(lanes) - 1;
+          unsigned long long base = 0;
+          if (lane == leader) base = atomicAdd(&ws->candidateCount, __popc(lanes));
+          base = __shfl_sync(0xffffffffu, base, leader);
+          const unsigned long long at = base + __popc(lanes & ((1u << lane) - 1));
+          if (mine && at < kCandidates) candidates[at] = key;
+        }
       } else {
         addToBin(hist[0], valid, digit);
       }
@@ -321,7 +341,7 @@ __global__ void __launch_bounds__(kThreads)
       unsigned long long n = __ldcg(&ws->moments.count), b = __ldcg(&ws->below),
                          in = __ldcg(&ws->inBin);
       unsigned long long r0 = n > 0 ? (n - 1) / 2 : 0, r1 = n / 2;
-      bool hit = n > 0 && b <= r0 && r1 < b + in;
+      bool hit = n > 0 && b <= r0 && r1 < b + in && in <= kCandidates;
       if (hit) {
         Selection& sel = ws->selection;
         sel.prefix[0] = sel.prefix[1] = guess << digitShift(0);
@@ -329,6 +349,8 @@ __global__ void __launch_bounds__(kThreads)
         sel.rank[1] = r1 - b;
       }
       ws->needFull = hit ? 0 : 1;
+      if (!hit) ws->candidateCount = 0;
+      ws->selectedFromCandidates = 0;
       ws->below = ws->inBin = 0;
       ws->blocksDone = 0;
     }
@@ -337,8 +359,53 @@ __global__ void __launch_bounds__(kThreads)
   chooseDigit<Pass>(ws);
   if (threadIdx.x == 0) {
     ws->blocksDone = 0;
-    if (Pass == 0) ws->needFull = 0;
+    if (Pass == 0) {
+      ws->needFull = 0;
+      ws->selectedFromCandidates = 0;
+    }
     if (Pass == 2) finishStats(ws);
+  }
+}
+
+// After a hit of the moments pass: the last two digits of both middle ranks from the guessed
+// bin's keys alone (typically a few thousand), in one block; then the statistics and the next
+// bounds. Nothing when the guess missed (the full passes run instead) or the loop is done.
+__global__ void __launch_bounds__(kThreads)
+    candidatePasses(const uint32_t* __restrict__ candidates, Workspace* ws) {
+  if (ws->control.done || ws->needFull || !ws->haveGuess) return;
+  __shared__ uint32_t hist[2][kBins];
+  const unsigned long long n = ws->candidateCount;
+  auto pass = [&](auto passTag) {
+    constexpr int Pass = decltype(passTag)::value;
+    constexpr int shift = digitShift(Pass), matchShift = digitShift(Pass - 1);
+    constexpr uint32_t digitMask = (1u << digitBits(Pass)) - 1;
+    for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&hist[0][0])[i] = 0;
+    __syncthreads();
+    const uint32_t prefix0 = ws->selection.prefix[0] >> matchShift;
+    const uint32_t prefix1 = ws->selection.prefix[1] >> matchShift;
+    const bool same = prefix0 == prefix1;
+    for (unsigned long long base = 0; base < n; base += blockDim.x) {
+      const unsigned long long i = base + threadIdx.x;
+      const uint32_t key = i < n ? candidates[i] : 0u;
+      const uint32_t high = key >> matchShift, digit = (key >> shift) & digitMask;
+      const bool in0 = i < n && high == prefix0, in1 = !same && i < n && high == prefix1;
+      addToBin(hist[0], in0, digit);
+      if (!same) addToBin(hist[1], in1, digit);
+    }
+    __syncthreads();
+    // chooseDigit reads the histograms from the workspace (and clears them there).
+    for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x)
+      (&ws->histogram[0][0])[i] = (&hist[0][0])[i];
+    __syncthreads();
+    chooseDigit<Pass>(ws);
+    __syncthreads();
+  };
+  pass(std::integral_constant<int, 1>{});
+  pass(std::integral_constant<int, 2>{});
+  if (threadIdx.x == 0) {
+    finishStats(ws);
+    ws->candidateCount = 0;
+    ws->selectedFromCandidates = 1;
   }
 }
 
@@ -386,18 +453,21 @@ __global__ void resetWorkspace(Workspace* ws, Control control) {
     ws->blocksDone = 0;
     ws->haveGuess = ws->needFull = 0;
     ws->below = ws->inBin = 0;
+    ws->candidateCount = 0;
+    ws->selectedFromCandidates = 0;
   }
 }
 
 // One evaluation (statistics of the values inside the control's bounds, then advance()):
 // nothing when the loop is already done.
 void enqueueEvaluation(const ContextPtr& ctx, const float* values, const long long* count,
-                       unsigned grid, Workspace* ws) {
+                       unsigned grid, Workspace* ws, uint32_t* candidates) {
   cudaStream_t st = ctx->stream();
-  countPass<0><<<grid, kThreads, 0, st>>>(values, count, ws);
+  countPass<0><<<grid, kThreads, 0, st>>>(values, count, ws, candidates);
+  candidatePasses<<<1, kThreads, 0, st>>>(candidates, ws);
   digit0Fallback<<<grid, kThreads, 0, st>>>(values, count, ws);
-  countPass<1><<<grid, kThreads, 0, st>>>(values, count, ws);
-  countPass<2><<<grid, kThreads, 0, st>>>(values, count, ws);
+  countPass<1><<<grid, kThreads, 0, st>>>(values, count, ws, candidates);
+  countPass<2><<<grid, kThreads, 0, st>>>(values, count, ws, candidates);
   SL_LAUNCHED();
 }
 
@@ -430,6 +500,7 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   SL_CUDA(cub::DeviceSelect::If(temp.get(), tempBytes, values, finite.get(), selected.get(), n,
                                 IsFinite{}, ctx->stream()));
   DeviceArray<Workspace> ws(ctx, 1);
+  DeviceArray<uint32_t> candidates(ctx, kCandidates);
   Control control{};
   const double inf = std::numeric_limits<double>::infinity();
   control.lower = -inf;
@@ -449,7 +520,7 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   int batch = 8;
   for (;;) {
     for (int k = 0; k < batch; ++k)
-      enqueueEvaluation(ctx, finite.get(), selected.get(), grid, ws.get());
+      enqueueEvaluation(ctx, finite.get(), selected.get(), grid, ws.get(), candidates.get());
     readBack(ctx, &control, &ws.get()->control, 1);
     if (control.done) break;
     job.checkCancelled();

@@ -337,6 +337,35 @@ TEST_F(CudaOps, SigmaClipMatchesBruteForceForIterationLimitsAndEvenCounts) {
   }
 }
 
+// The clipping loop runs on the device with two ways to the median's last digits: from the
+// guessed top-digit bin's keys (up to 65536 of them) or by full passes when the guess misses or
+// the bin holds more. A crowded bin (140 000 values in [1, 1.25): one top digit) and a median that
+// moves between bins across iterations take both ways; an odd count picks one middle value.
+TEST_F(CudaOps, SigmaClipTakesTheCrowdedBinAndTheMovingMedianPathsAlike) {
+  std::mt19937 rng(17);
+  Image crowded = Image::host({1, 301, 501});
+  std::uniform_real_distribution<float> inBin(1.f, 1.25f), wide(-40.f, 60.f);
+  for (int64_t i = 0; i < crowded.shape().count(); ++i)
+    crowded.data()[i] = i % 15 == 0 ? wide(rng) : inBin(rng);
+  Image moving = Image::host({1, 201, 333});
+  std::exponential_distribution<float> tail(0.05f);
+  std::normal_distribution<float> core(0.f, 0.01f);
+  for (int64_t i = 0; i < moving.shape().count(); ++i)
+    moving.data()[i] = i % 4 == 0 ? tail(rng) : core(rng);
+  for (const Image* in : {&crowded, &moving})
+    for (int iters : {3, 0}) {
+      ClipParams p;
+      p.kappaLower = 2.0;
+      p.kappaUpper = 2.0;
+      p.maxIterations = iters;
+      ClipStats got = gpu->sigmaClip(*in, p), want = clipReference(*in, p);
+      EXPECT_EQ(got.iterations, want.iterations) << iters;
+      expectStatsNear(got.all, want.all, "all");
+      expectStatsNear(got.clipped, want.clipped, "clipped");
+      EXPECT_EQ(got.clipped.n, want.clipped.n);
+    }
+}
+
 // ---- segmentation ------------------------------------------------------------------------
 
 // Labels by flood fill in raster order (SciPy's numbering), small components dropped.
