@@ -1,17 +1,20 @@
 // Sigma-clipped statistics on the GPU with astropy's sigma_clip semantics. The kept set is always
 // the finite values inside [lower, upper] (the intersection of every iteration's bounds), so each
 // iteration is: moments (count, sum, sum of squares, min, max) fused with the first digit of an
-// exact radix selection of the median's two middle ranks, then two more digit passes; the last
-// block of the last pass computes the next bounds on the device, so the host reads the state back
-// only once per batch of iterations. Nothing is sorted.
+// exact radix selection of the median's two middle ranks, then two more digit passes. The first
+// digit is guessed from the last iteration's median: on a hit the moments pass also collects that
+// bin's values and the later digit passes read only those. The last block of the last pass
+// computes the next bounds on the device, so the host reads the state back only once per batch
+// of iterations. Nothing is sorted.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <cuda/functional>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
-#include <type_traits>
+#include <string>
 
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
@@ -49,6 +52,7 @@ struct StatsResult {
 // after a batch of iterations.
 struct Control {
   int done, iterations, haveAll, maxIterations;
+  int matchAny;  // how the histograms are counted (addToBin)
   double lower, upper, kappaLower, kappaUpper;
   StatsResult all, current;
 };
@@ -62,11 +66,10 @@ struct Workspace {
   int haveGuess, needFull;
   uint32_t guessDigit;
   unsigned long long below, inBin;
-  // The guessed bin's keys, appended by the moments pass (up to kCandidates): when the guess
-  // hits, one block finds the last two digits among them (candidatePasses) and the two full
-  // digit passes are skipped (selectedFromCandidates).
+  // The guessed bin's values, appended by the moments pass (up to kCandidates): when the guess
+  // hits, the two later digit passes read only them (fromCandidates), not the whole data.
   unsigned long long candidateCount;
-  int selectedFromCandidates;
+  int fromCandidates;
   Moments moments;
   Selection selection;
   StatsResult result;
@@ -81,9 +84,14 @@ __device__ inline bool inBounds(float v, double lower, double upper) {
   return double(v) >= lower && double(v) <= upper;
 }
 
-// Lanes with the same bin add together: one shared atomic per distinct bin in the warp, which
-// matters because most values share a few top-digit bins.
-__device__ inline void addToBin(uint32_t* hist, bool valid, uint32_t digit) {
+// One shared atomic per value (the default: 20 % faster for the sky benchmark on an H100, where
+// __match_any_sync cost more than the conflicts it saves), or with matchAny the lanes with the
+// same bin add together first (STACKLENS_CLIP_BINNING=match, kept to compare the two).
+__device__ inline void addToBin(uint32_t* hist, bool valid, uint32_t digit, bool matchAny) {
+  if (!matchAny) {
+    if (valid) atomicAdd(&hist[digit], 1u);
+    return;
+  }
   uint32_t tag = valid ? digit : 0xffffffffu;
   unsigned peers = __match_any_sync(0xffffffffu, tag);
   if (valid && int(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[digit], __popc(peers));
@@ -223,10 +231,13 @@ __device__ inline void forEachValue(const float* __restrict__ values, int64_t n,
 template <int Pass>
 __global__ void __launch_bounds__(kThreads)
     countPass(const float* __restrict__ values, const long long* count_, Workspace* ws,
-              uint32_t* __restrict__ candidates) {
+              float* __restrict__ candidates) {
   if (ws->control.done) return;  // the loop ended in an earlier evaluation of this batch
-  if (Pass > 0 && ws->selectedFromCandidates) return;  // candidatePasses found the digits
-  const int64_t n = *count_;
+  const bool matchAny = ws->control.matchAny;
+  // After a hit of the guess the last two digits come from the guessed bin's values alone.
+  const bool fromCandidates = Pass > 0 && ws->fromCandidates;
+  if (fromCandidates) values = candidates;
+  const int64_t n = fromCandidates ? static_cast<int64_t>(ws->candidateCount) : *count_;
   const double lower = ws->control.lower, upper = ws->control.upper;
   __shared__ uint32_t hist[2][kBins];
   for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&hist[0][0])[i] = 0;
@@ -268,10 +279,10 @@ __global__ void __launch_bounds__(kThreads)
           if (lane == leader) base = atomicAdd(&ws->candidateCount, __popc(lanes));
           base = __shfl_sync(0xffffffffu, base, leader);
           const unsigned long long at = base + __popc(lanes & ((1u << lane) - 1));
-          if (mine && at < kCandidates) candidates[at] = key;
+          if (mine && at < kCandidates) candidates[at] = v;
         }
       } else {
-        addToBin(hist[0], valid, digit);
+        addToBin(hist[0], valid, digit, matchAny);
       }
       if (valid) {
         ++count;
@@ -284,8 +295,8 @@ __global__ void __launch_bounds__(kThreads)
       // Few values share the prefixes: skip the warp vote when no lane has one.
       uint32_t high = key >> matchShift;
       bool in0 = valid && high == prefix0, in1 = !same && valid && high == prefix1;
-      if (__any_sync(0xffffffffu, in0)) addToBin(hist[0], in0, digit);
-      if (__any_sync(0xffffffffu, in1)) addToBin(hist[1], in1, digit);
+      if (__any_sync(0xffffffffu, in0)) addToBin(hist[0], in0, digit, matchAny);
+      if (__any_sync(0xffffffffu, in1)) addToBin(hist[1], in1, digit, matchAny);
     }
   });
   __syncthreads();
@@ -350,7 +361,7 @@ __global__ void __launch_bounds__(kThreads)
       }
       ws->needFull = hit ? 0 : 1;
       if (!hit) ws->candidateCount = 0;
-      ws->selectedFromCandidates = 0;
+      ws->fromCandidates = hit ? 1 : 0;
       ws->below = ws->inBin = 0;
       ws->blocksDone = 0;
     }
@@ -361,51 +372,12 @@ __global__ void __launch_bounds__(kThreads)
     ws->blocksDone = 0;
     if (Pass == 0) {
       ws->needFull = 0;
-      ws->selectedFromCandidates = 0;
+      ws->fromCandidates = 0;
     }
-    if (Pass == 2) finishStats(ws);
-  }
-}
-
-// After a hit of the moments pass: the last two digits of both middle ranks from the guessed
-// bin's keys alone (typically a few thousand), in one block; then the statistics and the next
-// bounds. Nothing when the guess missed (the full passes run instead) or the loop is done.
-__global__ void __launch_bounds__(kThreads)
-    candidatePasses(const uint32_t* __restrict__ candidates, Workspace* ws) {
-  if (ws->control.done || ws->needFull || !ws->haveGuess) return;
-  __shared__ uint32_t hist[2][kBins];
-  const unsigned long long n = ws->candidateCount;
-  auto pass = [&](auto passTag) {
-    constexpr int Pass = decltype(passTag)::value;
-    constexpr int shift = digitShift(Pass), matchShift = digitShift(Pass - 1);
-    constexpr uint32_t digitMask = (1u << digitBits(Pass)) - 1;
-    for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&hist[0][0])[i] = 0;
-    __syncthreads();
-    const uint32_t prefix0 = ws->selection.prefix[0] >> matchShift;
-    const uint32_t prefix1 = ws->selection.prefix[1] >> matchShift;
-    const bool same = prefix0 == prefix1;
-    for (unsigned long long base = 0; base < n; base += blockDim.x) {
-      const unsigned long long i = base + threadIdx.x;
-      const uint32_t key = i < n ? candidates[i] : 0u;
-      const uint32_t high = key >> matchShift, digit = (key >> shift) & digitMask;
-      const bool in0 = i < n && high == prefix0, in1 = !same && i < n && high == prefix1;
-      addToBin(hist[0], in0, digit);
-      if (!same) addToBin(hist[1], in1, digit);
+    if (Pass == 2) {
+      finishStats(ws);
+      ws->candidateCount = 0;
     }
-    __syncthreads();
-    // chooseDigit reads the histograms from the workspace (and clears them there).
-    for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x)
-      (&ws->histogram[0][0])[i] = (&hist[0][0])[i];
-    __syncthreads();
-    chooseDigit<Pass>(ws);
-    __syncthreads();
-  };
-  pass(std::integral_constant<int, 1>{});
-  pass(std::integral_constant<int, 2>{});
-  if (threadIdx.x == 0) {
-    finishStats(ws);
-    ws->candidateCount = 0;
-    ws->selectedFromCandidates = 1;
   }
 }
 
@@ -414,6 +386,7 @@ __global__ void __launch_bounds__(kThreads)
     digit0Fallback(const float* __restrict__ values, const long long* count_, Workspace* ws) {
   // The same for every block: written by the previous kernel.
   if (ws->control.done || !ws->needFull) return;
+  const bool matchAny = ws->control.matchAny;
   const int64_t n = *count_;
   const double lower = ws->control.lower, upper = ws->control.upper;
   __shared__ uint32_t hist[kBins];
@@ -422,7 +395,7 @@ __global__ void __launch_bounds__(kThreads)
   constexpr uint32_t digitMask = (1u << digitBits(0)) - 1;
   forEachValue(values, n, [&](float v, bool ok) {
     const bool valid = ok && inBounds(v, lower, upper);
-    addToBin(hist, valid, (orderedKey(v) >> digitShift(0)) & digitMask);
+    addToBin(hist, valid, (orderedKey(v) >> digitShift(0)) & digitMask, matchAny);
   });
   __syncthreads();
   for (int i = threadIdx.x; i < kBins; i += blockDim.x)
@@ -454,17 +427,16 @@ __global__ void resetWorkspace(Workspace* ws, Control control) {
     ws->haveGuess = ws->needFull = 0;
     ws->below = ws->inBin = 0;
     ws->candidateCount = 0;
-    ws->selectedFromCandidates = 0;
+    ws->fromCandidates = 0;
   }
 }
 
 // One evaluation (statistics of the values inside the control's bounds, then advance()):
 // nothing when the loop is already done.
 void enqueueEvaluation(const ContextPtr& ctx, const float* values, const long long* count,
-                       unsigned grid, Workspace* ws, uint32_t* candidates) {
+                       unsigned grid, Workspace* ws, float* candidates) {
   cudaStream_t st = ctx->stream();
   countPass<0><<<grid, kThreads, 0, st>>>(values, count, ws, candidates);
-  candidatePasses<<<1, kThreads, 0, st>>>(candidates, ws);
   digit0Fallback<<<grid, kThreads, 0, st>>>(values, count, ws);
   countPass<1><<<grid, kThreads, 0, st>>>(values, count, ws, candidates);
   countPass<2><<<grid, kThreads, 0, st>>>(values, count, ws, candidates);
@@ -500,7 +472,7 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   SL_CUDA(cub::DeviceSelect::If(temp.get(), tempBytes, values, finite.get(), selected.get(), n,
                                 IsFinite{}, ctx->stream()));
   DeviceArray<Workspace> ws(ctx, 1);
-  DeviceArray<uint32_t> candidates(ctx, kCandidates);
+  DeviceArray<float> candidates(ctx, kCandidates);
   Control control{};
   const double inf = std::numeric_limits<double>::infinity();
   control.lower = -inf;
@@ -508,6 +480,11 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   control.kappaLower = p.kappaLower;
   control.kappaUpper = p.kappaUpper;
   control.maxIterations = p.maxIterations;
+  static const bool matchAny = [] {
+    const char* v = std::getenv("STACKLENS_CLIP_BINNING");
+    return v && std::string(v) == "match";
+  }();
+  control.matchAny = matchAny;
   resetWorkspace<<<blocksFor(2 * kBins, 256), 256, 0, ctx->stream()>>>(ws.get(), control);
   SL_LAUNCHED();
   // Two blocks per SM keep the per-block histogram flushes (global atomics) few.
