@@ -48,7 +48,7 @@ constexpr int kMedian5Rows = 32;  // rows per thread (even: the kernel makes two
 // 5×5: each thread walks down a column making two outputs per step. The rows of five keys are
 // sorted once each (as they enter) and merged pairwise once each; the two windows of a step share
 // four rows, whose middle six ranks are found once, and each window's median is then rank 5 of
-// those six and its own fifth row (median_networks.h). About 100 min/max per output instead of
+// those six and its own fifth row (median_networks.h). About 60 min/max per output instead of
 // about 340 for a forgetful selection over each window's 25 keys.
 __global__ void __launch_bounds__(kMedian5Threads)
     median5x5(const float* __restrict__ in, float* __restrict__ out, int ny, int nx, int z0,
