@@ -86,9 +86,12 @@ __global__ void __launch_bounds__(kMedian5Threads)
     mergeSorted<8>(d, e, lower);
     sharedMiddle(upper, lower, middle);
     const int64_t at = int64_t(y) * nx + x;
-    target[at] = applyRule(slice[at], totalOrderValue(windowMedian(middle, a)), rule);
-    if (y + 1 < yEnd)
-      target[at + nx] = applyRule(slice[at + nx], totalOrderValue(windowMedian(middle, f)), rule);
+    const float m0 = totalOrderValue(windowMedian(middle, a));
+    target[at] = rule.enabled ? applyRule(slice[at], m0, rule) : m0;
+    if (y + 1 < yEnd) {
+      const float m1 = totalOrderValue(windowMedian(middle, f));
+      target[at + nx] = rule.enabled ? applyRule(slice[at + nx], m1, rule) : m1;
+    }
 #pragma unroll
     for (int i = 0; i < 5; ++i) {
       a[i] = c[i];
@@ -117,11 +120,12 @@ __device__ inline int32_t median3(int32_t a, int32_t b, int32_t c) {
 }
 
 constexpr int kStripThreads = 128;
-constexpr int kStripRows = 16;
+constexpr int kStripRows = 32;
 
 // 3×3: each thread walks down a column, keeping the sorted row triples of the last three rows;
 // the median of nine is med3(max of the lows, med3 of the middles, min of the highs), so each
-// output costs one new triple sort and a few min/max.
+// output costs one new triple sort and a few min/max. The next row's three values are loaded one
+// step ahead, so that two rows of loads are in flight per thread.
 __global__ void median3x3(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
                           int z0, OutlierRule rule) {
   int x = blockIdx.x * kStripThreads + threadIdx.x;
@@ -131,23 +135,37 @@ __global__ void median3x3(const float* __restrict__ in, float* __restrict__ out,
   const float* slice = in + z * ny * nx;
   int xl = x > 0 ? x - 1 : int(reflectIndex(x - 1, nx));
   int xr = x + 1 < nx ? x + 1 : int(reflectIndex(x + 1, nx));
-  auto triple = [&](int y, int32_t& lo, int32_t& mid, int32_t& hi) {
+  auto load = [&](int y, float& l, float& m, float& r) {
     int yy = (y >= 0 && y < ny) ? y : int(reflectIndex(y, ny));
     const float* row = slice + int64_t(yy) * nx;
-    lo = totalOrderKey(__ldg(row + xl));
-    mid = totalOrderKey(__ldg(row + x));
-    hi = totalOrderKey(__ldg(row + xr));
+    l = __ldg(row + xl);
+    m = __ldg(row + x);
+    r = __ldg(row + xr);
+  };
+  auto triple = [](float l, float m, float r, int32_t& lo, int32_t& mid, int32_t& hi) {
+    lo = totalOrderKey(l);
+    mid = totalOrderKey(m);
+    hi = totalOrderKey(r);
     sort3(lo, mid, hi);
   };
+  float vl, vm, vr, center;
   int32_t l0, m0, h0, l1, m1, h1, l2, m2, h2;
-  triple(y0 - 1, l0, m0, h0);
-  triple(y0, l1, m1, h1);
+  load(y0 - 1, vl, vm, vr);
+  triple(vl, vm, vr, l0, m0, h0);
+  load(y0, vl, vm, vr);
+  center = vm;
+  triple(vl, vm, vr, l1, m1, h1);
+  float nl, nm, nr;
+  load(y0 + 1, nl, nm, nr);
   int yEnd = min(ny, y0 + kStripRows);
   for (int y = y0; y < yEnd; ++y) {
-    triple(y + 1, l2, m2, h2);
+    vl = nl, vm = nm, vr = nr;
+    load(y + 2, nl, nm, nr);  // one row ahead (reflected past the slice's end)
+    triple(vl, vm, vr, l2, m2, h2);
     int32_t m = median3(max(max(l0, l1), l2), median3(m0, m1, m2), min(min(h0, h1), h2));
-    int64_t at = int64_t(y) * nx + x;
-    out[z * ny * nx + at] = applyRule(slice[at], totalOrderValue(m), rule);
+    const float med = totalOrderValue(m);
+    out[z * ny * nx + int64_t(y) * nx + x] = rule.enabled ? applyRule(center, med, rule) : med;
+    center = vm;
     l0 = l1, m0 = m1, h0 = h1;
     l1 = l2, m1 = m2, h1 = h2;
   }
