@@ -120,12 +120,11 @@ __device__ inline int32_t median3(int32_t a, int32_t b, int32_t c) {
 }
 
 constexpr int kStripThreads = 128;
-constexpr int kStripRows = 32;
+constexpr int kStripRows = 16;
 
 // 3×3: each thread walks down a column, keeping the sorted row triples of the last three rows;
 // the median of nine is med3(max of the lows, med3 of the middles, min of the highs), so each
-// output costs one new triple sort and a few min/max. The next row's three values are loaded one
-// step ahead, so that two rows of loads are in flight per thread.
+// output costs one new triple sort and a few min/max.
 __global__ void median3x3(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
                           int z0, OutlierRule rule) {
   int x = blockIdx.x * kStripThreads + threadIdx.x;
@@ -135,37 +134,23 @@ __global__ void median3x3(const float* __restrict__ in, float* __restrict__ out,
   const float* slice = in + z * ny * nx;
   int xl = x > 0 ? x - 1 : int(reflectIndex(x - 1, nx));
   int xr = x + 1 < nx ? x + 1 : int(reflectIndex(x + 1, nx));
-  auto load = [&](int y, float& l, float& m, float& r) {
+  auto triple = [&](int y, int32_t& lo, int32_t& mid, int32_t& hi) {
     int yy = (y >= 0 && y < ny) ? y : int(reflectIndex(y, ny));
     const float* row = slice + int64_t(yy) * nx;
-    l = __ldg(row + xl);
-    m = __ldg(row + x);
-    r = __ldg(row + xr);
-  };
-  auto triple = [](float l, float m, float r, int32_t& lo, int32_t& mid, int32_t& hi) {
-    lo = totalOrderKey(l);
-    mid = totalOrderKey(m);
-    hi = totalOrderKey(r);
+    lo = totalOrderKey(__ldg(row + xl));
+    mid = totalOrderKey(__ldg(row + x));
+    hi = totalOrderKey(__ldg(row + xr));
     sort3(lo, mid, hi);
   };
-  float vl, vm, vr, center;
   int32_t l0, m0, h0, l1, m1, h1, l2, m2, h2;
-  load(y0 - 1, vl, vm, vr);
-  triple(vl, vm, vr, l0, m0, h0);
-  load(y0, vl, vm, vr);
-  center = vm;
-  triple(vl, vm, vr, l1, m1, h1);
-  float nl, nm, nr;
-  load(y0 + 1, nl, nm, nr);
+  triple(y0 - 1, l0, m0, h0);
+  triple(y0, l1, m1, h1);
   int yEnd = min(ny, y0 + kStripRows);
   for (int y = y0; y < yEnd; ++y) {
-    vl = nl, vm = nm, vr = nr;
-    load(y + 2, nl, nm, nr);  // one row ahead (reflected past the slice's end)
-    triple(vl, vm, vr, l2, m2, h2);
+    triple(y + 1, l2, m2, h2);
     int32_t m = median3(max(max(l0, l1), l2), median3(m0, m1, m2), min(min(h0, h1), h2));
-    const float med = totalOrderValue(m);
-    out[z * ny * nx + int64_t(y) * nx + x] = rule.enabled ? applyRule(center, med, rule) : med;
-    center = vm;
+    int64_t at = int64_t(y) * nx + x;
+    out[z * ny * nx + at] = applyRule(slice[at], totalOrderValue(m), rule);
     l0 = l1, m0 = m1, h0 = h1;
     l1 = l2, m1 = m2, h1 = h2;
   }
