@@ -81,8 +81,6 @@ LiveProcessor::LiveProcessor(std::shared_ptr<Backend> backend, SliceSource sourc
   const Shape slice{1, source_.shape.y, source_.shape.x};
   rawPool_ = std::make_shared<HostBufferPool>(backend_, slice, 3);
   resultPool_ = std::make_shared<HostBufferPool>(backend_, slice, 4);
-  // Whether uploads leave the host (they then count as device bytes).
-  deviceBackend_ = !backend_->upload(Image::host({1, 1, 1})).onHost();
   reader_ = std::thread([this] { readerLoop(); });
 }
 

@@ -104,7 +104,6 @@ class LiveProcessor {
   SliceSource source_;
   size_t budget_;
   std::shared_ptr<HostBufferPool> rawPool_, resultPool_;
-  bool deviceBackend_ = false;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
