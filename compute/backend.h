@@ -39,7 +39,7 @@ class Backend {
   // Live slices (compute/live_processor.h): transfers without a staging copy. The defaults suit a
   // backend that computes on the host.
   // A host buffer the backend can copy to and from directly (CUDA: page-locked memory, one DMA
-  // per transfer). Allocating one is slow: keep and reuse them.
+  // per transfer). Allocating one is slow: keep and reuse them. Safe to call from any thread.
   virtual Image pinnedHost(Shape shape) { return Image::hostUninitialized(shape); }
   // Queues the copy of a host image to where this backend computes and returns at once; later
   // operations and synchronize() on this backend see the data. The source must stay unchanged

@@ -45,10 +45,15 @@ HostBufferPool::HostBufferPool(std::shared_ptr<Backend> backend, Shape shape, si
 
 Image HostBufferPool::acquire() {
   Image owner;
+  std::vector<Image> surplus;  // freed here, after the lock, on the thread that acquires
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!free_.empty()) {
       owner = std::move(free_.back());
+      free_.pop_back();
+    }
+    while (free_.size() > maxFree_) {
+      surplus.push_back(std::move(free_.back()));
       free_.pop_back();
     }
   }
@@ -67,9 +72,16 @@ Image HostBufferPool::acquire() {
   return Image(shape_, Location::Host, std::move(storage));
 }
 
-void HostBufferPool::giveBack(Image owner) {
+size_t HostBufferPool::freeBuffers() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (free_.size() < maxFree_) free_.push_back(std::move(owner));
+  return free_.size();
+}
+
+void HostBufferPool::giveBack(Image owner) {
+  // Always kept: releasing page-locked memory (cudaFreeHost) may wait for the device, and the
+  // last copy of an image may go on the GUI thread. acquire() frees the surplus.
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_.push_back(std::move(owner));
 }
 
 LiveProcessor::LiveProcessor(std::shared_ptr<Backend> backend, SliceSource source,
@@ -231,7 +243,8 @@ LiveProcessor::Frame LiveProcessor::process(int64_t z, const Pipeline& pipeline,
       Entry& e = hostSlice(lock, k);
       if (k == z) frame.raw = e.host;
       if (n > 1)
-        std::memcpy(slab.slice(k - z0), e.host.data(), static_cast<size_t>(sliceCount) * 4);
+        std::memcpy(slab.slice(k - z0), e.host.data(),
+                    static_cast<size_t>(sliceCount) * sizeof(float));
       else
         single = &e;  // the lock is held from here on: the entry stays
     }

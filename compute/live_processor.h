@@ -29,19 +29,21 @@ struct SliceSource {
 };
 
 // Host buffers of one shape in the backend's transfer-friendly memory (Backend::pinnedHost),
-// recycled: an image handed out goes back to the free list when its last copy is released.
+// recycled: an image handed out goes back to the free list when its last copy is released, and
+// acquire() frees what exceeds maxFree (so no thread that merely drops an image frees one).
 class HostBufferPool : public std::enable_shared_from_this<HostBufferPool> {
  public:
   HostBufferPool(std::shared_ptr<Backend> backend, Shape shape, size_t maxFree = 4);
   Image acquire();
   int allocations() const { return allocations_; }
+  size_t freeBuffers() const;
 
  private:
   void giveBack(Image owner);
   std::shared_ptr<Backend> backend_;
   Shape shape_;
   size_t maxFree_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::vector<Image> free_;
   int allocations_ = 0;
 };

@@ -135,6 +135,10 @@ void LiveProcessing::setStack(std::shared_ptr<const io::StackReader> reader) {
 
 void LiveProcessing::sliceRequested(int z) {
   currentZ_ = z;
+  // The GPU was chosen before the view had an OpenGL context (e.g. from the command line): ask
+  // its vendor now, once.
+  if (cuda_ && worker_->primaryBackend() == cuda_ && !interopChecked_ && view_->context())
+    worker_->setTextureInterop(viewCanInterop());
   if (active()) worker_->request(z);
 }
 
