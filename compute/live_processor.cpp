@@ -85,7 +85,7 @@ void HostBufferPool::giveBack(Image owner) {
 }
 
 LiveProcessor::LiveProcessor(std::shared_ptr<Backend> backend, SliceSource source,
-                             size_t rawBudgetBytes)
+                             size_t rawBudgetBytes, std::function<void()> readerStart)
     : backend_(std::move(backend)), source_(std::move(source)), budget_(rawBudgetBytes) {
   if (!backend_) throw InvalidArgument("live processing: no backend");
   if (!source_.read) throw InvalidArgument("live processing: no slice source");
@@ -93,7 +93,10 @@ LiveProcessor::LiveProcessor(std::shared_ptr<Backend> backend, SliceSource sourc
   const Shape slice{1, source_.shape.y, source_.shape.x};
   rawPool_ = std::make_shared<HostBufferPool>(backend_, slice, 3);
   resultPool_ = std::make_shared<HostBufferPool>(backend_, slice, 4);
-  reader_ = std::thread([this] { readerLoop(); });
+  reader_ = std::thread([this, start = std::move(readerStart)] {
+    if (start) start();
+    readerLoop();
+  });
 }
 
 LiveProcessor::~LiveProcessor() {

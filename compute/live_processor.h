@@ -53,8 +53,9 @@ class LiveProcessor {
   // rawBudgetBytes bounds the raw slices kept: their host copies plus, for a backend that
   // computes off the host, their uploads. The backend must be used by one thread at a time:
   // the one calling process() and download().
+  // readerStart runs first on the read-ahead thread (e.g. to lower its priority).
   LiveProcessor(std::shared_ptr<Backend> backend, SliceSource source,
-                size_t rawBudgetBytes = size_t(256) << 20);
+                size_t rawBudgetBytes = size_t(256) << 20, std::function<void()> readerStart = {});
   ~LiveProcessor();  // stops the read-ahead thread
   LiveProcessor(const LiveProcessor&) = delete;
   LiveProcessor& operator=(const LiveProcessor&) = delete;

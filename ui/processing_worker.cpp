@@ -141,7 +141,7 @@ void ProcessingWorker::configurationChanged() {
 
 void ProcessingWorker::setSource(std::shared_ptr<const io::StackReader> reader) {
   reader_ = std::move(reader);
-  live_.reset();  // raw slices of another stack; a running job keeps its own reference
+  dropLive();  // raw slices of another stack
   lastZ_ = -1;
   pending_.reset();
   configurationChanged();
@@ -151,7 +151,7 @@ void ProcessingWorker::setBackends(std::shared_ptr<compute::Backend> primary,
                                    std::shared_ptr<compute::Backend> secondary) {
   primary_ = std::move(primary);
   secondary_ = std::move(secondary);
-  live_.reset();  // its raw slices live on the old backend
+  dropLive();  // its raw slices live on the old backend
   configurationChanged();
 }
 
@@ -179,7 +179,7 @@ void ProcessingWorker::setProgressDelayMs(int ms) { progressDelayMs_ = std::max(
 
 void ProcessingWorker::setRawBudget(size_t bytes) {
   rawBudget_ = bytes;
-  live_.reset();
+  dropLive();
 }
 
 void ProcessingWorker::setTextureInterop(bool on) {
@@ -194,6 +194,14 @@ size_t ProcessingWorker::cacheDeviceBytes() const {
   return n;
 }
 
+void ProcessingWorker::dropLive() {
+  if (!live_) return;
+  // Its destructor joins the read-ahead thread, which runs at a lower priority: let the pool
+  // thread wait for it (after the running job, which may hold a reference too), not the GUI.
+  pool_.start([old = std::move(live_)]() mutable { old.reset(); });
+  live_.reset();
+}
+
 std::shared_ptr<compute::LiveProcessor> ProcessingWorker::liveFor() {
   if (live_ || !reader_ || !primary_ || mode_ != Mode::Single) return live_;
   const io::StackInfo& info = reader_->info();
@@ -202,19 +210,11 @@ std::shared_ptr<compute::LiveProcessor> ProcessingWorker::liveFor() {
   source.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
                     info.units[2]};
   source.read = [reader = reader_](int64_t z, float* out) { reader->readSlice(z, out); };
-  // Made on a thread of lowered priority: its read-ahead thread inherits it.
-  std::shared_ptr<compute::LiveProcessor> live;
-  std::exception_ptr error;
-  std::thread maker([&] {
-    lowerThreadPriority();
-    try {
-      live = std::make_shared<compute::LiveProcessor>(primary_, source, rawBudget_);
-    } catch (...) {
-      error = std::current_exception();
-    }
-  });
-  maker.join();
-  if (error) std::rethrow_exception(error);
+  // Made here, not on a helper thread of lowered priority that the GUI thread would wait for
+  // (on a loaded machine such a thread waits long for a CPU); the read-ahead thread lowers its
+  // own priority.
+  auto live = std::make_shared<compute::LiveProcessor>(primary_, source, rawBudget_,
+                                                       [] { lowerThreadPriority(); });
   live_ = live;
   return live_;
 }

@@ -139,6 +139,7 @@ class ProcessingWorker : public QObject {
   void trimCache();
   void attachPixels(quint64 config, int z, std::shared_ptr<const std::vector<float>> pixels);
   std::shared_ptr<compute::LiveProcessor> liveFor();
+  void dropLive();
 
   std::shared_ptr<const io::StackReader> reader_;
   std::shared_ptr<compute::Backend> primary_, secondary_;
