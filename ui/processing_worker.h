@@ -1,5 +1,6 @@
 // Runs the processing pipeline off the GUI thread: newest request wins, stale jobs are cancelled,
-// results are cached (LRU, bounded in bytes) and neighbouring slices are prefetched when idle.
+// results are cached (LRU, bounded in bytes, device buffers included) and neighbouring slices
+// are prefetched when idle. Single mode keeps raw slices on the backend (compute::LiveProcessor).
 #pragma once
 
 #include <QElapsedTimer>
