@@ -8,6 +8,7 @@
 
 #include "compute/backend.h"
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/cuda_live_transfers.cuh"
 
 namespace stacklens::compute {
 namespace {
@@ -51,6 +52,14 @@ class CudaBackend final : public Backend {
       return -1.0;
     }
     return ms;
+  }
+  Image pinnedHost(Shape shape) override { return cuda::pinnedHostImage(shape); }
+  Image uploadAsync(const Image& image) override { return cuda::uploadAsync(ctx_, image); }
+  void downloadInto(const Image& image, Image& host) override {
+    cuda::downloadInto(ctx_, image, host);
+  }
+  Image downloadRows(const Image& image, int64_t z, int64_t step) override {
+    return cuda::downloadRows(ctx_, image, z, step);
   }
 
   Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job) override {
