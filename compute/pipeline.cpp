@@ -288,9 +288,18 @@ PipelineResult runPipeline(Backend& backend, const Image& slab, int64_t centreIn
       case Stage::Statistics:
         result.statistics = backend.sigmaClip(input, p.statistics.params, sub);
         break;
-      case Stage::Segmentation:
-        result.segmentation = backend.segment(input, p.segmentation.params, sub);
+      case Stage::Segmentation: {
+        SegmentParams params = p.segmentation.params;
+        // The statistics stage clipped this same image with the same settings: reuse its
+        // background instead of clipping a second time.
+        const ClipParams& a = p.statistics.params;
+        const ClipParams& b = params.clip;
+        if (result.statistics && a.kappaLower == b.kappaLower && a.kappaUpper == b.kappaUpper &&
+            a.maxIterations == b.maxIterations)
+          params.background = result.statistics;
+        result.segmentation = backend.segment(input, params, sub);
         break;
+      }
     }
     backend.synchronize();
     timing.computeMs = msSince(computeStart);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,6 +101,7 @@ class FakeBackend : public compute::Backend {
                                 const compute::Job&) override {
     record("segmentation", in);
     requireWhere(in);
+    segmentBackground = p.background;
     compute::Segmentation seg;
     seg.threshold = p.absoluteThreshold.value_or(0.0);
     seg.labels = compute::LabelImage::host(in.shape());
@@ -137,6 +139,7 @@ class FakeBackend : public compute::Backend {
   }
 
   std::atomic<int> iterationsRun{0};
+  std::optional<compute::ClipStats> segmentBackground;  // as the last segment() got it
   std::atomic<int> opCalls{0};
   std::atomic<int> synchronizeCalls{0};
   std::vector<compute::Shape> psfShapes;

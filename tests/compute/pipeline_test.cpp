@@ -66,6 +66,21 @@ TEST(Pipeline, RunsStagesInOrderOnTheCurrentSliceOnly) {
   }
 }
 
+TEST(Pipeline, SegmentationReusesTheStatisticsStageBackgroundWhenTheSettingsMatch) {
+  FakeBackend backend;
+  Pipeline p;
+  p.statistics.enabled = true;
+  p.segmentation.enabled = true;
+  const PipelineResult same = runPipeline(backend, rampSlab(1, 4, 5), 0, p);
+  ASSERT_TRUE(same.statistics && backend.segmentBackground);
+  EXPECT_EQ(backend.segmentBackground->clipped.mean, same.statistics->clipped.mean);
+  EXPECT_EQ(backend.segmentBackground->clipped.n, same.statistics->clipped.n);
+  // Other clipping settings: segmentation clips with its own.
+  p.segmentation.params.clip.kappaUpper = 2.5;
+  runPipeline(backend, rampSlab(1, 4, 5), 0, p);
+  EXPECT_FALSE(backend.segmentBackground.has_value());
+}
+
 TEST(Pipeline, ThreeDDeconvolutionSeesTheSlabAndKeepsItsCentre) {
   FakeBackend backend(true);
   Pipeline p;
