@@ -13,6 +13,7 @@
 #include <QOpenGLWindow>
 #include <QPointF>
 #include <QRectF>
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -88,12 +89,15 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void initializeGL() override;
   void paintGL() override;
   void resizeGL(int w, int h) override;
+  bool event(QEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
 
  private:
+  void scheduleFrame();  // update() without the platform's 5 ms wait
+  QOpenGLShaderProgram* program(Scale scale);
   void uploadSlice();
   void uploadLuts();
   void paintOverlays();
@@ -127,7 +131,8 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
 
   GLuint sliceTexture_ = 0, lutTexture_ = 0, cdfTexture_ = 0, pbo_ = 0;
   int lutCount_ = 0;
-  QOpenGLShaderProgram program_;
+  bool framePosted_ = false;
+  std::array<std::unique_ptr<QOpenGLShaderProgram>, std::size(kAllScales)> programs_;
   QOpenGLVertexArrayObject vao_;
   QOpenGLShaderProgram overlayProgram_;
   QOpenGLVertexArrayObject overlayVao_;

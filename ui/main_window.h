@@ -77,6 +77,7 @@ class MainWindow : public QMainWindow {
   QString readout() const { return readout_->text(); }
   const RegionStats& regionStats() const { return regionStats_; }
   QComboBox* hduBox() const { return hduBox_; }
+  QSpinBox* planeBox() const { return planeSpin_; }
   // Processing while scrubbing: its docks, worker and backends.
   LiveProcessing* liveProcessing() const { return live_; }
 

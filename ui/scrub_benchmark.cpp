@@ -53,6 +53,7 @@ void ScrubBenchmark::start() {
       [this] {
         clock_.start();
         heartbeat_.start();
+        cpuStartMs_ = processCpuMs();
         QTimer::singleShot(50, this, &ScrubBenchmark::step);
       },
       Qt::SingleShotConnection);
