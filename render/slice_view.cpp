@@ -183,8 +183,8 @@ void SliceView::setLimits(float low, float high) {
 const std::vector<float>& SliceView::cdf() {
   if (cdfDirty_) {
     if (data_)
-      cdf_ =
-          equalisationCdf(data_->data(), data_->size(), display_.limits.low, display_.limits.high);
+      cdf_ = equalisationCdf(data_->data(), data_->size(), display_.limits.low,
+                             display_.limits.high, cdfStride(data_->size()));
     else
       cdf_ = equalisationCdf(nullptr, 0, 0.f, 1.f);
     cdfDirty_ = false;

@@ -10,9 +10,11 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -74,6 +76,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildDocks();
   buildMenus();
   live_ = new LiveProcessing(this, view_);
+  arrangeDefaultLayout();
   connect(live_, &LiveProcessing::processedSliceReady, this, &MainWindow::setProcessedSlice);
   connect(live_, &LiveProcessing::centreOn, this, [this](QPointF p) {
     setCrosshair(QPoint(int(std::lround(p.x())), int(std::lround(p.y()))));
@@ -98,7 +101,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   settings_ = loadViewerSettings();
   applySettings();
-  resize(1400, 940);
+  // The default size, within the screen: on a 1280-wide screen 1400 pixels cut off the docks.
+  QSize size(1400, 940);
+  if (QScreen* screen = QGuiApplication::primaryScreen())
+    size = size.boundedTo(screen->availableGeometry().size() * 0.95);
+  resize(size);
   if (!settings_.geometry.isEmpty()) restoreGeometry(settings_.geometry);
   if (!settings_.windowState.isEmpty()) restoreState(settings_.windowState);
 }
@@ -171,6 +178,20 @@ void MainWindow::buildDocks() {
   zDock->raise();
   resizeDocks({xzDock_}, {230}, Qt::Vertical);
   resizeDocks({yzDock_}, {230}, Qt::Horizontal);
+}
+
+// On a 1280 × 1024 screen the right column cannot hold display, histogram, the analysis tabs
+// and the processing panel one above another (processing got 60 pixels and a scroll bar): the
+// processing panel joins the analysis tabs, and the bottom row (ortho XZ, timings) is kept low
+// so that the slice view keeps most of the height. A saved layout replaces this.
+void MainWindow::arrangeDefaultLayout() {
+  auto* zDock = findChild<QDockWidget*>("zProfileDock");
+  auto* processing = findChild<QDockWidget*>("processingDock");
+  if (zDock && processing) tabifyDockWidget(zDock, processing);
+  if (zDock) zDock->raise();
+  auto* timing = findChild<QDockWidget*>("timingDock");
+  if (timing) resizeDocks({xzDock_, timing}, {200, 200}, Qt::Vertical);
+  resizeDocks({histogramDock_}, {150}, Qt::Vertical);
 }
 
 void MainWindow::buildMenus() {
@@ -387,11 +408,8 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
       if (h.axes.empty() || h.type.find("image") == std::string::npos) continue;
       QStringList axes;
       for (int64_t n : h.axes) axes << QString::number(n);
-      hduBox_->addItem(QString("%1 %2 (%3)")
-                           .arg(h.index)
-                           .arg(QString::fromStdString(h.name.empty() ? "" : h.name))
-                           .arg(axes.join("×")),
-                       h.index);
+      const QString name = h.name.empty() ? QString() : " " + QString::fromStdString(h.name);
+      hduBox_->addItem(QString("%1%2 (%3)").arg(h.index).arg(name, axes.join("×")), h.index);
     }
     hduBox_->setCurrentIndex(std::max(0, hduBox_->findData(info_.hdu)));
     hduBox_->setEnabled(hduBox_->count() > 1);

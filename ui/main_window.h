@@ -99,6 +99,7 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void buildDocks();
+  void arrangeDefaultLayout();
   void applySettings();
   void install(std::shared_ptr<io::StackReader> reader, int z, SliceData first);
   void requestSlice(int z);
