@@ -68,6 +68,9 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   QPointF widgetToImage(QPointF widgetPos) const;  // pixel centres at integer coordinates
   QPointF imageToWidget(QPointF imagePos) const;
 
+  // Draws a new frame at the next pass of the event loop (update() waits for a 5 ms timer).
+  void scheduleFrame();
+
   // Renders the current state into an offscreen framebuffer and returns it (export, tests);
   // unlike QOpenGLWindow::grabFramebuffer it never returns a stale or undefined back buffer.
   QImage grabFramebuffer();
@@ -96,7 +99,6 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void mouseReleaseEvent(QMouseEvent* event) override;
 
  private:
-  void scheduleFrame();  // update() without the platform's 5 ms wait
   QOpenGLShaderProgram* program(Scale scale);
   void uploadSlice();
   void uploadLuts();

@@ -109,7 +109,7 @@ void ScrubBenchmark::step() {
   stepStartNs_ = clock_.nsecsElapsed();
   timeout_.start();
   if (next == window_->navigation()->value())
-    window_->sliceView()->update();  // a single-slice stack: measure a redraw
+    window_->sliceView()->scheduleFrame();  // a single-slice stack: measure a redraw
   else
     window_->navigation()->setValue(next);
 }
