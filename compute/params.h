@@ -62,6 +62,10 @@ struct SegmentParams {
   int connectivity = 8;                     // 4 or 8
   int64_t minPixels = 1;
   ClipParams clip;
+  // Background statistics already computed for this image (e.g. by the pipeline's statistics
+  // stage): when set they are used as they are and `clip` is ignored, so the image is not
+  // clipped a second time.
+  std::optional<ClipStats> background;
 };
 
 struct Source {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -56,18 +57,22 @@ DType dtypeOf(const TiffReader::Layout& l, const std::string& path) {
   const bool isInt = l.format == SAMPLEFORMAT_INT;
   const bool isUInt = l.format == SAMPLEFORMAT_UINT || l.format == SAMPLEFORMAT_VOID;
   const bool isFloat = l.format == SAMPLEFORMAT_IEEEFP;
+  // 1-, 2- and 4-bit samples (masks, bilevel scans) are unpacked to their stored values.
+  if (isUInt && (l.bits == 1 || l.bits == 2 || l.bits == 4) && l.samples == 1) return DType::UInt8;
   if ((isInt || isUInt) && l.bits == 8) return isInt ? DType::Int8 : DType::UInt8;
   if ((isInt || isUInt) && l.bits == 16) return isInt ? DType::Int16 : DType::UInt16;
   if ((isInt || isUInt) && l.bits == 32) return isInt ? DType::Int32 : DType::UInt32;
   if ((isInt || isUInt) && l.bits == 64) return isInt ? DType::Int64 : DType::UInt64;
-  if (isFloat && l.bits == 32) return DType::Float32;
+  if (isFloat && (l.bits == 16 || l.bits == 32)) return DType::Float32;  // half widened exactly
   if (isFloat && l.bits == 64) return DType::Float64;
   throw IoError(path, "unsupported sample type: " + std::to_string(l.bits) + "-bit " +
                           (isFloat  ? "float"
                            : isInt  ? "signed"
                            : isUInt ? "unsigned"
                                     : "complex") +
-                          " (supported: 8/16/32/64-bit integers, 32/64-bit float)");
+                          (l.samples > 1 ? " with " + std::to_string(l.samples) + " samples" : "") +
+                          " (supported: 1/2/4-bit unsigned, 8/16/32/64-bit integers, "
+                          "16/32/64-bit float)");
 }
 
 std::string trim(const std::string& s) {
@@ -212,7 +217,7 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
 
   // A header cannot claim more pixels than the file could hold: uncompressed data must be in the
   // file, and no codec libtiff supports reaches a ratio of 5000:1.
-  const int bytes = layout_.bits / 8;
+  const double bytes = layout_.bits / 8.0;
   const double pageBytes = static_cast<double>(layout_.width) * layout_.height * bytes *
                            (layout_.planar == PLANARCONFIG_CONTIG ? layout_.samples : 1);
   const double limit = pages[0].compression == COMPRESSION_NONE
@@ -223,13 +228,17 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
                             std::to_string(layout_.height) + " is impossible for a file of " +
                             std::to_string(fileSize) + " bytes");
   if (layout_.samples > 1)
-    info_.header.push_back(
-        {"warning",
-         "each pixel has " + std::to_string(layout_.samples) + " samples; only the first is shown",
-         ""});
+    info_.header.push_back({"note",
+                            "each pixel has " + std::to_string(layout_.samples) +
+                                " samples (e.g. RGB); each sample is a plane, sample fastest",
+                            ""});
 
   // Tags for display.
   TIFFSetSubDirectory(t, pages[0].offset);
+  uint16_t photometric = PHOTOMETRIC_MINISBLACK;
+  if (TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photometric) && photometric == PHOTOMETRIC_MINISWHITE)
+    info_.header.push_back(
+        {"note", "PhotometricInterpretation is MinIsWhite: values are as stored (0 = white)", ""});
   char* text = nullptr;
   std::string description;
   if (TIFFGetField(t, TIFFTAG_IMAGEDESCRIPTION, &text) && text) description = text;
@@ -318,8 +327,16 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
       info_.header.push_back({"ome:DimensionOrder", order, ""});
     }
     double sx = 0, sy = 0, sz = 0;
-    if (parsePositive(xmlAttribute(description, "Pixels", "PhysicalSizeX"), sx) &&
-        parsePositive(xmlAttribute(description, "Pixels", "PhysicalSizeY"), sy)) {
+    const bool hasX = parsePositive(xmlAttribute(description, "Pixels", "PhysicalSizeX"), sx);
+    const bool hasY = parsePositive(xmlAttribute(description, "Pixels", "PhysicalSizeY"), sy);
+    if (hasX != hasY) {  // writers often give one size for square pixels
+      (hasX ? sy : sx) = hasX ? sx : sy;
+      info_.header.push_back({"note",
+                              std::string("OME gives no PhysicalSize") + (hasX ? "Y" : "X") +
+                                  "; square pixels assumed",
+                              ""});
+    }
+    if (hasX || hasY) {
       info_.spacingKnown = true;
       info_.spacing = {1.0, sy, sx};
       if (parsePositive(xmlAttribute(description, "Pixels", "PhysicalSizeZ"), sz))
@@ -344,13 +361,14 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
   for (int d : {0, 1, 2})
     if (d != zDim && dims.sizes[d] > 1) planeDims.push_back(d);
   info_.z = dims.sizes[zDim];
-  info_.planes = 1;
+  info_.planes = layout_.samples;
   for (int d : planeDims) info_.planes *= dims.sizes[d];
   if (options.plane < 0 || options.plane >= info_.planes)
     throw IoError(path, "plane " + std::to_string(options.plane) + " is outside 0.." +
                             std::to_string(info_.planes - 1));
   info_.plane = options.plane;
-  long long base = 0, rest = options.plane;
+  sample_ = static_cast<uint16_t>(options.plane % layout_.samples);
+  long long base = 0, rest = options.plane / layout_.samples;
   for (int d : planeDims) {
     base += (rest % dims.sizes[d]) * dims.strides[d];
     rest /= dims.sizes[d];
@@ -399,8 +417,42 @@ void convertRun(const unsigned char* in, size_t step, size_t count, float* out) 
   }
 }
 
-// count samples, every step-th starting at in, converted to float.
-void convert(DType type, const unsigned char* in, size_t step, size_t count, float* out) {
+// IEEE 754 binary16 → float, exactly (subnormals, ±Inf and NaN included).
+float halfToFloat(uint16_t h) {
+  const uint32_t sign = uint32_t{h & 0x8000u} << 16, exponent = (h >> 10) & 0x1F,
+                 mantissa = h & 0x3FFu;
+  float magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+  else if (exponent == 31)
+    magnitude =
+        mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
+  return sign ? -magnitude : magnitude;
+}
+
+// One row of `count` pixels of the chosen sample, converted to float. `row` points at the row's
+// first byte; chunky pixels hold `step` samples, the wanted one at index `sample`.
+void convertRow(const TiffReader::Layout& l, DType type, const unsigned char* row, size_t step,
+                size_t sample, size_t count, float* out) {
+  if (l.bits < 8) {  // packed, most significant bits first, one sample per pixel
+    const unsigned mask = (1u << l.bits) - 1;
+    for (size_t i = 0; i < count; ++i) {
+      const size_t bit = i * l.bits;
+      out[i] = static_cast<float>((row[bit / 8] >> (8 - l.bits - bit % 8)) & mask);
+    }
+    return;
+  }
+  const unsigned char* in = row + sample * (l.bits / 8);
+  if (l.format == SAMPLEFORMAT_IEEEFP && l.bits == 16) {
+    for (size_t i = 0; i < count; ++i) {
+      uint16_t h;
+      std::memcpy(&h, in + i * step * 2, 2);
+      out[i] = halfToFloat(h);
+    }
+    return;
+  }
   switch (type) {
     case DType::UInt8:
       convertRun<uint8_t>(in, step, count, out);
@@ -454,34 +506,38 @@ void TiffReader::readSlice(int64_t z, float* out) const {
   Page page = readPage(t);
   if (!sameLayout(page.layout, layout_) || page.layout.tiled != layout_.tiled)
     fail("its page changed");
-  const size_t bytes = layout_.bits / 8;
-  const size_t step = layout_.planar == PLANARCONFIG_CONTIG ? layout_.samples : 1;
+  const bool chunky = layout_.planar == PLANARCONFIG_CONTIG;
+  const size_t step = chunky ? layout_.samples : 1;
+  // Planar data store each sample in strips/tiles of its own; chunky data interleave them.
+  const size_t sampleInPixel = chunky ? sample_ : 0;
+  const uint16_t samplePlane = chunky ? 0 : sample_;
+  const auto rowBytesOf = [&](size_t pixels) { return (pixels * step * layout_.bits + 7) / 8; };
   const size_t width = layout_.width, height = layout_.height;
   if (layout_.tiled) {
     uint32_t tw = 0, th = 0;
     TIFFGetField(t, TIFFTAG_TILEWIDTH, &tw);
     TIFFGetField(t, TIFFTAG_TILELENGTH, &th);
     const tmsize_t size = TIFFTileSize(t);
-    if (tw == 0 || th == 0 || size <= 0 ||
-        static_cast<size_t>(size) < size_t{tw} * th * step * bytes)
+    if (tw == 0 || th == 0 || size <= 0 || static_cast<size_t>(size) < th * rowBytesOf(tw))
       fail("bad tile size");
     std::vector<unsigned char> buffer(static_cast<size_t>(size));
     for (uint32_t y0 = 0; y0 < height; y0 += th)
       for (uint32_t x0 = 0; x0 < width; x0 += tw) {
-        if (TIFFReadEncodedTile(t, TIFFComputeTile(t, x0, y0, 0, 0), buffer.data(), size) < 0)
+        if (TIFFReadEncodedTile(t, TIFFComputeTile(t, x0, y0, 0, samplePlane), buffer.data(),
+                                size) < 0)
           fail("bad tile data");
         const size_t rows = std::min<size_t>(th, height - y0),
                      cols = std::min<size_t>(tw, width - x0);
         for (size_t r = 0; r < rows; ++r)
-          convert(info_.dtype, buffer.data() + r * tw * step * bytes, step, cols,
-                  out + (y0 + r) * width + x0);
+          convertRow(layout_, info_.dtype, buffer.data() + r * rowBytesOf(tw), step, sampleInPixel,
+                     cols, out + (y0 + r) * width + x0);
       }
   } else {
     uint32_t rowsPerStrip = 0;
     TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rowsPerStrip);
     rowsPerStrip = std::clamp<uint32_t>(rowsPerStrip, 1, layout_.height);
     const tmsize_t size = TIFFStripSize(t);
-    const size_t rowBytes = width * step * bytes;
+    const size_t rowBytes = rowBytesOf(width);
     if (size <= 0 || static_cast<size_t>(size) < rowBytes) fail("bad strip size");
     std::vector<unsigned char> buffer(static_cast<size_t>(size));
     const uint32_t strips = (layout_.height + rowsPerStrip - 1) / rowsPerStrip;
@@ -489,11 +545,13 @@ void TiffReader::readSlice(int64_t z, float* out) const {
       const size_t first = size_t{s} * rowsPerStrip;
       const size_t rows = std::min<size_t>(rowsPerStrip, height - first);
       const tmsize_t got =
-          TIFFReadEncodedStrip(t, s, buffer.data(), static_cast<tmsize_t>(rows * rowBytes));
+          TIFFReadEncodedStrip(t, TIFFComputeStrip(t, static_cast<uint32_t>(first), samplePlane),
+                               buffer.data(), static_cast<tmsize_t>(rows * rowBytes));
       if (got < static_cast<tmsize_t>(rows * rowBytes))
         fail("bad or truncated strip " + std::to_string(s));
       for (size_t r = 0; r < rows; ++r)
-        convert(info_.dtype, buffer.data() + r * rowBytes, step, width, out + (first + r) * width);
+        convertRow(layout_, info_.dtype, buffer.data() + r * rowBytes, step, sampleInPixel, width,
+                   out + (first + r) * width);
     }
   }
   if (!handle->messages.errors.empty()) fail("libtiff reported an error");

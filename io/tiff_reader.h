@@ -19,6 +19,10 @@ namespace stacklens::io {
 //   (SizeC/SizeZ/SizeT in DimensionOrder): the z axis is Z; when Z = 1 it is T; when both are 1
 //   it is C. The remaining axes form the planes, chosen by OpenOptions::plane with the channel
 //   varying fastest (plane = c + C·t for a Z stack).
+// - Pixels of several samples (RGB, or any SamplesPerPixel > 1, chunky or planar): each sample is
+//   a plane too, varying fastest of all (plane = sample + samples·(c + C·t)).
+// Samples of 1, 2 or 4 bits are unpacked to their stored values (uint8); 16-bit floats are
+// widened to float32 exactly.
 // Spacing: ImageJ "spacing"/"unit" plus XResolution/YResolution (ResolutionUnit none); OME
 // PhysicalSizeX/Y/Z (µm unless a unit is given); otherwise only a centimetre ResolutionUnit is
 // trusted (inch values are usually print DPI).
@@ -45,6 +49,7 @@ class TiffReader : public StackReader {
   StackInfo info_;
   Layout layout_;
   std::vector<uint64_t> sliceOffsets_;  // IFD offset of the page shown as each z
+  uint16_t sample_ = 0;                 // the sample of each pixel shown (the plane's)
   // libtiff handles are not thread-safe: each read borrows a handle of its own from this pool
   // (opened on demand), so concurrent reads of different slices run in parallel.
   mutable std::mutex poolMutex_;

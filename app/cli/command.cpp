@@ -19,7 +19,10 @@ const std::map<std::string, CommandSpec>& commands() { return registry(); }
 std::vector<OptionSpec> processingOptions() {
   return {{"backend", "cpu|cuda|auto", "where to compute (default auto: CUDA when usable)"},
           {"slice", "Z", "process only slice Z (0-based)"},
-          {"timings", "", "print a JSON line with per-stage seconds on stderr"}};
+          {"timings", "", "print a JSON line with per-stage seconds on stderr"},
+          {"hdu", "N", "FITS HDU to read (default: the first with an image)"},
+          {"plane", "P",
+           "index along a 4th axis (FITS), channel/frame (TIFF hyperstacks) or sample (RGB)"}};
 }
 
 double parseNumber(const std::string& text, const std::string& what) {

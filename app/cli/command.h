@@ -55,7 +55,7 @@ struct CommandSpec {
   std::function<int(const Args&)> run;
 };
 
-// Options shared by the processing commands: --backend, --slice, --timings.
+// Options shared by the processing commands: --backend, --slice, --timings, --hdu, --plane.
 std::vector<OptionSpec> processingOptions();
 
 // Parses argv for one command; throws UsageError.

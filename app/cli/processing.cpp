@@ -10,6 +10,7 @@ InputStack readInput(const Args& args) {
   input.path = args.positional(0);
   io::OpenOptions options;
   options.hdu = static_cast<int>(args.getInt("hdu", -1));
+  options.plane = static_cast<int>(args.getInt("plane", 0));
   auto reader = io::openStack(input.path, options);
   input.info = reader->info();
   const auto& info = input.info;

@@ -18,18 +18,10 @@
 #include <vector>
 
 #include "compute/cpu/operations.h"
+#include "compute/cpu/reflect_index.h"
 
 namespace stacklens::compute::cpu {
 namespace {
-
-// SciPy's 'reflect' index for any integer position (period 2n, repeated).
-int64_t reflectIndex(int64_t i, int64_t n) {
-  if (n == 1) return 0;
-  const int64_t period = 2 * n;
-  int64_t m = i % period;
-  if (m < 0) m += period;
-  return m < n ? m : period - 1 - m;
-}
 
 // The normalised 1D Gaussian, centre at index radius; float weights of a double computation.
 std::vector<float> gaussianKernel(double sigma, double truncate) {

@@ -28,17 +28,10 @@
 #include <vector>
 
 #include "compute/cpu/operations.h"
+#include "compute/cpu/reflect_index.h"
 
 namespace stacklens::compute::cpu {
 namespace {
-
-int64_t reflectIndex(int64_t i, int64_t n) {
-  if (n == 1) return 0;
-  const int64_t period = 2 * n;
-  int64_t m = i % period;
-  if (m < 0) m += period;
-  return m < n ? m : period - 1 - m;
-}
 
 // Maps float bits to an int32 whose signed order is the IEEE total order (an involution).
 inline int32_t flipNegative(int32_t bits) { return bits ^ ((bits >> 31) & 0x7FFFFFFF); }

@@ -1,7 +1,8 @@
 // Segmentation on the CPU: threshold, connected-component labelling on runs, per-source measures.
 //
 // Semantics (the CUDA backend must match them):
-//  * Background: sigma-clipped statistics (cpu::sigmaClip with p.clip) over the whole input.
+//  * Background: sigma-clipped statistics (cpu::sigmaClip with p.clip) over the whole input,
+//    or p.background when the caller already has them.
 //  * Threshold: p.absoluteThreshold when set, else clipped median + nSigma · clipped std.
 //    A pixel is foreground when value > threshold (strictly, like `image > threshold` in NumPy);
 //    NaN is never foreground.
@@ -131,7 +132,7 @@ Segmentation segment(const Image& in, const SegmentParams& p, const Job& job, Th
     throw InvalidArgument("segment: the image is too large");
 
   Segmentation out;
-  out.background = sigmaClip(in, p.clip, job, pool);
+  out.background = p.background ? *p.background : sigmaClip(in, p.clip, job, pool);
   if (out.background.clipped.n == 0 && !p.absoluteThreshold)
     throw InvalidArgument("segment: the image has no finite values to estimate the background");
   const double median = out.background.clipped.n > 0 ? out.background.clipped.median : 0.0;

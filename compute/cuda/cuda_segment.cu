@@ -147,7 +147,8 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   cudaStream_t st = ctx->stream();
 
   Segmentation out;
-  out.background = sigmaClipValues(ctx, in.data(), count, p.clip, job);
+  out.background =
+      p.background ? *p.background : sigmaClipValues(ctx, in.data(), count, p.clip, job);
   out.threshold = p.absoluteThreshold
                       ? *p.absoluteThreshold
                       : out.background.clipped.median + p.nSigma * out.background.clipped.std;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
 
@@ -21,44 +22,12 @@ namespace io = stacklens::io;
 const std::string kHorseHead = std::string(STACKLENS_SHARED_DATA) + "/HorseHead.fits";
 const std::string kPsf = std::string(STACKLENS_SHARED_DATA) + "/psf_rfi_8bit_imagej.tif";
 
-struct Result {
-  int code;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-Result runCli(const std::string& args) {
-  static int counter = 0;
-  const std::string errPath =
-      (fs::temp_directory_path() /
-       ("cli_analysis_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++)))
-          .string();
-  std::string cmd = std::string(STACKLENS_CLI) + " " + args + " 2>" + errPath;
-  Result r{-1, {}, {}};
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(errPath);
-  r.err.assign(std::istreambuf_iterator<char>(err), {});
-  fs::remove(errPath);
-  return r;
-}
-
 // The number after "key": in a flat JSON text (enough for our one-line outputs).
 double jsonNumber(const std::string& json, const std::string& key, size_t from = 0) {
   auto at = json.find("\"" + key + "\": ", from);
   if (at == std::string::npos) return std::nan("");
   return std::stod(json.substr(at + key.size() + 4));
 }
-
-// Skips the test while the io readers are placeholders on this branch.
-#define SKIP_IF_READING_UNAVAILABLE(result)                      \
-  if ((result).err.find("not implemented") != std::string::npos) \
-  GTEST_SKIP() << "io readers not implemented yet: " << (result).err
 
 class CliAnalysis : public ::testing::Test {
  protected:
@@ -83,8 +52,7 @@ class CliAnalysis : public ::testing::Test {
 TEST_F(CliAnalysis, StatsMatchesAstropyOnHorseHead) {
   // astropy 5.2 SigmaClip(sigma=3, maxiters=10) on the float64 plate: 4 iterations,
   // clipped n 794022, median 9636, mean 9809.363385397382, std 2995.8276316069296.
-  Result r = runCli("stats " + kHorseHead + " --backend cpu --kappa 3 --max-iter 10");
-  SKIP_IF_READING_UNAVAILABLE(r);
+  CliResult r = runCliSeparately("stats " + kHorseHead + " --backend cpu --kappa 3 --max-iter 10");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(jsonNumber(r.out, "n"), 795663);
   EXPECT_NEAR(jsonNumber(r.out, "median"), 9658.0, 1e-9);
@@ -101,19 +69,18 @@ TEST_F(CliAnalysis, StatsPerSliceAndErrors) {
   std::vector<float> v(2 * 3 * 4);
   for (size_t i = 0; i < v.size(); ++i) v[i] = i < 12 ? 1.0f : 5.0f;
   const std::string in = writeImage("stack.fits", v, 2, 3, 4);
-  Result whole = runCli("stats " + in + " --backend cpu");
-  SKIP_IF_READING_UNAVAILABLE(whole);
+  CliResult whole = runCliSeparately("stats " + in + " --backend cpu");
   ASSERT_EQ(whole.code, 0) << whole.err;
   EXPECT_EQ(jsonNumber(whole.out, "n"), 24);
   EXPECT_NEAR(jsonNumber(whole.out, "mean"), 3.0, 1e-9);
-  Result one = runCli("stats " + in + " --backend cpu --slice 1");
+  CliResult one = runCliSeparately("stats " + in + " --backend cpu --slice 1");
   ASSERT_EQ(one.code, 0) << one.err;
   EXPECT_EQ(jsonNumber(one.out, "n"), 12);
   EXPECT_NEAR(jsonNumber(one.out, "median"), 5.0, 1e-9);
-  EXPECT_EQ(runCli("stats " + in + " --kappa -1").code, 2);
-  EXPECT_EQ(runCli("stats " + in + " --kappa abc").code, 2);
-  EXPECT_EQ(runCli("stats " + in + " --slice 7").code, 2);
-  Result missing = runCli("stats " + path("nope.fits"));
+  EXPECT_EQ(runCliSeparately("stats " + in + " --kappa -1").code, 2);
+  EXPECT_EQ(runCliSeparately("stats " + in + " --kappa abc").code, 2);
+  EXPECT_EQ(runCliSeparately("stats " + in + " --slice 7").code, 2);
+  CliResult missing = runCliSeparately("stats " + path("nope.fits"));
   EXPECT_EQ(missing.code, 3);
   EXPECT_NE(missing.err.find("nope.fits"), std::string::npos) << missing.err;
 }
@@ -127,9 +94,8 @@ TEST_F(CliAnalysis, SegmentWritesLabelsAndASourceTable) {
   v[7 * w + 9] = 4.f;
   const std::string in = writeImage("two.fits", v, 1, h, w);
   const std::string labels = path("labels.fits"), csv = path("sources.csv");
-  Result r =
-      runCli("segment " + in + " " + labels + " --threshold 0.5 --backend cpu --sources " + csv);
-  SKIP_IF_READING_UNAVAILABLE(r);
+  CliResult r = runCliSeparately("segment " + in + " " + labels +
+                                 " --threshold 0.5 --backend cpu --sources " + csv);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(jsonNumber(r.out, "sources"), 2);
   auto reader = io::openStack(labels);
@@ -150,7 +116,8 @@ TEST_F(CliAnalysis, SegmentWritesLabelsAndASourceTable) {
   EXPECT_EQ(row2, "2,9,7,4,1,4,9,7,9,9,7,7");
   EXPECT_FALSE(std::getline(table, extra));
   // --min-pixels 2 drops the single pixel.
-  Result big = runCli("segment " + in + " " + labels + " --threshold 0.5 --min-pixels 2");
+  CliResult big =
+      runCliSeparately("segment " + in + " " + labels + " --threshold 0.5 --min-pixels 2");
   ASSERT_EQ(big.code, 0) << big.err;
   EXPECT_EQ(jsonNumber(big.out, "sources"), 1);
 }
@@ -158,11 +125,15 @@ TEST_F(CliAnalysis, SegmentWritesLabelsAndASourceTable) {
 TEST_F(CliAnalysis, SegmentUsageErrors) {
   const std::string in = writeImage("one.fits", {0, 1, 0, 1}, 1, 2, 2);
   const std::string out = path("l.fits");
-  EXPECT_EQ(runCli("segment " + in + " " + out).code, 2);  // neither --nsigma nor --threshold
-  EXPECT_EQ(runCli("segment " + in + " " + out + " --nsigma 3 --threshold 1").code, 2);
-  EXPECT_EQ(runCli("segment " + in + " " + out + " --threshold 1 --connectivity 6").code, 2);
-  EXPECT_EQ(runCli("segment " + in + " " + out + " --threshold 1 --min-pixels 0").code, 2);
-  EXPECT_EQ(runCli("segment " + in + " " + in + " --threshold 0.5").code, 3);  // over the input
+  EXPECT_EQ(runCliSeparately("segment " + in + " " + out).code,
+            2);  // neither --nsigma nor --threshold
+  EXPECT_EQ(runCliSeparately("segment " + in + " " + out + " --nsigma 3 --threshold 1").code, 2);
+  EXPECT_EQ(runCliSeparately("segment " + in + " " + out + " --threshold 1 --connectivity 6").code,
+            2);
+  EXPECT_EQ(runCliSeparately("segment " + in + " " + out + " --threshold 1 --min-pixels 0").code,
+            2);
+  EXPECT_EQ(runCliSeparately("segment " + in + " " + in + " --threshold 0.5").code,
+            3);  // over the input
 }
 
 TEST_F(CliAnalysis, DeconvolveKeepsAConstantImageConstant) {
@@ -170,9 +141,9 @@ TEST_F(CliAnalysis, DeconvolveKeepsAConstantImageConstant) {
   const std::string in = writeImage("flat.fits", v, 3, 20, 24);
   const std::string out = path("rl.fits");
   for (const std::string mode : {"2d", "3d"}) {
-    Result r = runCli("deconvolve " + in + " " + out + " --psf-sigma 1.5 --iterations 3 --mode " +
-                      mode + " --backend cpu");
-    SKIP_IF_READING_UNAVAILABLE(r);
+    CliResult r =
+        runCliSeparately("deconvolve " + in + " " + out +
+                         " --psf-sigma 1.5 --iterations 3 --mode " + mode + " --backend cpu");
     ASSERT_EQ(r.code, 0) << r.err;
     auto reader = io::openStack(out);
     ASSERT_EQ(reader->info().z, 3);
@@ -186,9 +157,8 @@ TEST_F(CliAnalysis, DeconvolveKeepsAConstantImageConstant) {
 
 TEST_F(CliAnalysis, DeconvolveWithAMeasuredPsfFile) {
   const std::string out = path("hh.fits");
-  Result r = runCli("deconvolve " + kHorseHead + " " + out + " --psf " + kPsf +
-                    " --iterations 2 --accelerate --backend cpu");
-  SKIP_IF_READING_UNAVAILABLE(r);
+  CliResult r = runCliSeparately("deconvolve " + kHorseHead + " " + out + " --psf " + kPsf +
+                                 " --iterations 2 --accelerate --backend cpu");
   ASSERT_EQ(r.code, 0) << r.err;
   auto reader = io::openStack(out);
   EXPECT_EQ(reader->info().y, 893);
@@ -206,28 +176,32 @@ TEST_F(CliAnalysis, DeconvolveWithAMeasuredPsfFile) {
 TEST_F(CliAnalysis, DeconvolveUsageErrors) {
   const std::string in = writeImage("d.fits", std::vector<float>(64, 1.f), 1, 8, 8);
   const std::string out = path("o.fits");
-  EXPECT_EQ(runCli("deconvolve " + in + " " + out + " --psf-sigma 1").code, 2);   // no iterations
-  EXPECT_EQ(runCli("deconvolve " + in + " " + out + " --iterations 3").code, 2);  // no PSF
-  EXPECT_EQ(runCli("deconvolve " + in + " " + out + " --iterations 0 --psf-sigma 1").code, 2);
+  EXPECT_EQ(runCliSeparately("deconvolve " + in + " " + out + " --psf-sigma 1").code,
+            2);  // no iterations
+  EXPECT_EQ(runCliSeparately("deconvolve " + in + " " + out + " --iterations 3").code,
+            2);  // no PSF
+  EXPECT_EQ(runCliSeparately("deconvolve " + in + " " + out + " --iterations 0 --psf-sigma 1").code,
+            2);
+  EXPECT_EQ(runCliSeparately("deconvolve " + in + " " + out +
+                             " --iterations 2 --psf-sigma 1 --boundary x")
+                .code,
+            2);
   EXPECT_EQ(
-      runCli("deconvolve " + in + " " + out + " --iterations 2 --psf-sigma 1 --boundary x").code,
-      2);
-  EXPECT_EQ(runCli("deconvolve " + in + " " + out + " --iterations 2 --psf-sigma 1,2").code, 2);
-  EXPECT_EQ(
-      runCli("deconvolve " + in + " " + out + " --iterations 2 --psf " + in + " --psf-sigma 1")
-          .code,
-      2);
+      runCliSeparately("deconvolve " + in + " " + out + " --iterations 2 --psf-sigma 1,2").code, 2);
+  EXPECT_EQ(runCliSeparately("deconvolve " + in + " " + out + " --iterations 2 --psf " + in +
+                             " --psf-sigma 1")
+                .code,
+            2);
   // A 9×9 PSF does not fit an 8×8 periodic image: a clear InvalidArgument, exit 2.
-  Result r = runCli("deconvolve " + in + " " + out +
-                    " --iterations 2 --psf-sigma 1 --boundary periodic --backend cpu");
-  SKIP_IF_READING_UNAVAILABLE(r);
+  CliResult r = runCliSeparately("deconvolve " + in + " " + out +
+                                 " --iterations 2 --psf-sigma 1 --boundary periodic --backend cpu");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("larger than the image"), std::string::npos) << r.err;
 }
 
 TEST_F(CliAnalysis, BenchPrintsOneJsonLinePerWorkload) {
   // blur2d is another engineer's operation: a timing line once it lands, an error line before.
-  Result r = runCli(
+  CliResult r = runCliSeparately(
       "bench --backend cpu --workload sigmaclip --workload blur2d_gaussian_f32 "
       "--repeat 1");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -245,9 +219,9 @@ TEST_F(CliAnalysis, BenchPrintsOneJsonLinePerWorkload) {
 }
 
 TEST_F(CliAnalysis, BenchRejectsUnknownWorkloadsAndBackends) {
-  EXPECT_EQ(runCli("bench --workload nope").code, 2);
-  EXPECT_EQ(runCli("bench --backend gpu").code, 2);
-  EXPECT_EQ(runCli("bench --repeat 0 --workload sigmaclip").code, 2);
+  EXPECT_EQ(runCliSeparately("bench --workload nope").code, 2);
+  EXPECT_EQ(runCliSeparately("bench --backend gpu").code, 2);
+  EXPECT_EQ(runCliSeparately("bench --repeat 0 --workload sigmaclip").code, 2);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "brute_force.h"
 #include "compute/backend.h"
 #include "compute/cpu/operations.h"
 #include "filter_reference.h"
@@ -40,11 +41,6 @@ void expectClose(const Image& actual, const Image& expected, double tol) {
   EXPECT_EQ(reported, 0);
 }
 
-int64_t reflect(int64_t i, int64_t n) {  // half-sample symmetric, by repeated folding
-  while (i < 0 || i >= n) i = i < 0 ? -i - 1 : 2 * n - 1 - i;
-  return i;
-}
-
 std::vector<double> kernel(double sigma, double truncate) {
   const int r = static_cast<int>(truncate * sigma + 0.5);
   std::vector<double> w;
@@ -69,7 +65,8 @@ Image bruteForceBlur(const Image& in, const BlurParams& p) {
           for (int b = -ry; b <= ry; ++b)
             for (int c = -rx; c <= rx; ++c)
               sum += wz[a + rz] * wy[b + ry] * wx[c + rx] *
-                     in.at(reflect(z + a, s.z), reflect(y + b, s.y), reflect(x + c, s.x));
+                     in.at(brute_force::reflect(z + a, s.z), brute_force::reflect(y + b, s.y),
+                           brute_force::reflect(x + c, s.x));
         out.at(z, y, x) = static_cast<float>(sum);
       }
   return out;

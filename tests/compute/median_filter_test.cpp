@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "brute_force.h"
 #include "compute/backend.h"
 #include "compute/cpu/operations.h"
 #include "filter_reference.h"
@@ -42,11 +43,6 @@ Image randomImage(Shape shape, unsigned seed, bool specials = false) {
   return image;
 }
 
-int64_t reflect(int64_t i, int64_t n) {
-  while (i < 0 || i >= n) i = i < 0 ? -i - 1 : 2 * n - 1 - i;
-  return i;
-}
-
 // The documented order: NaN above +Inf, -0 below +0, otherwise numeric.
 bool totalLess(float a, float b) {
   if (std::isnan(a)) return false;
@@ -57,16 +53,12 @@ bool totalLess(float a, float b) {
 
 Image bruteForceMedian(const Image& in, int k) {
   const Shape s = in.shape();
-  const int r = k / 2;
   Image out = Image::host(s);
   std::vector<float> window;
   for (int64_t z = 0; z < s.z; ++z)
     for (int64_t y = 0; y < s.y; ++y)
       for (int64_t x = 0; x < s.x; ++x) {
-        window.clear();
-        for (int dy = -r; dy <= r; ++dy)
-          for (int dx = -r; dx <= r; ++dx)
-            window.push_back(in.at(z, reflect(y + dy, s.y), reflect(x + dx, s.x)));
+        brute_force::neighbourhood(in, z, y, x, k, window);
         std::sort(window.begin(), window.end(), totalLess);
         out.at(z, y, x) = window[window.size() / 2];
       }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "brute_force.h"
 #include "compute/backend.h"
 #include "compute/cpu/operations.h"
 
@@ -18,24 +19,15 @@ using stacklens::compute::cpu::ThreadPool;
 
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-int64_t reflect(int64_t i, int64_t n) {
-  while (i < 0 || i >= n) i = i < 0 ? -i - 1 : 2 * n - 1 - i;
-  return i;
-}
-
 // Finite inputs only: a plain sort gives the median.
 Image bruteForceOutliers(const Image& in, const OutlierParams& p) {
   const Shape s = in.shape();
-  const int r = p.size / 2;
   Image out = Image::host(s);
   std::vector<float> window;
   for (int64_t z = 0; z < s.z; ++z)
     for (int64_t y = 0; y < s.y; ++y)
       for (int64_t x = 0; x < s.x; ++x) {
-        window.clear();
-        for (int dy = -r; dy <= r; ++dy)
-          for (int dx = -r; dx <= r; ++dx)
-            window.push_back(in.at(z, reflect(y + dy, s.y), reflect(x + dx, s.x)));
+        brute_force::neighbourhood(in, z, y, x, p.size, window);
         std::sort(window.begin(), window.end());
         const float m = window[window.size() / 2], v = in.at(z, y, x);
         const double d = double(v) - double(m);

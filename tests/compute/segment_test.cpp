@@ -267,6 +267,32 @@ TEST(Segment, SigmaThresholdUsesClippedBackgroundAndWeightsByValueMinusMedian) {
   EXPECT_FLOAT_EQ(src.peak, 11.f);
 }
 
+TEST(Segment, UsesGivenBackgroundInsteadOfClippingAgain) {
+  Image im = Image::host({1, 20, 20});
+  for (int64_t i = 0; i < im.shape().count(); ++i) im.data()[i] = (i % 2) ? 2.f : 0.f;
+  im.at(0, 10, 10) = 11.f;
+  im.at(0, 5, 5) = 7.f;
+  cpu::ThreadPool pool(2);
+  SegmentParams p;
+  p.nSigma = 3;
+  const Segmentation clipped = cpu::segment(im, p, {}, pool);
+  // Handing over the same statistics gives the same result…
+  p.background = clipped.background;
+  const Segmentation same = cpu::segment(im, p, {}, pool);
+  EXPECT_EQ(same.threshold, clipped.threshold);
+  ASSERT_EQ(same.sources.size(), clipped.sources.size());
+  EXPECT_EQ(same.sources[0].flux, clipped.sources[0].flux);
+  // …and other statistics are used as given: median 3, std 2 → threshold 9 keeps one pixel,
+  // whose flux is 11 − 3.
+  p.background->clipped.median = 3.0;
+  p.background->clipped.std = 2.0;
+  const Segmentation given = cpu::segment(im, p, {}, pool);
+  EXPECT_DOUBLE_EQ(given.threshold, 9.0);
+  EXPECT_EQ(given.background.clipped.median, 3.0);
+  ASSERT_EQ(given.sources.size(), 1u);
+  EXPECT_NEAR(given.sources[0].flux, 8.0, 1e-12);
+}
+
 TEST(Segment, FallsBackToTheUnweightedCentroidWhenWeightsSumToNothing) {
   cpu::ThreadPool pool(1);
   // Three equal values: median 1, every weight value − median = 0.

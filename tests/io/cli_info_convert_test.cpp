@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "../app/cli_runner.h"
 #include "io/stack.h"
 #include "test_support.h"
 
@@ -17,30 +18,13 @@ namespace {
 const std::string kFixtures = std::string(STACKLENS_TEST_DATA) + "/fixtures/";
 const std::string kHorseHead = std::string(STACKLENS_SHARED_DATA) + "/HorseHead.fits";
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout
-};
-
-Result runCli(const std::string& args) {
-  Result r;
-  FILE* pipe = popen((std::string(STACKLENS_CLI) + " " + args + " 2>/dev/null").c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
 TEST(CliInfo, HorseHeadJsonHasShapeTypeHdusAndWcs) {
   if (!std::filesystem::exists(kHorseHead)) GTEST_SKIP();
-  Result r = runCli("info " + kHorseHead);
+  CliResult r = runCliSeparately("info " + kHorseHead);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "\"format\": \"fits\"")) << r.out;
   EXPECT_TRUE(contains(r.out, "\"shape\": [1, 893, 891]")) << r.out;
@@ -54,24 +38,24 @@ TEST(CliInfo, HorseHeadJsonHasShapeTypeHdusAndWcs) {
 }
 
 TEST(CliInfo, SpacingUnitsScalingAndChosenHdu) {
-  Result r = runCli("info " + kFixtures + "imagej_hyperstack.tif");
+  CliResult r = runCliSeparately("info " + kFixtures + "imagej_hyperstack.tif");
   ASSERT_EQ(r.code, 0);
   EXPECT_TRUE(contains(r.out, "\"spacing\": [0.25, 0.125, 0.125]")) << r.out;
   EXPECT_TRUE(contains(r.out, "\"units\": [\"micron\", \"micron\", \"micron\"]")) << r.out;
   EXPECT_TRUE(contains(r.out, "\"planes\": 2")) << r.out;
-  r = runCli("info " + kFixtures + "bitpix_uint16.fits");
+  r = runCliSeparately("info " + kFixtures + "bitpix_uint16.fits");
   EXPECT_TRUE(contains(r.out, "\"dtype\": \"uint16\"")) << r.out;
   EXPECT_TRUE(contains(r.out, "\"bzero\": 32768")) << r.out;
-  r = runCli("info " + kFixtures + "blank_int16.fits");
+  r = runCliSeparately("info " + kFixtures + "blank_int16.fits");
   EXPECT_TRUE(contains(r.out, "\"blank\": -999")) << r.out;
-  r = runCli("info " + kFixtures + "multi_ext.fits --hdu 3");
+  r = runCliSeparately("info " + kFixtures + "multi_ext.fits --hdu 3");
   ASSERT_EQ(r.code, 0);
   EXPECT_TRUE(contains(r.out, "\"hdu\": 3")) << r.out;
   EXPECT_TRUE(contains(r.out, "\"shape\": [3, 5, 7], \"dtype\": \"int32\"")) << r.out;
   EXPECT_TRUE(
       contains(r.out, "{\"index\": 2, \"name\": \"SCI\", \"type\": \"image\", \"shape\": [5, 7]}"))
       << r.out;
-  r = runCli("info " + kFixtures + "cube_vopt.fits");
+  r = runCliSeparately("info " + kFixtures + "cube_vopt.fits");
   EXPECT_TRUE(contains(r.out, "\"wcs\": [\"RA---TAN\", \"DEC--TAN\", \"VOPT\"]")) << r.out;
 }
 
@@ -79,16 +63,16 @@ TEST(CliInfo, NamesNeedingEscapesAreValidJson) {
   test::TempDir dir;
   const std::string path = dir.file("quote\"back\\slash.tif");
   std::filesystem::copy_file(kFixtures + "tiff_uint8.tif", path);
-  Result r = runCli("info '" + path + "'");
+  CliResult r = runCliSeparately("info '" + path + "'");
   ASSERT_EQ(r.code, 0);
   EXPECT_TRUE(contains(r.out, "quote\\\"back\\\\slash.tif")) << r.out;
 }
 
 TEST(CliInfo, ErrorsExitThree) {
-  EXPECT_EQ(runCli("info " + kFixtures + "multi_ext.fits --hdu 1").code, 3);
-  EXPECT_EQ(runCli("info " + kFixtures + "multi_ext.fits --hdu 9").code, 3);
-  EXPECT_EQ(runCli("info " + std::string(STACKLENS_TEST_DATA) + "/fixtures.txt").code, 3);
-  EXPECT_EQ(runCli("info " + std::string(STACKLENS_TEST_DATA)).code, 3);
+  EXPECT_EQ(runCliSeparately("info " + kFixtures + "multi_ext.fits --hdu 1").code, 3);
+  EXPECT_EQ(runCliSeparately("info " + kFixtures + "multi_ext.fits --hdu 9").code, 3);
+  EXPECT_EQ(runCliSeparately("info " + std::string(STACKLENS_TEST_DATA) + "/fixtures.txt").code, 3);
+  EXPECT_EQ(runCliSeparately("info " + std::string(STACKLENS_TEST_DATA)).code, 3);
 }
 
 TEST(CliConvert, FitsToTiffToFitsKeepsScaledValuesAndNan) {
@@ -96,9 +80,9 @@ TEST(CliConvert, FitsToTiffToFitsKeepsScaledValuesAndNan) {
   for (const char* name : {"scaled_int16.fits", "nan_float32.fits", "rice.fits.fz"}) {
     SCOPED_TRACE(name);
     const auto expected = test::readAll(*openStack(kFixtures + name));
-    ASSERT_EQ(runCli("convert " + kFixtures + name + " " + dir.file("a.tif")).code, 0);
-    ASSERT_EQ(runCli("convert " + dir.file("a.tif") + " " + dir.file("b.fits")).code, 0);
-    ASSERT_EQ(runCli("convert " + dir.file("b.fits") + " " + dir.file("c.fits")).code, 0);
+    ASSERT_EQ(runCliSeparately("convert " + kFixtures + name + " " + dir.file("a.tif")).code, 0);
+    ASSERT_EQ(runCliSeparately("convert " + dir.file("a.tif") + " " + dir.file("b.fits")).code, 0);
+    ASSERT_EQ(runCliSeparately("convert " + dir.file("b.fits") + " " + dir.file("c.fits")).code, 0);
     for (const char* out : {"a.tif", "b.fits", "c.fits"}) {
       auto reader = openStack(dir.file(out));
       EXPECT_EQ(reader->info().dtype, DType::Float32) << out;
@@ -109,12 +93,15 @@ TEST(CliConvert, FitsToTiffToFitsKeepsScaledValuesAndNan) {
 
 TEST(CliConvert, CarriesSpacingAndWcs) {
   test::TempDir dir;
-  ASSERT_EQ(runCli("convert " + kFixtures + "imagej_hyperstack.tif " + dir.file("s.fits")).code, 0);
+  ASSERT_EQ(
+      runCliSeparately("convert " + kFixtures + "imagej_hyperstack.tif " + dir.file("s.fits")).code,
+      0);
   auto spaced = openStack(dir.file("s.fits"));
   ASSERT_TRUE(spaced->info().spacingKnown);
   EXPECT_DOUBLE_EQ(spaced->info().spacing[0], 0.25);
   EXPECT_DOUBLE_EQ(spaced->info().spacing[2], 0.125);
-  ASSERT_EQ(runCli("convert " + kFixtures + "cube_vopt.fits " + dir.file("w.fits")).code, 0);
+  ASSERT_EQ(runCliSeparately("convert " + kFixtures + "cube_vopt.fits " + dir.file("w.fits")).code,
+            0);
   auto cube = openStack(dir.file("w.fits"));
   ASSERT_NE(cube->wcs(), nullptr);
   EXPECT_EQ(cube->info().hdus[0].axes, (std::vector<int64_t>{5, 6, 4}));
@@ -122,19 +109,24 @@ TEST(CliConvert, CarriesSpacingAndWcs) {
 
 TEST(CliConvert, ErrorsExitThreeAndLeaveNoOutput) {
   test::TempDir dir;
-  EXPECT_EQ(runCli("convert " + dir.file("missing.fits") + " " + dir.file("o.tif")).code, 3);
-  test::writeBytes(dir.file("junk.fits"), std::string(3000, 'j'));
-  EXPECT_EQ(runCli("convert " + dir.file("junk.fits") + " " + dir.file("o.tif")).code, 3);
-  EXPECT_EQ(runCli("convert " + kFixtures + "tiff_uint8.tif " + dir.file("o.png")).code, 3);
-  EXPECT_EQ(runCli("convert " + kFixtures + "tiff_uint8.tif " + dir.file("nofolder/o.tif")).code,
+  EXPECT_EQ(runCliSeparately("convert " + dir.file("missing.fits") + " " + dir.file("o.tif")).code,
             3);
+  test::writeBytes(dir.file("junk.fits"), std::string(3000, 'j'));
+  EXPECT_EQ(runCliSeparately("convert " + dir.file("junk.fits") + " " + dir.file("o.tif")).code, 3);
+  EXPECT_EQ(runCliSeparately("convert " + kFixtures + "tiff_uint8.tif " + dir.file("o.png")).code,
+            3);
+  EXPECT_EQ(
+      runCliSeparately("convert " + kFixtures + "tiff_uint8.tif " + dir.file("nofolder/o.tif"))
+          .code,
+      3);
   std::filesystem::copy_file(kFixtures + "tiff_uint8.tif", dir.file("self.tif"));
   const std::string before = test::readBytes(dir.file("self.tif"));
-  EXPECT_EQ(runCli("convert " + dir.file("self.tif") + " " + dir.file("self.tif")).code, 3);
+  EXPECT_EQ(runCliSeparately("convert " + dir.file("self.tif") + " " + dir.file("self.tif")).code,
+            3);
   EXPECT_EQ(test::readBytes(dir.file("self.tif")), before);
   auto entries = dir.entries();
   EXPECT_EQ(entries.size(), 2u);  // junk.fits and self.tif only
-  EXPECT_EQ(runCli("convert " + kFixtures + "tiff_uint8.tif").code, 2);
+  EXPECT_EQ(runCliSeparately("convert " + kFixtures + "tiff_uint8.tif").code, 2);
 }
 
 }  // namespace

@@ -42,8 +42,7 @@ std::vector<OptionSpec> blurOptions() {
        "Gaussian sigma in pixels: one value blurs each slice in 2D, "
        "three blur in 3D (required)"},
       {"truncate", "T", "kernel radius = int(T·sigma + 0.5) (default 4, as SciPy)"},
-      {"nan-aware", "", "ignore NaN pixels (normalised convolution); NaN pixels stay NaN"},
-      {"hdu", "N", "FITS HDU to read (default: the first with an image)"}};
+      {"nan-aware", "", "ignore NaN pixels (normalised convolution); NaN pixels stay NaN"}};
   for (auto& o : processingOptions()) options.push_back(o);
   return options;
 }

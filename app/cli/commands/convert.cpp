@@ -37,7 +37,8 @@ const CommandRegistration reg{
      "IN OUT",
      "convert a stack to float32 FITS or TIFF (chosen by OUT's extension), NaN and scaling kept",
      {{"hdu", "N", "FITS HDU to convert (0 = primary; default: the first with image data)"},
-      {"plane", "P", "index along a 4th axis (FITS) or channel/frame (TIFF hyperstacks)"}},
+      {"plane", "P",
+       "index along a 4th axis (FITS), channel/frame (TIFF hyperstacks) or sample (RGB)"}},
      2,
      2,
      runConvert}};

@@ -91,7 +91,6 @@ std::vector<OptionSpec> options() {
                "(default reflect)"});
   o.push_back({"tv", "LAMBDA", "total-variation regularisation weight (default 0: off)"});
   o.push_back({"accelerate", "", "Biggs–Andrews acceleration"});
-  o.push_back({"hdu", "N", "FITS HDU to read (default: the first with an image)"});
   return o;
 }
 

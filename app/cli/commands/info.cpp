@@ -128,7 +128,8 @@ const CommandRegistration reg{
      "FILE",
      "print a stack's shape ([z, y, x]), type, HDUs, spacing, scaling and WCS axes as JSON",
      {{"hdu", "N", "FITS HDU to describe (0 = primary; default: the first with image data)"},
-      {"plane", "P", "index along a 4th axis (FITS) or channel/frame (TIFF hyperstacks)"}},
+      {"plane", "P",
+       "index along a 4th axis (FITS), channel/frame (TIFF hyperstacks) or sample (RGB)"}},
      1,
      1,
      runInfo}};

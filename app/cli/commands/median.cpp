@@ -23,8 +23,7 @@ std::vector<OptionSpec> medianOptions() {
   std::vector<OptionSpec> options{
       {"size", "K",
        "odd window size: each pixel becomes the median of its K×K neighbourhood "
-       "(required)"},
-      {"hdu", "N", "FITS HDU to read (default: the first with an image)"}};
+       "(required)"}};
   for (auto& o : processingOptions()) options.push_back(o);
   return options;
 }

@@ -41,8 +41,7 @@ std::vector<OptionSpec> outlierOptions() {
       {"threshold", "T",
        "replace a pixel when it differs from the median by more than T "
        "(required)"},
-      {"mode", "bright|dark|both", "which deviations count (default both)"},
-      {"hdu", "N", "FITS HDU to read (default: the first with an image)"}};
+      {"mode", "bright|dark|both", "which deviations count (default both)"}};
   for (auto& o : processingOptions()) options.push_back(o);
   return options;
 }

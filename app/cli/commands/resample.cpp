@@ -139,8 +139,7 @@ std::vector<OptionSpec> resampleOptions() {
        "zoom factors; output length = round(n·F) per axis (one value: every axis, but a single "
        "slice stays one)"},
       {"isotropic", "", "zoom every axis to the finest voxel spacing in the header"},
-      {"order", "1|3", "1: linear, 3: cubic B-spline (default 3)"},
-      {"hdu", "N", "FITS HDU to read (default: the first with an image)"}};
+      {"order", "1|3", "1: linear, 3: cubic B-spline (default 3)"}};
   for (auto& o : processingOptions()) options.push_back(o);
   return options;
 }

@@ -93,7 +93,6 @@ std::vector<OptionSpec> options() {
   o.push_back({"sources", "FILE.csv",
                "write the source table (label,x,y,flux,npix,peak,peak_x,"
                "peak_y,xmin,xmax,ymin,ymax; z added for a stack)"});
-  o.push_back({"hdu", "N", "FITS HDU to read (default: the first with an image)"});
   return o;
 }
 

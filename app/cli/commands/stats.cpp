@@ -70,7 +70,6 @@ std::vector<OptionSpec> options() {
   o.push_back({"max-iter", "N",
                "at most N clipping iterations; 0 or less: to convergence "
                "(default 10)"});
-  o.push_back({"hdu", "N", "FITS HDU to read (default: the first with an image)"});
   return o;
 }
 
