@@ -98,6 +98,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   histogramTimer_.setSingleShot(true);
   histogramTimer_.setInterval(250);
   connect(&histogramTimer_, &QTimer::timeout, this, &MainWindow::updateHistogram);
+  analysisTimer_.setSingleShot(true);
+  analysisTimer_.setInterval(100);
+  connect(&analysisTimer_, &QTimer::timeout, this, [this] {
+    updateLineProfile();
+    updateRegionStats();
+  });
 
   settings_ = loadViewerSettings();
   applySettings();
@@ -503,10 +509,10 @@ void MainWindow::showSlice(int z, SliceData data) {
   }
   updateWorldLabel();
   updateReadout();
-  // While scrubbing, the histogram waits until the slider rests (it is not needed per frame).
+  // While scrubbing, the histogram, line profile and region statistics wait until the slider
+  // rests: a big region's median alone costs more than a frame.
   histogramTimer_.start();
-  updateLineProfile();
-  updateRegionStats();
+  if (line_ || region_) analysisTimer_.start();
   updateOrthoCrosshairs();
   prefetchAround(z);
   live_->rawSliceShown(z);

@@ -152,6 +152,7 @@ class MainWindow : public QMainWindow {
       std::make_shared<std::atomic<quint64>>(0);
   QThreadPool readPool_;
   QTimer histogramTimer_;
+  QTimer analysisTimer_;  // line profile and region statistics after the slider rests
 
   bool quiet_ = false;
   ViewerSettings settings_;
