@@ -113,7 +113,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     size = size.boundedTo(screen->availableGeometry().size() * 0.95);
   resize(size);
   if (!settings_.geometry.isEmpty()) restoreGeometry(settings_.geometry);
-  if (!settings_.windowState.isEmpty()) restoreState(settings_.windowState);
+  if (!settings_.windowState.isEmpty())
+    restoreState(settings_.windowState);
+  else
+    QTimer::singleShot(0, this, &MainWindow::sizeDefaultDocks);
 }
 
 MainWindow::~MainWindow() {
@@ -186,18 +189,24 @@ void MainWindow::buildDocks() {
   resizeDocks({yzDock_}, {230}, Qt::Horizontal);
 }
 
-// On a 1280 × 1024 screen the right column cannot hold display, histogram, the analysis tabs
-// and the processing panel one above another (processing got 60 pixels and a scroll bar): the
-// processing panel joins the analysis tabs, and the bottom row (ortho XZ, timings) is kept low
-// so that the slice view keeps most of the height. A saved layout replaces this.
+// The default layout, made for a 1280 × 1024 screen (a saved layout replaces it). The right
+// column takes the full height, and processing joins its analysis tabs: one above another it
+// got 60 pixels and a scroll bar. The bottom row (XZ, timings) stays low so that the slice view
+// keeps most of the height.
 void MainWindow::arrangeDefaultLayout() {
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   auto* zDock = findChild<QDockWidget*>("zProfileDock");
   auto* processing = findChild<QDockWidget*>("processingDock");
   if (zDock && processing) tabifyDockWidget(zDock, processing);
   if (zDock) zDock->raise();
-  auto* timing = findChild<QDockWidget*>("timingDock");
-  if (timing) resizeDocks({xzDock_, timing}, {200, 200}, Qt::Vertical);
-  resizeDocks({histogramDock_}, {150}, Qt::Vertical);
+}
+
+// Dock sizes take effect once the window is laid out, hence after the first show.
+void MainWindow::sizeDefaultDocks() {
+  if (auto* displayDock = findChild<QDockWidget*>("displayDock"))
+    resizeDocks({displayDock, histogramDock_}, {190, 150}, Qt::Vertical);
+  resizeDocks({xzDock_}, {230}, Qt::Vertical);
+  resizeDocks({xzDock_}, {320}, Qt::Horizontal);
 }
 
 void MainWindow::buildMenus() {
@@ -268,7 +277,7 @@ void MainWindow::buildMenus() {
   tools->addWidget(new QLabel(tr(" HDU "), this));
   hduBox_ = new QComboBox(this);
   hduBox_->setEnabled(false);
-  hduBox_->setMinimumContentsLength(18);
+  hduBox_->setMinimumContentsLength(24);
   tools->addWidget(hduBox_);
   connect(hduBox_, &QComboBox::activated, this, [this](int index) {
     io::OpenOptions o;

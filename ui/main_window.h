@@ -100,6 +100,7 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void buildDocks();
   void arrangeDefaultLayout();
+  void sizeDefaultDocks();
   void applySettings();
   void install(std::shared_ptr<io::StackReader> reader, int z, SliceData first);
   void requestSlice(int z);
