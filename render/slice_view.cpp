@@ -24,7 +24,8 @@ void main() {
 
 // Keep in step with colourIndex() in display_settings.cpp (the CPU twin used by tests).
 // SCALE is defined per program (see program()): llvmpipe runs every branch of a chain of
-// uniform ifs for each fragment, so one program per scale halves the cost of a frame.
+// uniform ifs for each fragment, so one program per scale cuts the cost of a frame by about two
+// thirds (ui/PERFORMANCE.md).
 static const char* kFragmentShader = R"(
 uniform sampler2D slice;
 uniform sampler2D luts;  // 256 x colormaps, RGBA8

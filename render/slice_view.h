@@ -46,8 +46,9 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   int sliceWidth() const { return width_; }
   int sliceHeight() const { return height_; }
 
-  // Changing these re-uploads no pixels: the LUTs live in one texture, the rest are uniforms
-  // (histogram equalisation recomputes a 1024-entry CDF texture).
+  // Changing these re-uploads no pixels: the LUTs live in one texture, the scale selects one of
+  // the compiled programs, the rest are uniforms (histogram equalisation recomputes a
+  // 1024-entry CDF texture).
   void setDisplay(const DisplaySettings& display);
   const DisplaySettings& display() const { return display_; }
   void setLimits(float low, float high);

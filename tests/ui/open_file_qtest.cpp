@@ -9,7 +9,7 @@
 #include <QSurfaceFormat>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <cmath>
+#include <cstring>
 
 #include "ui/main_window.h"
 
