@@ -36,6 +36,22 @@ class Backend {
   // negative value when this backend does not measure one (the CPU backend).
   virtual double lastDeviceMs() const { return -1.0; }
 
+  // Live slices (compute/live_processor.h): transfers without a staging copy. The defaults suit a
+  // backend that computes on the host.
+  // A host buffer the backend can copy to and from directly (CUDA: page-locked memory, one DMA
+  // per transfer). Allocating one is slow: keep and reuse them. Safe to call from any thread.
+  virtual Image pinnedHost(Shape shape) { return Image::hostUninitialized(shape); }
+  // Queues the copy of a host image to where this backend computes and returns at once; later
+  // operations and synchronize() on this backend see the data. The source must stay unchanged
+  // until then (the result keeps it alive). Without a page-locked source: upload().
+  virtual Image uploadAsync(const Image& image) { return upload(image); }
+  // Copies image (any location) into host, a host buffer of the same shape (e.g. from
+  // pinnedHost()), and waits for the copy.
+  virtual void downloadInto(const Image& image, Image& host);
+  // Rows 0, step, 2·step, ... of image's slice z as a host image: a cheap sample of a device
+  // result (display limits) without downloading all of it.
+  virtual Image downloadRows(const Image& image, int64_t z, int64_t step);
+
   virtual Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job = {}) = 0;
   virtual Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                                const Job& job = {}) = 0;

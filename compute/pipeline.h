@@ -77,13 +77,18 @@ struct RunOptions {
   // times include transfers and per-stage host results are kept (Compare mode). Off for live
   // scrubbing: data then stays on the backend between stages.
   bool measureTransfers = false;
+  // Leave the final image where the backend computes (Location::Cuda for CUDA): no download.
+  // The live GPU path writes it straight into the view's texture. Ignored with measureTransfers.
+  bool resultOnBackend = false;
 };
 
 struct PipelineResult {
-  Image image;  // the processed centre slice (z == 1), on the host
+  Image image;  // the processed centre slice (z == 1): on the host, or where the backend
+                // computes with RunOptions::resultOnBackend
   std::optional<ClipStats> statistics;
   std::optional<Segmentation> segmentation;  // labels on the host
   std::vector<StageTiming> timings;          // enabled stages, in order
+  double readMs = 0;                         // waiting for the file (live processing only)
   double uploadMs = 0, downloadMs = 0;       // of the slab and of the final image
   double totalMs = 0;                        // everything above, end to end
   std::string backend, device;
@@ -92,7 +97,8 @@ struct PipelineResult {
   std::vector<std::pair<Stage, Image>> stageImages;
 };
 
-// Runs the enabled stages on slab (host, z ≥ 1 slices) whose current slice is centreIndex.
+// Runs the enabled stages on slab (z ≥ 1 slices, on the host or already where the backend
+// computes) whose current slice is centreIndex.
 // 2D stages only see the centre slice; 3D stages see the slab and keep its centre slice.
 // Throws Cancelled when job is cancelled, InvalidArgument for bad settings.
 PipelineResult runPipeline(Backend& backend, const Image& slab, int64_t centreIndex,

@@ -1,8 +1,17 @@
 // Live processing in a main window: wiring of docks, worker, backends and the processed view.
 #include "ui/live_processing.h"
 
+#include <QOpenGLContext>
+#include <QOpenGLFunctions>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <string>
 #include <type_traits>
+
+#if defined(STACKLENS_HAVE_CUDA_TEXTURE_SINK)
+#include "render/cuda_texture_sink.h"
+#include "render/interop/cuda_texture_writer.h"
+#endif
 
 namespace stacklens::ui {
 namespace {
@@ -59,6 +68,12 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
   std::string why;
   timings_->setDevices(
       {}, compute::cudaUsable(&why) ? QString() : tr("none (%1)").arg(QString::fromStdString(why)));
+  // The CPU backend now (it is quick to make and the worker needs one); others on demand.
+  try {
+    cpu_ = makeBackgroundBackend([] { return compute::makeCpuBackend(); });
+  } catch (const std::exception& e) {
+    dock_->showError(tr("CPU backend unavailable: %1").arg(e.what()));
+  }
   applyBackends();
   worker_->setPipeline(dock_->pipeline());
 
@@ -71,6 +86,10 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
   connect(dock_, &ProcessingDock::cacheBudgetChanged, worker_, &ProcessingWorker::setCacheBudget);
   connect(dock_, &ProcessingDock::cancelRequested, worker_, &ProcessingWorker::cancel);
   connect(worker_, &ProcessingWorker::resultReady, this, &LiveProcessing::resultArrived);
+  connect(worker_, &ProcessingWorker::processedPixelsReady, this,
+          [this](int z, std::shared_ptr<const std::vector<float>> pixels) {
+            if (z == currentZ_ && last_ && last_->z == z) emit processedSliceReady(z, pixels);
+          });
   connect(worker_, &ProcessingWorker::benchmarkReady, timings_, &TimingPanel::showResult);
   connect(worker_, &ProcessingWorker::progress, dock_,
           [this](quint64, double fraction) { dock_->showProgress(fraction); });
@@ -93,11 +112,15 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
   connect(&blink_, &QTimer::timeout, this, [this] {
     if (!last_ || last_->z != currentZ_) return;
     blinkShowsProcessed_ = !blinkShowsProcessed_;
-    showOn(view_, blinkShowsProcessed_ ? last_->result.image : last_->raw, currentZ_, false);
+    showOn(view_, last_, blinkShowsProcessed_, false);
   });
 }
 
-LiveProcessing::~LiveProcessing() = default;
+LiveProcessing::~LiveProcessing() {
+  backendFuture_.waitForFinished();  // its queued hand-over is dropped with this object
+  for (auto& [view, sink] : sinks_)
+    if (view) view->clearSlice();  // the views must not keep a pointer to a deleted sink
+}
 
 bool LiveProcessing::active() const { return worker_->pipeline().anyEnabled(); }
 
@@ -112,6 +135,10 @@ void LiveProcessing::setStack(std::shared_ptr<const io::StackReader> reader) {
 
 void LiveProcessing::sliceRequested(int z) {
   currentZ_ = z;
+  // The GPU was chosen before the view had an OpenGL context (e.g. from the command line): ask
+  // its vendor now, once.
+  if (cuda_ && worker_->primaryBackend() == cuda_ && !interopChecked_ && view_->context())
+    worker_->setTextureInterop(viewCanInterop());
   if (active()) worker_->request(z);
 }
 
@@ -121,7 +148,7 @@ void LiveProcessing::rawSliceShown(int z) {
   if (last_ && last_->z == z && active() &&
       (mode == ProcessingDock::ViewMode::Processed ||
        (mode == ProcessingDock::ViewMode::Blink && blinkShowsProcessed_)))
-    showOn(view_, last_->result.image, z, false);
+    showOn(view_, last_, true, false);
 }
 
 QString LiveProcessing::configure(const QString& preset, const QString& backend, int iterations,
@@ -165,34 +192,84 @@ QString LiveProcessing::configure(const QString& preset, const QString& backend,
 
 void LiveProcessing::applyBackends() {
   const auto choice = dock_->backendChoice();
-  try {
-    if (!cpu_) cpu_ = makeBackgroundBackend([] { return compute::makeCpuBackend(); });
-    if (choice == ProcessingDock::BackendChoice::Cpu) {
-      worker_->setBackends(cpu_);
-      worker_->setMode(ProcessingWorker::Mode::Single);
-      return;
+  const bool gpu = dock_->gpuAvailable();
+  const bool needCuda = choice != ProcessingDock::BackendChoice::Cpu && gpu && !cuda_;
+  const bool needStandIn = choice == ProcessingDock::BackendChoice::Compare && !gpu && !cpuStandIn_;
+  const quint64 ticket = ++backendTicket_;
+  if (!needCuda && !needStandIn) {
+    backendsPending_ = false;
+    installBackends();
+    emit backendsReady();
+    return;
+  }
+  // Making a backend blocks for long (a CUDA context: 100 ms or more; FFTW and threads): off the
+  // GUI thread. The worker keeps the current backends until the new ones are in place.
+  backendsPending_ = true;
+  backendFuture_.waitForFinished();  // at most one maker at a time
+  backendFuture_ = QtConcurrent::run([this, ticket, needCuda, needStandIn] {
+    std::shared_ptr<compute::Backend> cuda, standIn;
+    QString error;
+    try {
+      if (needCuda) cuda = makeBackgroundBackend([] { return compute::makeCudaBackend(); });
+      if (needStandIn) standIn = makeBackgroundBackend([] { return compute::makeCpuBackend(1); });
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
     }
-    if (dock_->gpuAvailable() && !cuda_)
-      cuda_ = makeBackgroundBackend([] { return compute::makeCudaBackend(); });
-    if (choice == ProcessingDock::BackendChoice::Gpu) {
-      worker_->setBackends(cuda_);
-      worker_->setMode(ProcessingWorker::Mode::Single);
-      return;
-    }
-    // Compare: the GPU, or without one a one-thread CPU backend standing in for it.
-    std::shared_ptr<compute::Backend> second = cuda_;
-    if (!second) {
-      if (!cpuStandIn_)
-        cpuStandIn_ = makeBackgroundBackend([] { return compute::makeCpuBackend(1); });
-      second = cpuStandIn_;
-    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, ticket, cuda, standIn, error] {
+          if (cuda && !cuda_) cuda_ = cuda;
+          if (standIn && !cpuStandIn_) cpuStandIn_ = standIn;
+          if (ticket != backendTicket_) return;  // a newer choice is on its way
+          backendsPending_ = false;
+          if (!error.isEmpty())
+            dock_->showError(tr("Backend unavailable, using the CPU: %1").arg(error));
+          installBackends();
+          emit backendsReady();
+          if (active() && currentZ_ >= 0) worker_->request(currentZ_);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void LiveProcessing::installBackends() {
+  const auto choice = dock_->backendChoice();
+  if (choice == ProcessingDock::BackendChoice::Gpu && cuda_) {
+    worker_->setBackends(cuda_);
+    worker_->setMode(ProcessingWorker::Mode::Single);
+    worker_->setTextureInterop(viewCanInterop());
+    return;
+  }
+  // Compare: the GPU, or without one a one-thread CPU backend standing in for it.
+  std::shared_ptr<compute::Backend> second = cuda_ ? cuda_ : cpuStandIn_;
+  if (choice == ProcessingDock::BackendChoice::Compare && second) {
     worker_->setBackends(cpu_, second);
     worker_->setMode(ProcessingWorker::Mode::Compare);
-  } catch (const std::exception& e) {
-    dock_->showError(tr("Backend unavailable, using the CPU: %1").arg(e.what()));
-    worker_->setBackends(cpu_);
-    worker_->setMode(ProcessingWorker::Mode::Single);
+    return;
   }
+  worker_->setBackends(cpu_);
+  worker_->setMode(ProcessingWorker::Mode::Single);
+}
+
+bool LiveProcessing::viewCanInterop() {
+#if defined(STACKLENS_HAVE_CUDA_TEXTURE_SINK)
+  if (interopChecked_) return *interopChecked_;
+  std::string why;
+  if (!render::cudaGlInteropUsable(&why)) {
+    interopChecked_ = false;
+    return false;
+  }
+  QOpenGLContext* context = view_->context();
+  if (!context) return false;  // not shown yet: host pixels until the next choice
+  view_->makeCurrent();
+  const auto* vendor = reinterpret_cast<const char*>(context->functions()->glGetString(GL_VENDOR));
+  // CUDA can register textures of NVIDIA's OpenGL only (not Mesa's llvmpipe or another GPU's).
+  interopChecked_ = vendor && std::string(vendor).find("NVIDIA") != std::string::npos;
+  view_->doneCurrent();
+  return *interopChecked_;
+#else
+  return false;
+#endif
 }
 
 void LiveProcessing::pipelineEdited() {
@@ -203,7 +280,7 @@ void LiveProcessing::pipelineEdited() {
   } else {
     worker_->cancel();
     // Back to the raw slice when processing was just switched off.
-    if (wasActive && last_ && last_->z == currentZ_) showOn(view_, last_->raw, currentZ_, false);
+    if (wasActive && last_ && last_->z == currentZ_) showOn(view_, last_, false, false);
     last_.reset();
     blink_.stop();
     timings_->clear();
@@ -215,9 +292,8 @@ void LiveProcessing::resultArrived(const ProcessingResultPtr& result) {
   if (!result || result->z != currentZ_) return;
   last_ = result;
   present(result);
-  const auto& image = result->result.image;
-  emit processedSliceReady(result->z, std::make_shared<const std::vector<float>>(
-                                          image.data(), image.data() + image.shape().count()));
+  // The worker made the host pixels (no copy here); on the interop path they follow later.
+  if (result->pixels) emit processedSliceReady(result->z, result->pixels);
   // The panels (tables, chart) follow once the slider rests: redrawing them on every frame of a
   // scrub costs the GUI thread tens of ms under software rendering.
   panelTimer_.start();
@@ -249,29 +325,67 @@ void LiveProcessing::present(const ProcessingResultPtr& result) {
       emit processedPresented(result->z);
       break;
     case ProcessingDock::ViewMode::Processed:
-      showOn(view_, result->result.image, result->z, true);
+      showOn(view_, result, true, true);
       break;
     case ProcessingDock::ViewMode::Split:
       processedView_->setLimits(result->displayLow, result->displayHigh);
-      showOn(processedView_, result->result.image, result->z, true);
+      showOn(processedView_, result, true, true);
       break;
     case ProcessingDock::ViewMode::Blink:
       blinkShowsProcessed_ = true;
-      showOn(view_, result->result.image, result->z, true);
+      showOn(view_, result, true, true);
       if (!blink_.isActive()) blink_.start();
       break;
   }
 }
 
-void LiveProcessing::showOn(render::SliceView* view, const compute::Image& image, int z,
-                            bool announce) {
+void LiveProcessing::showOn(render::SliceView* view, const ProcessingResultPtr& result,
+                            bool processed, bool announce) {
+  if (!result) return;
+  const compute::Image& image = processed ? result->result.image : result->raw;
   if (image.empty()) return;
+  const int z = result->z;
   if (announce)
     connect(
         view, &render::SliceView::framePresented, this, [this, z] { emit processedPresented(z); },
         Qt::SingleShotConnection);
-  view->setSlice(image.data(), static_cast<int>(image.shape().x),
-                 static_cast<int>(image.shape().y));
+  const int w = static_cast<int>(image.shape().x), h = static_cast<int>(image.shape().y);
+  if (!processed) {
+    view->setSlice(image.data(), w, h);  // the raw slice: one copy, as the window's own slices
+    return;
+  }
+  if (result->pixels) {
+    view->setSlice(result->pixels, w, h);  // shared with the readout: no copy
+    return;
+  }
+#if defined(STACKLENS_HAVE_CUDA_TEXTURE_SINK)
+  if (!image.onHost()) {
+    // Straight from the device into the view's texture at its next paint.
+    render::CudaTextureSink* sink = nullptr;
+    for (auto& [v, s] : sinks_)
+      if (v == view) sink = static_cast<render::CudaTextureSink*>(s.get());
+    if (!sink) {
+      auto made = std::make_unique<render::CudaTextureSink>();
+      sink = made.get();
+      sinks_.emplace_back(view, std::move(made));
+    }
+    sink->setSlice(image, 0);
+    view->setExternalSlice(sink, w, h);
+    connect(
+        view, &render::SliceView::framePresented, this,
+        [this, sink] {
+          if (sink->lastError().empty()) return;
+          // The texture stayed empty: host pixels from now on.
+          dock_->showError(tr("CUDA–OpenGL interop failed, showing results through host "
+                              "memory: %1")
+                               .arg(QString::fromStdString(sink->lastError())));
+          interopChecked_ = false;
+          worker_->setTextureInterop(false);
+          if (active() && currentZ_ >= 0) worker_->request(currentZ_);
+        },
+        Qt::SingleShotConnection);
+  }
+#endif
 }
 
 void LiveProcessing::viewModeChanged() {
@@ -280,7 +394,7 @@ void LiveProcessing::viewModeChanged() {
   if (mode != ProcessingDock::ViewMode::Blink) blink_.stop();
   if (!last_ || last_->z != currentZ_) return;
   if (mode == ProcessingDock::ViewMode::Raw || mode == ProcessingDock::ViewMode::Split)
-    showOn(view_, last_->raw, currentZ_, false);
+    showOn(view_, last_, false, false);
   present(last_);
 }
 

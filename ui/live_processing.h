@@ -3,12 +3,18 @@
 #pragma once
 
 #include <QDockWidget>
+#include <QFuture>
 #include <QMainWindow>
 #include <QPointF>
+#include <QPointer>
 #include <QTimer>
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "render/slice_view.h"
+#include "render/texture_sink.h"
 #include "ui/processing_dock.h"
 #include "ui/processing_worker.h"
 #include "ui/sources_panel.h"
@@ -47,22 +53,35 @@ class LiveProcessing : public QObject {
   ProcessingWorker* worker() const { return worker_; }
   render::SliceView* processedView() const { return processedView_; }
   ProcessingResultPtr lastResult() const { return last_; }
+  // Backends are made off the GUI thread (a CUDA context takes 100 ms or more); true while one
+  // is being made (the choice applies when it is ready).
+  bool backendsPending() const { return backendsPending_; }
+  // Whether processed GPU results go straight into the view's texture (CUDA–GL interop on an
+  // NVIDIA OpenGL context) rather than through host memory.
+  bool textureInterop() const { return worker_->textureInterop(); }
 
  signals:
   // The processed pixels of slice z (e.g. for the window's readout).
   void processedSliceReady(int z, std::shared_ptr<const std::vector<float>> pixels);
   // A frame showing processed slice z was presented (the view's frameSwapped after it was set).
   void processedPresented(int z);
+  // The backends for the current choice are in place (after backendsPending()).
+  void backendsReady();
   // A source was clicked in the sources table: centre the view on this pixel.
   void centreOn(QPointF pixel);
 
  private:
   void applyBackends();
+  void installBackends();
+  bool viewCanInterop();
   void pipelineEdited();
   void resultArrived(const ProcessingResultPtr& result);
   void updatePanels();
   void present(const ProcessingResultPtr& result);
-  void showOn(render::SliceView* view, const compute::Image& image, int z, bool announce);
+  // Shows the processed result (host pixels, or the device image through interop) or the raw
+  // slice on view.
+  void showOn(render::SliceView* view, const ProcessingResultPtr& result, bool processed,
+              bool announce);
   void viewModeChanged();
 
   QMainWindow* window_;
@@ -78,6 +97,12 @@ class LiveProcessing : public QObject {
 
   std::shared_ptr<const io::StackReader> reader_;
   std::shared_ptr<compute::Backend> cpu_, cpuStandIn_, cuda_;
+  bool backendsPending_ = false;
+  quint64 backendTicket_ = 0;
+  QFuture<void> backendFuture_;
+  std::optional<bool> interopChecked_;  // the view's GL vendor was asked
+  // One CUDA texture sink per view that showed a device result (the view keeps a raw pointer).
+  std::vector<std::pair<QPointer<render::SliceView>, std::unique_ptr<render::TextureSink>>> sinks_;
   int currentZ_ = -1;
   ProcessingResultPtr last_;
 };

@@ -25,6 +25,22 @@ size_t pipelineBytes(const compute::PipelineResult& r) {
   return n;
 }
 
+using Pixels = std::shared_ptr<const std::vector<float>>;
+
+// A host image whose storage is a new pixel vector (the vector stays alive with the image).
+std::pair<std::shared_ptr<std::vector<float>>, compute::Image> pixelBuffer(compute::Shape shape) {
+  auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(shape.count()));
+  compute::Image image(shape, compute::Location::Host,
+                       std::shared_ptr<float>(pixels, pixels->data()));
+  return {pixels, image};
+}
+
+// Rows of a device result sampled for the display limits: about 65536 values.
+int64_t sampleRowStep(const compute::Shape& s) {
+  const int64_t rowsWanted = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, s.x));
+  return std::max<int64_t>(1, s.y / rowsWanted);
+}
+
 // 0.5 and 99.5 percentiles of the finite values, from a strided sample of at most 65536 pixels:
 // computed on the worker so that showing a result costs the GUI thread nothing.
 std::pair<float, float> displayLimits(const compute::Image& image) {
@@ -79,9 +95,26 @@ std::shared_ptr<compute::Backend> makeBackgroundBackend(
 
 size_t ProcessingResult::bytes() const {
   // In Compare mode result is comparison->a and shares its buffers.
-  const size_t own = raw.bytes() + 256;
+  size_t own = raw.bytes() + 256;
+  // Host pixels count unless they are result.image's own storage (host results).
+  if (pixels && (result.image.empty() || pixels->data() != result.image.data()))
+    own += pixels->size() * sizeof(float);
   if (comparison) return pipelineBytes(comparison->a) + pipelineBytes(comparison->b) + own;
   return pipelineBytes(result) + own;
+}
+
+size_t ProcessingResult::deviceBytes() const {
+  size_t n = 0;
+  auto add = [&n](const compute::PipelineResult& r) {
+    if (!r.image.empty() && !r.image.onHost()) n += r.image.bytes();
+  };
+  if (comparison) {
+    add(comparison->a);
+    add(comparison->b);
+  } else {
+    add(result);
+  }
+  return n;
 }
 
 ProcessingWorker::ProcessingWorker(QObject* parent) : QObject(parent) {
@@ -108,6 +141,7 @@ void ProcessingWorker::configurationChanged() {
 
 void ProcessingWorker::setSource(std::shared_ptr<const io::StackReader> reader) {
   reader_ = std::move(reader);
+  dropLive();  // raw slices of another stack
   lastZ_ = -1;
   pending_.reset();
   configurationChanged();
@@ -117,6 +151,7 @@ void ProcessingWorker::setBackends(std::shared_ptr<compute::Backend> primary,
                                    std::shared_ptr<compute::Backend> secondary) {
   primary_ = std::move(primary);
   secondary_ = std::move(secondary);
+  dropLive();  // its raw slices live on the old backend
   configurationChanged();
 }
 
@@ -141,6 +176,61 @@ void ProcessingWorker::setCacheBudget(size_t bytes) {
 void ProcessingWorker::setPrefetchRadius(int slices) { prefetchRadius_ = std::max(0, slices); }
 
 void ProcessingWorker::setProgressDelayMs(int ms) { progressDelayMs_ = std::max(0, ms); }
+
+void ProcessingWorker::setRawBudget(size_t bytes) {
+  rawBudget_ = bytes;
+  dropLive();
+}
+
+void ProcessingWorker::setTextureInterop(bool on) {
+  if (on == textureInterop_) return;
+  textureInterop_ = on;
+  configurationChanged();  // cached device results may lack the host pixels now needed
+}
+
+size_t ProcessingWorker::cacheDeviceBytes() const {
+  size_t n = 0;
+  for (const auto& [key, result] : cache_) n += result->deviceBytes();
+  return n;
+}
+
+void ProcessingWorker::dropLive() {
+  if (!live_) return;
+  // Its destructor joins the read-ahead thread, which runs at a lower priority: let the pool
+  // thread wait for it (after the running job, which may hold a reference too), not the GUI.
+  pool_.start([old = std::move(live_)]() mutable { old.reset(); });
+  live_.reset();
+}
+
+std::shared_ptr<compute::LiveProcessor> ProcessingWorker::liveFor() {
+  if (live_ || !reader_ || !primary_ || mode_ != Mode::Single) return live_;
+  const io::StackInfo& info = reader_->info();
+  compute::SliceSource source;
+  source.shape = {info.z, info.y, info.x};
+  source.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
+                    info.units[2]};
+  source.read = [reader = reader_](int64_t z, float* out) { reader->readSlice(z, out); };
+  // Made here, not on a helper thread of lowered priority that the GUI thread would wait for
+  // (on a loaded machine such a thread waits long for a CPU); the read-ahead thread lowers its
+  // own priority.
+  auto live = std::make_shared<compute::LiveProcessor>(primary_, source, rawBudget_,
+                                                       [] { lowerThreadPriority(); });
+  live_ = live;
+  return live_;
+}
+
+void ProcessingWorker::attachPixels(quint64 config, int z, Pixels pixels) {
+  auto it = cacheIndex_.find(Key{config, z});
+  if (it != cacheIndex_.end()) {
+    auto copy = std::make_shared<ProcessingResult>(*it->second->second);
+    copy->pixels = pixels;
+    cacheBytes_ -= it->second->second->bytes();
+    cacheBytes_ += copy->bytes();
+    it->second->second = std::move(copy);
+    trimCache();
+  }
+  if (config == config_) emit processedPixelsReady(z, std::move(pixels));
+}
 
 bool ProcessingWorker::cached(int z) const { return cacheIndex_.count(Key{config_, z}) != 0; }
 
@@ -269,8 +359,17 @@ void ProcessingWorker::start(const Task& task) {
   const quint64 config = config_;
   const bool compare = mode_ == Mode::Compare;
   const int delayMs = progressDelayMs_;
-  pool_.start([this, task, config, cancel, compare, delayMs, reader = reader_, primary = primary_,
-               secondary = secondary_, pipeline = pipeline_] {
+  const bool interop = textureInterop_;
+  const int radius = prefetchRadius_;
+  std::shared_ptr<compute::LiveProcessor> live;
+  QString setupError;
+  try {
+    if (task.kind != Kind::Benchmark) live = liveFor();
+  } catch (const std::exception& e) {
+    setupError = QString::fromStdString(e.what());
+  }
+  pool_.start([this, task, config, cancel, compare, delayMs, interop, radius, live, setupError,
+               reader = reader_, primary = primary_, secondary = secondary_, pipeline = pipeline_] {
     static thread_local const bool lowered = (lowerThreadPriority(), true);
     (void)lowered;
     ProcessingResultPtr out;
@@ -292,7 +391,9 @@ void ProcessingWorker::start(const Task& task) {
           },
           Qt::QueuedConnection);
     });
+    bool pixelsAfter = false;  // interop: download the host pixels after delivering
     try {
+      if (!setupError.isEmpty()) throw std::runtime_error(setupError.toStdString());
       if (!reader) throw compute::InvalidArgument("no stack is open");
       if (!primary) throw compute::InvalidArgument("no processing backend is chosen");
       if (compare && !secondary)
@@ -300,49 +401,85 @@ void ProcessingWorker::start(const Task& task) {
       const io::StackInfo& info = reader->info();
       if (task.z < 0 || task.z >= info.z)
         throw compute::InvalidArgument("slice " + std::to_string(task.z) + " is outside the stack");
-      const int64_t half = pipeline.slabHalfWidth();
-      const int64_t z0 = std::max<int64_t>(0, task.z - half);
-      const int64_t z1 = std::min<int64_t>(info.z - 1, task.z + half);
-      compute::Image slab = compute::Image::host({z1 - z0 + 1, info.y, info.x});
-      slab.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
-                      info.units[2]};
-      for (int64_t k = z0; k <= z1; ++k) {
-        job.checkCancelled();
-        reader->readSlice(k, slab.slice(k - z0));
-      }
-      const int64_t centre = task.z - z0;
-
       auto r = std::make_shared<ProcessingResult>();
       r->z = task.z;
       r->generation = task.generation;
-      if (task.kind == Kind::Benchmark) {
-        r->benchmark = true;
-        r->repeats = task.repeats;
-        compute::RunOptions options;
-        options.measureTransfers = true;
-        if (compare) {
+      if (live && !compare && task.kind != Kind::Benchmark) {
+        // Single mode: raw slices read once, kept where the backend computes, neighbours read
+        // ahead while this slice is processed; a GPU result stays on the device.
+        if (task.kind == Kind::Request && radius > 0) {
+          std::vector<int64_t> around;
+          for (int d = 1; d <= radius; ++d) around.insert(around.end(), {task.z + d, task.z - d});
+          live->readAhead(around);
+        }
+        compute::LiveProcessor::Frame frame = live->process(task.z, pipeline, job);
+        r->result = std::move(frame.result);
+        r->raw = frame.raw;
+      } else {
+        const int64_t half = pipeline.slabHalfWidth();
+        const int64_t z0 = std::max<int64_t>(0, task.z - half);
+        const int64_t z1 = std::min<int64_t>(info.z - 1, task.z + half);
+        compute::Image slab = compute::Image::host({z1 - z0 + 1, info.y, info.x});
+        slab.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
+                        info.units[2]};
+        for (int64_t k = z0; k <= z1; ++k) {
+          job.checkCancelled();
+          reader->readSlice(k, slab.slice(k - z0));
+        }
+        const int64_t centre = task.z - z0;
+        if (task.kind == Kind::Benchmark) {
+          r->benchmark = true;
+          r->repeats = task.repeats;
+          compute::RunOptions options;
+          options.measureTransfers = true;
+          if (compare) {
+            compute::Comparison c =
+                compute::compareBackends(*primary, *secondary, slab, centre, pipeline, job);
+            c.a = compute::benchmarkPipeline(*primary, slab, centre, pipeline, task.repeats, job,
+                                             options);
+            c.b = compute::benchmarkPipeline(*secondary, slab, centre, pipeline, task.repeats, job,
+                                             options);
+            r->result = c.a;
+            r->comparison = std::move(c);
+          } else {
+            r->result = compute::benchmarkPipeline(*primary, slab, centre, pipeline, task.repeats,
+                                                   job, options);
+          }
+        } else if (compare) {
           compute::Comparison c =
               compute::compareBackends(*primary, *secondary, slab, centre, pipeline, job);
-          c.a = compute::benchmarkPipeline(*primary, slab, centre, pipeline, task.repeats, job,
-                                           options);
-          c.b = compute::benchmarkPipeline(*secondary, slab, centre, pipeline, task.repeats, job,
-                                           options);
           r->result = c.a;
           r->comparison = std::move(c);
         } else {
-          r->result = compute::benchmarkPipeline(*primary, slab, centre, pipeline, task.repeats,
-                                                 job, options);
+          r->result = compute::runPipeline(*primary, slab, centre, pipeline, job);
         }
-      } else if (compare) {
-        compute::Comparison c =
-            compute::compareBackends(*primary, *secondary, slab, centre, pipeline, job);
-        r->result = c.a;
-        r->comparison = std::move(c);
-      } else {
-        r->result = compute::runPipeline(*primary, slab, centre, pipeline, job);
+        r->raw = compute::cloneHost(compute::sliceView(slab, centre));
       }
-      r->raw = compute::cloneHost(compute::sliceView(slab, centre));
-      std::tie(r->displayLow, r->displayHigh) = displayLimits(r->result.image);
+      compute::Image& image = r->result.image;
+      if (image.onHost()) {
+        // One copy here instead of two on the GUI thread (view and readout share it).
+        auto [pixels, alias] = pixelBuffer(image.shape());
+        std::copy_n(image.data(), image.shape().count(), pixels->data());
+        alias.spacing = image.spacing;
+        image = alias;
+        r->pixels = pixels;
+        std::tie(r->displayLow, r->displayHigh) = displayLimits(image);
+      } else if (!interop) {
+        // No interop: one download, straight into the pixels the view uploads.
+        QElapsedTimer download;
+        download.start();
+        auto [pixels, host] = pixelBuffer(image.shape());
+        primary->downloadInto(image, host);
+        r->result.downloadMs = static_cast<double>(download.nsecsElapsed()) / 1e6;
+        r->result.totalMs += r->result.downloadMs;
+        r->pixels = pixels;
+        std::tie(r->displayLow, r->displayHigh) = displayLimits(host);
+      } else {
+        // Interop: the view's texture is written from the device; limits from sampled rows.
+        const compute::Image sample = primary->downloadRows(image, 0, sampleRowStep(image.shape()));
+        std::tie(r->displayLow, r->displayHigh) = displayLimits(sample);
+        pixelsAfter = true;
+      }
       out = std::move(r);
     } catch (const compute::Cancelled&) {
       cancelled = true;
@@ -353,6 +490,20 @@ void ProcessingWorker::start(const Task& task) {
     QMetaObject::invokeMethod(
         this, [this, config, out, error, cancelled] { finished(config, out, error, cancelled); },
         Qt::QueuedConnection);
+    if (pixelsAfter && out && !cancel->load()) {
+      // After the frame: the host pixels for the readout (the next job waits for this one).
+      try {
+        const compute::Image& image = out->result.image;
+        auto [pixels, host] = pixelBuffer(image.shape());
+        primary->downloadInto(image, host);
+        const int z = out->z;
+        QMetaObject::invokeMethod(
+            this, [this, config, z, p = Pixels(pixels)] { attachPixels(config, z, p); },
+            Qt::QueuedConnection);
+      } catch (const std::exception&) {
+        // Only the readout misses them; the frame is already shown.
+      }
+    }
   });
 }
 

@@ -1,5 +1,6 @@
 // Runs the processing pipeline off the GUI thread: newest request wins, stale jobs are cancelled,
-// results are cached (LRU, bounded in bytes) and neighbouring slices are prefetched when idle.
+// results are cached (LRU, bounded in bytes, device buffers included) and neighbouring slices
+// are prefetched when idle. Single mode keeps raw slices on the backend (compute::LiveProcessor).
 #pragma once
 
 #include <QElapsedTimer>
@@ -12,7 +13,9 @@
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <vector>
 
+#include "compute/live_processor.h"
 #include "compute/pipeline.h"
 #include "io/stack.h"
 
@@ -22,14 +25,21 @@ namespace stacklens::ui {
 struct ProcessingResult {
   quint64 generation = 0;  // the request it answers (0 for prefetches)
   int z = -1;
-  compute::PipelineResult result;                 // the primary backend's result
+  // The primary backend's result. Single mode on a GPU: result.image stays on the device
+  // (Location::Cuda) and is what the cache keeps.
+  compute::PipelineResult result;
+  // result.image's pixels on the host, made on the worker so that the GUI thread copies nothing
+  // (the view and the readout share them). Null for a device result shown through CUDA–GL
+  // interop until ProcessingWorker::processedPixelsReady brings them.
+  std::shared_ptr<const std::vector<float>> pixels;
   compute::Image raw;                             // the unprocessed slice (for blink and split)
   float displayLow = 0, displayHigh = 1;          // 0.5 and 99.5 percentiles of the result
   std::optional<compute::Comparison> comparison;  // Compare mode: both backends and differences
   bool benchmark = false;  // timings are medians of repeated runs (see ProcessingWorker::benchmark)
   int repeats = 1;
   bool fromCache = false;
-  size_t bytes() const;  // memory held, for the cache budget
+  size_t bytes() const;        // memory held (host and device), for the cache budget
+  size_t deviceBytes() const;  // of that, on the device
 };
 using ProcessingResultPtr = std::shared_ptr<const ProcessingResult>;
 
@@ -62,6 +72,13 @@ class ProcessingWorker : public QObject {
   void setCacheBudget(size_t bytes);   // 0 disables the cache
   void setPrefetchRadius(int slices);  // neighbours on each side prefetched when idle; 0: off
   void setProgressDelayMs(int ms);     // jobs running longer than this report progress (200)
+  // Raw slices kept where the backend computes (Single mode; see compute::LiveProcessor).
+  void setRawBudget(size_t bytes);
+  // How device results reach the screen: through CUDA–GL interop (true: no download before the
+  // frame; the host pixels follow by processedPixelsReady) or as host pixels (false, the
+  // default: one download by the job, for Mesa or builds without interop).
+  void setTextureInterop(bool on);
+  bool textureInterop() const { return textureInterop_; }
 
   // Asks for slice z; supersedes every earlier request. Returns the request's generation; its
   // result arrives by resultReady (from the cache too, always asynchronously).
@@ -74,6 +91,9 @@ class ProcessingWorker : public QObject {
 
   bool busy() const { return running_.has_value(); }
   size_t cacheBytes() const { return cacheBytes_; }
+  size_t cacheDeviceBytes() const;
+  // The raw-slice store of Single mode (null until the first job); for tests and diagnostics.
+  std::shared_ptr<const compute::LiveProcessor> liveProcessor() const { return live_; }
   int cacheEntries() const { return static_cast<int>(cache_.size()); }
   bool cached(int z) const;
   int jobsStarted() const { return jobsStarted_; }
@@ -90,6 +110,9 @@ class ProcessingWorker : public QObject {
   // Only for jobs that have run longer than the progress delay; fraction in [0, 1].
   void progress(quint64 generation, double fraction);
   void busyChanged(bool busy);
+  // Interop path: the host pixels of the result for slice z, downloaded after it was delivered
+  // (for the readout); configuration is the one the result belongs to.
+  void processedPixelsReady(int z, std::shared_ptr<const std::vector<float>> pixels);
 
  private:
   enum class Kind { Request, Prefetch, Benchmark };
@@ -115,9 +138,15 @@ class ProcessingWorker : public QObject {
   ProcessingResultPtr findCached(int z);
   void insertCached(int z, ProcessingResultPtr result);
   void trimCache();
+  void attachPixels(quint64 config, int z, std::shared_ptr<const std::vector<float>> pixels);
+  std::shared_ptr<compute::LiveProcessor> liveFor();
+  void dropLive();
 
   std::shared_ptr<const io::StackReader> reader_;
   std::shared_ptr<compute::Backend> primary_, secondary_;
+  std::shared_ptr<compute::LiveProcessor> live_;  // Single mode: raw slices on the backend
+  size_t rawBudget_ = size_t(256) << 20;
+  bool textureInterop_ = false;
   Mode mode_ = Mode::Single;
   compute::Pipeline pipeline_;
 

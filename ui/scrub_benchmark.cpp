@@ -53,10 +53,17 @@ void ScrubBenchmark::start() {
   connect(
       window_, &MainWindow::preloaded, this,
       [this] {
-        clock_.start();
-        heartbeat_.start();
-        cpuStartMs_ = processCpuMs();
-        QTimer::singleShot(50, this, &ScrubBenchmark::step);
+        auto begin = [this] {
+          clock_.start();
+          heartbeat_.start();
+          cpuStartMs_ = processCpuMs();
+          QTimer::singleShot(50, this, &ScrubBenchmark::step);
+        };
+        // The chosen backend is made off the GUI thread: measure with it, not the one before.
+        if (live_ && live_->backendsPending())
+          connect(live_, &LiveProcessing::backendsReady, this, begin, Qt::SingleShotConnection);
+        else
+          begin();
       },
       Qt::SingleShotConnection);
   window_->preload(std::min<int>(frames_, static_cast<int>(window_->info().z)));

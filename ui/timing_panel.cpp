@@ -271,6 +271,17 @@ void TimingPanel::showResult(const ProcessingResultPtr& result) {
           : tr("Live run of slice %1%2.")
                 .arg(result->z)
                 .arg(result->fromCache ? tr(" (from the cache; times of when it ran)") : QString());
+  if (gpu && !result->comparison && !result->benchmark) {
+    // The live GPU path: what the total contains besides the kernels.
+    const auto& r = result->result;
+    what += tr(" GPU total = waiting for the file %1 ms + upload %2 ms + stages + %3.")
+                .arg(r.readMs, 0, 'f', 2)
+                .arg(r.uploadMs, 0, 'f', 2)
+                .arg(r.downloadMs > 0
+                         ? tr("download %1 ms").arg(r.downloadMs, 0, 'f', 2)
+                         : tr("no download (the result is written into the view's texture on "
+                              "the GPU)"));
+  }
   what += tr(" * = synchronized wall time (the backend reports no device time).");
   summary_->setText(what);
   setDevices(cpu ? QString::fromStdString(cpu->device) + QString(", %1 threads").arg(cpu->threads)

@@ -18,9 +18,11 @@ struct Result {
   double minSeconds = 0, medianSeconds = 0;
   int threads = 0;
   std::string device;
-  // The device-side figure and the host↔device copies, filled in for backends that copy (CUDA);
-  // median_s then covers the operation and synchronize() only, never the copies.
-  std::optional<double> kernelMedianSeconds, transferMedianSeconds;
+  // Filled in for backends that copy (CUDA); median_s then covers the operation and
+  // synchronize() only, never the copies. kernel: the backend's own device time
+  // (Backend::lastDeviceMs, CUDA events) when it measures one, else median_s; transfer: upload +
+  // download of input and result; inclusive: host float32 in → host float32 out, all of it.
+  std::optional<double> kernelMedianSeconds, transferMedianSeconds, inclusiveMedianSeconds;
   std::string error;  // non-empty when the workload failed (e.g. an operation not implemented)
 };
 
@@ -33,7 +35,8 @@ const std::vector<std::string>& workloadNames();
 Result runWorkload(const std::string& name, Backend& backend, int repeat);
 
 // One JSON object on one line: workload, backend, shape, min_s, median_s, threads, device
-// (+ kernel_median_s, transfer_median_s when set), or workload, backend, shape, error.
+// (+ kernel_median_s, transfer_median_s, transfer_inclusive_median_s when set), or workload,
+// backend, shape, error.
 std::string toJson(const Result& result);
 
 // The synthetic radio sky of the sigmaclip and segment workloads: Gaussian noise σ 0.0133,

@@ -8,6 +8,7 @@
 
 #include "compute/backend.h"
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/cuda_live_transfers.cuh"
 
 namespace stacklens::compute {
 namespace {
@@ -20,7 +21,17 @@ const char* opName(const char* name) { return name; }
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend() : ctx_(std::make_shared<cuda::Context>()) { warmUp(); }
+  CudaBackend() : ctx_(std::make_shared<cuda::Context>()) {
+    SL_CUDA(cudaEventCreate(&opStart_));
+    SL_CUDA(cudaEventCreate(&opStop_));
+    warmUp();
+  }
+  ~CudaBackend() override {
+    cudaEventDestroy(opStart_);
+    cudaEventDestroy(opStop_);
+  }
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
 
   std::string name() const override { return "cuda"; }
   std::string deviceName() const override { return ctx_->name(); }
@@ -30,6 +41,26 @@ class CudaBackend final : public Backend {
   Image download(const Image& image) override { return downloadAny(image); }
   LabelImage download(const LabelImage& labels) override { return downloadAny(labels); }
   void synchronize() override { SL_CUDA(cudaStreamSynchronize(ctx_->stream())); }
+  // The stream time between two events recorded around the last operation's device work (its
+  // kernels, copies and any wait for a host read-back in between); waits for it to finish.
+  double lastDeviceMs() const override {
+    if (!timed_) return -1.0;
+    float ms = 0.f;
+    if (cudaEventSynchronize(opStop_) != cudaSuccess ||
+        cudaEventElapsedTime(&ms, opStart_, opStop_) != cudaSuccess) {
+      cudaGetLastError();
+      return -1.0;
+    }
+    return ms;
+  }
+  Image pinnedHost(Shape shape) override { return cuda::pinnedHostImage(shape); }
+  Image uploadAsync(const Image& image) override { return cuda::uploadAsync(ctx_, image); }
+  void downloadInto(const Image& image, Image& host) override {
+    cuda::downloadInto(ctx_, image, host);
+  }
+  Image downloadRows(const Image& image, int64_t z, int64_t step) override {
+    return cuda::downloadRows(ctx_, image, z, step);
+  }
 
   Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job) override {
     return guardedSlices(
@@ -95,10 +126,21 @@ class CudaBackend final : public Backend {
   template <class Gpu, class Cpu>
   auto guarded(const char* what, Gpu gpu, Cpu cpu) -> decltype(gpu()) {
     try {
-      return gpu();
+      return timed(gpu);
     } catch (const cuda::DeviceOutOfMemory& e) {
       return fallBack(what, e.what(), cpu);
     }
+  }
+
+  // Runs f between the two timing events (an operation that throws leaves no figure).
+  template <class F>
+  auto timed(F f) -> decltype(f()) {
+    timed_ = false;
+    SL_CUDA(cudaEventRecord(opStart_, ctx_->stream()));
+    auto result = f();
+    SL_CUDA(cudaEventRecord(opStop_, ctx_->stream()));
+    timed_ = true;
+    return result;
   }
 
   // For operations that work slice by slice: when the whole stack does not fit, retries on
@@ -107,7 +149,7 @@ class CudaBackend final : public Backend {
   template <class Gpu, class Cpu>
   Image guardedSlices(const char* what, const Image& in, bool sliceWise, Gpu gpu, Cpu cpu) {
     try {
-      return gpu(in);
+      return timed([&] { return gpu(in); });
     } catch (const cuda::DeviceOutOfMemory& e) {
       if (!sliceWise || in.shape().z < 2) return fallBack(what, e.what(), cpu);
       std::fprintf(stderr,
@@ -156,6 +198,8 @@ class CudaBackend final : public Backend {
 
   cuda::ContextPtr ctx_;
   std::unique_ptr<Backend> cpuFallback_;
+  cudaEvent_t opStart_ = nullptr, opStop_ = nullptr;
+  bool timed_ = false;  // the events hold the last operation (not a split or CPU fall-back)
 };
 
 }  // namespace

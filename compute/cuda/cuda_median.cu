@@ -1,11 +1,12 @@
 // Median filter and outlier removal on the GPU, 2D per slice with scipy's reflect boundary:
-// 3×3 and 5×5 windows from shared-memory tiles through a forgetful min–max selection network
-// held in registers; larger windows by a 32-step radix (bitwise) selection on ordered keys.
+// 3×3 and 5×5 windows by min/max networks in registers that share the work of overlapping windows
+// (each thread walks down a column); larger windows by a 32-step radix (bitwise) selection.
 #include <cmath>
 #include <string>
 
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/median_networks.h"
 
 namespace stacklens::compute::cuda {
 namespace {
@@ -41,69 +42,65 @@ __device__ inline float totalOrderValue(int32_t k) {
   return __int_as_float(k ^ ((k >> 31) & 0x7fffffff));
 }
 
-// Moves the minimum of a[lo..hi] to a[lo] and the maximum to a[hi] (a permutation of them).
-template <int R>
-__device__ inline void minToFrontMaxToBack(int32_t (&a)[R], int lo, int hi) {
-#pragma unroll
-  for (int i = 0; i < R; ++i) {
-    if (i > lo && i <= hi) {
-      int32_t x = a[lo], y = a[i];
-      a[lo] = min(x, y);
-      a[i] = max(x, y);
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < R; ++i) {
-    if (i > lo && i < hi) {
-      int32_t x = a[i], y = a[hi];
-      a[i] = min(x, y);
-      a[hi] = max(x, y);
-    }
-  }
-}
+constexpr int kMedian5Threads = 128;
+constexpr int kMedian5Rows = 32;  // rows per thread (even: the kernel makes two per step)
 
-// Forgetful selection: of any N/2+2 values, the smallest and largest cannot be the median of N;
-// drop both, take in the next value, repeat until three remain. Fully unrolled: registers only.
-template <int N>
-__device__ inline int32_t forgetfulMedian(const int32_t (&v)[N]) {
-  constexpr int R = N / 2 + 2;
-  int32_t a[R];
-#pragma unroll
-  for (int i = 0; i < R; ++i) a[i] = v[i];
-#pragma unroll
-  for (int k = R; k < N; ++k) {
-    minToFrontMaxToBack<R>(a, k - R, R - 1);
-    a[R - 1] = v[k];
-  }
-  minToFrontMaxToBack<R>(a, N - R, R - 1);
-  return a[N - R + 1];
-}
-
-template <int H>
-__global__ void medianSmall(const float* __restrict__ in, float* __restrict__ out, int64_t ny,
-                            int64_t nx, int64_t z0, OutlierRule rule) {
-  constexpr int W = 2 * H + 1;
-  constexpr int TW = kTileX + 2 * H, TH = kTileY + 2 * H;
-  __shared__ int32_t tile[TH][TW];
-  int64_t z = z0 + blockIdx.z;
+// 5×5: each thread walks down a column making two outputs per step. The rows of five keys are
+// sorted once each (as they enter) and merged pairwise once each; the two windows of a step share
+// four rows, whose middle six ranks are found once, and each window's median is then rank 5 of
+// those six and its own fifth row (median_networks.h). About 60 min/max per output instead of
+// about 340 for a forgetful selection over each window's 25 keys.
+__global__ void __launch_bounds__(kMedian5Threads)
+    median5x5(const float* __restrict__ in, float* __restrict__ out, int ny, int nx, int z0,
+              OutlierRule rule) {
+  using namespace networks;
+  const int x = blockIdx.x * kMedian5Threads + threadIdx.x;
+  if (x >= nx) return;
+  const int y0 = blockIdx.y * kMedian5Rows;
+  const int64_t z = int64_t(z0) + blockIdx.z;
   const float* slice = in + z * ny * nx;
-  int64_t bx = int64_t(blockIdx.x) * kTileX, by = int64_t(blockIdx.y) * kTileY;
-  for (int t = threadIdx.y * kTileX + threadIdx.x; t < TW * TH; t += kTileX * kTileY) {
-    int ty = t / TW, tx = t % TW;
-    int64_t y = reflectIndex(by + ty - H, ny), x = reflectIndex(bx + tx - H, nx);
-    tile[ty][tx] = totalOrderKey(slice[y * nx + x]);
+  float* target = out + z * ny * nx;
+  int cols[5];
+#pragma unroll
+  for (int d = 0; d < 5; ++d) cols[d] = int(reflectIndex(x + d - 2, nx));
+  auto sortedRow = [&](int y, int32_t(&r)[5]) {
+    const int yy = (y >= 0 && y < ny) ? y : int(reflectIndex(y, ny));
+    const float* row = slice + int64_t(yy) * nx;
+#pragma unroll
+    for (int d = 0; d < 5; ++d) r[d] = totalOrderKey(__ldg(row + cols[d]));
+    sort5(r);
+  };
+  // Rows y−2 … y+3 around the outputs y, y+1 are a, b, c, d, e, f; upper = merge(b, c),
+  // lower = merge(d, e). The next step's a, c, d and upper are this step's c, e, f and lower, so
+  // each step sorts two new rows and merges one pair.
+  int32_t a[5], b[5], c[5], d[5], e[5], f[5], upper[10], lower[10], middle[6];
+  sortedRow(y0 - 2, a);
+  sortedRow(y0 - 1, b);
+  sortedRow(y0, c);
+  mergeSorted<8>(b, c, upper);
+  sortedRow(y0 + 1, d);
+  const int yEnd = min(ny, y0 + kMedian5Rows);
+  for (int y = y0; y < yEnd; y += 2) {
+    sortedRow(y + 2, e);
+    sortedRow(y + 3, f);
+    mergeSorted<8>(d, e, lower);
+    sharedMiddle(upper, lower, middle);
+    const int64_t at = int64_t(y) * nx + x;
+    const float m0 = totalOrderValue(windowMedian(middle, a));
+    target[at] = rule.enabled ? applyRule(slice[at], m0, rule) : m0;
+    if (y + 1 < yEnd) {
+      const float m1 = totalOrderValue(windowMedian(middle, f));
+      target[at + nx] = rule.enabled ? applyRule(slice[at + nx], m1, rule) : m1;
+    }
+#pragma unroll
+    for (int i = 0; i < 5; ++i) {
+      a[i] = c[i];
+      c[i] = e[i];
+      d[i] = f[i];
+    }
+#pragma unroll
+    for (int i = 0; i < 10; ++i) upper[i] = lower[i];
   }
-  __syncthreads();
-  int64_t x = bx + threadIdx.x, y = by + threadIdx.y;
-  if (x >= nx || y >= ny) return;
-  int32_t v[W * W];
-#pragma unroll
-  for (int dy = 0; dy < W; ++dy)
-#pragma unroll
-    for (int dx = 0; dx < W; ++dx) v[dy * W + dx] = tile[threadIdx.y + dy][threadIdx.x + dx];
-  float med = totalOrderValue(forgetfulMedian<W * W>(v));
-  int64_t at = z * ny * nx + y * nx + x;
-  out[at] = applyRule(slice[y * nx + x], med, rule);
 }
 
 // orderedKey with every NaN made the canonical quiet NaN (the same total order as above).
@@ -210,9 +207,11 @@ Image medianOrOutliers(const ContextPtr& ctx, const Image& input, int size, Outl
       dim3 strips(blocksFor(s.x, kStripThreads), blocksFor(s.y, kStripRows), nz);
       median3x3<<<strips, kStripThreads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
                                                              int(s.x), int(z0), rule);
-    } else if (size == 5)
-      medianSmall<2><<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, rule);
-    else
+    } else if (size == 5) {
+      dim3 strips(blocksFor(s.x, kMedian5Threads), blocksFor(s.y, kMedian5Rows), nz);
+      median5x5<<<strips, kMedian5Threads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
+                                                               int(s.x), int(z0), rule);
+    } else
       medianLarge<<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, half,
                                                      rule);
     SL_LAUNCHED();

@@ -51,6 +51,9 @@ void CudaTextureWriter::write(const compute::Image& image, int64_t z) {
     err = cudaMemcpy2DToArray(array, 0, 0, image.slice(z), rowBytes, rowBytes,
                               static_cast<size_t>(image.shape().y), cudaMemcpyDeviceToDevice);
   }
+  // The copy runs on the legacy stream; wait for it so that the caller may release the source
+  // (the compute stream's stream-ordered free does not order after the legacy stream).
+  if (err == cudaSuccess) err = cudaStreamSynchronize(0);
   cudaError_t unmapErr = cudaGraphicsUnmapResources(1, &resource, 0);
   check(err, "copying the slice into the GL texture");
   check(unmapErr, "unmapping the GL texture");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compute/backend.h"
@@ -16,14 +17,18 @@ using namespace stacklens::compute;
 // A backend whose operations count their calls, or throw, without computing anything.
 class FakeBackend final : public Backend {
  public:
-  explicit FakeBackend(bool fail) : fail_(fail) {}
-  std::string name() const override { return "cpu"; }
+  explicit FakeBackend(bool fail, std::string name = "cpu") : fail_(fail), name_(std::move(name)) {}
+  std::string name() const override { return name_; }
   std::string deviceName() const override { return "fake \"device\""; }
   int threads() const override { return 3; }
-  Image upload(const Image& i) override { return i; }
+  Image upload(const Image& i) override {
+    ++uploads;
+    return i;
+  }
   Image download(const Image& i) override { return i; }
   LabelImage download(const LabelImage& l) override { return l; }
   void synchronize() override {}
+  double lastDeviceMs() const override { return deviceMs; }
   Image gaussianBlur(const Image& in, const BlurParams&, const Job&) override { return call(in); }
   Image richardsonLucy(const Image& in, const Image&, const DeconvolveParams&,
                        const Job&) override {
@@ -42,7 +47,8 @@ class FakeBackend final : public Backend {
     return call(in);
   }
   Image resample(const Image& in, const ResampleParams&, const Job&) override { return call(in); }
-  int calls = 0;
+  int calls = 0, uploads = 0;
+  double deviceMs = -1;
 
  private:
   Image call(const Image& in) {
@@ -51,6 +57,7 @@ class FakeBackend final : public Backend {
     return in;
   }
   bool fail_;
+  std::string name_;
 };
 
 TEST(Bench, RunsOneWarmUpThenTheRepeats) {
@@ -68,6 +75,26 @@ TEST(Bench, RunsOneWarmUpThenTheRepeats) {
       << json;
   EXPECT_NE(json.find("\"threads\": 3, \"device\": \"fake \\\"device\\\"\"}"), std::string::npos)
       << json;
+}
+
+TEST(Bench, ACopyingBackendReportsDeviceTimeTransfersAndTheWholeRoundTrip) {
+  FakeBackend backend(false, "cuda");
+  backend.deviceMs = 2.5;
+  bench::Result r = bench::runWorkload("blur2d_gaussian_f32", backend, 3);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(backend.uploads, 3);  // each repeat uploads its input again
+  ASSERT_TRUE(r.kernelMedianSeconds && r.transferMedianSeconds && r.inclusiveMedianSeconds);
+  EXPECT_DOUBLE_EQ(*r.kernelMedianSeconds, 0.0025);  // the backend's own figure, not wall time
+  EXPECT_GE(*r.inclusiveMedianSeconds, r.minSeconds);
+  EXPECT_GE(*r.inclusiveMedianSeconds, *r.transferMedianSeconds);
+  const std::string json = bench::toJson(r);
+  EXPECT_NE(json.find("\"kernel_median_s\": 0.0025"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"transfer_inclusive_median_s\": "), std::string::npos) << json;
+  // Without a device figure the kernel time falls back to the wall time of the call.
+  FakeBackend plain(false, "cuda");
+  bench::Result p = bench::runWorkload("blur2d_gaussian_f32", plain, 3);
+  ASSERT_TRUE(p.kernelMedianSeconds);
+  EXPECT_DOUBLE_EQ(*p.kernelMedianSeconds, p.medianSeconds);
 }
 
 TEST(Bench, AFailingOperationBecomesAnErrorLine) {

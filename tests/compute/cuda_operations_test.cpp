@@ -86,6 +86,29 @@ TEST(CudaBackendChoice, CudaWithoutUsableDeviceIsUnavailableAndAutoFallsBackToCp
   EXPECT_NE(note.find("CPU"), std::string::npos) << note;
 }
 
+// ---- device timing -----------------------------------------------------------------------
+
+TEST_F(CudaOps, LastDeviceMsReportsTheLastOperationsDeviceTime) {
+  auto fresh = makeCudaBackend();
+  EXPECT_LT(fresh->lastDeviceMs(), 0.0) << "no operation has run yet";
+  Image in = fresh->upload(randomImage({4, 256, 256}, 30));
+  EXPECT_LT(fresh->lastDeviceMs(), 0.0) << "an upload is not an operation";
+  BlurParams p;
+  p.sigmaY = p.sigmaX = 2.0;
+  Image out = fresh->gaussianBlur(in, p);
+  const double blurMs = fresh->lastDeviceMs();  // waits for the blur itself
+  EXPECT_GT(blurMs, 0.0);
+  EXPECT_LT(blurMs, 10000.0);
+  ClipStats stats = fresh->sigmaClip(out, ClipParams{});
+  EXPECT_GT(stats.iterations, 0);
+  const double clipMs = fresh->lastDeviceMs();
+  EXPECT_GT(clipMs, 0.0);
+  EXPECT_NE(clipMs, blurMs);  // a new figure for the new operation
+  // A failed operation leaves no figure rather than the previous one.
+  EXPECT_THROW(fresh->medianFilter(in, 4), InvalidArgument);
+  EXPECT_LT(fresh->lastDeviceMs(), 0.0);
+}
+
 // ---- buffers -----------------------------------------------------------------------------
 
 TEST_F(CudaOps, UploadDownloadRoundTripsAndResultsStayOnTheDevice) {
@@ -314,6 +337,35 @@ TEST_F(CudaOps, SigmaClipMatchesBruteForceForIterationLimitsAndEvenCounts) {
   }
 }
 
+// The clipping loop runs on the device with two ways to the median's last digits: from the
+// guessed top-digit bin's keys (up to 65536 of them) or by full passes when the guess misses or
+// the bin holds more. A crowded bin (140 000 values in [1, 1.25): one top digit) and a median that
+// moves between bins across iterations take both ways; an odd count picks one middle value.
+TEST_F(CudaOps, SigmaClipTakesTheCrowdedBinAndTheMovingMedianPathsAlike) {
+  std::mt19937 rng(17);
+  Image crowded = Image::host({1, 301, 501});
+  std::uniform_real_distribution<float> inBin(1.f, 1.25f), wide(-40.f, 60.f);
+  for (int64_t i = 0; i < crowded.shape().count(); ++i)
+    crowded.data()[i] = i % 15 == 0 ? wide(rng) : inBin(rng);
+  Image moving = Image::host({1, 201, 333});
+  std::exponential_distribution<float> tail(0.05f);
+  std::normal_distribution<float> core(0.f, 0.01f);
+  for (int64_t i = 0; i < moving.shape().count(); ++i)
+    moving.data()[i] = i % 4 == 0 ? tail(rng) : core(rng);
+  for (const Image* in : {&crowded, &moving})
+    for (int iters : {3, 0}) {
+      ClipParams p;
+      p.kappaLower = 2.0;
+      p.kappaUpper = 2.0;
+      p.maxIterations = iters;
+      ClipStats got = gpu->sigmaClip(*in, p), want = clipReference(*in, p);
+      EXPECT_EQ(got.iterations, want.iterations) << iters;
+      expectStatsNear(got.all, want.all, "all");
+      expectStatsNear(got.clipped, want.clipped, "clipped");
+      EXPECT_EQ(got.clipped.n, want.clipped.n);
+    }
+}
+
 // ---- segmentation ------------------------------------------------------------------------
 
 // Labels by flood fill in raster order (SciPy's numbering), small components dropped.
@@ -405,6 +457,53 @@ TEST_F(CudaOps, SegmentLabelsAndMeasuresLikeBruteForceAcrossSlices) {
       EXPECT_EQ(src.z, peakAt / (45 * 40));
     }
   }
+}
+
+// Dense random masks: components that wind across many 32×16 labelling tiles (and the slices'
+// edges), where the tile-border joins and the raster-order relabelling must agree with a flood
+// fill.
+TEST_F(CudaOps, SegmentWindingComponentsAcrossTilesLikeFloodFill) {
+  Image in = randomImage({2, 70, 101}, 21, 0.f, 1.f);
+  for (int conn : {4, 8})
+    for (double threshold : {0.45, 0.6}) {
+      SegmentParams p;
+      p.absoluteThreshold = threshold;
+      p.connectivity = conn;
+      p.minPixels = 2;
+      Segmentation seg = gpu->segment(in, p);
+      LabelImage labels = gpu->download(seg.labels);
+      std::vector<int32_t> want = labelReference(in, threshold, conn, 2);
+      for (int64_t i = 0; i < in.shape().count(); ++i)
+        ASSERT_EQ(labels.data()[i], want[i])
+            << "connectivity " << conn << " threshold " << threshold << " index " << i;
+      const int32_t n = *std::max_element(want.begin(), want.end());
+      ASSERT_EQ(static_cast<int32_t>(seg.sources.size()), n);
+      std::vector<int64_t> npix(n + 1, 0);
+      for (int32_t l : want) ++npix[l];
+      for (const Source& src : seg.sources) EXPECT_EQ(src.npix, npix[src.label]) << src.label;
+    }
+}
+
+// Known background statistics are used as given: no clipping, the threshold and the fluxes from
+// the given median and std.
+TEST_F(CudaOps, SegmentUsesAGivenBackgroundAsIs) {
+  Image in = randomImage({1, 40, 40}, 22, 0.f, 0.1f);
+  for (int64_t y = 10; y < 13; ++y)
+    for (int64_t x = 20; x < 23; ++x) in.at(0, y, x) = 3.f;
+  ClipStats given;
+  given.clipped.n = 7;
+  given.clipped.median = 0.5;
+  given.clipped.std = 0.25;
+  given.iterations = 42;
+  SegmentParams p;
+  p.nSigma = 2.0;
+  p.background = given;
+  Segmentation seg = gpu->segment(in, p);
+  EXPECT_EQ(seg.background.iterations, 42);
+  EXPECT_DOUBLE_EQ(seg.threshold, 1.0);
+  ASSERT_EQ(seg.sources.size(), 1u);
+  EXPECT_EQ(seg.sources[0].npix, 9);
+  EXPECT_NEAR(seg.sources[0].flux, 9 * 2.5, 1e-9);
 }
 
 TEST_F(CudaOps, SegmentThresholdComesFromTheClippedBackground) {

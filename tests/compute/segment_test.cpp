@@ -187,6 +187,37 @@ TEST(Segment, MatchesFloodFillOnRandomMasks) {
   }
 }
 
+TEST(Segment, MatchesFloodFillOnSparseWideStacks) {
+  // Sparse foreground on rows much wider than the 32-pixel blocks the row scan skips, with
+  // runs placed across block edges and at row ends, NaN pixels, and slices whose label rows
+  // must all be zeroed (labels are allocated without a fill; a previous result's freed memory
+  // is likely reused, so leftovers would show).
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(0, 1);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int trial = 0; trial < 4; ++trial) {
+    const Shape shape{3, 29 + trial, 203 + 31 * trial};
+    Image im = Image::host(shape);
+    const float density = 0.01f + 0.02f * trial;
+    for (int64_t i = 0; i < shape.count(); ++i) {
+      const float r = u(rng);
+      im.data()[i] = r < density ? 2.f : r < density + 0.01f ? nan : u(rng);
+    }
+    for (int64_t y = 0; y < shape.y; y += 3)
+      for (int64_t x : {int64_t{30}, int64_t{31}, int64_t{32}, int64_t{63}, int64_t{64},
+                        shape.x - 2, shape.x - 1})
+        im.at(trial % 3, y, x) = 3.f;
+    for (int connectivity : {4, 8}) {
+      cpu::ThreadPool pool(1 + trial % 2);
+      for (int repeat = 0; repeat < 2; ++repeat) {
+        Segmentation s = cpu::segment(im, absolute(1.0, connectivity), {}, pool);
+        expectLabels(s.labels, floodFill(im, 1.0, connectivity, 1),
+                     "trial " + std::to_string(trial) + " conn " + std::to_string(connectivity));
+      }
+    }
+  }
+}
+
 TEST(Segment, HandMadePatterns) {
   cpu::ThreadPool pool(2);
   const std::vector<std::vector<std::string>> patterns = {

@@ -74,8 +74,40 @@ class LiveProcessingTest : public QObject {
     QVERIFY(live.active());
     QCOMPARE(live.dock()->viewMode(), ProcessingDock::ViewMode::Processed);
     QCOMPARE(live.configure("astronomy sources", "compare", 0, "", ""), QString());
-    QCOMPARE(live.worker()->mode(), ui::ProcessingWorker::Mode::Compare);
+    // The second backend is made off the GUI thread; Compare starts when it is ready.
+    QTRY_COMPARE_WITH_TIMEOUT(live.worker()->mode(), ui::ProcessingWorker::Mode::Compare, 10000);
     QVERIFY(live.worker()->secondaryBackend() != nullptr);
+  }
+
+  // Compare mode must not stall the GUI thread: the second backend is made on another thread
+  // (a CUDA context takes 100 ms or more), both pipelines run on the worker, and the result's
+  // pixels reach the view without a copy on the GUI thread.
+  void compareModeLeavesTheGuiThreadFree() {
+    QMainWindow window;
+    QWidget* holder = nullptr;
+    auto* view = LiveProcessing::createView(&window, &holder);
+    window.setCentralWidget(holder);
+    window.show();
+    LiveProcessing live(&window, view);
+    live.setStack(std::make_shared<MemoryStack>(5, 32, 32));
+    live.sliceRequested(2);
+    QSignalSpy ready(&live, &LiveProcessing::backendsReady);
+    QSignalSpy presented(&live, &LiveProcessing::processedPresented);
+    QCOMPARE(live.configure("astronomy sources", "compare", 0, "", ""), QString());
+    if (!ready.isEmpty()) QSKIP("the Compare backend existed already");
+    // configure() returned before the backend was made: the GUI thread was not blocked on it.
+    QVERIFY(live.backendsPending());
+    QCOMPARE(live.worker()->mode(), ui::ProcessingWorker::Mode::Single);
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 10000);
+    QVERIFY(!live.backendsPending());
+    QCOMPARE(live.worker()->mode(), ui::ProcessingWorker::Mode::Compare);
+    // The pending request is answered in Compare mode once the backends are in place.
+    QTRY_VERIFY_WITH_TIMEOUT(live.lastResult() && live.lastResult()->comparison, 10000);
+    const auto result = live.lastResult();
+    QCOMPARE(result->z, 2);
+    QVERIFY(result->pixels != nullptr);
+    QVERIFY(view->slice().get() == result->pixels.get());  // shared, not copied
+    QTRY_VERIFY_WITH_TIMEOUT(!presented.isEmpty(), 10000);
   }
 };
 

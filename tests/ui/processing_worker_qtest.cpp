@@ -255,6 +255,113 @@ class ProcessingWorkerTest : public QObject {
     QVERIFY(failures.last().at(2).toString().contains("median"));
   }
 
+  // The GPU path with interop: the result stays on the device (cache included) and the frame
+  // needs no download; the host pixels for the readout follow after the result.
+  void deviceResultsStayOnTheDeviceWithInterop() {
+    auto gpu = std::make_shared<FakeBackend>(true);
+    ProcessingWorker worker;
+    worker.setSource(std::make_shared<MemoryStack>(6, 8, 8));
+    worker.setBackends(gpu);
+    worker.setPipeline(deconvolution(1));  // the fake 2D RL leaves the slice as it is
+    worker.setPrefetchRadius(0);
+    worker.setTextureInterop(true);
+    QSignalSpy results(&worker, &ProcessingWorker::resultReady);
+    QSignalSpy pixels(&worker, &ProcessingWorker::processedPixelsReady);
+    worker.request(3);
+    QTRY_COMPARE(results.count(), 1);
+    ProcessingResultPtr r = lastResult(results);
+    QCOMPARE(r->result.image.location(), compute::Location::Cuda);
+    QVERIFY(r->pixels == nullptr);
+    QCOMPARE(r->result.downloadMs, 0.0);
+    QCOMPARE(r->displayLow, 300.f);  // from rows sampled on the device: values 300 ... 377
+    QVERIFY(r->displayHigh > 370.f && r->displayHigh <= 377.f);
+    QCOMPARE(r->raw.at(0, 1, 2), 312.f);
+    QCOMPARE(worker.cacheDeviceBytes(), size_t(8 * 8 * sizeof(float)));
+    QTRY_COMPARE(pixels.count(), 1);
+    QCOMPARE(pixels.first().at(0).toInt(), 3);
+    const auto host = pixels.first().at(1).value<std::shared_ptr<const std::vector<float>>>();
+    QCOMPARE((*host)[1 * 8 + 2], 312.f);
+    // The cached result has them now: a repeat is served with pixels and without a job.
+    const int jobs = worker.jobsStarted();
+    worker.request(3);
+    QTRY_COMPARE(results.count(), 2);
+    r = lastResult(results);
+    QVERIFY(r->fromCache);
+    QVERIFY(r->pixels != nullptr);
+    QCOMPARE(r->result.image.location(), compute::Location::Cuda);
+    QCOMPARE(worker.jobsStarted(), jobs);
+  }
+
+  // Without interop (Mesa): one download by the job, into the pixels the view will upload; the
+  // cache still keeps the device buffer.
+  void withoutInteropTheJobDownloadsOnce() {
+    auto gpu = std::make_shared<FakeBackend>(true);
+    ProcessingWorker worker;
+    worker.setSource(std::make_shared<MemoryStack>(4, 8, 8));
+    worker.setBackends(gpu);
+    worker.setPipeline(deconvolution(1));
+    worker.setPrefetchRadius(0);
+    QSignalSpy results(&worker, &ProcessingWorker::resultReady);
+    QSignalSpy pixels(&worker, &ProcessingWorker::processedPixelsReady);
+    worker.request(2);
+    QTRY_COMPARE(results.count(), 1);
+    const ProcessingResultPtr r = lastResult(results);
+    QCOMPARE(r->result.image.location(), compute::Location::Cuda);
+    QVERIFY(r->pixels != nullptr);
+    QCOMPARE((*r->pixels)[7 * 8 + 7], 277.f);
+    QVERIFY(r->result.downloadMs > 0);
+    QCOMPARE(r->bytes(), r->raw.bytes() + 256 + 2 * 8 * 8 * sizeof(float));  // device + pixels
+    QTest::qWait(20);
+    QCOMPARE(pixels.count(), 0);
+  }
+
+  void deviceCacheIsEvictedByBytes() {
+    auto gpu = std::make_shared<FakeBackend>(true);
+    ProcessingWorker worker;
+    worker.setSource(std::make_shared<MemoryStack>(8, 16, 16));
+    worker.setBackends(gpu);
+    worker.setPipeline(deconvolution(1));
+    worker.setPrefetchRadius(0);
+    worker.setTextureInterop(true);
+    QSignalSpy results(&worker, &ProcessingWorker::resultReady);
+    worker.request(0);
+    QTRY_COMPARE(results.count(), 1);
+    QTest::qWait(20);  // the host pixels attach to the cached result
+    const size_t one = worker.cacheBytes();
+    worker.setCacheBudget(2 * one + one / 2);
+    for (int z = 1; z < 8; ++z) {
+      worker.request(z);
+      QTRY_COMPARE(results.count(), z + 1);
+      QVERIFY(worker.cacheBytes() <= 2 * one + one / 2);
+    }
+    QTRY_VERIFY(!worker.busy());
+    QVERIFY(worker.cacheEntries() <= 2);
+    QVERIFY(worker.cached(7));
+    QVERIFY(!worker.cached(0) && !worker.cached(4));
+    QVERIFY(worker.cacheDeviceBytes() <= 2 * 16 * 16 * sizeof(float));
+    QVERIFY(worker.cacheDeviceBytes() >= 16 * 16 * sizeof(float));
+  }
+
+  // Raw slices are read once and kept on the backend across pipeline changes.
+  void rawSlicesAreReadOnceAcrossPipelineChanges() {
+    auto gpu = std::make_shared<FakeBackend>(true);
+    ProcessingWorker worker;
+    worker.setSource(std::make_shared<MemoryStack>(4, 8, 8));
+    worker.setBackends(gpu);
+    worker.setPipeline(deconvolution(1));
+    worker.setPrefetchRadius(0);
+    QSignalSpy results(&worker, &ProcessingWorker::resultReady);
+    worker.request(1);
+    QTRY_COMPARE(results.count(), 1);
+    worker.setPipeline(deconvolution(2));
+    worker.request(1);
+    QTRY_COMPARE(results.count(), 2);
+    QVERIFY(!lastResult(results)->fromCache);
+    QVERIFY(worker.liveProcessor() != nullptr);
+    QCOMPARE(worker.liveProcessor()->fileReads(), 1);
+    QVERIFY(worker.liveProcessor()->onBackend(1));
+  }
+
   void destroyingWhileBusyIsSafe() {
     auto backend = std::make_shared<FakeBackend>();
     backend->iterationSleepMs = 1;

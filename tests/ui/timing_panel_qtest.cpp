@@ -69,6 +69,29 @@ class TimingPanelTest : public QObject {
     QVERIFY(panel.asText().contains("Fake CPU"));
   }
 
+  // The live GPU path leaves the result on the device: the summary says what the total holds.
+  void liveGpuSummarySaysWhatTheTotalIncludes() {
+    auto r = std::make_shared<ui::ProcessingResult>();
+    r->z = 4;
+    r->result.backend = "cuda";
+    r->result.readMs = 2.5;
+    r->result.uploadMs = 0.75;
+    compute::StageTiming t;
+    t.stage = compute::Stage::Deconvolution;
+    t.computeMs = 7.25;
+    r->result.timings.push_back(t);
+    r->result.totalMs = 10.5;
+    TimingPanel panel;
+    panel.showResult(r);
+    QVERIFY(panel.summary().contains("waiting for the file 2.50 ms"));
+    QVERIFY(panel.summary().contains("upload 0.75 ms"));
+    QVERIFY(panel.summary().contains("no download"));
+    QCOMPARE(cellNumber(panel, 1, TimingPanel::GpuTotalMs), 10.5);
+    r->result.downloadMs = 1.25;  // the host path (no interop)
+    panel.showResult(r);
+    QVERIFY(panel.summary().contains("download 1.25 ms"));
+  }
+
   void compareShowsKernelTransfersSpeedupsAndDifferences() {
     auto cpu = std::make_shared<FakeBackend>(false, 2);
     auto gpu = std::make_shared<FakeBackend>(true);

@@ -1,77 +1,23 @@
 // The CUDA–OpenGL interop path on a real GPU: a device slice written into a GL_R32F texture of a
 // headless EGL context reads back with glGetTexImage exactly. Skipped without a CUDA device.
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GL/gl.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iostream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "compute/backend.h"
+#include "compute/live_processor.h"
 #include "render/interop/cuda_texture_writer.h"
+#include "tests/render/interop/headless_egl.h"
 
 using namespace stacklens;
 
-namespace {
-
-// A pbuffer-backed OpenGL context on the first EGL device that gives one (the NVIDIA GPU).
-class HeadlessContext {
- public:
-  HeadlessContext() {
-    auto queryDevices =
-        reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
-    auto platformDisplay = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(
-        eglGetProcAddress("eglGetPlatformDisplayEXT"));
-    if (!queryDevices || !platformDisplay) {
-      error = "EGL device enumeration is not available";
-      return;
-    }
-    EGLDeviceEXT devices[8];
-    EGLint count = 0;
-    if (!queryDevices(8, devices, &count) || count == 0) {
-      error = "no EGL device";
-      return;
-    }
-    for (EGLint i = 0; i < count && !context_; ++i) {
-      display_ = platformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
-      if (display_ == EGL_NO_DISPLAY || !eglInitialize(display_, nullptr, nullptr)) continue;
-      const EGLint configAttribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                                      EGL_OPENGL_BIT, EGL_NONE};
-      EGLConfig config;
-      EGLint n = 0;
-      if (!eglChooseConfig(display_, configAttribs, &config, 1, &n) || n == 0) continue;
-      const EGLint pbufferAttribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
-      surface_ = eglCreatePbufferSurface(display_, config, pbufferAttribs);
-      eglBindAPI(EGL_OPENGL_API);
-      context_ = eglCreateContext(display_, config, EGL_NO_CONTEXT, nullptr);
-      if (context_ && eglMakeCurrent(display_, surface_, surface_, context_)) {
-        vendor = reinterpret_cast<const char*>(glGetString(GL_VENDOR));
-      } else {
-        context_ = nullptr;
-      }
-    }
-    if (!context_) error = "no EGL device gave an OpenGL context";
-  }
-  ~HeadlessContext() {
-    if (context_) {
-      eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-      eglDestroyContext(display_, context_);
-      eglDestroySurface(display_, surface_);
-    }
-  }
-  bool ok() const { return context_ != nullptr; }
-  std::string error, vendor;
-
- private:
-  EGLDisplay display_ = EGL_NO_DISPLAY;
-  EGLSurface surface_ = EGL_NO_SURFACE;
-  EGLContext context_ = nullptr;
-};
-
-}  // namespace
+using stacklens::egl_test::HeadlessContext;
 
 TEST(CudaGlInterop, DeviceSliceReadsBackExactlyFromTheTexture) {
   std::string why;
@@ -128,4 +74,104 @@ TEST(CudaGlInterop, HostImageIsRefused) {
   render::CudaTextureWriter writer(texture);
   EXPECT_THROW(writer.write(compute::Image::host({1, 4, 4})), std::runtime_error);
   glDeleteTextures(1, &texture);
+}
+
+namespace {
+
+// A 3-slice stack in memory with a different bead pattern per slice.
+compute::SliceSource memorySource(int64_t z, int64_t h, int64_t w) {
+  auto data = std::make_shared<std::vector<float>>(static_cast<size_t>(z * h * w));
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(0.f, 10.f);
+  for (auto& v : *data) v = value(rng);
+  for (int64_t k = 0; k < z; ++k) (*data)[static_cast<size_t>((k * h + h / 2) * w + w / 3)] = 500.f;
+  compute::SliceSource s;
+  s.shape = {z, h, w};
+  s.read = [data, h, w](int64_t k, float* out) {
+    std::copy_n(data->data() + k * h * w, h * w, out);
+  };
+  return s;
+}
+
+compute::Pipeline rl2d(int iterations) {
+  compute::Pipeline p = compute::preset("microscopy deconvolution");
+  p.deconvolution.params.threeD = false;
+  p.deconvolution.params.iterations = iterations;
+  return p;
+}
+
+std::vector<float> readTexture(GLuint texture, int w, int h) {
+  std::vector<float> back(static_cast<size_t>(w) * h, -1.f);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glGetTexImage(GL_TEXTURE_2D, 0, GL_RED, GL_FLOAT, back.data());
+  return back;
+}
+
+}  // namespace
+
+// The GUI's GPU live path: the raw slice uploaded once, the result left on the device and
+// written into the texture through interop, equal to the CPU backend's result (float rounding).
+TEST(LiveGpuPath, DeviceResultGoesStraightIntoTheTextureAndMatchesTheCpu) {
+  std::string why;
+  if (!render::cudaGlInteropUsable(&why)) GTEST_SKIP() << why;
+  HeadlessContext gl;
+  if (!gl.ok()) GTEST_SKIP() << gl.error;
+  const int w = 97, h = 64;
+  const compute::SliceSource source = memorySource(3, h, w);
+  std::shared_ptr<compute::Backend> cuda = compute::makeCudaBackend();
+  compute::LiveProcessor gpu(cuda, source, size_t(64) << 20);
+  compute::LiveProcessor cpu(compute::makeCpuBackend(1), source, size_t(64) << 20);
+  const compute::Pipeline p = rl2d(10);
+
+  compute::LiveProcessor::Frame g = gpu.process(1, p);
+  ASSERT_EQ(g.result.image.location(), compute::Location::Cuda);
+  EXPECT_TRUE(gpu.onBackend(1));
+  EXPECT_EQ(gpu.rawDeviceBytes(), size_t(w) * h * sizeof(float));
+  const compute::Image want = cpu.process(1, p).result.image;
+  ASSERT_TRUE(want.onHost());
+
+  GLuint texture = 0;
+  glGenTextures(1, &texture);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, w, h, 0, GL_RED, GL_FLOAT, nullptr);
+  {
+    render::CudaTextureWriter writer(texture);
+    writer.write(g.result.image, 0);
+  }
+  const std::vector<float> back = readTexture(texture, w, h);
+  double maxRel = 0;
+  for (int i = 0; i < w * h; ++i)
+    maxRel = std::max(maxRel, std::abs(double(back[size_t(i)]) - want.data()[i]) /
+                                  (std::abs(double(want.data()[i])) + 1e-3));
+  EXPECT_LT(maxRel, 1e-4);
+  // The fallback (no interop): one download into page-locked memory gives the same pixels.
+  const compute::Image host = gpu.download(g.result.image);
+  ASSERT_TRUE(host.onHost());
+  for (int i = 0; i < w * h; ++i) ASSERT_EQ(host.data()[i], back[size_t(i)]) << i;
+  glDeleteTextures(1, &texture);
+
+  // The second request for the slice uploads nothing and reads nothing.
+  const int reads = gpu.fileReads();
+  const compute::LiveProcessor::Frame again = gpu.process(1, p);
+  EXPECT_EQ(gpu.fileReads(), reads);
+  EXPECT_EQ(again.result.image.location(), compute::Location::Cuda);
+}
+
+// Raw device buffers are evicted by bytes: a budget of two slices (host + device copy each
+// counts) keeps one slice after scrubbing through three.
+TEST(LiveGpuPath, KeptDeviceSlicesAreBoundedByBytes) {
+  std::string why;
+  if (!compute::cudaUsable(&why)) GTEST_SKIP() << why;
+  const int w = 64, h = 48;
+  const size_t slice = size_t(w) * h * sizeof(float);
+  compute::LiveProcessor gpu(compute::makeCudaBackend(), memorySource(3, h, w), 2 * slice + 16);
+  compute::Pipeline p = rl2d(2);
+  for (int z : {0, 1, 2}) {
+    gpu.process(z, p);
+    EXPECT_LE(gpu.rawBytes(), 2 * slice + 16);
+    EXPECT_TRUE(gpu.onBackend(z));
+  }
+  EXPECT_EQ(gpu.rawDeviceBytes(), slice);
+  EXPECT_FALSE(gpu.kept(0));
 }

@@ -1,0 +1,81 @@
+// Transfers for live slices: page-locked host buffers, queued uploads and direct downloads.
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/cuda_live_transfers.cuh"
+
+namespace stacklens::compute::cuda {
+namespace {
+
+bool pageLocked(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();  // plain pageable memory on old drivers reports an error: clear it
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
+}  // namespace
+
+Image pinnedHostImage(Shape shape) {
+  if (shape.z < 0 || shape.y < 0 || shape.x < 0) throw InvalidArgument("negative shape");
+  const size_t bytes = static_cast<size_t>(shape.count()) * sizeof(float);
+  void* p = nullptr;
+  SL_CUDA(cudaMallocHost(&p, bytes == 0 ? sizeof(float) : bytes));
+  std::shared_ptr<float> storage(static_cast<float*>(p), [](float* q) { cudaFreeHost(q); });
+  return Image(shape, Location::Host, std::move(storage));
+}
+
+Image uploadAsync(const ContextPtr& ctx, const Image& in) {
+  if (!in.onHost() || in.empty() || !pageLocked(in.data())) return onDevice(ctx, in);
+  Image out = deviceBuffer<float>(ctx, in.shape());
+  // On the compute stream, after the allocation and before whatever reads it: no staging copy
+  // and no host wait.
+  SL_CUDA(
+      cudaMemcpyAsync(out.data(), in.data(), in.bytes(), cudaMemcpyHostToDevice, ctx->stream()));
+  // The device image keeps the source alive until it is released itself.
+  float* device = out.data();
+  std::shared_ptr<float> storage(device, [keepDevice = out, keepHost = in](float*) {});
+  Image result(in.shape(), Location::Cuda, std::move(storage));
+  result.spacing = in.spacing;
+  return result;
+}
+
+void downloadInto(const ContextPtr& ctx, const Image& in, Image& host) {
+  if (!host.onHost() || !(host.shape() == in.shape()))
+    throw InvalidArgument("download: the host buffer must have the image's shape");
+  host.spacing = in.spacing;
+  if (in.empty()) return;
+  if (in.onHost()) {
+    std::memcpy(host.data(), in.data(), in.bytes());
+    return;
+  }
+  if (pageLocked(host.data())) {
+    SL_CUDA(
+        cudaMemcpyAsync(host.data(), in.data(), in.bytes(), cudaMemcpyDeviceToHost, ctx->stream()));
+    SL_CUDA(cudaStreamSynchronize(ctx->stream()));
+  } else {
+    ctx->download(host.data(), in.data(), in.bytes());
+  }
+}
+
+Image downloadRows(const ContextPtr& ctx, const Image& in, int64_t z, int64_t step) {
+  const Shape s = in.shape();
+  if (z < 0 || z >= s.z || step < 1) throw InvalidArgument("download rows: bad slice or step");
+  const int64_t rows = (s.y + step - 1) / step;
+  Image out = Image::hostUninitialized({1, rows, s.x});
+  out.spacing = in.spacing;
+  if (out.empty()) return out;
+  const size_t rowBytes = static_cast<size_t>(s.x) * sizeof(float);
+  SL_CUDA(cudaMemcpy2DAsync(out.data(), rowBytes, in.slice(z), rowBytes * static_cast<size_t>(step),
+                            rowBytes, static_cast<size_t>(rows),
+                            in.onHost() ? cudaMemcpyHostToHost : cudaMemcpyDeviceToHost,
+                            ctx->stream()));
+  SL_CUDA(cudaStreamSynchronize(ctx->stream()));
+  return out;
+}
+
+}  // namespace stacklens::compute::cuda

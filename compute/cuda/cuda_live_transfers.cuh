@@ -1,0 +1,17 @@
+// Transfers for live slices (for compute/cuda/*.cu only): see Backend::pinnedHost and friends.
+#pragma once
+
+#include "compute/cuda/cuda_context.cuh"
+
+namespace stacklens::compute::cuda {
+
+// A host image in page-locked memory (cudaMallocHost), freed with cudaFreeHost.
+Image pinnedHostImage(Shape shape);
+// A page-locked host image: one cudaMemcpyAsync on the compute stream, no wait; else onDevice().
+Image uploadAsync(const ContextPtr& ctx, const Image& in);
+// Into a page-locked host buffer: one DMA; into pageable memory: the staged download.
+void downloadInto(const ContextPtr& ctx, const Image& in, Image& host);
+// Rows 0, step, 2·step, ... of slice z, in one strided copy.
+Image downloadRows(const ContextPtr& ctx, const Image& in, int64_t z, int64_t step);
+
+}  // namespace stacklens::compute::cuda

@@ -1,0 +1,220 @@
+// compute::LiveProcessor: raw slices read once and kept (LRU by bytes), read-ahead, results left
+// where the backend computes (a fake device backend on CI; the real CUDA path runs in
+// tests/render/interop on the GPU machine), and the host fallback.
+#include "compute/live_processor.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "tests/compute/fake_backend.h"
+
+using namespace stacklens;
+using compute::Image;
+using compute::LiveProcessor;
+using stacklens::testing::FakeBackend;
+using stacklens::testing::rampSlab;
+
+namespace {
+
+// The ramp stack as a source that counts its reads and can be told to fail.
+struct CountingSource {
+  Image stack;
+  std::shared_ptr<std::atomic<int>> reads = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<std::atomic<bool>> fail = std::make_shared<std::atomic<bool>>(false);
+  explicit CountingSource(int64_t z, int64_t y = 6, int64_t x = 5) : stack(rampSlab(z, y, x)) {}
+  compute::SliceSource source() const {
+    compute::SliceSource s;
+    s.shape = stack.shape();
+    s.read = [stack = stack, reads = reads, fail = fail](int64_t z, float* out) {
+      reads->fetch_add(1);
+      if (fail->load())
+        throw std::runtime_error("stack.fits: slice " + std::to_string(z) + ": bad");
+      std::copy_n(stack.slice(z), stack.shape().sliceCount(), out);
+    };
+    return s;
+  }
+};
+
+compute::Pipeline deconvolution2D(int iterations = 2) {
+  compute::Pipeline p;
+  p.deconvolution.enabled = true;
+  p.deconvolution.params.iterations = iterations;
+  return p;
+}
+
+bool waitUntil(const std::function<bool()>& done) {
+  for (int i = 0; i < 2000 && !done(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return done();
+}
+
+}  // namespace
+
+TEST(LiveProcessor, ResultIsThePipelineOfTheSliceAndRawIsTheSlice) {
+  CountingSource src(4);
+  auto cpu = std::make_shared<FakeBackend>(false);
+  LiveProcessor live(cpu, src.source());
+  compute::Pipeline p;
+  p.blur.enabled = true;
+  const LiveProcessor::Frame f = live.process(2, p);
+  ASSERT_TRUE(f.result.image.onHost());
+  ASSERT_EQ(f.result.image.shape(), (compute::Shape{1, 6, 5}));
+  for (int64_t y = 0; y < 6; ++y)
+    for (int64_t x = 0; x < 5; ++x) {
+      EXPECT_EQ(f.result.image.at(0, y, x), src.stack.at(2, y, x) + 10.f);
+      EXPECT_EQ(f.raw.at(0, y, x), src.stack.at(2, y, x));
+    }
+  EXPECT_EQ(src.reads->load(), 1);
+}
+
+TEST(LiveProcessor, DeviceResultStaysOnTheDeviceAndTheRawSliceIsUploadedOnce) {
+  CountingSource src(3);
+  auto gpu = std::make_shared<FakeBackend>(true);
+  LiveProcessor live(gpu, src.source());
+  const compute::Pipeline p = deconvolution2D();
+  LiveProcessor::Frame f = live.process(1, p);
+  EXPECT_EQ(f.result.image.location(), compute::Location::Cuda);  // no download
+  EXPECT_EQ(f.result.downloadMs, 0.0);
+  EXPECT_TRUE(live.onBackend(1));
+  const size_t slice = 6 * 5 * sizeof(float);
+  EXPECT_EQ(live.rawDeviceBytes(), slice);
+  EXPECT_EQ(live.rawBytes(), 2 * slice);  // host copy + device copy
+  // Again: no read, and the kept device slice is what the operation gets.
+  const auto uploadsBefore = gpu->synchronizeCalls.load();
+  f = live.process(1, p);
+  EXPECT_EQ(src.reads->load(), 1);
+  EXPECT_GT(gpu->synchronizeCalls.load(), uploadsBefore);
+  // The fallback (no interop): one download gives the pixels.
+  const Image host = live.download(f.result.image);
+  ASSERT_TRUE(host.onHost());
+  for (int64_t y = 0; y < 6; ++y)
+    for (int64_t x = 0; x < 5; ++x) EXPECT_EQ(host.at(0, y, x), src.stack.at(1, y, x));
+  // A 2D pipeline on a 2D slice: RL's slice index is 0, so v + 0.
+}
+
+TEST(LiveProcessor, KeptRawSlicesAreEvictedByBytesLeastRecentlyUsedFirst) {
+  CountingSource src(5);
+  auto gpu = std::make_shared<FakeBackend>(true);
+  const size_t slice = 6 * 5 * sizeof(float);
+  LiveProcessor live(gpu, src.source(), 4 * slice);  // two slices, host + device each
+  const compute::Pipeline p = deconvolution2D();
+  for (int z : {0, 1, 2, 3}) {
+    live.process(z, p);
+    EXPECT_LE(live.rawBytes(), 4 * slice);
+  }
+  EXPECT_EQ(live.rawSlices(), 2);
+  EXPECT_FALSE(live.kept(0));
+  EXPECT_FALSE(live.kept(1));
+  EXPECT_TRUE(live.kept(2));
+  EXPECT_TRUE(live.kept(3));
+  EXPECT_EQ(live.rawDeviceBytes(), 2 * slice);
+  live.process(2, p);  // kept: no read
+  EXPECT_EQ(src.reads->load(), 4);
+  live.process(0, p);  // evicted: read again, and 3 is now the oldest
+  EXPECT_EQ(src.reads->load(), 5);
+  EXPECT_FALSE(live.kept(3));
+}
+
+TEST(LiveProcessor, ReadAheadReadsNeighboursSoTheNextStepReadsNothing) {
+  CountingSource src(4);
+  LiveProcessor live(std::make_shared<FakeBackend>(true), src.source());
+  live.process(1, deconvolution2D());
+  live.readAhead({2, 0, 7, -1});  // outside the stack: ignored
+  ASSERT_TRUE(waitUntil([&] { return live.kept(2) && live.kept(0); }));
+  EXPECT_EQ(live.fileReads(), 3);
+  EXPECT_FALSE(live.onBackend(2));  // read ahead, not uploaded: the backend is not touched
+  const LiveProcessor::Frame f = live.process(2, deconvolution2D());
+  EXPECT_EQ(src.reads->load(), 3);
+  EXPECT_TRUE(live.onBackend(2));
+  EXPECT_EQ(f.raw.at(0, 0, 0), 200.f);
+}
+
+TEST(LiveProcessor, ThreeDStagesGetTheSlabAroundTheSlice) {
+  CountingSource src(5);
+  auto cpu = std::make_shared<FakeBackend>(false);
+  LiveProcessor live(cpu, src.source());
+  compute::Pipeline p = deconvolution2D();
+  p.deconvolution.params.threeD = true;
+  p.deconvolution.slabHalfWidth = 1;
+  const LiveProcessor::Frame f = live.process(0, p);  // clipped at the first slice: slices 0, 1
+  // The fake RL adds 1000 · (index in its input): slice 0 is index 0 of the slab.
+  EXPECT_EQ(f.result.image.shape().z, 1);
+  EXPECT_EQ(f.result.image.at(0, 0, 0), 0.f);
+  const LiveProcessor::Frame g = live.process(3, p);  // slices 2, 3, 4: index 1
+  EXPECT_EQ(g.result.image.at(0, 1, 1), src.stack.at(3, 1, 1) + 1000.f);
+  const auto calls = cpu->calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1].shape.z, 3);
+}
+
+TEST(LiveProcessor, ReadFailureIsReportedWithTheSourcesMessageAndLeavesNoEntry) {
+  CountingSource src(3);
+  LiveProcessor live(std::make_shared<FakeBackend>(true), src.source());
+  src.fail->store(true);
+  try {
+    live.process(1, deconvolution2D());
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("stack.fits: slice 1"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(live.kept(1));
+  src.fail->store(false);
+  EXPECT_NO_THROW(live.process(1, deconvolution2D()));
+  EXPECT_THROW(live.process(3, deconvolution2D()), compute::InvalidArgument);
+}
+
+TEST(LiveProcessor, CancelledBeforeTheFirstIterationThrowsCancelled) {
+  CountingSource src(3);
+  LiveProcessor live(std::make_shared<FakeBackend>(true), src.source());
+  std::atomic<bool> cancel{true};
+  EXPECT_THROW(live.process(1, deconvolution2D(), compute::Job(&cancel)), compute::Cancelled);
+}
+
+TEST(HostBufferPool, ReleasedBuffersAreReusedHeldOnesAreNot) {
+  auto pool = std::make_shared<compute::HostBufferPool>(std::make_shared<FakeBackend>(false),
+                                                        compute::Shape{1, 4, 4}, 2);
+  const float *first = nullptr, *second = nullptr;
+  {
+    Image a = pool->acquire();
+    first = a.data();
+    const Image held = a;  // a copy keeps it out of the pool
+    a = Image();
+    const Image b = pool->acquire();
+    second = b.data();
+    EXPECT_NE(second, first);
+  }
+  const Image c = pool->acquire();  // both went back: no new allocation
+  EXPECT_EQ(pool->allocations(), 2);
+  EXPECT_TRUE(c.data() == first || c.data() == second);
+}
+
+TEST(HostBufferPool, DroppingKeepsTheBufferAndAcquireFreesTheSurplus) {
+  auto pool = std::make_shared<compute::HostBufferPool>(std::make_shared<FakeBackend>(false),
+                                                        compute::Shape{1, 4, 4}, 1);
+  {
+    std::vector<Image> held;
+    for (int i = 0; i < 4; ++i) held.push_back(pool->acquire());
+  }
+  EXPECT_EQ(pool->freeBuffers(), 4u);  // nothing freed by whoever dropped them
+  const Image one = pool->acquire();
+  EXPECT_EQ(pool->freeBuffers(), 1u);  // the surplus over maxFree went at acquire()
+  EXPECT_EQ(pool->allocations(), 4);
+}
+
+TEST(Backend, DefaultDownloadRowsTakesEveryStepthRow) {
+  FakeBackend gpu(true);
+  const Image device = gpu.upload(rampSlab(2, 7, 3));
+  const Image rows = gpu.downloadRows(device, 1, 3);  // rows 0, 3, 6 of slice 1
+  ASSERT_EQ(rows.shape(), (compute::Shape{1, 3, 3}));
+  for (int r = 0; r < 3; ++r)
+    for (int x = 0; x < 3; ++x) EXPECT_EQ(rows.at(0, r, x), float(100 + 30 * r + x));
+  Image host = Image::host({2, 7, 3});
+  gpu.downloadInto(device, host);
+  EXPECT_EQ(host.at(1, 6, 2), 162.f);
+  Image wrong = Image::host({1, 7, 3});
+  EXPECT_THROW(gpu.downloadInto(device, wrong), compute::InvalidArgument);
+}
