@@ -58,12 +58,14 @@ float applyScale(Scale s, float x, float exponent, const std::vector<float>* cdf
   return x;
 }
 
-std::vector<float> equalisationCdf(const float* data, size_t count, float low, float high) {
+std::vector<float> equalisationCdf(const float* data, size_t count, float low, float high,
+                                   size_t stride) {
+  stride = std::max<size_t>(1, stride);
   std::vector<double> histogram(kCdfSize, 0.0);
   const double width = static_cast<double>(high) - low;
   double total = 0;
   if (width > 0) {
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = 0; i < count; i += stride) {
       const float v = data[i];
       if (!(v >= low && v <= high)) continue;  // also skips NaN
       auto bin = static_cast<int>((v - low) / width * kCdfSize);

@@ -29,7 +29,14 @@ float applyScale(Scale s, float x, float exponent = kDefaultScaleExponent,
 
 // The cumulative distribution of the finite values of data within [low, high], sampled at
 // kCdfSize equal steps of x ∈ [0, 1] (entry i covers x ≤ (i + 1) / kCdfSize); it rises from
-// ≥ 0 to 1. All entries are a linear ramp when no value lies in range.
-std::vector<float> equalisationCdf(const float* data, size_t count, float low, float high);
+// ≥ 0 to 1. All entries are a linear ramp when no value lies in range. With stride > 1 only
+// data[0], data[stride], ... are counted (an even sample of a big slice).
+std::vector<float> equalisationCdf(const float* data, size_t count, float low, float high,
+                                   size_t stride = 1);
+// The stride that samples about kCdfSampleTarget values of count (1 for small slices).
+inline constexpr size_t kCdfSampleTarget = size_t(1) << 20;
+inline size_t cdfStride(size_t count) {
+  return count > 2 * kCdfSampleTarget ? count / kCdfSampleTarget : 1;
+}
 
 }  // namespace stacklens::render

@@ -1,6 +1,7 @@
 // Draws a float32 slice as a textured quad; scale, limits and colormap are applied per fragment.
 #include "render/slice_view.h"
 
+#include <QCoreApplication>
 #include <QMouseEvent>
 #include <QOpenGLFramebufferObject>
 #include <QWheelEvent>
@@ -22,7 +23,10 @@ void main() {
 })";
 
 // Keep in step with colourIndex() in display_settings.cpp (the CPU twin used by tests).
-static const char* kFragmentShader = R"(#version 330 core
+// SCALE is defined per program (see program()): llvmpipe runs every branch of a chain of
+// uniform ifs for each fragment, so one program per scale cuts the cost of a frame by about two
+// thirds (ui/PERFORMANCE.md).
+static const char* kFragmentShader = R"(
 uniform sampler2D slice;
 uniform sampler2D luts;  // 256 x colormaps, RGBA8
 uniform sampler2D cdf;   // 1024 x 1, R32F
@@ -30,22 +34,28 @@ uniform int lutRow;
 uniform float low;
 uniform float high;
 uniform float expo;
-uniform int scale;
 uniform bool invert;
 uniform vec4 nanColour;
 in vec2 uv;
 out vec4 colour;
 float stretch(float x) {
-  if (scale == 1) return log(expo * x + 1.0) / log(expo);
-  if (scale == 2) return sqrt(x);
-  if (scale == 3) return x * x;
-  if (scale == 4) { float a = 10.0 * x; return log(a + sqrt(a * a + 1.0)) / 3.0; }
-  if (scale == 5) return (pow(expo, x) - 1.0) / expo;
-  if (scale == 6) {
-    int n = textureSize(cdf, 0).x;
-    return texelFetch(cdf, ivec2(min(int(x * float(n)), n - 1), 0), 0).r;
-  }
+#if SCALE == 1
+  return log(expo * x + 1.0) / log(expo);
+#elif SCALE == 2
+  return sqrt(x);
+#elif SCALE == 3
+  return x * x;
+#elif SCALE == 4
+  float a = 10.0 * x;
+  return log(a + sqrt(a * a + 1.0)) / 3.0;
+#elif SCALE == 5
+  return (pow(expo, x) - 1.0) / expo;
+#elif SCALE == 6
+  int n = textureSize(cdf, 0).x;
+  return texelFetch(cdf, ivec2(min(int(x * float(n)), n - 1), 0), 0).r;
+#else
   return x;
+#endif
 }
 void main() {
   float v = texture(slice, uv).r;
@@ -67,6 +77,35 @@ void main() { fragment = colour; })";
 
 SliceView::SliceView(QWindow* parent) : QOpenGLWindow(QOpenGLWindow::NoPartialUpdate, parent) {}
 
+// QWindow::requestUpdate() (what update() calls) delivers the frame after a 5 ms platform timer
+// (QT_QPA_UPDATE_IDLE_TIME), half the slider-step budget under software GL. Posting the update
+// request ourselves draws at the next pass of the event loop; QPaintDeviceWindow paints on every
+// UpdateRequest, so update() is not called as well (it would draw a second frame 5 ms later).
+// Calls before the paint coalesce into one frame. A window that is not exposed draws when it is.
+void SliceView::scheduleFrame() {
+  if (framePosted_ || !isExposed()) return;
+  framePosted_ = true;
+  QCoreApplication::postEvent(this, new QEvent(QEvent::UpdateRequest));
+}
+
+bool SliceView::event(QEvent* event) {
+  if (event->type() == QEvent::UpdateRequest) framePosted_ = false;
+  return QOpenGLWindow::event(event);
+}
+
+// The program for a scale, built on first use (a few ms each; most sessions use one or two).
+QOpenGLShaderProgram* SliceView::program(Scale scale) {
+  auto& slot = programs_[static_cast<size_t>(scale)];
+  if (slot) return slot.get();
+  slot = std::make_unique<QOpenGLShaderProgram>();
+  const QByteArray fragment = QByteArray("#version 330 core\n#define SCALE ") +
+                              QByteArray::number(static_cast<int>(scale)) + "\n" + kFragmentShader;
+  if (!slot->addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader) ||
+      !slot->addShaderFromSourceCode(QOpenGLShader::Fragment, fragment) || !slot->link())
+    qWarning("SliceView: shader build failed: %s", qPrintable(slot->log()));
+  return slot.get();
+}
+
 QImage SliceView::grabFramebuffer() {
   if (!isValid()) return {};
   makeCurrent();
@@ -87,6 +126,7 @@ SliceView::~SliceView() {
   GLuint textures[] = {sliceTexture_, lutTexture_, cdfTexture_};
   glDeleteTextures(3, textures);
   if (pbo_) glDeleteBuffers(1, &pbo_);
+  for (auto& p : programs_) p.reset();
   vao_.destroy();
   overlayVao_.destroy();
   overlayBuffer_.destroy();
@@ -102,7 +142,7 @@ void SliceView::setSlice(SliceData data, int width, int height) {
   uploadPending_ = true;
   cdfDirty_ = true;
   if (sizeChanged && fitMode_) fitToWindow();
-  update();
+  scheduleFrame();
 }
 
 void SliceView::setSlice(const float* data, int width, int height) {
@@ -118,21 +158,21 @@ void SliceView::setExternalSlice(TextureSink* sink, int width, int height) {
   height_ = height;
   uploadPending_ = true;
   if (sizeChanged && fitMode_) fitToWindow();
-  update();
+  scheduleFrame();
 }
 
 void SliceView::clearSlice() {
   data_.reset();
   sink_ = nullptr;
   width_ = height_ = 0;
-  update();
+  scheduleFrame();
 }
 
 void SliceView::setDisplay(const DisplaySettings& display) {
   if (display.limits.low != display_.limits.low || display.limits.high != display_.limits.high)
     cdfDirty_ = true;
   display_ = display;
-  update();
+  scheduleFrame();
 }
 
 void SliceView::setLimits(float low, float high) {
@@ -144,8 +184,8 @@ void SliceView::setLimits(float low, float high) {
 const std::vector<float>& SliceView::cdf() {
   if (cdfDirty_) {
     if (data_)
-      cdf_ =
-          equalisationCdf(data_->data(), data_->size(), display_.limits.low, display_.limits.high);
+      cdf_ = equalisationCdf(data_->data(), data_->size(), display_.limits.low,
+                             display_.limits.high, cdfStride(data_->size()));
     else
       cdf_ = equalisationCdf(nullptr, 0, 0.f, 1.f);
     cdfDirty_ = false;
@@ -161,24 +201,24 @@ void SliceView::fitToWindow() {
     if (!(zoom_ > 0)) zoom_ = 1.0;
     centre_ = QPointF((width_ - 1) / 2.0, (height_ - 1) / 2.0);
   }
-  update();
+  scheduleFrame();
 }
 
 void SliceView::setZoom(double zoom) {
   fitMode_ = false;
   zoom_ = std::clamp(zoom, 1e-3, 1e3);
-  update();
+  scheduleFrame();
 }
 
 void SliceView::setPixelAspect(double aspect) {
   aspect_ = aspect > 0 && std::isfinite(aspect) ? aspect : 1.0;
   if (fitMode_) fitToWindow();
-  update();
+  scheduleFrame();
 }
 
 void SliceView::setOriginBottom(bool bottom) {
   originBottom_ = bottom;
-  update();
+  scheduleFrame();
 }
 
 double SliceView::verticalScale() const { return zoom_ * aspect_ * (originBottom_ ? -1.0 : 1.0); }
@@ -195,26 +235,24 @@ QPointF SliceView::imageToWidget(QPointF p) const {
 
 void SliceView::setCrosshair(std::optional<QPointF> p) {
   crosshair_ = p;
-  update();
+  scheduleFrame();
 }
 
 void SliceView::setLine(std::optional<std::pair<QPointF, QPointF>> line) {
   line_ = line;
-  update();
+  scheduleFrame();
 }
 
 void SliceView::setRegion(std::optional<QRectF> rect, bool ellipse) {
   region_ = rect;
   regionEllipse_ = ellipse;
-  update();
+  scheduleFrame();
 }
 
 void SliceView::initializeGL() {
   initializeOpenGLFunctions();
-  if (!program_.addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader) ||
-      !program_.addShaderFromSourceCode(QOpenGLShader::Fragment, kFragmentShader) ||
-      !program_.link())
-    qWarning("SliceView: shader build failed: %s", qPrintable(program_.log()));
+  for (auto& p : programs_) p.reset();  // a new context (the window was re-created)
+  program(display_.scale);
   vao_.create();
   if (!overlayProgram_.addShaderFromSourceCode(QOpenGLShader::Vertex, kOverlayVertexShader) ||
       !overlayProgram_.addShaderFromSourceCode(QOpenGLShader::Fragment, kOverlayFragmentShader) ||
@@ -331,23 +369,22 @@ void SliceView::paintGL() {
     const QPointF b = imageToWidget({width_ - 0.5, height_ - 0.5});
     auto ndcX = [&](double x) { return float(2.0 * x / std::max(1, width()) - 1.0); };
     auto ndcY = [&](double y) { return float(1.0 - 2.0 * y / std::max(1, height())); };
-    program_.bind();
-    program_.setUniformValue("quad", ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y()));
-    program_.setUniformValue("slice", 0);
-    program_.setUniformValue("luts", 1);
-    program_.setUniformValue("cdf", 2);
-    program_.setUniformValue("lutRow",
-                             std::max(0, int(colormapNames().indexOf(display_.colormap))));
-    program_.setUniformValue("low", display_.limits.low);
-    program_.setUniformValue("high", display_.limits.high);
-    program_.setUniformValue("expo", display_.exponent);
-    program_.setUniformValue("scale", static_cast<int>(display_.scale));
-    program_.setUniformValue("invert", display_.invert);
-    program_.setUniformValue("nanColour", display_.nanColour);
+    QOpenGLShaderProgram& p = *program(display_.scale);
+    p.bind();
+    p.setUniformValue("quad", ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y()));
+    p.setUniformValue("slice", 0);
+    p.setUniformValue("luts", 1);
+    p.setUniformValue("cdf", 2);
+    p.setUniformValue("lutRow", std::max(0, int(colormapNames().indexOf(display_.colormap))));
+    p.setUniformValue("low", display_.limits.low);
+    p.setUniformValue("high", display_.limits.high);
+    p.setUniformValue("expo", display_.exponent);
+    p.setUniformValue("invert", display_.invert);
+    p.setUniformValue("nanColour", display_.nanColour);
     vao_.bind();
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     vao_.release();
-    program_.release();
+    p.release();
     if (crosshair_ || line_ || region_) paintOverlays();
   }
   emit framePresented();
@@ -413,7 +450,7 @@ void SliceView::wheelEvent(QWheelEvent* event) {
   // Keep the image point under the cursor where it is.
   centre_ = QPointF(anchor.x() - (pos.x() - width() / 2.0) / zoom_,
                     anchor.y() - (pos.y() - height() / 2.0) / verticalScale());
-  update();
+  scheduleFrame();
   event->accept();
 }
 
@@ -435,7 +472,7 @@ void SliceView::mouseMoveEvent(QMouseEvent* event) {
     const QPointF d = pos - lastPos_;
     centre_ -= QPointF(d.x() / zoom_, d.y() / verticalScale());
     fitMode_ = false;
-    update();
+    scheduleFrame();
   } else if (drag_ == Drag::Tool && moved_) {
     const QPointF here = widgetToImage(pos);
     if (tool_ == Tool::Line) {
@@ -444,7 +481,7 @@ void SliceView::mouseMoveEvent(QMouseEvent* event) {
       region_ = QRectF(pressImage_, here).normalized();
       regionEllipse_ = tool_ == Tool::Ellipse;
     }
-    update();
+    scheduleFrame();
   }
   lastPos_ = pos;
   emit hovered(widgetToImage(pos));

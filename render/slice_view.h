@@ -13,6 +13,7 @@
 #include <QOpenGLWindow>
 #include <QPointF>
 #include <QRectF>
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -45,8 +46,9 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   int sliceWidth() const { return width_; }
   int sliceHeight() const { return height_; }
 
-  // Changing these re-uploads no pixels: the LUTs live in one texture, the rest are uniforms
-  // (histogram equalisation recomputes a 1024-entry CDF texture).
+  // Changing these re-uploads no pixels: the LUTs live in one texture, the scale selects one of
+  // the compiled programs, the rest are uniforms (histogram equalisation recomputes a
+  // 1024-entry CDF texture).
   void setDisplay(const DisplaySettings& display);
   const DisplaySettings& display() const { return display_; }
   void setLimits(float low, float high);
@@ -66,6 +68,9 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   bool originBottom() const { return originBottom_; }
   QPointF widgetToImage(QPointF widgetPos) const;  // pixel centres at integer coordinates
   QPointF imageToWidget(QPointF imagePos) const;
+
+  // Draws a new frame at the next pass of the event loop (update() waits for a 5 ms timer).
+  void scheduleFrame();
 
   // Renders the current state into an offscreen framebuffer and returns it (export, tests);
   // unlike QOpenGLWindow::grabFramebuffer it never returns a stale or undefined back buffer.
@@ -88,12 +93,14 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void initializeGL() override;
   void paintGL() override;
   void resizeGL(int w, int h) override;
+  bool event(QEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
 
  private:
+  QOpenGLShaderProgram* program(Scale scale);
   void uploadSlice();
   void uploadLuts();
   void paintOverlays();
@@ -127,7 +134,8 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
 
   GLuint sliceTexture_ = 0, lutTexture_ = 0, cdfTexture_ = 0, pbo_ = 0;
   int lutCount_ = 0;
-  QOpenGLShaderProgram program_;
+  bool framePosted_ = false;
+  std::array<std::unique_ptr<QOpenGLShaderProgram>, std::size(kAllScales)> programs_;
   QOpenGLVertexArrayObject vao_;
   QOpenGLShaderProgram overlayProgram_;
   QOpenGLVertexArrayObject overlayVao_;

@@ -41,6 +41,7 @@ void HistogramWidget::setHistogram(Histogram h) {
 }
 
 void HistogramWidget::setLimits(double low, double high) {
+  if (low == low_ && high == high_) return;  // a colormap or scale change: nothing to redraw
   low_ = low;
   high_ = high;
   update();

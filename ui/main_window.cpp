@@ -10,9 +10,11 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -74,6 +76,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildDocks();
   buildMenus();
   live_ = new LiveProcessing(this, view_);
+  arrangeDefaultLayout();
   connect(live_, &LiveProcessing::processedSliceReady, this, &MainWindow::setProcessedSlice);
   connect(live_, &LiveProcessing::centreOn, this, [this](QPointF p) {
     setCrosshair(QPoint(int(std::lround(p.x())), int(std::lround(p.y()))));
@@ -95,12 +98,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   histogramTimer_.setSingleShot(true);
   histogramTimer_.setInterval(250);
   connect(&histogramTimer_, &QTimer::timeout, this, &MainWindow::updateHistogram);
+  analysisTimer_.setSingleShot(true);
+  analysisTimer_.setInterval(100);
+  connect(&analysisTimer_, &QTimer::timeout, this, [this] {
+    updateLineProfile();
+    updateRegionStats();
+  });
 
   settings_ = loadViewerSettings();
   applySettings();
-  resize(1400, 940);
+  // The default size, within the screen: on a 1280-wide screen 1400 pixels cut off the docks.
+  QSize size(1400, 940);
+  if (QScreen* screen = QGuiApplication::primaryScreen())
+    size = size.boundedTo(screen->availableGeometry().size() * 0.95);
+  resize(size);
   if (!settings_.geometry.isEmpty()) restoreGeometry(settings_.geometry);
-  if (!settings_.windowState.isEmpty()) restoreState(settings_.windowState);
+  if (!settings_.windowState.isEmpty())
+    restoreState(settings_.windowState);
+  else
+    QTimer::singleShot(0, this, &MainWindow::sizeDefaultDocks);
 }
 
 MainWindow::~MainWindow() {
@@ -173,6 +189,26 @@ void MainWindow::buildDocks() {
   resizeDocks({yzDock_}, {230}, Qt::Horizontal);
 }
 
+// The default layout, made for a 1280 × 1024 screen (a saved layout replaces it). The right
+// column takes the full height, and processing joins its analysis tabs: one above another it
+// got 60 pixels and a scroll bar. The bottom row (XZ, timings) stays low so that the slice view
+// keeps most of the height.
+void MainWindow::arrangeDefaultLayout() {
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  auto* zDock = findChild<QDockWidget*>("zProfileDock");
+  auto* processing = findChild<QDockWidget*>("processingDock");
+  if (zDock && processing) tabifyDockWidget(zDock, processing);
+  if (zDock) zDock->raise();
+}
+
+// Dock sizes take effect once the window is laid out, hence after the first show.
+void MainWindow::sizeDefaultDocks() {
+  if (auto* displayDock = findChild<QDockWidget*>("displayDock"))
+    resizeDocks({displayDock, histogramDock_}, {190, 150}, Qt::Vertical);
+  resizeDocks({xzDock_}, {230}, Qt::Vertical);
+  resizeDocks({xzDock_}, {320}, Qt::Horizontal);
+}
+
 void MainWindow::buildMenus() {
   auto* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen);
@@ -241,7 +277,7 @@ void MainWindow::buildMenus() {
   tools->addWidget(new QLabel(tr(" HDU "), this));
   hduBox_ = new QComboBox(this);
   hduBox_->setEnabled(false);
-  hduBox_->setMinimumContentsLength(18);
+  hduBox_->setMinimumContentsLength(24);
   tools->addWidget(hduBox_);
   connect(hduBox_, &QComboBox::activated, this, [this](int index) {
     io::OpenOptions o;
@@ -387,11 +423,8 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
       if (h.axes.empty() || h.type.find("image") == std::string::npos) continue;
       QStringList axes;
       for (int64_t n : h.axes) axes << QString::number(n);
-      hduBox_->addItem(QString("%1 %2 (%3)")
-                           .arg(h.index)
-                           .arg(QString::fromStdString(h.name.empty() ? "" : h.name))
-                           .arg(axes.join("×")),
-                       h.index);
+      const QString name = h.name.empty() ? QString() : " " + QString::fromStdString(h.name);
+      hduBox_->addItem(QString("%1%2 (%3)").arg(h.index).arg(name, axes.join("×")), h.index);
     }
     hduBox_->setCurrentIndex(std::max(0, hduBox_->findData(info_.hdu)));
     hduBox_->setEnabled(hduBox_->count() > 1);
@@ -485,10 +518,10 @@ void MainWindow::showSlice(int z, SliceData data) {
   }
   updateWorldLabel();
   updateReadout();
-  // While scrubbing, the histogram waits until the slider rests (it is not needed per frame).
+  // While scrubbing, the histogram, line profile and region statistics wait until the slider
+  // rests: a big region's median alone costs more than a frame.
   histogramTimer_.start();
-  updateLineProfile();
-  updateRegionStats();
+  if (line_ || region_) analysisTimer_.start();
   updateOrthoCrosshairs();
   prefetchAround(z);
   live_->rawSliceShown(z);

@@ -77,6 +77,7 @@ class MainWindow : public QMainWindow {
   QString readout() const { return readout_->text(); }
   const RegionStats& regionStats() const { return regionStats_; }
   QComboBox* hduBox() const { return hduBox_; }
+  QSpinBox* planeBox() const { return planeSpin_; }
   // Processing while scrubbing: its docks, worker and backends.
   LiveProcessing* liveProcessing() const { return live_; }
 
@@ -98,6 +99,8 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void buildDocks();
+  void arrangeDefaultLayout();
+  void sizeDefaultDocks();
   void applySettings();
   void install(std::shared_ptr<io::StackReader> reader, int z, SliceData first);
   void requestSlice(int z);
@@ -150,6 +153,7 @@ class MainWindow : public QMainWindow {
       std::make_shared<std::atomic<quint64>>(0);
   QThreadPool readPool_;
   QTimer histogramTimer_;
+  QTimer analysisTimer_;  // line profile and region statistics after the slider rests
 
   bool quiet_ = false;
   ViewerSettings settings_;

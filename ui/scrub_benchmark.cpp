@@ -28,8 +28,10 @@ ScrubBenchmark::ScrubBenchmark(MainWindow* window, int frames, QObject* parent)
     if (!waiting_) return;
     waiting_ = false;
     if (done_ >= frames_) {
-      ++displayDone_;  // a display change that drew nothing: counted as its timeout
+      // A display change that drew nothing: counted as its timeout.
       displayLatencies_.push_back(timeout_.interval());
+      kindLatencies_[displayDone_ % 3].push_back(timeout_.interval());
+      ++displayDone_;
     } else {
       ++dropped_;
       ++done_;
@@ -54,6 +56,7 @@ void ScrubBenchmark::start() {
         auto begin = [this] {
           clock_.start();
           heartbeat_.start();
+          cpuStartMs_ = processCpuMs();
           QTimer::singleShot(50, this, &ScrubBenchmark::step);
         };
         // The chosen backend is made off the GUI thread: measure with it, not the one before.
@@ -75,15 +78,31 @@ void ScrubBenchmark::step() {
       finish();
       return;
     }
+    // Cycle colormap, scale, limits; each is one setter call on the panel, as a user's choice.
     const QStringList maps = render::colormapNames();
     waiting_ = true;
     stepStartNs_ = clock_.nsecsElapsed();
     timeout_.start();
     auto* panel = window_->displayPanel();
-    if (displayDone_ % 2 == 0)
-      panel->setColormap(maps[(displayDone_ / 2 + 1) % maps.size()]);
-    else
-      panel->setScale(displayDone_ % 4 == 1 ? render::Scale::Sqrt : render::Scale::Linear);
+    const int round = displayDone_ / 3;
+    switch (displayDone_ % 3) {
+      case 0:
+        panel->setColormap(maps[(round + 1) % maps.size()]);
+        break;
+      case 1:
+        panel->setScale(round % 2 == 0 ? render::Scale::Sqrt : render::Scale::Linear);
+        break;
+      default: {
+        // Manual limits narrowed and widened in turn around those computed for the slice.
+        if (!limitsSet_) {
+          baseLimits_ = window_->sliceView()->display().limits;
+          limitsSet_ = true;
+        }
+        const float span = baseLimits_.high - baseLimits_.low;
+        const float f = round % 2 == 0 ? 0.1f : 0.0f;
+        panel->setManualLimits({baseLimits_.low + f * span, baseLimits_.high - f * span});
+      }
+    }
     return;
   }
   const int count = std::max(1, window_->navigation()->count());
@@ -97,7 +116,7 @@ void ScrubBenchmark::step() {
   stepStartNs_ = clock_.nsecsElapsed();
   timeout_.start();
   if (next == window_->navigation()->value())
-    window_->sliceView()->update();  // a single-slice stack: measure a redraw
+    window_->sliceView()->scheduleFrame();  // a single-slice stack: measure a redraw
   else
     window_->navigation()->setValue(next);
 }
@@ -112,6 +131,7 @@ void ScrubBenchmark::frameArrived() {
   const double ms = (clock_.nsecsElapsed() - stepStartNs_) / 1e6;
   if (done_ >= frames_) {
     displayLatencies_.push_back(ms);
+    kindLatencies_[displayDone_ % 3].push_back(ms);
     ++displayDone_;
     QTimer::singleShot(0, this, &ScrubBenchmark::step);
     return;
@@ -151,6 +171,17 @@ void ScrubBenchmark::finish() {
   o["cpu_ms_per_frame"] = round3(cpuPerFrameMs_);
   o["display_change_p50_ms"] = round3(percentile(display, 0.5));
   o["display_change_p95_ms"] = round3(percentile(display, 0.95));
+  const char* kinds[] = {"colormap_change_p50_ms", "scale_change_p50_ms", "limits_change_p50_ms"};
+  for (int k = 0; k < 3; ++k) {
+    std::vector<double> v = kindLatencies_[k];
+    std::sort(v.begin(), v.end());
+    o[kinds[k]] = round3(percentile(v, 0.5));
+  }
+  // Where the figures were taken: llvmpipe's cost per frame scales with the view's pixels.
+  const auto* view = window_->sliceView();
+  o["view_size"] = QString("%1x%2").arg(view->width()).arg(view->height());
+  o["window_size"] = QString("%1x%2").arg(window_->width()).arg(window_->height());
+  o["slice_size"] = QString("%1x%2").arg(view->sliceWidth()).arg(view->sliceHeight());
   emit finished(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
 }
 

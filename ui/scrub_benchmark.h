@@ -6,6 +6,8 @@
 #include <QTimer>
 #include <vector>
 
+#include "render/limits.h"
+
 namespace stacklens::ui {
 
 class MainWindow;
@@ -16,9 +18,12 @@ class LiveProcessing;
 // and waits for the view's frameSwapped. A heartbeat timer measures how long the GUI thread
 // went without servicing its event loop. Emits finished(json) with
 // {frames, p50_ms, p95_ms, max_ms, dropped, gui_stall_max_ms}; `dropped` counts steps whose
-// frame did not arrive within 500 ms. Then 40 colormap/scale changes on the shown slice add
-// display_change_p50_ms and display_change_p95_ms (change to frame presented), and
-// cpu_ms_per_frame: the process's CPU time per slider step (robust to other load on the machine).
+// frame did not arrive within 500 ms. Then 60 display changes on the shown slice (colormap, scale
+// linear/sqrt, manual limits, in turn) add display_change_p50_ms and display_change_p95_ms and a
+// median per kind: each from the DisplayPanel setter call (what a user's choice runs) to the
+// main view's frameSwapped, i.e. the new frame handed to the window system. Also
+// cpu_ms_per_frame: the process's CPU time per slider step (robust to other load on the machine),
+// and view_size/window_size/slice_size, which the software-GL figures depend on.
 class ScrubBenchmark : public QObject {
   Q_OBJECT
  public:
@@ -44,9 +49,12 @@ class ScrubBenchmark : public QObject {
   QElapsedTimer clock_;
   qint64 stepStartNs_ = 0;
   std::vector<double> latencies_;
-  static constexpr int kDisplaySteps = 40;
+  static constexpr int kDisplaySteps = 60;
   int displayDone_ = 0;
   std::vector<double> displayLatencies_;
+  std::vector<double> kindLatencies_[3];  // colormap, scale, limits
+  bool limitsSet_ = false;
+  render::Limits baseLimits_;
   QTimer heartbeat_, timeout_;
   qint64 lastBeatNs_ = 0;
   double stallMaxMs_ = 0;

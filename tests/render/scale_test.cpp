@@ -41,6 +41,20 @@ TEST(Scale, EqualisationCdfCountsValuesInRange) {
   EXPECT_FLOAT_EQ(applyScale(Scale::HistEq, 0.3f, 1000.f, &cdf), 0.8f);
 }
 
+TEST(Scale, EqualisationCdfWithStrideCountsEveryNthValue) {
+  // Stride 2 sees 0, 25, 25, 100, 100 (the odd positions hold 50 and would move the CDF).
+  const std::vector<float> v = {0, 50, 25, 50, 25, 50, 100, 50, 100};
+  const auto cdf = equalisationCdf(v.data(), v.size(), 0.f, 100.f, 2);
+  EXPECT_FLOAT_EQ(cdf[0], 0.2f);
+  EXPECT_FLOAT_EQ(cdf[kCdfSize / 4], 0.6f);
+  EXPECT_FLOAT_EQ(cdf[kCdfSize / 2], 0.6f);
+  EXPECT_FLOAT_EQ(cdf[kCdfSize - 1], 1.f);
+  // Small slices are counted whole; a 2048² slice by about 2^20 samples.
+  EXPECT_EQ(cdfStride(1000), size_t(1));
+  EXPECT_EQ(cdfStride(2 * kCdfSampleTarget), size_t(1));
+  EXPECT_EQ(cdfStride(size_t(2048) * 2048), size_t(4));
+}
+
 TEST(Scale, ColourIndexFollowsLimitsInvertAndNan) {
   DisplaySettings d;
   d.limits = {10.f, 20.f};

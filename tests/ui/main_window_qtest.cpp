@@ -177,6 +177,14 @@ class MainWindowTest : public QObject {
     const auto& ys = w.lineProfilePlot()->ys();
     QCOMPARE(ys.size(), size_t(11));
     for (int x = 0; x <= 10; ++x) QCOMPARE(ys[size_t(x)], double(voxel(2, 1, x)));
+    // Both follow the slice once the slider rests.
+    w.slider()->setValue(3);
+    QVERIFY(waitShown(w, 3));
+    QTRY_COMPARE(w.regionStats().mean, 3000.0 + 25.0 + 2.0);
+    QTRY_COMPARE(w.lineProfilePlot()->ys()[4], double(voxel(3, 1, 4)));
+    w.slider()->setValue(2);
+    QVERIFY(waitShown(w, 2));
+    QTRY_COMPARE(w.regionStats().mean, 2000.0 + 25.0 + 2.0);
     // Ortho views at the crosshair (x 3, y 6).
     orthoSpy.clear();
     w.setCrosshair(QPoint(3, 6));

@@ -1,0 +1,185 @@
+// Opening through the window as a user does: the HDU chooser on a multi-extension FITS, the plane
+// chooser on a 4D cube (io's astropy fixtures and their expected values) and drag-and-drop of
+// files (good, bad, not local).
+#include <QApplication>
+#include <QFile>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSurfaceFormat>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cstring>
+
+#include "ui/main_window.h"
+
+using namespace stacklens;
+using ui::MainWindow;
+
+namespace {
+
+const QString kFixtures = STACKLENS_IO_FIXTURES;
+
+// Expected float32 values written by tests/io/data/make_fixtures.py (z, y, x order).
+std::vector<float> expected(const QString& name, int hdu, int plane) {
+  QFile f(kFixtures + QString("/%1.h%2.p%3.f32").arg(name).arg(hdu).arg(plane));
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  const QByteArray bytes = f.readAll();
+  std::vector<float> values(static_cast<size_t>(bytes.size()) / sizeof(float));
+  std::memcpy(values.data(), bytes.constData(), values.size() * sizeof(float));
+  return values;
+}
+
+// The slice the window shows equals slice z of the expected values.
+bool showsSlice(const MainWindow& w, const std::vector<float>& want) {
+  const auto& info = w.info();
+  const size_t plane = static_cast<size_t>(info.x * info.y);
+  if (!w.currentSlice() || want.size() != plane * static_cast<size_t>(info.z)) return false;
+  const auto& got = *w.currentSlice();
+  for (size_t i = 0; i < plane; ++i)
+    if (got[i] != want[static_cast<size_t>(w.currentZ()) * plane + i]) return false;
+  return true;
+}
+
+// A drop of urls on the window, as the platform delivers it.
+bool dropOn(MainWindow& w, const QList<QUrl>& urls) {
+  QMimeData mime;
+  mime.setUrls(urls);
+  const QPointF at(w.width() / 2.0, w.height() / 2.0);
+  QDragEnterEvent enter(at.toPoint(), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &enter);
+  if (!enter.isAccepted()) return false;
+  QDropEvent drop(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &drop);
+  return drop.isAccepted();
+}
+
+}  // namespace
+
+class OpenFileTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName("StackLensTest");
+    QCoreApplication::setApplicationName("StackLensOpenTest");
+    QSettings().clear();
+    QVERIFY2(QFileInfo::exists(kFixtures + "/multi_ext.fits"), qPrintable(kFixtures));
+  }
+
+  // multi_ext.fits: empty primary, a table, SCI (7 × 5 float32) and ERR (7 × 5 × 3 int32).
+  void hduChooserListsTheImagesAndSwitches() {
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::stackOpened);
+    w.openFile(kFixtures + "/multi_ext.fits");
+    QVERIFY(opened.wait(5000));
+    QCOMPARE(w.info().hdu, 2);  // the first HDU with an image
+    QCOMPARE(w.info().z, int64_t(1));
+    QVERIFY(showsSlice(w, expected("multi_ext.fits", 2, 0)));
+    QComboBox* box = w.hduBox();
+    QVERIFY(box->isEnabled());
+    QCOMPARE(box->count(), 2);  // neither the empty primary nor the table
+    QCOMPARE(box->itemData(0).toInt(), 2);
+    QCOMPARE(box->itemData(1).toInt(), 3);
+    QVERIFY2(box->itemText(0).contains("SCI") && box->itemText(1).contains("ERR"),
+             qPrintable(box->itemText(0) + " | " + box->itemText(1)));
+    QCOMPARE(box->currentIndex(), 0);
+    // Choose ERR as the combo box does when the user picks it.
+    box->setCurrentIndex(1);
+    emit box->activated(1);
+    QVERIFY(opened.wait(5000));
+    QCOMPARE(w.info().hdu, 3);
+    QCOMPARE(w.info().z, int64_t(3));
+    QCOMPARE(w.slider()->maximum(), 2);
+    QCOMPARE(box->currentIndex(), 1);
+    const auto err = expected("multi_ext.fits", 3, 0);
+    QVERIFY(showsSlice(w, err));
+    w.slider()->setValue(0);
+    QSignalSpy shown(&w, &MainWindow::sliceShown);
+    QVERIFY(w.currentZ() == 0 || shown.wait(5000));
+    QVERIFY(showsSlice(w, err));
+    // The command line's --hdu goes through the same options.
+    io::OpenOptions sci;
+    sci.hdu = 2;
+    w.openFile(kFixtures + "/multi_ext.fits", sci);
+    QVERIFY(opened.wait(5000));
+    QCOMPARE(w.info().hdu, 2);
+    QCOMPARE(box->currentIndex(), 0);
+  }
+
+  // planes_4d.fits: 7 × 5 × 3 × 2 float32; the plane spin box picks the 4th-axis index.
+  void planeChooserSwitchesThe4thAxis() {
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::stackOpened);
+    w.openFile(kFixtures + "/planes_4d.fits");
+    QVERIFY(opened.wait(5000));
+    QCOMPARE(w.info().planes, int64_t(2));
+    QCOMPARE(w.info().plane, int64_t(0));
+    QVERIFY(w.planeBox()->isVisibleTo(&w));
+    QCOMPARE(w.planeBox()->maximum(), 1);
+    const auto plane0 = expected("planes_4d.fits", 0, 0), plane1 = expected("planes_4d.fits", 0, 1);
+    QVERIFY(!plane0.empty() && plane0 != plane1);
+    QVERIFY(showsSlice(w, plane0));
+    w.planeBox()->setValue(1);
+    QVERIFY(opened.wait(5000));
+    QCOMPARE(w.info().plane, int64_t(1));
+    QCOMPARE(w.planeBox()->value(), 1);
+    QVERIFY(showsSlice(w, plane1));
+    // A 3D file hides the plane chooser again.
+    w.openFile(kFixtures + "/bitpix_float32.fits");
+    QVERIFY(opened.wait(5000));
+    QVERIFY(!w.planeBox()->isVisibleTo(&w));
+    QVERIFY(!w.hduBox()->isEnabled());
+  }
+
+  void droppedFilesOpenAndBadOnesReportAnError() {
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy opened(&w, &MainWindow::stackOpened), failed(&w, &MainWindow::openFailed);
+    const QString good = kFixtures + "/bitpix_float32.fits";
+    QVERIFY(dropOn(w, {QUrl::fromLocalFile(good)}));
+    QVERIFY(opened.wait(5000));
+    QCOMPARE(opened.at(0).at(0).toString(), good);
+    QVERIFY(showsSlice(w, expected("bitpix_float32.fits", 0, 0)));
+    // A damaged file: the error path, and the stack shown stays.
+    QTemporaryDir dir;
+    QFile bad(dir.filePath("truncated.fits"));
+    QFile source(good);
+    QVERIFY(source.open(QIODevice::ReadOnly) && bad.open(QIODevice::WriteOnly));
+    bad.write(source.read(2880 + 100));  // the header and a little of the data
+    bad.close();
+    QSignalSpy errors(&w, &MainWindow::errorReported);
+    QVERIFY(dropOn(w, {QUrl::fromLocalFile(bad.fileName())}));
+    QVERIFY(failed.wait(5000));
+    QVERIFY2(failed.at(0).at(0).toString().contains("truncated.fits"),
+             qPrintable(failed.at(0).at(0).toString()));
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(w.stack() != nullptr);
+    QCOMPARE(QString::fromStdString(w.info().path), good);
+    for (QWidget* top : QApplication::topLevelWidgets())
+      QVERIFY(!top->inherits("QMessageBox") || !top->isVisible());
+    // Not a local file: the drag is refused and nothing is opened.
+    QVERIFY(!dropOn(w, {QUrl("https://example.org/cube.fits")}));
+    QTest::qWait(100);
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(failed.count(), 1);
+  }
+};
+
+int main(int argc, char** argv) {
+  QSurfaceFormat format;
+  format.setVersion(3, 3);
+  format.setProfile(QSurfaceFormat::CoreProfile);
+  QSurfaceFormat::setDefaultFormat(format);
+  QApplication app(argc, argv);
+  OpenFileTest test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "open_file_qtest.moc"
