@@ -136,7 +136,13 @@ void SourcesPanel::showSources(const std::vector<compute::Source>& sources, int 
                       [](const Row* a, const Row* b) { return a->source.flux > b->source.flux; });
     shown.resize(kMaxRows);
   }
-  table_->setSortingEnabled(false);  // fill first, then let the header sort
+  // Fill first, then let the header sort and size the columns once: sorting or a
+  // ResizeToContents header would otherwise react to every one of the thousands of setItem calls
+  // (seconds for 2000 rows).
+  QHeaderView* header = table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  table_->setSortingEnabled(false);
+  table_->setUpdatesEnabled(false);
   table_->setRowCount(int(shown.size()));
   for (int r = 0; r < int(shown.size()); ++r) {
     const auto& s = shown[r]->source;
@@ -150,6 +156,8 @@ void SourcesPanel::showSources(const std::vector<compute::Source>& sources, int 
   }
   table_->setSortingEnabled(true);
   table_->setColumnHidden(World, !sky);
+  table_->setUpdatesEnabled(true);
+  header->setSectionResizeMode(QHeaderView::ResizeToContents);
   count_->setText(rows_.size() > kMaxRows
                       ? tr("%1 sources in slice %2; the table shows the %3 brightest")
                             .arg(rows_.size())
