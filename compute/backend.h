@@ -35,6 +35,16 @@ class Backend {
   // Device time of the last operation in ms as the device measured it (e.g. CUDA events), or a
   // negative value when this backend does not measure one (the CPU backend).
   virtual double lastDeviceMs() const { return -1.0; }
+  // GPU memory the operations plan to use at most, in bytes (0 restores the default: 80 % of the
+  // memory free when the backend started, or STACKLENS_CUDA_BUDGET_MB MiB when smaller); returns
+  // the budget now in force (0 for a backend without one, e.g. the CPU).
+  virtual size_t setMemoryBudget(size_t bytes) {
+    (void)bytes;
+    return 0;
+  }
+  // Chunks of slices the last per-slice operation on a host stack went through the device in (1:
+  // one piece, or not chunked).
+  virtual int lastChunkCount() const { return 1; }
 
   // Live slices (compute/live_processor.h): transfers without a staging copy. The defaults suit a
   // backend that computes on the host.

@@ -3,12 +3,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "compute/backend.h"
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_live_transfers.cuh"
+#include "compute/cuda/cuda_stack_pipeline.cuh"
 
 namespace stacklens::compute {
 namespace {
@@ -53,6 +55,8 @@ class CudaBackend final : public Backend {
     }
     return ms;
   }
+  size_t setMemoryBudget(size_t bytes) override { return ctx_->setBudget(bytes); }
+  int lastChunkCount() const override { return lastChunks_; }
   Image pinnedHost(Shape shape) override { return cuda::pinnedHostImage(shape); }
   Image uploadAsync(const Image& image) override { return cuda::uploadAsync(ctx_, image); }
   void downloadInto(const Image& image, Image& host) override {
@@ -62,45 +66,86 @@ class CudaBackend final : public Backend {
     return cuda::downloadRows(ctx_, image, z, step);
   }
 
+  // The per-slice operations (2D blur and Richardson-Lucy, median, outliers, resampling in y and
+  // x) on a host stack go through the chunked pipeline; everything else as before.
   Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job) override {
-    return guardedSlices(
-        "gaussian blur", in, p.sigmaZ <= 0,
-        [&](const Image& part) { return cuda::gaussianBlur(ctx_, part, p, job); },
+    const bool twoD = p.sigmaZ <= 0;
+    // Output, plus one scratch array (three float2 arrays when NaN-aware).
+    cuda::SliceWork work{p.nanAware ? size_t(28) : size_t(8), 0};
+    return sliceWise(
+        "gaussian blur", in, twoD, work, job,
+        [&](const Image& part, const Job& sub) { return cuda::gaussianBlur(ctx_, part, p, sub); },
         [&](Backend& cpu) { return cpu.gaussianBlur(download(in), p, job); });
   }
   Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                        const Job& job) override {
-    return guardedSlices(
-        "Richardson-Lucy", in, !p.threeD,
-        [&](const Image& part) { return cuda::richardsonLucy(ctx_, part, psf, p, job); },
+    const bool twoD = !p.threeD && everySliceHasFiniteValue(in);
+    // The output per voxel; per chunk the solver's arrays for one slice's FFT frame (as
+    // cuda_deconvolve.cu plans them: padded by half the PSF on each side, then to a 2,3,5,7-smooth
+    // length; that file checks its own need again and a chunk too large is halved).
+    const Shape ps = psf.shape();
+    auto frameLength = [&](int64_t n, int64_t psfN) {
+      return p.boundary == Boundary::Periodic ? n : smoothAtLeast(n + 2 * (psfN / 2));
+    };
+    const size_t frame =
+        size_t(frameLength(in.shape().y, ps.y)) * size_t(frameLength(in.shape().x, ps.x));
+    const size_t solverBytes = 28 + (p.tvLambda > 0 ? 4 : 0) + (p.accelerate ? 12 : 0);
+    cuda::SliceWork work{4, solverBytes * frame};
+    return sliceWise(
+        "Richardson-Lucy", in, twoD, work, job,
+        [&](const Image& part, const Job& sub) {
+          return cuda::richardsonLucy(ctx_, part, psf, p, sub);
+        },
         [&](Backend& cpu) { return cpu.richardsonLucy(download(in), download(psf), p, job); });
   }
   ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job) override {
+    lastChunks_ = 1;
     return guarded(
         "sigma clipping", [&] { return cuda::sigmaClip(ctx_, in, p, job); },
         [&](Backend& cpu) { return cpu.sigmaClip(download(in), p, job); });
   }
   Segmentation segment(const Image& in, const SegmentParams& p, const Job& job) override {
+    lastChunks_ = 1;
     return guarded(
         "segmentation", [&] { return cuda::segment(ctx_, in, p, job); },
         [&](Backend& cpu) { return cpu.segment(download(in), p, job); });
   }
   Image medianFilter(const Image& in, int size, const Job& job) override {
-    return guardedSlices(
-        "median filter", in, true,
-        [&](const Image& part) { return cuda::medianFilter(ctx_, part, size, job); },
+    return sliceWise(
+        "median filter", in, true, cuda::SliceWork{4, 0}, job,
+        [&](const Image& part, const Job& sub) {
+          return cuda::medianFilter(ctx_, part, size, sub);
+        },
         [&](Backend& cpu) { return cpu.medianFilter(download(in), size, job); });
   }
   Image removeOutliers(const Image& in, const OutlierParams& p, const Job& job) override {
-    return guardedSlices(
-        "outlier removal", in, true,
-        [&](const Image& part) { return cuda::removeOutliers(ctx_, part, p, job); },
+    return sliceWise(
+        "outlier removal", in, true, cuda::SliceWork{4, 0}, job,
+        [&](const Image& part, const Job& sub) { return cuda::removeOutliers(ctx_, part, p, sub); },
         [&](Backend& cpu) { return cpu.removeOutliers(download(in), p, job); });
   }
   Image resample(const Image& in, const ResampleParams& p, const Job& job) override {
-    return guarded(
-        "resampling", [&] { return cuda::resample(ctx_, in, p, job); },
+    // Per slice when the z axis keeps its length (the operation then leaves it untouched).
+    const int64_t z = in.shape().z;
+    const bool perSlice = in.onHost() && !in.empty() && std::isfinite(p.zoomZ) && p.zoomZ > 0 &&
+                          static_cast<int64_t>(std::nearbyint(double(z) * p.zoomZ)) == z;
+    if (!perSlice || !cuda::pipelineEnabled()) {
+      lastChunks_ = 1;
+      return guarded(
+          "resampling", [&] { return cuda::resample(ctx_, in, p, job); },
+          [&](Backend& cpu) { return cpu.resample(download(in), p, job); });
+    }
+    ResampleParams inPlane = p;
+    inPlane.zoomZ = 1.0;
+    // The output, the intermediate after the first axis and the spline coefficients.
+    const double grow = std::max(1.0, p.zoomY) * std::max(1.0, p.zoomX);
+    cuda::SliceWork work{size_t(4 + 12 * std::ceil(grow)), 0};
+    Image out = sliceWise(
+        "resampling", in, true, work, job,
+        [&](const Image& part, const Job& sub) { return cuda::resample(ctx_, part, inPlane, sub); },
         [&](Backend& cpu) { return cpu.resample(download(in), p, job); });
+    if (!out.empty()) out.spacing.z = in.spacing.z / p.zoomZ;
+    return out;
   }
 
  private:
@@ -164,6 +209,50 @@ class CudaBackend final : public Backend {
     }
   }
 
+  // A per-slice operation: a host stack goes through the device in planned, overlapped chunks
+  // (result on the host); a device stack, or one that is not per slice, as before (whole, then
+  // halving slice groups, then the CPU).
+  template <class Gpu, class Cpu>
+  Image sliceWise(const char* what, const Image& in, bool perSlice, cuda::SliceWork work,
+                  const Job& job, Gpu gpu, Cpu cpu) {
+    lastChunks_ = 1;
+    if (!in.onHost() || in.empty() || !perSlice || !cuda::pipelineEnabled())
+      return guardedSlices(
+          what, in, perSlice, [&](const Image& part) { return gpu(part, job); }, cpu);
+    try {
+      cuda::PipelineRun run = timed([&] {
+        return cuda::pipelineSlices(
+            ctx_, what, in, work, [&](const Image& part, const Job& sub) { return gpu(part, sub); },
+            job);
+      });
+      lastChunks_ = run.chunks;
+      return run.result;
+    } catch (const cuda::DeviceOutOfMemory& e) {
+      return fallBack(what, e.what(), cpu);
+    }
+  }
+
+  static int64_t smoothAtLeast(int64_t n) {
+    for (;; ++n) {
+      int64_t m = n;
+      for (int64_t f : {2, 3, 5, 7})
+        while (m % f == 0) m /= f;
+      if (m == 1) return n;
+    }
+  }
+
+  // Richardson-Lucy refuses an input without a finite value: a chunk of all-NaN slices must not
+  // fail where the whole stack would not (those stacks go whole).
+  static bool everySliceHasFiniteValue(const Image& in) {
+    if (!in.onHost()) return true;
+    const int64_t n = in.shape().sliceCount();
+    for (int64_t z = 0; z < in.shape().z; ++z) {
+      const float* p = in.slice(z);
+      if (std::none_of(p, p + n, [](float v) { return std::isfinite(v); })) return false;
+    }
+    return true;
+  }
+
   template <class Gpu>
   Image inSliceGroups(const Image& input, Gpu gpu) {
     const Shape s = input.shape();
@@ -200,6 +289,7 @@ class CudaBackend final : public Backend {
   std::unique_ptr<Backend> cpuFallback_;
   cudaEvent_t opStart_ = nullptr, opStop_ = nullptr;
   bool timed_ = false;  // the events hold the last operation (not a split or CPU fall-back)
+  int lastChunks_ = 1;
 };
 
 }  // namespace

@@ -74,6 +74,7 @@ Context::Context() {
           std::to_string(prop.minor) + ", driver " + driverRelease() + ")";
   SL_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   SL_CUDA(cudaStreamCreateWithFlags(&copyStream_, cudaStreamNonBlocking));
+  SL_CUDA(cudaStreamCreateWithFlags(&downloadStream_, cudaStreamNonBlocking));
   SL_CUDA(cudaDeviceGetDefaultMemPool(&pool_, device_));
   // Keep freed blocks in the pool: operations reallocate the same sizes on every slider step.
   uint64_t keep = UINT64_MAX;
@@ -87,6 +88,7 @@ Context::Context() {
     unsigned long long v = std::strtoull(mb, &end, 10);
     if (end && *end == '\0' && v > 0) budget_ = std::min<size_t>(budget_, size_t(v) << 20);
   }
+  defaultBudget_ = budget_;
   for (int i = 0; i < 2; ++i) {
     SL_CUDA(cudaMallocHost(&staging_[i], kStagingBytes));
     SL_CUDA(cudaEventCreateWithFlags(&stagingFree_[i], cudaEventDisableTiming));
@@ -96,6 +98,7 @@ Context::Context() {
 Context::~Context() {
   cudaStreamSynchronize(stream_);
   cudaStreamSynchronize(copyStream_);
+  cudaStreamSynchronize(downloadStream_);
   for (auto& [shape, p] : plans_) {
     cufftDestroy(p.forward);
     cufftDestroy(p.inverse);
@@ -107,10 +110,33 @@ Context::~Context() {
     cudaFreeHost(staging_[i]);
     cudaEventDestroy(stagingFree_[i]);
   }
+  for (void* p : pinned_)
+    if (p) cudaFreeHost(p);
+  cudaStreamDestroy(downloadStream_);
   cudaStreamDestroy(copyStream_);
   cudaStreamDestroy(stream_);
   // Give the pooled memory back to the driver for other processes.
   cudaMemPoolTrimTo(pool_, 0);
+}
+
+size_t Context::setBudget(size_t bytes) {
+  budget_ = bytes == 0 ? defaultBudget_ : bytes;
+  return budget_;
+}
+
+float* Context::pinnedStaging(int slot, size_t bytes) {
+  if (slot < 0 || slot >= 4) throw InvalidArgument("pinnedStaging: slot out of range");
+  if (pinnedBytes_[slot] < bytes) {
+    // The old buffer may still be the source or target of a copy on either copy stream.
+    SL_CUDA(cudaStreamSynchronize(copyStream_));
+    SL_CUDA(cudaStreamSynchronize(downloadStream_));
+    if (pinned_[slot]) cudaFreeHost(pinned_[slot]);
+    pinned_[slot] = nullptr;
+    pinnedBytes_[slot] = 0;
+    SL_CUDA(cudaMallocHost(&pinned_[slot], bytes));
+    pinnedBytes_[slot] = bytes;
+  }
+  return static_cast<float*>(pinned_[slot]);
 }
 
 void* Context::allocate(size_t bytes) {

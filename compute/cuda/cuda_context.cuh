@@ -70,8 +70,17 @@ class Context {
   int device() const { return device_; }
   cudaStream_t stream() const { return stream_; }
   const std::string& name() const { return name_; }
-  // Bytes the backend plans to use at most: 80 % of the memory free when it started.
+  // Bytes the backend plans to use at most: 80 % of the memory free when it started, or
+  // STACKLENS_CUDA_BUDGET_MB (MiB) when smaller, or what setBudget() last set.
   size_t budget() const { return budget_; }
+  // bytes == 0 restores the default (above); returns the budget now in force.
+  size_t setBudget(size_t bytes);
+  // Streams for host ↔ device copies that overlap the compute stream (the stack pipeline).
+  cudaStream_t uploadStream() const { return copyStream_; }
+  cudaStream_t downloadStream() const { return downloadStream_; }
+  // Page-locked host memory for staging slot `slot` (0–3) of at least `bytes`, kept and grown as
+  // needed for the context's life (allocating page-locked memory is slow). Not thread-safe.
+  float* pinnedStaging(int slot, size_t bytes);
   int smCount() const { return smCount_; }
 
   // Raw stream-ordered allocation; throws DeviceOutOfMemory when the pool cannot grow.
@@ -99,8 +108,12 @@ class Context {
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
   cudaStream_t copyStream_ = nullptr;
+  cudaStream_t downloadStream_ = nullptr;
   cudaMemPool_t pool_ = nullptr;
   size_t budget_ = 0;
+  size_t defaultBudget_ = 0;
+  void* pinned_[4] = {nullptr, nullptr, nullptr, nullptr};
+  size_t pinnedBytes_[4] = {0, 0, 0, 0};
   int smCount_ = 1;
   std::string name_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, FftPlans> plans_;

@@ -1,0 +1,204 @@
+// The CUDA backend's chunked, overlapped pipeline for host stacks (compute/cuda/
+// cuda_stack_pipeline.cu): chunked results equal single-shot ones, the memory budget sets the
+// chunk count, the input is untouched, device inputs go the old way (skipped without a GPU).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compute/backend.h"
+
+using namespace stacklens::compute;
+
+namespace {
+
+constexpr Shape kStack{7, 48, 40};
+constexpr size_t kSliceBytes = 48 * 40 * sizeof(float);
+
+Image randomStack(Shape s, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(0.05f, 1.f);
+  Image im = Image::host(s);
+  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
+  // A few hot pixels and NaN, so that the median and outlier paths see them at chunk edges.
+  for (int64_t i = 37; i < s.count(); i += 1013) im.data()[i] = 50.f;
+  im.data()[s.sliceCount() * 2 + 5] = std::numeric_limits<float>::quiet_NaN();
+  return im;
+}
+
+Image copyOf(const Image& in) {
+  Image c = Image::host(in.shape());
+  std::memcpy(c.data(), in.data(), in.bytes());
+  c.spacing = in.spacing;
+  return c;
+}
+
+// Bitwise equality (NaN equal to NaN in the same place).
+void expectIdentical(const Image& got, const Image& want, const char* what) {
+  ASSERT_TRUE(got.onHost()) << what;
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), want.bytes()), 0) << what;
+}
+
+void expectClose(const Image& got, const Image& want, double tol, const char* what) {
+  ASSERT_TRUE(got.onHost()) << what;
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  for (int64_t i = 0; i < want.shape().count(); ++i) {
+    const float a = got.data()[i], b = want.data()[i];
+    if (std::isnan(b)) {
+      ASSERT_TRUE(std::isnan(a)) << what << " at " << i;
+      continue;
+    }
+    ASSERT_NEAR(a, b, tol * std::max(1.f, std::fabs(b))) << what << " at " << i;
+  }
+}
+
+// Runs everywhere: a backend without a GPU budget ignores the setting.
+TEST(StackPipeline, CpuBackendHasNoBudgetAndOneChunk) {
+  auto cpu = makeCpuBackend(1);
+  EXPECT_EQ(cpu->setMemoryBudget(1 << 20), 0u);
+  EXPECT_EQ(cpu->lastChunkCount(), 1);
+}
+
+class CudaStream : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!cudaUsable(&why)) GTEST_SKIP() << why;
+    gpu = makeCudaBackend();  // its own budget, so tests do not affect each other
+  }
+  std::unique_ptr<Backend> gpu;
+};
+
+TEST_F(CudaStream, ChunkedMedianAndOutliersEqualTheSingleShotResultExactly) {
+  const Image in = randomStack(kStack, 1);
+  const Image before = copyOf(in);
+  const Image wholeMedian = gpu->download(gpu->medianFilter(in, 5));
+  EXPECT_EQ(gpu->lastChunkCount(), 1);
+  OutlierParams op;
+  op.size = 3;
+  op.threshold = 0.5;
+  const Image wholeOutliers = gpu->download(gpu->removeOutliers(in, op));
+  // Median: 2 input + 2 output slices resident per slice of chunk = 4 slice sizes per slice; a
+  // budget for two slices gives chunks of 2, 2, 2, 1.
+  gpu->setMemoryBudget(2 * 4 * kSliceBytes + 100);
+  testing::internal::CaptureStderr();
+  const Image median = gpu->medianFilter(in, 5);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(gpu->lastChunkCount(), 4);
+  EXPECT_NE(log.find("groups of slices (2 per chunk)"), std::string::npos) << log;
+  expectIdentical(median, wholeMedian, "median");
+  const Image outliers = gpu->removeOutliers(in, op);
+  EXPECT_EQ(gpu->lastChunkCount(), 4);
+  expectIdentical(outliers, wholeOutliers, "outliers");
+  // The outliers were replaced (the result is not the input).
+  EXPECT_NE(std::memcmp(outliers.data(), in.data(), in.bytes()), 0);
+  expectIdentical(in, before, "input after the operations");
+}
+
+TEST_F(CudaStream, TheBudgetSetsTheChunkCount) {
+  const Image in = randomStack(kStack, 2);
+  const Image whole = gpu->download(gpu->medianFilter(in, 3));
+  for (int64_t perChunk : {1, 2, 3, 6, 7}) {
+    const size_t budget = size_t(perChunk) * 4 * kSliceBytes + 64;
+    EXPECT_EQ(gpu->setMemoryBudget(budget), budget);
+    const Image out = gpu->medianFilter(in, 3);
+    EXPECT_EQ(gpu->lastChunkCount(), int((kStack.z + perChunk - 1) / perChunk)) << perChunk;
+    expectIdentical(out, whole, "median in chunks");
+  }
+  // 0 restores the default (80 % of free memory): this small stack goes in one piece again.
+  EXPECT_GT(gpu->setMemoryBudget(0), size_t(1) << 20);
+  gpu->medianFilter(in, 3);
+  EXPECT_EQ(gpu->lastChunkCount(), 1);
+}
+
+TEST_F(CudaStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleShotResult) {
+  Image in = randomStack(kStack, 3);
+  in.data()[kStack.sliceCount() * 2 + 5] = 0.5f;  // RL and the plain blur want finite values
+  in.spacing = {3.0, 0.5, 0.25};
+  const Image before = copyOf(in);
+  BlurParams bp;
+  bp.sigmaY = 1.5;
+  bp.sigmaX = 2.5;  // unequal radii: the separable path
+  const Image psf = gaussianPsf(0, 1.5, 1.5);
+  DeconvolveParams dp;
+  dp.iterations = 4;
+  ResampleParams rp;
+  rp.zoomY = 1.5;
+  rp.zoomX = 0.75;
+  const Image blur = gpu->download(gpu->gaussianBlur(in, bp));
+  const Image rl = gpu->download(gpu->richardsonLucy(in, psf, dp));
+  const Image zoomed = gpu->download(gpu->resample(in, rp));
+  ASSERT_EQ(gpu->lastChunkCount(), 1);
+
+  // Blur: output and one scratch array per voxel (8 bytes) → 6 slice sizes per slice.
+  gpu->setMemoryBudget(2 * 6 * kSliceBytes + 100);
+  testing::internal::CaptureStderr();
+  expectClose(gpu->gaussianBlur(in, bp), blur, 1e-6, "blur");
+  EXPECT_EQ(gpu->lastChunkCount(), 4);
+  // Richardson-Lucy: the solver's frame (60 × 54 after padding by the 13×13 PSF, 28 bytes per
+  // voxel) once, then 4 slice sizes per slice.
+  gpu->setMemoryBudget(60 * 54 * 28 + 2 * 4 * kSliceBytes + 100);
+  expectClose(gpu->richardsonLucy(in, psf, dp), rl, 1e-6, "Richardson-Lucy");
+  EXPECT_EQ(gpu->lastChunkCount(), 4);
+  // Resampling in y and x: output, intermediate and spline coefficients, planned as 4 + 12·⌈1.5⌉
+  // bytes per input voxel; a budget for three slices gives chunks of 3, 3, 1.
+  gpu->setMemoryBudget(3 * (2 * kSliceBytes + 2 * 28 * 48 * 40) + 100);
+  const Image zoomedInChunks = gpu->resample(in, rp);
+  EXPECT_EQ(gpu->lastChunkCount(), 3);
+  testing::internal::GetCapturedStderr();
+  expectClose(zoomedInChunks, zoomed, 1e-6, "resampling");
+  EXPECT_EQ(zoomedInChunks.spacing.z, zoomed.spacing.z);
+  EXPECT_EQ(zoomedInChunks.spacing.y, zoomed.spacing.y);
+  expectIdentical(in, before, "input after the operations");
+}
+
+TEST_F(CudaStream, ProgressCoversTheWholeStackAcrossChunks) {
+  const Image in = randomStack(kStack, 4);
+  gpu->setMemoryBudget(2 * 4 * kSliceBytes + 100);
+  std::vector<double> seen;
+  std::atomic<bool> cancel{false};
+  Job job(&cancel, [&](double f) { seen.push_back(f); });
+  testing::internal::CaptureStderr();
+  gpu->medianFilter(in, 3, job);
+  testing::internal::GetCapturedStderr();
+  ASSERT_FALSE(seen.empty());
+  for (size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i], seen[i - 1]);
+  EXPECT_NEAR(seen.back(), 1.0, 1e-12);
+  cancel = true;
+  EXPECT_THROW(gpu->medianFilter(in, 3, job), Cancelled);
+  // The backend is still usable after a cancelled pipeline.
+  cancel = false;
+  EXPECT_NO_THROW(gpu->medianFilter(in, 3));
+}
+
+TEST_F(CudaStream, ASliceOverTheBudgetRunsOnTheCpuWithAMessage) {
+  const Image in = randomStack(kStack, 5);
+  const Image onCpu = makeCpuBackend(1)->medianFilter(in, 3);
+  gpu->setMemoryBudget(1024);  // less than one slice
+  testing::internal::CaptureStderr();
+  const Image out = gpu->download(gpu->medianFilter(in, 3));
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("running it on the CPU"), std::string::npos) << log;
+  expectIdentical(out, onCpu, "CPU fall-back");
+  EXPECT_NE(std::memcmp(out.data(), in.data(), in.bytes()), 0) << "the input came back unchanged";
+}
+
+TEST_F(CudaStream, DeviceInputsStayOnTheDeviceUnchunked) {
+  const Image in = randomStack(kStack, 6);
+  const Image hostResult = gpu->download(gpu->medianFilter(in, 3));
+  const Image dev = gpu->upload(in);
+  gpu->setMemoryBudget(2 * 4 * kSliceBytes + 100);
+  const Image out = gpu->medianFilter(dev, 3);
+  EXPECT_EQ(out.location(), Location::Cuda);
+  EXPECT_EQ(gpu->lastChunkCount(), 1);
+  expectIdentical(gpu->download(out), hostResult, "device input");
+  expectIdentical(gpu->download(dev), in, "device input after the operation");
+}
+
+}  // namespace
