@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "compute/cuda/cuda_stack_pipeline.cuh"
 
@@ -37,6 +39,34 @@ class PipelineEvents {
   }
   cudaEvent_t all_[6] = {};
 };
+
+// memcpy split over a few threads for large copies: one thread copying between pageable and
+// page-locked memory (page faults included) is slower than the PCIe link it feeds.
+void copyParallel(void* dst, const void* src, size_t bytes) {
+  constexpr size_t kPiece = size_t(4) << 20;
+  const size_t threads = std::min<size_t>(
+      {8, std::max<size_t>(1, std::thread::hardware_concurrency()), bytes / kPiece});
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  if (threads <= 1) {
+    std::memcpy(d, s, bytes);
+    return;
+  }
+  const size_t part = (bytes / threads + 4095) / 4096 * 4096;
+  std::vector<std::thread> workers;
+  size_t at = part;
+  for (; at < bytes; at += part) {
+    const size_t n = std::min(part, bytes - at);
+    try {
+      workers.emplace_back([=] { std::memcpy(d + at, s + at, n); });
+    } catch (...) {
+      break;  // no thread to be had: the rest is copied here
+    }
+  }
+  std::memcpy(d, s, std::min(part, bytes));
+  if (at < bytes) std::memcpy(d + at, s + at, bytes - at);
+  for (std::thread& w : workers) w.join();
+}
 
 // Waits for both copy streams and the compute stream (no throw): before buffers they may still
 // use are released, after an error or a cancellation.
@@ -80,7 +110,7 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
     const int b = int(k % 2);
     const size_t bytes = size_t(chunkLength(k)) * size_t(sliceVoxels) * sizeof(float);
     SL_CUDA(cudaEventSynchronize(ev.uploaded(b)));  // its staging's previous DMA has finished
-    std::memcpy(stagedIn[b], in.data() + chunkStart(k) * sliceVoxels, bytes);
+    copyParallel(stagedIn[b], in.data() + chunkStart(k) * sliceVoxels, bytes);
     SL_CUDA(cudaStreamWaitEvent(up, ev.computed(b)));  // chunk k−2 no longer reads input[b]
     SL_CUDA(cudaMemcpyAsync(input[b].get(), stagedIn[b], bytes, cudaMemcpyHostToDevice, up));
     SL_CUDA(cudaEventRecord(ev.uploaded(b), up));
@@ -89,7 +119,7 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
     const int b = int(k % 2);
     SL_CUDA(cudaEventSynchronize(ev.downloaded(b)));
     const size_t count = size_t(chunkLength(k)) * size_t(outSliceVoxels);
-    std::memcpy(out.data() + chunkStart(k) * outSliceVoxels, stagedOut[b], count * sizeof(float));
+    copyParallel(out.data() + chunkStart(k) * outSliceVoxels, stagedOut[b], count * sizeof(float));
     result[b] = Image();  // freed on the compute stream, after its download
     *done = chunkStart(k) + chunkLength(k);
   };

@@ -120,7 +120,9 @@ TEST_F(CudaStream, TheBudgetSetsTheChunkCount) {
 TEST_F(CudaStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleShotResult) {
   Image in = randomStack(kStack, 3);
   in.data()[kStack.sliceCount() * 2 + 5] = 0.5f;  // RL and the plain blur want finite values
-  in.spacing = {3.0, 0.5, 0.25};
+  in.spacing.z = 3.0;
+  in.spacing.y = 0.5;
+  in.spacing.x = 0.25;
   const Image before = copyOf(in);
   BlurParams bp;
   bp.sigmaY = 1.5;
