@@ -20,6 +20,9 @@ class BackendUnavailable : public std::runtime_error {
 // result where this backend computes (the CPU backend: host; CUDA: device). Use upload() /
 // download() to move buffers; a pipeline that stays on one backend never copies to the host.
 // 2D operations on a 3D stack apply slice by slice.
+// One exception: CUDA's per-slice operations (median, outliers, 2D blur and Richardson-Lucy,
+// resampling that keeps z) given a HOST stack stream it through the device in chunks and return
+// the result on the host; download() accepts either.
 class Backend {
  public:
   virtual ~Backend() = default;
