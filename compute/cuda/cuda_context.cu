@@ -96,6 +96,7 @@ Context::Context() {
 Context::~Context() {
   cudaStreamSynchronize(stream_);
   cudaStreamSynchronize(copyStream_);
+  extensions_.clear();
   for (auto& [shape, p] : plans_) {
     cufftDestroy(p.forward);
     cufftDestroy(p.inverse);
