@@ -1,9 +1,10 @@
 // Richardson–Lucy deconvolution on the GPU with cuFFT (plans cached per padded shape and reused
-// across slices): per iteration two R2C and two C2R transforms whose store callbacks (cuFFT LTO
-// callbacks, compute/cuda/lto/) do the element-wise work (the two OTF products, the ratio, the
-// update with its clamp, TV and change tracking), or, where cuFFT cannot link callbacks, four
-// separate fused element-wise passes; the Biggs–Andrews step size computed and applied on the
-// device, and no host synchronisation inside the loop. Semantics are the CPU backend's
+// across slices): per iteration two R2C and two C2R transforms, with the element-wise work (the
+// two OTF products, the ratio, the update with its clamp, TV and change tracking) either in the
+// transforms' store callbacks (cuFFT LTO callbacks, compute/cuda/lto/; the default for 3D
+// frames) or in four separate fused passes (the default for 2D, where it is faster, and the
+// fallback where cuFFT cannot link callbacks); the Biggs–Andrews step size computed and applied
+// on the device, and no host synchronisation inside the loop. Semantics are the CPU backend's
 // (compute/cpu/richardson_lucy.cpp).
 #include <cufftXt.h>
 
@@ -206,10 +207,9 @@ class CallbackPlanCache : public Context::Extension {
   }
 
   // The plans for a frame, or null (said once on stderr) when cuFFT cannot link callbacks here:
-  // no nvJitLink, a driver too old for the embedded LTO-IR, or STACKLENS_CUDA_FFT_CALLBACKS=0.
+  // no nvJitLink, or a driver too old for the embedded LTO-IR.
   CallbackPlans* get(Dims frame) {
-    const char* env = std::getenv("STACKLENS_CUDA_FFT_CALLBACKS");
-    if ((env && std::strcmp(env, "0") == 0) || unavailable_) return nullptr;
+    if (unavailable_) return nullptr;
     auto key = std::make_tuple(frame.z, frame.y, frame.x);
     auto it = plans_.find(key);
     if (it != plans_.end()) return &it->second;
@@ -297,6 +297,30 @@ CallbackPlans* callbackPlans(const ContextPtr& ctx, Dims frame) {
   return static_cast<CallbackPlanCache&>(*slot).get(frame);
 }
 
+// The four transforms of an iteration, as bits of a callback mask.
+constexpr unsigned kBlur = 1, kRatio = 2, kCorrelate = 4, kUpdate = 8, kAllTransforms = 15;
+// Which transforms carry their element-wise work in a callback by default, per frame kind, as
+// measured on an H100 (compute/BENCHMARKS.md): in 3D all four (256×1024²: 0.284 s instead of
+// 0.312 s); in 2D none, since cuFFT's 2048² plans with callbacks are slower than the plain
+// plans plus the separate passes (6.1 ms instead of 4.35 ms; a 2100² frame gains 5 % with
+// callbacks on the two R2C transforms only, too little to take the loss at 2048²).
+constexpr unsigned kDefaultCallbacks2D = 0, kDefaultCallbacks3D = kAllTransforms;
+
+// The mask for a frame: STACKLENS_CUDA_FFT_CALLBACKS=0 (none), =1 (all) or four 0/1 digits for
+// blur, ratio, correlate, update (for measurements), else the default.
+unsigned callbackMask(Dims frame) {
+  unsigned fallback = frame.z > 1 ? kDefaultCallbacks3D : kDefaultCallbacks2D;
+  const char* env = std::getenv("STACKLENS_CUDA_FFT_CALLBACKS");
+  if (!env) return fallback;
+  if (std::strcmp(env, "0") == 0) return 0;
+  if (std::strcmp(env, "1") == 0) return kAllTransforms;
+  if (std::strlen(env) != 4) return fallback;
+  unsigned mask = 0;
+  for (int i = 0; i < 4; ++i)
+    if (env[i] == '1') mask |= 1u << i;
+  return mask;
+}
+
 bool isSmooth(int64_t n) {
   for (int64_t f : {2, 3, 5, 7})
     while (n % f == 0) n /= f;
@@ -362,7 +386,10 @@ class RichardsonLucySolver {
     SL_CUDA(cudaMemsetAsync(work_.get(), 0, n_ * sizeof(float), st));
     placePsf<<<blocksFor(psfDims.count(), 256), 256, 0, st>>>(psf, psfDims, work_.get(), frame_);
     SL_LAUNCHED();
-    callbacks_ = callbackPlans(ctx, frame_);
+    callbackMask_ = callbackMask(frame_);
+    if (callbackMask_) callbacks_ = callbackPlans(ctx, frame_);
+    if (!callbacks_) callbackMask_ = 0;
+    if (callbackMask_ != kAllTransforms) plans_ = &ctx->fftPlans(frame_.z, frame_.y, frame_.x);
     if (callbacks_) {
       // The blur callback with no OTF yet stores the spectrum scaled by 1/N: the OTF itself.
       RlCallbackArgs a{};
@@ -380,7 +407,6 @@ class RichardsonLucySolver {
       a.otf = otf_.get();
       SL_CUDA(cudaMemcpyAsync(callbacks_->args, &a, sizeof a, cudaMemcpyHostToDevice, st));
     } else {
-      plans_ = &ctx->fftPlans(frame_.z, frame_.y, frame_.x);
       SL_CUFFT(cufftExecR2C(plans_->forward, work_.get(), otf_.get()));
       scaleSpectrum<<<blocksFor(nc_, 256), 256, 0, st>>>(otf_.get(), nc_, 1.f / float(n_));
       SL_LAUNCHED();
@@ -447,33 +473,43 @@ class RichardsonLucySolver {
     cudaStream_t st = ctx_->stream();
     const unsigned blocks = blocksFor(n_, 256), cblocks = blocksFor(nc_, 256);
     float* est = estimate_.get();
+    cufftComplex* spec = spectrum_.get();
+    float* work = work_.get();
     if (p_.tvLambda > 0) tvDivergence<<<blocks, 256, 0, st>>>(est, divergence_.get(), frame_);
-    if (callbacks_) {
-      if (p_.accelerate) {
-        setChangeTarget<<<1, 1, 0, st>>>(callbacks_->args, change_.get());
-        SL_LAUNCHED();
-      }
-      // spectrum = FFT(est)·OTF; work = observed / max(blurred, ε); spectrum = FFT(work)·conj(OTF);
-      // est updated in place by the last store callback (work is only the nominal output).
-      SL_CUFFT(cufftExecR2C(callbacks_->blur, est, spectrum_.get()));
-      SL_CUFFT(cufftExecC2R(callbacks_->ratio, spectrum_.get(), work_.get()));
-      SL_CUFFT(cufftExecR2C(callbacks_->correlate, work_.get(), spectrum_.get()));
-      SL_CUFFT(cufftExecC2R(callbacks_->update, spectrum_.get(), work_.get()));
-      SL_LAUNCHED();
-      return;
+    // spectrum = FFT(est)·OTF; work = observed / max(blurred, ε); spectrum = FFT(work)·conj(OTF);
+    // est updated in place (with a callback, work is only the last transform's nominal output).
+    // Each product in a store callback or in its own pass (see kDefaultCallbacks*).
+    if (uses(kBlur)) {
+      SL_CUFFT(cufftExecR2C(callbacks_->blur, est, spec));
+    } else {
+      SL_CUFFT(cufftExecR2C(plans_->forward, est, spec));
+      multiplySpectrum<false><<<cblocks, 256, 0, st>>>(spec, otf_.get(), nc_);
     }
-    SL_CUFFT(cufftExecR2C(plans_->forward, est, spectrum_.get()));
-    multiplySpectrum<false><<<cblocks, 256, 0, st>>>(spectrum_.get(), otf_.get(), nc_);
-    SL_CUFFT(cufftExecC2R(plans_->inverse, spectrum_.get(), work_.get()));
-    ratioKernel<<<blocks, 256, 0, st>>>(observed_.get(), work_.get(), n_, p_.epsilon);
-    SL_CUFFT(cufftExecR2C(plans_->forward, work_.get(), spectrum_.get()));
-    multiplySpectrum<true><<<cblocks, 256, 0, st>>>(spectrum_.get(), otf_.get(), nc_);
-    SL_CUFFT(cufftExecC2R(plans_->inverse, spectrum_.get(), work_.get()));
-    updateEstimate<<<blocks, 256, 0, st>>>(
-        est, work_.get(), p_.tvLambda > 0 ? divergence_.get() : nullptr,
-        static_cast<float>(p_.tvLambda), p_.accelerate ? change_.get() : nullptr, n_);
+    if (uses(kRatio)) {
+      SL_CUFFT(cufftExecC2R(callbacks_->ratio, spec, work));
+    } else {
+      SL_CUFFT(cufftExecC2R(plans_->inverse, spec, work));
+      ratioKernel<<<blocks, 256, 0, st>>>(observed_.get(), work, n_, p_.epsilon);
+    }
+    if (uses(kCorrelate)) {
+      SL_CUFFT(cufftExecR2C(callbacks_->correlate, work, spec));
+    } else {
+      SL_CUFFT(cufftExecR2C(plans_->forward, work, spec));
+      multiplySpectrum<true><<<cblocks, 256, 0, st>>>(spec, otf_.get(), nc_);
+    }
+    if (uses(kUpdate)) {
+      if (p_.accelerate) setChangeTarget<<<1, 1, 0, st>>>(callbacks_->args, change_.get());
+      SL_CUFFT(cufftExecC2R(callbacks_->update, spec, work));
+    } else {
+      SL_CUFFT(cufftExecC2R(plans_->inverse, spec, work));
+      updateEstimate<<<blocks, 256, 0, st>>>(
+          est, work, p_.tvLambda > 0 ? divergence_.get() : nullptr, static_cast<float>(p_.tvLambda),
+          p_.accelerate ? change_.get() : nullptr, n_);
+    }
     SL_LAUNCHED();
   }
+
+  bool uses(unsigned transform) const { return (callbackMask_ & transform) != 0; }
 
   ContextPtr ctx_;
   Dims image_;
@@ -482,6 +518,7 @@ class RichardsonLucySolver {
   int64_t n_ = 0, nc_ = 0;
   Context::FftPlans* plans_ = nullptr;
   CallbackPlans* callbacks_ = nullptr;
+  unsigned callbackMask_ = 0;
   DeviceArray<float> observed_, estimate_, work_, divergence_, previous_, change_, changePrevious_;
   DeviceArray<cufftComplex> spectrum_, otf_;
   DeviceArray<double> dots_;
