@@ -9,6 +9,7 @@
 #include <cufftXt.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -206,8 +207,8 @@ class CallbackPlanCache : public Context::Extension {
     for (auto& [shape, p] : plans_) destroy(p);
   }
 
-  // The plans for a frame, or null (said once on stderr) when cuFFT cannot link callbacks here:
-  // no nvJitLink, or a driver too old for the embedded LTO-IR.
+  // The plans for a frame, or null (said once per process on stderr) when cuFFT cannot link
+  // callbacks here: no nvJitLink, or a driver too old for the embedded LTO-IR.
   CallbackPlans* get(Dims frame) {
     if (unavailable_) return nullptr;
     auto key = std::make_tuple(frame.z, frame.y, frame.x);
@@ -230,10 +231,12 @@ class CallbackPlanCache : public Context::Extension {
     if (!failure.empty()) {
       destroy(p);
       unavailable_ = true;
-      std::fprintf(stderr,
-                   "stacklens: cuFFT callbacks unavailable (%s); Richardson-Lucy on the GPU uses "
-                   "separate element-wise kernels\n",
-                   failure.c_str());
+      static std::atomic<bool> said{false};
+      if (!said.exchange(true))
+        std::fprintf(stderr,
+                     "stacklens: cuFFT callbacks unavailable (%s); Richardson-Lucy on the GPU uses "
+                     "separate element-wise kernels\n",
+                     failure.c_str());
       return nullptr;
     }
     return &plans_.emplace(key, p).first->second;
