@@ -99,6 +99,7 @@ Context::~Context() {
   cudaStreamSynchronize(stream_);
   cudaStreamSynchronize(copyStream_);
   cudaStreamSynchronize(downloadStream_);
+  extensions_.clear();
   for (auto& [shape, p] : plans_) {
     cufftDestroy(p.forward);
     cufftDestroy(p.inverse);

@@ -95,6 +95,13 @@ class Context {
   FftPlans& fftPlans(int64_t nz, int64_t ny, int64_t nx);
   void dropFftPlans();
 
+  // State an operation keeps for the context's life under its own key (cuFFT plans with
+  // callbacks, say); destroyed first in ~Context, while the streams still exist.
+  struct Extension {
+    virtual ~Extension() = default;
+  };
+  std::unique_ptr<Extension>& extension(const std::string& key) { return extensions_[key]; }
+
   // A device copy of small constant data (filter taps), made once per distinct content and kept
   // for the context's life, so repeated calls (slider steps) upload nothing.
   const float* constants(const std::vector<float>& values);
@@ -117,6 +124,7 @@ class Context {
   int smCount_ = 1;
   std::string name_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, FftPlans> plans_;
+  std::map<std::string, std::unique_ptr<Extension>> extensions_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, void*> workAreas_;
   std::map<std::vector<float>, void*> constants_;
   static constexpr size_t kStagingBytes = size_t(16) << 20;

@@ -1,0 +1,134 @@
+// Richardson–Lucy on the GPU with its element-wise work in cuFFT store callbacks against the
+// same solver with separate kernels (STACKLENS_CUDA_FFT_CALLBACKS=0, the fallback where cuFFT
+// cannot link callbacks): both within 1e-5 relative L2 of each other, and the fallback within
+// 1e-4 of the CPU backend, for every boundary, option, 2D and 3D. Skipped without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "compute/backend.h"
+
+using namespace stacklens::compute;
+
+namespace {
+
+struct Backends {
+  std::unique_ptr<Backend> cpu, gpu;
+  std::string why;
+};
+
+Backends& backends() {
+  static Backends b = [] {
+    Backends x;
+    if (cudaUsable(&x.why)) {
+      x.gpu = makeCudaBackend();
+      x.cpu = makeCpuBackend();
+    }
+    return x;
+  }();
+  return b;
+}
+
+Image randomImage(Shape s, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(0.1f, 1.f);
+  Image im = Image::host(s);
+  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
+  return im;
+}
+
+double relativeL2(const Image& a, const Image& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < a.shape().count(); ++i) {
+    double d = double(a.data()[i]) - double(b.data()[i]);
+    num += d * d;
+    den += double(b.data()[i]) * double(b.data()[i]);
+  }
+  return std::sqrt(num / den);
+}
+
+// The GPU result with the default callbacks (where cuFFT can link them), with callbacks on all
+// four transforms, and with separate kernels.
+struct Both {
+  Image callbacks, all, kernels;
+};
+Both runBoth(Backend* gpu, const Image& in, const Image& psf, const DeconvolveParams& p) {
+  Both r;
+  unsetenv("STACKLENS_CUDA_FFT_CALLBACKS");
+  r.callbacks = gpu->download(gpu->richardsonLucy(in, psf, p));
+  setenv("STACKLENS_CUDA_FFT_CALLBACKS", "1", 1);
+  r.all = gpu->download(gpu->richardsonLucy(in, psf, p));
+  setenv("STACKLENS_CUDA_FFT_CALLBACKS", "0", 1);
+  r.kernels = gpu->download(gpu->richardsonLucy(in, psf, p));
+  unsetenv("STACKLENS_CUDA_FFT_CALLBACKS");
+  return r;
+}
+
+TEST(CudaRlCallbacks, MatchSeparateKernelsAndTheCpu) {
+  if (!backends().gpu) GTEST_SKIP() << backends().why;
+  Backend* cpu = backends().cpu.get();
+  Backend* gpu = backends().gpu.get();
+  // An odd-sized stack: the reflect and zero frames are padded to 2,3,5,7-smooth lengths.
+  Image in = randomImage({2, 97, 83}, 11);
+  Image psf = gaussianPsf(1.0, 2.0, 1.5);
+  for (Boundary b : {Boundary::Reflect, Boundary::Periodic, Boundary::Zero})
+    for (int variant = 0; variant < 3; ++variant) {
+      DeconvolveParams p;
+      p.iterations = 20;
+      p.boundary = b;
+      p.accelerate = variant == 1;
+      p.tvLambda = variant == 2 ? 0.002 : 0.0;
+      Both got = runBoth(gpu, in, psf, p);
+      Image want = cpu->richardsonLucy(in, psf, p);
+      std::string what =
+          "boundary " + std::to_string(int(b)) + " variant " + std::to_string(variant);
+      EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << what;
+      EXPECT_LT(relativeL2(got.all, got.kernels), 1e-5) << what;
+      EXPECT_LT(relativeL2(got.kernels, want), 1e-4) << what;
+    }
+  for (Boundary b : {Boundary::Reflect, Boundary::Periodic}) {
+    Image vol = randomImage({14, 40, 36}, 12);
+    DeconvolveParams p3;
+    p3.threeD = true;
+    p3.boundary = b;
+    p3.accelerate = b == Boundary::Periodic;
+    Both got = runBoth(gpu, vol, psf, p3);
+    Image want = cpu->richardsonLucy(vol, psf, p3);
+    EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << "3D boundary " << int(b);
+    EXPECT_LT(relativeL2(got.all, got.kernels), 1e-5) << "3D boundary " << int(b);
+    EXPECT_LT(relativeL2(got.kernels, want), 1e-4) << "3D boundary " << int(b);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Frames of benchmark size, where cuFFT picks other (multi-kernel) algorithms: run by hand on a
+// GPU machine with STACKLENS_LARGE_GPU_TESTS=1 (too big for CI's small-test budget).
+TEST(CudaRlCallbacks, LargeFramesMatchSeparateKernels) {
+  if (!backends().gpu) GTEST_SKIP() << backends().why;
+  const char* large = std::getenv("STACKLENS_LARGE_GPU_TESTS");
+  if (!large || std::string(large) != "1") GTEST_SKIP() << "set STACKLENS_LARGE_GPU_TESTS=1";
+  Backend* gpu = backends().gpu.get();
+  Image psf = gaussianPsf(2.0, 2.0, 2.0);
+  DeconvolveParams p;
+  p.iterations = 20;
+  Image plane = randomImage({1, 2048, 2048}, 21);
+  Both got = runBoth(gpu, plane, psf, p);
+  EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << "2048² periodic";
+  p.boundary = Boundary::Reflect;
+  got = runBoth(gpu, plane, psf, p);
+  EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << "2048² reflect";
+  Image vol = randomImage({128, 512, 512}, 22);
+  p.threeD = true;
+  p.boundary = Boundary::Periodic;
+  got = runBoth(gpu, vol, psf, p);
+  EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << "128×512² periodic";
+}
+
+}  // namespace
