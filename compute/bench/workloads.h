@@ -21,7 +21,8 @@ struct Result {
   // Filled in for backends that copy (CUDA); median_s then covers the operation and
   // synchronize() only, never the copies. kernel: the backend's own device time
   // (Backend::lastDeviceMs, CUDA events) when it measures one, else median_s; transfer: upload +
-  // download of input and result; inclusive: host float32 in → host float32 out, all of it.
+  // download of input and result; inclusive: the operation called on the host input, host float32
+  // in → host float32 out, as the backend does it (its copies may overlap its computation).
   std::optional<double> kernelMedianSeconds, transferMedianSeconds, inclusiveMedianSeconds;
   std::string error;  // non-empty when the workload failed (e.g. an operation not implemented)
 };
