@@ -14,31 +14,13 @@
 #include <vector>
 
 #include "compute/backend.h"
+#include "tests/compute/gpu_test_backends.h"
 
 using namespace stacklens::compute;
 
 namespace {
 
-Backend* sharedGpu(std::string* why) {
-  static std::string reason;
-  static std::unique_ptr<Backend> gpu = [] {
-    std::unique_ptr<Backend> b;
-    if (cudaUsable(&reason)) b = makeCudaBackend();
-    return b;
-  }();
-  if (why) *why = reason;
-  return gpu.get();
-}
-
-class CudaOps : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string why;
-    gpu = sharedGpu(&why);
-    if (!gpu) GTEST_SKIP() << why;
-  }
-  Backend* gpu = nullptr;
-};
+class CudaOps : public stacklens::testing::GpuTest {};
 
 Image randomImage(Shape s, unsigned seed, float lo = 0.f, float hi = 1.f) {
   std::mt19937 rng(seed);

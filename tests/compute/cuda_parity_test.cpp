@@ -10,35 +10,14 @@
 #include <string>
 
 #include "compute/backend.h"
+#include "tests/compute/gpu_test_backends.h"
 
 using namespace stacklens::compute;
 
 namespace {
 
-struct Backends {
-  std::unique_ptr<Backend> cpu, gpu;
-  std::string why;
-};
-
-Backends& backends() {
-  static Backends b = [] {
-    Backends x;
-    if (cudaUsable(&x.why)) {
-      x.gpu = makeCudaBackend();
-      x.cpu = makeCpuBackend();
-    }
-    return x;
-  }();
-  return b;
-}
-
-class CudaParity : public ::testing::Test {
+class CudaParity : public stacklens::testing::GpuTest {
  protected:
-  void SetUp() override {
-    if (!backends().gpu) GTEST_SKIP() << backends().why;
-    cpu = backends().cpu.get();
-    gpu = backends().gpu.get();
-  }
   // The CPU result, or a skip while the CPU operation is still a placeholder.
   template <class F>
   auto cpuOr(F f) -> decltype(f()) {
@@ -50,8 +29,6 @@ class CudaParity : public ::testing::Test {
       throw;
     }
   }
-  Backend* cpu = nullptr;
-  Backend* gpu = nullptr;
 };
 
 #define CPU_OR_SKIP(var, expr)                                                  \

@@ -8,31 +8,13 @@
 #include <vector>
 
 #include "compute/backend.h"
+#include "tests/compute/gpu_test_backends.h"
 
 using namespace stacklens::compute;
 
 namespace {
 
-Backend* sharedGpu(std::string* why) {
-  static std::string reason;
-  static std::unique_ptr<Backend> gpu = [] {
-    std::unique_ptr<Backend> b;
-    if (cudaUsable(&reason)) b = makeCudaBackend();
-    return b;
-  }();
-  if (why) *why = reason;
-  return gpu.get();
-}
-
-class CudaReference : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string why;
-    gpu = sharedGpu(&why);
-    if (!gpu) GTEST_SKIP() << why;
-  }
-  Backend* gpu = nullptr;
-};
+class CudaReference : public stacklens::testing::GpuTest {};
 
 template <class T>
 std::vector<T> readRaw(const std::string& name, size_t count) {

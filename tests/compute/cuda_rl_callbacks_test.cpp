@@ -10,27 +10,13 @@
 #include <string>
 
 #include "compute/backend.h"
+#include "tests/compute/gpu_test_backends.h"
 
 using namespace stacklens::compute;
 
 namespace {
 
-struct Backends {
-  std::unique_ptr<Backend> cpu, gpu;
-  std::string why;
-};
-
-Backends& backends() {
-  static Backends b = [] {
-    Backends x;
-    if (cudaUsable(&x.why)) {
-      x.gpu = makeCudaBackend();
-      x.cpu = makeCpuBackend();
-    }
-    return x;
-  }();
-  return b;
-}
+using stacklens::testing::testBackends;
 
 Image randomImage(Shape s, unsigned seed) {
   std::mt19937 rng(seed);
@@ -69,9 +55,9 @@ Both runBoth(Backend* gpu, const Image& in, const Image& psf, const DeconvolvePa
 }
 
 TEST(CudaRlCallbacks, MatchSeparateKernelsAndTheCpu) {
-  if (!backends().gpu) GTEST_SKIP() << backends().why;
-  Backend* cpu = backends().cpu.get();
-  Backend* gpu = backends().gpu.get();
+  if (!testBackends().gpu) GTEST_SKIP() << testBackends().why;
+  Backend* cpu = testBackends().cpu.get();
+  Backend* gpu = testBackends().gpu.get();
   // An odd-sized stack: the reflect and zero frames are padded to 2,3,5,7-smooth lengths.
   Image in = randomImage({2, 97, 83}, 11);
   Image psf = gaussianPsf(1.0, 2.0, 1.5);
@@ -111,10 +97,10 @@ namespace {
 // Frames of benchmark size, where cuFFT picks other (multi-kernel) algorithms: run by hand on a
 // GPU machine with STACKLENS_LARGE_GPU_TESTS=1 (too big for CI's small-test budget).
 TEST(CudaRlCallbacks, LargeFramesMatchSeparateKernels) {
-  if (!backends().gpu) GTEST_SKIP() << backends().why;
+  if (!testBackends().gpu) GTEST_SKIP() << testBackends().why;
   const char* large = std::getenv("STACKLENS_LARGE_GPU_TESTS");
   if (!large || std::string(large) != "1") GTEST_SKIP() << "set STACKLENS_LARGE_GPU_TESTS=1";
-  Backend* gpu = backends().gpu.get();
+  Backend* gpu = testBackends().gpu.get();
   Image psf = gaussianPsf(2.0, 2.0, 2.0);
   DeconvolveParams p;
   p.iterations = 20;

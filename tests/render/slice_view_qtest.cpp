@@ -16,6 +16,7 @@
 #include "render/cuda_texture_sink.h"
 #endif
 #include "render/slice_view.h"
+#include "tests/render/gl_qtest_main.h"
 
 using namespace stacklens::render;
 
@@ -248,14 +249,6 @@ class SliceViewTest : public QObject {
   }
 };
 
-int main(int argc, char** argv) {
-  QSurfaceFormat format;
-  format.setVersion(3, 3);
-  format.setProfile(QSurfaceFormat::CoreProfile);
-  QSurfaceFormat::setDefaultFormat(format);
-  QApplication app(argc, argv);
-  SliceViewTest test;
-  return QTest::qExec(&test, argc, argv);
-}
+STACKLENS_GL_QTEST_MAIN(SliceViewTest)
 
 #include "slice_view_qtest.moc"

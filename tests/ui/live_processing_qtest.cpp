@@ -6,6 +6,7 @@
 #include <QSurfaceFormat>
 #include <QtTest>
 
+#include "tests/render/gl_qtest_main.h"
 #include "tests/ui/memory_stack.h"
 #include "ui/live_processing.h"
 
@@ -111,14 +112,6 @@ class LiveProcessingTest : public QObject {
   }
 };
 
-int main(int argc, char** argv) {
-  QSurfaceFormat format;
-  format.setVersion(3, 3);
-  format.setProfile(QSurfaceFormat::CoreProfile);
-  QSurfaceFormat::setDefaultFormat(format);
-  QApplication app(argc, argv);
-  LiveProcessingTest test;
-  return QTest::qExec(&test, argc, argv);
-}
+STACKLENS_GL_QTEST_MAIN(LiveProcessingTest)
 
 #include "live_processing_qtest.moc"

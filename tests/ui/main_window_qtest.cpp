@@ -11,6 +11,7 @@
 
 #include "io/stack_writer.h"
 #include "render/colormap.h"
+#include "tests/render/gl_qtest_main.h"
 #include "ui/header_dialog.h"
 #include "ui/main_window.h"
 
@@ -342,14 +343,6 @@ class MainWindowTest : public QObject {
   }
 };
 
-int main(int argc, char** argv) {
-  QSurfaceFormat format;
-  format.setVersion(3, 3);
-  format.setProfile(QSurfaceFormat::CoreProfile);
-  QSurfaceFormat::setDefaultFormat(format);
-  QApplication app(argc, argv);
-  MainWindowTest test;
-  return QTest::qExec(&test, argc, argv);
-}
+STACKLENS_GL_QTEST_MAIN(MainWindowTest)
 
 #include "main_window_qtest.moc"

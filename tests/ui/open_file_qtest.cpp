@@ -11,6 +11,7 @@
 #include <QtTest>
 #include <cstring>
 
+#include "tests/render/gl_qtest_main.h"
 #include "ui/main_window.h"
 
 using namespace stacklens;
@@ -172,14 +173,6 @@ class OpenFileTest : public QObject {
   }
 };
 
-int main(int argc, char** argv) {
-  QSurfaceFormat format;
-  format.setVersion(3, 3);
-  format.setProfile(QSurfaceFormat::CoreProfile);
-  QSurfaceFormat::setDefaultFormat(format);
-  QApplication app(argc, argv);
-  OpenFileTest test;
-  return QTest::qExec(&test, argc, argv);
-}
+STACKLENS_GL_QTEST_MAIN(OpenFileTest)
 
 #include "open_file_qtest.moc"
