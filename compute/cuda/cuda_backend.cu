@@ -80,17 +80,8 @@ class CudaBackend final : public Backend {
   Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                        const Job& job) override {
     const bool twoD = !p.threeD && everySliceHasFiniteValue(in);
-    // The output per voxel; per chunk the solver's arrays for one slice's FFT frame (as
-    // cuda_deconvolve.cu plans them: padded by half the PSF on each side, then to a 2,3,5,7-smooth
-    // length; that file checks its own need again and a chunk too large is halved).
-    const Shape ps = psf.shape();
-    auto frameLength = [&](int64_t n, int64_t psfN) {
-      return p.boundary == Boundary::Periodic ? n : smoothAtLeast(n + 2 * (psfN / 2));
-    };
-    const size_t frame =
-        size_t(frameLength(in.shape().y, ps.y)) * size_t(frameLength(in.shape().x, ps.x));
-    const size_t solverBytes = 28 + (p.tvLambda > 0 ? 4 : 0) + (p.accelerate ? 12 : 0);
-    cuda::SliceWork work{4, solverBytes * frame};
+    // The output per voxel; per chunk the solver's arrays for one slice's FFT frame.
+    cuda::SliceWork work{4, cuda::richardsonLucySliceBytes(in.shape(), psf.shape(), p)};
     return sliceWise(
         "Richardson-Lucy", in, twoD, work, job,
         [&](const Image& part, const Job& sub) {
@@ -229,15 +220,6 @@ class CudaBackend final : public Backend {
       return run.result;
     } catch (const cuda::DeviceOutOfMemory& e) {
       return fallBack(what, e.what(), cpu);
-    }
-  }
-
-  static int64_t smoothAtLeast(int64_t n) {
-    for (;; ++n) {
-      int64_t m = n;
-      for (int64_t f : {2, 3, 5, 7})
-        while (m % f == 0) m /= f;
-      if (m == 1) return n;
     }
   }
 

@@ -186,6 +186,9 @@ void readBack(const ContextPtr& ctx, T* host, const T* device, size_t n) {
 Image gaussianBlur(const ContextPtr& ctx, const Image& in, const BlurParams& p, const Job& job);
 Image richardsonLucy(const ContextPtr& ctx, const Image& in, const Image& psf,
                      const DeconvolveParams& p, const Job& job);
+// Device bytes Richardson–Lucy needs for one slice of `slice` deconvolved in 2D (its padded FFT
+// frame times the solver's arrays), for planning how many slices fit the memory budget.
+size_t richardsonLucySliceBytes(Shape slice, Shape psf, const DeconvolveParams& p);
 ClipStats sigmaClip(const ContextPtr& ctx, const Image& in, const ClipParams& p, const Job& job);
 // Sigma-clipped statistics of n device values (non-finite values ignored).
 ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,

@@ -529,6 +529,14 @@ class RichardsonLucySolver {
 
 }  // namespace
 
+size_t richardsonLucySliceBytes(Shape slice, Shape psf, const DeconvolveParams& p) {
+  DeconvolveParams twoD = p;
+  twoD.threeD = false;
+  const Dims frame =
+      RichardsonLucySolver::frameFor({1, slice.y, slice.x}, {1, psf.y, psf.x}, twoD, nullptr);
+  return RichardsonLucySolver::bytesPerVoxel(p) * static_cast<size_t>(frame.count());
+}
+
 Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psfInput,
                      const DeconvolveParams& p, const Job& job) {
   if (p.iterations < 1)
