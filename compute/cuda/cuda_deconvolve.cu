@@ -23,6 +23,7 @@
 
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/cuda_rl_fused.cuh"
 #include "compute/cuda/lto/rl_callback_args.h"
 #include "rl_callbacks_fatbin.h"
 
@@ -324,6 +325,14 @@ unsigned callbackMask(Dims frame) {
   return mask;
 }
 
+// Our fused FFT passes (cuda_rl_fused.cu) for 2D frames with power-of-two sides, unless
+// STACKLENS_CUDA_RL_FFT=cufft asks for cuFFT (for comparisons).
+bool useFusedTransforms(Dims frame) {
+  if (frame.z != 1 || !FusedRlTransforms::supports(frame.y, frame.x)) return false;
+  const char* env = std::getenv("STACKLENS_CUDA_RL_FFT");
+  return !(env && std::strcmp(env, "cufft") == 0);
+}
+
 bool isSmooth(int64_t n) {
   for (int64_t f : {2, 3, 5, 7})
     while (n % f == 0) n /= f;
@@ -375,8 +384,6 @@ class RichardsonLucySolver {
     observed_ = DeviceArray<float>(ctx, n_);
     estimate_ = DeviceArray<float>(ctx, n_);
     work_ = DeviceArray<float>(ctx, n_);
-    spectrum_ = DeviceArray<cufftComplex>(ctx, nc_);
-    otf_ = DeviceArray<cufftComplex>(ctx, nc_);
     if (p.tvLambda > 0) divergence_ = DeviceArray<float>(ctx, n_);
     if (p.accelerate) {
       previous_ = DeviceArray<float>(ctx, n_);
@@ -389,6 +396,12 @@ class RichardsonLucySolver {
     SL_CUDA(cudaMemsetAsync(work_.get(), 0, n_ * sizeof(float), st));
     placePsf<<<blocksFor(psfDims.count(), 256), 256, 0, st>>>(psf, psfDims, work_.get(), frame_);
     SL_LAUNCHED();
+    if (useFusedTransforms(frame_)) {
+      fused_ = std::make_unique<FusedRlTransforms>(ctx, frame_.y, frame_.x, work_.get());
+      return;
+    }
+    spectrum_ = DeviceArray<cufftComplex>(ctx, nc_);
+    otf_ = DeviceArray<cufftComplex>(ctx, nc_);
     callbackMask_ = callbackMask(frame_);
     if (callbackMask_) callbacks_ = callbackPlans(ctx, frame_);
     if (!callbacks_) callbackMask_ = 0;
@@ -440,13 +453,18 @@ class RichardsonLucySolver {
       }
     } guard{done};
     bool haveChange = false;
+    if (fused_) fused_->forward(estimate_.get());
     for (int k = 0; k < p_.iterations; ++k) {
       if (k >= kAhead) {
         SL_CUDA(cudaEventSynchronize(done[k - kAhead]));
         job.report(progressBase + progressSpan * (k - kAhead + 1) / p_.iterations);
       }
       job.checkCancelled();
-      step();
+      const bool last = k + 1 == p_.iterations;
+      if (fused_)
+        fusedStep(/*forwardNext=*/!last && !p_.accelerate);
+      else
+        step();
       if (p_.accelerate && k + 1 < p_.iterations) {
         const double* dots = nullptr;
         if (haveChange) {
@@ -458,6 +476,7 @@ class RichardsonLucySolver {
         }
         extrapolate<<<blocks, 256, 0, st>>>(estimate_.get(), previous_.get(), n_, dots);
         SL_LAUNCHED();
+        if (fused_) fused_->forward(estimate_.get());
         std::swap(change_, changePrevious_);
         haveChange = true;
       }
@@ -472,6 +491,21 @@ class RichardsonLucySolver {
   }
 
  private:
+  // An iteration on the fused passes; the spectrum holds the estimate's row transforms on entry
+  // and, when forwardNext, the new estimate's on return.
+  void fusedStep(bool forwardNext) {
+    float* est = estimate_.get();
+    const bool tv = p_.tvLambda > 0;
+    if (tv) {
+      tvDivergence<<<blocksFor(n_, 256), 256, 0, ctx_->stream()>>>(est, divergence_.get(), frame_);
+      SL_LAUNCHED();
+    }
+    fused_->blurAndRatio(observed_.get(), p_.epsilon);
+    fused_->correlateAndUpdate(est, tv ? divergence_.get() : nullptr,
+                               static_cast<float>(p_.tvLambda),
+                               p_.accelerate ? change_.get() : nullptr, forwardNext);
+  }
+
   void step() {
     cudaStream_t st = ctx_->stream();
     const unsigned blocks = blocksFor(n_, 256), cblocks = blocksFor(nc_, 256);
@@ -525,6 +559,7 @@ class RichardsonLucySolver {
   DeviceArray<float> observed_, estimate_, work_, divergence_, previous_, change_, changePrevious_;
   DeviceArray<cufftComplex> spectrum_, otf_;
   DeviceArray<double> dots_;
+  std::unique_ptr<FusedRlTransforms> fused_;
 };
 
 }  // namespace

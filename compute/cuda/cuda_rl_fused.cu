@@ -1,0 +1,355 @@
+// Richardson–Lucy's fused FFT passes for power-of-two 2D frames (see cuda_rl_fused.cuh). The
+// spectrum is kept as height rows of width/2 + 1 complex values (pitch rounded up to 8 values,
+// 64 bytes, for aligned column accesses); the 1/(height·width) normalisation is in the OTF.
+#include <atomic>
+#include <cmath>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "compute/cuda/block_fft.cuh"
+#include "compute/cuda/cuda_rl_fused.cuh"
+
+namespace stacklens::compute::cuda {
+namespace {
+
+using blockfft::kValuesPerThread;
+using blockfft::Line;
+using blockfft::stagePosition;
+
+enum class RowMode { Forward, Ratio, Update };
+enum class ColumnMode { Convolve, Correlate, ForwardScaled };
+
+struct RowArgs {
+  float2* spectrum;
+  int64_t pitch;
+  const float2* roots;  // width-point roots
+  const float* source;  // Forward: the real frame
+  const float* observed;
+  float epsilon;  // Ratio
+  float* estimate;
+  const float* divergence;
+  float lambda;
+  float* change;
+  bool forwardAfter;  // Update
+};
+
+struct ColumnArgs {
+  const float2* in;
+  float2* out;
+  const float2* otf;
+  int64_t pitch;
+  int columns;          // width/2 + 1
+  const float2* roots;  // height-point roots
+  float scale;          // ForwardScaled
+};
+
+// Rows of real length 2L per block: a row is L/16 threads; 256 threads when rows are short.
+template <int L>
+constexpr int rowsPerBlock() {
+  return L / 16 >= 256 ? 1 : 256 / (L / 16);
+}
+// Columns per block: adjacent columns make the global accesses of a row segment contiguous
+// (4 columns: 32 bytes); fewer threads per column want more columns, and 4096-long columns
+// take 2 so that a block of 512 threads keeps its 16 values per thread in registers.
+template <int L>
+constexpr int columnsPerBlock() {
+  return L >= 4096 ? 2 : L >= 2048 ? 4 : L >= 512 ? 8 : L >= 128 ? 16 : 32;
+}
+
+// Blocks of `threads` per SM the register allocation must allow: 1024 resident threads (64
+// registers each), since the passes wait on memory between their compute phases and more
+// resident warps hide that.
+constexpr int minBlocks(int threads, int residentThreads = 1024) {
+  return threads >= residentThreads ? 1 : residentThreads / threads;
+}
+
+__device__ __forceinline__ Line lineAt(float2* shared, int index, int length) {
+  return Line{shared + index * blockfft::lineValues(length)};
+}
+
+// One row y of the frame (real length 2L, spectrum L + 1 values). Forward: the real row → its
+// half spectrum. Ratio/Update: the half spectrum → the real row (inverse real FFT), the
+// element-wise step, and (Ratio always, Update when asked) the forward transform of the result.
+// A real FFT of length 2L is a complex FFT of length L of z[n] = u[2n] + i·u[2n+1] with a
+// pre/post step pairing the values k and L − k.
+template <int L, RowMode Mode>
+__global__ void __launch_bounds__(rowsPerBlock<L>() * (L / 16),
+                                  minBlocks(rowsPerBlock<L>() * (L / 16), 768)) rowPass(RowArgs a) {
+  extern __shared__ float2 shared[];
+  constexpr int T = L / 16;
+  const int t = threadIdx.x % T;
+  const int64_t y = int64_t(blockIdx.x) * rowsPerBlock<L>() + threadIdx.x / T;
+  const Line line = lineAt(shared, threadIdx.x / T, L);
+  float2* row = a.spectrum + y * a.pitch;
+  float2 v[kValuesPerThread];
+  if constexpr (Mode == RowMode::Forward) {
+    const float2* src = reinterpret_cast<const float2*>(a.source + y * 2 * L);
+#pragma unroll
+    for (int r = 0; r < 16; ++r) v[r] = src[stagePosition<L, 16>(t, 0, r)];
+  } else {
+    // Z[n] = E + i·O, E = X[n] + conj(X[L−n]), O = (X[n] − conj(X[L−n]))·e^(+2πi n / 2L);
+    // X[n] and X[L−n] straight from global memory (the second read of a row hits L1).
+    constexpr int R0 = blockfft::lastForwardRadix<L>();
+    float2 partner[kValuesPerThread];
+#pragma unroll
+    for (int b = 0; b < kValuesPerThread / R0; ++b)
+#pragma unroll
+      for (int r = 0; r < R0; ++r) {
+        const int n = stagePosition<L, R0>(t, b, r);
+        v[b * R0 + r] = row[n];
+        partner[b * R0 + r] = row[L - n];
+      }
+#pragma unroll
+    for (int b = 0; b < kValuesPerThread / R0; ++b)
+#pragma unroll
+      for (int r = 0; r < R0; ++r) {
+        const int n = stagePosition<L, R0>(t, b, r);
+        const float2 xk = v[b * R0 + r], xm = partner[b * R0 + r];
+        const float2 e = make_float2(xk.x + xm.x, xk.y - xm.y);
+        const float2 o =
+            blockfft::cmulConj(make_float2(xk.x - xm.x, xk.y + xm.y), __ldg(&a.roots[n]));
+        v[b * R0 + r] = make_float2(e.x - o.y, e.y + o.x);
+      }
+    blockfft::transform<L, true>(v, t, line, a.roots, 2);
+    // v[r] = (u[2n], u[2n+1]) at n = stagePosition<L, 16>(t, 0, r).
+    const int64_t rowStart = y * 2 * L;
+#pragma unroll
+    for (int r = 0; r < 16; ++r) {
+      const int64_t i = rowStart + 2 * stagePosition<L, 16>(t, 0, r);
+      if constexpr (Mode == RowMode::Ratio) {
+        const float2 o = *reinterpret_cast<const float2*>(a.observed + i);
+        v[r] = make_float2(o.x / fmaxf(v[r].x, a.epsilon), o.y / fmaxf(v[r].y, a.epsilon));
+      } else {
+        const float2 old = *reinterpret_cast<const float2*>(a.estimate + i);
+        float2 next = make_float2(old.x * v[r].x, old.y * v[r].y);
+        if (a.divergence) {
+          const float2 d = *reinterpret_cast<const float2*>(a.divergence + i);
+          next.x /= fmaxf(1.f - a.lambda * d.x, 1e-3f);
+          next.y /= fmaxf(1.f - a.lambda * d.y, 1e-3f);
+        }
+        next = make_float2(fmaxf(next.x, 0.f), fmaxf(next.y, 0.f));
+        if (a.change)
+          *reinterpret_cast<float2*>(a.change + i) = make_float2(next.x - old.x, next.y - old.y);
+        *reinterpret_cast<float2*>(a.estimate + i) = next;
+        v[r] = next;
+      }
+    }
+    if constexpr (Mode == RowMode::Update) {
+      if (!a.forwardAfter) return;  // the same for the whole grid
+    }
+  }
+  blockfft::transform<L, false>(v, t, line, a.roots, 2);
+  // X[k] = A + e^(−2πi k / 2L)·B, A = (Z[k] + conj(Z[L−k])) / 2, B = (Z[k] − conj(Z[L−k])) / 2i.
+  constexpr int RL = blockfft::lastForwardRadix<L>();
+  __syncthreads();
+#pragma unroll
+  for (int b = 0; b < kValuesPerThread / RL; ++b)
+#pragma unroll
+    for (int r = 0; r < RL; ++r) line.store(stagePosition<L, RL>(t, b, r), v[b * RL + r]);
+  __syncthreads();
+#pragma unroll
+  for (int m = 0; m < 16; ++m) {
+    const int k = t + m * T;
+    const float2 zk = line.load(k), zm = line.load((L - k) & (L - 1));
+    const float2 sum = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
+    const float2 half = make_float2(0.5f * (zk.y + zm.y), -0.5f * (zk.x - zm.x));
+    const float2 w = __ldg(&a.roots[k]);
+    row[k] = blockfft::operator+(sum, blockfft::cmul(w, half));
+  }
+  if (t == 0) {
+    const float2 z0 = line.load(0);
+    row[L] = make_float2(z0.x - z0.y, 0.f);
+  }
+}
+
+// Columns blockIdx.x·C … of the spectrum (length L = height): forward FFT along y, then ·OTF
+// and the inverse FFT (Convolve, Correlate with conj(OTF)), or ·scale into `out`
+// (ForwardScaled: making the OTF).
+template <int L, ColumnMode Mode>
+__global__ void __launch_bounds__(columnsPerBlock<L>() * (L / 16),
+                                  minBlocks(columnsPerBlock<L>() * (L / 16)))
+    columnPass(ColumnArgs a) {
+  extern __shared__ float2 shared[];
+  constexpr int C = columnsPerBlock<L>();
+  const int c = threadIdx.x % C, t = threadIdx.x / C;
+  const int k = blockIdx.x * C + c;
+  const bool valid = k < a.columns;
+  const Line line = lineAt(shared, c, L);
+  float2 v[kValuesPerThread];
+#pragma unroll
+  for (int r = 0; r < 16; ++r)
+    v[r] = valid ? a.in[stagePosition<L, 16>(t, 0, r) * a.pitch + k] : make_float2(0.f, 0.f);
+  blockfft::transform<L, false>(v, t, line, a.roots, 1);
+  constexpr int RL = blockfft::lastForwardRadix<L>();
+#pragma unroll
+  for (int b = 0; b < kValuesPerThread / RL; ++b)
+#pragma unroll
+    for (int r = 0; r < RL; ++r) {
+      const int64_t at = stagePosition<L, RL>(t, b, r) * a.pitch + k;
+      float2& x = v[b * RL + r];
+      if constexpr (Mode == ColumnMode::ForwardScaled) {
+        if (valid) a.out[at] = make_float2(x.x * a.scale, x.y * a.scale);
+      } else {
+        const float2 o = valid ? a.otf[at] : make_float2(0.f, 0.f);
+        x = Mode == ColumnMode::Correlate ? blockfft::cmulConj(x, o) : blockfft::cmul(x, o);
+      }
+    }
+  if constexpr (Mode != ColumnMode::ForwardScaled) {
+    blockfft::transform<L, true>(v, t, line, a.roots, 1);
+#pragma unroll
+    for (int r = 0; r < 16; ++r)
+      if (valid) a.out[stagePosition<L, 16>(t, 0, r) * a.pitch + k] = v[r];
+  }
+}
+
+// Calls f(std::integral_constant<int, L>) for the supported length n.
+template <class F>
+void withLength(int64_t n, F&& f) {
+  switch (n) {
+    case 64:
+      return f(std::integral_constant<int, 64>{});
+    case 128:
+      return f(std::integral_constant<int, 128>{});
+    case 256:
+      return f(std::integral_constant<int, 256>{});
+    case 512:
+      return f(std::integral_constant<int, 512>{});
+    case 1024:
+      return f(std::integral_constant<int, 1024>{});
+    case 2048:
+      return f(std::integral_constant<int, 2048>{});
+    case 4096:
+      return f(std::integral_constant<int, 4096>{});
+    default:
+      throw CudaError("fused FFT: unsupported length " + std::to_string(n));
+  }
+}
+
+// Launches a kernel with `sharedBytes` of dynamic shared memory; `raised` is the caller's
+// once-per-kernel flag for lifting the 48 KiB default limit.
+template <class Kernel, class Args>
+void launch(Kernel kernel, unsigned blocks, unsigned threads, size_t sharedBytes,
+            cudaStream_t stream, const Args& args, std::atomic<bool>& raised) {
+  if (sharedBytes > (48u << 10) && !raised.load()) {
+    SL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(sharedBytes)));
+    raised = true;
+  }
+  kernel<<<blocks, threads, sharedBytes, stream>>>(args);
+  SL_LAUNCHED();
+}
+
+template <RowMode Mode>
+void runRows(int64_t height, int64_t width, const RowArgs& args, cudaStream_t stream) {
+  withLength(width / 2, [&](auto length) {
+    constexpr int L = decltype(length)::value;
+    constexpr int lines = rowsPerBlock<L>();
+    static std::atomic<bool> raised{false};  // per instantiation
+    launch(rowPass<L, Mode>, static_cast<unsigned>(height / lines), lines * (L / 16),
+           size_t(lines) * blockfft::lineValues(L) * sizeof(float2), stream, args, raised);
+  });
+}
+
+template <ColumnMode Mode>
+void runColumns(int64_t height, const ColumnArgs& args, cudaStream_t stream) {
+  withLength(height, [&](auto length) {
+    constexpr int L = decltype(length)::value;
+    constexpr int C = columnsPerBlock<L>();
+    static std::atomic<bool> raised{false};  // per instantiation
+    launch(columnPass<L, Mode>, static_cast<unsigned>((args.columns + C - 1) / C), C * (L / 16),
+           size_t(C) * blockfft::lineValues(L) * sizeof(float2), stream, args, raised);
+  });
+}
+
+// e^(−2πi j / n), j < n, as interleaved (cos, sin), computed in double.
+std::vector<float> unitRoots(int64_t n) {
+  std::vector<float> roots(2 * n);
+  for (int64_t j = 0; j < n; ++j) {
+    const double angle = -2.0 * M_PI * double(j) / double(n);
+    roots[2 * j] = static_cast<float>(std::cos(angle));
+    roots[2 * j + 1] = static_cast<float>(std::sin(angle));
+  }
+  return roots;
+}
+
+}  // namespace
+
+bool FusedRlTransforms::supports(int64_t height, int64_t width) {
+  return blockfft::isSupportedLength(height) && blockfft::isSupportedLength(width / 2) &&
+         width % 2 == 0;
+}
+
+FusedRlTransforms::FusedRlTransforms(const ContextPtr& ctx, int64_t height, int64_t width,
+                                     const float* placedPsf)
+    : ctx_(ctx), height_(height), width_(width), pitch_((width / 2 + 1 + 7) / 8 * 8) {
+  if (!supports(height, width))
+    throw CudaError("fused FFT: unsupported frame " + std::to_string(height) + "x" +
+                    std::to_string(width));
+  rowRoots_ = ctx->constants(unitRoots(width));
+  columnRoots_ = ctx->constants(unitRoots(height));
+  spectrum_ = DeviceArray<float>(ctx, size_t(2) * height * pitch_);
+  otf_ = DeviceArray<float>(ctx, size_t(2) * height * pitch_);
+  forward(placedPsf);
+  ColumnArgs c{};
+  c.in = reinterpret_cast<const float2*>(spectrum_.get());
+  c.out = reinterpret_cast<float2*>(otf_.get());
+  c.pitch = pitch_;
+  c.columns = static_cast<int>(width / 2 + 1);
+  c.roots = reinterpret_cast<const float2*>(columnRoots_);
+  c.scale = static_cast<float>(1.0 / (double(height) * double(width)));
+  runColumns<ColumnMode::ForwardScaled>(height_, c, ctx_->stream());
+}
+
+void FusedRlTransforms::forward(const float* estimate) {
+  RowArgs r{};
+  r.spectrum = reinterpret_cast<float2*>(spectrum_.get());
+  r.pitch = pitch_;
+  r.roots = reinterpret_cast<const float2*>(rowRoots_);
+  r.source = estimate;
+  runRows<RowMode::Forward>(height_, width_, r, ctx_->stream());
+}
+
+void FusedRlTransforms::blurAndRatio(const float* observed, float epsilon) {
+  float2* spectrum = reinterpret_cast<float2*>(spectrum_.get());
+  ColumnArgs c{spectrum,
+               spectrum,
+               reinterpret_cast<const float2*>(otf_.get()),
+               pitch_,
+               static_cast<int>(width_ / 2 + 1),
+               reinterpret_cast<const float2*>(columnRoots_),
+               1.f};
+  runColumns<ColumnMode::Convolve>(height_, c, ctx_->stream());
+  RowArgs r{};
+  r.spectrum = spectrum;
+  r.pitch = pitch_;
+  r.roots = reinterpret_cast<const float2*>(rowRoots_);
+  r.observed = observed;
+  r.epsilon = epsilon;
+  runRows<RowMode::Ratio>(height_, width_, r, ctx_->stream());
+}
+
+void FusedRlTransforms::correlateAndUpdate(float* estimate, const float* divergence, float lambda,
+                                           float* change, bool forwardNext) {
+  float2* spectrum = reinterpret_cast<float2*>(spectrum_.get());
+  ColumnArgs c{spectrum,
+               spectrum,
+               reinterpret_cast<const float2*>(otf_.get()),
+               pitch_,
+               static_cast<int>(width_ / 2 + 1),
+               reinterpret_cast<const float2*>(columnRoots_),
+               1.f};
+  runColumns<ColumnMode::Correlate>(height_, c, ctx_->stream());
+  RowArgs r{};
+  r.spectrum = spectrum;
+  r.pitch = pitch_;
+  r.roots = reinterpret_cast<const float2*>(rowRoots_);
+  r.estimate = estimate;
+  r.divergence = divergence;
+  r.lambda = lambda;
+  r.change = change;
+  r.forwardAfter = forwardNext;
+  runRows<RowMode::Update>(height_, width_, r, ctx_->stream());
+}
+
+}  // namespace stacklens::compute::cuda

@@ -1,0 +1,109 @@
+// Richardson–Lucy on our fused FFT passes (power-of-two 2D frames, compute/cuda/cuda_rl_fused.cu)
+// against the same solver on cuFFT (STACKLENS_CUDA_RL_FFT=cufft) and against the CPU backend
+// (FFTW): every supported row and column length, an asymmetric PSF (so that the adjoint's
+// conjugate and the axes' orientation matter), every boundary whose frame is a power of two, TV
+// and the acceleration. Skipped without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "compute/backend.h"
+#include "tests/compute/gpu_test_backends.h"
+
+using namespace stacklens::compute;
+
+namespace {
+
+using stacklens::testing::GpuTest;
+
+Image randomImage(Shape s, unsigned seed, float lo = 0.1f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, 1.f);
+  Image im = Image::host(s);
+  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
+  return im;
+}
+
+double relativeL2(const Image& a, const Image& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < a.shape().count(); ++i) {
+    double d = double(a.data()[i]) - double(b.data()[i]);
+    num += d * d;
+    den += double(b.data()[i]) * double(b.data()[i]);
+  }
+  return std::sqrt(num / den);
+}
+
+struct Results {
+  Image fused, cufft;
+};
+Results runBoth(Backend* gpu, const Image& in, const Image& psf, const DeconvolveParams& p) {
+  Results r;
+  unsetenv("STACKLENS_CUDA_RL_FFT");
+  r.fused = gpu->download(gpu->richardsonLucy(in, psf, p));
+  setenv("STACKLENS_CUDA_RL_FFT", "cufft", 1);
+  r.cufft = gpu->download(gpu->richardsonLucy(in, psf, p));
+  unsetenv("STACKLENS_CUDA_RL_FFT");
+  return r;
+}
+
+using CudaRlFused = GpuTest;
+
+// Frames pairing every column length 64 … 4096 with every row length 128 … 8192.
+TEST_F(CudaRlFused, EveryLengthMatchesCufft) {
+  Image psf = randomImage({1, 7, 5}, 3);
+  DeconvolveParams p;
+  p.iterations = 3;
+  p.boundary = Boundary::Periodic;
+  for (int64_t h = 64; h <= 4096; h *= 2) {
+    const int64_t w = 64 * 8192 / h;
+    Image in = randomImage({1, h, w}, static_cast<unsigned>(h));
+    Results r = runBoth(gpu, in, psf, p);
+    const double d = relativeL2(r.fused, r.cufft);
+    EXPECT_LT(d, 1e-5) << h << "x" << w;
+    // A broken transform gives a result far from the input's scale, not 1e-5 away.
+    EXPECT_GT(relativeL2(r.fused, in), 1e-3) << h << "x" << w;
+  }
+}
+
+// Boundaries whose padded frames are powers of two (226 + 2·15 = 256, 98 + 30 = 128), the options,
+// two slices through one solver; against cuFFT and the CPU backend.
+TEST_F(CudaRlFused, OptionsAndBoundariesMatchCufftAndCpu) {
+  Image in = randomImage({2, 226, 98}, 5);
+  Image psf = randomImage({1, 31, 31}, 6, 0.f);
+  Image periodicIn = randomImage({2, 128, 256}, 7);
+  for (Boundary b : {Boundary::Reflect, Boundary::Zero, Boundary::Periodic})
+    for (int variant = 0; variant < 3; ++variant) {
+      DeconvolveParams p;
+      p.iterations = 20;
+      p.boundary = b;
+      p.accelerate = variant == 1;
+      p.tvLambda = variant == 2 ? 0.002 : 0.0;
+      const Image& x = b == Boundary::Periodic ? periodicIn : in;
+      Results r = runBoth(gpu, x, psf, p);
+      Image want = cpu->richardsonLucy(x, psf, p);
+      const std::string what =
+          "boundary " + std::to_string(int(b)) + " variant " + std::to_string(variant);
+      EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << what;
+      EXPECT_LT(relativeL2(r.fused, want), 1e-4) << what;
+    }
+}
+
+// The benchmark's frame (2048², 20 iterations): by hand with STACKLENS_LARGE_GPU_TESTS=1.
+TEST_F(CudaRlFused, BenchmarkFrameMatchesCufft) {
+  const char* large = std::getenv("STACKLENS_LARGE_GPU_TESTS");
+  if (!large || std::string(large) != "1") GTEST_SKIP() << "set STACKLENS_LARGE_GPU_TESTS=1";
+  Image in = randomImage({1, 2048, 2048}, 9);
+  Image psf = gaussianPsf(3.0, 3.0, 3.0);
+  DeconvolveParams p;
+  p.iterations = 20;
+  p.boundary = Boundary::Periodic;
+  Results r = runBoth(gpu, in, psf, p);
+  EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5);
+}
+
+}  // namespace
