@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 #include "compute/cuda/cuda_context.cuh"
@@ -182,8 +183,8 @@ void* Context::allocate(size_t bytes) {
   if (err != cudaSuccess) {
     cudaGetLastError();
     std::ostringstream msg;
-    msg << "cannot allocate " << (bytes >> 20) << " MiB on " << name_ << ": "
-        << cudaGetErrorString(err);
+    msg << "cannot allocate " << std::fixed << std::setprecision(1) << double(bytes) / (1 << 20)
+        << " MiB on " << name_ << ": " << cudaGetErrorString(err);
     if (simulatedCapacity_ != 0)
       msg << " (simulated capacity of " << (simulatedCapacity_ >> 10) << " KiB)";
     if (err == cudaErrorMemoryAllocation) throw DeviceOutOfMemory(msg.str());
