@@ -46,7 +46,8 @@ class Backend {
     return 0;
   }
   // Chunks of slices the last per-slice operation on a host stack went through the device in (1:
-  // one piece, or not chunked).
+  // one piece, or not chunked); for a device stack that did not fit whole, the groups of slices it
+  // was split into.
   virtual int lastChunkCount() const { return 1; }
 
   // Live slices (compute/live_processor.h): transfers without a staging copy. The defaults suit a

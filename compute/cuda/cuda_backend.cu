@@ -242,6 +242,7 @@ class CudaBackend final : public Backend {
     Image out = Image::host(s);
     out.spacing = in.spacing;
     int64_t group = (s.z + 1) / 2;
+    int groups = 0;
     for (int64_t z0 = 0; z0 < s.z;) {
       int64_t g = std::min(group, s.z - z0);
       Image part(Shape{g, s.y, s.x}, Location::Host,
@@ -251,11 +252,13 @@ class CudaBackend final : public Backend {
         Image r = downloadAny(gpu(part));
         std::copy(r.data(), r.data() + r.shape().count(), out.data() + z0 * s.sliceCount());
         z0 += g;
+        ++groups;
       } catch (const cuda::DeviceOutOfMemory&) {
         if (g == 1) throw;
         group = (g + 1) / 2;
       }
     }
+    lastChunks_ = groups;  // what lastChunkCount() reports for a split device stack
     return out;
   }
 

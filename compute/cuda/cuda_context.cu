@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 #include "compute/cuda/cuda_context.cuh"
@@ -66,6 +68,21 @@ std::string driverRelease() {
 }  // namespace
 
 Context::Context() {
+  // Read first: a bad value is refused before anything is allocated.
+  if (const char* mb = std::getenv("STACKLENS_CUDA_SIMULATED_CAPACITY_MB")) {
+    char* end = nullptr;
+    const double v = std::strtod(mb, &end);
+    if (end == mb || *end != '\0' || !(v > 0) || !(v < 1e9))
+      throw InvalidArgument(
+          std::string("STACKLENS_CUDA_SIMULATED_CAPACITY_MB must be a positive number of MiB "
+                      "(got '") +
+          mb + "')");
+    simulatedCapacity_ = static_cast<size_t>(v * double(1 << 20));
+    std::fprintf(stderr,
+                 "stacklens: simulating a GPU of %.2f MiB (STACKLENS_CUDA_SIMULATED_CAPACITY_MB) "
+                 "to test the out-of-memory handling\n",
+                 v);
+  }
   SL_CUDA(cudaGetDevice(&device_));
   cudaDeviceProp prop{};
   SL_CUDA(cudaGetDeviceProperties(&prop, device_));
@@ -104,8 +121,8 @@ Context::~Context() {
     cufftDestroy(p.forward);
     cufftDestroy(p.inverse);
   }
-  for (auto& [shape, area] : workAreas_) cudaFreeAsync(area, stream_);
-  for (auto& [values, p] : constants_) cudaFreeAsync(p, stream_);
+  for (auto& [shape, area] : workAreas_) release(area);
+  for (auto& [values, p] : constants_) release(p);
   cudaStreamSynchronize(stream_);
   for (int i = 0; i < 2; ++i) {
     cudaFreeHost(staging_[i]);
@@ -140,22 +157,36 @@ float* Context::pinnedStaging(int slot, size_t bytes) {
   return static_cast<float*>(pinned_[slot]);
 }
 
+cudaError_t Context::poolAllocate(void** p, size_t bytes) {
+  if (simulatedCapacity_ == 0) return cudaMallocAsync(p, bytes, pool_, stream_);
+  std::lock_guard<std::mutex> lock(liveMutex_);
+  if (bytes > simulatedCapacity_ - liveBytes_) return cudaErrorMemoryAllocation;
+  const cudaError_t err = cudaMallocAsync(p, bytes, pool_, stream_);
+  if (err == cudaSuccess) {
+    liveSizes_[*p] = bytes;
+    liveBytes_ += bytes;
+  }
+  return err;
+}
+
 void* Context::allocate(size_t bytes) {
   void* p = nullptr;
-  cudaError_t err = cudaMallocAsync(&p, bytes, pool_, stream_);
+  cudaError_t err = poolAllocate(&p, bytes);
   if (err == cudaErrorMemoryAllocation) {
     cudaGetLastError();
     // Cached FFT work areas and plans may be what fills the device: drop them and try once more.
     dropFftPlans();
     SL_CUDA(cudaStreamSynchronize(stream_));
     cudaMemPoolTrimTo(pool_, 0);
-    err = cudaMallocAsync(&p, bytes, pool_, stream_);
+    err = poolAllocate(&p, bytes);
   }
   if (err != cudaSuccess) {
     cudaGetLastError();
     std::ostringstream msg;
-    msg << "cannot allocate " << (bytes >> 20) << " MiB on " << name_ << ": "
-        << cudaGetErrorString(err);
+    msg << "cannot allocate " << std::fixed << std::setprecision(1) << double(bytes) / (1 << 20)
+        << " MiB on " << name_ << ": " << cudaGetErrorString(err);
+    if (simulatedCapacity_ != 0)
+      msg << " (simulated capacity of " << (simulatedCapacity_ >> 10) << " KiB)";
     if (err == cudaErrorMemoryAllocation) throw DeviceOutOfMemory(msg.str());
     throw CudaError(msg.str());
   }
@@ -163,7 +194,16 @@ void* Context::allocate(size_t bytes) {
 }
 
 void Context::release(void* p) {
-  if (p) cudaFreeAsync(p, stream_);  // no throw: called from deleters
+  if (!p) return;
+  if (simulatedCapacity_ != 0) {
+    std::lock_guard<std::mutex> lock(liveMutex_);
+    auto it = liveSizes_.find(p);
+    if (it != liveSizes_.end()) {
+      liveBytes_ -= it->second;
+      liveSizes_.erase(it);
+    }
+  }
+  cudaFreeAsync(p, stream_);  // no throw: called from deleters
 }
 
 Context::FftPlans& Context::fftPlans(int64_t nz, int64_t ny, int64_t nx) {
@@ -219,7 +259,7 @@ void Context::dropFftPlans() {
     cufftDestroy(p.inverse);
   }
   plans_.clear();
-  for (auto& [key, area] : workAreas_) cudaFreeAsync(area, stream_);
+  for (auto& [key, area] : workAreas_) release(area);
   workAreas_.clear();
 }
 

@@ -87,6 +87,13 @@ class Context {
   void* allocate(size_t bytes);
   void release(void* p);
 
+  // Fault injection for testing the out-of-memory paths (no real device runs out on demand):
+  // STACKLENS_CUDA_SIMULATED_CAPACITY_MB=N (MiB, fractions allowed), read when a context is made,
+  // makes allocate() fail exactly as a full device does once the bytes this context holds would
+  // exceed N MiB. The budget is not derived from it, so plans made from the budget meet the
+  // shortage as they would when another program takes the memory. 0 (unset): off, at no cost.
+  size_t simulatedCapacity() const { return simulatedCapacity_; }
+
   // A real-to-complex and a complex-to-real plan for one shape (2D when nz == 1), made once
   // and reused (the plan's work area comes from the pool and is shared by both directions).
   struct FftPlans {
@@ -130,6 +137,14 @@ class Context {
   static constexpr size_t kStagingBytes = size_t(16) << 20;
   void* staging_[2] = {nullptr, nullptr};
   cudaEvent_t stagingFree_[2] = {nullptr, nullptr};
+  // cudaMallocAsync, or its refusal when the simulated capacity would be exceeded.
+  cudaError_t poolAllocate(void** p, size_t bytes);
+  // The simulated capacity's bookkeeping (untouched when it is off); release() may run on any
+  // thread, from the deleters of buffers.
+  size_t simulatedCapacity_ = 0;
+  size_t liveBytes_ = 0;
+  std::map<void*, size_t> liveSizes_;
+  std::mutex liveMutex_;
 };
 
 using ContextPtr = std::shared_ptr<Context>;

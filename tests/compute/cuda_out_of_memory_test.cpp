@@ -1,0 +1,218 @@
+// The CUDA backend's out-of-memory paths, driven by a simulated device capacity
+// (STACKLENS_CUDA_SIMULATED_CAPACITY_MB, compute/cuda/cuda_context.cuh): the host-stack pipeline
+// halves its chunks, a device stack is split into halving groups of slices, and when not even one
+// slice fits the CPU runs the operation with a message; each result equals the CPU backend's.
+// Skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "compute/backend.h"
+#include "tests/compute/gpu_test_backends.h"
+
+using namespace stacklens::compute;
+
+namespace {
+
+constexpr const char* kCapacityVariable = "STACKLENS_CUDA_SIMULATED_CAPACITY_MB";
+// Large enough that the budget alone plans each stack below in a single chunk.
+constexpr size_t kBudget = size_t(256) << 20;
+
+// Sets an environment variable for its lifetime, then restores what was there.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) previous_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedVariable() {
+    if (previous_)
+      setenv(name_, previous_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> previous_;
+};
+
+// A CUDA backend whose context refuses allocations beyond `mib` MiB in all. The variable is set
+// only while the backend is made (the context reads it then), so no other backend sees it.
+std::unique_ptr<Backend> cudaBackendWithCapacity(double mib) {
+  std::unique_ptr<Backend> b;
+  {
+    ScopedVariable capacity(kCapacityVariable, std::to_string(mib));
+    b = makeCudaBackend();
+  }
+  b->setMemoryBudget(kBudget);
+  return b;
+}
+
+// Values in [0.1, 1), plus hot pixels for the median (Richardson-Lucy gets none, as in the
+// parity test that sets its 1e-4 tolerance).
+Image randomStack(Shape s, unsigned seed, bool hotPixels = true) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(0.1f, 1.f);
+  Image im = Image::host(s);
+  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
+  if (hotPixels)
+    for (int64_t i = 37; i < s.count(); i += 1013) im.data()[i] = 50.f;
+  return im;
+}
+
+Image copyOf(const Image& in) {
+  Image c = Image::host(in.shape());
+  std::memcpy(c.data(), in.data(), in.bytes());
+  c.spacing = in.spacing;
+  return c;
+}
+
+void expectIdentical(const Image& got, const Image& want, const char* what) {
+  ASSERT_TRUE(got.onHost()) << what;
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), want.bytes()), 0) << what;
+}
+
+double relativeL2(const Image& a, const Image& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < a.shape().count(); ++i) {
+    const double d = double(a.data()[i]) - double(b.data()[i]);
+    num += d * d;
+    den += double(b.data()[i]) * double(b.data()[i]);
+  }
+  return std::sqrt(num / den);
+}
+
+bool contains(const std::string& log, const char* text) {
+  return log.find(text) != std::string::npos;
+}
+
+class CudaOutOfMemory : public stacklens::testing::GpuTest {};
+
+// 16 slices of 128×128 (64 KiB each, 1 MiB in all); the budget plans them as one chunk, but the
+// pipeline's two input buffers for 16 slices alone (2 MiB) exceed the 1.5 MiB device, so the
+// pipeline must halve (to 8, then 4 or 2 slices per chunk; one slice with Richardson-Lucy's FFT
+// frame needs well under 1 MiB).
+TEST_F(CudaOutOfMemory, TheHostStackPipelineHalvesItsChunksAndMatchesTheCpu) {
+  const Shape shape{16, 128, 128};
+  const Image in = randomStack(shape, 11);
+  const Image before = copyOf(in);
+
+  // Without the simulated capacity the same budget goes in one chunk.
+  gpu->setMemoryBudget(kBudget);
+  gpu->medianFilter(in, 3);
+  EXPECT_EQ(gpu->lastChunkCount(), 1);
+  gpu->setMemoryBudget(0);
+
+  auto small = cudaBackendWithCapacity(1.5);
+  const Image wantMedian = cpu->medianFilter(in, 3);
+  ::testing::internal::CaptureStderr();
+  const Image median = small->download(small->medianFilter(in, 3));
+  const int medianChunks = small->lastChunkCount();
+  const std::string medianLog = ::testing::internal::GetCapturedStderr();
+  EXPECT_GT(medianChunks, 1) << medianLog;
+  EXPECT_TRUE(contains(medianLog, "out of GPU memory with chunks of 16 slices")) << medianLog;
+  EXPECT_TRUE(contains(medianLog, "simulated capacity")) << medianLog;
+  EXPECT_FALSE(contains(medianLog, "on the CPU")) << medianLog;
+  expectIdentical(median, wantMedian, "median through halved chunks");
+
+  const Image rlInput = randomStack(shape, 21, false);
+  const Image psf = gaussianPsf(0, 1.5, 1.5);
+  const DeconvolveParams p;  // 20 iterations, reflecting boundaries, 2D per slice
+  const Image wantRl = cpu->richardsonLucy(rlInput, psf, p);
+  ::testing::internal::CaptureStderr();
+  const Image rl = small->download(small->richardsonLucy(rlInput, psf, p));
+  const int rlChunks = small->lastChunkCount();
+  const std::string rlLog = ::testing::internal::GetCapturedStderr();
+  EXPECT_GT(rlChunks, 1) << rlLog;
+  EXPECT_TRUE(contains(rlLog, "out of GPU memory with chunks of 16 slices")) << rlLog;
+  EXPECT_FALSE(contains(rlLog, "on the CPU")) << rlLog;
+  ASSERT_TRUE(rl.onHost());
+  EXPECT_LT(relativeL2(rl, wantRl), 1e-4);
+
+  expectIdentical(in, before, "input after the operations");
+}
+
+// A device stack of 16 slices of 128×128 (1 MiB) on a 1.75 MiB device: its upload fits, but not
+// a whole-stack result beside it (2 MiB), nor a group of 8 slices' copy and result (1 MiB more);
+// groups of 4 (0.5 MiB more) do.
+TEST_F(CudaOutOfMemory, ADeviceStackIsSplitIntoHalvingGroupsOfSlicesAndMatchesTheCpu) {
+  const Shape shape{16, 128, 128};
+  const Image in = randomStack(shape, 12);
+  const Image want = cpu->medianFilter(in, 3);
+  auto small = cudaBackendWithCapacity(1.75);
+  const Image dev = small->upload(in);
+  ASSERT_FALSE(dev.onHost());
+  ::testing::internal::CaptureStderr();
+  const Image out = small->medianFilter(dev, 3);
+  const int groups = small->lastChunkCount();
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(contains(log, "splitting the stack into groups of slices")) << log;
+  EXPECT_FALSE(contains(log, "on the CPU")) << log;
+  EXPECT_GE(groups, 2) << log;
+  // The groups' results are gathered on the host (a whole-stack device result would be on the
+  // device).
+  EXPECT_TRUE(out.onHost());
+  expectIdentical(small->download(out), want, "median in slice groups");
+}
+
+// Not even one slice fits: the CPU runs the operation, says so, and its result (not the input)
+// comes back; for a host stack (the pipeline gives up at one slice per chunk) and for a device
+// stack (the slice groups give up at one slice).
+TEST_F(CudaOutOfMemory, WhenNotOneSliceFitsTheCpuRunsItWithAMessage) {
+  {
+    // 4 slices of 512×512 (1 MiB each) on a 1 MiB device: the pipeline's two input buffers for
+    // one slice need 2 MiB.
+    const Image in = randomStack({4, 512, 512}, 13);
+    const Image before = copyOf(in);
+    const Image want = cpu->medianFilter(in, 3);
+    auto small = cudaBackendWithCapacity(1.0);
+    ::testing::internal::CaptureStderr();
+    const Image out = small->download(small->medianFilter(in, 3));
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(contains(log, "out of GPU memory with chunks of 2 slices")) << log;
+    EXPECT_TRUE(contains(log, "median filter does not fit on the GPU")) << log;
+    EXPECT_TRUE(contains(log, "running it on the CPU")) << log;
+    expectIdentical(out, want, "host stack on the CPU");
+    EXPECT_NE(std::memcmp(out.data(), in.data(), in.bytes()), 0) << "the input came back";
+    expectIdentical(in, before, "input after the fall-back");
+  }
+  {
+    // 4 slices of 256×256 (1 MiB) on a 1.25 MiB device: the upload fits, a one-slice group's
+    // copy and result beside it (0.5 MiB) do not.
+    const Image in = randomStack({4, 256, 256}, 14);
+    const Image want = cpu->medianFilter(in, 3);
+    auto small = cudaBackendWithCapacity(1.25);
+    const Image dev = small->upload(in);
+    ::testing::internal::CaptureStderr();
+    const Image out = small->download(small->medianFilter(dev, 3));
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(contains(log, "splitting the stack into groups of slices")) << log;
+    EXPECT_TRUE(contains(log, "running it on the CPU")) << log;
+    expectIdentical(out, want, "device stack on the CPU");
+    EXPECT_NE(std::memcmp(out.data(), in.data(), in.bytes()), 0) << "the input came back";
+  }
+}
+
+TEST_F(CudaOutOfMemory, ABadSimulatedCapacityIsRefusedByName) {
+  for (double bad : {0.0, -1.0}) {
+    try {
+      cudaBackendWithCapacity(bad);
+      ADD_FAILURE() << "capacity " << bad << " was accepted";
+    } catch (const BackendUnavailable& e) {
+      EXPECT_TRUE(contains(e.what(), kCapacityVariable)) << e.what();
+    }
+  }
+}
+
+}  // namespace
