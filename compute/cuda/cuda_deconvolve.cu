@@ -325,10 +325,10 @@ unsigned callbackMask(Dims frame) {
   return mask;
 }
 
-// Our fused FFT passes (cuda_rl_fused.cu) for 2D frames with power-of-two sides, unless
+// Our fused FFT passes (cuda_rl_fused.cu) for frames with power-of-two sides, unless
 // STACKLENS_CUDA_RL_FFT=cufft asks for cuFFT (for comparisons).
 bool useFusedTransforms(Dims frame) {
-  if (frame.z != 1 || !FusedRlTransforms::supports(frame.y, frame.x)) return false;
+  if (!FusedRlTransforms::supports(frame.z, frame.y, frame.x)) return false;
   const char* env = std::getenv("STACKLENS_CUDA_RL_FFT");
   return !(env && std::strcmp(env, "cufft") == 0);
 }
@@ -397,7 +397,7 @@ class RichardsonLucySolver {
     placePsf<<<blocksFor(psfDims.count(), 256), 256, 0, st>>>(psf, psfDims, work_.get(), frame_);
     SL_LAUNCHED();
     if (useFusedTransforms(frame_)) {
-      fused_ = std::make_unique<FusedRlTransforms>(ctx, frame_.y, frame_.x, work_.get());
+      fused_ = std::make_unique<FusedRlTransforms>(ctx, frame_.z, frame_.y, frame_.x, work_.get());
       return;
     }
     spectrum_ = DeviceArray<cufftComplex>(ctx, nc_);

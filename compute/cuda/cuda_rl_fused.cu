@@ -18,7 +18,7 @@ using blockfft::Line;
 using blockfft::stagePosition;
 
 enum class RowMode { Forward, Ratio, Update };
-enum class ColumnMode { Convolve, Correlate, ForwardScaled };
+enum class ColumnMode { Convolve, Correlate, ForwardScaled, Forward, Inverse };
 
 struct RowArgs {
   float2* spectrum;
@@ -38,9 +38,10 @@ struct ColumnArgs {
   const float2* in;
   float2* out;
   const float2* otf;
-  int64_t pitch;
-  int columns;          // width/2 + 1
-  const float2* roots;  // height-point roots
+  int64_t pitch;        // values from one element of a column to the next
+  int64_t columns;      // columns per plane
+  int64_t planeStride;  // values from one plane (blockIdx.y) to the next
+  const float2* roots;  // L-point roots
   float scale;          // ForwardScaled
 };
 
@@ -163,43 +164,56 @@ __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / 16),
   }
 }
 
-// Columns blockIdx.x·C … of the spectrum (length L = height): forward FFT along y, then ·OTF
-// and the inverse FFT (Convolve, Correlate with conj(OTF)), or ·scale into `out`
-// (ForwardScaled: making the OTF).
+// Columns blockIdx.x·C … of plane blockIdx.y of the spectrum, transformed along their length L
+// (y, or z in 3D): Forward; Inverse; forward, ·OTF or ·conj(OTF), inverse (Convolve, Correlate);
+// forward and ·scale into `out` (ForwardScaled: making the OTF).
 template <int L, ColumnMode Mode>
 __global__ void __launch_bounds__(columnsPerBlock<L>() * (L / 16),
                                   minBlocks(columnsPerBlock<L>() * (L / 16)))
     columnPass(ColumnArgs a) {
   extern __shared__ float2 shared[];
   constexpr int C = columnsPerBlock<L>();
+  constexpr int RL = blockfft::lastForwardRadix<L>();
   const int c = threadIdx.x % C, t = threadIdx.x / C;
-  const int k = blockIdx.x * C + c;
+  const int64_t k = int64_t(blockIdx.x) * C + c;
   const bool valid = k < a.columns;
+  const int64_t base = blockIdx.y * a.planeStride + k;
   const Line line = lineAt(shared, c, L);
   float2 v[kValuesPerThread];
+  const float2 zero = make_float2(0.f, 0.f);
+  if constexpr (Mode == ColumnMode::Inverse) {
 #pragma unroll
-  for (int r = 0; r < 16; ++r)
-    v[r] = valid ? a.in[stagePosition<L, 16>(t, 0, r) * a.pitch + k] : make_float2(0.f, 0.f);
-  blockfft::transform<L, false>(v, t, line, a.roots, 1);
-  constexpr int RL = blockfft::lastForwardRadix<L>();
+    for (int b = 0; b < kValuesPerThread / RL; ++b)
 #pragma unroll
-  for (int b = 0; b < kValuesPerThread / RL; ++b)
+      for (int r = 0; r < RL; ++r)
+        v[b * RL + r] = valid ? a.in[base + stagePosition<L, RL>(t, b, r) * a.pitch] : zero;
+  } else {
 #pragma unroll
-    for (int r = 0; r < RL; ++r) {
-      const int64_t at = stagePosition<L, RL>(t, b, r) * a.pitch + k;
-      float2& x = v[b * RL + r];
-      if constexpr (Mode == ColumnMode::ForwardScaled) {
-        if (valid) a.out[at] = make_float2(x.x * a.scale, x.y * a.scale);
-      } else {
-        const float2 o = valid ? a.otf[at] : make_float2(0.f, 0.f);
-        x = Mode == ColumnMode::Correlate ? blockfft::cmulConj(x, o) : blockfft::cmul(x, o);
+    for (int r = 0; r < 16; ++r)
+      v[r] = valid ? a.in[base + stagePosition<L, 16>(t, 0, r) * a.pitch] : zero;
+    blockfft::transform<L, false>(v, t, line, a.roots, 1);
+#pragma unroll
+    for (int b = 0; b < kValuesPerThread / RL; ++b)
+#pragma unroll
+      for (int r = 0; r < RL; ++r) {
+        const int64_t at = base + stagePosition<L, RL>(t, b, r) * a.pitch;
+        float2& x = v[b * RL + r];
+        if constexpr (Mode == ColumnMode::ForwardScaled) {
+          if (valid) a.out[at] = make_float2(x.x * a.scale, x.y * a.scale);
+        } else if constexpr (Mode == ColumnMode::Forward) {
+          if (valid) a.out[at] = x;
+        } else {
+          const float2 o = valid ? a.otf[at] : zero;
+          x = Mode == ColumnMode::Correlate ? blockfft::cmulConj(x, o) : blockfft::cmul(x, o);
+        }
       }
-    }
-  if constexpr (Mode != ColumnMode::ForwardScaled) {
+  }
+  if constexpr (Mode == ColumnMode::Convolve || Mode == ColumnMode::Correlate ||
+                Mode == ColumnMode::Inverse) {
     blockfft::transform<L, true>(v, t, line, a.roots, 1);
 #pragma unroll
     for (int r = 0; r < 16; ++r)
-      if (valid) a.out[stagePosition<L, 16>(t, 0, r) * a.pitch + k] = v[r];
+      if (valid) a.out[base + stagePosition<L, 16>(t, 0, r) * a.pitch] = v[r];
   }
 }
 
@@ -229,8 +243,8 @@ void withLength(int64_t n, F&& f) {
 // Launches a kernel with `sharedBytes` of dynamic shared memory; `raised` is the caller's
 // once-per-kernel flag for lifting the 48 KiB default limit.
 template <class Kernel, class Args>
-void launch(Kernel kernel, unsigned blocks, unsigned threads, size_t sharedBytes,
-            cudaStream_t stream, const Args& args, std::atomic<bool>& raised) {
+void launch(Kernel kernel, dim3 blocks, unsigned threads, size_t sharedBytes, cudaStream_t stream,
+            const Args& args, std::atomic<bool>& raised) {
   if (sharedBytes > (48u << 10) && !raised.load()) {
     SL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  static_cast<int>(sharedBytes)));
@@ -241,23 +255,25 @@ void launch(Kernel kernel, unsigned blocks, unsigned threads, size_t sharedBytes
 }
 
 template <RowMode Mode>
-void runRows(int64_t height, int64_t width, const RowArgs& args, cudaStream_t stream) {
+void runRows(int64_t rows, int64_t width, const RowArgs& args, cudaStream_t stream) {
   withLength(width / 2, [&](auto length) {
     constexpr int L = decltype(length)::value;
     constexpr int lines = rowsPerBlock<L>();
     static std::atomic<bool> raised{false};  // per instantiation
-    launch(rowPass<L, Mode>, static_cast<unsigned>(height / lines), lines * (L / 16),
+    launch(rowPass<L, Mode>, dim3(static_cast<unsigned>(rows / lines)), lines * (L / 16),
            size_t(lines) * blockfft::lineValues(L) * sizeof(float2), stream, args, raised);
   });
 }
 
 template <ColumnMode Mode>
-void runColumns(int64_t height, const ColumnArgs& args, cudaStream_t stream) {
-  withLength(height, [&](auto length) {
-    constexpr int L = decltype(length)::value;
+void runColumns(int64_t length, int64_t planes, const ColumnArgs& args, cudaStream_t stream) {
+  withLength(length, [&](auto constant) {
+    constexpr int L = decltype(constant)::value;
     constexpr int C = columnsPerBlock<L>();
     static std::atomic<bool> raised{false};  // per instantiation
-    launch(columnPass<L, Mode>, static_cast<unsigned>((args.columns + C - 1) / C), C * (L / 16),
+    const dim3 grid(static_cast<unsigned>((args.columns + C - 1) / C),
+                    static_cast<unsigned>(planes));
+    launch(columnPass<L, Mode>, grid, C * (L / 16),
            size_t(C) * blockfft::lineValues(L) * sizeof(float2), stream, args, raised);
   });
 }
@@ -273,83 +289,114 @@ std::vector<float> unitRoots(int64_t n) {
   return roots;
 }
 
-}  // namespace
+using Layout = FusedRlTransforms::Layout;
 
-bool FusedRlTransforms::supports(int64_t height, int64_t width) {
-  return blockfft::isSupportedLength(height) && blockfft::isSupportedLength(width / 2) &&
-         width % 2 == 0;
+float2* complexAt(float* p) { return reinterpret_cast<float2*>(p); }
+const float2* rootsAt(const float* p) { return reinterpret_cast<const float2*>(p); }
+
+// The y transforms: columns of width/2 + 1 values per plane, one plane per z.
+ColumnArgs yAxis(const Layout& f) {
+  return ColumnArgs{complexAt(f.spectrum), complexAt(f.spectrum), complexAt(f.otf),       f.pitch,
+                    f.width / 2 + 1,       f.height * f.pitch,    rootsAt(f.columnRoots), 1.f};
 }
 
-FusedRlTransforms::FusedRlTransforms(const ContextPtr& ctx, int64_t height, int64_t width,
-                                     const float* placedPsf)
-    : ctx_(ctx), height_(height), width_(width), pitch_((width / 2 + 1 + 7) / 8 * 8) {
-  if (!supports(height, width))
-    throw CudaError("fused FFT: unsupported frame " + std::to_string(height) + "x" +
-                    std::to_string(width));
-  rowRoots_ = ctx->constants(unitRoots(width));
-  columnRoots_ = ctx->constants(unitRoots(height));
-  spectrum_ = DeviceArray<float>(ctx, size_t(2) * height * pitch_);
-  otf_ = DeviceArray<float>(ctx, size_t(2) * height * pitch_);
+template <ColumnMode Mode>
+void runYAxis(const Layout& f, cudaStream_t stream) {
+  runColumns<Mode>(f.height, f.depth, yAxis(f), stream);
+}
+
+// The transforms along the last axis (y in 2D, z in 3D) with their output in `out`; in 3D every
+// (y, x) position of a plane, pitch padding included, is one column of length depth.
+template <ColumnMode Mode>
+void runLastAxis(const Layout& f, float* out, float scale, cudaStream_t stream) {
+  ColumnArgs c = yAxis(f);
+  c.out = complexAt(out);
+  c.scale = scale;
+  if (f.depth == 1) return runColumns<Mode>(f.height, 1, c, stream);
+  c.pitch = c.columns = f.height * f.pitch;
+  c.planeStride = 0;
+  c.roots = rootsAt(f.depthRoots);
+  runColumns<Mode>(f.depth, 1, c, stream);
+}
+
+RowArgs rowArgs(const Layout& f) {
+  RowArgs r{};
+  r.spectrum = complexAt(f.spectrum);
+  r.pitch = f.pitch;
+  r.roots = rootsAt(f.rowRoots);
+  return r;
+}
+
+}  // namespace
+
+bool FusedRlTransforms::supports(int64_t depth, int64_t height, int64_t width) {
+  return (depth == 1 || blockfft::isSupportedLength(depth)) &&
+         blockfft::isSupportedLength(height) && width % 2 == 0 &&
+         blockfft::isSupportedLength(width / 2);
+}
+
+FusedRlTransforms::FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64_t height,
+                                     int64_t width, const float* placedPsf)
+    : ctx_(ctx) {
+  if (!supports(depth, height, width))
+    throw CudaError("fused FFT: unsupported frame " + std::to_string(depth) + "x" +
+                    std::to_string(height) + "x" + std::to_string(width));
+  const int64_t pitch = (width / 2 + 1 + 7) / 8 * 8;  // 64-byte rows
+  const size_t values = size_t(depth) * height * pitch;
+  spectrum_ = DeviceArray<float>(ctx, 2 * values);
+  otf_ = DeviceArray<float>(ctx, 2 * values);
+  layout_ = Layout{depth,
+                   height,
+                   width,
+                   pitch,
+                   spectrum_.get(),
+                   otf_.get(),
+                   ctx->constants(unitRoots(width)),
+                   ctx->constants(unitRoots(height)),
+                   depth > 1 ? ctx->constants(unitRoots(depth)) : nullptr};
+  // The pitch's padding columns are never written by the row passes but are transformed along
+  // z in 3D: zeros keep them finite.
+  SL_CUDA(cudaMemsetAsync(spectrum_.get(), 0, 2 * values * sizeof(float), ctx->stream()));
   forward(placedPsf);
-  ColumnArgs c{};
-  c.in = reinterpret_cast<const float2*>(spectrum_.get());
-  c.out = reinterpret_cast<float2*>(otf_.get());
-  c.pitch = pitch_;
-  c.columns = static_cast<int>(width / 2 + 1);
-  c.roots = reinterpret_cast<const float2*>(columnRoots_);
-  c.scale = static_cast<float>(1.0 / (double(height) * double(width)));
-  runColumns<ColumnMode::ForwardScaled>(height_, c, ctx_->stream());
+  runLastAxis<ColumnMode::ForwardScaled>(
+      layout_, otf_.get(), static_cast<float>(1.0 / (double(depth) * double(height) * width)),
+      ctx->stream());
 }
 
 void FusedRlTransforms::forward(const float* estimate) {
-  RowArgs r{};
-  r.spectrum = reinterpret_cast<float2*>(spectrum_.get());
-  r.pitch = pitch_;
-  r.roots = reinterpret_cast<const float2*>(rowRoots_);
+  const Layout& f = layout_;
+  RowArgs r = rowArgs(f);
   r.source = estimate;
-  runRows<RowMode::Forward>(height_, width_, r, ctx_->stream());
+  runRows<RowMode::Forward>(f.depth * f.height, f.width, r, ctx_->stream());
+  if (f.depth > 1) runYAxis<ColumnMode::Forward>(f, ctx_->stream());
 }
 
 void FusedRlTransforms::blurAndRatio(const float* observed, float epsilon) {
-  float2* spectrum = reinterpret_cast<float2*>(spectrum_.get());
-  ColumnArgs c{spectrum,
-               spectrum,
-               reinterpret_cast<const float2*>(otf_.get()),
-               pitch_,
-               static_cast<int>(width_ / 2 + 1),
-               reinterpret_cast<const float2*>(columnRoots_),
-               1.f};
-  runColumns<ColumnMode::Convolve>(height_, c, ctx_->stream());
-  RowArgs r{};
-  r.spectrum = spectrum;
-  r.pitch = pitch_;
-  r.roots = reinterpret_cast<const float2*>(rowRoots_);
+  const Layout& f = layout_;
+  cudaStream_t st = ctx_->stream();
+  runLastAxis<ColumnMode::Convolve>(f, f.spectrum, 1.f, st);
+  if (f.depth > 1) runYAxis<ColumnMode::Inverse>(f, st);
+  RowArgs r = rowArgs(f);
   r.observed = observed;
   r.epsilon = epsilon;
-  runRows<RowMode::Ratio>(height_, width_, r, ctx_->stream());
+  runRows<RowMode::Ratio>(f.depth * f.height, f.width, r, st);
+  if (f.depth > 1) runYAxis<ColumnMode::Forward>(f, st);
 }
 
 void FusedRlTransforms::correlateAndUpdate(float* estimate, const float* divergence, float lambda,
                                            float* change, bool forwardNext) {
-  float2* spectrum = reinterpret_cast<float2*>(spectrum_.get());
-  ColumnArgs c{spectrum,
-               spectrum,
-               reinterpret_cast<const float2*>(otf_.get()),
-               pitch_,
-               static_cast<int>(width_ / 2 + 1),
-               reinterpret_cast<const float2*>(columnRoots_),
-               1.f};
-  runColumns<ColumnMode::Correlate>(height_, c, ctx_->stream());
-  RowArgs r{};
-  r.spectrum = spectrum;
-  r.pitch = pitch_;
-  r.roots = reinterpret_cast<const float2*>(rowRoots_);
+  const Layout& f = layout_;
+  cudaStream_t st = ctx_->stream();
+  runLastAxis<ColumnMode::Correlate>(f, f.spectrum, 1.f, st);
+  if (f.depth > 1) runYAxis<ColumnMode::Inverse>(f, st);
+  RowArgs r = rowArgs(f);
   r.estimate = estimate;
   r.divergence = divergence;
   r.lambda = lambda;
   r.change = change;
   r.forwardAfter = forwardNext;
-  runRows<RowMode::Update>(height_, width_, r, ctx_->stream());
+  runRows<RowMode::Update>(f.depth * f.height, f.width, r, st);
+  if (f.depth > 1 && forwardNext) runYAxis<ColumnMode::Forward>(f, st);
 }
 
 }  // namespace stacklens::compute::cuda

@@ -1,8 +1,9 @@
-// Richardson–Lucy's transforms for 2D frames whose sides are powers of two (64 … 4096 rows,
-// 128 … 8192 columns), done by our own FFT passes with the element-wise work inside them: per
-// iteration two column passes (forward FFT along y, ·OTF or ·conj(OTF), inverse FFT along y) and
-// two row passes (inverse real FFT along x, the ratio or the update, forward real FFT along x),
-// instead of four cuFFT transforms and four element-wise passes. (For compute/cuda/*.cu only.)
+// Richardson–Lucy's transforms for frames whose sides are powers of two (64 … 4096 planes and
+// rows, 128 … 8192 columns), done by our own FFT passes with the element-wise work inside them,
+// instead of cuFFT's transforms plus element-wise passes: per iteration, twice, the last axis
+// (y in 2D, z in 3D) forward, ·OTF or ·conj(OTF) and inverse in one pass, in 3D an inverse y pass,
+// then the rows' inverse real FFT, the ratio or the update and their forward real FFT in one pass,
+// in 3D a forward y pass. (For compute/cuda/*.cu only.)
 #pragma once
 
 #include <cstdint>
@@ -13,28 +14,38 @@ namespace stacklens::compute::cuda {
 
 class FusedRlTransforms {
  public:
-  static bool supports(int64_t height, int64_t width);
+  // depth 1: a 2D frame.
+  static bool supports(int64_t depth, int64_t height, int64_t width);
 
-  // The OTF of `placedPsf` (a height × width real frame with the PSF's centre at the origin),
-  // scaled by 1 / (height·width) so that blur/correlate below are normalised convolutions.
-  FusedRlTransforms(const ContextPtr& ctx, int64_t height, int64_t width, const float* placedPsf);
+  // The OTF of `placedPsf` (a depth × height × width real frame with the PSF's centre at the
+  // origin), scaled by 1 / (depth·height·width) so that the passes below are normalised
+  // convolutions.
+  FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64_t height, int64_t width,
+                    const float* placedPsf);
 
-  // spectrum ← row transforms of `estimate` (before the first iteration, or after the
-  // estimate was changed outside these passes).
+  // spectrum ← transform of `estimate` (before the first iteration, or after the estimate was
+  // changed outside these passes).
   void forward(const float* estimate);
-  // spectrum ← rows(observed / max(PSF ⊛ estimate, ε)): the first half of an iteration.
+  // spectrum ← transform of observed / max(PSF ⊛ estimate, ε): the first half of an iteration.
   void blurAndRatio(const float* observed, float epsilon);
   // estimate ← max(estimate · (PSF ⋆ ratio) [/ max(1 − λ·divergence, 10⁻³)], 0), change ←
-  // new − old when not null; then spectrum ← rows(estimate) when `forwardNext`.
+  // new − old when not null; then spectrum ← transform of the estimate when `forwardNext`.
   void correlateAndUpdate(float* estimate, const float* divergence, float lambda, float* change,
                           bool forwardNext);
 
+  // Where the passes work: the spectrum and the OTF as depth × height rows of `pitch` complex
+  // values (interleaved; width/2 + 1 used), and the unit-root tables e^(−2πi j / n), j < n.
+  struct Layout {
+    int64_t depth, height, width, pitch;
+    float* spectrum;
+    float* otf;
+    const float *rowRoots, *columnRoots, *depthRoots;
+  };
+
  private:
   ContextPtr ctx_;
-  int64_t height_, width_, pitch_;
-  const float* rowRoots_;              // e^(−2πi j / width), j < width, as (cos, sin)
-  const float* columnRoots_;           // e^(−2πi j / height), j < height
-  DeviceArray<float> spectrum_, otf_;  // height × pitch complex values (interleaved)
+  DeviceArray<float> spectrum_, otf_;
+  Layout layout_{};
 };
 
 }  // namespace stacklens::compute::cuda

@@ -1,4 +1,4 @@
-// Richardson–Lucy on our fused FFT passes (power-of-two 2D frames, compute/cuda/cuda_rl_fused.cu)
+// Richardson–Lucy on our fused FFT passes (power-of-two frames, compute/cuda/cuda_rl_fused.cu)
 // against the same solver on cuFFT (STACKLENS_CUDA_RL_FFT=cufft) and against the CPU backend
 // (FFTW): every supported row and column length, an asymmetric PSF (so that the adjoint's
 // conjugate and the axes' orientation matter), every boundary whose frame is a power of two, TV
@@ -93,7 +93,34 @@ TEST_F(CudaRlFused, OptionsAndBoundariesMatchCufftAndCpu) {
     }
 }
 
-// The benchmark's frame (2048², 20 iterations): by hand with STACKLENS_LARGE_GPU_TESTS=1.
+// Volumes: every depth 64 … 512 along z with small planes, against the cuFFT path (3D callbacks),
+// and the options against the CPU.
+TEST_F(CudaRlFused, VolumesMatchCufftAndCpu) {
+  Image psf = randomImage({5, 7, 3}, 4);
+  DeconvolveParams p;
+  p.iterations = 3;
+  p.threeD = true;
+  p.boundary = Boundary::Periodic;
+  for (int64_t d = 64; d <= 512; d *= 2) {
+    Image in = randomImage({d, 64, 128}, static_cast<unsigned>(d));
+    Results r = runBoth(gpu, in, psf, p);
+    EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "depth " << d;
+    EXPECT_GT(relativeL2(r.fused, in), 1e-3) << "depth " << d;
+  }
+  Image vol = randomImage({64, 64, 128}, 8);
+  for (int variant = 0; variant < 3; ++variant) {
+    p.iterations = 10;
+    p.accelerate = variant == 1;
+    p.tvLambda = variant == 2 ? 0.002 : 0.0;
+    Results r = runBoth(gpu, vol, psf, p);
+    Image want = cpu->richardsonLucy(vol, psf, p);
+    EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "variant " << variant;
+    EXPECT_LT(relativeL2(r.fused, want), 1e-4) << "variant " << variant;
+  }
+}
+
+// Benchmark-sized frames (2048², 128×512², 20 iterations): by hand with
+// STACKLENS_LARGE_GPU_TESTS=1.
 TEST_F(CudaRlFused, BenchmarkFrameMatchesCufft) {
   const char* large = std::getenv("STACKLENS_LARGE_GPU_TESTS");
   if (!large || std::string(large) != "1") GTEST_SKIP() << "set STACKLENS_LARGE_GPU_TESTS=1";
@@ -103,7 +130,11 @@ TEST_F(CudaRlFused, BenchmarkFrameMatchesCufft) {
   p.iterations = 20;
   p.boundary = Boundary::Periodic;
   Results r = runBoth(gpu, in, psf, p);
-  EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5);
+  EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "2048²";
+  Image vol = randomImage({128, 512, 512}, 10);
+  p.threeD = true;
+  r = runBoth(gpu, vol, gaussianPsf(3.0, 2.0, 2.0), p);
+  EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "128×512²";
 }
 
 }  // namespace
