@@ -106,12 +106,25 @@ __device__ __forceinline__ void dft(float2* x) {
 }
 
 // One line in shared memory as complex values (one 64-bit access each), one padding value per
-// 16 so that the strided writes of the early stages (strides 2 … 16) do not hit the same banks.
+// 16 so that the strided writes of the early stages (strides 2 … 16) do not hit the same banks,
+// and how the threads that share it wait for each other: the whole block (barrier 0), or, when
+// they are contiguous, their warp (≤ 32 threads) or a named barrier of their own, so that the
+// other lines' threads in the block go on meanwhile.
 struct Line {
   float2* values;
+  int barrier = 0;  // 0: __syncthreads; else 1 … 15, with `threads` contiguous threads
+  int threads = 0;
   __device__ __forceinline__ static int pad(int j) { return j + (j >> 4); }
   __device__ __forceinline__ float2 load(int j) const { return values[pad(j)]; }
   __device__ __forceinline__ void store(int j, float2 v) const { values[pad(j)] = v; }
+  __device__ __forceinline__ void sync() const {
+    if (barrier == 0)
+      __syncthreads();
+    else if (threads <= 32)
+      __syncwarp();
+    else
+      asm volatile("bar.sync %0, %1;" ::"r"(barrier), "r"(threads) : "memory");
+  }
 };
 // Complex values of one line: indices 0 … L (L for the real transforms' Nyquist term), padded,
 // and 4 more so that neighbouring lines start 8 banks apart.
@@ -166,16 +179,16 @@ __device__ __forceinline__ void scatter(const float2 (&v)[kValuesPerThread], int
 
 // Stages R, Rest... starting at stride P, v holding the first stage's inputs. On return v holds
 // the transform at the last stage's positions (stagePosition<L, last R>), natural order.
-// Every thread of the block must call it (it synchronises the block).
+// Every thread of the line must call it (it synchronises them: Line::sync).
 template <int L, bool Inverse, int P, int R, int... Rest>
 __device__ __forceinline__ void stages(float2 (&v)[kValuesPerThread], int t, const Line& line,
                                        const float2* __restrict__ roots, int rootStep) {
   butterflies<L, R, P, Inverse>(v, t, roots, rootStep);
   if constexpr (sizeof...(Rest) > 0) {
     constexpr int next[] = {Rest...};
-    __syncthreads();  // everyone has read this stage's inputs
+    line.sync();  // everyone has read this stage's inputs
     scatter<L, R, P>(v, t, line);
-    __syncthreads();
+    line.sync();
     gather<L, next[0]>(v, t, line);
     stages<L, Inverse, P * R, Rest...>(v, t, line, roots, rootStep);
   }
