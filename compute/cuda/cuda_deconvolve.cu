@@ -25,6 +25,7 @@
 #include "compute/cuda/cuda_kernels.cuh"
 #include "compute/cuda/cuda_rl_fused.cuh"
 #include "compute/cuda/lto/rl_callback_args.h"
+#include "compute/cuda/rl_otf_cache.cuh"
 #include "rl_callbacks_fatbin.h"
 
 namespace stacklens::compute::cuda {
@@ -37,8 +38,10 @@ struct Dims {
 
 // The observed data in the padded frame: reflected (half-sample symmetric), zero, or as is;
 // non-finite values count as 0 during the iterations.
+// The first estimate (and the acceleration's previous one, when not null) start as copies.
 __global__ void padObserved(const float* __restrict__ src, Dims s, float* __restrict__ dst, Dims d,
-                            Dims lo, int boundary) {
+                            Dims lo, int boundary, float* __restrict__ firstEstimate,
+                            float* __restrict__ previous) {
   int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (i >= d.count()) return;
   int64_t x = i % d.x, y = (i / d.x) % d.y, z = i / (d.x * d.y);
@@ -51,7 +54,10 @@ __global__ void padObserved(const float* __restrict__ src, Dims s, float* __rest
     sz = reflectIndex(sz, s.z);
     v = src[(sz * s.y + sy) * s.x + sx];
   }
-  dst[i] = isfinite(v) ? v : 0.f;
+  v = isfinite(v) ? v : 0.f;
+  dst[i] = v;
+  firstEstimate[i] = v;
+  if (previous) previous[i] = v;
 }
 
 // The image-sized centre of the estimate; non-finite input values are written back unchanged.
@@ -375,15 +381,15 @@ class RichardsonLucySolver {
     return b;
   }
 
+  // psf: the normalised PSF on the device; psfValues: the same on the host (the OTF cache's key).
   RichardsonLucySolver(const ContextPtr& ctx, Dims image, const float* psf, Dims psfDims,
-                       const DeconvolveParams& p)
+                       const std::vector<float>& psfValues, const DeconvolveParams& p)
       : ctx_(ctx), image_(image), p_(p) {
     frame_ = frameFor(image, psfDims, p, &lo_);
     n_ = frame_.count();
     nc_ = frame_.z * frame_.y * (frame_.x / 2 + 1);
     observed_ = DeviceArray<float>(ctx, n_);
     estimate_ = DeviceArray<float>(ctx, n_);
-    work_ = DeviceArray<float>(ctx, n_);
     if (p.tvLambda > 0) divergence_ = DeviceArray<float>(ctx, n_);
     if (p.accelerate) {
       previous_ = DeviceArray<float>(ctx, n_);
@@ -391,25 +397,48 @@ class RichardsonLucySolver {
       changePrevious_ = DeviceArray<float>(ctx, n_);
       dots_ = DeviceArray<double>(ctx, 2);
     }
-    // The OTF, scaled by 1/N so that C2R(R2C(u)·OTF) is the normalised convolution.
+    const bool fused = useFusedTransforms(frame_);
+    if (!fused) {
+      work_ = DeviceArray<float>(ctx, n_);
+      spectrum_ = DeviceArray<cufftComplex>(ctx, nc_);
+    }
+    // The OTF, scaled by 1/N so that C2R(R2C(u)·OTF) is the normalised convolution: from the
+    // cache when the last call had the same PSF and frame, else made here from the PSF wrapped
+    // into a frame.
+    RlOtfCache::Key key{
+        {frame_.z, frame_.y, frame_.x}, {psfDims.z, psfDims.y, psfDims.x}, fused, psfValues};
+    RlOtfCache& cache = RlOtfCache::of(ctx);
+    otf_ = cache.find(key);
+    const bool makeOtf = !otf_;
+    if (makeOtf)
+      otf_ = cache.make(
+          ctx, std::move(key),
+          fused ? FusedRlTransforms::otfFloats(frame_.z, frame_.y, frame_.x) : size_t(2) * nc_);
     cudaStream_t st = ctx->stream();
-    SL_CUDA(cudaMemsetAsync(work_.get(), 0, n_ * sizeof(float), st));
-    placePsf<<<blocksFor(psfDims.count(), 256), 256, 0, st>>>(psf, psfDims, work_.get(), frame_);
-    SL_LAUNCHED();
-    if (useFusedTransforms(frame_)) {
-      fused_ = std::make_unique<FusedRlTransforms>(ctx, frame_.z, frame_.y, frame_.x, work_.get());
+    DeviceArray<float> placed;
+    if (makeOtf) {
+      placed = DeviceArray<float>(ctx, n_);
+      SL_CUDA(cudaMemsetAsync(placed.get(), 0, n_ * sizeof(float), st));
+      placePsf<<<blocksFor(psfDims.count(), 256), 256, 0, st>>>(psf, psfDims, placed.get(), frame_);
+      SL_LAUNCHED();
+    }
+    if (fused) {
+      fused_ = std::make_unique<FusedRlTransforms>(ctx, frame_.z, frame_.y, frame_.x, otf_.get());
+      if (makeOtf) fused_->makeOtf(placed.get());
       return;
     }
-    spectrum_ = DeviceArray<cufftComplex>(ctx, nc_);
-    otf_ = DeviceArray<cufftComplex>(ctx, nc_);
+    cufftComplex* otf = otfSpectrum();
     callbackMask_ = callbackMask(frame_);
     if (callbackMask_) callbacks_ = callbackPlans(ctx, frame_);
     if (!callbacks_) callbackMask_ = 0;
-    if (callbackMask_ != kAllTransforms) plans_ = &ctx->fftPlans(frame_.z, frame_.y, frame_.x);
+    // With the blur transform's callback, the OTF is that transform of the placed PSF with no
+    // OTF set yet (it stores the spectrum scaled by 1/N); else the plain plans make it.
+    const bool otfByCallback = makeOtf && uses(kBlur);
+    if (callbackMask_ != kAllTransforms || (makeOtf && !otfByCallback))
+      plans_ = &ctx->fftPlans(frame_.z, frame_.y, frame_.x);
     if (callbacks_) {
-      // The blur callback with no OTF yet stores the spectrum scaled by 1/N: the OTF itself.
       RlCallbackArgs a{};
-      a.otf = nullptr;
+      a.otf = otfByCallback ? nullptr : otf;
       a.inverseCount = 1.f / float(n_);
       a.observed = observed_.get();
       a.epsilon = p.epsilon;
@@ -419,12 +448,15 @@ class RichardsonLucySolver {
       a.change = nullptr;
       // Pageable copies: staged before the calls return, ordered on the stream.
       SL_CUDA(cudaMemcpyAsync(callbacks_->args, &a, sizeof a, cudaMemcpyHostToDevice, st));
-      SL_CUFFT(cufftExecR2C(callbacks_->blur, work_.get(), otf_.get()));
-      a.otf = otf_.get();
-      SL_CUDA(cudaMemcpyAsync(callbacks_->args, &a, sizeof a, cudaMemcpyHostToDevice, st));
-    } else {
-      SL_CUFFT(cufftExecR2C(plans_->forward, work_.get(), otf_.get()));
-      scaleSpectrum<<<blocksFor(nc_, 256), 256, 0, st>>>(otf_.get(), nc_, 1.f / float(n_));
+      if (otfByCallback) {
+        SL_CUFFT(cufftExecR2C(callbacks_->blur, placed.get(), otf));
+        a.otf = otf;
+        SL_CUDA(cudaMemcpyAsync(callbacks_->args, &a, sizeof a, cudaMemcpyHostToDevice, st));
+      }
+    }
+    if (makeOtf && !otfByCallback) {
+      SL_CUFFT(cufftExecR2C(plans_->forward, placed.get(), otf));
+      scaleSpectrum<<<blocksFor(nc_, 256), 256, 0, st>>>(otf, nc_, 1.f / float(n_));
       SL_LAUNCHED();
     }
   }
@@ -432,15 +464,11 @@ class RichardsonLucySolver {
   void run(const float* in, float* out, const Job& job, double progressBase, double progressSpan) {
     cudaStream_t st = ctx_->stream();
     const unsigned blocks = blocksFor(n_, 256);
-    padObserved<<<blocks, 256, 0, st>>>(in, image_, observed_.get(), frame_, lo_,
-                                        static_cast<int>(p_.boundary));
-    SL_LAUNCHED();
     // The first estimate is the (padded) image itself.
-    SL_CUDA(cudaMemcpyAsync(estimate_.get(), observed_.get(), n_ * sizeof(float),
-                            cudaMemcpyDeviceToDevice, st));
-    if (p_.accelerate)
-      SL_CUDA(cudaMemcpyAsync(previous_.get(), observed_.get(), n_ * sizeof(float),
-                              cudaMemcpyDeviceToDevice, st));
+    padObserved<<<blocks, 256, 0, st>>>(in, image_, observed_.get(), frame_, lo_,
+                                        static_cast<int>(p_.boundary), estimate_.get(),
+                                        p_.accelerate ? previous_.get() : nullptr);
+    SL_LAUNCHED();
     // At most a few iterations are queued ahead of the GPU, so a cancellation takes effect soon
     // without a synchronisation that would leave the GPU idle.
     constexpr int kAhead = 3;
@@ -520,7 +548,7 @@ class RichardsonLucySolver {
       SL_CUFFT(cufftExecR2C(callbacks_->blur, est, spec));
     } else {
       SL_CUFFT(cufftExecR2C(plans_->forward, est, spec));
-      multiplySpectrum<false><<<cblocks, 256, 0, st>>>(spec, otf_.get(), nc_);
+      multiplySpectrum<false><<<cblocks, 256, 0, st>>>(spec, otfSpectrum(), nc_);
     }
     if (uses(kRatio)) {
       SL_CUFFT(cufftExecC2R(callbacks_->ratio, spec, work));
@@ -532,7 +560,7 @@ class RichardsonLucySolver {
       SL_CUFFT(cufftExecR2C(callbacks_->correlate, work, spec));
     } else {
       SL_CUFFT(cufftExecR2C(plans_->forward, work, spec));
-      multiplySpectrum<true><<<cblocks, 256, 0, st>>>(spec, otf_.get(), nc_);
+      multiplySpectrum<true><<<cblocks, 256, 0, st>>>(spec, otfSpectrum(), nc_);
     }
     if (uses(kUpdate)) {
       if (p_.accelerate) setChangeTarget<<<1, 1, 0, st>>>(callbacks_->args, change_.get());
@@ -547,6 +575,7 @@ class RichardsonLucySolver {
   }
 
   bool uses(unsigned transform) const { return (callbackMask_ & transform) != 0; }
+  cufftComplex* otfSpectrum() const { return reinterpret_cast<cufftComplex*>(otf_.get()); }
 
   ContextPtr ctx_;
   Dims image_;
@@ -557,7 +586,9 @@ class RichardsonLucySolver {
   CallbackPlans* callbacks_ = nullptr;
   unsigned callbackMask_ = 0;
   DeviceArray<float> observed_, estimate_, work_, divergence_, previous_, change_, changePrevious_;
-  DeviceArray<cufftComplex> spectrum_, otf_;
+  DeviceArray<cufftComplex> spectrum_;
+  std::shared_ptr<float> otf_;  // complex values, cuFFT's layout or the fused passes'
+
   DeviceArray<double> dots_;
   std::unique_ptr<FusedRlTransforms> fused_;
 };
@@ -637,7 +668,7 @@ Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psf
                           cudaMemcpyHostToDevice, ctx->stream()));
   Image out = deviceBuffer<float>(ctx, s);
   out.spacing = in.spacing;
-  RichardsonLucySolver solver(ctx, image, psf.get(), psfDims, p);
+  RichardsonLucySolver solver(ctx, image, psf.get(), psfDims, psfNorm, p);
   if (p.threeD) {
     solver.run(in.data(), out.data(), job, 0.0, 1.0);
   } else {

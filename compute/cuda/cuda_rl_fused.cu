@@ -342,32 +342,42 @@ bool FusedRlTransforms::supports(int64_t depth, int64_t height, int64_t width) {
          blockfft::isSupportedLength(width / 2);
 }
 
+namespace {
+int64_t pitchFor(int64_t width) { return (width / 2 + 1 + 7) / 8 * 8; }  // 64-byte rows
+}  // namespace
+
+size_t FusedRlTransforms::otfFloats(int64_t depth, int64_t height, int64_t width) {
+  return size_t(2) * depth * height * pitchFor(width);
+}
+
 FusedRlTransforms::FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64_t height,
-                                     int64_t width, const float* placedPsf)
+                                     int64_t width, float* otf)
     : ctx_(ctx) {
   if (!supports(depth, height, width))
     throw CudaError("fused FFT: unsupported frame " + std::to_string(depth) + "x" +
                     std::to_string(height) + "x" + std::to_string(width));
-  const int64_t pitch = (width / 2 + 1 + 7) / 8 * 8;  // 64-byte rows
-  const size_t values = size_t(depth) * height * pitch;
-  spectrum_ = DeviceArray<float>(ctx, 2 * values);
-  otf_ = DeviceArray<float>(ctx, 2 * values);
+  const size_t floats = otfFloats(depth, height, width);
+  spectrum_ = DeviceArray<float>(ctx, floats);
   layout_ = Layout{depth,
                    height,
                    width,
-                   pitch,
+                   pitchFor(width),
                    spectrum_.get(),
-                   otf_.get(),
+                   otf,
                    ctx->constants(unitRoots(width)),
                    ctx->constants(unitRoots(height)),
                    depth > 1 ? ctx->constants(unitRoots(depth)) : nullptr};
   // The pitch's padding columns are never written by the row passes but are transformed along
   // z in 3D: zeros keep them finite.
-  SL_CUDA(cudaMemsetAsync(spectrum_.get(), 0, 2 * values * sizeof(float), ctx->stream()));
+  SL_CUDA(cudaMemsetAsync(spectrum_.get(), 0, floats * sizeof(float), ctx->stream()));
+}
+
+void FusedRlTransforms::makeOtf(const float* placedPsf) {
+  const Layout& f = layout_;
   forward(placedPsf);
   runLastAxis<ColumnMode::ForwardScaled>(
-      layout_, otf_.get(), static_cast<float>(1.0 / (double(depth) * double(height) * width)),
-      ctx->stream());
+      f, f.otf, static_cast<float>(1.0 / (double(f.depth) * double(f.height) * f.width)),
+      ctx_->stream());
 }
 
 void FusedRlTransforms::forward(const float* estimate) {

@@ -17,11 +17,16 @@ class FusedRlTransforms {
   // depth 1: a 2D frame.
   static bool supports(int64_t depth, int64_t height, int64_t width);
 
-  // The OTF of `placedPsf` (a depth × height × width real frame with the PSF's centre at the
-  // origin), scaled by 1 / (depth·height·width) so that the passes below are normalised
-  // convolutions.
+  // Passes for a depth × height × width frame with its OTF in `otf` (otfFloats() floats, kept
+  // by the caller for the object's life; made by makeOtf, or by an earlier object of the same
+  // shape).
   FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64_t height, int64_t width,
-                    const float* placedPsf);
+                    float* otf);
+  static size_t otfFloats(int64_t depth, int64_t height, int64_t width);
+
+  // otf ← the transform of `placedPsf` (a real frame with the PSF's centre at the origin) scaled
+  // by 1 / (depth·height·width), so that the passes below are normalised convolutions.
+  void makeOtf(const float* placedPsf);
 
   // spectrum ← transform of `estimate` (before the first iteration, or after the estimate was
   // changed outside these passes).
@@ -44,7 +49,7 @@ class FusedRlTransforms {
 
  private:
   ContextPtr ctx_;
-  DeviceArray<float> spectrum_, otf_;
+  DeviceArray<float> spectrum_;
   Layout layout_{};
 };
 

@@ -119,6 +119,30 @@ TEST_F(CudaRlFused, VolumesMatchCufftAndCpu) {
   }
 }
 
+// The OTF made by one call is kept for the next with the same PSF and frame (the slider's case):
+// a different PSF, frame or layout must not get it, and the same again must give the same result.
+TEST_F(CudaRlFused, TheKeptOtfIsUsedOnlyForTheSamePsfFrameAndLayout) {
+  Image in = randomImage({1, 128, 256}, 12);
+  Image psfA = randomImage({1, 9, 7}, 13, 0.f), psfB = randomImage({1, 9, 7}, 14, 0.f);
+  DeconvolveParams p;
+  p.iterations = 5;
+  p.boundary = Boundary::Periodic;
+  unsetenv("STACKLENS_CUDA_RL_FFT");
+  Image a1 = gpu->download(gpu->richardsonLucy(in, psfA, p));
+  Image b = gpu->download(gpu->richardsonLucy(in, psfB, p));
+  Image a2 = gpu->download(gpu->richardsonLucy(in, psfA, p));
+  EXPECT_EQ(relativeL2(a2, a1), 0.0) << "the same PSF again";
+  EXPECT_LT(relativeL2(b, cpu->richardsonLucy(in, psfB, p)), 1e-4) << "another PSF";
+  EXPECT_GT(relativeL2(b, a1), 1e-3) << "another PSF";
+  setenv("STACKLENS_CUDA_RL_FFT", "cufft", 1);  // same PSF and frame, cuFFT's layout
+  Image a3 = gpu->download(gpu->richardsonLucy(in, psfA, p));
+  unsetenv("STACKLENS_CUDA_RL_FFT");
+  EXPECT_LT(relativeL2(a3, a1), 1e-5) << "the other layout";
+  p.boundary = Boundary::Reflect;  // another frame (128 + 8 → 140 rows)
+  Image r = gpu->download(gpu->richardsonLucy(in, psfA, p));
+  EXPECT_LT(relativeL2(r, cpu->richardsonLucy(in, psfA, p)), 1e-4) << "another frame";
+}
+
 // Benchmark-sized frames (2048², 128×512², 20 iterations): by hand with
 // STACKLENS_LARGE_GPU_TESTS=1.
 TEST_F(CudaRlFused, BenchmarkFrameMatchesCufft) {
