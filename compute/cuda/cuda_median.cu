@@ -1,7 +1,9 @@
 // Median filter and outlier removal on the GPU, 2D per slice with scipy's reflect boundary:
 // 3×3 and 5×5 windows by min/max networks in registers that share the work of overlapping windows
-// (each thread walks down a column); larger windows by a 32-step radix (bitwise) selection.
+// (each thread walks down a column, or two for 3×3 on even widths); larger windows by a 32-step
+// radix (bitwise) selection.
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "compute/cuda/cuda_context.cuh"
@@ -156,6 +158,52 @@ __global__ void median3x3(const float* __restrict__ in, float* __restrict__ out,
   }
 }
 
+// 3×3 on slices of even width, two adjacent columns per thread: one 8-byte load and two
+// neighbours per row instead of three loads per column, one 8-byte store.
+__global__ void median3x3Pairs(const float* __restrict__ in, float* __restrict__ out, int ny,
+                               int nx, int z0, OutlierRule rule) {
+  int x = 2 * (blockIdx.x * kStripThreads + threadIdx.x);
+  if (x >= nx) return;
+  int y0 = blockIdx.y * kStripRows;
+  int64_t z = int64_t(z0) + blockIdx.z;
+  const float* slice = in + z * ny * nx;
+  int xl = x > 0 ? x - 1 : int(reflectIndex(x - 1, nx));
+  int xr = x + 2 < nx ? x + 2 : int(reflectIndex(x + 2, nx));
+  // Sorted triples of the row's columns (x−1, x, x+1) and (x, x+1, x+2).
+  auto triples = [&](int y, int32_t(&a)[3], int32_t(&b)[3]) {
+    int yy = (y >= 0 && y < ny) ? y : int(reflectIndex(y, ny));
+    const float* row = slice + int64_t(yy) * nx;
+    const float2 c = __ldg(reinterpret_cast<const float2*>(row + x));
+    const int32_t l = totalOrderKey(__ldg(row + xl)), m0 = totalOrderKey(c.x),
+                  m1 = totalOrderKey(c.y), r = totalOrderKey(__ldg(row + xr));
+    a[0] = l, a[1] = m0, a[2] = m1;
+    b[0] = m0, b[1] = m1, b[2] = r;
+    sort3(a[0], a[1], a[2]);
+    sort3(b[0], b[1], b[2]);
+  };
+  int32_t a0[3], b0[3], a1[3], b1[3], a2[3], b2[3];
+  triples(y0 - 1, a0, b0);
+  triples(y0, a1, b1);
+  int yEnd = min(ny, y0 + kStripRows);
+  for (int y = y0; y < yEnd; ++y) {
+    triples(y + 1, a2, b2);
+    auto median9 = [](const int32_t(&p)[3], const int32_t(&q)[3], const int32_t(&r)[3]) {
+      return median3(max(max(p[0], q[0]), r[0]), median3(p[1], q[1], r[1]),
+                     min(min(p[2], q[2]), r[2]));
+    };
+    int64_t at = int64_t(y) * nx + x;
+    float2 value = rule.enabled ? *reinterpret_cast<const float2*>(slice + at) : float2{};
+    float2 result = make_float2(applyRule(value.x, totalOrderValue(median9(a0, a1, a2)), rule),
+                                applyRule(value.y, totalOrderValue(median9(b0, b1, b2)), rule));
+    *reinterpret_cast<float2*>(out + z * ny * nx + at) = result;
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+      a0[i] = a1[i], b0[i] = b1[i];
+      a1[i] = a2[i], b1[i] = b2[i];
+    }
+  }
+}
+
 // Any odd window: the rank-m key found bit by bit (count of window keys below each candidate).
 __global__ void medianLarge(const float* __restrict__ in, float* __restrict__ out, int64_t ny,
                             int64_t nx, int64_t z0, int half, OutlierRule rule) {
@@ -205,8 +253,18 @@ Image medianOrOutliers(const ContextPtr& ctx, const Image& input, int size, Outl
     }
     if (size == 3) {
       dim3 strips(blocksFor(s.x, kStripThreads), blocksFor(s.y, kStripRows), nz);
-      median3x3<<<strips, kStripThreads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
-                                                             int(s.x), int(z0), rule);
+      // Two columns per thread where rows are 8-byte aligned: 0.25 ms instead of 0.31 ms for
+      // 16×2048² on an H100 (median3_stack).
+      const bool pairs = s.x % 2 == 0 && reinterpret_cast<uintptr_t>(in.data()) % 8 == 0 &&
+                         reinterpret_cast<uintptr_t>(out.data()) % 8 == 0;
+      if (pairs) {
+        dim3 pairs(blocksFor(s.x / 2, kStripThreads), blocksFor(s.y, kStripRows), nz);
+        median3x3Pairs<<<pairs, kStripThreads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
+                                                                   int(s.x), int(z0), rule);
+      } else {
+        median3x3<<<strips, kStripThreads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
+                                                               int(s.x), int(z0), rule);
+      }
     } else if (size == 5) {
       dim3 strips(blocksFor(s.x, kMedian5Threads), blocksFor(s.y, kMedian5Rows), nz);
       median5x5<<<strips, kMedian5Threads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),

@@ -212,7 +212,12 @@ TEST_F(CudaOps, MedianFilterEqualsBruteForceForAllWindowPaths) {
   for (int64_t y = 5; y < 12; ++y)
     for (int64_t x = 20; x < 27; ++x) in.at(1, y, x) = NAN;  // a region where NaN wins
   Image tiny = randomImage({1, 4, 3}, 5, -2.f, 2.f);         // windows far larger than the image
-  for (const Image* im : {&in, &tiny})
+  // Even widths take the two-columns-per-thread 3×3 kernel, odd ones the one-column kernel.
+  Image even = randomImage({2, 21, 36}, 7);
+  for (int64_t i = 0; i < even.shape().count(); i += 7) even.data()[i] = NAN;
+  for (int64_t i = 3; i < even.shape().count(); i += 5) even.data()[i] = (i % 2) ? -0.f : 0.f;
+  Image narrow = randomImage({1, 5, 2}, 8, -2.f, 2.f);
+  for (const Image* im : {&in, &tiny, &even, &narrow})
     for (int size : {1, 3, 5, 7, 9, 11}) {
       Image got = gpu->download(gpu->medianFilter(*im, size));
       std::vector<float> want = medianReference(*im, size);
