@@ -31,7 +31,9 @@ __global__ void joinNan(const float2* __restrict__ blurred, const float* __restr
   out[i] = (isnan(original[i]) || b.y <= 0.f) ? __int_as_float(0x7fc00000) : b.x / b.y;
 }
 
-constexpr int kFuseW = 32, kFuseH = 64, kFuseThreads = 256, kFuseMaxRadius = 16;
+// 64 × 32 output tiles: the input rows (64 + 2R floats) load in fewer, better-aligned segments than
+// 32-wide tiles (H100, blur2d_gaussian_f32: 37–38 µs instead of 39–40 µs by CUDA events).
+constexpr int kFuseW = 64, kFuseH = 32, kFuseThreads = 256, kFuseMaxRadius = 16;
 
 // The taps of both axes travel as a kernel parameter: with the radius a template argument every
 // tap is a constant-bank operand of its multiply–add.
