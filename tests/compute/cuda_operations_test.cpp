@@ -15,20 +15,15 @@
 
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
 
 namespace {
 
-class CudaOps : public stacklens::testing::GpuTest {};
+using stacklens::testing::randomImage;
 
-Image randomImage(Shape s, unsigned seed, float lo = 0.f, float hi = 1.f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  Image im = Image::host(s);
-  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
-  return im;
-}
+class CudaOps : public stacklens::testing::GpuTest {};
 
 int64_t reflect(int64_t i, int64_t n) {
   if (n == 1) return 0;

@@ -15,10 +15,15 @@
 
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
 
 namespace {
+
+using stacklens::testing::copyOf;
+using stacklens::testing::expectIdentical;
+using stacklens::testing::relativeL2;
 
 constexpr const char* kCapacityVariable = "STACKLENS_CUDA_SIMULATED_CAPACITY_MB";
 // Large enough that the budget alone plans each stack below in a single chunk.
@@ -67,30 +72,6 @@ Image randomStack(Shape s, unsigned seed, bool hotPixels = true) {
   if (hotPixels)
     for (int64_t i = 37; i < s.count(); i += 1013) im.data()[i] = 50.f;
   return im;
-}
-
-Image copyOf(const Image& in) {
-  Image c = Image::host(in.shape());
-  std::memcpy(c.data(), in.data(), in.bytes());
-  c.spacing = in.spacing;
-  return c;
-}
-
-void expectIdentical(const Image& got, const Image& want, const char* what) {
-  ASSERT_TRUE(got.onHost()) << what;
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  EXPECT_EQ(std::memcmp(got.data(), want.data(), want.bytes()), 0) << what;
-}
-
-double relativeL2(const Image& a, const Image& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < a.shape().count(); ++i) {
-    const double d = double(a.data()[i]) - double(b.data()[i]);
-    num += d * d;
-    den += double(b.data()[i]) * double(b.data()[i]);
-  }
-  return std::sqrt(num / den);
 }
 
 bool contains(const std::string& log, const char* text) {

@@ -11,10 +11,14 @@
 
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
 
 namespace {
+
+using stacklens::testing::randomImage;
+using stacklens::testing::relativeL2;
 
 class CudaParity : public stacklens::testing::GpuTest {
  protected:
@@ -40,14 +44,6 @@ class CudaParity : public stacklens::testing::GpuTest {
     throw;                                                                      \
   }
 
-Image randomImage(Shape s, unsigned seed, float lo = 0.f, float hi = 1.f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  Image im = Image::host(s);
-  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
-  return im;
-}
-
 // Noise, point sources and an extended source, like the benchmark's radio sky (smaller).
 Image skyImage(int64_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -64,17 +60,6 @@ Image skyImage(int64_t n, unsigned seed) {
             a * std::exp(-0.5f * float((y - cy) * (y - cy) + (x - cx) * (x - cx)) / 2.f);
   }
   return im;
-}
-
-double relativeL2(const Image& a, const Image& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < a.shape().count(); ++i) {
-    double d = double(a.data()[i]) - double(b.data()[i]);
-    num += d * d;
-    den += double(b.data()[i]) * double(b.data()[i]);
-  }
-  return std::sqrt(num / den);
 }
 
 void expectBitEqual(const Image& a, const Image& b, const std::string& what) {

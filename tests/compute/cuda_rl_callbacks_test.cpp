@@ -11,31 +11,16 @@
 
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
 
 namespace {
 
+using stacklens::testing::randomImage;
+using stacklens::testing::relativeL2;
+
 using stacklens::testing::testBackends;
-
-Image randomImage(Shape s, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(0.1f, 1.f);
-  Image im = Image::host(s);
-  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
-  return im;
-}
-
-double relativeL2(const Image& a, const Image& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < a.shape().count(); ++i) {
-    double d = double(a.data()[i]) - double(b.data()[i]);
-    num += d * d;
-    den += double(b.data()[i]) * double(b.data()[i]);
-  }
-  return std::sqrt(num / den);
-}
 
 // The GPU result with the default callbacks (where cuFFT can link them), with callbacks on all
 // four transforms, and with separate kernels.
@@ -59,7 +44,7 @@ TEST(CudaRlCallbacks, MatchSeparateKernelsAndTheCpu) {
   Backend* cpu = testBackends().cpu.get();
   Backend* gpu = testBackends().gpu.get();
   // An odd-sized stack: the reflect and zero frames are padded to 2,3,5,7-smooth lengths.
-  Image in = randomImage({2, 97, 83}, 11);
+  Image in = randomImage({2, 97, 83}, 11, 0.1f);
   Image psf = gaussianPsf(1.0, 2.0, 1.5);
   for (Boundary b : {Boundary::Reflect, Boundary::Periodic, Boundary::Zero})
     for (int variant = 0; variant < 3; ++variant) {
@@ -77,7 +62,7 @@ TEST(CudaRlCallbacks, MatchSeparateKernelsAndTheCpu) {
       EXPECT_LT(relativeL2(got.kernels, want), 1e-4) << what;
     }
   for (Boundary b : {Boundary::Reflect, Boundary::Periodic}) {
-    Image vol = randomImage({14, 40, 36}, 12);
+    Image vol = randomImage({14, 40, 36}, 12, 0.1f);
     DeconvolveParams p3;
     p3.threeD = true;
     p3.boundary = b;
@@ -104,13 +89,13 @@ TEST(CudaRlCallbacks, LargeFramesMatchSeparateKernels) {
   Image psf = gaussianPsf(2.0, 2.0, 2.0);
   DeconvolveParams p;
   p.iterations = 20;
-  Image plane = randomImage({1, 2048, 2048}, 21);
+  Image plane = randomImage({1, 2048, 2048}, 21, 0.1f);
   Both got = runBoth(gpu, plane, psf, p);
   EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << "2048² periodic";
   p.boundary = Boundary::Reflect;
   got = runBoth(gpu, plane, psf, p);
   EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << "2048² reflect";
-  Image vol = randomImage({128, 512, 512}, 22);
+  Image vol = randomImage({128, 512, 512}, 22, 0.1f);
   p.threeD = true;
   p.boundary = Boundary::Periodic;
   got = runBoth(gpu, vol, psf, p);

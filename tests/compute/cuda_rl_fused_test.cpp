@@ -12,31 +12,16 @@
 
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
 
 namespace {
 
+using stacklens::testing::randomImage;
+using stacklens::testing::relativeL2;
+
 using stacklens::testing::GpuTest;
-
-Image randomImage(Shape s, unsigned seed, float lo = 0.1f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, 1.f);
-  Image im = Image::host(s);
-  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
-  return im;
-}
-
-double relativeL2(const Image& a, const Image& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < a.shape().count(); ++i) {
-    double d = double(a.data()[i]) - double(b.data()[i]);
-    num += d * d;
-    den += double(b.data()[i]) * double(b.data()[i]);
-  }
-  return std::sqrt(num / den);
-}
 
 struct Results {
   Image fused, cufft;
@@ -55,13 +40,13 @@ using CudaRlFused = GpuTest;
 
 // Frames pairing every column length 64 … 4096 with every row length 128 … 8192.
 TEST_F(CudaRlFused, EveryLengthMatchesCufft) {
-  Image psf = randomImage({1, 7, 5}, 3);
+  Image psf = randomImage({1, 7, 5}, 3, 0.1f);
   DeconvolveParams p;
   p.iterations = 3;
   p.boundary = Boundary::Periodic;
   for (int64_t h = 64; h <= 4096; h *= 2) {
     const int64_t w = 64 * 8192 / h;
-    Image in = randomImage({1, h, w}, static_cast<unsigned>(h));
+    Image in = randomImage({1, h, w}, static_cast<unsigned>(h), 0.1f);
     Results r = runBoth(gpu, in, psf, p);
     const double d = relativeL2(r.fused, r.cufft);
     EXPECT_LT(d, 1e-5) << h << "x" << w;
@@ -73,9 +58,9 @@ TEST_F(CudaRlFused, EveryLengthMatchesCufft) {
 // Boundaries whose padded frames are powers of two (226 + 2·15 = 256, 98 + 30 = 128), the options,
 // two slices through one solver; against cuFFT and the CPU backend.
 TEST_F(CudaRlFused, OptionsAndBoundariesMatchCufftAndCpu) {
-  Image in = randomImage({2, 226, 98}, 5);
+  Image in = randomImage({2, 226, 98}, 5, 0.1f);
   Image psf = randomImage({1, 31, 31}, 6, 0.f);
-  Image periodicIn = randomImage({2, 128, 256}, 7);
+  Image periodicIn = randomImage({2, 128, 256}, 7, 0.1f);
   for (Boundary b : {Boundary::Reflect, Boundary::Zero, Boundary::Periodic})
     for (int variant = 0; variant < 3; ++variant) {
       DeconvolveParams p;
@@ -96,18 +81,18 @@ TEST_F(CudaRlFused, OptionsAndBoundariesMatchCufftAndCpu) {
 // Volumes: every depth 64 … 512 along z with small planes, against the cuFFT path (3D callbacks),
 // and the options against the CPU.
 TEST_F(CudaRlFused, VolumesMatchCufftAndCpu) {
-  Image psf = randomImage({5, 7, 3}, 4);
+  Image psf = randomImage({5, 7, 3}, 4, 0.1f);
   DeconvolveParams p;
   p.iterations = 3;
   p.threeD = true;
   p.boundary = Boundary::Periodic;
   for (int64_t d = 64; d <= 512; d *= 2) {
-    Image in = randomImage({d, 64, 128}, static_cast<unsigned>(d));
+    Image in = randomImage({d, 64, 128}, static_cast<unsigned>(d), 0.1f);
     Results r = runBoth(gpu, in, psf, p);
     EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "depth " << d;
     EXPECT_GT(relativeL2(r.fused, in), 1e-3) << "depth " << d;
   }
-  Image vol = randomImage({64, 64, 128}, 8);
+  Image vol = randomImage({64, 64, 128}, 8, 0.1f);
   for (int variant = 0; variant < 3; ++variant) {
     p.iterations = 10;
     p.accelerate = variant == 1;
@@ -122,7 +107,7 @@ TEST_F(CudaRlFused, VolumesMatchCufftAndCpu) {
 // The OTF made by one call is kept for the next with the same PSF and frame (the slider's case):
 // a different PSF, frame or layout must not get it, and the same again must give the same result.
 TEST_F(CudaRlFused, TheKeptOtfIsUsedOnlyForTheSamePsfFrameAndLayout) {
-  Image in = randomImage({1, 128, 256}, 12);
+  Image in = randomImage({1, 128, 256}, 12, 0.1f);
   Image psfA = randomImage({1, 9, 7}, 13, 0.f), psfB = randomImage({1, 9, 7}, 14, 0.f);
   DeconvolveParams p;
   p.iterations = 5;
@@ -148,14 +133,14 @@ TEST_F(CudaRlFused, TheKeptOtfIsUsedOnlyForTheSamePsfFrameAndLayout) {
 TEST_F(CudaRlFused, BenchmarkFrameMatchesCufft) {
   const char* large = std::getenv("STACKLENS_LARGE_GPU_TESTS");
   if (!large || std::string(large) != "1") GTEST_SKIP() << "set STACKLENS_LARGE_GPU_TESTS=1";
-  Image in = randomImage({1, 2048, 2048}, 9);
+  Image in = randomImage({1, 2048, 2048}, 9, 0.1f);
   Image psf = gaussianPsf(3.0, 3.0, 3.0);
   DeconvolveParams p;
   p.iterations = 20;
   p.boundary = Boundary::Periodic;
   Results r = runBoth(gpu, in, psf, p);
   EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "2048²";
-  Image vol = randomImage({128, 512, 512}, 10);
+  Image vol = randomImage({128, 512, 512}, 10, 0.1f);
   p.threeD = true;
   r = runBoth(gpu, vol, gaussianPsf(3.0, 2.0, 2.0), p);
   EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "128×512²";

@@ -12,10 +12,14 @@
 #include <vector>
 
 #include "compute/backend.h"
+#include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
 
 namespace {
+
+using stacklens::testing::copyOf;
+using stacklens::testing::expectIdentical;
 
 constexpr Shape kStack{7, 48, 40};
 constexpr size_t kSliceBytes = 48 * 40 * sizeof(float);
@@ -29,20 +33,6 @@ Image randomStack(Shape s, unsigned seed) {
   for (int64_t i = 37; i < s.count(); i += 1013) im.data()[i] = 50.f;
   im.data()[s.sliceCount() * 2 + 5] = std::numeric_limits<float>::quiet_NaN();
   return im;
-}
-
-Image copyOf(const Image& in) {
-  Image c = Image::host(in.shape());
-  std::memcpy(c.data(), in.data(), in.bytes());
-  c.spacing = in.spacing;
-  return c;
-}
-
-// Bitwise equality (NaN equal to NaN in the same place).
-void expectIdentical(const Image& got, const Image& want, const char* what) {
-  ASSERT_TRUE(got.onHost()) << what;
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  EXPECT_EQ(std::memcmp(got.data(), want.data(), want.bytes()), 0) << what;
 }
 
 void expectClose(const Image& got, const Image& want, double tol, const char* what) {
