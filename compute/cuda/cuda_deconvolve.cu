@@ -1,11 +1,14 @@
-// Richardson–Lucy deconvolution on the GPU with cuFFT (plans cached per padded shape and reused
-// across slices): per iteration two R2C and two C2R transforms, with the element-wise work (the
-// two OTF products, the ratio, the update with its clamp, TV and change tracking) either in the
+// Richardson–Lucy deconvolution on the GPU. Frames with power-of-two sides (periodic frames of
+// such images, or padded frames that happen to be) run on our own fused FFT passes
+// (cuda_rl_fused.cu); other frames on cuFFT (plans cached per padded shape and reused across
+// slices): per iteration two R2C and two C2R transforms, with the element-wise work (the two OTF
+// products, the ratio, the update with its clamp, TV and change tracking) either in the
 // transforms' store callbacks (cuFFT LTO callbacks, compute/cuda/lto/; the default for 3D
 // frames) or in four separate fused passes (the default for 2D, where it is faster, and the
-// fallback where cuFFT cannot link callbacks); the Biggs–Andrews step size computed and applied
-// on the device, and no host synchronisation inside the loop. Semantics are the CPU backend's
-// (compute/cpu/richardson_lucy.cpp).
+// fallback where cuFFT cannot link callbacks). The OTF of the last call is kept for the next with
+// the same PSF and frame (rl_otf_cache.cuh); the Biggs–Andrews step size is computed and applied
+// on the device, and there is no host synchronisation inside the loop. Semantics are the CPU
+// backend's (compute/cpu/richardson_lucy.cpp).
 #include <cufftXt.h>
 
 #include <algorithm>

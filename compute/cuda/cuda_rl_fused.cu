@@ -1,6 +1,6 @@
-// Richardson–Lucy's fused FFT passes for power-of-two 2D frames (see cuda_rl_fused.cuh). The
-// spectrum is kept as height rows of width/2 + 1 complex values (pitch rounded up to 8 values,
-// 64 bytes, for aligned column accesses); the 1/(height·width) normalisation is in the OTF.
+// Richardson–Lucy's fused FFT passes for frames with power-of-two sides (see cuda_rl_fused.cuh).
+// The spectrum is kept as depth × height rows of width/2 + 1 complex values (pitch rounded up to
+// 8 values, 64 bytes, for aligned column accesses); the 1/N normalisation is in the OTF.
 #include <atomic>
 #include <cmath>
 #include <type_traits>
