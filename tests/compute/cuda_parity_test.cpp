@@ -12,6 +12,7 @@
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/image_checks.h"
+#include "tests/compute/rl_cases.h"
 
 using namespace stacklens::compute;
 
@@ -19,6 +20,7 @@ namespace {
 
 using stacklens::testing::randomImage;
 using stacklens::testing::relativeL2;
+using stacklens::testing::rlBoundaryAndOptionCases;
 
 class CudaParity : public stacklens::testing::GpuTest {
  protected:
@@ -131,17 +133,10 @@ TEST_F(CudaParity, Resample) {
 TEST_F(CudaParity, RichardsonLucy2DAnd3DForEachBoundaryAndOption) {
   Image in = randomImage({2, 96, 80}, 4, 0.1f, 1.f);
   Image psf = gaussianPsf(1.0, 2.0, 1.5);
-  for (Boundary b : {Boundary::Reflect, Boundary::Periodic, Boundary::Zero})
-    for (int variant = 0; variant < 3; ++variant) {
-      DeconvolveParams p;
-      p.iterations = 20;
-      p.boundary = b;
-      p.accelerate = variant == 1;
-      p.tvLambda = variant == 2 ? 0.002 : 0.0;
-      CPU_OR_SKIP(want, cpu->richardsonLucy(in, psf, p));
-      EXPECT_LT(relativeL2(gpu->download(gpu->richardsonLucy(in, psf, p)), want), 1e-4)
-          << "boundary " << int(b) << " variant " << variant;
-    }
+  for (const auto& [what, p] : rlBoundaryAndOptionCases()) {
+    CPU_OR_SKIP(want, cpu->richardsonLucy(in, psf, p));
+    EXPECT_LT(relativeL2(gpu->download(gpu->richardsonLucy(in, psf, p)), want), 1e-4) << what;
+  }
   Image vol = randomImage({12, 40, 36}, 5, 0.1f, 1.f);
   DeconvolveParams p3;
   p3.threeD = true;

@@ -12,6 +12,7 @@
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/image_checks.h"
+#include "tests/compute/rl_cases.h"
 
 using namespace stacklens::compute;
 
@@ -19,6 +20,7 @@ namespace {
 
 using stacklens::testing::randomImage;
 using stacklens::testing::relativeL2;
+using stacklens::testing::rlBoundaryAndOptionCases;
 
 using stacklens::testing::testBackends;
 
@@ -46,21 +48,13 @@ TEST(CudaRlCallbacks, MatchSeparateKernelsAndTheCpu) {
   // An odd-sized stack: the reflect and zero frames are padded to 2,3,5,7-smooth lengths.
   Image in = randomImage({2, 97, 83}, 11, 0.1f);
   Image psf = gaussianPsf(1.0, 2.0, 1.5);
-  for (Boundary b : {Boundary::Reflect, Boundary::Periodic, Boundary::Zero})
-    for (int variant = 0; variant < 3; ++variant) {
-      DeconvolveParams p;
-      p.iterations = 20;
-      p.boundary = b;
-      p.accelerate = variant == 1;
-      p.tvLambda = variant == 2 ? 0.002 : 0.0;
-      Both got = runBoth(gpu, in, psf, p);
-      Image want = cpu->richardsonLucy(in, psf, p);
-      std::string what =
-          "boundary " + std::to_string(int(b)) + " variant " + std::to_string(variant);
-      EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << what;
-      EXPECT_LT(relativeL2(got.all, got.kernels), 1e-5) << what;
-      EXPECT_LT(relativeL2(got.kernels, want), 1e-4) << what;
-    }
+  for (const auto& [what, p] : rlBoundaryAndOptionCases()) {
+    Both got = runBoth(gpu, in, psf, p);
+    Image want = cpu->richardsonLucy(in, psf, p);
+    EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << what;
+    EXPECT_LT(relativeL2(got.all, got.kernels), 1e-5) << what;
+    EXPECT_LT(relativeL2(got.kernels, want), 1e-4) << what;
+  }
   for (Boundary b : {Boundary::Reflect, Boundary::Periodic}) {
     Image vol = randomImage({14, 40, 36}, 12, 0.1f);
     DeconvolveParams p3;

@@ -13,6 +13,7 @@
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/image_checks.h"
+#include "tests/compute/rl_cases.h"
 
 using namespace stacklens::compute;
 
@@ -20,6 +21,7 @@ namespace {
 
 using stacklens::testing::randomImage;
 using stacklens::testing::relativeL2;
+using stacklens::testing::rlBoundaryAndOptionCases;
 
 using stacklens::testing::GpuTest;
 
@@ -61,21 +63,13 @@ TEST_F(CudaRlFused, OptionsAndBoundariesMatchCufftAndCpu) {
   Image in = randomImage({2, 226, 98}, 5, 0.1f);
   Image psf = randomImage({1, 31, 31}, 6, 0.f);
   Image periodicIn = randomImage({2, 128, 256}, 7, 0.1f);
-  for (Boundary b : {Boundary::Reflect, Boundary::Zero, Boundary::Periodic})
-    for (int variant = 0; variant < 3; ++variant) {
-      DeconvolveParams p;
-      p.iterations = 20;
-      p.boundary = b;
-      p.accelerate = variant == 1;
-      p.tvLambda = variant == 2 ? 0.002 : 0.0;
-      const Image& x = b == Boundary::Periodic ? periodicIn : in;
-      Results r = runBoth(gpu, x, psf, p);
-      Image want = cpu->richardsonLucy(x, psf, p);
-      const std::string what =
-          "boundary " + std::to_string(int(b)) + " variant " + std::to_string(variant);
-      EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << what;
-      EXPECT_LT(relativeL2(r.fused, want), 1e-4) << what;
-    }
+  for (const auto& [what, p] : rlBoundaryAndOptionCases()) {
+    const Image& x = p.boundary == Boundary::Periodic ? periodicIn : in;
+    Results r = runBoth(gpu, x, psf, p);
+    Image want = cpu->richardsonLucy(x, psf, p);
+    EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << what;
+    EXPECT_LT(relativeL2(r.fused, want), 1e-4) << what;
+  }
 }
 
 // Volumes: every depth 64 … 512 along z with small planes, against the cuFFT path (3D callbacks),
