@@ -1,4 +1,4 @@
-// What the GPU tests share for building and comparing images: uniform random images, the
+// What the compute tests share for building and comparing images: uniform random images, the
 // relative L2 distance, copies, and bitwise equality.
 #pragma once
 

@@ -11,21 +11,13 @@
 #include "compute/backend.h"
 #include "compute/cpu/operations.h"
 #include "filter_reference.h"
+#include "tests/compute/image_checks.h"
 
 namespace {
 
 using namespace stacklens::compute;
 using stacklens::compute::cpu::ThreadPool;
-
-double relativeL2(const Image& a, const Image& b) {
-  double diff = 0, norm = 0;
-  for (int64_t i = 0; i < b.shape().count(); ++i) {
-    const double d = double(a.data()[i]) - double(b.data()[i]);
-    diff += d * d;
-    norm += double(b.data()[i]) * double(b.data()[i]);
-  }
-  return std::sqrt(diff / norm);
-}
+using stacklens::testing::relativeL2;
 
 double maxAbsDiff(const Image& a, const Image& b) {
   double worst = 0;

@@ -11,10 +11,12 @@
 
 #include "compute/backend.h"
 #include "compute/cpu/operations.h"
+#include "tests/compute/image_checks.h"
 
 namespace {
 
 using namespace stacklens::compute;
+using stacklens::testing::relativeL2;
 
 const std::string kData = std::string(STACKLENS_TEST_DATA) + "/analysis/";
 
@@ -25,16 +27,6 @@ Image readImage(const std::string& path, Shape s) {
   in.read(reinterpret_cast<char*>(im.data()), static_cast<std::streamsize>(im.bytes()));
   EXPECT_EQ(in.gcount(), static_cast<std::streamsize>(im.bytes())) << path;
   return im;
-}
-
-double relativeL2(const Image& a, const Image& b) {
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < a.shape().count(); ++i) {
-    const double d = static_cast<double>(a.data()[i]) - b.data()[i];
-    num += d * d;
-    den += static_cast<double>(b.data()[i]) * b.data()[i];
-  }
-  return std::sqrt(num / den);
 }
 
 // Circular convolution written out directly, for making blurred test scenes.
