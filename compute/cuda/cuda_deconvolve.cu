@@ -28,6 +28,7 @@
 #include "compute/cuda/cuda_kernels.cuh"
 #include "compute/cuda/cuda_rl_fused.cuh"
 #include "compute/cuda/lto/rl_callback_args.h"
+#include "compute/cuda/psf_symmetry.h"
 #include "compute/cuda/rl_otf_cache.cuh"
 #include "rl_callbacks_fatbin.h"
 
@@ -408,15 +409,17 @@ class RichardsonLucySolver {
     // The OTF, scaled by 1/N so that C2R(R2C(u)·OTF) is the normalised convolution: from the
     // cache when the last call had the same PSF and frame, else made here from the PSF wrapped
     // into a frame.
+    // (The key's PSF values decide realOtf, so a kept OTF always has the layout asked for.)
+    const bool realOtf = fused && isPointSymmetric(psfValues, psfDims.z, psfDims.y, psfDims.x);
     RlOtfCache::Key key{
         {frame_.z, frame_.y, frame_.x}, {psfDims.z, psfDims.y, psfDims.x}, fused, psfValues};
     RlOtfCache& cache = RlOtfCache::of(ctx);
     otf_ = cache.find(key);
     const bool makeOtf = !otf_;
     if (makeOtf)
-      otf_ = cache.make(
-          ctx, std::move(key),
-          fused ? FusedRlTransforms::otfFloats(frame_.z, frame_.y, frame_.x) : size_t(2) * nc_);
+      otf_ = cache.make(ctx, std::move(key),
+                        fused ? FusedRlTransforms::otfFloats(frame_.z, frame_.y, frame_.x, realOtf)
+                              : size_t(2) * nc_);
     cudaStream_t st = ctx->stream();
     DeviceArray<float> placed;
     if (makeOtf) {
@@ -426,7 +429,8 @@ class RichardsonLucySolver {
       SL_LAUNCHED();
     }
     if (fused) {
-      fused_ = std::make_unique<FusedRlTransforms>(ctx, frame_.z, frame_.y, frame_.x, otf_.get());
+      fused_ = std::make_unique<FusedRlTransforms>(ctx, frame_.z, frame_.y, frame_.x, otf_.get(),
+                                                   realOtf);
       if (makeOtf) fused_->makeOtf(placed.get());
       return;
     }

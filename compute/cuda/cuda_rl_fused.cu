@@ -18,7 +18,17 @@ using blockfft::Line;
 using blockfft::stagePosition;
 
 enum class RowMode { Forward, Ratio, Update };
-enum class ColumnMode { Convolve, Correlate, ForwardScaled, Forward, Inverse };
+// ConvolveReal: forward, ·OTF, inverse with a real OTF (a point-symmetric PSF, where
+// convolution and correlation are the same); ForwardScaledReal makes that OTF.
+enum class ColumnMode {
+  Convolve,
+  Correlate,
+  ConvolveReal,
+  ForwardScaled,
+  ForwardScaledReal,
+  Forward,
+  Inverse
+};
 
 struct RowArgs {
   float2* spectrum;
@@ -38,6 +48,7 @@ struct ColumnArgs {
   const float2* in;
   float2* out;
   const float2* otf;
+  float* realOtf;       // blocked: column group, position along the column, column in the group
   int64_t pitch;        // values from one element of a column to the next
   int64_t columns;      // columns per plane
   int64_t planeStride;  // values from one plane (blockIdx.y) to the next
@@ -96,50 +107,51 @@ __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / 16),
 #pragma unroll
     for (int r = 0; r < 16; ++r) v[r] = src[stagePosition<L, 16>(t, 0, r)];
   } else {
-    // Z[n] = E + i·O, E = X[n] + conj(X[L−n]), O = (X[n] − conj(X[L−n]))·e^(+2πi n / 2L);
-    // X[n] and X[L−n] straight from global memory (the second read of a row hits L1).
+    // Z[n] = E + i·O, E = X[n] + conj(X[L−n]), O = (X[n] − conj(X[L−n]))·e^(+2πi n / 2L).
+    // X[L−n] comes from the row parked in shared memory rather than from a second set of
+    // registers, so that two blocks fit on an SM (64 registers; the transform's first stage
+    // waits for every thread before it overwrites the line).
     constexpr int R0 = blockfft::lastForwardRadix<L>();
-    float2 partner[kValuesPerThread];
+#pragma unroll 4
+    for (int m = 0; m < 16; ++m) line.store(t + m * T, row[t + m * T]);
+    if (t == 0) line.store(L, row[L]);
+    line.sync();
 #pragma unroll
     for (int b = 0; b < kValuesPerThread / R0; ++b)
 #pragma unroll
       for (int r = 0; r < R0; ++r) {
         const int n = stagePosition<L, R0>(t, b, r);
-        v[b * R0 + r] = row[n];
-        partner[b * R0 + r] = row[L - n];
-      }
-#pragma unroll
-    for (int b = 0; b < kValuesPerThread / R0; ++b)
-#pragma unroll
-      for (int r = 0; r < R0; ++r) {
-        const int n = stagePosition<L, R0>(t, b, r);
-        const float2 xk = v[b * R0 + r], xm = partner[b * R0 + r];
+        const float2 xk = line.load(n), xm = line.load(L - n);
         const float2 e = make_float2(xk.x + xm.x, xk.y - xm.y);
         const float2 o =
             blockfft::cmulConj(make_float2(xk.x - xm.x, xk.y + xm.y), __ldg(&a.roots[n]));
         v[b * R0 + r] = make_float2(e.x - o.y, e.y + o.x);
       }
     blockfft::transform<L, true>(v, t, line, a.roots, 2);
-    // v[r] = (u[2n], u[2n+1]) at n = stagePosition<L, 16>(t, 0, r).
-    const int64_t rowStart = y * 2 * L;
+    // v[r] = (u[2n], u[2n+1]) at n = stagePosition<L, 16>(t, 0, r) = t + r·T: pairs of floats
+    // at constant offsets from this thread's first one (fewer address registers).
+    const int64_t first = y * L + t;
+    const float2* observed = reinterpret_cast<const float2*>(a.observed) + first;
+    float2* estimate = reinterpret_cast<float2*>(a.estimate) + first;
+    const float2* divergence = reinterpret_cast<const float2*>(a.divergence) + first;
+    float2* change = reinterpret_cast<float2*>(a.change) + first;
 #pragma unroll
     for (int r = 0; r < 16; ++r) {
-      const int64_t i = rowStart + 2 * stagePosition<L, 16>(t, 0, r);
       if constexpr (Mode == RowMode::Ratio) {
-        const float2 o = *reinterpret_cast<const float2*>(a.observed + i);
-        v[r] = make_float2(o.x / fmaxf(v[r].x, a.epsilon), o.y / fmaxf(v[r].y, a.epsilon));
+        const float2 o = observed[r * T];
+        v[r] = make_float2(__fdividef(o.x, fmaxf(v[r].x, a.epsilon)),
+                           __fdividef(o.y, fmaxf(v[r].y, a.epsilon)));
       } else {
-        const float2 old = *reinterpret_cast<const float2*>(a.estimate + i);
+        const float2 old = estimate[r * T];
         float2 next = make_float2(old.x * v[r].x, old.y * v[r].y);
         if (a.divergence) {
-          const float2 d = *reinterpret_cast<const float2*>(a.divergence + i);
-          next.x /= fmaxf(1.f - a.lambda * d.x, 1e-3f);
-          next.y /= fmaxf(1.f - a.lambda * d.y, 1e-3f);
+          const float2 d = divergence[r * T];
+          next.x = __fdividef(next.x, fmaxf(1.f - a.lambda * d.x, 1e-3f));
+          next.y = __fdividef(next.y, fmaxf(1.f - a.lambda * d.y, 1e-3f));
         }
         next = make_float2(fmaxf(next.x, 0.f), fmaxf(next.y, 0.f));
-        if (a.change)
-          *reinterpret_cast<float2*>(a.change + i) = make_float2(next.x - old.x, next.y - old.y);
-        *reinterpret_cast<float2*>(a.estimate + i) = next;
+        if (a.change) change[r * T] = make_float2(next.x - old.x, next.y - old.y);
+        estimate[r * T] = next;
         v[r] = next;
       }
     }
@@ -156,7 +168,7 @@ __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / 16),
 #pragma unroll
     for (int r = 0; r < RL; ++r) line.store(stagePosition<L, RL>(t, b, r), v[b * RL + r]);
   line.sync();
-#pragma unroll
+#pragma unroll 1
   for (int m = 0; m < 16; ++m) {
     const int k = t + m * T;
     const float2 zk = line.load(k), zm = line.load((L - k) & (L - 1));
@@ -199,14 +211,23 @@ __global__ void __launch_bounds__(columnsPerBlock<L>() * (L / 16),
     for (int r = 0; r < 16; ++r)
       v[r] = valid ? a.in[base + stagePosition<L, 16>(t, 0, r) * a.pitch] : zero;
     blockfft::transform<L, false>(v, t, line, a.roots, 1);
+    // The blocked real OTF: a warp's values of one (b, r) are consecutive positions of adjacent
+    // columns, so contiguous.
+    float* realOtf = a.realOtf + (int64_t(blockIdx.x) * L + t) * C + c;
 #pragma unroll
     for (int b = 0; b < kValuesPerThread / RL; ++b)
 #pragma unroll
       for (int r = 0; r < RL; ++r) {
         const int64_t at = base + stagePosition<L, RL>(t, b, r) * a.pitch;
         float2& x = v[b * RL + r];
+        const int realAt = stagePosition<L, RL>(0, b, r) * C;  // a constant from `realOtf`
         if constexpr (Mode == ColumnMode::ForwardScaled) {
           if (valid) a.out[at] = make_float2(x.x * a.scale, x.y * a.scale);
+        } else if constexpr (Mode == ColumnMode::ForwardScaledReal) {
+          realOtf[realAt] = valid ? x.x * a.scale : 0.f;
+        } else if constexpr (Mode == ColumnMode::ConvolveReal) {
+          const float o = realOtf[realAt];
+          x = make_float2(x.x * o, x.y * o);
         } else if constexpr (Mode == ColumnMode::Forward) {
           if (valid) a.out[at] = x;
         } else {
@@ -216,7 +237,7 @@ __global__ void __launch_bounds__(columnsPerBlock<L>() * (L / 16),
       }
   }
   if constexpr (Mode == ColumnMode::Convolve || Mode == ColumnMode::Correlate ||
-                Mode == ColumnMode::Inverse) {
+                Mode == ColumnMode::ConvolveReal || Mode == ColumnMode::Inverse) {
     blockfft::transform<L, true>(v, t, line, a.roots, 1);
 #pragma unroll
     for (int r = 0; r < 16; ++r)
@@ -303,8 +324,9 @@ const float2* rootsAt(const float* p) { return reinterpret_cast<const float2*>(p
 
 // The y transforms: columns of width/2 + 1 values per plane, one plane per z.
 ColumnArgs yAxis(const Layout& f) {
-  return ColumnArgs{complexAt(f.spectrum), complexAt(f.spectrum), complexAt(f.otf),       f.pitch,
-                    f.width / 2 + 1,       f.height * f.pitch,    rootsAt(f.columnRoots), 1.f};
+  return ColumnArgs{
+      complexAt(f.spectrum), complexAt(f.spectrum), complexAt(f.otf),       f.otf, f.pitch,
+      f.width / 2 + 1,       f.height * f.pitch,    rootsAt(f.columnRoots), 1.f};
 }
 
 template <ColumnMode Mode>
@@ -346,17 +368,23 @@ namespace {
 int64_t pitchFor(int64_t width) { return (width / 2 + 1 + 7) / 8 * 8; }  // 64-byte rows
 }  // namespace
 
-size_t FusedRlTransforms::otfFloats(int64_t depth, int64_t height, int64_t width) {
-  return size_t(2) * depth * height * pitchFor(width);
+size_t FusedRlTransforms::otfFloats(int64_t depth, int64_t height, int64_t width, bool realOtf) {
+  if (!realOtf) return size_t(2) * depth * height * pitchFor(width);
+  // Whole column groups of the last axis (see ColumnArgs::realOtf).
+  const int64_t length = depth > 1 ? depth : height;
+  const int64_t columns = depth > 1 ? height * pitchFor(width) : width / 2 + 1;
+  int64_t group = 1;
+  withLength(length, [&](auto l) { group = columnsPerBlock<decltype(l)::value>(); });
+  return size_t((columns + group - 1) / group * group * length);
 }
 
 FusedRlTransforms::FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64_t height,
-                                     int64_t width, float* otf)
+                                     int64_t width, float* otf, bool realOtf)
     : ctx_(ctx) {
   if (!supports(depth, height, width))
     throw CudaError("fused FFT: unsupported frame " + std::to_string(depth) + "x" +
                     std::to_string(height) + "x" + std::to_string(width));
-  const size_t floats = otfFloats(depth, height, width);
+  const size_t floats = otfFloats(depth, height, width, /*realOtf=*/false);
   spectrum_ = DeviceArray<float>(ctx, floats);
   layout_ = Layout{depth,
                    height,
@@ -364,6 +392,7 @@ FusedRlTransforms::FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64
                    pitchFor(width),
                    spectrum_.get(),
                    otf,
+                   realOtf,
                    ctx->constants(unitRoots(width)),
                    ctx->constants(unitRoots(height)),
                    depth > 1 ? ctx->constants(unitRoots(depth)) : nullptr};
@@ -375,9 +404,11 @@ FusedRlTransforms::FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64
 void FusedRlTransforms::makeOtf(const float* placedPsf) {
   const Layout& f = layout_;
   forward(placedPsf);
-  runLastAxis<ColumnMode::ForwardScaled>(
-      f, f.otf, static_cast<float>(1.0 / (double(f.depth) * double(f.height) * f.width)),
-      ctx_->stream());
+  const float scale = static_cast<float>(1.0 / (double(f.depth) * double(f.height) * f.width));
+  if (f.realOtf)
+    runLastAxis<ColumnMode::ForwardScaledReal>(f, f.otf, scale, ctx_->stream());
+  else
+    runLastAxis<ColumnMode::ForwardScaled>(f, f.otf, scale, ctx_->stream());
 }
 
 void FusedRlTransforms::forward(const float* estimate) {
@@ -391,7 +422,10 @@ void FusedRlTransforms::forward(const float* estimate) {
 void FusedRlTransforms::blurAndRatio(const float* observed, float epsilon) {
   const Layout& f = layout_;
   cudaStream_t st = ctx_->stream();
-  runLastAxis<ColumnMode::Convolve>(f, f.spectrum, 1.f, st);
+  if (f.realOtf)
+    runLastAxis<ColumnMode::ConvolveReal>(f, f.spectrum, 1.f, st);
+  else
+    runLastAxis<ColumnMode::Convolve>(f, f.spectrum, 1.f, st);
   if (f.depth > 1) runYAxis<ColumnMode::Inverse>(f, st);
   RowArgs r = rowArgs(f);
   r.observed = observed;
@@ -404,7 +438,10 @@ void FusedRlTransforms::correlateAndUpdate(float* estimate, const float* diverge
                                            float* change, bool forwardNext) {
   const Layout& f = layout_;
   cudaStream_t st = ctx_->stream();
-  runLastAxis<ColumnMode::Correlate>(f, f.spectrum, 1.f, st);
+  if (f.realOtf)  // a real OTF's conjugate is itself
+    runLastAxis<ColumnMode::ConvolveReal>(f, f.spectrum, 1.f, st);
+  else
+    runLastAxis<ColumnMode::Correlate>(f, f.spectrum, 1.f, st);
   if (f.depth > 1) runYAxis<ColumnMode::Inverse>(f, st);
   RowArgs r = rowArgs(f);
   r.estimate = estimate;

@@ -19,10 +19,12 @@ class FusedRlTransforms {
 
   // Passes for a depth × height × width frame with its OTF in `otf` (otfFloats() floats, kept
   // by the caller for the object's life; made by makeOtf, or by an earlier object of the same
-  // shape).
-  FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64_t height, int64_t width,
-                    float* otf);
-  static size_t otfFloats(int64_t depth, int64_t height, int64_t width);
+  // shape). realOtf: the PSF is point-symmetric about its centre (psf_symmetry.h), so its OTF
+  // is real and only that is kept and read: half the OTF's memory traffic, and convolution and
+  // correlation are the same pass.
+  FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64_t height, int64_t width, float* otf,
+                    bool realOtf);
+  static size_t otfFloats(int64_t depth, int64_t height, int64_t width, bool realOtf);
 
   // otf ← the transform of `placedPsf` (a real frame with the PSF's centre at the origin) scaled
   // by 1 / (depth·height·width), so that the passes below are normalised convolutions.
@@ -44,6 +46,7 @@ class FusedRlTransforms {
     int64_t depth, height, width, pitch;
     float* spectrum;
     float* otf;
+    bool realOtf;
     const float *rowRoots, *columnRoots, *depthRoots;
   };
 

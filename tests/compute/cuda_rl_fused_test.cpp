@@ -98,6 +98,48 @@ TEST_F(CudaRlFused, VolumesMatchCufftAndCpu) {
   }
 }
 
+// A random PSF made point-symmetric about its centre (odd sides): its OTF is real, so the fused
+// passes keep only the real part and use one pass for convolution and correlation.
+Image pointSymmetric(Shape s, unsigned seed) {
+  Image psf = randomImage(s, seed, 0.f);
+  const int64_t n = s.count();
+  for (int64_t i = 0; i < n / 2; ++i) psf.data()[n - 1 - i] = psf.data()[i];
+  return psf;
+}
+
+// The real-OTF passes against the cuFFT path (which keeps the complex OTF) on every column length,
+// 3D, the boundaries and options, and the CPU.
+TEST_F(CudaRlFused, PointSymmetricPsfsMatchCufftAndCpu) {
+  DeconvolveParams p;
+  p.iterations = 3;
+  p.boundary = Boundary::Periodic;
+  Image psf = pointSymmetric({1, 9, 7}, 21);
+  for (int64_t h = 64; h <= 4096; h *= 2) {
+    const int64_t w = 32 * 8192 / h;
+    Image in = randomImage({1, h, w}, static_cast<unsigned>(h + 1), 0.1f);
+    Results r = runBoth(gpu, in, psf, p);
+    EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << h << "x" << w;
+    EXPECT_GT(relativeL2(r.fused, in), 1e-3) << h << "x" << w;
+  }
+  p.threeD = true;
+  for (int64_t d = 64; d <= 256; d *= 4) {
+    Image vol = randomImage({d, 32, 64}, static_cast<unsigned>(d + 1), 0.1f);
+    Results r = runBoth(gpu, vol, pointSymmetric({5, 3, 7}, 22), p);
+    EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "depth " << d;
+    EXPECT_LT(relativeL2(r.fused, cpu->richardsonLucy(vol, pointSymmetric({5, 3, 7}, 22), p)), 1e-4)
+        << "depth " << d;
+  }
+  Image in = randomImage({2, 226, 98}, 23, 0.1f);
+  Image periodicIn = randomImage({2, 128, 256}, 24, 0.1f);
+  Image wide = pointSymmetric({1, 31, 31}, 25);
+  for (const auto& [what, q] : rlBoundaryAndOptionCases()) {
+    const Image& x = q.boundary == Boundary::Periodic ? periodicIn : in;
+    Results r = runBoth(gpu, x, wide, q);
+    EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << what;
+    EXPECT_LT(relativeL2(r.fused, cpu->richardsonLucy(x, wide, q)), 1e-4) << what;
+  }
+}
+
 // The OTF made by one call is kept for the next with the same PSF and frame (the slider's case):
 // a different PSF, frame or layout must not get it, and the same again must give the same result.
 TEST_F(CudaRlFused, TheKeptOtfIsUsedOnlyForTheSamePsfFrameAndLayout) {
