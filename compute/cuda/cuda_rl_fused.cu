@@ -1,6 +1,7 @@
 // Richardson–Lucy's fused FFT passes for frames with power-of-two sides (see cuda_rl_fused.cuh).
 // The spectrum is kept as depth × height rows of width/2 + 1 complex values (pitch rounded up to
-// 8 values, 64 bytes, for aligned column accesses); the 1/N normalisation is in the OTF.
+// 8 values, 64 bytes, for aligned column accesses); the 1/N normalisation is in the OTF. A
+// point-symmetric PSF's OTF is real: only that is kept, blocked by column group (ColumnArgs).
 #include <atomic>
 #include <cmath>
 #include <type_traits>
@@ -384,6 +385,7 @@ FusedRlTransforms::FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64
   if (!supports(depth, height, width))
     throw CudaError("fused FFT: unsupported frame " + std::to_string(depth) + "x" +
                     std::to_string(height) + "x" + std::to_string(width));
+  // The spectrum has the complex OTF's layout.
   const size_t floats = otfFloats(depth, height, width, /*realOtf=*/false);
   spectrum_ = DeviceArray<float>(ctx, floats);
   layout_ = Layout{depth,
