@@ -4,8 +4,8 @@
 // butterflies' inputs from the line, applies twiddles and an R-point DFT in registers and writes
 // the outputs in place; no bit reversal. (For compute/cuda/*.cu only.)
 //
-// A line of length L is held by L/16 threads with 16 complex values each. Forward stages use
-// radix 16 and end with one radix 2, 4 or 8 stage when L is not a power of 16; inverse stages run
+// A line of length L is held by L/V threads with V = 16 or 32 complex values each. Forward stages
+// use radix V and end with one smaller radix stage when L is not a power of V; inverse stages run
 // the same radices in reverse, so a forward transform's last stage leaves each thread holding
 // exactly the values the inverse transform's first stage needs (no shared-memory pass between
 // them).
@@ -17,16 +17,25 @@
 
 namespace stacklens::compute::cuda::blockfft {
 
-constexpr int kValuesPerThread = 16;
+constexpr int kValuesPerThread =
+    16;  // V unless a pass asks for 32 (fewer exchanges, more registers)
 constexpr int kMinLength = 64, kMaxLength = 4096;
 
 __host__ __device__ constexpr bool isSupportedLength(long long n) {
   return n >= kMinLength && n <= kMaxLength && (n & (n - 1)) == 0;
 }
 
-// The last forward radix: L / 16^k for the largest k with 16^k ≤ L (1 when L is a power of 16).
+// The radix-V stages of a length: the largest k with V^k ≤ L.
+template <int V = kValuesPerThread>
+__host__ __device__ constexpr int fullStages(int length) {
+  int k = 0;
+  for (; length >= V; length /= V) ++k;
+  return k;
+}
+// The last forward radix: L / V^k for the largest k with V^k ≤ L (1 when L is a power of V).
+template <int V = kValuesPerThread>
 __host__ __device__ constexpr int remainderRadix(int length) {
-  while (length >= 16) length /= 16;
+  while (length >= V) length /= V;
   return length;
 }
 
@@ -43,24 +52,31 @@ __device__ __forceinline__ float2 cmulConj(float2 a, float2 b) {  // a · conj(b
   return make_float2(a.x * b.x + a.y * b.y, a.y * b.x - a.x * b.y);
 }
 
-// a · e^(∓2πi Q/16), the trivial rotations without a multiply.
+// a · e^(∓2πi Q/32), the trivial rotations without a multiply.
 template <bool Inverse, int Q>
-__device__ __forceinline__ float2 rotate16(float2 a) {
-  constexpr int q = Q & 15;
+__device__ __forceinline__ float2 rotate32(float2 a) {
+  constexpr int q = Q & 31;
   if constexpr (q == 0) {
     return a;
-  } else if constexpr (q == 8) {
+  } else if constexpr (q == 16) {
     return make_float2(-a.x, -a.y);
-  } else if constexpr (q == 4) {
+  } else if constexpr (q == 8) {
     return Inverse ? make_float2(-a.y, a.x) : make_float2(a.y, -a.x);
-  } else if constexpr (q == 12) {
+  } else if constexpr (q == 24) {
     return Inverse ? make_float2(a.y, -a.x) : make_float2(-a.y, a.x);
   } else {
-    // cos and sin of 2πq/16 from the first quadrant's values.
-    constexpr float c[5] = {1.f, 0.923879532511286756f, 0.707106781186547524f,
-                            0.382683432365089772f, 0.f};
-    constexpr int quadrant = q / 4, r = q % 4;
-    constexpr float cs = c[r], sn = c[4 - r];
+    // cos and sin of 2πq/32 from the first quadrant's values, cos(2πr/32) for r = 0 … 8.
+    constexpr float c[9] = {1.f,
+                            0.980785280403230449f,
+                            0.923879532511286756f,
+                            0.831469612302545237f,
+                            0.707106781186547524f,
+                            0.555570233019602225f,
+                            0.382683432365089772f,
+                            0.195090322016128268f,
+                            0.f};
+    constexpr int quadrant = q / 8, r = q % 8;
+    constexpr float cs = c[r], sn = c[8 - r];
     constexpr float cosv = quadrant == 0 ? cs : quadrant == 1 ? -sn : quadrant == 2 ? -cs : sn;
     constexpr float sinv = quadrant == 0 ? sn : quadrant == 1 ? cs : quadrant == 2 ? -sn : -cs;
     constexpr float s = Inverse ? sinv : -sinv;
@@ -78,7 +94,7 @@ __host__ __device__ constexpr int bitReversed(int i, int bits) {
 template <int R, bool Inverse, int Half, int I>
 __device__ __forceinline__ void radix2Butterfly(float2* x) {
   constexpr int m = I % Half, a = (I / Half) * 2 * Half + m;
-  const float2 u = x[a], w = rotate16<Inverse, m*(16 / (2 * Half))>(x[a + Half]);
+  const float2 u = x[a], w = rotate32<Inverse, m*(32 / (2 * Half))>(x[a + Half]);
   x[a] = u + w;
   x[a + Half] = u - w;
 }
@@ -88,12 +104,12 @@ __device__ __forceinline__ void radix2Layer(float2* x, std::integer_sequence<int
 }
 template <int R, int... I>
 __device__ __forceinline__ void bitReversePermute(float2* x, std::integer_sequence<int, I...>) {
-  constexpr int bits = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
+  constexpr int bits = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : R == 16 ? 4 : 5;
   const float2 y[R] = {x[bitReversed(I, bits)]...};
   ((x[I] = y[I]), ...);
 }
 
-// In-place R-point DFT (R = 2, 4, 8, 16) of x[0..R), natural order in and out: radix-2
+// In-place R-point DFT (R = 2, 4, 8, 16, 32) of x[0..R), natural order in and out: radix-2
 // decimation in time after a bit reversal, every index and twiddle a template argument (so that
 // x stays in registers).
 template <int R, bool Inverse, int Half = 1>
@@ -106,15 +122,16 @@ __device__ __forceinline__ void dft(float2* x) {
 }
 
 // One line in shared memory as complex values (one 64-bit access each), one padding value per
-// 16 so that the strided writes of the early stages (strides 2 … 16) do not hit the same banks,
+// V so that the strided writes of the early stages (strides 2 … V) do not hit the same banks,
 // and how the threads that share it wait for each other: the whole block (barrier 0), or, when
 // they are contiguous, their warp (≤ 32 threads) or a named barrier of their own, so that the
 // other lines' threads in the block go on meanwhile.
+template <int V = kValuesPerThread>
 struct Line {
   float2* values;
   int barrier = 0;  // 0: __syncthreads; else 1 … 15, with `threads` contiguous threads
   int threads = 0;
-  __device__ __forceinline__ static int pad(int j) { return j + (j >> 4); }
+  __device__ __forceinline__ static int pad(int j) { return j + j / V; }
   __device__ __forceinline__ float2 load(int j) const { return values[pad(j)]; }
   __device__ __forceinline__ void store(int j, float2 v) const { values[pad(j)] = v; }
   __device__ __forceinline__ void sync() const {
@@ -128,60 +145,79 @@ struct Line {
 };
 // Complex values of one line: indices 0 … L (L for the real transforms' Nyquist term), padded,
 // and 4 more so that neighbouring lines start 8 banks apart.
-__host__ __device__ constexpr int lineValues(int length) { return length + length / 16 + 4; }
-
-// Thread t's butterfly inputs of a radix-R stage: butterflies i = t + b·L/16, inputs
-// i + r·L/R, in v[b·R + r]. The position of value v[b·R + r].
-template <int L, int R>
-__device__ __forceinline__ int stagePosition(int t, int b, int r) {
-  return t + b * (L / 16) + r * (L / R);
+template <int V = kValuesPerThread>
+__host__ __device__ constexpr int lineValues(int length) {
+  return length + length / V + 4;
 }
 
-template <int L, int R>
-__device__ __forceinline__ void gather(float2 (&v)[kValuesPerThread], int t, const Line& line) {
+// Thread t's butterfly inputs of a radix-R stage: butterflies i = t + b·L/V, inputs
+// i + r·L/R, in v[b·R + r]. The position of value v[b·R + r].
+template <int L, int R, int V = kValuesPerThread>
+__device__ __forceinline__ int stagePosition(int t, int b, int r) {
+  return t + b * (L / V) + r * (L / R);
+}
+
+template <int L, int R, int V>
+__device__ __forceinline__ void gather(float2 (&v)[V], int t, const Line<V>& line) {
 #pragma unroll
-  for (int b = 0; b < kValuesPerThread / R; ++b)
+  for (int b = 0; b < V / R; ++b)
 #pragma unroll
-    for (int r = 0; r < R; ++r) v[b * R + r] = line.load(stagePosition<L, R>(t, b, r));
+    for (int r = 0; r < R; ++r) v[b * R + r] = line.load(stagePosition<L, R, V>(t, b, r));
 }
 
 // A radix-R stage at stride P: twiddles, the DFTs in registers; outputs stay in v.
-template <int L, int R, int P, bool Inverse>
-__device__ __forceinline__ void butterflies(float2 (&v)[kValuesPerThread], int t,
-                                            const float2* __restrict__ roots, int rootStep) {
+template <int L, int R, int P, bool Inverse, int V>
+__device__ __forceinline__ void butterflies(float2 (&v)[V], int t, const float2* __restrict__ roots,
+                                            int rootStep) {
 #pragma unroll
-  for (int b = 0; b < kValuesPerThread / R; ++b) {
+  for (int b = 0; b < V / R; ++b) {
     if (P > 1) {
-      const int k = (t + b * (L / 16)) & (P - 1);
+      const int k = (t + b * (L / V)) & (P - 1);
+      // e^(∓2πi r k / (R P)) from the table of L-point roots (rootStep apart) at r·step.
+      const int step = k * (L / (R * P)) * rootStep;
+      if constexpr (R >= 8) {
+        // R/4 + 2 table reads instead of R − 1, w_r = w_(r mod 4) · w_(r − r mod 4) (1–2 ulp):
+        // the reads cost registers (they are issued together) and load-pipe slots.
+        float2 low[4], high[R / 4];
 #pragma unroll
-      for (int r = 1; r < R; ++r) {
-        // e^(∓2πi r k / (R P)) from the table of L-point roots (rootStep apart).
-        float2 w = __ldg(&roots[(r * k * (L / (R * P))) * rootStep]);
-        v[b * R + r] = Inverse ? cmulConj(v[b * R + r], w) : cmul(v[b * R + r], w);
+        for (int s = 1; s < 4; ++s) low[s] = __ldg(&roots[s * step]);
+#pragma unroll
+        for (int q = 1; q < R / 4; ++q) high[q] = __ldg(&roots[4 * q * step]);
+#pragma unroll
+        for (int r = 1; r < R; ++r) {
+          const int q = r / 4, s = r % 4;
+          const float2 w = s == 0 ? high[q] : q == 0 ? low[s] : cmul(high[q], low[s]);
+          v[b * R + r] = Inverse ? cmulConj(v[b * R + r], w) : cmul(v[b * R + r], w);
+        }
+      } else {
+#pragma unroll
+        for (int r = 1; r < R; ++r) {
+          const float2 w = __ldg(&roots[r * step]);
+          v[b * R + r] = Inverse ? cmulConj(v[b * R + r], w) : cmul(v[b * R + r], w);
+        }
       }
     }
     dft<R, Inverse>(&v[b * R]);
   }
 }
 
-// Stage outputs to their places: butterfly i = t + b·L/16 with k = i mod P writes output r to
+// Stage outputs to their places: butterfly i = t + b·L/V with k = i mod P writes output r to
 // (i − k)·R + k + r·P.
-template <int L, int R, int P>
-__device__ __forceinline__ void scatter(const float2 (&v)[kValuesPerThread], int t,
-                                        const Line& line) {
+template <int L, int R, int P, int V>
+__device__ __forceinline__ void scatter(const float2 (&v)[V], int t, const Line<V>& line) {
 #pragma unroll
-  for (int b = 0; b < kValuesPerThread / R; ++b) {
-    const int i = t + b * (L / 16), k = i & (P - 1), j = (i - k) * R + k;
+  for (int b = 0; b < V / R; ++b) {
+    const int i = t + b * (L / V), k = i & (P - 1), j = (i - k) * R + k;
 #pragma unroll
     for (int r = 0; r < R; ++r) line.store(j + r * P, v[b * R + r]);
   }
 }
 
 // Stages R, Rest... starting at stride P, v holding the first stage's inputs. On return v holds
-// the transform at the last stage's positions (stagePosition<L, last R>), natural order.
+// the transform at the last stage's positions (stagePosition<L, last R, V>), natural order.
 // Every thread of the line must call it (it synchronises them: Line::sync).
-template <int L, bool Inverse, int P, int R, int... Rest>
-__device__ __forceinline__ void stages(float2 (&v)[kValuesPerThread], int t, const Line& line,
+template <int L, bool Inverse, int P, int R, int... Rest, int V>
+__device__ __forceinline__ void stages(float2 (&v)[V], int t, const Line<V>& line,
                                        const float2* __restrict__ roots, int rootStep) {
   butterflies<L, R, P, Inverse>(v, t, roots, rootStep);
   if constexpr (sizeof...(Rest) > 0) {
@@ -194,36 +230,36 @@ __device__ __forceinline__ void stages(float2 (&v)[kValuesPerThread], int t, con
   }
 }
 
-// The forward (e^−) or inverse (e^+, unnormalised) transform of a line of length L. Forward:
-// v enters at stagePosition<L, 16> and leaves at stagePosition<L, remainderRadix(L)> (16 when
-// L is a power of 16); inverse: the other way round. roots[j·rootStep] = e^(−2πi j/L).
-template <int L, bool Inverse>
-__device__ __forceinline__ void transform(float2 (&v)[kValuesPerThread], int t, const Line& line,
+// The forward (e^−) or inverse (e^+, unnormalised) transform of a line of length L held V values
+// per thread. Forward: v enters at stagePosition<L, V, V> and leaves at stagePosition<L,
+// lastForwardRadix<L, V>(), V>; inverse: the other way round. roots[j·rootStep] = e^(−2πi j/L).
+// With V = 16: 64 = 16·4, 128 = 16·8, 256 = 16·16, 512 = 16·16·2, …, 4096 = 16·16·16; with
+// V = 32: 512 = 32·16, 1024 = 32·32, 2048 = 32·32·2, 4096 = 32·32·4.
+template <int L, bool Inverse, int V>
+__device__ __forceinline__ void transform(float2 (&v)[V], int t, const Line<V>& line,
                                           const float2* __restrict__ roots, int rootStep) {
-  static_assert(isSupportedLength(L));
-  constexpr int rem = remainderRadix(L);
-  // 64 = 16·4, 128 = 16·8, 256 = 16·16, 512 = 16·16·2, …, 4096 = 16·16·16.
-  if constexpr (L <= 256 && rem == 1) {
-    stages<L, Inverse, 1, 16, 16>(v, t, line, roots, rootStep);
-  } else if constexpr (L <= 256) {
-    if constexpr (Inverse)
-      stages<L, true, 1, rem, 16>(v, t, line, roots, rootStep);
-    else
-      stages<L, false, 1, 16, rem>(v, t, line, roots, rootStep);
-  } else if constexpr (rem == 1) {
-    stages<L, Inverse, 1, 16, 16, 16>(v, t, line, roots, rootStep);
+  static_assert(isSupportedLength(L) && L >= 2 * V);
+  constexpr int k = fullStages<V>(L), rem = remainderRadix<V>(L);
+  static_assert(k >= 1 && k <= 3);
+  if constexpr (rem == 1) {
+    if constexpr (k == 1) stages<L, Inverse, 1, V>(v, t, line, roots, rootStep);
+    if constexpr (k == 2) stages<L, Inverse, 1, V, V>(v, t, line, roots, rootStep);
+    if constexpr (k == 3) stages<L, Inverse, 1, V, V, V>(v, t, line, roots, rootStep);
+  } else if constexpr (Inverse) {
+    if constexpr (k == 1) stages<L, true, 1, rem, V>(v, t, line, roots, rootStep);
+    if constexpr (k == 2) stages<L, true, 1, rem, V, V>(v, t, line, roots, rootStep);
+    if constexpr (k == 3) stages<L, true, 1, rem, V, V, V>(v, t, line, roots, rootStep);
   } else {
-    if constexpr (Inverse)
-      stages<L, true, 1, rem, 16, 16>(v, t, line, roots, rootStep);
-    else
-      stages<L, false, 1, 16, 16, rem>(v, t, line, roots, rootStep);
+    if constexpr (k == 1) stages<L, false, 1, V, rem>(v, t, line, roots, rootStep);
+    if constexpr (k == 2) stages<L, false, 1, V, V, rem>(v, t, line, roots, rootStep);
+    if constexpr (k == 3) stages<L, false, 1, V, V, V, rem>(v, t, line, roots, rootStep);
   }
 }
 
 // The radix a forward transform ends with (and an inverse one starts with).
-template <int L>
+template <int L, int V = kValuesPerThread>
 constexpr int lastForwardRadix() {
-  return remainderRadix(L) == 1 ? 16 : remainderRadix(L);
+  return remainderRadix<V>(L) == 1 ? V : remainderRadix<V>(L);
 }
 
 }  // namespace stacklens::compute::cuda::blockfft

@@ -17,7 +17,6 @@ namespace stacklens::compute::cuda {
 namespace {
 
 using blockfft::kValuesPerThread;
-using blockfft::Line;
 using blockfft::stagePosition;
 
 enum class RowMode { Forward, Ratio, Update };
@@ -59,12 +58,22 @@ struct ColumnArgs {
   float scale;          // ForwardScaled
 };
 
-// Rows of real length 2L per block: a row is L/16 threads; 256 threads when rows are short.
+// Complex values per thread in a row pass: 32 for rows of ≥ 1024 samples, so that a transform
+// needs one shared-memory exchange fewer (1024 = 32·32 instead of 16·16·4; the passes are bound
+// by shared-memory and load-pipe traffic) and a 2048² frame's rows fit one wave of warps at 128
+// registers. Measured on an H100: the 2048² row passes 39–41 → 28 µs each.
+template <int L>
+constexpr int rowValues() {
+  return L >= 512 ? 32 : 16;
+}
+// Rows of real length 2L per block: a row is L/V threads; 256 threads when rows are short.
 template <int L>
 constexpr int rowsPerBlock() {
-  // Measured on an H100: 512 threads faster for rows of 2048 samples, slower for 1024.
-  constexpr int threads = L >= 1024 ? 512 : 256;
-  return L / 16 >= threads ? 1 : threads / (L / 16);
+  // Measured on an H100 with 16 values per thread: 512 threads faster for rows of 2048 samples,
+  // slower for 1024.
+  constexpr int T = L / rowValues<L>();
+  constexpr int threads = rowValues<L>() == 16 && L >= 1024 ? 512 : 256;
+  return T >= threads ? 1 : threads / T;
 }
 // Columns per block: adjacent columns make the global accesses of a row segment contiguous
 // (4 columns: 32 bytes); fewer threads per column want more columns, and 4096-long columns
@@ -81,8 +90,9 @@ constexpr int minBlocks(int threads, int residentThreads = 1024) {
   return threads >= residentThreads ? 1 : residentThreads / threads;
 }
 
-__device__ __forceinline__ Line lineAt(float2* shared, int index, int length) {
-  return Line{shared + index * blockfft::lineValues(length), 0, 0};
+template <int V = kValuesPerThread>
+__device__ __forceinline__ blockfft::Line<V> lineAt(float2* shared, int index, int length) {
+  return blockfft::Line<V>{shared + index * blockfft::lineValues<V>(length), 0, 0};
 }
 
 // One row y of the frame (real length 2L, spectrum L + 1 values). Forward: the real row → its
@@ -91,39 +101,40 @@ __device__ __forceinline__ Line lineAt(float2* shared, int index, int length) {
 // A real FFT of length 2L is a complex FFT of length L of z[n] = u[2n] + i·u[2n+1] with a
 // pre/post step pairing the values k and L − k.
 template <int L, RowMode Mode>
-__global__ void __launch_bounds__(rowsPerBlock<L>() * (L / 16),
-                                  minBlocks(rowsPerBlock<L>() * (L / 16), 768)) rowPass(RowArgs a) {
+__global__ void __launch_bounds__(rowsPerBlock<L>() * (L / rowValues<L>()),
+                                  minBlocks(rowsPerBlock<L>() * (L / rowValues<L>()),
+                                            rowValues<L>() == 32 ? 512 : 768)) rowPass(RowArgs a) {
   extern __shared__ float2 shared[];
-  constexpr int T = L / 16;
+  constexpr int V = rowValues<L>(), T = L / V;
   const int t = threadIdx.x % T;
   const int64_t y = int64_t(blockIdx.x) * rowsPerBlock<L>() + threadIdx.x / T;
   // A row's threads are contiguous: they wait for each other only (their warp, or named
   // barrier 1 + row; 15 is the highest).
   static_assert(T <= 32 || rowsPerBlock<L>() <= 15);
-  Line line = lineAt(shared, threadIdx.x / T, L);
+  blockfft::Line<V> line = lineAt<V>(shared, threadIdx.x / T, L);
   line.barrier = 1 + threadIdx.x / T;
   line.threads = T;
   float2* row = a.spectrum + y * a.pitch;
-  float2 v[kValuesPerThread];
+  float2 v[V];
   if constexpr (Mode == RowMode::Forward) {
     const float2* src = reinterpret_cast<const float2*>(a.source + y * 2 * L);
 #pragma unroll
-    for (int r = 0; r < 16; ++r) v[r] = src[stagePosition<L, 16>(t, 0, r)];
+    for (int r = 0; r < V; ++r) v[r] = src[stagePosition<L, V, V>(t, 0, r)];
   } else {
     // Z[n] = E + i·O, E = X[n] + conj(X[L−n]), O = (X[n] − conj(X[L−n]))·e^(+2πi n / 2L).
     // The row is parked in shared memory and X[L−n] read from there (the transform's first
     // stage waits for every thread before it overwrites the line). Measured on an H100: as fast
     // as a second read from global memory, with fewer registers.
-    constexpr int R0 = blockfft::lastForwardRadix<L>();
+    constexpr int R0 = blockfft::lastForwardRadix<L, V>();
 #pragma unroll 4
-    for (int m = 0; m < 16; ++m) line.store(t + m * T, row[t + m * T]);
+    for (int m = 0; m < V; ++m) line.store(t + m * T, row[t + m * T]);
     if (t == 0) line.store(L, row[L]);
     line.sync();
 #pragma unroll
-    for (int b = 0; b < kValuesPerThread / R0; ++b)
+    for (int b = 0; b < V / R0; ++b)
 #pragma unroll
       for (int r = 0; r < R0; ++r) {
-        const int n = stagePosition<L, R0>(t, b, r);
+        const int n = stagePosition<L, R0, V>(t, b, r);
         const float2 xk = line.load(n), xm = line.load(L - n);
         const float2 e = make_float2(xk.x + xm.x, xk.y - xm.y);
         const float2 o =
@@ -131,7 +142,7 @@ __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / 16),
         v[b * R0 + r] = make_float2(e.x - o.y, e.y + o.x);
       }
     blockfft::transform<L, true>(v, t, line, a.roots, 2);
-    // v[r] = (u[2n], u[2n+1]) at n = stagePosition<L, 16>(t, 0, r) = t + r·T: pairs of floats
+    // v[r] = (u[2n], u[2n+1]) at n = stagePosition<L, V, V>(t, 0, r) = t + r·T: pairs of floats
     // at constant offsets from this thread's first one (fewer address registers).
     const int64_t first = y * L + t;
     const float2* observed = reinterpret_cast<const float2*>(a.observed) + first;
@@ -139,7 +150,7 @@ __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / 16),
     const float2* divergence = reinterpret_cast<const float2*>(a.divergence) + first;
     float2* change = reinterpret_cast<float2*>(a.change) + first;
 #pragma unroll
-    for (int r = 0; r < 16; ++r) {
+    for (int r = 0; r < V; ++r) {
       if constexpr (Mode == RowMode::Ratio) {
         const float2 o = observed[r * T];
         v[r] = make_float2(__fdividef(o.x, fmaxf(v[r].x, a.epsilon)),
@@ -164,15 +175,15 @@ __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / 16),
   }
   blockfft::transform<L, false>(v, t, line, a.roots, 2);
   // X[k] = A + e^(−2πi k / 2L)·B, A = (Z[k] + conj(Z[L−k])) / 2, B = (Z[k] − conj(Z[L−k])) / 2i.
-  constexpr int RL = blockfft::lastForwardRadix<L>();
+  constexpr int RL = blockfft::lastForwardRadix<L, V>();
   line.sync();
 #pragma unroll
-  for (int b = 0; b < kValuesPerThread / RL; ++b)
+  for (int b = 0; b < V / RL; ++b)
 #pragma unroll
-    for (int r = 0; r < RL; ++r) line.store(stagePosition<L, RL>(t, b, r), v[b * RL + r]);
+    for (int r = 0; r < RL; ++r) line.store(stagePosition<L, RL, V>(t, b, r), v[b * RL + r]);
   line.sync();
 #pragma unroll 1
-  for (int m = 0; m < 16; ++m) {
+  for (int m = 0; m < V; ++m) {
     const int k = t + m * T;
     const float2 zk = line.load(k), zm = line.load((L - k) & (L - 1));
     const float2 sum = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
@@ -200,7 +211,7 @@ __global__ void __launch_bounds__(columnsPerBlock<L>() * (L / 16),
   const int64_t k = int64_t(blockIdx.x) * C + c;
   const bool valid = k < a.columns;
   const int64_t base = blockIdx.y * a.planeStride + k;
-  const Line line = lineAt(shared, c, L);
+  const blockfft::Line<> line = lineAt(shared, c, L);
   float2 v[kValuesPerThread];
   const float2 zero = make_float2(0.f, 0.f);
   if constexpr (Mode == ColumnMode::Inverse) {
@@ -291,8 +302,9 @@ void runRows(int64_t rows, int64_t width, const RowArgs& args, cudaStream_t stre
     constexpr int L = decltype(length)::value;
     constexpr int lines = rowsPerBlock<L>();
     static std::atomic<bool> raised{false};  // per instantiation
-    launch(rowPass<L, Mode>, dim3(static_cast<unsigned>(rows / lines)), lines * (L / 16),
-           size_t(lines) * blockfft::lineValues(L) * sizeof(float2), stream, args, raised);
+    constexpr int V = rowValues<L>();
+    launch(rowPass<L, Mode>, dim3(static_cast<unsigned>(rows / lines)), lines * (L / V),
+           size_t(lines) * blockfft::lineValues<V>(L) * sizeof(float2), stream, args, raised);
   });
 }
 
@@ -305,7 +317,7 @@ void runColumns(int64_t length, int64_t planes, const ColumnArgs& args, cudaStre
     const dim3 grid(static_cast<unsigned>((args.columns + C - 1) / C),
                     static_cast<unsigned>(planes));
     launch(columnPass<L, Mode>, grid, C * (L / 16),
-           size_t(C) * blockfft::lineValues(L) * sizeof(float2), stream, args, raised);
+           size_t(C) * blockfft::lineValues<>(L) * sizeof(float2), stream, args, raised);
   });
 }
 
