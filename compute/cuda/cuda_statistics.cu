@@ -4,8 +4,8 @@
 // exact radix selection of the median's two middle ranks, then two more digit passes. The first
 // digit is guessed from the last iteration's median: on a hit the moments pass also collects that
 // bin's values and the later digit passes read only those. The last block of the last pass
-// computes the next bounds on the device, so the host reads the state back only once per batch
-// of iterations. Nothing is sorted.
+// computes the next bounds on the device, and the evaluations run in a CUDA graph's WHILE loop
+// that this block ends, so the host reads the state back once, at the end. Nothing is sorted.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -14,10 +14,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
+
+#if CUDART_VERSION < 12040
+#error "conditional graph nodes set from device code need CUDA 12.4"
+#endif
 
 namespace stacklens::compute::cuda {
 namespace {
@@ -58,6 +64,11 @@ struct Control {
 };
 
 struct Workspace {
+  // The call's input: the values (16-byte aligned) and their count, on the device; and room for
+  // the candidates below. Kept here so that one graph serves every call.
+  const float* values;
+  const long long* count;
+  float* candidates;
   Control control;
   unsigned blocksDone;  // blocks of the running pass that have finished
   // The median's top digit rarely changes between iterations: the first pass guesses it (the last
@@ -242,14 +253,14 @@ __device__ inline void forEachValue(const float* __restrict__ values, int64_t n,
 
 template <int Pass>
 __global__ void __launch_bounds__(kThreads)
-    countPass(const float* __restrict__ values, const long long* count_, Workspace* ws,
-              float* __restrict__ candidates) {
+    countPass(Workspace* ws, cudaGraphConditionalHandle loop) {
   if (ws->control.done) return;  // the loop ended in an earlier evaluation of this batch
   const bool matchAny = ws->control.matchAny;
+  float* __restrict__ candidates = ws->candidates;
   // After a hit of the guess the last two digits come from the guessed bin's values alone.
   const bool fromCandidates = Pass > 0 && ws->fromCandidates;
-  if (fromCandidates) values = candidates;
-  const int64_t n = fromCandidates ? static_cast<int64_t>(ws->candidateCount) : *count_;
+  const float* __restrict__ values = fromCandidates ? candidates : ws->values;
+  const int64_t n = fromCandidates ? static_cast<int64_t>(ws->candidateCount) : *ws->count;
   const FloatBounds bounds = floatBounds(ws->control);
   __shared__ uint32_t hist[2][kBins];
   for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&hist[0][0])[i] = 0;
@@ -389,17 +400,18 @@ __global__ void __launch_bounds__(kThreads)
     if (Pass == 2) {
       finishStats(ws);
       ws->candidateCount = 0;
+      cudaGraphSetConditional(loop, ws->control.done ? 0u : 1u);  // the graph's WHILE
     }
   }
 }
 
 // The first digit's full histogram, when the guess of the moments pass missed (else nothing).
-__global__ void __launch_bounds__(kThreads)
-    digit0Fallback(const float* __restrict__ values, const long long* count_, Workspace* ws) {
+__global__ void __launch_bounds__(kThreads) digit0Fallback(Workspace* ws) {
   // The same for every block: written by the previous kernel.
   if (ws->control.done || !ws->needFull) return;
   const bool matchAny = ws->control.matchAny;
-  const int64_t n = *count_;
+  const float* __restrict__ values = ws->values;
+  const int64_t n = *ws->count;
   const FloatBounds bounds = floatBounds(ws->control);
   __shared__ uint32_t hist[kBins];
   for (int i = threadIdx.x; i < kBins; i += blockDim.x) hist[i] = 0;
@@ -426,10 +438,14 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-__global__ void resetWorkspace(Workspace* ws, Control control) {
+__global__ void resetWorkspace(Workspace* ws, Control control, const float* values,
+                               const long long* count, float* candidates) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < 2 * kBins) (&ws->histogram[0][0])[i] = 0;
   if (i == 0) {
+    ws->values = values;
+    ws->count = count;
+    ws->candidates = candidates;
     ws->control = control;
     ws->moments.count = 0;
     ws->moments.sum = ws->moments.sumSquares = 0;
@@ -437,6 +453,7 @@ __global__ void resetWorkspace(Workspace* ws, Control control) {
     ws->moments.maxKey = 0;
     ws->blocksDone = 0;
     ws->haveGuess = ws->needFull = 0;
+    ws->guessDigit = 0;  // read (unused) by the first evaluation
     ws->below = ws->inBin = 0;
     ws->candidateCount = 0;
     ws->fromCandidates = 0;
@@ -444,15 +461,87 @@ __global__ void resetWorkspace(Workspace* ws, Control control) {
 }
 
 // One evaluation (statistics of the values inside the control's bounds, then advance()):
-// nothing when the loop is already done.
-void enqueueEvaluation(const ContextPtr& ctx, const float* values, const long long* count,
-                       unsigned grid, Workspace* ws, float* candidates) {
-  cudaStream_t st = ctx->stream();
-  countPass<0><<<grid, kThreads, 0, st>>>(values, count, ws, candidates);
-  digit0Fallback<<<grid, kThreads, 0, st>>>(values, count, ws);
-  countPass<1><<<grid, kThreads, 0, st>>>(values, count, ws, candidates);
-  countPass<2><<<grid, kThreads, 0, st>>>(values, count, ws, candidates);
+// nothing when the loop is already done. Pass 2 sets `loop` to whether another is needed.
+void enqueueEvaluation(cudaStream_t st, unsigned grid, Workspace* ws,
+                       cudaGraphConditionalHandle loop) {
+  countPass<0><<<grid, kThreads, 0, st>>>(ws, loop);
+  digit0Fallback<<<grid, kThreads, 0, st>>>(ws);
+  countPass<1><<<grid, kThreads, 0, st>>>(ws, loop);
+  countPass<2><<<grid, kThreads, 0, st>>>(ws, loop);
   SL_LAUNCHED();
+}
+
+// A context's clipping state, made once: the workspace, the candidates, and per grid size the
+// graph of the loop. It holds its context by a plain pointer: a ContextPtr would keep the
+// context that owns it alive.
+struct ClipLoop : Context::Extension {
+  explicit ClipLoop(Context* owner) : ctx(owner) {
+    ws = static_cast<Workspace*>(ctx->allocate(sizeof(Workspace)));
+    try {
+      candidates = static_cast<float*>(ctx->allocate(kCandidates * sizeof(float)));
+    } catch (...) {
+      ctx->release(ws);
+      throw;
+    }
+  }
+  ~ClipLoop() override {
+    for (auto& [grid, exec] : graphs) cudaGraphExecDestroy(exec);
+    ctx->release(candidates);
+    ctx->release(ws);
+  }
+  Context* ctx;
+  Workspace* ws = nullptr;
+  float* candidates = nullptr;
+  std::map<unsigned, cudaGraphExec_t> graphs;
+};
+
+ClipLoop& clipLoop(const ContextPtr& ctx) {
+  std::unique_ptr<Context::Extension>& slot = ctx->extension("sigma_clip.loop");
+  if (!slot) slot = std::make_unique<ClipLoop>(ctx.get());
+  return static_cast<ClipLoop&>(*slot);
+}
+
+// While the workspace's loop is not done: one evaluation (its last block sets the condition).
+cudaGraphExec_t loopGraph(const ContextPtr& ctx, ClipLoop& state, unsigned grid) {
+  auto found = state.graphs.find(grid);
+  if (found != state.graphs.end()) return found->second;
+  cudaGraph_t graph = nullptr;
+  SL_CUDA(cudaGraphCreate(&graph, 0));
+  cudaGraphExec_t exec = nullptr;
+  try {
+    cudaGraphConditionalHandle handle;
+    SL_CUDA(cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault));
+    cudaGraphNodeParams params{};
+    params.type = cudaGraphNodeTypeConditional;
+    params.conditional.handle = handle;
+    params.conditional.type = cudaGraphCondTypeWhile;
+    params.conditional.size = 1;
+    cudaGraphNode_t node;
+#if CUDART_VERSION >= 13000
+    SL_CUDA(cudaGraphAddNode(&node, graph, nullptr, nullptr, 0, &params));
+#else
+    SL_CUDA(cudaGraphAddNode(&node, graph, nullptr, 0, &params));
+#endif
+    // The body: the evaluation's launches, captured from the (idle at the host) stream.
+    cudaGraph_t body = params.conditional.phGraph_out[0];
+    cudaStream_t st = ctx->stream();
+    SL_CUDA(cudaStreamBeginCaptureToGraph(st, body, nullptr, nullptr, 0,
+                                          cudaStreamCaptureModeThreadLocal));
+    try {
+      enqueueEvaluation(st, grid, state.ws, handle);
+    } catch (...) {
+      cudaStreamEndCapture(st, &body);  // leaves the stream usable
+      throw;
+    }
+    SL_CUDA(cudaStreamEndCapture(st, &body));
+    SL_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  } catch (...) {
+    cudaGraphDestroy(graph);
+    throw;
+  }
+  cudaGraphDestroy(graph);
+  state.graphs[grid] = exec;
+  return exec;
 }
 
 SummaryStats summary(const StatsResult& r) {
@@ -493,8 +582,8 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
                                   IsFinite{}, ctx->stream()));
     values = finite.get();
   }
-  DeviceArray<Workspace> ws(ctx, 1);
-  DeviceArray<float> candidates(ctx, kCandidates);
+  ClipLoop& state = clipLoop(ctx);
+  Workspace* ws = state.ws;
   Control control{};
   const double inf = std::numeric_limits<double>::infinity();
   control.lower = -inf;
@@ -507,24 +596,18 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
     return v && std::string(v) == "match";
   }();
   control.matchAny = matchAny;
-  resetWorkspace<<<blocksFor(2 * kBins, 256), 256, 0, ctx->stream()>>>(ws.get(), control);
+  resetWorkspace<<<blocksFor(2 * kBins, 256), 256, 0, ctx->stream()>>>(
+      ws, control, values, selected.get(), state.candidates);
   SL_LAUNCHED();
   // Two blocks per SM keep the per-block histogram flushes (global atomics) few.
   unsigned grid =
       static_cast<unsigned>(std::min<int64_t>(blocksFor(n, kThreads), int64_t(ctx->smCount()) * 2));
   if (grid == 0) grid = 1;
-  // The loop runs on the device; the host only looks at its state after each batch (the
-  // evaluations queued after the loop ends return at once). Sky images converge in 5–10
-  // iterations: a first batch of 8 evaluations, then batches of 3.
-  int batch = 8;
-  for (;;) {
-    for (int k = 0; k < batch; ++k)
-      enqueueEvaluation(ctx, values, selected.get(), grid, ws.get(), candidates.get());
-    readBack(ctx, &control, &ws.get()->control, 1);
-    if (control.done) break;
-    job.checkCancelled();
-    batch = 3;
-  }
+  // The loop runs on the device. Cancellation is looked at before it: a whole loop takes about
+  // 0.5 ms for 2048² values on an H100.
+  job.checkCancelled();
+  SL_CUDA(cudaGraphLaunch(loopGraph(ctx, state, grid), ctx->stream()));
+  readBack(ctx, &control, &ws->control, 1);
   ClipStats out;
   out.iterations = control.iterations;
   out.all = summary(control.all);
