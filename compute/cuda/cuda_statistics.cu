@@ -472,24 +472,23 @@ void enqueueEvaluation(cudaStream_t st, unsigned grid, Workspace* ws,
 }
 
 // A context's clipping state, made once: the workspace, the candidates, and per grid size the
-// graph of the loop. It holds its context by a plain pointer: a ContextPtr would keep the
-// context that owns it alive.
+// graph of the loop. The buffers live as long as the context and its graphs, so they come from
+// cudaMalloc, not the stream-ordered pool (compute-sanitizer's memcheck also gave wrong results
+// with pool memory in a conditional graph).
 struct ClipLoop : Context::Extension {
-  explicit ClipLoop(Context* owner) : ctx(owner) {
-    ws = static_cast<Workspace*>(ctx->allocate(sizeof(Workspace)));
-    try {
-      candidates = static_cast<float*>(ctx->allocate(kCandidates * sizeof(float)));
-    } catch (...) {
-      ctx->release(ws);
-      throw;
+  ClipLoop() {
+    if (cudaMalloc(&ws, sizeof(Workspace)) != cudaSuccess ||
+        cudaMalloc(&candidates, kCandidates * sizeof(float)) != cudaSuccess) {
+      cudaGetLastError();  // not sticky: clear it
+      cudaFree(ws);
+      throw DeviceOutOfMemory("sigma clipping: no device memory for its workspace");
     }
   }
   ~ClipLoop() override {
     for (auto& [grid, exec] : graphs) cudaGraphExecDestroy(exec);
-    ctx->release(candidates);
-    ctx->release(ws);
+    cudaFree(candidates);
+    cudaFree(ws);
   }
-  Context* ctx;
   Workspace* ws = nullptr;
   float* candidates = nullptr;
   std::map<unsigned, cudaGraphExec_t> graphs;
@@ -497,7 +496,7 @@ struct ClipLoop : Context::Extension {
 
 ClipLoop& clipLoop(const ContextPtr& ctx) {
   std::unique_ptr<Context::Extension>& slot = ctx->extension("sigma_clip.loop");
-  if (!slot) slot = std::make_unique<ClipLoop>(ctx.get());
+  if (!slot) slot = std::make_unique<ClipLoop>();
   return static_cast<ClipLoop&>(*slot);
 }
 
