@@ -197,11 +197,17 @@ int runAll(int argc, char** argv) {
         10);
     emit("segment_with_clipping", tf, 2 * f4 * 2048 * 2048, bw, e.str());
   }
-  // RL floor: per iteration 4 FFTs reading and writing their arrays once, plus the fused
-  // passes: two OTF products (read 16, write 8 per complex), ratio (12), update (12) bytes.
-  auto rlFloor = [](double n, int it) {
-    double nc = n / 2;  // complex values of an R2C spectrum, ≈ n/2
-    return it * (4 * (4 * n + 8 * nc) + 2 * 24 * nc + 12 * n + 12 * n);
+  // RL floor: the bytes our fused passes (compute/cuda/cuda_rl_fused.cuh) cannot avoid, each
+  // array read or written once per pass. Per iteration: two last-axis passes (spectrum read and
+  // written, the OTF read: 4 bytes per value when it is real, 8 when complex), the ratio row pass
+  // (spectrum read and written, observed read), the update row pass (spectrum read and written,
+  // estimate read and written); in 3D also four y passes (spectrum read and written).
+  auto rlFloor = [](double n, int it, bool threeD, bool realOtf) {
+    double nc = n / 2;          // complex values of an R2C spectrum, ≈ n/2
+    double spectrum = 16 * nc;  // read and written
+    double lastAxis = 2 * (spectrum + (realOtf ? 4 : 8) * nc);
+    double rows = (spectrum + 4 * n) + (spectrum + 8 * n);
+    return it * (lastAxis + rows + (threeD ? 4 * spectrum : 0));
   };
   if (want("rl2d_fft20")) {
     Image truth = sky(*gpu, 2048, 2);
@@ -217,7 +223,8 @@ int runAll(int argc, char** argv) {
       Timing t = timeIt(
           *gpu, blurred, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 5);
       emit(b == Boundary::Periodic ? "rl2d_fft20" : "rl2d_fft20_reflect", t,
-           rlFloor(b == Boundary::Periodic ? 2048.0 * 2048 : 2100.0 * 2100, 20), bw, "");
+           rlFloor(b == Boundary::Periodic ? 2048.0 * 2048 : 2100.0 * 2100, 20, false, true), bw,
+           "");
     }
   }
   if (want("rl3d_fft20")) {
@@ -229,7 +236,7 @@ int runAll(int argc, char** argv) {
     p.boundary = Boundary::Periodic;
     Timing t = timeIt(
         *gpu, vol, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 3);
-    emit("rl3d_fft20", t, rlFloor(256.0 * 1024 * 1024, 20), bw, "");
+    emit("rl3d_fft20", t, rlFloor(256.0 * 1024 * 1024, 20, true, false), bw, "");  // even sides
   }
   if (want("median3_stack") || want("median5_stack")) {
     Image stack = uniform({16, 2048, 2048}, 4, 0.f, 1.f);
