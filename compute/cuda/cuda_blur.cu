@@ -31,9 +31,12 @@ __global__ void joinNan(const float2* __restrict__ blurred, const float* __restr
   out[i] = (isnan(original[i]) || b.y <= 0.f) ? __int_as_float(0x7fc00000) : b.x / b.y;
 }
 
-// 64 × 32 output tiles: the input rows (64 + 2R floats) load in fewer, better-aligned segments than
-// 32-wide tiles (H100, blur2d_gaussian_f32: 37–38 µs instead of 39–40 µs by CUDA events).
-constexpr int kFuseW = 64, kFuseH = 32, kFuseThreads = 256, kFuseMaxRadius = 16;
+// 64-wide output tiles: the input rows (64 + 2R floats) load in fewer, better-aligned segments than
+// 32-wide tiles (H100, blur2d_gaussian_f32: 37–38 µs instead of 39–40 µs by CUDA events). 48 rows
+// up to radius 8 (fewer halo rows per output: 34–37 µs instead of 37–39), else 32 so that both
+// shared arrays stay within 48 KiB.
+constexpr int kFuseW = 64, kFuseThreads = 256, kFuseMaxRadius = 16;
+__host__ __device__ constexpr int fusedTileHeight(int radius) { return radius <= 8 ? 48 : 32; }
 
 // The taps of both axes travel as a kernel parameter: with the radius a template argument every
 // tap is a constant-bank operand of its multiply–add.
@@ -41,16 +44,18 @@ struct FusedTaps {
   float x[2 * kFuseMaxRadius + 1], y[2 * kFuseMaxRadius + 1];
 };
 
-// One kFuseW × kFuseH output tile per block (radius R on both axes): the input tile with its halo
-// (reflected at the image edges) goes to shared memory, the x pass over all its rows into a second
-// shared array, then the y pass to the output: one read and one write of the image. Each thread
-// makes four adjacent outputs per step (one shared read per tap for four outputs); the row pitch
-// ≡ 1 (mod 4) keeps the x pass's four-wide segments free of bank conflicts. Sums run in the same
-// order as the separable passes (x then y, taps in order), so both paths give the same values.
+// One kFuseW × fusedTileHeight(R) output tile per block (radius R on both axes): the input tile
+// with its halo (reflected at the image edges) goes to shared memory, the x pass over all its rows
+// into a second shared array, then the y pass to the output: one read and one write of the image.
+// Each thread makes four adjacent outputs per step (one shared read per tap for four outputs); the
+// row pitch ≡ 1 (mod 4) keeps the x pass's four-wide segments free of bank conflicts. Sums run in
+// the same order as the separable passes (x then y, taps in order), so both paths give the same
+// values.
 template <int R>
 __global__ void __launch_bounds__(kFuseThreads)
     blur2dFused(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
                 FusedTaps taps) {
+  constexpr int kFuseH = fusedTileHeight(R);
   constexpr int kInW = kFuseW + 2 * R, kInH = kFuseH + 2 * R, kTaps = 2 * R + 1;
   constexpr int kPitch = (kInW + 3) / 4 * 4 + 1;
   __shared__ float src[kInH * kPitch];
@@ -184,7 +189,8 @@ Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& 
     const std::vector<float> wx = gaussianWeights(p.sigmaX, rx), wy = gaussianWeights(p.sigmaY, ry);
     std::copy(wx.begin(), wx.end(), taps.x);
     std::copy(wy.begin(), wy.end(), taps.y);
-    const dim3 grid(blocksFor(s.x, kFuseW), blocksFor(s.y, kFuseH), static_cast<unsigned>(s.z));
+    const dim3 grid(blocksFor(s.x, kFuseW), blocksFor(s.y, fusedTileHeight(rx)),
+                    static_cast<unsigned>(s.z));
     job.checkCancelled();
     kFusedKernels[rx - 1]<<<grid, kFuseThreads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
                                                                     int(s.x), taps);

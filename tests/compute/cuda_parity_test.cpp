@@ -78,7 +78,8 @@ void expectRelative(double got, double want, double tol, const std::string& what
 TEST_F(CudaParity, GaussianBlur) {
   for (auto [shape, p] : std::vector<std::pair<Shape, BlurParams>>{
            {{2, 301, 257}, BlurParams{0.0, 2.5, 1.7, 4.0, false}},
-           {{9, 64, 70}, BlurParams{1.2, 3.0, 3.0, 2.0, false}},
+           {{9, 64, 70}, BlurParams{1.2, 3.0, 3.0, 2.0, false}},   // fused tiles of 48 rows
+           {{1, 100, 90}, BlurParams{0.0, 3.0, 3.0, 4.0, false}},  // of 32 rows (radius 12)
            {{1, 100, 90}, BlurParams{0.0, 9.0, 9.0, 4.0, true}}}) {
     Image in = randomImage(shape, 1, -1.f, 1.f);
     if (p.nanAware)
