@@ -54,8 +54,8 @@ struct StatsResult {
 };
 
 // The clipping loop's state, kept on the device so that iterations need no host round trip: the
-// last block of each evaluation's final pass advances it (advance()); the host reads it back
-// after a batch of iterations.
+// last block of each evaluation's final pass advances it (advance()) and sets the graph loop's
+// condition; the host reads it back once the loop has ended.
 struct Control {
   int done, iterations, haveAll, maxIterations;
   int matchAny;  // how the histograms are counted (addToBin)
@@ -254,7 +254,7 @@ __device__ inline void forEachValue(const float* __restrict__ values, int64_t n,
 template <int Pass>
 __global__ void __launch_bounds__(kThreads)
     countPass(Workspace* ws, cudaGraphConditionalHandle loop) {
-  if (ws->control.done) return;  // the loop ended in an earlier evaluation of this batch
+  if (ws->control.done) return;  // the loop has ended
   const bool matchAny = ws->control.matchAny;
   float* __restrict__ candidates = ws->candidates;
   // After a hit of the guess the last two digits come from the guessed bin's values alone.
