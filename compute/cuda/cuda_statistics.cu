@@ -64,10 +64,10 @@ struct Control {
 };
 
 struct Workspace {
-  // The call's input: the values (16-byte aligned) and their count, on the device; and room for
-  // the candidates below. Kept here so that one graph serves every call.
+  // The call's input: the values (16-byte aligned) and their count; and room for the candidates
+  // below. Kept here so that one graph serves every call.
   const float* values;
-  const long long* count;
+  long long count;
   float* candidates;
   Control control;
   unsigned blocksDone;  // blocks of the running pass that have finished
@@ -190,8 +190,8 @@ __device__ void advance(Control& c, const StatsResult& r) {
   }
 }
 
-// Run by one thread: every input is read before anything is written, as a chain of dependent
-// global loads and stores would cost an L2 round trip each while the GPU waits.
+// Run by one thread: every input is read before anything is written, so that the loads go out
+// together rather than one L2 round trip after each store.
 __device__ void finishStats(Workspace* ws) {
   Moments& m = ws->moments;
   const unsigned long long count = __ldcg(&m.count);
@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(kThreads)
   // After a hit of the guess the last two digits come from the guessed bin's values alone.
   const bool fromCandidates = Pass > 0 && ws->fromCandidates;
   const float* __restrict__ values = fromCandidates ? candidates : ws->values;
-  const int64_t n = fromCandidates ? static_cast<int64_t>(ws->candidateCount) : *ws->count;
+  const int64_t n = fromCandidates ? static_cast<int64_t>(ws->candidateCount) : ws->count;
   const FloatBounds bounds = floatBounds(ws->control);
   __shared__ uint32_t hist[2][kBins];
   for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&hist[0][0])[i] = 0;
@@ -411,7 +411,7 @@ __global__ void __launch_bounds__(kThreads) digit0Fallback(Workspace* ws) {
   if (ws->control.done || !ws->needFull) return;
   const bool matchAny = ws->control.matchAny;
   const float* __restrict__ values = ws->values;
-  const int64_t n = *ws->count;
+  const int64_t n = ws->count;
   const FloatBounds bounds = floatBounds(ws->control);
   __shared__ uint32_t hist[kBins];
   for (int i = threadIdx.x; i < kBins; i += blockDim.x) hist[i] = 0;
@@ -439,12 +439,12 @@ __global__ void __launch_bounds__(kThreads) digit0Fallback(Workspace* ws) {
 }
 
 __global__ void resetWorkspace(Workspace* ws, Control control, const float* values,
-                               const long long* count, float* candidates) {
+                               const long long* selected, long long count, float* candidates) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < 2 * kBins) (&ws->histogram[0][0])[i] = 0;
   if (i == 0) {
     ws->values = values;
-    ws->count = count;
+    ws->count = selected ? *selected : count;  // selected: the compaction's count
     ws->candidates = candidates;
     ws->control = control;
     ws->moments.count = 0;
@@ -564,14 +564,11 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   // The passes skip non-finite values themselves and read the input where it is (a compacted
   // copy costs more than it saves unless about a fifth of the values are NaN or infinite); a
   // view that is not 16-byte aligned, which their vector loads need, gets the finite values
-  // compacted into a fresh array. The count the passes read stays on the device.
-  DeviceArray<long long> selected(ctx, 1);
+  // compacted into a fresh array, whose count stays on the device.
+  DeviceArray<long long> selected;
   DeviceArray<float> finite;
-  if (reinterpret_cast<uintptr_t>(values) % 16 == 0) {
-    const long long all = n;  // staged before the call returns (pageable memory)
-    SL_CUDA(
-        cudaMemcpyAsync(selected.get(), &all, sizeof all, cudaMemcpyHostToDevice, ctx->stream()));
-  } else {
+  if (reinterpret_cast<uintptr_t>(values) % 16 != 0) {
+    selected = DeviceArray<long long>(ctx, 1);
     finite = DeviceArray<float>(ctx, n);
     size_t tempBytes = 0;
     SL_CUDA(cub::DeviceSelect::If(nullptr, tempBytes, values, finite.get(), selected.get(), n,
@@ -596,7 +593,7 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   }();
   control.matchAny = matchAny;
   resetWorkspace<<<blocksFor(2 * kBins, 256), 256, 0, ctx->stream()>>>(
-      ws, control, values, selected.get(), state.candidates);
+      ws, control, values, selected.get(), n, state.candidates);
   SL_LAUNCHED();
   // Two blocks per SM keep the per-block histogram flushes (global atomics) few.
   unsigned grid =
