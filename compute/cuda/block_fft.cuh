@@ -17,8 +17,8 @@
 
 namespace stacklens::compute::cuda::blockfft {
 
-constexpr int kValuesPerThread =
-    16;  // V unless a pass asks for 32 (fewer exchanges, more registers)
+// V, unless a pass asks for 32 (fewer shared-memory exchanges, more registers).
+constexpr int kValuesPerThread = 16;
 constexpr int kMinLength = 64, kMaxLength = 4096;
 
 __host__ __device__ constexpr bool isSupportedLength(long long n) {
