@@ -66,13 +66,11 @@ template <int L>
 constexpr int rowValues() {
   return L >= 512 ? 32 : 16;
 }
-// Rows of real length 2L per block: a row is L/V threads; 256 threads when rows are short.
+// Rows of real length 2L per block: a row is L/V threads, a block 256 threads (measured on an
+// H100 with 32 values per thread: 128-thread blocks were slower).
 template <int L>
 constexpr int rowsPerBlock() {
-  // Measured on an H100 with 16 values per thread: 512 threads faster for rows of 2048 samples,
-  // slower for 1024.
-  constexpr int T = L / rowValues<L>();
-  constexpr int threads = rowValues<L>() == 16 && L >= 1024 ? 512 : 256;
+  constexpr int T = L / rowValues<L>(), threads = 256;
   return T >= threads ? 1 : threads / T;
 }
 // Columns per block: adjacent columns make the global accesses of a row segment contiguous

@@ -254,7 +254,6 @@ __device__ inline void forEachValue(const float* __restrict__ values, int64_t n,
 template <int Pass>
 __global__ void __launch_bounds__(kThreads)
     countPass(Workspace* ws, cudaGraphConditionalHandle loop) {
-  if (ws->control.done) return;  // the loop has ended
   const bool matchAny = ws->control.matchAny;
   float* __restrict__ candidates = ws->candidates;
   // After a hit of the guess the last two digits come from the guessed bin's values alone.
@@ -408,7 +407,7 @@ __global__ void __launch_bounds__(kThreads)
 // The first digit's full histogram, when the guess of the moments pass missed (else nothing).
 __global__ void __launch_bounds__(kThreads) digit0Fallback(Workspace* ws) {
   // The same for every block: written by the previous kernel.
-  if (ws->control.done || !ws->needFull) return;
+  if (!ws->needFull) return;
   const bool matchAny = ws->control.matchAny;
   const float* __restrict__ values = ws->values;
   const int64_t n = ws->count;
@@ -460,8 +459,8 @@ __global__ void resetWorkspace(Workspace* ws, Control control, const float* valu
   }
 }
 
-// One evaluation (statistics of the values inside the control's bounds, then advance()):
-// nothing when the loop is already done. Pass 2 sets `loop` to whether another is needed.
+// One evaluation (statistics of the values inside the control's bounds, then advance()), run
+// by the graph only while the loop is not done: pass 2 sets `loop` to whether another is needed.
 void enqueueEvaluation(cudaStream_t st, unsigned grid, Workspace* ws,
                        cudaGraphConditionalHandle loop) {
   countPass<0><<<grid, kThreads, 0, st>>>(ws, loop);
