@@ -75,7 +75,13 @@ uniform vec4 colour;
 out vec4 fragment;
 void main() { fragment = colour; })";
 
-SliceView::SliceView(QWindow* parent) : QOpenGLWindow(QOpenGLWindow::NoPartialUpdate, parent) {}
+SliceView::SliceView(QWindow* parent) : QOpenGLWindow(QOpenGLWindow::NoPartialUpdate, parent) {
+  // Presented means handed to the window system: after the swap, not when the draw is issued.
+  connect(this, &QOpenGLWindow::frameSwapped, this, [this] {
+    lastFrame_.swappedNs = steadyNowNs();
+    emit framePresented();
+  });
+}
 
 // QWindow::requestUpdate() (what update() calls) delivers the frame after a 5 ms platform timer
 // (QT_QPA_UPDATE_IDLE_TIME), half the slider-step budget under software GL. Posting the update
@@ -113,7 +119,9 @@ QImage SliceView::grabFramebuffer() {
   QOpenGLFramebufferObject fbo(size);
   fbo.bind();
   glViewport(0, 0, size.width(), size.height());
+  const FrameTiming presented = lastFrame_;  // an offscreen paint is not a presented frame
   paintGL();
+  lastFrame_ = presented;
   QImage image = fbo.toImage();
   fbo.release();
   doneCurrent();
@@ -251,6 +259,16 @@ void SliceView::setRegion(std::optional<QRectF> rect, bool ellipse) {
 
 void SliceView::initializeGL() {
   initializeOpenGLFunctions();
+  glVendor_ = QString::fromLatin1(reinterpret_cast<const char*>(glGetString(GL_VENDOR)));
+  glRenderer_ = QString::fromLatin1(reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+  // NVIDIA's OpenGL fills a 2048² texture from client memory at about a third of the speed of a
+  // copy into a mapped pixel buffer; llvmpipe is faster without one (ui/PERFORMANCE.md).
+  // STACKLENS_GL_PBO=0/1 overrides the choice.
+  const QByteArray pbo = qgetenv("STACKLENS_GL_PBO");
+  if (!pbo.isEmpty())
+    usePbo_ = pbo == "1";
+  else if (!pboChosen_)
+    usePbo_ = glVendor_.contains("NVIDIA");
   for (auto& p : programs_) p.reset();  // a new context (the window was re-created)
   program(display_.scale);
   vao_.create();
@@ -332,6 +350,8 @@ void SliceView::resizeGL(int, int) {
 }
 
 void SliceView::paintGL() {
+  FrameTiming timing;
+  timing.paintStartNs = timing.fillEndNs = steadyNowNs();
   glDisable(GL_BLEND);
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_SCISSOR_TEST);
@@ -341,8 +361,11 @@ void SliceView::paintGL() {
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, sliceTexture_);
     if (uploadPending_) {
+      timing.filled = true;
+      timing.external = sink_ != nullptr;
       uploadSlice();
       uploadPending_ = false;
+      timing.fillEndNs = steadyNowNs();
     }
     glBindTexture(GL_TEXTURE_2D, sliceTexture_);
     const GLint filter = display_.smooth ? GL_LINEAR : GL_NEAREST;
@@ -387,7 +410,8 @@ void SliceView::paintGL() {
     p.release();
     if (crosshair_ || line_ || region_) paintOverlays();
   }
-  emit framePresented();
+  timing.paintEndNs = steadyNowNs();
+  lastFrame_ = timing;
 }
 
 // Overlays are plain GL lines: QPainter on a GL surface costs more per frame than the slice.

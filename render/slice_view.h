@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "render/display_settings.h"
+#include "render/frame_timing.h"
 #include "render/texture_sink.h"
 
 namespace stacklens::render {
@@ -56,7 +57,11 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   const std::vector<float>& cdf();
 
   // Host uploads through a pixel buffer object instead of straight from client memory.
-  void setUsePixelBuffer(bool on) { usePbo_ = on; }
+  // By default on for NVIDIA's OpenGL, off otherwise (decided when the context is made).
+  void setUsePixelBuffer(bool on) {
+    usePbo_ = on;
+    pboChosen_ = true;
+  }
 
   // Geometry: screen pixels per image pixel horizontally; a pixel is aspect times as tall as wide
   // (voxel spacing of the ortho views); FITS images have row 0 at the bottom.
@@ -72,6 +77,12 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   // Draws a new frame at the next pass of the event loop (update() waits for a 5 ms timer).
   void scheduleFrame();
 
+  // The last frame's paint, fill, draw and swap times (the scrub benchmark's render stages).
+  const FrameTiming& lastFrame() const { return lastFrame_; }
+  // GL_VENDOR and GL_RENDERER of the view's context (empty before it is initialised).
+  const QString& glVendor() const { return glVendor_; }
+  const QString& glRenderer() const { return glRenderer_; }
+
   // Renders the current state into an offscreen framebuffer and returns it (export, tests);
   // unlike QOpenGLWindow::grabFramebuffer it never returns a stale or undefined back buffer.
   QImage grabFramebuffer();
@@ -83,6 +94,7 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void setRegion(std::optional<QRectF> rect, bool ellipse);
 
  signals:
+  // A frame was handed to the window system (after its buffer swap; not for grabFramebuffer).
   void framePresented();
   void hovered(QPointF imagePos);  // image coordinates under the mouse
   void clicked(QPointF imagePos);  // a click without a drag (sets the crosshair)
@@ -116,7 +128,7 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   std::vector<float> cdf_;
   bool cdfDirty_ = true;
   bool cdfUploadPending_ = true;
-  bool usePbo_ = false;
+  bool usePbo_ = false, pboChosen_ = false;
 
   double zoom_ = 1.0, aspect_ = 1.0;
   QPointF centre_;
@@ -135,6 +147,8 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   GLuint sliceTexture_ = 0, lutTexture_ = 0, cdfTexture_ = 0, pbo_ = 0;
   int lutCount_ = 0;
   bool framePosted_ = false;
+  FrameTiming lastFrame_;
+  QString glVendor_, glRenderer_;
   std::array<std::unique_ptr<QOpenGLShaderProgram>, std::size(kAllScales)> programs_;
   QOpenGLVertexArrayObject vao_;
   QOpenGLShaderProgram overlayProgram_;
