@@ -63,7 +63,11 @@ int main(int argc, char** argv) {
   QCommandLineOption deconvolution("deconvolution",
                                    "Richardson-Lucy per slice (2d) or on a slab (3d).", "MODE");
   QCommandLineOption psf("psf", "PSF stack for deconvolution (default: a Gaussian).", "FILE");
-  parser.addOptions({preset, backend, iterations, deconvolution, psf});
+  QCommandLineOption rawBudget("raw-budget-mb",
+                               "Raw slices the live path keeps (host and device copies), in MiB "
+                               "(default 1024).",
+                               "N");
+  parser.addOptions({preset, backend, iterations, deconvolution, psf, rawBudget});
   parser.process(app);
 
   stacklens::io::OpenOptions options;
@@ -77,7 +81,18 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  int rawBudgetMb = 0;
+  if (ok && parser.isSet(rawBudget)) {
+    rawBudgetMb = parser.value(rawBudget).toInt(&ok);
+    if (!ok || rawBudgetMb < 1) {
+      std::fprintf(stderr, "stacklens: error: --raw-budget-mb takes a positive integer\n");
+      return 2;
+    }
+  }
+
   stacklens::ui::MainWindow window;
+  if (rawBudgetMb > 0)
+    window.liveProcessing()->worker()->setRawBudget(static_cast<size_t>(rawBudgetMb) << 20);
   const bool processing = parser.isSet(preset) || parser.isSet(backend) ||
                           parser.isSet(iterations) || parser.isSet(deconvolution) ||
                           parser.isSet(psf);

@@ -65,6 +65,7 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
 
   worker_ = new ProcessingWorker(this);
   worker_->setCacheBudget(dock_->cacheBudgetBytes());
+  worker_->setDisplayLimits(dock_->viewMode() == ProcessingDock::ViewMode::Split);
   std::string why;
   timings_->setDevices(
       {}, compute::cudaUsable(&why) ? QString() : tr("none (%1)").arg(QString::fromStdString(why)));
@@ -80,7 +81,7 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
   connect(dock_, &ProcessingDock::pipelineChanged, this, &LiveProcessing::pipelineEdited);
   connect(dock_, &ProcessingDock::backendChanged, this, [this] {
     applyBackends();
-    if (active() && currentZ_ >= 0) worker_->request(currentZ_);
+    if (active() && currentZ_ >= 0 && !backendsPending_) worker_->request(currentZ_);
   });
   connect(dock_, &ProcessingDock::viewModeChanged, this, &LiveProcessing::viewModeChanged);
   connect(dock_, &ProcessingDock::cacheBudgetChanged, worker_, &ProcessingWorker::setCacheBudget);
@@ -108,6 +109,10 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
   panelTimer_.setSingleShot(true);
   panelTimer_.setInterval(100);
   connect(&panelTimer_, &QTimer::timeout, this, &LiveProcessing::updatePanels);
+  rawHold_.setSingleShot(true);
+  rawHold_.setInterval(kRawHoldMs);
+  connect(&rawHold_, &QTimer::timeout, this, &LiveProcessing::showHeldRaw);
+  connect(worker_, &ProcessingWorker::failed, this, [this] { showHeldRaw(); });
   blink_.setInterval(500);
   connect(&blink_, &QTimer::timeout, this, [this] {
     if (!last_ || last_->z != currentZ_) return;
@@ -124,22 +129,76 @@ LiveProcessing::~LiveProcessing() {
 
 bool LiveProcessing::active() const { return worker_->pipeline().anyEnabled(); }
 
-void LiveProcessing::setStack(std::shared_ptr<const io::StackReader> reader) {
+void LiveProcessing::setStack(std::shared_ptr<const io::StackReader> reader,
+                              ProcessingWorker::RawLookup viewerSlices) {
   reader_ = std::move(reader);
   last_.reset();
   currentZ_ = -1;
-  worker_->setSource(reader_);
+  rawHold_.stop();
+  heldRaw_ = {};
+  lastLatencyMs_ = -1;
+  worker_->setSource(reader_, std::move(viewerSlices));
   timings_->clear();
   sources_->clear();
 }
 
 void LiveProcessing::sliceRequested(int z) {
   currentZ_ = z;
+  requestNs_ = render::steadyNowNs();
   // The GPU was chosen before the view had an OpenGL context (e.g. from the command line): ask
   // its vendor now, once.
-  if (cuda_ && worker_->primaryBackend() == cuda_ && !interopChecked_ && view_->context())
+  if (cuda_ && worker_->primaryBackend() == cuda_ && !interopChecked_ && view_->context()) {
     worker_->setTextureInterop(viewCanInterop());
-  if (active()) worker_->request(z);
+    updateDisplayPath();
+  }
+  // While a chosen backend is being made, the slice waits for it (the old backend's job would
+  // only delay it); the backend's arrival requests the current slice.
+  if (active() && !backendsPending_) worker_->request(z);
+}
+
+bool LiveProcessing::holdRawSlice(int z, render::SliceData raw, int width, int height) {
+  rawHold_.stop();
+  heldRaw_ = {};
+  // Only where the raw frame would be covered by the processed one within a blink: drawing it
+  // costs a texture upload and a frame per step, and flashes the raw data while scrubbing.
+  if (!active() || dock_->viewMode() != ProcessingDock::ViewMode::Processed || !last_ ||
+      last_->z == z || lastLatencyMs_ < 0 || lastLatencyMs_ > kRawHoldMs)
+    return false;
+  heldRaw_ = {z, std::move(raw), width, height};
+  rawHold_.start();
+  return true;
+}
+
+void LiveProcessing::showHeldRaw() {
+  rawHold_.stop();
+  if (heldRaw_.z >= 0 && heldRaw_.z == currentZ_ && heldRaw_.data)
+    view_->setSlice(heldRaw_.data, heldRaw_.width, heldRaw_.height);
+  heldRaw_ = {};
+}
+
+void LiveProcessing::updateDisplayPath() {
+  const QString path = displayPath();
+  QString how;
+  if (path == "interop")
+    how =
+        tr("Display: CUDA–OpenGL interop (the result is copied on the GPU into the view's "
+           "texture)");
+  else if (path == "download")
+    how =
+        tr("Display: download to host memory, then a texture upload (no CUDA–OpenGL interop "
+           "with this OpenGL)");
+  else if (path == "host")
+    how = tr("Display: host pixels uploaded to the view's texture");
+  if (!how.isEmpty() && !view_->glVendor().isEmpty())
+    how += tr("; OpenGL: %1, %2").arg(view_->glVendor(), view_->glRenderer());
+  timings_->setDisplayPath(how);
+}
+
+QString LiveProcessing::displayPath() const {
+  if (!worker_->primaryBackend()) return {};
+  if (worker_->mode() == ProcessingWorker::Mode::Compare) return "host";
+  if (worker_->primaryBackend()->name() != "cuda") return "host";
+  return worker_->textureInterop() ? "interop" : "download";
 }
 
 void LiveProcessing::rawSliceShown(int z) {
@@ -205,6 +264,8 @@ void LiveProcessing::applyBackends() {
   // Making a backend blocks for long (a CUDA context: 100 ms or more; FFTW and threads): off the
   // GUI thread. The worker keeps the current backends until the new ones are in place.
   backendsPending_ = true;
+  if (needCuda && !first_.chosenNs) first_.chosenNs = render::steadyNowNs();
+  worker_->cancel();  // the old backend's job would delay the first result of the new one
   backendFuture_.waitForFinished();  // at most one maker at a time
   backendFuture_ = QtConcurrent::run([this, ticket, needCuda, needStandIn] {
     std::shared_ptr<compute::Backend> cuda, standIn;
@@ -222,6 +283,7 @@ void LiveProcessing::applyBackends() {
           if (standIn && !cpuStandIn_) cpuStandIn_ = standIn;
           if (ticket != backendTicket_) return;  // a newer choice is on its way
           backendsPending_ = false;
+          if (cuda && !first_.readyNs) first_.readyNs = render::steadyNowNs();
           if (!error.isEmpty())
             dock_->showError(tr("Backend unavailable, using the CPU: %1").arg(error));
           installBackends();
@@ -238,6 +300,7 @@ void LiveProcessing::installBackends() {
     worker_->setBackends(cuda_);
     worker_->setMode(ProcessingWorker::Mode::Single);
     worker_->setTextureInterop(viewCanInterop());
+    updateDisplayPath();
     return;
   }
   // Compare: the GPU, or without one a one-thread CPU backend standing in for it.
@@ -245,10 +308,12 @@ void LiveProcessing::installBackends() {
   if (choice == ProcessingDock::BackendChoice::Compare && second) {
     worker_->setBackends(cpu_, second);
     worker_->setMode(ProcessingWorker::Mode::Compare);
+    updateDisplayPath();
     return;
   }
   worker_->setBackends(cpu_);
   worker_->setMode(ProcessingWorker::Mode::Single);
+  updateDisplayPath();
 }
 
 bool LiveProcessing::viewCanInterop() {
@@ -276,9 +341,10 @@ void LiveProcessing::pipelineEdited() {
   const bool wasActive = active();
   worker_->setPipeline(dock_->pipeline());
   if (active()) {
-    if (currentZ_ >= 0) worker_->request(currentZ_);
+    if (currentZ_ >= 0 && !backendsPending_) worker_->request(currentZ_);
   } else {
     worker_->cancel();
+    showHeldRaw();
     // Back to the raw slice when processing was just switched off.
     if (wasActive && last_ && last_->z == currentZ_) showOn(view_, last_, false, false);
     last_.reset();
@@ -290,7 +356,25 @@ void LiveProcessing::pipelineEdited() {
 
 void LiveProcessing::resultArrived(const ProcessingResultPtr& result) {
   if (!result || result->z != currentZ_) return;
+  receivedNs_ = render::steadyNowNs();
+  lastLatencyMs_ = (receivedNs_ - requestNs_) / 1e6;
+  if (heldRaw_.z == result->z) {
+    rawHold_.stop();
+    heldRaw_ = {};
+  }
   last_ = result;
+  updateDisplayPath();
+  if (first_.readyNs && !first_.result && result->result.backend == "cuda") {
+    first_.result = result;
+    first_.receivedNs = receivedNs_;
+    connect(
+        view_, &render::SliceView::framePresented, this,
+        [this] {
+          first_.presentedNs = render::steadyNowNs();
+          first_.frame = view_->lastFrame();
+        },
+        Qt::SingleShotConnection);
+  }
   present(result);
   // The worker made the host pixels (no copy here); on the interop path they follow later.
   if (result->pixels) emit processedSliceReady(result->z, result->pixels);
@@ -328,7 +412,12 @@ void LiveProcessing::present(const ProcessingResultPtr& result) {
       showOn(view_, result, true, true);
       break;
     case ProcessingDock::ViewMode::Split:
-      processedView_->setLimits(result->displayLow, result->displayHigh);
+      // Its own scale where the worker measured one (a result computed before Split was chosen
+      // has none: the main view's limits).
+      if (result->hasDisplayLimits)
+        processedView_->setLimits(result->displayLow, result->displayHigh);
+      else
+        processedView_->setLimits(view_->display().limits.low, view_->display().limits.high);
       showOn(processedView_, result, true, true);
       break;
     case ProcessingDock::ViewMode::Blink:
@@ -381,6 +470,7 @@ void LiveProcessing::showOn(render::SliceView* view, const ProcessingResultPtr& 
                                .arg(QString::fromStdString(sink->lastError())));
           interopChecked_ = false;
           worker_->setTextureInterop(false);
+          updateDisplayPath();
           if (active() && currentZ_ >= 0) worker_->request(currentZ_);
         },
         Qt::SingleShotConnection);
@@ -389,7 +479,9 @@ void LiveProcessing::showOn(render::SliceView* view, const ProcessingResultPtr& 
 }
 
 void LiveProcessing::viewModeChanged() {
+  showHeldRaw();
   const auto mode = dock_->viewMode();
+  worker_->setDisplayLimits(mode == ProcessingDock::ViewMode::Split);
   processedDock_->setVisible(mode == ProcessingDock::ViewMode::Split);
   if (mode != ProcessingDock::ViewMode::Blink) blink_.stop();
   if (!last_ || last_->z != currentZ_) return;

@@ -31,9 +31,18 @@ class LiveProcessing : public QObject {
 
   // What the window forwards: a stack was opened, the slider asked for slice z, and the raw
   // slice z is now on the view (processed pixels are put back on top when they are shown).
-  void setStack(std::shared_ptr<const io::StackReader> reader);
+  // viewerSlices: raw slices the window holds already (the worker copies them instead of
+  // reading the file again).
+  void setStack(std::shared_ptr<const io::StackReader> reader,
+                ProcessingWorker::RawLookup viewerSlices = {});
   void sliceRequested(int z);
   void rawSliceShown(int z);
+  // The window is about to draw raw slice z. In the Processed view, while results arrive within
+  // kRawHoldMs of the request, the processed slice replaces the previous one directly: returns
+  // true, and the raw slice is drawn only if its result is late (or fails). Otherwise false: the
+  // window draws it now.
+  bool holdRawSlice(int z, render::SliceData raw, int width, int height);
+  static constexpr int kRawHoldMs = 100;
 
   // Some stage is enabled.
   bool active() const;
@@ -59,7 +68,19 @@ class LiveProcessing : public QObject {
   // Whether processed GPU results go straight into the view's texture (CUDA–GL interop on an
   // NVIDIA OpenGL context) rather than through host memory.
   bool textureInterop() const { return worker_->textureInterop(); }
+  // How processed slices reach the screen: "interop" (device to texture), "download" (device to
+  // host, then a texture upload), "host" (a CPU result uploaded), "" before any choice.
+  QString displayPath() const;
 
+  // What the scrub benchmark reports about the first processed slice: when the backend was
+  // chosen, when it was ready, and the first result presented after that (steadyNowNs clock).
+  struct FirstResult {
+    int64_t chosenNs = 0, readyNs = 0, receivedNs = 0, presentedNs = 0;
+    ProcessingResultPtr result;
+    render::FrameTiming frame;
+  };
+  const FirstResult& firstResult() const { return first_; }
+  int64_t lastReceivedNs() const { return receivedNs_; }
  signals:
   // The processed pixels of slice z (e.g. for the window's readout).
   void processedSliceReady(int z, std::shared_ptr<const std::vector<float>> pixels);
@@ -101,6 +122,17 @@ class LiveProcessing : public QObject {
   quint64 backendTicket_ = 0;
   QFuture<void> backendFuture_;
   std::optional<bool> interopChecked_;  // the view's GL vendor was asked
+  struct HeldRaw {
+    int z = -1;
+    render::SliceData data;
+    int width = 0, height = 0;
+  } heldRaw_;
+  QTimer rawHold_;
+  void showHeldRaw();
+  void updateDisplayPath();
+  int64_t requestNs_ = 0, receivedNs_ = 0;
+  double lastLatencyMs_ = -1;  // request to result of the last slice, for holdRawSlice
+  FirstResult first_;
   // One CUDA texture sink per view that showed a device result (the view keeps a raw pointer).
   std::vector<std::pair<QPointer<render::SliceView>, std::unique_ptr<render::TextureSink>>> sinks_;
   int currentZ_ = -1;

@@ -19,6 +19,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <cmath>
 
 #include "io/stack_writer.h"
@@ -378,11 +379,17 @@ void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
 
 void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceData first) {
   reader_ = std::move(reader);
-  live_->setStack(reader_);
-  live_->sliceRequested(z);
   info_ = reader_->info();
   cache_ = std::make_shared<SliceCache>(cacheBudget_);
   cache_->insert(z, first);
+  // The processing worker copies the slices this window has read instead of reading them again.
+  live_->setStack(reader_, [cache = cache_](int64_t k, float* out) {
+    const SliceData slice = cache->find(k);
+    if (!slice) return false;
+    std::copy(slice->begin(), slice->end(), out);
+    return true;
+  });
+  live_->sliceRequested(z);
   ++sliceGeneration_;
   orthoGeneration_->fetch_add(1);
   inFlight_.clear();
@@ -511,7 +518,8 @@ void MainWindow::prefetchAround(int z) {
 void MainWindow::showSlice(int z, SliceData data) {
   currentZ_ = requestedZ_ = z;
   current_ = std::move(data);
-  view_->setSlice(current_, static_cast<int>(info_.x), static_cast<int>(info_.y));
+  const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
+  if (!live_->holdRawSlice(z, current_, width, height)) view_->setSlice(current_, width, height);
   if (!limitsValid_) {
     limitsValid_ = true;
     computeLimits(display_->limitsMode());

@@ -12,8 +12,12 @@
 #endif
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <mutex>
 #include <tuple>
 #include <vector>
+
+#include "render/frame_timing.h"
 
 namespace stacklens::ui {
 namespace {
@@ -27,9 +31,47 @@ size_t pipelineBytes(const compute::PipelineResult& r) {
 
 using Pixels = std::shared_ptr<const std::vector<float>>;
 
-// A host image whose storage is a new pixel vector (the vector stays alive with the image).
+// Pixel vectors recycled across frames: a new one costs its zeroing and page faults (16 MB for a
+// 2048² slice, a third of a frame's budget), a recycled one is warm. A vector goes back when its
+// last holder (view, readout, cache) lets go; at most kKept wait.
+class PixelPool : public std::enable_shared_from_this<PixelPool> {
+ public:
+  static std::shared_ptr<PixelPool> instance() {
+    static const auto pool = std::make_shared<PixelPool>();
+    return pool;
+  }
+  std::shared_ptr<std::vector<float>> acquire(size_t count) {
+    std::unique_ptr<std::vector<float>> v;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = std::find_if(free_.begin(), free_.end(),
+                             [&](const auto& f) { return f->size() == count; });
+      if (it != free_.end()) {
+        v = std::move(*it);
+        free_.erase(it);
+      }
+    }
+    if (!v) v = std::make_unique<std::vector<float>>(count);
+    std::weak_ptr<PixelPool> pool = weak_from_this();
+    return std::shared_ptr<std::vector<float>>(v.release(), [pool](std::vector<float>* p) {
+      std::unique_ptr<std::vector<float>> owned(p);
+      if (auto alive = pool.lock()) alive->giveBack(std::move(owned));
+    });
+  }
+
+ private:
+  static constexpr size_t kKept = 6;
+  void giveBack(std::unique_ptr<std::vector<float>> v) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.size() < kKept) free_.push_back(std::move(v));
+  }
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<std::vector<float>>> free_;
+};
+
+// A host image whose storage is a (recycled) pixel vector that stays alive with the image.
 std::pair<std::shared_ptr<std::vector<float>>, compute::Image> pixelBuffer(compute::Shape shape) {
-  auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(shape.count()));
+  auto pixels = PixelPool::instance()->acquire(static_cast<size_t>(shape.count()));
   compute::Image image(shape, compute::Location::Host,
                        std::shared_ptr<float>(pixels, pixels->data()));
   return {pixels, image};
@@ -120,6 +162,9 @@ size_t ProcessingResult::deviceBytes() const {
 ProcessingWorker::ProcessingWorker(QObject* parent) : QObject(parent) {
   qRegisterMetaType<ProcessingResultPtr>();
   pool_.setMaxThreadCount(1);
+  pixelsDelay_.setSingleShot(true);
+  pixelsDelay_.setInterval(30);
+  connect(&pixelsDelay_, &QTimer::timeout, this, &ProcessingWorker::startNext);
   pool_.setExpiryTimeout(-1);  // keep the thread: FFT plans and caches stay warm on it
 }
 
@@ -132,6 +177,7 @@ ProcessingWorker::~ProcessingWorker() {
 
 void ProcessingWorker::configurationChanged() {
   ++config_;
+  pixelsWanted_.reset();
   cache_.clear();
   cacheIndex_.clear();
   cacheBytes_ = 0;
@@ -139,8 +185,10 @@ void ProcessingWorker::configurationChanged() {
   if (running_) running_->cancel->store(true);
 }
 
-void ProcessingWorker::setSource(std::shared_ptr<const io::StackReader> reader) {
+void ProcessingWorker::setSource(std::shared_ptr<const io::StackReader> reader,
+                                 RawLookup viewerSlices) {
   reader_ = std::move(reader);
+  viewerSlices_ = std::move(viewerSlices);
   dropLive();  // raw slices of another stack
   lastZ_ = -1;
   pending_.reset();
@@ -209,7 +257,11 @@ std::shared_ptr<compute::LiveProcessor> ProcessingWorker::liveFor() {
   source.shape = {info.z, info.y, info.x};
   source.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
                     info.units[2]};
-  source.read = [reader = reader_](int64_t z, float* out) { reader->readSlice(z, out); };
+  // The viewer usually holds the slice already (it showed it, or read it ahead): a copy instead
+  // of a second decode from the file.
+  source.read = [reader = reader_, viewer = viewerSlices_](int64_t z, float* out) {
+    if (!viewer || !viewer(z, out)) reader->readSlice(z, out);
+  };
   // Made here, not on a helper thread of lowered priority that the GUI thread would wait for
   // (on a loaded machine such a thread waits long for a CPU); the read-ahead thread lowers its
   // own priority.
@@ -262,9 +314,12 @@ void ProcessingWorker::trimCache() {
 
 quint64 ProcessingWorker::request(int z) {
   const quint64 generation = ++generation_;
+  direction_ = lastZ_ >= 0 && std::abs(z - lastZ_) == 1 ? z - lastZ_ : 0;
   lastZ_ = z;
   prefetchQueue_.clear();
   pending_.reset();
+  pixelsWanted_.reset();
+  if (running_ && running_->task.kind == Kind::Pixels) running_->cancel->store(true);
   if (ProcessingResultPtr hit = findCached(z)) {
     if (running_ && running_->task.kind != Kind::Prefetch) running_->cancel->store(true);
     deliverCached(generation, z, hit);
@@ -272,7 +327,8 @@ quint64 ProcessingWorker::request(int z) {
   }
   // The running job already computes this slice (a prefetch, or an earlier request): adopt it.
   if (running_ && running_->config == config_ && running_->task.z == z &&
-      running_->task.kind != Kind::Benchmark && !running_->cancel->load()) {
+      running_->task.kind != Kind::Benchmark && running_->task.kind != Kind::Pixels &&
+      !running_->cancel->load()) {
     running_->task.kind = Kind::Request;
     running_->task.generation = generation;
     return generation;
@@ -288,6 +344,7 @@ quint64 ProcessingWorker::request(int z) {
 quint64 ProcessingWorker::benchmark(int z, int repeats) {
   const quint64 generation = ++generation_;
   prefetchQueue_.clear();
+  pixelsWanted_.reset();
   pending_ = Task{Kind::Benchmark, generation, z, std::max(1, repeats)};
   if (running_)
     running_->cancel->store(true);
@@ -300,6 +357,7 @@ void ProcessingWorker::cancel() {
   ++generation_;
   pending_.reset();
   prefetchQueue_.clear();
+  pixelsWanted_.reset();
   if (running_) running_->cancel->store(true);
 }
 
@@ -313,6 +371,7 @@ void ProcessingWorker::deliverCached(quint64 generation, int z, const Processing
       [this, copy] {
         if (copy->generation != generation_) return;
         emit resultReady(copy);
+        schedulePixels(copy);
         if (!running_ && !pending_) {
           schedulePrefetch();
           startNext();
@@ -327,7 +386,9 @@ void ProcessingWorker::schedulePrefetch() {
   const int count = static_cast<int>(reader_->info().z);
   for (int d = 1; d <= prefetchRadius_; ++d)
     for (int n : {lastZ_ + d, lastZ_ - d})
-      if (n >= 0 && n < count && !cached(n))
+      // While the slider steps through adjacent slices only the ones ahead: the slice behind was
+      // just shown, and a prefetch nobody asks for delays the next request by a whole job.
+      if (n >= 0 && n < count && !cached(n) && (n - lastZ_) * direction_ >= 0)
         prefetchQueue_.push_back(Task{Kind::Prefetch, 0, n, 1});
 }
 
@@ -347,6 +408,58 @@ void ProcessingWorker::startNext() {
       return;
     }
   }
+  if (pixelsWanted_ && !pixelsDelay_.isActive()) {
+    ProcessingResultPtr result = std::move(pixelsWanted_);
+    pixelsWanted_.reset();
+    startPixels(result);
+  }
+}
+
+void ProcessingWorker::schedulePixels(const ProcessingResultPtr& result) {
+  // Only a device result shown through interop lacks them; the readout wants the shown slice's.
+  if (result->pixels || result->result.image.empty() || result->result.image.onHost() ||
+      result->z != lastZ_)
+    return;
+  pixelsWanted_ = result;
+  pixelsDelay_.start();  // a scrub's next request comes sooner and drops it
+}
+
+// The download for the readout is a task of its own, after the frame and after prefetches: the
+// next slider step never waits for it (a new request drops it, or cancels it between its
+// download and its copy).
+void ProcessingWorker::startPixels(const ProcessingResultPtr& result) {
+  const bool wasBusy = running_.has_value();
+  running_ = Running{Task{Kind::Pixels, 0, result->z, 1}, config_,
+                     std::make_shared<std::atomic<bool>>(false)};
+  if (!wasBusy) emit busyChanged(true);
+  const auto cancel = running_->cancel;
+  const quint64 config = config_;
+  pool_.start([this, result, cancel, config, primary = primary_, live = live_] {
+    Pixels pixels;
+    try {
+      const compute::Image& image = result->result.image;
+      if (!cancel->load()) {
+        // Through the live path's recycled page-locked buffer when it has one (one DMA).
+        const compute::Image host = live && live->backendPtr() == primary
+                                        ? live->download(image)
+                                        : primary->download(image);
+        if (!cancel->load()) {
+          auto [copy, alias] = pixelBuffer(host.shape());
+          std::copy_n(host.data(), host.shape().count(), copy->data());
+          pixels = std::move(copy);
+        }
+      }
+    } catch (const std::exception&) {
+      // Only the readout misses them; the frame is already shown.
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, config, z = result->z, pixels, cancelled = !pixels] {
+          if (pixels) attachPixels(config, z, pixels);
+          finished(config, nullptr, QString(), cancelled);
+        },
+        Qt::QueuedConnection);
+  });
 }
 
 void ProcessingWorker::start(const Task& task) {
@@ -360,6 +473,7 @@ void ProcessingWorker::start(const Task& task) {
   const bool compare = mode_ == Mode::Compare;
   const int delayMs = progressDelayMs_;
   const bool interop = textureInterop_;
+  const bool limits = displayLimits_;
   const int radius = prefetchRadius_;
   std::shared_ptr<compute::LiveProcessor> live;
   QString setupError;
@@ -368,10 +482,12 @@ void ProcessingWorker::start(const Task& task) {
   } catch (const std::exception& e) {
     setupError = QString::fromStdString(e.what());
   }
-  pool_.start([this, task, config, cancel, compare, delayMs, interop, radius, live, setupError,
-               reader = reader_, primary = primary_, secondary = secondary_, pipeline = pipeline_] {
+  pool_.start([this, task, config, cancel, compare, delayMs, interop, limits, radius, live,
+               setupError, reader = reader_, viewer = viewerSlices_, primary = primary_,
+               secondary = secondary_, pipeline = pipeline_] {
     static thread_local const bool lowered = (lowerThreadPriority(), true);
     (void)lowered;
+    const int64_t jobStartNs = render::steadyNowNs();
     ProcessingResultPtr out;
     QString error;
     bool cancelled = false;
@@ -391,7 +507,6 @@ void ProcessingWorker::start(const Task& task) {
           },
           Qt::QueuedConnection);
     });
-    bool pixelsAfter = false;  // interop: download the host pixels after delivering
     try {
       if (!setupError.isEmpty()) throw std::runtime_error(setupError.toStdString());
       if (!reader) throw compute::InvalidArgument("no stack is open");
@@ -404,10 +519,13 @@ void ProcessingWorker::start(const Task& task) {
       auto r = std::make_shared<ProcessingResult>();
       r->z = task.z;
       r->generation = task.generation;
+      r->jobStartNs = jobStartNs;
+      r->prefetched = task.kind == Kind::Prefetch;
       if (live && !compare && task.kind != Kind::Benchmark) {
         // Single mode: raw slices read once, kept where the backend computes, neighbours read
-        // ahead while this slice is processed; a GPU result stays on the device.
-        if (task.kind == Kind::Request && radius > 0) {
+        // ahead while this slice is processed (by prefetches too: a scrub adopts them, and the
+        // slice after must not wait for the file); a GPU result stays on the device.
+        if (radius > 0) {
           std::vector<int64_t> around;
           for (int d = 1; d <= radius; ++d) around.insert(around.end(), {task.z + d, task.z - d});
           live->readAhead(around);
@@ -424,7 +542,7 @@ void ProcessingWorker::start(const Task& task) {
                         info.units[2]};
         for (int64_t k = z0; k <= z1; ++k) {
           job.checkCancelled();
-          reader->readSlice(k, slab.slice(k - z0));
+          if (!viewer || !viewer(k, slab.slice(k - z0))) reader->readSlice(k, slab.slice(k - z0));
         }
         const int64_t centre = task.z - z0;
         if (task.kind == Kind::Benchmark) {
@@ -455,6 +573,7 @@ void ProcessingWorker::start(const Task& task) {
         }
         r->raw = compute::cloneHost(compute::sliceView(slab, centre));
       }
+      r->pipelineEndNs = render::steadyNowNs();
       compute::Image& image = r->result.image;
       if (image.onHost()) {
         // One copy here instead of two on the GUI thread (view and readout share it).
@@ -463,7 +582,7 @@ void ProcessingWorker::start(const Task& task) {
         alias.spacing = image.spacing;
         image = alias;
         r->pixels = pixels;
-        std::tie(r->displayLow, r->displayHigh) = displayLimits(image);
+        if (limits) std::tie(r->displayLow, r->displayHigh) = displayLimits(image);
       } else if (!interop) {
         // No interop: one download, straight into the pixels the view uploads.
         QElapsedTimer download;
@@ -473,13 +592,14 @@ void ProcessingWorker::start(const Task& task) {
         r->result.downloadMs = static_cast<double>(download.nsecsElapsed()) / 1e6;
         r->result.totalMs += r->result.downloadMs;
         r->pixels = pixels;
-        std::tie(r->displayLow, r->displayHigh) = displayLimits(host);
-      } else {
+        if (limits) std::tie(r->displayLow, r->displayHigh) = displayLimits(host);
+      } else if (limits) {
         // Interop: the view's texture is written from the device; limits from sampled rows.
         const compute::Image sample = primary->downloadRows(image, 0, sampleRowStep(image.shape()));
         std::tie(r->displayLow, r->displayHigh) = displayLimits(sample);
-        pixelsAfter = true;
       }
+      r->hasDisplayLimits = limits;
+      r->postedNs = render::steadyNowNs();
       out = std::move(r);
     } catch (const compute::Cancelled&) {
       cancelled = true;
@@ -490,20 +610,6 @@ void ProcessingWorker::start(const Task& task) {
     QMetaObject::invokeMethod(
         this, [this, config, out, error, cancelled] { finished(config, out, error, cancelled); },
         Qt::QueuedConnection);
-    if (pixelsAfter && out && !cancel->load()) {
-      // After the frame: the host pixels for the readout (the next job waits for this one).
-      try {
-        const compute::Image& image = out->result.image;
-        auto [pixels, host] = pixelBuffer(image.shape());
-        primary->downloadInto(image, host);
-        const int z = out->z;
-        QMetaObject::invokeMethod(
-            this, [this, config, z, p = Pixels(pixels)] { attachPixels(config, z, p); },
-            Qt::QueuedConnection);
-      } catch (const std::exception&) {
-        // Only the readout misses them; the frame is already shown.
-      }
-    }
   });
 }
 
@@ -516,7 +622,9 @@ void ProcessingWorker::finished(quint64 config, ProcessingResultPtr result, cons
   running_.reset();
   const bool current = task.generation == generation_ && config == config_;
 
-  if (cancelled) {
+  if (task.kind == Kind::Pixels) {
+    // attachPixels ran already; nothing is delivered.
+  } else if (cancelled) {
     ++jobsCancelled_;
   } else if (!error.isEmpty()) {
     if (task.kind != Kind::Prefetch && current) emit failed(task.generation, task.z, error);
@@ -529,7 +637,10 @@ void ProcessingWorker::finished(quint64 config, ProcessingResultPtr result, cons
         copy->generation = task.generation;
         answer = copy;
       }
-      if (task.kind == Kind::Request) emit resultReady(answer);
+      if (task.kind == Kind::Request) {
+        emit resultReady(answer);
+        schedulePixels(answer);
+      }
       if (task.kind == Kind::Benchmark) emit benchmarkReady(answer);
     }
   }

@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QThreadPool>
+#include <QTimer>
 #include <atomic>
 #include <functional>
 #include <list>
@@ -34,10 +35,16 @@ struct ProcessingResult {
   std::shared_ptr<const std::vector<float>> pixels;
   compute::Image raw;                             // the unprocessed slice (for blink and split)
   float displayLow = 0, displayHigh = 1;          // 0.5 and 99.5 percentiles of the result
+  bool hasDisplayLimits = false;                  // computed (see setDisplayLimits)
   std::optional<compute::Comparison> comparison;  // Compare mode: both backends and differences
   bool benchmark = false;  // timings are medians of repeated runs (see ProcessingWorker::benchmark)
   int repeats = 1;
   bool fromCache = false;
+  // When the job ran, on render::steadyNowNs's clock (the scrub benchmark's stages): started,
+  // pipeline done (result still where the backend computes), handed to the GUI thread (after
+  // the display limits and any download). prefetched: started as a prefetch, adopted by a request.
+  int64_t jobStartNs = 0, pipelineEndNs = 0, postedNs = 0;
+  bool prefetched = false;
   size_t bytes() const;        // memory held (host and device), for the cache budget
   size_t deviceBytes() const;  // of that, on the device
 };
@@ -57,12 +64,19 @@ class ProcessingWorker : public QObject {
   Q_OBJECT
  public:
   enum class Mode { Single, Compare };
+  // Raw slices kept by the live path (host copies plus device uploads): 32 slices of 2048² with
+  // their uploads, so a typical scrub range is read from the file once.
+  static constexpr size_t kDefaultRawBudget = size_t(1) << 30;
 
   explicit ProcessingWorker(QObject* parent = nullptr);
   ~ProcessingWorker() override;  // cancels and waits for the running job
 
+  // Copies raw slice z into out (y·x floats) when the viewer holds it already, else returns false
+  // and the slice is read from the file. Called from the worker and read-ahead threads.
+  using RawLookup = std::function<bool(int64_t z, float* out)>;
+
   // Each of these drops cached results that no longer apply and cancels the running job.
-  void setSource(std::shared_ptr<const io::StackReader> reader);
+  void setSource(std::shared_ptr<const io::StackReader> reader, RawLookup viewerSlices = {});
   // secondary is used in Compare mode (a GPU, or a second CPU backend standing in for one).
   void setBackends(std::shared_ptr<compute::Backend> primary,
                    std::shared_ptr<compute::Backend> secondary = {});
@@ -74,11 +88,16 @@ class ProcessingWorker : public QObject {
   void setProgressDelayMs(int ms);     // jobs running longer than this report progress (200)
   // Raw slices kept where the backend computes (Single mode; see compute::LiveProcessor).
   void setRawBudget(size_t bytes);
+  size_t rawBudget() const { return rawBudget_; }
   // How device results reach the screen: through CUDA–GL interop (true: no download before the
   // frame; the host pixels follow by processedPixelsReady) or as host pixels (false, the
   // default: one download by the job, for Mesa or builds without interop).
   void setTextureInterop(bool on);
   bool textureInterop() const { return textureInterop_; }
+  // Whether jobs compute the result's own display limits (displayLow/High: a sample and two
+  // selections, about a millisecond at 2048²); only a view showing the result on its own scale
+  // needs them. On by default.
+  void setDisplayLimits(bool on) { displayLimits_ = on; }
 
   // Asks for slice z; supersedes every earlier request. Returns the request's generation; its
   // result arrives by resultReady (from the cache too, always asynchronously).
@@ -115,7 +134,9 @@ class ProcessingWorker : public QObject {
   void processedPixelsReady(int z, std::shared_ptr<const std::vector<float>> pixels);
 
  private:
-  enum class Kind { Request, Prefetch, Benchmark };
+  // Pixels: the host copy of a device result shown through interop, for the readout; run when
+  // the worker is idle (after prefetches), dropped by the next request.
+  enum class Kind { Request, Prefetch, Benchmark, Pixels };
   struct Task {
     Kind kind = Kind::Request;
     quint64 generation = 0;
@@ -132,6 +153,8 @@ class ProcessingWorker : public QObject {
   void configurationChanged();
   void startNext();
   void start(const Task& task);
+  void startPixels(const ProcessingResultPtr& result);
+  void schedulePixels(const ProcessingResultPtr& result);
   void finished(quint64 config, ProcessingResultPtr result, const QString& error, bool cancelled);
   void schedulePrefetch();
   void deliverCached(quint64 generation, int z, const ProcessingResultPtr& result);
@@ -143,19 +166,24 @@ class ProcessingWorker : public QObject {
   void dropLive();
 
   std::shared_ptr<const io::StackReader> reader_;
+  RawLookup viewerSlices_;
   std::shared_ptr<compute::Backend> primary_, secondary_;
   std::shared_ptr<compute::LiveProcessor> live_;  // Single mode: raw slices on the backend
-  size_t rawBudget_ = size_t(256) << 20;
+  size_t rawBudget_ = kDefaultRawBudget;
   bool textureInterop_ = false;
+  bool displayLimits_ = true;
+  QTimer pixelsDelay_;  // the readout's pixels wait until the slider rests
   Mode mode_ = Mode::Single;
   compute::Pipeline pipeline_;
 
   quint64 config_ = 1;  // bumped when anything that changes results changes
   quint64 generation_ = 0;
   int lastZ_ = -1;
+  int direction_ = 0;  // +1 / −1 while stepping through adjacent slices, 0 after a jump
   std::optional<Running> running_;
   std::optional<Task> pending_;
   std::list<Task> prefetchQueue_;
+  ProcessingResultPtr pixelsWanted_;  // a delivered device result whose host pixels are due
 
   // LRU: most recently used at the front.
   std::list<std::pair<Key, ProcessingResultPtr>> cache_;

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "render/colormap.h"
+#include "render/frame_timing.h"
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
 
@@ -19,7 +20,12 @@ ScrubBenchmark::ScrubBenchmark(MainWindow* window, int frames, QObject* parent)
   heartbeat_.setInterval(1);
   connect(&heartbeat_, &QTimer::timeout, this, [this] {
     const qint64 now = clock_.nsecsElapsed();
-    if (lastBeatNs_) stallMaxMs_ = std::max(stallMaxMs_, (now - lastBeatNs_) / 1e6);
+    const double stall = lastBeatNs_ ? (now - lastBeatNs_) / 1e6 : 0.0;
+    stallMaxMs_ = std::max(stallMaxMs_, stall);
+    if (done_ < frames_ && stall > scrubStallMaxMs_) {
+      scrubStallMaxMs_ = stall;
+      scrubStallStep_ = done_;
+    }
     lastBeatNs_ = now;
   });
   timeout_.setSingleShot(true);
@@ -110,6 +116,7 @@ void ScrubBenchmark::step() {
   int next = (window_->currentZ() + 1) % cached;
   if (count == 1) next = 0;
   targetZ_ = next;
+  stepStartSteadyNs_ = render::steadyNowNs();
   if (live_ && live_->active() && next == window_->navigation()->value())
     live_->sliceRequested(next);  // the slider cannot move: ask for the slice again
   waiting_ = true;
@@ -124,7 +131,12 @@ void ScrubBenchmark::step() {
 void ScrubBenchmark::frameArrived() {
   if (!waiting_) return;
   // With live processing a slider step is done when its processed slice is on screen.
-  if (live_ && live_->active() && done_ < frames_ && !processedSeen_) return;
+  if (live_ && live_->active() && done_ < frames_ && !processedSeen_) {
+    ++otherFrames_;  // the raw slice, or an overlay or ortho-view redraw
+    const render::FrameTiming& f = window_->sliceView()->lastFrame();
+    if (f.filled) addStage("other_frame_fill", (f.fillEndNs - f.paintStartNs) / 1e6);
+    return;
+  }
   processedSeen_ = false;
   waiting_ = false;
   timeout_.stop();
@@ -139,6 +151,31 @@ void ScrubBenchmark::frameArrived() {
   latencies_.push_back(ms);
   ++done_;
   QTimer::singleShot(0, this, &ScrubBenchmark::step);
+}
+
+// Where a step's time went, from the slider (t0) to the processed frame's swap. Steps whose job
+// was a prefetch adopted by the request have job_start < 0 (it began before the slider moved).
+void ScrubBenchmark::stageSample() {
+  const ProcessingResultPtr r = live_->lastResult();
+  if (!r) return;
+  const render::FrameTiming& f = window_->sliceView()->lastFrame();
+  auto ms = [](int64_t from, int64_t to) { return (to - from) / 1e6; };
+  const int64_t t0 = stepStartSteadyNs_;
+  const compute::PipelineResult& p = r->result;
+  if (r->prefetched) ++adoptedPrefetches_;
+  addStage("job_start", ms(t0, r->jobStartNs));
+  addStage("read", p.readMs);
+  addStage("upload", p.uploadMs);
+  for (const auto& t : p.timings) addStage(compute::stageName(t.stage), t.computeMs);
+  addStage("pipeline", ms(r->jobStartNs, r->pipelineEndNs));
+  addStage("download", p.downloadMs);
+  addStage("limits_and_download", ms(r->pipelineEndNs, r->postedNs));
+  addStage("handover", ms(r->postedNs, live_->lastReceivedNs()));
+  addStage("until_paint", ms(live_->lastReceivedNs(), f.paintStartNs));
+  addStage("texture_fill", ms(f.paintStartNs, f.fillEndNs));
+  addStage("draw", ms(f.fillEndNs, f.paintEndNs));
+  addStage("swap", ms(f.paintEndNs, f.swappedNs));
+  addStage("step", ms(t0, f.swappedNs));
 }
 
 void ScrubBenchmark::finish() {
@@ -161,13 +198,45 @@ void ScrubBenchmark::finish() {
   o["max_ms"] = round3(sorted.empty() ? 0.0 : sorted.back());
   o["dropped"] = dropped_;
   o["gui_stall_max_ms"] = round3(stallMaxMs_);
+  o["gui_stall_scrub_max_ms"] = round3(scrubStallMaxMs_);
+  o["gui_stall_scrub_max_step"] = scrubStallStep_;
   if (live_ && !processingMs_.empty()) {
     // How much of the latency is the pipeline itself (read, compute, download on the worker).
     std::sort(processingMs_.begin(), processingMs_.end());
     o["processing_p50_ms"] = round3(processingMs_[processingMs_.size() / 2]);
     o["backend"] = QString::fromStdString(live_->lastResult()->result.backend);
     o["threads"] = live_->lastResult()->result.threads;
+    o["display_path"] = live_->displayPath();
+    QJsonObject p50, p95;
+    for (auto& [name, values] : stages_) {
+      std::sort(values.begin(), values.end());
+      p50[QString::fromStdString(name)] = round3(percentile(values, 0.5));
+      p95[QString::fromStdString(name)] = round3(percentile(values, 0.95));
+    }
+    o["stage_p50_ms"] = p50;
+    o["stage_p95_ms"] = p95;
+    o["frames_before_processed"] = otherFrames_;
+    o["prefetches_adopted"] = adoptedPrefetches_;
+    if (auto lp = live_->worker()->liveProcessor()) o["file_reads"] = lp->fileReads();
+    o["raw_budget_mb"] = double(live_->worker()->rawBudget() >> 20);
+    const LiveProcessing::FirstResult& first = live_->firstResult();
+    if (first.result && first.presentedNs) {
+      auto ms = [&](int64_t from, int64_t to) { return round3((to - from) / 1e6); };
+      QJsonObject fo;
+      fo["total_ms"] = ms(first.chosenNs, first.presentedNs);
+      fo["backend_ready_ms"] = ms(first.chosenNs, first.readyNs);
+      fo["job_start_ms"] = ms(first.chosenNs, first.result->jobStartNs);
+      fo["pipeline_ms"] = ms(first.result->jobStartNs, first.result->pipelineEndNs);
+      fo["read_ms"] = round3(first.result->result.readMs);
+      fo["upload_ms"] = round3(first.result->result.uploadMs);
+      fo["limits_and_download_ms"] = ms(first.result->pipelineEndNs, first.result->postedNs);
+      fo["handover_ms"] = ms(first.result->postedNs, first.receivedNs);
+      fo["texture_fill_ms"] = ms(first.frame.paintStartNs, first.frame.fillEndNs);
+      fo["swap_ms"] = ms(first.frame.paintEndNs, first.frame.swappedNs);
+      o["first_processed"] = fo;
+    }
   }
+  o["first_step_ms"] = round3(latencies_.empty() ? 0.0 : latencies_.front());
   o["cpu_ms_per_frame"] = round3(cpuPerFrameMs_);
   o["display_change_p50_ms"] = round3(percentile(display, 0.5));
   o["display_change_p95_ms"] = round3(percentile(display, 0.95));
@@ -182,6 +251,8 @@ void ScrubBenchmark::finish() {
   o["view_size"] = QString("%1x%2").arg(view->width()).arg(view->height());
   o["window_size"] = QString("%1x%2").arg(window_->width()).arg(window_->height());
   o["slice_size"] = QString("%1x%2").arg(view->sliceWidth()).arg(view->sliceHeight());
+  o["gl_vendor"] = view->glVendor();
+  o["gl_renderer"] = view->glRenderer();
   emit finished(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
 }
 
@@ -193,6 +264,7 @@ void ScrubBenchmark::setProcessing(LiveProcessing* live) {
     if (!waiting_ || done_ >= frames_ || z != targetZ_) return;
     processedSeen_ = true;
     if (auto r = live_->lastResult()) processingMs_.push_back(r->result.totalMs);
+    stageSample();
     if (done_ + 1 >= frames_) timeout_.setInterval(500);  // display changes: as without processing
     frameArrived();
   });

@@ -4,6 +4,8 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "render/limits.h"
@@ -24,6 +26,10 @@ class LiveProcessing;
 // main view's frameSwapped, i.e. the new frame handed to the window system. Also
 // cpu_ms_per_frame: the process's CPU time per slider step (robust to other load on the machine),
 // and view_size/window_size/slice_size, which the software-GL figures depend on.
+// With live processing: gl_vendor/gl_renderer of the view, display_path (interop, download or
+// host), stage_p50_ms/stage_p95_ms (per-stage times of each step, from the slider to the
+// presented frame; see stageSample()), the frames drawn before the processed one, and
+// first_processed (from choosing the GPU to the first processed slice on screen).
 class ScrubBenchmark : public QObject {
   Q_OBJECT
  public:
@@ -40,6 +46,9 @@ class ScrubBenchmark : public QObject {
   void step();
   void frameArrived();
   void finish();
+  void stageSample();  // the processed frame of this step was presented
+
+  void addStage(const char* name, double ms) { stages_[name].push_back(ms); }
 
   MainWindow* window_;
   int frames_;
@@ -57,12 +66,16 @@ class ScrubBenchmark : public QObject {
   render::Limits baseLimits_;
   QTimer heartbeat_, timeout_;
   qint64 lastBeatNs_ = 0;
-  double stallMaxMs_ = 0;
+  double stallMaxMs_ = 0, scrubStallMaxMs_ = 0;  // whole run; slider steps only
+  int scrubStallStep_ = -1;
   LiveProcessing* live_ = nullptr;
   int targetZ_ = -1;
   bool processedSeen_ = false;
-  std::vector<double> processingMs_;            // the pipeline's own time per frame
-  double cpuStartMs_ = 0, cpuPerFrameMs_ = -1;  // process CPU time over the slider steps
+  std::vector<double> processingMs_;  // the pipeline's own time per frame
+  int64_t stepStartSteadyNs_ = 0;
+  std::map<std::string, std::vector<double>> stages_;
+  int otherFrames_ = 0, adoptedPrefetches_ = 0;  // frames before the processed one; adoptions
+  double cpuStartMs_ = 0, cpuPerFrameMs_ = -1;   // process CPU time over the slider steps
 };
 
 }  // namespace stacklens::ui

@@ -184,7 +184,14 @@ void TimingPanel::setDevices(const QString& cpu, const QString& gpu) {
   QString text = tr("CPU: %1").arg(cpuDevice_.isEmpty() ? tr("—") : cpuDevice_);
   text += "\n" + tr("GPU: %1").arg(gpuDevice_.isEmpty() ? tr("—") : gpuDevice_);
   if (!secondIsCpu_.isEmpty()) text += "\n" + secondIsCpu_;
+  if (!displayPath_.isEmpty()) text += "\n" + displayPath_;
   devices_->setText(text);
+}
+
+void TimingPanel::setDisplayPath(const QString& text) {
+  if (text == displayPath_) return;
+  displayPath_ = text;
+  setDevices({}, {});
 }
 
 void TimingPanel::clear() {

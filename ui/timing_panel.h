@@ -53,6 +53,10 @@ class TimingPanel : public QWidget {
   void clear();
   // Shown when no result names them yet (e.g. "GPU: none (no CUDA device found)").
   void setDevices(const QString& cpu, const QString& gpu);
+  // How processed slices reach the screen (CUDA–OpenGL interop or a download) and the OpenGL
+  // vendor and renderer, shown under the devices.
+  void setDisplayPath(const QString& text);
+  QString devicesText() const { return devices_->text(); }
 
   const std::vector<TimingRow>& rows() const { return rows_; }
   QTableWidget* table() const { return table_; }
@@ -71,7 +75,7 @@ class TimingPanel : public QWidget {
   void fill();
 
   std::vector<TimingRow> rows_;
-  QString cpuDevice_, gpuDevice_, secondIsCpu_;
+  QString cpuDevice_, gpuDevice_, secondIsCpu_, displayPath_;
   QTableWidget* table_;
   TimingChart* chart_;
   QLabel* devices_;

@@ -157,6 +157,30 @@ class ProcessingWorkerTest : public QObject {
     QVERIFY(lastResult(results)->fromCache);
   }
 
+  // Stepping through adjacent slices prefetches only ahead; a jump prefetches both sides.
+  void steppingPrefetchesOnlyAhead() {
+    auto backend = std::make_shared<FakeBackend>();
+    ProcessingWorker worker;
+    worker.setSource(std::make_shared<MemoryStack>(10, 4, 4));
+    worker.setBackends(backend);
+    worker.setPipeline(deconvolution(1));
+    worker.setPrefetchRadius(1);
+    worker.setCacheBudget(0);  // nothing is kept: every prefetch is a job
+    QSignalSpy results(&worker, &ProcessingWorker::resultReady);
+    worker.request(5);  // a jump: 6 and 4 are prefetched
+    QTRY_COMPARE(results.count(), 1);
+    QTRY_VERIFY(!worker.busy());
+    QCOMPARE(worker.jobsStarted(), 3);
+    worker.request(6);  // one step up: only 7 is prefetched, not 5 again
+    QTRY_COMPARE(results.count(), 2);
+    QTRY_VERIFY(!worker.busy());
+    QCOMPARE(worker.jobsStarted(), 5);
+    worker.request(2);  // a jump again: 3 and 1
+    QTRY_COMPARE(results.count(), 3);
+    QTRY_VERIFY(!worker.busy());
+    QCOMPARE(worker.jobsStarted(), 8);
+  }
+
   void slowJobsReportProgressAndCanBeCancelled() {
     auto backend = std::make_shared<FakeBackend>();
     backend->iterationSleepMs = 5;
