@@ -55,6 +55,15 @@ class Backend {
   // A host buffer the backend can copy to and from directly (CUDA: page-locked memory, one DMA
   // per transfer). Allocating one is slow: keep and reuse them. Safe to call from any thread.
   virtual Image pinnedHost(Shape shape) { return Image::hostUninitialized(shape); }
+  // Page-locks an existing host buffer (CUDA: cudaHostRegister) so that transfers to and from it
+  // are one DMA, until unpinHostMemory(p); false when this backend has no such memory or it
+  // failed (transfers then stage). Slow: for buffers that are kept and reused.
+  virtual bool pinHostMemory(void* p, size_t bytes) {
+    (void)p;
+    (void)bytes;
+    return false;
+  }
+  virtual void unpinHostMemory(void* p) { (void)p; }
   // Queues the copy of a host image to where this backend computes and returns at once; later
   // operations and synchronize() on this backend see the data. The source must stay unchanged
   // until then (the result keeps it alive). Without a page-locked source: upload().

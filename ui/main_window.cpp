@@ -99,6 +99,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   histogramTimer_.setSingleShot(true);
   histogramTimer_.setInterval(250);
   connect(&histogramTimer_, &QTimer::timeout, this, &MainWindow::updateHistogram);
+  followTimer_.setSingleShot(true);
+  followTimer_.setInterval(40);
+  connect(&followTimer_, &QTimer::timeout, this, [this] {
+    if (!followPending_) return;
+    followPending_ = false;
+    updateOrthoCrosshairs();
+    followTimer_.start();
+  });
   analysisTimer_.setSingleShot(true);
   analysisTimer_.setInterval(100);
   connect(&analysisTimer_, &QTimer::timeout, this, [this] {
@@ -530,7 +538,7 @@ void MainWindow::showSlice(int z, SliceData data) {
   // rests: a big region's median alone costs more than a frame.
   histogramTimer_.start();
   if (line_ || region_) analysisTimer_.start();
-  updateOrthoCrosshairs();
+  followSlice();
   prefetchAround(z);
   live_->rawSliceShown(z);
   emit sliceShown(z);
@@ -732,6 +740,15 @@ void MainWindow::setCrosshair(QPoint pixel) {
   view_->setCrosshair(QPointF(pixel));
   updateOrthoCrosshairs();
   buildOrthoViews();
+}
+
+void MainWindow::followSlice() {
+  if (followTimer_.isActive()) {
+    followPending_ = true;
+    return;
+  }
+  updateOrthoCrosshairs();
+  followTimer_.start();
 }
 
 void MainWindow::updateOrthoCrosshairs() {

@@ -154,6 +154,11 @@ class MainWindow : public QMainWindow {
   QThreadPool readPool_;
   QTimer histogramTimer_;
   QTimer analysisTimer_;  // line profile and region statistics after the slider rests
+  // The ortho crosshairs and the z-profile marker follow the slider at most every 40 ms (each is
+  // a frame or a plot of its own, on the GUI thread); the last position always lands.
+  QTimer followTimer_;
+  bool followPending_ = false;
+  void followSlice();
 
   bool quiet_ = false;
   ViewerSettings settings_;

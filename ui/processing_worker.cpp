@@ -13,11 +13,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <mutex>
 #include <tuple>
 #include <vector>
 
 #include "render/frame_timing.h"
+#include "ui/pixel_pool.h"
 
 namespace stacklens::ui {
 namespace {
@@ -30,52 +30,6 @@ size_t pipelineBytes(const compute::PipelineResult& r) {
 }
 
 using Pixels = std::shared_ptr<const std::vector<float>>;
-
-// Pixel vectors recycled across frames: a new one costs its zeroing and page faults (16 MB for a
-// 2048² slice, a third of a frame's budget), a recycled one is warm. A vector goes back when its
-// last holder (view, readout, cache) lets go; at most kKept wait.
-class PixelPool : public std::enable_shared_from_this<PixelPool> {
- public:
-  static std::shared_ptr<PixelPool> instance() {
-    static const auto pool = std::make_shared<PixelPool>();
-    return pool;
-  }
-  std::shared_ptr<std::vector<float>> acquire(size_t count) {
-    std::unique_ptr<std::vector<float>> v;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto it = std::find_if(free_.begin(), free_.end(),
-                             [&](const auto& f) { return f->size() == count; });
-      if (it != free_.end()) {
-        v = std::move(*it);
-        free_.erase(it);
-      }
-    }
-    if (!v) v = std::make_unique<std::vector<float>>(count);
-    std::weak_ptr<PixelPool> pool = weak_from_this();
-    return std::shared_ptr<std::vector<float>>(v.release(), [pool](std::vector<float>* p) {
-      std::unique_ptr<std::vector<float>> owned(p);
-      if (auto alive = pool.lock()) alive->giveBack(std::move(owned));
-    });
-  }
-
- private:
-  static constexpr size_t kKept = 6;
-  void giveBack(std::unique_ptr<std::vector<float>> v) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (free_.size() < kKept) free_.push_back(std::move(v));
-  }
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<std::vector<float>>> free_;
-};
-
-// A host image whose storage is a (recycled) pixel vector that stays alive with the image.
-std::pair<std::shared_ptr<std::vector<float>>, compute::Image> pixelBuffer(compute::Shape shape) {
-  auto pixels = PixelPool::instance()->acquire(static_cast<size_t>(shape.count()));
-  compute::Image image(shape, compute::Location::Host,
-                       std::shared_ptr<float>(pixels, pixels->data()));
-  return {pixels, image};
-}
 
 // Rows of a device result sampled for the display limits: about 65536 values.
 int64_t sampleRowStep(const compute::Shape& s) {
@@ -159,7 +113,8 @@ size_t ProcessingResult::deviceBytes() const {
   return n;
 }
 
-ProcessingWorker::ProcessingWorker(QObject* parent) : QObject(parent) {
+ProcessingWorker::ProcessingWorker(QObject* parent)
+    : QObject(parent), pixelPool_(std::make_shared<PixelPool>()) {
   qRegisterMetaType<ProcessingResultPtr>();
   pool_.setMaxThreadCount(1);
   pixelsDelay_.setSingleShot(true);
@@ -434,20 +389,15 @@ void ProcessingWorker::startPixels(const ProcessingResultPtr& result) {
   if (!wasBusy) emit busyChanged(true);
   const auto cancel = running_->cancel;
   const quint64 config = config_;
-  pool_.start([this, result, cancel, config, primary = primary_, live = live_] {
+  pool_.start([this, result, cancel, config, primary = primary_, pixelPool = pixelPool_] {
     Pixels pixels;
     try {
       const compute::Image& image = result->result.image;
       if (!cancel->load()) {
-        // Through the live path's recycled page-locked buffer when it has one (one DMA).
-        const compute::Image host = live && live->backendPtr() == primary
-                                        ? live->download(image)
-                                        : primary->download(image);
-        if (!cancel->load()) {
-          auto [copy, alias] = pixelBuffer(host.shape());
-          std::copy_n(host.data(), host.shape().count(), copy->data());
-          pixels = std::move(copy);
-        }
+        // Into a recycled vector the backend has page-locked: one DMA, no staging copy.
+        auto [copy, host] = pixelPool->image(image.shape(), primary);
+        primary->downloadInto(image, host);
+        pixels = std::move(copy);
       }
     } catch (const std::exception&) {
       // Only the readout misses them; the frame is already shown.
@@ -483,8 +433,8 @@ void ProcessingWorker::start(const Task& task) {
     setupError = QString::fromStdString(e.what());
   }
   pool_.start([this, task, config, cancel, compare, delayMs, interop, limits, radius, live,
-               setupError, reader = reader_, viewer = viewerSlices_, primary = primary_,
-               secondary = secondary_, pipeline = pipeline_] {
+               pixelPool = pixelPool_, setupError, reader = reader_, viewer = viewerSlices_,
+               primary = primary_, secondary = secondary_, pipeline = pipeline_] {
     static thread_local const bool lowered = (lowerThreadPriority(), true);
     (void)lowered;
     const int64_t jobStartNs = render::steadyNowNs();
@@ -577,7 +527,7 @@ void ProcessingWorker::start(const Task& task) {
       compute::Image& image = r->result.image;
       if (image.onHost()) {
         // One copy here instead of two on the GUI thread (view and readout share it).
-        auto [pixels, alias] = pixelBuffer(image.shape());
+        auto [pixels, alias] = pixelPool->image(image.shape());
         std::copy_n(image.data(), image.shape().count(), pixels->data());
         alias.spacing = image.spacing;
         image = alias;
@@ -587,7 +537,7 @@ void ProcessingWorker::start(const Task& task) {
         // No interop: one download, straight into the pixels the view uploads.
         QElapsedTimer download;
         download.start();
-        auto [pixels, host] = pixelBuffer(image.shape());
+        auto [pixels, host] = pixelPool->image(image.shape(), primary);
         primary->downloadInto(image, host);
         r->result.downloadMs = static_cast<double>(download.nsecsElapsed()) / 1e6;
         r->result.totalMs += r->result.downloadMs;

@@ -22,6 +22,8 @@
 
 namespace stacklens::ui {
 
+class PixelPool;
+
 // What the worker computed for slice z.
 struct ProcessingResult {
   quint64 generation = 0;  // the request it answers (0 for prefetches)
@@ -169,6 +171,7 @@ class ProcessingWorker : public QObject {
   RawLookup viewerSlices_;
   std::shared_ptr<compute::Backend> primary_, secondary_;
   std::shared_ptr<compute::LiveProcessor> live_;  // Single mode: raw slices on the backend
+  std::shared_ptr<PixelPool> pixelPool_;          // host pixels of results, recycled
   size_t rawBudget_ = kDefaultRawBudget;
   bool textureInterop_ = false;
   bool displayLimits_ = true;

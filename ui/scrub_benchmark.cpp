@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include "render/colormap.h"
 #include "render/frame_timing.h"
@@ -47,6 +48,13 @@ ScrubBenchmark::ScrubBenchmark(MainWindow* window, int frames, QObject* parent)
   connect(window_->sliceView(), &QOpenGLWindow::frameSwapped, this, &ScrubBenchmark::frameArrived);
 }
 
+// CPU time of the calling thread, in ms.
+static double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 // CPU time of the whole process (GUI thread, llvmpipe and worker threads), in ms.
 static double processCpuMs() {
   rusage u{};
@@ -63,6 +71,7 @@ void ScrubBenchmark::start() {
           clock_.start();
           heartbeat_.start();
           cpuStartMs_ = processCpuMs();
+          guiCpuStartMs_ = threadCpuMs();
           QTimer::singleShot(50, this, &ScrubBenchmark::step);
         };
         // The chosen backend is made off the GUI thread: measure with it, not the one before.
@@ -76,8 +85,10 @@ void ScrubBenchmark::start() {
 }
 
 void ScrubBenchmark::step() {
-  if (done_ >= frames_ && cpuPerFrameMs_ < 0)
+  if (done_ >= frames_ && cpuPerFrameMs_ < 0) {
     cpuPerFrameMs_ = (processCpuMs() - cpuStartMs_) / frames_;
+    guiCpuPerFrameMs_ = (threadCpuMs() - guiCpuStartMs_) / frames_;
+  }
   if (done_ >= frames_) {
     // Second phase: colormap and scale changes on the slice shown (no pixel upload).
     if (displayDone_ >= kDisplaySteps) {
@@ -116,16 +127,19 @@ void ScrubBenchmark::step() {
   int next = (window_->currentZ() + 1) % cached;
   if (count == 1) next = 0;
   targetZ_ = next;
+  jump_ = std::abs(next - window_->currentZ()) > 1;
   stepStartSteadyNs_ = render::steadyNowNs();
   if (live_ && live_->active() && next == window_->navigation()->value())
     live_->sliceRequested(next);  // the slider cannot move: ask for the slice again
   waiting_ = true;
   stepStartNs_ = clock_.nsecsElapsed();
   timeout_.start();
-  if (next == window_->navigation()->value())
+  if (next == window_->navigation()->value()) {
     window_->sliceView()->scheduleFrame();  // a single-slice stack: measure a redraw
-  else
-    window_->navigation()->setValue(next);
+  } else {
+    window_->navigation()->setValue(next);  // what the window does at once for a slider move
+    addStage("slider_handler", (render::steadyNowNs() - stepStartSteadyNs_) / 1e6);
+  }
 }
 
 void ScrubBenchmark::frameArrived() {
@@ -149,6 +163,7 @@ void ScrubBenchmark::frameArrived() {
     return;
   }
   latencies_.push_back(ms);
+  (jump_ ? jumps_ : adjacent_).push_back(ms);
   ++done_;
   QTimer::singleShot(0, this, &ScrubBenchmark::step);
 }
@@ -197,6 +212,13 @@ void ScrubBenchmark::finish() {
   o["p95_ms"] = round3(percentile(sorted, 0.95));
   o["max_ms"] = round3(sorted.empty() ? 0.0 : sorted.back());
   o["dropped"] = dropped_;
+  std::sort(adjacent_.begin(), adjacent_.end());
+  std::sort(jumps_.begin(), jumps_.end());
+  o["adjacent_p50_ms"] = round3(percentile(adjacent_, 0.5));
+  o["adjacent_p95_ms"] = round3(percentile(adjacent_, 0.95));
+  o["jump_steps"] = static_cast<int>(jumps_.size());
+  o["jump_p50_ms"] = round3(percentile(jumps_, 0.5));
+  o["jump_max_ms"] = round3(jumps_.empty() ? 0.0 : jumps_.back());
   o["gui_stall_max_ms"] = round3(stallMaxMs_);
   o["gui_stall_scrub_max_ms"] = round3(scrubStallMaxMs_);
   o["gui_stall_scrub_max_step"] = scrubStallStep_;
@@ -238,6 +260,7 @@ void ScrubBenchmark::finish() {
   }
   o["first_step_ms"] = round3(latencies_.empty() ? 0.0 : latencies_.front());
   o["cpu_ms_per_frame"] = round3(cpuPerFrameMs_);
+  o["gui_thread_cpu_ms_per_frame"] = round3(guiCpuPerFrameMs_);
   o["display_change_p50_ms"] = round3(percentile(display, 0.5));
   o["display_change_p95_ms"] = round3(percentile(display, 0.95));
   const char* kinds[] = {"colormap_change_p50_ms", "scale_change_p50_ms", "limits_change_p50_ms"};

@@ -29,7 +29,9 @@ class LiveProcessing;
 // With live processing: gl_vendor/gl_renderer of the view, display_path (interop, download or
 // host), stage_p50_ms/stage_p95_ms (per-stage times of each step, from the slider to the
 // presented frame; see stageSample()), the frames drawn before the processed one, and
-// first_processed (from choosing the GPU to the first processed slice on screen).
+// first_processed (from choosing the GPU to the first processed slice on screen), and the steps
+// to a neighbouring slice (adjacent_p50_ms/adjacent_p95_ms) apart from the jumps back to the first
+// slice (jump_steps, jump_p50_ms, jump_max_ms).
 class ScrubBenchmark : public QObject {
   Q_OBJECT
  public:
@@ -75,7 +77,12 @@ class ScrubBenchmark : public QObject {
   int64_t stepStartSteadyNs_ = 0;
   std::map<std::string, std::vector<double>> stages_;
   int otherFrames_ = 0, adoptedPrefetches_ = 0;  // frames before the processed one; adoptions
-  double cpuStartMs_ = 0, cpuPerFrameMs_ = -1;   // process CPU time over the slider steps
+  // Steps to a neighbouring slice, and jumps (the wrap from the last slice to the first), which
+  // no prefetch can anticipate.
+  bool jump_ = false;
+  std::vector<double> adjacent_, jumps_;
+  double cpuStartMs_ = 0, cpuPerFrameMs_ = -1;        // process CPU time over the slider steps
+  double guiCpuStartMs_ = 0, guiCpuPerFrameMs_ = -1;  // the GUI thread's alone
 };
 
 }  // namespace stacklens::ui

@@ -58,6 +58,8 @@ class CudaBackend final : public Backend {
   size_t setMemoryBudget(size_t bytes) override { return ctx_->setBudget(bytes); }
   int lastChunkCount() const override { return lastChunks_; }
   Image pinnedHost(Shape shape) override { return cuda::pinnedHostImage(shape); }
+  bool pinHostMemory(void* p, size_t bytes) override { return cuda::pinHostMemory(p, bytes); }
+  void unpinHostMemory(void* p) override { cuda::unpinHostMemory(p); }
   Image uploadAsync(const Image& image) override { return cuda::uploadAsync(ctx_, image); }
   void downloadInto(const Image& image, Image& host) override {
     cuda::downloadInto(ctx_, image, host);

@@ -29,6 +29,19 @@ Image pinnedHostImage(Shape shape) {
   return Image(shape, Location::Host, std::move(storage));
 }
 
+bool pinHostMemory(void* p, size_t bytes) {
+  if (!p || bytes == 0) return false;
+  if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+void unpinHostMemory(void* p) {
+  if (p && cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+}
+
 Image uploadAsync(const ContextPtr& ctx, const Image& in) {
   if (!in.onHost() || in.empty() || !pageLocked(in.data())) return onDevice(ctx, in);
   Image out = deviceBuffer<float>(ctx, in.shape());

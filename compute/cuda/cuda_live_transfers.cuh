@@ -7,6 +7,9 @@ namespace stacklens::compute::cuda {
 
 // A host image in page-locked memory (cudaMallocHost), freed with cudaFreeHost.
 Image pinnedHostImage(Shape shape);
+// cudaHostRegister / cudaHostUnregister (portable: every context sees it page-locked).
+bool pinHostMemory(void* p, size_t bytes);
+void unpinHostMemory(void* p);
 // A page-locked host image: one cudaMemcpyAsync on the compute stream, no wait; else onDevice().
 Image uploadAsync(const ContextPtr& ctx, const Image& in);
 // Into a page-locked host buffer: one DMA; into pageable memory: the staged download.

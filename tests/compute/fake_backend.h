@@ -7,6 +7,7 @@
 #include <cmath>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,6 +62,19 @@ class FakeBackend : public compute::Backend {
   }
   void synchronize() override { ++synchronizeCalls; }
   double lastDeviceMs() const override { return reportedDeviceMs; }
+  // With canPin, records the host buffers it was asked to page-lock (and still holds).
+  bool pinHostMemory(void* p, size_t) override {
+    if (!canPin) return false;
+    std::lock_guard lock(mutex_);
+    pinned.insert(p);
+    ++pins;
+    return true;
+  }
+  void unpinHostMemory(void* p) override {
+    std::lock_guard lock(mutex_);
+    pinned.erase(p);
+    ++unpins;
+  }
 
   Image gaussianBlur(const Image& in, const compute::BlurParams&, const compute::Job&) override {
     record("blur", in);
@@ -146,6 +160,9 @@ class FakeBackend : public compute::Backend {
   double iterationSleepMs = 0, uploadSleepMs = 0, downloadSleepMs = 0;
   double reportedDeviceMs = -1;
   float blurOffset = 0;
+  bool canPin = false;
+  std::set<void*> pinned;
+  int pins = 0, unpins = 0;
 
  private:
   static void sleepMs(double ms) {
