@@ -90,6 +90,7 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void setTool(Tool tool) { tool_ = tool; }
   Tool tool() const { return tool_; }
   void setCrosshair(std::optional<QPointF> imagePos);
+  const std::optional<QPointF>& crosshair() const { return crosshair_; }
   void setLine(std::optional<std::pair<QPointF, QPointF>> line);
   void setRegion(std::optional<QRectF> rect, bool ellipse);
 

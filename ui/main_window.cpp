@@ -99,13 +99,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   histogramTimer_.setSingleShot(true);
   histogramTimer_.setInterval(250);
   connect(&histogramTimer_, &QTimer::timeout, this, &MainWindow::updateHistogram);
-  followTimer_.setSingleShot(true);
-  followTimer_.setInterval(40);
-  connect(&followTimer_, &QTimer::timeout, this, [this] {
-    if (!followPending_) return;
-    followPending_ = false;
+  followClock_.start();
+  followRest_.setSingleShot(true);
+  followRest_.setInterval(100);
+  connect(&followRest_, &QTimer::timeout, this, [this] {
+    lastFollowMs_ = followClock_.elapsed();
     updateOrthoCrosshairs();
-    followTimer_.start();
   });
   analysisTimer_.setSingleShot(true);
   analysisTimer_.setInterval(100);
@@ -743,12 +742,17 @@ void MainWindow::setCrosshair(QPoint pixel) {
 }
 
 void MainWindow::followSlice() {
-  if (followTimer_.isActive()) {
-    followPending_ = true;
-    return;
+  // The ortho crosshairs move at a slider step, when the processing worker computes and this
+  // thread is free (drawn later, at a timer, they would land when the processed frame arrives and
+  // delay it). The z-profile plot is redrawn when the slider rests: a QPainter plot with its text
+  // costs the GUI thread more than both ortho frames.
+  const qint64 now = followClock_.elapsed();
+  if (now - lastFollowMs_ >= kFollowIntervalMs && crosshair_) {
+    lastFollowMs_ = now;
+    xzView_->setCrosshair(QPointF(crosshair_->x(), currentZ_));
+    yzView_->setCrosshair(QPointF(currentZ_, crosshair_->y()));
   }
-  updateOrthoCrosshairs();
-  followTimer_.start();
+  followRest_.start();
 }
 
 void MainWindow::updateOrthoCrosshairs() {

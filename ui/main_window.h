@@ -5,6 +5,7 @@
 
 #include <QComboBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QMainWindow>
 #include <QPointer>
@@ -154,10 +155,13 @@ class MainWindow : public QMainWindow {
   QThreadPool readPool_;
   QTimer histogramTimer_;
   QTimer analysisTimer_;  // line profile and region statistics after the slider rests
-  // The ortho crosshairs and the z-profile marker follow the slider at most every 40 ms (each is
-  // a frame or a plot of its own, on the GUI thread); the last position always lands.
-  QTimer followTimer_;
-  bool followPending_ = false;
+  // While the slider moves, the ortho crosshairs follow it at most every kFollowIntervalMs (each
+  // is a frame of its own on the GUI thread); they and the z-profile marker land when it rests
+  // for 100 ms.
+  static constexpr qint64 kFollowIntervalMs = 40;
+  QElapsedTimer followClock_;
+  qint64 lastFollowMs_ = -kFollowIntervalMs;
+  QTimer followRest_;
   void followSlice();
 
   bool quiet_ = false;

@@ -16,6 +16,7 @@ class PlotWidget : public QWidget {
   void setXLabel(const QString& label);
   const std::vector<double>& xs() const { return x_; }
   const std::vector<double>& ys() const { return y_; }
+  double marker() const { return marker_; }
   QSize sizeHint() const override { return {320, 160}; }
 
  protected:

@@ -6,11 +6,13 @@
 #include <QSurfaceFormat>
 #include <QtTest>
 
+#include "tests/compute/fake_backend.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/memory_stack.h"
 #include "ui/live_processing.h"
 
 using namespace stacklens;
+using stacklens::testing::FakeBackend;
 using stacklens::testing::MemoryStack;
 using ui::LiveProcessing;
 using ui::ProcessingDock;
@@ -112,6 +114,85 @@ class LiveProcessingTest : public QObject {
   }
 };
 
-STACKLENS_GL_QTEST_MAIN(LiveProcessingTest)
+// Grey level of the view's centre pixel, as drawn (read back from the framebuffer).
+static int centreGrey(render::SliceView* view) {
+  const QImage image = view->grabFramebuffer();
+  return qGray(image.pixel(image.width() / 2, image.height() / 2));
+}
+
+class RawHoldTest : public QObject {
+  Q_OBJECT
+ private slots:
+  // In the Processed view, while results come quickly, the window's raw slice is not drawn
+  // between two processed ones (no 16 MB upload and no flash of raw data per step); when a
+  // result is late the raw slice is drawn after kRawHoldMs, then the result covers it.
+  void rawSliceIsHeldWhileResultsAreQuick() {
+    QMainWindow window;
+    QWidget* holder = nullptr;
+    auto* view = LiveProcessing::createView(&window, &holder);
+    window.setCentralWidget(holder);
+    window.resize(400, 400);
+    window.show();
+    LiveProcessing live(&window, view);
+    auto stack = std::make_shared<MemoryStack>(6, 16, 16);
+    live.setStack(stack);
+    auto fake = std::make_shared<FakeBackend>();
+    fake->blurOffset = 5000.f;  // processed values ≥ 5010, raw ones ≤ 565
+    live.worker()->setBackends(fake);
+    live.worker()->setPrefetchRadius(0);
+    QSignalSpy presented(&live, &LiveProcessing::processedPresented);
+    live.sliceRequested(1);
+    compute::Pipeline p;
+    p.blur.enabled = true;
+    live.dock()->setPipeline(p);
+    live.dock()->setViewMode(ProcessingDock::ViewMode::Processed);
+    QTRY_VERIFY_WITH_TIMEOUT(!presented.isEmpty() && presented.last().at(0).toInt() == 1, 10000);
+    view->setLimits(0.f, 1000.f);  // raw: dark grey; processed: white
+    QCOMPARE(centreGrey(view), 255);
+
+    auto raw = [&](int z) {
+      auto pixels = std::make_shared<std::vector<float>>(16 * 16);
+      stack->readSlice(z, pixels->data());
+      return render::SliceData(pixels);
+    };
+    // A quick step: the raw slice waits, the processed slice 1 stays until 2 replaces it.
+    live.sliceRequested(2);
+    QVERIFY(live.holdRawSlice(2, raw(2), 16, 16));
+    QCOMPARE(centreGrey(view), 255);
+    QTRY_VERIFY_WITH_TIMEOUT(presented.last().at(0).toInt() == 2, 10000);
+    QCOMPARE(centreGrey(view), 255);
+    QCOMPARE((*view->slice())[8 * 16 + 8], 200.f + 88.f + 5010.f);
+
+    // A late result: the raw slice appears after the hold, then the result covers it.
+    fake->uploadSleepMs = 600;  // slice 3 is not on the backend yet: its upload sleeps
+    live.sliceRequested(3);
+    QVERIFY(live.holdRawSlice(3, raw(3), 16, 16));
+    QTRY_VERIFY_WITH_TIMEOUT(view->slice() && (*view->slice())[8 * 16 + 8] == 388.f, 400);
+    QVERIFY(centreGrey(view) < 200);
+    QTRY_VERIFY_WITH_TIMEOUT(presented.last().at(0).toInt() == 3, 10000);
+    QCOMPARE(centreGrey(view), 255);
+
+    // Slow results (the last one took longer than the hold): raw slices are drawn at once.
+    fake->uploadSleepMs = 0;
+    live.sliceRequested(4);
+    QVERIFY(!live.holdRawSlice(4, raw(4), 16, 16));
+    // Other view modes never hold.
+    QTRY_VERIFY_WITH_TIMEOUT(presented.last().at(0).toInt() == 4, 10000);
+    live.dock()->setViewMode(ProcessingDock::ViewMode::Split);
+    live.sliceRequested(5);
+    QVERIFY(!live.holdRawSlice(5, raw(5), 16, 16));
+  }
+};
+
+int main(int argc, char** argv) {
+  QSurfaceFormat format;
+  format.setVersion(3, 3);
+  format.setProfile(QSurfaceFormat::CoreProfile);
+  QSurfaceFormat::setDefaultFormat(format);
+  QApplication app(argc, argv);
+  LiveProcessingTest live;
+  RawHoldTest hold;
+  return QTest::qExec(&live, argc, argv) | QTest::qExec(&hold, argc, argv);
+}
 
 #include "live_processing_qtest.moc"

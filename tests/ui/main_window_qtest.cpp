@@ -203,6 +203,19 @@ class MainWindowTest : public QObject {
       }
       QCOMPARE(w.zProfilePlot()->ys()[size_t(z)], double(voxel(z, 6, 3)));
     }
+    // While the slider moves, the ortho crosshairs follow at once (at most every 40 ms) and the
+    // z-profile marker when it rests.
+    QTest::qWait(60);
+    w.slider()->setValue(1);
+    if (w.currentZ() == 1) {  // a cached slice is shown at once
+      QCOMPARE(w.xzView()->crosshair()->y(), 1.0);
+      QCOMPARE(w.yzView()->crosshair()->x(), 1.0);
+      QVERIFY(w.zProfilePlot()->marker() != 1.0);
+    }
+    w.slider()->setValue(0);
+    QTRY_COMPARE(w.zProfilePlot()->marker(), 0.0);
+    QCOMPARE(w.xzView()->crosshair()->y(), 0.0);
+    QCOMPARE(w.yzView()->crosshair()->x(), 0.0);
     // The XZ view's pixels are 4× as tall as wide (z spacing 2 µm, x spacing 0.5 µm).
     const double rowHeight =
         w.xzView()->imageToWidget({0, 1}).y() - w.xzView()->imageToWidget({0, 0}).y();
