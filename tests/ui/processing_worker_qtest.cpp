@@ -348,14 +348,17 @@ class ProcessingWorkerTest : public QObject {
     worker.setPrefetchRadius(0);
     worker.setTextureInterop(true);
     QSignalSpy results(&worker, &ProcessingWorker::resultReady);
+    QSignalSpy pixels(&worker, &ProcessingWorker::processedPixelsReady);
     worker.request(0);
     QTRY_COMPARE(results.count(), 1);
-    QTest::qWait(20);  // the host pixels attach to the cached result
+    QTRY_COMPARE(pixels.count(), 1);  // the host pixels attach to the cached result at rest
     const size_t one = worker.cacheBytes();
     worker.setCacheBudget(2 * one + one / 2);
     for (int z = 1; z < 8; ++z) {
       worker.request(z);
       QTRY_COMPARE(results.count(), z + 1);
+      QVERIFY(worker.cacheBytes() <= 2 * one + one / 2);
+      QTRY_COMPARE(pixels.count(), z + 1);  // every entry full size: at most two fit
       QVERIFY(worker.cacheBytes() <= 2 * one + one / 2);
     }
     QTRY_VERIFY(!worker.busy());
