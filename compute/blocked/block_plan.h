@@ -1,0 +1,58 @@
+// How a volume too large for a memory budget is cut into overlapping blocks for 3D
+// Richardson–Lucy: block interiors tile the volume; each block is read with a halo of real data
+// around its interior, deconvolved on its own, and only its interior is kept.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compute/params.h"
+
+namespace stacklens::compute {
+
+// A box of voxels [z0, z1) × [y0, y1) × [x0, x1); it may reach outside the volume (halos of
+// periodic boundaries wrap).
+struct Box {
+  int64_t z0 = 0, z1 = 0, y0 = 0, y1 = 0, x0 = 0, x1 = 0;
+  Shape shape() const { return {z1 - z0, y1 - y0, x1 - x0}; }
+  bool operator==(const Box&) const = default;
+};
+
+struct Block {
+  Box interior;  // inside the volume; the interiors tile it without overlap
+  Box read;      // interior plus the halo: clipped at the volume's faces unless periodic
+};
+
+struct BlockPlan {
+  Shape volume, psf, halo;   // halo: voxels of real data past each interior face
+  Shape counts{1, 1, 1};     // blocks along z, y, x
+  Shape interior;            // the largest interior (the last block on an axis may be smaller)
+  size_t bytesPerBlock = 0;  // the memory one block of the largest size needs (estimate)
+  size_t budget = 0;         // what it had to fit
+  std::vector<Block> blocks;
+  int64_t count() const { return counts.count(); }
+  // Frame voxels × iterations over all blocks: the work, against the unblocked run's.
+  double work(int iterations) const;
+  std::string describe(int iterations) const;  // human-readable, for --dry-run
+};
+
+// Memory the deconvolution of one block of `read` voxels needs, in bytes: the backend's frame
+// arrays (padded by the PSF on each axis) plus the block's input and output.
+size_t blockBytes(Shape read, Shape psf, const DeconvolveParams& p, size_t bytesPerFrameVoxel);
+
+// Bytes per voxel of the padded frame Richardson–Lucy keeps on each backend (both keep image,
+// estimate, work and half-spectra; CUDA adds the cuFFT work area).
+size_t frameBytesPerVoxel(const std::string& backend, const DeconvolveParams& p);
+
+// The plan with the fewest blocks whose largest block fits the budget: the axis whose block is
+// longest is cut into one more piece until it fits. halo: voxels on each side (a negative axis:
+// half the PSF, rounded up). maxInterior: block interiors no longer than this (0: any length).
+// Throws InvalidArgument when not even a block of one voxel's interior fits, naming the budget
+// and what the smallest block needs.
+BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t budgetBytes,
+                     size_t bytesPerFrameVoxel, Shape halo = {-1, -1, -1},
+                     Shape maxInterior = {0, 0, 0});
+
+}  // namespace stacklens::compute
