@@ -199,6 +199,55 @@ TEST_F(CliAnalysis, DeconvolveUsageErrors) {
   EXPECT_NE(r.err.find("larger than the image"), std::string::npos) << r.err;
 }
 
+// 3D deconvolution beyond the memory budget runs in blocks: --dry-run prints the plan and writes
+// nothing; the blocked result is close to the unblocked one (tests/compute has the tight bounds).
+TEST_F(CliAnalysis, Deconvolve3dInBlocksBeyondTheBudget) {
+  const int64_t z = 12, y = 80, x = 72;
+  std::vector<float> v(size_t(z * y * x));
+  for (int64_t i = 0; i < z * y * x; ++i)
+    v[size_t(i)] = 10.f + float((i * 7919) % 97) + ((i % x) == 30 ? 200.f : 0.f);
+  const std::string in = writeImage("vol.fits", v, z, y, x);
+  const std::string out = path("blocked.fits"), whole = path("whole.fits");
+  const std::string common = " --psf-sigma 1 --iterations 4 --mode 3d --backend cpu";
+  CliResult plan =
+      runCliSeparately("deconvolve " + in + " " + out + common + " --ram-budget-mb 1 --dry-run");
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("blocks "), std::string::npos) << plan.out;
+  EXPECT_EQ(plan.out.find("blocks 1 "), std::string::npos) << plan.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  ASSERT_EQ(runCliSeparately("deconvolve " + in + " " + whole + common).code, 0);
+  CliResult r =
+      runCliSeparately("deconvolve " + in + " " + out + common + " --ram-budget-mb 1 --halo 6");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("halo 6 x 6 x 6"), std::string::npos) << r.err;
+  auto a = io::openStack(out), b = io::openStack(whole);
+  ASSERT_EQ(a->info().z, z);
+  std::vector<float> sa(size_t(y * x)), sb(size_t(y * x));
+  double num = 0, den = 0;
+  for (int64_t k = 0; k < z; ++k) {
+    a->readSlice(k, sa.data());
+    b->readSlice(k, sb.data());
+    for (size_t i = 0; i < sa.size(); ++i) {
+      num += double(sa[i] - sb[i]) * (sa[i] - sb[i]);
+      den += double(sb[i]) * sb[i];
+    }
+  }
+  EXPECT_LT(std::sqrt(num / den), 1e-2);
+  // A budget that cannot hold one block: a clear error, exit 2, no output.
+  const std::string none = path("none.fits");
+  CliResult small = runCliSeparately("deconvolve " + in + " " + none +
+                                     " --psf-sigma 8 --iterations 2 --mode 3d --backend cpu "
+                                     "--ram-budget-mb 1");
+  EXPECT_EQ(small.code, 2);
+  EXPECT_NE(small.err.find("cannot hold one block"), std::string::npos) << small.err;
+  EXPECT_FALSE(std::filesystem::exists(none));
+  EXPECT_EQ(runCliSeparately("deconvolve " + in + " " + none +
+                             " --psf-sigma 1 --iterations 2 "
+                             "--halo 4")
+                .code,
+            2);  // --halo needs --mode 3d
+}
+
 TEST_F(CliAnalysis, BenchPrintsOneJsonLinePerWorkload) {
   // blur2d is another engineer's operation: a timing line once it lands, an error line before.
   CliResult r = runCliSeparately(

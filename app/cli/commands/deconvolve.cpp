@@ -1,8 +1,13 @@
 // stacklens-cli deconvolve: Richardson–Lucy with a PSF file or a Gaussian PSF.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 
 #include "app/cli/command.h"
 #include "app/cli/processing.h"
+#include "compute/blocked/blocked_deconvolution.h"
 #include "io/stack.h"
 
 namespace stacklens::cli {
@@ -34,6 +39,30 @@ compute::Image loadPsf(const Args& args, bool threeD) {
   return compute::gaussianPsf(threeD ? sz : 0.0, sy, sx);
 }
 
+// Z,Y,X or one value for all three (non-negative integers), or `fallback` when not given.
+compute::Shape shapeOption(const Args& args, const std::string& name, int64_t fallback) {
+  if (!args.has(name)) return {fallback, fallback, fallback};
+  const std::vector<double> v = args.getDoubles(name);
+  if (v.size() != 1 && v.size() != 3) throw UsageError("--" + name + ": expected N or Z,Y,X");
+  for (double d : v)
+    if (d < 0 || d != std::floor(d)) throw UsageError("--" + name + ": expected whole numbers ≥ 0");
+  if (v.size() == 1) return {int64_t(v[0]), int64_t(v[0]), int64_t(v[0])};
+  return {int64_t(v[0]), int64_t(v[1]), int64_t(v[2])};
+}
+
+// The memory a 3D run may plan with: the GPU budget (--budget-mb, else the backend's default)
+// or, on the CPU, --ram-budget-mb (default: half the machine's memory).
+size_t planningBudget(const Args& args, compute::Backend& backend) {
+  if (backend.name() == "cuda") {
+    const size_t mb = static_cast<size_t>(args.getInt("budget-mb", 0));
+    return backend.setMemoryBudget(mb << 20);
+  }
+  if (args.has("ram-budget-mb")) return static_cast<size_t>(args.getInt("ram-budget-mb", 0)) << 20;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2
+                               : size_t(4) << 30;
+}
+
 int runDeconvolve(const Args& args) {
   compute::DeconvolveParams p;
   if (!args.has("iterations")) throw UsageError("--iterations N is required");
@@ -56,7 +85,26 @@ int runDeconvolve(const Args& args) {
   p.accelerate = args.has("accelerate");
   if (p.threeD && args.has("slice"))
     throw UsageError("--mode 3d needs the whole stack, not --slice");
+  for (const char* o : {"budget-mb", "ram-budget-mb"})
+    if (args.has(o) && args.getInt(o, 0) < 1)
+      throw UsageError(std::string("--") + o + ": expected MiB ≥ 1");
+  for (const char* o : {"halo", "block", "dry-run"})
+    if (!p.threeD && args.has(o)) throw UsageError(std::string("--") + o + " needs --mode 3d");
   const std::string outPath = args.positional(1);
+
+  if (p.threeD && args.has("dry-run")) {
+    // The plan only: the stack's shape from its header, nothing read or written.
+    auto reader = io::openStack(args.positional(0));
+    const io::StackInfo& info = reader->info();
+    const compute::Image psf = loadPsf(args, true);
+    auto backend = chooseBackend(args);
+    const compute::BlockPlan plan = compute::planBlocks(
+        {info.z, info.y, info.x}, psf.shape(), p, planningBudget(args, *backend),
+        compute::frameBytesPerVoxel(backend->name(), p), shapeOption(args, "halo", -1),
+        shapeOption(args, "block", 0));
+    std::printf("backend %s\n%s", backend->name().c_str(), plan.describe(p.iterations).c_str());
+    return kOk;
+  }
 
   StageTimer timer(args.has("timings"));
   timer.start("read");
@@ -65,8 +113,27 @@ int runDeconvolve(const Args& args) {
   timer.stop();
   auto backend = chooseBackend(args);
   timer.start("compute");
-  compute::Image result =
-      backend->download(backend->richardsonLucy(backend->upload(input.image), psf, p));
+  compute::Image result;
+  if (p.threeD) {
+    // Blocks when the volume does not fit the memory budget (one block: the unblocked run).
+    const compute::BlockPlan plan =
+        compute::planBlocks(input.image.shape(), psf.shape(), p, planningBudget(args, *backend),
+                            compute::frameBytesPerVoxel(backend->name(), p),
+                            shapeOption(args, "halo", -1), shapeOption(args, "block", 0));
+    if (plan.count() > 1) std::fprintf(stderr, "%s", plan.describe(p.iterations).c_str());
+    const bool terminal = isatty(STDERR_FILENO);
+    const compute::Job job(nullptr, [&, last = -1](double f) mutable {
+      // Each percent on a terminal (one line, redrawn), else each tenth on a line of its own.
+      const int percent = static_cast<int>(f * 100) / (terminal ? 1 : 10) * (terminal ? 1 : 10);
+      if (plan.count() == 1 || percent == last) return;
+      last = percent;
+      std::fprintf(stderr, terminal ? "\rdeconvolving: %3d %%" : "deconvolving: %d %%\n", percent);
+      if (terminal && percent == 100) std::fprintf(stderr, "\n");
+    });
+    result = compute::deconvolveBlocked(*backend, input.image, psf, p, plan, job);
+  } else {
+    result = backend->download(backend->richardsonLucy(backend->upload(input.image), psf, p));
+  }
   timer.stop();
   timer.start("write");
   const compute::Shape s = result.shape();
@@ -91,6 +158,14 @@ std::vector<OptionSpec> options() {
                "(default reflect)"});
   o.push_back({"tv", "LAMBDA", "total-variation regularisation weight (default 0: off)"});
   o.push_back({"accelerate", "", "Biggs–Andrews acceleration"});
+  o.push_back({"budget-mb", "N",
+               "3d on the GPU: plan with N MiB of GPU memory (default: 80 % of what is free); "
+               "a volume that does not fit is deconvolved in overlapping blocks"});
+  o.push_back({"ram-budget-mb", "N", "3d on the CPU: the same with N MiB of RAM (default: half)"});
+  o.push_back({"halo", "N|Z,Y,X",
+               "3d blocks: voxels of real data past each block face (default: half the PSF)"});
+  o.push_back({"block", "N|Z,Y,X", "3d blocks: longest block interior (default: from the budget)"});
+  o.push_back({"dry-run", "", "3d: print the plan of blocks and exit"});
   return o;
 }
 
