@@ -136,20 +136,23 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t 
   }
   const auto zs = cuts(volume.z, plan.counts.z), ys = cuts(volume.y, plan.counts.y),
              xs = cuts(volume.x, plan.counts.x);
-  auto grow = [&](int64_t a, int64_t b, int64_t n, int64_t haloLength, int64_t pieces) {
-    if (periodic) return std::pair<int64_t, int64_t>{a - haloLength, b + haloLength};
-    if (pieces == 1) return std::pair<int64_t, int64_t>{0, n};
-    return std::pair<int64_t, int64_t>{std::max<int64_t>(0, a - haloLength),
-                                       std::min<int64_t>(n, b + haloLength)};
+  // Every block reads a box of the same shape (one FFT plan and one OTF for the whole run): at a
+  // volume face the box keeps its length by reaching further inwards (more real data on that
+  // side); a periodic box is centred on its interior and wraps.
+  auto grow = [&](int64_t a, int64_t n, int64_t interior, int64_t haloLength, int64_t pieces) {
+    const int64_t length = readLength(interior, n, haloLength, pieces);
+    const int64_t start =
+        periodic ? a - haloLength : std::clamp<int64_t>(a - haloLength, 0, n - length);
+    return std::pair<int64_t, int64_t>{start, start + length};
   };
   for (const auto& [z0, z1] : zs)
     for (const auto& [y0, y1] : ys)
       for (const auto& [x0, x1] : xs) {
         Block b;
         b.interior = {z0, z1, y0, y1, x0, x1};
-        const auto [rz0, rz1] = grow(z0, z1, volume.z, h.z, plan.counts.z);
-        const auto [ry0, ry1] = grow(y0, y1, volume.y, h.y, plan.counts.y);
-        const auto [rx0, rx1] = grow(x0, x1, volume.x, h.x, plan.counts.x);
+        const auto [rz0, rz1] = grow(z0, volume.z, plan.interior.z, h.z, plan.counts.z);
+        const auto [ry0, ry1] = grow(y0, volume.y, plan.interior.y, h.y, plan.counts.y);
+        const auto [rx0, rx1] = grow(x0, volume.x, plan.interior.x, h.x, plan.counts.x);
         b.read = {rz0, rz1, ry0, ry1, rx0, rx1};
         plan.blocks.push_back(b);
       }

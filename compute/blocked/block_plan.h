@@ -22,7 +22,8 @@ struct Box {
 
 struct Block {
   Box interior;  // inside the volume; the interiors tile it without overlap
-  Box read;      // interior plus the halo: clipped at the volume's faces unless periodic
+  Box read;      // interior plus at least the halo (clipped at the volume's faces unless
+                 // periodic); the same shape for every block of a plan
 };
 
 struct BlockPlan {

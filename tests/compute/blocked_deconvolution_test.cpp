@@ -97,9 +97,13 @@ TEST(BlockPlan, InteriorsTileTheVolumeAndReadsAddTheHalo) {
       for (int64_t y = b.interior.y0; y < b.interior.y1; ++y)
         for (int64_t x = b.interior.x0; x < b.interior.x1; ++x)
           ++covered[size_t((z * volume.y + y) * volume.x + x)];
-    // The read box is the interior grown by the halo, clipped to the volume.
-    EXPECT_EQ(b.read.z0, std::max<int64_t>(0, b.interior.z0 - (plan.counts.z > 1 ? 4 : 0)));
-    EXPECT_EQ(b.read.x1, std::min<int64_t>(45, b.interior.x1 + (plan.counts.x > 1 ? 3 : 0)));
+    // The read box holds the interior and the halo (clipped to the volume), and has the same
+    // shape for every block.
+    EXPECT_LE(b.read.z0, std::max<int64_t>(0, b.interior.z0 - (plan.counts.z > 1 ? 4 : 0)));
+    EXPECT_GE(b.read.x1, std::min<int64_t>(45, b.interior.x1 + (plan.counts.x > 1 ? 3 : 0)));
+    EXPECT_GE(b.read.y0, 0);
+    EXPECT_LE(b.read.y1, 50);
+    EXPECT_EQ(b.read.shape(), plan.blocks.front().read.shape());
     EXPECT_LE(blockBytes(b.read.shape(), psf, p, frameBytesPerVoxel("cpu", p)), plan.budget);
   }
   for (int c : covered) ASSERT_EQ(c, 1);
@@ -124,13 +128,11 @@ TEST(BlockPlan, APsfLargerThanABlockAxisStillGetsItsHalo) {
       planBlocks(volume, psf, p, budgetFor(volume, psf, p, 0.5), frameBytesPerVoxel("cpu", p));
   ASSERT_GT(plan.count(), 1);
   for (const Block& b : plan.blocks) {
-    // Every interior face between blocks has 16 voxels of real data past it.
-    if (b.interior.z0 > 0) {
-      EXPECT_EQ(b.interior.z0 - b.read.z0, std::min<int64_t>(16, b.interior.z0));
-    }
-    if (b.interior.z1 < 64) {
-      EXPECT_EQ(b.read.z1 - b.interior.z1, std::min<int64_t>(16, 64 - b.interior.z1));
-    }
+    // Every interior face between blocks has 16 voxels of real data past it, or all there is.
+    EXPECT_GE(b.interior.z0 - b.read.z0, std::min<int64_t>(16, b.interior.z0));
+    EXPECT_GE(b.read.z1 - b.interior.z1, std::min<int64_t>(16, 64 - b.interior.z1));
+    EXPECT_GE(b.read.z0, 0);
+    EXPECT_LE(b.read.z1, 64);
   }
 }
 
