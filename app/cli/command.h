@@ -12,7 +12,7 @@
 
 namespace stacklens::cli {
 
-enum ExitCode { kOk = 0, kUsage = 2, kIoError = 3, kBackendUnavailable = 4 };
+enum ExitCode { kOk = 0, kUsage = 2, kIoError = 3, kBackendUnavailable = 4, kInterrupted = 130 };
 
 // A usage error: a missing argument, an unknown option, a malformed value.
 class UsageError : public std::runtime_error {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "compute/backend.h"
 #include "compute/job.h"
 #include "io/io_error.h"
@@ -96,6 +97,8 @@ int main(int argc, char** argv) {
   } catch (const compute::InvalidArgument& e) {
     return fail(errorSubject(rest), e.what(), cli::kUsage);
   } catch (const compute::Cancelled& e) {
+    if (cli::interrupted())
+      return fail(errorSubject(rest), "interrupted; nothing written", cli::kInterrupted);
     return fail(errorSubject(rest), e.what(), cli::kIoError);
   } catch (const std::bad_alloc&) {
     return fail(errorSubject(rest), "out of memory", cli::kIoError);

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -246,6 +247,37 @@ TEST_F(CliAnalysis, Deconvolve3dInBlocksBeyondTheBudget) {
                              "--halo 4")
                 .code,
             2);  // --halo needs --mode 3d
+}
+
+// Ctrl-C during a long deconvolution: it stops within an iteration, exits 130 and leaves neither
+// the output nor a temporary file.
+TEST_F(CliAnalysis, DeconvolveStopsOnCtrlCAndWritesNothing) {
+  const int64_t z = 24, y = 96, x = 96;
+  std::vector<float> v(size_t(z * y * x), 5.f);
+  for (size_t i = 0; i < v.size(); i += 97) v[i] = 100.f;
+  const std::string in = writeImage("long.fits", v, z, y, x);
+  const std::string out = path("never.fits");
+  for (const std::string mode : {"3d", "2d"}) {
+    const std::string cmd = "timeout --preserve-status -s INT 1 " + std::string(STACKLENS_CLI) +
+                            " deconvolve " + in + " " + out + " --psf-sigma 2 --iterations 100000" +
+                            " --backend cpu --mode " + mode + " 2>&1";
+    const auto started = std::chrono::steady_clock::now();
+    FILE* pipe = popen(cmd.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string output;
+    char buf[512];
+    while (size_t n = fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
+    const int status = pclose(pipe);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    ASSERT_TRUE(WIFEXITED(status)) << mode;
+    EXPECT_EQ(WEXITSTATUS(status), 130) << mode << ": " << output;
+    EXPECT_NE(output.find("interrupted"), std::string::npos) << output;
+    EXPECT_LT(seconds, 30.0) << mode;
+    size_t files = 0;
+    for (const auto& e : fs::directory_iterator(dir_)) files += e.path().filename() != "long.fits";
+    EXPECT_EQ(files, 0u) << mode << ": the output or a temporary file was left";
+  }
 }
 
 TEST_F(CliAnalysis, BenchPrintsOneJsonLinePerWorkload) {

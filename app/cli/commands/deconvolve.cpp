@@ -1,11 +1,15 @@
 // stacklens-cli deconvolve: Richardson–Lucy with a PSF file or a Gaussian PSF.
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/processing.h"
 #include "compute/blocked/blocked_deconvolution.h"
 #include "io/stack.h"
@@ -113,6 +117,8 @@ int runDeconvolve(const Args& args) {
   timer.stop();
   auto backend = chooseBackend(args);
   timer.start("compute");
+  // Ctrl-C stops the run between iterations; nothing is written then.
+  const std::atomic<bool>* stop = installInterruptHandler();
   compute::Image result;
   if (p.threeD) {
     // Blocks when the volume does not fit the memory budget (one block: the unblocked run).
@@ -122,17 +128,26 @@ int runDeconvolve(const Args& args) {
                             shapeOption(args, "halo", -1), shapeOption(args, "block", 0));
     if (plan.count() > 1) std::fprintf(stderr, "%s", plan.describe(p.iterations).c_str());
     const bool terminal = isatty(STDERR_FILENO);
-    const compute::Job job(nullptr, [&, last = -1](double f) mutable {
-      // Each percent on a terminal (one line, redrawn), else each tenth on a line of its own.
+    const auto started = std::chrono::steady_clock::now();
+    const compute::Job job(stop, [&, last = -1](double f) mutable {
+      // Each percent on a terminal (one line, redrawn, with the time left), else each tenth on a
+      // line of its own.
       const int percent = static_cast<int>(f * 100) / (terminal ? 1 : 10) * (terminal ? 1 : 10);
       if (plan.count() == 1 || percent == last) return;
       last = percent;
-      std::fprintf(stderr, terminal ? "\rdeconvolving: %3d %%" : "deconvolving: %d %%\n", percent);
-      if (terminal && percent == 100) std::fprintf(stderr, "\n");
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const double left = f > 0 ? elapsed * (1 - f) / f : 0;
+      if (terminal)
+        std::fprintf(stderr, "\rdeconvolving: %3d %%, about %.0f s left%s", percent, left,
+                     percent == 100 ? "\n" : "   ");
+      else
+        std::fprintf(stderr, "deconvolving: %d %%\n", percent);
     });
     result = compute::deconvolveBlocked(*backend, input.image, psf, p, plan, job);
   } else {
-    result = backend->download(backend->richardsonLucy(backend->upload(input.image), psf, p));
+    result = backend->download(
+        backend->richardsonLucy(backend->upload(input.image), psf, p, compute::Job(stop)));
   }
   timer.stop();
   timer.start("write");
@@ -143,6 +158,11 @@ int runDeconvolve(const Args& args) {
                                             " boundary=" + boundary));
   timer.stop();
   timer.print(backend->name());
+  if (p.threeD) {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::fprintf(stderr, "peak host memory %ld MiB\n", usage.ru_maxrss / 1024);
+  }
   return kOk;
 }
 
