@@ -26,6 +26,7 @@
 #include "ui/header_dialog.h"
 #include "ui/profiles.h"
 #include "ui/view_export.h"
+#include "ui/whole_stack_dialog.h"
 
 #if __has_include("io/wcs.h")
 #include "io/wcs.h"
@@ -231,6 +232,9 @@ void MainWindow::buildMenus() {
                   [this] { chooseAndSave(false); });
   file->addAction(tr("Save s&tack as…"), QKeySequence::SaveAs, this,
                   [this] { chooseAndSave(true); });
+  file->addSeparator();
+  file->addAction(tr("&Process whole stack…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
+                  &MainWindow::processWholeStack);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -931,6 +935,33 @@ void MainWindow::chooseAndExport(bool colorbar) {
     if (!error.isEmpty()) reportError(tr("Cannot export the view"), error);
   });
   dialog->open();
+}
+
+// 3D Richardson–Lucy over the whole stack with the Processing dock's settings, into a new file
+// that is opened when done; the dialog runs it off the GUI thread.
+void MainWindow::processWholeStack() {
+  if (!reader_) return;
+  WholeStackRequest request;
+  request.reader = reader_;
+  compute::Pipeline pipeline = live_->dock()->pipeline();
+  pipeline.deconvolution.params.threeD = true;
+  request.params = pipeline.deconvolution.params;
+  request.psf = compute::pipelinePsf(pipeline);
+  const QFileInfo input(path_);
+  request.outPath = input.dir().filePath(input.completeBaseName() + "_rl3d.fits").toStdString();
+  const bool gpu = live_->dock()->backendChoice() != ProcessingDock::BackendChoice::Cpu &&
+                   live_->dock()->gpuAvailable();
+  std::function<std::unique_ptr<compute::Backend>()> make;
+  if (gpu)
+    make = [] { return compute::makeCudaBackend(); };
+  else
+    make = [] { return compute::makeCpuBackend(); };
+  auto* dialog = new WholeStackDialog(request, make, gpu ? tr("GPU (CUDA)") : tr("CPU"), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &WholeStackDialog::finished, this, [this, dialog](const QString& out) {
+    if (dialog->openWhenDone()) openFile(out);
+  });
+  dialog->show();
 }
 
 void MainWindow::showHeader() {

@@ -41,6 +41,8 @@ class MainWindow : public QMainWindow {
   // Opens a stack on a worker thread (reading only the slice shown first); emits stackOpened()
   // or openFailed(). Errors also go to an error dialog unless quiet.
   void openFile(const QString& path, io::OpenOptions options = {});
+  // File ▸ Process whole stack…: the dialog for 3D deconvolution of the open stack into a file.
+  void processWholeStack();
   // Shows an already opened stack (tests use in-memory readers).
   void openReader(std::shared_ptr<io::StackReader> reader);
   // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.

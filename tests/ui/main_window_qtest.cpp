@@ -14,6 +14,7 @@
 #include "tests/render/gl_qtest_main.h"
 #include "ui/header_dialog.h"
 #include "ui/main_window.h"
+#include "ui/whole_stack_dialog.h"
 
 using namespace stacklens;
 using ui::MainWindow;
@@ -343,6 +344,27 @@ class MainWindowTest : public QObject {
     MainWindow again;
     QCOMPARE(again.sliceView()->display().colormap, QString("magma"));
     QCOMPARE(again.sliceView()->display().scale, render::Scale::Asinh);
+  }
+
+  // File ▸ Process whole stack…: the dialog deconvolves the open stack into a new file with the
+  // Processing dock's settings, and the window opens the result.
+  void processWholeStackOpensTheResult() {
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::stackOpened);
+    w.openReader(std::make_shared<FakeReader>());
+    w.processWholeStack();
+    auto* dialog = w.findChild<ui::WholeStackDialog*>();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->outputEdit()->text(), QString("/fake/stack_rl3d.fits"));
+    QTemporaryDir dir;
+    const QString out = dir.filePath("whole.fits");
+    dialog->outputEdit()->setText(out);
+    dialog->start();
+    QTRY_VERIFY_WITH_TIMEOUT(opened.count() >= 1 && opened.last().at(0).toString() == out, 60000);
+    QCOMPARE(w.info().z, kZ);
+    QCOMPARE(w.info().x, kX);
   }
 
   void headerDialogFilters() {

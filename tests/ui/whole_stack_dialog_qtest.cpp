@@ -1,0 +1,115 @@
+// File ▸ Process whole stack…: the job writes the deconvolved stack with its provenance, off the
+// GUI thread; Cancel stops it and writes nothing; a failure is reported.
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include "compute/blocked/blocked_deconvolution.h"
+#include "io/stack.h"
+#include "tests/ui/memory_stack.h"
+#include "ui/whole_stack_dialog.h"
+
+using namespace stacklens;
+using stacklens::testing::MemoryStack;
+using ui::WholeStackDialog;
+using ui::WholeStackRequest;
+
+namespace {
+
+WholeStackRequest request(std::shared_ptr<MemoryStack> stack, int iterations, const QString& out) {
+  WholeStackRequest r;
+  r.reader = std::move(stack);
+  r.psf = compute::gaussianPsf(1.0, 1.0, 1.0);
+  r.params.iterations = iterations;
+  r.outPath = out.toStdString();
+  return r;
+}
+
+std::unique_ptr<compute::Backend> oneThread() { return compute::makeCpuBackend(1); }
+
+}  // namespace
+
+class WholeStackDialogTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void writesTheDeconvolvedStackWithoutStallingTheGui() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath("rl.fits");
+    auto stack = std::make_shared<MemoryStack>(10, 24, 20);
+    WholeStackDialog dialog(request(stack, 30, out), oneThread, "CPU");
+    QSignalSpy finished(&dialog, &WholeStackDialog::finished);
+    // The GUI thread keeps servicing its event loop while the job runs.
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = 0, stall = 0;
+    QTimer beat;
+    beat.setInterval(1);
+    connect(&beat, &QTimer::timeout, [&] {
+      stall = std::max(stall, clock.elapsed() - last);
+      last = clock.elapsed();
+    });
+    beat.start();
+    dialog.start();
+    QVERIFY(dialog.running());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    beat.stop();
+    QVERIFY(stall < 250);
+    QCOMPARE(finished.first().at(0).toString(), out);
+    QCOMPARE(dialog.progressBar()->value(), 1000);
+    QVERIFY(dialog.planLabel()->text().contains("blocks 1"));
+    // The same values as the deconvolution run directly.
+    compute::Image volume = compute::Image::host({10, 24, 20});
+    for (int64_t z = 0; z < 10; ++z) stack->readSlice(z, volume.slice(z));
+    compute::DeconvolveParams p;
+    p.iterations = 30;
+    p.threeD = true;
+    auto cpu = oneThread();
+    const compute::Image want =
+        cpu->download(cpu->richardsonLucy(volume, compute::gaussianPsf(1.0, 1.0, 1.0), p));
+    auto written = io::openStack(out.toStdString());
+    QCOMPARE(written->info().z, int64_t(10));
+    std::vector<float> slice(24 * 20);
+    for (int64_t z = 0; z < 10; ++z) {
+      written->readSlice(z, slice.data());
+      for (int64_t i = 0; i < 24 * 20; ++i) QCOMPARE(slice[size_t(i)], want.slice(z)[i]);
+    }
+    bool history = false;
+    for (const auto& card : written->info().header)
+      history = history || card.value.find("whole-stack richardson-lucy") != std::string::npos ||
+                card.comment.find("whole-stack richardson-lucy") != std::string::npos;
+    QVERIFY(history);
+  }
+
+  void cancelStopsAndWritesNothing() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath("never.fits");
+    WholeStackDialog dialog(request(std::make_shared<MemoryStack>(16, 64, 64), 100000, out),
+                            oneThread, "CPU");
+    QSignalSpy cancelled(&dialog, &WholeStackDialog::cancelled);
+    dialog.start();
+    QTest::qWait(200);
+    dialog.cancel();
+    QTRY_COMPARE_WITH_TIMEOUT(cancelled.count(), 1, 10000);
+    QVERIFY(!dialog.running());
+    QVERIFY(!QFile::exists(out));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 0);  // no temporary file either
+  }
+
+  void aFailureIsReported() {
+    WholeStackDialog dialog(
+        request(std::make_shared<MemoryStack>(4, 8, 8), 2, "/no/such/folder/out.fits"), oneThread,
+        "CPU");
+    QSignalSpy failed(&dialog, &WholeStackDialog::failed);
+    dialog.start();
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    QVERIFY(dialog.statusLabel()->text().contains("Failed"));
+    QVERIFY(!dialog.running());
+  }
+};
+
+QTEST_MAIN(WholeStackDialogTest)
+
+#include "whole_stack_dialog_qtest.moc"

@@ -1,0 +1,166 @@
+// The whole-stack dialog: the job on a pool thread, its reports queued back to the dialog.
+#include "ui/whole_stack_dialog.h"
+
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QPointer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <chrono>
+
+#include "compute/job.h"
+#include "ui/processing_worker.h"
+
+namespace stacklens::ui {
+
+WholeStackDialog::WholeStackDialog(WholeStackRequest request,
+                                   std::function<std::unique_ptr<compute::Backend>()> makeBackend,
+                                   const QString& backendName, QWidget* parent)
+    : QDialog(parent), request_(std::move(request)), makeBackend_(std::move(makeBackend)) {
+  setWindowTitle(tr("Process whole stack"));
+  pool_.setMaxThreadCount(1);
+  const io::StackInfo& info = request_.reader->info();
+  const compute::Shape psf = request_.psf.shape();
+  auto* form = new QFormLayout;
+  form->addRow(tr("Input:"), new QLabel(QString("%1 (%2 × %3 × %4)")
+                                            .arg(QString::fromStdString(info.path))
+                                            .arg(info.z)
+                                            .arg(info.y)
+                                            .arg(info.x)));
+  form->addRow(tr("Operation:"),
+               new QLabel(tr("3D Richardson–Lucy, %1 iterations, PSF %2 × %3 × %4 "
+                             "(the Processing dock's settings)")
+                              .arg(request_.params.iterations)
+                              .arg(psf.z)
+                              .arg(psf.y)
+                              .arg(psf.x)));
+  form->addRow(tr("Backend:"), new QLabel(backendName));
+  output_ = new QLineEdit(QString::fromStdString(request_.outPath));
+  auto* browse = new QPushButton(tr("Browse…"));
+  auto* row = new QHBoxLayout;
+  row->addWidget(output_);
+  row->addWidget(browse);
+  form->addRow(tr("Output:"), row);
+  open_ = new QCheckBox(tr("Open the result when done"));
+  open_->setChecked(true);
+  form->addRow(QString(), open_);
+  plan_ = new QLabel(tr("The plan of blocks is made when the job starts."));
+  plan_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  progress_ = new QProgressBar;
+  progress_->setRange(0, 1000);
+  status_ = new QLabel;
+  start_ = new QPushButton(tr("Start"));
+  cancel_ = new QPushButton(tr("Close"));
+  auto* buttons = new QDialogButtonBox;
+  buttons->addButton(start_, QDialogButtonBox::AcceptRole);
+  buttons->addButton(cancel_, QDialogButtonBox::RejectRole);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addWidget(plan_);
+  layout->addWidget(progress_);
+  layout->addWidget(status_);
+  layout->addWidget(buttons);
+  connect(browse, &QPushButton::clicked, this, &WholeStackDialog::chooseOutput);
+  connect(start_, &QPushButton::clicked, this, &WholeStackDialog::start);
+  connect(cancel_, &QPushButton::clicked, this, [this] {
+    if (running_)
+      cancel();
+    else
+      close();
+  });
+}
+
+WholeStackDialog::~WholeStackDialog() {
+  stop_ = true;
+  future_.waitForFinished();  // the job stops within an iteration
+}
+
+void WholeStackDialog::chooseOutput() {
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Write the result to"), output_->text(),
+                                   tr("FITS or TIFF (*.fits *.fit *.tif *.tiff)"));
+  if (!path.isEmpty()) output_->setText(path);
+}
+
+void WholeStackDialog::setRunning(bool on) {
+  running_ = on;
+  start_->setEnabled(!on);
+  output_->setEnabled(!on);
+  cancel_->setText(on ? tr("Cancel") : tr("Close"));
+}
+
+void WholeStackDialog::cancel() {
+  if (!running_) return;
+  stop_ = true;
+  status_->setText(tr("Cancelling…"));
+}
+
+void WholeStackDialog::start() {
+  if (running_) return;
+  request_.outPath = output_->text().toStdString();
+  stop_ = false;
+  setRunning(true);
+  progress_->setValue(0);
+  status_->setText(tr("Starting…"));
+  QPointer<WholeStackDialog> self(this);
+  future_ = QtConcurrent::run(&pool_, [this, self, request = request_, make = makeBackend_] {
+    // The backend's threads inherit the lowered priority: the viewer stays responsive.
+    static thread_local const bool lowered = (lowerThreadPriority(), true);
+    (void)lowered;
+    // Reports reach the dialog queued, at most every 50 ms (the last one always).
+    auto post = [self](std::function<void(WholeStackDialog*)> f) {
+      QMetaObject::invokeMethod(
+          self.data(),
+          [self, f = std::move(f)] {
+            if (self) f(self.data());
+          },
+          Qt::QueuedConnection);
+    };
+    auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    try {
+      std::unique_ptr<compute::Backend> backend = make();
+      const QString plan =
+          QString::fromStdString(
+              planWholeStack(request, *backend).describe(request.params.iterations))
+              .trimmed();
+      post([plan](WholeStackDialog* d) { d->plan_->setText(plan); });
+      runWholeStack(request, *backend, &stop_, [&](const WholeStackProgress& p) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last < std::chrono::milliseconds(50) && p.fraction < 1.0) return;
+        last = now;
+        post([p](WholeStackDialog* d) {
+          d->progress_->setValue(static_cast<int>(p.fraction * 1000));
+          d->status_->setText(tr("%1… %2 %")
+                                  .arg(QString::fromStdString(p.phase))
+                                  .arg(static_cast<int>(p.fraction * 100)));
+        });
+      });
+      const QString out = QString::fromStdString(request.outPath);
+      post([out](WholeStackDialog* d) {
+        d->setRunning(false);
+        d->progress_->setValue(1000);
+        d->status_->setText(tr("Written: %1").arg(out));
+        emit d->finished(out);
+      });
+    } catch (const compute::Cancelled&) {
+      post([](WholeStackDialog* d) {
+        d->setRunning(false);
+        d->progress_->setValue(0);
+        d->status_->setText(tr("Cancelled; nothing was written."));
+        emit d->cancelled();
+      });
+    } catch (const std::exception& e) {
+      const QString message = QString::fromUtf8(e.what());
+      post([message](WholeStackDialog* d) {
+        d->setRunning(false);
+        d->status_->setText(tr("Failed: %1").arg(message));
+        emit d->failed(message);
+      });
+    }
+  });
+}
+
+}  // namespace stacklens::ui

@@ -1,0 +1,61 @@
+// File ▸ Process whole stack…: 3D Richardson–Lucy with the Processing dock's settings over the
+// open stack into a new file, off the GUI thread, with its plan, a progress bar and Cancel.
+#pragma once
+
+#include <QCheckBox>
+#include <QDialog>
+#include <QFuture>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QThreadPool>
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include "ui/whole_stack_job.h"
+
+namespace stacklens::ui {
+
+class WholeStackDialog : public QDialog {
+  Q_OBJECT
+ public:
+  // makeBackend runs on the job's thread (a CUDA context takes a while to make).
+  WholeStackDialog(WholeStackRequest request,
+                   std::function<std::unique_ptr<compute::Backend>()> makeBackend,
+                   const QString& backendName, QWidget* parent = nullptr);
+  ~WholeStackDialog() override;  // cancels a running job and waits for it
+
+  void start();
+  void cancel();
+  bool running() const { return running_; }
+  QLineEdit* outputEdit() const { return output_; }
+  QProgressBar* progressBar() const { return progress_; }
+  QLabel* planLabel() const { return plan_; }
+  QLabel* statusLabel() const { return status_; }
+  bool openWhenDone() const { return open_->isChecked(); }
+
+ signals:
+  void finished(const QString& outPath);  // written (and to be opened when openWhenDone())
+  void failed(const QString& message);
+  void cancelled();
+
+ private:
+  void chooseOutput();
+  void setRunning(bool on);
+
+  WholeStackRequest request_;
+  std::function<std::unique_ptr<compute::Backend>()> makeBackend_;
+  QLineEdit* output_;
+  QCheckBox* open_;
+  QLabel *plan_, *status_;
+  QProgressBar* progress_;
+  QPushButton *start_, *cancel_;
+  std::atomic<bool> stop_{false};
+  bool running_ = false;
+  QThreadPool pool_;  // one thread of its own, at the processing priority
+  QFuture<void> future_;
+};
+
+}  // namespace stacklens::ui

@@ -1,0 +1,41 @@
+// "Process whole stack": 3D Richardson–Lucy over an open stack into a new file, in blocks when it
+// does not fit the memory budget (compute/blocked/). Plain C++, run off the GUI thread.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "compute/backend.h"
+#include "compute/blocked/block_plan.h"
+#include "io/stack.h"
+
+namespace stacklens::ui {
+
+struct WholeStackRequest {
+  std::shared_ptr<const io::StackReader> reader;
+  compute::Image psf;                // host, 3D (or 2D: one slice deep)
+  compute::DeconvolveParams params;  // threeD is set by the job
+  std::string outPath;
+};
+
+// The plan the job will follow on this backend: its memory budget (GPU: the backend's; CPU:
+// half the machine's memory, or ramBudget when non-zero) and the PSF's halo.
+compute::BlockPlan planWholeStack(const WholeStackRequest& request, compute::Backend& backend,
+                                  size_t ramBudget = 0);
+
+struct WholeStackProgress {
+  std::string phase;    // "reading", "deconvolving", "writing"
+  double fraction = 0;  // of the whole job
+};
+
+// Reads the stack, deconvolves it (in blocks when needed), writes outPath atomically with the
+// input's header and HISTORY cards saying what was done. Throws compute::Cancelled when cancel
+// is set (nothing is written), io::IoError, compute::InvalidArgument.
+void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
+                   const std::atomic<bool>* cancel,
+                   const std::function<void(const WholeStackProgress&)>& progress,
+                   size_t ramBudget = 0);
+
+}  // namespace stacklens::ui
