@@ -55,6 +55,12 @@ class FitsHandle {
   FitsHandle(const FitsHandle&) = delete;
   FitsHandle& operator=(const FitsHandle&) = delete;
   fitsfile* get() const { return f_; }
+  // Hands the file over to the caller, who closes it.
+  fitsfile* release() {
+    fitsfile* f = f_;
+    f_ = nullptr;
+    return f;
+  }
   void close(FitsStatus& status) {
     if (f_) fits_close_file(f_, status.ptr());
     f_ = nullptr;

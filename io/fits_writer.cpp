@@ -50,8 +50,8 @@ std::string fitsUnit(const std::string& unit) { return isMicron(unit) ? "um" : u
 
 }  // namespace
 
-void writeFitsFile(const std::string& path, const std::string& target, const void* data,
-                   SampleKind kind, int64_t z, int64_t y, int64_t x, const WriteOptions& options) {
+fitsfile* createFitsImage(const std::string& path, const std::string& target, SampleKind kind,
+                          int64_t z, int64_t y, int64_t x, const WriteOptions& options) {
   // cfitsio refuses to create a file that exists; the temporary name is ours alone.
   ::unlink(path.c_str());
   FitsStatus status(target);
@@ -101,6 +101,14 @@ void writeFitsFile(const std::string& path, const std::string& target, const voi
   }
   for (const auto& line : options.history) fits_write_history(f, line.c_str(), status.ptr());
   status.check("cannot write HISTORY");
+  return handle.release();
+}
+
+void writeFitsFile(const std::string& path, const std::string& target, const void* data,
+                   SampleKind kind, int64_t z, int64_t y, int64_t x, const WriteOptions& options) {
+  FitsHandle handle(createFitsImage(path, target, kind, z, y, x, options));
+  fitsfile* f = handle.get();
+  FitsStatus status(target);
   const int64_t sliceCount = y * x;
   for (int64_t k = 0; k < z; ++k) {
     LONGLONG first = static_cast<LONGLONG>(k * sliceCount + 1);

@@ -1,6 +1,8 @@
 // The per-format writers behind writeStack/writeLabelStack (internal to stacklens_io).
 #pragma once
 
+#include <fitsio.h>
+
 #include <cstdint>
 #include <string>
 
@@ -11,6 +13,10 @@ namespace stacklens::io {
 // What the writers store: float32 values or int32 labels.
 enum class SampleKind { Float32, Int32 };
 
+// A new FITS file at path with the image header (shape, the input's cards, spacing, HISTORY)
+// and no data written yet; errors name target (the file the user asked for).
+fitsfile* createFitsImage(const std::string& path, const std::string& target, SampleKind kind,
+                          int64_t z, int64_t y, int64_t x, const WriteOptions& options);
 void writeFitsFile(const std::string& path, const std::string& target, const void* data,
                    SampleKind kind, int64_t z, int64_t y, int64_t x, const WriteOptions& options);
 void writeTiffFile(const std::string& path, const std::string& target, const void* data,

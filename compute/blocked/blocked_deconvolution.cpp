@@ -110,6 +110,19 @@ BlockedRunReport deconvolveBlocked(Backend& backend, const BoxReader& read, cons
   return report;
 }
 
+BoxReader boxReader(const Image& volume) {
+  if (!volume.onHost())
+    throw InvalidArgument("blocked deconvolution: the volume must be on the host");
+  return [&volume](const Box& box, float* out) {
+    const Shape s = volume.shape(), b = box.shape();
+    for (int64_t z = 0; z < b.z; ++z)
+      for (int64_t y = 0; y < b.y; ++y)
+        std::memcpy(out + (z * b.y + y) * b.x,
+                    volume.data() + ((box.z0 + z) * s.y + box.y0 + y) * s.x + box.x0,
+                    static_cast<size_t>(b.x) * sizeof(float));
+  };
+}
+
 Image deconvolveBlocked(Backend& backend, const Image& volume, const Image& psf,
                         const DeconvolveParams& p, const BlockPlan& plan, const Job& job,
                         BlockedRunReport* report) {
@@ -120,23 +133,16 @@ Image deconvolveBlocked(Backend& backend, const Image& volume, const Image& psf,
     throw InvalidArgument("blocked deconvolution: the plan is for another volume");
   Image out = Image::hostUninitialized(s);
   out.spacing = volume.spacing;
-  // Copies between a box's own C-ordered buffer and its place in the volume.
-  auto copyBox = [s](const Box& box, const float* from, float* to, bool intoVolume) {
+  // Each interior into its place in the output volume.
+  auto write = [&](const Box& box, const float* data) {
     const Shape b = box.shape();
     for (int64_t z = 0; z < b.z; ++z)
-      for (int64_t y = 0; y < b.y; ++y) {
-        const int64_t vol = ((box.z0 + z) * s.y + box.y0 + y) * s.x + box.x0;
-        const int64_t loc = (z * b.y + y) * b.x;
-        if (intoVolume)
-          std::memcpy(to + vol, from + loc, static_cast<size_t>(b.x) * sizeof(float));
-        else
-          std::memcpy(to + loc, from + vol, static_cast<size_t>(b.x) * sizeof(float));
-      }
+      for (int64_t y = 0; y < b.y; ++y)
+        std::memcpy(out.data() + ((box.z0 + z) * s.y + box.y0 + y) * s.x + box.x0,
+                    data + (z * b.y + y) * b.x, static_cast<size_t>(b.x) * sizeof(float));
   };
-  const BlockedRunReport r = deconvolveBlocked(
-      backend, [&](const Box& box, float* dst) { copyBox(box, volume.data(), dst, false); },
-      [&](const Box& box, const float* data) { copyBox(box, data, out.data(), true); }, psf, p,
-      plan, job);
+  const BlockedRunReport r =
+      deconvolveBlocked(backend, boxReader(volume), write, psf, p, plan, job);
   if (report) *report = r;
   return out;
 }

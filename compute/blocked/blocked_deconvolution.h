@@ -22,6 +22,9 @@ using BoxReader = std::function<void(const Box& box, float* out)>;
 // Receives a block's interior (C order).
 using BoxWriter = std::function<void(const Box& box, const float* data)>;
 
+// Reads boxes out of a host volume (which must outlive the reader).
+BoxReader boxReader(const Image& volume);
+
 struct BlockedRunReport {
   int blocks = 0;
   double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;  // computeSeconds: upload,

@@ -12,6 +12,7 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/processing.h"
 #include "compute/blocked/blocked_deconvolution.h"
+#include "io/block_writer.h"
 #include "io/stack.h"
 
 namespace stacklens::cli {
@@ -116,6 +117,9 @@ int runDeconvolve(const Args& args) {
   compute::Image psf = loadPsf(args, p.threeD);
   timer.stop();
   auto backend = chooseBackend(args);
+  const std::string history =
+      "stacklens deconvolve richardson-lucy iterations=" + std::to_string(p.iterations) +
+      " mode=" + mode + " boundary=" + boundary;
   timer.start("compute");
   // Ctrl-C stops the run between iterations; nothing is written then.
   const std::atomic<bool>* stop = installInterruptHandler();
@@ -144,19 +148,35 @@ int runDeconvolve(const Args& args) {
       else
         std::fprintf(stderr, "deconvolving: %d %%\n", percent);
     });
-    result = compute::deconvolveBlocked(*backend, input.image, psf, p, plan, job);
+    if (io::StackBlockWriter::supports(outPath)) {
+      // FITS: each block's interior goes to the file as it is done, so the result is never
+      // whole in memory; the file appears when the last block is in.
+      const compute::Shape s = input.image.shape();
+      io::StackBlockWriter writer(outPath, s.z, s.y, s.x, writeOptionsFor(input, history));
+      compute::deconvolveBlocked(
+          *backend, compute::boxReader(input.image),
+          [&](const compute::Box& b, const float* data) {
+            writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
+          },
+          psf, p, plan, job);
+      timer.stop();
+      timer.start("write");
+      writer.commit();
+      timer.stop();
+    } else {
+      result = compute::deconvolveBlocked(*backend, input.image, psf, p, plan, job);
+    }
   } else {
     result = backend->download(
         backend->richardsonLucy(backend->upload(input.image), psf, p, compute::Job(stop)));
   }
-  timer.stop();
-  timer.start("write");
-  const compute::Shape s = result.shape();
-  io::writeStack(outPath, result.data(), s.z, s.y, s.x,
-                 writeOptionsFor(input, "stacklens deconvolve richardson-lucy iterations=" +
-                                            std::to_string(p.iterations) + " mode=" + mode +
-                                            " boundary=" + boundary));
-  timer.stop();
+  if (!result.empty()) {
+    timer.stop();
+    timer.start("write");
+    const compute::Shape s = result.shape();
+    io::writeStack(outPath, result.data(), s.z, s.y, s.x, writeOptionsFor(input, history));
+    timer.stop();
+  }
   timer.print(backend->name());
   if (p.threeD) {
     rusage usage{};

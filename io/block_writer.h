@@ -1,0 +1,35 @@
+// Writing a float32 stack box by box, never holding it whole (whole-stack processing in blocks).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "io/stack_writer.h"
+
+namespace stacklens::io {
+
+// FITS only (.fits/.fit/.fts): the header is written first, then each box at its place in the
+// data unit (cfitsio writes subsets), in any order. The file appears at path on commit(); until
+// then it is a temporary file in the same folder, removed when the writer goes uncommitted (an
+// error, a cancelled run). Throws IoError naming path.
+class StackBlockWriter {
+ public:
+  StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,
+                   const WriteOptions& options);
+  ~StackBlockWriter();
+  StackBlockWriter(const StackBlockWriter&) = delete;
+  StackBlockWriter& operator=(const StackBlockWriter&) = delete;
+
+  static bool supports(const std::string& path);
+  // Box [z0, z1) × [y0, y1) × [x0, x1) inside the stack, C order (x fastest).
+  void writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+                const float* data);
+  void commit();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace stacklens::io
