@@ -113,7 +113,10 @@ int runDeconvolve(const Args& args) {
 
   StageTimer timer(args.has("timings"));
   timer.start("read");
+  // Ctrl-C from here on stops the run (between iterations); nothing is written then.
+  const std::atomic<bool>* stop = installInterruptHandler();
   InputStack input = readInput(args);
+  if (stop->load()) throw compute::Cancelled();
   compute::Image psf = loadPsf(args, p.threeD);
   timer.stop();
   auto backend = chooseBackend(args);
@@ -121,8 +124,6 @@ int runDeconvolve(const Args& args) {
       "stacklens deconvolve richardson-lucy iterations=" + std::to_string(p.iterations) +
       " mode=" + mode + " boundary=" + boundary;
   timer.start("compute");
-  // Ctrl-C stops the run between iterations; nothing is written then.
-  const std::atomic<bool>* stop = installInterruptHandler();
   compute::Image result;
   if (p.threeD) {
     // Blocks when the volume does not fit the memory budget (one block: the unblocked run).
