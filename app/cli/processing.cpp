@@ -5,14 +5,19 @@
 
 namespace stacklens::cli {
 
-InputStack readInput(const Args& args) {
-  InputStack input;
+std::shared_ptr<io::StackReader> openInput(const Args& args, InputStack& input) {
   input.path = args.positional(0);
   io::OpenOptions options;
   options.hdu = static_cast<int>(args.getInt("hdu", -1));
   options.plane = static_cast<int>(args.getInt("plane", 0));
-  auto reader = io::openStack(input.path, options);
+  std::shared_ptr<io::StackReader> reader = io::openStack(input.path, options);
   input.info = reader->info();
+  return reader;
+}
+
+InputStack readInput(const Args& args) {
+  InputStack input;
+  auto reader = openInput(args, input);
   const auto& info = input.info;
   int64_t first = 0, count = info.z;
   if (args.has("slice")) {

@@ -24,6 +24,9 @@ struct InputStack {
 
 // Reads IN (the first positional argument), honouring --slice and --hdu when declared.
 InputStack readInput(const Args& args);
+// Opens IN (honouring --hdu and --plane) without reading its pixels: input gets the path and
+// the header; the reader reads slices on demand.
+std::shared_ptr<io::StackReader> openInput(const Args& args, InputStack& input);
 
 // --backend cpu|cuda|auto (default auto); a note about the choice goes to stderr for auto.
 std::unique_ptr<compute::Backend> chooseBackend(const Args& args);

@@ -64,7 +64,7 @@ std::string BlockPlan::describe(int iterations) const {
 }
 
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t budgetBytes,
-                     size_t bytesPerFrameVoxel, Shape halo, Shape maxInterior) {
+                     size_t bytesPerFrameVoxel, Shape halo, Shape maxInterior, size_t slabBytes) {
   if (volume.empty()) throw InvalidArgument("blocked deconvolution: the volume is empty");
   if (psf.empty()) throw InvalidArgument("blocked deconvolution: the PSF is empty");
   BlockPlan plan;
@@ -77,10 +77,24 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t 
                halo.x < 0 ? ceilDiv(psf.x, 2) : halo.x};
   const Shape h = plan.halo;
   const bool periodic = p.boundary == Boundary::Periodic;
-  // The whole volume in one piece: the unblocked run itself, with the boundary rule everywhere.
+  // The slab limit: the most slices one block may read, halos included.
+  const int64_t sliceBytes = volume.y * volume.x * int64_t(sizeof(float));
+  const int64_t slabSlices = slabBytes ? int64_t(slabBytes) / sliceBytes : volume.z;
+  if (slabBytes && slabSlices < std::min<int64_t>(volume.z, 1 + 2 * plan.halo.z))
+    throw InvalidArgument("blocked deconvolution: " + std::to_string(slabBytes >> 20) +
+                          " MiB of host memory cannot hold the " +
+                          std::to_string(1 + 2 * plan.halo.z) + " slices one block reads (" +
+                          std::to_string(sliceBytes >> 20) + " MiB each)");
+  int64_t zCap = maxInterior.z;
+  if (slabSlices < volume.z) {
+    const int64_t fit = slabSlices - 2 * plan.halo.z;  // interior slices a slab can hold
+    zCap = zCap > 0 ? std::min(zCap, fit) : fit;
+  }
+  maxInterior.z = zCap;
   const Shape start{maxInterior.z > 0 ? ceilDiv(volume.z, maxInterior.z) : 1,
                     maxInterior.y > 0 ? ceilDiv(volume.y, maxInterior.y) : 1,
                     maxInterior.x > 0 ? ceilDiv(volume.x, maxInterior.x) : 1};
+  // The whole volume in one piece: the unblocked run itself, with the boundary rule everywhere.
   const size_t whole = blockBytes(volume, psf, p, bytesPerFrameVoxel);
   if (start.count() == 1 && whole <= budgetBytes) {
     const Box all{0, volume.z, 0, volume.y, 0, volume.x};

@@ -50,10 +50,11 @@ size_t frameBytesPerVoxel(const std::string& backend, const DeconvolveParams& p)
 // The plan with the fewest blocks whose largest block fits the budget: the axis whose block is
 // longest is cut into one more piece until it fits. halo: voxels on each side (a negative axis:
 // half the PSF, rounded up). maxInterior: block interiors no longer than this (0: any length).
-// Throws InvalidArgument when not even a block of one voxel's interior fits, naming the budget
-// and what the smallest block needs.
+// slabBytes: when non-zero, the slices one block reads (whole y·x slices, what a slab reader
+// keeps) stay within it, so the stack is cut along z as well. Throws InvalidArgument when not
+// even a block of one voxel's interior fits, naming the budget and what the smallest block needs.
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t budgetBytes,
                      size_t bytesPerFrameVoxel, Shape halo = {-1, -1, -1},
-                     Shape maxInterior = {0, 0, 0});
+                     Shape maxInterior = {0, 0, 0}, size_t slabBytes = 0);
 
 }  // namespace stacklens::compute

@@ -1,18 +1,12 @@
 // stacklens-cli deconvolve: Richardson–Lucy with a PSF file or a Gaussian PSF.
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <atomic>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 
+#include "app/cli/blocked_run.h"
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/processing.h"
-#include "compute/blocked/blocked_deconvolution.h"
-#include "io/block_writer.h"
 #include "io/stack.h"
 
 namespace stacklens::cli {
@@ -44,30 +38,6 @@ compute::Image loadPsf(const Args& args, bool threeD) {
   return compute::gaussianPsf(threeD ? sz : 0.0, sy, sx);
 }
 
-// Z,Y,X or one value for all three (non-negative integers), or `fallback` when not given.
-compute::Shape shapeOption(const Args& args, const std::string& name, int64_t fallback) {
-  if (!args.has(name)) return {fallback, fallback, fallback};
-  const std::vector<double> v = args.getDoubles(name);
-  if (v.size() != 1 && v.size() != 3) throw UsageError("--" + name + ": expected N or Z,Y,X");
-  for (double d : v)
-    if (d < 0 || d != std::floor(d)) throw UsageError("--" + name + ": expected whole numbers ≥ 0");
-  if (v.size() == 1) return {int64_t(v[0]), int64_t(v[0]), int64_t(v[0])};
-  return {int64_t(v[0]), int64_t(v[1]), int64_t(v[2])};
-}
-
-// The memory a 3D run may plan with: the GPU budget (--budget-mb, else the backend's default)
-// or, on the CPU, --ram-budget-mb (default: half the machine's memory).
-size_t planningBudget(const Args& args, compute::Backend& backend) {
-  if (backend.name() == "cuda") {
-    const size_t mb = static_cast<size_t>(args.getInt("budget-mb", 0));
-    return backend.setMemoryBudget(mb << 20);
-  }
-  if (args.has("ram-budget-mb")) return static_cast<size_t>(args.getInt("ram-budget-mb", 0)) << 20;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2
-                               : size_t(4) << 30;
-}
-
 int runDeconvolve(const Args& args) {
   compute::DeconvolveParams p;
   if (!args.has("iterations")) throw UsageError("--iterations N is required");
@@ -97,93 +67,29 @@ int runDeconvolve(const Args& args) {
     if (!p.threeD && args.has(o)) throw UsageError(std::string("--") + o + " needs --mode 3d");
   const std::string outPath = args.positional(1);
 
-  if (p.threeD && args.has("dry-run")) {
-    // The plan only: the stack's shape from its header, nothing read or written.
-    auto reader = io::openStack(args.positional(0));
-    const io::StackInfo& info = reader->info();
-    const compute::Image psf = loadPsf(args, true);
-    auto backend = chooseBackend(args);
-    const compute::BlockPlan plan = compute::planBlocks(
-        {info.z, info.y, info.x}, psf.shape(), p, planningBudget(args, *backend),
-        compute::frameBytesPerVoxel(backend->name(), p), shapeOption(args, "halo", -1),
-        shapeOption(args, "block", 0));
-    std::printf("backend %s\n%s", backend->name().c_str(), plan.describe(p.iterations).c_str());
-    return kOk;
-  }
-
-  StageTimer timer(args.has("timings"));
-  timer.start("read");
-  // Ctrl-C from here on stops the run (between iterations); nothing is written then.
-  const std::atomic<bool>* stop = installInterruptHandler();
-  InputStack input = readInput(args);
-  if (stop->load()) throw compute::Cancelled();
-  compute::Image psf = loadPsf(args, p.threeD);
-  timer.stop();
-  auto backend = chooseBackend(args);
   const std::string history =
       "stacklens deconvolve richardson-lucy iterations=" + std::to_string(p.iterations) +
       " mode=" + mode + " boundary=" + boundary;
+  // Ctrl-C from here on stops the run (between iterations); nothing is written then.
+  const std::atomic<bool>* stop = installInterruptHandler();
+  if (p.threeD) return runDeconvolve3d(args, {p, loadPsf(args, true), outPath, history, stop});
+
+  StageTimer timer(args.has("timings"));
+  timer.start("read");
+  InputStack input = readInput(args);
+  if (stop->load()) throw compute::Cancelled();
+  compute::Image psf = loadPsf(args, false);
+  timer.stop();
+  auto backend = chooseBackend(args);
   timer.start("compute");
-  compute::Image result;
-  if (p.threeD) {
-    // Blocks when the volume does not fit the memory budget (one block: the unblocked run).
-    const compute::BlockPlan plan =
-        compute::planBlocks(input.image.shape(), psf.shape(), p, planningBudget(args, *backend),
-                            compute::frameBytesPerVoxel(backend->name(), p),
-                            shapeOption(args, "halo", -1), shapeOption(args, "block", 0));
-    if (plan.count() > 1) std::fprintf(stderr, "%s", plan.describe(p.iterations).c_str());
-    const bool terminal = isatty(STDERR_FILENO);
-    const auto started = std::chrono::steady_clock::now();
-    const compute::Job job(stop, [&, last = -1](double f) mutable {
-      // Each percent on a terminal (one line, redrawn, with the time left), else each tenth on a
-      // line of its own.
-      const int percent = static_cast<int>(f * 100) / (terminal ? 1 : 10) * (terminal ? 1 : 10);
-      if (plan.count() == 1 || percent == last) return;
-      last = percent;
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      const double left = f > 0 ? elapsed * (1 - f) / f : 0;
-      if (terminal)
-        std::fprintf(stderr, "\rdeconvolving: %3d %%, about %.0f s left%s", percent, left,
-                     percent == 100 ? "\n" : "   ");
-      else
-        std::fprintf(stderr, "deconvolving: %d %%\n", percent);
-    });
-    if (io::StackBlockWriter::supports(outPath)) {
-      // FITS: each block's interior goes to the file as it is done, so the result is never
-      // whole in memory; the file appears when the last block is in.
-      const compute::Shape s = input.image.shape();
-      io::StackBlockWriter writer(outPath, s.z, s.y, s.x, writeOptionsFor(input, history));
-      compute::deconvolveBlocked(
-          *backend, compute::boxReader(input.image),
-          [&](const compute::Box& b, const float* data) {
-            writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
-          },
-          psf, p, plan, job);
-      timer.stop();
-      timer.start("write");
-      writer.commit();
-      timer.stop();
-    } else {
-      result = compute::deconvolveBlocked(*backend, input.image, psf, p, plan, job);
-    }
-  } else {
-    result = backend->download(
-        backend->richardsonLucy(backend->upload(input.image), psf, p, compute::Job(stop)));
-  }
-  if (!result.empty()) {
-    timer.stop();
-    timer.start("write");
-    const compute::Shape s = result.shape();
-    io::writeStack(outPath, result.data(), s.z, s.y, s.x, writeOptionsFor(input, history));
-    timer.stop();
-  }
+  const compute::Image result = backend->download(
+      backend->richardsonLucy(backend->upload(input.image), psf, p, compute::Job(stop)));
+  timer.stop();
+  timer.start("write");
+  const compute::Shape s = result.shape();
+  io::writeStack(outPath, result.data(), s.z, s.y, s.x, writeOptionsFor(input, history));
+  timer.stop();
   timer.print(backend->name());
-  if (p.threeD) {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    std::fprintf(stderr, "peak host memory %ld MiB\n", usage.ru_maxrss / 1024);
-  }
   return kOk;
 }
 

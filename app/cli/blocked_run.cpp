@@ -1,0 +1,147 @@
+// runDeconvolve3d: budgets → plan → (dry run | streamed or in-memory blocked run).
+#include "app/cli/blocked_run.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "app/cli/processing.h"
+#include "compute/blocked/blocked_deconvolution.h"
+#include "compute/blocked/slab_reader.h"
+#include "io/block_writer.h"
+
+namespace stacklens::cli {
+namespace {
+
+// Z,Y,X or one value for all three (non-negative integers), or `fallback` when not given.
+compute::Shape shapeOption(const Args& args, const std::string& name, int64_t fallback) {
+  if (!args.has(name)) return {fallback, fallback, fallback};
+  const std::vector<double> v = args.getDoubles(name);
+  if (v.size() != 1 && v.size() != 3) throw UsageError("--" + name + ": expected N or Z,Y,X");
+  for (double d : v)
+    if (d < 0 || d != std::floor(d)) throw UsageError("--" + name + ": expected whole numbers ≥ 0");
+  if (v.size() == 1) return {int64_t(v[0]), int64_t(v[0]), int64_t(v[0])};
+  return {int64_t(v[0]), int64_t(v[1]), int64_t(v[2])};
+}
+
+// Host memory for the run: --ram-budget-mb, else half the machine's.
+size_t hostBudget(const Args& args) {
+  if (args.has("ram-budget-mb")) return static_cast<size_t>(args.getInt("ram-budget-mb", 0)) << 20;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2
+                               : size_t(4) << 30;
+}
+
+struct Budgets {
+  size_t frames;  // what one block's deconvolution may use (GPU memory, or RAM on the CPU)
+  size_t slab;    // host memory for the slices the blocks read (0: the input is in memory)
+};
+
+// On the GPU the frames take device memory (--budget-mb, default the backend's) and the slices
+// the host budget; on the CPU both share the host budget, half each when streaming.
+Budgets budgetsFor(const Args& args, compute::Backend& backend, bool streaming) {
+  const size_t host = hostBudget(args);
+  if (backend.name() == "cuda") {
+    const size_t mb = static_cast<size_t>(args.getInt("budget-mb", 0));
+    return {backend.setMemoryBudget(mb << 20), streaming ? host : 0};
+  }
+  return streaming ? Budgets{host / 2, host / 2} : Budgets{host, 0};
+}
+
+compute::Job progressJob(const std::atomic<bool>* stop, const compute::BlockPlan& plan) {
+  const bool terminal = isatty(STDERR_FILENO);
+  const auto started = std::chrono::steady_clock::now();
+  return compute::Job(
+      stop, [terminal, started, blocks = plan.count(), last = -1](double f) mutable {
+        // Each percent on a terminal (one line, redrawn, with the time left), else each tenth on a
+        // line of its own.
+        const int percent = static_cast<int>(f * 100) / (terminal ? 1 : 10) * (terminal ? 1 : 10);
+        if (blocks == 1 || percent == last) return;
+        last = percent;
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        const double left = f > 0 ? elapsed * (1 - f) / f : 0;
+        if (terminal)
+          std::fprintf(stderr, "\rdeconvolving: %3d %%, about %.0f s left%s", percent, left,
+                       percent == 100 ? "\n" : "   ");
+        else
+          std::fprintf(stderr, "deconvolving: %d %%\n", percent);
+      });
+}
+
+}  // namespace
+
+int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
+  const compute::DeconvolveParams& p = job.params;
+  const bool streaming = io::StackBlockWriter::supports(job.outPath);
+  StageTimer timer(args.has("timings"));
+  timer.start("read");
+  InputStack input;
+  auto reader = openInput(args, input);
+  const io::StackInfo& info = input.info;
+  const compute::Shape shape{info.z, info.y, info.x};
+  auto backend = chooseBackend(args);
+  const Budgets budgets = budgetsFor(args, *backend, streaming);
+  const compute::BlockPlan plan = compute::planBlocks(
+      shape, job.psf.shape(), p, budgets.frames, compute::frameBytesPerVoxel(backend->name(), p),
+      shapeOption(args, "halo", -1), shapeOption(args, "block", 0), budgets.slab);
+  if (args.has("dry-run")) {
+    std::printf("backend %s\n%s", backend->name().c_str(), plan.describe(p.iterations).c_str());
+    if (streaming)
+      std::printf(
+          "streaming: slices read as the blocks need them (at most %lld MiB), blocks "
+          "written as they finish\n",
+          static_cast<long long>(budgets.slab >> 20));
+    return kOk;
+  }
+  if (plan.count() > 1) std::fprintf(stderr, "%s", plan.describe(p.iterations).c_str());
+  const compute::Job progress = progressJob(job.stop, plan);
+  if (streaming) {
+    timer.stop();
+    timer.start("compute");
+    // Each slice is read once per row of blocks; the result goes to the file block by block.
+    const size_t sliceBytes = size_t(info.y * info.x) * sizeof(float);
+    const int64_t keep = std::max<int64_t>(
+        1, std::min<int64_t>(info.z, static_cast<int64_t>(budgets.slab / sliceBytes)));
+    io::StackBlockWriter writer(job.outPath, info.z, info.y, info.x,
+                                writeOptionsFor(input, job.history));
+    compute::deconvolveBlocked(
+        *backend,
+        compute::slabReader(
+            shape, [&reader](int64_t z, float* out) { reader->readSlice(z, out); }, keep),
+        [&](const compute::Box& b, const float* data) {
+          writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
+        },
+        job.psf, p, plan, progress);
+    timer.stop();
+    timer.start("write");
+    writer.commit();
+    timer.stop();
+  } else {
+    input.image = compute::Image::hostUninitialized(shape);
+    for (int64_t z = 0; z < info.z; ++z) {
+      progress.checkCancelled();
+      reader->readSlice(z, input.image.slice(z));
+    }
+    timer.stop();
+    timer.start("compute");
+    const compute::Image result =
+        compute::deconvolveBlocked(*backend, input.image, job.psf, p, plan, progress);
+    timer.stop();
+    timer.start("write");
+    io::writeStack(job.outPath, result.data(), info.z, info.y, info.x,
+                   writeOptionsFor(input, job.history));
+    timer.stop();
+  }
+  timer.print(backend->name());
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::fprintf(stderr, "peak host memory %ld MiB\n", usage.ru_maxrss / 1024);
+  return kOk;
+}
+
+}  // namespace stacklens::cli

@@ -1,0 +1,51 @@
+// slabReader: an LRU of whole slices, boxes cut out of them.
+#include "compute/blocked/slab_reader.h"
+
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace stacklens::compute {
+
+BoxReader slabReader(Shape volume, std::function<void(int64_t z, float* out)> readSlice,
+                     int64_t keepSlices) {
+  struct Cache {
+    std::mutex mutex;
+    std::list<std::pair<int64_t, std::vector<float>>> slices;  // most recent first
+  };
+  auto cache = std::make_shared<Cache>();
+  return [=](const Box& box, float* out) {
+    const Shape b = box.shape();
+    if (b.z > keepSlices)
+      throw InvalidArgument("blocked deconvolution: a block of " + std::to_string(b.z) +
+                            " slices is taller than the " + std::to_string(keepSlices) +
+                            " slices the reader may keep");
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    for (int64_t z = 0; z < b.z; ++z) {
+      const int64_t k = box.z0 + z;
+      auto it = cache->slices.begin();
+      while (it != cache->slices.end() && it->first != k) ++it;
+      if (it == cache->slices.end()) {
+        std::vector<float> slice;
+        if (static_cast<int64_t>(cache->slices.size()) >= keepSlices) {
+          slice = std::move(cache->slices.back().second);  // reuse the oldest slice's memory
+          cache->slices.pop_back();
+        }
+        slice.resize(static_cast<size_t>(volume.y * volume.x));
+        readSlice(k, slice.data());
+        cache->slices.emplace_front(k, std::move(slice));
+      } else {
+        cache->slices.splice(cache->slices.begin(), cache->slices, it);
+      }
+      const float* s = cache->slices.front().second.data();
+      for (int64_t y = 0; y < b.y; ++y)
+        std::memcpy(out + (z * b.y + y) * b.x, s + (box.y0 + y) * volume.x + box.x0,
+                    static_cast<size_t>(b.x) * sizeof(float));
+    }
+  };
+}
+
+}  // namespace stacklens::compute

@@ -1,0 +1,18 @@
+// Boxes read from a stack slice by slice, keeping only the slices the current blocks need: a
+// block plan that runs z-major reads each slice once per row of blocks (plus the halos).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "compute/blocked/blocked_deconvolution.h"
+
+namespace stacklens::compute {
+
+// readSlice(z, out) writes slice z (y·x floats). At most keepSlices slices are held (least
+// recently used go first); a box taller than that is an InvalidArgument. Safe to call from one
+// thread at a time (deconvolveBlocked's reader thread).
+BoxReader slabReader(Shape volume, std::function<void(int64_t z, float* out)> readSlice,
+                     int64_t keepSlices);
+
+}  // namespace stacklens::compute
