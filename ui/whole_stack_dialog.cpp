@@ -110,7 +110,7 @@ void WholeStackDialog::start() {
     // The backend's threads inherit the lowered priority: the viewer stays responsive.
     static thread_local const bool lowered = (lowerThreadPriority(), true);
     (void)lowered;
-    // Reports reach the dialog queued, at most every 50 ms (the last one always).
+    // Reports reach the dialog queued, at most twenty a second (the last one always).
     auto post = [self](std::function<void(WholeStackDialog*)> f) {
       QMetaObject::invokeMethod(
           self.data(),

@@ -215,18 +215,11 @@ TEST(BlockedDeconvolution, CancelStopsBetweenBlocks) {
   ASSERT_GE(plan.count(), 3);
   std::atomic<bool> cancel{false};
   int written = 0;
-  auto read = [&](const Box& box, float* out) {
-    const Shape b = box.shape();
-    for (int64_t z = 0; z < b.z; ++z)
-      for (int64_t y = 0; y < b.y; ++y)
-        for (int64_t x = 0; x < b.x; ++x)
-          out[(z * b.y + y) * b.x + x] =
-              volume.data()[((box.z0 + z) * shape.y + box.y0 + y) * shape.x + box.x0 + x];
-  };
   auto write = [&](const Box&, const float*) {
     if (++written == 1) cancel = true;
   };
-  EXPECT_THROW(deconvolveBlocked(*cpu, read, write, psf, p, plan, Job(&cancel)), Cancelled);
+  EXPECT_THROW(deconvolveBlocked(*cpu, boxReader(volume), write, psf, p, plan, Job(&cancel)),
+               Cancelled);
   EXPECT_EQ(written, 1);
 }
 
