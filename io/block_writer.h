@@ -9,10 +9,13 @@
 
 namespace stacklens::io {
 
-// FITS only (.fits/.fit/.fts): the header is written first, then each box at its place in the
-// data unit (cfitsio writes subsets), in any order. The file appears at path on commit(); until
-// then it is a temporary file in the same folder, removed when the writer goes uncommitted (an
-// error, a cancelled run). Throws IoError naming path.
+// FITS (.fits/.fit/.fts): the header is written first, then each box at its place in the data
+// unit (cfitsio writes subsets), in any order. TIFF (.tif/.tiff, BigTIFF when large): pages are
+// written in order as soon as the boxes have covered them, so boxes in z-major order keep only
+// one row of blocks' slices in memory (the ImageJ description then has no display range). Boxes
+// must not overlap. The file appears at path on commit(); until then it is a temporary file in
+// the same folder, removed when the writer goes uncommitted (an error, a cancelled run). Throws
+// IoError naming path.
 class StackBlockWriter {
  public:
   StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,
@@ -21,7 +24,7 @@ class StackBlockWriter {
   StackBlockWriter(const StackBlockWriter&) = delete;
   StackBlockWriter& operator=(const StackBlockWriter&) = delete;
 
-  static bool supports(const std::string& path);
+  static bool supports(const std::string& path);  // by the extension
   // Box [z0, z1) × [y0, y1) × [x0, x1) inside the stack, C order (x fastest).
   void writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
                 const float* data);

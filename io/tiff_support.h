@@ -29,6 +29,10 @@ class TiffHandle {
   TiffHandle(const TiffHandle&) = delete;
   TiffHandle& operator=(const TiffHandle&) = delete;
   TIFF* get() const { return t_; }
+  void reset(TIFF* t) {
+    if (t_) TIFFClose(t_);
+    t_ = t;
+  }
   TIFF* release() {
     TIFF* t = t_;
     t_ = nullptr;

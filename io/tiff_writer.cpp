@@ -51,68 +51,98 @@ uint16_t toUInt16(float v) {
 
 }  // namespace
 
-void writeTiffFile(const std::string& path, const std::string& target, const void* data,
-                   SampleKind kind, int64_t z, int64_t y, int64_t x, const WriteOptions& options) {
-  const bool uint16 = kind == SampleKind::Float32 && options.tiffUInt16;
-  const int bytes = uint16 ? 2 : 4;
+TiffPageWriter::TiffPageWriter(const std::string& path, const std::string& target, SampleKind kind,
+                               int64_t z, int64_t y, int64_t x, const WriteOptions& options,
+                               const std::string& description)
+    : target_(target),
+      kind_(kind),
+      z_(z),
+      y_(y),
+      x_(x),
+      options_(options),
+      description_(description) {
+  uint16_ = kind == SampleKind::Float32 && options.tiffUInt16;
+  bytes_ = uint16_ ? 2 : 4;
   if (x > std::numeric_limits<uint32_t>::max() || y > std::numeric_limits<uint32_t>::max() ||
       z > 65535 * 1024)
     throw IoError(target, "the shape is too large for TIFF");
   // Classic TIFF offsets are 32-bit; leave room for the directories.
-  const bool big = static_cast<double>(z) * y * x * bytes > 4.0e9;
-  TiffMessages messages;
-  TiffHandle handle(openTiff(path, big ? "w8" : "w", messages));
-  TIFF* t = handle.get();
-  if (!t) throw IoError(target, tiffReason("cannot create the file", messages));
-  const int64_t sliceCount = y * x;
-  const std::string description =
-      imagejDescription(z, kind, uint16, static_cast<const float*>(data), z * sliceCount, options);
-  std::vector<unsigned char> row(static_cast<size_t>(x) * static_cast<size_t>(bytes));
+  const bool big = static_cast<double>(z) * y * x * bytes_ > 4.0e9;
+  handle_.reset(openTiff(path, big ? "w8" : "w", messages_));
+  if (!handle_.get()) throw IoError(target, tiffReason("cannot create the file", messages_));
+  row_.resize(static_cast<size_t>(x) * static_cast<size_t>(bytes_));
+}
+
+void TiffPageWriter::writePage(const void* slice) {
+  TIFF* t = handle_.get();
+  const int64_t k = written_;
+  if (!t || k >= z_) throw IoError(target_, "more pages than the stack has");
   const auto fail = [&](const std::string& what) {
-    throw IoError(target, tiffReason(what, messages));
+    throw IoError(target_, tiffReason(what, messages_));
   };
-  for (int64_t k = 0; k < z; ++k) {
-    TIFFSetField(t, TIFFTAG_SUBFILETYPE, z > 1 ? FILETYPE_PAGE : 0);
-    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, static_cast<uint32_t>(x));
-    TIFFSetField(t, TIFFTAG_IMAGELENGTH, static_cast<uint32_t>(y));
-    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bytes * 8);
-    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
-    TIFFSetField(t, TIFFTAG_SAMPLEFORMAT,
-                 uint16 ? SAMPLEFORMAT_UINT
-                        : (kind == SampleKind::Int32 ? SAMPLEFORMAT_INT : SAMPLEFORMAT_IEEEFP));
-    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
-    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
-    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
-    if (z > 1)
-      TIFFSetField(t, TIFFTAG_PAGENUMBER, static_cast<uint16_t>(std::min<int64_t>(k, 65535)),
-                   static_cast<uint16_t>(std::min<int64_t>(z, 65535)));
-    if (k == 0) TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, description.c_str());
-    if (options.spacingKnown && options.spacing[1] > 0 && options.spacing[2] > 0) {
-      TIFFSetField(t, TIFFTAG_XRESOLUTION, 1.0 / options.spacing[2]);
-      TIFFSetField(t, TIFFTAG_YRESOLUTION, 1.0 / options.spacing[1]);
-      TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
-    }
-    TIFFSetField(t, TIFFTAG_SOFTWARE, "StackLens");
-    for (int64_t r = 0; r < y; ++r) {
-      const int64_t offset = k * sliceCount + r * x;
-      void* out;
-      if (uint16) {
-        auto* p = reinterpret_cast<uint16_t*>(row.data());
-        const float* in = static_cast<const float*>(data) + offset;
-        for (int64_t i = 0; i < x; ++i) p[i] = toUInt16(in[i]);
-        out = row.data();
-      } else if (kind == SampleKind::Int32) {
-        out = const_cast<int32_t*>(static_cast<const int32_t*>(data) + offset);
-      } else {
-        out = const_cast<float*>(static_cast<const float*>(data) + offset);
-      }
-      if (TIFFWriteScanline(t, out, static_cast<uint32_t>(r), 0) < 0) fail("cannot write the data");
-    }
-    if (!TIFFWriteDirectory(t)) fail("cannot write page " + std::to_string(k));
+  TIFFSetField(t, TIFFTAG_SUBFILETYPE, z_ > 1 ? FILETYPE_PAGE : 0);
+  TIFFSetField(t, TIFFTAG_IMAGEWIDTH, static_cast<uint32_t>(x_));
+  TIFFSetField(t, TIFFTAG_IMAGELENGTH, static_cast<uint32_t>(y_));
+  TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bytes_ * 8);
+  TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+  TIFFSetField(t, TIFFTAG_SAMPLEFORMAT,
+               uint16_ ? SAMPLEFORMAT_UINT
+                       : (kind_ == SampleKind::Int32 ? SAMPLEFORMAT_INT : SAMPLEFORMAT_IEEEFP));
+  TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+  TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+  TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
+  if (z_ > 1)
+    TIFFSetField(t, TIFFTAG_PAGENUMBER, static_cast<uint16_t>(std::min<int64_t>(k, 65535)),
+                 static_cast<uint16_t>(std::min<int64_t>(z_, 65535)));
+  if (k == 0) TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, description_.c_str());
+  if (options_.spacingKnown && options_.spacing[1] > 0 && options_.spacing[2] > 0) {
+    TIFFSetField(t, TIFFTAG_XRESOLUTION, 1.0 / options_.spacing[2]);
+    TIFFSetField(t, TIFFTAG_YRESOLUTION, 1.0 / options_.spacing[1]);
+    TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
   }
-  TIFFClose(handle.release());
-  if (!messages.errors.empty()) fail("cannot finish the file");
+  TIFFSetField(t, TIFFTAG_SOFTWARE, "StackLens");
+  for (int64_t r = 0; r < y_; ++r) {
+    const int64_t offset = r * x_;
+    void* out;
+    if (uint16_) {
+      auto* p = reinterpret_cast<uint16_t*>(row_.data());
+      const float* in = static_cast<const float*>(slice) + offset;
+      for (int64_t i = 0; i < x_; ++i) p[i] = toUInt16(in[i]);
+      out = row_.data();
+    } else if (kind_ == SampleKind::Int32) {
+      out = const_cast<int32_t*>(static_cast<const int32_t*>(slice) + offset);
+    } else {
+      out = const_cast<float*>(static_cast<const float*>(slice) + offset);
+    }
+    if (TIFFWriteScanline(t, out, static_cast<uint32_t>(r), 0) < 0) fail("cannot write the data");
+  }
+  if (!TIFFWriteDirectory(t)) fail("cannot write page " + std::to_string(k));
+  ++written_;
+}
+
+void TiffPageWriter::finish() {
+  if (written_ != z_) throw IoError(target_, "the stack is not complete");
+  TIFFClose(handle_.release());
+  if (!messages_.errors.empty())
+    throw IoError(target_, tiffReason("cannot finish the file", messages_));
+}
+
+std::string tiffDescription(int64_t z, const WriteOptions& options) {
+  // No display range: it would need every value before the first page is written.
+  return imagejDescription(z, SampleKind::Float32, true, nullptr, 0, options);
+}
+
+void writeTiffFile(const std::string& path, const std::string& target, const void* data,
+                   SampleKind kind, int64_t z, int64_t y, int64_t x, const WriteOptions& options) {
+  const bool uint16 = kind == SampleKind::Float32 && options.tiffUInt16;
+  const std::string description =
+      imagejDescription(z, kind, uint16, static_cast<const float*>(data), z * y * x, options);
+  TiffPageWriter pages(path, target, kind, z, y, x, options, description);
+  const size_t sliceBytes = static_cast<size_t>(y * x) * 4;
+  for (int64_t k = 0; k < z; ++k)
+    pages.writePage(static_cast<const unsigned char*>(data) + static_cast<size_t>(k) * sliceBytes);
+  pages.finish();
 }
 
 }  // namespace stacklens::io

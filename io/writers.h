@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "io/stack_writer.h"
+#include "io/tiff_support.h"
 
 namespace stacklens::io {
 
@@ -21,6 +23,31 @@ void writeFitsFile(const std::string& path, const std::string& target, const voi
                    SampleKind kind, int64_t z, int64_t y, int64_t x, const WriteOptions& options);
 void writeTiffFile(const std::string& path, const std::string& target, const void* data,
                    SampleKind kind, int64_t z, int64_t y, int64_t x, const WriteOptions& options);
+
+// Writes a TIFF stack page by page, in order (each page one slice of z × y × x; float32, or
+// uint16 with options.tiffUInt16, or int32). description goes on the first page.
+class TiffPageWriter {
+ public:
+  TiffPageWriter(const std::string& path, const std::string& target, SampleKind kind, int64_t z,
+                 int64_t y, int64_t x, const WriteOptions& options, const std::string& description);
+  void writePage(const void* slice);
+  void finish();  // throws unless every page was written
+
+ private:
+  std::string target_;
+  SampleKind kind_;
+  int64_t z_, y_, x_, written_ = 0;
+  WriteOptions options_;
+  std::string description_;
+  bool uint16_ = false;
+  int bytes_ = 4;
+  TiffMessages messages_;
+  TiffHandle handle_;
+  std::vector<unsigned char> row_;
+};
+
+// The ImageJ description of a float32 stack written before its values are known.
+std::string tiffDescription(int64_t z, const WriteOptions& options);
 
 // "micron", "µm" and "um" name the same unit; each format has its own spelling.
 bool isMicron(const std::string& unit);

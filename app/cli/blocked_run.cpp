@@ -42,14 +42,17 @@ struct Budgets {
 };
 
 // On the GPU the frames take device memory (--budget-mb, default the backend's) and the slices
-// the host budget; on the CPU both share the host budget, half each when streaming.
-Budgets budgetsFor(const Args& args, compute::Backend& backend, bool streaming) {
+// the host budget; on the CPU both share the host budget, half each when streaming. A TIFF
+// output holds a row of blocks' slices until its pages are complete: as much again as the
+// slices read, so they get half.
+Budgets budgetsFor(const Args& args, compute::Backend& backend, bool streaming, bool tiff) {
   const size_t host = hostBudget(args);
+  const size_t slices = streaming ? (tiff ? host / 2 : host) : 0;
   if (backend.name() == "cuda") {
     const size_t mb = static_cast<size_t>(args.getInt("budget-mb", 0));
-    return {backend.setMemoryBudget(mb << 20), streaming ? host : 0};
+    return {backend.setMemoryBudget(mb << 20), slices};
   }
-  return streaming ? Budgets{host / 2, host / 2} : Budgets{host, 0};
+  return streaming ? Budgets{host / 2, slices / 2} : Budgets{host, 0};
 }
 
 compute::Job progressJob(const std::atomic<bool>* stop, const compute::BlockPlan& plan) {
@@ -85,7 +88,9 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const io::StackInfo& info = input.info;
   const compute::Shape shape{info.z, info.y, info.x};
   auto backend = chooseBackend(args);
-  const Budgets budgets = budgetsFor(args, *backend, streaming);
+  const std::string ext = job.outPath.substr(std::min(job.outPath.size(), job.outPath.rfind('.')));
+  const bool tiff = ext == ".tif" || ext == ".tiff" || ext == ".TIF" || ext == ".TIFF";
+  const Budgets budgets = budgetsFor(args, *backend, streaming, tiff);
   const compute::BlockPlan plan = compute::planBlocks(
       shape, job.psf.shape(), p, budgets.frames, compute::frameBytesPerVoxel(backend->name(), p),
       shapeOption(args, "halo", -1), shapeOption(args, "block", 0), budgets.slab);

@@ -1,6 +1,6 @@
 // `stacklens-cli deconvolve --mode 3d`: the plan of blocks from the memory budgets, --dry-run,
-// and the run, which streams when the output is FITS (slices are read as the blocks need them,
-// each block's interior is written as it finishes), so neither stack is whole in memory.
+// and the run, which streams (slices are read as the blocks need them, each block's interior is
+// written as it finishes), so neither stack is whole in memory.
 #pragma once
 
 #include <atomic>

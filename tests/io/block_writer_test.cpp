@@ -1,5 +1,6 @@
-// StackBlockWriter: boxes written in any order read back as the whole stack, with the header and
-// HISTORY; nothing appears at the path (no temporary file stays) until commit().
+// StackBlockWriter: boxes written in any order read back as the whole stack (FITS, and TIFF pages
+// written as they fill), with the header and HISTORY (FITS) and spacing; nothing appears at the
+// path (no temporary file stays) until commit().
 #include "io/block_writer.h"
 
 #include <gtest/gtest.h>
@@ -21,42 +22,51 @@ TEST(BlockWriter, BoxesInAnyOrderReadBackAsTheStack) {
   WriteOptions options;
   options.history.push_back("written in blocks");
   options.header.push_back({"OBSERVER", "'Hubble'", "who"});
-  const std::string path = dir.file("blocks.fits");
-  {
-    StackBlockWriter w(path, z, y, x, options);
-    // Boxes that do not divide the stack, written in a shuffled order.
-    struct B {
-      int64_t z0, z1, y0, y1, x0, x1;
-    };
-    std::vector<B> boxes;
-    for (int64_t a : {0, 2})
-      for (int64_t b : {0, 3})
-        for (int64_t c : {0, 4})
-          boxes.push_back({a, a == 0 ? 2 : z, b, b == 0 ? 3 : y, c, c == 0 ? 4 : x});
-    std::shuffle(boxes.begin(), boxes.end(), std::mt19937(3));
-    for (const B& b : boxes) {
-      std::vector<float> part;
-      for (int64_t k = b.z0; k < b.z1; ++k)
-        for (int64_t j = b.y0; j < b.y1; ++j)
-          for (int64_t i = b.x0; i < b.x1; ++i) part.push_back(want[size_t((k * y + j) * x + i)]);
-      w.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, part.data());
+  options.spacingKnown = true;
+  options.spacing = {2.0, 0.5, 0.5};
+  options.units = {"micron", "micron", "micron"};
+  for (const char* name : {"blocks.fits", "blocks.tif"}) {
+    SCOPED_TRACE(name);
+    const std::string path = dir.file(name);
+    {
+      StackBlockWriter w(path, z, y, x, options);
+      // Boxes that do not divide the stack, written in a shuffled order.
+      struct B {
+        int64_t z0, z1, y0, y1, x0, x1;
+      };
+      std::vector<B> boxes;
+      for (int64_t a : {0, 2})
+        for (int64_t b : {0, 3})
+          for (int64_t c : {0, 4})
+            boxes.push_back({a, a == 0 ? 2 : z, b, b == 0 ? 3 : y, c, c == 0 ? 4 : x});
+      std::shuffle(boxes.begin(), boxes.end(), std::mt19937(3));
+      for (const B& b : boxes) {
+        std::vector<float> part;
+        for (int64_t k = b.z0; k < b.z1; ++k)
+          for (int64_t j = b.y0; j < b.y1; ++j)
+            for (int64_t i = b.x0; i < b.x1; ++i) part.push_back(want[size_t((k * y + j) * x + i)]);
+        w.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, part.data());
+      }
+      EXPECT_EQ(access(path.c_str(), F_OK), -1);  // not there before commit
+      w.commit();
     }
-    EXPECT_EQ(access(path.c_str(), F_OK), -1);  // not there before commit
-    w.commit();
+    auto reader = openStack(path);
+    EXPECT_EQ(reader->info().z, z);
+    EXPECT_TRUE(test::sameValues(want, test::readAll(*reader)));
+    ASSERT_TRUE(reader->info().spacingKnown);
+    EXPECT_NEAR(reader->info().spacing[0], 2.0, 1e-6);
+    if (std::string(name) != "blocks.fits") continue;
+    bool history = false, observer = false;
+    for (const auto& card : reader->info().header) {
+      history =
+          history || (card.key == "HISTORY" &&
+                      (card.value + card.comment).find("written in blocks") != std::string::npos);
+      observer = observer || card.key == "OBSERVER";
+    }
+    EXPECT_TRUE(history);
+    EXPECT_TRUE(observer);
   }
-  EXPECT_EQ(dir.entries().size(), 1u);
-  auto reader = openStack(path);
-  EXPECT_EQ(reader->info().z, z);
-  EXPECT_TRUE(test::sameValues(want, test::readAll(*reader)));
-  bool history = false, observer = false;
-  for (const auto& card : reader->info().header) {
-    history =
-        history || (card.key == "HISTORY" &&
-                    (card.value + card.comment).find("written in blocks") != std::string::npos);
-    observer = observer || card.key == "OBSERVER";
-  }
-  EXPECT_TRUE(history);
-  EXPECT_TRUE(observer);
+  EXPECT_EQ(dir.entries().size(), 2u);  // the two files, no temporary one
 }
 
 TEST(BlockWriter, UncommittedLeavesNothingAndBadArgumentsAreErrors) {
@@ -68,9 +78,19 @@ TEST(BlockWriter, UncommittedLeavesNothingAndBadArgumentsAreErrors) {
     EXPECT_THROW(w.writeBox(0, 1, 0, 1, 2, 6, row.data()), IoError);  // past x
   }
   EXPECT_EQ(dir.entries().size(), 0u);  // neither the file nor its temporary
-  EXPECT_THROW(StackBlockWriter(dir.file("a.tif"), 2, 3, 4, {}), IoError);
+  EXPECT_THROW(StackBlockWriter(dir.file("a.png"), 2, 3, 4, {}), IoError);
   EXPECT_TRUE(StackBlockWriter::supports("x.FITS"));
-  EXPECT_FALSE(StackBlockWriter::supports("x.tiff"));
+  EXPECT_TRUE(StackBlockWriter::supports("x.tiff"));
+  EXPECT_FALSE(StackBlockWriter::supports("x.png"));
+  {
+    // TIFF: a page written is final, and an incomplete stack cannot be committed.
+    StackBlockWriter w(dir.file("part.tif"), 2, 3, 4, {});
+    const std::vector<float> slice(12, 2.f);
+    w.writeBox(0, 1, 0, 3, 0, 4, slice.data());  // page 0 complete: written
+    EXPECT_THROW(w.writeBox(0, 1, 0, 1, 0, 4, slice.data()), IoError);
+    EXPECT_THROW(w.commit(), IoError);  // page 1 missing
+  }
+  EXPECT_EQ(dir.entries().size(), 0u);
   // The input is never overwritten.
   WriteOptions options;
   options.sourcePath = dir.file("in.fits");
