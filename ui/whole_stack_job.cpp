@@ -1,10 +1,13 @@
-// runWholeStack: read every slice, deconvolve in blocks, write the result with its provenance.
+// runWholeStack: slices in, blocks deconvolved, interiors out, with the result's provenance.
 #include "ui/whole_stack_job.h"
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "compute/blocked/blocked_deconvolution.h"
-#include "io/stack_writer.h"
+#include "compute/blocked/slab_reader.h"
+#include "io/block_writer.h"
 
 namespace stacklens::ui {
 namespace {
@@ -14,13 +17,23 @@ compute::DeconvolveParams threeD(compute::DeconvolveParams p) {
   return p;
 }
 
-size_t budgetFor(compute::Backend& backend, size_t ramBudget) {
-  if (backend.name() == "cuda") return backend.setMemoryBudget(0);
+// Host memory for the job: ramBudget, else half the machine's.
+size_t hostBudget(size_t ramBudget) {
   if (ramBudget) return ramBudget;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2
                                : size_t(4) << 30;
 }
+
+// The frames: GPU memory on the GPU, half the host budget on the CPU.
+size_t frameBudget(compute::Backend& backend, size_t ramBudget) {
+  if (backend.name() == "cuda") return backend.setMemoryBudget(0);
+  return hostBudget(ramBudget) / 2;
+}
+
+// The slices the blocks read: a quarter of the host budget (the pages of a TIFF output wait in
+// as much again; the CPU's frames take the other half).
+size_t slabBudget(size_t ramBudget) { return hostBudget(ramBudget) / 4; }
 
 const char* boundaryName(compute::Boundary b) {
   switch (b) {
@@ -40,8 +53,9 @@ compute::BlockPlan planWholeStack(const WholeStackRequest& request, compute::Bac
   const io::StackInfo& info = request.reader->info();
   const compute::DeconvolveParams p = threeD(request.params);
   return compute::planBlocks({info.z, info.y, info.x}, request.psf.shape(), p,
-                             budgetFor(backend, ramBudget),
-                             compute::frameBytesPerVoxel(backend.name(), p));
+                             frameBudget(backend, ramBudget),
+                             compute::frameBytesPerVoxel(backend.name(), p), {-1, -1, -1},
+                             {0, 0, 0}, slabBudget(ramBudget));
 }
 
 void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
@@ -51,23 +65,14 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
   const io::StackInfo& info = request.reader->info();
   const compute::DeconvolveParams p = threeD(request.params);
   const compute::BlockPlan plan = planWholeStack(request, backend, ramBudget);
-  const compute::Job job(cancel);
-  // Reading takes the first tenth of the bar, writing the last.
-  compute::Image volume = compute::Image::hostUninitialized({info.z, info.y, info.x});
-  for (int64_t z = 0; z < info.z; ++z) {
-    job.checkCancelled();
-    request.reader->readSlice(z, volume.slice(z));
-    if (progress) progress({"reading", 0.1 * double(z + 1) / double(info.z)});
-  }
-  volume.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
-                    info.units[2]};
-  const compute::Job deconvolving(cancel, [&](double f) {
-    if (progress) progress({"deconvolving", 0.1 + 0.8 * f});
-  });
-  const compute::Image result =
-      compute::deconvolveBlocked(backend, volume, request.psf, p, plan, deconvolving);
-  job.checkCancelled();
-  if (progress) progress({"writing", 0.9});
+  // Slices are read as the blocks need them and each block's interior is written as it
+  // finishes: neither stack is whole in memory.
+  const size_t sliceBytes = static_cast<size_t>(info.y * info.x) * sizeof(float);
+  const int64_t keep = std::max<int64_t>(
+      1, std::min<int64_t>(info.z, static_cast<int64_t>(slabBudget(ramBudget) / sliceBytes)));
+  const compute::BoxReader read = compute::slabReader(
+      {info.z, info.y, info.x},
+      [&request](int64_t z, float* out) { request.reader->readSlice(z, out); }, keep);
   io::WriteOptions options;
   options.header = info.header;
   options.history.push_back(
@@ -79,7 +84,18 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
   options.units = info.units;
   options.spacingKnown = info.spacingKnown;
   options.sourcePath = info.path;
-  io::writeStack(request.outPath, result.data(), info.z, info.y, info.x, options);
+  io::StackBlockWriter writer(request.outPath, info.z, info.y, info.x, options);
+  const compute::Job deconvolving(cancel, [&](double f) {
+    if (progress) progress({"deconvolving", 0.95 * f});
+  });
+  compute::deconvolveBlocked(
+      backend, read,
+      [&writer](const compute::Box& b, const float* data) {
+        writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
+      },
+      request.psf, p, plan, deconvolving);
+  if (progress) progress({"writing", 0.95});
+  writer.commit();
   if (progress) progress({"done", 1.0});
 }
 

@@ -20,8 +20,9 @@ struct WholeStackRequest {
   std::string outPath;
 };
 
-// The plan the job will follow on this backend: its memory budget (GPU: the backend's; CPU:
-// half the machine's memory, or ramBudget when non-zero) and the PSF's halo.
+// The plan the job will follow on this backend: frames within the GPU's budget (on the CPU half
+// the host budget: ramBudget, or half the machine's memory), the slices one block reads within
+// a quarter of the host budget, the PSF's halo.
 compute::BlockPlan planWholeStack(const WholeStackRequest& request, compute::Backend& backend,
                                   size_t ramBudget = 0);
 
@@ -30,9 +31,11 @@ struct WholeStackProgress {
   double fraction = 0;  // of the whole job
 };
 
-// Reads the stack, deconvolves it (in blocks when needed), writes outPath atomically with the
-// input's header and HISTORY cards saying what was done. Throws compute::Cancelled when cancel
-// is set (nothing is written), io::IoError, compute::InvalidArgument.
+// Deconvolves the stack in blocks (one when it fits), reading slices as the blocks need them
+// and writing each block's interior as it finishes (FITS or TIFF, io::StackBlockWriter); the
+// file appears at outPath when complete, with the input's header and HISTORY cards saying what
+// was done. Throws compute::Cancelled when cancel is set (nothing is written), io::IoError,
+// compute::InvalidArgument.
 void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
                    const std::atomic<bool>* cancel,
                    const std::function<void(const WholeStackProgress&)>& progress,
