@@ -49,6 +49,10 @@ class Backend {
   // one piece, or not chunked); for a device stack that did not fit whole, the groups of slices it
   // was split into.
   virtual int lastChunkCount() const { return 1; }
+  // The most device memory this backend's operations have held at once, in bytes (CUDA: the
+  // high-water mark of its memory pool; cuFFT's own plan memory is not in it); 0 for a backend
+  // that computes on the host.
+  virtual size_t devicePeakBytes() const { return 0; }
 
   // Live slices (compute/live_processor.h): transfers without a staging copy. The defaults suit a
   // backend that computes on the host.

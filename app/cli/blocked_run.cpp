@@ -145,7 +145,10 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   timer.print(backend->name());
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  std::fprintf(stderr, "peak host memory %ld MiB\n", usage.ru_maxrss / 1024);
+  std::fprintf(stderr, "peak host memory %ld MiB", usage.ru_maxrss / 1024);
+  if (backend->name() == "cuda")
+    std::fprintf(stderr, ", peak device memory %zu MiB", backend->devicePeakBytes() >> 20);
+  std::fprintf(stderr, "\n");
   return kOk;
 }
 

@@ -169,6 +169,15 @@ cudaError_t Context::poolAllocate(void** p, size_t bytes) {
   return err;
 }
 
+size_t Context::peakBytes() const {
+  uint64_t high = 0;
+  if (cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrUsedMemHigh, &high) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return static_cast<size_t>(high);
+}
+
 void* Context::allocate(size_t bytes) {
   void* p = nullptr;
   cudaError_t err = poolAllocate(&p, bytes);

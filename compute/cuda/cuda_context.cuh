@@ -73,6 +73,8 @@ class Context {
   // Bytes the backend plans to use at most: 80 % of the memory free when it started, or
   // STACKLENS_CUDA_BUDGET_MB (MiB) when smaller, or what setBudget() last set.
   size_t budget() const { return budget_; }
+  // The memory pool's high-water mark of memory in use, in bytes.
+  size_t peakBytes() const;
   // bytes == 0 restores the default (above); returns the budget now in force.
   size_t setBudget(size_t bytes);
   // Streams for host ↔ device copies that overlap the compute stream (the stack pipeline).

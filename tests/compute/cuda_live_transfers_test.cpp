@@ -39,6 +39,12 @@ TEST_F(CudaLiveTransfers, APinnedVectorReceivesTheDownloadExactly) {
   EXPECT_FALSE(gpu->pinHostMemory(nullptr, 16));
 }
 
+TEST_F(CudaLiveTransfers, ThePeakDeviceMemoryCoversWhatWasHeld) {
+  const Image big = gpu->upload(Image::host({8, 256, 256}));  // 2 MiB held on the device
+  EXPECT_GE(gpu->devicePeakBytes(), big.bytes());
+  EXPECT_EQ(makeCpuBackend(1)->devicePeakBytes(), 0u);
+}
+
 TEST(CpuLiveTransfers, TheCpuBackendPinsNothing) {
   auto cpu = makeCpuBackend(1);
   std::vector<float> v(16);
