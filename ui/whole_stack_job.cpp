@@ -67,9 +67,7 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
   const compute::BlockPlan plan = planWholeStack(request, backend, ramBudget);
   // Slices are read as the blocks need them and each block's interior is written as it
   // finishes: neither stack is whole in memory.
-  const size_t sliceBytes = static_cast<size_t>(info.y * info.x) * sizeof(float);
-  const int64_t keep = std::max<int64_t>(
-      1, std::min<int64_t>(info.z, static_cast<int64_t>(slabBudget(ramBudget) / sliceBytes)));
+  const int64_t keep = std::max<int64_t>(1, plan.slabSlices);
   const compute::BoxReader read = compute::slabReader(
       {info.z, info.y, info.x},
       [&request](int64_t z, float* out) { request.reader->readSlice(z, out); }, keep);

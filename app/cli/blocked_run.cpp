@@ -109,9 +109,7 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
     timer.stop();
     timer.start("compute");
     // Each slice is read once per row of blocks; the result goes to the file block by block.
-    const size_t sliceBytes = size_t(info.y * info.x) * sizeof(float);
-    const int64_t keep = std::max<int64_t>(
-        1, std::min<int64_t>(info.z, static_cast<int64_t>(budgets.slab / sliceBytes)));
+    const int64_t keep = std::max<int64_t>(1, plan.slabSlices);
     io::StackBlockWriter writer(job.outPath, info.z, info.y, info.x,
                                 writeOptionsFor(input, job.history));
     compute::deconvolveBlocked(

@@ -2,6 +2,7 @@
 #include "compute/blocked/block_plan.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <sstream>
 
@@ -58,8 +59,11 @@ std::string BlockPlan::describe(int iterations) const {
     << "blocks " << count() << " (" << counts.z << " x " << counts.y << " x " << counts.x
     << "), interior up to " << interior.z << " x " << interior.y << " x " << interior.x << "\n"
     << "memory per block about " << (bytesPerBlock >> 20) << " MiB of a budget of "
-    << (budget >> 20) << " MiB\n"
-    << "work " << work(iterations) / unblocked << " x the unblocked run's (halos and padding)\n";
+    << (budget >> 20) << " MiB\n";
+  if (hostBytesPerBlock)
+    o << "host memory per block about " << (hostBytesPerBlock >> 20) << " MiB (" << slabSlices
+      << " slices kept)\n";
+  o << "work " << work(iterations) / unblocked << " x the unblocked run's (halos and padding)\n";
   return o.str();
 }
 
@@ -77,29 +81,23 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t 
                halo.x < 0 ? ceilDiv(psf.x, 2) : halo.x};
   const Shape h = plan.halo;
   const bool periodic = p.boundary == Boundary::Periodic;
-  // The slab limit: the most slices one block may read, halos included.
+  // With a slab reader the host holds, per block, the whole slices it reads plus three copies of
+  // its box (its input, the next block's read ahead, its result): hostNeed must fit slabBytes.
   const int64_t sliceBytes = volume.y * volume.x * int64_t(sizeof(float));
-  const int64_t slabSlices = slabBytes ? int64_t(slabBytes) / sliceBytes : volume.z;
-  if (slabBytes && slabSlices < std::min<int64_t>(volume.z, 1 + 2 * plan.halo.z))
-    throw InvalidArgument("blocked deconvolution: " + std::to_string(slabBytes >> 20) +
-                          " MiB of host memory cannot hold the " +
-                          std::to_string(1 + 2 * plan.halo.z) + " slices one block reads (" +
-                          std::to_string(sliceBytes >> 20) + " MiB each)");
-  int64_t zCap = maxInterior.z;
-  if (slabSlices < volume.z) {
-    const int64_t fit = slabSlices - 2 * plan.halo.z;  // interior slices a slab can hold
-    zCap = zCap > 0 ? std::min(zCap, fit) : fit;
-  }
-  maxInterior.z = zCap;
+  auto hostNeed = [&](Shape read) {
+    return size_t(read.z) * size_t(sliceBytes) + 3 * size_t(read.count()) * sizeof(float);
+  };
   const Shape start{maxInterior.z > 0 ? ceilDiv(volume.z, maxInterior.z) : 1,
                     maxInterior.y > 0 ? ceilDiv(volume.y, maxInterior.y) : 1,
                     maxInterior.x > 0 ? ceilDiv(volume.x, maxInterior.x) : 1};
   // The whole volume in one piece: the unblocked run itself, with the boundary rule everywhere.
   const size_t whole = blockBytes(volume, psf, p, bytesPerFrameVoxel);
-  if (start.count() == 1 && whole <= budgetBytes) {
+  if (start.count() == 1 && whole <= budgetBytes && (!slabBytes || hostNeed(volume) <= slabBytes)) {
     const Box all{0, volume.z, 0, volume.y, 0, volume.x};
     plan.interior = volume;
     plan.bytesPerBlock = whole;
+    plan.hostBytesPerBlock = slabBytes ? hostNeed(volume) : 0;
+    plan.slabSlices = volume.z;
     plan.blocks.push_back({all, all});
     return plan;
   }
@@ -120,16 +118,21 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t 
                      readLength(in.y, volume.y, h.y, counts.y),
                      readLength(in.x, volume.x, h.x, counts.x)};
     const size_t need = blockBytes(read, psf, blockParams, bytesPerFrameVoxel);
-    if (need <= budgetBytes) {
+    const bool hostFits = !slabBytes || hostNeed(read) <= slabBytes;
+    if (need <= budgetBytes && hostFits) {
       plan.counts = counts;
       plan.interior = in;
       plan.bytesPerBlock = need;
+      plan.hostBytesPerBlock = slabBytes ? hostNeed(read) : 0;
+      plan.slabSlices = read.z;
       break;
     }
-    // Cut the axis whose block is longest (with its halo) into one more piece.
+    // Cut the axis whose block is longest (with its halo) into one more piece; when only the
+    // host memory is short, z first (it shrinks the slices held as well as the box).
     int64_t* axis = nullptr;
     int64_t longest = 0;
-    const int64_t lengths[3] = {in.z > 1 ? read.z : 0, in.y > 1 ? read.y : 0,
+    const bool zFirst = need <= budgetBytes && in.z > 1;
+    const int64_t lengths[3] = {in.z > 1 ? (zFirst ? INT64_MAX : read.z) : 0, in.y > 1 ? read.y : 0,
                                 in.x > 1 ? read.x : 0};
     int64_t* counters[3] = {&counts.z, &counts.y, &counts.x};
     for (int a = 0; a < 3; ++a)
@@ -140,11 +143,18 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t 
     if (!axis) {
       const Shape smallest{readLength(1, volume.z, h.z, 2), readLength(1, volume.y, h.y, 2),
                            readLength(1, volume.x, h.x, 2)};
-      throw InvalidArgument(
-          "blocked deconvolution: a memory budget of " + std::to_string(budgetBytes >> 20) +
-          " MiB cannot hold one block (the smallest, with its halo and the PSF's padding, needs " +
-          std::to_string(blockBytes(smallest, psf, blockParams, bytesPerFrameVoxel) >> 20) +
-          " MiB)");
+      if (need > budgetBytes)
+        throw InvalidArgument(
+            "blocked deconvolution: a memory budget of " + std::to_string(budgetBytes >> 20) +
+            " MiB cannot hold one block (the smallest, with its halo and the PSF's padding, "
+            "needs " +
+            std::to_string(blockBytes(smallest, psf, blockParams, bytesPerFrameVoxel) >> 20) +
+            " MiB)");
+      throw InvalidArgument("blocked deconvolution: " + std::to_string(slabBytes >> 20) +
+                            " MiB of host memory cannot hold the slices one block reads (" +
+                            std::to_string(read.z) + " of " + std::to_string(sliceBytes >> 20) +
+                            " MiB) and its copies: " + std::to_string(hostNeed(read) >> 20) +
+                            " MiB");
     }
     ++*axis;
   }

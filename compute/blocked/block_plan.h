@@ -31,7 +31,10 @@ struct BlockPlan {
   Shape counts{1, 1, 1};     // blocks along z, y, x
   Shape interior;            // the largest interior (the last block on an axis may be smaller)
   size_t bytesPerBlock = 0;  // the memory one block of the largest size needs (estimate)
-  size_t budget = 0;         // what it had to fit
+  // With a slab reader (slabBytes): host memory per block, and the slices to keep.
+  size_t hostBytesPerBlock = 0;
+  int64_t slabSlices = 0;
+  size_t budget = 0;  // what it had to fit
   std::vector<Block> blocks;
   int64_t count() const { return counts.count(); }
   // Frame voxels × iterations over all blocks: the work, against the unblocked run's.
@@ -50,9 +53,10 @@ size_t frameBytesPerVoxel(const std::string& backend, const DeconvolveParams& p)
 // The plan with the fewest blocks whose largest block fits the budget: the axis whose block is
 // longest is cut into one more piece until it fits. halo: voxels on each side (a negative axis:
 // half the PSF, rounded up). maxInterior: block interiors no longer than this (0: any length).
-// slabBytes: when non-zero, the slices one block reads (whole y·x slices, what a slab reader
-// keeps) stay within it, so the stack is cut along z as well. Throws InvalidArgument when not
-// even a block of one voxel's interior fits, naming the budget and what the smallest block needs.
+// slabBytes: when non-zero, host memory for a slab reader: the whole y·x slices one block reads
+// plus three copies of its box (its input, the next one's read ahead, its result); the stack is
+// then cut along z first. Throws InvalidArgument when not even a block of one voxel's interior
+// fits, naming the budget and what the smallest block needs.
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t budgetBytes,
                      size_t bytesPerFrameVoxel, Shape halo = {-1, -1, -1},
                      Shape maxInterior = {0, 0, 0}, size_t slabBytes = 0);

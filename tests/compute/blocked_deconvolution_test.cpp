@@ -236,7 +236,15 @@ TEST(BlockedDeconvolution, ASlabReaderGivesTheSameResultWithinItsSlices) {
       planBlocks(shape, psf.shape(), p, size_t(1) << 30, frameBytesPerVoxel("cpu", p), {-1, -1, -1},
                  {0, 0, 0}, 20 * sliceBytes);
   ASSERT_GT(plan.counts.z, 1);
-  for (const Block& b : plan.blocks) EXPECT_LE(b.read.shape().z, 20);
+  // The slices a block reads and three copies of its box fit the host budget.
+  EXPECT_LE(plan.hostBytesPerBlock, 20 * sliceBytes);
+  EXPECT_GT(plan.slabSlices, 0);
+  EXPECT_NE(plan.describe(4).find("host memory per block"), std::string::npos);
+  for (const Block& b : plan.blocks) {
+    EXPECT_LE(b.read.shape().z, plan.slabSlices);
+    EXPECT_LE(size_t(b.read.shape().z) * sliceBytes + 3 * size_t(b.read.shape().count()) * 4,
+              20 * sliceBytes);
+  }
   std::atomic<int> reads{0};
   const BoxReader fromSlices = slabReader(
       shape,
