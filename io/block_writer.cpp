@@ -48,7 +48,7 @@ bool isTiff(const std::string& path) {
 StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,
                                    const WriteOptions& options) {
   if (!supports(path))
-    throw IoError(path, "writing in blocks needs a FITS file (.fits, .fit, .fts)");
+    throw IoError(path, "unknown output format (use .fits, .fit, .fts, .tif or .tiff)");
   if (z < 1 || y < 1 || x < 1) throw IoError(path, "cannot write an empty or negative shape");
   state_ = std::make_unique<State>(path, options.sourcePath);
   state_->z = z;

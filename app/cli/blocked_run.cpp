@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -38,21 +39,29 @@ size_t hostBudget(const Args& args) {
 
 struct Budgets {
   size_t frames;  // what one block's deconvolution may use (GPU memory, or RAM on the CPU)
-  size_t slab;    // host memory for the slices the blocks read (0: the input is in memory)
+  size_t slab;    // host memory for the slices the blocks read and the blocks' copies
 };
 
 // On the GPU the frames take device memory (--budget-mb, default the backend's) and the slices
-// the host budget; on the CPU both share the host budget, half each when streaming. A TIFF
-// output holds a row of blocks' slices until its pages are complete: as much again as the
-// slices read, so they get half.
-Budgets budgetsFor(const Args& args, compute::Backend& backend, bool streaming, bool tiff) {
+// the host budget; on the CPU both share the host budget, half each. A TIFF output holds a row
+// of blocks' slices until its pages are complete: as much again as the slices read, so they get
+// half.
+Budgets budgetsFor(const Args& args, compute::Backend& backend, bool tiff) {
   const size_t host = hostBudget(args);
-  const size_t slices = streaming ? (tiff ? host / 2 : host) : 0;
+  const size_t slices = tiff ? host / 2 : host;
   if (backend.name() == "cuda") {
     const size_t mb = static_cast<size_t>(args.getInt("budget-mb", 0));
     return {backend.setMemoryBudget(mb << 20), slices};
   }
-  return streaming ? Budgets{host / 2, slices / 2} : Budgets{host, 0};
+  return {host / 2, slices / 2};
+}
+
+bool isTiff(std::string path) {
+  for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto ends = [&](const std::string& e) {
+    return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
+  };
+  return ends(".tif") || ends(".tiff");
 }
 
 compute::Job progressJob(const std::atomic<bool>* stop, const compute::BlockPlan& plan) {
@@ -80,7 +89,6 @@ compute::Job progressJob(const std::atomic<bool>* stop, const compute::BlockPlan
 
 int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const compute::DeconvolveParams& p = job.params;
-  const bool streaming = io::StackBlockWriter::supports(job.outPath);
   StageTimer timer(args.has("timings"));
   timer.start("read");
   InputStack input;
@@ -88,58 +96,39 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const io::StackInfo& info = input.info;
   const compute::Shape shape{info.z, info.y, info.x};
   auto backend = chooseBackend(args);
-  const std::string ext = job.outPath.substr(std::min(job.outPath.size(), job.outPath.rfind('.')));
-  const bool tiff = ext == ".tif" || ext == ".tiff" || ext == ".TIF" || ext == ".TIFF";
-  const Budgets budgets = budgetsFor(args, *backend, streaming, tiff);
+  const Budgets budgets = budgetsFor(args, *backend, isTiff(job.outPath));
   const compute::BlockPlan plan = compute::planBlocks(
       shape, job.psf.shape(), p, budgets.frames, compute::frameBytesPerVoxel(backend->name(), p),
       shapeOption(args, "halo", -1), shapeOption(args, "block", 0), budgets.slab);
   if (args.has("dry-run")) {
     std::printf("backend %s\n%s", backend->name().c_str(), plan.describe(p.iterations).c_str());
-    if (streaming)
-      std::printf(
-          "streaming: slices read as the blocks need them (at most %lld MiB), blocks "
-          "written as they finish\n",
-          static_cast<long long>(budgets.slab >> 20));
+    std::printf(
+        "streaming: slices read as the blocks need them, blocks written as they finish; "
+        "host memory for them at most %lld MiB\n",
+        static_cast<long long>(budgets.slab >> 20));
     return kOk;
   }
   if (plan.count() > 1) std::fprintf(stderr, "%s", plan.describe(p.iterations).c_str());
   const compute::Job progress = progressJob(job.stop, plan);
-  if (streaming) {
-    timer.stop();
-    timer.start("compute");
-    // Each slice is read once per row of blocks; the result goes to the file block by block.
-    const int64_t keep = std::max<int64_t>(1, plan.slabSlices);
-    io::StackBlockWriter writer(job.outPath, info.z, info.y, info.x,
-                                writeOptionsFor(input, job.history));
-    compute::deconvolveBlocked(
-        *backend,
-        compute::slabReader(
-            shape, [&reader](int64_t z, float* out) { reader->readSlice(z, out); }, keep),
-        [&](const compute::Box& b, const float* data) {
-          writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
-        },
-        job.psf, p, plan, progress);
-    timer.stop();
-    timer.start("write");
-    writer.commit();
-    timer.stop();
-  } else {
-    input.image = compute::Image::hostUninitialized(shape);
-    for (int64_t z = 0; z < info.z; ++z) {
-      progress.checkCancelled();
-      reader->readSlice(z, input.image.slice(z));
-    }
-    timer.stop();
-    timer.start("compute");
-    const compute::Image result =
-        compute::deconvolveBlocked(*backend, input.image, job.psf, p, plan, progress);
-    timer.stop();
-    timer.start("write");
-    io::writeStack(job.outPath, result.data(), info.z, info.y, info.x,
-                   writeOptionsFor(input, job.history));
-    timer.stop();
-  }
+  timer.stop();
+  timer.start("compute");
+  // Each slice is read once per row of blocks; the result goes to the file block by block (the
+  // writer refuses an unknown format before any work is done).
+  io::StackBlockWriter writer(job.outPath, info.z, info.y, info.x,
+                              writeOptionsFor(input, job.history));
+  compute::deconvolveBlocked(
+      *backend,
+      compute::slabReader(
+          shape, [&reader](int64_t z, float* out) { reader->readSlice(z, out); },
+          std::max<int64_t>(1, plan.slabSlices)),
+      [&](const compute::Box& b, const float* data) {
+        writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
+      },
+      job.psf, p, plan, progress);
+  timer.stop();
+  timer.start("write");
+  writer.commit();
+  timer.stop();
   timer.print(backend->name());
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
