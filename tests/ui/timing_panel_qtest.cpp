@@ -43,6 +43,21 @@ double cellNumber(const TimingPanel& panel, int row, int column) {
 class TimingPanelTest : public QObject {
   Q_OBJECT
  private slots:
+  // The display path (interop or download) and the OpenGL stay under the devices, whatever
+  // result comes later.
+  void showsTheDisplayPathUnderTheDevices() {
+    TimingPanel panel;
+    panel.setDevices("Fake CPU", "Fake GPU");
+    panel.setDisplayPath("Display: CUDA–OpenGL interop; OpenGL: NVIDIA Corporation, H100");
+    QVERIFY(panel.devicesText().contains("GPU: Fake GPU"));
+    QVERIFY(panel.devicesText().contains("Display: CUDA–OpenGL interop"));
+    panel.setDevices("Other CPU", {});
+    QVERIFY(panel.devicesText().contains("Other CPU"));
+    QVERIFY(panel.devicesText().contains("OpenGL: NVIDIA Corporation"));
+    panel.setDisplayPath({});
+    QVERIFY(!panel.devicesText().contains("Display:"));
+  }
+
   void showsAtLeastTheTimeTheBackendSpent() {
     auto backend = std::make_shared<FakeBackend>(false, 3);
     backend->iterationSleepMs = 20;  // 3 iterations: ≥ 60 ms of deconvolution
