@@ -12,7 +12,6 @@
 #endif
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <tuple>
 #include <vector>
 
