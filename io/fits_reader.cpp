@@ -412,12 +412,12 @@ void convertSamples(const unsigned char* in, int64_t count, double bscale, doubl
 
 }  // namespace
 
-void FitsReader::readPlainSlice(int64_t z, float* out) const {
-  const int64_t count = info_.y * info_.x;
+void FitsReader::readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
+  const int64_t count = (y1 - y0) * info_.x;
   const int64_t bytes = std::abs(bitpix_) / 8;
   thread_local std::vector<unsigned char> buffer;
   buffer.resize(static_cast<size_t>(count * bytes));
-  const int64_t offset = dataStart_ + (planeElements_ + z * zStride_) * bytes;
+  const int64_t offset = dataStart_ + (planeElements_ + z * zStride_ + y0 * info_.x) * bytes;
   size_t done = 0;
   while (done < buffer.size()) {
     const ssize_t got = ::pread(fd_, buffer.data() + done, buffer.size() - done,
@@ -468,7 +468,7 @@ void FitsReader::readSlice(int64_t z, float* out) const {
   if (z < 0 || z >= info_.z)
     throw IoError(info_.path,
                   "slice " + std::to_string(z) + " is outside 0.." + std::to_string(info_.z - 1));
-  if (fd_ >= 0) return readPlainSlice(z, out);
+  if (fd_ >= 0) return readPlainRows(z, 0, info_.y, out);
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<LONGLONG> first = firstPixel_;
   if (zAxis_ >= 0) first[static_cast<size_t>(zAxis_)] = z + 1;
@@ -482,6 +482,14 @@ void FitsReader::readSlice(int64_t z, float* out) const {
   fits_read_pixll(file_, TFLOAT, first.data(), static_cast<LONGLONG>(info_.y * info_.x), &nan, out,
                   &anyNull, status.ptr());
   status.check("cannot read slice " + std::to_string(z));
+}
+
+void FitsReader::readRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
+  if (z < 0 || z >= info_.z || y0 < 0 || y1 > info_.y || y0 >= y1)
+    throw IoError(info_.path, "rows " + std::to_string(y0) + ".." + std::to_string(y1) +
+                                  " of slice " + std::to_string(z) + " are outside the stack");
+  if (fd_ >= 0) return readPlainRows(z, y0, y1, out);
+  StackReader::readRows(z, y0, y1, out);
 }
 
 }  // namespace stacklens::io

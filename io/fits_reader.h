@@ -19,6 +19,8 @@ class FitsReader : public StackReader {
   ~FitsReader() override;
   const StackInfo& info() const override { return info_; }
   void readSlice(int64_t z, float* out) const override;
+  // Reads only the rows' bytes from an uncompressed file (else the whole slice).
+  void readRows(int64_t z, int64_t y0, int64_t y1, float* out) const override;
   const Wcs* wcs() const override { return wcs_.get(); }
 
  private:
@@ -33,7 +35,7 @@ class FitsReader : public StackReader {
 
   // Plain (uncompressed, not gzipped) images are read with pread() and converted here: no lock,
   // so slices are read in parallel, and about twice as fast as going through cfitsio's buffers.
-  void readPlainSlice(int64_t z, float* out) const;
+  void readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out) const;
   int fd_ = -1;  // the file, for pread(); -1 when cfitsio must do the reading
   int bitpix_ = 0;
   int64_t dataStart_ = 0;      // byte offset of the data unit

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -99,6 +100,16 @@ void checkGzipSize(const std::string& path, uint64_t size) {
 }
 
 }  // namespace
+
+void StackReader::readRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
+  const StackInfo& i = info();
+  if (y0 < 0 || y1 > i.y || y0 >= y1)
+    throw IoError(i.path, "rows " + std::to_string(y0) + ".." + std::to_string(y1) +
+                              " are outside the slice's " + std::to_string(i.y));
+  std::vector<float> slice(static_cast<size_t>(i.y * i.x));
+  readSlice(z, slice.data());
+  std::copy(slice.begin() + y0 * i.x, slice.begin() + y1 * i.x, out);
+}
 
 std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options) {
   const uint64_t size = checkReadableFile(path);

@@ -62,6 +62,9 @@ class StackReader {
   virtual const StackInfo& info() const = 0;
   // Writes y·x float32 values (scaling applied, BLANK → NaN) to out. Throws IoError.
   virtual void readSlice(int64_t z, float* out) const = 0;
+  // Rows [y0, y1) of slice z ((y1 − y0)·x values), as readSlice would give them. The default
+  // reads the slice and copies the rows; readers that can read less override it.
+  virtual void readRows(int64_t z, int64_t y0, int64_t y1, float* out) const;
   // The world coordinate system, or nullptr when the file has none.
   virtual const Wcs* wcs() const = 0;
 };

@@ -55,7 +55,7 @@ compute::BlockPlan planWholeStack(const WholeStackRequest& request, compute::Bac
   return compute::planBlocks({info.z, info.y, info.x}, request.psf.shape(), p,
                              frameBudget(backend, ramBudget),
                              compute::frameBytesPerVoxel(backend.name(), p), {-1, -1, -1},
-                             {0, 0, 0}, slabBudget(ramBudget));
+                             {0, 0, 0}, slabBudget(ramBudget), info.format != "fits");
 }
 
 void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
@@ -68,9 +68,16 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
   // Slices are read as the blocks need them and each block's interior is written as it
   // finishes: neither stack is whole in memory.
   const int64_t keep = std::max<int64_t>(1, plan.slabSlices);
-  const compute::BoxReader read = compute::slabReader(
-      {info.z, info.y, info.x},
-      [&request](int64_t z, float* out) { request.reader->readSlice(z, out); }, keep);
+  // FITS row band by row band, other formats slice by slice (as planWholeStack planned).
+  const compute::BoxReader read =
+      info.format == "fits"
+          ? compute::rowReader({info.z, info.y, info.x},
+                               [&request](int64_t z, int64_t y0, int64_t y1, float* out) {
+                                 request.reader->readRows(z, y0, y1, out);
+                               })
+          : compute::slabReader(
+                {info.z, info.y, info.x},
+                [&request](int64_t z, float* out) { request.reader->readSlice(z, out); }, keep);
   io::WriteOptions options;
   options.header = info.header;
   options.history.push_back(

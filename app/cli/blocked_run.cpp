@@ -97,9 +97,12 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const compute::Shape shape{info.z, info.y, info.x};
   auto backend = chooseBackend(args);
   const Budgets budgets = budgetsFor(args, *backend, isTiff(job.outPath));
+  // FITS is read row band by row band (an uncompressed file reads only those bytes); other
+  // formats slice by slice, keeping the slices a row of blocks needs.
+  const bool rows = info.format == "fits";
   const compute::BlockPlan plan = compute::planBlocks(
       shape, job.psf.shape(), p, budgets.frames, compute::frameBytesPerVoxel(backend->name(), p),
-      shapeOption(args, "halo", -1), shapeOption(args, "block", 0), budgets.slab);
+      shapeOption(args, "halo", -1), shapeOption(args, "block", 0), budgets.slab, !rows);
   if (args.has("dry-run")) {
     std::printf("backend %s\n%s", backend->name().c_str(), plan.describe(p.iterations).c_str());
     std::printf(
@@ -118,9 +121,11 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
                               writeOptionsFor(input, job.history));
   compute::deconvolveBlocked(
       *backend,
-      compute::slabReader(
-          shape, [&reader](int64_t z, float* out) { reader->readSlice(z, out); },
-          std::max<int64_t>(1, plan.slabSlices)),
+      rows ? compute::rowReader(shape, [&reader](int64_t z, int64_t y0, int64_t y1,
+                                                 float* out) { reader->readRows(z, y0, y1, out); })
+           : compute::slabReader(
+                 shape, [&reader](int64_t z, float* out) { reader->readSlice(z, out); },
+                 std::max<int64_t>(1, plan.slabSlices)),
       [&](const compute::Box& b, const float* data) {
         writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
       },

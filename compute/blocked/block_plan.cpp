@@ -68,7 +68,8 @@ std::string BlockPlan::describe(int iterations) const {
 }
 
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t budgetBytes,
-                     size_t bytesPerFrameVoxel, Shape halo, Shape maxInterior, size_t slabBytes) {
+                     size_t bytesPerFrameVoxel, Shape halo, Shape maxInterior, size_t slabBytes,
+                     bool wholeSlices) {
   if (volume.empty()) throw InvalidArgument("blocked deconvolution: the volume is empty");
   if (psf.empty()) throw InvalidArgument("blocked deconvolution: the PSF is empty");
   BlockPlan plan;
@@ -81,11 +82,14 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t 
                halo.x < 0 ? ceilDiv(psf.x, 2) : halo.x};
   const Shape h = plan.halo;
   const bool periodic = p.boundary == Boundary::Periodic;
-  // With a slab reader the host holds, per block, the whole slices it reads plus three copies of
-  // its box (its input, the next block's read ahead, its result): hostNeed must fit slabBytes.
+  // Reading, the host holds per block three copies of its box (its input, the next block's read
+  // ahead, its result) and the whole slices it reads (slab reader) or one band of its rows (row
+  // reader): hostNeed must fit slabBytes.
   const int64_t sliceBytes = volume.y * volume.x * int64_t(sizeof(float));
   auto hostNeed = [&](Shape read) {
-    return size_t(read.z) * size_t(sliceBytes) + 3 * size_t(read.count()) * sizeof(float);
+    const size_t reading = wholeSlices ? size_t(read.z) * size_t(sliceBytes)
+                                       : size_t(read.y * volume.x) * sizeof(float);
+    return reading + 3 * size_t(read.count()) * sizeof(float);
   };
   const Shape start{maxInterior.z > 0 ? ceilDiv(volume.z, maxInterior.z) : 1,
                     maxInterior.y > 0 ? ceilDiv(volume.y, maxInterior.y) : 1,

@@ -53,12 +53,13 @@ size_t frameBytesPerVoxel(const std::string& backend, const DeconvolveParams& p)
 // The plan with the fewest blocks whose largest block fits the budget: the axis whose block is
 // longest is cut into one more piece until it fits. halo: voxels on each side (a negative axis:
 // half the PSF, rounded up). maxInterior: block interiors no longer than this (0: any length).
-// slabBytes: when non-zero, host memory for a slab reader: the whole y·x slices one block reads
-// plus three copies of its box (its input, the next one's read ahead, its result); the stack is
-// then cut along z first. Throws InvalidArgument when not even a block of one voxel's interior
-// fits, naming the budget and what the smallest block needs.
+// slabBytes: when non-zero, host memory for reading the stack: three copies of a block's box
+// (its input, the next one's read ahead, its result) plus, with wholeSlices (a slab reader), the
+// whole y·x slices the block reads, else (a row reader) one band of its rows; the stack is then
+// cut along z first. Throws InvalidArgument when not even a block of one voxel's interior fits,
+// naming the budget and what the smallest block needs.
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t budgetBytes,
                      size_t bytesPerFrameVoxel, Shape halo = {-1, -1, -1},
-                     Shape maxInterior = {0, 0, 0}, size_t slabBytes = 0);
+                     Shape maxInterior = {0, 0, 0}, size_t slabBytes = 0, bool wholeSlices = true);
 
 }  // namespace stacklens::compute

@@ -267,6 +267,22 @@ TEST(BlockedDeconvolution, ASlabReaderGivesTheSameResultWithinItsSlices) {
   deconvolveBlocked(*cpu, fromSlices, writeInto(streamed), psf, p, plan);
   const Image direct = deconvolveBlocked(*cpu, volume, psf, p, plan);
   for (int64_t i = 0; i < shape.count(); ++i) ASSERT_EQ(streamed.data()[i], direct.data()[i]) << i;
+  // Row bands read for each box give the same.
+  Image byRows = Image::host(shape);
+  deconvolveBlocked(*cpu,
+                    rowReader(shape,
+                              [&](int64_t z, int64_t y0, int64_t y1, float* out) {
+                                std::memcpy(out, volume.slice(z) + y0 * shape.x,
+                                            size_t((y1 - y0) * shape.x) * sizeof(float));
+                              }),
+                    writeInto(byRows), psf, p, plan);
+  for (int64_t i = 0; i < shape.count(); ++i) ASSERT_EQ(byRows.data()[i], direct.data()[i]) << i;
+  // A row reader needs no whole slices: the same host budget holds larger blocks.
+  const BlockPlan rowsPlan =
+      planBlocks(shape, psf.shape(), p, size_t(1) << 30, frameBytesPerVoxel("cpu", p), {-1, -1, -1},
+                 {0, 0, 0}, 20 * sliceBytes, false);
+  EXPECT_LE(rowsPlan.hostBytesPerBlock, 20 * sliceBytes);
+  EXPECT_LE(rowsPlan.count(), plan.count());
   // z-major order: the slices of one row of blocks stay while its blocks are read, and the halo
   // slices the next row shares are still there: every slice is read once.
   EXPECT_EQ(reads.load(), shape.z);
