@@ -60,9 +60,11 @@ std::string BlockPlan::describe(int iterations) const {
     << "), interior up to " << interior.z << " x " << interior.y << " x " << interior.x << "\n"
     << "memory per block about " << (bytesPerBlock >> 20) << " MiB of a budget of "
     << (budget >> 20) << " MiB\n";
-  if (hostBytesPerBlock)
-    o << "host memory per block about " << (hostBytesPerBlock >> 20) << " MiB (" << slabSlices
-      << " slices kept)\n";
+  if (hostBytesPerBlock) {
+    o << "host memory per block about " << (hostBytesPerBlock >> 20) << " MiB";
+    if (wholeSlices) o << " (" << slabSlices << " slices kept)";
+    o << "\n";
+  }
   o << "work " << work(iterations) / unblocked << " x the unblocked run's (halos and padding)\n";
   return o.str();
 }
@@ -76,6 +78,7 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t 
   plan.volume = volume;
   plan.psf = psf;
   plan.budget = budgetBytes;
+  plan.wholeSlices = wholeSlices;
   // At least half the PSF on each side by default: every interior voxel's blurred value then
   // comes from real data.
   plan.halo = {halo.z < 0 ? ceilDiv(psf.z, 2) : halo.z, halo.y < 0 ? ceilDiv(psf.y, 2) : halo.y,

@@ -31,9 +31,10 @@ struct BlockPlan {
   Shape counts{1, 1, 1};     // blocks along z, y, x
   Shape interior;            // the largest interior (the last block on an axis may be smaller)
   size_t bytesPerBlock = 0;  // the memory one block of the largest size needs (estimate)
-  // With a slab reader (slabBytes): host memory per block, and the slices to keep.
+  // With slabBytes: host memory per block, and for a slab reader (wholeSlices) the slices to keep.
   size_t hostBytesPerBlock = 0;
   int64_t slabSlices = 0;
+  bool wholeSlices = true;
   size_t budget = 0;  // what it had to fit
   std::vector<Block> blocks;
   int64_t count() const { return counts.count(); }
