@@ -2,7 +2,6 @@
 // they fill; the temporary file is renamed into place at the end.
 #include "io/block_writer.h"
 
-#include <cctype>
 #include <cstring>
 #include <map>
 #include <vector>
@@ -27,23 +26,8 @@ struct StackBlockWriter::State {
 };
 
 bool StackBlockWriter::supports(const std::string& path) {
-  auto ends = [&](const std::string& e) {
-    if (path.size() < e.size()) return false;
-    std::string tail = path.substr(path.size() - e.size());
-    for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return tail == e;
-  };
-  return ends(".fits") || ends(".fit") || ends(".fts") || ends(".tif") || ends(".tiff");
+  return outputFormat(path) != OutputFormat::Unknown;
 }
-
-namespace {
-bool isTiff(const std::string& path) {
-  const auto dot = path.find_last_of('.');
-  std::string ext = dot == std::string::npos ? "" : path.substr(dot);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".tif" || ext == ".tiff";
-}
-}  // namespace
 
 StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,
                                    const WriteOptions& options) {
@@ -54,7 +38,7 @@ StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y
   state_->z = z;
   state_->y = y;
   state_->x = x;
-  if (isTiff(path)) {
+  if (outputFormat(path) == OutputFormat::Tiff) {
     state_->pages =
         std::make_unique<TiffPageWriter>(state_->out.tempPath(), path, SampleKind::Float32, z, y, x,
                                          options, tiffDescription(z, options));

@@ -30,12 +30,11 @@ void write(const std::string& path, const void* data, SampleKind kind, int64_t z
       z > std::numeric_limits<int64_t>::max() / (y * x))
     throw IoError(path, "the shape is too large to write");
   if (!data) throw IoError(path, "no data to write");
-  const std::string ext = lowerExtension(path);
-  const bool fits = ext == ".fits" || ext == ".fit" || ext == ".fts";
-  const bool tiff = ext == ".tif" || ext == ".tiff";
-  if (!fits && !tiff)
-    throw IoError(path,
-                  "unknown output format '" + ext + "' (use .fits, .fit, .fts, .tif or .tiff)");
+  const OutputFormat format = outputFormat(path);
+  const bool fits = format == OutputFormat::Fits;
+  if (format == OutputFormat::Unknown)
+    throw IoError(path, "unknown output format '" + lowerExtension(path) +
+                            "' (use .fits, .fit, .fts, .tif or .tiff)");
   AtomicOutput out(path, options.sourcePath);
   if (fits)
     writeFitsFile(out.tempPath(), path, data, kind, z, y, x, options);
@@ -45,6 +44,13 @@ void write(const std::string& path, const void* data, SampleKind kind, int64_t z
 }
 
 }  // namespace
+
+OutputFormat outputFormat(const std::string& path) {
+  const std::string ext = lowerExtension(path);
+  if (ext == ".fits" || ext == ".fit" || ext == ".fts") return OutputFormat::Fits;
+  if (ext == ".tif" || ext == ".tiff") return OutputFormat::Tiff;
+  return OutputFormat::Unknown;
+}
 
 bool isMicron(const std::string& unit) {
   return unit == "micron" || unit == "um" || unit == "\xc2\xb5m" || unit == "\xce\xbcm" ||

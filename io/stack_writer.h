@@ -20,6 +20,11 @@ struct WriteOptions {
   bool tiffUInt16 = false;  // TIFF only: clamp and round to uint16 instead of float32
 };
 
+// The format an output path asks for by its extension (case-insensitive): .fits/.fit/.fts,
+// .tif/.tiff, anything else Unknown.
+enum class OutputFormat { Fits, Tiff, Unknown };
+OutputFormat outputFormat(const std::string& path);
+
 // The format follows the extension: .fits/.fit/.fts → FITS, .tif/.tiff → TIFF. The file is
 // written to a temporary file in the same folder and renamed into place. Throws IoError.
 void writeStack(const std::string& path, const float* data, int64_t z, int64_t y, int64_t x,

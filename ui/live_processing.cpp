@@ -177,7 +177,11 @@ void LiveProcessing::showHeldRaw() {
 }
 
 void LiveProcessing::updateDisplayPath() {
+  // Called on every result: the text is made only when the path or the OpenGL changed.
   const QString path = displayPath();
+  if (path == shownPath_ && view_->glVendor() == shownVendor_) return;
+  shownPath_ = path;
+  shownVendor_ = view_->glVendor();
   QString how;
   if (path == "interop")
     how =

@@ -130,6 +130,7 @@ class LiveProcessing : public QObject {
   QTimer rawHold_;
   void showHeldRaw();
   void updateDisplayPath();
+  QString shownPath_, shownVendor_;  // what the timing panel says now
   int64_t requestNs_ = 0, receivedNs_ = 0;
   double lastLatencyMs_ = -1;  // request to result of the last slice, for holdRawSlice
   FirstResult first_;

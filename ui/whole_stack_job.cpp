@@ -1,8 +1,6 @@
 // runWholeStack: slices in, blocks deconvolved, interiors out, with the result's provenance.
 #include "ui/whole_stack_job.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "compute/blocked/blocked_deconvolution.h"
@@ -17,13 +15,8 @@ compute::DeconvolveParams threeD(compute::DeconvolveParams p) {
   return p;
 }
 
-// Host memory for the job: ramBudget, else half the machine's.
-size_t hostBudget(size_t ramBudget) {
-  if (ramBudget) return ramBudget;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2
-                               : size_t(4) << 30;
-}
+// Host memory for the job: ramBudget, else compute::defaultHostBudget().
+size_t hostBudget(size_t ramBudget) { return ramBudget ? ramBudget : compute::defaultHostBudget(); }
 
 // The frames: GPU memory on the GPU, half the host budget on the CPU.
 size_t frameBudget(compute::Backend& backend, size_t ramBudget) {

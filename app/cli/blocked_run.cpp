@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -29,12 +28,10 @@ compute::Shape shapeOption(const Args& args, const std::string& name, int64_t fa
   return {int64_t(v[0]), int64_t(v[1]), int64_t(v[2])};
 }
 
-// Host memory for the run: --ram-budget-mb, else half the machine's.
+// Host memory for the run: --ram-budget-mb, else compute::defaultHostBudget().
 size_t hostBudget(const Args& args) {
   if (args.has("ram-budget-mb")) return static_cast<size_t>(args.getInt("ram-budget-mb", 0)) << 20;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2
-                               : size_t(4) << 30;
+  return compute::defaultHostBudget();
 }
 
 struct Budgets {
@@ -54,14 +51,6 @@ Budgets budgetsFor(const Args& args, compute::Backend& backend, bool tiff) {
     return {backend.setMemoryBudget(mb << 20), slices};
   }
   return {host / 2, slices / 2};
-}
-
-bool isTiff(std::string path) {
-  for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  auto ends = [&](const std::string& e) {
-    return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
-  };
-  return ends(".tif") || ends(".tiff");
 }
 
 compute::Job progressJob(const std::atomic<bool>* stop, const compute::BlockPlan& plan) {
@@ -96,7 +85,8 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const io::StackInfo& info = input.info;
   const compute::Shape shape{info.z, info.y, info.x};
   auto backend = chooseBackend(args);
-  const Budgets budgets = budgetsFor(args, *backend, isTiff(job.outPath));
+  const Budgets budgets =
+      budgetsFor(args, *backend, io::outputFormat(job.outPath) == io::OutputFormat::Tiff);
   // FITS is read row band by row band (an uncompressed file reads only those bytes); other
   // formats slice by slice, keeping the slices a row of blocks needs.
   const bool rows = info.format == "fits";

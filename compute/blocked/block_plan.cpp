@@ -1,6 +1,8 @@
 // planBlocks: interior sizes from the memory budget, halos from the PSF.
 #include "compute/blocked/block_plan.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -19,6 +21,12 @@ std::vector<std::pair<int64_t, int64_t>> cuts(int64_t length, int64_t n) {
 }
 
 }  // namespace
+
+size_t defaultHostBudget() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2
+                               : size_t(4) << 30;
+}
 
 size_t frameBytesPerVoxel(const std::string& backend, const DeconvolveParams& p) {
   // Image, estimate, work (4 B each), spectrum and OTF (about 4 B each per real voxel), plus for

@@ -43,6 +43,9 @@ struct BlockPlan {
   std::string describe(int iterations) const;  // human-readable, for --dry-run
 };
 
+// Host memory a run may plan with when none is given: half the machine's memory.
+size_t defaultHostBudget();
+
 // Memory the deconvolution of one block of `read` voxels needs, in bytes: the backend's frame
 // arrays (padded by the PSF on each axis) plus the block's input and output.
 size_t blockBytes(Shape read, Shape psf, const DeconvolveParams& p, size_t bytesPerFrameVoxel);
