@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "compute/block_transfers.h"
 #include "compute/image.h"
 #include "compute/job.h"
 #include "compute/params.h"
@@ -78,6 +79,11 @@ class Backend {
   // Rows 0, step, 2·step, ... of image's slice z as a host image: a cheap sample of a device
   // result (display limits) without downloading all of it.
   virtual Image downloadRows(const Image& image, int64_t z, int64_t step);
+  // Whole-stack runs (compute/blocked/): copies that overlap this backend's computing. The
+  // default suits a backend that computes on the host.
+  virtual std::unique_ptr<BlockTransfers> blockTransfers() {
+    return std::make_unique<HostBlockTransfers>();
+  }
 
   virtual Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job = {}) = 0;
   virtual Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,

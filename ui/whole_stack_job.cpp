@@ -24,9 +24,17 @@ size_t frameBudget(compute::Backend& backend, size_t ramBudget) {
   return hostBudget(ramBudget) / 2;
 }
 
-// The slices the blocks read: a quarter of the host budget (the pages of a TIFF output wait in
-// as much again; the CPU's frames take the other half).
+// Filling frames and emptying results: a quarter of the host budget (the CPU's frames take half).
 size_t slabBudget(size_t ramBudget) { return hostBudget(ramBudget) / 4; }
+
+// A TIFF output holds the slices of a row of blocks until its pages are complete: at most a
+// quarter of the host budget (0: no limit).
+int64_t pendingSlices(const WholeStackRequest& request, size_t ramBudget) {
+  if (io::outputFormat(request.outPath) != io::OutputFormat::Tiff) return 0;
+  const io::StackInfo& info = request.reader->info();
+  return std::max<int64_t>(1, static_cast<int64_t>(hostBudget(ramBudget) / 4 /
+                                                   (size_t(info.y * info.x) * sizeof(float))));
+}
 
 const char* boundaryName(compute::Boundary b) {
   switch (b) {
@@ -45,10 +53,11 @@ compute::BlockPlan planWholeStack(const WholeStackRequest& request, compute::Bac
                                   size_t ramBudget) {
   const io::StackInfo& info = request.reader->info();
   const compute::DeconvolveParams p = threeD(request.params);
-  return compute::planBlocks({info.z, info.y, info.x}, request.psf.shape(), p,
-                             frameBudget(backend, ramBudget),
-                             compute::frameBytesPerVoxel(backend.name(), p), {-1, -1, -1},
-                             {0, 0, 0}, slabBudget(ramBudget), info.format != "fits");
+  compute::BlockPlan plan = compute::planBlocks(
+      {info.z, info.y, info.x}, request.psf.shape(), p, compute::frameCosts(backend.name(), p),
+      frameBudget(backend, ramBudget), {-1, -1, -1}, {pendingSlices(request, ramBudget), 0, 0});
+  compute::planSlabs(plan, slabBudget(ramBudget), info.format != "fits");
+  return plan;
 }
 
 void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
@@ -58,8 +67,8 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
   const io::StackInfo& info = request.reader->info();
   const compute::DeconvolveParams p = threeD(request.params);
   const compute::BlockPlan plan = planWholeStack(request, backend, ramBudget);
-  // Slices are read as the blocks need them and each block's interior is written as it
-  // finishes: neither stack is whole in memory.
+  // Frames are read slab by slab as the blocks need them and each block's interior is written
+  // as it finishes: neither stack is whole in memory.
   const int64_t keep = std::max<int64_t>(1, plan.slabSlices);
   // FITS row band by row band, other formats slice by slice (as planWholeStack planned).
   const compute::BoxReader read =

@@ -36,21 +36,28 @@ size_t hostBudget(const Args& args) {
 
 struct Budgets {
   size_t frames;  // what one block's deconvolution may use (GPU memory, or RAM on the CPU)
-  size_t slab;    // host memory for the slices the blocks read and the blocks' copies
+  size_t slab;    // host memory for filling frames and emptying results
+  int64_t pendingSlices = 0;  // a TIFF output: the most slices its pages may wait in (0: any)
 };
 
-// On the GPU the frames take device memory (--budget-mb, default the backend's) and the slices
-// the host budget; on the CPU both share the host budget, half each. A TIFF output holds a row
-// of blocks' slices until its pages are complete: as much again as the slices read, so they get
-// half.
-Budgets budgetsFor(const Args& args, compute::Backend& backend, bool tiff) {
+// On the GPU the frames take device memory (--budget-mb, default the backend's) and the slabs
+// the host budget; on the CPU both share the host budget, half each. A TIFF output holds the
+// slices of a row of blocks until its pages are complete: they get half of the host budget.
+Budgets budgetsFor(const Args& args, compute::Backend& backend, bool tiff, compute::Shape volume) {
   const size_t host = hostBudget(args);
-  const size_t slices = tiff ? host / 2 : host;
+  const size_t rest = tiff ? host / 2 : host;
+  Budgets b{0, rest, 0};
+  if (tiff)
+    b.pendingSlices = std::max<int64_t>(
+        1, static_cast<int64_t>(host / 2 / (size_t(volume.y * volume.x) * sizeof(float))));
   if (backend.name() == "cuda") {
     const size_t mb = static_cast<size_t>(args.getInt("budget-mb", 0));
-    return {backend.setMemoryBudget(mb << 20), slices};
+    b.frames = backend.setMemoryBudget(mb << 20);
+  } else {
+    b.frames = rest / 2;
+    b.slab = rest / 2;
   }
-  return {host / 2, slices / 2};
+  return b;
 }
 
 compute::Job progressJob(const std::atomic<bool>* stop, const compute::BlockPlan& plan) {
@@ -86,30 +93,34 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const compute::Shape shape{info.z, info.y, info.x};
   auto backend = chooseBackend(args);
   const Budgets budgets =
-      budgetsFor(args, *backend, io::outputFormat(job.outPath) == io::OutputFormat::Tiff);
+      budgetsFor(args, *backend, io::outputFormat(job.outPath) == io::OutputFormat::Tiff, shape);
   // FITS is read row band by row band (an uncompressed file reads only those bytes); other
   // formats slice by slice, keeping the slices a row of blocks needs.
   const bool rows = info.format == "fits";
-  const compute::BlockPlan plan = compute::planBlocks(
-      shape, job.psf.shape(), p, budgets.frames, compute::frameBytesPerVoxel(backend->name(), p),
-      shapeOption(args, "halo", -1), shapeOption(args, "block", 0), budgets.slab, !rows);
+  compute::Shape most = shapeOption(args, "block", 0);
+  if (budgets.pendingSlices && (most.z == 0 || most.z > budgets.pendingSlices))
+    most.z = budgets.pendingSlices;
+  compute::BlockPlan plan =
+      compute::planBlocks(shape, job.psf.shape(), p, compute::frameCosts(backend->name(), p),
+                          budgets.frames, shapeOption(args, "halo", -1), most);
+  compute::planSlabs(plan, budgets.slab, !rows);
   if (args.has("dry-run")) {
     std::printf("backend %s\n%s", backend->name().c_str(), plan.describe(p.iterations).c_str());
     std::printf(
-        "streaming: slices read as the blocks need them, blocks written as they finish; "
-        "host memory for them at most %lld MiB\n",
-        static_cast<long long>(budgets.slab >> 20));
+        "streaming: frames filled and results written %lld slices at a time, while the blocks "
+        "next to them compute; host memory for it at most %lld MiB\n",
+        static_cast<long long>(plan.slabSlices), static_cast<long long>(budgets.slab >> 20));
     return kOk;
   }
   if (plan.count() > 1) std::fprintf(stderr, "%s", plan.describe(p.iterations).c_str());
   const compute::Job progress = progressJob(job.stop, plan);
   timer.stop();
   timer.start("compute");
-  // Each slice is read once per row of blocks; the result goes to the file block by block (the
-  // writer refuses an unknown format before any work is done).
+  // Frames are read slab by slab as the blocks need them; results go to the file slab by slab
+  // (the writer refuses an unknown format before any work is done).
   io::StackBlockWriter writer(job.outPath, info.z, info.y, info.x,
                               writeOptionsFor(input, job.history));
-  compute::deconvolveBlocked(
+  const compute::BlockedRunReport report = compute::deconvolveBlocked(
       *backend,
       rows ? compute::rowReader(shape, [&reader](int64_t z, int64_t y0, int64_t y1,
                                                  float* out) { reader->readRows(z, y0, y1, out); })
@@ -125,6 +136,12 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   writer.commit();
   timer.stop();
   timer.print(backend->name());
+  if (args.has("timings"))
+    std::fprintf(stderr,
+                 "blocks %d: reading %.2f s, deconvolving %.2f s, writing %.2f s, waiting for "
+                 "reads and writes %.2f s\n",
+                 report.blocks, report.readSeconds, report.computeSeconds, report.writeSeconds,
+                 report.waitSeconds);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::fprintf(stderr, "peak host memory %ld MiB", usage.ru_maxrss / 1024);

@@ -1,6 +1,9 @@
 // How a volume too large for a memory budget is cut into overlapping blocks for 3D
-// Richardson–Lucy: block interiors tile the volume; each block is read with a halo of real data
-// around its interior, deconvolved on its own, and only its interior is kept.
+// Richardson–Lucy. Block interiors tile the volume. Each block deconvolves a frame: its interior
+// with at least a halo of voxels on every side, grown to an FFT length its backend transforms
+// fast, the same shape for every block. Where a frame reaches past the volume's faces it is
+// filled by the run's boundary rule, so the frame is deconvolved with periodic boundaries and
+// only its interior is kept.
 #pragma once
 
 #include <cstddef>
@@ -12,8 +15,7 @@
 
 namespace stacklens::compute {
 
-// A box of voxels [z0, z1) × [y0, y1) × [x0, x1); it may reach outside the volume (halos of
-// periodic boundaries wrap).
+// A box of voxels [z0, z1) × [y0, y1) × [x0, x1); it may reach outside the volume.
 struct Box {
   int64_t z0 = 0, z1 = 0, y0 = 0, y1 = 0, x0 = 0, x1 = 0;
   Shape shape() const { return {z1 - z0, y1 - y0, x1 - x0}; }
@@ -22,48 +24,58 @@ struct Box {
 
 struct Block {
   Box interior;  // inside the volume; the interiors tile it without overlap
-  Box read;      // interior plus at least the halo (clipped at the volume's faces unless
-                 // periodic); the same shape for every block of a plan
+  Box frame;     // what the block deconvolves: the interior and at least the halo around it
 };
 
+// What 3D Richardson–Lucy costs a backend per frame (tuning data, compute/blocked/frame_costs.cpp).
+struct FrameCosts {
+  std::string backend;
+  size_t bytesPerVoxel = 0;            // memory one block needs per frame voxel, transfers included
+  size_t fastBytesPerVoxel = 0;        // the same on the fast path
+  double nsPerVoxelIteration = 0;      // frames of 2, 3, 5, 7-smooth lengths
+  double fastNsPerVoxelIteration = 0;  // frames the fast path takes (0: no fast path)
+  int64_t fastMin = 0, fastMax = 0;    // its power-of-two side lengths (x: twice these)
+  bool fast(Shape frame) const;        // whether the fast path takes this frame
+  size_t bytes(Shape frame) const;     // the memory one block of this frame needs
+  double secondsPerIteration(Shape frame) const;
+};
+
+FrameCosts frameCosts(const std::string& backend, const DeconvolveParams& p);
+
 struct BlockPlan {
-  Shape volume, psf, halo;   // halo: voxels of real data past each interior face
-  Shape counts{1, 1, 1};     // blocks along z, y, x
-  Shape interior;            // the largest interior (the last block on an axis may be smaller)
-  size_t bytesPerBlock = 0;  // the memory one block of the largest size needs (estimate)
-  // With slabBytes: host memory per block, and for a slab reader (wholeSlices) the slices to keep.
-  size_t hostBytesPerBlock = 0;
+  Shape volume, psf, halo;  // halo: voxels of real data at least past each interior face
+  Shape counts{1, 1, 1};    // blocks along z, y, x
+  Shape interior;           // the largest interior (the last block on an axis may be smaller)
+  Shape frame;              // every block's frame
+  Boundary boundary = Boundary::Reflect;  // how frames are filled past the volume's faces
+  bool fastFrame = false;                 // the backend's fast path takes the frame
+  size_t bytesPerBlock = 0;               // the memory one block needs (estimate)
+  size_t budget = 0;                      // what it had to fit
+  double secondsPerIteration = 0;         // expected compute per iteration over all blocks
+  // Host memory: frames are filled and emptied slabSlices slices at a time.
   int64_t slabSlices = 0;
-  bool wholeSlices = true;
-  size_t budget = 0;  // what it had to fit
+  size_t hostBytes = 0;
   std::vector<Block> blocks;
   int64_t count() const { return counts.count(); }
-  // Frame voxels × iterations over all blocks: the work, against the unblocked run's.
-  double work(int iterations) const;
+  // Frame voxels over all blocks against the unblocked run's frame.
+  double work() const;
   std::string describe(int iterations) const;  // human-readable, for --dry-run
 };
 
 // Host memory a run may plan with when none is given: half the machine's memory.
 size_t defaultHostBudget();
 
-// Memory the deconvolution of one block of `read` voxels needs, in bytes: the backend's frame
-// arrays (padded by the PSF on each axis) plus the block's input and output.
-size_t blockBytes(Shape read, Shape psf, const DeconvolveParams& p, size_t bytesPerFrameVoxel);
+// The plan with the least expected compute whose block fits the budget. halo: voxels on each side
+// (a negative axis: half the PSF, rounded up). maxInterior: block interiors no longer than this (0:
+// any length). Throws InvalidArgument when not even the smallest block fits, naming the budget
+// and what that block needs.
+BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const FrameCosts& costs,
+                     size_t budgetBytes, Shape halo = {-1, -1, -1}, Shape maxInterior = {0, 0, 0});
 
-// Bytes per voxel of the padded frame Richardson–Lucy keeps on each backend (both keep image,
-// estimate, work and half-spectra; CUDA adds the cuFFT work area).
-size_t frameBytesPerVoxel(const std::string& backend, const DeconvolveParams& p);
-
-// The plan with the fewest blocks whose largest block fits the budget: the axis whose block is
-// longest is cut into one more piece until it fits. halo: voxels on each side (a negative axis:
-// half the PSF, rounded up). maxInterior: block interiors no longer than this (0: any length).
-// slabBytes: when non-zero, host memory for reading the stack: three copies of a block's box
-// (its input, the next one's read ahead, its result) plus, with wholeSlices (a slab reader), the
-// whole y·x slices the block reads, else (a row reader) one band of its rows; the stack is then
-// cut along z first. Throws InvalidArgument when not even a block of one voxel's interior fits,
-// naming the budget and what the smallest block needs.
-BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, size_t budgetBytes,
-                     size_t bytesPerFrameVoxel, Shape halo = {-1, -1, -1},
-                     Shape maxInterior = {0, 0, 0}, size_t slabBytes = 0, bool wholeSlices = true);
+// Chooses how many slices at a time frames are filled and emptied so that the host memory for it
+// fits hostBudget: staging for two slabs in and two out, plus, with wholeSlices (a reader that
+// reads whole slices), the slices one slab reads. Throws InvalidArgument when one slice does
+// not fit.
+void planSlabs(BlockPlan& plan, size_t hostBudget, bool wholeSlices);
 
 }  // namespace stacklens::compute

@@ -1,7 +1,9 @@
-// Block by block: read (with wrapped halos for periodic runs), deconvolve, keep the interior.
+// Block by block: a reader thread fills frames, the backend deconvolves them, a writer thread
+// keeps their interiors.
 #include "compute/blocked/blocked_deconvolution.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -16,50 +18,6 @@ double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-int64_t wrap(int64_t i, int64_t n) { return ((i % n) + n) % n; }
-
-// The pieces of [a, b) on an axis of length n, each inside the volume: (volume start, length,
-// offset in the box).
-struct Piece {
-  int64_t start, length, offset;
-};
-std::vector<Piece> pieces(int64_t a, int64_t b, int64_t n) {
-  std::vector<Piece> out;
-  for (int64_t i = a; i < b;) {
-    const int64_t start = wrap(i, n);
-    const int64_t length = std::min(b - i, n - start);
-    out.push_back({start, length, i - a});
-    i += length;
-  }
-  return out;
-}
-
-// Reads a box that may reach past the volume's faces (periodic halos) as up to eight boxes inside.
-Image readBlock(const BoxReader& read, const Box& box, Shape volume) {
-  const Shape s = box.shape();
-  Image out = Image::hostUninitialized(s);
-  const bool inside = box.z0 >= 0 && box.y0 >= 0 && box.x0 >= 0 && box.z1 <= volume.z &&
-                      box.y1 <= volume.y && box.x1 <= volume.x;
-  if (inside) {
-    read(box, out.data());
-    return out;
-  }
-  for (const Piece& pz : pieces(box.z0, box.z1, volume.z))
-    for (const Piece& py : pieces(box.y0, box.y1, volume.y))
-      for (const Piece& px : pieces(box.x0, box.x1, volume.x)) {
-        const Box part{pz.start, pz.start + pz.length, py.start, py.start + py.length,
-                       px.start, px.start + px.length};
-        std::vector<float> tmp(static_cast<size_t>(part.shape().count()));
-        read(part, tmp.data());
-        for (int64_t z = 0; z < pz.length; ++z)
-          for (int64_t y = 0; y < py.length; ++y)
-            std::memcpy(out.data() + ((pz.offset + z) * s.y + py.offset + y) * s.x + px.offset,
-                        tmp.data() + (z * py.length + y) * px.length,
-                        static_cast<size_t>(px.length) * sizeof(float));
-      }
-  return out;
-}
-
 }  // namespace
 
 BlockedRunReport deconvolveBlocked(Backend& backend, const BoxReader& read, const BoxWriter& write,
@@ -67,45 +25,90 @@ BlockedRunReport deconvolveBlocked(Backend& backend, const BoxReader& read, cons
                                    const BlockPlan& plan, const Job& job) {
   if (!p.threeD) throw InvalidArgument("blocked deconvolution is 3D: set threeD");
   if (plan.blocks.empty()) throw InvalidArgument("blocked deconvolution: the plan has no blocks");
+  if (plan.slabSlices < 1)
+    throw InvalidArgument("blocked deconvolution: the plan has no slab size (planSlabs)");
+  // Each frame already holds what lies past the volume's faces by the run's rule.
   DeconvolveParams blockParams = p;
-  // Wrapped halos carry a periodic run's continuity; past them the block's frame reflects.
-  if (plan.count() > 1 && p.boundary == Boundary::Periodic)
-    blockParams.boundary = Boundary::Reflect;
-  BlockedRunReport report;
+  blockParams.boundary = Boundary::Periodic;
+  std::unique_ptr<BlockTransfers> transfers = backend.blockTransfers();
+  const Shape f = plan.frame;
+  const int64_t slab = plan.slabSlices;
   const size_t n = plan.blocks.size();
-  auto readAt = [&](size_t k) {
+  Image frames[2];
+  frames[0] = transfers->allocate(f);
+  if (n > 1) frames[1] = transfers->allocate(f);
+  // Set when the run stops early, so that the reader and the writer stop too.
+  std::atomic<bool> stop{false};
+  auto stopping = [&] { return stop.load() || job.cancelled(); };
+
+  auto fill = [&](size_t k) {
     const auto t = Clock::now();
-    Image block = readBlock(read, plan.blocks[k].read, plan.volume);
-    return std::make_pair(std::move(block), secondsSince(t));
-  };
-  std::future<std::pair<Image, double>> next = std::async(std::launch::async, readAt, 0);
-  for (size_t k = 0; k < n; ++k) {
-    job.checkCancelled();
-    auto [input, readSeconds] = next.get();
-    report.readSeconds += readSeconds;
-    if (k + 1 < n) next = std::async(std::launch::async, readAt, k + 1);
     const Block& b = plan.blocks[k];
+    float* staging = transfers->staging(0, size_t(slab * f.y * f.x));
+    for (int64_t z = 0; z < f.z; z += slab) {
+      if (stopping()) throw Cancelled();
+      const int64_t count = std::min(slab, f.z - z);
+      Box part = b.frame;
+      part.z0 = b.frame.z0 + z;
+      part.z1 = part.z0 + count;
+      readWithBoundary(read, plan.volume, plan.boundary, part, staging);
+      transfers->put(frames[k % 2], z, count, staging);
+    }
+    return secondsSince(t);
+  };
+  auto empty = [&](size_t k, const Image& result) {
     const auto t = Clock::now();
-    const Job blockJob(job.cancelFlag(), [&](double f) { job.report((double(k) + f) / n); });
-    const Image result =
-        backend.download(backend.richardsonLucy(backend.upload(input), psf, blockParams, blockJob));
-    report.computeSeconds += secondsSince(t);
-    // Keep the interior: the rows of the result that lie inside it.
-    const auto w = Clock::now();
-    const Shape r = b.read.shape(), in = b.interior.shape();
-    std::vector<float> interior(static_cast<size_t>(in.count()));
-    for (int64_t z = 0; z < in.z; ++z)
-      for (int64_t y = 0; y < in.y; ++y)
-        std::memcpy(
-            interior.data() + (z * in.y + y) * in.x,
-            result.data() +
-                ((z + b.interior.z0 - b.read.z0) * r.y + y + b.interior.y0 - b.read.y0) * r.x +
-                (b.interior.x0 - b.read.x0),
-            static_cast<size_t>(in.x) * sizeof(float));
-    write(b.interior, interior.data());
-    report.writeSeconds += secondsSince(w);
+    const Block& b = plan.blocks[k];
+    const Shape in = b.interior.shape();
+    float* staging = transfers->staging(2, size_t(slab * in.y * in.x));
+    for (int64_t z = 0; z < in.z; z += slab) {
+      if (stopping()) throw Cancelled();
+      const int64_t count = std::min(slab, in.z - z);
+      transfers->get(
+          result,
+          {b.interior.z0 - b.frame.z0 + z, b.interior.y0 - b.frame.y0, b.interior.x0 - b.frame.x0},
+          {count, in.y, in.x}, staging);
+      Box part = b.interior;
+      part.z0 = b.interior.z0 + z;
+      part.z1 = part.z0 + count;
+      write(part, staging);
+    }
+    return secondsSince(t);
+  };
+
+  BlockedRunReport report;
+  std::future<double> filling = std::async(std::launch::async, fill, size_t(0)), emptying;
+  Image written;  // the result the writer is emptying, kept alive until it is done
+  auto waitFor = [&](std::future<double>& work, double& seconds) {
+    const auto t = Clock::now();
+    seconds += work.get();
+    report.waitSeconds += secondsSince(t);
+  };
+  try {
+    for (size_t k = 0; k < n; ++k) {
+      waitFor(filling, report.readSeconds);
+      job.checkCancelled();
+      // The other frame was the last block's: the backend is done with it.
+      if (k + 1 < n) filling = std::async(std::launch::async, fill, k + 1);
+      const auto t = Clock::now();
+      const Job blockJob(job.cancelFlag(), [&](double fr) { job.report((double(k) + fr) / n); });
+      Image result = backend.richardsonLucy(frames[k % 2], psf, blockParams, blockJob);
+      report.computeSeconds += secondsSince(t);
+      if (emptying.valid()) {
+        waitFor(emptying, report.writeSeconds);
+        ++report.blocks;
+      }
+      written = std::move(result);
+      emptying = std::async(std::launch::async, empty, k, std::cref(written));
+      job.report(double(k + 1) / n);
+    }
+    waitFor(emptying, report.writeSeconds);
     ++report.blocks;
-    job.report(double(k + 1) / n);
+  } catch (...) {
+    stop = true;
+    if (filling.valid()) filling.wait();
+    if (emptying.valid()) emptying.wait();
+    throw;
   }
   return report;
 }

@@ -1,25 +1,29 @@
 // 3D Richardson–Lucy on volumes larger than a memory budget, block by block (compute/blocked/
 // block_plan.h), on any backend.
 //
-// Boundary semantics: at the volume's faces each block continues the volume by the run's rule
-// (reflect or zero) exactly as the unblocked run does; periodic runs read their halos wrapped
-// around the volume. At a face between blocks a block sees `halo` voxels of real data, and past
-// them its own frame continues by reflection. A plan of one block is the unblocked run. Inside,
-// the results differ from the unblocked run's by what reaches a voxel from beyond the halo in
-// the given iterations (tests/compute/blocked_deconvolution_test.cpp measures it).
+// Boundary semantics: each block deconvolves its frame with periodic boundaries. At the volume's
+// faces the frame is filled by the run's rule (reflect or zero), exactly as the unblocked run pads
+// its own frame; periodic runs fill it wrapped around the volume. Between blocks a frame holds at
+// least `halo` voxels of real data past its interior and wraps onto its own far side beyond. A
+// plan of one block is the unblocked run. Inside, the results differ from the unblocked run's by
+// what reaches a voxel from beyond the halo in the given iterations
+// (tests/compute/blocked_deconvolution_test.cpp measures it).
+//
+// Pipelining: a reader thread fills the next block's frame (slab by slab, through the backend's
+// BlockTransfers) and a writer thread empties the last block's interior while the backend
+// deconvolves the current block.
 #pragma once
 
 #include <functional>
 
 #include "compute/backend.h"
 #include "compute/blocked/block_plan.h"
+#include "compute/blocked/frame_fill.h"
 #include "compute/job.h"
 
 namespace stacklens::compute {
 
-// Reads the voxels of a box that lies inside the volume into out (C order, x fastest).
-using BoxReader = std::function<void(const Box& box, float* out)>;
-// Receives a block's interior (C order).
+// Receives a part of a block's interior (C order); called from one thread at a time.
 using BoxWriter = std::function<void(const Box& box, const float* data)>;
 
 // Reads boxes out of a host volume (which must outlive the reader).
@@ -27,13 +31,14 @@ BoxReader boxReader(const Image& volume);
 
 struct BlockedRunReport {
   int blocks = 0;
-  double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;  // computeSeconds: upload,
-                                                                 // RL and download
+  // Time the reader spent filling frames, the backend deconvolving, the writer emptying results,
+  // and the deconvolution waiting for them (what the pipelining did not hide).
+  double readSeconds = 0, computeSeconds = 0, writeSeconds = 0, waitSeconds = 0;
 };
 
-// Deconvolves plan.blocks in order: the next block is read on another thread while one is
-// deconvolved. Throws Cancelled (between blocks and inside each, as the backend checks) after
-// which the writer may have received some blocks but not all.
+// Deconvolves plan.blocks in order (planSlabs must have run: frames move slabSlices at a time).
+// Throws Cancelled (between slabs and blocks, and inside each as the backend checks); the writer
+// may then have received some blocks but not all.
 BlockedRunReport deconvolveBlocked(Backend& backend, const BoxReader& read, const BoxWriter& write,
                                    const Image& psf, const DeconvolveParams& p,
                                    const BlockPlan& plan, const Job& job = {});

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "compute/blocked/blocked_deconvolution.h"
+#include "compute/blocked/frame_fill.h"
 
 namespace stacklens::compute {
 

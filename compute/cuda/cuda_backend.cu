@@ -8,6 +8,7 @@
 #include <string>
 
 #include "compute/backend.h"
+#include "compute/cuda/cuda_block_transfers.cuh"
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_live_transfers.cuh"
 #include "compute/cuda/cuda_stack_pipeline.cuh"
@@ -64,6 +65,9 @@ class CudaBackend final : public Backend {
   Image uploadAsync(const Image& image) override { return cuda::uploadAsync(ctx_, image); }
   void downloadInto(const Image& image, Image& host) override {
     cuda::downloadInto(ctx_, image, host);
+  }
+  std::unique_ptr<BlockTransfers> blockTransfers() override {
+    return cuda::makeBlockTransfers(ctx_);
   }
   Image downloadRows(const Image& image, int64_t z, int64_t step) override {
     return cuda::downloadRows(ctx_, image, z, step);

@@ -1,0 +1,96 @@
+// The copies of whole-stack runs on the GPU: streams of their own (the compute stream keeps
+// deconvolving), page-locked staging, one DMA per copy.
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "compute/cuda/cuda_block_transfers.cuh"
+#include "compute/cuda/cuda_context.cuh"
+
+namespace stacklens::compute::cuda {
+namespace {
+
+class CudaBlockTransfers final : public BlockTransfers {
+ public:
+  explicit CudaBlockTransfers(ContextPtr ctx) : ctx_(std::move(ctx)) {
+    SL_CUDA(cudaSetDevice(ctx_->device()));
+    SL_CUDA(cudaStreamCreateWithFlags(&putStream_, cudaStreamNonBlocking));
+    SL_CUDA(cudaStreamCreateWithFlags(&getStream_, cudaStreamNonBlocking));
+  }
+  ~CudaBlockTransfers() override {
+    cudaStreamSynchronize(putStream_);
+    cudaStreamSynchronize(getStream_);
+    cudaStreamDestroy(putStream_);
+    cudaStreamDestroy(getStream_);
+    for (float* p : staging_)
+      if (p) cudaFreeHost(p);
+  }
+
+  Image allocate(Shape shape) override {
+    Image out = deviceBuffer<float>(ctx_, shape);
+    // Stream-ordered memory: ready for the copy streams once the compute stream has it.
+    SL_CUDA(cudaStreamSynchronize(ctx_->stream()));
+    return out;
+  }
+
+  float* staging(int slot, size_t floats) override {
+    slot &= 3;
+    if (floats > stagingFloats_[slot]) {
+      if (staging_[slot]) SL_CUDA(cudaFreeHost(staging_[slot]));
+      staging_[slot] = nullptr;
+      stagingFloats_[slot] = 0;
+      void* p = nullptr;
+      SL_CUDA(cudaMallocHost(&p, floats * sizeof(float)));
+      staging_[slot] = static_cast<float*>(p);
+      stagingFloats_[slot] = floats;
+    }
+    return staging_[slot];
+  }
+
+  void put(Image& image, int64_t z, int64_t count, const float* src) override {
+    const Shape s = image.shape();
+    if (z < 0 || count < 0 || z + count > s.z) throw InvalidArgument("put: slices out of range");
+    const size_t bytes = size_t(count * s.y * s.x) * sizeof(float);
+    if (image.onHost()) {
+      std::memcpy(image.slice(z), src, bytes);
+      return;
+    }
+    SL_CUDA(cudaSetDevice(ctx_->device()));
+    SL_CUDA(cudaMemcpyAsync(image.slice(z), src, bytes, cudaMemcpyHostToDevice, putStream_));
+    SL_CUDA(cudaStreamSynchronize(putStream_));
+  }
+
+  void get(const Image& image, Shape origin, Shape extent, float* dst) override {
+    const Shape s = image.shape();
+    if (origin.z < 0 || origin.y < 0 || origin.x < 0 || origin.z + extent.z > s.z ||
+        origin.y + extent.y > s.y || origin.x + extent.x > s.x)
+      throw InvalidArgument("get: box out of range");
+    if (extent.empty()) return;
+    SL_CUDA(cudaSetDevice(ctx_->device()));
+    cudaMemcpy3DParms m{};
+    m.srcPtr = make_cudaPitchedPtr(const_cast<float*>(image.data()), size_t(s.x) * sizeof(float),
+                                   size_t(s.x), size_t(s.y));
+    m.srcPos = make_cudaPos(size_t(origin.x) * sizeof(float), size_t(origin.y), size_t(origin.z));
+    m.dstPtr = make_cudaPitchedPtr(dst, size_t(extent.x) * sizeof(float), size_t(extent.x),
+                                   size_t(extent.y));
+    m.extent =
+        make_cudaExtent(size_t(extent.x) * sizeof(float), size_t(extent.y), size_t(extent.z));
+    m.kind = image.onHost() ? cudaMemcpyHostToHost : cudaMemcpyDeviceToHost;
+    SL_CUDA(cudaMemcpy3DAsync(&m, getStream_));
+    SL_CUDA(cudaStreamSynchronize(getStream_));
+  }
+
+ private:
+  ContextPtr ctx_;
+  cudaStream_t putStream_ = nullptr, getStream_ = nullptr;
+  float* staging_[4] = {nullptr, nullptr, nullptr, nullptr};
+  size_t stagingFloats_[4] = {0, 0, 0, 0};
+};
+
+}  // namespace
+
+std::unique_ptr<BlockTransfers> makeBlockTransfers(const ContextPtr& ctx) {
+  return std::make_unique<CudaBlockTransfers>(ctx);
+}
+
+}  // namespace stacklens::compute::cuda
