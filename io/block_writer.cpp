@@ -1,9 +1,17 @@
-// StackBlockWriter: FITS boxes at their place (fits_write_subset) or TIFF pages in order as
-// they fill; the temporary file is renamed into place at the end.
+// StackBlockWriter: FITS boxes at their place (pwrite into the data unit, several threads; a
+// single image through cfitsio) or TIFF pages in order as they fill; the temporary file is
+// renamed into place at the end.
 #include "io/block_writer.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "io/file_checks.h"
@@ -12,11 +20,55 @@
 
 namespace stacklens::io {
 
+namespace {
+
+// A file descriptor closed with its owner.
+struct Descriptor {
+  int fd = -1;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+void writeAll(int fd, const void* data, size_t bytes, int64_t offset, const std::string& path) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t done = ::pwrite(fd, p, bytes, static_cast<off_t>(offset));
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) throw IoError(path, std::string("cannot write: ") + std::strerror(errno));
+    p += done;
+    bytes -= static_cast<size_t>(done);
+    offset += done;
+  }
+}
+
+// cfitsio writes the header of a stack with two slices (it fills a data unit with zeros when
+// the file is closed: for a whole stack that would be all of it); then NAXIS3 becomes the real
+// length. The value field is fixed (columns 11–30, right-justified), so nothing else moves.
+void setSliceCount(int fd, int64_t dataStart, int64_t z, const std::string& path) {
+  std::string header(static_cast<size_t>(dataStart), ' ');
+  if (::pread(fd, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size()))
+    throw IoError(path, "cannot read back the header written");
+  for (size_t c = 0; c + 80 <= header.size(); c += 80)
+    if (header.compare(c, 9, "NAXIS3  =") == 0) {
+      const std::string v = std::to_string(z);
+      const std::string field = std::string(20 - v.size(), ' ') + v;
+      writeAll(fd, field.data(), field.size(), static_cast<int64_t>(c + 10), path);
+      return;
+    }
+  throw IoError(path, "the header written has no NAXIS3");
+}
+
+}  // namespace
+
 struct StackBlockWriter::State {
   State(const std::string& p, const std::string& source) : path(p), out(p, source) {}
   std::string path;
   AtomicOutput out;  // removes the temporary file unless committed
-  // Closed before the temporary file is removed. FITS: boxes go to their place at once.
+  // Closed before the temporary file is removed. FITS stacks: boxes go to their place at once,
+  // through the descriptor; a single FITS image through cfitsio.
+  Descriptor data;
+  int64_t dataStart = 0;
   std::unique_ptr<FitsHandle> file;
   // TIFF: pages in order; a slice waits here until boxes have covered all of it.
   std::unique_ptr<TiffPageWriter> pages;
@@ -44,17 +96,91 @@ StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y
                                          options, tiffDescription(z, options));
     return;
   }
-  fitsfile* f =
-      createFitsImage(state_->out.tempPath(), path, SampleKind::Float32, z, y, x, options);
-  state_->file = std::make_unique<FitsHandle>(f);
+  if (z == 1) {
+    state_->file = std::make_unique<FitsHandle>(
+        createFitsImage(state_->out.tempPath(), path, SampleKind::Float32, z, y, x, options));
+    return;
+  }
+  FitsStatus status(path);
+  {
+    FitsHandle header(
+        createFitsImage(state_->out.tempPath(), path, SampleKind::Float32, 2, y, x, options));
+    LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
+    fits_get_hduaddrll(header.get(), &headStart, &dataStart, &dataEnd, status.ptr());
+    status.check("cannot locate the data unit");
+    state_->dataStart = static_cast<int64_t>(dataStart);
+    header.close(status);
+    status.check("cannot write the header");
+  }
+  Descriptor& d = state_->data;
+  d.fd = ::open(state_->out.tempPath().c_str(), O_RDWR | O_CLOEXEC);
+  if (d.fd < 0) throw IoError(path, std::string("cannot reopen the file: ") + std::strerror(errno));
+  setSliceCount(d.fd, state_->dataStart, z, path);
+  // The data unit at its full length (whole 2880-byte records), zeros until boxes arrive.
+  const int64_t bytes = z * y * x * int64_t(sizeof(float));
+  if (::ftruncate(d.fd, static_cast<off_t>(state_->dataStart + (bytes + 2879) / 2880 * 2880)) != 0)
+    throw IoError(path, std::string("cannot size the file: ") + std::strerror(errno));
 }
 
 StackBlockWriter::~StackBlockWriter() = default;
 
+namespace {
+
+// Big-endian float32 rows of a box to their places in the data unit: slices split over a few
+// threads (the byte swap and the copies into the page cache are what take the time).
+void writeBoxRows(int fd, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0, int64_t z1,
+                  int64_t y0, int64_t y1, int64_t x0, int64_t x1, const float* data,
+                  const std::string& path) {
+  const int64_t by = y1 - y0, bx = x1 - x0;
+  const bool wholeRows = bx == sx;  // a slice's rows are then one run in the file
+  auto writeSlices = [&](int64_t from, int64_t to) {
+    std::vector<uint32_t> run(static_cast<size_t>(wholeRows ? by * bx : bx));
+    for (int64_t k = from; k < to; ++k)
+      for (int64_t r = 0; r < by; r += wholeRows ? by : 1) {
+        const float* in = data + ((k - z0) * by + r) * bx;
+        for (size_t i = 0; i < run.size(); ++i) {
+          uint32_t u;
+          std::memcpy(&u, in + i, sizeof u);
+          run[i] = __builtin_bswap32(u);
+        }
+        const int64_t offset = dataStart + ((k * sy + y0 + r) * sx + x0) * int64_t(sizeof(float));
+        writeAll(fd, run.data(), run.size() * sizeof(uint32_t), offset, path);
+      }
+  };
+  const int64_t slices = z1 - z0;
+  const int threads = static_cast<int>(
+      std::clamp<int64_t>(std::min<int64_t>(slices, std::thread::hardware_concurrency()), 1, 8));
+  if (threads == 1 || slices * by * bx < (int64_t(1) << 20)) {
+    writeSlices(z0, z1);
+  } else {
+    std::mutex m;
+    std::string failure;
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        try {
+          writeSlices(z0 + slices * t / threads, z0 + slices * (t + 1) / threads);
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(m);
+          if (failure.empty()) failure = e.what();
+        }
+      });
+    for (std::thread& t : pool) t.join();
+    if (!failure.empty()) throw IoError(path, failure);
+  }
+  // Start writing the pages back now, so that the flush at commit has little left to do.
+  const int64_t first = dataStart + ((z0 * sy + y0) * sx + x0) * int64_t(sizeof(float));
+  const int64_t last = dataStart + (((z1 - 1) * sy + y1 - 1) * sx + x1) * int64_t(sizeof(float));
+  ::sync_file_range(fd, static_cast<off_t>(first), static_cast<off_t>(last - first),
+                    SYNC_FILE_RANGE_WRITE);
+}
+
+}  // namespace
+
 void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0,
                                 int64_t x1, const float* data) {
   State& s = *state_;
-  if ((!s.file || !s.file->get()) && !s.pages)
+  if ((!s.file || !s.file->get()) && !s.pages && s.data.fd < 0)
     throw IoError(s.path, "the file is already finished");
   if (z0 < 0 || y0 < 0 || x0 < 0 || z1 > s.z || y1 > s.y || x1 > s.x || z0 >= z1 || y0 >= y1 ||
       x0 >= x1)
@@ -79,6 +205,10 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
     }
     return;
   }
+  if (s.data.fd >= 0) {
+    writeBoxRows(s.data.fd, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data, s.path);
+    return;
+  }
   FitsStatus status(s.path);
   // FITS pixels are 1-based, axis 1 = x.
   long first[3] = {static_cast<long>(x0 + 1), static_cast<long>(y0 + 1), static_cast<long>(z0 + 1)};
@@ -92,6 +222,14 @@ void StackBlockWriter::commit() {
   if (s.pages) {
     s.pages->finish();  // throws unless every page is in
     s.pages.reset();
+    s.out.commit();
+    return;
+  }
+  if (s.data.fd >= 0) {
+    const int fd = s.data.fd;
+    s.data.fd = -1;
+    if (::close(fd) != 0)
+      throw IoError(s.path, std::string("cannot finish the file: ") + std::strerror(errno));
     s.out.commit();
     return;
   }

@@ -10,12 +10,12 @@
 namespace stacklens::io {
 
 // FITS (.fits/.fit/.fts): the header is written first, then each box at its place in the data
-// unit (cfitsio writes subsets), in any order. TIFF (.tif/.tiff, BigTIFF when large): pages are
-// written in order as soon as the boxes have covered them, so boxes in z-major order keep only
-// one row of blocks' slices in memory (the ImageJ description then has no display range). Boxes
-// must not overlap. The file appears at path on commit(); until then it is a temporary file in
-// the same folder, removed when the writer goes uncommitted (an error, a cancelled run). Throws
-// IoError naming path.
+// unit, in any order (big-endian float32 written at its offset by a few threads). TIFF (.tif/.tiff,
+// BigTIFF when large): pages are written in order as soon as the boxes have covered them, so boxes
+// in z-major order keep only one row of blocks' slices in memory (the ImageJ description then has
+// no display range). Boxes must not overlap. The file appears at path on commit(); until then it is
+// a temporary file in the same folder, removed when the writer goes uncommitted (an error, a
+// cancelled run). Throws IoError naming path.
 class StackBlockWriter {
  public:
   StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,

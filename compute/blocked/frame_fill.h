@@ -8,7 +8,8 @@
 
 namespace stacklens::compute {
 
-// Reads the voxels of a box that lies inside the volume into out (C order, x fastest).
+// Reads the voxels of a box that lies inside the volume into out (C order, x fastest). May be
+// called from several threads at once.
 using BoxReader = std::function<void(const Box& box, float* out)>;
 
 // Fills out (the box's shape, C order) from read: inside the volume the data; outside, reflect

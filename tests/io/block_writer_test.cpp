@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <random>
 
 #include "io/stack.h"
@@ -13,6 +14,52 @@
 
 namespace stacklens::io {
 namespace {
+
+// Large boxes go out on several threads, in whole-row runs and in part rows; the data unit is
+// whole 2880-byte records; a single image goes through cfitsio.
+TEST(BlockWriter, LargeFitsBoxesAndSingleImages) {
+  test::TempDir dir;
+  const int64_t z = 16, y = 256, x = 300;
+  std::vector<float> want(size_t(z * y * x));
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1e6f, 1e6f);
+  for (float& v : want) v = u(rng);
+  auto box = [&](int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+    std::vector<float> part;
+    for (int64_t k = z0; k < z1; ++k)
+      for (int64_t j = y0; j < y1; ++j)
+        for (int64_t i = x0; i < x1; ++i) part.push_back(want[size_t((k * y + j) * x + i)]);
+    return part;
+  };
+  const std::string path = dir.file("large.fits");
+  {
+    StackBlockWriter w(path, z, y, x, {});
+    w.writeBox(0, 16, 0, 256, 0, 120, box(0, 16, 0, 256, 0, 120).data());      // part rows
+    w.writeBox(0, 16, 0, 256, 120, 300, box(0, 16, 0, 256, 120, 300).data());  // part rows
+    w.commit();
+  }
+  auto reader = openStack(path);
+  EXPECT_EQ(reader->info().z, z);
+  EXPECT_TRUE(test::sameValues(want, test::readAll(*reader)));
+  EXPECT_EQ(std::filesystem::file_size(path) % 2880, 0u);
+  const std::string whole = dir.file("whole.fits");
+  {
+    StackBlockWriter w(whole, z, y, x, {});
+    w.writeBox(0, z, 0, y, 0, x, want.data());  // whole rows
+    w.commit();
+  }
+  EXPECT_TRUE(test::sameValues(want, test::readAll(*openStack(whole))));
+  const std::string single = dir.file("single.fits");
+  {
+    StackBlockWriter w(single, 1, y, x, {});
+    w.writeBox(0, 1, 0, y, 0, x, want.data());
+    w.commit();
+  }
+  auto one = openStack(single);
+  EXPECT_EQ(one->info().z, 1);
+  EXPECT_TRUE(test::sameValues(std::vector<float>(want.begin(), want.begin() + y * x),
+                               test::readAll(*one)));
+}
 
 TEST(BlockWriter, BoxesInAnyOrderReadBackAsTheStack) {
   test::TempDir dir;
