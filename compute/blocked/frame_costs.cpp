@@ -17,10 +17,10 @@ struct Rates {
 
 // CPU (FFTW): image, estimate, work (4 B each), spectrum and OTF (about 4 B each). CUDA adds
 // cuFFT's work area; its fused passes (compute/cuda/cuda_rl_fused.cu) take power-of-two frames
-// with image, estimate, spectrum and OTF only, at a bit more than half the cost of cuFFT's 2, 3-
-// smooth lengths (NVIDIA H100).
+// with image, estimate, spectrum and OTF only (and, while the OTF is made, the PSF placed in a
+// frame), at a bit more than half the cost of cuFFT's 2, 3-smooth lengths (NVIDIA H100).
 constexpr Rates kCpu{20, 20, 10.0, 0.0, 0, 0};
-constexpr Rates kCuda{28, 16, 0.070, 0.040, 64, 4096};
+constexpr Rates kCuda{28, 20, 0.070, 0.040, 64, 4096};
 
 }  // namespace
 

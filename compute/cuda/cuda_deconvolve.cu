@@ -376,10 +376,10 @@ class RichardsonLucySolver {
     return {f[0], f[1], f[2]};
   }
 
-  static size_t bytesPerVoxel(const DeconvolveParams& p) {
-    // image, estimate, work (4 each), spectrum and OTF (≈ 4 each: n/2+1 complex per row),
-    // the FFT work area (≈ 8).
-    size_t b = 4 * 3 + 4 * 2 + 8;
+  static size_t bytesPerVoxel(const DeconvolveParams& p, Dims frame) {
+    // image and estimate (4 each), spectrum and OTF (≈ 4 each: n/2+1 complex per row); cuFFT
+    // adds a work array (4) and its FFT work area (≈ 8), the fused passes nothing.
+    size_t b = 4 * 2 + 4 * 2 + (useFusedTransforms(frame) ? 0 : 4 + 8);
     if (p.tvLambda > 0) b += 4;
     if (p.accelerate) b += 4 * 3;
     return b;
@@ -607,7 +607,7 @@ size_t richardsonLucySliceBytes(Shape slice, Shape psf, const DeconvolveParams& 
   twoD.threeD = false;
   const Dims frame =
       RichardsonLucySolver::frameFor({1, slice.y, slice.x}, {1, psf.y, psf.x}, twoD, nullptr);
-  return RichardsonLucySolver::bytesPerVoxel(p) * static_cast<size_t>(frame.count());
+  return RichardsonLucySolver::bytesPerVoxel(p, frame) * static_cast<size_t>(frame.count());
 }
 
 Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psfInput,
@@ -664,7 +664,7 @@ Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psf
   Dims psfDims{ps.z, ps.y, ps.x};
   // Plan the memory before launching anything big.
   Dims frame = RichardsonLucySolver::frameFor(image, psfDims, p, nullptr);
-  size_t need = RichardsonLucySolver::bytesPerVoxel(p) * size_t(frame.count());
+  size_t need = RichardsonLucySolver::bytesPerVoxel(p, frame) * size_t(frame.count());
   size_t have = ctx->budget() > 2 * in.bytes() ? ctx->budget() - 2 * in.bytes() : 0;
   if (need > have)
     throw DeviceOutOfMemory("Richardson-Lucy needs about " + std::to_string(need >> 20) +
