@@ -17,6 +17,13 @@ class InvalidArgument : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// The GPU cannot hold what an operation needs, and the backend was told not to fall back to
+// the CPU (Backend::setCpuFallback), or the caller allocates on the device itself.
+class OutOfDeviceMemory : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Gaussian blur. sigma is (z, y, x) in pixels; sigma.z == 0 blurs each slice in 2D.
 struct BlurParams {
   double sigmaZ = 0.0;

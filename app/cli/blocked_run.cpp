@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "app/cli/processing.h"
-#include "compute/blocked/blocked_deconvolution.h"
+#include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_reader.h"
 #include "io/block_writer.h"
 
@@ -112,7 +112,6 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
         static_cast<long long>(plan.slabSlices), static_cast<long long>(budgets.slab >> 20));
     return kOk;
   }
-  if (plan.count() > 1) std::fprintf(stderr, "%s", plan.describe(p.iterations).c_str());
   const compute::Job progress = progressJob(job.stop, plan);
   timer.stop();
   timer.start("compute");
@@ -120,22 +119,45 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   // (the writer refuses an unknown format before any work is done).
   io::StackBlockWriter writer(job.outPath, info.z, info.y, info.x,
                               writeOptionsFor(input, job.history));
-  const compute::BlockedRunReport report = compute::deconvolveBlocked(
-      *backend,
-      rows ? compute::rowReader(shape, [&reader](int64_t z, int64_t y0, int64_t y1,
-                                                 float* out) { reader->readRows(z, y0, y1, out); })
-           : compute::slabReader(
-                 shape, [&reader](int64_t z, float* out) { reader->readSlice(z, out); },
-                 std::max<int64_t>(1, plan.slabSlices)),
+  compute::PlannedRunRequest request;
+  request.volume = shape;
+  request.psf = job.psf.shape();
+  request.halo = shapeOption(args, "halo", -1);
+  request.maxInterior = most;
+  request.params = p;
+  request.frameBudget = budgets.frames;
+  request.slabBudget = budgets.slab;
+  request.wholeSlices = !rows;
+  request.cpuFrameBudget = hostBudget(args) / 2;
+  // A slice reader keeps the slices one slab reads: made again for each plan.
+  compute::BoxReader slices;
+  const compute::PlannedRunResult run = compute::planAndDeconvolve(
+      *backend, request,
+      [&](const compute::Box& box, float* out) {
+        if (rows)
+          compute::rowReader(shape, [&reader](int64_t z, int64_t y0, int64_t y1, float* o) {
+            reader->readRows(z, y0, y1, o);
+          })(box, out);
+        else
+          slices(box, out);
+      },
       [&](const compute::Box& b, const float* data) {
         writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
       },
-      job.psf, p, plan, progress);
+      job.psf, progress,
+      [](const std::string& note) { std::fprintf(stderr, "stacklens: %s\n", note.c_str()); },
+      [&](const compute::BlockPlan& planned) {
+        if (planned.count() > 1) std::fprintf(stderr, "%s", planned.describe(p.iterations).c_str());
+        slices = compute::slabReader(
+            shape, [&reader](int64_t z, float* out) { reader->readSlice(z, out); },
+            std::max<int64_t>(1, planned.slabSlices));
+      });
+  const compute::BlockedRunReport& report = run.report;
   timer.stop();
   timer.start("write");
   writer.commit();
   timer.stop();
-  timer.print(backend->name());
+  timer.print(run.backend);
   if (args.has("timings"))
     std::fprintf(stderr,
                  "blocks %d: reading %.2f s, deconvolving %.2f s, writing %.2f s, waiting for "
@@ -145,7 +167,7 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::fprintf(stderr, "peak host memory %ld MiB", usage.ru_maxrss / 1024);
-  if (backend->name() == "cuda")
+  if (run.backend == "cuda")
     std::fprintf(stderr, ", peak device memory %zu MiB", backend->devicePeakBytes() >> 20);
   std::fprintf(stderr, "\n");
   return kOk;

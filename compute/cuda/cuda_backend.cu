@@ -66,6 +66,7 @@ class CudaBackend final : public Backend {
   void downloadInto(const Image& image, Image& host) override {
     cuda::downloadInto(ctx_, image, host);
   }
+  void setCpuFallback(bool allowed) override { cpuFallbackAllowed_ = allowed; }
   std::unique_ptr<BlockTransfers> blockTransfers() override {
     return cuda::makeBlockTransfers(ctx_);
   }
@@ -271,6 +272,8 @@ class CudaBackend final : public Backend {
 
   template <class Cpu>
   auto fallBack(const char* what, const char* why, Cpu cpu) {
+    if (!cpuFallbackAllowed_)
+      throw OutOfDeviceMemory(std::string(opName(what)) + " does not fit on the GPU (" + why + ")");
     std::fprintf(stderr, "stacklens: %s does not fit on the GPU (%s); running it on the CPU\n",
                  opName(what), why);
     if (!cpuFallback_) cpuFallback_ = makeCpuBackend();
@@ -279,6 +282,7 @@ class CudaBackend final : public Backend {
 
   cuda::ContextPtr ctx_;
   std::unique_ptr<Backend> cpuFallback_;
+  bool cpuFallbackAllowed_ = true;
   cudaEvent_t opStart_ = nullptr, opStop_ = nullptr;
   bool timed_ = false;  // the events hold the last operation (not a split or CPU fall-back)
   int lastChunks_ = 1;

@@ -30,9 +30,9 @@ class CudaError : public std::runtime_error {
 
 // The device (or the memory budget) cannot hold what an operation needs; the backend splits the
 // work into smaller pieces or falls back to the CPU when it sees this.
-class DeviceOutOfMemory : public std::runtime_error {
+class DeviceOutOfMemory : public OutOfDeviceMemory {
  public:
-  using std::runtime_error::runtime_error;
+  using OutOfDeviceMemory::OutOfDeviceMemory;
 };
 
 void throwCuda(cudaError_t err, const char* what, const char* file, int line);

@@ -2,6 +2,7 @@
 // a one-block plan is the unblocked run, blocked results agree with the unblocked run (closely
 // away from the seams), periodic halos wrap, cancellation stops the run, CPU and GPU agree.
 #include "compute/blocked/blocked_deconvolution.h"
+#include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_reader.h"
 
 #include <gtest/gtest.h>
@@ -364,6 +365,109 @@ TEST(BlockedDeconvolution, SlabsAndReadersGiveTheSameResult) {
   // A box taller than the slices kept is refused.
   std::vector<float> box(size_t((plan.slabSlices + 1) * 2 * 2));
   EXPECT_THROW(fromSlices(Box{0, plan.slabSlices + 1, 0, 2, 0, 2}, box.data()), InvalidArgument);
+}
+
+// A GPU stand-in: the CPU backend's results, but 3D Richardson–Lucy on a frame of more than
+// `capacity` voxels runs out of "device memory".
+class SmallDevice final : public Backend {
+ public:
+  explicit SmallDevice(int64_t capacity) : capacity_(capacity), cpu_(makeCpuBackend(2)) {}
+  std::string name() const override { return "small-device"; }
+  std::string deviceName() const override { return "test"; }
+  int threads() const override { return 2; }
+  Image upload(const Image& i) override { return cpu_->upload(i); }
+  Image download(const Image& i) override { return cpu_->download(i); }
+  LabelImage download(const LabelImage& l) override { return cpu_->download(l); }
+  void synchronize() override {}
+  void setCpuFallback(bool allowed) override { fallback = allowed; }
+  Image gaussianBlur(const Image& in, const BlurParams& p, const Job& j) override {
+    return cpu_->gaussianBlur(in, p, j);
+  }
+  Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
+                       const Job& j) override {
+    ++calls;
+    if (in.shape().count() > capacity_) {
+      if (!fallback) throw OutOfDeviceMemory("a frame of " + std::to_string(in.shape().count()));
+      ++fellBack;
+    }
+    return cpu_->richardsonLucy(in, psf, p, j);
+  }
+  ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& j) override {
+    return cpu_->sigmaClip(in, p, j);
+  }
+  Segmentation segment(const Image& in, const SegmentParams& p, const Job& j) override {
+    return cpu_->segment(in, p, j);
+  }
+  Image medianFilter(const Image& in, int size, const Job& j) override {
+    return cpu_->medianFilter(in, size, j);
+  }
+  Image removeOutliers(const Image& in, const OutlierParams& p, const Job& j) override {
+    return cpu_->removeOutliers(in, p, j);
+  }
+  Image resample(const Image& in, const ResampleParams& p, const Job& j) override {
+    return cpu_->resample(in, p, j);
+  }
+  bool fallback = true;
+  int calls = 0, fellBack = 0;
+
+ private:
+  int64_t capacity_;
+  std::unique_ptr<Backend> cpu_;
+};
+
+// Out of device memory: smaller blocks (the result those blocks give), then the CPU; the
+// backend never falls back block by block on its own meanwhile, and is left as it was.
+TEST(PlannedRun, OutOfDeviceMemoryPlansSmallerBlocksThenUsesTheCpu) {
+  const Shape shape{24, 40, 36};
+  const Image volume = beads(shape, 19);
+  const Image psf = gaussianPsf(1.0, 1.0, 1.0);
+  PlannedRunRequest r;
+  r.volume = shape;
+  r.psf = psf.shape();
+  r.params = params3d(3);
+  r.slabBudget = size_t(1) << 30;
+  r.cpuFrameBudget = size_t(1) << 30;
+  const FrameCosts costs = frameCosts("small-device", r.params);
+  r.frameBudget = costs.bytes({32, 48, 48}) * 3;  // one block of the whole volume
+  std::vector<std::string> notes;
+  auto note = [&](const std::string& n) { notes.push_back(n); };
+  Image out = Image::host(shape);
+  auto write = [&](const Box& box, const float* data) {
+    const Shape b = box.shape();
+    for (int64_t z = 0; z < b.z; ++z)
+      for (int64_t y = 0; y < b.y; ++y)
+        std::memcpy(out.data() + ((box.z0 + z) * shape.y + box.y0 + y) * shape.x + box.x0,
+                    data + (z * b.y + y) * b.x, size_t(b.x) * sizeof(float));
+  };
+  auto cpu = makeCpuBackend(2);
+  {
+    // Room for half the first plan's frame: the halos make frames shrink more slowly than the
+    // budget, so a few halvings later a plan fits.
+    const BlockPlan first = planBlocks(shape, r.psf, r.params, costs, r.frameBudget);
+    SmallDevice device(first.frame.count() / 2);
+    const PlannedRunResult run =
+        planAndDeconvolve(device, r, boxReader(volume), write, psf, {}, note);
+    EXPECT_EQ(run.backend, "small-device");
+    EXPECT_LE(run.plan.frame.count(), first.frame.count() / 2);
+    EXPECT_GE(notes.size(), 1u);
+    EXPECT_NE(notes.front().find("smaller blocks"), std::string::npos) << notes.front();
+    EXPECT_EQ(device.fellBack, 0);
+    EXPECT_TRUE(device.fallback);  // restored
+    const Image want = deconvolveBlocked(*cpu, volume, psf, r.params, run.plan);
+    for (int64_t i = 0; i < shape.count(); ++i) ASSERT_EQ(out.data()[i], want.data()[i]) << i;
+  }
+  notes.clear();
+  {
+    SmallDevice device(1);  // nothing fits
+    const PlannedRunResult run =
+        planAndDeconvolve(device, r, boxReader(volume), write, psf, {}, note);
+    EXPECT_EQ(run.backend, "cpu");
+    ASSERT_EQ(notes.size(), 4u);
+    EXPECT_NE(notes.back().find("on the CPU"), std::string::npos) << notes.back();
+    EXPECT_EQ(device.calls, 4);
+    const Image want = deconvolveBlocked(*cpu, volume, psf, r.params, run.plan);
+    for (int64_t i = 0; i < shape.count(); ++i) ASSERT_EQ(out.data()[i], want.data()[i]) << i;
+  }
 }
 
 class CudaBlockedDeconvolution : public GpuTest {};

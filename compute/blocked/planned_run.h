@@ -1,0 +1,38 @@
+// Planning and running a whole-stack 3D deconvolution with the fall-backs a long run needs: when
+// the GPU cannot hold the planned blocks (another program took memory, the estimate was short),
+// smaller blocks, and at last the CPU.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "compute/blocked/blocked_deconvolution.h"
+
+namespace stacklens::compute {
+
+struct PlannedRunRequest {
+  Shape volume, psf;
+  Shape halo{-1, -1, -1}, maxInterior{0, 0, 0};  // as planBlocks
+  DeconvolveParams params;
+  size_t frameBudget = 0;     // memory for a block's frames on the backend
+  size_t slabBudget = 0;      // host memory for filling and emptying frames (planSlabs)
+  bool wholeSlices = true;    // the reader reads whole slices (planSlabs)
+  size_t cpuFrameBudget = 0;  // frames when the run falls back to the CPU
+};
+
+struct PlannedRunResult {
+  BlockPlan plan;  // the plan that ran
+  BlockedRunReport report;
+  std::string backend;  // the backend that ran it
+};
+
+// Plans for `backend` and runs. When the backend runs out of device memory before any result
+// was written, plans again with half the budget (three times at most), then runs on a CPU
+// backend; each step is said through note. planned (optional) sees each plan before it runs.
+PlannedRunResult planAndDeconvolve(Backend& backend, const PlannedRunRequest& request,
+                                   const BoxReader& read, const BoxWriter& write, const Image& psf,
+                                   const Job& job,
+                                   const std::function<void(const std::string&)>& note,
+                                   const std::function<void(const BlockPlan&)>& planned = {});
+
+}  // namespace stacklens::compute
