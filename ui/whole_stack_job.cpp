@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "compute/blocked/blocked_deconvolution.h"
+#include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_reader.h"
 #include "io/block_writer.h"
 
@@ -67,19 +67,20 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
   const io::StackInfo& info = request.reader->info();
   const compute::DeconvolveParams p = threeD(request.params);
   const compute::BlockPlan plan = planWholeStack(request, backend, ramBudget);
+  const compute::Shape volume{info.z, info.y, info.x};
   // Frames are read slab by slab as the blocks need them and each block's interior is written
-  // as it finishes: neither stack is whole in memory.
-  const int64_t keep = std::max<int64_t>(1, plan.slabSlices);
-  // FITS row band by row band, other formats slice by slice (as planWholeStack planned).
-  const compute::BoxReader read =
-      info.format == "fits"
-          ? compute::rowReader({info.z, info.y, info.x},
-                               [&request](int64_t z, int64_t y0, int64_t y1, float* out) {
-                                 request.reader->readRows(z, y0, y1, out);
-                               })
-          : compute::slabReader(
-                {info.z, info.y, info.x},
-                [&request](int64_t z, float* out) { request.reader->readSlice(z, out); }, keep);
+  // as it finishes: neither stack is whole in memory. FITS row band by row band, other formats
+  // slice by slice, keeping the slices of a slab (made again for each plan).
+  const bool fits = info.format == "fits";
+  compute::BoxReader slices;
+  const compute::BoxReader read = [&](const compute::Box& box, float* out) {
+    if (fits)
+      compute::rowReader(volume, [&request](int64_t z, int64_t y0, int64_t y1, float* o) {
+        request.reader->readRows(z, y0, y1, o);
+      })(box, out);
+    else
+      slices(box, out);
+  };
   io::WriteOptions options;
   options.header = info.header;
   options.history.push_back(
@@ -92,15 +93,34 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
   options.spacingKnown = info.spacingKnown;
   options.sourcePath = info.path;
   io::StackBlockWriter writer(request.outPath, info.z, info.y, info.x, options);
+  double done = 0;
   const compute::Job deconvolving(cancel, [&](double f) {
-    if (progress) progress({"deconvolving", 0.95 * f});
+    done = 0.95 * f;
+    if (progress) progress({"deconvolving", done});
   });
-  compute::deconvolveBlocked(
-      backend, read,
+  compute::PlannedRunRequest r;
+  r.volume = volume;
+  r.psf = request.psf.shape();
+  r.maxInterior = {pendingSlices(request, ramBudget), 0, 0};
+  r.params = p;
+  r.frameBudget = frameBudget(backend, ramBudget);
+  r.slabBudget = slabBudget(ramBudget);
+  r.wholeSlices = !fits;
+  r.cpuFrameBudget = hostBudget(ramBudget) / 2;
+  compute::planAndDeconvolve(
+      backend, r, read,
       [&writer](const compute::Box& b, const float* data) {
         writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
       },
-      request.psf, p, plan, deconvolving);
+      request.psf, deconvolving,
+      [&](const std::string& note) {
+        if (progress) progress({note, done});
+      },
+      [&](const compute::BlockPlan& planned) {
+        slices = compute::slabReader(
+            volume, [&request](int64_t z, float* out) { request.reader->readSlice(z, out); },
+            std::max<int64_t>(1, planned.slabSlices));
+      });
   if (progress) progress({"writing", 0.95});
   writer.commit();
   if (progress) progress({"done", 1.0});

@@ -1,5 +1,5 @@
-// Boxes read from a stack slice by slice, keeping only the slices the current blocks need: a
-// block plan that runs z-major reads each slice once per row of blocks (plus the halos).
+// Boxes read from a stack slice by slice, keeping the last few slices read (a frame is filled a
+// slab of slices at a time), or row band by row band.
 #pragma once
 
 #include <cstdint>
