@@ -28,12 +28,6 @@ compute::Shape shapeOption(const Args& args, const std::string& name, int64_t fa
   return {int64_t(v[0]), int64_t(v[1]), int64_t(v[2])};
 }
 
-// Host memory for the run: --ram-budget-mb, else compute::defaultHostBudget().
-size_t hostBudget(const Args& args) {
-  if (args.has("ram-budget-mb")) return static_cast<size_t>(args.getInt("ram-budget-mb", 0)) << 20;
-  return compute::defaultHostBudget();
-}
-
 struct Budgets {
   size_t frames;  // what one block's deconvolution may use (GPU memory, or RAM on the CPU)
   size_t slab;    // host memory for filling frames and emptying results

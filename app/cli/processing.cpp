@@ -1,7 +1,12 @@
 // Shared plumbing of the processing subcommands.
 #include "app/cli/processing.h"
 
+#include <cstdio>
 #include <iostream>
+
+#include "compute/blocked/block_plan.h"
+#include "compute/blocked/slab_stream.h"
+#include "io/block_writer.h"
 
 namespace stacklens::cli {
 
@@ -53,9 +58,67 @@ io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& his
   return options;
 }
 
+size_t hostBudget(const Args& args) {
+  if (args.has("ram-budget-mb")) return static_cast<size_t>(args.getInt("ram-budget-mb", 0)) << 20;
+  return compute::defaultHostBudget();
+}
+
+OptionSpec ramBudgetOption() {
+  return {"ram-budget-mb", "N",
+          "host memory for the stack in MiB (default: half); a larger stack streams through in "
+          "slabs of slices"};
+}
+
+namespace {
+
+// The stack a slab of slices at a time: read, processed, written, never whole in memory.
+int streamImageOperation(const Args& args, const std::string& history,
+                         const ImageOperation& operation, int64_t reach, int64_t slabSlices,
+                         StageTimer& timer) {
+  InputStack input;
+  auto reader = openInput(args, input);
+  const io::StackInfo& info = input.info;
+  const compute::Shape shape{info.z, info.y, info.x};
+  auto backend = chooseBackend(args);
+  std::fprintf(stderr, "streaming: %lld slices at a time (%lld more read on each side)\n",
+               static_cast<long long>(slabSlices), static_cast<long long>(reach));
+  io::StackBlockWriter writer(args.positional(1), info.z, info.y, info.x,
+                              writeOptionsFor(input, history));
+  timer.start("stream");
+  const compute::SlabStreamReport report = compute::streamSlabs(
+      *backend,
+      [&](const compute::Box& box, float* out) {
+        for (int64_t z = box.z0; z < box.z1; ++z)
+          reader->readSlice(z, out + (z - box.z0) * info.y * info.x);
+      },
+      [&](const compute::Box& b, const float* data) {
+        writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
+      },
+      shape, reach, slabSlices, operation);
+  timer.stop();
+  timer.start("write");
+  writer.commit();
+  timer.stop();
+  timer.print(backend->name());
+  if (args.has("timings"))
+    std::fprintf(stderr, "slabs %d: reading %.2f s, processing %.2f s, writing %.2f s\n",
+                 report.slabs, report.readSeconds, report.computeSeconds, report.writeSeconds);
+  return kOk;
+}
+
+}  // namespace
+
 int runImageOperation(const Args& args, const std::string& stage, const std::string& history,
-                      const ImageOperation& operation) {
+                      const ImageOperation& operation, std::optional<int64_t> zReach) {
   StageTimer timer(args.has("timings"));
+  if (zReach && !args.has("slice")) {
+    InputStack probe;
+    const io::StackInfo info = openInput(args, probe)->info();
+    const compute::Shape shape{info.z, info.y, info.x};
+    const size_t budget = hostBudget(args);
+    const int64_t slab = compute::slabSlicesFor(shape, *zReach, budget);
+    if (slab < shape.z) return streamImageOperation(args, history, operation, *zReach, slab, timer);
+  }
   auto backend = chooseBackend(args);
   timer.start("read");
   InputStack input = readInput(args);

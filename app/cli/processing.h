@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,9 +37,18 @@ io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& his
 
 // The image-to-image commands' whole run: read IN, upload, run `operation` (timed as `stage`),
 // download, write OUT with `history` as a HISTORY line; --timings reports each stage.
+// With zReach (the slices the operation reads past each output slice), a stack whose copies would
+// not fit the host budget (--ram-budget-mb, default half the memory) streams through the
+// operation in slabs (compute/blocked/slab_stream.h) with the same result.
 using ImageOperation = std::function<compute::Image(compute::Backend&, const compute::Image&)>;
 int runImageOperation(const Args& args, const std::string& stage, const std::string& history,
-                      const ImageOperation& operation);
+                      const ImageOperation& operation,
+                      std::optional<int64_t> zReach = std::nullopt);
+
+// Host memory a command may use: --ram-budget-mb, else compute::defaultHostBudget().
+size_t hostBudget(const Args& args);
+// The --ram-budget-mb option of the commands that stream stacks larger than memory.
+OptionSpec ramBudgetOption();
 
 // Per-stage wall-clock seconds, printed as one JSON line on stderr when --timings is given.
 class StageTimer {

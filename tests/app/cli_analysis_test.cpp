@@ -253,6 +253,46 @@ TEST_F(CliAnalysis, Deconvolve3dInBlocksBeyondTheBudget) {
             2);  // --halo needs --mode 3d
 }
 
+// A stack larger than --ram-budget-mb streams through blur, median and outlier removal in slabs
+// of slices, with the whole stack's result (FITS and TIFF outputs); too small a budget for one
+// slice is a clear error.
+TEST_F(CliAnalysis, LocalOperationsStreamStacksLargerThanTheBudget) {
+  const int64_t z = 40, y = 128, x = 128;  // 2.5 MiB as float32
+  std::vector<float> v(size_t(z * y * x));
+  for (int64_t i = 0; i < z * y * x; ++i) v[size_t(i)] = float((i * 7919) % 1013) * 0.1f;
+  const std::string in = writeImage("stream.fits", v, z, y, x);
+  for (const std::string op :
+       {"blur --sigma 1.5,1,1", "median --size 3", "outliers --size 3 --threshold 20"}) {
+    const std::string whole = path("whole.fits");
+    ASSERT_EQ(runCliSeparately(op.substr(0, op.find(' ')) + " " + in + " " + whole +
+                               op.substr(op.find(' ')) + " --backend cpu")
+                  .code,
+              0);
+    for (const char* name : {"slabs.fits", "slabs.tif"}) {
+      const std::string out = path(name);
+      CliResult r = runCliSeparately(op.substr(0, op.find(' ')) + " " + in + " " + out +
+                                     op.substr(op.find(' ')) + " --backend cpu --ram-budget-mb 5");
+      ASSERT_EQ(r.code, 0) << r.err;
+      EXPECT_NE(r.err.find("streaming:"), std::string::npos) << op << ": " << r.err;
+      auto a = io::openStack(out), b = io::openStack(whole);
+      ASSERT_EQ(a->info().z, z);
+      std::vector<float> sa(size_t(y * x)), sb(size_t(y * x));
+      for (int64_t k = 0; k < z; ++k) {
+        a->readSlice(k, sa.data());
+        b->readSlice(k, sb.data());
+        for (size_t i = 0; i < sa.size(); ++i)
+          ASSERT_NEAR(sa[i], sb[i], 1e-5f * std::abs(sb[i]) + 1e-6f) << op << " " << name;
+      }
+      std::filesystem::remove(out);
+    }
+    std::filesystem::remove(whole);
+  }
+  CliResult small = runCliSeparately("blur " + in + " " + path("none.fits") +
+                                     " --sigma 4,1,1 --backend cpu --ram-budget-mb 1");
+  EXPECT_EQ(small.code, 2);
+  EXPECT_NE(small.err.find("cannot hold one slice"), std::string::npos) << small.err;
+}
+
 // Ctrl-C during a long deconvolution: it stops within an iteration, exits 130 and leaves neither
 // the output nor a temporary file (a default SIGINT would also give 130, but no message).
 TEST_F(CliAnalysis, DeconvolveStopsOnCtrlCAndWritesNothing) {

@@ -4,9 +4,11 @@
 #include "compute/blocked/blocked_deconvolution.h"
 #include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_reader.h"
+#include "compute/blocked/slab_stream.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -468,6 +470,59 @@ TEST(PlannedRun, OutOfDeviceMemoryPlansSmallerBlocksThenUsesTheCpu) {
     const Image want = deconvolveBlocked(*cpu, volume, psf, r.params, run.plan);
     for (int64_t i = 0; i < shape.count(); ++i) ASSERT_EQ(out.data()[i], want.data()[i]) << i;
   }
+}
+
+// Slab by slab, with the operation's reach along z, a 3D blur, a median and outlier removal give
+// the whole-stack result; a budget that cannot hold one slice is a clear error.
+TEST(SlabStream, LocalOperationsGiveTheWholeStackResult) {
+  auto cpu = makeCpuBackend(2);
+  const Shape shape{23, 30, 28};
+  const Image volume = beads(shape, 23);
+  BlurParams blur3d{1.5, 1.0, 1.0, 4.0, false};
+  OutlierParams outliers;
+  outliers.size = 3;
+  outliers.threshold = 5;
+  struct Case {
+    const char* name;
+    int64_t reach;
+    SlabOperation op;
+  };
+  const std::vector<Case> cases{
+      {"blur 3d", 6, [&](Backend& b, const Image& in) { return b.gaussianBlur(in, blur3d); }},
+      {"median", 0, [](Backend& b, const Image& in) { return b.medianFilter(in, 3); }},
+      {"outliers", 0, [&](Backend& b, const Image& in) { return b.removeOutliers(in, outliers); }}};
+  for (const Case& c : cases) {
+    const Image whole = cpu->download(c.op(*cpu, volume));
+    for (int64_t slab : {1, 4, 7, 23}) {
+      Image out = Image::host(shape);
+      std::vector<int64_t> starts;
+      const SlabStreamReport report = streamSlabs(
+          *cpu, boxReader(volume),
+          [&](const Box& b, const float* data) {
+            starts.push_back(b.z0);
+            std::memcpy(out.slice(b.z0), data, size_t(b.shape().count()) * sizeof(float));
+          },
+          shape, c.reach, slab, c.op);
+      EXPECT_EQ(report.slabs, int((shape.z + slab - 1) / slab));
+      EXPECT_TRUE(std::is_sorted(starts.begin(), starts.end()));
+      for (int64_t i = 0; i < shape.count(); ++i)
+        ASSERT_NEAR(out.data()[i], whole.data()[i], 1e-5f * std::abs(whole.data()[i]) + 1e-6f)
+            << c.name << ", slabs of " << slab << ", at " << i;
+    }
+  }
+  // Too little reach for a 3D blur shows at the seams (the test can fail).
+  Image out = Image::host(shape);
+  streamSlabs(
+      *cpu, boxReader(volume),
+      [&](const Box& b, const float* data) {
+        std::memcpy(out.slice(b.z0), data, size_t(b.shape().count()) * sizeof(float));
+      },
+      shape, 1, 4, cases[0].op);
+  EXPECT_GT(relativeL2(out, cpu->download(cases[0].op(*cpu, volume))), 1e-4);
+  const size_t slice = size_t(shape.y * shape.x) * sizeof(float);
+  EXPECT_EQ(slabSlicesFor(shape, 0, 1000 * slice), shape.z);
+  EXPECT_EQ(slabSlicesFor(shape, 2, 50 * slice), 6);  // 50 / 5 copies − 2 · 2
+  EXPECT_THROW(slabSlicesFor(shape, 6, 40 * slice), InvalidArgument);
 }
 
 class CudaBlockedDeconvolution : public GpuTest {};

@@ -31,9 +31,11 @@ int runBlur(const Args& args) {
   if (p.sigmaZ > 0) history << p.sigmaZ << ",";
   history << p.sigmaY << "," << p.sigmaX << " truncate=" << p.truncate
           << (p.nanAware ? " nan-aware" : "");
+  // A 3D blur reads its kernel's radius of slices on each side (as the backends' kernels).
+  const int64_t reach = p.sigmaZ > 0 ? static_cast<int64_t>(p.truncate * p.sigmaZ + 0.5) : 0;
   return runImageOperation(
       args, "blur", history.str(),
-      [&](compute::Backend& b, const compute::Image& in) { return b.gaussianBlur(in, p); });
+      [&](compute::Backend& b, const compute::Image& in) { return b.gaussianBlur(in, p); }, reach);
 }
 
 std::vector<OptionSpec> blurOptions() {
@@ -44,6 +46,7 @@ std::vector<OptionSpec> blurOptions() {
       {"truncate", "T", "kernel radius = int(T·sigma + 0.5) (default 4, as SciPy)"},
       {"nan-aware", "", "ignore NaN pixels (normalised convolution); NaN pixels stay NaN"}};
   for (auto& o : processingOptions()) options.push_back(o);
+  options.push_back(ramBudgetOption());
   return options;
 }
 

@@ -13,10 +13,12 @@ int runMedian(const Args& args) {
   if (size < 1 || size % 2 == 0 || size > 1001)
     throw UsageError("--size must be an odd number from 1 to 1001, got " + std::to_string(size));
 
-  return runImageOperation(args, "median", "stacklens median size=" + std::to_string(size),
-                           [&](compute::Backend& b, const compute::Image& in) {
-                             return b.medianFilter(in, static_cast<int>(size));
-                           });
+  return runImageOperation(
+      args, "median", "stacklens median size=" + std::to_string(size),
+      [&](compute::Backend& b, const compute::Image& in) {
+        return b.medianFilter(in, static_cast<int>(size));
+      },
+      /*zReach=*/0);
 }
 
 std::vector<OptionSpec> medianOptions() {
@@ -25,6 +27,7 @@ std::vector<OptionSpec> medianOptions() {
        "odd window size: each pixel becomes the median of its K×K neighbourhood "
        "(required)"}};
   for (auto& o : processingOptions()) options.push_back(o);
+  options.push_back(ramBudgetOption());
   return options;
 }
 

@@ -32,7 +32,8 @@ int runOutliers(const Args& args) {
           << " mode=" << mode;
   return runImageOperation(
       args, "outliers", history.str(),
-      [&](compute::Backend& b, const compute::Image& in) { return b.removeOutliers(in, p); });
+      [&](compute::Backend& b, const compute::Image& in) { return b.removeOutliers(in, p); },
+      /*zReach=*/0);
 }
 
 std::vector<OptionSpec> outlierOptions() {
@@ -43,6 +44,7 @@ std::vector<OptionSpec> outlierOptions() {
        "(required)"},
       {"mode", "bright|dark|both", "which deviations count (default both)"}};
   for (auto& o : processingOptions()) options.push_back(o);
+  options.push_back(ramBudgetOption());
   return options;
 }
 
