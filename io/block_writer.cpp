@@ -1,6 +1,6 @@
-// StackBlockWriter: FITS boxes at their place (pwrite into the data unit, several threads; a
-// single image through cfitsio) or TIFF pages in order as they fill; the temporary file is
-// renamed into place at the end.
+// StackBlockWriter: FITS boxes at their place (whole rows pwritten into the data unit by several
+// threads; a single image through cfitsio) or TIFF pages in order as they fill; the temporary file
+// is renamed into place at the end.
 #include "io/block_writer.h"
 
 #include <fcntl.h>
@@ -127,52 +127,66 @@ StackBlockWriter::~StackBlockWriter() = default;
 namespace {
 
 // Big-endian float32 rows of a box to their places in the data unit: slices split over a few
-// threads (the byte swap and the copies into the page cache are what take the time).
+// threads (the byte swap and the copies into the page cache are what take the time). Each slice
+// goes out in one write of whole rows: a box narrower than the stack first reads the band of rows
+// it lies in (other boxes' columns, or zeros) and merges into it, since thousands of small writes
+// per slice serialise on the file's lock. Safe because boxes come one at a time and a box's
+// slices go to different threads.
+void readAll(int fd, void* data, size_t bytes, int64_t offset, const std::string& path) {
+  char* p = static_cast<char*>(data);
+  while (bytes > 0) {
+    const ssize_t done = ::pread(fd, p, bytes, static_cast<off_t>(offset));
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) throw IoError(path, std::string("cannot read back: ") + std::strerror(errno));
+    p += done;
+    bytes -= static_cast<size_t>(done);
+    offset += done;
+  }
+}
+
 void writeBoxRows(int fd, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0, int64_t z1,
                   int64_t y0, int64_t y1, int64_t x0, int64_t x1, const float* data,
                   const std::string& path) {
   const int64_t by = y1 - y0, bx = x1 - x0;
-  const bool wholeRows = bx == sx;  // a slice's rows are then one run in the file
   auto writeSlices = [&](int64_t from, int64_t to) {
-    std::vector<uint32_t> run(static_cast<size_t>(wholeRows ? by * bx : bx));
-    for (int64_t k = from; k < to; ++k)
-      for (int64_t r = 0; r < by; r += wholeRows ? by : 1) {
+    std::vector<uint32_t> band(static_cast<size_t>(by * sx));
+    const size_t bytes = band.size() * sizeof(uint32_t);
+    for (int64_t k = from; k < to; ++k) {
+      const int64_t offset = dataStart + (k * sy + y0) * sx * int64_t(sizeof(float));
+      if (bx != sx) readAll(fd, band.data(), bytes, offset, path);
+      for (int64_t r = 0; r < by; ++r) {
         const float* in = data + ((k - z0) * by + r) * bx;
-        for (size_t i = 0; i < run.size(); ++i) {
+        uint32_t* out = band.data() + r * sx + x0;
+        for (int64_t i = 0; i < bx; ++i) {
           uint32_t u;
           std::memcpy(&u, in + i, sizeof u);
-          run[i] = __builtin_bswap32(u);
+          out[i] = __builtin_bswap32(u);
         }
-        const int64_t offset = dataStart + ((k * sy + y0 + r) * sx + x0) * int64_t(sizeof(float));
-        writeAll(fd, run.data(), run.size() * sizeof(uint32_t), offset, path);
       }
+      writeAll(fd, band.data(), bytes, offset, path);
+    }
   };
   const int64_t slices = z1 - z0;
   const int threads = static_cast<int>(
       std::clamp<int64_t>(std::min<int64_t>(slices, std::thread::hardware_concurrency()), 1, 8));
   if (threads == 1 || slices * by * bx < (int64_t(1) << 20)) {
     writeSlices(z0, z1);
-  } else {
-    std::mutex m;
-    std::string failure;
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        try {
-          writeSlices(z0 + slices * t / threads, z0 + slices * (t + 1) / threads);
-        } catch (const std::exception& e) {
-          std::lock_guard<std::mutex> lock(m);
-          if (failure.empty()) failure = e.what();
-        }
-      });
-    for (std::thread& t : pool) t.join();
-    if (!failure.empty()) throw IoError(path, failure);
+    return;
   }
-  // Start writing the pages back now, so that the flush at commit has little left to do.
-  const int64_t first = dataStart + ((z0 * sy + y0) * sx + x0) * int64_t(sizeof(float));
-  const int64_t last = dataStart + (((z1 - 1) * sy + y1 - 1) * sx + x1) * int64_t(sizeof(float));
-  ::sync_file_range(fd, static_cast<off_t>(first), static_cast<off_t>(last - first),
-                    SYNC_FILE_RANGE_WRITE);
+  std::mutex m;
+  std::string failure;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        writeSlices(z0 + slices * t / threads, z0 + slices * (t + 1) / threads);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(m);
+        if (failure.empty()) failure = e.what();
+      }
+    });
+  for (std::thread& t : pool) t.join();
+  if (!failure.empty()) throw IoError(path, failure);
 }
 
 }  // namespace

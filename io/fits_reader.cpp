@@ -382,8 +382,11 @@ namespace {
 
 template <class Raw, class Unsigned>
 Raw bigEndian(const unsigned char* p) {
-  Unsigned u = 0;
-  for (size_t i = 0; i < sizeof(Raw); ++i) u = static_cast<Unsigned>((u << 8) | p[i]);
+  Unsigned u;
+  std::memcpy(&u, p, sizeof u);
+  if constexpr (sizeof(Unsigned) == 2) u = __builtin_bswap16(u);
+  if constexpr (sizeof(Unsigned) == 4) u = __builtin_bswap32(u);
+  if constexpr (sizeof(Unsigned) == 8) u = __builtin_bswap64(u);
   Raw r;
   std::memcpy(&r, &u, sizeof r);
   return r;
@@ -398,6 +401,17 @@ void convertSamples(const unsigned char* in, int64_t count, double bscale, doubl
   const bool scaled = bscale != 1.0 || bzero != 0.0;
   const bool checkBlank = std::is_integral_v<Raw> && blank.has_value();
   const Raw blankValue = checkBlank ? static_cast<Raw>(*blank) : Raw{};
+  // 8- and 16-bit samples with an integral offset (BZERO 32768: unsigned 16-bit) add exactly in
+  // 32-bit integers, and every sum is a float exactly: the same values, vectorised.
+  if constexpr (std::is_integral_v<Raw> && sizeof(Raw) <= 2) {
+    if (!checkBlank && bscale == 1.0 && bzero == std::floor(bzero) && std::abs(bzero) < 1e6) {
+      const int32_t offset = static_cast<int32_t>(bzero);
+      for (int64_t i = 0; i < count; ++i)
+        out[i] = static_cast<float>(
+            static_cast<int32_t>(bigEndian<Raw, Unsigned>(in + i * int64_t(sizeof(Raw)))) + offset);
+      return;
+    }
+  }
   for (int64_t i = 0; i < count; ++i) {
     const Raw raw = bigEndian<Raw, Unsigned>(in + i * static_cast<int64_t>(sizeof(Raw)));
     if (checkBlank && raw == blankValue) {
