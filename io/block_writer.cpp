@@ -30,16 +30,26 @@ struct Descriptor {
   }
 };
 
-void writeAll(int fd, const void* data, size_t bytes, int64_t offset, const std::string& path) {
-  const char* p = static_cast<const char*>(data);
+// All of [offset, offset + bytes) through pread or pwrite, resuming after short transfers.
+template <class Transfer, class Pointer>
+void transferAll(Transfer transfer, int fd, Pointer data, size_t bytes, int64_t offset,
+                 const std::string& path, const char* what) {
   while (bytes > 0) {
-    const ssize_t done = ::pwrite(fd, p, bytes, static_cast<off_t>(offset));
+    const ssize_t done = transfer(fd, data, bytes, static_cast<off_t>(offset));
     if (done < 0 && errno == EINTR) continue;
-    if (done <= 0) throw IoError(path, std::string("cannot write: ") + std::strerror(errno));
-    p += done;
+    if (done <= 0) throw IoError(path, std::string(what) + ": " + std::strerror(errno));
+    data += done;
     bytes -= static_cast<size_t>(done);
     offset += done;
   }
+}
+
+void writeAll(int fd, const void* data, size_t bytes, int64_t offset, const std::string& path) {
+  transferAll(::pwrite, fd, static_cast<const char*>(data), bytes, offset, path, "cannot write");
+}
+
+void readAll(int fd, void* data, size_t bytes, int64_t offset, const std::string& path) {
+  transferAll(::pread, fd, static_cast<char*>(data), bytes, offset, path, "cannot read back");
 }
 
 // cfitsio writes the header of a stack with two slices (it fills a data unit with zeros when
@@ -132,18 +142,6 @@ namespace {
 // it lies in (other boxes' columns, or zeros) and merges into it, since thousands of small writes
 // per slice serialise on the file's lock. Safe because boxes come one at a time and a box's
 // slices go to different threads.
-void readAll(int fd, void* data, size_t bytes, int64_t offset, const std::string& path) {
-  char* p = static_cast<char*>(data);
-  while (bytes > 0) {
-    const ssize_t done = ::pread(fd, p, bytes, static_cast<off_t>(offset));
-    if (done < 0 && errno == EINTR) continue;
-    if (done <= 0) throw IoError(path, std::string("cannot read back: ") + std::strerror(errno));
-    p += done;
-    bytes -= static_cast<size_t>(done);
-    offset += done;
-  }
-}
-
 void writeBoxRows(int fd, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0, int64_t z1,
                   int64_t y0, int64_t y1, int64_t x0, int64_t x1, const float* data,
                   const std::string& path) {
