@@ -119,6 +119,13 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
   // comes from real data.
   plan.halo = {halo.z < 0 ? ceilDiv(psf.z, 2) : halo.z, halo.y < 0 ? ceilDiv(psf.y, 2) : halo.y,
                halo.x < 0 ? ceilDiv(psf.x, 2) : halo.x};
+  // Less would let the frame's wrap-around reach the interior within one convolution.
+  if (plan.halo.z < ceilDiv(psf.z, 2) || plan.halo.y < ceilDiv(psf.y, 2) ||
+      plan.halo.x < ceilDiv(psf.x, 2))
+    throw InvalidArgument("blocked deconvolution: the halo must be at least half the PSF (" +
+                          std::to_string(ceilDiv(psf.z, 2)) + " x " +
+                          std::to_string(ceilDiv(psf.y, 2)) + " x " +
+                          std::to_string(ceilDiv(psf.x, 2)) + ")");
   const bool periodic = p.boundary == Boundary::Periodic;
   const int64_t n[3] = {volume.z, volume.y, volume.x}, k[3] = {psf.z, psf.y, psf.x},
                 h[3] = {plan.halo.z, plan.halo.y, plan.halo.x},

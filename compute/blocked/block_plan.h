@@ -66,9 +66,9 @@ struct BlockPlan {
 size_t defaultHostBudget();
 
 // The plan with the least expected compute whose block fits the budget. halo: voxels on each side
-// (a negative axis: half the PSF, rounded up). maxInterior: block interiors no longer than this (0:
-// any length). Throws InvalidArgument when not even the smallest block fits, naming the budget
-// and what that block needs.
+// (a negative axis: half the PSF, rounded up; less than that is an InvalidArgument). maxInterior:
+// block interiors no longer than this (0: any length). Throws InvalidArgument when not even the
+// smallest block fits, naming the budget and what that block needs.
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const FrameCosts& costs,
                      size_t budgetBytes, Shape halo = {-1, -1, -1}, Shape maxInterior = {0, 0, 0});
 

@@ -148,6 +148,8 @@ TEST(BlockPlan, ABudgetTooSmallForOneBlockIsAClearError) {
 TEST(BlockPlan, APsfLargerThanABlockAxisStillGetsItsHalo) {
   const Shape volume{64, 64, 64}, psf{31, 31, 31};
   const DeconvolveParams p = params3d(5);
+  EXPECT_THROW(planBlocks(volume, psf, p, frameCosts("cpu", p), size_t(1) << 30, {16, 15, 16}),
+               InvalidArgument);
   const BlockPlan plan = cpuPlan(volume, psf, p, budgetFor(volume, psf, p, 0.5));
   ASSERT_GT(plan.count(), 1);
   for (const Block& b : plan.blocks) {
