@@ -9,9 +9,10 @@
 
 namespace stacklens::compute {
 
-// readSlice(z, out) writes slice z (y·x floats). At most keepSlices slices are held (least
-// recently used go first); a box taller than that is an InvalidArgument. Safe to call from one
-// thread at a time (deconvolveBlocked's reader thread).
+// readSlice(z, out) writes slice z (y·x floats); it is called from several threads at once when
+// the reader is (slices are decoded outside the cache's lock, as io's readers allow). At most
+// keepSlices slices are kept (least recently used go first), plus one being decoded per thread;
+// a box taller than keepSlices is an InvalidArgument.
 BoxReader slabReader(Shape volume, std::function<void(int64_t z, float* out)> readSlice,
                      int64_t keepSlices);
 
