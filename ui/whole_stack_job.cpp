@@ -47,17 +47,27 @@ const char* boundaryName(compute::Boundary b) {
   }
 }
 
+// What the job asks of compute's planned run.
+compute::PlannedRunRequest runRequest(const WholeStackRequest& request, compute::Backend& backend,
+                                      size_t ramBudget) {
+  const io::StackInfo& info = request.reader->info();
+  compute::PlannedRunRequest r;
+  r.volume = {info.z, info.y, info.x};
+  r.psf = request.psf.shape();
+  r.maxInterior = {pendingSlices(request, ramBudget), 0, 0};
+  r.params = threeD(request.params);
+  r.frameBudget = frameBudget(backend, ramBudget);
+  r.slabBudget = slabBudget(ramBudget);
+  r.wholeSlices = info.format != "fits";
+  r.cpuFrameBudget = hostBudget(ramBudget) / 2;
+  return r;
+}
+
 }  // namespace
 
 compute::BlockPlan planWholeStack(const WholeStackRequest& request, compute::Backend& backend,
                                   size_t ramBudget) {
-  const io::StackInfo& info = request.reader->info();
-  const compute::DeconvolveParams p = threeD(request.params);
-  compute::BlockPlan plan = compute::planBlocks(
-      {info.z, info.y, info.x}, request.psf.shape(), p, compute::frameCosts(backend.name(), p),
-      frameBudget(backend, ramBudget), {-1, -1, -1}, {pendingSlices(request, ramBudget), 0, 0});
-  compute::planSlabs(plan, slabBudget(ramBudget), info.format != "fits");
-  return plan;
+  return compute::planRun(runRequest(request, backend, ramBudget), backend.name());
 }
 
 void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
@@ -65,21 +75,23 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
                    const std::function<void(const WholeStackProgress&)>& progress,
                    size_t ramBudget) {
   const io::StackInfo& info = request.reader->info();
-  const compute::DeconvolveParams p = threeD(request.params);
-  const compute::BlockPlan plan = planWholeStack(request, backend, ramBudget);
-  const compute::Shape volume{info.z, info.y, info.x};
+  const compute::PlannedRunRequest r = runRequest(request, backend, ramBudget);
+  const compute::DeconvolveParams& p = r.params;
+  const compute::BlockPlan plan = compute::planRun(r, backend.name());
+  const compute::Shape volume = r.volume;
   // Frames are read slab by slab as the blocks need them and each block's interior is written
   // as it finishes: neither stack is whole in memory. FITS row band by row band, other formats
-  // slice by slice, keeping the slices of a slab (made again for each plan).
-  const bool fits = info.format == "fits";
-  compute::BoxReader slices;
-  const compute::BoxReader read = [&](const compute::Box& box, float* out) {
-    if (fits)
-      compute::rowReader(volume, [&request](int64_t z, int64_t y0, int64_t y1, float* o) {
-        request.reader->readRows(z, y0, y1, o);
-      })(box, out);
-    else
-      slices(box, out);
+  // slice by slice, keeping the slices of a slab.
+  const compute::ReaderForPlan readerFor = [&](const compute::BlockPlan& planned) {
+    return !r.wholeSlices
+               ? compute::rowReader(volume,
+                                    [&request](int64_t z, int64_t y0, int64_t y1, float* out) {
+                                      request.reader->readRows(z, y0, y1, out);
+                                    })
+               : compute::slabReader(
+                     volume,
+                     [&request](int64_t z, float* out) { request.reader->readSlice(z, out); },
+                     std::max<int64_t>(1, planned.slabSlices));
   };
   io::WriteOptions options;
   options.header = info.header;
@@ -98,28 +110,14 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
     done = 0.95 * f;
     if (progress) progress({"deconvolving", done});
   });
-  compute::PlannedRunRequest r;
-  r.volume = volume;
-  r.psf = request.psf.shape();
-  r.maxInterior = {pendingSlices(request, ramBudget), 0, 0};
-  r.params = p;
-  r.frameBudget = frameBudget(backend, ramBudget);
-  r.slabBudget = slabBudget(ramBudget);
-  r.wholeSlices = !fits;
-  r.cpuFrameBudget = hostBudget(ramBudget) / 2;
   compute::planAndDeconvolve(
-      backend, r, read,
+      backend, r, readerFor,
       [&writer](const compute::Box& b, const float* data) {
         writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
       },
       request.psf, deconvolving,
       [&](const std::string& note) {
         if (progress) progress({note, done});
-      },
-      [&](const compute::BlockPlan& planned) {
-        slices = compute::slabReader(
-            volume, [&request](int64_t z, float* out) { request.reader->readSlice(z, out); },
-            std::max<int64_t>(1, planned.slabSlices));
       });
   if (progress) progress({"writing", 0.95});
   writer.commit();

@@ -54,25 +54,25 @@ Budgets budgetsFor(const Args& args, compute::Backend& backend, bool tiff, compu
   return b;
 }
 
-compute::Job progressJob(const std::atomic<bool>* stop, const compute::BlockPlan& plan) {
+// blocks: the blocks of the plan that runs (set when it is made).
+compute::Job progressJob(const std::atomic<bool>* stop, const int64_t& blocks) {
   const bool terminal = isatty(STDERR_FILENO);
   const auto started = std::chrono::steady_clock::now();
-  return compute::Job(
-      stop, [terminal, started, blocks = plan.count(), last = -1](double f) mutable {
-        // Each percent on a terminal (one line, redrawn, with the time left), else each tenth on a
-        // line of its own.
-        const int percent = static_cast<int>(f * 100) / (terminal ? 1 : 10) * (terminal ? 1 : 10);
-        if (blocks == 1 || percent == last) return;
-        last = percent;
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        const double left = f > 0 ? elapsed * (1 - f) / f : 0;
-        if (terminal)
-          std::fprintf(stderr, "\rdeconvolving: %3d %%, about %.0f s left%s", percent, left,
-                       percent == 100 ? "\n" : "   ");
-        else
-          std::fprintf(stderr, "deconvolving: %d %%\n", percent);
-      });
+  return compute::Job(stop, [terminal, started, &blocks, last = -1](double f) mutable {
+    // Each percent on a terminal (one line, redrawn, with the time left), else each tenth on a
+    // line of its own.
+    const int percent = static_cast<int>(f * 100) / (terminal ? 1 : 10) * (terminal ? 1 : 10);
+    if (blocks == 1 || percent == last) return;
+    last = percent;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double left = f > 0 ? elapsed * (1 - f) / f : 0;
+    if (terminal)
+      std::fprintf(stderr, "\rdeconvolving: %3d %%, about %.0f s left%s", percent, left,
+                   percent == 100 ? "\n" : "   ");
+    else
+      std::fprintf(stderr, "deconvolving: %d %%\n", percent);
+  });
 }
 
 }  // namespace
@@ -89,30 +89,11 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const Budgets budgets =
       budgetsFor(args, *backend, io::outputFormat(job.outPath) == io::OutputFormat::Tiff, shape);
   // FITS is read row band by row band (an uncompressed file reads only those bytes); other
-  // formats slice by slice, keeping the slices a row of blocks needs.
+  // formats slice by slice, keeping the slices of a slab.
   const bool rows = info.format == "fits";
   compute::Shape most = shapeOption(args, "block", 0);
   if (budgets.pendingSlices && (most.z == 0 || most.z > budgets.pendingSlices))
     most.z = budgets.pendingSlices;
-  compute::BlockPlan plan =
-      compute::planBlocks(shape, job.psf.shape(), p, compute::frameCosts(backend->name(), p),
-                          budgets.frames, shapeOption(args, "halo", -1), most);
-  compute::planSlabs(plan, budgets.slab, !rows);
-  if (args.has("dry-run")) {
-    std::printf("backend %s\n%s", backend->name().c_str(), plan.describe(p.iterations).c_str());
-    std::printf(
-        "streaming: frames filled and results written %lld slices at a time, while the blocks "
-        "next to them compute; host memory for it at most %lld MiB\n",
-        static_cast<long long>(plan.slabSlices), static_cast<long long>(budgets.slab >> 20));
-    return kOk;
-  }
-  const compute::Job progress = progressJob(job.stop, plan);
-  timer.stop();
-  timer.start("compute");
-  // Frames are read slab by slab as the blocks need them; results go to the file slab by slab
-  // (the writer refuses an unknown format before any work is done).
-  io::StackBlockWriter writer(job.outPath, info.z, info.y, info.x,
-                              writeOptionsFor(input, job.history));
   compute::PlannedRunRequest request;
   request.volume = shape;
   request.psf = job.psf.shape();
@@ -123,28 +104,42 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   request.slabBudget = budgets.slab;
   request.wholeSlices = !rows;
   request.cpuFrameBudget = hostBudget(args) / 2;
-  // A slice reader keeps the slices one slab reads: made again for each plan.
-  compute::BoxReader slices;
+  if (args.has("dry-run")) {
+    const compute::BlockPlan plan = compute::planRun(request, backend->name());
+    std::printf("backend %s\n%s", backend->name().c_str(), plan.describe(p.iterations).c_str());
+    std::printf(
+        "streaming: frames filled and results written %lld slices at a time, while the blocks "
+        "next to them compute; host memory for it at most %lld MiB\n",
+        static_cast<long long>(plan.slabSlices), static_cast<long long>(budgets.slab >> 20));
+    return kOk;
+  }
+  int64_t blocks = 1;
+  const compute::Job progress = progressJob(job.stop, blocks);
+  timer.stop();
+  timer.start("compute");
+  // Frames are read slab by slab as the blocks need them; results go to the file slab by slab
+  // (the writer refuses an unknown format before any work is done).
+  io::StackBlockWriter writer(job.outPath, info.z, info.y, info.x,
+                              writeOptionsFor(input, job.history));
   const compute::PlannedRunResult run = compute::planAndDeconvolve(
       *backend, request,
-      [&](const compute::Box& box, float* out) {
-        if (rows)
-          compute::rowReader(shape, [&reader](int64_t z, int64_t y0, int64_t y1, float* o) {
-            reader->readRows(z, y0, y1, o);
-          })(box, out);
-        else
-          slices(box, out);
+      [&](const compute::BlockPlan& plan) {
+        return rows ? compute::rowReader(shape,
+                                         [&reader](int64_t z, int64_t y0, int64_t y1, float* o) {
+                                           reader->readRows(z, y0, y1, o);
+                                         })
+                    : compute::slabReader(
+                          shape, [&reader](int64_t z, float* o) { reader->readSlice(z, o); },
+                          std::max<int64_t>(1, plan.slabSlices));
       },
       [&](const compute::Box& b, const float* data) {
         writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
       },
       job.psf, progress,
       [](const std::string& note) { std::fprintf(stderr, "stacklens: %s\n", note.c_str()); },
-      [&](const compute::BlockPlan& planned) {
-        if (planned.count() > 1) std::fprintf(stderr, "%s", planned.describe(p.iterations).c_str());
-        slices = compute::slabReader(
-            shape, [&reader](int64_t z, float* out) { reader->readSlice(z, out); },
-            std::max<int64_t>(1, planned.slabSlices));
+      [&](const compute::BlockPlan& plan) {
+        blocks = plan.count();
+        if (plan.count() > 1) std::fprintf(stderr, "%s", plan.describe(p.iterations).c_str());
       });
   const compute::BlockedRunReport& report = run.report;
   timer.stop();

@@ -150,26 +150,29 @@ BoxReader boxReader(const Image& volume) {
   };
 }
 
+BoxWriter boxWriter(Image& volume) {
+  if (!volume.onHost())
+    throw InvalidArgument("blocked deconvolution: the volume must be on the host");
+  return [&volume](const Box& box, const float* data) {
+    const Shape s = volume.shape(), b = box.shape();
+    for (int64_t z = 0; z < b.z; ++z)
+      for (int64_t y = 0; y < b.y; ++y)
+        std::memcpy(volume.data() + ((box.z0 + z) * s.y + box.y0 + y) * s.x + box.x0,
+                    data + (z * b.y + y) * b.x, static_cast<size_t>(b.x) * sizeof(float));
+  };
+}
+
 Image deconvolveBlocked(Backend& backend, const Image& volume, const Image& psf,
                         const DeconvolveParams& p, const BlockPlan& plan, const Job& job,
                         BlockedRunReport* report) {
   if (!volume.onHost())
     throw InvalidArgument("blocked deconvolution: the volume must be on the host");
-  const Shape s = volume.shape();
-  if (!(s == plan.volume))
+  if (!(volume.shape() == plan.volume))
     throw InvalidArgument("blocked deconvolution: the plan is for another volume");
-  Image out = Image::hostUninitialized(s);
+  Image out = Image::hostUninitialized(volume.shape());
   out.spacing = volume.spacing;
-  // Each interior into its place in the output volume.
-  auto write = [&](const Box& box, const float* data) {
-    const Shape b = box.shape();
-    for (int64_t z = 0; z < b.z; ++z)
-      for (int64_t y = 0; y < b.y; ++y)
-        std::memcpy(out.data() + ((box.z0 + z) * s.y + box.y0 + y) * s.x + box.x0,
-                    data + (z * b.y + y) * b.x, static_cast<size_t>(b.x) * sizeof(float));
-  };
   const BlockedRunReport r =
-      deconvolveBlocked(backend, boxReader(volume), write, psf, p, plan, job);
+      deconvolveBlocked(backend, boxReader(volume), boxWriter(out), psf, p, plan, job);
   if (report) *report = r;
   return out;
 }

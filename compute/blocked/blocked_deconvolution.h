@@ -28,6 +28,8 @@ using BoxWriter = std::function<void(const Box& box, const float* data)>;
 
 // Reads boxes out of a host volume (which must outlive the reader).
 BoxReader boxReader(const Image& volume);
+// Writes boxes into a host volume (which must outlive the writer).
+BoxWriter boxWriter(Image& volume);
 
 struct BlockedRunReport {
   int blocks = 0;

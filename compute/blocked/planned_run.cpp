@@ -23,15 +23,22 @@ std::string mebibytes(size_t bytes) {
 
 }  // namespace
 
+BlockPlan planRun(const PlannedRunRequest& r, const std::string& backend) {
+  BlockPlan plan = planBlocks(r.volume, r.psf, r.params, frameCosts(backend, r.params),
+                              r.frameBudget, r.halo, r.maxInterior);
+  planSlabs(plan, r.slabBudget, r.wholeSlices);
+  return plan;
+}
+
 PlannedRunResult planAndDeconvolve(Backend& backend, const PlannedRunRequest& r,
-                                   const BoxReader& read, const BoxWriter& write, const Image& psf,
-                                   const Job& job,
+                                   const ReaderForPlan& readerFor, const BoxWriter& write,
+                                   const Image& psf, const Job& job,
                                    const std::function<void(const std::string&)>& note,
                                    const std::function<void(const BlockPlan&)>& planned) {
   const NoCpuFallback guard(backend);
   std::unique_ptr<Backend> cpu;
   Backend* current = &backend;
-  size_t budget = r.frameBudget;
+  PlannedRunRequest attempt = r;  // its frame budget shrinks on each fall-back
   std::atomic<bool> written{false};
   const BoxWriter watched = [&](const Box& box, const float* data) {
     written = true;
@@ -39,28 +46,28 @@ PlannedRunResult planAndDeconvolve(Backend& backend, const PlannedRunRequest& r,
   };
   for (int halvings = 0;;) {
     PlannedRunResult result;
-    result.plan = planBlocks(r.volume, r.psf, r.params, frameCosts(current->name(), r.params),
-                             budget, r.halo, r.maxInterior);
-    planSlabs(result.plan, r.slabBudget, r.wholeSlices);
+    result.plan = planRun(attempt, current->name());
     if (planned) planned(result.plan);
     try {
-      result.report = deconvolveBlocked(*current, read, watched, psf, r.params, result.plan, job);
+      result.report = deconvolveBlocked(*current, readerFor(result.plan), watched, psf, r.params,
+                                        result.plan, job);
       result.backend = current->name();
       return result;
     } catch (const OutOfDeviceMemory& e) {
       // Results already written came from this plan's blocks; another plan's would not match.
       if (written || current != &backend) throw;
-      if (halvings < 3 && budget / 2 > 0) {
+      if (halvings < 3 && attempt.frameBudget / 2 > 0) {
         ++halvings;
-        budget /= 2;
+        attempt.frameBudget /= 2;
         if (note)
-          note(std::string(e.what()) + "; planning smaller blocks for " + mebibytes(budget));
+          note(std::string(e.what()) + "; planning smaller blocks for " +
+               mebibytes(attempt.frameBudget));
         continue;
       }
       if (note) note(std::string(e.what()) + "; deconvolving on the CPU instead");
       cpu = makeCpuBackend();
       current = cpu.get();
-      budget = r.cpuFrameBudget;
+      attempt.frameBudget = r.cpuFrameBudget;
     }
   }
 }

@@ -26,12 +26,18 @@ struct PlannedRunResult {
   std::string backend;  // the backend that ran it
 };
 
+// The plan a request gets on a backend (planBlocks with its frame costs, then planSlabs).
+BlockPlan planRun(const PlannedRunRequest& request, const std::string& backend);
+
+// The reader for a plan (a slice reader keeps the slices one slab reads).
+using ReaderForPlan = std::function<BoxReader(const BlockPlan&)>;
+
 // Plans for `backend` and runs. When the backend runs out of device memory before any result
 // was written, plans again with half the budget (three times at most), then runs on a CPU
 // backend; each step is said through note. planned (optional) sees each plan before it runs.
 PlannedRunResult planAndDeconvolve(Backend& backend, const PlannedRunRequest& request,
-                                   const BoxReader& read, const BoxWriter& write, const Image& psf,
-                                   const Job& job,
+                                   const ReaderForPlan& readerFor, const BoxWriter& write,
+                                   const Image& psf, const Job& job,
                                    const std::function<void(const std::string&)>& note,
                                    const std::function<void(const BlockPlan&)>& planned = {});
 

@@ -345,16 +345,7 @@ TEST(BlockedDeconvolution, SlabsAndReadersGiveTheSameResult) {
       },
       plan.slabSlices);
   Image streamed = Image::host(shape);
-  auto writeInto = [&](Image& into) {
-    return [&into, shape](const Box& box, const float* data) {
-      const Shape b = box.shape();
-      for (int64_t z = 0; z < b.z; ++z)
-        for (int64_t y = 0; y < b.y; ++y)
-          std::memcpy(into.data() + ((box.z0 + z) * shape.y + box.y0 + y) * shape.x + box.x0,
-                      data + (z * b.y + y) * b.x, size_t(b.x) * sizeof(float));
-    };
-  };
-  deconvolveBlocked(*cpu, fromSlices, writeInto(streamed), psf, p, plan);
+  deconvolveBlocked(*cpu, fromSlices, boxWriter(streamed), psf, p, plan);
   for (int64_t i = 0; i < shape.count(); ++i) ASSERT_EQ(streamed.data()[i], direct.data()[i]) << i;
   EXPECT_GE(reads.load(), shape.z);
   Image byRows = Image::host(shape);
@@ -364,7 +355,7 @@ TEST(BlockedDeconvolution, SlabsAndReadersGiveTheSameResult) {
                                 std::memcpy(out, volume.slice(z) + y0 * shape.x,
                                             size_t((y1 - y0) * shape.x) * sizeof(float));
                               }),
-                    writeInto(byRows), psf, p, plan);
+                    boxWriter(byRows), psf, p, plan);
   for (int64_t i = 0; i < shape.count(); ++i) ASSERT_EQ(byRows.data()[i], direct.data()[i]) << i;
   // A box taller than the slices kept is refused.
   std::vector<float> box(size_t((plan.slabSlices + 1) * 2 * 2));
@@ -436,21 +427,15 @@ TEST(PlannedRun, OutOfDeviceMemoryPlansSmallerBlocksThenUsesTheCpu) {
   std::vector<std::string> notes;
   auto note = [&](const std::string& n) { notes.push_back(n); };
   Image out = Image::host(shape);
-  auto write = [&](const Box& box, const float* data) {
-    const Shape b = box.shape();
-    for (int64_t z = 0; z < b.z; ++z)
-      for (int64_t y = 0; y < b.y; ++y)
-        std::memcpy(out.data() + ((box.z0 + z) * shape.y + box.y0 + y) * shape.x + box.x0,
-                    data + (z * b.y + y) * b.x, size_t(b.x) * sizeof(float));
-  };
+  const BoxWriter write = boxWriter(out);
+  const ReaderForPlan read = [&](const BlockPlan&) { return boxReader(volume); };
   auto cpu = makeCpuBackend(2);
   {
     // Room for half the first plan's frame: the halos make frames shrink more slowly than the
     // budget, so a few halvings later a plan fits.
     const BlockPlan first = planBlocks(shape, r.psf, r.params, costs, r.frameBudget);
     SmallDevice device(first.frame.count() / 2);
-    const PlannedRunResult run =
-        planAndDeconvolve(device, r, boxReader(volume), write, psf, {}, note);
+    const PlannedRunResult run = planAndDeconvolve(device, r, read, write, psf, {}, note);
     EXPECT_EQ(run.backend, "small-device");
     EXPECT_LE(run.plan.frame.count(), first.frame.count() / 2);
     EXPECT_GE(notes.size(), 1u);
@@ -463,8 +448,7 @@ TEST(PlannedRun, OutOfDeviceMemoryPlansSmallerBlocksThenUsesTheCpu) {
   notes.clear();
   {
     SmallDevice device(1);  // nothing fits
-    const PlannedRunResult run =
-        planAndDeconvolve(device, r, boxReader(volume), write, psf, {}, note);
+    const PlannedRunResult run = planAndDeconvolve(device, r, read, write, psf, {}, note);
     EXPECT_EQ(run.backend, "cpu");
     ASSERT_EQ(notes.size(), 4u);
     EXPECT_NE(notes.back().find("on the CPU"), std::string::npos) << notes.back();
@@ -514,12 +498,7 @@ TEST(SlabStream, LocalOperationsGiveTheWholeStackResult) {
   }
   // Too little reach for a 3D blur shows at the seams (the test can fail).
   Image out = Image::host(shape);
-  streamSlabs(
-      *cpu, boxReader(volume),
-      [&](const Box& b, const float* data) {
-        std::memcpy(out.slice(b.z0), data, size_t(b.shape().count()) * sizeof(float));
-      },
-      shape, 1, 4, cases[0].op);
+  streamSlabs(*cpu, boxReader(volume), boxWriter(out), shape, 1, 4, cases[0].op);
   EXPECT_GT(relativeL2(out, cpu->download(cases[0].op(*cpu, volume))), 1e-4);
   const size_t slice = size_t(shape.y * shape.x) * sizeof(float);
   EXPECT_EQ(slabSlicesFor(shape, 0, 1000 * slice), shape.z);
