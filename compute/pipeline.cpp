@@ -165,6 +165,56 @@ std::string Pipeline::fingerprint() const {
   return out.str();
 }
 
+std::string Pipeline::describe() const {
+  std::ostringstream out;
+  out.precision(6);
+  const char* sep = "";
+  auto next = [&]() -> std::ostringstream& {
+    out << sep;
+    sep = " -> ";
+    return out;
+  };
+  if (outliers.enabled)
+    next() << "outliers size=" << outliers.params.size
+           << " threshold=" << outliers.params.threshold;
+  if (median.enabled) next() << "median size=" << median.size;
+  if (blur.enabled) {
+    const auto& p = blur.params;
+    next() << "blur sigma=" << p.sigmaZ << "," << p.sigmaY << "," << p.sigmaX
+           << (p.nanAware ? " nan-aware" : "");
+  }
+  if (deconvolution.enabled) {
+    const auto& d = deconvolution;
+    const auto& p = d.params;
+    const char* boundary = p.boundary == Boundary::Periodic ? "periodic"
+                           : p.boundary == Boundary::Zero   ? "zero"
+                                                            : "reflect";
+    next() << "richardson-lucy " << (p.threeD ? "3d" : "2d") << " iterations=" << p.iterations
+           << " boundary=" << boundary;
+    if (p.threeD) out << " slab=+-" << d.slabHalfWidth;
+    if (p.tvLambda > 0) out << " tv=" << p.tvLambda;
+    if (p.accelerate) out << " accelerated";
+    if (d.psf.empty())
+      out << " psf=gaussian(" << (p.threeD ? d.psfSigmaZ : 0.0) << "," << d.psfSigmaY << ","
+          << d.psfSigmaX << ")";
+    else
+      out << " psf=" << d.psf.shape().z << "x" << d.psf.shape().y << "x" << d.psf.shape().x;
+  }
+  if (statistics.enabled)
+    next() << "statistics kappa=" << statistics.params.kappaLower << ","
+           << statistics.params.kappaUpper;
+  if (segmentation.enabled) {
+    const auto& p = segmentation.params;
+    next() << "segmentation ";
+    if (p.absoluteThreshold)
+      out << "threshold=" << *p.absoluteThreshold;
+    else
+      out << "nsigma=" << p.nSigma;
+    out << " connectivity=" << p.connectivity << " min-pixels=" << p.minPixels;
+  }
+  return out.str();
+}
+
 std::vector<std::string> presetNames() { return {"astronomy sources", "microscopy deconvolution"}; }
 
 Pipeline preset(const std::string& name, Image psf) {

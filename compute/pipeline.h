@@ -51,6 +51,9 @@ struct Pipeline {
   void validate() const;
   // Text that differs whenever the result could differ (cache keys); includes a PSF checksum.
   std::string fingerprint() const;
+  // The enabled stages and their parameters in one line ("blur sigma=0,1,1 -> segmentation
+  // nsigma=5 ..."), for HISTORY cards and dialogs.
+  std::string describe() const;
 };
 
 // "astronomy sources": a small blur, sigma-clipped background, 5σ segmentation.

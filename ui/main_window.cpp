@@ -937,18 +937,21 @@ void MainWindow::chooseAndExport(bool colorbar) {
   dialog->open();
 }
 
-// 3D Richardson–Lucy over the whole stack with the Processing dock's settings, into a new file
-// that is opened when done; the dialog runs it off the GUI thread.
+// The Processing dock's pipeline at every slice, or 3D Richardson–Lucy over the whole stack with
+// its settings, into a new file that is opened when done; the dialog runs it off the GUI thread.
 void MainWindow::processWholeStack() {
   if (!reader_) return;
   WholeStackRequest request;
   request.reader = reader_;
-  compute::Pipeline pipeline = live_->dock()->pipeline();
-  pipeline.deconvolution.params.threeD = true;
-  request.params = pipeline.deconvolution.params;
-  request.psf = compute::pipelinePsf(pipeline);
+  const compute::Pipeline current = live_->dock()->pipeline();
+  request.pipeline = current;
+  compute::Pipeline rl3d = current;
+  rl3d.deconvolution.params.threeD = true;
+  request.params = rl3d.deconvolution.params;
+  request.psf = compute::pipelinePsf(rl3d);
   const QFileInfo input(path_);
-  request.outPath = input.dir().filePath(input.completeBaseName() + "_rl3d.fits").toStdString();
+  request.outPath =
+      input.dir().filePath(input.completeBaseName() + "_processed.fits").toStdString();
   const bool gpu = live_->dock()->backendChoice() != ProcessingDock::BackendChoice::Cpu &&
                    live_->dock()->gpuAvailable();
   std::function<std::unique_ptr<compute::Backend>()> make;

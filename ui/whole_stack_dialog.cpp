@@ -7,6 +7,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QPointer>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <chrono>
@@ -23,20 +24,26 @@ WholeStackDialog::WholeStackDialog(WholeStackRequest request,
   setWindowTitle(tr("Process whole stack"));
   pool_.setMaxThreadCount(1);
   const io::StackInfo& info = request_.reader->info();
-  const compute::Shape psf = request_.psf.shape();
   auto* form = new QFormLayout;
   form->addRow(tr("Input:"), new QLabel(QString("%1 (%2 × %3 × %4)")
                                             .arg(QString::fromStdString(info.path))
                                             .arg(info.z)
                                             .arg(info.y)
                                             .arg(info.x)));
-  form->addRow(tr("Operation:"),
-               new QLabel(tr("3D Richardson–Lucy, %1 iterations, PSF %2 × %3 × %4 "
-                             "(the Processing dock's settings)")
-                              .arg(request_.params.iterations)
-                              .arg(psf.z)
-                              .arg(psf.y)
-                              .arg(psf.x)));
+  pipeline_ = request_.pipeline;
+  operation_ = new QComboBox;
+  operation_->addItem(tr("The current pipeline at every slice (what the viewer shows)"));
+  operation_->addItem(tr("3D Richardson–Lucy over the whole volume"));
+  form->addRow(tr("Operation:"), operation_);
+  operationText_ = new QLabel;
+  operationText_->setWordWrap(true);
+  form->addRow(QString(), operationText_);
+  const bool pipelineRuns = pipeline_ && pipeline_->anyEnabled();
+  operation_->setCurrentIndex(pipelineRuns ? CurrentPipeline : Deconvolution3D);
+  if (!pipelineRuns)
+    qobject_cast<QStandardItemModel*>(operation_->model())
+        ->item(CurrentPipeline)
+        ->setEnabled(false);
   form->addRow(tr("Backend:"), new QLabel(backendName));
   output_ = new QLineEdit(QString::fromStdString(request_.outPath));
   auto* browse = new QPushButton(tr("Browse…"));
@@ -63,6 +70,8 @@ WholeStackDialog::WholeStackDialog(WholeStackRequest request,
   layout->addWidget(progress_);
   layout->addWidget(status_);
   layout->addWidget(buttons);
+  connect(operation_, &QComboBox::currentIndexChanged, this, &WholeStackDialog::showOperation);
+  showOperation();
   connect(browse, &QPushButton::clicked, this, &WholeStackDialog::chooseOutput);
   connect(start_, &QPushButton::clicked, this, &WholeStackDialog::start);
   connect(cancel_, &QPushButton::clicked, this, [this] {
@@ -78,6 +87,29 @@ WholeStackDialog::~WholeStackDialog() {
   future_.waitForFinished();  // the job stops within an iteration
 }
 
+// The request follows the chosen operation; the text says what it will run.
+void WholeStackDialog::showOperation() {
+  const compute::Shape psf = request_.psf.shape();
+  if (operation_->currentIndex() == CurrentPipeline && pipeline_) {
+    request_.pipeline = pipeline_;
+    const int64_t half = pipeline_->slabHalfWidth();
+    operationText_->setText(
+        tr("%1%2 (the Processing dock's settings). Statistics and sources go to CSV tables beside "
+           "the output.")
+            .arg(QString::fromStdString(pipeline_->describe()))
+            .arg(half > 0 ? tr("; each slice with %1 slices on each side").arg(half) : QString()));
+  } else {
+    request_.pipeline.reset();
+    operationText_->setText(tr("3D Richardson–Lucy, %1 iterations, PSF %2 × %3 × %4 (the "
+                               "Processing dock's settings), in blocks when the stack does not "
+                               "fit the memory budget")
+                                .arg(request_.params.iterations)
+                                .arg(psf.z)
+                                .arg(psf.y)
+                                .arg(psf.x));
+  }
+}
+
 void WholeStackDialog::chooseOutput() {
   const QString path =
       QFileDialog::getSaveFileName(this, tr("Write the result to"), output_->text(),
@@ -89,6 +121,7 @@ void WholeStackDialog::setRunning(bool on) {
   running_ = on;
   start_->setEnabled(!on);
   output_->setEnabled(!on);
+  operation_->setEnabled(!on);
   cancel_->setText(on ? tr("Cancel") : tr("Close"));
 }
 
@@ -122,10 +155,7 @@ void WholeStackDialog::start() {
     auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
     try {
       std::unique_ptr<compute::Backend> backend = make();
-      const QString plan =
-          QString::fromStdString(
-              planWholeStack(request, *backend).describe(request.params.iterations))
-              .trimmed();
+      const QString plan = QString::fromStdString(describeWholeStack(request, *backend)).trimmed();
       post([plan](WholeStackDialog* d) { d->plan_->setText(plan); });
       runWholeStack(request, *backend, &stop_, [&](const WholeStackProgress& p) {
         const auto now = std::chrono::steady_clock::now();

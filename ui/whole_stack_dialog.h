@@ -1,8 +1,10 @@
-// File ▸ Process whole stack…: 3D Richardson–Lucy with the Processing dock's settings over the
-// open stack into a new file, off the GUI thread, with its plan, a progress bar and Cancel.
+// File ▸ Process whole stack…: the Processing dock's pipeline at every slice, or 3D
+// Richardson–Lucy with its settings over the whole volume, from the open stack into a new file,
+// off the GUI thread, with its plan, a progress bar and Cancel.
 #pragma once
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDialog>
 #include <QFuture>
 #include <QLabel>
@@ -21,7 +23,8 @@ namespace stacklens::ui {
 class WholeStackDialog : public QDialog {
   Q_OBJECT
  public:
-  // makeBackend runs on the job's thread (a CUDA context takes a while to make).
+  // makeBackend runs on the job's thread (a CUDA context takes a while to make). With
+  // request.pipeline set the operation can be chosen (the pipeline first), else it is 3D RL.
   WholeStackDialog(WholeStackRequest request,
                    std::function<std::unique_ptr<compute::Backend>()> makeBackend,
                    const QString& backendName, QWidget* parent = nullptr);
@@ -31,6 +34,7 @@ class WholeStackDialog : public QDialog {
   void cancel();
   bool running() const { return running_; }
   QLineEdit* outputEdit() const { return output_; }
+  QComboBox* operationBox() const { return operation_; }  // 0: pipeline, 1: 3D RL
   QProgressBar* progressBar() const { return progress_; }
   QLabel* planLabel() const { return plan_; }
   QLabel* statusLabel() const { return status_; }
@@ -44,8 +48,14 @@ class WholeStackDialog : public QDialog {
  private:
   void chooseOutput();
   void setRunning(bool on);
+  void showOperation();
+
+  enum Operation { CurrentPipeline = 0, Deconvolution3D = 1 };
 
   WholeStackRequest request_;
+  std::optional<compute::Pipeline> pipeline_;  // the dock's, when one was given
+  QComboBox* operation_;
+  QLabel* operationText_;
   std::function<std::unique_ptr<compute::Backend>()> makeBackend_;
   QLineEdit* output_;
   QCheckBox* open_;

@@ -2,10 +2,14 @@
 #include "ui/whole_stack_job.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_reader.h"
+#include "compute/pipeline_over_stack.h"
+#include "compute/source_table.h"
 #include "io/block_writer.h"
+#include "io/text_output.h"
 
 namespace stacklens::ui {
 namespace {
@@ -63,7 +67,75 @@ compute::PlannedRunRequest runRequest(const WholeStackRequest& request, compute:
   return r;
 }
 
+io::WriteOptions writeOptions(const io::StackInfo& info, const std::string& history) {
+  io::WriteOptions options;
+  options.header = info.header;
+  options.history.push_back(history);
+  options.history.push_back("stacklens input " + info.path);
+  options.spacing = info.spacing;
+  options.units = info.units;
+  options.spacingKnown = info.spacingKnown;
+  options.sourcePath = info.path;
+  return options;
+}
+
+compute::Spacing spacingOf(const io::StackInfo& info) {
+  compute::Spacing s;
+  s.z = info.spacing[0];
+  s.y = info.spacing[1];
+  s.x = info.spacing[2];
+  s.known = info.spacingKnown;
+  s.unit = info.units[2];
+  return s;
+}
+
+// The pipeline at every slice, slice by slice into the writer; side tables after the stack.
+void runPipelineOverWholeStack(const WholeStackRequest& request, compute::Backend& backend,
+                               const std::atomic<bool>* cancel,
+                               const std::function<void(const WholeStackProgress&)>& progress) {
+  const io::StackInfo& info = request.reader->info();
+  const compute::Pipeline& pipeline = *request.pipeline;
+  io::StackBlockWriter writer(
+      request.outPath, info.z, info.y, info.x,
+      writeOptions(info, "stacklens whole-stack pipeline " + pipeline.describe() +
+                             " backend=" + backend.name()));
+  const compute::Job job(cancel, [&](double f) {
+    if (progress) progress({"processing", 0.98 * f});
+  });
+  const compute::StackPipelineReport report = compute::runPipelineOverStack(
+      backend, pipeline, {info.z, info.y, info.x}, spacingOf(info),
+      [&](int64_t z, float* out) { request.reader->readSlice(z, out); },
+      [&](int64_t z, const float* data) { writer.writeBox(z, z + 1, 0, info.y, 0, info.x, data); },
+      job);
+  if (progress) progress({"writing", 0.98});
+  writer.commit();
+  if (pipeline.statistics.enabled)
+    io::writeTextFile(sideTablePath(request.outPath, "statistics"),
+                      compute::statisticsCsv(report.statistics), info.path);
+  if (pipeline.segmentation.enabled)
+    io::writeTextFile(sideTablePath(request.outPath, "sources"),
+                      compute::sourcesCsv(report.sources, true), info.path);
+  if (progress) progress({"done", 1.0});
+}
+
 }  // namespace
+
+std::string sideTablePath(const std::string& outPath, const std::string& table) {
+  const std::filesystem::path out(outPath);
+  return (out.parent_path() / (out.stem().string() + "_" + table + ".csv")).string();
+}
+
+std::string describeWholeStack(const WholeStackRequest& request, compute::Backend& backend,
+                               size_t ramBudget) {
+  if (!request.pipeline)
+    return planWholeStack(request, backend, ramBudget).describe(request.params.iterations);
+  const io::StackInfo& info = request.reader->info();
+  const int64_t half = request.pipeline->slabHalfWidth();
+  std::string text = "slice by slice, " + std::to_string(info.z) + " slices of " +
+                     std::to_string(info.y) + " x " + std::to_string(info.x);
+  if (half > 0) text += ", each with " + std::to_string(half) + " slices on each side";
+  return text + " on " + backend.name() + ": " + request.pipeline->describe();
+}
 
 compute::BlockPlan planWholeStack(const WholeStackRequest& request, compute::Backend& backend,
                                   size_t ramBudget) {
@@ -74,6 +146,7 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
                    const std::atomic<bool>* cancel,
                    const std::function<void(const WholeStackProgress&)>& progress,
                    size_t ramBudget) {
+  if (request.pipeline) return runPipelineOverWholeStack(request, backend, cancel, progress);
   const io::StackInfo& info = request.reader->info();
   const compute::PlannedRunRequest r = runRequest(request, backend, ramBudget);
   const compute::DeconvolveParams& p = r.params;
@@ -93,18 +166,12 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
                      [&request](int64_t z, float* out) { request.reader->readSlice(z, out); },
                      std::max<int64_t>(1, planned.slabSlices));
   };
-  io::WriteOptions options;
-  options.header = info.header;
-  options.history.push_back(
-      "stacklens whole-stack richardson-lucy mode=3d iterations=" + std::to_string(p.iterations) +
-      " boundary=" + boundaryName(p.boundary) + " backend=" + backend.name() +
-      " blocks=" + std::to_string(plan.count()));
-  options.history.push_back("stacklens input " + info.path);
-  options.spacing = info.spacing;
-  options.units = info.units;
-  options.spacingKnown = info.spacingKnown;
-  options.sourcePath = info.path;
-  io::StackBlockWriter writer(request.outPath, info.z, info.y, info.x, options);
+  io::StackBlockWriter writer(
+      request.outPath, info.z, info.y, info.x,
+      writeOptions(info,
+                   "stacklens whole-stack richardson-lucy mode=3d iterations=" +
+                       std::to_string(p.iterations) + " boundary=" + boundaryName(p.boundary) +
+                       " backend=" + backend.name() + " blocks=" + std::to_string(plan.count())));
   double done = 0;
   const compute::Job deconvolving(cancel, [&](double f) {
     done = 0.95 * f;

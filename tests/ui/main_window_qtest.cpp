@@ -357,7 +357,7 @@ class MainWindowTest : public QObject {
     w.processWholeStack();
     auto* dialog = w.findChild<ui::WholeStackDialog*>();
     QVERIFY(dialog);
-    QCOMPARE(dialog->outputEdit()->text(), QString("/fake/stack_rl3d.fits"));
+    QCOMPARE(dialog->outputEdit()->text(), QString("/fake/stack_processed.fits"));
     QTemporaryDir dir;
     const QString out = dir.filePath("whole.fits");
     dialog->outputEdit()->setText(out);

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "compute/blocked/blocked_deconvolution.h"
+#include "compute/pipeline.h"
 #include "io/stack.h"
 #include "tests/ui/memory_stack.h"
 #include "ui/whole_stack_dialog.h"
@@ -81,6 +82,56 @@ class WholeStackDialogTest : public QObject {
       history = history || card.value.find("whole-stack richardson-lucy") != std::string::npos ||
                 card.comment.find("whole-stack richardson-lucy") != std::string::npos;
     QVERIFY(history);
+  }
+
+  // The current pipeline at every slice: each written slice is what the viewer shows there (the
+  // pipeline run on that slice here), and the sources go to a CSV table beside the stack.
+  void writesThePipelineAtEverySliceWithItsSourceTable() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath("processed.tif");
+    auto stack = std::make_shared<MemoryStack>(5, 30, 26);
+    compute::Pipeline pipeline;
+    pipeline.blur.enabled = true;
+    pipeline.blur.params.sigmaY = pipeline.blur.params.sigmaX = 1.5;
+    pipeline.segmentation.enabled = true;
+    pipeline.segmentation.params.nSigma = 1.0;
+    WholeStackRequest r = request(stack, 3, out);
+    r.pipeline = pipeline;
+    WholeStackDialog dialog(r, oneThread, "CPU");
+    QCOMPARE(dialog.operationBox()->currentIndex(), 0);
+    QSignalSpy finished(&dialog, &WholeStackDialog::finished);
+    dialog.start();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QVERIFY(dialog.planLabel()->text().contains("slice by slice"));
+    auto written = io::openStack(out.toStdString());
+    QCOMPARE(written->info().z, int64_t(5));
+    auto cpu = oneThread();
+    std::vector<float> slice(30 * 26);
+    size_t sources = 0;
+    for (int64_t z = 0; z < 5; ++z) {
+      compute::Image raw = compute::Image::host({1, 30, 26});
+      stack->readSlice(z, raw.data());
+      const compute::PipelineResult want = compute::runPipeline(*cpu, raw, 0, pipeline);
+      sources += want.segmentation->sources.size();
+      written->readSlice(z, slice.data());
+      for (int64_t i = 0; i < 30 * 26; ++i) QCOMPARE(slice[size_t(i)], want.image.data()[i]);
+    }
+    QVERIFY(sources > 0);
+    QFile csv(QString::fromStdString(ui::sideTablePath(out.toStdString(), "sources")));
+    QVERIFY(csv.fileName().endsWith("processed_sources.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = csv.readAll().trimmed().split('\n');
+    QCOMPARE(size_t(lines.size()), sources + 1);
+    QVERIFY(lines.first().endsWith(",z"));
+  }
+
+  // 3D RL can be chosen instead; without an enabled stage only it can run.
+  void theOperationCanBeChosen() {
+    auto stack = std::make_shared<MemoryStack>(4, 8, 8);
+    WholeStackRequest r = request(stack, 2, "/tmp/x.fits");
+    r.pipeline = compute::Pipeline{};
+    WholeStackDialog dialog(r, oneThread, "CPU");
+    QCOMPARE(dialog.operationBox()->currentIndex(), 1);
   }
 
   void cancelStopsAndWritesNothing() {

@@ -1,47 +1,13 @@
 // stacklens-cli segment: threshold, label connected sources, write the labels and a source table.
-#include <unistd.h>
-#include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "app/cli/command.h"
 #include "app/cli/processing.h"
-#include "io/io_error.h"
+#include "compute/source_table.h"
+#include "io/text_output.h"
 
 namespace stacklens::cli {
 namespace {
-
-// The CSV goes to a temporary file beside its destination and is renamed into place.
-void writeSourcesCsv(const std::string& path, const compute::Segmentation& seg, bool withZ) {
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    if (!out) throw io::IoError(path, "cannot create the file");
-    out.precision(10);
-    out << "label,x,y,flux,npix,peak,peak_x,peak_y,xmin,xmax,ymin,ymax" << (withZ ? ",z" : "")
-        << "\n";
-    for (const auto& s : seg.sources) {
-      out << s.label << "," << s.centroidX << "," << s.centroidY << "," << s.flux << "," << s.npix
-          << "," << s.peak << "," << s.peakX << "," << s.peakY << "," << s.xMin << "," << s.xMax
-          << "," << s.yMin << "," << s.yMax;
-      if (withZ) out << "," << s.z;
-      out << "\n";
-    }
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw io::IoError(path, "write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw io::IoError(path, "cannot rename into place: " + ec.message());
-  }
-}
 
 int runSegment(const Args& args) {
   compute::SegmentParams p;
@@ -74,7 +40,8 @@ int runSegment(const Args& args) {
       writeOptionsFor(input, "stacklens segment threshold=" + std::to_string(seg.threshold) +
                                  " connectivity=" + std::to_string(p.connectivity) +
                                  " min-pixels=" + std::to_string(p.minPixels)));
-  if (auto csv = args.get("sources")) writeSourcesCsv(*csv, seg, s.z > 1);
+  if (auto csv = args.get("sources"))
+    io::writeTextFile(*csv, compute::sourcesCsv(seg.sources, s.z > 1), input.path);
   timer.stop();
   std::cout << "{\"sources\": " << seg.sources.size() << ", \"threshold\": " << seg.threshold
             << ", \"background_median\": " << seg.background.clipped.median
