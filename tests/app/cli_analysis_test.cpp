@@ -293,6 +293,30 @@ TEST_F(CliAnalysis, LocalOperationsStreamStacksLargerThanTheBudget) {
   EXPECT_NE(small.err.find("cannot hold one slice"), std::string::npos) << small.err;
 }
 
+// Resampling a stack larger than --ram-budget-mb streams output slabs with the whole stack's
+// result (to float rounding), and keeps the output's spacing.
+TEST_F(CliAnalysis, ResampleStreamsStacksLargerThanTheBudget) {
+  const int64_t z = 60, y = 96, x = 80;  // 1.8 MiB as float32
+  std::vector<float> v(size_t(z * y * x));
+  for (int64_t i = 0; i < z * y * x; ++i) v[size_t(i)] = float((i * 7919) % 1013) * 0.1f;
+  const std::string in = writeImage("resample.fits", v, z, y, x);
+  const std::string whole = path("whole.fits"), out = path("streamed.tif");
+  const std::string common = " --zoom 1.5,0.5,1 --backend cpu";
+  ASSERT_EQ(runCliSeparately("resample " + in + " " + whole + common).code, 0);
+  CliResult r = runCliSeparately("resample " + in + " " + out + common + " --ram-budget-mb 4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("streaming:"), std::string::npos) << r.err;
+  auto a = io::openStack(out), b = io::openStack(whole);
+  ASSERT_EQ(a->info().z, 90);
+  ASSERT_EQ(a->info().y, 48);
+  std::vector<float> sa(size_t(48 * 80)), sb(size_t(48 * 80));
+  for (int64_t k = 0; k < 90; ++k) {
+    a->readSlice(k, sa.data());
+    b->readSlice(k, sb.data());
+    for (size_t i = 0; i < sa.size(); ++i) ASSERT_NEAR(sa[i], sb[i], 1e-3f) << k << " " << i;
+  }
+}
+
 // Ctrl-C during a long deconvolution: it stops within an iteration, exits 130 and leaves neither
 // the output nor a temporary file (a default SIGINT would also give 130, but no message).
 TEST_F(CliAnalysis, DeconvolveStopsOnCtrlCAndWritesNothing) {

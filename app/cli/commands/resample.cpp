@@ -10,16 +10,18 @@
 
 #include "app/cli/command.h"
 #include "app/cli/processing.h"
+#include "compute/blocked/streamed_resample.h"
+#include "io/block_writer.h"
 
 namespace stacklens::cli {
 namespace {
 
 // Zoom factors (z, y, x) that give every axis the finest spacing. A single slice keeps z.
-std::array<double, 3> isotropicZoom(const InputStack& input) {
+std::array<double, 3> isotropicZoom(const InputStack& input, int64_t slices) {
   const io::StackInfo& info = input.info;
   if (!info.spacingKnown)
     throw UsageError("--isotropic: " + input.path + " has no voxel spacing in its header");
-  const bool useZ = input.image.shape().z > 1;
+  const bool useZ = slices > 1;
   double finest = std::min(info.spacing[1], info.spacing[2]);
   if (useZ) finest = std::min(finest, info.spacing[0]);
   for (int a = useZ ? 0 : 1; a < 3; ++a)
@@ -74,6 +76,55 @@ void rescaleWcs(std::vector<io::HeaderCard>& header, const std::array<double, 4>
   header = std::move(kept);
 }
 
+// Output spacing and WCS follow the new grid.
+io::WriteOptions resampledOptions(const InputStack& input, compute::Shape in, compute::Shape out,
+                                  const std::array<double, 3>& zoom, long long order,
+                                  bool isotropic) {
+  std::ostringstream history;
+  history << "stacklens resample zoom=" << zoom[0] << "," << zoom[1] << "," << zoom[2]
+          << " order=" << order << (isotropic ? " isotropic" : "");
+  io::WriteOptions options = writeOptionsFor(input, history.str());
+  const std::array<int64_t, 3> nIn{in.z, in.y, in.x}, nOut{out.z, out.y, out.x};
+  std::array<double, 4> scaleOfFitsAxis{1.0, 1.0, 1.0, 1.0};  // [1] = x, [2] = y, [3] = z
+  for (int a = 0; a < 3; ++a) {
+    if (nIn[a] == nOut[a]) continue;
+    options.spacing[a] *= double(nIn[a]) / double(nOut[a]);
+    scaleOfFitsAxis[3 - a] = nOut[a] > 1 ? double(nIn[a] - 1) / double(nOut[a] - 1) : 1.0;
+  }
+  if (nIn != nOut) rescaleWcs(options.header, scaleOfFitsAxis);
+  return options;
+}
+
+// A stack whose input and output would not fit the host budget twice over goes through in slabs
+// of output slices (compute/blocked/streamed_resample.h).
+int streamResample(const Args& args, io::StackReader& reader, const compute::ResampleParams& p,
+                   const io::WriteOptions& options, compute::Shape in, compute::Shape out,
+                   int64_t slab, StageTimer& timer) {
+  auto backend = chooseBackend(args);
+  std::fprintf(stderr, "streaming: %lld output slices at a time\n", static_cast<long long>(slab));
+  io::StackBlockWriter writer(args.positional(1), out.z, out.y, out.x, options);
+  timer.start("stream");
+  const compute::StreamedResampleReport report = compute::streamResample(
+      *backend,
+      [&](const compute::Box& box, float* data) {
+        for (int64_t z = box.z0; z < box.z1; ++z)
+          reader.readSlice(z, data + (z - box.z0) * in.y * in.x);
+      },
+      [&](const compute::Box& b, const float* data) {
+        writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
+      },
+      in, p, slab);
+  timer.stop();
+  timer.start("write");
+  writer.commit();
+  timer.stop();
+  timer.print(backend->name());
+  if (args.has("timings"))
+    std::fprintf(stderr, "slabs %d: reading %.2f s, processing %.2f s, writing %.2f s\n",
+                 report.slabs, report.readSeconds, report.computeSeconds, report.writeSeconds);
+  return kOk;
+}
+
 int runResample(const Args& args) {
   const bool isotropic = args.has("isotropic");
   const std::vector<double> zoomList = args.getDoubles("zoom");
@@ -86,21 +137,33 @@ int runResample(const Args& args) {
   if (order != 1 && order != 3) throw UsageError("--order must be 1 or 3");
 
   StageTimer timer(args.has("timings"));
-  auto backend = chooseBackend(args);
-  timer.start("read");
-  InputStack input = readInput(args);
-  timer.stop();
+  InputStack probe;
+  std::shared_ptr<io::StackReader> reader = openInput(args, probe);
+  const int64_t slices = args.has("slice") ? 1 : probe.info.z;
   std::array<double, 3> zoom{};
   if (isotropic)
-    zoom = isotropicZoom(input);
+    zoom = isotropicZoom(probe, slices);
   else if (zoomList.size() == 1)
     zoom = {zoomList[0], zoomList[0], zoomList[0]};
   else
     zoom = {zoomList[0], zoomList[1], zoomList[2]};
   // One slice stays one slice when a single factor is given for all axes.
-  if (zoomList.size() == 1 && input.image.shape().z == 1) zoom[0] = 1.0;
+  if (zoomList.size() == 1 && slices == 1) zoom[0] = 1.0;
   const compute::ResampleParams p{zoom[0], zoom[1], zoom[2], static_cast<int>(order)};
+  const compute::Shape in{slices, probe.info.y, probe.info.x};
+  const compute::Shape out = compute::resampledShape(in, p);
 
+  const double bytes = 2.0 * 4.0 * (double(in.count()) + double(out.count()));
+  if (!args.has("slice") && bytes > double(hostBudget(args))) {
+    const int64_t slab = compute::resampleSlabSlicesFor(in, p, hostBudget(args));
+    return streamResample(args, *reader, p,
+                          resampledOptions(probe, in, out, zoom, order, isotropic), in, out, slab,
+                          timer);
+  }
+  auto backend = chooseBackend(args);
+  timer.start("read");
+  InputStack input = readInput(args);
+  timer.stop();
   timer.start("upload");
   compute::Image image = backend->upload(input.image);
   backend->synchronize();
@@ -112,22 +175,11 @@ int runResample(const Args& args) {
   timer.start("download");
   compute::Image result = backend->download(zoomed);
   timer.stop();
-
-  std::ostringstream history;
-  history << "stacklens resample zoom=" << zoom[0] << "," << zoom[1] << "," << zoom[2]
-          << " order=" << order << (isotropic ? " isotropic" : "");
-  io::WriteOptions options = writeOptionsFor(input, history.str());
-  const compute::Shape in = input.image.shape(), out = result.shape();
-  const std::array<int64_t, 3> nIn{in.z, in.y, in.x}, nOut{out.z, out.y, out.x};
-  std::array<double, 4> scaleOfFitsAxis{1.0, 1.0, 1.0, 1.0};  // [1] = x, [2] = y, [3] = z
-  for (int a = 0; a < 3; ++a) {
-    if (nIn[a] == nOut[a]) continue;
-    options.spacing[a] *= double(nIn[a]) / double(nOut[a]);
-    scaleOfFitsAxis[3 - a] = nOut[a] > 1 ? double(nIn[a] - 1) / double(nOut[a] - 1) : 1.0;
-  }
-  if (nIn != nOut) rescaleWcs(options.header, scaleOfFitsAxis);
+  const io::WriteOptions options =
+      resampledOptions(input, input.image.shape(), result.shape(), zoom, order, isotropic);
   timer.start("write");
-  io::writeStack(args.positional(1), result.data(), out.z, out.y, out.x, options);
+  const compute::Shape s = result.shape();
+  io::writeStack(args.positional(1), result.data(), s.z, s.y, s.x, options);
   timer.stop();
   timer.print(backend->name());
   return kOk;
@@ -139,7 +191,8 @@ std::vector<OptionSpec> resampleOptions() {
        "zoom factors; output length = round(n·F) per axis (one value: every axis, but a single "
        "slice stays one)"},
       {"isotropic", "", "zoom every axis to the finest voxel spacing in the header"},
-      {"order", "1|3", "1: linear, 3: cubic B-spline (default 3)"}};
+      {"order", "1|3", "1: linear, 3: cubic B-spline (default 3)"},
+      ramBudgetOption()};
   for (auto& o : processingOptions()) options.push_back(o);
   return options;
 }
