@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -84,6 +85,9 @@ struct StackBlockWriter::State {
   std::unique_ptr<TiffPageWriter> pages;
   std::map<int64_t, std::pair<std::vector<float>, int64_t>> waiting;  // z → (pixels, covered)
   int64_t nextPage = 0;
+  // FITS stacks: columns written so far of each band of rows (z0, z1, y0, y1) that boxes narrower
+  // than the stack share; its pages go back to disk once, when its last box is in.
+  std::map<std::array<int64_t, 4>, int64_t> bandColumns;
   int64_t z = 0, y = 0, x = 0;
 };
 
@@ -142,9 +146,11 @@ namespace {
 // it lies in (other boxes' columns, or zeros) and merges into it, since thousands of small writes
 // per slice serialise on the file's lock. Safe because boxes come one at a time and a box's
 // slices go to different threads.
+// writeBack: start writing the band's pages back to disk (see below); when a band is shared by
+// several boxes, only its last box does, so that its pages go to disk once.
 void writeBoxRows(int fd, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0, int64_t z1,
                   int64_t y0, int64_t y1, int64_t x0, int64_t x1, const float* data,
-                  const std::string& path) {
+                  bool writeBackNow, const std::string& path) {
   const int64_t by = y1 - y0, bx = x1 - x0;
   auto writeSlices = [&](int64_t from, int64_t to) {
     std::vector<uint32_t> band(static_cast<size_t>(by * sx));
@@ -172,8 +178,9 @@ void writeBoxRows(int fd, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0,
   const int64_t first = dataStart + (z0 * sy + y0) * sx * int64_t(sizeof(float));
   const int64_t last = dataStart + ((z1 - 1) * sy + y1) * sx * int64_t(sizeof(float));
   const auto writeBack = [&] {
-    ::sync_file_range(fd, static_cast<off_t>(first), static_cast<off_t>(last - first),
-                      SYNC_FILE_RANGE_WRITE);
+    if (writeBackNow)
+      ::sync_file_range(fd, static_cast<off_t>(first), static_cast<off_t>(last - first),
+                        SYNC_FILE_RANGE_WRITE);
   };
   if (threads == 1 || slices * by * bx < (int64_t(1) << 20)) {
     writeSlices(z0, z1);
@@ -228,7 +235,15 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
     return;
   }
   if (s.data.fd >= 0) {
-    writeBoxRows(s.data.fd, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data, s.path);
+    bool complete = x1 - x0 == s.x;
+    if (!complete) {
+      const std::array<int64_t, 4> band{z0, z1, y0, y1};
+      int64_t& columns = s.bandColumns[band];
+      columns += x1 - x0;
+      complete = columns >= s.x;
+      if (complete) s.bandColumns.erase(band);
+    }
+    writeBoxRows(s.data.fd, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data, complete, s.path);
     return;
   }
   FitsStatus status(s.path);
