@@ -9,6 +9,8 @@
 #include <limits>
 #include <sstream>
 
+#include "compute/rl_frame.h"
+
 namespace stacklens::compute {
 namespace {
 
@@ -63,7 +65,9 @@ AxisCut axisCut(int64_t n, int64_t psf, int64_t halo, int64_t count, bool period
   c.lo = count == 1 ? psf / 2 : halo;
   const int64_t need = count == 1 ? n + 2 * (psf / 2) : c.interior + 2 * halo;
   c.smoothFrame = frameLength(need, costs);
-  c.fastFrame = nextPowerOfTwo(need);
+  c.fastFrame = std::min(nextPowerOfTwo(need), nextFastFrameLength(need) > 0
+                                                   ? nextFastFrameLength(need)
+                                                   : std::numeric_limits<int64_t>::max());
   return c;
 }
 
@@ -137,6 +141,11 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
     for (int64_t c = first; c <= std::min(n[a], first + 63); ++c)
       options[a].push_back(axisCut(n[a], k[a], h[a], c, periodic, costs));
   }
+  // One block is the unblocked run: its frame (compute/rl_frame.h), whichever kind that is.
+  const Shape unblockedFrame =
+      rlFrame({n[0] + (periodic ? 0 : k[0] / 2 * 2), n[1] + (periodic ? 0 : k[1] / 2 * 2),
+               n[2] + (periodic ? 0 : k[2] / 2 * 2)},
+              {!periodic, !periodic, !periodic});
   double best = std::numeric_limits<double>::infinity();
   size_t smallestBytes = std::numeric_limits<size_t>::max();
   AxisCut chosen[3];
@@ -144,8 +153,11 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
     for (const AxisCut& cy : options[1])
       for (const AxisCut& cx : options[2])
         for (bool fast : {false, true}) {
-          const Shape f = fast ? Shape{cz.fastFrame, cy.fastFrame, cx.fastFrame}
-                               : Shape{cz.smoothFrame, cy.smoothFrame, cx.smoothFrame};
+          const bool one = cz.count == 1 && cy.count == 1 && cx.count == 1;
+          if (one && fast) continue;
+          const Shape f = one    ? unblockedFrame
+                          : fast ? Shape{cz.fastFrame, cy.fastFrame, cx.fastFrame}
+                                 : Shape{cz.smoothFrame, cy.smoothFrame, cx.smoothFrame};
           if (fast && !costs.fast(f)) continue;
           const size_t bytes = costs.bytes(f);
           smallestBytes = std::min(smallestBytes, bytes);

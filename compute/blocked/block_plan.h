@@ -34,9 +34,11 @@ struct FrameCosts {
   size_t fastBytesPerVoxel = 0;        // the same on the fast path
   double nsPerVoxelIteration = 0;      // frames of 2, 3, 5, 7-smooth lengths
   double fastNsPerVoxelIteration = 0;  // frames the fast path takes (0: no fast path)
-  int64_t fastMin = 0, fastMax = 0;    // its power-of-two side lengths (x: twice these)
-  bool fast(Shape frame) const;        // whether the fast path takes this frame
-  size_t bytes(Shape frame) const;     // the memory one block of this frame needs
+  double mixedNsPerVoxelIteration = 0;  // the same with a mixed length (1152, ...) on some axis
+  int64_t fastMin = 0, fastMax = 0;     // its power-of-two side lengths (x: twice these); and
+                                        // the mixed lengths of compute/rl_frame.h
+  bool fast(Shape frame) const;         // whether the fast path takes this frame
+  size_t bytes(Shape frame) const;      // the memory one block of this frame needs
   double secondsPerIteration(Shape frame) const;
 };
 

@@ -3,6 +3,7 @@
 // compute/BENCHMARKS.md). The planner compares frames by these rates, so only their ratio to each
 // other matters for the choice; the absolute values give the plan's expected time.
 #include "compute/blocked/block_plan.h"
+#include "compute/rl_frame.h"
 
 namespace stacklens::compute {
 namespace {
@@ -11,23 +12,28 @@ bool powerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 struct Rates {
   size_t bytes, fastBytes;  // Richardson–Lucy's own arrays per frame voxel: smooth, fast frames
-  double ns, fastNs;        // per voxel and iteration: smooth frames, fast frames
+  double ns, fastNs, mixedNs;  // per voxel and iteration: smooth, fast (powers of two), fast with
+                               // a mixed length on some axis
   int64_t fastMin, fastMax;
 };
 
 // CPU (FFTW): image, estimate, work (4 B each), spectrum and OTF (about 4 B each). CUDA adds
 // cuFFT's work area; its fused passes (compute/cuda/cuda_rl_fused.cu) take power-of-two frames
 // with image, estimate, spectrum and OTF only (and, while the OTF is made, the PSF placed in a
-// frame), at a bit more than half the cost of cuFFT's 2, 3-smooth lengths (NVIDIA H100).
-constexpr Rates kCpu{20, 20, 10.0, 0.0, 0, 0};
-constexpr Rates kCuda{28, 20, 0.070, 0.040, 64, 4096};
+// frame), at a bit more than half the cost of cuFFT's 2, 3-smooth lengths (NVIDIA H100); the
+// same passes take the mixed lengths of compute/rl_frame.h (1152 = 24 · 24 · 2, ...).
+constexpr Rates kCpu{20, 20, 10.0, 0.0, 0.0, 0, 0};
+constexpr Rates kCuda{28, 20, 0.070, 0.040, 0.043, 64, 4096};
 
 }  // namespace
 
 bool FrameCosts::fast(Shape f) const {
   if (fastNsPerVoxelIteration <= 0) return false;
   auto ok = [&](int64_t n) { return powerOfTwo(n) && n >= fastMin && n <= fastMax; };
-  return (f.z == 1 || ok(f.z)) && ok(f.y) && f.x % 2 == 0 && ok(f.x / 2);
+  // Powers of two as before, and the mixed lengths of compute/rl_frame.h on every axis.
+  auto mixed = [](int64_t n) { return !powerOfTwo(n) && isFastFrameLength(n); };
+  auto axis = [&](int64_t n) { return ok(n) || mixed(n); };
+  return (f.z == 1 || axis(f.z)) && axis(f.y) && f.x % 2 == 0 && (ok(f.x / 2) || mixed(f.x));
 }
 
 size_t FrameCosts::bytes(Shape f) const {
@@ -35,7 +41,11 @@ size_t FrameCosts::bytes(Shape f) const {
 }
 
 double FrameCosts::secondsPerIteration(Shape f) const {
-  return double(f.count()) * (fast(f) ? fastNsPerVoxelIteration : nsPerVoxelIteration) * 1e-9;
+  const bool mixed = !powerOfTwo(f.y) || !powerOfTwo(f.x) || (f.z > 1 && !powerOfTwo(f.z));
+  const double ns = !fast(f) ? nsPerVoxelIteration
+                    : mixed  ? mixedNsPerVoxelIteration
+                             : fastNsPerVoxelIteration;
+  return double(f.count()) * ns * 1e-9;
 }
 
 FrameCosts frameCosts(const std::string& backend, const DeconvolveParams& p) {
@@ -51,6 +61,7 @@ FrameCosts frameCosts(const std::string& backend, const DeconvolveParams& p) {
   c.fastBytesPerVoxel = r.fastBytes + extra;
   c.nsPerVoxelIteration = r.ns;
   c.fastNsPerVoxelIteration = r.fastNs;
+  c.mixedNsPerVoxelIteration = r.mixedNs;
   c.fastMin = r.fastMin;
   c.fastMax = r.fastMax;
   return c;

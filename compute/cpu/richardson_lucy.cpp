@@ -14,8 +14,9 @@
 //      Periodic: no padding at all, the image is taken as periodic (PSF must fit in the image).
 //      Reflect (default): the image is mirror-padded by h = psf_size / 2 on both sides, half-sample
 //        symmetric like numpy.pad(mode="symmetric") (… c b a | a b c … x y z | z y x …), then
-//        padded further at the END only to the next size whose prime factors are 2, 3, 5, 7,
-//        continuing the same mirror rule (numpy.pad(image, (h, h + extra), "symmetric")).
+//        padded further at the END only to the frame's length (compute/rl_frame.h: the next
+//        2,3,5,7-smooth size, or a length the fused CUDA passes take when the whole frame favours
+//        it), continuing the same mirror rule (numpy.pad(image, (h, h + extra), "symmetric")).
 //      Zero: as Reflect but the padding is zeros. In the zero region image = 0, so the ratio there
 //        is 0 / max(blurred, ε) = 0 and the estimate (0 at the start) stays 0: the region only
 //        lets the blur spill out of the image instead of wrapping round.
@@ -47,6 +48,7 @@
 #include "compute/cpu/fft_plan_cache.h"
 #include "compute/cpu/operations.h"
 #include "compute/cpu/rl_kernels.h"
+#include "compute/rl_frame.h"
 
 namespace stacklens::compute::cpu {
 namespace {
@@ -80,15 +82,16 @@ struct Axis {
   std::vector<int64_t> source;  // padded index → data index, −1 for zero padding
 };
 
-Axis makeAxis(int64_t n, int64_t psfSize, bool deconvolved, Boundary boundary) {
+bool isPadded(bool deconvolved, Boundary boundary) {
+  return deconvolved && boundary != Boundary::Periodic;
+}
+
+// An axis of the frame: `padded` samples (rlFrame), the data after half the PSF when padded.
+Axis makeAxis(int64_t n, int64_t psfSize, bool deconvolved, Boundary boundary, int64_t padded) {
   Axis a;
   a.n = n;
-  if (!deconvolved || boundary == Boundary::Periodic) {
-    a.padded = n;
-  } else {
-    a.before = psfSize / 2;
-    a.padded = fftFriendlySize(n + 2 * a.before);
-  }
+  a.padded = padded;
+  if (isPadded(deconvolved, boundary)) a.before = psfSize / 2;
   a.source.resize(static_cast<size_t>(a.padded));
   for (int64_t p = 0; p < a.padded; ++p) {
     const int64_t q = p - a.before;
@@ -105,9 +108,16 @@ class Deconvolver {
   Deconvolver(Shape data, const Image& psf, const DeconvolveParams& p, ThreadPool& pool)
       : p_(p), pool_(pool) {
     const bool threeD = p.threeD;
-    z_ = makeAxis(data.z, psf.shape().z, threeD, p.boundary);
-    y_ = makeAxis(data.y, psf.shape().y, true, p.boundary);
-    x_ = makeAxis(data.x, psf.shape().x, true, p.boundary);
+    const Shape ps = psf.shape();
+    const std::array<bool, 3> padded{isPadded(threeD, p.boundary), isPadded(true, p.boundary),
+                                     isPadded(true, p.boundary)};
+    const Shape frame =
+        rlFrame({data.z + (padded[0] ? ps.z / 2 * 2 : 0), data.y + (padded[1] ? ps.y / 2 * 2 : 0),
+                 data.x + (padded[2] ? ps.x / 2 * 2 : 0)},
+                padded);
+    z_ = makeAxis(data.z, ps.z, threeD, p.boundary, frame.z);
+    y_ = makeAxis(data.y, ps.y, true, p.boundary, frame.y);
+    x_ = makeAxis(data.x, ps.x, true, p.boundary, frame.x);
     plans_ = &fftPlans(z_.padded, y_.padded, x_.padded, pool.size());
     n_ = plans_->realCount();
     nc_ = plans_->complexCount();

@@ -1,14 +1,15 @@
-// Power-of-two FFTs of one line (a row or a column of a frame) done by a group of threads in
-// registers and shared memory, so that the element-wise work around a transform can be fused into
-// the same kernel (compute/cuda/cuda_rl_fused.cu). Stockham autosort: every stage reads its
-// butterflies' inputs from the line, applies twiddles and an R-point DFT in registers and writes
-// the outputs in place; no bit reversal. (For compute/cuda/*.cu only.)
+// FFTs of one line (a row or a column of a frame) done by a group of threads in registers and
+// shared memory, so that the element-wise work around a transform can be fused into the same
+// kernel (compute/cuda/cuda_rl_fused.cu). Stockham autosort: every stage reads its butterflies'
+// inputs from the line, applies twiddles and an R-point DFT in registers and writes the outputs
+// in place; no bit reversal. (For compute/cuda/*.cu only.)
 //
-// A line of length L is held by L/V threads with V = 16 or 32 complex values each. Forward stages
-// use radix V and end with one smaller radix stage when L is not a power of V; inverse stages run
-// the same radices in reverse, so a forward transform's last stage leaves each thread holding
-// exactly the values the inverse transform's first stage needs (no shared-memory pass between
-// them).
+// A line of length L is held by L/V threads with V complex values each: V = 16 or 32 for powers
+// of two, V = 24 for the lengths 24^k · r (r dividing 24: 144, 288, 576, 1152, 1728, 2304, 3456),
+// which reflect-padded frames need (2048 + 30 → 2304 instead of 4096). Forward stages use radix V
+// and end with one smaller radix stage r when L is not a power of V; inverse stages run the same
+// radices in reverse, so a forward transform's last stage leaves each thread holding exactly the
+// values the inverse transform's first stage needs (no shared-memory pass between them).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -21,8 +22,24 @@ namespace stacklens::compute::cuda::blockfft {
 constexpr int kValuesPerThread = 16;
 constexpr int kMinLength = 64, kMaxLength = 4096;
 
+__host__ __device__ constexpr bool isPowerOfTwo(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// 24^k · r with k ≥ 1 and r dividing 24 (then L ≥ 2·24 when r ≥ 2, or k ≥ 2).
+__host__ __device__ constexpr bool isMixedLength(long long n) {
+  if (n < 2 * 24 || n > kMaxLength || n % 3 != 0) return false;
+  int k = 0;
+  while (n >= 24 && n % 24 == 0) n /= 24, ++k;
+  return k >= 1 && 24 % n == 0 && (k >= 2 || n >= 2);
+}
+
 __host__ __device__ constexpr bool isSupportedLength(long long n) {
-  return n >= kMinLength && n <= kMaxLength && (n & (n - 1)) == 0;
+  return (n >= kMinLength && n <= kMaxLength && isPowerOfTwo(n)) || isMixedLength(n);
+}
+
+// Values per thread for a length: the power-of-two rule given, or 24 for mixed lengths.
+template <int L, int PowerOfTwoV>
+constexpr int valuesFor() {
+  return isPowerOfTwo(L) ? PowerOfTwoV : 24;
 }
 
 // The radix-V stages of a length: the largest k with V^k ≤ L.
@@ -84,6 +101,46 @@ __device__ __forceinline__ float2 rotate32(float2 a) {
   }
 }
 
+// sin and cos of x ∈ [−π, π] by their series, in double at compile time.
+__host__ __device__ constexpr double seriesSin(double x) {
+  double term = x, sum = x;
+  for (int n = 1; n < 24; ++n) {
+    term *= -x * x / double((2 * n) * (2 * n + 1));
+    sum += term;
+  }
+  return sum;
+}
+__host__ __device__ constexpr double seriesCos(double x) {
+  double term = 1.0, sum = 1.0;
+  for (int n = 1; n < 24; ++n) {
+    term *= -x * x / double((2 * n - 1) * (2 * n));
+    sum += term;
+  }
+  return sum;
+}
+
+// a · e^(∓2πi Q/N) for any N, the trivial rotations without a multiply.
+template <bool Inverse, int Q, int N>
+__device__ __forceinline__ float2 rotate(float2 a) {
+  constexpr int q = ((Q % N) + N) % N;
+  if constexpr (q == 0) {
+    return a;
+  } else if constexpr (2 * q == N) {
+    return make_float2(-a.x, -a.y);
+  } else if constexpr (4 * q == N) {
+    return Inverse ? make_float2(-a.y, a.x) : make_float2(a.y, -a.x);
+  } else if constexpr (4 * q == 3 * N) {
+    return Inverse ? make_float2(a.y, -a.x) : make_float2(-a.y, a.x);
+  } else {
+    constexpr double pi = 3.14159265358979323846;
+    constexpr double angle = 2.0 * pi * double(2 * q > N ? q - N : q) / double(N);
+    constexpr float cosv = static_cast<float>(seriesCos(angle));
+    constexpr float sinv = static_cast<float>(seriesSin(angle));
+    constexpr float s = Inverse ? sinv : -sinv;
+    return make_float2(a.x * cosv - a.y * s, a.x * s + a.y * cosv);
+  }
+}
+
 __host__ __device__ constexpr int bitReversed(int i, int bits) {
   int j = 0;
   for (int b = 0; b < bits; ++b) j |= ((i >> b) & 1) << (bits - 1 - b);
@@ -113,11 +170,67 @@ __device__ __forceinline__ void bitReversePermute(float2* x, std::integer_sequen
 // decimation in time after a bit reversal, every index and twiddle a template argument (so that
 // x stays in registers).
 template <int R, bool Inverse, int Half = 1>
-__device__ __forceinline__ void dft(float2* x) {
+__device__ __forceinline__ void dftPowerOfTwo(float2* x) {
   if constexpr (Half == 1) bitReversePermute<R>(x, std::make_integer_sequence<int, R>{});
   if constexpr (Half < R) {
     radix2Layer<R, Inverse, Half>(x, std::make_integer_sequence<int, R / 2>{});
-    dft<R, Inverse, Half * 2>(x);
+    dftPowerOfTwo<R, Inverse, Half * 2>(x);
+  }
+}
+
+template <int R, bool Inverse>
+__device__ __forceinline__ void dft(float2* x);
+
+// Output column K of R = 3·M: the three M-point DFTs' values K, twiddled by e^(∓2πi jK/R), then a
+// 3-point DFT whose outputs go to K, K + M, K + 2M.
+template <int R, bool Inverse, int K>
+__device__ __forceinline__ void radix3Column(float2* x, const float2* y0, const float2* y1,
+                                             const float2* y2) {
+  constexpr int M = R / 3;
+  const float2 a = y0[K], b = rotate<Inverse, K, R>(y1[K]), c = rotate<Inverse, 2 * K, R>(y2[K]);
+  const float2 s = make_float2(b.x + c.x, b.y + c.y), d = make_float2(b.x - c.x, b.y - c.y);
+  constexpr float h = 0.866025403784438647f;  // √3 / 2
+  const float2 t = make_float2(a.x - 0.5f * s.x, a.y - 0.5f * s.y);
+  // ∓i·(√3/2)·d
+  const float2 u = Inverse ? make_float2(-h * d.y, h * d.x) : make_float2(h * d.y, -h * d.x);
+  x[K] = make_float2(a.x + s.x, a.y + s.y);
+  x[K + M] = make_float2(t.x + u.x, t.y + u.y);
+  x[K + 2 * M] = make_float2(t.x - u.x, t.y - u.y);
+}
+template <int R, bool Inverse, int... K>
+__device__ __forceinline__ void radix3Columns(float2* x, const float2* y0, const float2* y1,
+                                              const float2* y2, std::integer_sequence<int, K...>) {
+  (radix3Column<R, Inverse, K>(x, y0, y1, y2), ...);
+}
+
+// In-place R-point DFT for R = 3·M (M a power of two ≤ 8): M-point DFTs of x[3m + j] for
+// j = 0, 1, 2 (decimation in time), then radix-3 butterflies.
+template <int R, bool Inverse>
+__device__ __forceinline__ void dftTimesThree(float2* x) {
+  constexpr int M = R / 3;
+  float2 y0[M], y1[M], y2[M];
+#pragma unroll
+  for (int m = 0; m < M; ++m) {
+    y0[m] = x[3 * m];
+    y1[m] = x[3 * m + 1];
+    y2[m] = x[3 * m + 2];
+  }
+  if constexpr (M > 1) {
+    dft<M, Inverse>(y0);
+    dft<M, Inverse>(y1);
+    dft<M, Inverse>(y2);
+  }
+  radix3Columns<R, Inverse>(x, y0, y1, y2, std::make_integer_sequence<int, M>{});
+}
+
+// In-place R-point DFT of x[0..R), natural order: R a power of two ≤ 32, or 3 times one ≤ 8.
+template <int R, bool Inverse>
+__device__ __forceinline__ void dft(float2* x) {
+  if constexpr (isPowerOfTwo(R)) {
+    dftPowerOfTwo<R, Inverse>(x);
+  } else {
+    static_assert(R % 3 == 0 && isPowerOfTwo(R / 3) && R / 3 <= 8, "radix 3·2^m, m ≤ 3");
+    dftTimesThree<R, Inverse>(x);
   }
 }
 
@@ -172,7 +285,7 @@ __device__ __forceinline__ void butterflies(float2 (&v)[V], int t, const float2*
 #pragma unroll
   for (int b = 0; b < V / R; ++b) {
     if (P > 1) {
-      const int k = (t + b * (L / V)) & (P - 1);
+      const int k = static_cast<unsigned>(t + b * (L / V)) % unsigned(P);
       // e^(∓2πi r k / (R P)) from the table of L-point roots (rootStep apart) at r·step.
       const int step = k * (L / (R * P)) * rootStep;
       if constexpr (R >= 8) {
@@ -207,7 +320,7 @@ template <int L, int R, int P, int V>
 __device__ __forceinline__ void scatter(const float2 (&v)[V], int t, const Line<V>& line) {
 #pragma unroll
   for (int b = 0; b < V / R; ++b) {
-    const int i = t + b * (L / V), k = i & (P - 1), j = (i - k) * R + k;
+    const int i = t + b * (L / V), k = static_cast<unsigned>(i) % unsigned(P), j = (i - k) * R + k;
 #pragma unroll
     for (int r = 0; r < R; ++r) line.store(j + r * P, v[b * R + r]);
   }
@@ -234,13 +347,15 @@ __device__ __forceinline__ void stages(float2 (&v)[V], int t, const Line<V>& lin
 // per thread. Forward: v enters at stagePosition<L, V, V> and leaves at stagePosition<L,
 // lastForwardRadix<L, V>(), V>; inverse: the other way round. roots[j·rootStep] = e^(−2πi j/L).
 // With V = 16: 64 = 16·4, 128 = 16·8, 256 = 16·16, 512 = 16·16·2, …, 4096 = 16·16·16; with
-// V = 32: 512 = 32·16, 1024 = 32·32, 2048 = 32·32·2, 4096 = 32·32·4.
+// V = 32: 512 = 32·16, 1024 = 32·32, 2048 = 32·32·2, 4096 = 32·32·4; with V = 24: 144 = 24·6,
+// 576 = 24·24, 1152 = 24·24·2, 2304 = 24·24·4, 3456 = 24·24·6.
 template <int L, bool Inverse, int V>
 __device__ __forceinline__ void transform(float2 (&v)[V], int t, const Line<V>& line,
                                           const float2* __restrict__ roots, int rootStep) {
   static_assert(isSupportedLength(L) && L >= 2 * V);
   constexpr int k = fullStages<V>(L), rem = remainderRadix<V>(L);
   static_assert(k >= 1 && k <= 3);
+  static_assert(V % rem == 0, "the last radix must divide the values per thread");
   if constexpr (rem == 1) {
     if constexpr (k == 1) stages<L, Inverse, 1, V>(v, t, line, roots, rootStep);
     if constexpr (k == 2) stages<L, Inverse, 1, V, V>(v, t, line, roots, rootStep);

@@ -1,5 +1,6 @@
-// Richardson–Lucy deconvolution on the GPU. Frames with power-of-two sides (periodic frames of
-// such images, or padded frames that happen to be) run on our own fused FFT passes
+// Richardson–Lucy deconvolution on the GPU. Frames whose sides are powers of two or the mixed
+// lengths 288, 576, 1152, 2304, 3456 (periodic frames of such images, and the reflect and zero
+// frames that compute/rl_frame.h chooses for both backends) run on our own fused FFT passes
 // (cuda_rl_fused.cu); other frames on cuFFT (plans cached per padded shape and reused across
 // slices): per iteration two R2C and two C2R transforms, with the element-wise work (the two OTF
 // products, the ratio, the update with its clamp, TV and change tracking) either in the
@@ -12,6 +13,7 @@
 #include <cufftXt.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +32,7 @@
 #include "compute/cuda/lto/rl_callback_args.h"
 #include "compute/cuda/psf_symmetry.h"
 #include "compute/cuda/rl_otf_cache.cuh"
+#include "compute/rl_frame.h"
 #include "rl_callbacks_fatbin.h"
 
 namespace stacklens::compute::cuda {
@@ -335,7 +338,7 @@ unsigned callbackMask(Dims frame) {
   return mask;
 }
 
-// Our fused FFT passes (cuda_rl_fused.cu) for frames with power-of-two sides, unless
+// Our fused FFT passes (cuda_rl_fused.cu) for the frames they take, unless
 // STACKLENS_CUDA_RL_FFT=cufft asks for cuFFT (for comparisons).
 bool useFusedTransforms(Dims frame) {
   if (!FusedRlTransforms::supports(frame.z, frame.y, frame.x)) return false;
@@ -343,37 +346,24 @@ bool useFusedTransforms(Dims frame) {
   return !(env && std::strcmp(env, "cufft") == 0);
 }
 
-bool isSmooth(int64_t n) {
-  for (int64_t f : {2, 3, 5, 7})
-    while (n % f == 0) n /= f;
-  return n == 1;
-}
-int64_t nextSmooth(int64_t n) {
-  while (!isSmooth(n)) ++n;
-  return n;
-}
-
 // One Richardson–Lucy problem (a slice, or the stack in 3D mode) in a padded frame of fixed shape.
 class RichardsonLucySolver {
  public:
-  // The padded frame per axis, as the CPU backend: z is deconvolved only in 3D mode; periodic
-  // axes are not padded; others are padded by psf/2 on both sides, then at the end to a
-  // 2,3,5,7-smooth length.
+  // The padded frame, as the CPU backend: z is deconvolved only in 3D mode; periodic axes are
+  // not padded; others are padded by psf/2 on both sides, then at the end to the frame's length
+  // (compute/rl_frame.h).
   static Dims frameFor(Dims image, Dims psf, const DeconvolveParams& p, Dims* lo) {
     const int64_t n[3] = {image.z, image.y, image.x}, ps[3] = {psf.z, psf.y, psf.x};
-    int64_t f[3], l[3];
+    int64_t need[3], l[3];
+    std::array<bool, 3> padded{};
     for (int a = 0; a < 3; ++a) {
-      bool deconvolved = a > 0 || p.threeD;
-      if (!deconvolved || p.boundary == Boundary::Periodic) {
-        l[a] = 0;
-        f[a] = n[a];
-      } else {
-        l[a] = ps[a] / 2;
-        f[a] = nextSmooth(n[a] + 2 * l[a]);
-      }
+      padded[a] = (a > 0 || p.threeD) && p.boundary != Boundary::Periodic;
+      l[a] = padded[a] ? ps[a] / 2 : 0;
+      need[a] = n[a] + 2 * l[a];
     }
     if (lo) *lo = {l[0], l[1], l[2]};
-    return {f[0], f[1], f[2]};
+    const Shape f = rlFrame({need[0], need[1], need[2]}, padded);
+    return {f.z, f.y, f.x};
   }
 
   static size_t bytesPerVoxel(const DeconvolveParams& p, Dims frame) {

@@ -1,4 +1,5 @@
-// Richardson–Lucy's fused FFT passes for frames with power-of-two sides (see cuda_rl_fused.cuh).
+// Richardson–Lucy's fused FFT passes for frames whose sides are powers of two or mixed lengths of
+// compute/cuda/block_fft.cuh (see cuda_rl_fused.cuh).
 // The spectrum is kept as depth × height rows of width/2 + 1 complex values (pitch rounded up to
 // 8 values, 64 bytes, for aligned column accesses); the 1/N normalisation is in the OTF. A
 // point-symmetric PSF's OTF is real: only that is kept, blocked by column group (ColumnArgs).
@@ -64,20 +65,36 @@ struct ColumnArgs {
 // registers. Measured on an H100: the 2048² row passes 39–41 → 28 µs each.
 template <int L>
 constexpr int rowValues() {
-  return L >= 512 ? 32 : 16;
+  return blockfft::valuesFor < L, L >= 512 ? 32 : 16 > ();
 }
 // Rows of real length 2L per block: a row is L/V threads, a block 256 threads (measured on an
-// H100 with 32 values per thread: 128-thread blocks were slower).
+// H100 with 32 values per thread: 128-thread blocks were slower); mixed lengths take the most
+// rows, a power of two, within 256 threads, so that the row count of every supported frame
+// (a multiple of 16) is a multiple of it.
 template <int L>
 constexpr int rowsPerBlock() {
   constexpr int T = L / rowValues<L>(), threads = 256;
-  return T >= threads ? 1 : threads / T;
+  if constexpr (blockfft::isPowerOfTwo(L)) {
+    return T >= threads ? 1 : threads / T;
+  } else {
+    int lines = 1;
+    while (lines < 16 && 2 * lines * T <= threads) lines *= 2;
+    return lines;
+  }
+}
+// Whether a row's threads are whole warps or a part of one, so that they can wait for each other
+// alone; otherwise (mixed lengths, 24 · 2^k threads) the block waits together.
+template <int L>
+constexpr bool rowsOwnTheirWarps() {
+  constexpr int T = L / rowValues<L>();
+  return T % 32 == 0 || 32 % T == 0;
 }
 // Columns per block: adjacent columns make the global accesses of a row segment contiguous
 // (4 columns: 32 bytes); fewer threads per column want more columns, and 4096-long columns
 // take 2 so that a block of 256 threads keeps its 32 values per thread in registers.
 template <int L>
 constexpr int columnsPerBlock() {
+  if constexpr (!blockfft::isPowerOfTwo(L)) return L >= 2048 ? 4 : L >= 1024 ? 8 : 16;
   return L >= 4096 ? 2 : L >= 2048 ? 4 : L >= 512 ? 8 : L >= 256 ? 32 : L >= 128 ? 16 : 32;
 }
 
@@ -86,7 +103,7 @@ constexpr int columnsPerBlock() {
 // column passes 28 → 26 µs; columns of 1024 were no faster).
 template <int L>
 constexpr int columnValues() {
-  return L >= 2048 ? 32 : 16;
+  return blockfft::valuesFor < L, L >= 2048 ? 32 : 16 > ();
 }
 
 // Blocks of `threads` per SM the register allocation must allow: 1024 resident threads (64
@@ -109,17 +126,19 @@ __device__ __forceinline__ blockfft::Line<V> lineAt(float2* shared, int index, i
 template <int L, RowMode Mode>
 __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / rowValues<L>()),
                                   minBlocks(rowsPerBlock<L>() * (L / rowValues<L>()),
-                                            rowValues<L>() == 32 ? 512 : 768)) rowPass(RowArgs a) {
+                                            rowValues<L>() >= 24 ? 512 : 768)) rowPass(RowArgs a) {
   extern __shared__ float2 shared[];
   constexpr int V = rowValues<L>(), T = L / V;
   const int t = threadIdx.x % T;
   const int64_t y = int64_t(blockIdx.x) * rowsPerBlock<L>() + threadIdx.x / T;
   // A row's threads are contiguous: they wait for each other only (their warp, or named
-  // barrier 1 + row; 15 is the highest).
-  static_assert(T <= 32 || rowsPerBlock<L>() <= 15);
+  // barrier 1 + row; 15 is the highest), when they own their warps.
+  static_assert(!rowsOwnTheirWarps<L>() || T <= 32 || rowsPerBlock<L>() <= 15);
   blockfft::Line<V> line = lineAt<V>(shared, threadIdx.x / T, L);
-  line.barrier = 1 + threadIdx.x / T;
-  line.threads = T;
+  if constexpr (rowsOwnTheirWarps<L>()) {
+    line.barrier = 1 + threadIdx.x / T;
+    line.threads = T;
+  }
   float2* row = a.spectrum + y * a.pitch;
   float2 v[V];
   if constexpr (Mode == RowMode::Forward) {
@@ -191,7 +210,7 @@ __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / rowValues<L>()),
 #pragma unroll 1
   for (int m = 0; m < V; ++m) {
     const int k = t + m * T;
-    const float2 zk = line.load(k), zm = line.load((L - k) & (L - 1));
+    const float2 zk = line.load(k), zm = line.load(k == 0 ? 0 : L - k);
     const float2 sum = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
     const float2 half = make_float2(0.5f * (zk.y + zm.y), -0.5f * (zk.x - zm.x));
     const float2 w = __ldg(&a.roots[k]);
@@ -209,7 +228,7 @@ __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / rowValues<L>()),
 template <int L, ColumnMode Mode>
 __global__ void __launch_bounds__(columnsPerBlock<L>() * (L / columnValues<L>()),
                                   minBlocks(columnsPerBlock<L>() * (L / columnValues<L>()),
-                                            columnValues<L>() == 32 ? 512 : 1024))
+                                            columnValues<L>() >= 24 ? 512 : 1024))
     columnPass(ColumnArgs a) {
   extern __shared__ float2 shared[];
   constexpr int C = columnsPerBlock<L>(), V = columnValues<L>();
@@ -284,6 +303,21 @@ void withLength(int64_t n, F&& f) {
       return f(std::integral_constant<int, 2048>{});
     case 4096:
       return f(std::integral_constant<int, 4096>{});
+    // Mixed lengths (block_fft.cuh) for reflect- and zero-padded frames.
+    case 144:
+      return f(std::integral_constant<int, 144>{});
+    case 288:
+      return f(std::integral_constant<int, 288>{});
+    case 576:
+      return f(std::integral_constant<int, 576>{});
+    case 1152:
+      return f(std::integral_constant<int, 1152>{});
+    case 1728:
+      return f(std::integral_constant<int, 1728>{});
+    case 2304:
+      return f(std::integral_constant<int, 2304>{});
+    case 3456:
+      return f(std::integral_constant<int, 3456>{});
     default:
       throw CudaError("fused FFT: unsupported length " + std::to_string(n));
   }
@@ -333,7 +367,7 @@ void runColumns(int64_t length, int64_t planes, const ColumnArgs& args, cudaStre
 // afresh they cost more host time (≈ 35 µs per table) than a 2048² iteration on the GPU.
 const std::vector<float>& unitRoots(int64_t n) {
   static std::mutex mutex;
-  static std::map<int64_t, std::vector<float>> tables;  // a few powers of two
+  static std::map<int64_t, std::vector<float>> tables;  // a few lengths
   std::lock_guard<std::mutex> lock(mutex);
   auto [it, made] = tables.try_emplace(n);
   if (made) {
@@ -389,10 +423,23 @@ RowArgs rowArgs(const Layout& f) {
 
 }  // namespace
 
+namespace {
+// Lengths with kernels (withLength): every supported power of two and these mixed ones.
+bool hasKernels(int64_t n) {
+  if (blockfft::isPowerOfTwo(n)) return blockfft::isSupportedLength(n);
+  for (int64_t m : {144, 288, 576, 1152, 1728, 2304, 3456})
+    if (n == m) return true;
+  return false;
+}
+}  // namespace
+
 bool FusedRlTransforms::supports(int64_t depth, int64_t height, int64_t width) {
-  return (depth == 1 || blockfft::isSupportedLength(depth)) &&
-         blockfft::isSupportedLength(height) && width % 2 == 0 &&
-         blockfft::isSupportedLength(width / 2);
+  if (!((depth == 1 || hasKernels(depth)) && hasKernels(height) && width % 2 == 0 &&
+        hasKernels(width / 2)))
+    return false;
+  int lines = 1;  // the row passes take whole blocks of rows
+  withLength(width / 2, [&](auto l) { lines = rowsPerBlock<decltype(l)::value>(); });
+  return (depth * height) % lines == 0;
 }
 
 namespace {

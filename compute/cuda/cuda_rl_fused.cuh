@@ -1,5 +1,6 @@
 // Richardson–Lucy's transforms for frames whose sides are powers of two (64 … 4096 planes and
-// rows, 128 … 8192 columns), done by our own FFT passes with the element-wise work inside them,
+// rows, 128 … 8192 columns) or mixed lengths of block_fft.cuh (planes and rows 144 … 3456,
+// columns 288 … 6912), done by our own FFT passes with the element-wise work inside them,
 // instead of cuFFT's transforms plus element-wise passes: per iteration, twice, the last axis
 // (y in 2D, z in 3D) forward, ·OTF or ·conj(OTF) and inverse in one pass, in 3D an inverse y pass,
 // then the rows' inverse real FFT, the ratio or the update and their forward real FFT in one pass,

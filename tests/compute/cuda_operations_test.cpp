@@ -18,12 +18,14 @@
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/image_checks.h"
+#include "tests/compute/rl_reference.h"
 
 using namespace stacklens::compute;
 
 namespace {
 
 using stacklens::testing::randomImage;
+using stacklens::testing::rlPeriodicReference;
 
 class CudaOps : public stacklens::testing::GpuTest {};
 
@@ -536,39 +538,6 @@ TEST_F(CudaOps, SegmentThresholdComesFromTheClippedBackground) {
 }
 
 // ---- Richardson–Lucy ---------------------------------------------------------------------
-
-// Periodic RL by direct circular sums, in double (the PSF's centre sample at the origin).
-std::vector<double> rlPeriodicReference(const std::vector<double>& obs, Shape s,
-                                        const std::vector<double>& psf, Shape ps, int iterations,
-                                        double eps) {
-  auto conv = [&](const std::vector<double>& u, bool adjoint) {
-    std::vector<double> out(s.count(), 0.0);
-    for (int64_t z = 0; z < s.z; ++z)
-      for (int64_t y = 0; y < s.y; ++y)
-        for (int64_t x = 0; x < s.x; ++x) {
-          double acc = 0;
-          for (int64_t a = 0; a < ps.z; ++a)
-            for (int64_t b = 0; b < ps.y; ++b)
-              for (int64_t c = 0; c < ps.x; ++c) {
-                int64_t dz = a - ps.z / 2, dy = b - ps.y / 2, dx = c - ps.x / 2;
-                if (adjoint) dz = -dz, dy = -dy, dx = -dx;
-                int64_t zz = ((z - dz) % s.z + s.z) % s.z, yy = ((y - dy) % s.y + s.y) % s.y,
-                        xx = ((x - dx) % s.x + s.x) % s.x;
-                acc += psf[(a * ps.y + b) * ps.x + c] * u[(zz * s.y + yy) * s.x + xx];
-              }
-          out[(z * s.y + y) * s.x + x] = acc;
-        }
-    return out;
-  };
-  std::vector<double> est = obs;
-  for (int it = 0; it < iterations; ++it) {
-    std::vector<double> c = conv(est, false);
-    for (int64_t i = 0; i < s.count(); ++i) c[i] = obs[i] / std::max(c[i], eps);
-    std::vector<double> corr = conv(c, true);
-    for (int64_t i = 0; i < s.count(); ++i) est[i] *= corr[i];
-  }
-  return est;
-}
 
 int64_t smooth(int64_t n) {
   for (;; ++n) {

@@ -40,6 +40,8 @@ Results runBoth(Backend* gpu, const Image& in, const Image& psf, const Deconvolv
 
 using CudaRlFused = GpuTest;
 
+Image pointSymmetric(Shape s, unsigned seed);
+
 // Frames pairing every column length 64 … 4096 with every row length 128 … 8192.
 TEST_F(CudaRlFused, EveryLengthMatchesCufft) {
   Image psf = randomImage({1, 7, 5}, 3, 0.1f);
@@ -55,6 +57,58 @@ TEST_F(CudaRlFused, EveryLengthMatchesCufft) {
     // A broken transform gives a result far from the input's scale, not 1e-5 away.
     EXPECT_GT(relativeL2(r.fused, in), 1e-3) << h << "x" << w;
   }
+}
+
+// Mixed lengths (24^k · r): every column length 144 … 3456 with a row of each mixed length, in
+// periodic frames, against cuFFT; complex and real OTFs.
+TEST_F(CudaRlFused, EveryMixedLengthMatchesCufft) {
+  const int64_t lengths[] = {144, 288, 576, 1152, 1728, 2304, 3456};
+  DeconvolveParams p;
+  p.iterations = 3;
+  p.boundary = Boundary::Periodic;
+  for (size_t i = 0; i < 7; ++i) {
+    const int64_t h = lengths[i], w = 2 * lengths[6 - i];
+    for (bool symmetric : {false, true}) {
+      Image psf = symmetric ? pointSymmetric({1, 9, 7}, 41) : randomImage({1, 7, 5}, 40, 0.1f);
+      Image in = randomImage({1, h, w}, static_cast<unsigned>(h + w), 0.1f);
+      Results r = runBoth(gpu, in, psf, p);
+      EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << h << "x" << w << " " << symmetric;
+      EXPECT_GT(relativeL2(r.fused, in), 1e-3) << h << "x" << w;
+    }
+  }
+  // Mixed depths, and a volume mixed on every axis.
+  p.threeD = true;
+  Image psf3 = randomImage({5, 7, 3}, 42, 0.1f);
+  for (const Shape s : {Shape{144, 64, 128}, Shape{576, 64, 128}, Shape{144, 288, 576}}) {
+    Image vol = randomImage(s, static_cast<unsigned>(s.z + s.y), 0.1f);
+    Results r = runBoth(gpu, vol, psf3, p);
+    EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << s.z << "x" << s.y << "x" << s.x;
+    EXPECT_GT(relativeL2(r.fused, vol), 1e-3) << s.z << "x" << s.y << "x" << s.x;
+  }
+}
+
+// Reflect and zero frames that the shared rule (compute/rl_frame.h) makes mixed: 258 + 30 → 288
+// rows, 1000 + 30 → 1152 columns (not the smooth 1050); in 3D 280 + 8 → 288 slices. Against
+// cuFFT on the same frame and the CPU.
+TEST_F(CudaRlFused, ReflectAndZeroFramesTakeTheMixedLengths) {
+  Image in = randomImage({2, 258, 1000}, 43, 0.1f);
+  Image psf = randomImage({1, 31, 31}, 44, 0.f);
+  for (const auto& [what, p] : rlBoundaryAndOptionCases()) {
+    if (p.boundary == Boundary::Periodic) continue;
+    Results r = runBoth(gpu, in, psf, p);
+    // Radix-24 stages round a little more than radix-32 ones (their twiddles are products of
+    // two table values); the accelerated and TV runs amplify it to about 1.1e-5.
+    EXPECT_LT(relativeL2(r.fused, r.cufft), 3e-5) << what;
+    EXPECT_LT(relativeL2(r.fused, cpu->richardsonLucy(in, psf, p)), 1e-4) << what;
+  }
+  DeconvolveParams p;
+  p.iterations = 4;
+  p.threeD = true;
+  Image vol = randomImage({280, 120, 248}, 45, 0.1f);
+  Image psf3 = randomImage({9, 9, 9}, 46, 0.f);
+  Results r = runBoth(gpu, vol, psf3, p);
+  EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "3D";
+  EXPECT_LT(relativeL2(r.fused, cpu->richardsonLucy(vol, psf3, p)), 1e-4) << "3D";
 }
 
 // Boundaries whose padded frames are powers of two (226 + 2·15 = 256, 98 + 30 = 128), the options,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compute/backend.h"
+#include "compute/rl_frame.h"
 
 using namespace stacklens::compute;
 using Clock = std::chrono::steady_clock;
@@ -267,9 +268,14 @@ int runAll(int argc, char** argv) {
       p.boundary = b;
       Timing t = timeIt(
           *gpu, blurred, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 5);
+      // The frame both backends use (compute/rl_frame.h): 2048² periodic, 2304² reflect.
+      const Shape f = b == Boundary::Periodic
+                          ? Shape{1, 2048, 2048}
+                          : rlFrame({1, 2048 + 30, 2048 + 30}, {false, true, true});
+      std::ostringstream e;
+      e << ", \"frame\": [" << f.y << ", " << f.x << "]";
       emit(b == Boundary::Periodic ? "rl2d_fft20" : "rl2d_fft20_reflect", t,
-           rlFloor(b == Boundary::Periodic ? 2048.0 * 2048 : 2100.0 * 2100, 20, false, true), bw,
-           "");
+           rlFloor(double(f.count()), 20, false, true), bw, e.str());
     }
   }
   if (want("rl3d_fft20")) {
@@ -282,6 +288,19 @@ int runAll(int argc, char** argv) {
     Timing t = timeIt(
         *gpu, vol, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 3);
     emit("rl3d_fft20", t, rlFloor(256.0 * 1024 * 1024, 20, true, false), bw, "");  // even sides
+  }
+  if (want("rl3d_fft20_reflect")) {
+    Image vol = uniform({256, 1024, 1024}, 3, 0.1f, 1.1f);
+    Image psf = gaussianPsf(3.0, 2.0, 2.0, {32, 32, 32});
+    DeconvolveParams p;
+    p.iterations = 20;
+    p.threeD = true;
+    Timing t = timeIt(
+        *gpu, vol, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 3);
+    const Shape f = rlFrame({256 + 32, 1024 + 32, 1024 + 32}, {true, true, true});
+    std::ostringstream e;
+    e << ", \"frame\": [" << f.z << ", " << f.y << ", " << f.x << "]";
+    emit("rl3d_fft20_reflect", t, rlFloor(double(f.count()), 20, true, false), bw, e.str());
   }
   if (want("median3_stack") || want("median5_stack")) {
     Image stack = uniform({16, 2048, 2048}, 4, 0.f, 1.f);
