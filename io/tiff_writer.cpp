@@ -1,4 +1,7 @@
 // TIFF writer (libtiff): one page per z, float32 / uint16 / int32, ImageJ metadata for the spacing.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -70,7 +73,6 @@ TiffPageWriter::TiffPageWriter(const std::string& path, const std::string& targe
   const bool big = static_cast<double>(z) * y * x * bytes_ > 4.0e9;
   handle_.reset(openTiff(path, big ? "w8" : "w", messages_));
   if (!handle_.get()) throw IoError(target, tiffReason("cannot create the file", messages_));
-  row_.resize(static_cast<size_t>(x) * static_cast<size_t>(bytes_));
 }
 
 void TiffPageWriter::writePage(const void* slice) {
@@ -91,7 +93,11 @@ void TiffPageWriter::writePage(const void* slice) {
   TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
   TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
   TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
-  TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
+  // Strips of up to 64 MiB, each written in one call: a page goes out in a few large writes
+  // instead of one per row (libtiff's default strips are 8 KiB).
+  const int64_t rowBytes = x_ * bytes_;
+  const int64_t rowsPerStrip = std::clamp<int64_t>((int64_t(64) << 20) / rowBytes, 1, y_);
+  TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, static_cast<uint32_t>(rowsPerStrip));
   if (z_ > 1)
     TIFFSetField(t, TIFFTAG_PAGENUMBER, static_cast<uint16_t>(std::min<int64_t>(k, 65535)),
                  static_cast<uint16_t>(std::min<int64_t>(z_, 65535)));
@@ -102,23 +108,31 @@ void TiffPageWriter::writePage(const void* slice) {
     TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
   }
   TIFFSetField(t, TIFFTAG_SOFTWARE, "StackLens");
-  for (int64_t r = 0; r < y_; ++r) {
-    const int64_t offset = r * x_;
-    void* out;
+  for (int64_t r0 = 0, strip = 0; r0 < y_; r0 += rowsPerStrip, ++strip) {
+    const int64_t rows = std::min(rowsPerStrip, y_ - r0), values = rows * x_;
+    const void* out;
     if (uint16_) {
-      auto* p = reinterpret_cast<uint16_t*>(row_.data());
-      const float* in = static_cast<const float*>(slice) + offset;
-      for (int64_t i = 0; i < x_; ++i) p[i] = toUInt16(in[i]);
-      out = row_.data();
-    } else if (kind_ == SampleKind::Int32) {
-      out = const_cast<int32_t*>(static_cast<const int32_t*>(slice) + offset);
+      if (strip_.size() < static_cast<size_t>(values)) strip_.resize(static_cast<size_t>(values));
+      const float* in = static_cast<const float*>(slice) + r0 * x_;
+      for (int64_t i = 0; i < values; ++i) strip_[static_cast<size_t>(i)] = toUInt16(in[i]);
+      out = strip_.data();
     } else {
-      out = const_cast<float*>(static_cast<const float*>(slice) + offset);
+      out = static_cast<const unsigned char*>(slice) + r0 * rowBytes;  // float32 or int32
     }
-    if (TIFFWriteScanline(t, out, static_cast<uint32_t>(r), 0) < 0) fail("cannot write the data");
+    if (TIFFWriteEncodedStrip(t, static_cast<uint32_t>(strip), const_cast<void*>(out),
+                              static_cast<tmsize_t>(rows * rowBytes)) < 0)
+      fail("cannot write the data");
   }
   if (!TIFFWriteDirectory(t)) fail("cannot write page " + std::to_string(k));
   ++written_;
+  // Start writing the new pages back to disk at once (libtiff appends them), so that the flush
+  // before the file is renamed into place has little left to do, as for FITS stacks.
+  const int fd = TIFFFileno(t);
+  const off_t end = ::lseek(fd, 0, SEEK_END);
+  if (end > writtenBack_) {
+    ::sync_file_range(fd, writtenBack_, end - writtenBack_, SYNC_FILE_RANGE_WRITE);
+    writtenBack_ = end;
+  }
 }
 
 void TiffPageWriter::finish() {

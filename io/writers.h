@@ -43,7 +43,8 @@ class TiffPageWriter {
   int bytes_ = 4;
   TiffMessages messages_;
   TiffHandle handle_;
-  std::vector<unsigned char> row_;
+  std::vector<uint16_t> strip_;  // a strip converted to uint16
+  int64_t writtenBack_ = 0;      // bytes of the file whose write-back has been started
 };
 
 // The ImageJ description of a float32 stack written before its values are known.
