@@ -12,6 +12,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "io/fits_cards.h"
 #include "io/fits_support.h"
 #include "io/wcs.h"
 
@@ -25,6 +26,19 @@ std::string trim(const std::string& s) {
   if (b == std::string::npos) return "";
   auto e = s.find_last_not_of(' ');
   return s.substr(b, e - b + 1);
+}
+
+// Whether file axis `axis` (0-based) of the current HDU is a Stokes axis (CTYPEn = 'STOKES').
+bool isStokesAxis(fitsfile* f, int axis) {
+  char value[FLEN_VALUE] = {};
+  int status = 0;
+  const std::string key = "CTYPE" + std::to_string(axis + 1);
+  fits_read_key_str(f, key.c_str(), value, nullptr, &status);
+  if (status != 0) {
+    fits_clear_errmsg();
+    return false;
+  }
+  return std::string(value).rfind("STOKES", 0) == 0;
 }
 
 // The cards of the current HDU as one string of 80-character cards (for compressed images, the
@@ -41,44 +55,6 @@ std::string headerCards(fitsfile* f, int& count, FitsStatus& status) {
   }
   status.check("cannot read the header");
   return cards;
-}
-
-std::vector<HeaderCard> parseCards(const std::string& cards, int count) {
-  std::vector<HeaderCard> out;
-  out.reserve(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    std::string card = cards.substr(static_cast<size_t>(i) * 80, 80);
-    HeaderCard c;
-    if (card.compare(0, 8, "HIERARCH") == 0) {
-      auto eq = card.find('=');
-      c.key = trim(card.substr(0, eq));
-      if (eq != std::string::npos) card = std::string(8, 'X') + "= " + card.substr(eq + 1);
-    } else {
-      c.key = trim(card.substr(0, 8));
-    }
-    if (c.key == "END") continue;
-    if (card.compare(8, 2, "= ") == 0) {
-      char value[FLEN_VALUE] = {}, comment[FLEN_COMMENT] = {};
-      int status = 0;
-      std::string copy = card;
-      fits_parse_value(copy.data(), value, comment, &status);
-      if (status == 0) {
-        c.value = trim(value);
-        c.comment = trim(comment);
-      } else {
-        fits_clear_errmsg();
-        c.value = trim(card.substr(10));
-      }
-    } else if (c.key == "CONTINUE") {
-      c.value = trim(card.substr(8));
-    } else {
-      c.comment = card.size() > 8 ? card.substr(8) : "";
-      while (!c.comment.empty() && c.comment.back() == ' ') c.comment.pop_back();
-      if (!c.comment.empty() && c.comment[0] == ' ') c.comment.erase(0, 1);
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
 }
 
 const HeaderCard* findCard(const std::vector<HeaderCard>& header, const std::string& key) {
@@ -264,6 +240,10 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
       throw IoError(path,
                     std::to_string(kept.size()) +
                         " axes longer than 1; StackLens shows at most 3 axes plus a plane axis");
+    // Radio cubes put Stokes before frequency (RA, DEC, STOKES, FREQ): the spectral axis is the
+    // one to scrub, Stokes the plane, as CARTA and DS9 show them.
+    if (kept.size() == 4 && isStokesAxis(file_, kept[2]) && !isStokesAxis(file_, kept[3]))
+      std::swap(kept[2], kept[3]);
     auto len = [&](size_t role) {
       return role < kept.size() ? axes[static_cast<size_t>(kept[role])] : 1;
     };
@@ -364,6 +344,8 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
     const std::array<int, 3> roles{kept.size() > 0 ? kept[0] : -1, kept.size() > 1 ? kept[1] : -1,
                                    zAxis_};
     wcs_ = Wcs::fromFitsHeader(cards, count, fixedPixel, roles);
+    info_.fileAxes = roles;
+    info_.fixedPixel = fixedPixel;
   } catch (...) {
     int closeStatus = 0;
     fits_close_file(file_, &closeStatus);

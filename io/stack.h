@@ -45,6 +45,11 @@ struct StackInfo {
   double bscale = 1.0, bzero = 0.0;
   std::optional<int64_t> blank;
   std::vector<HeaderCard> header;  // FITS cards or TIFF tags/ImageJ metadata
+  // FITS: the file axes (0-based) shown as x, y, z (-1: none) and a 0-based pixel for every file
+  // axis (the chosen plane, 0 for dropped length-1 axes): what a saved image's WCS is rewritten
+  // from (io/wcs_subset.h).
+  std::array<int, 3> fileAxes{-1, -1, -1};
+  std::vector<double> fixedPixel;
 };
 
 class Wcs;  // io/wcs.h

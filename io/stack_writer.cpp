@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "io/file_checks.h"
+#include "io/wcs_subset.h"
 #include "io/writers.h"
 
 namespace stacklens::io {
@@ -44,6 +45,18 @@ void write(const std::string& path, const void* data, SampleKind kind, int64_t z
 }
 
 }  // namespace
+
+WriteOptions carriedFrom(const StackInfo& info, int64_t firstSlice) {
+  WriteOptions o;
+  o.header = info.format == "fits" && info.fileAxes[0] >= 0
+                 ? headerForSubset(info.header, {info.fileAxes, info.fixedPixel, firstSlice})
+                 : info.header;
+  o.spacing = info.spacing;
+  o.units = info.units;
+  o.spacingKnown = info.spacingKnown;
+  o.sourcePath = info.path;
+  return o;
+}
 
 OutputFormat outputFormat(const std::string& path) {
   const std::string ext = lowerExtension(path);

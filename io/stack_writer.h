@@ -20,6 +20,11 @@ struct WriteOptions {
   bool tiffUInt16 = false;  // TIFF only: clamp and round to uint16 instead of float32
 };
 
+// Options that carry a stack's header, spacing and units into an output made from it, the WCS
+// rewritten for the output's axes (the file's x, y, z; z starting at firstSlice: io/wcs_subset.h),
+// and refuse to write over it.
+WriteOptions carriedFrom(const StackInfo& info, int64_t firstSlice = 0);
+
 // The format an output path asks for by its extension (case-insensitive): .fits/.fit/.fts,
 // .tif/.tiff, anything else Unknown.
 enum class OutputFormat { Fits, Tiff, Unknown };

@@ -1,6 +1,8 @@
 // Wcs: wcslib's wcspih/wcsset/wcsp2s on the header of the chosen HDU.
 #include "io/wcs.h"
 
+#include "io/wcs_cards.h"
+
 #include <wcslib/wcs.h>
 #include <wcslib/wcserr.h>
 #include <wcslib/wcshdr.h>
@@ -34,7 +36,21 @@ namespace {
 // blanked: neither can be part of a valid WCS.
 constexpr int kMaxAxes = 9;
 
-std::string wellFormedCards(const std::string& cards, int count) {
+}  // namespace
+
+bool isDistortionKey(const std::string& key) {
+  std::string k = key;
+  while (!k.empty() && k.back() == ' ') k.pop_back();
+  for (const char* family : {"DP", "DQ", "CPDIS", "CQDIS", "CPERR", "CQERR", "DVERR"}) {
+    const size_t n = std::strlen(family);
+    if (k.size() > n && k.compare(0, n, family) == 0 &&
+        std::isdigit(static_cast<unsigned char>(k[n])))
+      return true;
+  }
+  return false;
+}
+
+std::string wellFormedWcsCards(const std::string& cards, int count) {
   std::string out = cards.substr(0, static_cast<size_t>(count) * 80);
   for (char& c : out)
     if (c < 0x20 || c > 0x7e) c = ' ';
@@ -83,16 +99,19 @@ std::string wellFormedCards(const std::string& cards, int count) {
     }
     if (axis > kMaxAxes) out.replace(start, 80, std::string(80, ' '));
   }
+  // Distortion records (DPja, DQia, CPDISja, CQDISia): wcspih in wcslib 7.12 corrupts the heap on
+  // the TPD records that wcslib itself writes for a DSS plate solution, so they are left out and
+  // coordinates are those of the linear WCS.
+  for (size_t start = 0; start + 80 <= out.size(); start += 80)
+    if (isDistortionKey(out.substr(start, 8))) out.replace(start, 80, std::string(80, ' '));
   return out;
 }
-
-}  // namespace
 
 std::unique_ptr<Wcs> Wcs::fromFitsHeader(const std::string& cards, int count,
                                          const std::vector<double>& fixedPixel,
                                          const std::array<int, 3>& xyzAxis) {
   if (count <= 0 || fixedPixel.size() > static_cast<size_t>(kMaxAxes)) return nullptr;
-  std::string header = wellFormedCards(cards, count);  // wcspih may also modify its input
+  std::string header = wellFormedWcsCards(cards, count);  // wcspih may also modify its input
   int nreject = 0, nwcs = 0;
   wcsprm* all = nullptr;
   if (wcspih(header.data(), count, WCSHDR_all, 0, &nreject, &nwcs, &all) != 0 || nwcs < 1) {

@@ -852,12 +852,7 @@ void MainWindow::saveData(const QString& path, bool wholeStack) {
         else
           reader->readSlice(first + k, data.data() + k * plane);
       }
-      io::WriteOptions o;
-      o.header = info.header;
-      o.spacing = info.spacing;
-      o.units = info.units;
-      o.spacingKnown = info.spacingKnown;
-      o.sourcePath = info.path;
+      io::WriteOptions o = io::carriedFrom(info, first);
       if (!wholeStack)
         o.history.push_back("StackLens: slice " + std::to_string(z) + " of " + info.path);
       io::writeStack(path.toStdString(), data.data(), count, info.y, info.x, o);

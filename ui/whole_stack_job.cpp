@@ -68,14 +68,9 @@ compute::PlannedRunRequest runRequest(const WholeStackRequest& request, compute:
 }
 
 io::WriteOptions writeOptions(const io::StackInfo& info, const std::string& history) {
-  io::WriteOptions options;
-  options.header = info.header;
+  io::WriteOptions options = io::carriedFrom(info);
   options.history.push_back(history);
   options.history.push_back("stacklens input " + info.path);
-  options.spacing = info.spacing;
-  options.units = info.units;
-  options.spacingKnown = info.spacingKnown;
-  options.sourcePath = info.path;
   return options;
 }
 

@@ -31,6 +31,7 @@ InputStack readInput(const Args& args) {
       throw UsageError("--slice " + std::to_string(first) + " is outside 0.." +
                        std::to_string(info.z - 1));
     count = 1;
+    input.firstSlice = first;
   }
   input.image = compute::Image::host({count, info.y, info.x});
   for (int64_t k = 0; k < count; ++k) reader->readSlice(first + k, input.image.slice(k));
@@ -48,12 +49,8 @@ std::unique_ptr<compute::Backend> chooseBackend(const Args& args) {
 }
 
 io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& history) {
-  io::WriteOptions options;
-  options.header = input.info.header;
+  io::WriteOptions options = io::carriedFrom(input.info, input.firstSlice);
   options.history.push_back(history);
-  options.spacing = input.info.spacing;
-  options.units = input.info.units;
-  options.spacingKnown = input.info.spacingKnown;
   options.sourcePath = input.path;
   return options;
 }

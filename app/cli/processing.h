@@ -20,7 +20,8 @@ namespace stacklens::cli {
 struct InputStack {
   std::string path;
   io::StackInfo info;
-  compute::Image image;  // host, float32; one slice when --slice was given
+  compute::Image image;    // host, float32; one slice when --slice was given
+  int64_t firstSlice = 0;  // the file's slice that is image's slice 0
 };
 
 // Reads IN (the first positional argument), honouring --slice and --hdu when declared.

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "io/stack_writer.h"
+#include "io/wcs.h"
 #include "render/colormap.h"
 #include "tests/render/gl_qtest_main.h"
 #include "ui/header_dialog.h"
@@ -299,6 +300,31 @@ class MainWindowTest : public QObject {
     QSignalSpy errors(&w, &MainWindow::errorReported);
     w.saveData(QString::fromStdString(in), true);
     QVERIFY(errors.wait(5000));
+  }
+
+  // File ▸ Save slice on a radio cube: the saved slice keeps RA/Dec and the slice's velocity
+  // (astropy's values for slice 2 of the fixture, tests/io/data/wcs.txt).
+  void aSavedSliceKeepsItsWorldCoordinates() {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::stackOpened);
+    w.openFile(QStringLiteral(STACKLENS_IO_FIXTURES "/cube_vopt.fits"));
+    QVERIFY(opened.wait(5000));
+    w.slider()->setValue(2);
+    QTRY_COMPARE(w.currentZ(), 2);
+    QSignalSpy saved(&w, &MainWindow::saved);
+    const QString out = dir.filePath("slice2.fits");
+    w.saveData(out, false);
+    QVERIFY(saved.wait(5000));
+    auto one = io::openStack(out.toStdString());
+    QVERIFY(one->wcs());
+    const std::vector<double> world = one->wcs()->pixelToWorld(1.25, 3.5, 0);
+    QCOMPARE(world.size(), size_t(3));
+    QVERIFY(std::abs(world[0] - 85.250750685637) < 1e-9);
+    QVERIFY(std::abs(world[1] - -2.448999999790) < 1e-9);
+    QVERIFY(std::abs(world[2] - 17500.0) < 1e-6);
   }
 
   void horseHeadReadoutHasValueAndSkyPosition() {

@@ -15,6 +15,7 @@
 #include "io/block_writer.h"
 #include "io/io_error.h"
 #include "io/stack.h"
+#include "io/stack_writer.h"
 
 namespace stacklens::cli {
 namespace {
@@ -54,13 +55,9 @@ int runConvert(const Args& args) {
   auto reader = io::openStack(in, options);
   const io::StackInfo& info = reader->info();
   const int64_t sliceCount = info.y * info.x;
-  io::WriteOptions write;
-  write.header = info.header;
+  io::WriteOptions write = io::carriedFrom(info);
   write.history.push_back("stacklens-cli convert from " + in +
                           (info.format == "fits" ? " (HDU " + std::to_string(info.hdu) + ")" : ""));
-  write.spacing = info.spacing;
-  write.units = info.units;
-  write.spacingKnown = info.spacingKnown;
   write.sourcePath = in;
   io::StackBlockWriter writer(out, info.z, info.y, info.x, write);
   // Two slabs of float32 in memory, one read while the other is written: a quarter of the host
