@@ -51,29 +51,60 @@ mode_t currentUmask() {
   return 022;
 }
 
+// The file a destination names: a symbolic link's target (resolved whether or not it exists).
+std::string resolvedDestination(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+  std::error_code ec;
+  std::filesystem::path target = std::filesystem::read_symlink(path, ec);
+  if (ec) throw IoError(path, "cannot read the symbolic link: " + ec.message());
+  if (target.is_relative()) target = std::filesystem::path(path).parent_path() / target;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(target, ec);
+  return ec ? target.string() : resolved.string();
+}
+
+void flushFolder(const std::string& folder, const std::string& path) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw IoError(path, "written, but its folder could not be flushed: " + why);
+  }
+  ::close(fd);
+}
+
 }  // namespace
 
-AtomicOutput::AtomicOutput(const std::string& path, const std::string& sourcePath) : path_(path) {
+AtomicOutput::AtomicOutput(const std::string& path, const std::string& sourcePath) {
   if (path.empty()) throw IoError(path, "empty output file name");
-  if (sameFile(path, sourcePath))
+  path_ = resolvedDestination(path);
+  if (sameFile(path_, sourcePath))
     throw IoError(path, "refusing to write over the input file " + sourcePath);
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw IoError(path, "is a directory, not a file");
-  std::filesystem::path p(path);
-  std::filesystem::path folder = p.parent_path();
-  if (folder.empty()) folder = ".";
-  std::string pattern = (folder / ("." + p.filename().string() + ".tmp-XXXXXX")).string();
-  int fd = ::mkstemp(pattern.data());
-  if (fd < 0)
-    throw IoError(path, std::string("cannot create a temporary file in ") + folder.string() + ": " +
-                            std::strerror(errno));
+  std::filesystem::path p(path_);
+  std::filesystem::path parent = p.parent_path();
+  if (parent.empty()) parent = ".";
+  std::string pattern = (parent / ("." + p.filename().string() + ".tmp-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data()))
+    throw IoError(path, std::string("cannot create a temporary folder in ") + parent.string() +
+                            ": " + std::strerror(errno));
+  folder_ = pattern;
+  temp_ = (std::filesystem::path(folder_) / p.filename()).string();
+  const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const std::string why = std::strerror(errno);
+    ::rmdir(folder_.c_str());
+    throw IoError(path, "cannot create the temporary file: " + why);
+  }
   ::close(fd);
-  temp_ = pattern;
 }
 
 AtomicOutput::~AtomicOutput() {
-  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+  if (committed_) return;
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+  if (!folder_.empty()) ::rmdir(folder_.c_str());
 }
 
 void AtomicOutput::commit() {
@@ -86,11 +117,17 @@ void AtomicOutput::commit() {
     throw IoError(path_, "cannot flush the temporary file: " + why);
   }
   ::close(fd);
-  ::chmod(temp_.c_str(), 0666 & ~currentUmask());
+  struct stat old {};
+  const mode_t mode =
+      ::stat(path_.c_str(), &old) == 0 ? (old.st_mode & 07777) : (0666 & ~currentUmask());
+  ::chmod(temp_.c_str(), mode);
   if (::rename(temp_.c_str(), path_.c_str()) != 0)
     throw IoError(
         path_, std::string("cannot rename the temporary file into place: ") + std::strerror(errno));
   committed_ = true;
+  ::rmdir(folder_.c_str());
+  std::filesystem::path parent = std::filesystem::path(path_).parent_path();
+  flushFolder(parent.empty() ? "." : parent.string(), path_);
 }
 
 }  // namespace stacklens::io

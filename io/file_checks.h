@@ -13,6 +13,14 @@ uint64_t checkReadableFile(const std::string& path);
 // A file written under a temporary name in the destination's folder and renamed into place by
 // commit(); destroyed without commit() it removes the temporary file. Refuses to write over
 // sourcePath (the same file by inode, or the same canonical path).
+//
+// The temporary file is created exclusively inside a folder of its own (mode 0700) beside the
+// destination, so that the libraries that reopen it by name cannot be led elsewhere. A file that
+// is replaced keeps its mode bits. A destination that is a symbolic link is written through: the
+// link's target is replaced and the link stays, pointing at the new data (replacing the link
+// itself would leave the old data where the link points and a copy beside the link, which is not
+// what someone who linked a data file into a working folder means by "save over it"). The folder
+// is flushed after the rename, so the new name survives a crash.
 class AtomicOutput {
  public:
   AtomicOutput(const std::string& path, const std::string& sourcePath);
@@ -21,12 +29,13 @@ class AtomicOutput {
   AtomicOutput& operator=(const AtomicOutput&) = delete;
 
   const std::string& tempPath() const { return temp_; }
-  const std::string& path() const { return path_; }
-  // Makes the temporary file world-readable as umask allows and renames it to path().
+  const std::string& path() const { return path_; }  // the symbolic link's target, if it was one
+  // Gives the temporary file the replaced file's mode (else read-write as umask allows), renames
+  // it to path() and flushes the folder.
   void commit();
 
  private:
-  std::string path_, temp_;
+  std::string path_, folder_, temp_;
   bool committed_ = false;
 };
 

@@ -99,6 +99,16 @@ fitsfile* createFitsImage(const std::string& path, const std::string& target, Sa
     }
     status.check("cannot write the spacing");
   }
+  // Provenance: the input's HISTORY first, then what this version of StackLens did.
+  for (const auto& card : options.header)
+    if (card.key == "HISTORY") {
+      const std::string& text = card.comment.empty() ? card.value : card.comment;
+      fits_write_history(f, text.c_str(), status.ptr());
+    }
+  if (!options.history.empty()) {
+    const std::string version = "StackLens " STACKLENS_VERSION;
+    fits_write_history(f, version.c_str(), status.ptr());
+  }
   for (const auto& line : options.history) fits_write_history(f, line.c_str(), status.ptr());
   status.check("cannot write HISTORY");
   return handle.release();

@@ -827,7 +827,7 @@ QString MainWindow::exportPng(const QString& path, bool colorbar) {
     const std::vector<float>* cdf = d.scale == render::Scale::HistEq ? &view_->cdf() : nullptr;
     image = withColorbar(image, d, cdf);
   }
-  return savePngAtomically(image, path);
+  return savePngAtomically(image, pngPath(path), QString::fromStdString(info_.path));
 }
 
 void MainWindow::saveData(const QString& path, bool wholeStack) {

@@ -1,9 +1,10 @@
 // Colorbar rendering and atomic PNG writing.
 #include "ui/view_export.h"
 
+#include <QBuffer>
 #include <QPainter>
-#include <QSaveFile>
 
+#include "io/whole_file.h"
 #include "render/colormap.h"
 
 namespace stacklens::ui {
@@ -52,14 +53,20 @@ QImage withColorbar(const QImage& view, const render::DisplaySettings& display,
   return out;
 }
 
-QString savePngAtomically(const QImage& image, const QString& path) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return path + ": " + file.errorString();
-  if (!image.save(&file, "PNG")) {
-    file.cancelWriting();
-    return path + ": could not encode the PNG";
+QString pngPath(const QString& path) {
+  return path.endsWith(".png", Qt::CaseInsensitive) ? path : path + ".png";
+}
+
+QString savePngAtomically(const QImage& image, const QString& path, const QString& sourcePath) {
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (!image.save(&buffer, "PNG")) return path + ": could not encode the PNG";
+  try {
+    io::writeWholeFile(path.toStdString(), bytes.toStdString(), sourcePath.toStdString());
+  } catch (const std::exception& e) {
+    return QString::fromUtf8(e.what());
   }
-  if (!file.commit()) return path + ": " + file.errorString();
   return {};
 }
 

@@ -15,7 +15,11 @@ QImage colorbarImage(const render::DisplaySettings& display, int width,
 // view with the colorbar appended below it.
 QImage withColorbar(const QImage& view, const render::DisplaySettings& display,
                     const std::vector<float>* cdf = nullptr);
-// Writes a PNG atomically (temporary file, then rename); returns an error message or "".
-QString savePngAtomically(const QImage& image, const QString& path);
+// path with ".png" added unless it ends so (case-insensitive): an export never takes another
+// extension, so it cannot land on a FITS or TIFF file by a slip of the name.
+QString pngPath(const QString& path);
+// Encodes image as PNG and writes it to path through io's atomic writer: a temporary file renamed
+// into place, never over sourcePath (the open stack). Returns "" or the error.
+QString savePngAtomically(const QImage& image, const QString& path, const QString& sourcePath);
 
 }  // namespace stacklens::ui

@@ -9,7 +9,7 @@
 #include "compute/pipeline_over_stack.h"
 #include "compute/source_table.h"
 #include "io/block_writer.h"
-#include "io/text_output.h"
+#include "io/whole_file.h"
 
 namespace stacklens::ui {
 namespace {
@@ -105,11 +105,11 @@ void runPipelineOverWholeStack(const WholeStackRequest& request, compute::Backen
   if (progress) progress({"writing", 0.98});
   writer.commit();
   if (pipeline.statistics.enabled)
-    io::writeTextFile(sideTablePath(request.outPath, "statistics"),
-                      compute::statisticsCsv(report.statistics), info.path);
+    io::writeWholeFile(sideTablePath(request.outPath, "statistics"),
+                       compute::statisticsCsv(report.statistics), info.path);
   if (pipeline.segmentation.enabled)
-    io::writeTextFile(sideTablePath(request.outPath, "sources"),
-                      compute::sourcesCsv(report.sources, true), info.path);
+    io::writeWholeFile(sideTablePath(request.outPath, "sources"),
+                       compute::sourcesCsv(report.sources, true), info.path);
   if (progress) progress({"done", 1.0});
 }
 

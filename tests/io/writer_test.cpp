@@ -105,6 +105,7 @@ TEST(Writer, FitsCarriesHeaderCardsButNotStructuralOnes) {
               {"tiff:ImageWidth", "4", ""},
               {"imagej:spacing", "0.3", ""},
               {"COMMENT", "", "kept comment"},
+              {"HISTORY", "", "reduced at the telescope"},
               {"TELESCOP", "'UKST'", ""},
               {"EXPTIME", "3600.5", "seconds"}};
   o.history = {"stacklens-cli blur --sigma 2", "second line"};
@@ -121,15 +122,47 @@ TEST(Writer, FitsCarriesHeaderCardsButNotStructuralOnes) {
   EXPECT_EQ(test::findCard(info, "BLANK"), nullptr);
   EXPECT_EQ(test::findCard(info, "CHECKSUM"), nullptr);
   EXPECT_EQ(test::findCard(info, "tiff:ImageWidth"), nullptr);
-  int history = 0;
+  // Provenance: the input's HISTORY, then the version that wrote the file and what it did.
+  std::vector<std::string> history;
   bool comment = false;
   for (const auto& c : info.header) {
-    if (c.key == "HISTORY") ++history;
+    if (c.key == "HISTORY") history.push_back(c.comment);
     if (c.key == "COMMENT" && c.comment == "kept comment") comment = true;
   }
-  EXPECT_EQ(history, 2);
+  ASSERT_EQ(history.size(), 4u);
+  EXPECT_EQ(history[0], "reduced at the telescope");
+  EXPECT_EQ(history[1].rfind("StackLens ", 0), 0u) << history[1];
+  EXPECT_EQ(history[2], "stacklens-cli blur --sigma 2");
+  EXPECT_EQ(history[3], "second line");
   EXPECT_TRUE(comment);
   EXPECT_TRUE(test::sameValues(data, test::readAll(*reader)));
+}
+
+// A replaced file keeps its mode bits; a symbolic link is written through (its target gets the
+// new data, the link stays); no temporary file or folder is left behind.
+TEST(Writer, ReplacingKeepsTheModeAndWritesThroughSymbolicLinks) {
+  test::TempDir dir;
+  const auto data = ramp(2 * 3 * 4);
+  const std::string target = dir.file("data.fits"), link = dir.file("link.fits");
+  writeStack(target, data.data(), 2, 3, 4, {});
+  ASSERT_EQ(::chmod(target.c_str(), 0640), 0);
+  ASSERT_EQ(::symlink("data.fits", link.c_str()), 0);
+  auto doubled = data;
+  for (float& v : doubled) v *= 2;
+  writeStack(link, doubled.data(), 2, 3, 4, {});
+  struct stat st {};
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  ASSERT_EQ(::stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_TRUE(test::sameValues(doubled, test::readAll(*openStack(target))));
+  auto names = dir.entries();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"data.fits", "link.fits"}));
+  // Through the link onto the input itself: refused.
+  WriteOptions self;
+  self.sourcePath = target;
+  EXPECT_THROW(writeStack(link, data.data(), 2, 3, 4, self), IoError);
 }
 
 TEST(Writer, SpacingIsNotWrittenOverAnExistingWcs) {

@@ -62,6 +62,11 @@ bool waitShown(MainWindow& w, int z) {
   return spy.wait(5000) && w.currentZ() == z;
 }
 
+std::string readFile(const std::string& path) {
+  QFile f(QString::fromStdString(path));
+  return f.open(QIODevice::ReadOnly) ? f.readAll().toStdString() : std::string();
+}
+
 }  // namespace
 
 class MainWindowTest : public QObject {
@@ -358,6 +363,27 @@ class MainWindowTest : public QObject {
     QCOMPARE(b.width(), a.width());
     QVERIFY(b.height() > a.height());
     QVERIFY(!w.exportPng(dir.filePath("no/such/folder/x.png"), false).isEmpty());
+  }
+
+  // An export always gets a .png name and never replaces the open stack, even through a link.
+  void exportNeverWritesOverTheOpenStack() {
+    QTemporaryDir dir;
+    const std::string in = dir.filePath("stack.fits").toStdString();
+    std::vector<float> data(size_t(kZ * kY * kX), 3.f);
+    io::writeStack(in, data.data(), kZ, kY, kX, {});
+    const std::string before = readFile(in);
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::stackOpened);
+    w.openFile(QString::fromStdString(in));
+    QVERIFY(opened.wait(5000));
+    QCOMPARE(w.exportPng(QString::fromStdString(in), false), QString());
+    QVERIFY(QFile::exists(QString::fromStdString(in) + ".png"));
+    QVERIFY(QFile::link(QString::fromStdString(in), dir.filePath("view.png")));
+    const QString error = w.exportPng(dir.filePath("view.png"), false);
+    QVERIFY2(error.contains("refusing"), qPrintable(error));
+    QCOMPARE(readFile(in), before);
   }
 
   void settingsPersistAcrossWindows() {

@@ -4,7 +4,7 @@
 #include "app/cli/command.h"
 #include "app/cli/processing.h"
 #include "compute/source_table.h"
-#include "io/text_output.h"
+#include "io/whole_file.h"
 
 namespace stacklens::cli {
 namespace {
@@ -41,7 +41,7 @@ int runSegment(const Args& args) {
                                  " connectivity=" + std::to_string(p.connectivity) +
                                  " min-pixels=" + std::to_string(p.minPixels)));
   if (auto csv = args.get("sources"))
-    io::writeTextFile(*csv, compute::sourcesCsv(seg.sources, s.z > 1), input.path);
+    io::writeWholeFile(*csv, compute::sourcesCsv(seg.sources, s.z > 1), input.path);
   timer.stop();
   std::cout << "{\"sources\": " << seg.sources.size() << ", \"threshold\": " << seg.threshold
             << ", \"background_median\": " << seg.background.clipped.median

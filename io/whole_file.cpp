@@ -1,5 +1,5 @@
-// writeTextFile through AtomicOutput.
-#include "io/text_output.h"
+// writeWholeFile through AtomicOutput.
+#include "io/whole_file.h"
 
 #include <fstream>
 
@@ -8,12 +8,12 @@
 
 namespace stacklens::io {
 
-void writeTextFile(const std::string& path, const std::string& text,
-                   const std::string& sourcePath) {
+void writeWholeFile(const std::string& path, const std::string& bytes,
+                    const std::string& sourcePath) {
   AtomicOutput output(path, sourcePath);
   {
     std::ofstream out(output.tempPath(), std::ios::binary | std::ios::trunc);
-    out << text;
+    out << bytes;
     out.flush();
     if (!out) throw IoError(path, "write failed");
   }
