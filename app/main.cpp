@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
@@ -21,7 +22,75 @@ static QString defaultSample() {
   return QStringLiteral(STACKLENS_SAMPLE_DIR "/beads.tif");
 }
 
+// The command line, defined once for the viewer and for --help/--version without a display.
+struct CommandLine {
+  QCommandLineParser parser;
+  QCommandLineOption hdu{"hdu", "FITS HDU to open (0 = primary; default: the first with an image).",
+                         "N"};
+  QCommandLineOption plane{"plane", "Index along a 4th axis (e.g. Stokes), default 0.", "N"};
+  QCommandLineOption scrub{"scrub-benchmark",
+                           "Open FILE, step the slider through cached slices and print the "
+                           "slider-to-frame latency as JSON, then exit.",
+                           "FILE"};
+  QCommandLineOption frames{"frames", "Slider steps for --scrub-benchmark (default 200).", "N",
+                            "200"};
+  QCommandLineOption firstFrame{"first-frame-benchmark",
+                                "Open FILE, print the time from the open request to the first "
+                                "frame presented as JSON, then exit.",
+                                "FILE"};
+  QCommandLineOption preset{"preset",
+                            "Process while scrubbing with a preset: \"astronomy sources\" or "
+                            "\"microscopy deconvolution\".",
+                            "NAME"};
+  QCommandLineOption backend{"backend", "Processing backend: cpu, cuda or compare (default cpu).",
+                             "NAME"};
+  QCommandLineOption iterations{"iterations", "Richardson-Lucy iterations (overrides the preset).",
+                                "N"};
+  QCommandLineOption deconvolution{"deconvolution",
+                                   "Richardson-Lucy per slice (2d) or on a slab (3d).", "MODE"};
+  QCommandLineOption psf{"psf", "PSF stack for deconvolution (default: a Gaussian).", "FILE"};
+  QCommandLineOption rawBudget{"raw-budget-mb",
+                               "Raw slices the live path keeps (host and device copies), in MiB "
+                               "(default 1024).",
+                               "N"};
+
+  CommandLine() {
+    parser.setApplicationDescription(
+        "A viewer for FITS and TIFF image stacks with GPU processing.");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument("file",
+                                 "FITS or TIFF stack to open (default: the bundled sample)");
+    parser.addOptions({hdu, plane, scrub, frames, firstFrame});
+    parser.addOptions({preset, backend, iterations, deconvolution, psf, rawBudget});
+  }
+};
+
+// --help and --version print text only: they must work without a display, where creating the
+// QApplication would abort.
+bool asksForTextOnly(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version")
+      return true;
+  }
+  return false;
+}
+
+void nameApplication() {
+  QCoreApplication::setApplicationName("StackLens");
+  QCoreApplication::setOrganizationName("StackLens");
+  QCoreApplication::setApplicationVersion(STACKLENS_VERSION);
+}
+
 int main(int argc, char** argv) {
+  if (asksForTextOnly(argc, argv)) {
+    QCoreApplication core(argc, argv);
+    nameApplication();
+    CommandLine text;
+    text.parser.process(core);  // prints and exits
+    return 0;
+  }
   QSurfaceFormat format;
   format.setVersion(3, 3);
   format.setProfile(QSurfaceFormat::CoreProfile);
@@ -29,45 +98,15 @@ int main(int argc, char** argv) {
   QSurfaceFormat::setDefaultFormat(format);
 
   QApplication app(argc, argv);
-  QApplication::setApplicationName("StackLens");
-  QApplication::setOrganizationName("StackLens");
-  QApplication::setApplicationVersion(STACKLENS_VERSION);
-
-  QCommandLineParser parser;
-  parser.setApplicationDescription("A viewer for FITS and TIFF image stacks with GPU processing.");
-  parser.addHelpOption();
-  parser.addVersionOption();
-  parser.addPositionalArgument("file", "FITS or TIFF stack to open (default: the bundled sample)");
-  QCommandLineOption hdu("hdu", "FITS HDU to open (0 = primary; default: the first with an image).",
-                         "N");
-  QCommandLineOption plane("plane", "Index along a 4th axis (e.g. Stokes), default 0.", "N");
-  QCommandLineOption scrub("scrub-benchmark",
-                           "Open FILE, step the slider through cached slices and print the "
-                           "slider-to-frame latency as JSON, then exit.",
-                           "FILE");
-  QCommandLineOption frames("frames", "Slider steps for --scrub-benchmark (default 200).", "N",
-                            "200");
-  QCommandLineOption firstFrame("first-frame-benchmark",
-                                "Open FILE, print the time from the open request to the first "
-                                "frame presented as JSON, then exit.",
-                                "FILE");
-  parser.addOptions({hdu, plane, scrub, frames, firstFrame});
-  QCommandLineOption preset("preset",
-                            "Process while scrubbing with a preset: \"astronomy sources\" or "
-                            "\"microscopy deconvolution\".",
-                            "NAME");
-  QCommandLineOption backend("backend", "Processing backend: cpu, cuda or compare (default cpu).",
-                             "NAME");
-  QCommandLineOption iterations("iterations", "Richardson-Lucy iterations (overrides the preset).",
-                                "N");
-  QCommandLineOption deconvolution("deconvolution",
-                                   "Richardson-Lucy per slice (2d) or on a slab (3d).", "MODE");
-  QCommandLineOption psf("psf", "PSF stack for deconvolution (default: a Gaussian).", "FILE");
-  QCommandLineOption rawBudget("raw-budget-mb",
-                               "Raw slices the live path keeps (host and device copies), in MiB "
-                               "(default 1024).",
-                               "N");
-  parser.addOptions({preset, backend, iterations, deconvolution, psf, rawBudget});
+  nameApplication();
+  CommandLine commandLine;
+  QCommandLineParser& parser = commandLine.parser;
+  const QCommandLineOption &hdu = commandLine.hdu, &plane = commandLine.plane,
+                           &scrub = commandLine.scrub, &frames = commandLine.frames,
+                           &firstFrame = commandLine.firstFrame, &preset = commandLine.preset,
+                           &backend = commandLine.backend, &iterations = commandLine.iterations,
+                           &deconvolution = commandLine.deconvolution, &psf = commandLine.psf,
+                           &rawBudget = commandLine.rawBudget;
   parser.process(app);
 
   stacklens::io::OpenOptions options;

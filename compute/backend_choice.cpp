@@ -13,7 +13,7 @@ std::unique_ptr<Backend> makeBackend(const std::string& name, std::string* note)
       if (note) *note = "using CUDA: " + backend->deviceName();
       return backend;
     }
-    if (note) *note = "using the CPU backend (" + why + ")";
+    if (note) *note = why + "; processing runs on the CPU";
     return makeCpuBackend();
   }
   throw InvalidArgument("unknown backend '" + name + "' (expected cpu, cuda or auto)");

@@ -146,6 +146,7 @@ void ProcessingWorker::setSource(std::shared_ptr<const io::StackReader> reader,
   dropLive();  // raw slices of another stack
   lastZ_ = -1;
   pending_.reset();
+  ++generation_;  // results already queued for the old stack are stale
   configurationChanged();
 }
 

@@ -1,6 +1,7 @@
 // The CUDA backend: device detection, buffers on the device, and the fall-back to the CPU when
 // the device runs out of memory.
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
@@ -290,11 +291,35 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
+namespace {
+
+// Why cudaGetDeviceCount failed, in words a user can act on: the runtime reports a missing
+// driver as "CUDA driver version is insufficient", which reads like an old driver.
+std::string driverProblem(cudaError_t err) {
+  void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!driver) return "no NVIDIA driver found";
+  ::dlclose(driver);
+  if (err == cudaErrorInsufficientDriver) {
+    int driverVersion = 0, runtimeVersion = 0;
+    cudaDriverGetVersion(&driverVersion);
+    cudaRuntimeGetVersion(&runtimeVersion);
+    auto text = [](int v) {
+      return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    };
+    return "the NVIDIA driver supports CUDA " + text(driverVersion) + " but this build needs " +
+           text(runtimeVersion) + "; update the driver";
+  }
+  if (err == cudaErrorNoDevice) return "no NVIDIA GPU found";
+  return std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+}
+
+}  // namespace
+
 bool cudaUsable(std::string* why) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    if (why) *why = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+    if (why) *why = driverProblem(err);
     cudaGetLastError();  // clear the error
     return false;
   }

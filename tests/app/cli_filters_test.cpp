@@ -42,7 +42,7 @@ TEST(CliFilters, ParameterMistakesAreUsageErrorsNamingTheOption) {
   expectUsageError("outliers in.fits out.fits --size 3 --threshold 1 --mode hot", "--mode");
   expectUsageError("resample in.fits out.fits", "--zoom");
   expectUsageError("resample in.fits out.fits --zoom 2 --isotropic", "--isotropic");
-  expectUsageError("resample in.fits out.fits --zoom 1,2", "--zoom");
+  expectUsageError("resample in.fits out.fits --zoom 1,2,3,4", "--zoom");
   expectUsageError("resample in.fits out.fits --zoom 2 --order 2", "--order");
 }
 
@@ -142,6 +142,20 @@ TEST_F(CliFiltersRoundTrip, ResampleZoomsYAndXOfASingleSlice) {
   EXPECT_EQ(info.y, 18);
   EXPECT_EQ(info.x, 22);
   EXPECT_EQ(out.front(), 5.0f);
+}
+
+// An image takes one factor per axis it has (FY,FX); three are for a stack.
+TEST_F(CliFiltersRoundTrip, ResampleTakesTwoFactorsForAnImage) {
+  CliResult r = runCli("resample " + input() + " " + output() + " --zoom 2,0.5 --order 1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  io::StackInfo info;
+  readOutput(info);
+  EXPECT_EQ(info.z, 1);
+  EXPECT_EQ(info.y, 18);
+  EXPECT_EQ(info.x, 6);  // round(11 · 0.5) = 6 (ties to even: 5.5 → 6)
+  CliResult three = runCli("resample " + input() + " " + output() + " --zoom 2,2,2");
+  EXPECT_EQ(three.code, 2) << three.out;
+  EXPECT_NE(three.out.find("two (FY,FX) for an image"), std::string::npos) << three.out;
 }
 
 TEST_F(CliFiltersRoundTrip, IsotropicNeedsAKnownSpacing) {

@@ -113,6 +113,24 @@ class ProcessingWorkerTest : public QObject {
     QCOMPARE(backend->opCalls.load(), calls + 1);
   }
 
+  // A cached result is delivered through the event loop; a new stack set before it arrives
+  // makes it stale: it must not reach the viewer as a slice of the new stack.
+  void aNewSourceDropsQueuedResults() {
+    auto backend = std::make_shared<FakeBackend>();
+    ProcessingWorker worker;
+    worker.setSource(std::make_shared<MemoryStack>(10, 8, 8));
+    worker.setBackends(backend);
+    worker.setPipeline(deconvolution(2));
+    worker.setPrefetchRadius(0);
+    QSignalSpy results(&worker, &ProcessingWorker::resultReady);
+    worker.request(3);
+    QTRY_COMPARE(results.count(), 1);
+    worker.request(3);  // served from the cache, queued
+    worker.setSource(std::make_shared<MemoryStack>(10, 8, 8));
+    QTest::qWait(50);
+    QCOMPARE(results.count(), 1);
+  }
+
   void cacheStaysWithinItsByteBudget() {
     auto backend = std::make_shared<FakeBackend>();
     ProcessingWorker worker;

@@ -129,10 +129,11 @@ int runResample(const Args& args) {
   const bool isotropic = args.has("isotropic");
   const std::vector<double> zoomList = args.getDoubles("zoom");
   if (isotropic == !zoomList.empty())
-    throw UsageError("give exactly one of --zoom F|FZ,FY,FX and --isotropic");
-  if (!zoomList.empty() && zoomList.size() != 1 && zoomList.size() != 3)
-    throw UsageError("--zoom takes one value (all axes) or three (FZ,FY,FX), got " +
+    throw UsageError("give exactly one of --zoom F|FY,FX|FZ,FY,FX and --isotropic");
+  if (zoomList.size() > 3)
+    throw UsageError("--zoom takes one, two (FY,FX) or three (FZ,FY,FX) values, got " +
                      std::to_string(zoomList.size()));
+
   const long long order = args.getInt("order", 3);
   if (order != 1 && order != 3) throw UsageError("--order must be 1 or 3");
 
@@ -140,11 +141,23 @@ int runResample(const Args& args) {
   InputStack probe;
   std::shared_ptr<io::StackReader> reader = openInput(args, probe);
   const int64_t slices = args.has("slice") ? 1 : probe.info.z;
+  // One factor for every axis, or one per axis the image has: FY,FX for an image (or a single
+  // slice; FZ,FY,FX with FZ = 1 is taken too), FZ,FY,FX for a stack.
+  const bool oneSlice = slices == 1;
+  const bool counted = zoomList.size() == 1 || (zoomList.size() == 2 && oneSlice) ||
+                       (zoomList.size() == 3 && (!oneSlice || zoomList[0] == 1.0));
+  if (!zoomList.empty() && !counted)
+    throw UsageError(
+        "--zoom takes one value (all axes) or " +
+        std::string(oneSlice ? "two (FY,FX) for an image" : "three (FZ,FY,FX) for a stack") +
+        ", got " + std::to_string(zoomList.size()));
   std::array<double, 3> zoom{};
   if (isotropic)
     zoom = isotropicZoom(probe, slices);
   else if (zoomList.size() == 1)
     zoom = {zoomList[0], zoomList[0], zoomList[0]};
+  else if (zoomList.size() == 2)
+    zoom = {1.0, zoomList[0], zoomList[1]};
   else
     zoom = {zoomList[0], zoomList[1], zoomList[2]};
   // One slice stays one slice when a single factor is given for all axes.
@@ -187,9 +200,9 @@ int runResample(const Args& args) {
 
 std::vector<OptionSpec> resampleOptions() {
   std::vector<OptionSpec> options{
-      {"zoom", "F|FZ,FY,FX",
+      {"zoom", "F|FY,FX|FZ,FY,FX",
        "zoom factors; output length = round(n·F) per axis (one value: every axis, but a single "
-       "slice stays one)"},
+       "slice stays one; two for an image, three for a stack)"},
       {"isotropic", "", "zoom every axis to the finest voxel spacing in the header"},
       {"order", "1|3", "1: linear, 3: cubic B-spline (default 3)"},
       ramBudgetOption()};
