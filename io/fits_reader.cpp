@@ -88,6 +88,21 @@ bool cardNumber(const std::vector<HeaderCard>& header, const std::string& key, d
   return true;
 }
 
+// An integer card read exactly (BLANK of a 64-bit image does not survive a double).
+bool cardInteger(const std::vector<HeaderCard>& header, const std::string& key, int64_t& out) {
+  const HeaderCard* c = findCard(header, key);
+  if (!c) return false;
+  const std::string& v = c->value;
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(v.c_str(), &end, 10);
+  if (end == v.c_str() || errno == ERANGE) return false;
+  while (*end == ' ') ++end;
+  if (*end != '\0') return false;  // not an integer (e.g. 1.5 or 1E3)
+  out = n;
+  return true;
+}
+
 // A spatial axis with a linear scale: no CTYPE, or a CTYPE that is neither celestial nor spectral
 // ("LINEAR", "X", "Z", ...). Celestial axes ("RA---TAN") carry a projection code after a dash.
 bool isLinearAxis(const std::vector<HeaderCard>& header, int axis) {
@@ -296,9 +311,8 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
     info_.header = parseCards(cards, count);
     cardNumber(info_.header, "BSCALE", info_.bscale);
     cardNumber(info_.header, "BZERO", info_.bzero);
-    double blank = 0;
-    if (bitpix > 0 && cardNumber(info_.header, "BLANK", blank))
-      info_.blank = static_cast<int64_t>(blank);
+    int64_t blank = 0;
+    if (bitpix > 0 && cardInteger(info_.header, "BLANK", blank)) info_.blank = blank;
     info_.dtype = storedType(bitpix, info_.bscale, info_.bzero);
 
     // Spacing only for linear (microscopy-style) axes; sky and spectral axes are left to the WCS.
