@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -25,6 +26,12 @@ uint64_t checkReadableFile(const std::string& path) {
   ::close(fd);
   if (st.st_size == 0) throw IoError(path, "the file is empty");
   return static_cast<uint64_t>(st.st_size);
+}
+
+uint64_t allocationCap() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const uint64_t half = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) / 2 : 4ull << 30;
+  return std::clamp<uint64_t>(half, 1ull << 30, 64ull << 30);
 }
 
 namespace {

@@ -10,6 +10,12 @@ namespace stacklens::io {
 // Throws IoError unless path is an existing, readable, non-empty regular file; returns its size.
 uint64_t checkReadableFile(const std::string& path);
 
+// The most bytes a reader allocates for what a file claims to hold (a .gz file inflated in
+// memory, a compressed TIFF page): half the machine's memory, at most 64 GiB. A claim above it is
+// refused with a message rather than trusted; below it a valid file opens whatever its
+// compression ratio.
+uint64_t allocationCap();
+
 // A file written under a temporary name in the destination's folder and renamed into place by
 // commit(); destroyed without commit() it removes the temporary file. Refuses to write over
 // sourcePath (the same file by inode, or the same canonical path).

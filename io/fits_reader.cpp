@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "io/fits_cards.h"
 #include "io/fits_support.h"
@@ -20,6 +21,22 @@ namespace stacklens::io {
 namespace {
 
 constexpr int kMaxHdusListed = 10000;
+
+// A descriptor closed at scope exit unless released.
+class UniqueFd {
+ public:
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  ~UniqueFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
 
 std::string trim(const std::string& s) {
   auto b = s.find_first_not_of(' ');
@@ -182,12 +199,26 @@ void checkTileDescriptors(fitsfile* f, const std::string& path, const std::strin
 
 }  // namespace
 
-FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
+FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
+                       std::shared_ptr<std::vector<char>> memory)
+    : memory_(std::move(memory)) {
   info_.path = path;
   info_.format = "fits";
   FitsStatus status(path);
-  // The disk-file entry point takes the name literally (no cfitsio "[ext]" filename syntax).
-  fits_open_diskfile(&file_, path.c_str(), READONLY, status.ptr());
+  // The file the pread() path will read, opened before cfitsio parses it by name: both must be
+  // the same file (checked below), or a file replaced in between would be read as this one.
+  struct stat before {};
+  UniqueFd fd(memory_ ? -1 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() >= 0 && ::fstat(fd.get(), &before) != 0) before = {};
+  if (memory_) {
+    memoryPointer_ = memory_->data();
+    memorySize_ = memory_->size();
+    fits_open_memfile(&file_, path.c_str(), READONLY, &memoryPointer_, &memorySize_, 0, nullptr,
+                      status.ptr());
+  } else {
+    // The disk-file entry point takes the name literally (no cfitsio "[ext]" filename syntax).
+    fits_open_diskfile(&file_, path.c_str(), READONLY, status.ptr());
+  }
   if (status.code() != 0) {
     file_ = nullptr;
     status.check("not a readable FITS file");
@@ -346,11 +377,13 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options) {
     for (size_t a = 1; a < axes.size(); ++a) stride[a] = stride[a - 1] * axes[a - 1];
     zStride_ = zAxis_ >= 0 ? stride[static_cast<size_t>(zAxis_)] : 0;
     planeElements_ = planeAxis >= 0 ? options.plane * stride[static_cast<size_t>(planeAxis)] : 0;
-    // The pread() path needs the file on disk as cfitsio sees it: not gzipped (same size).
-    struct stat st {};
-    if (!compressed && ::stat(path.c_str(), &st) == 0 &&
-        static_cast<LONGLONG>(st.st_size) == file_->Fptr->logfilesize)
-      fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // The pread() path needs the file on disk as cfitsio sees it: a plain FITS file (not from a
+    // .gz, not tile-compressed), the same inode as the name cfitsio opened, the same size.
+    struct stat now {};
+    if (fd.get() >= 0 && !compressed && ::stat(path.c_str(), &now) == 0 &&
+        now.st_dev == before.st_dev && now.st_ino == before.st_ino &&
+        static_cast<LONGLONG>(before.st_size) == file_->Fptr->logfilesize)
+      fd_ = fd.release();
     firstPixel_.assign(axes.size(), 1);
     if (planeAxis >= 0) firstPixel_[static_cast<size_t>(planeAxis)] = options.plane + 1;
     std::vector<double> fixedPixel(axes.size(), 0.0);

@@ -15,7 +15,9 @@ namespace stacklens::io {
 
 class FitsReader : public StackReader {
  public:
-  FitsReader(const std::string& path, const OpenOptions& options);
+  // memory: the file's bytes when they were inflated from a .gz (read there, not from path).
+  FitsReader(const std::string& path, const OpenOptions& options,
+             std::shared_ptr<std::vector<char>> memory = nullptr);
   ~FitsReader() override;
   const StackInfo& info() const override { return info_; }
   void readSlice(int64_t z, float* out) const override;
@@ -30,6 +32,10 @@ class FitsReader : public StackReader {
   // path, so a second handle would not make reads independent. The lock serialises reads.
   mutable std::mutex mutex_;
   fitsfile* file_ = nullptr;
+  // An inflated .gz file and the pointer and size cfitsio keeps the addresses of.
+  std::shared_ptr<std::vector<char>> memory_;
+  void* memoryPointer_ = nullptr;
+  size_t memorySize_ = 0;
   std::vector<LONGLONG> firstPixel_;  // 1-based, per file axis; the z axis is set per read
   int zAxis_ = -1;                    // the file axis that is z, or -1 for a single image
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "io/file_checks.h"
 #include "io/tiff_support.h"
 
 namespace stacklens::io {
@@ -216,17 +217,20 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
   pages.resize(series);
 
   // A header cannot claim more pixels than the file could hold: uncompressed data must be in the
-  // file, and no codec libtiff supports reaches a ratio of 5000:1.
+  // file; compressed pages (ZSTD and LZMA reach ratios of many thousands on flat data) must fit
+  // the allocation cap, since a page is decoded whole.
   const double bytes = layout_.bits / 8.0;
   const double pageBytes = static_cast<double>(layout_.width) * layout_.height * bytes *
                            (layout_.planar == PLANARCONFIG_CONTIG ? layout_.samples : 1);
-  const double limit = pages[0].compression == COMPRESSION_NONE
-                           ? static_cast<double>(fileSize)
-                           : static_cast<double>(fileSize) * 5000.0;
+  const bool plain = pages[0].compression == COMPRESSION_NONE;
+  const double limit = plain ? static_cast<double>(fileSize) : static_cast<double>(allocationCap());
   if (pageBytes > limit || static_cast<double>(layout_.width) * layout_.height > 1.7e10)
-    throw IoError(path, "the page size " + std::to_string(layout_.width) + " x " +
-                            std::to_string(layout_.height) + " is impossible for a file of " +
-                            std::to_string(fileSize) + " bytes");
+    throw IoError(path,
+                  "the page size " + std::to_string(layout_.width) + " x " +
+                      std::to_string(layout_.height) +
+                      (plain ? " is impossible for a file of " + std::to_string(fileSize) + " bytes"
+                             : " needs more than " + std::to_string(allocationCap() >> 20) +
+                                   " MiB per page, the most StackLens decodes"));
   if (layout_.samples > 1)
     info_.header.push_back({"note",
                             "each pixel has " + std::to_string(layout_.samples) +
