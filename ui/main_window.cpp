@@ -14,9 +14,11 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QScreen>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include "io/stack_writer.h"
 #include "ui/header_dialog.h"
 #include "ui/profiles.h"
+#include "ui/stack_save.h"
 #include "ui/view_export.h"
 #include "ui/whole_stack_dialog.h"
 
@@ -74,6 +77,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   shapeLabel_ = new QLabel(this);
   statusBar()->addWidget(readout_, 1);
   statusBar()->addPermanentWidget(shapeLabel_);
+  // A save's progress and its Cancel, shown while one runs.
+  saveProgress_ = new QProgressBar;
+  saveProgress_->setRange(0, 100);
+  saveProgress_->setMaximumWidth(160);
+  saveProgress_->hide();
+  saveCancelButton_ = new QToolButton;
+  saveCancelButton_->setText(tr("Cancel save"));
+  saveCancelButton_->hide();
+  connect(saveCancelButton_, &QToolButton::clicked, this, &MainWindow::cancelSave);
+  statusBar()->addPermanentWidget(saveProgress_);
+  statusBar()->addPermanentWidget(saveCancelButton_);
 
   buildDocks();
   buildMenus();
@@ -129,8 +143,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-  // Workers post results to this object: let them finish before it goes.
+  // Workers post results to this object: stop the long ones (a save, a preload) at their next
+  // slice and let them finish before it goes.
   orthoGeneration_->fetch_add(1);
+  closing_->store(true);
+  cancelSave();
   readPool_.waitForDone();
 }
 
@@ -558,11 +575,11 @@ void MainWindow::preload(int count) {
   auto reader = reader_;
   auto cache = cache_;
   count = std::min<int>(count, static_cast<int>(info_.z));
-  (void)QtConcurrent::run(&readPool_, [this, reader, cache, count] {
+  (void)QtConcurrent::run(&readPool_, [this, reader, cache, count, closing = closing_] {
     QString error;
     try {
       const auto& info = reader->info();
-      for (int z = 0; z < count; ++z) {
+      for (int z = 0; z < count && !closing->load(); ++z) {
         if (cache->contains(z)) continue;
         auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
         reader->readSlice(z, pixels->data());
@@ -835,35 +852,49 @@ void MainWindow::saveData(const QString& path, bool wholeStack) {
     reportError(tr("Cannot save"), tr("no stack is open"));
     return;
   }
-  auto reader = reader_;
-  auto cache = cache_;
-  const int z = currentZ_;
-  const io::StackInfo info = info_;
+  if (saveCancel_) {
+    reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()),
+                tr("another save is still running"));
+    return;
+  }
+  SaveRequest request;
+  request.reader = reader_;
+  request.cache = cache_;
+  request.info = info_;
+  request.first = wholeStack ? 0 : currentZ_;
+  request.count = wholeStack ? info_.z : 1;
+  request.path = path.toStdString();
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  saveCancel_ = cancel;
+  saveProgress_->setValue(0);
+  saveProgress_->show();
+  saveCancelButton_->show();
   statusBar()->showMessage(tr("Saving %1…").arg(QFileInfo(path).fileName()));
-  (void)QtConcurrent::run(&readPool_, [this, reader, cache, z, info, path, wholeStack] {
+  (void)QtConcurrent::run(&readPool_, [this, request, cancel, path] {
     QString error;
+    bool written = false;
     try {
-      const int64_t first = wholeStack ? 0 : z, count = wholeStack ? info.z : 1;
-      const size_t plane = static_cast<size_t>(info.x * info.y);
-      std::vector<float> data(plane * static_cast<size_t>(count));
-      for (int64_t k = 0; k < count; ++k) {
-        if (SliceData s = cache->find(first + k))
-          std::copy(s->begin(), s->end(), data.begin() + k * plane);
-        else
-          reader->readSlice(first + k, data.data() + k * plane);
-      }
-      io::WriteOptions o = io::carriedFrom(info, first);
-      if (!wholeStack)
-        o.history.push_back("StackLens: slice " + std::to_string(z) + " of " + info.path);
-      io::writeStack(path.toStdString(), data.data(), count, info.y, info.x, o);
+      written = saveSlices(request, *cancel, [this, cancel](double f) {
+        if (cancel->load()) return;
+        QMetaObject::invokeMethod(
+            this, [this, f] { saveProgress_->setValue(int(f * 100)); }, Qt::QueuedConnection);
+      });
     } catch (const std::exception& e) {
       error = QString::fromStdString(e.what());
     }
     QMetaObject::invokeMethod(
         this,
-        [this, error, path] {
+        [this, error, path, written] {
+          saveCancel_.reset();
+          saveProgress_->hide();
+          saveCancelButton_->hide();
           if (!error.isEmpty()) {
             reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()), error);
+            return;
+          }
+          if (!written) {
+            statusBar()->showMessage(tr("Save cancelled; nothing was written"), 5000);
+            emit saveCancelled(path);
             return;
           }
           statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
@@ -871,6 +902,10 @@ void MainWindow::saveData(const QString& path, bool wholeStack) {
         },
         Qt::QueuedConnection);
   });
+}
+
+void MainWindow::cancelSave() {
+  if (saveCancel_) saveCancel_->store(true);
 }
 
 // ---- dialogs, files, settings ----
@@ -975,6 +1010,8 @@ void MainWindow::showHeader() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  closing_->store(true);  // background reads and a save stop at their next slice
+  cancelSave();
   settings_.geometry = saveGeometry();
   settings_.windowState = saveState();
   saveViewerSettings(settings_);

@@ -9,9 +9,11 @@
 #include <QLabel>
 #include <QMainWindow>
 #include <QPointer>
+#include <QProgressBar>
 #include <QSpinBox>
 #include <QThreadPool>
 #include <QTimer>
+#include <QToolButton>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -57,7 +59,10 @@ class MainWindow : public QMainWindow {
   // Writes the view (optionally with a colorbar) as PNG; returns an error message or "".
   QString exportPng(const QString& path, bool colorbar);
   // Saves the current slice or the whole stack through io::writeStack on a worker; emits saved().
+  // Saves the whole stack or the current slice slice by slice on a worker, with a progress bar
+  // and Cancel in the status bar; one save at a time.
   void saveData(const QString& path, bool wholeStack);
+  void cancelSave();  // the running save stops at its next slice and writes nothing
   // Reads slices [0, count) into the cache on a worker; emits preloaded().
   void preload(int count);
   // The later processing dock puts its result for slice z here (shown in the readout).
@@ -92,6 +97,7 @@ class MainWindow : public QMainWindow {
   void orthoViewsUpdated();
   void histogramUpdated();
   void saved(const QString& path);
+  void saveCancelled(const QString& path);
   void preloaded();
 
  protected:
@@ -155,6 +161,11 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<std::atomic<quint64>> orthoGeneration_ =
       std::make_shared<std::atomic<quint64>>(0);
   QThreadPool readPool_;
+  // Set when the window closes: background reads stop at their next slice.
+  std::shared_ptr<std::atomic<bool>> closing_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<std::atomic<bool>> saveCancel_;  // the running save's, null when none runs
+  QProgressBar* saveProgress_ = nullptr;
+  QToolButton* saveCancelButton_ = nullptr;
   QTimer histogramTimer_;
   QTimer analysisTimer_;  // line profile and region statistics after the slider rests
   // While the slider moves, the ortho crosshairs follow it at most every kFollowIntervalMs (each

@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <QSurfaceFormat>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 #include <cmath>
 
@@ -54,6 +55,20 @@ class FakeReader : public io::StackReader {
 
  private:
   io::StackInfo info_;
+};
+
+// A stack whose slices take 20 ms each to read (a slow disk or network share).
+class SlowReader : public FakeReader {
+ public:
+  void readSlice(int64_t z, float* out) const override {
+    QThread::msleep(20);
+    FakeReader::readSlice(z % kZ, out);
+  }
+  const io::StackInfo& info() const override { return slowInfo_; }
+  SlowReader() : slowInfo_(FakeReader::info()) { slowInfo_.z = 100; }
+
+ private:
+  io::StackInfo slowInfo_;
 };
 
 bool waitShown(MainWindow& w, int z) {
@@ -305,6 +320,35 @@ class MainWindowTest : public QObject {
     QSignalSpy errors(&w, &MainWindow::errorReported);
     w.saveData(QString::fromStdString(in), true);
     QVERIFY(errors.wait(5000));
+  }
+
+  // A whole-stack save runs slice by slice with progress and stops on Cancel without leaving a
+  // file; closing the window cancels it instead of waiting for it.
+  void aSaveCanBeCancelledAndClosingDoesNotWaitForIt() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath("slow.fits");
+    QElapsedTimer closing;
+    {
+      MainWindow w;
+      w.setQuiet(true);
+      w.show();
+      w.openReader(std::make_shared<SlowReader>());
+      QSignalSpy cancelled(&w, &MainWindow::saveCancelled);
+      w.saveData(out, true);  // 100 slices: 2 s
+      QTest::qWait(150);
+      w.cancelSave();
+      QVERIFY(cancelled.wait(5000));
+      QVERIFY(!QFile::exists(out));
+      QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(), 0);
+      w.saveData(out, true);
+      QTest::qWait(150);
+      closing.start();
+      w.close();
+      // ~MainWindow at the end of the scope waits for the pool: it must not take the 2 s.
+    }
+    QVERIFY2(closing.elapsed() < 1000, qPrintable(QString::number(closing.elapsed())));
+    QVERIFY(!QFile::exists(out));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(), 0);
   }
 
   // File ▸ Save slice on a radio cube: the saved slice keeps RA/Dec and the slice's velocity
