@@ -32,4 +32,10 @@ void CudaTextureSink::fillTexture(unsigned glTexture, int width, int height) {
   }
 }
 
+void CudaTextureSink::releaseTexture() {
+  writer_.reset();
+  texture_ = 0;
+  width_ = height_ = 0;
+}
+
 }  // namespace stacklens::render

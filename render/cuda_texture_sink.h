@@ -21,6 +21,7 @@ class CudaTextureSink : public TextureSink {
   ~CudaTextureSink() override;
   void setSlice(compute::Image deviceImage, int64_t z);
   void fillTexture(unsigned glTexture, int width, int height) override;
+  void releaseTexture() override;  // unregisters the texture (the context is current)
   const std::string& lastError() const { return error_; }
 
  private:

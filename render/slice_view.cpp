@@ -128,9 +128,19 @@ QImage SliceView::grabFramebuffer() {
   return image;
 }
 
+void SliceView::releaseFilledTexture(bool makeContextCurrent) {
+  if (!filledBy_) return;
+  const bool current = makeContextCurrent && isValid();
+  if (current) makeCurrent();
+  filledBy_->releaseTexture();
+  filledBy_ = nullptr;
+  if (current) doneCurrent();
+}
+
 SliceView::~SliceView() {
   if (!isValid()) return;
   makeCurrent();
+  releaseFilledTexture(false);  // before the texture goes
   GLuint textures[] = {sliceTexture_, lutTexture_, cdfTexture_};
   glDeleteTextures(3, textures);
   if (pbo_) glDeleteBuffers(1, &pbo_);
@@ -159,6 +169,7 @@ void SliceView::setSlice(const float* data, int width, int height) {
 }
 
 void SliceView::setExternalSlice(TextureSink* sink, int width, int height) {
+  if (filledBy_ && filledBy_ != sink) releaseFilledTexture(true);
   const bool sizeChanged = width != width_ || height != height_;
   data_.reset();
   sink_ = sink;
@@ -170,6 +181,7 @@ void SliceView::setExternalSlice(TextureSink* sink, int width, int height) {
 }
 
 void SliceView::clearSlice() {
+  releaseFilledTexture(true);  // its owner may delete the sink next
   data_.reset();
   sink_ = nullptr;
   width_ = height_ = 0;
@@ -317,12 +329,14 @@ void SliceView::uploadSlice() {
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   if (texWidth_ != width_ || texHeight_ != height_) {
+    releaseFilledTexture(false);  // registered storage must not be re-specified
     glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, width_, height_, 0, GL_RED, GL_FLOAT, nullptr);
     texWidth_ = width_;
     texHeight_ = height_;
   }
   if (sink_) {
     sink_->fillTexture(sliceTexture_, width_, height_);
+    filledBy_ = sink_;
     return;
   }
   if (!data_) return;

@@ -122,6 +122,9 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
 
   SliceData data_;
   TextureSink* sink_ = nullptr;
+  TextureSink* filledBy_ = nullptr;  // the sink that last filled the slice texture
+  // Tells filledBy_ to let go of the texture (context current); makeCurrent: make it so first.
+  void releaseFilledTexture(bool makeContextCurrent);
   bool uploadPending_ = false;
   int width_ = 0, height_ = 0;
   int texWidth_ = 0, texHeight_ = 0;

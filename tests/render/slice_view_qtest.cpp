@@ -9,6 +9,7 @@
 #include <QWheelEvent>
 #include <QtTest>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "render/colormap.h"
@@ -48,6 +49,22 @@ class FakeSink : public TextureSink {
 
  private:
   std::vector<float> data_;
+};
+
+// Records what the view asks of it, and whether a GL context was current each time.
+class RecordingSink : public TextureSink {
+ public:
+  void fillTexture(unsigned texture, int width, int height) override {
+    std::vector<float> data(size_t(width) * height, 1.f);
+    auto* gl = QOpenGLContext::currentContext()->functions();
+    gl->glBindTexture(GL_TEXTURE_2D, texture);
+    gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RED, GL_FLOAT, data.data());
+    events.push_back("fill " + std::to_string(width) + "x" + std::to_string(height));
+  }
+  void releaseTexture() override {
+    events.push_back(QOpenGLContext::currentContext() ? "release" : "release without a context");
+  }
+  std::vector<std::string> events;
 };
 
 }  // namespace
@@ -150,6 +167,35 @@ class SliceViewTest : public QObject {
     const QImage viaSink = view.grabFramebuffer();
     QVERIFY(sink.calls >= 1);
     QCOMPARE(viaSink, viaPbo);
+  }
+
+  // A texture a sink has filled (registered with CUDA, for the interop sink) is let go, with the
+  // context current, before it is re-specified for a new size, when another sink takes over,
+  // when the slice is cleared, and before the view deletes it.
+  void theFillingSinkReleasesTheTextureBeforeItChanges() {
+    RecordingSink a, b;
+    {
+      SliceView view;
+      view.resize(kW * kZoom, kH * kZoom);
+      view.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&view));
+      view.setExternalSlice(&a, kW, kH);
+      view.grabFramebuffer();
+      view.setExternalSlice(&a, 2 * kW, kH);  // a new size: the texture is re-specified
+      view.grabFramebuffer();
+      const std::string small = std::to_string(kW) + "x" + std::to_string(kH);
+      const std::string wide = std::to_string(2 * kW) + "x" + std::to_string(kH);
+      QCOMPARE(a.events, (std::vector<std::string>{"fill " + small, "release", "fill " + wide}));
+      view.setExternalSlice(&b, 2 * kW, kH);  // another sink takes over
+      QCOMPARE(a.events.back(), std::string("release"));
+      view.grabFramebuffer();
+      view.clearSlice();
+      QCOMPARE(b.events, (std::vector<std::string>{"fill " + wide, "release"}));
+      view.setExternalSlice(&b, 2 * kW, kH);
+      view.grabFramebuffer();
+    }  // the view goes with its texture
+    QCOMPARE(b.events.back(), std::string("release"));
+    QCOMPARE(b.events.size(), size_t(4));
   }
 
   void cudaSinkFailsQuietlyWithoutAUsableDevice() {
