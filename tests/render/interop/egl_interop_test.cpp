@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compute/backend.h"
@@ -60,6 +61,40 @@ TEST(CudaGlInterop, DeviceSliceReadsBackExactlyFromTheTexture) {
       }
     }
   glDeleteTextures(1, &texture);
+}
+
+// The texture's life as the viewer drives it: registered and written, unregistered before it is
+// re-specified for a new size (as SliceView now does through TextureSink::releaseTexture),
+// registered and written again at the new size, unregistered before it is deleted with the
+// context still current. Run under compute-sanitizer memcheck on the GPU machine.
+TEST(CudaGlInterop, RegisterReallocateAndCloseInOrder) {
+  std::string why;
+  if (!render::cudaGlInteropUsable(&why)) GTEST_SKIP() << why;
+  HeadlessContext gl;
+  if (!gl.ok()) GTEST_SKIP() << gl.error;
+  auto cuda = compute::makeCudaBackend();
+  GLuint texture = 0;
+  glGenTextures(1, &texture);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  for (const auto& [w, h] : {std::pair{64, 48}, std::pair{257, 129}, std::pair{31, 300}}) {
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, w, h, 0, GL_RED, GL_FLOAT, nullptr);
+    ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+    compute::Image host = compute::Image::host({1, h, w});
+    for (int64_t i = 0; i < host.shape().count(); ++i) host.data()[i] = float(i % 1013) + w;
+    {
+      render::CudaTextureWriter writer(texture);  // registered
+      writer.write(cuda->upload(host), 0);
+    }  // unregistered before the next glTexImage2D
+    std::vector<float> back(static_cast<size_t>(w) * h, -1.f);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glGetTexImage(GL_TEXTURE_2D, 0, GL_RED, GL_FLOAT, back.data());
+    for (int64_t i = 0; i < host.shape().count(); ++i)
+      ASSERT_EQ(back[size_t(i)], host.data()[i]) << w << "x" << h << " at " << i;
+  }
+  glDeleteTextures(1, &texture);
+  EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
 }
 
 TEST(CudaGlInterop, HostImageIsRefused) {
