@@ -143,6 +143,8 @@ SliceView::~SliceView() {
   releaseFilledTexture(false);  // before the texture goes
   GLuint textures[] = {sliceTexture_, lutTexture_, cdfTexture_};
   glDeleteTextures(3, textures);
+  if (!tileTextures_.empty())
+    glDeleteTextures(static_cast<GLsizei>(tileTextures_.size()), tileTextures_.data());
   if (pbo_) glDeleteBuffers(1, &pbo_);
   for (auto& p : programs_) p.reset();
   vao_.destroy();
@@ -177,6 +179,17 @@ void SliceView::setExternalSlice(TextureSink* sink, int width, int height) {
   height_ = height;
   uploadPending_ = true;
   if (sizeChanged && fitMode_) fitToWindow();
+  scheduleFrame();
+}
+
+bool SliceView::acceptsExternalSlice(int width, int height) const {
+  return width <= maxTextureSide() && height <= maxTextureSide();
+}
+
+void SliceView::setMaxTextureSide(int side) {
+  maxSideOverride_ = side;
+  texWidth_ = texHeight_ = 0;  // lay the plane out again
+  uploadPending_ = true;
   scheduleFrame();
 }
 
@@ -273,6 +286,10 @@ void SliceView::initializeGL() {
   initializeOpenGLFunctions();
   glVendor_ = QString::fromLatin1(reinterpret_cast<const char*>(glGetString(GL_VENDOR)));
   glRenderer_ = QString::fromLatin1(reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+  GLint maxSize = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &maxSize);
+  if (maxSize > 0) maxTextureSize_ = maxSize;
+  tileTextures_.clear();  // a new context: the old names are gone with it
   // NVIDIA's OpenGL fills a 2048² texture from client memory at about a third of the speed of a
   // copy into a mapped pixel buffer; llvmpipe is faster without one (ui/PERFORMANCE.md).
   // STACKLENS_GL_PBO=0/1 overrides the choice.
@@ -325,6 +342,7 @@ void SliceView::uploadLuts() {
 }
 
 void SliceView::uploadSlice() {
+  if (tiled()) return uploadTiles();
   glBindTexture(GL_TEXTURE_2D, sliceTexture_);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
@@ -357,6 +375,37 @@ void SliceView::uploadSlice() {
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);  // mapping failed: fall back to a plain upload
   }
   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RED, GL_FLOAT, data_->data());
+}
+
+// Each tile a texture of its own, filled from the plane's rows (GL_UNPACK_ROW_LENGTH: no copy).
+void SliceView::uploadTiles() {
+  releaseFilledTexture(false);  // a sink's texture is not used for tiled planes
+  if (texWidth_ != width_ || texHeight_ != height_ || tileTextures_.empty()) {
+    tiles_ = tileGrid(width_, height_, maxTextureSide());
+    if (!tileTextures_.empty())
+      glDeleteTextures(static_cast<GLsizei>(tileTextures_.size()), tileTextures_.data());
+    tileTextures_.assign(tiles_.size(), 0);
+    glGenTextures(static_cast<GLsizei>(tileTextures_.size()), tileTextures_.data());
+    for (size_t i = 0; i < tiles_.size(); ++i) {
+      glBindTexture(GL_TEXTURE_2D, tileTextures_[i]);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, tiles_[i].width, tiles_[i].height, 0, GL_RED,
+                   GL_FLOAT, nullptr);
+    }
+    texWidth_ = width_;
+    texHeight_ = height_;
+  }
+  if (!data_) return;
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, width_);
+  for (size_t i = 0; i < tiles_.size(); ++i) {
+    const TileRect& t = tiles_[i];
+    glBindTexture(GL_TEXTURE_2D, tileTextures_[i]);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, t.width, t.height, GL_RED, GL_FLOAT,
+                    data_->data() + size_t(t.y0) * size_t(width_) + size_t(t.x0));
+  }
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
 }
 
 void SliceView::resizeGL(int, int) {
@@ -402,13 +451,17 @@ void SliceView::paintGL() {
     }
     glActiveTexture(GL_TEXTURE0);
 
-    const QPointF a = imageToWidget({-0.5, -0.5});
-    const QPointF b = imageToWidget({width_ - 0.5, height_ - 0.5});
     auto ndcX = [&](double x) { return float(2.0 * x / std::max(1, width()) - 1.0); };
     auto ndcY = [&](double y) { return float(1.0 - 2.0 * y / std::max(1, height())); };
+    // The quad of image pixels [x0, x1) × [y0, y1) in normalised device coordinates.
+    auto quadOf = [&](QOpenGLShaderProgram& program, double x0, double y0, double x1, double y1) {
+      const QPointF a = imageToWidget({x0 - 0.5, y0 - 0.5});
+      const QPointF b = imageToWidget({x1 - 0.5, y1 - 0.5});
+      program.setUniformValue("quad", ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y()));
+    };
     QOpenGLShaderProgram& p = *program(display_.scale);
     p.bind();
-    p.setUniformValue("quad", ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y()));
+    quadOf(p, 0, 0, width_, height_);
     p.setUniformValue("slice", 0);
     p.setUniformValue("luts", 1);
     p.setUniformValue("cdf", 2);
@@ -419,7 +472,18 @@ void SliceView::paintGL() {
     p.setUniformValue("invert", display_.invert);
     p.setUniformValue("nanColour", display_.nanColour);
     vao_.bind();
-    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    if (!tiled()) {
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    } else {
+      for (size_t i = 0; i < tiles_.size() && i < tileTextures_.size(); ++i) {
+        const TileRect& t = tiles_[i];
+        glBindTexture(GL_TEXTURE_2D, tileTextures_[i]);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+        quadOf(p, t.x0, t.y0, t.x0 + t.width, t.y0 + t.height);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+      }
+    }
     vao_.release();
     p.release();
     if (crosshair_ || line_ || region_) paintOverlays();

@@ -21,6 +21,7 @@
 #include "render/display_settings.h"
 #include "render/frame_timing.h"
 #include "render/texture_sink.h"
+#include "render/tile_grid.h"
 
 namespace stacklens::render {
 
@@ -42,6 +43,12 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void setSlice(const float* data, int width, int height);
   // The texture is filled by sink (e.g. CUDA interop) at the next paint instead of an upload.
   void setExternalSlice(TextureSink* sink, int width, int height);
+  // Whether a sink can fill a slice of this size: one texture, so not a plane drawn in tiles.
+  bool acceptsExternalSlice(int width, int height) const;
+  // Planes wider or taller than this are drawn as a grid of textures (default: the context's
+  // GL_MAX_TEXTURE_SIZE; smaller values for tests).
+  void setMaxTextureSide(int side);
+  int maxTextureSide() const { return maxSideOverride_ > 0 ? maxSideOverride_ : maxTextureSize_; }
   void clearSlice();
   const SliceData& slice() const { return data_; }
   int sliceWidth() const { return width_; }
@@ -115,6 +122,8 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
  private:
   QOpenGLShaderProgram* program(Scale scale);
   void uploadSlice();
+  void uploadTiles();  // a plane larger than one texture, from data_
+  bool tiled() const { return width_ > maxTextureSide() || height_ > maxTextureSide(); }
   void uploadLuts();
   void paintOverlays();
   void drawLines(const std::vector<QPointF>& widgetPoints, GLenum mode, const QColor& colour);
@@ -149,6 +158,9 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   bool regionEllipse_ = false;
 
   GLuint sliceTexture_ = 0, lutTexture_ = 0, cdfTexture_ = 0, pbo_ = 0;
+  int maxTextureSize_ = 16384, maxSideOverride_ = 0;
+  std::vector<TileRect> tiles_;  // when tiled(): where each of tileTextures_ lies
+  std::vector<GLuint> tileTextures_;
   int lutCount_ = 0;
   bool framePosted_ = false;
   FrameTiming lastFrame_;

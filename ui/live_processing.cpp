@@ -138,6 +138,8 @@ void LiveProcessing::setStack(std::shared_ptr<const io::StackReader> reader,
   heldRaw_ = {};
   lastLatencyMs_ = -1;
   worker_->setSource(reader_, std::move(viewerSlices));
+  // A plane drawn in tiles cannot take the device result into one texture: host pixels then.
+  if (cuda_ && worker_->primaryBackend() == cuda_) worker_->setTextureInterop(viewCanInterop());
   timings_->clear();
   sources_->clear();
 }
@@ -322,6 +324,9 @@ void LiveProcessing::installBackends() {
 
 bool LiveProcessing::viewCanInterop() {
 #if defined(STACKLENS_HAVE_CUDA_TEXTURE_SINK)
+  if (reader_ && !view_->acceptsExternalSlice(static_cast<int>(reader_->info().x),
+                                              static_cast<int>(reader_->info().y)))
+    return false;  // the plane is drawn in tiles
   if (interopChecked_) return *interopChecked_;
   std::string why;
   if (!render::cudaGlInteropUsable(&why)) {
@@ -452,7 +457,7 @@ void LiveProcessing::showOn(render::SliceView* view, const ProcessingResultPtr& 
     return;
   }
 #if defined(STACKLENS_HAVE_CUDA_TEXTURE_SINK)
-  if (!image.onHost()) {
+  if (!image.onHost() && view->acceptsExternalSlice(w, h)) {
     // Straight from the device into the view's texture at its next paint.
     render::CudaTextureSink* sink = nullptr;
     for (auto& [v, s] : sinks_)

@@ -23,7 +23,9 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "io/file_checks.h"
 #include "io/stack_writer.h"
 #include "ui/header_dialog.h"
 #include "ui/profiles.h"
@@ -358,6 +360,34 @@ struct OpenResult {
 };
 }  // namespace
 
+namespace {
+
+// Why the viewer cannot show a stack of this shape ("" when it can): its slider, views and
+// textures count in int, and a slice is held in memory whole. Refused, never narrowed.
+QString viewerRefusal(const io::StackInfo& info) {
+  constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
+  if (info.x > kMaxInt || info.y > kMaxInt || info.z > kMaxInt)
+    return QObject::tr(
+               "%1 × %2 × %3 is beyond what the viewer shows (at most %4 along each "
+               "axis); stacklens-cli processes it")
+        .arg(info.z)
+        .arg(info.y)
+        .arg(info.x)
+        .arg(kMaxInt);
+  const double sliceBytes = double(info.x) * double(info.y) * sizeof(float);
+  if (sliceBytes > double(io::allocationCap()))
+    return QObject::tr(
+               "one slice of %1 × %2 needs %3 GiB, more than the %4 GiB the viewer may "
+               "hold; stacklens-cli processes it in blocks")
+        .arg(info.y)
+        .arg(info.x)
+        .arg(sliceBytes / double(1ull << 30), 0, 'f', 1)
+        .arg(double(io::allocationCap()) / double(1ull << 30), 0, 'f', 0);
+  return {};
+}
+
+}  // namespace
+
 void MainWindow::openFile(const QString& path, io::OpenOptions options) {
   const quint64 generation = ++openGeneration_;
   statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName()));
@@ -368,6 +398,8 @@ void MainWindow::openFile(const QString& path, io::OpenOptions options) {
       const auto& info = r.reader->info();
       if (info.x <= 0 || info.y <= 0 || info.z <= 0)
         throw io::IoError(path.toStdString(), "no image data");
+      if (const QString refusal = viewerRefusal(info); !refusal.isEmpty())
+        throw io::IoError(path.toStdString(), refusal.toStdString());
       r.z = static_cast<int>(info.z / 2);
       auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
       r.reader->readSlice(r.z, pixels->data());
@@ -397,6 +429,11 @@ void MainWindow::openFile(const QString& path, io::OpenOptions options) {
 void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
   ++openGeneration_;
   const auto& info = reader->info();
+  if (const QString refusal = viewerRefusal(info); !refusal.isEmpty()) {
+    reportError(tr("Cannot open %1").arg(QString::fromStdString(info.path)), refusal);
+    emit openFailed(refusal);
+    return;
+  }
   const int z = static_cast<int>(info.z / 2);
   auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
   reader->readSlice(z, pixels->data());

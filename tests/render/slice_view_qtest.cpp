@@ -198,6 +198,30 @@ class SliceViewTest : public QObject {
     QCOMPARE(b.events.size(), size_t(4));
   }
 
+  // A plane larger than the texture limit is drawn as a grid of textures: forced here with a
+  // limit of 24 (64 × 32 → 3 × 2 tiles, the last ones narrower), every pixel as the CPU twin
+  // colours it and the same picture as one texture; a sink is not offered such a plane.
+  void planesBeyondTheTextureLimitAreDrawnInTiles() {
+    const auto data = testSlice();
+    SliceView view;
+    view.resize(kW * kZoom, kH * kZoom);
+    view.setSlice(data.data(), kW, kH);
+    DisplaySettings d;
+    d.colormap = "viridis";
+    d.limits = {20.f, 120.f};
+    view.setDisplay(d);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const QImage whole = view.grabFramebuffer();
+    QVERIFY(view.maxTextureSide() >= 1024);  // the context's GL_MAX_TEXTURE_SIZE
+    view.setMaxTextureSide(24);
+    QVERIFY(!view.acceptsExternalSlice(kW, kH));
+    QCOMPARE(mismatches(view, data), 0);
+    QCOMPARE(view.grabFramebuffer(), whole);
+    view.setMaxTextureSide(0);  // back to one texture
+    QCOMPARE(view.grabFramebuffer(), whole);
+  }
+
   void cudaSinkFailsQuietlyWithoutAUsableDevice() {
 #ifdef STACKLENS_HAVE_CUDA_TEXTURE_SINK
     // A host image is refused by the interop writer (and so is every image in a CPU-only

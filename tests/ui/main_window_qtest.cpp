@@ -71,6 +71,16 @@ class SlowReader : public FakeReader {
   io::StackInfo slowInfo_;
 };
 
+// A stack deeper than the viewer's int slider can count.
+class TooDeepReader : public FakeReader {
+ public:
+  TooDeepReader() : deepInfo_(FakeReader::info()) { deepInfo_.z = 3000000000LL; }
+  const io::StackInfo& info() const override { return deepInfo_; }
+
+ private:
+  io::StackInfo deepInfo_;
+};
+
 bool waitShown(MainWindow& w, int z) {
   if (w.currentZ() == z && w.currentSlice()) return true;
   QSignalSpy spy(&w, &MainWindow::sliceShown);
@@ -320,6 +330,18 @@ class MainWindowTest : public QObject {
     QSignalSpy errors(&w, &MainWindow::errorReported);
     w.saveData(QString::fromStdString(in), true);
     QVERIFY(errors.wait(5000));
+  }
+
+  // Dimensions beyond the viewer's are refused at open with a message, never narrowed.
+  void aStackTooDeepForTheViewerIsRefused() {
+    MainWindow w;
+    w.setQuiet(true);
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+    w.openReader(std::make_shared<TooDeepReader>());
+    QCOMPARE(failed.count(), 1);
+    QVERIFY2(failed.first().at(0).toString().contains("3000000000"),
+             qPrintable(failed.first().at(0).toString()));
+    QVERIFY(!w.currentSlice());
   }
 
   // A whole-stack save runs slice by slice with progress and stops on Cancel without leaving a
