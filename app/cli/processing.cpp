@@ -83,27 +83,39 @@ int streamImageOperation(const Args& args, const std::string& history,
                               writeOptionsFor(input, history));
   timer.start("stream");
   const compute::SlabStreamReport report = compute::streamSlabs(
-      *backend,
-      [&](const compute::Box& box, float* out) {
-        for (int64_t z = box.z0; z < box.z1; ++z)
-          reader->readSlice(z, out + (z - box.z0) * info.y * info.x);
-      },
-      [&](const compute::Box& b, const float* data) {
-        writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
-      },
-      shape, reach, slabSlices, operation);
+      *backend, sliceBoxReader(*reader), boxWriter(writer), shape, reach, slabSlices, operation);
   timer.stop();
-  timer.start("write");
-  writer.commit();
-  timer.stop();
-  timer.print(backend->name());
-  if (args.has("timings"))
-    std::fprintf(stderr, "slabs %d: reading %.2f s, processing %.2f s, writing %.2f s\n",
-                 report.slabs, report.readSeconds, report.computeSeconds, report.writeSeconds);
+  finishStreamed(args, writer, timer, backend->name(),
+                 {report.slabs, report.readSeconds, report.computeSeconds, report.writeSeconds});
   return kOk;
 }
 
 }  // namespace
+
+compute::BoxReader sliceBoxReader(const io::StackReader& reader) {
+  return [&reader](const compute::Box& box, float* out) {
+    const io::StackInfo& info = reader.info();
+    for (int64_t z = box.z0; z < box.z1; ++z)
+      reader.readSlice(z, out + (z - box.z0) * info.y * info.x);
+  };
+}
+
+compute::BoxWriter boxWriter(io::StackBlockWriter& writer) {
+  return [&writer](const compute::Box& b, const float* data) {
+    writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
+  };
+}
+
+void finishStreamed(const Args& args, io::StackBlockWriter& writer, StageTimer& timer,
+                    const std::string& backend, const StreamedTimes& times) {
+  timer.start("write");
+  writer.commit();
+  timer.stop();
+  timer.print(backend);
+  if (args.has("timings"))
+    std::fprintf(stderr, "slabs %d: reading %.2f s, processing %.2f s, writing %.2f s\n",
+                 times.slabs, times.readSeconds, times.computeSeconds, times.writeSeconds);
+}
 
 int runImageOperation(const Args& args, const std::string& stage, const std::string& history,
                       const ImageOperation& operation, std::optional<int64_t> zReach) {

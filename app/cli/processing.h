@@ -12,6 +12,9 @@
 
 #include "app/cli/command.h"
 #include "compute/backend.h"
+#include "compute/blocked/blocked_deconvolution.h"
+#include "compute/blocked/frame_fill.h"
+#include "io/block_writer.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
 
@@ -50,6 +53,19 @@ int runImageOperation(const Args& args, const std::string& stage, const std::str
 size_t hostBudget(const Args& args);
 // The --ram-budget-mb option of the commands that stream stacks larger than memory.
 OptionSpec ramBudgetOption();
+
+class StageTimer;
+
+// A streaming command's plumbing: whole slices of reader as boxes, boxes into writer, and the
+// end (commit, --timings lines).
+compute::BoxReader sliceBoxReader(const io::StackReader& reader);
+compute::BoxWriter boxWriter(io::StackBlockWriter& writer);
+struct StreamedTimes {
+  int slabs = 0;
+  double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;
+};
+void finishStreamed(const Args& args, io::StackBlockWriter& writer, StageTimer& timer,
+                    const std::string& backend, const StreamedTimes& times);
 
 // Per-stage wall-clock seconds, printed as one JSON line on stderr when --timings is given.
 class StageTimer {

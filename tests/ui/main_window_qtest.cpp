@@ -57,7 +57,7 @@ class FakeReader : public io::StackReader {
   io::StackInfo info_;
 };
 
-// A stack whose slices take 20 ms each to read (a slow disk or network share).
+// A stack whose slices are slow to read (a slow disk or network share).
 class SlowReader : public FakeReader {
  public:
   void readSlice(int64_t z, float* out) const override {

@@ -104,24 +104,11 @@ int streamResample(const Args& args, io::StackReader& reader, const compute::Res
   std::fprintf(stderr, "streaming: %lld output slices at a time\n", static_cast<long long>(slab));
   io::StackBlockWriter writer(args.positional(1), out.z, out.y, out.x, options);
   timer.start("stream");
-  const compute::StreamedResampleReport report = compute::streamResample(
-      *backend,
-      [&](const compute::Box& box, float* data) {
-        for (int64_t z = box.z0; z < box.z1; ++z)
-          reader.readSlice(z, data + (z - box.z0) * in.y * in.x);
-      },
-      [&](const compute::Box& b, const float* data) {
-        writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
-      },
-      in, p, slab);
+  const compute::StreamedResampleReport report =
+      compute::streamResample(*backend, sliceBoxReader(reader), boxWriter(writer), in, p, slab);
   timer.stop();
-  timer.start("write");
-  writer.commit();
-  timer.stop();
-  timer.print(backend->name());
-  if (args.has("timings"))
-    std::fprintf(stderr, "slabs %d: reading %.2f s, processing %.2f s, writing %.2f s\n",
-                 report.slabs, report.readSeconds, report.computeSeconds, report.writeSeconds);
+  finishStreamed(args, writer, timer, backend->name(),
+                 {report.slabs, report.readSeconds, report.computeSeconds, report.writeSeconds});
   return kOk;
 }
 
