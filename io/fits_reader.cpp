@@ -200,7 +200,8 @@ void checkTileDescriptors(fitsfile* f, const std::string& path, const std::strin
 }  // namespace
 
 FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
-                       std::shared_ptr<std::vector<char>> memory)
+                       std::shared_ptr<std::vector<char>> memory,
+                       std::map<int, std::string> unreadable)
     : memory_(std::move(memory)) {
   info_.path = path;
   info_.format = "fits";
@@ -235,6 +236,11 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
       status.check("cannot read HDU " + std::to_string(i));
       HduInfo hdu;
       hdu.index = i;
+      if (auto bad = unreadable.find(i); bad != unreadable.end()) {
+        hdu.type = "unreadable: " + bad->second;
+        info_.hdus.push_back(std::move(hdu));
+        continue;
+      }
       hdu.name = hduName(file_, i);
       if (type == IMAGE_HDU) {
         hdu.type = fits_is_compressed_image(file_, status.ptr()) ? "compressed image" : "image";
@@ -261,11 +267,17 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
                                 " does not exist (the file has " + std::to_string(nhdus) +
                                 (nhdus == 1 ? " HDU)" : " HDUs)"));
       const HduInfo& h = info_.hdus[static_cast<size_t>(options.hdu)];
+      if (h.type.rfind("unreadable: ", 0) == 0)
+        throw IoError(path,
+                      "HDU " + std::to_string(options.hdu) + " is damaged: " + h.type.substr(12));
       if (h.type != "image" && h.type != "compressed image")
         throw IoError(path,
                       "HDU " + std::to_string(options.hdu) + " is a " + h.type + ", not an image");
       chosen = options.hdu;
     }
+    if (chosen < 0 && !unreadable.empty())
+      throw IoError(path, "HDU " + std::to_string(unreadable.begin()->first) +
+                              " is damaged: " + unreadable.begin()->second);
     if (chosen < 0)
       throw IoError(path, "no HDU holds image data (NAXIS = 0 or an axis of length 0)");
     info_.hdu = chosen;

@@ -4,6 +4,7 @@
 #include <fitsio.h>
 
 #include <array>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,8 +17,11 @@ namespace stacklens::io {
 class FitsReader : public StackReader {
  public:
   // memory: the file's bytes when they were inflated from a .gz (read there, not from path).
+  // unreadable: HDUs (0-based) our header pass rejected, with the reason; memory then holds a
+  // copy in which their headers are harmless (io/fits_prescan.h).
   FitsReader(const std::string& path, const OpenOptions& options,
-             std::shared_ptr<std::vector<char>> memory = nullptr);
+             std::shared_ptr<std::vector<char>> memory = nullptr,
+             std::map<int, std::string> unreadable = {});
   ~FitsReader() override;
   const StackInfo& info() const override { return info_; }
   void readSlice(int64_t z, float* out) const override;

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <vector>
 
 #include <zlib.h>
 
 #include "io/file_checks.h"
+#include "io/fits_prescan.h"
 #include "io/fits_reader.h"
 #include "io/stack.h"
 #include "io/tiff_reader.h"
@@ -82,6 +85,68 @@ std::shared_ptr<std::vector<char>> inflateGzip(const std::string& path) {
   return out;
 }
 
+// Opens a FITS file (bytes in memory for a .gz) after our own pass over its headers: when an HDU
+// is rejected, cfitsio reads a copy in which that HDU's header is replaced by a harmless one of
+// the same size, so that counting and moving through HDUs never parses it; the reader lists it
+// as unreadable, with the reason.
+std::unique_ptr<StackReader> openFits(const std::string& path, const OpenOptions& options,
+                                      uint64_t size, std::shared_ptr<std::vector<char>> memory) {
+  std::vector<PrescannedHdu> hdus;
+  if (memory) {
+    const auto& m = *memory;
+    hdus = prescanFits(
+        [&m](int64_t offset, size_t n) {
+          if (offset >= static_cast<int64_t>(m.size())) return std::string();
+          return std::string(m.data() + offset, std::min(n, m.size() - size_t(offset)));
+        },
+        static_cast<int64_t>(m.size()));
+  } else {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw IoError(path, std::strerror(errno));
+    hdus = prescanFits(
+        [fd](int64_t offset, size_t n) {
+          std::string out(n, '\0');
+          const ssize_t got = ::pread(fd, out.data(), n, static_cast<off_t>(offset));
+          out.resize(got > 0 ? static_cast<size_t>(got) : 0);
+          return out;
+        },
+        static_cast<int64_t>(size));
+    ::close(fd);
+  }
+  std::map<int, std::string> unreadable;
+  for (size_t i = 0; i < hdus.size(); ++i)
+    if (!hdus[i].rejection.empty()) unreadable[static_cast<int>(i)] = hdus[i].rejection;
+  if (unreadable.empty()) return std::make_unique<FitsReader>(path, options, std::move(memory));
+  if (!memory) {
+    if (size > allocationCap())
+      throw IoError(path, "HDU " + std::to_string(unreadable.begin()->first) + " is damaged (" +
+                              unreadable.begin()->second +
+                              ") and the file is too large to read around it");
+    memory = std::make_shared<std::vector<char>>(size);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw IoError(path, std::strerror(errno));
+    size_t done = 0;
+    while (done < size) {
+      const ssize_t got = ::pread(fd, memory->data() + done, size - done, static_cast<off_t>(done));
+      if (got <= 0) break;
+      done += static_cast<size_t>(got);
+    }
+    ::close(fd);
+    if (done != size) throw IoError(path, "cannot read the file");
+  }
+  for (const auto& [index, reason] : unreadable) {
+    const PrescannedHdu& h = hdus[static_cast<size_t>(index)];
+    const int64_t room = static_cast<int64_t>(memory->size()) - h.headerStart;
+    const int64_t data = std::max<int64_t>(0, std::min(h.dataBytes, room - h.headerBytes));
+    const std::string header = neutralHeader(h.headerBytes, data);
+    std::copy(header.begin(), header.end(), memory->begin() + h.headerStart);
+    if (h.headerStart + h.headerBytes + data < static_cast<int64_t>(memory->size()) &&
+        h.dataBytes > data)
+      break;  // nothing after it can be located
+  }
+  return std::make_unique<FitsReader>(path, options, std::move(memory), std::move(unreadable));
+}
+
 }  // namespace
 
 void StackReader::readRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
@@ -105,9 +170,13 @@ std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOption
   const auto starts = [&](const char* m, size_t n) {
     return static_cast<size_t>(got) >= n && std::memcmp(magic, m, n) == 0;
   };
-  if (starts("SIMPLE  =", 9)) return std::make_unique<FitsReader>(path, options);
+  if (starts("SIMPLE  =", 9)) return openFits(path, options, size, nullptr);
   // gzip-compressed FITS (.fits.gz), by its content: inflated here, read from memory.
-  if (starts("\x1f\x8b", 2)) return std::make_unique<FitsReader>(path, options, inflateGzip(path));
+  if (starts("\x1f\x8b", 2)) {
+    auto memory = inflateGzip(path);
+    const uint64_t inflated = memory->size();  // before the pointer moves into the call
+    return openFits(path, options, inflated, std::move(memory));
+  }
   if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4))
     return std::make_unique<TiffReader>(path, options, size);
   if (size < 4) throw IoError(path, "the file is too short to be a FITS or TIFF file");

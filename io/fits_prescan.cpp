@@ -1,0 +1,248 @@
+// prescanFits: header blocks read and parsed here, the checks a tile-compressed image needs
+// before cfitsio's imcomp_get_compressed_image_par sees it.
+#include "io/fits_prescan.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+namespace stacklens::io {
+namespace {
+
+constexpr int64_t kBlock = 2880;
+constexpr int64_t kMaxHeaderBlocks = 10000;  // 28.8 MB of cards: more is no header
+
+std::string trim(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  size_t b = s.find_first_not_of(' ');
+  return b == std::string::npos ? "" : s.substr(b);
+}
+
+// The value field of a keyword card (columns 11-80): a quoted string without its quotes, or the
+// text before a comment. `closed` is false for a string without its closing quote.
+std::string cardValue(const std::string& card, bool& quoted, bool& closed) {
+  const std::string field = card.size() > 10 ? card.substr(10) : "";
+  const size_t first = field.find_first_not_of(' ');
+  quoted = first != std::string::npos && field[first] == '\'';
+  closed = true;
+  if (!quoted) return trim(field.substr(0, field.find('/')));
+  std::string out;
+  closed = false;
+  for (size_t i = first + 1; i < field.size(); ++i) {
+    if (field[i] == '\'') {
+      if (i + 1 < field.size() && field[i + 1] == '\'') {
+        out += '\'';
+        ++i;
+        continue;
+      }
+      closed = true;
+      break;
+    }
+    out += field[i];
+  }
+  return trim(out);
+}
+
+struct Header {
+  std::map<std::string, std::string> values;
+  std::string problem;  // a card no reader should see
+  bool has(const std::string& k) const { return values.count(k) > 0; }
+  const std::string& get(const std::string& k) const {
+    static const std::string none;
+    auto it = values.find(k);
+    return it == values.end() ? none : it->second;
+  }
+};
+
+// An integer value, strictly (no fraction, no exponent), within [lo, hi].
+bool integer(const std::string& text, int64_t lo, int64_t hi, int64_t& out) {
+  if (text.empty() || text.size() > 20) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return false;
+  out = v;
+  return true;
+}
+
+bool logicalTrue(const std::string& v) { return v == "T"; }
+
+// Checks of a tile-compressed image table (ZIMAGE = T); "" when it is sound.
+std::string compressedImageProblem(const Header& h, int64_t naxis1, int64_t naxis2, int64_t pcount,
+                                   int64_t left) {
+  int64_t znaxis = 0, v = 0;
+  if (h.get("XTENSION") != "BINTABLE") return "ZIMAGE outside a binary table";
+  if (!integer(h.get("ZNAXIS"), 1, 6, znaxis)) return "ZNAXIS missing or outside 1..6";
+  for (int64_t i = 1; i <= znaxis; ++i) {
+    const std::string n = std::to_string(i);
+    int64_t len = 0;
+    if (!integer(h.get("ZNAXIS" + n), 1, int64_t(1) << 40, len))
+      return "ZNAXIS" + n + " missing or not a positive length";
+    // A tile longer than its axis is clipped by cfitsio (astropy writes such files); zero or
+    // less divides by zero there.
+    if (h.has("ZTILE" + n) && !integer(h.get("ZTILE" + n), 1, int64_t(1) << 31, v))
+      return "ZTILE" + n + " = " + h.get("ZTILE" + n) + " is not a positive tile length";
+  }
+  if (!integer(h.get("ZBITPIX"), -64, 64, v) ||
+      !(v == 8 || v == 16 || v == 32 || v == 64 || v == -32 || v == -64))
+    return "ZBITPIX missing or not 8, 16, 32, 64, -32 or -64";
+  static const std::set<std::string> codecs = {"RICE_1", "RICE_ONE",    "GZIP_1",    "GZIP_2",
+                                               "PLIO_1", "HCOMPRESS_1", "NOCOMPRESS"};
+  if (!codecs.count(h.get("ZCMPTYPE"))) return "ZCMPTYPE '" + h.get("ZCMPTYPE") + "' is unknown";
+  if (h.has("ZQUANTIZ")) {
+    static const std::set<std::string> q = {"NO_DITHER", "SUBTRACTIVE_DITHER_1",
+                                            "SUBTRACTIVE_DITHER_2", "NONE"};
+    if (!q.count(h.get("ZQUANTIZ"))) return "ZQUANTIZ '" + h.get("ZQUANTIZ") + "' is unknown";
+  }
+  if (h.has("ZDITHER0") && !integer(h.get("ZDITHER0"), 0, 10000, v))
+    return "ZDITHER0 is not within 0..10000";
+  if (naxis1 < 1 || naxis2 < 0 || naxis1 * naxis2 + pcount > left)
+    return "the table (NAXIS1 x NAXIS2 + PCOUNT) does not fit in the file";
+  if (h.has("THEAP") && (!integer(h.get("THEAP"), naxis1 * naxis2, naxis1 * naxis2 + pcount, v)))
+    return "THEAP is outside the table's data";
+  // The compressed-data column: a variable-length array descriptor, P or Q, of a known type.
+  int64_t fields = 0;
+  if (!integer(h.get("TFIELDS"), 1, 999, fields)) return "TFIELDS missing or outside 1..999";
+  bool found = false;
+  for (int64_t i = 1; i <= fields; ++i) {
+    const std::string n = std::to_string(i);
+    const std::string type = h.get("TTYPE" + n);
+    if (type != "COMPRESSED_DATA" && type != "GZIP_COMPRESSED_DATA") continue;
+    found = found || type == "COMPRESSED_DATA";
+    std::string form = h.get("TFORM" + n);
+    size_t p = 0;
+    while (p < form.size() && std::isdigit(static_cast<unsigned char>(form[p]))) ++p;
+    if (p > 0 && form.substr(0, p) != "1" && form.substr(0, p) != "0")
+      return "TFORM" + n + " '" + form + "' repeats a descriptor";
+    if (p + 2 > form.size() || (form[p] != 'P' && form[p] != 'Q') ||
+        std::string("BIJKED").find(form[p + 1]) == std::string::npos)
+      return "TFORM" + n + " '" + form + "' is not a P or Q descriptor of B, I, J, K, E or D";
+    const std::string rest = form.substr(p + 2);
+    if (!rest.empty()) {
+      if (rest.front() != '(' || rest.back() != ')' ||
+          !integer(rest.substr(1, rest.size() - 2), 0, pcount > 0 ? pcount : 0, v))
+        return "TFORM" + n + " '" + form + "' has a maximum length outside the heap";
+    }
+  }
+  if (!found && !h.has("ZCMPTYPE")) return "no COMPRESSED_DATA column";
+  return {};
+}
+
+}  // namespace
+
+std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, size_t)>& readAt,
+                                       int64_t fileSize) {
+  std::vector<PrescannedHdu> hdus;
+  int64_t offset = 0;
+  while (offset + kBlock <= fileSize) {
+    PrescannedHdu hdu;
+    hdu.headerStart = offset;
+    Header h;
+    bool end = false;
+    int64_t blocks = 0;
+    for (; !end && blocks < kMaxHeaderBlocks && offset + kBlock <= fileSize; ++blocks) {
+      const std::string block = readAt(offset, kBlock);
+      offset += kBlock;
+      if (static_cast<int64_t>(block.size()) < kBlock) break;
+      for (size_t c = 0; c + 80 <= block.size(); c += 80) {
+        const std::string card = block.substr(c, 80);
+        const std::string key = trim(card.substr(0, 8));
+        if (key == "END") {
+          end = true;
+          break;
+        }
+        if (card.compare(8, 2, "= ") != 0 || key.empty()) continue;
+        bool quoted = false, closed = true;
+        const std::string value = cardValue(card, quoted, closed);
+        if (!closed && h.problem.empty())
+          h.problem = key + " has a string without its closing quote";
+        if (!h.values.count(key)) h.values[key] = value;
+      }
+    }
+    hdu.headerBytes = blocks * kBlock;
+    if (!end) {
+      hdu.rejection = "a header without END";
+      hdus.push_back(hdu);
+      break;
+    }
+    // The data unit's size, as the standard defines it.
+    int64_t bitpix = 0, naxis = 0, pcount = 0, gcount = 1;
+    const bool primary = hdus.empty();
+    std::string problem = h.problem;
+    if (!integer(h.get("BITPIX"), -64, 64, bitpix) ||
+        !(bitpix == 8 || bitpix == 16 || bitpix == 32 || bitpix == 64 || bitpix == -32 ||
+          bitpix == -64))
+      problem = "BITPIX missing or invalid";
+    if (problem.empty() && !integer(h.get("NAXIS"), 0, 999, naxis)) problem = "NAXIS invalid";
+    if (problem.empty() && !primary) {
+      if (h.has("PCOUNT") && !integer(h.get("PCOUNT"), 0, fileSize, pcount))
+        problem = "PCOUNT invalid";
+      if (h.has("GCOUNT") && !integer(h.get("GCOUNT"), 0, fileSize, gcount))
+        problem = "GCOUNT invalid";
+    }
+    int64_t elements = naxis > 0 ? 1 : 0, naxis1 = 0, naxis2 = 0;
+    for (int64_t i = 1; problem.empty() && i <= naxis; ++i) {
+      int64_t n = 0;
+      if (!integer(h.get("NAXIS" + std::to_string(i)), 0, fileSize * 8 + 1, n)) {
+        problem = "NAXIS" + std::to_string(i) + " missing or invalid";
+        break;
+      }
+      if (i == 1) naxis1 = n;
+      if (i == 2) naxis2 = n;
+      elements =
+          n == 0 ? 0 : (elements > (int64_t(1) << 62) / n ? (int64_t(1) << 62) : elements * n);
+    }
+    const int64_t bytes = std::abs(bitpix) / 8 * gcount * (pcount + elements);
+    hdu.dataBytes = (bytes + kBlock - 1) / kBlock * kBlock;
+    const int64_t left = fileSize - offset;
+    const bool compressed = logicalTrue(h.get("ZIMAGE"));
+    if (!compressed && problem == h.problem) problem.clear();  // cfitsio parses those cleanly
+    if (problem.empty() && compressed) {
+      // cfitsio converts these values into fixed buffers: an overlong one overflows them.
+      for (const auto& [key, value] : h.values)
+        if (value.size() > 30 && key != "ZCMPTYPE" && key.rfind("TTYPE", 0) != 0 &&
+            key.rfind("EXTNAME", 0) != 0 && key.rfind("Z", 0) == 0) {
+          problem = key + "'s value is " + std::to_string(value.size()) + " characters long";
+          break;
+        }
+      if (problem.empty()) problem = compressedImageProblem(h, naxis1, naxis2, pcount, left);
+    }
+    if (problem.empty() && bytes > left) problem = "its data extends past the end of the file";
+    // The primary HDU is left to cfitsio (it cannot be tile-compressed; its errors are clean).
+    hdu.rejection = primary ? std::string() : problem;
+    hdus.push_back(hdu);
+    if (!problem.empty() && (bytes > left || !h.has("BITPIX"))) break;  // later HDUs unreachable
+    offset += hdu.dataBytes;
+  }
+  return hdus;
+}
+
+std::string neutralHeader(int64_t headerBytes, int64_t dataBytes) {
+  std::string h;
+  auto card = [&](const std::string& text) {
+    std::string c = text;
+    c.resize(80, ' ');
+    h += c;
+  };
+  auto number = [](const std::string& key, int64_t v) {
+    std::string k = key;
+    k.resize(8, ' ');
+    std::string s = std::to_string(v);
+    return k + "= " + std::string(20 - std::min<size_t>(20, s.size()), ' ') + s;
+  };
+  card("XTENSION= 'IMAGE   '");
+  card(number("BITPIX", 8));
+  card(number("NAXIS", dataBytes > 0 ? 1 : 0));
+  if (dataBytes > 0) card(number("NAXIS1", dataBytes));
+  card(number("PCOUNT", 0));
+  card(number("GCOUNT", 1));
+  card("EXTNAME = 'UNREADABLE'");
+  card("END");
+  h.resize(static_cast<size_t>(headerBytes), ' ');
+  return h;
+}
+
+}  // namespace stacklens::io
