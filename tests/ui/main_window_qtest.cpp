@@ -332,6 +332,34 @@ class MainWindowTest : public QObject {
     QVERIFY(errors.wait(5000));
   }
 
+  // A damaged FITS file (a tile-compressed header cfitsio would divide by zero on) is refused
+  // with its reason and the stack already open stays.
+  void aDamagedFileKeepsThePreviousStack() {
+    QTemporaryDir dir;
+    QFile source(QStringLiteral(STACKLENS_IO_FIXTURES "/rice.fits.fz"));
+    QVERIFY(source.open(QIODevice::ReadOnly));
+    QByteArray bytes = source.readAll();
+    const int at = bytes.indexOf("ZTILE2  =");
+    QVERIFY(at > 0);
+    bytes.replace(at, 80, QByteArray("ZTILE2  =                    0").leftJustified(80, ' '));
+    const QString bad = dir.filePath("damaged.fits.fz");
+    QFile out(bad);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(bytes);
+    out.close();
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    w.openReader(std::make_shared<FakeReader>());
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+    w.openFile(bad);
+    QVERIFY(failed.wait(5000));
+    QVERIFY2(failed.first().at(0).toString().contains("ZTILE2"),
+             qPrintable(failed.first().at(0).toString()));
+    QCOMPARE(w.info().path, std::string("/fake/stack.tif"));
+    QVERIFY(w.currentSlice());
+  }
+
   // Dimensions beyond the viewer's are refused at open with a message, never narrowed.
   void aStackTooDeepForTheViewerIsRefused() {
     MainWindow w;
