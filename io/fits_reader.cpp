@@ -212,8 +212,12 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
   UniqueFd fd(memory_ ? -1 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() >= 0 && ::fstat(fd.get(), &before) != 0) before = {};
   if (memory_) {
-    memoryPointer_ = memory_->data();
+    // cfitsio's memory driver loads whole 2880-byte records: past a file whose size is not a
+    // multiple of that it reads beyond the bytes it was given (found by fits_fuzzer). Zeros after
+    // the file keep those reads inside the buffer; the size cfitsio sees stays the file's.
     memorySize_ = memory_->size();
+    memory_->resize(memorySize_ + 2 * 2880, '\0');
+    memoryPointer_ = memory_->data();
     fits_open_memfile(&file_, path.c_str(), READONLY, &memoryPointer_, &memorySize_, 0, nullptr,
                       status.ptr());
   } else {
