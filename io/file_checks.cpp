@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +30,12 @@ uint64_t checkReadableFile(const std::string& path) {
 }
 
 uint64_t allocationCap() {
+  // STACKLENS_ALLOCATION_CAP_MB lowers it (the fuzzers run within 2 GB; a small machine may want
+  // less than half its memory).
+  if (const char* mb = std::getenv("STACKLENS_ALLOCATION_CAP_MB")) {
+    const unsigned long long v = std::strtoull(mb, nullptr, 10);
+    if (v > 0) return v << 20;
+  }
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   const uint64_t half = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) / 2 : 4ull << 30;
   return std::clamp<uint64_t>(half, 1ull << 30, 64ull << 30);

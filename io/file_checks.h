@@ -13,7 +13,7 @@ uint64_t checkReadableFile(const std::string& path);
 // The most bytes a reader allocates for what a file claims to hold (a .gz file inflated in
 // memory, a compressed TIFF page): half the machine's memory, at most 64 GiB. A claim above it is
 // refused with a message rather than trusted; below it a valid file opens whatever its
-// compression ratio.
+// compression ratio. STACKLENS_ALLOCATION_CAP_MB sets it instead.
 uint64_t allocationCap();
 
 // A file written under a temporary name in the destination's folder and renamed into place by
