@@ -524,6 +524,9 @@ void TiffReader::readSlice(int64_t z, float* out) const {
     const tmsize_t size = TIFFTileSize(t);
     if (tw == 0 || th == 0 || size <= 0 || static_cast<size_t>(size) < th * rowBytesOf(tw))
       fail("bad tile size");
+    // A tile may be larger than its page (found by tiff_fuzzer: 68 GB claimed by 827 bytes).
+    if (static_cast<uint64_t>(size) > allocationCap())
+      fail("a tile of " + std::to_string(size) + " bytes is more than StackLens decodes");
     std::vector<unsigned char> buffer(static_cast<size_t>(size));
     for (uint32_t y0 = 0; y0 < height; y0 += th)
       for (uint32_t x0 = 0; x0 < width; x0 += tw) {
@@ -543,6 +546,8 @@ void TiffReader::readSlice(int64_t z, float* out) const {
     const tmsize_t size = TIFFStripSize(t);
     const size_t rowBytes = rowBytesOf(width);
     if (size <= 0 || static_cast<size_t>(size) < rowBytes) fail("bad strip size");
+    if (static_cast<uint64_t>(size) > allocationCap())
+      fail("a strip of " + std::to_string(size) + " bytes is more than StackLens decodes");
     std::vector<unsigned char> buffer(static_cast<size_t>(size));
     const uint32_t strips = (layout_.height + rowsPerStrip - 1) / rowsPerStrip;
     for (uint32_t s = 0; s < strips; ++s) {
