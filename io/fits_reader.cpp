@@ -15,6 +15,7 @@
 
 #include "io/fits_cards.h"
 #include "io/fits_support.h"
+#include "io/rice_check.h"
 #include "io/wcs.h"
 
 namespace stacklens::io {
@@ -169,6 +170,69 @@ DType storedType(int bitpix, double bscale, double bzero) {
 // cfitsio allocates each compressed tile's buffer from the length in its heap descriptor before
 // reading it, so a damaged descriptor can ask for gigabytes. Every descriptor must lie inside
 // the heap (PCOUNT bytes).
+// RICE tiles whose bit stream would run past their bytes (io/rice_check.h): checked before
+// cfitsio decodes any, since its decoder reads past a damaged tile's end.
+void checkRiceTiles(fitsfile* f, const std::string& path, const std::string& where) {
+  int st = 0;
+  char value[FLEN_VALUE] = {};
+  fits_read_key_str(f, "ZCMPTYPE", value, nullptr, &st);
+  const std::string type = st == 0 ? trim(value) : "";
+  fits_clear_errmsg();
+  if (type != "RICE_1" && type != "RICE_ONE") return;
+  int znaxis = 0, col = 0;
+  st = 0;
+  fits_read_key(f, TINT, "ZNAXIS", &znaxis, nullptr, &st);
+  fits_get_colnum(f, CASEINSEN, const_cast<char*>("COMPRESSED_DATA"), &col, &st);
+  if (st != 0 || znaxis < 1 || znaxis > 6) {
+    fits_clear_errmsg();
+    return;  // the header pass and cfitsio's own checks report these
+  }
+  std::vector<LONGLONG> n(size_t(znaxis), 1), tile(size_t(znaxis), 1);
+  for (int i = 0; i < znaxis; ++i) {
+    const std::string k = std::to_string(i + 1);
+    fits_read_key(f, TLONGLONG, ("ZNAXIS" + k).c_str(), &n[size_t(i)], nullptr, &st);
+    int tst = 0;
+    tile[size_t(i)] = i == 0 ? n[0] : 1;
+    fits_read_key(f, TLONGLONG, ("ZTILE" + k).c_str(), &tile[size_t(i)], nullptr, &tst);
+    tile[size_t(i)] = std::clamp<LONGLONG>(tile[size_t(i)], 1, std::max<LONGLONG>(n[size_t(i)], 1));
+  }
+  int bytePix = 4, blockSize = 32;
+  for (int k = 1; k <= 10; ++k) {
+    char name[FLEN_VALUE] = {};
+    int nst = 0, v = 0;
+    fits_read_key_str(f, ("ZNAME" + std::to_string(k)).c_str(), name, nullptr, &nst);
+    fits_read_key(f, TINT, ("ZVAL" + std::to_string(k)).c_str(), &v, nullptr, &nst);
+    if (nst != 0) break;
+    if (trim(name) == "BYTEPIX") bytePix = v;
+    if (trim(name) == "BLOCKSIZE") blockSize = v;
+  }
+  fits_clear_errmsg();
+  if (st != 0) return;
+  LONGLONG rows = 0;
+  fits_get_num_rowsll(f, &rows, &st);
+  std::vector<unsigned char> bytes;
+  for (LONGLONG row = 1; row <= rows && st == 0; ++row) {
+    // The tile's pixels: its place in the grid of tiles (axis 1 fastest), clipped at the edges.
+    LONGLONG index = row - 1, pixels = 1;
+    for (int i = 0; i < znaxis; ++i) {
+      const LONGLONG per = (n[size_t(i)] + tile[size_t(i)] - 1) / tile[size_t(i)];
+      const LONGLONG at = index % per;
+      index /= per;
+      pixels *= std::min(tile[size_t(i)], n[size_t(i)] - at * tile[size_t(i)]);
+    }
+    LONGLONG length = 0, offset = 0;
+    fits_read_descriptll(f, col, row, &length, &offset, &st);
+    if (st != 0 || length <= 0) break;  // an uncompressed tile lives in another column
+    bytes.resize(static_cast<size_t>(length));
+    fits_read_col(f, TBYTE, col, row, 1, length, nullptr, bytes.data(), nullptr, &st);
+    if (st == 0 && !riceTileFits(bytes.data(), bytes.size(), pixels, bytePix, blockSize))
+      throw IoError(path, "damaged compressed image" + where + ": RICE tile " +
+                              std::to_string(row) + " ends before its " + std::to_string(pixels) +
+                              " pixels");
+  }
+  fits_clear_errmsg();
+}
+
 void checkTileDescriptors(fitsfile* f, const std::string& path, const std::string& where) {
   FitsStatus status(path);
   LONGLONG rows = 0, heap = 0;
@@ -338,7 +402,10 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
                               std::to_string(info_.y) + " pixels is too large to read");
     int compressed = fits_is_compressed_image(file_, status.ptr());
     bitpix_ = bitpix;
-    if (compressed) checkTileDescriptors(file_, path, where);
+    if (compressed) {
+      checkTileDescriptors(file_, path, where);
+      checkRiceTiles(file_, path, where);
+    }
     if (!compressed) {
       LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
       fits_get_hduaddrll(file_, &headStart, &dataStart, &dataEnd, status.ptr());

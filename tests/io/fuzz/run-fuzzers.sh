@@ -26,9 +26,9 @@ for target in fits_fuzzer tiff_fuzzer; do
     cp -n "$fixtures"/*.tif "$corpus"/ 2>/dev/null || true
   fi
   echo "== $target for ${seconds}s"
-  # -rss_limit_mb bounds what a hostile header can make the readers allocate. -fork=1 with
-  # -ignore_crashes=1 keeps fuzzing after a finding (cfitsio 4.2.0 has a known RICE over-read,
-  # see known_library_defects/README.md, which would otherwise end every FITS run early).
+  # -rss_limit_mb bounds what a hostile header can make the readers allocate (the harness caps
+  # the readers at 512 MiB). -fork=1 with -ignore_crashes=1 keeps fuzzing after a finding, so
+  # that one run lists them all.
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "build/fuzz/tests/io/$target" "$corpus" -max_total_time="$seconds" -max_len=65536 \
