@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command (b): install what is missing, build everything, run the whole test suite.
-# Two builds: Release (GUI, CUDA when the toolkit is present) and ASan+UBSan (io + compute + CLI).
+# Two builds: Release (GUI, CUDA when the toolkit is present) and ASan+UBSan (io + compute + CLI),
+# then the FITS and TIFF fuzzers for 60 s each (clang-14, build/fuzz).
 # Under CI (CI=true) warnings are errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,3 +26,5 @@ cmake --build build/asan -j "$jobs"
 echo "== Sanitizer tests"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/asan --output-on-failure -j "$jobs" --timeout 900 -LE slow
+echo "== Fuzzing (60 s per reader: a crash on a damaged file is caught here)"
+tests/io/fuzz/run-fuzzers.sh 60

@@ -9,11 +9,13 @@ packages=(
   libcfitsio-dev libtiff-dev wcslib-dev libfftw3-dev
   libgtest-dev libegl-dev libopengl-dev
   xvfb xauth libgl1-mesa-dri
+  clang-14 libclang-rt-14-dev
 )
-# Optional extras (fuzzing with clang, reference-data generation) are installed
-# only when asked for, so the common path stays small.
+# clang-14 and its runtime build the FITS and TIFF fuzzers, which the test command runs briefly.
+# Optional extras (reference-data generation) are installed only when asked for, so the common
+# path stays small.
 if [[ "${STACKLENS_DEV_EXTRAS:-0}" == 1 ]]; then
-  packages+=(clang-14 libclang-rt-14-dev python3-numpy python3-scipy
+  packages+=(python3-numpy python3-scipy
              python3-skimage python3-astropy python3-tifffile imagemagick)
 fi
 
