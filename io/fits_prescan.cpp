@@ -149,11 +149,15 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
       if (static_cast<int64_t>(block.size()) < kBlock) break;
       for (size_t c = 0; c + 80 <= block.size(); c += 80) {
         const std::string card = block.substr(c, 80);
-        const std::string key = trim(card.substr(0, 8));
-        if (key == "END") {
+        // Keywords start in column 1, as cfitsio reads them: " END" ends nothing (found by
+        // fits_fuzzer: a header that went on past such a card to a damaged ZTILE1).
+        std::string key = card.substr(0, 8);
+        while (!key.empty() && key.back() == ' ') key.pop_back();
+        if (key == "END" && card.find_first_not_of(' ', 3) == std::string::npos) {
           end = true;
           break;
         }
+        if (!key.empty() && key.front() == ' ') continue;
         if (card.compare(8, 2, "= ") != 0 || key.empty()) continue;
         bool quoted = false, closed = true;
         const std::string value = cardValue(card, quoted, closed);
