@@ -48,7 +48,8 @@ std::string cardValue(const std::string& card, bool& quoted, bool& closed) {
 
 struct Header {
   std::map<std::string, std::string> values;
-  std::string problem;  // a card no reader should see
+  std::string problem;   // a card no reader should see
+  std::string repeated;  // the first keyword that appears twice
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& get(const std::string& k) const {
     static const std::string none;
@@ -163,7 +164,10 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
         const std::string value = cardValue(card, quoted, closed);
         if (!closed && h.problem.empty())
           h.problem = key + " has a string without its closing quote";
-        if (!h.values.count(key)) h.values[key] = value;
+        if (!h.values.count(key))
+          h.values[key] = value;
+        else if (h.repeated.empty())
+          h.repeated = key;
       }
     }
     hdu.headerBytes = blocks * kBlock;
@@ -212,6 +216,10 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
           problem = key + "'s value is " + std::to_string(value.size()) + " characters long";
           break;
         }
+      // cfitsio looks a keyword up from where its last search stopped: with two cards of one
+      // name it may take either (found by fits_fuzzer: a second ZTILE2 holding a string).
+      if (problem.empty() && !h.repeated.empty())
+        problem = h.repeated + " appears twice in the header";
       if (problem.empty()) problem = compressedImageProblem(h, naxis1, naxis2, pcount, left);
     }
     if (problem.empty() && bytes > left) problem = "its data extends past the end of the file";
