@@ -48,8 +48,9 @@ std::string cardValue(const std::string& card, bool& quoted, bool& closed) {
 
 struct Header {
   std::map<std::string, std::string> values;
-  std::string problem;   // a card no reader should see
-  std::string repeated;  // the first keyword that appears twice
+  std::string problem;               // a card no reader should see
+  std::string repeated;              // the first keyword that appears twice
+  std::set<std::string> quotedKeys;  // keywords whose values are strings
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& get(const std::string& k) const {
     static const std::string none;
@@ -70,6 +71,19 @@ bool integer(const std::string& text, int64_t lo, int64_t hi, int64_t& out) {
 }
 
 bool logicalTrue(const std::string& v) { return v == "T"; }
+
+// A FITS integer or real (D exponents too) or a logical, and nothing else.
+bool isNumberOrLogical(const std::string& text) {
+  if (text == "T" || text == "F") return true;
+  if (text.empty()) return false;
+  std::string t = text;
+  std::replace(t.begin(), t.end(), 'D', 'E');
+  std::replace(t.begin(), t.end(), 'd', 'e');
+  char* end = nullptr;
+  std::strtod(t.c_str(), &end);
+  return end != t.c_str() && *end == '\0' &&
+         t.find_first_not_of("0123456789+-.Ee") == std::string::npos;
+}
 
 // Checks of a tile-compressed image table (ZIMAGE = T); "" when it is sound.
 std::string compressedImageProblem(const Header& h, int64_t naxis1, int64_t naxis2, int64_t pcount,
@@ -164,6 +178,7 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
         const std::string value = cardValue(card, quoted, closed);
         if (!closed && h.problem.empty())
           h.problem = key + " has a string without its closing quote";
+        if (quoted) h.quotedKeys.insert(key);
         if (!h.values.count(key))
           h.values[key] = value;
         else if (h.repeated.empty())
@@ -209,13 +224,19 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
     const bool compressed = logicalTrue(h.get("ZIMAGE"));
     if (!compressed && problem == h.problem) problem.clear();  // cfitsio parses those cleanly
     if (problem.empty() && compressed) {
-      // cfitsio converts these values into fixed buffers: an overlong one overflows them.
-      for (const auto& [key, value] : h.values)
-        if (value.size() > 30 && key != "ZCMPTYPE" && key.rfind("TTYPE", 0) != 0 &&
-            key.rfind("EXTNAME", 0) != 0 && key.rfind("Z", 0) == 0) {
+      // cfitsio converts these values into fixed buffers: an overlong one, or one that is not
+      // a number (found by fits_fuzzer: ZVAL2 = '(   2' overflows ffc2j's strncat), breaks it.
+      for (const auto& [key, value] : h.values) {
+        if (key.rfind("Z", 0) != 0 || h.quotedKeys.count(key)) continue;
+        if (value.size() > 30) {
           problem = key + "'s value is " + std::to_string(value.size()) + " characters long";
           break;
         }
+        if (!isNumberOrLogical(value)) {
+          problem = key + " = " + value + " is not a number";
+          break;
+        }
+      }
       // cfitsio looks a keyword up from where its last search stopped: with two cards of one
       // name it may take either (found by fits_fuzzer: a second ZTILE2 holding a string).
       if (problem.empty() && !h.repeated.empty())
