@@ -164,11 +164,13 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
       if (static_cast<int64_t>(block.size()) < kBlock) break;
       for (size_t c = 0; c + 80 <= block.size(); c += 80) {
         const std::string card = block.substr(c, 80);
-        // Keywords start in column 1, as cfitsio reads them: " END" ends nothing (found by
-        // fits_fuzzer: a header that went on past such a card to a damaged ZTILE1).
+        // The header ends where cfitsio ends it: at the first card whose keyword field (columns
+        // 1-8) reads END, whatever follows in columns 9-80. Keywords start in column 1, so
+        // " END" ends nothing. (Both found by fits_fuzzer: headers on which our pass and
+        // cfitsio's disagreed about where the next HDU starts, so the next HDU went unchecked.)
         std::string key = card.substr(0, 8);
         while (!key.empty() && key.back() == ' ') key.pop_back();
-        if (key == "END" && card.find_first_not_of(' ', 3) == std::string::npos) {
+        if (key == "END") {
           end = true;
           break;
         }

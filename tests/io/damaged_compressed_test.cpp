@@ -92,6 +92,25 @@ TEST(DamagedCompressed, EachDamageIsRejectedWithItsReason) {
   }
 }
 
+// cfitsio ends a header at the first card whose columns 1-8 read END, whatever follows; our pass
+// must end it at the same card, or the next HDU reaches cfitsio unchecked (found by fits_fuzzer).
+TEST(DamagedCompressed, EndWithTrailingTextEndsTheHeaderAsInCfitsio) {
+  test::TempDir dir;
+  std::string bytes = damaged("ZTILE2", "ZTILE2  =                    0");
+  const size_t end = bytes.find("END     ");
+  ASSERT_LT(end, 2880u);
+  bytes.replace(end, 80, std::string("END              @").append(80 - 18, ' '));
+  const std::string path = dir.file("end_text.fits.fz");
+  test::writeBytes(path, bytes);
+  try {
+    openStack(path);
+    ADD_FAILURE() << "opened";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("HDU 1 is damaged: ZTILE2"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(DamagedCompressed, TheOtherHdusStayUsable) {
   test::TempDir dir;
   const std::string path = dir.file("mixed.fits");
