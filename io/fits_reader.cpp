@@ -15,6 +15,7 @@
 
 #include "io/fits_cards.h"
 #include "io/fits_support.h"
+#include "io/plio_check.h"
 #include "io/rice_check.h"
 #include "io/wcs.h"
 
@@ -170,15 +171,17 @@ DType storedType(int bitpix, double bscale, double bzero) {
 // cfitsio allocates each compressed tile's buffer from the length in its heap descriptor before
 // reading it, so a damaged descriptor can ask for gigabytes. Every descriptor must lie inside
 // the heap (PCOUNT bytes).
-// RICE tiles whose bit stream would run past their bytes (io/rice_check.h): checked before
-// cfitsio decodes any, since its decoder reads past a damaged tile's end.
-void checkRiceTiles(fitsfile* f, const std::string& path, const std::string& where) {
+// RICE tiles whose bit stream would run past their bytes (io/rice_check.h) and PLIO tiles whose
+// line list would (io/plio_check.h): checked before cfitsio decodes any, since its decoders
+// read past a damaged tile's end.
+void checkTileStreams(fitsfile* f, const std::string& path, const std::string& where) {
   int st = 0;
   char value[FLEN_VALUE] = {};
   fits_read_key_str(f, "ZCMPTYPE", value, nullptr, &st);
   const std::string type = st == 0 ? trim(value) : "";
   fits_clear_errmsg();
-  if (type != "RICE_1" && type != "RICE_ONE") return;
+  const bool rice = type == "RICE_1" || type == "RICE_ONE", plio = type == "PLIO_1";
+  if (!rice && !plio) return;
   int znaxis = 0, col = 0;
   st = 0;
   fits_read_key(f, TINT, "ZNAXIS", &znaxis, nullptr, &st);
@@ -211,6 +214,7 @@ void checkRiceTiles(fitsfile* f, const std::string& path, const std::string& whe
   LONGLONG rows = 0;
   fits_get_num_rowsll(f, &rows, &st);
   std::vector<unsigned char> bytes;
+  std::vector<int16_t> words;
   for (LONGLONG row = 1; row <= rows && st == 0; ++row) {
     // The tile's pixels: its place in the grid of tiles (axis 1 fastest), clipped at the edges.
     LONGLONG index = row - 1, pixels = 1;
@@ -223,12 +227,21 @@ void checkRiceTiles(fitsfile* f, const std::string& path, const std::string& whe
     LONGLONG length = 0, offset = 0;
     fits_read_descriptll(f, col, row, &length, &offset, &st);
     if (st != 0 || length <= 0) break;  // an uncompressed tile lives in another column
-    bytes.resize(static_cast<size_t>(length));
-    fits_read_col(f, TBYTE, col, row, 1, length, nullptr, bytes.data(), nullptr, &st);
-    if (st == 0 && !riceTileFits(bytes.data(), bytes.size(), pixels, bytePix, blockSize))
-      throw IoError(path, "damaged compressed image" + where + ": RICE tile " +
-                              std::to_string(row) + " ends before its " + std::to_string(pixels) +
-                              " pixels");
+    bool fits = true;
+    if (rice) {
+      bytes.resize(static_cast<size_t>(length));
+      fits_read_col(f, TBYTE, col, row, 1, length, nullptr, bytes.data(), nullptr, &st);
+      fits = st != 0 || riceTileFits(bytes.data(), bytes.size(), pixels, bytePix, blockSize);
+    } else {
+      // As cfitsio gives them to its decoder: the column's elements read as 16-bit integers.
+      words.resize(static_cast<size_t>(length));
+      fits_read_col(f, TSHORT, col, row, 1, length, nullptr, words.data(), nullptr, &st);
+      fits = st != 0 || plioTileFits(words.data(), words.size(), pixels);
+    }
+    if (!fits)
+      throw IoError(path, "damaged compressed image" + where + ": " + (rice ? "RICE" : "PLIO") +
+                              " tile " + std::to_string(row) + " ends before its " +
+                              std::to_string(pixels) + " pixels");
   }
   fits_clear_errmsg();
 }
@@ -404,7 +417,7 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
     bitpix_ = bitpix;
     if (compressed) {
       checkTileDescriptors(file_, path, where);
-      checkRiceTiles(file_, path, where);
+      checkTileStreams(file_, path, where);
     }
     if (!compressed) {
       LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
