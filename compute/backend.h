@@ -88,6 +88,9 @@ class Backend {
   virtual std::unique_ptr<BlockTransfers> blockTransfers() {
     return std::make_unique<HostBlockTransfers>();
   }
+  // Makes the calling thread's work go to this backend's device (CUDA: cudaSetDevice); call it
+  // first on a thread other than the one that made the backend. No effect on the host.
+  virtual void bindToThisThread() {}
 
   virtual Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job = {}) = 0;
   virtual Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
@@ -102,8 +105,12 @@ class Backend {
 // threads == 0: all hardware threads.
 std::unique_ptr<Backend> makeCpuBackend(int threads = 0);
 
-// Throws BackendUnavailable with the reason when CUDA cannot be used.
-std::unique_ptr<Backend> makeCudaBackend();
+// Throws BackendUnavailable with the reason when CUDA cannot be used. device: an index among the
+// visible devices (CUDA_VISIBLE_DEVICES applies), default the first.
+std::unique_ptr<Backend> makeCudaBackend(int device = 0);
+
+// The CUDA devices this process can use (0 without a CUDA build, a driver or a device).
+int cudaDeviceCount();
 
 // True when the CUDA backend was built and a usable device is present; otherwise *why says why.
 bool cudaUsable(std::string* why = nullptr);

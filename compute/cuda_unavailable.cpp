@@ -8,8 +8,10 @@ bool cudaUsable(std::string* why) {
   return false;
 }
 
-std::unique_ptr<Backend> makeCudaBackend() {
+std::unique_ptr<Backend> makeCudaBackend(int) {
   throw BackendUnavailable("this build of StackLens has no CUDA backend");
 }
+
+int cudaDeviceCount() { return 0; }
 
 }  // namespace stacklens::compute

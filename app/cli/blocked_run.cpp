@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "app/cli/processing.h"
 #include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_reader.h"
+#include "compute/device_list.h"
 #include "io/block_writer.h"
 
 namespace stacklens::cli {
@@ -37,16 +39,20 @@ struct Budgets {
 // On the GPU the frames take device memory (--budget-mb, default the backend's) and the slabs
 // the host budget; on the CPU both share the host budget, half each. A TIFF output holds the
 // slices of a row of blocks until its pages are complete: they get half of the host budget.
-Budgets budgetsFor(const Args& args, compute::Backend& backend, bool tiff, compute::Shape volume) {
+Budgets budgetsFor(const Args& args, const std::vector<compute::Backend*>& backends, bool tiff,
+                   compute::Shape volume) {
   const size_t host = hostBudget(args);
   const size_t rest = tiff ? host / 2 : host;
   Budgets b{0, rest, 0};
   if (tiff)
     b.pendingSlices = std::max<int64_t>(
         1, static_cast<int64_t>(host / 2 / (size_t(volume.y * volume.x) * sizeof(float))));
-  if (backend.name() == "cuda") {
+  if (backends.front()->name() == "cuda") {
+    // Each device plans with the budget; blocks are the same size everywhere, so the smallest.
     const size_t mb = static_cast<size_t>(args.getInt("budget-mb", 0));
-    b.frames = backend.setMemoryBudget(mb << 20);
+    b.frames = SIZE_MAX;
+    for (compute::Backend* backend : backends)
+      b.frames = std::min(b.frames, backend->setMemoryBudget(mb << 20));
   } else {
     b.frames = rest / 2;
     b.slab = rest / 2;
@@ -75,6 +81,37 @@ compute::Job progressJob(const std::atomic<bool>* stop, const int64_t& blocks) {
   });
 }
 
+// The backends of the run: with CUDA, one per device of --devices (default all); otherwise the one
+// --backend chose.
+std::vector<std::unique_ptr<compute::Backend>> backendsFor(const Args& args) {
+  std::vector<std::unique_ptr<compute::Backend>> backends;
+  backends.push_back(chooseBackend(args));
+  if (backends.front()->name() != "cuda") {
+    if (args.has("devices")) throw UsageError("--devices needs the CUDA backend");
+    return backends;
+  }
+  std::vector<int> devices;
+  try {
+    devices = compute::parseDeviceList(args.get("devices", "all"), compute::cudaDeviceCount());
+  } catch (const compute::InvalidArgument& e) {
+    throw UsageError(std::string("--") + e.what());
+  }
+  if (devices == std::vector<int>{0}) return backends;  // the one chooseBackend made
+  backends.clear();
+  return compute::makeCudaBackends(devices);
+}
+
+// --timings with several devices: what each did.
+void printWorkers(const compute::BlockedRunReport& report) {
+  if (report.workers.size() < 2) return;
+  for (const compute::WorkerReport& w : report.workers) {
+    std::fprintf(stderr, "  %s: %d blocks, deconvolving %.2f s, reading %.2f s, writing %.2f s",
+                 w.device.c_str(), w.blocks, w.computeSeconds, w.readSeconds, w.writeSeconds);
+    if (!w.failure.empty()) std::fprintf(stderr, "; stopped: %s", w.failure.c_str());
+    std::fprintf(stderr, "\n");
+  }
+}
+
 }  // namespace
 
 int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
@@ -85,9 +122,11 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   auto reader = openInput(args, input);
   const io::StackInfo& info = input.info;
   const compute::Shape shape{info.z, info.y, info.x};
-  auto backend = chooseBackend(args);
+  const auto owned = backendsFor(args);
+  const std::vector<compute::Backend*> backends = compute::pointersTo(owned);
+  compute::Backend* backend = backends.front();
   const Budgets budgets =
-      budgetsFor(args, *backend, io::outputFormat(job.outPath) == io::OutputFormat::Tiff, shape);
+      budgetsFor(args, backends, io::outputFormat(job.outPath) == io::OutputFormat::Tiff, shape);
   // FITS is read row band by row band (an uncompressed file reads only those bytes); other
   // formats slice by slice, keeping the slices of a slab.
   const bool rows = info.format == "fits";
@@ -104,9 +143,13 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   request.slabBudget = budgets.slab;
   request.wholeSlices = !rows;
   request.cpuFrameBudget = hostBudget(args) / 2;
+  request.devices = static_cast<int>(backends.size());
   if (args.has("dry-run")) {
     const compute::BlockPlan plan = compute::planRun(request, backend->name());
-    std::printf("backend %s\n%s", backend->name().c_str(), plan.describe(p.iterations).c_str());
+    std::printf("backend %s", backend->name().c_str());
+    for (compute::Backend* b : backends)
+      if (backends.size() > 1) std::printf("\n  %s", b->deviceName().c_str());
+    std::printf("\n%s", plan.describe(p.iterations).c_str());
     std::printf(
         "streaming: frames filled and results written %lld slices at a time, while the blocks "
         "next to them compute; host memory for it at most %lld MiB\n",
@@ -122,7 +165,7 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   io::StackBlockWriter writer(job.outPath, info.z, info.y, info.x,
                               writeOptionsFor(input, job.history));
   const compute::PlannedRunResult run = compute::planAndDeconvolve(
-      *backend, request,
+      backends, request,
       [&](const compute::BlockPlan& plan) {
         return rows ? compute::rowReader(shape,
                                          [&reader](int64_t z, int64_t y0, int64_t y1, float* o) {
@@ -153,11 +196,23 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
                  "reads and writes %.2f s\n",
                  report.blocks, report.readSeconds, report.computeSeconds, report.writeSeconds,
                  report.waitSeconds);
+  // A device that stopped is said whether or not timings were asked for.
+  if (args.has("timings"))
+    printWorkers(report);
+  else
+    for (const compute::WorkerReport& w : report.workers)
+      if (!w.failure.empty())
+        std::fprintf(stderr, "stacklens: %s stopped (%s); the other devices did its blocks\n",
+                     w.device.c_str(), w.failure.c_str());
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::fprintf(stderr, "peak host memory %ld MiB", usage.ru_maxrss / 1024);
-  if (run.backend == "cuda")
-    std::fprintf(stderr, ", peak device memory %zu MiB", backend->devicePeakBytes() >> 20);
+  if (run.backend == "cuda") {
+    size_t peak = 0;  // the most any one device held
+    for (compute::Backend* b : backends) peak = std::max(peak, b->devicePeakBytes());
+    std::fprintf(stderr, ", peak device memory %zu MiB%s", peak >> 20,
+                 backends.size() > 1 ? " (the most on one device)" : "");
+  }
   std::fprintf(stderr, "\n");
   return kOk;
 }

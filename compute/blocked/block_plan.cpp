@@ -105,12 +105,15 @@ std::string BlockPlan::describe(int iterations) const {
   o << "work " << work() << " x the unblocked run's frame\n";
   o.precision(1);
   o << "expected compute about " << secondsPerIteration * iterations << " s (" << iterations
-    << " iterations)\n";
+    << " iterations";
+  if (devices > 1) o << ", " << devices << " devices at once";
+  o << ")\n";
   return o.str();
 }
 
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const FrameCosts& costs,
-                     size_t budgetBytes, Shape halo, Shape maxInterior) {
+                     size_t budgetBytes, Shape halo, Shape maxInterior, int devices) {
+  if (devices < 1) throw InvalidArgument("blocked deconvolution: no device to run on");
   if (volume.empty()) throw InvalidArgument("blocked deconvolution: the volume is empty");
   if (psf.empty()) throw InvalidArgument("blocked deconvolution: the PSF is empty");
   if (costs.bytesPerVoxel == 0) throw InvalidArgument("blocked deconvolution: no frame costs");
@@ -163,8 +166,9 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
           smallestBytes = std::min(smallestBytes, bytes);
           if (bytes > budgetBytes) continue;
           const int64_t blocks = cz.count * cy.count * cx.count;
-          // The least compute; between equals, fewer blocks.
-          const double cost = double(blocks) * costs.secondsPerIteration(f) * (1 + 1e-9 * blocks);
+          // The least compute, in rounds of `devices` blocks at once; between equals, fewer blocks.
+          const int64_t rounds = (blocks + devices - 1) / devices;
+          const double cost = double(rounds) * costs.secondsPerIteration(f) * (1 + 1e-9 * blocks);
           if (cost < best) {
             best = cost;
             chosen[0] = cz;
@@ -183,7 +187,9 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
                           std::to_string(smallestBytes >> 20) + " MiB)");
   plan.counts = {chosen[0].count, chosen[1].count, chosen[2].count};
   plan.interior = {chosen[0].interior, chosen[1].interior, chosen[2].interior};
-  plan.secondsPerIteration = double(plan.count()) * costs.secondsPerIteration(plan.frame);
+  plan.devices = devices;
+  plan.secondsPerIteration =
+      double((plan.count() + devices - 1) / devices) * costs.secondsPerIteration(plan.frame);
   const int64_t frame[3] = {plan.frame.z, plan.frame.y, plan.frame.x};
   // The frame starts lo before its interior; whatever it has beyond interior + halo lies after.
   auto span = [&](int a, int64_t start) {

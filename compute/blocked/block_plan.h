@@ -53,7 +53,8 @@ struct BlockPlan {
   bool fastFrame = false;                 // the backend's fast path takes the frame
   size_t bytesPerBlock = 0;               // the memory one block needs (estimate)
   size_t budget = 0;                      // what it had to fit
-  double secondsPerIteration = 0;         // expected compute per iteration over all blocks
+  int devices = 1;                        // blocks computed at once
+  double secondsPerIteration = 0;         // expected compute per iteration over all blocks (wall)
   // Host memory: frames are filled and emptied slabSlices slices at a time.
   int64_t slabSlices = 0;
   size_t hostBytes = 0;
@@ -69,10 +70,13 @@ size_t defaultHostBudget();
 
 // The plan with the least expected compute whose block fits the budget. halo: voxels on each side
 // (a negative axis: half the PSF, rounded up; less than that is an InvalidArgument). maxInterior:
-// block interiors no longer than this (0: any length). Throws InvalidArgument when not even the
-// smallest block fits, naming the budget and what that block needs.
+// block interiors no longer than this (0: any length). devices: how many run blocks at once
+// (each with the budget), so that the expected time counts rounds of blocks. Throws
+// InvalidArgument when not even the smallest block fits, naming the budget and what that block
+// needs.
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const FrameCosts& costs,
-                     size_t budgetBytes, Shape halo = {-1, -1, -1}, Shape maxInterior = {0, 0, 0});
+                     size_t budgetBytes, Shape halo = {-1, -1, -1}, Shape maxInterior = {0, 0, 0},
+                     int devices = 1);
 
 // Chooses how many slices at a time frames are filled and emptied so that the host memory for it
 // fits hostBudget: staging for two slabs in and two out, plus, with wholeSlices (a reader that

@@ -1,5 +1,5 @@
-// Block by block: a reader thread fills frames, the backend deconvolves them, a writer thread
-// keeps their interiors.
+// Block by block: on each backend, a reader thread fills frames, the backend deconvolves them, a
+// writer thread keeps their interiors; the backends take blocks from one queue.
 #include "compute/blocked/blocked_deconvolution.h"
 
 #include <algorithm>
@@ -8,8 +8,12 @@
 #include <cstring>
 #include <functional>
 #include <future>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
+
+#include "compute/blocked/block_queue.h"
 
 namespace stacklens::compute {
 namespace {
@@ -40,101 +44,276 @@ void parallelSlices(int64_t count, const std::function<void(int64_t, int64_t)>& 
 
 }  // namespace
 
-BlockedRunReport deconvolveBlocked(Backend& backend, const BoxReader& read, const BoxWriter& write,
-                                   const Image& psf, const DeconvolveParams& p,
-                                   const BlockPlan& plan, const Job& job) {
-  if (!p.threeD) throw InvalidArgument("blocked deconvolution is 3D: set threeD");
-  if (plan.blocks.empty()) throw InvalidArgument("blocked deconvolution: the plan has no blocks");
-  if (plan.slabSlices < 1)
-    throw InvalidArgument("blocked deconvolution: the plan has no slab size (planSlabs)");
-  // Each frame already holds what lies past the volume's faces by the run's rule.
-  DeconvolveParams blockParams = p;
-  blockParams.boundary = Boundary::Periodic;
-  std::unique_ptr<BlockTransfers> transfers = backend.blockTransfers();
-  const Shape f = plan.frame;
-  const int64_t slab = plan.slabSlices;
-  const size_t n = plan.blocks.size();
-  Image frames[2];
-  frames[0] = transfers->allocate(f);
-  if (n > 1) frames[1] = transfers->allocate(f);
-  // Set when the run stops early, so that the reader and the writer stop too.
-  std::atomic<bool> stop{false};
-  auto stopping = [&] { return stop.load() || job.cancelled(); };
+namespace {
 
-  auto fill = [&](size_t k) {
-    const auto t = Clock::now();
-    const Block& b = plan.blocks[k];
-    float* staging = transfers->staging(0, size_t(slab * f.y * f.x));
-    for (int64_t z = 0; z < f.z; z += slab) {
-      if (stopping()) throw Cancelled();
-      const int64_t count = std::min(slab, f.z - z);
-      // Decoding a file's samples takes a core per few hundred MB/s: the slab's slices are read
-      // by several threads.
-      parallelSlices(count, [&](int64_t from, int64_t to) {
-        Box part = b.frame;
-        part.z0 = b.frame.z0 + z + from;
-        part.z1 = b.frame.z0 + z + to;
-        readWithBoundary(read, plan.volume, plan.boundary, part, staging + from * f.y * f.x);
+// A read or write error: it stops every worker (unlike a device's failure, which stops one).
+struct InputOutputFailure {
+  std::exception_ptr error;
+};
+
+// What the workers share.
+struct SharedRun {
+  SharedRun(const BoxReader& r, const BoxWriter& w, const Image& f, const DeconvolveParams& p,
+            const BlockPlan& pl, const Job& j, size_t workers)
+      : read(r),
+        write(w),
+        psf(f),
+        params(p),
+        plan(pl),
+        job(j),
+        queue(pl.blocks.size()),
+        fractions(workers, 0.0) {}
+  const BoxReader& read;
+  const BoxWriter& write;
+  const Image& psf;
+  DeconvolveParams params;  // periodic: each frame already holds what lies past the faces
+  const BlockPlan& plan;
+  const Job& job;
+  BlockQueue queue;
+  // Set when the run stops early (cancelled, or a read or write failed): the workers' fills,
+  // writes and deconvolutions stop at their next check.
+  std::atomic<bool> stop{false};
+  std::mutex writing, progress;
+  std::vector<double> fractions;  // per worker: how far its current block is
+  size_t blocksDone = 0;
+  std::exception_ptr fatal;  // the first read/write error or Cancelled
+
+  bool stopping() const { return stop.load() || job.cancelled(); }
+  void report(size_t worker, double fraction, bool blockDone) {
+    std::lock_guard lock(progress);
+    fractions[worker] = blockDone ? 0.0 : fraction;
+    if (blockDone) ++blocksDone;
+    double sum = double(blocksDone);
+    for (double f : fractions) sum += f;
+    job.report(std::min(1.0, sum / double(plan.blocks.size())));
+  }
+  void fail(std::exception_ptr e) {
+    {
+      std::lock_guard lock(progress);
+      if (!fatal) fatal = e;
+    }
+    stop = true;
+    queue.stop();
+  }
+};
+
+// One backend's share of the run: blocks from the queue, each frame filled while the one before
+// computes and each result emptied while the next computes.
+class Worker {
+ public:
+  Worker(Backend& backend, SharedRun& run, size_t index, WorkerReport& report)
+      : backend_(backend), run_(run), index_(index), report_(report) {}
+
+  void run() {
+    report_.device = backend_.deviceName();
+    try {
+      backend_.bindToThisThread();
+      transfers_ = backend_.blockTransfers();
+      loop();
+    } catch (const InputOutputFailure& f) {
+      giveBack();
+      run_.fail(f.error);
+    } catch (const Cancelled&) {
+      giveBack();
+      run_.fail(std::current_exception());
+    } catch (const std::exception& e) {
+      // The device failed: its blocks go to the other workers.
+      report_.failure = e.what();
+      deviceFailure_ = std::current_exception();
+      giveBack();
+    }
+  }
+  std::exception_ptr deviceFailure() const { return deviceFailure_; }
+
+ private:
+  void loop() {
+    std::optional<size_t> current = run_.queue.take();
+    if (!current) return;
+    inHand_.push_back(*current);
+    int slot = 0;
+    startFill(*current, slot);
+    for (;;) {
+      waitFor(filling_, report_.readSeconds);
+      std::optional<size_t> next = run_.queue.tryTake();
+      if (next) {
+        inHand_.push_back(*next);
+        startFill(*next, 1 - slot);
+      }
+      const auto t = Clock::now();
+      const size_t k = *current;
+      const Job blockJob(&run_.stop, [this](double f) {
+        if (run_.job.cancelled()) run_.stop = true;
+        run_.report(index_, f, false);
       });
-      transfers->put(frames[k % 2], z, count, staging);
+      Image result = backend_.richardsonLucy(frames_[slot], run_.psf, run_.params, blockJob);
+      report_.computeSeconds += secondsSince(t);
+      finishEmptying();
+      written_ = std::move(result);
+      writing_ = k;
+      emptying_ = std::async(std::launch::async, [this, k] { return empty(k); });
+      if (!next) {
+        // Nothing was waiting: the queue may still get blocks back from a failing worker.
+        finishEmptying();
+        next = run_.queue.take();
+        if (!next) return;
+        inHand_.push_back(*next);
+        startFill(*next, 1 - slot);
+      }
+      current = next;
+      slot = 1 - slot;
+    }
+  }
+
+  // Allocated on this (the computing) thread, as BlockTransfers asks.
+  void startFill(size_t k, int slot) {
+    if (frames_[slot].empty()) frames_[slot] = transfers_->allocate(run_.plan.frame);
+    filling_ = std::async(std::launch::async, [this, k, slot] { return fill(k, slot); });
+  }
+
+  double fill(size_t k, int slot) {
+    const auto t = Clock::now();
+    const BlockPlan& plan = run_.plan;
+    const Shape f = plan.frame;
+    const int64_t slab = plan.slabSlices;
+    const Block& b = plan.blocks[k];
+    float* staging = transfers_->staging(0, size_t(slab * f.y * f.x));
+    for (int64_t z = 0; z < f.z; z += slab) {
+      if (run_.stopping()) throw Cancelled();
+      const int64_t count = std::min(slab, f.z - z);
+      try {
+        // Decoding a file's samples takes a core per few hundred MB/s: the slab's slices are
+        // read by several threads.
+        parallelSlices(count, [&](int64_t from, int64_t to) {
+          Box part = b.frame;
+          part.z0 = b.frame.z0 + z + from;
+          part.z1 = b.frame.z0 + z + to;
+          readWithBoundary(run_.read, plan.volume, plan.boundary, part, staging + from * f.y * f.x);
+        });
+      } catch (...) {
+        throw InputOutputFailure{std::current_exception()};
+      }
+      transfers_->put(frames_[slot], z, count, staging);
     }
     return secondsSince(t);
-  };
-  auto empty = [&](size_t k, const Image& result) {
+  }
+
+  double empty(size_t k) {
     const auto t = Clock::now();
+    const BlockPlan& plan = run_.plan;
     const Block& b = plan.blocks[k];
     const Shape in = b.interior.shape();
-    float* staging = transfers->staging(2, size_t(slab * in.y * in.x));
+    const int64_t slab = plan.slabSlices;
+    float* staging = transfers_->staging(2, size_t(slab * in.y * in.x));
     for (int64_t z = 0; z < in.z; z += slab) {
-      if (stopping()) throw Cancelled();
+      if (run_.stopping()) throw Cancelled();
       const int64_t count = std::min(slab, in.z - z);
-      transfers->get(
-          result,
+      transfers_->get(
+          written_,
           {b.interior.z0 - b.frame.z0 + z, b.interior.y0 - b.frame.y0, b.interior.x0 - b.frame.x0},
           {count, in.y, in.x}, staging);
       Box part = b.interior;
       part.z0 = b.interior.z0 + z;
       part.z1 = part.z0 + count;
-      write(part, staging);
+      try {
+        std::lock_guard lock(run_.writing);
+        run_.write(part, staging);
+      } catch (...) {
+        throw InputOutputFailure{std::current_exception()};
+      }
     }
     return secondsSince(t);
-  };
+  }
 
-  BlockedRunReport report;
-  std::future<double> filling = std::async(std::launch::async, fill, size_t(0)), emptying;
-  Image written;  // the result the writer is emptying, kept alive until it is done
-  auto waitFor = [&](std::future<double>& work, double& seconds) {
+  void finishEmptying() {
+    if (!emptying_.valid()) return;
+    waitFor(emptying_, report_.writeSeconds);
+    written_ = Image();
+    inHand_.erase(std::find(inHand_.begin(), inHand_.end(), writing_));
+    run_.queue.done(writing_);
+    ++report_.blocks;
+    run_.report(index_, 0.0, true);
+  }
+
+  void waitFor(std::future<double>& work, double& seconds) {
     const auto t = Clock::now();
     seconds += work.get();
-    report.waitSeconds += secondsSince(t);
-  };
-  try {
-    for (size_t k = 0; k < n; ++k) {
-      waitFor(filling, report.readSeconds);
-      job.checkCancelled();
-      // The other frame was the last block's: the backend is done with it.
-      if (k + 1 < n) filling = std::async(std::launch::async, fill, k + 1);
-      const auto t = Clock::now();
-      const Job blockJob(job.cancelFlag(), [&](double fr) { job.report((double(k) + fr) / n); });
-      Image result = backend.richardsonLucy(frames[k % 2], psf, blockParams, blockJob);
-      report.computeSeconds += secondsSince(t);
-      if (emptying.valid()) {
-        waitFor(emptying, report.writeSeconds);
-        ++report.blocks;
+    report_.waitSeconds += secondsSince(t);
+  }
+
+  // After a failure: the fill and the write under way end (a result whose write completes is
+  // done), and the blocks still in hand go back to the queue, first block first.
+  void giveBack() {
+    if (filling_.valid()) filling_.wait();
+    if (emptying_.valid()) {
+      try {
+        finishEmptying();
+      } catch (...) {
       }
-      written = std::move(result);
-      emptying = std::async(std::launch::async, empty, k, std::cref(written));
-      job.report(double(k + 1) / n);
     }
-    waitFor(emptying, report.writeSeconds);
-    ++report.blocks;
-  } catch (...) {
-    stop = true;
-    if (filling.valid()) filling.wait();
-    if (emptying.valid()) emptying.wait();
-    throw;
+    for (auto it = inHand_.rbegin(); it != inHand_.rend(); ++it) run_.queue.handBack(*it);
+    inHand_.clear();
+  }
+
+  Backend& backend_;
+  SharedRun& run_;
+  size_t index_;
+  WorkerReport& report_;
+  std::unique_ptr<BlockTransfers> transfers_;
+  Image frames_[2];
+  Image written_;  // the result being emptied
+  size_t writing_ = 0;
+  std::future<double> filling_, emptying_;
+  std::vector<size_t> inHand_;  // taken from the queue, not yet done
+  std::exception_ptr deviceFailure_;
+};
+
+}  // namespace
+
+BlockedRunReport deconvolveBlocked(const std::vector<Backend*>& backends, const BoxReader& read,
+                                   const BoxWriter& write, const Image& psf,
+                                   const DeconvolveParams& p, const BlockPlan& plan,
+                                   const Job& job) {
+  if (!p.threeD) throw InvalidArgument("blocked deconvolution is 3D: set threeD");
+  if (plan.blocks.empty()) throw InvalidArgument("blocked deconvolution: the plan has no blocks");
+  if (plan.slabSlices < 1)
+    throw InvalidArgument("blocked deconvolution: the plan has no slab size (planSlabs)");
+  if (backends.empty()) throw InvalidArgument("blocked deconvolution: no backend to run on");
+  DeconvolveParams blockParams = p;
+  blockParams.boundary = Boundary::Periodic;
+  SharedRun run(read, write, psf, blockParams, plan, job, backends.size());
+  BlockedRunReport report;
+  report.workers.resize(backends.size());
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (size_t i = 0; i < backends.size(); ++i)
+    workers.push_back(std::make_unique<Worker>(*backends[i], run, i, report.workers[i]));
+  if (workers.size() == 1) {
+    workers.front()->run();  // on the caller's thread, as a single-device run always was
+  } else {
+    std::vector<std::thread> threads;
+    for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
+    for (std::thread& t : threads) t.join();
+  }
+  if (run.fatal) std::rethrow_exception(run.fatal);
+  if (!run.queue.finished()) {
+    // Every worker failed: the first device's failure says why.
+    for (auto& w : workers)
+      if (w->deviceFailure()) std::rethrow_exception(w->deviceFailure());
+    throw std::runtime_error("blocked deconvolution: blocks were left undone");
+  }
+  for (const WorkerReport& w : report.workers) {
+    report.blocks += w.blocks;
+    report.readSeconds += w.readSeconds;
+    report.computeSeconds += w.computeSeconds;
+    report.writeSeconds += w.writeSeconds;
+    report.waitSeconds += w.waitSeconds;
   }
   return report;
+}
+
+BlockedRunReport deconvolveBlocked(Backend& backend, const BoxReader& read, const BoxWriter& write,
+                                   const Image& psf, const DeconvolveParams& p,
+                                   const BlockPlan& plan, const Job& job) {
+  return deconvolveBlocked(std::vector<Backend*>{&backend}, read, write, psf, p, plan, job);
 }
 
 BoxReader boxReader(const Image& volume) {

@@ -12,9 +12,17 @@
 // Pipelining: a reader thread fills the next block's frame (slab by slab, through the backend's
 // BlockTransfers) and a writer thread empties the last block's interior while the backend
 // deconvolves the current block.
+//
+// Several devices: one worker per backend, each with its own frames, transfers and pipeline,
+// takes blocks from one shared queue (compute/blocked/block_queue.h); the reader is shared, the
+// writer is called by one worker at a time. A worker whose device fails (out of memory, a device
+// error) hands its blocks back and stops; the others finish them. Every block's result is the
+// same whichever worker computes it.
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "compute/backend.h"
 #include "compute/blocked/block_plan.h"
@@ -31,11 +39,21 @@ BoxReader boxReader(const Image& volume);
 // Writes boxes into a host volume (which must outlive the writer).
 BoxWriter boxWriter(Image& volume);
 
-struct BlockedRunReport {
-  int blocks = 0;
+// What one worker (one backend) did.
+struct WorkerReport {
+  std::string device;  // the backend's deviceName()
+  int blocks = 0;      // results it wrote
   // Time the reader spent filling frames, the backend deconvolving, the writer emptying results,
   // and the deconvolution waiting for them (what the pipelining did not hide).
   double readSeconds = 0, computeSeconds = 0, writeSeconds = 0, waitSeconds = 0;
+  std::string failure;  // why it stopped early (its blocks went to the others), or empty
+};
+
+struct BlockedRunReport {
+  int blocks = 0;
+  // Sums over the workers (one worker: its own figures).
+  double readSeconds = 0, computeSeconds = 0, writeSeconds = 0, waitSeconds = 0;
+  std::vector<WorkerReport> workers;
 };
 
 // Deconvolves plan.blocks in order (planSlabs must have run: frames move slabSlices at a time).
@@ -44,6 +62,14 @@ struct BlockedRunReport {
 BlockedRunReport deconvolveBlocked(Backend& backend, const BoxReader& read, const BoxWriter& write,
                                    const Image& psf, const DeconvolveParams& p,
                                    const BlockPlan& plan, const Job& job = {});
+
+// The same on several backends at once (one worker thread each). Throws the first failure when
+// every worker failed before the blocks were done; a read or write error, or Cancelled, stops
+// all of them.
+BlockedRunReport deconvolveBlocked(const std::vector<Backend*>& backends, const BoxReader& read,
+                                   const BoxWriter& write, const Image& psf,
+                                   const DeconvolveParams& p, const BlockPlan& plan,
+                                   const Job& job = {});
 
 // The same on a host volume, returning a host volume.
 Image deconvolveBlocked(Backend& backend, const Image& volume, const Image& psf,

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <memory>
 
 namespace stacklens::compute {
 namespace {
@@ -25,7 +26,7 @@ std::string mebibytes(size_t bytes) {
 
 BlockPlan planRun(const PlannedRunRequest& r, const std::string& backend) {
   BlockPlan plan = planBlocks(r.volume, r.psf, r.params, frameCosts(backend, r.params),
-                              r.frameBudget, r.halo, r.maxInterior);
+                              r.frameBudget, r.halo, r.maxInterior, r.devices);
   planSlabs(plan, r.slabBudget, r.wholeSlices);
   return plan;
 }
@@ -35,10 +36,24 @@ PlannedRunResult planAndDeconvolve(Backend& backend, const PlannedRunRequest& r,
                                    const Image& psf, const Job& job,
                                    const std::function<void(const std::string&)>& note,
                                    const std::function<void(const BlockPlan&)>& planned) {
-  const NoCpuFallback guard(backend);
+  PlannedRunRequest one = r;
+  one.devices = 1;
+  return planAndDeconvolve(std::vector<Backend*>{&backend}, one, readerFor, write, psf, job, note,
+                           planned);
+}
+
+PlannedRunResult planAndDeconvolve(const std::vector<Backend*>& backends,
+                                   const PlannedRunRequest& r, const ReaderForPlan& readerFor,
+                                   const BoxWriter& write, const Image& psf, const Job& job,
+                                   const std::function<void(const std::string&)>& note,
+                                   const std::function<void(const BlockPlan&)>& planned) {
+  if (backends.empty()) throw InvalidArgument("blocked deconvolution: no backend to run on");
+  std::vector<std::unique_ptr<NoCpuFallback>> guards;
+  for (Backend* b : backends) guards.push_back(std::make_unique<NoCpuFallback>(*b));
   std::unique_ptr<Backend> cpu;
-  Backend* current = &backend;
+  std::vector<Backend*> current = backends;
   PlannedRunRequest attempt = r;  // its frame budget shrinks on each fall-back
+  attempt.devices = static_cast<int>(backends.size());
   std::atomic<bool> written{false};
   const BoxWriter watched = [&](const Box& box, const float* data) {
     written = true;
@@ -46,16 +61,16 @@ PlannedRunResult planAndDeconvolve(Backend& backend, const PlannedRunRequest& r,
   };
   for (int halvings = 0;;) {
     PlannedRunResult result;
-    result.plan = planRun(attempt, current->name());
+    result.plan = planRun(attempt, current.front()->name());
     if (planned) planned(result.plan);
     try {
-      result.report = deconvolveBlocked(*current, readerFor(result.plan), watched, psf, r.params,
+      result.report = deconvolveBlocked(current, readerFor(result.plan), watched, psf, r.params,
                                         result.plan, job);
-      result.backend = current->name();
+      result.backend = current.front()->name();
       return result;
     } catch (const OutOfDeviceMemory& e) {
       // Results already written came from this plan's blocks; another plan's would not match.
-      if (written || current != &backend) throw;
+      if (written || cpu) throw;
       if (halvings < 3 && attempt.frameBudget / 2 > 0) {
         ++halvings;
         attempt.frameBudget /= 2;
@@ -66,8 +81,9 @@ PlannedRunResult planAndDeconvolve(Backend& backend, const PlannedRunRequest& r,
       }
       if (note) note(std::string(e.what()) + "; deconvolving on the CPU instead");
       cpu = makeCpuBackend();
-      current = cpu.get();
+      current = {cpu.get()};
       attempt.frameBudget = r.cpuFrameBudget;
+      attempt.devices = 1;
     }
   }
 }

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "compute/blocked/blocked_deconvolution.h"
 
@@ -18,6 +19,7 @@ struct PlannedRunRequest {
   size_t slabBudget = 0;      // host memory for filling and emptying frames (planSlabs)
   bool wholeSlices = true;    // the reader reads whole slices (planSlabs)
   size_t cpuFrameBudget = 0;  // frames when the run falls back to the CPU
+  int devices = 1;            // backends that run blocks at once (each with frameBudget)
 };
 
 struct PlannedRunResult {
@@ -38,6 +40,15 @@ using ReaderForPlan = std::function<BoxReader(const BlockPlan&)>;
 PlannedRunResult planAndDeconvolve(Backend& backend, const PlannedRunRequest& request,
                                    const ReaderForPlan& readerFor, const BoxWriter& write,
                                    const Image& psf, const Job& job,
+                                   const std::function<void(const std::string&)>& note,
+                                   const std::function<void(const BlockPlan&)>& planned = {});
+
+// The same on several backends of one kind (one per device; request.devices is their number).
+// A device that fails hands its blocks to the others; only when all fail before any result was
+// written do the fall-backs above apply.
+PlannedRunResult planAndDeconvolve(const std::vector<Backend*>& backends,
+                                   const PlannedRunRequest& request, const ReaderForPlan& readerFor,
+                                   const BoxWriter& write, const Image& psf, const Job& job,
                                    const std::function<void(const std::string&)>& note,
                                    const std::function<void(const BlockPlan&)>& planned = {});
 

@@ -39,6 +39,7 @@ class CudaBackend final : public Backend {
 
   std::string name() const override { return "cuda"; }
   std::string deviceName() const override { return ctx_->name(); }
+  void bindToThisThread() override { SL_CUDA(cudaSetDevice(ctx_->device())); }
   int threads() const override { return 1; }
 
   Image upload(const Image& image) override { return cuda::onDevice(ctx_, image); }
@@ -343,10 +344,22 @@ bool cudaUsable(std::string* why) {
   return true;
 }
 
-std::unique_ptr<Backend> makeCudaBackend() {
+int cudaDeviceCount() {
+  if (!cudaUsable()) return 0;
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+std::unique_ptr<Backend> makeCudaBackend(int device) {
   std::string why;
   if (!cudaUsable(&why)) throw BackendUnavailable(why);
+  const int count = cudaDeviceCount();
+  if (device < 0 || device >= count)
+    throw BackendUnavailable("there is no CUDA device " + std::to_string(device) + " (" +
+                             std::to_string(count) + " visible)");
   try {
+    // The context is made on the device current when it is constructed.
+    SL_CUDA(cudaSetDevice(device));
     return std::make_unique<CudaBackend>();
   } catch (const std::exception& e) {
     throw BackendUnavailable(std::string("cannot start the CUDA backend: ") + e.what());

@@ -89,6 +89,10 @@ Context::Context() {
   smCount_ = prop.multiProcessorCount;
   name_ = std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
           std::to_string(prop.minor) + ", driver " + driverRelease() + ")";
+  // With several devices visible, which one (as CUDA_VISIBLE_DEVICES numbers them).
+  int visible = 1;
+  if (cudaGetDeviceCount(&visible) == cudaSuccess && visible > 1)
+    name_ = "GPU " + std::to_string(device_) + ": " + name_;
   SL_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   SL_CUDA(cudaStreamCreateWithFlags(&copyStream_, cudaStreamNonBlocking));
   SL_CUDA(cudaStreamCreateWithFlags(&downloadStream_, cudaStreamNonBlocking));
@@ -113,6 +117,7 @@ Context::Context() {
 }
 
 Context::~Context() {
+  cudaSetDevice(device_);  // the thread that lets go of it may be working on another device
   cudaStreamSynchronize(stream_);
   cudaStreamSynchronize(copyStream_);
   cudaStreamSynchronize(downloadStream_);

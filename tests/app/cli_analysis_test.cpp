@@ -193,6 +193,16 @@ TEST_F(CliAnalysis, DeconvolveUsageErrors) {
                              " --psf-sigma 1")
                 .code,
             2);
+  // --devices is for 3D runs on CUDA: on the CPU, or in 2D, a usage error that says so.
+  CliResult devices = runCliSeparately("deconvolve " + in + " " + out +
+                                       " --iterations 2 --psf-sigma 1 --mode 3d --backend cpu "
+                                       "--devices 2");
+  EXPECT_EQ(devices.code, 2);
+  EXPECT_NE(devices.err.find("--devices needs the CUDA backend"), std::string::npos) << devices.err;
+  EXPECT_EQ(runCliSeparately("deconvolve " + in + " " + out +
+                             " --iterations 2 --psf-sigma 1 --devices all")
+                .code,
+            2);
   // A 9×9 PSF does not fit an 8×8 periodic image: a clear InvalidArgument, exit 2.
   CliResult r = runCliSeparately("deconvolve " + in + " " + out +
                                  " --iterations 2 --psf-sigma 1 --boundary periodic --backend cpu");

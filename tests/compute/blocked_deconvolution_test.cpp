@@ -15,45 +15,20 @@
 #include <random>
 #include <vector>
 
+#include "tests/compute/blocked_cases.h"
+#include "tests/compute/forwarding_backend.h"
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
+using stacklens::testing::beads;
+using stacklens::testing::budgetFor;
+using stacklens::testing::cpuPlan;
 using stacklens::testing::GpuTest;
+using stacklens::testing::params3d;
 using stacklens::testing::relativeL2;
 
 namespace {
-
-// Beads blurred over a smooth background with a little noise: positive, like microscopy data.
-Image beads(Shape s, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> pos(0.0, 1.0);
-  std::normal_distribution<float> noise(0.f, 0.5f);
-  Image im = Image::host(s);
-  std::vector<std::array<double, 4>> b;
-  for (int i = 0; i < 40; ++i)
-    b.push_back({pos(rng) * s.z, pos(rng) * s.y, pos(rng) * s.x, 50 + 100 * pos(rng)});
-  for (int64_t z = 0; z < s.z; ++z)
-    for (int64_t y = 0; y < s.y; ++y)
-      for (int64_t x = 0; x < s.x; ++x) {
-        double v = 10.0 + 0.1 * x + 0.05 * y;
-        for (const auto& c : b) {
-          const double d2 =
-              (z - c[0]) * (z - c[0]) + (y - c[1]) * (y - c[1]) + (x - c[2]) * (x - c[2]);
-          v += c[3] * std::exp(-d2 / 4.0);
-        }
-        im.data()[(z * s.y + y) * s.x + x] = static_cast<float>(std::max(0.0, v + noise(rng)));
-      }
-  return im;
-}
-
-DeconvolveParams params3d(int iterations, Boundary boundary = Boundary::Reflect) {
-  DeconvolveParams p;
-  p.iterations = iterations;
-  p.threeD = true;
-  p.boundary = boundary;
-  return p;
-}
 
 // Relative L2 over the voxels farther than `margin` from every interior face between blocks and
 // from the volume's faces.
@@ -80,21 +55,6 @@ double relativeL2AwayFromSeams(const Image& a, const Image& b, const BlockPlan& 
         den += double(b.data()[i]) * b.data()[i];
       }
   return std::sqrt(num / den);
-}
-
-// A budget that makes the plan cut the volume into several blocks: a fraction of what the
-// unblocked run's frame would need.
-size_t budgetFor(Shape volume, Shape psf, const DeconvolveParams& p, double fraction) {
-  const double frame = double(volume.z + psf.z) * double(volume.y + psf.y) * (volume.x + psf.x);
-  return static_cast<size_t>(fraction * frame * double(frameCosts("cpu", p).bytesPerVoxel));
-}
-
-// A CPU plan with slabs for a generous host budget.
-BlockPlan cpuPlan(Shape volume, Shape psf, const DeconvolveParams& p, size_t budget,
-                  Shape halo = {-1, -1, -1}, Shape maxInterior = {0, 0, 0}) {
-  BlockPlan plan = planBlocks(volume, psf, p, frameCosts("cpu", p), budget, halo, maxInterior);
-  planSlabs(plan, size_t(1) << 30, true);
-  return plan;
 }
 
 TEST(BlockPlan, InteriorsTileTheVolumeAndFramesAddTheHalo) {
@@ -364,20 +324,11 @@ TEST(BlockedDeconvolution, SlabsAndReadersGiveTheSameResult) {
 
 // A GPU stand-in: the CPU backend's results, but 3D Richardson–Lucy on a frame of more than
 // `capacity` voxels runs out of "device memory".
-class SmallDevice final : public Backend {
+class SmallDevice final : public stacklens::testing::ForwardingBackend {
  public:
-  explicit SmallDevice(int64_t capacity) : capacity_(capacity), cpu_(makeCpuBackend(2)) {}
+  explicit SmallDevice(int64_t capacity) : capacity_(capacity) {}
   std::string name() const override { return "small-device"; }
-  std::string deviceName() const override { return "test"; }
-  int threads() const override { return 2; }
-  Image upload(const Image& i) override { return cpu_->upload(i); }
-  Image download(const Image& i) override { return cpu_->download(i); }
-  LabelImage download(const LabelImage& l) override { return cpu_->download(l); }
-  void synchronize() override {}
   void setCpuFallback(bool allowed) override { fallback = allowed; }
-  Image gaussianBlur(const Image& in, const BlurParams& p, const Job& j) override {
-    return cpu_->gaussianBlur(in, p, j);
-  }
   Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                        const Job& j) override {
     ++calls;
@@ -385,29 +336,13 @@ class SmallDevice final : public Backend {
       if (!fallback) throw OutOfDeviceMemory("a frame of " + std::to_string(in.shape().count()));
       ++fellBack;
     }
-    return cpu_->richardsonLucy(in, psf, p, j);
-  }
-  ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& j) override {
-    return cpu_->sigmaClip(in, p, j);
-  }
-  Segmentation segment(const Image& in, const SegmentParams& p, const Job& j) override {
-    return cpu_->segment(in, p, j);
-  }
-  Image medianFilter(const Image& in, int size, const Job& j) override {
-    return cpu_->medianFilter(in, size, j);
-  }
-  Image removeOutliers(const Image& in, const OutlierParams& p, const Job& j) override {
-    return cpu_->removeOutliers(in, p, j);
-  }
-  Image resample(const Image& in, const ResampleParams& p, const Job& j) override {
-    return cpu_->resample(in, p, j);
+    return ForwardingBackend::richardsonLucy(in, psf, p, j);
   }
   bool fallback = true;
   int calls = 0, fellBack = 0;
 
  private:
   int64_t capacity_;
-  std::unique_ptr<Backend> cpu_;
 };
 
 // Out of device memory: smaller blocks (the result those blocks give), then the CPU; the

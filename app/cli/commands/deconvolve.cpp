@@ -63,7 +63,7 @@ int runDeconvolve(const Args& args) {
   for (const char* o : {"budget-mb", "ram-budget-mb"})
     if (args.has(o) && args.getInt(o, 0) < 1)
       throw UsageError(std::string("--") + o + ": expected MiB ≥ 1");
-  for (const char* o : {"halo", "block", "dry-run"})
+  for (const char* o : {"halo", "block", "dry-run", "devices"})
     if (!p.threeD && args.has(o)) throw UsageError(std::string("--") + o + " needs --mode 3d");
   const std::string outPath = args.positional(1);
 
@@ -113,6 +113,9 @@ std::vector<OptionSpec> options() {
                "3d blocks: voxels of real data past each block face (default: half the PSF)"});
   o.push_back({"block", "N|Z,Y,X", "3d blocks: longest block interior (default: from the budget)"});
   o.push_back({"dry-run", "", "3d: print the plan of blocks and exit"});
+  o.push_back({"devices", "all|N|I,J",
+               "3d on CUDA: the GPUs that share the blocks (default all; N: the first N; a list: "
+               "those, e.g. 0,2 or 1,)"});
   return o;
 }
 

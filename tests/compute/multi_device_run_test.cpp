@@ -1,0 +1,245 @@
+// Whole-stack deconvolution on several devices (compute/blocked/): blocks shared through one queue
+// give the one-device result; a worker whose device fails hands its blocks to the others; a read
+// error or a cancel stops them all; the device list's syntax. The CPU tests stand in for GPUs with
+// CPU backends (CI has no GPU); the GPU test runs two workers on one device.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "compute/blocked/block_queue.h"
+#include "compute/blocked/blocked_deconvolution.h"
+#include "compute/blocked/planned_run.h"
+#include "compute/device_list.h"
+#include "tests/compute/blocked_cases.h"
+#include "tests/compute/forwarding_backend.h"
+#include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
+
+using namespace stacklens::compute;
+using stacklens::testing::beads;
+using stacklens::testing::budgetFor;
+using stacklens::testing::cpuPlan;
+using stacklens::testing::params3d;
+
+namespace {
+
+// A device that breaks: its Richardson–Lucy call number `failAt` (1-based) and every later one
+// throw, as a CUDA error would; `oom` makes them OutOfDeviceMemory instead.
+class BreakingDevice final : public stacklens::testing::ForwardingBackend {
+ public:
+  explicit BreakingDevice(int failAt, bool oom = false) : failAt_(failAt), oom_(oom) {}
+  std::string name() const override { return "breaking"; }
+  std::string deviceName() const override { return "breaking device"; }
+  Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
+                       const Job& j) override {
+    if (++calls >= failAt_) {
+      if (oom_) throw OutOfDeviceMemory("simulated: out of device memory");
+      throw std::runtime_error("simulated: an illegal memory access was encountered");
+    }
+    return ForwardingBackend::richardsonLucy(in, psf, p, j);
+  }
+  std::atomic<int> calls{0};
+
+ private:
+  int failAt_;
+  bool oom_;
+};
+
+struct Fixture {
+  Shape shape{26, 44, 38};
+  Image volume = beads(shape, 29);
+  Image psf = gaussianPsf(1.0, 1.0, 1.0);
+  DeconvolveParams p = params3d(3);
+  BlockPlan plan = cpuPlan(shape, psf.shape(), p, budgetFor(shape, psf.shape(), p, 0.25));
+};
+
+void expectSame(const Image& got, const Image& want) {
+  for (int64_t i = 0; i < want.shape().count(); ++i)
+    ASSERT_EQ(got.data()[i], want.data()[i]) << "at " << i;
+}
+
+TEST(BlockQueue, HandsOutEachBlockOnceAndTakesFailedOnesBack) {
+  BlockQueue q(3);
+  EXPECT_EQ(q.take(), 0u);
+  EXPECT_EQ(q.tryTake(), 1u);
+  q.handBack(1);  // its device failed: first in line again
+  EXPECT_EQ(q.tryTake(), 1u);
+  EXPECT_EQ(q.tryTake(), 2u);
+  EXPECT_EQ(q.tryTake(), std::nullopt);
+  // A worker with nothing in hand waits while blocks are out: one may come back.
+  std::optional<size_t> got;
+  std::thread waiter([&] { got = q.take(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  q.done(0);
+  q.handBack(2);
+  waiter.join();
+  EXPECT_EQ(got, 2u);
+  q.done(1);
+  EXPECT_FALSE(q.finished());
+  q.done(2);
+  EXPECT_TRUE(q.finished());
+  EXPECT_EQ(q.take(), std::nullopt);  // all done: no wait
+  BlockQueue stopped(2);
+  stopped.stop();
+  EXPECT_EQ(stopped.take(), std::nullopt);
+}
+
+TEST(MultiDeviceRun, SeveralWorkersGiveTheOneWorkerResult) {
+  Fixture f;
+  ASSERT_GE(f.plan.count(), 4);
+  auto one = makeCpuBackend(2);
+  const Image want = deconvolveBlocked(*one, f.volume, f.psf, f.p, f.plan);
+  for (int workers : {2, 3}) {
+    std::vector<std::unique_ptr<Backend>> owned;
+    for (int i = 0; i < workers; ++i) owned.push_back(makeCpuBackend(1));
+    Image out = Image::host(f.shape);
+    std::atomic<int> writers{0}, most{0};
+    const BoxWriter into = boxWriter(out);
+    const BlockedRunReport report = deconvolveBlocked(
+        pointersTo(owned), boxReader(f.volume),
+        [&](const Box& b, const float* data) {
+          most = std::max(most.load(), ++writers);  // the writer is called by one at a time
+          into(b, data);
+          --writers;
+        },
+        f.psf, f.p, f.plan);
+    expectSame(out, want);
+    EXPECT_EQ(report.blocks, f.plan.count());
+    ASSERT_EQ(report.workers.size(), size_t(workers));
+    int sum = 0;
+    for (const WorkerReport& w : report.workers) {
+      EXPECT_TRUE(w.failure.empty()) << w.failure;
+      sum += w.blocks;
+    }
+    EXPECT_EQ(sum, f.plan.count());
+    EXPECT_EQ(most.load(), 1);
+  }
+}
+
+TEST(MultiDeviceRun, AFailingDeviceHandsItsBlocksToTheOthers) {
+  Fixture f;
+  auto reference = makeCpuBackend(2);
+  const Image want = deconvolveBlocked(*reference, f.volume, f.psf, f.p, f.plan);
+  for (int failAt : {1, 2}) {
+    BreakingDevice breaking(failAt);
+    auto healthy = makeCpuBackend(2);
+    Image out = Image::host(f.shape);
+    const BlockedRunReport report =
+        deconvolveBlocked(std::vector<Backend*>{&breaking, healthy.get()}, boxReader(f.volume),
+                          boxWriter(out), f.psf, f.p, f.plan);
+    expectSame(out, want);
+    EXPECT_EQ(report.blocks, f.plan.count());
+    EXPECT_EQ(report.workers[0].blocks, failAt - 1) << "fails at call " << failAt;
+    EXPECT_NE(report.workers[0].failure.find("illegal memory access"), std::string::npos);
+    EXPECT_EQ(report.workers[1].blocks, f.plan.count() - (failAt - 1));
+    EXPECT_TRUE(report.workers[1].failure.empty());
+  }
+}
+
+TEST(MultiDeviceRun, WhenEveryDeviceFailsTheFirstFailureIsThrown) {
+  Fixture f;
+  BreakingDevice a(2), b(1);
+  Image out = Image::host(f.shape);
+  EXPECT_THROW(deconvolveBlocked(std::vector<Backend*>{&a, &b}, boxReader(f.volume), boxWriter(out),
+                                 f.psf, f.p, f.plan),
+               std::runtime_error);
+  // Out of memory on every device, before anything was written: the run plans smaller blocks
+  // (then the CPU), as with one device.
+  BreakingDevice c(1, true), d(1, true);
+  PlannedRunRequest r;
+  r.volume = f.shape;
+  r.psf = f.psf.shape();
+  r.params = f.p;
+  r.frameBudget = budgetFor(f.shape, f.psf.shape(), f.p, 0.25);
+  r.slabBudget = size_t(1) << 30;
+  r.cpuFrameBudget = size_t(1) << 30;
+  std::vector<std::string> notes;
+  const PlannedRunResult run = planAndDeconvolve(
+      std::vector<Backend*>{&c, &d}, r, [&](const BlockPlan&) { return boxReader(f.volume); },
+      boxWriter(out), f.psf, {}, [&](const std::string& n) { notes.push_back(n); });
+  EXPECT_EQ(run.backend, "cpu");
+  ASSERT_FALSE(notes.empty());
+  EXPECT_NE(notes.front().find("smaller blocks"), std::string::npos) << notes.front();
+  auto cpu = makeCpuBackend(2);
+  expectSame(out, deconvolveBlocked(*cpu, f.volume, f.psf, f.p, run.plan));
+}
+
+TEST(MultiDeviceRun, AReadErrorOrACancelStopsEveryWorker) {
+  Fixture f;
+  auto a = makeCpuBackend(1), b = makeCpuBackend(1);
+  const std::vector<Backend*> both{a.get(), b.get()};
+  Image out = Image::host(f.shape);
+  std::atomic<int> reads{0};
+  const BoxReader whole = boxReader(f.volume);
+  const BoxReader failing = [&](const Box& box, float* o) {
+    if (++reads == 5) throw std::invalid_argument("disk gone");
+    whole(box, o);
+  };
+  try {
+    deconvolveBlocked(both, failing, boxWriter(out), f.psf, f.p, f.plan);
+    ADD_FAILURE() << "the read error was not thrown";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "disk gone");
+  }
+  std::atomic<bool> cancel{false};
+  int written = 0;
+  const BoxWriter write = [&](const Box&, const float*) {
+    if (++written == 1) cancel = true;
+  };
+  EXPECT_THROW(deconvolveBlocked(both, whole, write, f.psf, f.p, f.plan, Job(&cancel)), Cancelled);
+  EXPECT_LT(written, f.plan.count());
+}
+
+TEST(MultiDeviceRun, PlansCountRoundsOfBlocks) {
+  Fixture f;
+  const FrameCosts costs = frameCosts("cpu", f.p);
+  const size_t budget = budgetFor(f.shape, f.psf.shape(), f.p, 0.25);
+  const BlockPlan one = planBlocks(f.shape, f.psf.shape(), f.p, costs, budget);
+  const BlockPlan four =
+      planBlocks(f.shape, f.psf.shape(), f.p, costs, budget, {-1, -1, -1}, {0, 0, 0}, 4);
+  EXPECT_EQ(four.devices, 4);
+  const double rounds = double((four.count() + 3) / 4);
+  EXPECT_NEAR(four.secondsPerIteration, rounds * costs.secondsPerIteration(four.frame), 1e-12);
+  EXPECT_LE(four.secondsPerIteration, one.secondsPerIteration);
+  EXPECT_NE(four.describe(10).find("4 devices at once"), std::string::npos);
+}
+
+TEST(DeviceList, AllACountOrAList) {
+  EXPECT_EQ(parseDeviceList("all", 4), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(parseDeviceList("2", 4), (std::vector<int>{0, 1}));
+  EXPECT_EQ(parseDeviceList("0,2", 4), (std::vector<int>{0, 2}));
+  EXPECT_EQ(parseDeviceList("3,", 4), (std::vector<int>{3}));
+  for (const char* bad : {"0", "5", "x", "0,4", "1,1", ",", "-1", "all,"})
+    EXPECT_THROW(parseDeviceList(bad, 4), InvalidArgument) << bad;
+  EXPECT_THROW(parseDeviceList("all", 0), InvalidArgument);
+}
+
+class CudaMultiDevice : public stacklens::testing::GpuTest {};
+
+// Two workers on the same device (two contexts, as two GPUs would have) give the one-worker
+// result bit for bit: every block is computed the same way wherever it runs.
+TEST_F(CudaMultiDevice, TwoWorkersOnOneDeviceGiveTheOneWorkerResult) {
+  Fixture f;
+  const Image want = deconvolveBlocked(*gpu, f.volume, f.psf, f.p, f.plan);
+  auto second = makeCudaBackend(0);
+  Image out = Image::host(f.shape);
+  const BlockedRunReport report =
+      deconvolveBlocked(std::vector<Backend*>{gpu, second.get()}, boxReader(f.volume),
+                        boxWriter(out), f.psf, f.p, f.plan);
+  expectSame(out, want);
+  EXPECT_GT(report.workers[0].blocks, 0);
+  EXPECT_GT(report.workers[1].blocks, 0);
+  // And a GPU worker that breaks leaves its blocks to the other.
+  BreakingDevice breaking(2);
+  Image out2 = Image::host(f.shape);
+  deconvolveBlocked(std::vector<Backend*>{&breaking, gpu}, boxReader(f.volume), boxWriter(out2),
+                    f.psf, f.p, f.plan);
+  EXPECT_LT(stacklens::testing::relativeL2(out2, want), 1e-4);
+}
+
+}  // namespace
