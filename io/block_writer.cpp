@@ -4,11 +4,14 @@
 #include "io/block_writer.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -88,7 +91,16 @@ struct StackBlockWriter::State {
   // FITS stacks: columns written so far of each band of rows (z0, z1, y0, y1) that boxes narrower
   // than the stack share; its pages go back to disk once, when its last box is in.
   std::map<std::array<int64_t, 4>, int64_t> bandColumns;
+  // FITS stacks: the file mapped whole (header included, from offset 0), when the file system
+  // could reserve its blocks; boxes are then written straight into it, several at once.
+  char* mapped = nullptr;
+  size_t mappedBytes = 0;
+  // Held by writeBox except for the mapped FITS path, and for the band records always.
+  std::mutex lock, bands;
   int64_t z = 0, y = 0, x = 0;
+  ~State() {
+    if (mapped) ::munmap(mapped, mappedBytes);
+  }
 };
 
 bool StackBlockWriter::supports(const std::string& path) {
@@ -132,8 +144,32 @@ StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y
   setSliceCount(d.fd, state_->dataStart, z, path);
   // The data unit at its full length (whole 2880-byte records), zeros until boxes arrive.
   const int64_t bytes = z * y * x * int64_t(sizeof(float));
-  if (::ftruncate(d.fd, static_cast<off_t>(state_->dataStart + (bytes + 2879) / 2880 * 2880)) != 0)
+  const int64_t fileBytes = state_->dataStart + (bytes + 2879) / 2880 * 2880;
+  if (::ftruncate(d.fd, static_cast<off_t>(fileBytes)) != 0)
     throw IoError(path, std::string("cannot size the file: ") + std::strerror(errno));
+  mapWhenReserved(*state_, fileBytes);
+}
+
+// Reserves the file's blocks (a full disk is then said now, not found by a write into the
+// mapping, which would be a signal instead of an error) and maps the file for writing. Boxes
+// are then copied into the mapping by every writer at once, with no file lock between them and
+// no read-back of the rows they share. Where the file system cannot reserve blocks or map the
+// file, boxes go through pwrite as before.
+void StackBlockWriter::mapWhenReserved(State& s, int64_t fileBytes) {
+  // The pwrite path on request too (tests; a file system whose mappings misbehave).
+  if (const char* v = std::getenv("STACKLENS_WRITE_WITHOUT_MAPPING"); v && std::string(v) == "1")
+    return;
+  if (::fallocate(s.data.fd, 0, 0, static_cast<off_t>(fileBytes)) != 0) {
+    if (errno == ENOSPC)
+      throw IoError(s.path, "not enough free space for the output (" +
+                                std::to_string(fileBytes >> 20) + " MiB)");
+    return;  // e.g. EOPNOTSUPP: no reservation, no mapping
+  }
+  void* m = ::mmap(nullptr, static_cast<size_t>(fileBytes), PROT_READ | PROT_WRITE, MAP_SHARED,
+                   s.data.fd, 0);
+  if (m == MAP_FAILED) return;
+  s.mapped = static_cast<char*>(m);
+  s.mappedBytes = static_cast<size_t>(fileBytes);
 }
 
 StackBlockWriter::~StackBlockWriter() = default;
@@ -204,6 +240,43 @@ void writeBoxRows(int fd, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0,
   writeBack();
 }
 
+// The same into the mapped file: each slice's rows byte-swapped into place by one of a few
+// threads, then the slice's pages let go of (they stay in the page cache, dirty), so that the
+// process does not hold the whole output as resident pages.
+void writeBoxMapped(char* mapped, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0, int64_t z1,
+                    int64_t y0, int64_t y1, int64_t x0, int64_t x1, const float* data) {
+  const int64_t by = y1 - y0, bx = x1 - x0;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  auto writeSlices = [&](int64_t from, int64_t to) {
+    for (int64_t k = from; k < to; ++k) {
+      char* slice = mapped + dataStart + (k * sy + y0) * sx * int64_t(sizeof(float));
+      for (int64_t r = 0; r < by; ++r) {
+        const float* in = data + ((k - z0) * by + r) * bx;
+        char* out = slice + (r * sx + x0) * int64_t(sizeof(float));
+        for (int64_t i = 0; i < bx; ++i) {
+          uint32_t u;
+          std::memcpy(&u, in + i, sizeof u);
+          u = __builtin_bswap32(u);
+          std::memcpy(out + i * int64_t(sizeof u), &u, sizeof u);
+        }
+      }
+      const auto begin =
+          reinterpret_cast<uintptr_t>(slice + x0 * int64_t(sizeof(float))) / page * page;
+      const auto end =
+          reinterpret_cast<uintptr_t>(slice + ((by - 1) * sx + x1) * int64_t(sizeof(float)));
+      ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    }
+  };
+  const int64_t slices = z1 - z0;
+  const int threads = static_cast<int>(
+      std::clamp<int64_t>(std::min<int64_t>(slices, std::thread::hardware_concurrency()), 1, 8));
+  if (threads == 1 || slices * by * bx < (int64_t(1) << 20)) return writeSlices(z0, z1);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back(writeSlices, z0 + slices * t / threads, z0 + slices * (t + 1) / threads);
+  for (std::thread& t : pool) t.join();
+}
+
 }  // namespace
 
 void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0,
@@ -214,6 +287,30 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
   if (z0 < 0 || y0 < 0 || x0 < 0 || z1 > s.z || y1 > s.y || x1 > s.x || z0 >= z1 || y0 >= y1 ||
       x0 >= x1)
     throw IoError(s.path, "a block outside the stack");
+  // Whether the box's band is complete with it: its pages can then go back to disk once.
+  auto completesBand = [&] {
+    if (x1 - x0 == s.x) return true;
+    std::lock_guard band(s.bands);
+    const std::array<int64_t, 4> key{z0, z1, y0, y1};
+    int64_t& columns = s.bandColumns[key];
+    columns += x1 - x0;
+    if (columns < s.x) return false;
+    s.bandColumns.erase(key);
+    return true;
+  };
+  if (s.mapped) {
+    writeBoxMapped(s.mapped, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data);
+    if (completesBand()) {
+      // Start writing the band's pages back at once (the writer of a whole-stack run has time
+      // while the next blocks compute), so that the flush at commit has little left to do.
+      const int64_t first = s.dataStart + (z0 * s.y + y0) * s.x * int64_t(sizeof(float));
+      const int64_t last = s.dataStart + ((z1 - 1) * s.y + y1) * s.x * int64_t(sizeof(float));
+      ::sync_file_range(s.data.fd, static_cast<off_t>(first), static_cast<off_t>(last - first),
+                        SYNC_FILE_RANGE_WRITE);
+    }
+    return;
+  }
+  std::lock_guard whole(s.lock);
   if (s.pages) {
     const int64_t by = y1 - y0, bx = x1 - x0;
     for (int64_t k = z0; k < z1; ++k) {
@@ -235,15 +332,8 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
     return;
   }
   if (s.data.fd >= 0) {
-    bool complete = x1 - x0 == s.x;
-    if (!complete) {
-      const std::array<int64_t, 4> band{z0, z1, y0, y1};
-      int64_t& columns = s.bandColumns[band];
-      columns += x1 - x0;
-      complete = columns >= s.x;
-      if (complete) s.bandColumns.erase(band);
-    }
-    writeBoxRows(s.data.fd, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data, complete, s.path);
+    writeBoxRows(s.data.fd, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data, completesBand(),
+                 s.path);
     return;
   }
   FitsStatus status(s.path);
@@ -263,6 +353,10 @@ void StackBlockWriter::commit() {
     return;
   }
   if (s.data.fd >= 0) {
+    if (s.mapped) {
+      ::munmap(s.mapped, s.mappedBytes);
+      s.mapped = nullptr;
+    }
     const int fd = s.data.fd;
     s.data.fd = -1;
     if (::close(fd) != 0)

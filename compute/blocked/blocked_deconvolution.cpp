@@ -73,7 +73,7 @@ struct SharedRun {
   // Set when the run stops early (cancelled, or a read or write failed): the workers' fills,
   // writes and deconvolutions stop at their next check.
   std::atomic<bool> stop{false};
-  std::mutex writing, progress;
+  std::mutex progress;
   std::vector<double> fractions;  // per worker: how far its current block is
   size_t blocksDone = 0;
   std::exception_ptr fatal;  // the first read/write error or Cancelled
@@ -215,7 +215,6 @@ class Worker {
       part.z0 = b.interior.z0 + z;
       part.z1 = part.z0 + count;
       try {
-        std::lock_guard lock(run_.writing);
         run_.write(part, staging);
       } catch (...) {
         throw InputOutputFailure{std::current_exception()};

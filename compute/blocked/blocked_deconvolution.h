@@ -14,8 +14,8 @@
 // deconvolves the current block.
 //
 // Several devices: one worker per backend, each with its own frames, transfers and pipeline,
-// takes blocks from one shared queue (compute/blocked/block_queue.h); the reader is shared, the
-// writer is called by one worker at a time. A worker whose device fails (out of memory, a device
+// takes blocks from one shared queue (compute/blocked/block_queue.h); the reader and the writer
+// are shared. A worker whose device fails (out of memory, a device
 // error) hands its blocks back and stops; the others finish them. Every block's result is the
 // same whichever worker computes it.
 #pragma once
@@ -31,7 +31,8 @@
 
 namespace stacklens::compute {
 
-// Receives a part of a block's interior (C order); called from one thread at a time.
+// Receives a part of a block's interior (C order). With several devices it is called from
+// several threads at once, for boxes that do not overlap.
 using BoxWriter = std::function<void(const Box& box, const float* data)>;
 
 // Reads boxes out of a host volume (which must outlive the reader).

@@ -324,14 +324,21 @@ void withLength(int64_t n, F&& f) {
 }
 
 // Launches a kernel with `sharedBytes` of dynamic shared memory; `raised` is the caller's
-// once-per-kernel flag for lifting the 48 KiB default limit.
+// per-kernel record of the devices on which the 48 KiB default limit was lifted (bit d: device
+// d). The limit is a property of the kernel on each device: lifted on one GPU, a launch on
+// another with more shared memory fails.
 template <class Kernel, class Args>
 void launch(Kernel kernel, dim3 blocks, unsigned threads, size_t sharedBytes, cudaStream_t stream,
-            const Args& args, std::atomic<bool>& raised) {
-  if (sharedBytes > (48u << 10) && !raised.load()) {
-    SL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(sharedBytes)));
-    raised = true;
+            const Args& args, std::atomic<uint64_t>& raised) {
+  if (sharedBytes > (48u << 10)) {
+    int device = 0;
+    SL_CUDA(cudaGetDevice(&device));
+    const uint64_t bit = device < 64 ? uint64_t(1) << device : 0;
+    if (!bit || !(raised.load() & bit)) {
+      SL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(sharedBytes)));
+      raised |= bit;
+    }
   }
   kernel<<<blocks, threads, sharedBytes, stream>>>(args);
   SL_LAUNCHED();
@@ -342,7 +349,7 @@ void runRows(int64_t rows, int64_t width, const RowArgs& args, cudaStream_t stre
   withLength(width / 2, [&](auto length) {
     constexpr int L = decltype(length)::value;
     constexpr int lines = rowsPerBlock<L>();
-    static std::atomic<bool> raised{false};  // per instantiation
+    static std::atomic<uint64_t> raised{0};  // per instantiation
     constexpr int V = rowValues<L>();
     launch(rowPass<L, Mode>, dim3(static_cast<unsigned>(rows / lines)), lines * (L / V),
            size_t(lines) * blockfft::lineValues<V>(L) * sizeof(float2), stream, args, raised);
@@ -354,7 +361,7 @@ void runColumns(int64_t length, int64_t planes, const ColumnArgs& args, cudaStre
   withLength(length, [&](auto constant) {
     constexpr int L = decltype(constant)::value;
     constexpr int C = columnsPerBlock<L>();
-    static std::atomic<bool> raised{false};  // per instantiation
+    static std::atomic<uint64_t> raised{0};  // per instantiation
     const dim3 grid(static_cast<unsigned>((args.columns + C - 1) / C),
                     static_cast<unsigned>(planes));
     constexpr int V = columnValues<L>();
