@@ -24,7 +24,9 @@ std::string trim(std::string s) {
 // The value field of a keyword card (columns 11-80): a quoted string without its quotes, or the
 // text before a comment. `closed` is false for a string without its closing quote.
 std::string cardValue(const std::string& card, bool& quoted, bool& closed) {
-  const std::string field = card.size() > 10 ? card.substr(10) : "";
+  // From column 10: after "= " that is a blank, and after '=' with anything else in column 10
+  // (which cfitsio also reads as a value) it is the value's first character.
+  const std::string field = card.size() > 9 ? card.substr(9) : "";
   const size_t first = field.find_first_not_of(' ');
   quoted = first != std::string::npos && field[first] == '\'';
   closed = true;
@@ -130,8 +132,12 @@ std::string compressedImageProblem(const Header& h, int64_t naxis1, int64_t naxi
     std::string form = h.get("TFORM" + n);
     size_t p = 0;
     while (p < form.size() && std::isdigit(static_cast<unsigned char>(form[p]))) ++p;
-    if (p > 0 && form.substr(0, p) != "1" && form.substr(0, p) != "0")
-      return "TFORM" + n + " '" + form + "' repeats a descriptor";
+    // One descriptor per row; an empty (0) field only for the optional GZIP column: cfitsio
+    // reads a tile's descriptor from COMPRESSED_DATA whatever its width (found by fits_fuzzer:
+    // '0PB(31)' made it read past the file).
+    const std::string repeat = form.substr(0, p);
+    if (p > 0 && repeat != "1" && !(repeat == "0" && type == "GZIP_COMPRESSED_DATA"))
+      return "TFORM" + n + " '" + form + "' is not one descriptor per row";
     if (p + 2 > form.size() || (form[p] != 'P' && form[p] != 'Q') ||
         std::string("BIJKED").find(form[p + 1]) == std::string::npos)
       return "TFORM" + n + " '" + form + "' is not a P or Q descriptor of B, I, J, K, E or D";
@@ -175,7 +181,9 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
           break;
         }
         if (!key.empty() && key.front() == ' ') continue;
-        if (card.compare(8, 2, "= ") != 0 || key.empty()) continue;
+        // A value follows '=' in column 9 whatever column 10 holds, as cfitsio reads it (found
+        // by fits_fuzzer: 'ZVAL2   =(   2' went unchecked here and overflowed cfitsio's ffc2j).
+        if (card[8] != '=' || key.empty()) continue;
         bool quoted = false, closed = true;
         const std::string value = cardValue(card, quoted, closed);
         if (!closed && h.problem.empty())

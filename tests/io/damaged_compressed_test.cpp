@@ -74,6 +74,8 @@ TEST(DamagedCompressed, EachDamageIsRejectedWithItsReason) {
       {"PCOUNT", "PCOUNT  =              9999999", "PCOUNT"},
       {"TFORM1", "TFORM1  = '1PB(99999999)'", "TFORM1"},
       {"TFORM1", "TFORM1  = '7PB(31)'", "TFORM1"},
+      {"TFORM1", "TFORM1  = '0PB(31)'", "one descriptor per row"},
+      {"ZVAL2", "ZVAL2   =(                   2", "not a number"},
       {"ZNAXIS1", "ZNAXIS1 = 0000000000000000000000000000000000000000000000000000000000000024",
        "characters long"},
   };
