@@ -1,5 +1,6 @@
 // Stands in for the CUDA backend in builds without the CUDA toolkit.
 #include "compute/backend.h"
+#include "compute/device_list.h"
 
 namespace stacklens::compute {
 
@@ -13,5 +14,7 @@ std::unique_ptr<Backend> makeCudaBackend(int) {
 }
 
 int cudaDeviceCount() { return 0; }
+
+std::vector<std::string> cudaDeviceNames() { return {}; }
 
 }  // namespace stacklens::compute

@@ -14,6 +14,9 @@ namespace stacklens::compute {
 // InvalidArgument naming what is wrong.
 std::vector<int> parseDeviceList(const std::string& text, int visible);
 
+// The visible CUDA devices' names, by index (empty without CUDA).
+std::vector<std::string> cudaDeviceNames();
+
 // One CUDA backend per device, in the order given (BackendUnavailable when one cannot start).
 std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& devices);
 

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compute/device_list.h"
 #include "io/file_checks.h"
 #include "io/stack_writer.h"
 #include "ui/header_dialog.h"
@@ -1026,7 +1027,9 @@ void MainWindow::processWholeStack() {
     make = [] { return compute::makeCudaBackend(); };
   else
     make = [] { return compute::makeCpuBackend(); };
-  auto* dialog = new WholeStackDialog(request, make, gpu ? tr("GPU (CUDA)") : tr("CPU"), this);
+  auto* dialog =
+      new WholeStackDialog(request, make, gpu ? tr("GPU (CUDA)") : tr("CPU"), this,
+                           gpu ? compute::cudaDeviceNames() : std::vector<std::string>{});
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &WholeStackDialog::finished, this, [this, dialog](const QString& out) {
     if (dialog->openWhenDone()) openFile(out);

@@ -10,6 +10,7 @@
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <chrono>
 
 #include "compute/job.h"
@@ -19,7 +20,8 @@ namespace stacklens::ui {
 
 WholeStackDialog::WholeStackDialog(WholeStackRequest request,
                                    std::function<std::unique_ptr<compute::Backend>()> makeBackend,
-                                   const QString& backendName, QWidget* parent)
+                                   const QString& backendName, QWidget* parent,
+                                   const std::vector<std::string>& gpuNames)
     : QDialog(parent), request_(std::move(request)), makeBackend_(std::move(makeBackend)) {
   setWindowTitle(tr("Process whole stack"));
   pool_.setMaxThreadCount(1);
@@ -45,6 +47,20 @@ WholeStackDialog::WholeStackDialog(WholeStackRequest request,
         ->item(CurrentPipeline)
         ->setEnabled(false);
   form->addRow(tr("Backend:"), new QLabel(backendName));
+  if (!gpuNames.empty()) {
+    devices_ = new QListWidget;
+    for (size_t i = 0; i < gpuNames.size(); ++i) {
+      auto* item = new QListWidgetItem(
+          tr("GPU %1: %2").arg(i).arg(QString::fromStdString(gpuNames[i])), devices_);
+      item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+      item->setCheckState(Qt::Checked);
+    }
+    devices_->setMaximumHeight(devices_->sizeHintForRow(0) *
+                                   int(std::min<size_t>(gpuNames.size(), 4)) +
+                               2 * devices_->frameWidth());
+    devices_->setToolTip(tr("3D Richardson–Lucy shares its blocks among the checked GPUs"));
+    form->addRow(tr("GPUs:"), devices_);
+  }
   output_ = new QLineEdit(QString::fromStdString(request_.outPath));
   auto* browse = new QPushButton(tr("Browse…"));
   auto* row = new QHBoxLayout;
@@ -117,11 +133,20 @@ void WholeStackDialog::chooseOutput() {
   if (!path.isEmpty()) output_->setText(path);
 }
 
+std::vector<int> WholeStackDialog::chosenDevices() const {
+  std::vector<int> chosen;
+  if (!devices_) return chosen;
+  for (int i = 0; i < devices_->count(); ++i)
+    if (devices_->item(i)->checkState() == Qt::Checked) chosen.push_back(i);
+  return chosen;
+}
+
 void WholeStackDialog::setRunning(bool on) {
   running_ = on;
   start_->setEnabled(!on);
   output_->setEnabled(!on);
   operation_->setEnabled(!on);
+  if (devices_) devices_->setEnabled(!on);
   cancel_->setText(on ? tr("Cancel") : tr("Close"));
 }
 
@@ -134,6 +159,11 @@ void WholeStackDialog::cancel() {
 void WholeStackDialog::start() {
   if (running_) return;
   request_.outPath = output_->text().toStdString();
+  request_.devices = chosenDevices();
+  if (devices_ && request_.devices.empty()) {
+    status_->setText(tr("Check at least one GPU."));
+    return;
+  }
   stop_ = false;
   setRunning(true);
   progress_->setValue(0);

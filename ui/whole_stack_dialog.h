@@ -9,12 +9,15 @@
 #include <QFuture>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QThreadPool>
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "ui/whole_stack_job.h"
 
@@ -25,9 +28,12 @@ class WholeStackDialog : public QDialog {
  public:
   // makeBackend runs on the job's thread (a CUDA context takes a while to make). With
   // request.pipeline set the operation can be chosen (the pipeline first), else it is 3D RL.
+  // gpuNames: the visible GPUs when the job runs on CUDA (a checkable list; every one checked
+  // at first): 3D Richardson–Lucy shares its blocks among those checked.
   WholeStackDialog(WholeStackRequest request,
                    std::function<std::unique_ptr<compute::Backend>()> makeBackend,
-                   const QString& backendName, QWidget* parent = nullptr);
+                   const QString& backendName, QWidget* parent = nullptr,
+                   const std::vector<std::string>& gpuNames = {});
   ~WholeStackDialog() override;  // cancels a running job and waits for it
 
   void start();
@@ -39,6 +45,8 @@ class WholeStackDialog : public QDialog {
   QLabel* planLabel() const { return plan_; }
   QLabel* statusLabel() const { return status_; }
   bool openWhenDone() const { return open_->isChecked(); }
+  QListWidget* devicesList() const { return devices_; }  // null without GPUs
+  std::vector<int> chosenDevices() const;                // the checked GPUs' indices
 
  signals:
   void finished(const QString& outPath);  // written (and to be opened when openWhenDone())
@@ -59,6 +67,7 @@ class WholeStackDialog : public QDialog {
   std::function<std::unique_ptr<compute::Backend>()> makeBackend_;
   QLineEdit* output_;
   QCheckBox* open_;
+  QListWidget* devices_ = nullptr;
   QLabel *plan_, *status_;
   QProgressBar* progress_;
   QPushButton *start_, *cancel_;

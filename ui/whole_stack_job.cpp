@@ -6,6 +6,7 @@
 
 #include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_reader.h"
+#include "compute/device_list.h"
 #include "compute/pipeline_over_stack.h"
 #include "compute/source_table.h"
 #include "io/block_writer.h"
@@ -64,6 +65,8 @@ compute::PlannedRunRequest runRequest(const WholeStackRequest& request, compute:
   r.slabBudget = slabBudget(ramBudget);
   r.wholeSlices = info.format != "fits";
   r.cpuFrameBudget = hostBudget(ramBudget) / 2;
+  if (backend.name() == "cuda" && request.devices.size() > 1)
+    r.devices = static_cast<int>(request.devices.size());
   return r;
 }
 
@@ -166,14 +169,22 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
       writeOptions(info,
                    "stacklens whole-stack richardson-lucy mode=3d iterations=" +
                        std::to_string(p.iterations) + " boundary=" + boundaryName(p.boundary) +
-                       " backend=" + backend.name() + " blocks=" + std::to_string(plan.count())));
+                       " backend=" + backend.name() + " blocks=" + std::to_string(plan.count()) +
+                       (r.devices > 1 ? " gpus=" + std::to_string(r.devices) : "")));
   double done = 0;
   const compute::Job deconvolving(cancel, [&](double f) {
     done = 0.95 * f;
     if (progress) progress({"deconvolving", done});
   });
+  // Several GPUs: a backend of their own each (the blocks' plan is the same on every device).
+  std::vector<std::unique_ptr<compute::Backend>> owned;
+  std::vector<compute::Backend*> backends{&backend};
+  if (r.devices > 1) {
+    owned = compute::makeCudaBackends(request.devices);
+    backends = compute::pointersTo(owned);
+  }
   compute::planAndDeconvolve(
-      backend, r, readerFor,
+      backends, r, readerFor,
       [&writer](const compute::Box& b, const float* data) {
         writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
       },

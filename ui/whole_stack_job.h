@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compute/backend.h"
 #include "compute/blocked/block_plan.h"
@@ -24,6 +25,9 @@ struct WholeStackRequest {
   // When set, this pipeline runs at every slice instead (psf and params are then unused); its
   // statistics and sources go to side tables (sideTablePath).
   std::optional<compute::Pipeline> pipeline;
+  // 3D Richardson–Lucy on CUDA: the GPUs that share the blocks (compute/device_list.h), each with
+  // a backend of its own; empty or one: the backend the job is given, alone.
+  std::vector<int> devices;
 };
 
 // "<folder>/<name of outPath without extension>_<table>.csv", e.g. out_sources.csv.

@@ -81,26 +81,6 @@ compute::Job progressJob(const std::atomic<bool>* stop, const int64_t& blocks) {
   });
 }
 
-// The backends of the run: with CUDA, one per device of --devices (default all); otherwise the one
-// --backend chose.
-std::vector<std::unique_ptr<compute::Backend>> backendsFor(const Args& args) {
-  std::vector<std::unique_ptr<compute::Backend>> backends;
-  backends.push_back(chooseBackend(args));
-  if (backends.front()->name() != "cuda") {
-    if (args.has("devices")) throw UsageError("--devices needs the CUDA backend");
-    return backends;
-  }
-  std::vector<int> devices;
-  try {
-    devices = compute::parseDeviceList(args.get("devices", "all"), compute::cudaDeviceCount());
-  } catch (const compute::InvalidArgument& e) {
-    throw UsageError(std::string("--") + e.what());
-  }
-  if (devices == std::vector<int>{0}) return backends;  // the one chooseBackend made
-  backends.clear();
-  return compute::makeCudaBackends(devices);
-}
-
 // --timings with several devices: what each did.
 void printWorkers(const compute::BlockedRunReport& report) {
   if (report.workers.size() < 2) return;
@@ -122,7 +102,7 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   auto reader = openInput(args, input);
   const io::StackInfo& info = input.info;
   const compute::Shape shape{info.z, info.y, info.x};
-  const auto owned = backendsFor(args);
+  const auto owned = chooseBackends(args);
   const std::vector<compute::Backend*> backends = compute::pointersTo(owned);
   compute::Backend* backend = backends.front();
   const Budgets budgets =

@@ -6,6 +6,7 @@
 
 #include "compute/blocked/block_plan.h"
 #include "compute/blocked/slab_stream.h"
+#include "compute/device_list.h"
 #include "io/block_writer.h"
 
 namespace stacklens::cli {
@@ -48,6 +49,40 @@ std::unique_ptr<compute::Backend> chooseBackend(const Args& args) {
   return backend;
 }
 
+namespace {
+
+// --devices (default all) as device indices; a bad list is a usage error.
+std::vector<int> deviceList(const Args& args) {
+  try {
+    return compute::parseDeviceList(args.get("devices", "all"), compute::cudaDeviceCount());
+  } catch (const compute::InvalidArgument& e) {
+    throw UsageError(std::string("--") + e.what());
+  }
+}
+
+int firstDevice(const Args& args) { return deviceList(args).front(); }
+
+}  // namespace
+
+std::vector<std::unique_ptr<compute::Backend>> chooseBackends(const Args& args) {
+  std::vector<std::unique_ptr<compute::Backend>> backends;
+  backends.push_back(chooseBackend(args));
+  if (backends.front()->name() != "cuda") {
+    if (args.has("devices")) throw UsageError("--devices needs the CUDA backend");
+    return backends;
+  }
+  const std::vector<int> devices = deviceList(args);
+  if (devices == std::vector<int>{0}) return backends;  // the one chooseBackend made
+  backends.clear();
+  return compute::makeCudaBackends(devices);
+}
+
+OptionSpec devicesOption() {
+  return {"devices", "all|N|I,J",
+          "on CUDA, the GPUs that share a stack processed in blocks or slabs (default all; N: the "
+          "first N; a list: those, e.g. 0,2 or 1,)"};
+}
+
 io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& history) {
   io::WriteOptions options = io::carriedFrom(input.info, input.firstSlice);
   options.history.push_back(history);
@@ -76,16 +111,25 @@ int streamImageOperation(const Args& args, const std::string& history,
   auto reader = openInput(args, input);
   const io::StackInfo& info = input.info;
   const compute::Shape shape{info.z, info.y, info.x};
-  auto backend = chooseBackend(args);
-  std::fprintf(stderr, "streaming: %lld slices at a time (%lld more read on each side)\n",
-               static_cast<long long>(slabSlices), static_cast<long long>(reach));
+  const auto backends = chooseBackends(args);
+  // Each backend holds a slab at a time: they share the host budget.
+  if (backends.size() > 1)
+    slabSlices = std::max<int64_t>(
+        1, compute::slabSlicesFor(shape, reach, hostBudget(args) / backends.size()));
+  std::fprintf(
+      stderr, "streaming: %lld slices at a time (%lld more read on each side)%s\n",
+      static_cast<long long>(slabSlices), static_cast<long long>(reach),
+      backends.size() > 1 ? (" on " + std::to_string(backends.size()) + " GPUs").c_str() : "");
   io::StackBlockWriter writer(args.positional(1), info.z, info.y, info.x,
                               writeOptionsFor(input, history));
   timer.start("stream");
-  const compute::SlabStreamReport report = compute::streamSlabs(
-      *backend, sliceBoxReader(*reader), boxWriter(writer), shape, reach, slabSlices, operation);
+  const compute::SlabStreamReport report =
+      compute::streamSlabs(compute::pointersTo(backends), sliceBoxReader(*reader),
+                           boxWriter(writer), shape, reach, slabSlices, operation);
   timer.stop();
-  finishStreamed(args, writer, timer, backend->name(),
+  for (const std::string& failure : report.failures)
+    std::fprintf(stderr, "stacklens: %s; the other GPUs did its slabs\n", failure.c_str());
+  finishStreamed(args, writer, timer, backends.front()->name(),
                  {report.slabs, report.readSeconds, report.computeSeconds, report.writeSeconds});
   return kOk;
 }
@@ -128,7 +172,13 @@ int runImageOperation(const Args& args, const std::string& stage, const std::str
     const int64_t slab = compute::slabSlicesFor(shape, *zReach, budget);
     if (slab < shape.z) return streamImageOperation(args, history, operation, *zReach, slab, timer);
   }
+  // A stack that fits in memory runs on one device: the first of --devices.
   auto backend = chooseBackend(args);
+  if (args.has("devices")) {
+    if (backend->name() != "cuda") throw UsageError("--devices needs the CUDA backend");
+    const int first = firstDevice(args);
+    if (first != 0) backend = compute::makeCudaBackend(first);
+  }
   timer.start("read");
   InputStack input = readInput(args);
   timer.stop();

@@ -35,6 +35,11 @@ std::shared_ptr<io::StackReader> openInput(const Args& args, InputStack& input);
 
 // --backend cpu|cuda|auto (default auto); a note about the choice goes to stderr for auto.
 std::unique_ptr<compute::Backend> chooseBackend(const Args& args);
+// The same, and with CUDA one backend per GPU of --devices (default all; commands that take the
+// option and run in blocks or slabs).
+std::vector<std::unique_ptr<compute::Backend>> chooseBackends(const Args& args);
+// The --devices option of those commands.
+OptionSpec devicesOption();
 
 // Write options that carry the input's header and spacing, plus a HISTORY line.
 io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& history);

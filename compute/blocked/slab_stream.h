@@ -6,6 +6,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "compute/backend.h"
 #include "compute/blocked/blocked_deconvolution.h"
@@ -16,7 +18,8 @@ using SlabOperation = std::function<Image(Backend&, const Image&)>;
 
 struct SlabStreamReport {
   int slabs = 0;
-  double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;
+  double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;  // summed over the backends
+  std::vector<std::string> failures;  // "device: reason" for each backend that stopped early
 };
 
 // The most slices per slab whose host memory fits hostBudget: the slab and its reach read, the
@@ -30,5 +33,16 @@ int64_t slabSlicesFor(Shape volume, int64_t reach, size_t hostBudget);
 SlabStreamReport streamSlabs(Backend& backend, const BoxReader& read, const BoxWriter& write,
                              Shape volume, int64_t reach, int64_t slabSlices,
                              const SlabOperation& operation, const Job& job = {});
+
+// The same on several backends (one per device), each on a thread of its own taking the next
+// slab from one queue: slabs are written in any order, from several threads at once. A backend
+// whose device fails hands its slab back and stops; the others go on (the report's `failures`
+// says which stopped and why). A read or write error, or Cancelled, stops them all; when every
+// backend failed the first failure is thrown. Host memory: each backend holds one slab, its
+// reach and its result at a time (give slabSlicesFor a share of the budget).
+SlabStreamReport streamSlabs(const std::vector<Backend*>& backends, const BoxReader& read,
+                             const BoxWriter& write, Shape volume, int64_t reach,
+                             int64_t slabSlices, const SlabOperation& operation,
+                             const Job& job = {});
 
 }  // namespace stacklens::compute

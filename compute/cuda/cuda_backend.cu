@@ -13,6 +13,7 @@
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_live_transfers.cuh"
 #include "compute/cuda/cuda_stack_pipeline.cuh"
+#include "compute/device_list.h"
 
 namespace stacklens::compute {
 namespace {
@@ -348,6 +349,20 @@ int cudaDeviceCount() {
   if (!cudaUsable()) return 0;
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+std::vector<std::string> cudaDeviceNames() {
+  std::vector<std::string> names;
+  const int count = cudaDeviceCount();
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
+      cudaGetLastError();
+      prop = {};
+    }
+    names.push_back(prop.name[0] ? std::string(prop.name) : "GPU " + std::to_string(d));
+  }
+  return names;
 }
 
 std::unique_ptr<Backend> makeCudaBackend(int device) {

@@ -14,6 +14,7 @@
 #include "compute/blocked/block_queue.h"
 #include "compute/blocked/blocked_deconvolution.h"
 #include "compute/blocked/planned_run.h"
+#include "compute/blocked/slab_stream.h"
 #include "compute/device_list.h"
 #include "tests/compute/blocked_cases.h"
 #include "tests/compute/forwarding_backend.h"
@@ -198,6 +199,46 @@ TEST(MultiDeviceRun, PlansCountRoundsOfBlocks) {
   EXPECT_NEAR(four.secondsPerIteration, rounds * costs.secondsPerIteration(four.frame), 1e-12);
   EXPECT_LE(four.secondsPerIteration, one.secondsPerIteration);
   EXPECT_NE(four.describe(10).find("4 devices at once"), std::string::npos);
+}
+
+// Local operations on stacks larger than memory, slab by slab on several backends: the one-
+// backend result whatever backend takes a slab; a backend that fails leaves its slabs to the
+// others.
+TEST(MultiDeviceRun, SlabsOnSeveralBackendsGiveTheOneBackendResult) {
+  const Shape shape{37, 30, 28};
+  const Image volume = beads(shape, 37);
+  const BlurParams blur3d{1.5, 1.0, 1.0, 4.0, false};
+  std::atomic<int> brokenCalls{0};
+  std::atomic<bool> waitForTheBreak{false};
+  const SlabOperation op = [&](Backend& b, const Image& in) {
+    if (b.name() == "breaking" && ++brokenCalls >= 1)
+      throw std::runtime_error("simulated: the device fell off the bus");
+    // The healthy backend finishes nothing before the breaking one has taken a slab and failed
+    // (slabs this small would otherwise all be done before its thread starts).
+    for (int i = 0; waitForTheBreak && brokenCalls == 0 && i < 5000; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return b.gaussianBlur(in, blur3d);
+  };
+  auto one = makeCpuBackend(1);
+  Image want = Image::host(shape);
+  streamSlabs(*one, boxReader(volume), boxWriter(want), shape, 6, 5, op);
+  auto a = makeCpuBackend(1), b = makeCpuBackend(1);
+  BreakingDevice breaking(1000);  // breaks through `op`, at its first slab
+  for (const std::vector<Backend*>& backends :
+       {std::vector<Backend*>{a.get(), b.get()}, std::vector<Backend*>{&breaking, a.get()}}) {
+    Image out = Image::host(shape);
+    waitForTheBreak = backends.front() == &breaking;
+    const SlabStreamReport report =
+        streamSlabs(backends, boxReader(volume), boxWriter(out), shape, 6, 5, op);
+    expectSame(out, want);
+    EXPECT_EQ(report.slabs, 8);
+    if (backends.front() == &breaking) {
+      ASSERT_EQ(report.failures.size(), 1u);
+      EXPECT_NE(report.failures.front().find("fell off the bus"), std::string::npos);
+    } else {
+      EXPECT_TRUE(report.failures.empty());
+    }
+  }
 }
 
 TEST(DeviceList, AllACountOrAList) {

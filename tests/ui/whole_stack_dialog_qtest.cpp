@@ -2,6 +2,7 @@
 // GUI thread; Cancel stops it and writes nothing; a failure is reported.
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QListWidget>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -132,6 +133,28 @@ class WholeStackDialogTest : public QObject {
     r.pipeline = compute::Pipeline{};
     WholeStackDialog dialog(r, oneThread, "CPU");
     QCOMPARE(dialog.operationBox()->currentIndex(), 1);
+  }
+
+  // On CUDA the dialog lists the GPUs, every one checked; 3D RL shares its blocks among those
+  // checked, and a job with none is not started.
+  void theGpusAreListedAndChosen() {
+    auto stack = std::make_shared<MemoryStack>(4, 8, 8);
+    WholeStackDialog cpu(request(stack, 2, "/tmp/x.fits"), oneThread, "CPU");
+    QVERIFY(cpu.devicesList() == nullptr);
+    QVERIFY(cpu.chosenDevices().empty());
+    WholeStackDialog dialog(request(stack, 2, "/tmp/x.fits"), oneThread, "GPU (CUDA)", nullptr,
+                            {"NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H200"});
+    QListWidget* list = dialog.devicesList();
+    QVERIFY(list != nullptr);
+    QCOMPARE(list->count(), 3);
+    QCOMPARE(list->item(2)->text(), QString("GPU 2: NVIDIA H200"));
+    QCOMPARE(dialog.chosenDevices(), (std::vector<int>{0, 1, 2}));
+    list->item(1)->setCheckState(Qt::Unchecked);
+    QCOMPARE(dialog.chosenDevices(), (std::vector<int>{0, 2}));
+    for (int i = 0; i < 3; ++i) list->item(i)->setCheckState(Qt::Unchecked);
+    dialog.start();
+    QVERIFY(!dialog.running());
+    QCOMPARE(dialog.statusLabel()->text(), QString("Check at least one GPU."));
   }
 
   void cancelStopsAndWritesNothing() {

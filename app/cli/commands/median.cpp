@@ -28,6 +28,7 @@ std::vector<OptionSpec> medianOptions() {
        "(required)"}};
   for (auto& o : processingOptions()) options.push_back(o);
   options.push_back(ramBudgetOption());
+  options.push_back(devicesOption());
   return options;
 }
 
