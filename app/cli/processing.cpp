@@ -1,6 +1,7 @@
 // Shared plumbing of the processing subcommands.
 #include "app/cli/processing.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -111,11 +112,29 @@ int streamImageOperation(const Args& args, const std::string& history,
   auto reader = openInput(args, input);
   const io::StackInfo& info = input.info;
   const compute::Shape shape{info.z, info.y, info.x};
-  const auto backends = chooseBackends(args);
-  // Each backend holds a slab at a time: they share the host budget.
-  if (backends.size() > 1)
-    slabSlices = std::max<int64_t>(
-        1, compute::slabSlicesFor(shape, reach, hostBudget(args) / backends.size()));
+  auto backends = chooseBackends(args);
+  // Each backend holds a slab at a time: they share the host budget, and as many GPUs take part
+  // as it holds slabs for that are not mostly their reach (at least twice the slices they read
+  // on each side: thinner slabs read the stack over and over, slower than fewer GPUs).
+  const size_t budget = hostBudget(args);
+  auto holdsSlabsFor = [&](size_t workers) {
+    try {
+      const int64_t slab = compute::slabSlicesFor(shape, reach, budget / workers);
+      return slab >= std::min(shape.z, std::max<int64_t>(1, 2 * reach));
+    } catch (const compute::InvalidArgument&) {
+      return false;
+    }
+  };
+  size_t workers = backends.size();
+  while (workers > 1 && !holdsSlabsFor(workers)) --workers;
+  if (workers > 1) slabSlices = compute::slabSlicesFor(shape, reach, budget / workers);
+  if (workers < backends.size()) {
+    std::fprintf(stderr,
+                 "stacklens: the host memory budget holds slabs for %zu of the %zu GPUs "
+                 "(--ram-budget-mb)\n",
+                 workers, backends.size());
+    backends.resize(workers);
+  }
   std::fprintf(
       stderr, "streaming: %lld slices at a time (%lld more read on each side)%s\n",
       static_cast<long long>(slabSlices), static_cast<long long>(reach),
