@@ -78,6 +78,14 @@ std::vector<std::unique_ptr<compute::Backend>> chooseBackends(const Args& args) 
   return compute::makeCudaBackends(devices);
 }
 
+std::unique_ptr<compute::Backend> chooseFirstDevice(const Args& args) {
+  auto backend = chooseBackend(args);
+  if (!args.has("devices")) return backend;
+  if (backend->name() != "cuda") throw UsageError("--devices needs the CUDA backend");
+  const int first = firstDevice(args);
+  return first == 0 ? std::move(backend) : compute::makeCudaBackend(first);
+}
+
 OptionSpec devicesOption() {
   return {"devices", "all|N|I,J",
           "on CUDA, the GPUs that share a stack processed in blocks or slabs (default all; N: the "
@@ -191,13 +199,7 @@ int runImageOperation(const Args& args, const std::string& stage, const std::str
     const int64_t slab = compute::slabSlicesFor(shape, *zReach, budget);
     if (slab < shape.z) return streamImageOperation(args, history, operation, *zReach, slab, timer);
   }
-  // A stack that fits in memory runs on one device: the first of --devices.
-  auto backend = chooseBackend(args);
-  if (args.has("devices")) {
-    if (backend->name() != "cuda") throw UsageError("--devices needs the CUDA backend");
-    const int first = firstDevice(args);
-    if (first != 0) backend = compute::makeCudaBackend(first);
-  }
+  auto backend = chooseFirstDevice(args);
   timer.start("read");
   InputStack input = readInput(args);
   timer.stop();

@@ -38,6 +38,8 @@ std::unique_ptr<compute::Backend> chooseBackend(const Args& args);
 // The same, and with CUDA one backend per GPU of --devices (default all; commands that take the
 // option and run in blocks or slabs).
 std::vector<std::unique_ptr<compute::Backend>> chooseBackends(const Args& args);
+// A stack that fits in memory runs on one device: chooseBackend, on the first of --devices.
+std::unique_ptr<compute::Backend> chooseFirstDevice(const Args& args);
 // The --devices option of those commands.
 OptionSpec devicesOption();
 

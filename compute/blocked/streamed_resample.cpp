@@ -2,10 +2,14 @@
 #include "compute/blocked/streamed_resample.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compute/cpu/spline_axis.h"
@@ -73,6 +77,108 @@ void interpolateZ(const std::map<int64_t, Image>& window, int64_t w0, int64_t w1
   });
 }
 
+// Reads and zooms input slices in y and x, spread over the backends still working (one thread
+// each, taking the next slice as they finish one). A backend that throws anything but Cancelled
+// is struck off and its slice goes to the others; a read error stops everything.
+class SliceZoomer {
+ public:
+  SliceZoomer(const std::vector<Backend*>& backends, const BoxReader& read, Shape in,
+              const ResampleParams& p, const Job& job, StreamedResampleReport& report)
+      : backends_(backends),
+        read_(read),
+        in_(in),
+        p_(p),
+        job_(job),
+        report_(report),
+        alive_(backends.size(), true) {}
+
+  // The zoomed slices zs, in their order.
+  std::vector<Image> zoom(const std::vector<int64_t>& zs) {
+    std::vector<Image> out(zs.size());
+    std::vector<size_t> left(zs.size());
+    for (size_t i = 0; i < zs.size(); ++i) left[i] = i;
+    while (!left.empty()) {
+      std::vector<size_t> workers;
+      for (size_t b = 0; b < backends_.size(); ++b)
+        if (alive_[b]) workers.push_back(b);
+      if (workers.empty()) std::rethrow_exception(firstFailure_);
+      std::atomic<size_t> next{0};
+      std::mutex mutex;
+      std::exception_ptr fatal;
+      auto work = [&](size_t b) {
+        Backend& backend = *backends_[b];
+        Image raw = Image::hostUninitialized({1, in_.y, in_.x});
+        try {
+          backend.bindToThisThread();
+        } catch (const std::exception& e) {
+          return strike(b, e, mutex);
+        }
+        for (size_t k; (k = next++) < left.size();) {
+          const size_t i = left[k];
+          auto t = Clock::now();
+          try {
+            job_.checkCancelled();
+            read_(Box{zs[i], zs[i] + 1, 0, in_.y, 0, in_.x}, raw.data());
+          } catch (...) {  // a read error or a cancel: everything stops
+            std::lock_guard lock(mutex);
+            if (!fatal) fatal = std::current_exception();
+            next = left.size();
+            return;
+          }
+          const double readSeconds = secondsSince(t);
+          t = Clock::now();
+          try {
+            out[i] = backend.download(
+                backend.resample(backend.upload(raw), {1.0, p_.zoomY, p_.zoomX, p_.order}));
+          } catch (const Cancelled&) {
+            std::lock_guard lock(mutex);
+            if (!fatal) fatal = std::current_exception();
+            next = left.size();
+            return;
+          } catch (const std::exception& e) {  // the device failed: others take its slices
+            return strike(b, e, mutex);
+          }
+          std::lock_guard lock(mutex);
+          report_.readSeconds += readSeconds;
+          report_.computeSeconds += secondsSince(t);
+        }
+      };
+      if (workers.size() == 1) {
+        work(workers.front());
+      } else {
+        std::vector<std::thread> threads;
+        for (size_t b : workers) threads.emplace_back(work, b);
+        for (std::thread& t : threads) t.join();
+      }
+      if (fatal) std::rethrow_exception(fatal);
+      // What is not zoomed yet: the failed slices and any a struck-off backend did not reach.
+      std::vector<size_t> again;
+      for (size_t i : left)
+        if (out[i].empty()) again.push_back(i);
+      left = std::move(again);
+    }
+    return out;
+  }
+
+ private:
+  // Called in the catch block of the backend's failure.
+  void strike(size_t b, const std::exception& e, std::mutex& mutex) {
+    std::lock_guard lock(mutex);
+    alive_[b] = false;
+    report_.failures.push_back(backends_[b]->deviceName() + ": " + e.what());
+    if (!firstFailure_) firstFailure_ = std::current_exception();
+  }
+
+  const std::vector<Backend*>& backends_;
+  const BoxReader& read_;
+  Shape in_;
+  ResampleParams p_;
+  const Job& job_;
+  StreamedResampleReport& report_;
+  std::vector<bool> alive_;
+  std::exception_ptr firstFailure_;
+};
+
 }  // namespace
 
 Shape resampledShape(Shape in, const ResampleParams& p) {
@@ -106,6 +212,13 @@ int64_t resampleSlabSlicesFor(Shape in, const ResampleParams& p, size_t hostBudg
 StreamedResampleReport streamResample(Backend& backend, const BoxReader& read,
                                       const BoxWriter& write, Shape in, const ResampleParams& p,
                                       int64_t outSlabSlices, const Job& job) {
+  return streamResample(std::vector<Backend*>{&backend}, read, write, in, p, outSlabSlices, job);
+}
+
+StreamedResampleReport streamResample(const std::vector<Backend*>& backends, const BoxReader& read,
+                                      const BoxWriter& write, Shape in, const ResampleParams& p,
+                                      int64_t outSlabSlices, const Job& job) {
+  if (backends.empty()) throw InvalidArgument("resample: no backend to run on");
   if (p.order != 1 && p.order != 3)
     throw InvalidArgument("resample: order must be 1 (linear) or 3 (cubic), got " +
                           std::to_string(p.order));
@@ -117,27 +230,34 @@ StreamedResampleReport streamResample(Backend& backend, const BoxReader& read,
   const std::vector<cpu::Taps> taps = cpu::makeTaps(in.z, out.z, p.order);
   cpu::ThreadPool pool;
   StreamedResampleReport report;
+  SliceZoomer zoomer(backends, read, in, p, job, report);
   std::map<int64_t, Image> window;  // zoomed input slices by index
-  Image raw = Image::hostUninitialized({1, in.y, in.x});
-  auto zoomed = [&](int64_t z) -> const Image& {
-    if (auto it = window.find(z); it != window.end()) return it->second;
-    job.checkCancelled();
-    auto t = Clock::now();
-    read(Box{z, z + 1, 0, in.y, 0, in.x}, raw.data());
-    report.readSeconds += secondsSince(t);
-    t = Clock::now();
-    Image slice = lateral ? backend.download(backend.resample(backend.upload(raw),
-                                                              {1.0, p.zoomY, p.zoomX, p.order}))
-                          : cloneHost(raw);
-    report.computeSeconds += secondsSince(t);
-    return window.emplace(z, std::move(slice)).first->second;
+  // The window holds input slices [from, to] after this (zoomed in y and x when they change).
+  auto fill = [&](int64_t from, int64_t to) {
+    std::vector<int64_t> missing;
+    for (int64_t z = from; z <= to; ++z)
+      if (!window.count(z)) missing.push_back(z);
+    if (lateral) {
+      std::vector<Image> zoomed = zoomer.zoom(missing);
+      for (size_t i = 0; i < missing.size(); ++i) window.emplace(missing[i], std::move(zoomed[i]));
+      return;
+    }
+    for (int64_t z : missing) {
+      job.checkCancelled();
+      const auto t = Clock::now();
+      Image slice = Image::hostUninitialized({1, in.y, in.x});
+      read(Box{z, z + 1, 0, in.y, 0, in.x}, slice.data());
+      report.readSeconds += secondsSince(t);
+      window.emplace(z, std::move(slice));
+    }
   };
   Image slab = Image::hostUninitialized({std::min(outSlabSlices, out.z), out.y, out.x});
   for (int64_t o0 = 0; o0 < out.z; o0 += outSlabSlices) {
     const int64_t o1 = std::min(out.z, o0 + outSlabSlices);
     if (!alongZ) {
+      fill(o0, o1 - 1);
       for (int64_t o = o0; o < o1; ++o) {
-        std::copy_n(zoomed(o).data(), plane, slab.slice(o - o0));
+        std::copy_n(window.at(o).data(), plane, slab.slice(o - o0));
         window.erase(o);
       }
     } else {
@@ -146,7 +266,7 @@ StreamedResampleReport streamResample(Backend& backend, const BoxReader& read,
       const int64_t w0 = std::max<int64_t>(0, lo - margin);
       const int64_t w1 = std::min<int64_t>(in.z - 1, hi + margin);
       window.erase(window.begin(), window.lower_bound(w0));
-      for (int64_t z = w0; z <= w1; ++z) zoomed(z);
+      fill(w0, w1);
       job.checkCancelled();
       const auto t = Clock::now();
       interpolateZ(window, w0, w1, taps, p.order, o0, o1, plane, slab.data(), pool);

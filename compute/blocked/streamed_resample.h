@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "compute/backend.h"
 #include "compute/blocked/blocked_deconvolution.h"
@@ -27,12 +29,21 @@ int64_t resampleSlabSlicesFor(Shape in, const ResampleParams& p, size_t hostBudg
 
 struct StreamedResampleReport {
   int slabs = 0;
-  double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;
+  double readSeconds = 0, computeSeconds = 0, writeSeconds = 0;  // reading and zooming: summed
+  std::vector<std::string> failures;  // "device: reason" for each backend that stopped early
 };
 
 // Reads whole input slices through read, writes output slabs (whole output slices, in z order)
 // through write. Throws Cancelled between slices.
 StreamedResampleReport streamResample(Backend& backend, const BoxReader& read,
+                                      const BoxWriter& write, Shape in, const ResampleParams& p,
+                                      int64_t outSlabSlices, const Job& job = {});
+
+// The same with the input slices a slab needs read and zoomed in y and x by several backends at
+// once (one per device, each on a thread of its own); the result is the one-backend run's. A
+// backend whose device fails stops and its slices go to the others (the report says so); when
+// every one failed, the first failure is thrown.
+StreamedResampleReport streamResample(const std::vector<Backend*>& backends, const BoxReader& read,
                                       const BoxWriter& write, Shape in, const ResampleParams& p,
                                       int64_t outSlabSlices, const Job& job = {});
 

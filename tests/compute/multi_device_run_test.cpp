@@ -15,6 +15,7 @@
 #include "compute/blocked/blocked_deconvolution.h"
 #include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_stream.h"
+#include "compute/blocked/streamed_resample.h"
 #include "compute/device_list.h"
 #include "tests/compute/blocked_cases.h"
 #include "tests/compute/forwarding_backend.h"
@@ -239,6 +240,60 @@ TEST(MultiDeviceRun, SlabsOnSeveralBackendsGiveTheOneBackendResult) {
       EXPECT_TRUE(report.failures.empty());
     }
   }
+}
+
+// A device whose resampling breaks at its first call.
+class BrokenResampler final : public stacklens::testing::ForwardingBackend {
+ public:
+  std::string deviceName() const override { return "broken resampler"; }
+  Image resample(const Image&, const ResampleParams&, const Job&) override {
+    broke = true;
+    throw std::runtime_error("simulated: unspecified launch failure");
+  }
+  std::atomic<bool> broke{false};
+};
+
+// A healthy device that zooms nothing before `other` broke (slices this small would otherwise
+// all be done before the broken one's thread starts).
+class WaitsForTheBreak final : public stacklens::testing::ForwardingBackend {
+ public:
+  explicit WaitsForTheBreak(const BrokenResampler& other) : other_(other) {}
+  Image resample(const Image& in, const ResampleParams& p, const Job& j) override {
+    for (int i = 0; !other_.broke && i < 5000; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return ForwardingBackend::resample(in, p, j);
+  }
+
+ private:
+  const BrokenResampler& other_;
+};
+
+// Resampling stacks larger than memory: input slices zoomed on several backends give the one-
+// backend result bit for bit; a backend that breaks leaves its slices to the others.
+TEST(MultiDeviceRun, StreamedResamplingOnSeveralBackendsGivesTheOneBackendResult) {
+  const Shape in{23, 40, 36};
+  const Image volume = beads(in, 41);
+  const ResampleParams p{1.7, 0.6, 1.3, 3};
+  const Shape out = resampledShape(in, p);
+  auto one = makeCpuBackend(1);
+  Image want = Image::host(out);
+  streamResample(*one, boxReader(volume), boxWriter(want), in, p, 5);
+  auto a = makeCpuBackend(1), b = makeCpuBackend(1);
+  BrokenResampler broken;
+  WaitsForTheBreak healthy(broken);
+  for (const std::vector<Backend*>& backends :
+       {std::vector<Backend*>{a.get(), b.get()}, std::vector<Backend*>{&broken, &healthy}}) {
+    Image got = Image::host(out);
+    const StreamedResampleReport report =
+        streamResample(backends, boxReader(volume), boxWriter(got), in, p, 5);
+    expectSame(got, want);
+    EXPECT_EQ(report.failures.size(), backends.front() == &broken ? 1u : 0u);
+  }
+  // Every backend broken: the failure is thrown.
+  Image got = Image::host(out);
+  EXPECT_THROW(
+      streamResample(std::vector<Backend*>{&broken}, boxReader(volume), boxWriter(got), in, p, 5),
+      std::runtime_error);
 }
 
 TEST(DeviceList, AllACountOrAList) {

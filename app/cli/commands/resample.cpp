@@ -11,6 +11,7 @@
 #include "app/cli/command.h"
 #include "app/cli/processing.h"
 #include "compute/blocked/streamed_resample.h"
+#include "compute/device_list.h"
 #include "io/block_writer.h"
 
 namespace stacklens::cli {
@@ -100,14 +101,20 @@ io::WriteOptions resampledOptions(const InputStack& input, compute::Shape in, co
 int streamResample(const Args& args, io::StackReader& reader, const compute::ResampleParams& p,
                    const io::WriteOptions& options, compute::Shape in, compute::Shape out,
                    int64_t slab, StageTimer& timer) {
-  auto backend = chooseBackend(args);
-  std::fprintf(stderr, "streaming: %lld output slices at a time\n", static_cast<long long>(slab));
+  const auto backends = chooseBackends(args);
+  std::fprintf(
+      stderr, "streaming: %lld output slices at a time%s\n", static_cast<long long>(slab),
+      backends.size() > 1
+          ? (", input slices zoomed on " + std::to_string(backends.size()) + " GPUs").c_str()
+          : "");
   io::StackBlockWriter writer(args.positional(1), out.z, out.y, out.x, options);
   timer.start("stream");
-  const compute::StreamedResampleReport report =
-      compute::streamResample(*backend, sliceBoxReader(reader), boxWriter(writer), in, p, slab);
+  const compute::StreamedResampleReport report = compute::streamResample(
+      compute::pointersTo(backends), sliceBoxReader(reader), boxWriter(writer), in, p, slab);
   timer.stop();
-  finishStreamed(args, writer, timer, backend->name(),
+  for (const std::string& failure : report.failures)
+    std::fprintf(stderr, "stacklens: %s; the other GPUs zoomed its slices\n", failure.c_str());
+  finishStreamed(args, writer, timer, backends.front()->name(),
                  {report.slabs, report.readSeconds, report.computeSeconds, report.writeSeconds});
   return kOk;
 }
@@ -160,7 +167,7 @@ int runResample(const Args& args) {
                           resampledOptions(probe, in, out, zoom, order, isotropic), in, out, slab,
                           timer);
   }
-  auto backend = chooseBackend(args);
+  auto backend = chooseFirstDevice(args);
   timer.start("read");
   InputStack input = readInput(args);
   timer.stop();
@@ -192,7 +199,8 @@ std::vector<OptionSpec> resampleOptions() {
        "slice stays one; two for an image, three for a stack)"},
       {"isotropic", "", "zoom every axis to the finest voxel spacing in the header"},
       {"order", "1|3", "1: linear, 3: cubic B-spline (default 3)"},
-      ramBudgetOption()};
+      ramBudgetOption(),
+      devicesOption()};
   for (auto& o : processingOptions()) options.push_back(o);
   return options;
 }
