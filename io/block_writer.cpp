@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -150,6 +151,34 @@ StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y
   mapWhenReserved(*state_, fileBytes);
 }
 
+namespace {
+
+// Whether the file lives on a network or user-space file system: there a write into a mapping
+// whose page cannot be written back (a lost server, a full quota) would be a signal, not an
+// error, so such outputs keep to pwrite.
+bool onNetworkFileSystem(int fd) {
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) != 0) return true;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case 0x6969:      // NFS
+    case 0xFF534D42:  // CIFS
+    case 0xFE534D42:  // SMB2
+    case 0x517B:      // SMB
+    case 0x65735546:  // FUSE (sshfs, s3fs, ...)
+    case 0x01021997:  // 9P
+    case 0x00C36400:  // Ceph
+    case 0x0BD00BD0:  // Lustre
+    case 0x47504653:  // GPFS
+    case 0x013111A8:  // IBRIX
+    case 0x6B414653:  // AFS
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 // Reserves the file's blocks (a full disk is then said now, not found by a write into the
 // mapping, which would be a signal instead of an error) and maps the file for writing. Boxes
 // are then copied into the mapping by every writer at once, with no file lock between them and
@@ -159,6 +188,7 @@ void StackBlockWriter::mapWhenReserved(State& s, int64_t fileBytes) {
   // The pwrite path on request too (tests; a file system whose mappings misbehave).
   if (const char* v = std::getenv("STACKLENS_WRITE_WITHOUT_MAPPING"); v && std::string(v) == "1")
     return;
+  if (onNetworkFileSystem(s.data.fd)) return;
   if (::fallocate(s.data.fd, 0, 0, static_cast<off_t>(fileBytes)) != 0) {
     if (errno == ENOSPC)
       throw IoError(s.path, "not enough free space for the output (" +
