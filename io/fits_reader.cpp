@@ -413,6 +413,21 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
     if (info_.x * info_.y > (int64_t{1} << 34))
       throw IoError(path, "a slice of " + std::to_string(info_.x) + " x " +
                               std::to_string(info_.y) + " pixels is too large to read");
+    if (memory_) {
+      // cfitsio's memory driver does not stop a read at the end of the bytes it was given: the
+      // data unit as cfitsio sizes it (BITPIX, the axes, PCOUNT and GCOUNT, whichever cards it
+      // took) must lie inside them (found by fits_fuzzer: a header with its structural cards
+      // twice, read from a copy made around a damaged HDU, sent cfitsio past the file).
+      LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
+      fits_get_hduaddrll(file_, &headStart, &dataStart, &dataEnd, status.ptr());
+      status.check("cannot locate the data");
+      // (A last record short of its 2880 bytes is common and harmless: the buffer's zeros
+      // past the file cover it.)
+      if (dataEnd > static_cast<LONGLONG>((memorySize_ + 2879) / 2880 * 2880))
+        throw IoError(path, "the data unit" + where + " runs past the end of the file (" +
+                                std::to_string(dataEnd) + " bytes of " +
+                                std::to_string(memorySize_) + ")");
+    }
     int compressed = fits_is_compressed_image(file_, status.ptr());
     bitpix_ = bitpix;
     if (compressed) {

@@ -43,7 +43,7 @@ TEST(BlockWriter, BoxesFromSeveralThreadsAtOnce) {
       StackBlockWriter w(path, z, y, x, {});
       std::vector<std::thread> threads;
       for (const Box& b : boxes)
-        threads.emplace_back([&w, &want, b, y, x] {
+        threads.emplace_back([&w, &want, b] {
           std::vector<float> part;
           for (int64_t k = b.z0; k < b.z1; ++k)
             for (int64_t j = b.y0; j < b.y1; ++j)
