@@ -42,10 +42,6 @@ void parallelSlices(int64_t count, const std::function<void(int64_t, int64_t)>& 
   if (failure) std::rethrow_exception(failure);
 }
 
-}  // namespace
-
-namespace {
-
 // A read or write error: it stops every worker (unlike a device's failure, which stops one).
 struct InputOutputFailure {
   std::exception_ptr error;
@@ -141,10 +137,7 @@ class Worker {
       }
       const auto t = Clock::now();
       const size_t k = *current;
-      const Job blockJob(&run_.stop, [this](double f) {
-        if (run_.job.cancelled()) run_.stop = true;
-        run_.report(index_, f, false);
-      });
+      const Job blockJob(&run_.stop, [this](double f) { run_.report(index_, f, false); });
       Image result = backend_.richardsonLucy(frames_[slot], run_.psf, run_.params, blockJob);
       report_.computeSeconds += secondsSince(t);
       finishEmptying();
@@ -285,6 +278,26 @@ BlockedRunReport deconvolveBlocked(const std::vector<Backend*>& backends, const 
   std::vector<std::unique_ptr<Worker>> workers;
   for (size_t i = 0; i < backends.size(); ++i)
     workers.push_back(std::make_unique<Worker>(*backends[i], run, i, report.workers[i]));
+  // The workers' operations watch one flag, run.stop: the caller's cancel reaches it here (and
+  // a worker's read or write error sets it directly), so that a cancel stops a deconvolution
+  // within an iteration on every device.
+  std::atomic<bool> finished{false};
+  std::thread watcher;
+  if (job.cancelFlag())
+    watcher = std::thread([&] {
+      while (!finished && !run.stop) {
+        if (job.cancelled()) run.stop = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    });
+  struct JoinAtEnd {
+    std::atomic<bool>& finished;
+    std::thread& watcher;
+    ~JoinAtEnd() {
+      finished = true;
+      if (watcher.joinable()) watcher.join();
+    }
+  } joinAtEnd{finished, watcher};
   if (workers.size() == 1) {
     workers.front()->run();  // on the caller's thread, as a single-device run always was
   } else {

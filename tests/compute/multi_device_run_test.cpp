@@ -188,6 +188,26 @@ TEST(MultiDeviceRun, AReadErrorOrACancelStopsEveryWorker) {
   EXPECT_LT(written.load(), f.plan.count());
 }
 
+// A cancel during the deconvolutions stops them within an iteration on every worker, not at the
+// end of their blocks.
+TEST(MultiDeviceRun, ACancelStopsTheDeconvolutionsUnderWay) {
+  Fixture f;
+  f.p.iterations = 100000;  // minutes per block
+  auto a = makeCpuBackend(1), b = makeCpuBackend(1);
+  std::atomic<bool> cancel{false};
+  Image out = Image::host(f.shape);
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(deconvolveBlocked(std::vector<Backend*>{a.get(), b.get()}, boxReader(f.volume),
+                                 boxWriter(out), f.psf, f.p, f.plan, Job(&cancel)),
+               Cancelled);
+  canceller.join();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0);
+}
+
 TEST(MultiDeviceRun, PlansCountRoundsOfBlocks) {
   Fixture f;
   const FrameCosts costs = frameCosts("cpu", f.p);
