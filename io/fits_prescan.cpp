@@ -30,7 +30,19 @@ std::string cardValue(const std::string& card, bool& quoted, bool& closed) {
   const size_t first = field.find_first_not_of(' ');
   quoted = first != std::string::npos && field[first] == '\'';
   closed = true;
-  if (!quoted) return trim(field.substr(0, field.find('/')));
+  if (!quoted) {
+    // As cfitsio takes a value that is not a string: a complex number in parentheses, else the
+    // first token up to a blank, '/' or ',' (found by fits_fuzzer: 'ZIMAGE  =  T ( comment' is
+    // true for cfitsio, and 'NAXIS2 = 6   junk' is 6).
+    if (first == std::string::npos) return "";
+    if (field[first] == '(') {
+      const size_t close = field.find(')', first);
+      return trim(
+          field.substr(first, close == std::string::npos ? std::string::npos : close - first + 1));
+    }
+    const size_t stop = field.find_first_of(" /,", first);
+    return field.substr(first, stop == std::string::npos ? std::string::npos : stop - first);
+  }
   std::string out;
   closed = false;
   for (size_t i = first + 1; i < field.size(); ++i) {
@@ -52,6 +64,7 @@ struct Header {
   std::map<std::string, std::string> values;
   std::string problem;               // a card no reader should see
   std::string repeated;              // the first keyword that appears twice
+  std::string overlong;              // a value cfitsio cannot hold (71 characters or more)
   std::set<std::string> quotedKeys;  // keywords whose values are strings
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& get(const std::string& k) const {
@@ -188,6 +201,10 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
         const std::string value = cardValue(card, quoted, closed);
         if (!closed && h.problem.empty())
           h.problem = key + " has a string without its closing quote";
+        // cfitsio copies a value into 71 bytes: a token from column 10 to 80 (no blank after
+        // '=') leaves no room for its end (found by fits_fuzzer: an unquoted TTYPE1 of 71
+        // characters overflowed ffgtbp's strcpy as cfitsio moved into the table).
+        if (value.size() >= 71 && h.overlong.empty()) h.overlong = key;
         if (quoted) h.quotedKeys.insert(key);
         if (!h.values.count(key))
           h.values[key] = value;
@@ -198,6 +215,7 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
     hdu.headerBytes = blocks * kBlock;
     if (!end) {
       hdu.rejection = "a header without END";
+      hdu.endsScan = true;
       hdus.push_back(hdu);
       break;
     }
@@ -233,6 +251,8 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
     const int64_t left = fileSize - offset;
     const bool compressed = logicalTrue(h.get("ZIMAGE"));
     if (!compressed && problem == h.problem) problem.clear();  // cfitsio parses those cleanly
+    if (problem.empty() && !h.overlong.empty())
+      problem = h.overlong + "'s value is too long for a header card";
     if (problem.empty() && compressed) {
       // cfitsio converts these values into fixed buffers: an overlong one, or one that is not
       // a number (found by fits_fuzzer: ZVAL2 = '(   2' overflows ffc2j's strncat), breaks it.
@@ -256,8 +276,13 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
     if (problem.empty() && bytes > left) problem = "its data extends past the end of the file";
     // The primary HDU is left to cfitsio (it cannot be tile-compressed; its errors are clean).
     hdu.rejection = primary ? std::string() : problem;
+    // Where the data unit cannot be sized, later HDUs cannot be located: the scan ends here
+    // (and cfitsio must not go further, see endsScan). Where the file ends inside the data unit
+    // there is nothing further to go to.
+    hdu.endsScan =
+        !problem.empty() && (problem.rfind("BITPIX", 0) == 0 || problem.rfind("NAXIS", 0) == 0);
     hdus.push_back(hdu);
-    if (!problem.empty() && (bytes > left || !h.has("BITPIX"))) break;  // later HDUs unreachable
+    if (hdu.endsScan || (!problem.empty() && bytes > left)) break;
     offset += hdu.dataBytes;
   }
   return hdus;

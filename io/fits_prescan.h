@@ -17,6 +17,9 @@ struct PrescannedHdu {
   int64_t headerBytes = 0;  // whole 2880-byte blocks up to and including END
   int64_t dataBytes = 0;    // the data unit, padded to whole blocks
   std::string rejection;    // "" when cfitsio may parse it
+  // The pass could not tell where this HDU's data ends (a header without END, or one whose
+  // structure it could not read): what follows in the file was not checked.
+  bool endsScan = false;
 };
 
 // readAt(offset, bytes) returns up to `bytes` bytes of the file from offset (fewer at its end).

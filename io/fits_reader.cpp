@@ -424,9 +424,9 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
       // (A last record short of its 2880 bytes is common and harmless: the buffer's zeros
       // past the file cover it.)
       if (dataEnd > static_cast<LONGLONG>((memorySize_ + 2879) / 2880 * 2880))
-        throw IoError(path, "the data unit" + where + " runs past the end of the file (" +
-                                std::to_string(dataEnd) + " bytes of " +
-                                std::to_string(memorySize_) + ")");
+        throw IoError(path, "the file is truncated or damaged: the data unit" + where +
+                                " ends at byte " + std::to_string(dataEnd) + " of " +
+                                std::to_string(memorySize_));
     }
     int compressed = fits_is_compressed_image(file_, status.ptr());
     bitpix_ = bitpix;

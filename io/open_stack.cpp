@@ -116,24 +116,41 @@ std::unique_ptr<StackReader> openFits(const std::string& path, const OpenOptions
   std::map<int, std::string> unreadable;
   for (size_t i = 0; i < hdus.size(); ++i)
     if (!hdus[i].rejection.empty()) unreadable[static_cast<int>(i)] = hdus[i].rejection;
-  if (unreadable.empty()) return std::make_unique<FitsReader>(path, options, std::move(memory));
+  // Where our pass lost track of the HDUs, cfitsio must not go on past that point either (it
+  // reads some headers our pass cannot, e.g. BITPIX with '=' in column 11, and would parse the
+  // unchecked HDUs behind them: found by fits_fuzzer): it reads a copy that ends there.
+  int64_t checkedEnd = -1;
+  if (!hdus.empty() && hdus.back().endsScan) {
+    const PrescannedHdu& last = hdus.back();
+    checkedEnd = last.headerStart + last.headerBytes;
+    if (checkedEnd >= static_cast<int64_t>(size)) checkedEnd = -1;  // nothing behind it
+  }
+  if (unreadable.empty() && checkedEnd < 0)
+    return std::make_unique<FitsReader>(path, options, std::move(memory));
+  const uint64_t copied = checkedEnd >= 0 ? static_cast<uint64_t>(checkedEnd) : size;
   if (!memory) {
-    if (size > allocationCap())
-      throw IoError(path, "HDU " + std::to_string(unreadable.begin()->first) + " is damaged (" +
-                              unreadable.begin()->second +
+    if (copied > allocationCap()) {
+      const int at =
+          unreadable.empty() ? static_cast<int>(hdus.size()) - 1 : unreadable.begin()->first;
+      throw IoError(path, "HDU " + std::to_string(at) + " is damaged (" +
+                              (unreadable.empty() ? std::string("its header cannot be read")
+                                                  : unreadable.begin()->second) +
                               ") and the file is too large to read around it");
-    memory = std::make_shared<std::vector<char>>(size);
+    }
+    memory = std::make_shared<std::vector<char>>(copied);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw IoError(path, std::strerror(errno));
     size_t done = 0;
-    while (done < size) {
-      const ssize_t got = ::pread(fd, memory->data() + done, size - done, static_cast<off_t>(done));
+    while (done < copied) {
+      const ssize_t got =
+          ::pread(fd, memory->data() + done, copied - done, static_cast<off_t>(done));
       if (got <= 0) break;
       done += static_cast<size_t>(got);
     }
     ::close(fd);
-    if (done != size) throw IoError(path, "cannot read the file");
+    if (done != copied) throw IoError(path, "cannot read the file");
   }
+  memory->resize(static_cast<size_t>(copied));
   for (const auto& [index, reason] : unreadable) {
     const PrescannedHdu& h = hdus[static_cast<size_t>(index)];
     const int64_t room = static_cast<int64_t>(memory->size()) - h.headerStart;

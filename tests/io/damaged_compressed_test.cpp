@@ -94,6 +94,40 @@ TEST(DamagedCompressed, EachDamageIsRejectedWithItsReason) {
   }
 }
 
+// Headers read the way cfitsio reads them (fits_fuzzer findings): a logical followed by a comment
+// without '/', a value that fills the card, and a primary header our pass cannot size (BITPIX's
+// '=' in column 11), behind which cfitsio would parse a damaged extension unchecked.
+TEST(DamagedCompressed, HeadersAreReadAsCfitsioReadsThem) {
+  test::TempDir dir;
+  auto refused = [&](const std::string& bytes, const std::string& reason) {
+    const std::string path = dir.file("odd.fits.fz");
+    test::writeBytes(path, bytes);
+    try {
+      auto reader = openStack(path);
+      std::vector<float> slice(size_t(reader->info().y * reader->info().x));
+      reader->readSlice(0, slice.data());
+      ADD_FAILURE() << "read " << reason;
+    } catch (const IoError& e) {
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+  };
+  auto card = [](std::string text) {
+    text.resize(80, ' ');
+    return text;
+  };
+  std::string bytes = damaged("ZTILE2", "ZTILE2  =                    0");
+  const size_t zimage = bytes.find("ZIMAGE  =");
+  ASSERT_NE(zimage, std::string::npos);
+  bytes.replace(zimage, 80, card("ZIMAGE  =                    T ( compressed"));
+  refused(bytes, "HDU 1 is damaged: ZTILE2");
+  refused(damaged("EXTNAME", "EXTNAME =" + std::string(71, '@')), "too long for a header card");
+  std::string primary = damaged("ZTILE2", "ZTILE2  =                    0");
+  const size_t bitpix = primary.find("BITPIX  =");
+  ASSERT_LT(bitpix, 2880u);
+  primary.replace(bitpix, 80, card("BITPIX    =                  16"));
+  refused(primary, "");  // any clean error: cfitsio never reaches the damaged extension
+}
+
 // cfitsio ends a header at the first card whose columns 1-8 read END, whatever follows; our pass
 // must end it at the same card, or the next HDU reaches cfitsio unchecked (found by fits_fuzzer).
 TEST(DamagedCompressed, EndWithTrailingTextEndsTheHeaderAsInCfitsio) {
