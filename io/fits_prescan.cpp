@@ -122,6 +122,27 @@ std::string compressedImageProblem(const Header& h, int64_t naxis1, int64_t naxi
   static const std::set<std::string> codecs = {"RICE_1", "RICE_ONE",    "GZIP_1",    "GZIP_2",
                                                "PLIO_1", "HCOMPRESS_1", "NOCOMPRESS"};
   if (!codecs.count(h.get("ZCMPTYPE"))) return "ZCMPTYPE '" + h.get("ZCMPTYPE") + "' is unknown";
+  // The codec's parameters cfitsio divides by or sizes buffers from (found by fits_fuzzer:
+  // BLOCKSIZE = 0 divides by zero in imcomp_calc_max_elem). For RICE cfitsio takes ZVAL1 as the
+  // block size and ZVAL2 as the bytes per pixel whatever ZNAME1 and ZNAME2 say.
+  const std::string& codec = h.get("ZCMPTYPE");
+  if (codec == "RICE_1" || codec == "RICE_ONE") {
+    if (h.has("ZVAL1") && !integer(h.get("ZVAL1"), 1, 1 << 16, v))
+      return "the RICE block size (ZVAL1) is not positive";
+    if (h.has("ZVAL2") &&
+        !(integer(h.get("ZVAL2"), 1, 8, v) && (v == 1 || v == 2 || v == 4 || v == 8)))
+      return "the RICE bytes per pixel (ZVAL2) is not 1, 2, 4 or 8";
+  }
+  for (int k = 1; k <= 99; ++k) {
+    const std::string n = std::to_string(k);
+    if (!h.has("ZNAME" + n)) break;
+    const std::string& name = h.get("ZNAME" + n);
+    if (name == "BLOCKSIZE" && !integer(h.get("ZVAL" + n), 1, 1 << 16, v))
+      return "BLOCKSIZE (ZVAL" + n + ") is not a positive block size";
+    if (name == "BYTEPIX" &&
+        !(integer(h.get("ZVAL" + n), 1, 8, v) && (v == 1 || v == 2 || v == 4 || v == 8)))
+      return "BYTEPIX (ZVAL" + n + ") is not 1, 2, 4 or 8";
+  }
   if (h.has("ZQUANTIZ")) {
     static const std::set<std::string> q = {"NO_DITHER", "SUBTRACTIVE_DITHER_1",
                                             "SUBTRACTIVE_DITHER_2", "NONE"};

@@ -76,6 +76,8 @@ TEST(DamagedCompressed, EachDamageIsRejectedWithItsReason) {
       {"TFORM1", "TFORM1  = '7PB(31)'", "TFORM1"},
       {"TFORM1", "TFORM1  = '0PB(31)'", "one descriptor per row"},
       {"ZVAL2", "ZVAL2   =(                   2", "not a number"},
+      {"ZVAL1", "ZVAL1   =                    0", "block size"},
+      {"ZVAL2", "ZVAL2   =                    3", "bytes per pixel"},
       {"ZNAXIS1", "ZNAXIS1 = 0000000000000000000000000000000000000000000000000000000000000024",
        "characters long"},
   };
