@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -14,13 +15,16 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <vector>
 
 #include "io/file_checks.h"
 #include "io/fits_support.h"
+#include "io/write_back.h"
 #include "io/writers.h"
 
 namespace stacklens::io {
@@ -74,6 +78,35 @@ void setSliceCount(int fd, int64_t dataStart, int64_t z, const std::string& path
   throw IoError(path, "the header written has no NAXIS3");
 }
 
+// Large stacks whose rows are whole memory pages get a data unit that starts on a page too: the
+// pages of a box narrower than the stack are then its own, and go back to disk as soon as the box
+// is written instead of waiting for the other boxes of its band (see writeBox). The header is
+// padded with blank records (allowed anywhere before END); the data unit then starts at a
+// multiple of both 2880 and the page size (at most 64 records of 2880 bytes for 4 KiB pages).
+int64_t pageAlignedDataStart(int fd, int64_t dataStart, int64_t rowBytes, int64_t dataBytes,
+                             const std::string& path) {
+  const auto page = static_cast<int64_t>(::sysconf(_SC_PAGESIZE));
+  if (page <= 0 || rowBytes % page != 0 || dataBytes < (int64_t(32) << 20)) return dataStart;
+  const int64_t both = std::lcm(int64_t(2880), page);
+  const int64_t aligned = (dataStart + both - 1) / both * both;
+  if (aligned == dataStart) return dataStart;
+  std::string header(static_cast<size_t>(dataStart), ' ');
+  if (::pread(fd, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size()))
+    throw IoError(path, "cannot read back the header written");
+  size_t end = std::string::npos;
+  for (size_t c = 0; c + 80 <= header.size(); c += 80)
+    if (header.compare(c, 8, "END     ") == 0) {
+      end = c;
+      break;
+    }
+  if (end == std::string::npos) throw IoError(path, "the header written has no END");
+  header.resize(static_cast<size_t>(aligned), ' ');
+  header.replace(end, 3, "   ");
+  header.replace(static_cast<size_t>(aligned) - 80, 3, "END");
+  writeAll(fd, header.data(), header.size(), 0, path);
+  return aligned;
+}
+
 }  // namespace
 
 struct StackBlockWriter::State {
@@ -83,6 +116,7 @@ struct StackBlockWriter::State {
   // Closed before the temporary file is removed. FITS stacks: boxes go to their place at once,
   // through the descriptor; a single FITS image through cfitsio.
   Descriptor data;
+  std::unique_ptr<WriteBack> writeBack;  // of data.fd; stopped before it closes
   int64_t dataStart = 0;
   std::unique_ptr<FitsHandle> file;
   // TIFF: pages in order; a slice waits here until boxes have covered all of it.
@@ -96,10 +130,13 @@ struct StackBlockWriter::State {
   // could reserve its blocks; boxes are then written straight into it, several at once.
   char* mapped = nullptr;
   size_t mappedBytes = 0;
+  // In tmpfs the blocks are reserved while the first boxes compute: 0 or the reservation's errno.
+  std::shared_future<int> reserved;
   // Held by writeBox except for the mapped FITS path, and for the band records always.
   std::mutex lock, bands;
   int64_t z = 0, y = 0, x = 0;
   ~State() {
+    if (reserved.valid()) reserved.wait();
     if (mapped) ::munmap(mapped, mappedBytes);
   }
 };
@@ -142,9 +179,12 @@ StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y
   Descriptor& d = state_->data;
   d.fd = ::open(state_->out.tempPath().c_str(), O_RDWR | O_CLOEXEC);
   if (d.fd < 0) throw IoError(path, std::string("cannot reopen the file: ") + std::strerror(errno));
+  state_->writeBack = std::make_unique<WriteBack>(d.fd);
   setSliceCount(d.fd, state_->dataStart, z, path);
   // The data unit at its full length (whole 2880-byte records), zeros until boxes arrive.
   const int64_t bytes = z * y * x * int64_t(sizeof(float));
+  state_->dataStart =
+      pageAlignedDataStart(d.fd, state_->dataStart, x * int64_t(sizeof(float)), bytes, path);
   const int64_t fileBytes = state_->dataStart + (bytes + 2879) / 2880 * 2880;
   if (::ftruncate(d.fd, static_cast<off_t>(fileBytes)) != 0)
     throw IoError(path, std::string("cannot size the file: ") + std::strerror(errno));
@@ -156,6 +196,12 @@ namespace {
 // Whether the file lives on a network or user-space file system: there a write into a mapping
 // whose page cannot be written back (a lost server, a full quota) would be a signal, not an
 // error, so such outputs keep to pwrite.
+// Whether the file lives in memory (tmpfs, e.g. /dev/shm).
+bool inMemoryFileSystem(int fd) {
+  struct statfs fs {};
+  return ::fstatfs(fd, &fs) == 0 && static_cast<unsigned long>(fs.f_type) == 0x01021994;
+}
+
 bool onNetworkFileSystem(int fd) {
   struct statfs fs {};
   if (::fstatfs(fd, &fs) != 0) return true;
@@ -189,17 +235,40 @@ void StackBlockWriter::mapWhenReserved(State& s, int64_t fileBytes) {
   if (const char* v = std::getenv("STACKLENS_WRITE_WITHOUT_MAPPING"); v && std::string(v) == "1")
     return;
   if (onNetworkFileSystem(s.data.fd)) return;
-  if (::fallocate(s.data.fd, 0, 0, static_cast<off_t>(fileBytes)) != 0) {
-    if (errno == ENOSPC)
-      throw IoError(s.path, "not enough free space for the output (" +
-                                std::to_string(fileBytes >> 20) + " MiB)");
+  const std::string full =
+      "not enough free space for the output (" + std::to_string(fileBytes >> 20) + " MiB)";
+  if (inMemoryFileSystem(s.data.fd)) {
+    // Reserving in tmpfs allocates and zeroes every page (seconds for a whole stack): it runs
+    // while the first boxes compute, and writeBox waits for it. The free space is checked now.
+    struct statvfs fs {};
+    if (::fstatvfs(s.data.fd, &fs) == 0 && int64_t(fs.f_bavail) * int64_t(fs.f_frsize) < fileBytes)
+      throw IoError(s.path, full);
+    const int fd = s.data.fd;
+    s.reserved = std::async(std::launch::async, [fd, fileBytes] {
+                   return ::fallocate(fd, 0, 0, static_cast<off_t>(fileBytes)) == 0 ? 0 : errno;
+                 }).share();
+  } else if (::fallocate(s.data.fd, 0, 0, static_cast<off_t>(fileBytes)) != 0) {
+    if (errno == ENOSPC) throw IoError(s.path, full);
     return;  // e.g. EOPNOTSUPP: no reservation, no mapping
   }
   void* m = ::mmap(nullptr, static_cast<size_t>(fileBytes), PROT_READ | PROT_WRITE, MAP_SHARED,
                    s.data.fd, 0);
-  if (m == MAP_FAILED) return;
+  if (m == MAP_FAILED) {
+    if (s.reserved.valid()) s.reserved.wait();
+    s.reserved = {};
+    return;
+  }
   s.mapped = static_cast<char*>(m);
   s.mappedBytes = static_cast<size_t>(fileBytes);
+}
+
+// Waits for a reservation made in the background (see mapWhenReserved), if any.
+void StackBlockWriter::waitUntilReserved(State& s) {
+  if (!s.reserved.valid()) return;
+  if (const int error = s.reserved.get(); error != 0)
+    throw IoError(s.path, error == ENOSPC ? "not enough free space for the output"
+                                          : std::string("cannot reserve the output's space: ") +
+                                                std::strerror(error));
 }
 
 StackBlockWriter::~StackBlockWriter() = default;
@@ -212,11 +281,11 @@ namespace {
 // it lies in (other boxes' columns, or zeros) and merges into it, since thousands of small writes
 // per slice serialise on the file's lock. Safe because boxes come one at a time and a box's
 // slices go to different threads.
-// writeBack: start writing the band's pages back to disk (see below); when a band is shared by
-// several boxes, only its last box does, so that its pages go to disk once.
+// writeBack: where to start writing the band's pages back to disk (see below), or null: when a
+// band is shared by several boxes, only its last box does, so that its pages go to disk once.
 void writeBoxRows(int fd, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0, int64_t z1,
                   int64_t y0, int64_t y1, int64_t x0, int64_t x1, const float* data,
-                  bool writeBackNow, const std::string& path) {
+                  WriteBack* writeBack, const std::string& path) {
   const int64_t by = y1 - y0, bx = x1 - x0;
   auto writeSlices = [&](int64_t from, int64_t to) {
     std::vector<uint32_t> band(static_cast<size_t>(by * sx));
@@ -243,14 +312,12 @@ void writeBoxRows(int fd, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0,
   // the next blocks compute), so that the flush at commit has little left to do.
   const int64_t first = dataStart + (z0 * sy + y0) * sx * int64_t(sizeof(float));
   const int64_t last = dataStart + ((z1 - 1) * sy + y1) * sx * int64_t(sizeof(float));
-  const auto writeBack = [&] {
-    if (writeBackNow)
-      ::sync_file_range(fd, static_cast<off_t>(first), static_cast<off_t>(last - first),
-                        SYNC_FILE_RANGE_WRITE);
+  const auto startWriteBack = [&] {
+    if (writeBack) writeBack->start(static_cast<off_t>(first), static_cast<off_t>(last - first));
   };
   if (threads == 1 || slices * by * bx < (int64_t(1) << 20)) {
     writeSlices(z0, z1);
-    writeBack();
+    startWriteBack();
     return;
   }
   std::mutex m;
@@ -267,7 +334,7 @@ void writeBoxRows(int fd, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0,
     });
   for (std::thread& t : pool) t.join();
   if (!failure.empty()) throw IoError(path, failure);
-  writeBack();
+  startWriteBack();
 }
 
 // The same into the mapped file: each slice's rows byte-swapped into place by one of a few
@@ -328,15 +395,22 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
     s.bandColumns.erase(key);
     return true;
   };
+  // Whether the box's pages hold nothing of other boxes (see pageAlignedDataStart).
+  auto ownsItsPages = [&] {
+    const auto page = static_cast<int64_t>(::sysconf(_SC_PAGESIZE));
+    const auto f = int64_t(sizeof(float));
+    return page > 0 && s.dataStart % page == 0 && s.x * f % page == 0 && x0 * f % page == 0 &&
+           x1 * f % page == 0;
+  };
   if (s.mapped) {
+    waitUntilReserved(s);
     writeBoxMapped(s.mapped, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data);
-    if (completesBand()) {
+    if (ownsItsPages() || completesBand()) {
       // Start writing the band's pages back at once (the writer of a whole-stack run has time
       // while the next blocks compute), so that the flush at commit has little left to do.
       const int64_t first = s.dataStart + (z0 * s.y + y0) * s.x * int64_t(sizeof(float));
       const int64_t last = s.dataStart + ((z1 - 1) * s.y + y1) * s.x * int64_t(sizeof(float));
-      ::sync_file_range(s.data.fd, static_cast<off_t>(first), static_cast<off_t>(last - first),
-                        SYNC_FILE_RANGE_WRITE);
+      s.writeBack->start(static_cast<off_t>(first), static_cast<off_t>(last - first));
     }
     return;
   }
@@ -362,8 +436,8 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
     return;
   }
   if (s.data.fd >= 0) {
-    writeBoxRows(s.data.fd, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data, completesBand(),
-                 s.path);
+    writeBoxRows(s.data.fd, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data,
+                 completesBand() ? s.writeBack.get() : nullptr, s.path);
     return;
   }
   FitsStatus status(s.path);
@@ -383,6 +457,8 @@ void StackBlockWriter::commit() {
     return;
   }
   if (s.data.fd >= 0) {
+    waitUntilReserved(s);
+    s.writeBack.reset();  // the flush below writes what it had not started
     if (s.mapped) {
       ::munmap(s.mapped, s.mappedBytes);
       s.mapped = nullptr;

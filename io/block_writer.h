@@ -37,6 +37,7 @@ class StackBlockWriter {
  private:
   struct State;
   static void mapWhenReserved(State& s, int64_t fileBytes);
+  static void waitUntilReserved(State& s);
   std::unique_ptr<State> state_;
 };
 

@@ -130,13 +130,15 @@ void TiffPageWriter::writePage(const void* slice) {
   const int fd = TIFFFileno(t);
   const off_t end = ::lseek(fd, 0, SEEK_END);
   if (end > writtenBack_) {
-    ::sync_file_range(fd, writtenBack_, end - writtenBack_, SYNC_FILE_RANGE_WRITE);
+    if (!writeBack_) writeBack_ = std::make_unique<WriteBack>(fd);
+    writeBack_->start(writtenBack_, end - writtenBack_);
     writtenBack_ = end;
   }
 }
 
 void TiffPageWriter::finish() {
   if (written_ != z_) throw IoError(target_, "the stack is not complete");
+  writeBack_.reset();
   TIFFClose(handle_.release());
   if (!messages_.errors.empty())
     throw IoError(target_, tiffReason("cannot finish the file", messages_));

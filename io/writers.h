@@ -4,11 +4,13 @@
 #include <fitsio.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "io/stack_writer.h"
 #include "io/tiff_support.h"
+#include "io/write_back.h"
 
 namespace stacklens::io {
 
@@ -43,8 +45,9 @@ class TiffPageWriter {
   int bytes_ = 4;
   TiffMessages messages_;
   TiffHandle handle_;
-  std::vector<uint16_t> strip_;  // a strip converted to uint16
-  int64_t writtenBack_ = 0;      // bytes of the file whose write-back has been started
+  std::vector<uint16_t> strip_;           // a strip converted to uint16
+  int64_t writtenBack_ = 0;               // bytes of the file whose write-back has been asked for
+  std::unique_ptr<WriteBack> writeBack_;  // of handle_'s file; stopped before it closes
 };
 
 // The ImageJ description of a float32 stack written before its values are known.

@@ -4,6 +4,8 @@
 #include "io/block_writer.h"
 
 #include <gtest/gtest.h>
+#include <sys/statvfs.h>
+#include <sys/vfs.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -158,6 +160,88 @@ TEST(BlockWriter, BoxesInAnyOrderReadBackAsTheStack) {
     EXPECT_TRUE(observer);
   }
   EXPECT_EQ(dir.entries().size(), 2u);  // the two files, no temporary one
+}
+
+// A large stack whose rows are whole pages: the header is padded with blank records so that
+// the data unit starts on a page (boxes split at page columns then own their pages); the cards
+// and the pixels read back, through cfitsio, in both write paths.
+TEST(BlockWriter, PageRowsStartTheDataUnitOnAPage) {
+  const int64_t z = 4, y = 1024, x = 2048;  // 32 MiB, rows of 8 KiB
+  std::vector<float> want(size_t(z * y * x));
+  for (size_t i = 0; i < want.size(); ++i) want[i] = float(i % 8191) - 17.f;
+  WriteOptions options;
+  options.history.push_back("aligned for write-back");
+  for (const char* mapping : {"0", "1"}) {
+    SCOPED_TRACE(std::string("STACKLENS_WRITE_WITHOUT_MAPPING=") + mapping);
+    setenv("STACKLENS_WRITE_WITHOUT_MAPPING", mapping, 1);
+    test::TempDir dir;
+    const std::string path = dir.file("pages.fits");
+    {
+      StackBlockWriter w(path, z, y, x, options);
+      for (int64_t x0 : {1024, 0}) {  // two halves of 4 KiB per row, the right one first
+        std::vector<float> part;
+        for (int64_t k = 0; k < z; ++k)
+          for (int64_t j = 0; j < y; ++j)
+            for (int64_t i = x0; i < x0 + 1024; ++i)
+              part.push_back(want[size_t((k * y + j) * x + i)]);
+        w.writeBox(0, z, 0, y, x0, x0 + 1024, part.data());
+      }
+      w.commit();
+    }
+    const int64_t dataBytes = (z * y * x * 4 + 2879) / 2880 * 2880;
+    const int64_t dataStart = int64_t(std::filesystem::file_size(path)) - dataBytes;
+    EXPECT_EQ(dataStart % 4096, 0);
+    EXPECT_EQ(dataStart % 2880, 0);
+    EXPECT_GT(dataStart, 2880);
+    auto reader = openStack(path);
+    EXPECT_EQ(reader->info().z, z);
+    bool history = false;
+    for (const auto& card : reader->info().header)
+      history = history ||
+                (card.key == "HISTORY" &&
+                 (card.value + card.comment).find("aligned for write-back") != std::string::npos);
+    EXPECT_TRUE(history);
+    EXPECT_TRUE(test::sameValues(want, test::readAll(*reader)));
+  }
+  unsetenv("STACKLENS_WRITE_WITHOUT_MAPPING");
+}
+
+// In tmpfs the space is reserved in the background while boxes are computed; the boxes wait for
+// it and read back, and a stack larger than the free space is refused at once.
+TEST(BlockWriter, InMemoryFileSystemReservesInTheBackground) {
+  struct statfs fs {};
+  if (::statfs("/dev/shm", &fs) != 0 || static_cast<unsigned long>(fs.f_type) != 0x01021994)
+    GTEST_SKIP() << "no tmpfs at /dev/shm";
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  setenv("TMPDIR", "/dev/shm", 1);
+  {
+    test::TempDir dir;
+    const int64_t z = 3, y = 512, x = 1024;
+    std::vector<float> want(size_t(z * y * x));
+    for (size_t i = 0; i < want.size(); ++i) want[i] = float(i % 977) * 0.5f;
+    const std::string path = dir.file("memory.fits");
+    {
+      StackBlockWriter w(path, z, y, x, {});
+      w.writeBox(0, z, 0, y, 0, x, want.data());
+      w.commit();
+    }
+    EXPECT_TRUE(test::sameValues(want, test::readAll(*openStack(path))));
+    struct statvfs space {};
+    ASSERT_EQ(::statvfs("/dev/shm", &space), 0);
+    const auto tooMany = int64_t(space.f_bavail) * int64_t(space.f_frsize) / (y * x * 4) + 8;
+    try {
+      StackBlockWriter w(dir.file("huge.fits"), tooMany, y, x, {});
+      ADD_FAILURE() << "a stack larger than the free space was accepted";
+    } catch (const IoError& e) {
+      EXPECT_NE(std::string(e.what()).find("not enough free space"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(dir.entries().size(), 1u);  // no temporary file left
+  }
+  if (old)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
 }
 
 TEST(BlockWriter, UncommittedLeavesNothingAndBadArgumentsAreErrors) {
