@@ -81,6 +81,22 @@ compute::Job progressJob(const std::atomic<bool>* stop, const int64_t& blocks) {
   });
 }
 
+// --timings: when each block was read, deconvolved and written (seconds from the run's start).
+void printTimeline(const compute::BlockedRunReport& report) {
+  for (const compute::WorkerReport& w : report.workers)
+    for (const compute::BlockTimes& t : w.timeline)
+      std::fprintf(stderr,
+                   "  block %zu%s%s: read %.2f-%.2f s, deconvolved %.2f-%.2f s, written "
+                   "%.2f-%.2f s\n",
+                   t.block, report.workers.size() > 1 ? " on " : "",
+                   report.workers.size() > 1 ? w.device.c_str() : "", t.readFrom, t.readTo,
+                   t.computeFrom, t.computeTo, t.writeFrom, t.writeTo);
+  for (const compute::WorkerReport& w : report.workers)
+    std::fprintf(stderr, "  %s%sdone at %.2f s", w.device.c_str(), w.device.empty() ? "" : " ",
+                 w.finishedAt);
+  std::fprintf(stderr, "; buffers released at %.2f s\n", report.releasedAt);
+}
+
 // --timings with several devices: what each did.
 void printWorkers(const compute::BlockedRunReport& report) {
   if (report.workers.size() < 2) return;
@@ -97,11 +113,13 @@ void printWorkers(const compute::BlockedRunReport& report) {
 int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const compute::DeconvolveParams& p = job.params;
   StageTimer timer(args.has("timings"));
-  timer.start("read");
+  timer.start("open");
   InputStack input;
   auto reader = openInput(args, input);
   const io::StackInfo& info = input.info;
   const compute::Shape shape{info.z, info.y, info.x};
+  timer.stop();
+  timer.start("devices");
   const auto owned = chooseBackends(args);
   const std::vector<compute::Backend*> backends = compute::pointersTo(owned);
   compute::Backend* backend = backends.front();
@@ -177,9 +195,10 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
                  report.blocks, report.readSeconds, report.computeSeconds, report.writeSeconds,
                  report.waitSeconds);
   // A device that stopped is said whether or not timings were asked for.
-  if (args.has("timings"))
+  if (args.has("timings")) {
+    printTimeline(report);
     printWorkers(report);
-  else
+  } else
     for (const compute::WorkerReport& w : report.workers)
       if (!w.failure.empty())
         std::fprintf(stderr, "stacklens: %s stopped (%s); the other devices did its blocks\n",

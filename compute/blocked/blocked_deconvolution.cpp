@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <future>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -27,7 +28,7 @@ double secondsSince(Clock::time_point t) {
 // Runs work(from, to) over [0, count) split among a few threads; rethrows the first failure.
 void parallelSlices(int64_t count, const std::function<void(int64_t, int64_t)>& work) {
   const int64_t threads =
-      std::clamp<int64_t>(std::min<int64_t>(count, std::thread::hardware_concurrency()), 1, 8);
+      std::clamp<int64_t>(std::min<int64_t>(count, std::thread::hardware_concurrency()), 1, 16);
   if (threads == 1) return work(0, count);
   std::vector<std::future<void>> parts;
   for (int64_t t = 0; t < threads; ++t)
@@ -65,6 +66,7 @@ struct SharedRun {
   DeconvolveParams params;  // periodic: each frame already holds what lies past the faces
   const BlockPlan& plan;
   const Job& job;
+  const Clock::time_point started = Clock::now();
   BlockQueue queue;
   // Set when the run stops early (cancelled, or a read or write failed): the workers' fills,
   // writes and deconvolutions stop at their next check.
@@ -118,6 +120,7 @@ class Worker {
       deviceFailure_ = std::current_exception();
       giveBack();
     }
+    report_.finishedAt = now();
   }
   std::exception_ptr deviceFailure() const { return deviceFailure_; }
 
@@ -138,7 +141,9 @@ class Worker {
       const auto t = Clock::now();
       const size_t k = *current;
       const Job blockJob(&run_.stop, [this](double f) { run_.report(index_, f, false); });
+      timesOf(k).computeFrom = now();
       Image result = backend_.richardsonLucy(frames_[slot], run_.psf, run_.params, blockJob);
+      timesOf(k).computeTo = now();
       report_.computeSeconds += secondsSince(t);
       finishEmptying();
       written_ = std::move(result);
@@ -163,8 +168,16 @@ class Worker {
     filling_ = std::async(std::launch::async, [this, k, slot] { return fill(k, slot); });
   }
 
+  // Seconds since the run started.
+  double now() const { return secondsSince(run_.started); }
+  BlockTimes& timesOf(size_t k) {
+    std::lock_guard lock(timesLock_);
+    return times_[k];
+  }
+
   double fill(size_t k, int slot) {
     const auto t = Clock::now();
+    timesOf(k).readFrom = now();
     const BlockPlan& plan = run_.plan;
     const Shape f = plan.frame;
     const int64_t slab = plan.slabSlices;
@@ -187,11 +200,13 @@ class Worker {
       }
       transfers_->put(frames_[slot], z, count, staging);
     }
+    timesOf(k).readTo = now();
     return secondsSince(t);
   }
 
   double empty(size_t k) {
     const auto t = Clock::now();
+    timesOf(k).writeFrom = now();
     const BlockPlan& plan = run_.plan;
     const Block& b = plan.blocks[k];
     const Shape in = b.interior.shape();
@@ -213,6 +228,7 @@ class Worker {
         throw InputOutputFailure{std::current_exception()};
       }
     }
+    timesOf(k).writeTo = now();
     return secondsSince(t);
   }
 
@@ -220,6 +236,13 @@ class Worker {
     if (!emptying_.valid()) return;
     waitFor(emptying_, report_.writeSeconds);
     written_ = Image();
+    {
+      std::lock_guard lock(timesLock_);
+      BlockTimes times = times_[writing_];
+      times.block = writing_;
+      report_.timeline.push_back(times);
+      times_.erase(writing_);
+    }
     inHand_.erase(std::find(inHand_.begin(), inHand_.end(), writing_));
     run_.queue.done(writing_);
     ++report_.blocks;
@@ -256,6 +279,8 @@ class Worker {
   size_t writing_ = 0;
   std::future<double> filling_, emptying_;
   std::vector<size_t> inHand_;  // taken from the queue, not yet done
+  std::mutex timesLock_;        // the fill and the write threads note their times too
+  std::map<size_t, BlockTimes> times_;
   std::exception_ptr deviceFailure_;
 };
 
@@ -312,6 +337,8 @@ BlockedRunReport deconvolveBlocked(const std::vector<Backend*>& backends, const 
       if (w->deviceFailure()) std::rethrow_exception(w->deviceFailure());
     throw std::runtime_error("blocked deconvolution: blocks were left undone");
   }
+  workers.clear();
+  report.releasedAt = secondsSince(run.started);
   for (const WorkerReport& w : report.workers) {
     report.blocks += w.blocks;
     report.readSeconds += w.readSeconds;

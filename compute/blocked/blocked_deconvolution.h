@@ -40,6 +40,12 @@ BoxReader boxReader(const Image& volume);
 // Writes boxes into a host volume (which must outlive the writer).
 BoxWriter boxWriter(Image& volume);
 
+// When one block's steps began and ended, in seconds from the start of the run.
+struct BlockTimes {
+  size_t block = 0;
+  double readFrom = 0, readTo = 0, computeFrom = 0, computeTo = 0, writeFrom = 0, writeTo = 0;
+};
+
 // What one worker (one backend) did.
 struct WorkerReport {
   std::string device;  // the backend's deviceName()
@@ -48,12 +54,15 @@ struct WorkerReport {
   // and the deconvolution waiting for them (what the pipelining did not hide).
   double readSeconds = 0, computeSeconds = 0, writeSeconds = 0, waitSeconds = 0;
   std::string failure;  // why it stopped early (its blocks went to the others), or empty
+  std::vector<BlockTimes> timeline;  // the blocks it wrote, in the order it wrote them
+  double finishedAt = 0;             // when it had no more blocks (seconds from the start)
 };
 
 struct BlockedRunReport {
   int blocks = 0;
   // Sums over the workers (one worker: its own figures).
   double readSeconds = 0, computeSeconds = 0, writeSeconds = 0, waitSeconds = 0;
+  double releasedAt = 0;  // when the workers' frames and buffers were given back
   std::vector<WorkerReport> workers;
 };
 

@@ -4,6 +4,8 @@
 // CPU backends (CI has no GPU); the GPU test runs two workers on one device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -106,11 +108,26 @@ TEST(MultiDeviceRun, SeveralWorkersGiveTheOneWorkerResult) {
     EXPECT_EQ(report.blocks, f.plan.count());
     ASSERT_EQ(report.workers.size(), size_t(workers));
     int sum = 0;
+    std::vector<size_t> seen;
     for (const WorkerReport& w : report.workers) {
       EXPECT_TRUE(w.failure.empty()) << w.failure;
       sum += w.blocks;
+      // The timeline: one entry per block written, each step after the one it needs.
+      ASSERT_EQ(w.timeline.size(), size_t(w.blocks));
+      for (const BlockTimes& t : w.timeline) {
+        seen.push_back(t.block);
+        EXPECT_LE(t.readFrom, t.readTo);
+        EXPECT_LE(t.readTo, t.computeFrom);
+        EXPECT_LT(t.computeFrom, t.computeTo);
+        EXPECT_LE(t.computeTo, t.writeFrom);
+        EXPECT_LE(t.writeFrom, t.writeTo);
+        EXPECT_LE(t.writeTo, w.finishedAt);
+      }
+      EXPECT_LE(w.finishedAt, report.releasedAt);
     }
     EXPECT_EQ(sum, f.plan.count());
+    std::sort(seen.begin(), seen.end());
+    for (size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], k);
   }
 }
 
