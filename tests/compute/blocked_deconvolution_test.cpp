@@ -57,6 +57,22 @@ double relativeL2AwayFromSeams(const Image& a, const Image& b, const BlockPlan& 
   return std::sqrt(num / den);
 }
 
+// Between blocks, what the frame's length leaves beyond interior + halo is split between the two
+// sides (a wider halo for nothing): y in two interiors of 50, a halo of 5, and a 2,3-smooth
+// frame of 64 (CUDA's lengths) leave 4 to share.
+TEST(BlockPlan, TheFramesRoomToSpareWidensBothHalos) {
+  const Shape volume{20, 100, 30}, psf{9, 9, 9};
+  const DeconvolveParams p = params3d(5);
+  const BlockPlan plan = planBlocks(volume, psf, p, frameCosts("cuda", p), size_t(1) << 32,
+                                    {-1, -1, -1}, {0, 50, 0}, 1);
+  ASSERT_EQ(plan.counts, (Shape{1, 2, 1}));
+  ASSERT_EQ(plan.frame.y, 64);
+  for (const Block& b : plan.blocks) {
+    EXPECT_EQ(b.interior.y0 - b.frame.y0, 7);
+    EXPECT_EQ(b.frame.y1 - b.interior.y1, 7);
+  }
+}
+
 TEST(BlockPlan, InteriorsTileTheVolumeAndFramesAddTheHalo) {
   const Shape volume{37, 50, 45}, psf{7, 9, 5};
   const DeconvolveParams p = params3d(5);
