@@ -10,8 +10,11 @@ packages=(
   libgtest-dev libegl-dev libopengl-dev
   xvfb xauth libgl1-mesa-dri
   clang-14 libclang-rt-14-dev
+  python3-dev pybind11-dev python3-numpy python3-dask python3-distributed python3-zarr
 )
 # clang-14 and its runtime build the FITS and TIFF fuzzers, which the test command runs briefly.
+# The Python module (pybind11) and stacklens.dask, with their tests: Debian's NumPy, Dask,
+# dask.distributed and Zarr.
 # Optional extras (reference-data generation) are installed only when asked for, so the common
 # path stays small.
 if [[ "${STACKLENS_DEV_EXTRAS:-0}" == 1 ]]; then

@@ -1,0 +1,173 @@
+// deconvolve: Richardson–Lucy in 2D per slice, or in 3D, in overlapping blocks when the volume
+// does not fit the memory budget (compute/blocked/), as `stacklens-cli deconvolve`.
+#include <pybind11/stl.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compute/blocked/planned_run.h"
+#include "compute/params.h"
+#include "python/src/arrays.h"
+#include "python/src/backends.h"
+#include "python/src/operations.h"
+
+namespace stacklens::python {
+namespace {
+
+using compute::Image;
+
+compute::Boundary boundaryFrom(const std::string& name) {
+  if (name == "reflect") return compute::Boundary::Reflect;
+  if (name == "periodic") return compute::Boundary::Periodic;
+  if (name == "zero") return compute::Boundary::Zero;
+  throw compute::InvalidArgument("boundary: expected 'reflect', 'periodic' or 'zero', got '" +
+                                 name + "'");
+}
+
+// One value for every axis, or (z, y, x); None: -1 (the default) or 0.
+compute::Shape shapeFrom(const py::handle& v, int64_t none, const char* what) {
+  if (v.is_none()) return {none, none, none};
+  if (py::isinstance<py::int_>(v)) {
+    const auto n = v.cast<int64_t>();
+    return {n, n, n};
+  }
+  const auto n = v.cast<std::vector<int64_t>>();
+  if (n.size() != 3)
+    throw compute::InvalidArgument(std::string(what) + ": expected N or (Z, Y, X)");
+  return {n[0], n[1], n[2]};
+}
+
+Image psfFrom(const py::handle& psf, const py::handle& sigma, bool threeD) {
+  if (psf.is_none() == sigma.is_none())
+    throw compute::InvalidArgument("give exactly one of psf (an array) and psf_sigma");
+  if (!psf.is_none()) {
+    // A copy: the PSF is used on other threads after the call returns control to Python.
+    const Image in = imageFrom(psf, "psf");
+    return compute::cloneHost(in);
+  }
+  std::vector<double> s = py::isinstance<py::float_>(sigma) || py::isinstance<py::int_>(sigma)
+                              ? std::vector<double>{sigma.cast<double>()}
+                              : sigma.cast<std::vector<double>>();
+  double sz = 0, sy, sx;
+  if (s.size() == 1) {
+    sy = sx = s[0];
+    if (threeD) sz = s[0];
+  } else if (s.size() == 3) {
+    sz = s[0];
+    sy = s[1];
+    sx = s[2];
+  } else {
+    throw compute::InvalidArgument("psf_sigma: expected S or (Sz, Sy, Sx)");
+  }
+  if (sy <= 0 || sx <= 0 || sz < 0) throw compute::InvalidArgument("psf_sigma: must be positive");
+  return compute::gaussianPsf(threeD ? sz : 0.0, sy, sx);
+}
+
+// 3D: planned blocks on the backend (a one-block plan is the unblocked run), the budgets as the
+// CLI's; out of device memory, smaller blocks, then the CPU (each step said on stderr).
+Image deconvolve3d(compute::Backend& backend, const Image& volume, const Image& psf,
+                   const compute::DeconvolveParams& p, std::optional<int64_t> budgetMb,
+                   std::optional<int64_t> ramBudgetMb, compute::Shape halo, compute::Shape block) {
+  const size_t host = ramBudgetMb ? size_t(*ramBudgetMb) << 20 : compute::defaultHostBudget();
+  compute::PlannedRunRequest r;
+  r.volume = volume.shape();
+  r.psf = psf.shape();
+  r.halo = halo;
+  r.maxInterior = block;
+  r.params = p;
+  r.slabBudget = host / 2;
+  r.cpuFrameBudget = host / 2;
+  r.wholeSlices = true;
+  const bool cuda = backend.name() == "cuda";
+  r.frameBudget = cuda ? backend.setMemoryBudget(budgetMb ? size_t(*budgetMb) << 20 : 0) : host / 2;
+  Image out = Image::hostUninitialized(volume.shape());
+  out.spacing = volume.spacing;
+  try {
+    compute::planAndDeconvolve(
+        backend, r, [&](const compute::BlockPlan&) { return compute::boxReader(volume); },
+        compute::boxWriter(out), psf, {},
+        [](const std::string& note) { std::fprintf(stderr, "stacklens: %s\n", note.c_str()); });
+  } catch (...) {
+    if (cuda && budgetMb) backend.setMemoryBudget(0);
+    throw;
+  }
+  if (cuda && budgetMb) backend.setMemoryBudget(0);
+  return out;
+}
+
+}  // namespace
+
+void addDeconvolution(py::module_& m) {
+  using namespace pybind11::literals;
+  m.def(
+      "deconvolve",
+      [](const py::handle& image, const py::handle& psf, const py::handle& psfSigma, int iterations,
+         const std::string& mode, const std::string& boundary, double tv, bool accelerate,
+         const std::string& backend, std::optional<int64_t> budgetMb,
+         std::optional<int64_t> ramBudgetMb, const py::handle& halo, const py::handle& block) {
+        compute::DeconvolveParams p;
+        if (iterations < 1) throw compute::InvalidArgument("iterations: expected at least 1");
+        p.iterations = iterations;
+        if (mode != "2d" && mode != "3d")
+          throw compute::InvalidArgument("mode: expected '2d' or '3d', got '" + mode + "'");
+        p.threeD = mode == "3d";
+        p.boundary = boundaryFrom(boundary);
+        if (tv < 0) throw compute::InvalidArgument("tv: expected a weight >= 0");
+        p.tvLambda = tv;
+        p.accelerate = accelerate;
+        if (!p.threeD && (!halo.is_none() || !block.is_none() || budgetMb || ramBudgetMb))
+          throw compute::InvalidArgument("halo, block and the budgets need mode='3d'");
+        const Image in = imageFrom(image, "image");
+        const Image kernel = psfFrom(psf, psfSigma, p.threeD);
+        const compute::Shape h = shapeFrom(halo, -1, "halo"), b = shapeFrom(block, 0, "block");
+        Image out;
+        {
+          py::gil_scoped_release release;
+          BackendUse use = useBackend(backend);
+          if (p.threeD) {
+            out = deconvolve3d(use.backend, in, kernel, p, budgetMb, ramBudgetMb, h, b);
+          } else {
+            out = use.backend.richardsonLucy(in, kernel, p);
+            if (!out.onHost()) out = use.backend.download(out);
+          }
+        }
+        return arrayFrom(out, isTwoD(image));
+      },
+      "image"_a, "psf"_a = py::none(), py::kw_only(), "psf_sigma"_a = py::none(),
+      "iterations"_a = 20, "mode"_a = "2d", "boundary"_a = "reflect", "tv"_a = 0.0,
+      "accelerate"_a = false, "backend"_a = "auto", "budget_mb"_a = py::none(),
+      "ram_budget_mb"_a = py::none(), "halo"_a = py::none(), "block"_a = py::none(),
+      R"(Richardson-Lucy deconvolution, as `stacklens-cli deconvolve`.
+
+psf: an array (2D, or 3D for mode='3d'; 2D mode uses a 3D PSF's centre slice), or psf_sigma:
+a Gaussian of S (or (Sz, Sy, Sx)) pixels. mode: '2d' (each slice) or '3d'. boundary:
+'reflect' (half-sample symmetric padding by half the PSF), 'zero' or 'periodic'. tv: total
+variation weight (0: off). accelerate: Biggs-Andrews extrapolation.
+3D volumes larger than the memory budget (budget_mb on the GPU, default 80 % of the free
+memory; ram_budget_mb on the CPU, default half the RAM) are deconvolved in overlapping blocks:
+halo (default half the PSF) and block (the largest interior, default planned) as N or
+(Z, Y, X). Returns float32 on the host.)");
+
+  m.def(
+      "gaussian_psf",
+      [](const py::handle& sigma, const py::handle& size) {
+        std::vector<double> s = py::isinstance<py::float_>(sigma) || py::isinstance<py::int_>(sigma)
+                                    ? std::vector<double>{sigma.cast<double>()}
+                                    : sigma.cast<std::vector<double>>();
+        if (s.size() == 1) s = {0.0, s[0], s[0]};
+        if (s.size() == 2) s = {0.0, s[0], s[1]};
+        if (s.size() != 3)
+          throw compute::InvalidArgument("sigma: expected S, (Sy, Sx) or (Sz, Sy, Sx)");
+        const compute::Shape n =
+            size.is_none() ? compute::Shape{0, 0, 0} : shapeFrom(size, 0, "size");
+        const Image psf = compute::gaussianPsf(s[0], s[1], s[2], n);
+        return arrayFrom(psf, s[0] == 0.0);
+      },
+      "sigma"_a, "size"_a = py::none(),
+      R"(A Gaussian PSF normalised to sum 1, centred at index size // 2: 2D for S or (Sy, Sx),
+3D for (Sz, Sy, Sx); odd size 2 * ceil(4 sigma) + 1 per axis unless size is given.)");
+}
+
+}  // namespace stacklens::python

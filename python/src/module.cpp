@@ -1,0 +1,38 @@
+// _stacklens: the C++ half of the `stacklens` Python package (python/stacklens/__init__.py).
+// Errors become Python exceptions with the C++ message: bad arguments ValueError, files OSError,
+// a GPU out of memory MemoryError, a cancelled run KeyboardInterrupt.
+#include <pybind11/pybind11.h>
+
+#include "compute/backend.h"
+#include "compute/job.h"
+#include "compute/params.h"
+#include "io/io_error.h"
+#include "python/src/operations.h"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_stacklens, m) {
+  m.doc() = "StackLens's operations and readers (use the stacklens package)";
+  py::register_exception_translator([](std::exception_ptr e) {
+    try {
+      if (e) std::rethrow_exception(e);
+    } catch (const stacklens::compute::InvalidArgument& x) {
+      PyErr_SetString(PyExc_ValueError, x.what());
+    } catch (const stacklens::io::IoError& x) {
+      PyErr_SetString(PyExc_OSError, x.what());
+    } catch (const stacklens::compute::OutOfDeviceMemory& x) {
+      PyErr_SetString(PyExc_MemoryError, x.what());
+    } catch (const stacklens::compute::Cancelled& x) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, x.what());
+    }
+  });
+  stacklens::python::addFilters(m);
+  stacklens::python::addMeasurements(m);
+  stacklens::python::addDeconvolution(m);
+  stacklens::python::addStacks(m);
+  m.def("cuda_usable", [] {
+    std::string why;
+    const bool usable = stacklens::compute::cudaUsable(&why);
+    return py::make_tuple(usable, why);
+  });
+}

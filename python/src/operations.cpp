@@ -1,0 +1,254 @@
+// Filters and measurements: the CLI's operations on arrays, with its defaults.
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "compute/params.h"
+#include "python/src/arrays.h"
+#include "python/src/backends.h"
+#include "python/src/operations.h"
+
+namespace stacklens::python {
+namespace {
+
+using compute::Image;
+
+// Runs op on the named backend with the GIL released; the result on the host.
+template <class Op>
+Image compute(const std::string& backend, const Op& op) {
+  py::gil_scoped_release release;
+  BackendUse use = useBackend(backend);
+  Image out = op(use.backend);
+  return out.onHost() ? out : use.backend.download(out);
+}
+
+// (σz, σy, σx) from one value (2D per slice) or three.
+compute::BlurParams blurParams(const std::vector<double>& sigma, double truncate, bool nanAware) {
+  compute::BlurParams p;
+  if (sigma.size() == 1) {
+    p.sigmaY = p.sigmaX = sigma[0];
+  } else if (sigma.size() == 2) {
+    p.sigmaY = sigma[0];
+    p.sigmaX = sigma[1];
+  } else if (sigma.size() == 3) {
+    p.sigmaZ = sigma[0];
+    p.sigmaY = sigma[1];
+    p.sigmaX = sigma[2];
+  } else {
+    throw compute::InvalidArgument("sigma: expected S, (Sy, Sx) or (Sz, Sy, Sx)");
+  }
+  p.truncate = truncate;
+  p.nanAware = nanAware;
+  return p;
+}
+
+std::vector<double> numbers(const py::handle& v) {
+  if (py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) return {v.cast<double>()};
+  return v.cast<std::vector<double>>();
+}
+
+compute::OutlierMode outlierMode(const std::string& mode) {
+  if (mode == "bright") return compute::OutlierMode::Bright;
+  if (mode == "dark") return compute::OutlierMode::Dark;
+  if (mode == "both") return compute::OutlierMode::Both;
+  throw compute::InvalidArgument("mode: expected 'bright', 'dark' or 'both', got '" + mode + "'");
+}
+
+py::dict statsDict(const compute::SummaryStats& s) {
+  py::dict d;
+  d["n"] = s.n;
+  d["mean"] = s.mean;
+  d["median"] = s.median;
+  d["std"] = s.std;
+  d["min"] = s.min;
+  d["max"] = s.max;
+  return d;
+}
+
+py::dict clipDict(const compute::ClipStats& c) {
+  py::dict d = statsDict(c.clipped);
+  d["iterations"] = c.iterations;
+  d["all"] = statsDict(c.all);
+  return d;
+}
+
+// The source table as a dict of NumPy columns (names as the CLI's --sources CSV).
+py::dict sourceTable(const std::vector<compute::Source>& sources) {
+  auto column = [&](auto get) {
+    using T = decltype(get(compute::Source{}));
+    py::array_t<T> a(static_cast<py::ssize_t>(sources.size()));
+    auto w = a.mutable_unchecked();
+    for (size_t i = 0; i < sources.size(); ++i) w(static_cast<py::ssize_t>(i)) = get(sources[i]);
+    return a;
+  };
+  py::dict t;
+  t["label"] = column([](const compute::Source& s) { return s.label; });
+  t["z"] = column([](const compute::Source& s) { return s.z; });
+  t["npix"] = column([](const compute::Source& s) { return s.npix; });
+  t["flux"] = column([](const compute::Source& s) { return s.flux; });
+  t["x_centroid"] = column([](const compute::Source& s) { return s.centroidX; });
+  t["y_centroid"] = column([](const compute::Source& s) { return s.centroidY; });
+  t["peak"] = column([](const compute::Source& s) { return s.peak; });
+  t["x_peak"] = column([](const compute::Source& s) { return s.peakX; });
+  t["y_peak"] = column([](const compute::Source& s) { return s.peakY; });
+  t["x_min"] = column([](const compute::Source& s) { return s.xMin; });
+  t["x_max"] = column([](const compute::Source& s) { return s.xMax; });
+  t["y_min"] = column([](const compute::Source& s) { return s.yMin; });
+  t["y_max"] = column([](const compute::Source& s) { return s.yMax; });
+  return t;
+}
+
+void checkOddSize(int size) {
+  if (size < 1 || size % 2 == 0 || size > 1001)
+    throw compute::InvalidArgument("size: expected an odd number from 1 to 1001, got " +
+                                   std::to_string(size));
+}
+
+}  // namespace
+
+void addFilters(py::module_& m) {
+  using namespace pybind11::literals;
+  m.def(
+      "blur",
+      [](const py::handle& image, const py::handle& sigma, double truncate, bool nanAware,
+         const std::string& backend) {
+        const Image in = imageFrom(image, "image");
+        const compute::BlurParams p = blurParams(numbers(sigma), truncate, nanAware);
+        return arrayFrom(
+            compute(backend, [&](compute::Backend& b) { return b.gaussianBlur(in, p); }),
+            isTwoD(image));
+      },
+      "image"_a, "sigma"_a, py::kw_only(), "truncate"_a = 4.0, "nan_aware"_a = false,
+      "backend"_a = "auto",
+      R"(Gaussian blur, as scipy.ndimage.gaussian_filter with mode='reflect'.
+
+sigma: S (each slice in 2D), (Sy, Sx), or (Sz, Sy, Sx) in pixels (Sz > 0 blurs in 3D).
+truncate: the kernel's radius in sigmas. nan_aware: NaN are ignored (normalised convolution)
+and stay NaN. backend: 'auto' (CUDA when usable), 'cpu' or 'cuda'. Returns float32.)");
+
+  m.def(
+      "median",
+      [](const py::handle& image, int size, const std::string& backend) {
+        checkOddSize(size);
+        const Image in = imageFrom(image, "image");
+        return arrayFrom(
+            compute(backend, [&](compute::Backend& b) { return b.medianFilter(in, size); }),
+            isTwoD(image));
+      },
+      "image"_a, "size"_a, py::kw_only(), "backend"_a = "auto",
+      R"(Median filter of each slice over a size x size window (odd size), edges reflected as
+scipy.ndimage.median_filter(mode='reflect'). Returns float32.)");
+
+  m.def(
+      "remove_outliers",
+      [](const py::handle& image, int size, double threshold, const std::string& mode,
+         const std::string& backend) {
+        checkOddSize(size);
+        if (threshold < 0) throw compute::InvalidArgument("threshold: expected a value >= 0");
+        compute::OutlierParams p;
+        p.size = size;
+        p.threshold = threshold;
+        p.mode = outlierMode(mode);
+        const Image in = imageFrom(image, "image");
+        return arrayFrom(
+            compute(backend, [&](compute::Backend& b) { return b.removeOutliers(in, p); }),
+            isTwoD(image));
+      },
+      "image"_a, "size"_a, "threshold"_a, py::kw_only(), "mode"_a = "both", "backend"_a = "auto",
+      R"(Replaces pixels that differ from the local median (odd size x size window) by more than
+threshold with that median, as Fiji's Remove Outliers; mode: 'bright', 'dark' or 'both'.)");
+
+  m.def(
+      "resample",
+      [](const py::handle& image, const py::handle& zoom, int order, const std::string& backend) {
+        std::vector<double> f = numbers(zoom);
+        compute::ResampleParams p;
+        if (f.size() == 1) {
+          p.zoomY = p.zoomX = f[0];
+        } else if (f.size() == 2) {
+          p.zoomY = f[0];
+          p.zoomX = f[1];
+        } else if (f.size() == 3) {
+          p.zoomZ = f[0];
+          p.zoomY = f[1];
+          p.zoomX = f[2];
+        } else {
+          throw compute::InvalidArgument("zoom: expected F, (Fy, Fx) or (Fz, Fy, Fx)");
+        }
+        if (order != 1 && order != 3) throw compute::InvalidArgument("order: expected 1 or 3");
+        p.order = order;
+        const Image in = imageFrom(image, "image");
+        return arrayFrom(compute(backend, [&](compute::Backend& b) { return b.resample(in, p); }),
+                         isTwoD(image));
+      },
+      "image"_a, "zoom"_a, py::kw_only(), "order"_a = 3, "backend"_a = "auto",
+      R"(Spline resampling as scipy.ndimage.zoom(grid_mode=False, mode='reflect'): the output
+shape is round(n * zoom) per axis; zoom F scales y and x, (Fz, Fy, Fx) all three; order 1
+(linear) or 3 (cubic B-spline).)");
+}
+
+void addMeasurements(py::module_& m) {
+  using namespace pybind11::literals;
+  m.def(
+      "sigma_clipped_stats",
+      [](const py::handle& image, double kappa, std::optional<double> kappaLower,
+         std::optional<double> kappaUpper, int maxIterations, const std::string& backend) {
+        compute::ClipParams p;
+        p.kappaLower = kappaLower.value_or(kappa);
+        p.kappaUpper = kappaUpper.value_or(kappa);
+        p.maxIterations = maxIterations;
+        const Image in = imageFrom(image, "image");
+        compute::ClipStats s;
+        {
+          py::gil_scoped_release release;
+          BackendUse use = useBackend(backend);
+          s = use.backend.sigmaClip(in, p);
+        }
+        return clipDict(s);
+      },
+      "image"_a, py::kw_only(), "kappa"_a = 3.0, "kappa_lower"_a = py::none(),
+      "kappa_upper"_a = py::none(), "max_iterations"_a = 10, "backend"_a = "auto",
+      R"(Kappa-sigma clipped statistics as astropy.stats.sigma_clipped_stats (median centre,
+population std, inclusive bounds; max_iterations <= 0 iterates until nothing changes).
+Returns a dict: n, mean, median, std, min, max of the kept values, iterations, and 'all' with
+the same for every finite value.)");
+
+  m.def(
+      "segment",
+      [](const py::handle& image, std::optional<double> threshold, double nsigma, int connectivity,
+         int64_t minPixels, double kappa, const std::string& backend) {
+        compute::SegmentParams p;
+        if (threshold) p.absoluteThreshold = *threshold;
+        p.nSigma = nsigma;
+        if (connectivity != 4 && connectivity != 8)
+          throw compute::InvalidArgument("connectivity: expected 4 or 8");
+        p.connectivity = connectivity;
+        if (minPixels < 1) throw compute::InvalidArgument("min_pixels: expected at least 1");
+        p.minPixels = minPixels;
+        p.clip.kappaLower = p.clip.kappaUpper = kappa;
+        const Image in = imageFrom(image, "image");
+        compute::Segmentation s;
+        {
+          py::gil_scoped_release release;
+          BackendUse use = useBackend(backend);
+          s = use.backend.segment(in, p);
+          if (!s.labels.onHost()) s.labels = use.backend.download(s.labels);
+        }
+        py::dict out;
+        out["labels"] = arrayFrom(s.labels, isTwoD(image));
+        out["sources"] = sourceTable(s.sources);
+        out["threshold"] = s.threshold;
+        out["background"] = clipDict(s.background);
+        return out;
+      },
+      "image"_a, py::kw_only(), "threshold"_a = py::none(), "nsigma"_a = 5.0, "connectivity"_a = 8,
+      "min_pixels"_a = 1, "kappa"_a = 3.0, "backend"_a = "auto",
+      R"(Segmentation of each slice: pixels above threshold (or, without it, the clipped
+median + nsigma x the clipped std), connected components (connectivity 4 or 8, numbered as
+scipy.ndimage.label), components of fewer than min_pixels dropped. Returns a dict: labels
+(int32), sources (a dict of NumPy columns: label, z, npix, flux, x_centroid, y_centroid, peak,
+x_peak, y_peak, x_min, x_max, y_min, y_max), threshold, background (clipped statistics).)");
+}
+
+}  // namespace stacklens::python

@@ -1,0 +1,122 @@
+// Reading and writing stacks: a reader that reads only the slices and rows asked for (the lazy
+// stacklens.Stack in Python builds on it), and the atomic writers.
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/stack.h"
+#include "io/stack_writer.h"
+#include "python/src/arrays.h"
+#include "python/src/operations.h"
+
+namespace stacklens::python {
+namespace {
+
+// The reader behind stacklens.Stack.
+class Reader {
+ public:
+  Reader(const std::string& path, int hdu, int plane) {
+    io::OpenOptions o;
+    o.hdu = hdu;
+    o.plane = plane;
+    reader_ = io::openStack(path, o);
+  }
+  const io::StackInfo& info() const { return reader_->info(); }
+  // Rows [y0, y1) of slices [z0, z1), as float32 (scaling applied, BLANK as NaN).
+  py::array read(int64_t z0, int64_t z1, int64_t y0, int64_t y1) const {
+    const io::StackInfo& i = info();
+    if (z0 < 0 || z1 > i.z || z0 > z1 || y0 < 0 || y1 > i.y || y0 > y1)
+      throw py::index_error("read: outside the stack");
+    py::array_t<float> out({z1 - z0, y1 - y0, i.x});
+    float* data = out.mutable_data();
+    const int64_t slice = (y1 - y0) * i.x;
+    py::gil_scoped_release release;
+    for (int64_t z = z0; z < z1; ++z) {
+      if (y0 == 0 && y1 == i.y)
+        reader_->readSlice(z, data + (z - z0) * slice);
+      else if (y1 > y0)
+        reader_->readRows(z, y0, y1, data + (z - z0) * slice);
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<io::StackReader> reader_;
+};
+
+py::list headerList(const std::vector<io::HeaderCard>& cards) {
+  py::list l;
+  for (const io::HeaderCard& c : cards) l.append(py::make_tuple(c.key, c.value, c.comment));
+  return l;
+}
+
+}  // namespace
+
+void addStacks(py::module_& m) {
+  using namespace pybind11::literals;
+  py::class_<Reader>(m, "_Reader")
+      .def(py::init<const std::string&, int, int>(), "path"_a, "hdu"_a = -1, "plane"_a = 0)
+      .def_property_readonly("path", [](const Reader& r) { return r.info().path; })
+      .def_property_readonly("format", [](const Reader& r) { return r.info().format; })
+      .def_property_readonly("shape",
+                             [](const Reader& r) {
+                               const io::StackInfo& i = r.info();
+                               return py::make_tuple(i.z, i.y, i.x);
+                             })
+      .def_property_readonly(
+          "stored_dtype",
+          [](const Reader& r) { return std::string(io::dtypeName(r.info().dtype)); })
+      .def_property_readonly("hdu", [](const Reader& r) { return r.info().hdu; })
+      .def_property_readonly("plane", [](const Reader& r) { return r.info().plane; })
+      .def_property_readonly("planes", [](const Reader& r) { return r.info().planes; })
+      .def_property_readonly("spacing",
+                             [](const Reader& r) {
+                               const auto& s = r.info().spacing;
+                               return py::make_tuple(s[0], s[1], s[2]);
+                             })
+      .def_property_readonly("spacing_known", [](const Reader& r) { return r.info().spacingKnown; })
+      .def_property_readonly("units",
+                             [](const Reader& r) {
+                               const auto& u = r.info().units;
+                               return py::make_tuple(u[0], u[1], u[2]);
+                             })
+      .def_property_readonly("header", [](const Reader& r) { return headerList(r.info().header); })
+      .def("read", &Reader::read, "z0"_a, "z1"_a, "y0"_a, "y1"_a);
+
+  m.def(
+      "_write",
+      [](const std::string& path, const py::handle& array, const py::handle& spacing,
+         const py::handle& units, const py::handle& header, const std::vector<std::string>& history,
+         bool uint16, const Reader* like) {
+        io::WriteOptions o = like ? io::carriedFrom(like->info()) : io::WriteOptions{};
+        if (!spacing.is_none()) {
+          const auto s = spacing.cast<std::vector<double>>();
+          if (s.size() != 3) throw py::value_error("spacing: expected (z, y, x)");
+          o.spacing = {s[0], s[1], s[2]};
+          o.spacingKnown = true;
+        }
+        if (!units.is_none()) {
+          const auto u = units.cast<std::vector<std::string>>();
+          if (u.size() != 3) throw py::value_error("units: expected (z, y, x)");
+          o.units = {u[0], u[1], u[2]};
+        }
+        if (!header.is_none())
+          for (const auto& card : header.cast<std::vector<std::vector<std::string>>>()) {
+            if (card.empty() || card.size() > 3)
+              throw py::value_error("header: expected (key, value[, comment]) cards");
+            o.header.push_back(
+                {card[0], card.size() > 1 ? card[1] : "", card.size() > 2 ? card[2] : ""});
+          }
+        o.history = history;
+        o.tiffUInt16 = uint16;
+        const compute::Image image = imageFrom(array, "array");
+        const compute::Shape s = image.shape();
+        py::gil_scoped_release release;
+        io::writeStack(path, image.data(), s.z, s.y, s.x, o);
+      },
+      "path"_a, "array"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "uint16"_a, "like"_a);
+}
+
+}  // namespace stacklens::python

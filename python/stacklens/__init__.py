@@ -1,0 +1,135 @@
+"""StackLens from Python: the C++ kernels of the StackLens viewer and `stacklens-cli` on NumPy
+arrays, lazy FITS/TIFF stacks, and (stacklens.dask) Dask arrays on one machine or a cluster.
+
+Every function takes the CLI's options as keyword arguments with the CLI's defaults, and a
+``backend`` of 'auto' (CUDA when usable, else the CPU), 'cpu' or 'cuda'. Arrays are (y, x) or
+(z, y, x); C-contiguous float32 arrays are used without a copy, others are converted once.
+Results are float32 NumPy arrays (labels int32). The GIL is released while the kernels run.
+Errors: ValueError (arguments), OSError (files), MemoryError (GPU out of memory).
+"""
+
+import numpy as _np
+
+from ._stacklens import (  # noqa: F401
+    blur,
+    cuda_usable,
+    deconvolve,
+    gaussian_psf,
+    median,
+    remove_outliers,
+    resample,
+    segment,
+    sigma_clipped_stats,
+)
+from . import _stacklens
+
+__all__ = [
+    "Stack", "blur", "cuda_usable", "deconvolve", "gaussian_psf", "median", "open", "read",
+    "remove_outliers", "resample", "segment", "sigma_clipped_stats", "write",
+]
+
+
+class Stack:
+    """A FITS or TIFF stack opened lazily: indexing reads only the slices and rows asked for.
+
+    ``stack[z]`` is one slice (y, x), ``stack[10:20, 100:200, :]`` a box; the values are
+    float32 with the file's scaling applied (BLANK as NaN). Attributes: shape (z, y, x), dtype
+    (float32, what indexing gives), stored_dtype (as in the file), spacing (z, y, x) and units,
+    spacing_known, header (a list of (key, value, comment)), path, format, hdu, plane.
+    Usable with dask.array.from_array (see stacklens.dask.from_stack).
+    """
+
+    def __init__(self, path, hdu=None, plane=0):
+        self._reader = _stacklens._Reader(str(path), -1 if hdu is None else int(hdu), int(plane))
+        r = self._reader
+        self.path, self.format, self.hdu, self.plane = r.path, r.format, r.hdu, r.plane
+        self.shape = tuple(r.shape)
+        self.stored_dtype = r.stored_dtype
+        self.spacing, self.units, self.spacing_known = tuple(r.spacing), tuple(r.units), r.spacing_known
+        self.header = r.header
+        self.dtype = _np.dtype(_np.float32)
+        self.ndim = 3
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __reduce__(self):
+        # Dask's workers open the file again: the reader itself cannot travel.
+        return (Stack, (self.path, self.hdu, self.plane))
+
+    def __repr__(self):
+        z, y, x = self.shape
+        return f"<stacklens.Stack {self.path!r}: {z} x {y} x {x} {self.stored_dtype}>"
+
+    def __array__(self, dtype=None):
+        a = self.read()
+        return a if dtype is None else a.astype(dtype)
+
+    def read(self):
+        """The whole stack as a (z, y, x) float32 array."""
+        z, y, _ = self.shape
+        return self._reader.read(0, z, 0, y)
+
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        if any(k is Ellipsis for k in key):
+            i = key.index(Ellipsis)
+            key = key[:i] + (slice(None),) * (3 - len(key) + 1) + key[i + 1:]
+        if len(key) > 3:
+            raise IndexError("too many indices for a (z, y, x) stack")
+        key = key + (slice(None),) * (3 - len(key))
+        kz, ky, kx = key
+        z_index = _np.arange(self.shape[0])[kz]
+        y_index = _np.arange(self.shape[1])[ky]
+        # Rows are read as one band from the first to the last wanted; z slice by slice.
+        zs = _np.atleast_1d(z_index)
+        ys = _np.atleast_1d(y_index)
+        x_count = self.shape[2]
+        if zs.size == 0 or ys.size == 0:
+            out = _np.empty((zs.size, ys.size, _np.arange(x_count)[kx].size), _np.float32)
+        else:
+            y0, y1 = int(ys.min()), int(ys.max()) + 1
+            parts = []
+            contiguous = zs.size > 1 and _np.all(_np.diff(zs) == 1)
+            if contiguous:
+                parts.append(self._reader.read(int(zs[0]), int(zs[-1]) + 1, y0, y1))
+            else:
+                parts = [self._reader.read(int(z), int(z) + 1, y0, y1) for z in zs]
+            band = parts[0] if len(parts) == 1 else _np.concatenate(parts)
+            out = band[:, ys - y0, :][:, :, kx]
+        if _np.ndim(z_index) == 0:
+            out = out[0]
+            if _np.ndim(y_index) == 0:
+                out = out[0]
+        elif _np.ndim(y_index) == 0:
+            out = out[:, 0]
+        return out
+
+
+def open(path, hdu=None, plane=0):  # noqa: A001 - the name the CLI's users expect
+    """Opens a FITS (.fits, .fit, .fts, .fz, .gz) or TIFF (.tif, .tiff, BigTIFF, ImageJ,
+    OME-TIFF) stack lazily; hdu: the FITS HDU (default: the first with an image), plane: the
+    index along a 4th axis. Raises OSError naming the file and the reason."""
+    return Stack(path, hdu=hdu, plane=plane)
+
+
+def read(path, hdu=None, plane=0):
+    """The whole stack as a (z, y, x) float32 array."""
+    return Stack(path, hdu=hdu, plane=plane).read()
+
+
+def write(path, array, *, spacing=None, units=None, header=None, history=(), like=None,
+          uint16=False):
+    """Writes a 2D or 3D array as FITS (.fits, .fit, .fts: float32) or TIFF (.tif, .tiff:
+    float32, or uint16 with uint16=True), atomically (a temporary file renamed into place).
+
+    like: a Stack whose header (its WCS rewritten for the output), spacing and units are
+    carried, as the CLI carries its input's (and whose file is never written over); spacing
+    (z, y, x), units and header ((key, value[, comment]) cards, FITS values as FITS writes them,
+    e.g. strings quoted) add to or replace those; history: HISTORY lines.
+    """
+    cards = None if header is None else [tuple(str(v) for v in c) for c in header]
+    _stacklens._write(str(path), array, None if spacing is None else tuple(spacing),
+                      None if units is None else tuple(units), cards, list(history),
+                      bool(uint16), None if like is None else like._reader)

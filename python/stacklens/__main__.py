@@ -1,0 +1,186 @@
+"""python3 -m stacklens deconvolve IN OUT --psf P --iterations N [--mode 3d] [options]
+
+Deconvolves a stack with Dask: on this machine's threads (the default), on a LocalCluster of
+worker processes (--local-workers N), or on a running dask.distributed cluster (--scheduler
+ADDRESS). IN: FITS, TIFF or Zarr (a folder holding an array, or an OME-Zarr image's level 0).
+OUT: Zarr (a folder .zarr, with OME-Zarr metadata and the voxel spacing), FITS or TIFF. Nothing
+is left at OUT when the run fails or is interrupted.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+
+import stacklens
+import stacklens.dask as sld
+
+
+def _numbers(text, kind, count_ok, what):
+    try:
+        values = [kind(v) for v in text.split(",")]
+    except ValueError:
+        raise SystemExit(f"stacklens: {what}: expected numbers separated by commas, got {text!r}")
+    if len(values) not in count_ok:
+        raise SystemExit(f"stacklens: {what}: expected {' or '.join(map(str, count_ok))} values")
+    return values
+
+
+def _is_zarr(path):
+    return path.rstrip("/").endswith(".zarr") or os.path.isdir(path)
+
+
+def _open_input(path, chunks):
+    """The input as a Dask array, its spacing (z, y, x) and units, and its Stack (FITS/TIFF)."""
+    import dask.array as da
+    if _is_zarr(path):
+        import zarr
+        group_or_array = zarr.open(path, mode="r")
+        spacing, units = None, None
+        if isinstance(group_or_array, zarr.hierarchy.Group):
+            multiscales = group_or_array.attrs.get("multiscales")
+            if not multiscales:
+                raise OSError(f"{path}: a Zarr group without OME-Zarr multiscales metadata")
+            level = multiscales[0]["datasets"][0]
+            array = group_or_array[level["path"]]
+            for t in level.get("coordinateTransformations", []):
+                if t.get("type") == "scale":
+                    spacing = tuple(float(v) for v in t["scale"][-3:])
+            units = tuple(a.get("unit", "") for a in multiscales[0].get("axes", [])[-3:]) or None
+        else:
+            array = group_or_array
+        if array.ndim != 3:
+            raise OSError(f"{path}: expected a 3D (z, y, x) array, got {array.ndim} dimensions")
+        return da.from_zarr(array, chunks=chunks or array.chunks), spacing, units, None
+    stack = stacklens.open(path)
+    data = sld.from_stack(stack, chunks=chunks or "auto")
+    return (data, stack.spacing if stack.spacing_known else None, stack.units, stack)
+
+
+def _write_zarr(result, out, spacing, units, history):
+    """Into a temporary folder beside OUT, renamed into place when complete."""
+    import zarr
+    parent = os.path.dirname(os.path.abspath(out))
+    temporary = tempfile.mkdtemp(prefix="." + os.path.basename(out) + ".", dir=parent)
+    try:
+        store = zarr.DirectoryStore(temporary)
+        group = zarr.group(store=store, overwrite=True)
+        result.to_zarr(store, component="0", overwrite=True, compute=True)
+        unit = {"µm": "micrometer", "um": "micrometer", "micron": "micrometer",
+                "nm": "nanometer", "mm": "millimeter"}
+        axes = [{"name": n, "type": "space"} for n in ("z", "y", "x")]
+        if units:
+            for a, u in zip(axes, units):
+                if u:
+                    a["unit"] = unit.get(u, u)
+        scale = list(spacing) if spacing else [1.0, 1.0, 1.0]
+        group.attrs["multiscales"] = [{
+            "version": "0.4", "name": os.path.basename(out), "axes": axes,
+            "datasets": [{"path": "0", "coordinateTransformations": [
+                {"type": "scale", "scale": scale}]}],
+        }]
+        group.attrs["stacklens"] = {"history": history}
+        if os.path.exists(out):
+            shutil.rmtree(out) if os.path.isdir(out) else os.remove(out)
+        os.rename(temporary, out)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+
+
+def _client(args):
+    """A dask.distributed client for --scheduler or --local-workers, or None (threads here)."""
+    if not args.scheduler and not args.local_workers:
+        return None
+    from distributed import Client, LocalCluster
+    if args.scheduler:
+        try:
+            return Client(args.scheduler, timeout=args.connect_timeout)
+        except (OSError, TimeoutError) as e:
+            raise SystemExit(f"stacklens: cannot reach the Dask scheduler at {args.scheduler}: {e}")
+    cluster = LocalCluster(n_workers=args.local_workers, threads_per_worker=1,
+                           processes=True, dashboard_address=None)
+    return Client(cluster)
+
+
+def deconvolve_command(args):
+    if args.iterations < 1:
+        raise SystemExit("stacklens: --iterations: expected at least 1")
+    chunks = tuple(_numbers(args.chunks, int, (3,), "--chunks")) if args.chunks else None
+    if (args.psf is None) == (args.psf_sigma is None):
+        raise SystemExit("stacklens: give exactly one of --psf FILE and --psf-sigma S[,S,S]")
+    psf = stacklens.read(args.psf) if args.psf else None
+    sigma = _numbers(args.psf_sigma, float, (1, 3), "--psf-sigma") if args.psf_sigma else None
+    if psf is not None and args.mode == "2d" and psf.shape[0] > 1:
+        psf = psf[psf.shape[0] // 2]
+    elif psf is not None and args.mode == "2d":
+        psf = psf[0]
+    data, spacing, units, stack = _open_input(args.input, chunks)
+    halo = tuple(_numbers(args.halo, int, (1, 3), "--halo")) if args.halo else None
+    if halo is not None and len(halo) == 1:
+        halo = halo * 3
+    result = sld.deconvolve(data, psf, psf_sigma=sigma if sigma is None or len(sigma) == 3
+                            else sigma[0], iterations=args.iterations, mode=args.mode,
+                            boundary=args.boundary, tv=args.tv, accelerate=args.accelerate,
+                            halo=halo, backend=args.backend)
+    history = (f"stacklens deconvolve richardson-lucy iterations={args.iterations} "
+               f"mode={args.mode} boundary={args.boundary} (python -m stacklens, Dask)")
+    client = _client(args)
+    try:
+        if client is not None:
+            from distributed import progress
+            result = result.persist()
+            if not args.quiet:
+                progress(result)
+                print(file=sys.stderr)
+        elif not args.quiet:
+            from dask.diagnostics import ProgressBar
+            ProgressBar(out=sys.stderr).register()
+        if _is_zarr(args.output):
+            _write_zarr(result, args.output, spacing, units, [history])
+        else:
+            stacklens.write(args.output, result.compute(), like=stack, spacing=spacing,
+                            units=units, history=[history])
+    finally:
+        if client is not None:
+            client.close()
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m stacklens", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    d = commands.add_parser("deconvolve", help="Richardson-Lucy deconvolution with Dask")
+    d.add_argument("input", help="FITS, TIFF or Zarr stack")
+    d.add_argument("output", help="OUT.zarr (OME-Zarr), OUT.fits or OUT.tif")
+    d.add_argument("--psf", help="PSF file (FITS or TIFF)")
+    d.add_argument("--psf-sigma", help="Gaussian PSF: S or SZ,SY,SX pixels")
+    d.add_argument("--iterations", type=int, required=True)
+    d.add_argument("--mode", choices=("2d", "3d"), default="3d")
+    d.add_argument("--boundary", choices=("reflect", "periodic", "zero"), default="reflect")
+    d.add_argument("--tv", type=float, default=0.0, help="total-variation weight (0: off)")
+    d.add_argument("--accelerate", action="store_true", help="Biggs-Andrews acceleration")
+    d.add_argument("--halo", help="voxels of the neighbours per side: N or Z,Y,X (default half the PSF)")
+    d.add_argument("--chunks", help="Z,Y,X chunk shape (default: the input's, or Dask's choice)")
+    d.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto")
+    where = d.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", help="address of a dask.distributed scheduler")
+    where.add_argument("--local-workers", type=int, help="start a LocalCluster of N workers here")
+    d.add_argument("--connect-timeout", default="10s", help=argparse.SUPPRESS)
+    d.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        return deconvolve_command(args)
+    except (OSError, ValueError, MemoryError) as e:
+        print(f"stacklens: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("stacklens: interrupted; nothing was written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

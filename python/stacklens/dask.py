@@ -1,0 +1,139 @@
+"""StackLens's operations over Dask arrays, chunk by chunk with Dask's map_overlap.
+
+Each chunk is computed with its neighbours' voxels around it (the depth: half the PSF for
+deconvolution, the kernel's radius for the filters); at the array's faces Dask pads by the
+boundary rule ('reflect' is half-sample symmetric, as StackLens's). A chunk plus its depth is
+deconvolved with periodic boundaries, exactly as a block of the blocked 3D deconvolution
+(compute/blocked/): with the same interiors and halos the two give the same result.
+
+Works with dask.distributed: workers import stacklens; backend='auto' computes on a worker's
+GPU when it has one (the first visible device: give each worker its own with
+CUDA_VISIBLE_DEVICES), else on its CPU cores.
+"""
+
+import math
+
+import dask.array as da
+import numpy as np
+
+from . import _stacklens
+from . import Stack
+
+__all__ = ["from_stack", "deconvolve", "blur", "median", "remove_outliers"]
+
+_BOUNDARIES = {"reflect": "reflect", "periodic": "periodic", "zero": 0.0}
+
+
+def from_stack(stack, chunks="auto"):
+    """A Dask array over a FITS/TIFF stack (a path or a stacklens.Stack), read lazily chunk by
+    chunk (float32; chunks as dask.array.from_array takes them)."""
+    if not isinstance(stack, Stack):
+        stack = Stack(stack)
+    return da.from_array(stack, chunks=chunks, asarray=False, fancy=False,
+                         meta=np.empty((0, 0, 0), np.float32))
+
+
+def _depths(array, depth):
+    return tuple(int(d) for d in depth) + (0,) * (array.ndim - len(depth))
+
+
+def _check_chunks(array, depth, what):
+    # Every chunk must hold its neighbours' share: map_overlap takes the depth from the next
+    # chunk only.
+    for axis, (d, sizes) in enumerate(zip(depth, array.chunks)):
+        if d > 0 and len(sizes) > 1 and min(sizes) < d:
+            raise ValueError(
+                f"{what}: chunks along axis {axis} ({min(sizes)}) must be at least the depth "
+                f"({d}); use larger chunks (array.rechunk)")
+
+
+def _overlap(array, function, depth, boundary, what):
+    array = da.asarray(array)
+    if array.ndim not in (2, 3):
+        raise ValueError(f"{what}: expected a 2D (y, x) or 3D (z, y, x) array")
+    depth = _depths(array, depth)
+    _check_chunks(array, depth, what)
+    return da.map_overlap(function, array.astype(np.float32), depth=depth, boundary=boundary,
+                          dtype=np.float32, meta=np.empty((0,) * array.ndim, np.float32),
+                          trim=True)
+
+
+def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", boundary="reflect",
+               tv=0.0, accelerate=False, halo=None, backend="auto"):
+    """Richardson-Lucy over a Dask array: each chunk with a halo (default half the PSF, rounded
+    up, on each side; N or (Z, Y, X)) from its neighbours, deconvolved with periodic boundaries
+    (mode '3d'; '2d' deconvolves each slice with the PSF's centre slice, no halo along z).
+    boundary is the rule at the array's faces: 'reflect', 'zero' or 'periodic'. The other
+    arguments as stacklens.deconvolve."""
+    if boundary not in _BOUNDARIES:
+        raise ValueError(f"boundary: expected 'reflect', 'periodic' or 'zero', got {boundary!r}")
+    if (psf is None) == (psf_sigma is None):
+        raise ValueError("give exactly one of psf (an array) and psf_sigma")
+    if psf is None:
+        s = psf_sigma if np.ndim(psf_sigma) else (psf_sigma,) * 3
+        if len(s) != 3:
+            raise ValueError("psf_sigma: expected S or (Sz, Sy, Sx)")
+        psf = _stacklens.gaussian_psf(tuple(float(v) for v in s) if mode == "3d"
+                                      else (float(s[-2]), float(s[-1])))
+    psf = np.ascontiguousarray(psf, dtype=np.float32)
+    shape3 = (1,) * (3 - psf.ndim) + psf.shape
+    if halo is None:
+        halo = tuple(math.ceil(n / 2) for n in shape3)
+    elif np.ndim(halo) == 0:
+        halo = (int(halo),) * 3
+    halo = tuple(int(h) for h in halo)
+    if any(h < math.ceil(n / 2) for h, n in zip(halo, shape3)):
+        raise ValueError(f"halo: must be at least half the PSF ({tuple(math.ceil(n / 2) for n in shape3)})")
+    array = da.asarray(array)
+    if mode == "2d":
+        depth = (0, halo[1], halo[2]) if array.ndim == 3 else (halo[1], halo[2])
+    elif mode == "3d":
+        if array.ndim != 3:
+            raise ValueError("mode '3d': expected a (z, y, x) array")
+        depth = halo
+    else:
+        raise ValueError(f"mode: expected '2d' or '3d', got {mode!r}")
+
+    def chunk(block):
+        return _stacklens.deconvolve(block, psf, iterations=iterations, mode=mode,
+                                     boundary="periodic", tv=tv, accelerate=accelerate,
+                                     backend=backend)
+
+    return _overlap(array, chunk, depth, _BOUNDARIES[boundary], "deconvolve")
+
+
+def blur(array, sigma, *, truncate=4.0, backend="auto"):
+    """Gaussian blur (as stacklens.blur, edges reflected) over a Dask array; sigma S (each
+    slice), (Sy, Sx) or (Sz, Sy, Sx)."""
+    s = tuple(float(v) for v in np.atleast_1d(sigma))
+    if len(s) == 1:
+        s = (0.0, s[0], s[0])
+    elif len(s) == 2:
+        s = (0.0,) + s
+    reach = tuple(int(truncate * v + 0.5) for v in s)
+    array = da.asarray(array)
+    depth = reach[3 - array.ndim:]
+    own = s if s[0] > 0 else s[1:]
+
+    def chunk(block):
+        return _stacklens.blur(block, own, truncate=truncate, backend=backend)
+
+    return _overlap(array, chunk, depth, "reflect", "blur")
+
+
+def median(array, size, *, backend="auto"):
+    """Median filter of each slice (odd size x size window, edges reflected) over a Dask array."""
+    array = da.asarray(array)
+    depth = (0, size // 2, size // 2)[3 - array.ndim:]
+    return _overlap(array, lambda b: _stacklens.median(b, size, backend=backend), depth,
+                    "reflect", "median")
+
+
+def remove_outliers(array, size, threshold, *, mode="both", backend="auto"):
+    """stacklens.remove_outliers over a Dask array (odd size x size window per slice)."""
+    array = da.asarray(array)
+    depth = (0, size // 2, size // 2)[3 - array.ndim:]
+    return _overlap(array,
+                    lambda b: _stacklens.remove_outliers(b, size, threshold, mode=mode,
+                                                         backend=backend),
+                    depth, "reflect", "remove_outliers")

@@ -1,0 +1,88 @@
+"""python3 -m stacklens deconvolve: FITS/TIFF/Zarr in, Zarr (OME-Zarr) or FITS out, on threads
+or a LocalCluster; a clear error and no output when it cannot run."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+import zarr
+
+import stacklens as sl
+import stacklens.dask as sld
+
+BACKEND = os.environ.get("STACKLENS_BACKEND", "cpu")
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "stacklens", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+class ModuleCommand(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        rng = np.random.default_rng(2)
+        self.data = rng.uniform(10, 100, (12, 40, 36)).astype(np.float32)
+        self.input = self.path("in.fits")
+        sl.write(self.input, self.data, spacing=(2.0, 0.5, 0.5), units=("um", "um", "um"))
+        self.psf = self.path("psf.fits")
+        sl.write(self.psf, sl.gaussian_psf((1.0, 1.0, 1.0)))
+        chunks = (12, 20, 18)
+        self.want = sld.deconvolve(sld.from_stack(self.input, chunks=chunks), sl.read(self.psf),
+                                   iterations=4, backend=BACKEND).compute()
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.folder.name, name)
+
+    def test_fits_to_ome_zarr_with_the_spacing_and_back_to_fits(self):
+        out = self.path("out.zarr")
+        r = run("deconvolve", self.input, out, "--psf", self.psf, "--iterations", "4",
+                "--chunks", "12,20,18", "--backend", BACKEND, "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        group = zarr.open(out, mode="r")
+        meta = group.attrs["multiscales"][0]
+        self.assertEqual([a["name"] for a in meta["axes"]], ["z", "y", "x"])
+        self.assertEqual(meta["axes"][0]["unit"], "micrometer")
+        self.assertEqual(meta["datasets"][0]["coordinateTransformations"][0]["scale"],
+                         [2.0, 0.5, 0.5])
+        np.testing.assert_array_equal(group["0"][:], self.want)
+        self.assertEqual([n for n in os.listdir(self.folder.name) if n.startswith(".")], [])
+        # The OME-Zarr image as input, written as FITS with its spacing.
+        fits = self.path("again.fits")
+        r = run("deconvolve", out, fits, "--psf-sigma", "1", "--iterations", "2",
+                "--backend", BACKEND, "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        s = sl.open(fits)
+        self.assertEqual(s.shape, self.data.shape)
+        np.testing.assert_allclose(s.spacing, (2.0, 0.5, 0.5))
+        self.assertTrue(any("python -m stacklens" in v + c for k, v, c in s.header
+                            if k == "HISTORY"))
+
+    def test_a_local_cluster_gives_the_same_result(self):
+        out = self.path("cluster.fits")
+        r = run("deconvolve", self.input, out, "--psf", self.psf, "--iterations", "4",
+                "--chunks", "12,20,18", "--local-workers", "2", "--backend", BACKEND)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        np.testing.assert_array_equal(sl.read(out), self.want)
+
+    def test_an_unreachable_scheduler_or_a_missing_psf_is_an_error_and_writes_nothing(self):
+        out = self.path("never.zarr")
+        r = run("deconvolve", self.input, out, "--psf", self.psf, "--iterations", "2",
+                "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "2s")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("cannot reach the Dask scheduler at tcp://127.0.0.1:9", r.stderr)
+        r = run("deconvolve", self.input, out, "--psf", self.path("missing.fits"),
+                "--iterations", "2")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("missing.fits", r.stderr)
+        self.assertEqual(sorted(os.listdir(self.folder.name)), ["in.fits", "psf.fits"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,73 @@
+"""Lazy stacks, reading and writing from Python: values, shape, spacing, header, provenance."""
+
+import os
+import pickle
+import tempfile
+import unittest
+
+import numpy as np
+
+import stacklens as sl
+
+
+class Stacks(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.data = np.random.default_rng(1).uniform(-5, 5, (6, 17, 23)).astype(np.float32)
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.folder.name, name)
+
+    def test_indexing_reads_what_numpy_indexing_gives(self):
+        for name in ("s.fits", "s.tif"):
+            p = self.path(name)
+            sl.write(p, self.data, spacing=(0.5, 0.1, 0.1), units=("um", "um", "um"),
+                     history=["made by a test"])
+            s = sl.open(p)
+            self.assertEqual(s.shape, (6, 17, 23))
+            self.assertEqual(s.dtype, np.float32)
+            self.assertEqual(len(s), 6)
+            self.assertTrue(s.spacing_known)
+            np.testing.assert_allclose(s.spacing, (0.5, 0.1, 0.1), rtol=1e-6)
+            keys = [2, -1, (slice(1, 4),), (slice(None), 5), (3, slice(2, 9), slice(4, 20, 3)),
+                    (slice(None, None, 2), slice(16, 2, -4), 7), (Ellipsis, 1),
+                    ([0, 4, 5], slice(None)), (slice(2, 2),)]
+            for key in keys:
+                np.testing.assert_array_equal(s[key], self.data[key], err_msg=f"{name} {key}")
+            np.testing.assert_array_equal(np.asarray(s), self.data)
+            np.testing.assert_array_equal(sl.read(p), self.data)
+
+    def test_header_and_history_are_written_and_a_stack_travels_by_pickle(self):
+        p = self.path("h.fits")
+        sl.write(p, self.data, header=[("OBSERVER", "'Hubble'", "who")],
+                 history=["deconvolved in a test"])
+        s = sl.open(p)
+        cards = {k: v for k, v, _ in s.header}
+        self.assertIn("OBSERVER", cards)
+        self.assertTrue(any(k == "HISTORY" and "deconvolved in a test" in v + c
+                            for k, v, c in s.header))
+        again = pickle.loads(pickle.dumps(s))
+        np.testing.assert_array_equal(again[4], self.data[4])
+        # Carried from an input, which is never written over.
+        out = self.path("out.fits")
+        sl.write(out, self.data * 2, like=s, history=["doubled"])
+        carried = {k for k, _, _ in sl.open(out).header}
+        self.assertIn("OBSERVER", carried)
+        with self.assertRaisesRegex(OSError, "over the input"):
+            sl.write(p, self.data, like=s)
+
+    def test_two_dimensional_arrays_and_uint16_tiff(self):
+        p = self.path("plane.tif")
+        plane = np.arange(12 * 9, dtype=np.float32).reshape(12, 9) * 100.7
+        sl.write(p, plane, uint16=True)
+        s = sl.open(p)
+        self.assertEqual(s.shape, (1, 12, 9))
+        self.assertEqual(s.stored_dtype, "uint16")
+        np.testing.assert_array_equal(s[0], np.clip(np.floor(plane + 0.5), 0, 65535))  # half up
+
+
+if __name__ == "__main__":
+    unittest.main()
