@@ -119,8 +119,10 @@ void TiffPageWriter::writePage(const void* slice) {
     } else {
       out = static_cast<const unsigned char*>(slice) + r0 * rowBytes;  // float32 or int32
     }
-    if (TIFFWriteEncodedStrip(t, static_cast<uint32_t>(strip), const_cast<void*>(out),
-                              static_cast<tmsize_t>(rows * rowBytes)) < 0)
+    // Uncompressed in the machine's byte order: the raw strip is the data, written straight
+    // from our buffer (the encoded path would first copy it into libtiff's).
+    if (TIFFWriteRawStrip(t, static_cast<uint32_t>(strip), const_cast<void*>(out),
+                          static_cast<tmsize_t>(rows * rowBytes)) < 0)
       fail("cannot write the data");
   }
   if (!TIFFWriteDirectory(t)) fail("cannot write page " + std::to_string(k));
