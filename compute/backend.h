@@ -1,6 +1,7 @@
 // The operations API: one interface, implemented by the CPU backend and (when built) the CUDA one.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -111,6 +112,13 @@ std::unique_ptr<Backend> makeCudaBackend(int device = 0);
 
 // The CUDA devices this process can use (0 without a CUDA build, a driver or a device).
 int cudaDeviceCount();
+
+// Device memory made by others (e.g. a CuPy array, through __cuda_array_interface__): the
+// device that holds ptr, or -1 when ptr is not device memory or there is no CUDA build.
+int cudaDeviceOfPointer(const void* ptr);
+// Waits for the work queued on another library's CUDA stream (a cudaStream_t as an integer;
+// 1 and 2 name the legacy and per-thread default streams). No effect without a CUDA build.
+void cudaWaitForStream(uintptr_t stream);
 
 // True when the CUDA backend was built and a usable device is present; otherwise *why says why.
 bool cudaUsable(std::string* why = nullptr);

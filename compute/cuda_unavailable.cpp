@@ -15,6 +15,10 @@ std::unique_ptr<Backend> makeCudaBackend(int) {
 
 int cudaDeviceCount() { return 0; }
 
+int cudaDeviceOfPointer(const void*) { return -1; }
+
+void cudaWaitForStream(uintptr_t) {}
+
 std::vector<std::string> cudaDeviceNames() { return {}; }
 
 }  // namespace stacklens::compute

@@ -351,6 +351,22 @@ int cudaDeviceCount() {
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
+int cudaDeviceOfPointer(const void* ptr) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
+}
+
+void cudaWaitForStream(uintptr_t stream) {
+  const cudaStream_t s = stream == 1   ? cudaStreamLegacy
+                         : stream == 2 ? cudaStreamPerThread
+                                       : reinterpret_cast<cudaStream_t>(stream);
+  SL_CUDA(cudaStreamSynchronize(s));
+}
+
 std::vector<std::string> cudaDeviceNames() {
   std::vector<std::string> names;
   const int count = cudaDeviceCount();

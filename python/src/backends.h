@@ -5,6 +5,8 @@
 #include <mutex>
 #include <string>
 
+#include <pybind11/pybind11.h>
+
 #include "compute/backend.h"
 
 namespace stacklens::python {
@@ -15,8 +17,27 @@ struct BackendUse {
   std::unique_lock<std::mutex> lock;
 };
 
-// "cpu", "cuda" or "auto" (CUDA when usable, else the CPU). Throws ValueError for another name
-// and RuntimeError when CUDA is asked for and cannot be used. Call with the GIL released.
+// "cpu", "cuda" (the first visible GPU), "cuda:N" or "auto" (CUDA when usable, else the CPU).
+// Throws ValueError for another name and RuntimeError when CUDA is asked for and cannot be
+// used. Call with the GIL released.
 BackendUse useBackend(const std::string& name);
+
+// The backend a call on in uses: the one named, or for an image on a GPU (a CuPy array) the
+// CUDA backend of that GPU.
+std::string backendFor(const std::string& name, const compute::Image& in);
+
+// Runs op(backend) with the GIL released; the result where the input was (on the host, or on
+// the input's GPU with the backend's work finished).
+template <class Op>
+compute::Image run(const std::string& name, const compute::Image& in, const Op& op) {
+  const std::string chosen = backendFor(name, in);
+  pybind11::gil_scoped_release release;
+  BackendUse use = useBackend(chosen);
+  compute::Image out = op(use.backend);
+  if (in.onHost()) return out.onHost() ? out : use.backend.download(out);
+  if (out.onHost()) out = use.backend.upload(out);
+  use.backend.synchronize();
+  return out;
+}
 
 }  // namespace stacklens::python

@@ -121,18 +121,15 @@ void addDeconvolution(py::module_& m) {
           throw compute::InvalidArgument("halo, block and the budgets need mode='3d'");
         const Image in = imageFrom(image, "image");
         const Image kernel = psfFrom(psf, psfSigma, p.threeD);
-        const compute::Shape h = shapeFrom(halo, -1, "halo"), b = shapeFrom(block, 0, "block");
-        Image out;
-        {
-          py::gil_scoped_release release;
-          BackendUse use = useBackend(backend);
-          if (p.threeD) {
-            out = deconvolve3d(use.backend, in, kernel, p, budgetMb, ramBudgetMb, h, b);
-          } else {
-            out = use.backend.richardsonLucy(in, kernel, p);
-            if (!out.onHost()) out = use.backend.download(out);
-          }
-        }
+        const compute::Shape h = shapeFrom(halo, -1, "halo"),
+                             blockShape = shapeFrom(block, 0, "block");
+        // A volume on a GPU (CuPy) is deconvolved there whole; on the host, 3D runs are planned
+        // in blocks.
+        const Image out = run(backend, in, [&](compute::Backend& b) {
+          if (p.threeD && in.onHost())
+            return deconvolve3d(b, in, kernel, p, budgetMb, ramBudgetMb, h, blockShape);
+          return b.richardsonLucy(in, kernel, p);
+        });
         return arrayFrom(out, isTwoD(image));
       },
       "image"_a, "psf"_a = py::none(), py::kw_only(), "psf_sigma"_a = py::none(),

@@ -30,6 +30,8 @@ PYBIND11_MODULE(_stacklens, m) {
   stacklens::python::addMeasurements(m);
   stacklens::python::addDeconvolution(m);
   stacklens::python::addStacks(m);
+  m.def("cuda_device_count", &stacklens::compute::cudaDeviceCount,
+        "The CUDA devices this process can use (CUDA_VISIBLE_DEVICES applies).");
   m.def("cuda_usable", [] {
     std::string why;
     const bool usable = stacklens::compute::cudaUsable(&why);

@@ -14,15 +14,6 @@ namespace {
 
 using compute::Image;
 
-// Runs op on the named backend with the GIL released; the result on the host.
-template <class Op>
-Image compute(const std::string& backend, const Op& op) {
-  py::gil_scoped_release release;
-  BackendUse use = useBackend(backend);
-  Image out = op(use.backend);
-  return out.onHost() ? out : use.backend.download(out);
-}
-
 // (σz, σy, σx) from one value (2D per slice) or three.
 compute::BlurParams blurParams(const std::vector<double>& sigma, double truncate, bool nanAware) {
   compute::BlurParams p;
@@ -77,9 +68,10 @@ py::dict clipDict(const compute::ClipStats& c) {
 py::dict sourceTable(const std::vector<compute::Source>& sources) {
   auto column = [&](auto get) {
     using T = decltype(get(compute::Source{}));
-    py::array_t<T> a(static_cast<py::ssize_t>(sources.size()));
-    auto w = a.mutable_unchecked();
-    for (size_t i = 0; i < sources.size(); ++i) w(static_cast<py::ssize_t>(i)) = get(sources[i]);
+    const std::vector<py::ssize_t> n{static_cast<py::ssize_t>(sources.size())};
+    py::array_t<T> a(n, stridesOf(n, sizeof(T)));
+    T* w = a.mutable_data();
+    for (size_t i = 0; i < sources.size(); ++i) w[i] = get(sources[i]);
     return a;
   };
   py::dict t;
@@ -116,7 +108,7 @@ void addFilters(py::module_& m) {
         const Image in = imageFrom(image, "image");
         const compute::BlurParams p = blurParams(numbers(sigma), truncate, nanAware);
         return arrayFrom(
-            compute(backend, [&](compute::Backend& b) { return b.gaussianBlur(in, p); }),
+            run(backend, in, [&](compute::Backend& b) { return b.gaussianBlur(in, p); }),
             isTwoD(image));
       },
       "image"_a, "sigma"_a, py::kw_only(), "truncate"_a = 4.0, "nan_aware"_a = false,
@@ -133,7 +125,7 @@ and stay NaN. backend: 'auto' (CUDA when usable), 'cpu' or 'cuda'. Returns float
         checkOddSize(size);
         const Image in = imageFrom(image, "image");
         return arrayFrom(
-            compute(backend, [&](compute::Backend& b) { return b.medianFilter(in, size); }),
+            run(backend, in, [&](compute::Backend& b) { return b.medianFilter(in, size); }),
             isTwoD(image));
       },
       "image"_a, "size"_a, py::kw_only(), "backend"_a = "auto",
@@ -152,7 +144,7 @@ scipy.ndimage.median_filter(mode='reflect'). Returns float32.)");
         p.mode = outlierMode(mode);
         const Image in = imageFrom(image, "image");
         return arrayFrom(
-            compute(backend, [&](compute::Backend& b) { return b.removeOutliers(in, p); }),
+            run(backend, in, [&](compute::Backend& b) { return b.removeOutliers(in, p); }),
             isTwoD(image));
       },
       "image"_a, "size"_a, "threshold"_a, py::kw_only(), "mode"_a = "both", "backend"_a = "auto",
@@ -179,7 +171,7 @@ threshold with that median, as Fiji's Remove Outliers; mode: 'bright', 'dark' or
         if (order != 1 && order != 3) throw compute::InvalidArgument("order: expected 1 or 3");
         p.order = order;
         const Image in = imageFrom(image, "image");
-        return arrayFrom(compute(backend, [&](compute::Backend& b) { return b.resample(in, p); }),
+        return arrayFrom(run(backend, in, [&](compute::Backend& b) { return b.resample(in, p); }),
                          isTwoD(image));
       },
       "image"_a, "zoom"_a, py::kw_only(), "order"_a = 3, "backend"_a = "auto",
@@ -199,10 +191,11 @@ void addMeasurements(py::module_& m) {
         p.kappaUpper = kappaUpper.value_or(kappa);
         p.maxIterations = maxIterations;
         const Image in = imageFrom(image, "image");
+        const std::string chosen = backendFor(backend, in);
         compute::ClipStats s;
         {
           py::gil_scoped_release release;
-          BackendUse use = useBackend(backend);
+          BackendUse use = useBackend(chosen);
           s = use.backend.sigmaClip(in, p);
         }
         return clipDict(s);
@@ -228,11 +221,13 @@ the same for every finite value.)");
         p.minPixels = minPixels;
         p.clip.kappaLower = p.clip.kappaUpper = kappa;
         const Image in = imageFrom(image, "image");
+        const std::string chosen = backendFor(backend, in);
         compute::Segmentation s;
         {
           py::gil_scoped_release release;
-          BackendUse use = useBackend(backend);
+          BackendUse use = useBackend(chosen);
           s = use.backend.segment(in, p);
+          // The labels come back on the host (a small int32 image), whatever the input.
           if (!s.labels.onHost()) s.labels = use.backend.download(s.labels);
         }
         py::dict out;

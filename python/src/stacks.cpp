@@ -29,7 +29,8 @@ class Reader {
     const io::StackInfo& i = info();
     if (z0 < 0 || z1 > i.z || z0 > z1 || y0 < 0 || y1 > i.y || y0 > y1)
       throw py::index_error("read: outside the stack");
-    py::array_t<float> out({z1 - z0, y1 - y0, i.x});
+    const std::vector<py::ssize_t> dims{z1 - z0, y1 - y0, i.x};
+    py::array_t<float> out(dims, stridesOf(dims, sizeof(float)));
     float* data = out.mutable_data();
     const int64_t slice = (y1 - y0) * i.x;
     py::gil_scoped_release release;

@@ -2,16 +2,20 @@
 arrays, lazy FITS/TIFF stacks, and (stacklens.dask) Dask arrays on one machine or a cluster.
 
 Every function takes the CLI's options as keyword arguments with the CLI's defaults, and a
-``backend`` of 'auto' (CUDA when usable, else the CPU), 'cpu' or 'cuda'. Arrays are (y, x) or
-(z, y, x); C-contiguous float32 arrays are used without a copy, others are converted once.
-Results are float32 NumPy arrays (labels int32). The GIL is released while the kernels run.
-Errors: ValueError (arguments), OSError (files), MemoryError (GPU out of memory).
+``backend`` of 'auto' (CUDA when usable, else the CPU), 'cpu', 'cuda' or 'cuda:N'. Arrays are
+(y, x) or (z, y, x); C-contiguous float32 arrays are used without a copy, others are converted
+once. Results are float32 NumPy arrays (labels int32). Device arrays (CuPy, or anything with
+__cuda_array_interface__) stay on their GPU: the work waits for their stream, runs on that GPU,
+and the result is a CuPy array there (segmentation's labels and tables come back to the host).
+The GIL is released while the kernels run. Errors: ValueError (arguments), OSError (files),
+MemoryError (GPU out of memory).
 """
 
 import numpy as _np
 
 from ._stacklens import (  # noqa: F401
     blur,
+    cuda_device_count,
     cuda_usable,
     deconvolve,
     gaussian_psf,
@@ -24,7 +28,7 @@ from ._stacklens import (  # noqa: F401
 from . import _stacklens
 
 __all__ = [
-    "Stack", "blur", "cuda_usable", "deconvolve", "gaussian_psf", "median", "open", "read",
+    "Stack", "blur", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "open", "read",
     "remove_outliers", "resample", "segment", "sigma_clipped_stats", "write",
 ]
 

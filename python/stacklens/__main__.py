@@ -13,7 +13,6 @@ import shutil
 import sys
 import tempfile
 
-
 import stacklens
 import stacklens.dask as sld
 

@@ -7,8 +7,9 @@ deconvolved with periodic boundaries, exactly as a block of the blocked 3D decon
 (compute/blocked/): with the same interiors and halos the two give the same result.
 
 Works with dask.distributed: workers import stacklens; backend='auto' computes on a worker's
-GPU when it has one (the first visible device: give each worker its own with
-CUDA_VISIBLE_DEVICES), else on its CPU cores.
+GPU when it has one, else on its CPU cores. On a host with several GPUs, the workers of a
+cluster spread over them (worker i takes GPU i modulo their number), unless each worker sees
+only its own (CUDA_VISIBLE_DEVICES, as dask-cuda sets it).
 """
 
 import math
@@ -22,6 +23,23 @@ from . import Stack
 __all__ = ["from_stack", "deconvolve", "blur", "median", "remove_outliers"]
 
 _BOUNDARIES = {"reflect": "reflect", "periodic": "periodic", "zero": 0.0}
+
+
+def _backend_here(backend):
+    """backend, or on a dask.distributed worker of a host with several GPUs, the worker's GPU."""
+    if backend not in ("auto", "cuda"):
+        return backend
+    try:
+        from distributed import get_worker
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return backend
+    count = _stacklens.cuda_device_count()
+    if count < 2:
+        return backend
+    name = worker.name
+    index = name if isinstance(name, int) else sum(str(name).encode())
+    return f"cuda:{index % count}"
 
 
 def from_stack(stack, chunks="auto"):
@@ -97,7 +115,7 @@ def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", bou
     def chunk(block):
         return _stacklens.deconvolve(block, psf, iterations=iterations, mode=mode,
                                      boundary="periodic", tv=tv, accelerate=accelerate,
-                                     backend=backend)
+                                     backend=_backend_here(backend))
 
     return _overlap(array, chunk, depth, _BOUNDARIES[boundary], "deconvolve")
 
@@ -116,7 +134,7 @@ def blur(array, sigma, *, truncate=4.0, backend="auto"):
     own = s if s[0] > 0 else s[1:]
 
     def chunk(block):
-        return _stacklens.blur(block, own, truncate=truncate, backend=backend)
+        return _stacklens.blur(block, own, truncate=truncate, backend=_backend_here(backend))
 
     return _overlap(array, chunk, depth, "reflect", "blur")
 
@@ -125,7 +143,7 @@ def median(array, size, *, backend="auto"):
     """Median filter of each slice (odd size x size window, edges reflected) over a Dask array."""
     array = da.asarray(array)
     depth = (0, size // 2, size // 2)[3 - array.ndim:]
-    return _overlap(array, lambda b: _stacklens.median(b, size, backend=backend), depth,
+    return _overlap(array, lambda b: _stacklens.median(b, size, backend=_backend_here(backend)), depth,
                     "reflect", "median")
 
 
@@ -135,5 +153,5 @@ def remove_outliers(array, size, threshold, *, mode="both", backend="auto"):
     depth = (0, size // 2, size // 2)[3 - array.ndim:]
     return _overlap(array,
                     lambda b: _stacklens.remove_outliers(b, size, threshold, mode=mode,
-                                                         backend=backend),
+                                                         backend=_backend_here(backend)),
                     depth, "reflect", "remove_outliers")

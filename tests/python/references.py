@@ -53,12 +53,13 @@ def richardson_lucy_periodic(image, psf, iterations):
     kernel = np.zeros_like(image)
     kernel[tuple(slice(0, n) for n in psf.shape)] = psf
     kernel = np.roll(kernel, tuple(-(n // 2) for n in psf.shape), axis=tuple(range(psf.ndim)))
+    axes = tuple(range(image.ndim))
     otf = np.fft.rfftn(kernel)
     estimate = image.copy()
     for _ in range(iterations):
-        blurred = np.fft.irfftn(np.fft.rfftn(estimate) * otf, image.shape)
+        blurred = np.fft.irfftn(np.fft.rfftn(estimate) * otf, image.shape, axes=axes)
         ratio = image / np.maximum(blurred, 1e-12)
-        estimate *= np.fft.irfftn(np.fft.rfftn(ratio) * np.conj(otf), image.shape)
+        estimate *= np.fft.irfftn(np.fft.rfftn(ratio) * np.conj(otf), image.shape, axes=axes)
     return estimate
 
 
