@@ -51,6 +51,22 @@ def from_stack(stack, chunks="auto"):
                          meta=np.empty((0, 0, 0), np.float32))
 
 
+def _smooth(n, primes):
+    for p in primes:
+        while n % p == 0:
+            n //= p
+    return n == 1
+
+
+def _fast_depth(chunk, halo, cuda):
+    """The halo widened so that chunk + 2 * depth is a fast FFT length (2, 3, 5, 7-smooth for
+    FFTW; 2, 3-smooth for cuFFT), as the block planner widens its halos for free."""
+    n = chunk + 2 * halo
+    while not _smooth(n, (2, 3) if cuda else (2, 3, 5, 7)) or (n - chunk) % 2:
+        n += 1
+    return (n - chunk) // 2
+
+
 def _depths(array, depth):
     return tuple(int(d) for d in depth) + (0,) * (array.ndim - len(depth))
 
@@ -77,11 +93,13 @@ def _overlap(array, function, depth, boundary, what):
 
 
 def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", boundary="reflect",
-               tv=0.0, accelerate=False, halo=None, backend="auto"):
+               tv=0.0, accelerate=False, halo=None, widen=True, backend="auto"):
     """Richardson-Lucy over a Dask array: each chunk with a halo (default half the PSF, rounded
     up, on each side; N or (Z, Y, X)) from its neighbours, deconvolved with periodic boundaries
     (mode '3d'; '2d' deconvolves each slice with the PSF's centre slice, no halo along z).
-    boundary is the rule at the array's faces: 'reflect', 'zero' or 'periodic'. The other
+    boundary is the rule at the array's faces: 'reflect', 'zero' or 'periodic'. widen: the halo
+    grows until each chunk with it has fast FFT lengths (what a block of the blocked
+    deconvolution does with its frame's room to spare); False keeps the halo as given. The other
     arguments as stacklens.deconvolve."""
     if boundary not in _BOUNDARIES:
         raise ValueError(f"boundary: expected 'reflect', 'periodic' or 'zero', got {boundary!r}")
@@ -111,6 +129,17 @@ def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", bou
         depth = halo
     else:
         raise ValueError(f"mode: expected '2d' or '3d', got {mode!r}")
+    if widen:
+        # Each chunk is transformed at its size with its depth: widen the depth (the first
+        # chunk's size decides) so that the transforms have fast lengths.
+        cuda = backend == "cuda" or (backend == "auto" and _stacklens.cuda_usable()[0])
+        chunks = array.chunks[array.ndim - len(depth):]
+        wider = (_fast_depth(c[0], d, cuda) if d else 0 for d, c in zip(depth, chunks))
+        # Not beyond the smallest chunk, which must hold its neighbours' share; an axis in one
+        # chunk keeps its halo (there the depth is padding by the boundary rule, as the
+        # unblocked run's).
+        depth = tuple(w if w <= min(c) and len(c) > 1 else d
+                      for w, d, c in zip(wider, depth, chunks))
 
     def chunk(block):
         return _stacklens.deconvolve(block, psf, iterations=iterations, mode=mode,
