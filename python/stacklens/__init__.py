@@ -57,6 +57,25 @@ class Stack:
     def __len__(self):
         return self.shape[0]
 
+    @property
+    def wcs_header(self):
+        """The world coordinate cards as a dict of Python values (strings unquoted, numbers,
+        booleans), e.g. for astropy.wcs.WCS(stack.wcs_header); empty without a WCS."""
+        prefixes = ("WCSAXES", "CTYPE", "CUNIT", "CRPIX", "CRVAL", "CDELT", "CROTA", "PC", "CD",
+                    "PV", "PS", "LONPOLE", "LATPOLE", "RADESYS", "RADECSYS", "EQUINOX", "EPOCH",
+                    "MJD-OBS", "DATE-OBS", "SPECSYS", "SSYSOBS", "RESTFRQ", "RESTFREQ",
+                    "RESTWAV", "VELREF", "WCSNAME", "A_", "B_", "AP_", "BP_")
+        cards = {}
+        for key, value, _ in self.header:
+            if key.startswith(prefixes) and key not in ("COMMENT", "HISTORY"):
+                cards[key] = _fits_value(value)
+        if cards:
+            cards["NAXIS"] = 3 if self.shape[0] > 1 else 2
+            for axis, n in enumerate(reversed(self.shape), start=1):
+                if axis <= cards["NAXIS"]:
+                    cards[f"NAXIS{axis}"] = n
+        return cards
+
     def __reduce__(self):
         # Dask's workers open the file again: the reader itself cannot travel.
         return (Stack, (self.path, self.hdu, self.plane))
@@ -109,6 +128,23 @@ class Stack:
         elif _np.ndim(y_index) == 0:
             out = out[:, 0]
         return out
+
+
+def _fits_value(text):
+    """A FITS card's value text as Python: 'quoted' strings, T/F, integers, reals."""
+    t = text.strip()
+    if t.startswith("'"):
+        return t[1:t.rfind("'")].replace("''", "'").rstrip() if t.count("'") > 1 else t[1:]
+    if t in ("T", "F"):
+        return t == "T"
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        return float(t.replace("D", "E").replace("d", "e"))
+    except ValueError:
+        return t
 
 
 def open(path, hdu=None, plane=0):  # noqa: A001 - the name the CLI's users expect

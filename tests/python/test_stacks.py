@@ -69,5 +69,23 @@ class Stacks(unittest.TestCase):
         np.testing.assert_array_equal(s[0], np.clip(np.floor(plane + 0.5), 0, 65535))  # half up
 
 
+class Samples(unittest.TestCase):
+    def test_the_radio_cubes_world_coordinates_as_python_values(self):
+        s = sl.open(os.path.join(os.environ["STACKLENS_SAMPLES"], "radio_cube.fits"))
+        w = s.wcs_header
+        self.assertEqual(s.shape, (32, 128, 128))
+        self.assertEqual((w["NAXIS"], w["NAXIS1"], w["NAXIS3"]), (3, 128, 32))
+        self.assertEqual(w["CTYPE1"], "RA---SIN")
+        self.assertEqual(w["CTYPE3"], "VRAD")
+        self.assertEqual(w["CUNIT3"], "m/s")
+        self.assertAlmostEqual(w["CDELT3"], 10000.0)
+        self.assertAlmostEqual(w["RESTFRQ"], 1420405752.0)
+        self.assertNotIn("BITPIX", w)
+        # The lazy stack gives a channel and a spectrum as the whole cube does.
+        cube = s.read()
+        np.testing.assert_array_equal(s[16], cube[16])
+        np.testing.assert_array_equal(s[:, 64, 64], cube[:, 64, 64])
+
+
 if __name__ == "__main__":
     unittest.main()
