@@ -197,10 +197,11 @@ Shape resampledShape(Shape in, const ResampleParams& p) {
   return {out[0], out[1], out[2]};
 }
 
-int64_t resampleSlabSlicesFor(Shape in, const ResampleParams& p, size_t hostBudget) {
+int64_t resampleSlabSlicesFor(Shape in, const ResampleParams& p, size_t hostBudget, int devices) {
   const Shape out = resampledShape(in, p);
   const size_t outSlice = size_t(out.y * out.x) * sizeof(float);
-  const size_t raw = size_t(in.y * in.x) * sizeof(float) * 3;  // read, backend copies
+  // Read, and the backend's copies, on every device's thread.
+  const size_t raw = size_t(in.y * in.x) * sizeof(float) * 3 * size_t(std::max(devices, 1));
   for (int64_t slab = out.z; slab >= 1; slab = slab > 1 ? slab / 2 : 0) {
     const size_t need = raw + outSlice * size_t(slab + windowSlices(in, out, p.order, slab));
     if (need <= hostBudget) return slab;

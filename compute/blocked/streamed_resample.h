@@ -24,8 +24,10 @@ constexpr int64_t kSplineWindowMargin = 24;
 Shape resampledShape(Shape in, const ResampleParams& p);
 
 // The most output slices per slab whose host memory fits hostBudget: the window of zoomed input
-// slices, the output slab, one raw slice. Throws InvalidArgument when not even one fits.
-int64_t resampleSlabSlicesFor(Shape in, const ResampleParams& p, size_t hostBudget);
+// slices, the output slab, and a raw slice with its copies for each of `devices` backends
+// zooming at once. Throws InvalidArgument when not even one fits.
+int64_t resampleSlabSlicesFor(Shape in, const ResampleParams& p, size_t hostBudget,
+                              int devices = 1);
 
 struct StreamedResampleReport {
   int slabs = 0;

@@ -110,4 +110,20 @@ TEST(StreamedResample, SlabsFitTheBudgetAndTooSmallABudgetIsAnError) {
   EXPECT_GT(resampleSlabSlicesFor(in, p, 2000 * slice), slab);
   EXPECT_THROW(resampleSlabSlicesFor(in, p, 10 * slice), InvalidArgument);
   EXPECT_THROW(resampledShape(in, {0.0, 1.0, 1.0, 3}), InvalidArgument);
+  // Each device zooms its own slices (a raw slice and its copies each): with the least budget
+  // that holds a slab for one device, four get a smaller slab; with the least that holds one
+  // output slice for one device, eight cannot run.
+  auto slabOrNone = [&](size_t budget, int devices) -> int64_t {
+    try {
+      return resampleSlabSlicesFor(in, p, budget, devices);
+    } catch (const InvalidArgument&) {
+      return 0;
+    }
+  };
+  size_t least = slice;
+  while (slabOrNone(least, 1) < slab) least += slice / 4;
+  EXPECT_LT(slabOrNone(least, 4), slab);
+  least = slice;
+  while (slabOrNone(least, 1) < 1) least += slice / 4;
+  EXPECT_EQ(slabOrNone(least, 8), 0);
 }

@@ -100,8 +100,11 @@ io::WriteOptions resampledOptions(const InputStack& input, compute::Shape in, co
 // of output slices (compute/blocked/streamed_resample.h).
 int streamResample(const Args& args, io::StackReader& reader, const compute::ResampleParams& p,
                    const io::WriteOptions& options, compute::Shape in, compute::Shape out,
-                   int64_t slab, StageTimer& timer) {
+                   StageTimer& timer) {
   const auto backends = chooseBackends(args);
+  // Every device zooms its own input slices: the budget holds a raw slice for each.
+  const int64_t slab =
+      compute::resampleSlabSlicesFor(in, p, hostBudget(args), static_cast<int>(backends.size()));
   std::fprintf(
       stderr, "streaming: %lld output slices at a time%s\n", static_cast<long long>(slab),
       backends.size() > 1
@@ -162,10 +165,8 @@ int runResample(const Args& args) {
 
   const double bytes = 2.0 * 4.0 * (double(in.count()) + double(out.count()));
   if (!args.has("slice") && bytes > double(hostBudget(args))) {
-    const int64_t slab = compute::resampleSlabSlicesFor(in, p, hostBudget(args));
     return streamResample(args, *reader, p,
-                          resampledOptions(probe, in, out, zoom, order, isotropic), in, out, slab,
-                          timer);
+                          resampledOptions(probe, in, out, zoom, order, isotropic), in, out, timer);
   }
   auto backend = chooseFirstDevice(args);
   timer.start("read");
