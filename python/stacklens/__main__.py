@@ -8,6 +8,7 @@ is left at OUT when the run fails or is interrupted.
 """
 
 import argparse
+import atexit
 import os
 import shutil
 import sys
@@ -58,35 +59,39 @@ def _open_input(path, chunks):
     return (data, stack.spacing if stack.spacing_known else None, stack.units, stack)
 
 
-def _write_zarr(result, out, spacing, units, history):
-    """Into a temporary folder beside OUT, renamed into place when complete."""
+def _remove(folders):
+    for folder in list(folders):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _write_zarr(result, out, spacing, units, history, temporaries):
+    """Into a temporary folder beside OUT (listed in temporaries until it is renamed into
+    place: on failure the caller removes it once nothing writes into it any more)."""
     import zarr
     parent = os.path.dirname(os.path.abspath(out))
     temporary = tempfile.mkdtemp(prefix="." + os.path.basename(out) + ".", dir=parent)
-    try:
-        store = zarr.DirectoryStore(temporary)
-        group = zarr.group(store=store, overwrite=True)
-        result.to_zarr(store, component="0", overwrite=True, compute=True)
-        unit = {"µm": "micrometer", "um": "micrometer", "micron": "micrometer",
-                "nm": "nanometer", "mm": "millimeter"}
-        axes = [{"name": n, "type": "space"} for n in ("z", "y", "x")]
-        if units:
-            for a, u in zip(axes, units):
-                if u:
-                    a["unit"] = unit.get(u, u)
-        scale = list(spacing) if spacing else [1.0, 1.0, 1.0]
-        group.attrs["multiscales"] = [{
-            "version": "0.4", "name": os.path.basename(out), "axes": axes,
-            "datasets": [{"path": "0", "coordinateTransformations": [
-                {"type": "scale", "scale": scale}]}],
-        }]
-        group.attrs["stacklens"] = {"history": history}
-        if os.path.exists(out):
-            shutil.rmtree(out) if os.path.isdir(out) else os.remove(out)
-        os.rename(temporary, out)
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise
+    temporaries.append(temporary)
+    store = zarr.DirectoryStore(temporary)
+    group = zarr.group(store=store, overwrite=True)
+    result.to_zarr(store, component="0", overwrite=True, compute=True)
+    unit = {"µm": "micrometer", "um": "micrometer", "micron": "micrometer",
+            "nm": "nanometer", "mm": "millimeter"}
+    axes = [{"name": n, "type": "space"} for n in ("z", "y", "x")]
+    if units:
+        for a, u in zip(axes, units):
+            if u:
+                a["unit"] = unit.get(u, u)
+    scale = list(spacing) if spacing else [1.0, 1.0, 1.0]
+    group.attrs["multiscales"] = [{
+        "version": "0.4", "name": os.path.basename(out), "axes": axes,
+        "datasets": [{"path": "0", "coordinateTransformations": [
+            {"type": "scale", "scale": scale}]}],
+    }]
+    group.attrs["stacklens"] = {"history": history}
+    if os.path.exists(out):
+        shutil.rmtree(out) if os.path.isdir(out) else os.remove(out)
+    os.rename(temporary, out)
+    temporaries.remove(temporary)
 
 
 def _client(args):
@@ -101,7 +106,9 @@ def _client(args):
             raise SystemExit(f"stacklens: cannot reach the Dask scheduler at {args.scheduler}: {e}")
     cluster = LocalCluster(n_workers=args.local_workers, threads_per_worker=1,
                            processes=True, dashboard_address=None)
-    return Client(cluster)
+    client = Client(cluster)
+    client.own_cluster = cluster
+    return client
 
 
 def deconvolve_command(args):
@@ -127,6 +134,10 @@ def deconvolve_command(args):
     history = (f"stacklens deconvolve richardson-lucy iterations={args.iterations} "
                f"mode={args.mode} boundary={args.boundary} (python -m stacklens, Dask)")
     client = _client(args)
+    temporaries = []
+    # Tasks still running when the run fails or is interrupted may write into a temporary
+    # folder after it was removed: remove it again once the interpreter has joined them.
+    atexit.register(_remove, temporaries)
     try:
         if client is not None:
             from distributed import progress
@@ -138,13 +149,17 @@ def deconvolve_command(args):
             from dask.diagnostics import ProgressBar
             ProgressBar(out=sys.stderr).register()
         if _is_zarr(args.output):
-            _write_zarr(result, args.output, spacing, units, [history])
+            _write_zarr(result, args.output, spacing, units, [history], temporaries)
         else:
             stacklens.write(args.output, result.compute(), like=stack, spacing=spacing,
                             units=units, history=[history])
     finally:
         if client is not None:
+            cluster = getattr(client, "own_cluster", None)
             client.close()
+            if cluster is not None:
+                cluster.close()  # its workers stop writing
+        _remove(temporaries)
     return 0
 
 

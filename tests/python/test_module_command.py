@@ -2,9 +2,11 @@
 or a LocalCluster; a clear error and no output when it cannot run."""
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import numpy as np
@@ -82,6 +84,25 @@ class ModuleCommand(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("missing.fits", r.stderr)
         self.assertEqual(sorted(os.listdir(self.folder.name)), ["in.fits", "psf.fits"])
+
+
+class Interrupted(unittest.TestCase):
+    def test_ctrl_c_leaves_no_output_and_no_temporary_folder(self):
+        with tempfile.TemporaryDirectory() as folder:
+            source = os.path.join(folder, "in.fits")
+            sl.write(source, np.random.default_rng(1).uniform(10, 100, (64, 256, 256))
+                     .astype(np.float32))
+            p = subprocess.Popen([sys.executable, "-m", "stacklens", "deconvolve", source,
+                                  os.path.join(folder, "out.zarr"), "--psf-sigma", "2",
+                                  "--iterations", "400", "--chunks", "32,128,128",
+                                  "--backend", BACKEND],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(2.0)
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=300)
+            self.assertEqual(p.returncode, 130, err)
+            self.assertIn("interrupted; nothing was written", err)
+            self.assertEqual(os.listdir(folder), ["in.fits"])
 
 
 if __name__ == "__main__":
