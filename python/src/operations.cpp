@@ -1,6 +1,7 @@
 // Filters and measurements: the CLI's operations on arrays, with its defaults.
 #include <pybind11/stl.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -14,29 +15,18 @@ namespace {
 
 using compute::Image;
 
-// (σz, σy, σx) from one value (2D per slice) or three.
-compute::BlurParams blurParams(const std::vector<double>& sigma, double truncate, bool nanAware) {
-  compute::BlurParams p;
-  if (sigma.size() == 1) {
-    p.sigmaY = p.sigmaX = sigma[0];
-  } else if (sigma.size() == 2) {
-    p.sigmaY = sigma[0];
-    p.sigmaX = sigma[1];
-  } else if (sigma.size() == 3) {
-    p.sigmaZ = sigma[0];
-    p.sigmaY = sigma[1];
-    p.sigmaX = sigma[2];
-  } else {
-    throw compute::InvalidArgument("sigma: expected S, (Sy, Sx) or (Sz, Sy, Sx)");
-  }
-  p.truncate = truncate;
-  p.nanAware = nanAware;
-  return p;
-}
-
 std::vector<double> numbers(const py::handle& v) {
   if (py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) return {v.cast<double>()};
   return v.cast<std::vector<double>>();
+}
+
+// (z, y, x) from V (y and x), (Vy, Vx) or (Vz, Vy, Vx); z is `z` unless given.
+std::array<double, 3> perAxis(const py::handle& v, double z, const char* what) {
+  const std::vector<double> n = numbers(v);
+  if (n.size() == 1) return {z, n[0], n[0]};
+  if (n.size() == 2) return {z, n[0], n[1]};
+  if (n.size() == 3) return {n[0], n[1], n[2]};
+  throw compute::InvalidArgument(std::string(what) + ": expected one value, (y, x) or (z, y, x)");
 }
 
 compute::OutlierMode outlierMode(const std::string& mode) {
@@ -106,7 +96,13 @@ void addFilters(py::module_& m) {
       [](const py::handle& image, const py::handle& sigma, double truncate, bool nanAware,
          const std::string& backend) {
         const Image in = imageFrom(image, "image");
-        const compute::BlurParams p = blurParams(numbers(sigma), truncate, nanAware);
+        const auto [sz, sy, sx] = perAxis(sigma, 0.0, "sigma");
+        compute::BlurParams p;
+        p.sigmaZ = sz;
+        p.sigmaY = sy;
+        p.sigmaX = sx;
+        p.truncate = truncate;
+        p.nanAware = nanAware;
         return arrayFrom(
             run(backend, in, [&](compute::Backend& b) { return b.gaussianBlur(in, p); }),
             isTwoD(image));
@@ -154,20 +150,11 @@ threshold with that median, as Fiji's Remove Outliers; mode: 'bright', 'dark' or
   m.def(
       "resample",
       [](const py::handle& image, const py::handle& zoom, int order, const std::string& backend) {
-        std::vector<double> f = numbers(zoom);
+        const auto [fz, fy, fx] = perAxis(zoom, 1.0, "zoom");
         compute::ResampleParams p;
-        if (f.size() == 1) {
-          p.zoomY = p.zoomX = f[0];
-        } else if (f.size() == 2) {
-          p.zoomY = f[0];
-          p.zoomX = f[1];
-        } else if (f.size() == 3) {
-          p.zoomZ = f[0];
-          p.zoomY = f[1];
-          p.zoomX = f[2];
-        } else {
-          throw compute::InvalidArgument("zoom: expected F, (Fy, Fx) or (Fz, Fy, Fx)");
-        }
+        p.zoomZ = fz;
+        p.zoomY = fy;
+        p.zoomX = fx;
         if (order != 1 && order != 3) throw compute::InvalidArgument("order: expected 1 or 3");
         p.order = order;
         const Image in = imageFrom(image, "image");
