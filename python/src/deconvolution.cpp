@@ -2,12 +2,15 @@
 // does not fit the memory budget (compute/blocked/), as `stacklens-cli deconvolve`.
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "compute/blocked/planned_run.h"
+#include "compute/device_list.h"
 #include "compute/params.h"
 #include "python/src/arrays.h"
 #include "python/src/backends.h"
@@ -65,11 +68,13 @@ Image psfFrom(const py::handle& psf, const py::handle& sigma, bool threeD) {
   return compute::gaussianPsf(threeD ? sz : 0.0, sy, sx);
 }
 
-// 3D: planned blocks on the backend (a one-block plan is the unblocked run), the budgets as the
-// CLI's; out of device memory, smaller blocks, then the CPU (each step said on stderr).
-Image deconvolve3d(compute::Backend& backend, const Image& volume, const Image& psf,
-                   const compute::DeconvolveParams& p, std::optional<int64_t> budgetMb,
-                   std::optional<int64_t> ramBudgetMb, compute::Shape halo, compute::Shape block) {
+// 3D: planned blocks on the backends (a one-block plan is the unblocked run; several CUDA
+// backends share the blocks), the budgets as the CLI's; out of device memory, smaller blocks,
+// then the CPU (each step said on stderr).
+Image deconvolve3d(const std::vector<compute::Backend*>& backends, const Image& volume,
+                   const Image& psf, const compute::DeconvolveParams& p,
+                   std::optional<int64_t> budgetMb, std::optional<int64_t> ramBudgetMb,
+                   compute::Shape halo, compute::Shape block) {
   const size_t host = ramBudgetMb ? size_t(*ramBudgetMb) << 20 : compute::defaultHostBudget();
   compute::PlannedRunRequest r;
   r.volume = volume.shape();
@@ -80,21 +85,58 @@ Image deconvolve3d(compute::Backend& backend, const Image& volume, const Image& 
   r.slabBudget = host / 2;
   r.cpuFrameBudget = host / 2;
   r.wholeSlices = true;
-  const bool cuda = backend.name() == "cuda";
-  r.frameBudget = cuda ? backend.setMemoryBudget(budgetMb ? size_t(*budgetMb) << 20 : 0) : host / 2;
+  r.devices = static_cast<int>(backends.size());
+  const bool cuda = backends.front()->name() == "cuda";
+  r.frameBudget = cuda ? SIZE_MAX : host / 2;
+  // Blocks are the same size on every device: the smallest budget plans them.
+  if (cuda)
+    for (compute::Backend* b : backends)
+      r.frameBudget =
+          std::min(r.frameBudget, b->setMemoryBudget(budgetMb ? size_t(*budgetMb) << 20 : 0));
+  struct RestoreBudgets {
+    const std::vector<compute::Backend*>& backends;
+    bool restore;
+    ~RestoreBudgets() {
+      if (restore)
+        for (compute::Backend* b : backends) b->setMemoryBudget(0);
+    }
+  } restore{backends, cuda && budgetMb.has_value()};
   Image out = Image::hostUninitialized(volume.shape());
   out.spacing = volume.spacing;
-  try {
-    compute::planAndDeconvolve(
-        backend, r, [&](const compute::BlockPlan&) { return compute::boxReader(volume); },
-        compute::boxWriter(out), psf, {},
-        [](const std::string& note) { std::fprintf(stderr, "stacklens: %s\n", note.c_str()); });
-  } catch (...) {
-    if (cuda && budgetMb) backend.setMemoryBudget(0);
-    throw;
-  }
-  if (cuda && budgetMb) backend.setMemoryBudget(0);
+  compute::planAndDeconvolve(
+      backends, r, [&](const compute::BlockPlan&) { return compute::boxReader(volume); },
+      compute::boxWriter(out), psf, {},
+      [](const std::string& note) { std::fprintf(stderr, "stacklens: %s\n", note.c_str()); });
   return out;
+}
+
+// devices: None, "all", "N", "I,J", an int N or a list of indices.
+std::vector<int> deviceList(const py::handle& devices) {
+  const int visible = compute::cudaDeviceCount();
+  if (py::isinstance<py::str>(devices))
+    return compute::parseDeviceList(devices.cast<std::string>(), visible);
+  if (py::isinstance<py::int_>(devices))
+    return compute::parseDeviceList(std::to_string(devices.cast<int>()), visible);
+  std::string text;
+  for (int d : devices.cast<std::vector<int>>()) text += std::to_string(d) + ",";
+  return compute::parseDeviceList(text, visible);
+}
+
+// A 3D host volume deconvolved on several GPUs at once, with the kept backends of those devices
+// (taken in device order, so that two such calls cannot wait on each other).
+Image deconvolveOnDevices(const std::vector<int>& devices, const Image& volume, const Image& psf,
+                          const compute::DeconvolveParams& p, std::optional<int64_t> budgetMb,
+                          std::optional<int64_t> ramBudgetMb, compute::Shape halo,
+                          compute::Shape block) {
+  std::vector<int> order = devices;
+  std::sort(order.begin(), order.end());
+  std::vector<BackendUse> uses;
+  for (int d : order) uses.push_back(useBackend("cuda:" + std::to_string(d)));
+  std::vector<compute::Backend*> backends;
+  for (int d : devices)
+    backends.push_back(
+        &uses[size_t(std::find(order.begin(), order.end(), d) - order.begin())].backend);
+  return deconvolve3d(backends, volume, psf, p, budgetMb, ramBudgetMb, halo, block);
 }
 
 }  // namespace
@@ -106,7 +148,8 @@ void addDeconvolution(py::module_& m) {
       [](const py::handle& image, const py::handle& psf, const py::handle& psfSigma, int iterations,
          const std::string& mode, const std::string& boundary, double tv, bool accelerate,
          const std::string& backend, std::optional<int64_t> budgetMb,
-         std::optional<int64_t> ramBudgetMb, const py::handle& halo, const py::handle& block) {
+         std::optional<int64_t> ramBudgetMb, const py::handle& halo, const py::handle& block,
+         const py::handle& devices) {
         compute::DeconvolveParams p;
         if (iterations < 1) throw compute::InvalidArgument("iterations: expected at least 1");
         p.iterations = iterations;
@@ -123,11 +166,23 @@ void addDeconvolution(py::module_& m) {
         const Image kernel = psfFrom(psf, psfSigma, p.threeD);
         const compute::Shape h = shapeFrom(halo, -1, "halo"),
                              blockShape = shapeFrom(block, 0, "block");
+        if (!devices.is_none()) {
+          if (!p.threeD || !in.onHost() || backend == "cpu")
+            throw compute::InvalidArgument(
+                "devices: for mode='3d' on NumPy arrays with the CUDA backend");
+          const std::vector<int> list = deviceList(devices);
+          Image out;
+          {
+            py::gil_scoped_release release;
+            out = deconvolveOnDevices(list, in, kernel, p, budgetMb, ramBudgetMb, h, blockShape);
+          }
+          return arrayFrom(out, false);
+        }
         // A volume on a GPU (CuPy) is deconvolved there whole; on the host, 3D runs are planned
         // in blocks.
         const Image out = run(backend, in, [&](compute::Backend& b) {
           if (p.threeD && in.onHost())
-            return deconvolve3d(b, in, kernel, p, budgetMb, ramBudgetMb, h, blockShape);
+            return deconvolve3d({&b}, in, kernel, p, budgetMb, ramBudgetMb, h, blockShape);
           return b.richardsonLucy(in, kernel, p);
         });
         return arrayFrom(out, isTwoD(image));
@@ -136,6 +191,7 @@ void addDeconvolution(py::module_& m) {
       "iterations"_a = 20, "mode"_a = "2d", "boundary"_a = "reflect", "tv"_a = 0.0,
       "accelerate"_a = false, "backend"_a = "auto", "budget_mb"_a = py::none(),
       "ram_budget_mb"_a = py::none(), "halo"_a = py::none(), "block"_a = py::none(),
+      "devices"_a = py::none(),
       R"(Richardson-Lucy deconvolution, as `stacklens-cli deconvolve`.
 
 psf: an array (2D, or 3D for mode='3d'; 2D mode uses a 3D PSF's centre slice), or psf_sigma:
@@ -145,7 +201,9 @@ variation weight (0: off). accelerate: Biggs-Andrews extrapolation.
 3D volumes larger than the memory budget (budget_mb on the GPU, default 80 % of the free
 memory; ram_budget_mb on the CPU, default half the RAM) are deconvolved in overlapping blocks:
 halo (default half the PSF) and block (the largest interior, default planned) as N or
-(Z, Y, X). Returns float32 on the host.)");
+(Z, Y, X). devices ('all', N, 'I,J' or a list of indices; mode='3d', CUDA): the blocks are
+shared among those GPUs, as `stacklens-cli deconvolve --devices`. Returns float32 where the
+input was (a CuPy array on its GPU, deconvolved there whole).)");
 
   m.def(
       "gaussian_psf",

@@ -66,5 +66,16 @@ class DeviceArrays(unittest.TestCase):
             sl.blur(d, 1.0, backend="cpu")
 
 
+@unittest.skipUnless(GPU, "needs a usable CUDA device")
+class EveryGpu(unittest.TestCase):
+    def test_blocks_shared_among_the_gpus_give_the_one_gpu_result(self):
+        v = np.random.default_rng().uniform(10, 100, (40, 96, 80)).astype(np.float32)
+        psf = sl.gaussian_psf((1.5, 1.0, 1.0))
+        one = sl.deconvolve(v, psf, iterations=8, mode="3d", block=(20, 48, 40), backend="cuda")
+        every = sl.deconvolve(v, psf, iterations=8, mode="3d", block=(20, 48, 40),
+                              devices="all")
+        np.testing.assert_array_equal(every, one)
+
+
 if __name__ == "__main__":
     unittest.main()
