@@ -3,10 +3,13 @@
 // a GPU out of memory MemoryError, a cancelled run KeyboardInterrupt.
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
+
 #include "compute/backend.h"
 #include "compute/job.h"
 #include "compute/params.h"
 #include "io/io_error.h"
+#include "python/src/arrays.h"
 #include "python/src/operations.h"
 
 namespace py = pybind11;
@@ -30,6 +33,10 @@ PYBIND11_MODULE(_stacklens, m) {
   stacklens::python::addMeasurements(m);
   stacklens::python::addDeconvolution(m);
   stacklens::python::addStacks(m);
+  // Where an array's values are read from (tests: no copy for C-contiguous float32).
+  m.def("_input_address", [](const py::handle& array) {
+    return reinterpret_cast<uintptr_t>(stacklens::python::imageFrom(array, "array").data());
+  });
   m.def("cuda_device_count", &stacklens::compute::cudaDeviceCount,
         "The CUDA devices this process can use (CUDA_VISIBLE_DEVICES applies).");
   m.def("cuda_usable", [] {

@@ -42,6 +42,13 @@ class Filters(unittest.TestCase):
                                       sl.blur(a.astype(np.uint16).astype(np.float32), 2.0,
                                               backend=BACKEND))
 
+    def test_c_contiguous_float32_is_read_in_place_and_others_are_converted(self):
+        a = random_image((20, 30))
+        self.assertEqual(sl._stacklens._input_address(a), a.ctypes.data)
+        self.assertEqual(sl._stacklens._input_address(a[5:]), a[5:].ctypes.data)  # still C order
+        for other in (a.astype(np.float64), np.asfortranarray(a), a[:, ::2]):
+            self.assertNotEqual(sl._stacklens._input_address(other), other.ctypes.data)
+
     def test_median_matches_brute_force(self):
         a = random_image((3, 21, 26), seed=2)
         for size in (1, 3, 5):
