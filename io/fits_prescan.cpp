@@ -215,6 +215,10 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
           break;
         }
         if (!key.empty() && key.front() == ' ') continue;
+        // cfitsio names a keyword by its characters up to the first blank (ffgknm): 'ZTILE2 z='
+        // is a second ZTILE2 to it (found by fits_fuzzer: holding a string, it made a tile
+        // length of 0 and SIGFPE in imcomp_get_compressed_image_par).
+        if (const size_t blank = key.find(' '); blank != std::string::npos) key.resize(blank);
         // A value follows '=' in column 9 whatever column 10 holds, as cfitsio reads it (found
         // by fits_fuzzer: 'ZVAL2   =(   2' went unchecked here and overflowed cfitsio's ffc2j).
         if (card[8] != '=' || key.empty()) continue;
