@@ -50,22 +50,14 @@ Image psfFrom(const py::handle& psf, const py::handle& sigma, bool threeD) {
     const Image in = imageFrom(psf, "psf");
     return compute::cloneHost(in);
   }
-  std::vector<double> s = py::isinstance<py::float_>(sigma) || py::isinstance<py::int_>(sigma)
-                              ? std::vector<double>{sigma.cast<double>()}
-                              : sigma.cast<std::vector<double>>();
-  double sz = 0, sy, sx;
-  if (s.size() == 1) {
-    sy = sx = s[0];
-    if (threeD) sz = s[0];
-  } else if (s.size() == 3) {
-    sz = s[0];
-    sy = s[1];
-    sx = s[2];
-  } else {
-    throw compute::InvalidArgument("psf_sigma: expected S or (Sz, Sy, Sx)");
+  const std::vector<double> s = py::isinstance<py::float_>(sigma) || py::isinstance<py::int_>(sigma)
+                                    ? std::vector<double>{sigma.cast<double>()}
+                                    : sigma.cast<std::vector<double>>();
+  try {
+    return compute::gaussianPsfFromSigmas(s, threeD);
+  } catch (const compute::InvalidArgument& e) {
+    throw compute::InvalidArgument(std::string("psf_sigma: ") + e.what());
   }
-  if (sy <= 0 || sx <= 0 || sz < 0) throw compute::InvalidArgument("psf_sigma: must be positive");
-  return compute::gaussianPsf(threeD ? sz : 0.0, sy, sx);
 }
 
 // 3D: planned blocks on the backends (a one-block plan is the unblocked run; several CUDA

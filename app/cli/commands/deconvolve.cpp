@@ -22,20 +22,11 @@ compute::Image loadPsf(const Args& args, bool threeD) {
     for (int64_t z = 0; z < info.z; ++z) reader->readSlice(z, psf.slice(z));
     return psf;
   }
-  std::vector<double> sigma = args.getDoubles("psf-sigma");
-  double sz = 0, sy, sx;
-  if (sigma.size() == 1) {
-    sy = sx = sigma[0];
-    if (threeD) sz = sigma[0];
-  } else if (sigma.size() == 3) {
-    sz = sigma[0];
-    sy = sigma[1];
-    sx = sigma[2];
-  } else {
-    throw UsageError("--psf-sigma: expected S or Sz,Sy,Sx");
+  try {
+    return compute::gaussianPsfFromSigmas(args.getDoubles("psf-sigma"), threeD);
+  } catch (const compute::InvalidArgument& e) {
+    throw UsageError(std::string("--psf-sigma: ") + e.what());
   }
-  if (sy <= 0 || sx <= 0 || sz < 0) throw UsageError("--psf-sigma: sigmas must be positive");
-  return compute::gaussianPsf(threeD ? sz : 0.0, sy, sx);
 }
 
 int runDeconvolve(const Args& args) {
