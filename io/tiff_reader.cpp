@@ -294,14 +294,16 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
                               " images but the file has " + std::to_string(pageCount) +
                               " pages (single-page ImageJ files over 4 GB are not supported)");
     }
+    // A spacing without a unit (ImageJ then says "pixel") is still the writer's spacing.
     auto unit = meta.find("unit");
-    if (unit != meta.end() && hasRes && resUnit == RESUNIT_NONE) {
+    if (hasRes && resUnit == RESUNIT_NONE &&
+        (unit != meta.end() || meta.count("spacing") || xres != 1 || yres != 1)) {
       info_.spacingKnown = true;
       info_.spacing = {1.0, 1.0 / yres, 1.0 / xres};
       double spacing = 0;
       auto zs = meta.find("spacing");
       if (zs != meta.end() && parsePositive(zs->second, spacing)) info_.spacing[0] = spacing;
-      const std::string u = normaliseUnit(unit->second);
+      const std::string u = unit == meta.end() ? "" : normaliseUnit(unit->second);
       info_.units = {u, u, u};
     }
   } else if (ome) {

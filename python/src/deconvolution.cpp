@@ -12,6 +12,7 @@
 #include "compute/blocked/planned_run.h"
 #include "compute/device_list.h"
 #include "compute/params.h"
+#include "compute/rl_frame.h"
 #include "python/src/arrays.h"
 #include "python/src/backends.h"
 #include "python/src/operations.h"
@@ -215,6 +216,9 @@ input was (a CuPy array on its GPU, deconvolved there whole).)");
       "sigma"_a, "size"_a = py::none(),
       R"(A Gaussian PSF normalised to sum 1, centred at index size // 2: 2D for S or (Sy, Sx),
 3D for (Sz, Sy, Sx); odd size 2 * ceil(4 sigma) + 1 per axis unless size is given.)");
+
+  // For stacklens.dask, which widens chunks' halos to the lengths the block planner takes.
+  m.def("_next_fast_frame_length", &compute::nextFastFrameLength, "n"_a);
 }
 
 }  // namespace stacklens::python

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "io/block_writer.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
 #include "python/src/arrays.h"
@@ -53,6 +54,70 @@ py::list headerList(const std::vector<io::HeaderCard>& cards) {
   return l;
 }
 
+// The output's options from _write's and _BlockWriter's arguments.
+io::WriteOptions writeOptions(const py::handle& spacing, const py::handle& units,
+                              const py::handle& header, const std::vector<std::string>& history,
+                              bool uint16, const Reader* like) {
+  io::WriteOptions o = like ? io::carriedFrom(like->info()) : io::WriteOptions{};
+  if (!spacing.is_none()) {
+    const auto s = spacing.cast<std::vector<double>>();
+    if (s.size() != 3) throw py::value_error("spacing: expected (z, y, x)");
+    o.spacing = {s[0], s[1], s[2]};
+    o.spacingKnown = true;
+  }
+  if (!units.is_none()) {
+    const auto u = units.cast<std::vector<std::string>>();
+    if (u.size() != 3) throw py::value_error("units: expected (z, y, x)");
+    o.units = {u[0], u[1], u[2]};
+  }
+  if (!header.is_none())
+    for (const auto& card : header.cast<std::vector<std::vector<std::string>>>()) {
+      if (card.empty() || card.size() > 3)
+        throw py::value_error("header: expected (key, value[, comment]) cards");
+      o.header.push_back({card[0], card.size() > 1 ? card[1] : "", card.size() > 2 ? card[2] : ""});
+    }
+  o.history = history;
+  o.tiffUInt16 = uint16;
+  return o;
+}
+
+// Behind stacklens.dask.to_file: a FITS/TIFF file written box by box (io::StackBlockWriter),
+// which appears at its path on commit() and is removed by close() (or when collected) before.
+class BlockWriter {
+ public:
+  BlockWriter(const std::string& path, const std::vector<int64_t>& shape,
+              const io::WriteOptions& options)
+      : shape_(shape) {
+    if (!io::StackBlockWriter::supports(path))
+      throw py::value_error(path + ": expected a .fits, .fit, .fts, .tif or .tiff output");
+    writer_ = std::make_unique<io::StackBlockWriter>(path, shape[0], shape[1], shape[2], options);
+  }
+  void writeBox(int64_t z0, int64_t y0, int64_t x0, const py::handle& box) {
+    const compute::Image image = imageFrom(box, "box");
+    const compute::Shape s = image.shape();
+    if (z0 < 0 || y0 < 0 || x0 < 0 || z0 + s.z > shape_[0] || y0 + s.y > shape_[1] ||
+        x0 + s.x > shape_[2])
+      throw py::index_error("write_box: the box is outside the stack");
+    io::StackBlockWriter& w = open();
+    py::gil_scoped_release release;
+    w.writeBox(z0, z0 + s.z, y0, y0 + s.y, x0, x0 + s.x, image.data());
+  }
+  void commit() {
+    io::StackBlockWriter& w = open();
+    py::gil_scoped_release release;
+    w.commit();
+  }
+  void close() { writer_.reset(); }
+
+ private:
+  io::StackBlockWriter& open() {
+    if (!writer_) throw py::value_error("the writer was closed");
+    return *writer_;
+  }
+  std::vector<int64_t> shape_;
+  std::unique_ptr<io::StackBlockWriter> writer_;
+};
+
 }  // namespace
 
 void addStacks(py::module_& m) {
@@ -91,33 +156,27 @@ void addStacks(py::module_& m) {
       [](const std::string& path, const py::handle& array, const py::handle& spacing,
          const py::handle& units, const py::handle& header, const std::vector<std::string>& history,
          bool uint16, const Reader* like) {
-        io::WriteOptions o = like ? io::carriedFrom(like->info()) : io::WriteOptions{};
-        if (!spacing.is_none()) {
-          const auto s = spacing.cast<std::vector<double>>();
-          if (s.size() != 3) throw py::value_error("spacing: expected (z, y, x)");
-          o.spacing = {s[0], s[1], s[2]};
-          o.spacingKnown = true;
-        }
-        if (!units.is_none()) {
-          const auto u = units.cast<std::vector<std::string>>();
-          if (u.size() != 3) throw py::value_error("units: expected (z, y, x)");
-          o.units = {u[0], u[1], u[2]};
-        }
-        if (!header.is_none())
-          for (const auto& card : header.cast<std::vector<std::vector<std::string>>>()) {
-            if (card.empty() || card.size() > 3)
-              throw py::value_error("header: expected (key, value[, comment]) cards");
-            o.header.push_back(
-                {card[0], card.size() > 1 ? card[1] : "", card.size() > 2 ? card[2] : ""});
-          }
-        o.history = history;
-        o.tiffUInt16 = uint16;
+        const io::WriteOptions o = writeOptions(spacing, units, header, history, uint16, like);
         const compute::Image image = imageFrom(array, "array");
         const compute::Shape s = image.shape();
         py::gil_scoped_release release;
         io::writeStack(path, image.data(), s.z, s.y, s.x, o);
       },
       "path"_a, "array"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "uint16"_a, "like"_a);
+
+  py::class_<BlockWriter>(m, "_BlockWriter")
+      .def(py::init([](const std::string& path, const std::vector<int64_t>& shape,
+                       const py::handle& spacing, const py::handle& units, const py::handle& header,
+                       const std::vector<std::string>& history, const Reader* like) {
+             if (shape.size() != 3 || shape[0] < 1 || shape[1] < 1 || shape[2] < 1)
+               throw py::value_error("shape: expected (z, y, x), each at least 1");
+             const io::WriteOptions o = writeOptions(spacing, units, header, history, false, like);
+             return std::make_unique<BlockWriter>(path, shape, o);
+           }),
+           "path"_a, "shape"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "like"_a)
+      .def("write_box", &BlockWriter::writeBox, "z0"_a, "y0"_a, "x0"_a, "box"_a)
+      .def("commit", &BlockWriter::commit)
+      .def("close", &BlockWriter::close);
 }
 
 }  // namespace stacklens::python

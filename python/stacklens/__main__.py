@@ -151,8 +151,8 @@ def deconvolve_command(args):
         if _is_zarr(args.output):
             _write_zarr(result, args.output, spacing, units, [history], temporaries)
         else:
-            stacklens.write(args.output, result.compute(), like=stack, spacing=spacing,
-                            units=units, history=[history])
+            sld.to_file(result, args.output, like=stack, spacing=spacing, units=units,
+                        history=[history])
     finally:
         if client is not None:
             cluster = getattr(client, "own_cluster", None)

@@ -20,7 +20,7 @@ import numpy as np
 from . import _stacklens
 from . import Stack
 
-__all__ = ["from_stack", "deconvolve", "blur", "median", "remove_outliers"]
+__all__ = ["from_stack", "to_file", "deconvolve", "blur", "median", "remove_outliers"]
 
 _BOUNDARIES = {"reflect": "reflect", "periodic": "periodic", "zero": 0.0}
 
@@ -51,6 +51,63 @@ def from_stack(stack, chunks="auto"):
                          meta=np.empty((0, 0, 0), np.float32))
 
 
+class _Boxes:
+    """da.store's target: each chunk written at its place by the block writer."""
+
+    def __init__(self, writer, ndim):
+        self._writer, self._ndim = writer, ndim
+
+    def __setitem__(self, key, box):
+        origin = tuple(k.start or 0 for k in key)
+        if self._ndim == 2:
+            origin, box = (0,) + origin, box[None]
+        self._writer.write_box(*origin, box)
+
+
+def _distributed_client():
+    try:
+        from distributed import default_client
+        return default_client()
+    except (ImportError, ValueError):
+        return None
+
+
+def to_file(array, path, *, like=None, spacing=None, units=None, header=None, history=()):
+    """Computes a 2D or 3D Dask array into a FITS (.fits, .fit, .fts) or TIFF (.tif, .tiff,
+    BigTIFF when large) float32 file chunk by chunk, never holding it whole. With a
+    dask.distributed client the chunks are computed on the cluster and written here in order
+    as each arrives; otherwise on this machine's threads, each written as it is done. The file
+    appears at path when the last chunk is written (a temporary file in the same folder until
+    then, removed on an error or an interrupt). like, spacing, units, header and history as
+    stacklens.write."""
+    array = da.asarray(array)
+    if array.ndim not in (2, 3):
+        raise ValueError("to_file: expected a 2D (y, x) or 3D (z, y, x) array")
+    array = array.astype(np.float32)
+    shape = (1,) * (3 - array.ndim) + array.shape
+    cards = None if header is None else [tuple(str(v) for v in c) for c in header]
+    writer = _stacklens._BlockWriter(str(path), list(shape),
+                                     None if spacing is None else tuple(spacing),
+                                     None if units is None else tuple(units), cards,
+                                     list(history), None if like is None else like._reader)
+    try:
+        client = _distributed_client()
+        if client is None:
+            da.store(array, _Boxes(writer, array.ndim), lock=False)
+        else:
+            # The target cannot travel to the workers: the chunks come here, in z-major order
+            # (TIFF pages are written as soon as their rows are complete).
+            array = array.persist()
+            boxes = _Boxes(writer, array.ndim)
+            for index in np.ndindex(*array.numblocks):
+                key = tuple(slice(sum(c[:i]), sum(c[:i + 1]))
+                            for c, i in zip(array.chunks, index))
+                boxes[key] = np.asarray(array.blocks[index].compute())
+        writer.commit()
+    finally:
+        writer.close()
+
+
 def _smooth(n, primes):
     for p in primes:
         while n % p == 0:
@@ -65,6 +122,45 @@ def _fast_depth(chunk, halo, cuda):
     while not _smooth(n, (2, 3) if cuda else (2, 3, 5, 7)) or (n - chunk) % 2:
         n += 1
     return (n - chunk) // 2
+
+
+def _fused_depth(chunk, halo):
+    """The halo widened to the next length of the CUDA backend's fused passes (as the block
+    planner's frames), or None when there is none."""
+    n = _stacklens._next_fast_frame_length(chunk + 2 * halo)
+    while n and (n - chunk) % 2:
+        n = _stacklens._next_fast_frame_length(n + 1)
+    return (n - chunk) // 2 if n else None
+
+
+def _widened(depth, chunks, cuda):
+    """The depths that give each chunk fast FFT lengths: on CUDA the fused lengths when every
+    axis has one and the frame has at most 1.5 times the voxels (compute/rl_frame.h's rule),
+    else 2, 3(, 5, 7)-smooth lengths. No depth grows beyond the smallest chunk (each must hold
+    its neighbours' share). An axis in one chunk keeps its halo (its depth is padding by the
+    boundary rule, as the unblocked run's, which a wider one follows less closely at the faces)
+    unless that makes the frame a fused one (within the axis' length)."""
+    def allowed(wider, d, sizes, single_too):
+        if len(sizes) == 1 and not single_too:
+            return d
+        limit = min(sizes) if len(sizes) > 1 else sizes[0] - 1
+        return wider if wider is not None and wider <= limit else d
+
+    smooth = tuple(allowed(_fast_depth(c[0], d, cuda), d, c, False) if d else 0
+                   for d, c in zip(depth, chunks))
+    if not cuda:
+        return smooth
+    fused = tuple(allowed(_fused_depth(c[0], d), d, c, True) if d else 0
+                  for d, c in zip(depth, chunks))
+
+    def voxels(ds):
+        return math.prod(c[0] + 2 * d for d, c in zip(ds, chunks))
+
+    def fast(ds):
+        return all(_stacklens._next_fast_frame_length(c[0] + 2 * d) == c[0] + 2 * d
+                   for d, c in zip(ds, chunks) if d)
+
+    return fused if fast(fused) and voxels(fused) <= 1.5 * voxels(smooth) else smooth
 
 
 def _depths(array, depth):
@@ -132,14 +228,9 @@ def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", bou
     if widen:
         # Each chunk is transformed at its size with its depth: widen the depth (the first
         # chunk's size decides) so that the transforms have fast lengths.
-        cuda = backend == "cuda" or (backend == "auto" and _stacklens.cuda_usable()[0])
-        chunks = array.chunks[array.ndim - len(depth):]
-        wider = (_fast_depth(c[0], d, cuda) if d else 0 for d, c in zip(depth, chunks))
-        # Not beyond the smallest chunk, which must hold its neighbours' share; an axis in one
-        # chunk keeps its halo (there the depth is padding by the boundary rule, as the
-        # unblocked run's).
-        depth = tuple(w if w <= min(c) and len(c) > 1 else d
-                      for w, d, c in zip(wider, depth, chunks))
+        cuda = str(backend).startswith("cuda") or (backend == "auto" and
+                                                   _stacklens.cuda_usable()[0])
+        depth = _widened(depth, array.chunks[array.ndim - len(depth):], cuda)
 
     def chunk(block):
         return _stacklens.deconvolve(block, psf, iterations=iterations, mode=mode,
