@@ -102,6 +102,9 @@ class Backend {
   virtual Image medianFilter(const Image& in, int size, const Job& job = {}) = 0;
   virtual Image removeOutliers(const Image& in, const OutlierParams& p, const Job& job = {}) = 0;
   virtual Image resample(const Image& in, const ResampleParams& p, const Job& job = {}) = 0;
+  // Along z, into one slice (compute/params.h).
+  virtual Image project(const Image& in, const ProjectParams& p, const Job& job = {}) = 0;
+  virtual Image moment(const Image& in, const MomentParams& p, const Job& job = {}) = 0;
 };
 
 // threads == 0: all hardware threads.

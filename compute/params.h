@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -104,6 +105,33 @@ struct OutlierParams {
 struct ResampleParams {
   double zoomZ = 1.0, zoomY = 1.0, zoomX = 1.0;  // output shape = round(n · zoom)
   int order = 3;                                 // 1 (linear) or 3 (cubic B-spline)
+};
+
+// Projections along z (Fiji's Z Project, numpy's nan-functions over axis 0) of the slices
+// [first, last] (inclusive; last < 0: to the last slice). NaN voxels are left out; a pixel with
+// none left is NaN. Std is the population standard deviation (numpy's ddof=0); the median of an
+// even count is the mean of the two middle values.
+enum class Projection { Max, Min, Mean, Sum, Std, Median };
+
+struct ProjectParams {
+  Projection op = Projection::Max;
+  int64_t first = 0;
+  int64_t last = -1;
+};
+
+// Spectral moments along z (CASA's immoments, CARTA's moments) over slices [first, last]:
+// 0: Σ I·Δv (integrated intensity), 1: Σ I·v / Σ I (intensity-weighted coordinate),
+// 2: sqrt(Σ I·(v − M1)² / Σ I) (intensity-weighted dispersion). v is each slice's world
+// coordinate (`coordinate`, one value per slice of the whole stack; empty: the slice index) and
+// Δv its channel width (|the coordinate's step|, central differences inside the axis). Voxels
+// below clip and NaN voxels are left out; a pixel with none left, or with Σ I = 0 for orders 1
+// and 2, is NaN (so is a negative weighted variance, possible with negative intensities).
+struct MomentParams {
+  int order = 0;
+  int64_t first = 0;
+  int64_t last = -1;
+  double clip = -std::numeric_limits<double>::infinity();
+  std::vector<double> coordinate;
 };
 
 }  // namespace stacklens::compute

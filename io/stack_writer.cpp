@@ -58,6 +58,20 @@ WriteOptions carriedFrom(const StackInfo& info, int64_t firstSlice) {
   return o;
 }
 
+WriteOptions carriedCollapsed(const StackInfo& info, double zPixel) {
+  WriteOptions o = carriedFrom(info);
+  if (info.format == "fits" && info.fileAxes[0] >= 0) {
+    AxisSubset subset{{info.fileAxes[0], info.fileAxes[1], -1}, info.fixedPixel, 0};
+    const int z = info.fileAxes[2];
+    if (z >= 0) {
+      if (subset.fixedPixel.size() <= size_t(z)) subset.fixedPixel.resize(size_t(z) + 1, 0.0);
+      subset.fixedPixel[size_t(z)] = zPixel;
+    }
+    o.header = headerForSubset(info.header, subset);
+  }
+  return o;
+}
+
 OutputFormat outputFormat(const std::string& path) {
   const std::string ext = lowerExtension(path);
   if (ext == ".fits" || ext == ".fit" || ext == ".fts") return OutputFormat::Fits;

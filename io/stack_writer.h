@@ -24,6 +24,10 @@ struct WriteOptions {
 // rewritten for the output's axes (the file's x, y, z; z starting at firstSlice: io/wcs_subset.h),
 // and refuse to write over it.
 WriteOptions carriedFrom(const StackInfo& info, int64_t firstSlice = 0);
+// The same for one image made from slices along z (a projection or moment map): the WCS keeps
+// the z axis as a degenerate axis at the 0-based slice position zPixel (e.g. the range's middle),
+// so the image's pixels keep their sky coordinates and the header its spectral reference.
+WriteOptions carriedCollapsed(const StackInfo& info, double zPixel);
 
 // The format an output path asks for by its extension (case-insensitive): .fits/.fit/.fts,
 // .tif/.tiff, anything else Unknown.

@@ -228,16 +228,36 @@ std::string Wcs::formatCelestial(double x, double y, double z) const {
          kDegree;
 }
 
+// The world axis shown for z: the spectral one, else the one that follows the z pixel axis when
+// it is neither celestial nor absent (e.g. a linear or time axis); -1 when none.
+static int worldAxisOfZ(const wcsprm& w, int zPixelAxis) {
+  if (w.spec >= 0) return w.spec;
+  if (zPixelAxis < 0 || zPixelAxis >= w.naxis || zPixelAxis == w.lng || zPixelAxis == w.lat)
+    return -1;
+  return zPixelAxis;
+}
+
+bool Wcs::zAxis(int64_t slices, ZAxis& out) const {
+  const wcsprm& w = impl_->wcs;
+  const int axis = worldAxisOfZ(w, impl_->xyzAxis[2]);
+  if (axis < 0) return false;
+  out.type = trimType(w.ctype[axis]);
+  out.unit = w.cunit[axis];
+  const double scale = out.unit == "m/s" ? 1e-3 : 1.0;
+  if (scale != 1.0) out.unit = "km/s";
+  out.values.clear();
+  for (int64_t z = 0; z < slices; ++z) {
+    const double v = pixelToWorld(0, 0, double(z))[static_cast<size_t>(axis)];
+    if (!std::isfinite(v)) return false;
+    out.values.push_back(v * scale);
+  }
+  return true;
+}
+
 std::string Wcs::formatSpectral(double z) const {
   const wcsprm& w = impl_->wcs;
-  int axis = w.spec;
-  // Without a spectral axis, show the world axis that follows the z pixel axis when it is neither
-  // celestial nor absent (e.g. a linear or time axis).
-  const int zAxis = impl_->xyzAxis[2];
-  if (axis < 0) {
-    if (zAxis < 0 || zAxis >= w.naxis || zAxis == w.lng || zAxis == w.lat) return "";
-    axis = zAxis;
-  }
+  const int axis = worldAxisOfZ(w, impl_->xyzAxis[2]);
+  if (axis < 0) return "";
   std::vector<double> world = pixelToWorld(0, 0, z);
   double v = world[static_cast<size_t>(axis)];
   if (!std::isfinite(v)) return "";

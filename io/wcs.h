@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,16 @@ class Wcs {
   std::string formatCelestial(double x, double y, double z) const;
   // The third axis at slice z, e.g. "VOPT 12.500 km/s" or "FREQ 1.420405 GHz"; "" when none.
   std::string formatSpectral(double z) const;
+  // The world coordinate of each of `slices` slices along the axis formatSpectral shows (the
+  // spectral axis, else a linear one that follows z), for moment maps: velocities in km/s,
+  // other spectral values in SI units (Hz, m), other axes in their CUNIT. False when there is
+  // no such axis or a slice has no world value.
+  struct ZAxis {
+    std::string type;  // CTYPE without its algorithm code, e.g. "VRAD", "FREQ"
+    std::string unit;  // e.g. "km/s"; "" when the header gives none
+    std::vector<double> values;
+  };
+  bool zAxis(int64_t slices, ZAxis& out) const;
 
   // Parses count 80-character cards with wcspih. fixedPixel holds a 0-based pixel coordinate for
   // every file axis (used for dropped length-1 axes and the chosen plane); xyzAxis names the

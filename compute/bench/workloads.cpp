@@ -120,6 +120,21 @@ Workload makeWorkload(const std::string& name, bool gpu) {
     w.input = uniformStack({16, 2048, 2048}, 4, 0.f);
     const int size = name == "median3_stack" ? 3 : 5;
     w.run = [size](Backend& b, const Image& in) { return b.medianFilter(in, size); };
+  } else if (name == "project_max" || name == "project_median" || name == "moment1") {
+    // A cube of 256 channels of 1024²: a z-projection or moment map as the viewer makes one.
+    const Shape s = gpu ? Shape{256, 1024, 1024} : Shape{64, 512, 512};
+    w.input = uniformStack(s, 6, 0.f);
+    if (name == "moment1")
+      w.run = [](Backend& b, const Image& in) {
+        MomentParams p;
+        p.order = 1;
+        for (int64_t k = 0; k < in.shape().z; ++k) p.coordinate.push_back(-500.0 + 2.5 * double(k));
+        return b.moment(in, p);
+      };
+    else
+      w.run = [name](Backend& b, const Image& in) {
+        return b.project(in, {name == "project_max" ? Projection::Max : Projection::Median});
+      };
   } else if (name == "zoom3d_order3") {
     const Shape s = gpu ? Shape{330, 608, 865} : Shape{110, 203, 289};
     w.input = uniformStack(s, 5, 0.f);
@@ -143,11 +158,20 @@ Workload makeWorkload(const std::string& name, bool gpu) {
 }  // namespace
 
 const std::vector<std::string>& workloadNames() {
-  static const std::vector<std::string> names = {
-      "blur2d_gaussian_f32", "sigmaclip",          "segment_label_measure",
-      "segment_with_clip",   "rl2d_fft20",         "rl2d_fft20_reflect",
-      "rl3d_fft20",          "rl3d_fft20_reflect", "median3_stack",
-      "median5_stack",       "zoom3d_order3"};
+  static const std::vector<std::string> names = {"blur2d_gaussian_f32",
+                                                 "sigmaclip",
+                                                 "segment_label_measure",
+                                                 "segment_with_clip",
+                                                 "rl2d_fft20",
+                                                 "rl2d_fft20_reflect",
+                                                 "rl3d_fft20",
+                                                 "rl3d_fft20_reflect",
+                                                 "median3_stack",
+                                                 "median5_stack",
+                                                 "zoom3d_order3",
+                                                 "project_max",
+                                                 "project_median",
+                                                 "moment1"};
   return names;
 }
 

@@ -63,6 +63,12 @@ class CpuBackend final : public Backend {
   Image resample(const Image& in, const ResampleParams& p, const Job& job) override {
     return cpu::resample(requireHost(in), p, job, pool_);
   }
+  Image project(const Image& in, const ProjectParams& p, const Job& job) override {
+    return cpu::project(requireHost(in), p, job, pool_);
+  }
+  Image moment(const Image& in, const MomentParams& p, const Job& job) override {
+    return cpu::moment(requireHost(in), p, job, pool_);
+  }
 
  private:
   cpu::ThreadPool pool_;

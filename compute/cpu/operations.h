@@ -16,5 +16,7 @@ Segmentation segment(const Image& in, const SegmentParams& p, const Job& job, Th
 Image medianFilter(const Image& in, int size, const Job& job, ThreadPool& pool);
 Image removeOutliers(const Image& in, const OutlierParams& p, const Job& job, ThreadPool& pool);
 Image resample(const Image& in, const ResampleParams& p, const Job& job, ThreadPool& pool);
+Image project(const Image& in, const ProjectParams& p, const Job& job, ThreadPool& pool);
+Image moment(const Image& in, const MomentParams& p, const Job& job, ThreadPool& pool);
 
 }  // namespace stacklens::compute::cpu

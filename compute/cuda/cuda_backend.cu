@@ -149,6 +149,18 @@ class CudaBackend final : public Backend {
     if (!out.empty()) out.spacing.z = in.spacing.z / p.zoomZ;
     return out;
   }
+  Image project(const Image& in, const ProjectParams& p, const Job& job) override {
+    lastChunks_ = 1;
+    return guarded(
+        "projection", [&] { return cuda::project(ctx_, in, p, job); },
+        [&](Backend& cpu) { return cpu.project(download(in), p, job); });
+  }
+  Image moment(const Image& in, const MomentParams& p, const Job& job) override {
+    lastChunks_ = 1;
+    return guarded(
+        "moments", [&] { return cuda::moment(ctx_, in, p, job); },
+        [&](Backend& cpu) { return cpu.moment(download(in), p, job); });
+  }
 
  private:
   // Creates the stream, pool and cuFFT's kernels now, so that the first real call is not slow.

@@ -216,6 +216,8 @@ Image medianFilter(const ContextPtr& ctx, const Image& in, int size, const Job& 
 Image removeOutliers(const ContextPtr& ctx, const Image& in, const OutlierParams& p,
                      const Job& job);
 Image resample(const ContextPtr& ctx, const Image& in, const ResampleParams& p, const Job& job);
+Image project(const ContextPtr& ctx, const Image& in, const ProjectParams& p, const Job& job);
+Image moment(const ContextPtr& ctx, const Image& in, const MomentParams& p, const Job& job);
 
 // Shared parameter checks (same messages as the CPU backend's intent).
 void checkMedianSize(int size);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compute/params.h"
+#include "compute/projection.h"
 #include "python/src/arrays.h"
 #include "python/src/backends.h"
 #include "python/src/operations.h"
@@ -127,6 +128,47 @@ and stay NaN. backend: 'auto' (CUDA when usable), 'cpu' or 'cuda'. Returns float
       "image"_a, "size"_a, py::kw_only(), "backend"_a = "auto",
       R"(Median filter of each slice over a size x size window (odd size), edges reflected as
 scipy.ndimage.median_filter(mode='reflect'). Returns float32.)");
+
+  m.def(
+      "project",
+      [](const py::handle& image, const std::string& op, int64_t first, const py::handle& last,
+         const std::string& backend) {
+        compute::ProjectParams p;
+        p.op = compute::parseProjection(op);
+        p.first = first;
+        p.last = last.is_none() ? -1 : last.cast<int64_t>();
+        if (!last.is_none() && p.last < 0) throw compute::InvalidArgument("last: expected >= 0");
+        const Image in = imageFrom(image, "image");
+        return arrayFrom(run(backend, in, [&](compute::Backend& b) { return b.project(in, p); }),
+                         true);
+      },
+      "image"_a, "op"_a = "max", py::kw_only(), "first"_a = 0, "last"_a = py::none(),
+      "backend"_a = "auto",
+      R"(Projection of a (z, y, x) stack along z over slices first..last (inclusive; default all)
+into a (y, x) image, as stacklens-cli project: op 'max', 'min', 'mean', 'sum', 'std' (ddof=0) or
+'median', NaN voxels left out (numpy's nanmax etc. over axis 0; an all-NaN column gives NaN).)");
+
+  m.def(
+      "moment",
+      [](const py::handle& image, int order, const py::handle& coordinate, int64_t first,
+         const py::handle& last, const py::handle& clip, const std::string& backend) {
+        compute::MomentParams p;
+        p.order = order;
+        p.first = first;
+        p.last = last.is_none() ? -1 : last.cast<int64_t>();
+        if (!last.is_none() && p.last < 0) throw compute::InvalidArgument("last: expected >= 0");
+        if (!clip.is_none()) p.clip = clip.cast<double>();
+        if (!coordinate.is_none()) p.coordinate = coordinate.cast<std::vector<double>>();
+        const Image in = imageFrom(image, "image");
+        return arrayFrom(run(backend, in, [&](compute::Backend& b) { return b.moment(in, p); }),
+                         true);
+      },
+      "image"_a, "order"_a, py::kw_only(), "coordinate"_a = py::none(), "first"_a = 0,
+      "last"_a = py::none(), "clip"_a = py::none(), "backend"_a = "auto",
+      R"(Spectral moment of a (z, y, x) cube along z over slices first..last, as stacklens-cli
+moments (CASA's immoments): 0: sum(I * dv), 1: sum(I * v) / sum(I), 2: sqrt(sum(I * (v - M1)**2) /
+sum(I)). coordinate: each slice's world value v (default the slice index); dv is its channel
+width from the neighbouring slices. Voxels below clip and NaN voxels are left out.)");
 
   m.def(
       "remove_outliers",

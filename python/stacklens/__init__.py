@@ -20,6 +20,8 @@ from ._stacklens import (  # noqa: F401
     deconvolve,
     gaussian_psf,
     median,
+    moment,
+    project,
     remove_outliers,
     resample,
     segment,
@@ -28,8 +30,8 @@ from ._stacklens import (  # noqa: F401
 from . import _stacklens
 
 __all__ = [
-    "Stack", "blur", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "open", "read",
-    "remove_outliers", "resample", "segment", "sigma_clipped_stats", "write",
+    "Stack", "blur", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "moment", "open",
+    "project", "read", "remove_outliers", "resample", "segment", "sigma_clipped_stats", "write",
 ]
 
 

@@ -47,6 +47,8 @@ class FakeBackend final : public Backend {
     return call(in);
   }
   Image resample(const Image& in, const ResampleParams&, const Job&) override { return call(in); }
+  Image project(const Image& in, const ProjectParams&, const Job&) override { return call(in); }
+  Image moment(const Image& in, const MomentParams&, const Job&) override { return call(in); }
   int calls = 0, uploads = 0;
   double deviceMs = -1;
 
@@ -109,12 +111,22 @@ TEST(Bench, RejectsUnknownNamesAndRepeats) {
   FakeBackend backend(false);
   EXPECT_THROW(bench::runWorkload("nope", backend, 1), InvalidArgument);
   EXPECT_THROW(bench::runWorkload("sigmaclip", backend, 0), InvalidArgument);
-  // The names of shared/docs/benchmarks.md, plus our variants (reflect boundary, clipping timed).
-  const std::vector<std::string> expected = {
-      "blur2d_gaussian_f32", "sigmaclip",          "segment_label_measure",
-      "segment_with_clip",   "rl2d_fft20",         "rl2d_fft20_reflect",
-      "rl3d_fft20",          "rl3d_fft20_reflect", "median3_stack",
-      "median5_stack",       "zoom3d_order3"};
+  // The names of shared/docs/benchmarks.md, plus our variants (reflect boundary, clipping timed)
+  // and the projections and moments of issue 19.
+  const std::vector<std::string> expected = {"blur2d_gaussian_f32",
+                                             "sigmaclip",
+                                             "segment_label_measure",
+                                             "segment_with_clip",
+                                             "rl2d_fft20",
+                                             "rl2d_fft20_reflect",
+                                             "rl3d_fft20",
+                                             "rl3d_fft20_reflect",
+                                             "median3_stack",
+                                             "median5_stack",
+                                             "zoom3d_order3",
+                                             "project_max",
+                                             "project_median",
+                                             "moment1"};
   EXPECT_EQ(bench::workloadNames(), expected);
 }
 

@@ -142,6 +142,12 @@ class FakeBackend : public compute::Backend {
   Image resample(const Image&, const compute::ResampleParams&, const compute::Job&) override {
     throw compute::InvalidArgument("resample is not part of the fake");
   }
+  Image project(const Image&, const compute::ProjectParams&, const compute::Job&) override {
+    throw compute::InvalidArgument("project is not part of the fake");
+  }
+  Image moment(const Image&, const compute::MomentParams&, const compute::Job&) override {
+    throw compute::InvalidArgument("moment is not part of the fake");
+  }
 
   struct Call {
     std::string op;

@@ -47,6 +47,14 @@ class ForwardingBackend : public compute::Backend {
                           const compute::Job& j) override {
     return cpu_->resample(in, p, j);
   }
+  compute::Image project(const compute::Image& in, const compute::ProjectParams& p,
+                         const compute::Job& j) override {
+    return cpu_->project(in, p, j);
+  }
+  compute::Image moment(const compute::Image& in, const compute::MomentParams& p,
+                        const compute::Job& j) override {
+    return cpu_->moment(in, p, j);
+  }
 
  private:
   std::unique_ptr<compute::Backend> cpu_;

@@ -1,0 +1,107 @@
+// stacklens-cli moments: spectral moment maps (CASA's immoments, CARTA's moments) of a range of
+// slices, in the world units of the z axis as the header gives them.
+#include <cstdio>
+#include <sstream>
+
+#include "app/cli/along_z.h"
+#include "app/cli/processing.h"
+#include "io/wcs.h"
+
+namespace stacklens::cli {
+namespace {
+
+// The z coordinate of every slice and its unit: the WCS's spectral (or linear) axis, else the
+// spacing along z, else the slice index.
+struct ZCoordinate {
+  std::vector<double> values;
+  std::string unit, what;
+};
+
+ZCoordinate zCoordinate(const io::StackReader& reader) {
+  const io::StackInfo& info = reader.info();
+  ZCoordinate c;
+  io::Wcs::ZAxis axis;
+  if (reader.wcs() && reader.wcs()->zAxis(info.z, axis)) {
+    c.values = axis.values, c.unit = axis.unit, c.what = axis.type;
+  } else if (info.spacingKnown && info.z > 1) {
+    for (int64_t z = 0; z < info.z; ++z) c.values.push_back(double(z) * info.spacing[0]);
+    c.unit = info.units[0], c.what = "z spacing";
+  } else {
+    std::fprintf(stderr,
+                 "note: %s has no spectral axis or z spacing; the coordinate is the "
+                 "slice index\n",
+                 info.path.c_str());
+    for (int64_t z = 0; z < info.z; ++z) c.values.push_back(double(z));
+    c.what = "slice index";
+  }
+  return c;
+}
+
+// A FITS string value without its quotes and trailing blanks ("'Jy/beam '" → "Jy/beam").
+std::string unquoted(std::string v) {
+  if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') v = v.substr(1, v.size() - 2);
+  while (!v.empty() && v.back() == ' ') v.pop_back();
+  return v;
+}
+
+std::string quoted(const std::string& v) { return "'" + v + "'"; }
+
+int runMoments(const Args& args) {
+  if (!args.has("order")) throw UsageError("--order is required (0, 1 or 2)");
+  const long long order = args.getInt("order", 0);
+  if (order < 0 || order > 2) throw UsageError("--order: expected 0, 1 or 2");
+  InputStack probe;
+  const ZCoordinate coordinate = zCoordinate(*openInput(args, probe));
+  compute::MomentParams p;
+  p.order = int(order);
+  if (args.has("clip")) p.clip = args.getDouble("clip", 0);
+
+  AlongZ run;
+  run.stage = "moments";
+  run.context = 1;  // the channel widths at the range's ends come from their neighbours
+  run.collapse = [p, &coordinate](compute::Backend& b, const ZBand& band) {
+    compute::MomentParams q = p;
+    q.first = band.first, q.last = band.last;
+    q.coordinate.assign(coordinate.values.begin() + band.fileFirst,
+                        coordinate.values.begin() + band.fileFirst + band.slices.shape().z);
+    return b.moment(band.slices, q);
+  };
+  run.history = [&](int64_t first, int64_t last) {
+    std::ostringstream h;
+    h << "stacklens moments order=" << order << " first=" << first << " last=" << last;
+    if (args.has("clip")) h << " clip=" << p.clip;
+    h << " along " << coordinate.what;
+    return h.str();
+  };
+  run.describe = [&](const io::StackInfo& info, io::WriteOptions& o) {
+    std::string data;
+    for (const io::HeaderCard& c : info.header)
+      if (c.key == "BUNIT") data = unquoted(c.value);
+    std::string unit = coordinate.unit;
+    if (order == 0) unit = data.empty() ? unit : unit.empty() ? data : data + "." + unit;
+    static const char* names[] = {"integrated intensity", "intensity-weighted coordinate",
+                                  "intensity-weighted dispersion"};
+    if (!unit.empty())
+      setCard(o, "BUNIT", quoted(unit),
+              std::string("moment ") + std::to_string(order) + ": " + names[order]);
+  };
+  return runAlongZ(args, run);
+}
+
+std::vector<OptionSpec> momentsOptions() {
+  std::vector<OptionSpec> options{
+      {"order", "0|1|2",
+       "0: Σ I·Δv, 1: intensity-weighted coordinate, 2: intensity-weighted dispersion "
+       "(required)"},
+      {"clip", "V", "leave out voxels below V (the noise); NaN voxels are always left out"}};
+  for (auto& o : alongZOptions()) options.push_back(o);
+  return options;
+}
+
+const CommandRegistration reg{{"moments", "IN OUT",
+                               "spectral moment map (0, 1 or 2) of a range of slices, in the z "
+                               "axis' world units (CASA immoments)",
+                               momentsOptions(), 2, 2, runMoments}};
+
+}  // namespace
+}  // namespace stacklens::cli
