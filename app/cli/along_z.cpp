@@ -1,8 +1,9 @@
 #include "app/cli/along_z.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
-#include <future>
 #include <vector>
 
 #include "app/cli/interrupt.h"
@@ -10,25 +11,6 @@
 #include "compute/projection.h"
 
 namespace stacklens::cli {
-namespace {
-
-// Rows [y0, y1) of slices [z0, z1) into band, read by a few threads at once.
-void readBand(const io::StackReader& reader, int64_t z0, int64_t z1, int64_t y0, int64_t y1,
-              compute::Image& band) {
-  const int64_t count = z1 - z0, threads = std::min<int64_t>(8, count);
-  std::vector<std::future<void>> parts;
-  for (int64_t t = 0; t < threads; ++t)
-    parts.push_back(std::async(std::launch::async, [&, t] {
-      for (int64_t k = t; k < count; k += threads) reader.readRows(z0 + k, y0, y1, band.slice(k));
-    }));
-  for (auto& p : parts) p.get();
-}
-
-double secondsSince(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-}  // namespace
 
 std::pair<int64_t, int64_t> zRange(const Args& args, const io::StackInfo& info) {
   const int64_t first = args.getInt("first", 0), last = args.getInt("last", info.z - 1);
@@ -45,31 +27,17 @@ int runAlongZ(const Args& args, const AlongZ& run) {
   const io::StackInfo& info = input.info;
   const auto [first, last] = zRange(args, info);
   auto backend = chooseFirstDevice(args);
-  const int64_t z0 = std::max<int64_t>(0, first - run.context);
-  const int64_t z1 = std::min<int64_t>(info.z, last + 1 + run.context);
-  // The band, its copy on the device and the output rows share the budget.
-  const int64_t rowBytes = (z1 - z0) * info.x * int64_t(sizeof(float));
-  const int64_t rows =
-      std::clamp<int64_t>(int64_t(hostBudget(args) / 3) / std::max<int64_t>(1, rowBytes), 1,
-                          std::max<int64_t>(1, info.y));
-  compute::Image out = compute::Image::host({1, info.y, info.x});
-  double readSeconds = 0, computeSeconds = 0;
-  int bands = 0;
-  for (int64_t y0 = 0; y0 < info.y; y0 += rows, ++bands) {
-    if (interrupted()) throw compute::Cancelled();
-    const int64_t y1 = std::min(info.y, y0 + rows);
-    ZBand band{compute::Image::hostUninitialized({z1 - z0, y1 - y0, info.x}), z0, first - z0,
-               last - z0};
-    band.slices.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
-                           info.units[2]};
-    auto t = std::chrono::steady_clock::now();
-    readBand(*reader, z0, z1, y0, y1, band.slices);
-    readSeconds += secondsSince(t);
-    t = std::chrono::steady_clock::now();
-    const compute::Image part = backend->download(run.collapse(*backend, band));
-    computeSeconds += secondsSince(t);
-    std::copy_n(part.data(), part.shape().count(), out.data() + y0 * info.x);
-  }
+  const compute::Spacing spacing{info.spacing[0], info.spacing[1], info.spacing[2],
+                                 info.spacingKnown, info.units[2]};
+  std::atomic<bool> stop{false};
+  compute::AlongZTimes times;
+  const compute::Image out = compute::collapseAlongZ(
+      *backend, {info.z, info.y, info.x}, spacing, first, last, run.context, hostBudget(args),
+      [&](int64_t z, int64_t y0, int64_t y1, float* rows) {
+        if (interrupted()) stop = true;
+        reader->readRows(z, y0, y1, rows);
+      },
+      run.collapse, compute::Job(&stop), &times);
   auto t = std::chrono::steady_clock::now();
   io::WriteOptions options = io::carriedCollapsed(info, 0.5 * double(first + last));
   options.history.push_back(run.history(first, last));
@@ -79,8 +47,9 @@ int runAlongZ(const Args& args, const AlongZ& run) {
     std::fprintf(stderr,
                  "{\"backend\": \"%s\", \"bands\": %d, \"read\": %.4f, \"%s\": %.4f, "
                  "\"write\": %.4f}\n",
-                 backend->name().c_str(), bands, readSeconds, run.stage.c_str(), computeSeconds,
-                 secondsSince(t));
+                 backend->name().c_str(), times.bands, times.readSeconds, run.stage.c_str(),
+                 times.computeSeconds,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
   return kOk;
 }
 

@@ -1,7 +1,6 @@
-// What `project` and `moments` share: the slices [--first, --last] of IN collapsed into one image,
-// read in bands of rows that fit the host budget (never the whole stack), each band computed on
-// the backend, and the image written with the input's header and its WCS kept (the z axis
-// degenerate at the range's middle).
+// What `project` and `moments` share: the slices [--first, --last] of IN collapsed into one image
+// (compute/blocked/along_z.h: bands of rows within --ram-budget-mb, never the whole stack), and
+// the image written with the input's header and its WCS kept (z degenerate at the range's middle).
 #pragma once
 
 #include <functional>
@@ -9,23 +8,17 @@
 
 #include "app/cli/command.h"
 #include "compute/backend.h"
+#include "compute/blocked/along_z.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
 
 namespace stacklens::cli {
 
-struct ZBand {
-  compute::Image slices;  // rows [y0, y1) of the file's slices [fileFirst, fileFirst + z)
-  int64_t fileFirst = 0;  // the file's slice that is the band's slice 0
-  int64_t first = 0;      // the range [first, last] in the band's slices
-  int64_t last = 0;
-};
-
 struct AlongZ {
   std::string stage;                                                // e.g. "project" (--timings)
   std::function<std::string(int64_t first, int64_t last)> history;  // the HISTORY line
   int64_t context = 0;  // slices read beyond each end of the range where there are any
-  std::function<compute::Image(compute::Backend&, const ZBand&)> collapse;
+  compute::Collapse collapse;
   // Changes to the output's header (e.g. BUNIT), given the input.
   std::function<void(const io::StackInfo&, io::WriteOptions&)> describe;
 };

@@ -59,7 +59,7 @@ int runMoments(const Args& args) {
   AlongZ run;
   run.stage = "moments";
   run.context = 1;  // the channel widths at the range's ends come from their neighbours
-  run.collapse = [p, &coordinate](compute::Backend& b, const ZBand& band) {
+  run.collapse = [p, &coordinate](compute::Backend& b, const compute::ZBand& band) {
     compute::MomentParams q = p;
     q.first = band.first, q.last = band.last;
     q.coordinate.assign(coordinate.values.begin() + band.fileFirst,

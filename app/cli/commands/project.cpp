@@ -15,7 +15,7 @@ int runProject(const Args& args) {
   }
   AlongZ run;
   run.stage = "project";
-  run.collapse = [op](compute::Backend& b, const ZBand& band) {
+  run.collapse = [op](compute::Backend& b, const compute::ZBand& band) {
     return b.project(band.slices, {op, band.first, band.last});
   };
   run.history = [op](int64_t first, int64_t last) {
