@@ -30,7 +30,9 @@
 #include "io/stack_writer.h"
 #include "ui/header_dialog.h"
 #include "ui/profiles.h"
+#include "ui/projection_dialog.h"
 #include "ui/stack_save.h"
+#include "ui/timing_panel.h"
 #include "ui/view_export.h"
 #include "ui/whole_stack_dialog.h"
 
@@ -255,6 +257,8 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   file->addAction(tr("&Process whole stack…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                   &MainWindow::processWholeStack);
+  file->addAction(tr("Z projection / &moment map…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M),
+                  this, &MainWindow::projectStack);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -1035,6 +1039,44 @@ void MainWindow::processWholeStack() {
     if (dialog->openWhenDone()) openFile(out);
   });
   dialog->show();
+}
+
+// A projection or moment map of a range of slices (the whole stack at first), raw or processed,
+// on the dock's backend and, on the GPU, on the CPU too for the timing panel.
+ProjectionDialog* MainWindow::projectStack() {
+  if (!reader_) return nullptr;
+  ProjectionRequest request;
+  request.reader = reader_;
+  request.pipeline = live_->dock()->pipeline();
+  const bool gpu = live_->dock()->backendChoice() != ProcessingDock::BackendChoice::Cpu &&
+                   live_->dock()->gpuAvailable();
+  auto cpu = [] { return compute::makeCpuBackend(); };
+  std::function<std::unique_ptr<compute::Backend>()> make = cpu, twin;
+  if (gpu) {
+    make = [] { return compute::makeCudaBackend(); };
+    twin = cpu;
+  }
+  auto* dialog =
+      new ProjectionDialog(request, make, twin, gpu ? tr("GPU (CUDA)") : tr("CPU"), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &ProjectionDialog::finished, this,
+          [this, dialog](const QString& out, const ProjectionOutcome& o) {
+            TimingRow row;
+            row.stage = QString::fromStdString(o.title);
+            if (o.backend == "cuda") {
+              row.gpuTotalMs = o.milliseconds;
+              row.cpuMs = o.cpuMilliseconds;
+              row.speedupTotal = o.cpuMilliseconds / o.milliseconds;
+              row.maxAbs = o.maxAbs;
+              row.relL2 = o.relL2;
+            } else {
+              row.cpuMs = o.milliseconds;
+            }
+            live_->timingPanel()->showOperation(row);
+            if (dialog->openWhenDone()) openFile(out);
+          });
+  dialog->show();
+  return dialog;
 }
 
 void MainWindow::showHeader() {

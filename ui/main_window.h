@@ -32,6 +32,8 @@
 
 namespace stacklens::ui {
 
+class ProjectionDialog;
+
 class LiveProcessing;  // ui/live_processing.h
 
 class MainWindow : public QMainWindow {
@@ -45,6 +47,9 @@ class MainWindow : public QMainWindow {
   void openFile(const QString& path, io::OpenOptions options = {});
   // File ▸ Process whole stack…: the dialog for 3D deconvolution of the open stack into a file.
   void processWholeStack();
+  // Image ▸ Z projection / moment map…: the dialog (ui/projection_dialog.h); its result goes to
+  // the timing panel and is opened when asked. Returns the dialog (deleted when closed).
+  ProjectionDialog* projectStack();
   // Shows an already opened stack (tests use in-memory readers).
   void openReader(std::shared_ptr<io::StackReader> reader);
   // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.

@@ -297,17 +297,29 @@ void TimingPanel::showResult(const ProcessingResultPtr& result) {
   fill();
 }
 
+void TimingPanel::showOperation(const TimingRow& row) {
+  auto same = std::find_if(operations_.begin(), operations_.end(),
+                           [&](const TimingRow& r) { return r.stage == row.stage; });
+  if (same != operations_.end())
+    *same = row;
+  else
+    operations_.push_back(row);
+  fill();
+}
+
 void TimingPanel::fill() {
-  table_->setRowCount(int(rows_.size()));
-  for (int r = 0; r < int(rows_.size()); ++r) {
-    const QStringList text = cells(rows_[r]);
+  shown_ = rows_;
+  shown_.insert(shown_.end(), operations_.begin(), operations_.end());
+  table_->setRowCount(int(shown_.size()));
+  for (int r = 0; r < int(shown_.size()); ++r) {
+    const QStringList text = cells(shown_[r]);
     for (int c = 0; c < 8; ++c) {
       auto* item = new QTableWidgetItem(text[c]);
       if (c > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(r, c, item);
     }
   }
-  chart_->setRows(rows_);
+  chart_->setRows(shown_);
 }
 
 QString TimingPanel::asText() const {
@@ -315,7 +327,7 @@ QString TimingPanel::asText() const {
   QStringList header;
   for (const char* h : kHeaders) header << QString::fromUtf8(h);
   lines.push_back(header);
-  for (const auto& r : rows_) lines.push_back(cells(r));
+  for (const auto& r : shown_) lines.push_back(cells(r));
   std::vector<int> widths(8, 0);
   for (const auto& l : lines)
     for (int c = 0; c < 8; ++c) widths[c] = std::max(widths[c], int(l[c].size()));
@@ -333,7 +345,7 @@ QString TimingPanel::asCsv() const {
   QString out =
       "stage,cpu_ms,cpu_threads,gpu_kernel_ms,gpu_kernel_is_device_time,gpu_ms_incl_transfers,"
       "speedup_kernel,speedup_incl_transfers,max_abs_diff,rel_l2\n";
-  for (const auto& r : rows_) {
+  for (const auto& r : shown_) {
     out += QStringList{r.stage,
                        csvNumber(r.cpuMs),
                        r.cpuThreads ? QString::number(r.cpuThreads) : QString(),

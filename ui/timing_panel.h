@@ -58,7 +58,11 @@ class TimingPanel : public QWidget {
   void setDisplayPath(const QString& text);
   QString devicesText() const { return devices_->text(); }
 
-  const std::vector<TimingRow>& rows() const { return rows_; }
+  // A whole-stack operation timed on its own (a projection, a moment map) beside its CPU twin:
+  // kept below the live rows (clear() and a new stack leave it), one row per stage name.
+  void showOperation(const TimingRow& row);
+
+  const std::vector<TimingRow>& rows() const { return shown_; }  // live rows, then operations
   QTableWidget* table() const { return table_; }
   QPushButton* benchmarkButton() const { return benchmark_; }
   QSpinBox* repeatsBox() const { return repeats_; }
@@ -74,7 +78,7 @@ class TimingPanel : public QWidget {
  private:
   void fill();
 
-  std::vector<TimingRow> rows_;
+  std::vector<TimingRow> rows_, operations_, shown_;
   QString cpuDevice_, gpuDevice_, secondIsCpu_, displayPath_;
   QTableWidget* table_;
   TimingChart* chart_;

@@ -5,44 +5,10 @@
 
 #include "app/cli/along_z.h"
 #include "app/cli/processing.h"
-#include "io/wcs.h"
+#include "io/z_coordinate.h"
 
 namespace stacklens::cli {
 namespace {
-
-// The z coordinate of every slice and its unit: the WCS's spectral (or linear) axis, else the
-// spacing along z, else the slice index.
-struct ZCoordinate {
-  std::vector<double> values;
-  std::string unit, what;
-};
-
-ZCoordinate zCoordinate(const io::StackReader& reader) {
-  const io::StackInfo& info = reader.info();
-  ZCoordinate c;
-  io::Wcs::ZAxis axis;
-  if (reader.wcs() && reader.wcs()->zAxis(info.z, axis)) {
-    c.values = axis.values, c.unit = axis.unit, c.what = axis.type;
-  } else if (info.spacingKnown && info.z > 1) {
-    for (int64_t z = 0; z < info.z; ++z) c.values.push_back(double(z) * info.spacing[0]);
-    c.unit = info.units[0], c.what = "z spacing";
-  } else {
-    std::fprintf(stderr,
-                 "note: %s has no spectral axis or z spacing; the coordinate is the "
-                 "slice index\n",
-                 info.path.c_str());
-    for (int64_t z = 0; z < info.z; ++z) c.values.push_back(double(z));
-    c.what = "slice index";
-  }
-  return c;
-}
-
-// A FITS string value without its quotes and trailing blanks ("'Jy/beam '" → "Jy/beam").
-std::string unquoted(std::string v) {
-  if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') v = v.substr(1, v.size() - 2);
-  while (!v.empty() && v.back() == ' ') v.pop_back();
-  return v;
-}
 
 std::string quoted(const std::string& v) { return "'" + v + "'"; }
 
@@ -51,7 +17,12 @@ int runMoments(const Args& args) {
   const long long order = args.getInt("order", 0);
   if (order < 0 || order > 2) throw UsageError("--order: expected 0, 1 or 2");
   InputStack probe;
-  const ZCoordinate coordinate = zCoordinate(*openInput(args, probe));
+  const io::ZCoordinate coordinate = io::zCoordinate(*openInput(args, probe));
+  if (coordinate.what == "slice index")
+    std::fprintf(stderr,
+                 "note: %s has no spectral axis or z spacing; the coordinate is the "
+                 "slice index\n",
+                 probe.path.c_str());
   compute::MomentParams p;
   p.order = int(order);
   if (args.has("clip")) p.clip = args.getDouble("clip", 0);
@@ -74,13 +45,9 @@ int runMoments(const Args& args) {
     return h.str();
   };
   run.describe = [&](const io::StackInfo& info, io::WriteOptions& o) {
-    std::string data;
-    for (const io::HeaderCard& c : info.header)
-      if (c.key == "BUNIT") data = unquoted(c.value);
-    std::string unit = coordinate.unit;
-    if (order == 0) unit = data.empty() ? unit : unit.empty() ? data : data + "." + unit;
     static const char* names[] = {"integrated intensity", "intensity-weighted coordinate",
                                   "intensity-weighted dispersion"};
+    const std::string unit = io::momentUnit(info, coordinate, int(order));
     if (!unit.empty())
       setCard(o, "BUNIT", quoted(unit),
               std::string("moment ") + std::to_string(order) + ": " + names[order]);

@@ -1,0 +1,228 @@
+// The projection dialog: the job on a pool thread, its reports queued back to the dialog.
+#include "ui/projection_dialog.h"
+
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QPointer>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <chrono>
+
+#include "compute/job.h"
+#include "compute/projection.h"
+#include "ui/processing_worker.h"
+
+namespace stacklens::ui {
+namespace {
+
+const compute::Projection kProjections[] = {compute::Projection::Max,  compute::Projection::Min,
+                                            compute::Projection::Mean, compute::Projection::Sum,
+                                            compute::Projection::Std,  compute::Projection::Median};
+constexpr int kProjectionCount = 6;
+
+}  // namespace
+
+ProjectionDialog::ProjectionDialog(ProjectionRequest request,
+                                   std::function<std::unique_ptr<compute::Backend>()> makeBackend,
+                                   std::function<std::unique_ptr<compute::Backend>()> makeTwin,
+                                   const QString& backendName, QWidget* parent)
+    : QDialog(parent),
+      request_(std::move(request)),
+      makeBackend_(std::move(makeBackend)),
+      makeTwin_(std::move(makeTwin)) {
+  setWindowTitle(tr("Z projection / moment map"));
+  pool_.setMaxThreadCount(1);
+  pipeline_ = request_.pipeline;
+  const io::StackInfo& info = request_.reader->info();
+  auto* form = new QFormLayout;
+  kind_ = new QComboBox;
+  for (compute::Projection op : kProjections)
+    kind_->addItem(tr("Z project: %1").arg(compute::projectionName(op)));
+  kind_->addItem(tr("Moment 0: integrated intensity"));
+  kind_->addItem(tr("Moment 1: intensity-weighted coordinate"));
+  kind_->addItem(tr("Moment 2: intensity-weighted dispersion"));
+  form->addRow(tr("Make:"), kind_);
+  first_ = new QSpinBox;
+  last_ = new QSpinBox;
+  for (QSpinBox* b : {first_, last_}) b->setRange(0, int(info.z - 1));
+  first_->setValue(int(request_.first));
+  last_->setValue(int(request_.last < 0 ? info.z - 1 : request_.last));
+  auto* range = new QHBoxLayout;
+  range->addWidget(first_);
+  range->addWidget(new QLabel(tr("to")));
+  range->addWidget(last_);
+  form->addRow(tr("Slices:"), range);
+  clip_ = new QCheckBox(tr("Leave out voxels below"));
+  clipValue_ = new QDoubleSpinBox;
+  clipValue_->setRange(-1e30, 1e30);
+  clipValue_->setDecimals(6);
+  auto* clipRow = new QHBoxLayout;
+  clipRow->addWidget(clip_);
+  clipRow->addWidget(clipValue_);
+  form->addRow(tr("Noise clip:"), clipRow);
+  data_ = new QComboBox;
+  data_->addItem(tr("Raw slices"));
+  data_->addItem(tr("Processed slices (the current pipeline)"));
+  const bool pipelineRuns = pipeline_ && pipeline_->anyEnabled();
+  if (!pipelineRuns) qobject_cast<QStandardItemModel*>(data_->model())->item(1)->setEnabled(false);
+  data_->setCurrentIndex(0);
+  form->addRow(tr("Data:"), data_);
+  form->addRow(tr("Backend:"), new QLabel(backendName));
+  if (makeTwin_) {
+    compare_ = new QCheckBox(tr("Also on the CPU, for the timing panel"));
+    compare_->setChecked(true);
+    form->addRow(QString(), compare_);
+  }
+  output_ = new QLineEdit;
+  auto* browse = new QPushButton(tr("Browse…"));
+  auto* row = new QHBoxLayout;
+  row->addWidget(output_);
+  row->addWidget(browse);
+  form->addRow(tr("Output:"), row);
+  open_ = new QCheckBox(tr("Open the result when done"));
+  open_->setChecked(true);
+  form->addRow(QString(), open_);
+  progress_ = new QProgressBar;
+  progress_->setRange(0, 1000);
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  start_ = new QPushButton(tr("Start"));
+  close_ = new QPushButton(tr("Close"));
+  auto* buttons = new QDialogButtonBox;
+  buttons->addButton(start_, QDialogButtonBox::AcceptRole);
+  buttons->addButton(close_, QDialogButtonBox::RejectRole);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addWidget(progress_);
+  layout->addWidget(status_);
+  layout->addWidget(buttons);
+  connect(kind_, &QComboBox::currentIndexChanged, this, &ProjectionDialog::choiceChanged);
+  connect(data_, &QComboBox::currentIndexChanged, this, &ProjectionDialog::choiceChanged);
+  connect(output_, &QLineEdit::textEdited, this, [this] { outputEdited_ = true; });
+  connect(browse, &QPushButton::clicked, this, &ProjectionDialog::chooseOutput);
+  connect(start_, &QPushButton::clicked, this, &ProjectionDialog::start);
+  connect(close_, &QPushButton::clicked, this, [this] {
+    if (running_)
+      cancel();
+    else
+      close();
+  });
+  choiceChanged();
+}
+
+ProjectionDialog::~ProjectionDialog() {
+  stop_ = true;
+  future_.waitForFinished();
+}
+
+ProjectionRequest ProjectionDialog::request() const {
+  ProjectionRequest r = request_;
+  const int kind = kind_->currentIndex();
+  r.moment = kind >= kProjectionCount;
+  if (r.moment)
+    r.order = kind - kProjectionCount;
+  else
+    r.op = kProjections[kind];
+  r.first = std::min(first_->value(), last_->value());
+  r.last = std::max(first_->value(), last_->value());
+  r.clip = r.moment && clip_->isChecked() ? clipValue_->value()
+                                          : -std::numeric_limits<double>::infinity();
+  r.pipeline = data_->currentIndex() == 1 ? pipeline_ : std::nullopt;
+  r.outPath = output_->text().toStdString();
+  return r;
+}
+
+// The clip applies to moments only; the output's default name follows the choice until edited.
+void ProjectionDialog::choiceChanged() {
+  const bool moment = kind_->currentIndex() >= kProjectionCount;
+  clip_->setEnabled(moment);
+  clipValue_->setEnabled(moment);
+  if (!outputEdited_) {
+    ProjectionRequest r = request();
+    output_->setText(QString::fromStdString(defaultProjectionPath(r)));
+  }
+}
+
+void ProjectionDialog::chooseOutput() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Write the image to"), output_->text(),
+                                                    tr("FITS (*.fits *.fit)"));
+  if (path.isEmpty()) return;
+  output_->setText(path);
+  outputEdited_ = true;
+}
+
+void ProjectionDialog::setRunning(bool on) {
+  running_ = on;
+  for (QWidget* w : std::initializer_list<QWidget*>{start_, kind_, data_, first_, last_, clip_,
+                                                    clipValue_, output_})
+    w->setEnabled(!on);
+  if (!on) choiceChanged();  // the clip's state follows the kind again
+  close_->setText(on ? tr("Cancel") : tr("Close"));
+}
+
+void ProjectionDialog::cancel() {
+  if (!running_) return;
+  stop_ = true;
+  status_->setText(tr("Cancelling…"));
+}
+
+void ProjectionDialog::start() {
+  if (running_) return;
+  const ProjectionRequest request = this->request();
+  auto twin = compare_ && compare_->isChecked() ? makeTwin_ : nullptr;
+  stop_ = false;
+  setRunning(true);
+  progress_->setValue(0);
+  status_->setText(tr("Starting…"));
+  QPointer<ProjectionDialog> self(this);
+  future_ = QtConcurrent::run(&pool_, [this, self, request, make = makeBackend_, twin] {
+    static thread_local const bool lowered = (lowerThreadPriority(), true);
+    (void)lowered;
+    auto post = [self](std::function<void(ProjectionDialog*)> f) {
+      QMetaObject::invokeMethod(
+          self.data(),
+          [self, f = std::move(f)] {
+            if (self) f(self.data());
+          },
+          Qt::QueuedConnection);
+    };
+    auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    try {
+      std::unique_ptr<compute::Backend> backend = make();
+      std::unique_ptr<compute::Backend> cpu = twin ? twin() : nullptr;
+      const ProjectionOutcome outcome =
+          runProjection(request, *backend, cpu.get(), &stop_, [&](double f) {
+            const auto now = std::chrono::steady_clock::now();
+            if (now - last < std::chrono::milliseconds(50) && f < 1.0) return;
+            last = now;
+            post([f](ProjectionDialog* d) { d->progress_->setValue(int(f * 1000)); });
+          });
+      const QString out = QString::fromStdString(request.outPath);
+      post([out, outcome](ProjectionDialog* d) {
+        d->setRunning(false);
+        d->progress_->setValue(1000);
+        d->status_->setText(tr("Written: %1").arg(out));
+        emit d->finished(out, outcome);
+      });
+    } catch (const compute::Cancelled&) {
+      post([](ProjectionDialog* d) {
+        d->setRunning(false);
+        d->progress_->setValue(0);
+        d->status_->setText(tr("Cancelled; nothing was written."));
+        emit d->cancelled();
+      });
+    } catch (const std::exception& e) {
+      const QString message = QString::fromUtf8(e.what());
+      post([message](ProjectionDialog* d) {
+        d->setRunning(false);
+        d->status_->setText(tr("Failed: %1").arg(message));
+        emit d->failed(message);
+      });
+    }
+  });
+}
+
+}  // namespace stacklens::ui
