@@ -11,10 +11,11 @@ packages=(
   xvfb xauth libgl1-mesa-dri
   clang-14 libclang-rt-14-dev
   python3-dev pybind11-dev python3-numpy python3-dask python3-distributed python3-zarr
+  libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
 )
 # clang-14 and its runtime build the FITS and TIFF fuzzers, which the test command runs briefly.
 # The Python module (pybind11) and stacklens.dask, with their tests: Debian's NumPy, Dask,
-# dask.distributed and Zarr.
+# dask.distributed and Zarr. FFmpeg's libraries write movies (H.264 through libx264).
 # Optional extras (reference-data generation) are installed only when asked for, so the common
 # path stays small.
 if [[ "${STACKLENS_DEV_EXTRAS:-0}" == 1 ]]; then
