@@ -50,6 +50,7 @@ struct MovieWriter::State {
   AVPacket* packet = nullptr;
   std::unique_ptr<AtomicOutput> output;
   std::vector<uint8_t> rgb;
+  std::array<uint8_t, 256> canonical{};  // each index's first index of the same colour
   std::vector<std::string> pngs;
   int64_t next = 0;
   bool finished = false;
@@ -121,6 +122,13 @@ MovieWriter::MovieWriter(const std::string& path, int width, int height,
                             " pixels cannot be encoded");
   if (!(options.fps > 0 && options.fps <= 1000))
     throw IoError(path, "the frame rate must be above 0 and at most 1000");
+  // Colormaps repeat colours (viridis does), and FFmpeg's GIF encoder shows a repeated colour's
+  // later index as index 0: frames use the first index of each colour.
+  for (size_t i = 0; i < 256; ++i) {
+    size_t first = 0;
+    while (options.palette[first] != options.palette[i]) ++first;
+    s.canonical[i] = uint8_t(first);
+  }
   const AVCodec* codec = s.kind == Kind::Mp4   ? avcodec_find_encoder(AV_CODEC_ID_H264)
                          : s.kind == Kind::Gif ? avcodec_find_encoder(AV_CODEC_ID_GIF)
                                                : avcodec_find_encoder(AV_CODEC_ID_PNG);
@@ -159,7 +167,8 @@ MovieWriter::MovieWriter(const std::string& path, int width, int height,
                              s.encoder->width, s.encoder->height, AV_PIX_FMT_YUV420P, SWS_BICUBIC,
                              nullptr, nullptr, nullptr);
     if (!s.scale) throw IoError(path, "cannot convert RGB to YUV");
-    s.rgb.resize(size_t(s.encoder->width) * size_t(s.encoder->height) * 3);
+    // swscale may read a little past the last row with vector loads: room to spare.
+    s.rgb.resize(size_t(s.encoder->width) * size_t(s.encoder->height) * 3 + 64);
   }
   if (s.format) {
     s.stream = avformat_new_stream(s.format, nullptr);
@@ -200,9 +209,11 @@ void MovieWriter::addFrame(const uint8_t* indices) {
     const int strides[1] = {3 * w};
     sws_scale(s.scale, planes, strides, 0, h, s.frame->data, s.frame->linesize);
   } else {
-    for (int y = 0; y < s.height; ++y)
-      std::copy_n(indices + size_t(y) * size_t(s.width), s.width,
-                  s.frame->data[0] + size_t(y) * size_t(s.frame->linesize[0]));
+    for (int y = 0; y < s.height; ++y) {
+      const uint8_t* in = indices + size_t(y) * size_t(s.width);
+      uint8_t* out = s.frame->data[0] + size_t(y) * size_t(s.frame->linesize[0]);
+      for (int x = 0; x < s.width; ++x) out[x] = s.canonical[in[x]];
+    }
     auto* palette = reinterpret_cast<uint32_t*>(s.frame->data[1]);
     for (int i = 0; i < 256; ++i) {
       const auto& c = s.options.palette[size_t(i)];

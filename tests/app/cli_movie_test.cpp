@@ -1,0 +1,99 @@
+// stacklens-cli movie: the frames decoded back (FFmpeg) are the slices through the colormap and
+// the limits, FITS rows bottom up, resized by nearest neighbour; the usage errors.
+#include <gtest/gtest.h>
+
+#ifdef STACKLENS_HAVE_MOVIE
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "io/stack_writer.h"
+#include "resources/colormaps/colormap_tables.h"
+#include "tests/io/movie_decode.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class CliMovie : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("stacklens_cli_movie_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    // Slice z: value 10 x + 100 y + 1000 z over 6 x 4 pixels, 3 slices; one NaN.
+    std::vector<float> v(3 * 4 * 6);
+    for (int z = 0; z < 3; ++z)
+      for (int y = 0; y < 4; ++y)
+        for (int x = 0; x < 6; ++x)
+          v[size_t((z * 4 + y) * 6 + x)] = float(10 * x + 100 * y + 1000 * z);
+    v[7] = NAN;
+    for (const char* name : {"s.fits", "s.tif"})
+      stacklens::io::writeStack((dir_ / name).string(), v.data(), 3, 4, 6, {});
+    values_ = v;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& n) const { return (dir_ / n).string(); }
+  // The colour the movie should show for a value with limits [0, 2550] in `map`.
+  static std::array<uint8_t, 3> colour(float v, const std::string& map) {
+    const int i = std::isnan(v) ? 0 : std::clamp(int(std::lround(v * 255.0 / 2550.0)), 0, 255);
+    return stacklens::resources::colormapTable(map)[size_t(i)];
+  }
+
+  fs::path dir_;
+  std::vector<float> values_;
+};
+
+TEST_F(CliMovie, GifFramesAreTheSlicesThroughTheColormap) {
+  for (const char* input : {"s.fits", "s.tif"}) {
+    const bool fits = std::string(input) == "s.fits";
+    CliResult r = runCli("movie " + path(input) + " " + path("m.gif") +
+                         " --colormap viridis --limits 0,2550 --first 1 --fps 5");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("2 frames of 6 x 4 at 5 frames/s"), std::string::npos) << r.out;
+    const auto d = stacklens::testing::decode(path("m.gif"));
+    ASSERT_EQ(d.rgb.size(), 2u);
+    for (int k = 0; k < 2; ++k)
+      for (int row = 0; row < 4; ++row)
+        for (int x = 0; x < 6; ++x) {
+          const int y = fits ? 3 - row : row;  // FITS: the first row at the bottom
+          const auto want = colour(values_[size_t(((k + 1) * 4 + y) * 6 + x)], "viridis");
+          for (int c = 0; c < 3; ++c)
+            EXPECT_EQ(d.rgb[size_t(k)][size_t((row * 6 + x) * 3 + c)], want[size_t(c)])
+                << input << " frame " << k << " row " << row << " x " << x;
+        }
+  }
+}
+
+TEST_F(CliMovie, FramesAreResizedAndMp4HasOneFramePerSlice) {
+  CliResult r = runCli("movie " + path("s.tif") + " " + path("m.mp4") + " --size 12x8");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto d = stacklens::testing::decode(path("m.mp4"));
+  EXPECT_EQ(d.rgb.size(), 3u);
+  EXPECT_EQ(d.width, 12);
+  EXPECT_EQ(d.height, 8);
+  r = runCli("movie " + path("s.tif") + " " + path("f.png") + " --size 12x8 --limits 0,2550");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto png = stacklens::testing::decode(path("f_0000.png"));
+  ASSERT_EQ(png.rgb.size(), 1u);
+  // Pixel (x, y) of the frame shows slice pixel (x / 2, y / 2).
+  for (int y = 0; y < 8; ++y)
+    for (int x = 0; x < 12; ++x)
+      EXPECT_EQ(png.rgb[0][size_t((y * 12 + x) * 3)],
+                colour(values_[size_t((y / 2) * 6 + x / 2)], "gray")[0]);
+}
+
+TEST_F(CliMovie, UsageErrors) {
+  EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.avi")).code, 2);
+  EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.gif") + " --colormap nope").code, 2);
+  EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.gif") + " --size 12").code, 2);
+  EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.gif") + " --last 3").code, 2);
+  EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.gif") + " --limits 5,1").code, 2);
+  EXPECT_FALSE(fs::exists(path("m.gif")));
+}
+
+}  // namespace
+#endif
