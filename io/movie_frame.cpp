@@ -5,22 +5,27 @@
 
 namespace stacklens::io {
 
-std::vector<uint8_t> movieFrame(const float* slice, const FrameLayout& l, float low, float high) {
+std::vector<uint8_t> movieFrame(const float* slice, const FrameLayout& l,
+                                const std::function<uint8_t(float)>& index) {
   const int w = l.outWidth > 0 ? l.outWidth : int(l.width);
   const int h = l.outHeight > 0 ? l.outHeight : int(l.height);
-  const float scale = high > low ? 255.f / (high - low) : 0.f;
   std::vector<uint8_t> out(size_t(w) * size_t(h));
   for (int y = 0; y < h; ++y) {
     int64_t sy = (int64_t(y) * l.height) / h;
     if (l.originBottom) sy = l.height - 1 - sy;
     const float* row = slice + sy * l.width;
-    for (int x = 0; x < w; ++x) {
-      const float v = row[(int64_t(x) * l.width) / w];
-      out[size_t(y) * size_t(w) + size_t(x)] =
-          std::isnan(v) ? 0 : uint8_t(std::clamp(std::lround((v - low) * scale), 0L, 255L));
-    }
+    for (int x = 0; x < w; ++x)
+      out[size_t(y) * size_t(w) + size_t(x)] = index(row[(int64_t(x) * l.width) / w]);
   }
   return out;
+}
+
+std::vector<uint8_t> movieFrame(const float* slice, const FrameLayout& l, float low, float high) {
+  const float scale = high > low ? 255.f / (high - low) : 0.f;
+  return movieFrame(slice, l, [&](float v) {
+    return std::isnan(v) ? uint8_t(0)
+                         : uint8_t(std::clamp(std::lround((v - low) * scale), 0L, 255L));
+  });
 }
 
 std::pair<float, float> percentileRange(const float* values, int64_t count, double percent,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace stacklens::io {
@@ -16,6 +17,9 @@ struct FrameLayout {
 
 std::vector<uint8_t> movieFrame(const float* slice, const FrameLayout& layout, float low,
                                 float high);
+// The same with the viewer's own mapping of a value to its colormap index (scale, inversion).
+std::vector<uint8_t> movieFrame(const float* slice, const FrameLayout& layout,
+                                const std::function<uint8_t(float)>& index);
 
 // The [low, high] that keeps the central `percent` % of a sample of up to `samples` finite
 // values from `count` values (nearest ranks); {0, 1} when there is none.

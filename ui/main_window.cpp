@@ -29,6 +29,7 @@
 #include "io/file_checks.h"
 #include "io/stack_writer.h"
 #include "ui/header_dialog.h"
+#include "ui/movie_dialog.h"
 #include "ui/profiles.h"
 #include "ui/projection_dialog.h"
 #include "ui/stack_save.h"
@@ -250,6 +251,7 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Export view as PNG…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
                   [this] { chooseAndExport(false); });
   file->addAction(tr("Export view with &colorbar…"), this, [this] { chooseAndExport(true); });
+  file->addAction(tr("Export &movie…"), this, &MainWindow::exportMovie);
   file->addAction(tr("Save &slice as…"), QKeySequence::Save, this,
                   [this] { chooseAndSave(false); });
   file->addAction(tr("Save s&tack as…"), QKeySequence::SaveAs, this,
@@ -1075,6 +1077,19 @@ ProjectionDialog* MainWindow::projectStack() {
             live_->timingPanel()->showOperation(row);
             if (dialog->openWhenDone()) openFile(out);
           });
+  dialog->show();
+  return dialog;
+}
+
+MovieDialog* MainWindow::exportMovie() {
+  if (!reader_) return nullptr;
+  MovieRequest request;
+  request.reader = reader_;
+  request.display = display_->settings();
+  request.colormapName = request.display.colormap;
+  if (request.display.scale == render::Scale::HistEq) request.cdf = view_->cdf();
+  auto* dialog = new MovieDialog(request, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->show();
   return dialog;
 }

@@ -33,6 +33,7 @@
 namespace stacklens::ui {
 
 class ProjectionDialog;
+class MovieDialog;
 
 class LiveProcessing;  // ui/live_processing.h
 
@@ -50,6 +51,8 @@ class MainWindow : public QMainWindow {
   // Image ▸ Z projection / moment map…: the dialog (ui/projection_dialog.h); its result goes to
   // the timing panel and is opened when asked. Returns the dialog (deleted when closed).
   ProjectionDialog* projectStack();
+  // File ▸ Export movie…: the dialog (ui/movie_dialog.h) with the view's display settings.
+  MovieDialog* exportMovie();
   // Shows an already opened stack (tests use in-memory readers).
   void openReader(std::shared_ptr<io::StackReader> reader);
   // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.

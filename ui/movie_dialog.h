@@ -1,0 +1,72 @@
+// File ▸ Export movie…: the slider's range of slices as MP4 (H.264), animated GIF or PNG frames,
+// drawn as the view draws them (its colormap, scale, inversion and the current limits for every
+// frame; NaN as the colormap's low end), at a chosen rate and size, off the GUI thread with a
+// progress bar and Cancel (nothing is left behind).
+#pragma once
+
+#include <QDialog>
+#include <QDoubleSpinBox>
+#include <QFuture>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QThreadPool>
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "io/stack.h"
+#include "render/display_settings.h"
+
+namespace stacklens::ui {
+
+struct MovieRequest {
+  std::shared_ptr<const io::StackReader> reader;
+  render::DisplaySettings display;  // the view's
+  std::vector<float> cdf;           // the view's, for the histogram-equalised scale
+  QString colormapName;
+  int first = 0, last = -1;  // the range (last < 0: the last slice)
+};
+
+class MovieDialog : public QDialog {
+  Q_OBJECT
+ public:
+  MovieDialog(MovieRequest request, QWidget* parent = nullptr);
+  ~MovieDialog() override;  // cancels a running export and waits for it
+
+  void start();
+  void cancel();
+  bool running() const { return running_; }
+  QSpinBox* firstBox() const { return first_; }
+  QSpinBox* lastBox() const { return last_; }
+  QDoubleSpinBox* fpsBox() const { return fps_; }
+  QSpinBox* widthBox() const { return width_; }
+  QSpinBox* heightBox() const { return height_; }
+  QLineEdit* outputEdit() const { return output_; }
+  QProgressBar* progressBar() const { return progress_; }
+  QLabel* statusLabel() const { return status_; }
+
+ signals:
+  void finished(const QString& path);
+  void failed(const QString& message);
+  void cancelled();
+
+ private:
+  void setRunning(bool on);
+
+  MovieRequest request_;
+  QSpinBox *first_, *last_, *width_, *height_;
+  QDoubleSpinBox* fps_;
+  QLineEdit* output_;
+  QLabel* status_;
+  QProgressBar* progress_;
+  QPushButton *start_, *close_;
+  std::atomic<bool> stop_{false};
+  bool running_ = false;
+  QThreadPool pool_;
+  QFuture<void> future_;
+};
+
+}  // namespace stacklens::ui
