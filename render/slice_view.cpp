@@ -235,11 +235,20 @@ void SliceView::fitToWindow() {
     centre_ = QPointF((width_ - 1) / 2.0, (height_ - 1) / 2.0);
   }
   scheduleFrame();
+  emit viewMoved(zoom_, centre_);
 }
 
 void SliceView::setZoom(double zoom) {
   fitMode_ = false;
   zoom_ = std::clamp(zoom, 1e-3, 1e3);
+  scheduleFrame();
+  emit viewMoved(zoom_, centre_);
+}
+
+void SliceView::setView(double zoom, QPointF centre) {
+  fitMode_ = false;
+  zoom_ = std::clamp(zoom, 1e-3, 1e3);
+  centre_ = centre;
   scheduleFrame();
 }
 
@@ -553,6 +562,7 @@ void SliceView::wheelEvent(QWheelEvent* event) {
   centre_ = QPointF(anchor.x() - (pos.x() - width() / 2.0) / zoom_,
                     anchor.y() - (pos.y() - height() / 2.0) / verticalScale());
   scheduleFrame();
+  emit viewMoved(zoom_, centre_);
   event->accept();
 }
 
@@ -575,6 +585,7 @@ void SliceView::mouseMoveEvent(QMouseEvent* event) {
     centre_ -= QPointF(d.x() / zoom_, d.y() / verticalScale());
     fitMode_ = false;
     scheduleFrame();
+    emit viewMoved(zoom_, centre_);
   } else if (drag_ == Drag::Tool && moved_) {
     const QPointF here = widgetToImage(pos);
     if (tool_ == Tool::Line) {

@@ -75,6 +75,9 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void fitToWindow();
   void setZoom(double zoom);  // 1 = one screen pixel per image pixel, keeps the centre
   double zoom() const { return zoom_; }
+  QPointF centre() const { return centre_; }  // the image point at the widget's centre
+  // Shows zoom and centre as another view does (linked views); emits nothing.
+  void setView(double zoom, QPointF centre);
   void setPixelAspect(double aspect);
   void setOriginBottom(bool bottom);
   bool originBottom() const { return originBottom_; }
@@ -108,6 +111,8 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void clicked(QPointF imagePos);  // a click without a drag (sets the crosshair)
   void lineDrawn(QPointF from, QPointF to);
   void regionDrawn(QRectF rect, bool ellipse);
+  // The user zoomed or panned (wheel, drag, Fit, 1:1): for views linked to this one.
+  void viewMoved(double zoom, QPointF centre);
 
  protected:
   void initializeGL() override;

@@ -113,7 +113,12 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
   rawHold_.setInterval(kRawHoldMs);
   connect(&rawHold_, &QTimer::timeout, this, &LiveProcessing::showHeldRaw);
   connect(worker_, &ProcessingWorker::failed, this, [this] { showHeldRaw(); });
-  blink_.setInterval(500);
+  blink_.setInterval(dock_->blinkIntervalMs());
+  connect(dock_, &ProcessingDock::blinkIntervalChanged, this,
+          [this](int ms) { blink_.setInterval(ms); });
+  // Side by side: the two views pan and zoom together.
+  connect(view_, &render::SliceView::viewMoved, processedView_, &render::SliceView::setView);
+  connect(processedView_, &render::SliceView::viewMoved, view_, &render::SliceView::setView);
   connect(&blink_, &QTimer::timeout, this, [this] {
     if (!last_ || last_->z != currentZ_) return;
     blinkShowsProcessed_ = !blinkShowsProcessed_;
@@ -492,6 +497,9 @@ void LiveProcessing::viewModeChanged() {
   const auto mode = dock_->viewMode();
   worker_->setDisplayLimits(mode == ProcessingDock::ViewMode::Split);
   processedDock_->setVisible(mode == ProcessingDock::ViewMode::Split);
+  // Side by side starts where the main view is, and then follows it (and it the main view).
+  if (mode == ProcessingDock::ViewMode::Split)
+    processedView_->setView(view_->zoom(), view_->centre());
   if (mode != ProcessingDock::ViewMode::Blink) blink_.stop();
   if (!last_ || last_->z != currentZ_) return;
   if (mode == ProcessingDock::ViewMode::Raw || mode == ProcessingDock::ViewMode::Split)

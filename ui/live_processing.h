@@ -61,6 +61,7 @@ class LiveProcessing : public QObject {
   SourcesPanel* sourcesPanel() const { return sources_; }
   ProcessingWorker* worker() const { return worker_; }
   render::SliceView* processedView() const { return processedView_; }
+  int blinkIntervalMs() const { return blink_.interval(); }
   ProcessingResultPtr lastResult() const { return last_; }
   // Backends are made off the GUI thread (a CUDA context takes 100 ms or more); true while one
   // is being made (the choice applies when it is ready).

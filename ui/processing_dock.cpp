@@ -167,6 +167,9 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   view_ = new QComboBox(content);
   view_->addItems({tr("Raw"), tr("Processed"), tr("Side by side"), tr("Blink")});
   view_->setCurrentIndex(1);
+  blinkMs_ = intBox(content, 50, 10000, 500, 50);
+  blinkMs_->setSuffix(" ms");
+  blinkMs_->setToolTip(tr("Blink: how long the raw and the processed slice each show"));
   cacheMiB_ = intBox(content, 0, 65536, 512, 64);
   cacheMiB_->setSuffix(" MiB");
   cacheMiB_->setToolTip(
@@ -174,6 +177,7 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
          "recently used dropped first)"));
   run->addRow(tr("Backend"), backend_);
   run->addRow(tr("View"), view_);
+  run->addRow(tr("Blink every"), blinkMs_);
   run->addRow(tr("Result cache"), cacheMiB_);
   layout->addLayout(run);
 
@@ -225,6 +229,7 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   connect(backend_, &QComboBox::currentIndexChanged, this, [this] { emit backendChanged(); });
   connect(view_, &QComboBox::currentIndexChanged, this,
           [this] { emit viewModeChanged(viewMode()); });
+  connect(blinkMs_, &QSpinBox::valueChanged, this, &ProcessingDock::blinkIntervalChanged);
   connect(cacheMiB_, &QSpinBox::valueChanged, this,
           [this] { emit cacheBudgetChanged(cacheBudgetBytes()); });
   connect(cancel_, &QPushButton::clicked, this, &ProcessingDock::cancelRequested);
@@ -353,6 +358,8 @@ void ProcessingDock::setBackendChoice(BackendChoice choice) {
   }
   backend_->setCurrentIndex(static_cast<int>(choice));
 }
+
+int ProcessingDock::blinkIntervalMs() const { return blinkMs_->value(); }
 
 ProcessingDock::ViewMode ProcessingDock::viewMode() const {
   return static_cast<ViewMode>(view_->currentIndex());

@@ -37,6 +37,7 @@ class ProcessingDock : public QDockWidget {
   ViewMode viewMode() const;
   void setViewMode(ViewMode mode);
   size_t cacheBudgetBytes() const;
+  int blinkIntervalMs() const;  // how long each of raw and processed shows in Blink
   bool gpuAvailable() const { return gpuAvailable_; }
   QString gpuUnavailableReason() const { return gpuWhy_; }
 
@@ -52,6 +53,7 @@ class ProcessingDock : public QDockWidget {
   void showBackground(const compute::ClipStats& stats, int z);
 
   QComboBox* backendBox() const { return backend_; }
+  QSpinBox* blinkBox() const { return blinkMs_; }
   QComboBox* presetBox() const { return preset_; }
   QPushButton* cancelButton() const { return cancel_; }
   QLabel* statusLabel() const { return status_; }
@@ -61,6 +63,7 @@ class ProcessingDock : public QDockWidget {
   void backendChanged();
   void viewModeChanged(stacklens::ui::ProcessingDock::ViewMode mode);
   void cacheBudgetChanged(size_t bytes);
+  void blinkIntervalChanged(int milliseconds);
   void cancelRequested();
 
  private:
@@ -108,6 +111,7 @@ class ProcessingDock : public QDockWidget {
   QSpinBox* minPixels_;
   QComboBox* backend_;
   QComboBox* view_;
+  QSpinBox* blinkMs_;
   QSpinBox* cacheMiB_;
   QProgressBar* progress_;
   QPushButton* cancel_;

@@ -4,6 +4,7 @@
 #include <QMainWindow>
 #include <QSignalSpy>
 #include <QSurfaceFormat>
+#include <QWheelEvent>
 #include <QtTest>
 
 #include "tests/compute/fake_backend.h"
@@ -55,6 +56,44 @@ class LiveProcessingTest : public QObject {
     QTRY_VERIFY(!live.timingPanel()->rows().empty());
     QCOMPARE(live.timingPanel()->rows().front().stage, QString("statistics"));
     QVERIFY(live.sourcesPanel()->background().contains("slice 3"));
+  }
+
+  // Side by side: zoom and pan in either view move both (the same image point at their centres);
+  // Blink's rate follows the dock.
+  void sideBySideViewsMoveTogetherAndBlinkFollowsTheDock() {
+    QMainWindow window;
+    QWidget* holder = nullptr;
+    auto* view = LiveProcessing::createView(&window, &holder);
+    window.setCentralWidget(holder);
+    window.resize(640, 400);
+    LiveProcessing live(&window, view);
+    live.setStack(std::make_shared<MemoryStack>(5, 64, 64));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    live.dock()->setViewMode(ProcessingDock::ViewMode::Split);
+    render::SliceView* other = live.processedView();
+    view->setZoom(3.0);
+    QCOMPARE(other->zoom(), 3.0);
+    QCOMPARE(other->centre(), view->centre());
+    // A wheel turn over the processed view (showing a slice) zooms the main view about the same
+    // image point.
+    const std::vector<float> slice(64 * 64, 1.f);
+    other->setSlice(slice.data(), 64, 64);
+    const QPointF at(other->width() / 3.0, other->height() / 3.0);
+    QWheelEvent wheel(at, other->mapToGlobal(at), {}, {0, 240}, Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(other, &wheel);
+    QVERIFY(other->zoom() > 3.0);
+    QCOMPARE(view->zoom(), other->zoom());
+    QCOMPARE(view->centre(), other->centre());
+    // Back to one view: the main view keeps its place; the link stays for the next time.
+    live.dock()->setViewMode(ProcessingDock::ViewMode::Processed);
+    view->fitToWindow();
+    live.dock()->setViewMode(ProcessingDock::ViewMode::Split);
+    QCOMPARE(other->zoom(), view->zoom());
+    QCOMPARE(live.blinkIntervalMs(), 500);
+    live.dock()->blinkBox()->setValue(150);
+    QCOMPARE(live.blinkIntervalMs(), 150);
   }
 
   void configureRefusesBadOptions() {
