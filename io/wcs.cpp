@@ -210,6 +210,14 @@ std::string trimType(const char* ctype) {
 
 }  // namespace
 
+bool Wcs::celestial(double x, double y, double z, double& lng, double& lat) const {
+  if (!hasCelestial()) return false;
+  const wcsprm& w = impl_->wcs;
+  const std::vector<double> world = pixelToWorld(x, y, z);
+  lng = world[static_cast<size_t>(w.lng)], lat = world[static_cast<size_t>(w.lat)];
+  return std::isfinite(lng) && std::isfinite(lat);
+}
+
 std::string Wcs::formatCelestial(double x, double y, double z) const {
   if (!hasCelestial()) return "";
   const wcsprm& w = impl_->wcs;

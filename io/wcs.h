@@ -21,6 +21,9 @@ class Wcs {
   // 0-based pixel (x, y, z) → world value per WCS axis (degrees for celestial axes, SI units for
   // spectral axes: m/s, Hz, m).
   std::vector<double> pixelToWorld(double x, double y, double z) const;
+  // The celestial longitude and latitude (degrees) at a 0-based pixel; false without celestial
+  // axes or where the pixel has no world coordinate.
+  bool celestial(double x, double y, double z, double& lng, double& lat) const;
   // e.g. "RA 05:40:59.21 Dec −02:27:30.6 (85.24671°, −2.45850°)", or "GLON 12.3456° GLAT
   // −0.1234°"; "" without celestial axes.
   std::string formatCelestial(double x, double y, double z) const;

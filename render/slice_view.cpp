@@ -4,6 +4,8 @@
 #include <QCoreApplication>
 #include <QMouseEvent>
 #include <QOpenGLFramebufferObject>
+#include <QOpenGLPaintDevice>
+#include <QPainter>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -258,6 +260,11 @@ void SliceView::setPixelAspect(double aspect) {
   scheduleFrame();
 }
 
+void SliceView::setDecoration(std::function<void(QPainter&, const SliceView&)> paint) {
+  decoration_ = std::move(paint);
+  scheduleFrame();
+}
+
 void SliceView::setOriginBottom(bool bottom) {
   originBottom_ = bottom;
   scheduleFrame();
@@ -496,6 +503,14 @@ void SliceView::paintGL() {
     vao_.release();
     p.release();
     if (crosshair_ || line_ || region_) paintOverlays();
+    if (decoration_) {
+      // Into whichever framebuffer is bound (the window's, or grabFramebuffer's).
+      QOpenGLPaintDevice device(size() * devicePixelRatio());
+      device.setDevicePixelRatio(devicePixelRatio());
+      QPainter painter(&device);
+      painter.setRenderHint(QPainter::Antialiasing);
+      decoration_(painter, *this);
+    }
   }
   timing.paintEndNs = steadyNowNs();
   lastFrame_ = timing;

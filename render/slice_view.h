@@ -14,6 +14,7 @@
 #include <QPointF>
 #include <QRectF>
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -22,6 +23,8 @@
 #include "render/frame_timing.h"
 #include "render/texture_sink.h"
 #include "render/tile_grid.h"
+
+class QPainter;
 
 namespace stacklens::render {
 
@@ -99,6 +102,9 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
 
   void setTool(Tool tool) { tool_ = tool; }
   Tool tool() const { return tool_; }
+  // Drawn with QPainter over the slice and the overlays in every frame (and in
+  // grabFramebuffer): the colorbar and compass of ui/view_decorations.h; empty: nothing.
+  void setDecoration(std::function<void(QPainter&, const SliceView&)> paint);
   void setCrosshair(std::optional<QPointF> imagePos);
   const std::optional<QPointF>& crosshair() const { return crosshair_; }
   void setLine(std::optional<std::pair<QPointF, QPointF>> line);
@@ -152,6 +158,7 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   QPointF centre_;
   bool fitMode_ = true;
   bool originBottom_ = false;
+  std::function<void(QPainter&, const SliceView&)> decoration_;
 
   Tool tool_ = Tool::Pan;
   enum class Drag { None, Pan, Tool } drag_ = Drag::None;

@@ -34,6 +34,7 @@
 #include "ui/projection_dialog.h"
 #include "ui/stack_save.h"
 #include "ui/timing_panel.h"
+#include "ui/view_decorations.h"
 #include "ui/view_export.h"
 #include "ui/whole_stack_dialog.h"
 
@@ -70,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   view_ = new SliceView();
+  decorations_ = std::make_unique<ViewDecorations>(view_);
   QWidget* viewBox = embed(view_, central);
   viewBox->setMinimumSize(320, 240);
   nav_ = new NavigationBar(central);
@@ -273,6 +275,13 @@ void MainWindow::buildMenus() {
   viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this,
                       [this] { view_->setZoom(view_->zoom() / 1.25); });
   viewMenu->addSeparator();
+  QAction* colorbar = viewMenu->addAction(tr("&Colorbar"));
+  colorbar->setCheckable(true);
+  connect(colorbar, &QAction::toggled, this, [this](bool on) { decorations_->setColorbar(on); });
+  QAction* compass = viewMenu->addAction(tr("Co&mpass (north and east)"));
+  compass->setCheckable(true);
+  connect(compass, &QAction::toggled, this, [this](bool on) { decorations_->setCompass(on); });
+  viewMenu->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
 
   auto* go = menuBar()->addMenu(tr("&Navigate"));
@@ -451,6 +460,7 @@ void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
 
 void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceData first) {
   reader_ = std::move(reader);
+  decorations_->setStack(reader_);
   info_ = reader_->info();
   cache_ = std::make_shared<SliceCache>(cacheBudget_);
   cache_->insert(z, first);
@@ -589,6 +599,7 @@ void MainWindow::prefetchAround(int z) {
 
 void MainWindow::showSlice(int z, SliceData data) {
   currentZ_ = requestedZ_ = z;
+  decorations_->setSlice(z);
   current_ = std::move(data);
   const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
   if (!live_->holdRawSlice(z, current_, width, height)) view_->setSlice(current_, width, height);

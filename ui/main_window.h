@@ -33,6 +33,7 @@
 namespace stacklens::ui {
 
 class ProjectionDialog;
+class ViewDecorations;
 class MovieDialog;
 
 class LiveProcessing;  // ui/live_processing.h
@@ -96,6 +97,7 @@ class MainWindow : public QMainWindow {
   QSpinBox* planeBox() const { return planeSpin_; }
   // Processing while scrubbing: its docks, worker and backends.
   LiveProcessing* liveProcessing() const { return live_; }
+  ViewDecorations* decorations() const { return decorations_.get(); }
 
  signals:
   void stackOpened(const QString& path);
@@ -189,6 +191,7 @@ class MainWindow : public QMainWindow {
   ViewerSettings settings_;
 
   render::SliceView* view_;
+  std::unique_ptr<ViewDecorations> decorations_;  // colorbar and compass over view_
   render::SliceView* xzView_;
   render::SliceView* yzView_;
   NavigationBar* nav_;

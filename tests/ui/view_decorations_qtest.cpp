@@ -1,0 +1,97 @@
+// View ▸ Colorbar and View ▸ Compass: the colorbar read back from the view runs from the
+// colormap's low entry at the bottom to its high one at the top (reversed when inverted); the
+// compass of the bundled radio cube (RA increasing to the left, FITS rows bottom up) points up
+// for north and left for east, and is drawn; a stack without a WCS gets none.
+#include <QApplication>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+
+#include "io/stack_writer.h"
+#include "tests/render/gl_qtest_main.h"
+#include "ui/display_panel.h"
+#include "ui/main_window.h"
+#include "ui/view_decorations.h"
+
+using namespace stacklens;
+
+namespace {
+
+bool greenNear(const QImage& image, QPointF at, int radius) {
+  for (int dy = -radius; dy <= radius; ++dy)
+    for (int dx = -radius; dx <= radius; ++dx) {
+      const QColor c = image.pixelColor(int(at.x()) + dx, int(at.y()) + dy);
+      if (c.green() > 200 && c.red() < 160 && c.blue() < 160) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+class ViewDecorationsTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void colorbarAndCompassOfTheRadioCube() {
+    const QString cube = QStringLiteral(STACKLENS_SAMPLE_DIR "/radio_cube.fits");
+    if (!QFileInfo::exists(cube)) QSKIP("the bundled samples are not built");
+    ui::MainWindow w;
+    w.setQuiet(true);
+    w.resize(900, 700);
+    w.show();
+    QSignalSpy opened(&w, &ui::MainWindow::stackOpened);
+    w.openFile(cube);
+    QVERIFY(opened.wait(10000));
+    render::SliceView* view = w.sliceView();
+    QTRY_VERIFY(view->isExposed() && view->width() > 200);
+    const auto dirs =
+        ui::compassDirections(*w.stack()->wcs(), *view, view->widgetToImage({100, 100}), 0);
+    QVERIFY(dirs);
+    QVERIFY2(std::abs(dirs->first.x()) < 0.01 && dirs->first.y() < -0.99, "north is up");
+    QVERIFY2(dirs->second.x() < -0.99 && std::abs(dirs->second.y()) < 0.01, "east is left");
+
+    w.decorations()->setColorbar(true);
+    w.decorations()->setCompass(true);
+    QImage image = view->grabFramebuffer();
+    const double ratio = image.devicePixelRatio();
+    auto at = [&](QPointF p) { return image.pixelColor(int(p.x() * ratio), int(p.y() * ratio)); };
+    const QRectF bar = ui::ViewDecorations::colorbarRect(*view);
+    const QColor top = at({bar.center().x(), bar.top() + 3}),
+                 bottom = at({bar.center().x(), bar.bottom() - 3});
+    QVERIFY2(top.red() > 240 && top.green() > 240, qPrintable(top.name()));         // gray: white
+    QVERIFY2(bottom.red() < 15 && bottom.green() < 15, qPrintable(bottom.name()));  // black
+    // The compass's north arrow, up from its origin at (46, height − 46).
+    const QImage unscaled = image.scaled(view->size());
+    QVERIFY(greenNear(unscaled, {46, view->height() - 46.0 - 14}, 2));
+    QVERIFY(greenNear(unscaled, {46 - 14.0, view->height() - 46.0}, 2));  // east, to the left
+    // Inverted: the bar turns over as the slice does.
+    render::DisplaySettings d = view->display();
+    d.invert = true;
+    view->setDisplay(d);
+    image = view->grabFramebuffer();
+    QVERIFY(at({bar.center().x(), bar.top() + 3}).red() < 15);
+  }
+
+  void noCompassWithoutAWcs() {
+    QTemporaryDir dir;
+    std::vector<float> v(3 * 40 * 40, 1.f);
+    const QString path = dir.filePath("plain.tif");
+    io::writeStack(path.toStdString(), v.data(), 3, 40, 40, {});
+    ui::MainWindow w;
+    w.setQuiet(true);
+    w.resize(700, 500);
+    w.show();
+    QSignalSpy opened(&w, &ui::MainWindow::stackOpened);
+    w.openFile(path);
+    QVERIFY(opened.wait(10000));
+    render::SliceView* view = w.sliceView();
+    QTRY_VERIFY(view->isExposed() && view->width() > 200);
+    w.decorations()->setCompass(true);
+    const QImage image = view->grabFramebuffer().scaled(view->size());
+    QVERIFY(!greenNear(image, {46, view->height() - 46.0 - 14}, 3));
+  }
+};
+
+STACKLENS_GL_QTEST_MAIN(ViewDecorationsTest)
+
+#include "view_decorations_qtest.moc"

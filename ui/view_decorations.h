@@ -1,0 +1,50 @@
+// What DS9 draws over an image besides the data: a colorbar with the display limits and the
+// north/east compass from the WCS. Painted by the view in every frame when switched on
+// (View ▸ Colorbar, View ▸ Compass).
+#pragma once
+
+#include <QPointF>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "io/stack.h"
+#include "render/slice_view.h"
+
+namespace stacklens::ui {
+
+// The unit vectors, in widget coordinates (y down), towards north and east at image point at of
+// slice z, from the WCS's celestial axes (east is the direction of increasing longitude); none
+// without a celestial WCS or where it has no value.
+std::optional<std::pair<QPointF, QPointF>> compassDirections(const io::Wcs& wcs,
+                                                             const render::SliceView& view,
+                                                             QPointF at, double z);
+
+class ViewDecorations {
+ public:
+  explicit ViewDecorations(render::SliceView* view) : view_(view) {}
+  ~ViewDecorations() { view_->setDecoration({}); }  // the view may paint once more
+  ViewDecorations(const ViewDecorations&) = delete;
+  ViewDecorations& operator=(const ViewDecorations&) = delete;
+  // The stack whose WCS the compass follows (null: none) and the slice shown.
+  void setStack(std::shared_ptr<const io::StackReader> reader) { reader_ = std::move(reader); }
+  void setSlice(int z) { z_ = z; }
+  void setColorbar(bool on);
+  void setCompass(bool on);
+  bool colorbar() const { return colorbar_; }
+  bool compass() const { return compass_; }
+
+  // Where the colorbar is drawn in the view (widget coordinates; its top is the high limit).
+  static QRectF colorbarRect(const render::SliceView& view);
+
+ private:
+  void install();
+  void paint(QPainter& p, const render::SliceView& view) const;
+
+  render::SliceView* view_;
+  std::shared_ptr<const io::StackReader> reader_;
+  int z_ = 0;
+  bool colorbar_ = false, compass_ = false;
+};
+
+}  // namespace stacklens::ui
