@@ -281,6 +281,9 @@ void MainWindow::buildMenus() {
   QAction* compass = viewMenu->addAction(tr("Co&mpass (north and east)"));
   compass->setCheckable(true);
   connect(compass, &QAction::toggled, this, [this](bool on) { decorations_->setCompass(on); });
+  QAction* grid = viewMenu->addAction(tr("Coordinate &grid"));
+  grid->setCheckable(true);
+  connect(grid, &QAction::toggled, this, [this](bool on) { decorations_->setGrid(on); });
   viewMenu->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
 

@@ -27,7 +27,92 @@ void arrow(QPainter& p, QPointF from, QPointF direction, double length, const QS
              label);
 }
 
+// A step of 1, 2 or 5 × 10^n degrees, or of 1, 2, 5, 10, 15, 30 arcmin or arcsec below a degree,
+// that puts about four lines across span degrees.
+double niceStep(double span) {
+  const double want = span / 4.0;
+  static const double steps[] = {1.0 / 3600,  2.0 / 3600, 5.0 / 3600, 10.0 / 3600, 15.0 / 3600,
+                                 30.0 / 3600, 1.0 / 60,   2.0 / 60,   5.0 / 60,    10.0 / 60,
+                                 15.0 / 60,   30.0 / 60,  1.0,        2.0,         5.0,
+                                 10.0,        15.0,       30.0,       45.0,        90.0};
+  for (double s : steps)
+    if (s >= want) return s;
+  return 90.0;
+}
+
+// The segments where field (sampled on a lattice of nx × ny widget points) crosses level, by
+// marching squares with linear interpolation along the cell edges.
+std::vector<std::pair<QPointF, QPointF>> isoline(const std::vector<double>& field, int nx, int ny,
+                                                 const std::vector<QPointF>& points, double level) {
+  std::vector<std::pair<QPointF, QPointF>> out;
+  auto f = [&](int i, int j) { return field[size_t(j * nx + i)] - level; };
+  auto p = [&](int i, int j) { return points[size_t(j * nx + i)]; };
+  auto cross = [&](int i0, int j0, int i1, int j1) {
+    const double a = f(i0, j0), b = f(i1, j1);
+    const double t = a / (a - b);
+    return p(i0, j0) + (p(i1, j1) - p(i0, j0)) * t;
+  };
+  for (int j = 0; j + 1 < ny; ++j)
+    for (int i = 0; i + 1 < nx; ++i) {
+      const double c[4] = {f(i, j), f(i + 1, j), f(i + 1, j + 1), f(i, j + 1)};
+      if (!std::isfinite(c[0] + c[1] + c[2] + c[3])) continue;
+      std::vector<QPointF> hits;  // where the level crosses the cell's edges, in order
+      const int corner[4][2] = {{i, j}, {i + 1, j}, {i + 1, j + 1}, {i, j + 1}};
+      for (int e = 0; e < 4; ++e) {
+        const int n = (e + 1) % 4;
+        if ((c[e] < 0) != (c[n] < 0))
+          hits.push_back(cross(corner[e][0], corner[e][1], corner[n][0], corner[n][1]));
+      }
+      if (hits.size() >= 2) out.emplace_back(hits[0], hits[1]);
+      if (hits.size() == 4) out.emplace_back(hits[2], hits[3]);
+    }
+  return out;
+}
+
 }  // namespace
+
+std::vector<GridLine> coordinateGrid(const io::Wcs& wcs, const render::SliceView& view, double z) {
+  // World coordinates on a lattice of widget points every 12 px over the view.
+  const int nx = std::max(2, view.width() / 12 + 2), ny = std::max(2, view.height() / 12 + 2);
+  std::vector<QPointF> points;
+  std::vector<double> lng, lat;
+  double lng0 = NAN;
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const QPointF w(i * double(view.width()) / (nx - 1), j * double(view.height()) / (ny - 1));
+      const QPointF im = view.widgetToImage(w);
+      double a = NAN, b = NAN;
+      wcs.celestial(im.x(), im.y(), z, a, b);
+      if (std::isnan(lng0) && std::isfinite(a)) lng0 = a;
+      // Longitudes near the first one (no jump where they wrap through 0 / 360).
+      points.push_back(w);
+      lng.push_back(std::isfinite(a) ? lng0 + std::remainder(a - lng0, 360.0) : NAN);
+      lat.push_back(b);
+    }
+  std::vector<GridLine> grid;
+  if (std::isnan(lng0)) return grid;
+  auto range = [](const std::vector<double>& v) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (double x : v)
+      if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
+    return std::make_pair(lo, hi);
+  };
+  for (int k = 0; k < 2; ++k) {
+    const bool longitude = k == 0;
+    const std::vector<double>& field = longitude ? lng : lat;
+    const auto [lo, hi] = range(field);
+    if (!(hi > lo)) continue;
+    const double step = niceStep(hi - lo);
+    const int decimals = step >= 1 ? 0 : step >= 1.0 / 60 ? 2 : 4;
+    for (double v = std::ceil(lo / step) * step; v <= hi && grid.size() < 200; v += step) {
+      GridLine line{longitude, v, {}, isoline(field, nx, ny, points, v)};
+      if (longitude) line.value = std::fmod(std::fmod(v, 360.0) + 360.0, 360.0);
+      line.label = QString::number(line.value, 'f', decimals) + QStringLiteral("°");
+      if (!line.segments.empty()) grid.push_back(std::move(line));
+    }
+  }
+  return grid;
+}
 
 std::optional<std::pair<QPointF, QPointF>> compassDirections(const io::Wcs& wcs,
                                                              const render::SliceView& view,
@@ -69,8 +154,13 @@ void ViewDecorations::setCompass(bool on) {
   install();
 }
 
+void ViewDecorations::setGrid(bool on) {
+  grid_ = on;
+  install();
+}
+
 void ViewDecorations::install() {
-  if (!colorbar_ && !compass_)
+  if (!colorbar_ && !compass_ && !grid_)
     view_->setDecoration({});
   else
     view_->setDecoration([this](QPainter& p, const render::SliceView& v) { paint(p, v); });
@@ -81,6 +171,17 @@ void ViewDecorations::paint(QPainter& p, const render::SliceView& view) const {
   font.setPixelSize(11);
   p.setFont(font);
   const QColor ink(255, 255, 255);
+  if (grid_ && reader_ && reader_->wcs()) {
+    p.setPen(QPen(QColor(255, 200, 60, 170), 1));
+    for (const GridLine& line : coordinateGrid(*reader_->wcs(), view, double(z_))) {
+      for (const auto& [a, b] : line.segments) p.drawLine(a, b);
+      // The value beside the line's first piece inside the view.
+      const QPointF at = line.segments.front().first;
+      p.drawText(at + QPointF(3, -3),
+                 QString::number(line.value, 'f', line.value == std::floor(line.value) ? 0 : 4) +
+                     QStringLiteral("°"));
+    }
+  }
   if (colorbar_) {
     const render::DisplaySettings& d = view.display();
     const render::Colormap map = render::loadColormap(d.colormap);

@@ -1,12 +1,14 @@
 // What DS9 draws over an image besides the data: a colorbar with the display limits and the
-// north/east compass from the WCS. Painted by the view in every frame when switched on
-// (View ▸ Colorbar, View ▸ Compass).
+// north/east compass and a coordinate grid from the WCS. Painted by the view in every frame when
+// switched on (View ▸ Colorbar, Compass, Coordinate grid).
 #pragma once
 
 #include <QPointF>
+#include <QString>
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "io/stack.h"
 #include "render/slice_view.h"
@@ -20,6 +22,17 @@ std::optional<std::pair<QPointF, QPointF>> compassDirections(const io::Wcs& wcs,
                                                              const render::SliceView& view,
                                                              QPointF at, double z);
 
+// A coordinate grid: lines of constant longitude and latitude over the part of the image the
+// view shows, each a list of widget-coordinate segments, at a "nice" step (1, 2, 5 × 10^n
+// degrees, or 1, 2, 5, 10, 15, 30 arcmin or arcsec) that gives a few lines across the view.
+struct GridLine {
+  bool longitude = false;  // a line of constant longitude (else latitude)
+  double value = 0;        // degrees
+  QString label;           // e.g. "83.82°"
+  std::vector<std::pair<QPointF, QPointF>> segments;
+};
+std::vector<GridLine> coordinateGrid(const io::Wcs& wcs, const render::SliceView& view, double z);
+
 class ViewDecorations {
  public:
   explicit ViewDecorations(render::SliceView* view) : view_(view) {}
@@ -31,8 +44,10 @@ class ViewDecorations {
   void setSlice(int z) { z_ = z; }
   void setColorbar(bool on);
   void setCompass(bool on);
+  void setGrid(bool on);
   bool colorbar() const { return colorbar_; }
   bool compass() const { return compass_; }
+  bool grid() const { return grid_; }
 
   // Where the colorbar is drawn in the view (widget coordinates; its top is the high limit).
   static QRectF colorbarRect(const render::SliceView& view);
@@ -44,7 +59,7 @@ class ViewDecorations {
   render::SliceView* view_;
   std::shared_ptr<const io::StackReader> reader_;
   int z_ = 0;
-  bool colorbar_ = false, compass_ = false;
+  bool colorbar_ = false, compass_ = false, grid_ = false;
 };
 
 }  // namespace stacklens::ui

@@ -1,4 +1,4 @@
-// View ▸ Colorbar and View ▸ Compass: the colorbar read back from the view runs from the
+// View ▸ Colorbar, Compass and Coordinate grid: the colorbar read back from the view runs from the
 // colormap's low entry at the bottom to its high one at the top (reversed when inverted); the
 // compass of the bundled radio cube (RA increasing to the left, FITS rows bottom up) points up
 // for north and left for east, and is drawn; a stack without a WCS gets none.
@@ -6,9 +6,11 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 
 #include "io/stack_writer.h"
+#include "io/wcs.h"
 #include "tests/render/gl_qtest_main.h"
 #include "ui/display_panel.h"
 #include "ui/main_window.h"
@@ -70,6 +72,57 @@ class ViewDecorationsTest : public QObject {
     view->setDisplay(d);
     image = view->grabFramebuffer();
     QVERIFY(at({bar.center().x(), bar.top() + 3}).red() < 15);
+  }
+
+  // The grid's lines lie on their longitude or latitude (checked through the WCS at every
+  // segment end), there are a few of each across the view, and they are drawn.
+  void gridLinesFollowTheWorldCoordinates() {
+    const QString cube = QStringLiteral(STACKLENS_SAMPLE_DIR "/radio_cube.fits");
+    if (!QFileInfo::exists(cube)) QSKIP("the bundled samples are not built");
+    ui::MainWindow w;
+    w.setQuiet(true);
+    w.resize(900, 700);
+    w.show();
+    QSignalSpy opened(&w, &ui::MainWindow::stackOpened);
+    w.openFile(cube);
+    QVERIFY(opened.wait(10000));
+    render::SliceView* view = w.sliceView();
+    QTRY_VERIFY(view->isExposed() && view->width() > 200);
+    const io::Wcs& wcs = *w.stack()->wcs();
+    const std::vector<ui::GridLine> grid = ui::coordinateGrid(wcs, *view, 0);
+    int longitudes = 0, latitudes = 0;
+    for (const ui::GridLine& line : grid) {
+      (line.longitude ? longitudes : latitudes)++;
+      for (const auto& [a, b] : line.segments)
+        for (QPointF end : {a, b}) {
+          const QPointF image = view->widgetToImage(end);
+          double lng = 0, lat = 0;
+          QVERIFY(wcs.celestial(image.x(), image.y(), 0, lng, lat));
+          const double off =
+              line.longitude ? std::remainder(lng - line.value, 360.0) * std::cos(lat * M_PI / 180)
+                             : lat - line.value;
+          // Within a small part of a lattice cell (12 widget pixels) of the true line.
+          QVERIFY2(std::abs(off) < 0.2 * 12 / view->zoom() * 0.0011111111,
+                   qPrintable(
+                       QString("%1 %2: off by %3°").arg(line.longitude).arg(line.value).arg(off)));
+        }
+    }
+    QVERIFY2(longitudes >= 2 && longitudes <= 12, qPrintable(QString::number(longitudes)));
+    QVERIFY2(latitudes >= 2 && latitudes <= 12, qPrintable(QString::number(latitudes)));
+    // Drawn: the grid's colour appears in the view along a latitude line.
+    w.decorations()->setGrid(true);
+    const QImage image = view->grabFramebuffer().scaled(view->size());
+    const auto& line =
+        *std::find_if(grid.begin(), grid.end(), [](auto& l) { return !l.longitude; });
+    const QPointF mid = (line.segments[line.segments.size() / 2].first +
+                         line.segments[line.segments.size() / 2].second) /
+                        2;
+    bool drawn = false;
+    for (int d = -2; d <= 2; ++d) {
+      const QColor c = image.pixelColor(int(mid.x()), int(mid.y()) + d);
+      drawn |= c.red() > 150 && c.green() > 110 && c.blue() < 120;
+    }
+    QVERIFY(drawn);
   }
 
   void noCompassWithoutAWcs() {
