@@ -11,6 +11,7 @@ packages=(
   xvfb xauth libgl1-mesa-dri
   clang-14 libclang-rt-14-dev
   python3-dev pybind11-dev python3-numpy python3-dask python3-distributed python3-zarr
+  python3-pytest
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
 )
 # clang-14 and its runtime build the FITS and TIFF fuzzers, which the test command runs briefly.

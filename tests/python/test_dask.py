@@ -148,6 +148,27 @@ class Stacks(unittest.TestCase):
                 self.assertEqual(len(client.scheduler_info()["workers"]), 2)
 
 
+    @unittest.skipUnless("STACKLENS_SAMPLES" in os.environ, "the build's samples (ctest sets it)")
+    def test_the_bundled_sample_on_two_worker_processes_matches_one_process(self):
+        # The microscopy sample (32 x 200 x 200) with its 17^3 PSF in four chunks: two worker
+        # processes give what one process gives.
+        from distributed import Client, LocalCluster
+        samples = os.environ["STACKLENS_SAMPLES"]
+        path = os.path.join(samples, "beads.tif")
+        psf = sl.read(os.path.join(samples, "beads_psf.tif"))
+        chunks = (32, 100, 100)
+        want = sld.deconvolve(sld.from_stack(path, chunks=chunks), psf, iterations=5,
+                              backend=BACKEND).compute(scheduler="synchronous")
+        with dask.config.set({"distributed.worker.daemon": False}), \
+                LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                             dashboard_address=None) as cluster, Client(cluster) as client:
+            self.assertEqual(len(client.scheduler_info()["workers"]), 2)
+            got = sld.deconvolve(sld.from_stack(path, chunks=chunks), psf, iterations=5,
+                                 backend=BACKEND).compute()
+        np.testing.assert_array_equal(got, want)
+        v = sl.read(path)
+        self.assertGreater(ref.relative_l2(got, v), 1e-3)  # it did deconvolve
+
     def test_distributed_output_streams_to_a_file(self):
         from distributed import Client, LocalCluster
         a = beads((12, 40, 32), 8)
