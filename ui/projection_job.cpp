@@ -34,13 +34,20 @@ compute::Collapse collapseFor(const ProjectionRequest& r, const io::ZCoordinate&
 // The range's slices as the pipeline shows them (with the slices its slab needs around them),
 // as one band of every row.
 compute::ZBand processedBand(const ProjectionRequest& r, compute::Backend& backend, int64_t first,
-                             int64_t last, int64_t context, const compute::Job& job) {
+                             int64_t last, int64_t context, size_t budget,
+                             const compute::Job& job) {
   const io::StackInfo& info = r.reader->info();
   const int64_t half = r.pipeline->slabHalfWidth();
   const int64_t z0 = std::max<int64_t>(0, first - std::max(half, context));
   const int64_t z1 = std::min<int64_t>(info.z, last + 1 + std::max(half, context));
   const int64_t keep0 = std::max<int64_t>(0, first - context);
   const int64_t keep1 = std::min<int64_t>(info.z, last + 1 + context);
+  const size_t bytes = size_t(keep1 - keep0) * size_t(info.y * info.x) * sizeof(float);
+  if (bytes > budget)
+    throw compute::InvalidArgument(
+        "the processed slices of this range need " + std::to_string(bytes >> 20) +
+        " MiB, more than the host memory budget (" + std::to_string(budget >> 20) +
+        " MiB): choose a shorter range, or process the whole stack into a file first");
   compute::ZBand band{compute::Image::host({keep1 - keep0, info.y, info.x}), keep0, first - keep0,
                       last - keep0};
   band.slices.spacing = spacingOf(info);
@@ -108,7 +115,7 @@ ProjectionOutcome runProjection(const ProjectionRequest& r, compute::Backend& ba
   compute::Image result;
   std::optional<compute::ZBand> processed;
   if (r.pipeline) {
-    processed = processedBand(r, backend, first, last, context, job);
+    processed = processedBand(r, backend, first, last, context, budget, job);
     const auto t = std::chrono::steady_clock::now();
     result = backend.download(collapse(backend, *processed));
     outcome.milliseconds = millisecondsSince(t);

@@ -108,6 +108,31 @@ class ProjectionDialogTest : public QObject {
     QCOMPARE(outcome.relL2, 0.0);                     // on the same data, the same result
   }
 
+  // Processed slices are held for the range: a range beyond the host budget is refused, named.
+  void aProcessedRangeBeyondTheBudgetIsRefused() {
+    QTemporaryDir dir;
+    ProjectionRequest request;
+    request.reader = std::make_shared<MemoryStack>(6, 32, 32);
+    compute::Pipeline pipeline;
+    pipeline.median.enabled = true;
+    request.pipeline = pipeline;
+    request.ramBudget = 4 * 32 * 32 * 4;  // four slices
+    ProjectionDialog dialog(request, oneThread, nullptr, "CPU");
+    dialog.dataBox()->setCurrentIndex(1);
+    dialog.outputEdit()->setText(dir.filePath("too_big.fits"));
+    QSignalSpy failed(&dialog, &ProjectionDialog::failed);
+    dialog.start();
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+    QVERIFY(failed.first().at(0).toString().contains("host memory budget"));
+    QVERIFY(!QFile::exists(dir.filePath("too_big.fits")));
+    // Three slices fit.
+    dialog.firstBox()->setValue(1);
+    dialog.lastBox()->setValue(3);
+    QSignalSpy finished(&dialog, &ProjectionDialog::finished);
+    dialog.start();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+  }
+
   void cancelWritesNothing() {
     QTemporaryDir dir;
     ProjectionRequest request;
