@@ -6,15 +6,13 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QPointer>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "compute/job.h"
 #include "io/movie_frame.h"
 #include "io/movie_writer.h"
 #include "render/colormap.h"
-#include "ui/processing_worker.h"
+#include "ui/dialog_job.h"
 
 namespace stacklens::ui {
 
@@ -131,59 +129,45 @@ void MovieDialog::start() {
   setRunning(true);
   progress_->setValue(0);
   status_->setText(tr("Exporting…"));
-  QPointer<MovieDialog> self(this);
-  future_ = QtConcurrent::run(
-      &pool_, [this, self, out, first, last, options, layout, request = request_] {
-        static thread_local const bool lowered = (lowerThreadPriority(), true);
-        (void)lowered;
-        auto post = [self](std::function<void(MovieDialog*)> f) {
-          QMetaObject::invokeMethod(
-              self.data(),
-              [self, f = std::move(f)] {
-                if (self) f(self.data());
-              },
-              Qt::QueuedConnection);
+  future_ = runForDialog<MovieDialog>(
+      pool_, this,
+      [this, out, first, last, options, layout,
+       request = request_](const PostToDialog<MovieDialog>& post) {
+        const io::StackInfo& info = request.reader->info();
+        const std::vector<float>* cdf = request.cdf.empty() ? nullptr : &request.cdf;
+        auto index = [&](float v) {
+          const int i = render::colourIndex(request.display, v, cdf);
+          return uint8_t(i < 0 ? 0 : i);
         };
-        try {
-          const io::StackInfo& info = request.reader->info();
-          const std::vector<float>* cdf = request.cdf.empty() ? nullptr : &request.cdf;
-          auto index = [&](float v) {
-            const int i = render::colourIndex(request.display, v, cdf);
-            return uint8_t(i < 0 ? 0 : i);
-          };
-          std::vector<float> slice(size_t(info.y * info.x));
-          io::MovieWriter movie(out, layout.outWidth, layout.outHeight, options);
-          for (int z = first; z <= last; ++z) {
-            if (stop_) throw compute::Cancelled();
-            request.reader->readSlice(z, slice.data());
-            movie.addFrame(io::movieFrame(slice.data(), layout, index).data());
-            const double f = double(z - first + 1) / double(last - first + 1);
-            post([f](MovieDialog* d) { d->progress_->setValue(int(f * 1000)); });
-          }
-          movie.finish();
-          const QString path = QString::fromStdString(out);
-          const int frames = last - first + 1;
-          post([path, frames](MovieDialog* d) {
-            d->setRunning(false);
-            d->progress_->setValue(1000);
-            d->status_->setText(tr("Written: %1 (%2 frames)").arg(path).arg(frames));
-            emit d->finished(path);
-          });
-        } catch (const compute::Cancelled&) {
-          post([](MovieDialog* d) {
-            d->setRunning(false);
-            d->progress_->setValue(0);
-            d->status_->setText(tr("Cancelled; nothing was written."));
-            emit d->cancelled();
-          });
-        } catch (const std::exception& e) {
-          const QString message = QString::fromUtf8(e.what());
-          post([message](MovieDialog* d) {
-            d->setRunning(false);
-            d->status_->setText(tr("Failed: %1").arg(message));
-            emit d->failed(message);
-          });
+        std::vector<float> slice(size_t(info.y * info.x));
+        io::MovieWriter movie(out, layout.outWidth, layout.outHeight, options);
+        for (int z = first; z <= last; ++z) {
+          if (stop_) throw compute::Cancelled();
+          request.reader->readSlice(z, slice.data());
+          movie.addFrame(io::movieFrame(slice.data(), layout, index).data());
+          const double f = double(z - first + 1) / double(last - first + 1);
+          post([f](MovieDialog* d) { d->progress_->setValue(int(f * 1000)); });
         }
+        movie.finish();
+        const QString path = QString::fromStdString(out);
+        const int frames = last - first + 1;
+        post([path, frames](MovieDialog* d) {
+          d->setRunning(false);
+          d->progress_->setValue(1000);
+          d->status_->setText(tr("Written: %1 (%2 frames)").arg(path).arg(frames));
+          emit d->finished(path);
+        });
+      },
+      [](MovieDialog* d) {
+        d->setRunning(false);
+        d->progress_->setValue(0);
+        d->status_->setText(tr("Cancelled; nothing was written."));
+        emit d->cancelled();
+      },
+      [](MovieDialog* d, const QString& message) {
+        d->setRunning(false);
+        d->status_->setText(tr("Failed: %1").arg(message));
+        emit d->failed(message);
       });
 }
 

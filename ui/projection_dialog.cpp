@@ -5,15 +5,13 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QPointer>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <chrono>
 
 #include "compute/job.h"
 #include "compute/projection.h"
-#include "ui/processing_worker.h"
+#include "ui/dialog_job.h"
 
 namespace stacklens::ui {
 namespace {
@@ -177,52 +175,38 @@ void ProjectionDialog::start() {
   setRunning(true);
   progress_->setValue(0);
   status_->setText(tr("Starting…"));
-  QPointer<ProjectionDialog> self(this);
-  future_ = QtConcurrent::run(&pool_, [this, self, request, make = makeBackend_, twin] {
-    static thread_local const bool lowered = (lowerThreadPriority(), true);
-    (void)lowered;
-    auto post = [self](std::function<void(ProjectionDialog*)> f) {
-      QMetaObject::invokeMethod(
-          self.data(),
-          [self, f = std::move(f)] {
-            if (self) f(self.data());
-          },
-          Qt::QueuedConnection);
-    };
-    auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-    try {
-      std::unique_ptr<compute::Backend> backend = make();
-      std::unique_ptr<compute::Backend> cpu = twin ? twin() : nullptr;
-      const ProjectionOutcome outcome =
-          runProjection(request, *backend, cpu.get(), &stop_, [&](double f) {
-            const auto now = std::chrono::steady_clock::now();
-            if (now - last < std::chrono::milliseconds(50) && f < 1.0) return;
-            last = now;
-            post([f](ProjectionDialog* d) { d->progress_->setValue(int(f * 1000)); });
-          });
-      const QString out = QString::fromStdString(request.outPath);
-      post([out, outcome](ProjectionDialog* d) {
-        d->setRunning(false);
-        d->progress_->setValue(1000);
-        d->status_->setText(tr("Written: %1").arg(out));
-        emit d->finished(out, outcome);
-      });
-    } catch (const compute::Cancelled&) {
-      post([](ProjectionDialog* d) {
+  future_ = runForDialog<ProjectionDialog>(
+      pool_, this,
+      [this, request, make = makeBackend_, twin](const PostToDialog<ProjectionDialog>& post) {
+        auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+        std::unique_ptr<compute::Backend> backend = make();
+        std::unique_ptr<compute::Backend> cpu = twin ? twin() : nullptr;
+        const ProjectionOutcome outcome =
+            runProjection(request, *backend, cpu.get(), &stop_, [&](double f) {
+              const auto now = std::chrono::steady_clock::now();
+              if (now - last < std::chrono::milliseconds(50) && f < 1.0) return;
+              last = now;
+              post([f](ProjectionDialog* d) { d->progress_->setValue(int(f * 1000)); });
+            });
+        const QString out = QString::fromStdString(request.outPath);
+        post([out, outcome](ProjectionDialog* d) {
+          d->setRunning(false);
+          d->progress_->setValue(1000);
+          d->status_->setText(tr("Written: %1").arg(out));
+          emit d->finished(out, outcome);
+        });
+      },
+      [](ProjectionDialog* d) {
         d->setRunning(false);
         d->progress_->setValue(0);
         d->status_->setText(tr("Cancelled; nothing was written."));
         emit d->cancelled();
-      });
-    } catch (const std::exception& e) {
-      const QString message = QString::fromUtf8(e.what());
-      post([message](ProjectionDialog* d) {
+      },
+      [](ProjectionDialog* d, const QString& message) {
         d->setRunning(false);
         d->status_->setText(tr("Failed: %1").arg(message));
         emit d->failed(message);
       });
-    }
-  });
 }
 
 }  // namespace stacklens::ui

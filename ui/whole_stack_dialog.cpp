@@ -14,6 +14,7 @@
 #include <chrono>
 
 #include "compute/job.h"
+#include "ui/dialog_job.h"
 #include "ui/processing_worker.h"
 
 namespace stacklens::ui {
@@ -168,59 +169,45 @@ void WholeStackDialog::start() {
   setRunning(true);
   progress_->setValue(0);
   status_->setText(tr("Starting…"));
-  QPointer<WholeStackDialog> self(this);
-  future_ = QtConcurrent::run(&pool_, [this, self, request = request_, make = makeBackend_] {
-    // The backend's threads inherit the lowered priority: the viewer stays responsive.
-    static thread_local const bool lowered = (lowerThreadPriority(), true);
-    (void)lowered;
-    // Reports reach the dialog queued, at most twenty a second (the last one always).
-    auto post = [self](std::function<void(WholeStackDialog*)> f) {
-      QMetaObject::invokeMethod(
-          self.data(),
-          [self, f = std::move(f)] {
-            if (self) f(self.data());
-          },
-          Qt::QueuedConnection);
-    };
-    auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-    try {
-      std::unique_ptr<compute::Backend> backend = make();
-      const QString plan = QString::fromStdString(describeWholeStack(request, *backend)).trimmed();
-      post([plan](WholeStackDialog* d) { d->plan_->setText(plan); });
-      runWholeStack(request, *backend, &stop_, [&](const WholeStackProgress& p) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last < std::chrono::milliseconds(50) && p.fraction < 1.0) return;
-        last = now;
-        post([p](WholeStackDialog* d) {
-          d->progress_->setValue(static_cast<int>(p.fraction * 1000));
-          d->status_->setText(tr("%1… %2 %")
-                                  .arg(QString::fromStdString(p.phase))
-                                  .arg(static_cast<int>(p.fraction * 100)));
+  future_ = runForDialog<WholeStackDialog>(
+      pool_, this,
+      [this, request = request_, make = makeBackend_](const PostToDialog<WholeStackDialog>& post) {
+        // Reports reach the dialog at most twenty a second (the last one always).
+        auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+        std::unique_ptr<compute::Backend> backend = make();
+        const QString plan =
+            QString::fromStdString(describeWholeStack(request, *backend)).trimmed();
+        post([plan](WholeStackDialog* d) { d->plan_->setText(plan); });
+        runWholeStack(request, *backend, &stop_, [&](const WholeStackProgress& p) {
+          const auto now = std::chrono::steady_clock::now();
+          if (now - last < std::chrono::milliseconds(50) && p.fraction < 1.0) return;
+          last = now;
+          post([p](WholeStackDialog* d) {
+            d->progress_->setValue(static_cast<int>(p.fraction * 1000));
+            d->status_->setText(tr("%1… %2 %")
+                                    .arg(QString::fromStdString(p.phase))
+                                    .arg(static_cast<int>(p.fraction * 100)));
+          });
         });
-      });
-      const QString out = QString::fromStdString(request.outPath);
-      post([out](WholeStackDialog* d) {
-        d->setRunning(false);
-        d->progress_->setValue(1000);
-        d->status_->setText(tr("Written: %1").arg(out));
-        emit d->finished(out);
-      });
-    } catch (const compute::Cancelled&) {
-      post([](WholeStackDialog* d) {
+        const QString out = QString::fromStdString(request.outPath);
+        post([out](WholeStackDialog* d) {
+          d->setRunning(false);
+          d->progress_->setValue(1000);
+          d->status_->setText(tr("Written: %1").arg(out));
+          emit d->finished(out);
+        });
+      },
+      [](WholeStackDialog* d) {
         d->setRunning(false);
         d->progress_->setValue(0);
         d->status_->setText(tr("Cancelled; nothing was written."));
         emit d->cancelled();
-      });
-    } catch (const std::exception& e) {
-      const QString message = QString::fromUtf8(e.what());
-      post([message](WholeStackDialog* d) {
+      },
+      [](WholeStackDialog* d, const QString& message) {
         d->setRunning(false);
         d->status_->setText(tr("Failed: %1").arg(message));
         emit d->failed(message);
       });
-    }
-  });
 }
 
 }  // namespace stacklens::ui
