@@ -21,15 +21,14 @@ template <class Dialog>
 using PostToDialog = std::function<void(std::function<void(Dialog*)>)>;
 
 // Runs job(post) on pool. The job posts its progress and its result with post; when it throws
-// compute::Cancelled, cancelled(dialog) runs, when it throws anything else failed(dialog, what).
+// compute::Cancelled the dialog says so and emits cancelled(), when it throws anything else it
+// says why and emits failed(message). Dialog::jobEnded(progress, status) ends a run on the
+// dialog: its inputs enabled again, the bar at progress (left as it is when negative), status.
 template <class Dialog>
 QFuture<void> runForDialog(QThreadPool& pool, Dialog* dialog,
-                           std::function<void(const PostToDialog<Dialog>& post)> job,
-                           std::function<void(Dialog*)> cancelled,
-                           std::function<void(Dialog*, const QString&)> failed) {
+                           std::function<void(const PostToDialog<Dialog>& post)> job) {
   QPointer<Dialog> self(dialog);
-  return QtConcurrent::run(&pool, [self, job = std::move(job), cancelled = std::move(cancelled),
-                                   failed = std::move(failed)] {
+  return QtConcurrent::run(&pool, [self, job = std::move(job)] {
     static thread_local const bool lowered = (lowerThreadPriority(), true);
     (void)lowered;
     const PostToDialog<Dialog> post = [self](std::function<void(Dialog*)> f) {
@@ -43,10 +42,16 @@ QFuture<void> runForDialog(QThreadPool& pool, Dialog* dialog,
     try {
       job(post);
     } catch (const compute::Cancelled&) {
-      post(cancelled);
+      post([](Dialog* d) {
+        d->jobEnded(0, Dialog::tr("Cancelled; nothing was written."));
+        emit d->cancelled();
+      });
     } catch (const std::exception& e) {
       const QString message = QString::fromUtf8(e.what());
-      post([failed, message](Dialog* d) { failed(d, message); });
+      post([message](Dialog* d) {
+        d->jobEnded(-1, Dialog::tr("Failed: %1").arg(message));
+        emit d->failed(message);
+      });
     }
   });
 }

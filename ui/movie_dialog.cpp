@@ -100,6 +100,12 @@ void MovieDialog::setRunning(bool on) {
   close_->setText(on ? tr("Cancel") : tr("Close"));
 }
 
+void MovieDialog::jobEnded(int progress, const QString& status) {
+  setRunning(false);
+  if (progress >= 0) progress_->setValue(progress);
+  status_->setText(status);
+}
+
 void MovieDialog::cancel() {
   if (!running_) return;
   stop_ = true;
@@ -152,22 +158,9 @@ void MovieDialog::start() {
         const QString path = QString::fromStdString(out);
         const int frames = last - first + 1;
         post([path, frames](MovieDialog* d) {
-          d->setRunning(false);
-          d->progress_->setValue(1000);
-          d->status_->setText(tr("Written: %1 (%2 frames)").arg(path).arg(frames));
+          d->jobEnded(1000, tr("Written: %1 (%2 frames)").arg(path).arg(frames));
           emit d->finished(path);
         });
-      },
-      [](MovieDialog* d) {
-        d->setRunning(false);
-        d->progress_->setValue(0);
-        d->status_->setText(tr("Cancelled; nothing was written."));
-        emit d->cancelled();
-      },
-      [](MovieDialog* d, const QString& message) {
-        d->setRunning(false);
-        d->status_->setText(tr("Failed: %1").arg(message));
-        emit d->failed(message);
       });
 }
 

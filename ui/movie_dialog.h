@@ -38,6 +38,9 @@ class MovieDialog : public QDialog {
 
   void start();
   void cancel();
+  // The end of a run (ui/dialog_job.h): inputs enabled again, the bar at progress (as it is
+  // when negative), the status line.
+  void jobEnded(int progress, const QString& status);
   bool running() const { return running_; }
   QSpinBox* firstBox() const { return first_; }
   QSpinBox* lastBox() const { return last_; }

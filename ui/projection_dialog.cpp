@@ -161,6 +161,12 @@ void ProjectionDialog::setRunning(bool on) {
   close_->setText(on ? tr("Cancel") : tr("Close"));
 }
 
+void ProjectionDialog::jobEnded(int progress, const QString& status) {
+  setRunning(false);
+  if (progress >= 0) progress_->setValue(progress);
+  status_->setText(status);
+}
+
 void ProjectionDialog::cancel() {
   if (!running_) return;
   stop_ = true;
@@ -190,22 +196,9 @@ void ProjectionDialog::start() {
             });
         const QString out = QString::fromStdString(request.outPath);
         post([out, outcome](ProjectionDialog* d) {
-          d->setRunning(false);
-          d->progress_->setValue(1000);
-          d->status_->setText(tr("Written: %1").arg(out));
+          d->jobEnded(1000, tr("Written: %1").arg(out));
           emit d->finished(out, outcome);
         });
-      },
-      [](ProjectionDialog* d) {
-        d->setRunning(false);
-        d->progress_->setValue(0);
-        d->status_->setText(tr("Cancelled; nothing was written."));
-        emit d->cancelled();
-      },
-      [](ProjectionDialog* d, const QString& message) {
-        d->setRunning(false);
-        d->status_->setText(tr("Failed: %1").arg(message));
-        emit d->failed(message);
       });
 }
 

@@ -36,6 +36,9 @@ class ProjectionDialog : public QDialog {
 
   void start();
   void cancel();
+  // The end of a run (ui/dialog_job.h): inputs enabled again, the bar at progress (as it is
+  // when negative), the status line.
+  void jobEnded(int progress, const QString& status);
   bool running() const { return running_; }
   QComboBox* kindBox() const { return kind_; }  // the projections, then moments 0, 1, 2
   QComboBox* dataBox() const { return data_; }  // 0: raw, 1: processed

@@ -151,6 +151,12 @@ void WholeStackDialog::setRunning(bool on) {
   cancel_->setText(on ? tr("Cancel") : tr("Close"));
 }
 
+void WholeStackDialog::jobEnded(int progress, const QString& status) {
+  setRunning(false);
+  if (progress >= 0) progress_->setValue(progress);
+  status_->setText(status);
+}
+
 void WholeStackDialog::cancel() {
   if (!running_) return;
   stop_ = true;
@@ -191,22 +197,9 @@ void WholeStackDialog::start() {
         });
         const QString out = QString::fromStdString(request.outPath);
         post([out](WholeStackDialog* d) {
-          d->setRunning(false);
-          d->progress_->setValue(1000);
-          d->status_->setText(tr("Written: %1").arg(out));
+          d->jobEnded(1000, tr("Written: %1").arg(out));
           emit d->finished(out);
         });
-      },
-      [](WholeStackDialog* d) {
-        d->setRunning(false);
-        d->progress_->setValue(0);
-        d->status_->setText(tr("Cancelled; nothing was written."));
-        emit d->cancelled();
-      },
-      [](WholeStackDialog* d, const QString& message) {
-        d->setRunning(false);
-        d->status_->setText(tr("Failed: %1").arg(message));
-        emit d->failed(message);
       });
 }
 

@@ -38,6 +38,9 @@ class WholeStackDialog : public QDialog {
 
   void start();
   void cancel();
+  // The end of a run (ui/dialog_job.h): inputs enabled again, the bar at progress (as it is
+  // when negative), the status line.
+  void jobEnded(int progress, const QString& status);
   bool running() const { return running_; }
   QLineEdit* outputEdit() const { return output_; }
   QComboBox* operationBox() const { return operation_; }  // 0: pipeline, 1: 3D RL
