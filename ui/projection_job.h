@@ -6,8 +6,8 @@
 
 #include <atomic>
 #include <cmath>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
