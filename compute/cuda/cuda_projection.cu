@@ -163,11 +163,13 @@ Image moment(const ContextPtr& ctx, const Image& input, const MomentParams& p, c
   Image out = flatOutput(ctx, in);
   const int64_t plane = in.shape().y * in.shape().x;
   if (plane == 0) return out;
-  DeviceArray<double> value(ctx, axis.value.size()), width(ctx, axis.width.size());
-  SL_CUDA(cudaMemcpyAsync(value.get(), axis.value.data(), axis.value.size() * sizeof(double),
-                          cudaMemcpyHostToDevice, ctx->stream()));
-  SL_CUDA(cudaMemcpyAsync(width.get(), axis.width.data(), axis.width.size() * sizeof(double),
-                          cudaMemcpyHostToDevice, ctx->stream()));
+  auto onDevice = [&](const std::vector<double>& host) {
+    DeviceArray<double> d(ctx, host.size());
+    SL_CUDA(cudaMemcpyAsync(d.get(), host.data(), host.size() * sizeof(double),
+                            cudaMemcpyHostToDevice, ctx->stream()));
+    return d;
+  };
+  const DeviceArray<double> value = onDevice(axis.value), width = onDevice(axis.width);
   momentColumns<<<blocksFor(plane, kThreads), kThreads, 0, ctx->stream()>>>(
       in.data(), out.data(), plane, r.begin, r.count(), value.get(), width.get(), p.order, p.clip);
   SL_LAUNCHED();

@@ -12,6 +12,7 @@
 #include "render/colormap.h"
 #include "render/display_settings.h"
 #include "tests/render/gl_qtest_main.h"
+#include "tests/ui/open_in_window.h"
 #include "ui/display_panel.h"
 #include "ui/main_window.h"
 #include "ui/movie_dialog.h"
@@ -35,11 +36,7 @@ class MovieDialogTest : public QObject {
     const QString in = dir.filePath("stack.tif");
     io::writeStack(in.toStdString(), v.data(), nz, ny, nx, {});
     ui::MainWindow w;
-    w.setQuiet(true);
-    w.show();
-    QSignalSpy opened(&w, &ui::MainWindow::stackOpened);
-    w.openFile(in);
-    QVERIFY(opened.wait(10000));
+    QVERIFY(stacklens::testing::openInWindow(w, in));
     w.displayPanel()->colormapBox()->setCurrentText("magma");
     QTRY_COMPARE(w.displayPanel()->settings().colormap, QString("magma"));
     const render::DisplaySettings display = w.displayPanel()->settings();
@@ -73,11 +70,7 @@ class MovieDialogTest : public QObject {
     const QString in = dir.filePath("big.tif");
     io::writeStack(in.toStdString(), v.data(), nz, ny, nx, {});
     ui::MainWindow w;
-    w.setQuiet(true);
-    w.show();
-    QSignalSpy opened(&w, &ui::MainWindow::stackOpened);
-    w.openFile(in);
-    QVERIFY(opened.wait(10000));
+    QVERIFY(stacklens::testing::openInWindow(w, in));
     ui::MovieDialog* dialog = w.exportMovie();
     const QString out = dir.filePath("cancelled.mp4");
     dialog->outputEdit()->setText(out);

@@ -12,6 +12,7 @@
 #include "io/stack_writer.h"
 #include "io/wcs.h"
 #include "tests/render/gl_qtest_main.h"
+#include "tests/ui/open_in_window.h"
 #include "ui/display_panel.h"
 #include "ui/main_window.h"
 #include "ui/view_decorations.h"
@@ -38,12 +39,7 @@ class ViewDecorationsTest : public QObject {
     const QString cube = QStringLiteral(STACKLENS_SAMPLE_DIR "/radio_cube.fits");
     if (!QFileInfo::exists(cube)) QSKIP("the bundled samples are not built");
     ui::MainWindow w;
-    w.setQuiet(true);
-    w.resize(900, 700);
-    w.show();
-    QSignalSpy opened(&w, &ui::MainWindow::stackOpened);
-    w.openFile(cube);
-    QVERIFY(opened.wait(10000));
+    QVERIFY(stacklens::testing::openInWindow(w, cube, {900, 700}));
     render::SliceView* view = w.sliceView();
     QTRY_VERIFY(view->isExposed() && view->width() > 200);
     const auto dirs =
@@ -80,12 +76,7 @@ class ViewDecorationsTest : public QObject {
     const QString cube = QStringLiteral(STACKLENS_SAMPLE_DIR "/radio_cube.fits");
     if (!QFileInfo::exists(cube)) QSKIP("the bundled samples are not built");
     ui::MainWindow w;
-    w.setQuiet(true);
-    w.resize(900, 700);
-    w.show();
-    QSignalSpy opened(&w, &ui::MainWindow::stackOpened);
-    w.openFile(cube);
-    QVERIFY(opened.wait(10000));
+    QVERIFY(stacklens::testing::openInWindow(w, cube, {900, 700}));
     render::SliceView* view = w.sliceView();
     QTRY_VERIFY(view->isExposed() && view->width() > 200);
     const io::Wcs& wcs = *w.stack()->wcs();
@@ -131,12 +122,7 @@ class ViewDecorationsTest : public QObject {
     const QString path = dir.filePath("plain.tif");
     io::writeStack(path.toStdString(), v.data(), 3, 40, 40, {});
     ui::MainWindow w;
-    w.setQuiet(true);
-    w.resize(700, 500);
-    w.show();
-    QSignalSpy opened(&w, &ui::MainWindow::stackOpened);
-    w.openFile(path);
-    QVERIFY(opened.wait(10000));
+    QVERIFY(stacklens::testing::openInWindow(w, path, {700, 500}));
     render::SliceView* view = w.sliceView();
     QTRY_VERIFY(view->isExposed() && view->width() > 200);
     w.decorations()->setCompass(true);
