@@ -105,6 +105,11 @@ class Backend {
   // Along z, into one slice (compute/params.h).
   virtual Image project(const Image& in, const ProjectParams& p, const Job& job = {}) = 0;
   virtual Image moment(const Image& in, const MomentParams& p, const Job& job = {}) = 0;
+  // The volume seen from p's direction, into a 2D image of p.width × p.height (compute/params.h).
+  // CUDA keeps a texture of the last volume it was given (a host or device image), so drawing
+  // the same volume again uploads nothing.
+  virtual Image renderVolume(const Image& volume, const VolumeRenderParams& p,
+                             const Job& job = {}) = 0;
 };
 
 // threads == 0: all hardware threads.

@@ -134,4 +134,28 @@ struct MomentParams {
   std::vector<double> coordinate;
 };
 
+// Volume rendering (compute/volume_render.h): the stack seen from any direction, drawn into a
+// width × height image of values in the data's units, so that the view's colormap and limits
+// apply as to a slice. Orthographic rays; rays that miss the volume (or find nothing) are NaN.
+//  Mip: the largest value along the ray. Average: the mean. AttenuatedMip (napari's): each
+//  value, less its excess over `low`, is weighted by exp(−attenuation · max(S − 1, 0)) where S
+//  sums the values in front of it (and its own) scaled to 0..1 by [low, high] per voxel of
+//  path, so what lies behind bright matter fades. IsoSurface: the first crossing of isoLevel,
+//  shaded by a light from the viewer (0.2 ambient + 0.8 |n · view|) and mapped onto [low, high].
+enum class VolumeMode { Mip, AttenuatedMip, Average, IsoSurface };
+
+struct VolumeRenderParams {
+  VolumeMode mode = VolumeMode::Mip;
+  int width = 512, height = 512;  // the output image
+  // The view's axes in the volume's (x along a row, y down the rows, z through the slices), as
+  // rows of a row-major rotation matrix: identity looks along +z at slice 0 first, x to the
+  // right and y down, as the slice view shows a slice (compute/volume_render.h: orbitRotation).
+  double rotation[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  double zoom = 1.0;          // 1: the volume's bounding sphere spans the output's shorter side
+  double low = 0, high = 1;   // the display limits (attenuation and iso shading use them)
+  double attenuation = 0.05;  // per voxel of path, for AttenuatedMip
+  double isoLevel = 0.5;
+  double stepScale = 1.0;  // samples every stepScale of the smallest voxel side (≤ 1: finer)
+};
+
 }  // namespace stacklens::compute

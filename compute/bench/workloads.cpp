@@ -9,6 +9,8 @@
 #include <random>
 #include <sstream>
 
+#include "compute/volume_render.h"
+
 namespace stacklens::compute::bench {
 namespace {
 
@@ -135,6 +137,17 @@ Workload makeWorkload(const std::string& name, bool gpu) {
       w.run = [name](Backend& b, const Image& in) {
         return b.project(in, {name == "project_max" ? Projection::Max : Projection::Median});
       };
+  } else if (name == "volume_mip" || name == "volume_iso") {
+    // One frame of the 3D view, turned off every axis: 512 × 1024² at 1024² on the GPU (the
+    // volume is uploaded once, in the warm-up, as the view does), 256³ at 512² on the CPU.
+    const Shape s = gpu ? Shape{512, 1024, 1024} : Shape{256, 256, 256};
+    w.input = uniformStack(s, 7, 0.f);
+    VolumeRenderParams p;
+    p.mode = name == "volume_mip" ? VolumeMode::Mip : VolumeMode::IsoSurface;
+    p.width = p.height = gpu ? 1024 : 512;
+    p.low = 0, p.high = 1, p.isoLevel = 0.9;
+    orbitRotation(30, 20, p.rotation);
+    w.run = [p](Backend& b, const Image& in) { return b.renderVolume(in, p); };
   } else if (name == "zoom3d_order3") {
     const Shape s = gpu ? Shape{330, 608, 865} : Shape{110, 203, 289};
     w.input = uniformStack(s, 5, 0.f);
@@ -171,7 +184,9 @@ const std::vector<std::string>& workloadNames() {
                                                  "zoom3d_order3",
                                                  "project_max",
                                                  "project_median",
-                                                 "moment1"};
+                                                 "moment1",
+                                                 "volume_mip",
+                                                 "volume_iso"};
   return names;
 }
 

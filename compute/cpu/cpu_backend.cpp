@@ -69,6 +69,9 @@ class CpuBackend final : public Backend {
   Image moment(const Image& in, const MomentParams& p, const Job& job) override {
     return cpu::moment(requireHost(in), p, job, pool_);
   }
+  Image renderVolume(const Image& in, const VolumeRenderParams& p, const Job& job) override {
+    return cpu::renderVolume(requireHost(in), p, job, pool_);
+  }
 
  private:
   cpu::ThreadPool pool_;

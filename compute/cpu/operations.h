@@ -18,5 +18,6 @@ Image removeOutliers(const Image& in, const OutlierParams& p, const Job& job, Th
 Image resample(const Image& in, const ResampleParams& p, const Job& job, ThreadPool& pool);
 Image project(const Image& in, const ProjectParams& p, const Job& job, ThreadPool& pool);
 Image moment(const Image& in, const MomentParams& p, const Job& job, ThreadPool& pool);
+Image renderVolume(const Image& in, const VolumeRenderParams& p, const Job& job, ThreadPool& pool);
 
 }  // namespace stacklens::compute::cpu

@@ -161,6 +161,12 @@ class CudaBackend final : public Backend {
         "moments", [&] { return cuda::moment(ctx_, in, p, job); },
         [&](Backend& cpu) { return cpu.moment(download(in), p, job); });
   }
+  Image renderVolume(const Image& volume, const VolumeRenderParams& p, const Job& job) override {
+    lastChunks_ = 1;
+    return guarded(
+        "volume rendering", [&] { return cuda::renderVolume(ctx_, volume, p, job); },
+        [&](Backend& cpu) { return cpu.renderVolume(download(volume), p, job); });
+  }
 
  private:
   // Creates the stream, pool and cuFFT's kernels now, so that the first real call is not slow.

@@ -218,6 +218,8 @@ Image removeOutliers(const ContextPtr& ctx, const Image& in, const OutlierParams
 Image resample(const ContextPtr& ctx, const Image& in, const ResampleParams& p, const Job& job);
 Image project(const ContextPtr& ctx, const Image& in, const ProjectParams& p, const Job& job);
 Image moment(const ContextPtr& ctx, const Image& in, const MomentParams& p, const Job& job);
+Image renderVolume(const ContextPtr& ctx, const Image& volume, const VolumeRenderParams& p,
+                   const Job& job);
 
 // Shared parameter checks (same messages as the CPU backend's intent).
 void checkMedianSize(int size);

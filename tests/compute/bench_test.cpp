@@ -49,6 +49,9 @@ class FakeBackend final : public Backend {
   Image resample(const Image& in, const ResampleParams&, const Job&) override { return call(in); }
   Image project(const Image& in, const ProjectParams&, const Job&) override { return call(in); }
   Image moment(const Image& in, const MomentParams&, const Job&) override { return call(in); }
+  Image renderVolume(const Image& in, const VolumeRenderParams&, const Job&) override {
+    return call(in);
+  }
   int calls = 0, uploads = 0;
   double deviceMs = -1;
 
@@ -112,7 +115,7 @@ TEST(Bench, RejectsUnknownNamesAndRepeats) {
   EXPECT_THROW(bench::runWorkload("nope", backend, 1), InvalidArgument);
   EXPECT_THROW(bench::runWorkload("sigmaclip", backend, 0), InvalidArgument);
   // The names of shared/docs/benchmarks.md, plus our variants (reflect boundary, clipping timed)
-  // and the projections and moments of issue 19.
+  // the projections, moments and 3D view of issue 19.
   const std::vector<std::string> expected = {"blur2d_gaussian_f32",
                                              "sigmaclip",
                                              "segment_label_measure",
@@ -126,7 +129,9 @@ TEST(Bench, RejectsUnknownNamesAndRepeats) {
                                              "zoom3d_order3",
                                              "project_max",
                                              "project_median",
-                                             "moment1"};
+                                             "moment1",
+                                             "volume_mip",
+                                             "volume_iso"};
   EXPECT_EQ(bench::workloadNames(), expected);
 }
 

@@ -148,6 +148,10 @@ class FakeBackend : public compute::Backend {
   Image moment(const Image&, const compute::MomentParams&, const compute::Job&) override {
     throw compute::InvalidArgument("moment is not part of the fake");
   }
+  Image renderVolume(const Image&, const compute::VolumeRenderParams&,
+                     const compute::Job&) override {
+    throw compute::InvalidArgument("renderVolume is not part of the fake");
+  }
 
   struct Call {
     std::string op;

@@ -55,6 +55,10 @@ class ForwardingBackend : public compute::Backend {
                         const compute::Job& j) override {
     return cpu_->moment(in, p, j);
   }
+  compute::Image renderVolume(const compute::Image& in, const compute::VolumeRenderParams& p,
+                              const compute::Job& j) override {
+    return cpu_->renderVolume(in, p, j);
+  }
 
  private:
   std::unique_ptr<compute::Backend> cpu_;
