@@ -568,6 +568,11 @@ void SliceView::paintOverlays() {
 }
 
 void SliceView::wheelEvent(QWheelEvent* event) {
+  if (tool_ == Tool::Orbit) {
+    emit orbitZoomed(std::pow(1.0015, event->angleDelta().y()));
+    event->accept();
+    return;
+  }
   if (width_ == 0) return;
   const QPointF pos = event->position();
   const QPointF anchor = widgetToImage(pos);
@@ -601,6 +606,8 @@ void SliceView::mouseMoveEvent(QMouseEvent* event) {
     fitMode_ = false;
     scheduleFrame();
     emit viewMoved(zoom_, centre_);
+  } else if (drag_ == Drag::Tool && tool_ == Tool::Orbit) {
+    emit orbited(pos - lastPos_);
   } else if (drag_ == Drag::Tool && moved_) {
     const QPointF here = widgetToImage(pos);
     if (tool_ == Tool::Line) {
@@ -622,7 +629,7 @@ void SliceView::mouseReleaseEvent(QMouseEvent* event) {
     if (event->button() == Qt::LeftButton) emit clicked(widgetToImage(event->position()));
     return;
   }
-  if (drag == Drag::Tool) {
+  if (drag == Drag::Tool && tool_ != Tool::Orbit) {
     if (tool_ == Tool::Line && line_)
       emit lineDrawn(line_->first, line_->second);
     else if (region_)

@@ -34,8 +34,9 @@ using SliceData = std::shared_ptr<const std::vector<float>>;
 class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   Q_OBJECT
  public:
-  // What a left-button drag does.
-  enum class Tool { Pan, Line, Rectangle, Ellipse };
+  // What a left-button drag does. Orbit (the 3D view): drags and the wheel are reported through
+  // orbited() and orbitZoomed() and move nothing themselves.
+  enum class Tool { Pan, Line, Rectangle, Ellipse, Orbit };
 
   explicit SliceView(QWindow* parent = nullptr);
   ~SliceView() override;
@@ -119,6 +120,10 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void regionDrawn(QRectF rect, bool ellipse);
   // The user zoomed or panned (wheel, drag, Fit, 1:1): for views linked to this one.
   void viewMoved(double zoom, QPointF centre);
+  // Tool::Orbit: the mouse moved by delta (widget pixels) with the left button down; the wheel
+  // asks for the picture factor times larger.
+  void orbited(QPointF delta);
+  void orbitZoomed(double factor);
 
  protected:
   void initializeGL() override;
