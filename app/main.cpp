@@ -10,9 +10,11 @@
 #include <memory>
 #include <string>
 
+#include "compute/volume_render.h"
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/scrub_benchmark.h"
+#include "ui/volume_benchmark.h"
 
 // The bundled sample: next to an installed binary, else in the build tree.
 static QString defaultSample() {
@@ -34,6 +36,15 @@ struct CommandLine {
                            "FILE"};
   QCommandLineOption frames{"frames", "Slider steps for --scrub-benchmark (default 200).", "N",
                             "200"};
+  QCommandLineOption volume{"volume-benchmark",
+                            "Open FILE, show it in the 3D view, turn it --frames times (frames "
+                            "of --volume-size pixels, --volume-mode) and print the frame times "
+                            "as JSON, then exit. With --backend cuda it draws on the GPU.",
+                            "FILE"};
+  QCommandLineOption volumeSize{"volume-size", "Side of the 3D view's frames (default 1024).", "N",
+                                "1024"};
+  QCommandLineOption volumeMode{"volume-mode", "mip, attenuated-mip, average or iso (default mip).",
+                                "MODE", "mip"};
   QCommandLineOption firstFrame{"first-frame-benchmark",
                                 "Open FILE, print the time from the open request to the first "
                                 "frame presented as JSON, then exit.",
@@ -61,7 +72,7 @@ struct CommandLine {
     parser.addVersionOption();
     parser.addPositionalArgument("file",
                                  "FITS or TIFF stack to open (default: the bundled sample)");
-    parser.addOptions({hdu, plane, scrub, frames, firstFrame});
+    parser.addOptions({hdu, plane, scrub, frames, firstFrame, volume, volumeSize, volumeMode});
     parser.addOptions({preset, backend, iterations, deconvolution, psf, rawBudget});
   }
 };
@@ -167,6 +178,40 @@ int main(int argc, char** argv) {
                      });
     window.show();
     window.openFile(parser.value(scrub), options);
+    return app.exec();
+  }
+
+  if (parser.isSet(commandLine.volume)) {
+    window.setQuiet(true);
+    stacklens::compute::VolumeMode mode;
+    try {
+      mode =
+          stacklens::compute::parseVolumeMode(parser.value(commandLine.volumeMode).toStdString());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "stacklens: error: %s\n", e.what());
+      return 2;
+    }
+    const int side = parser.value(commandLine.volumeSize).toInt(&ok);
+    if (!ok || side < 16 || side > 16384) {
+      std::fprintf(stderr, "stacklens: error: --volume-size takes 16..16384\n");
+      return 2;
+    }
+    auto* bench =
+        new stacklens::ui::VolumeBenchmark(&window, frameCount, QSize(side, side), mode, &window);
+    QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
+                     &stacklens::ui::VolumeBenchmark::start, Qt::SingleShotConnection);
+    QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
+      std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
+      QCoreApplication::exit(3);
+    });
+    QObject::connect(bench, &stacklens::ui::VolumeBenchmark::finished, &app,
+                     [](const QString& json) {
+                       std::printf("%s\n", qPrintable(json));
+                       std::fflush(stdout);
+                       QCoreApplication::exit(0);
+                     });
+    window.show();
+    window.openFile(parser.value(commandLine.volume), options);
     return app.exec();
   }
 

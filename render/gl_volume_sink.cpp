@@ -9,6 +9,8 @@
 #include <QOpenGLVersionFunctionsFactory>
 #include <QOpenGLVertexArrayObject>
 
+#include <algorithm>
+
 #include "compute/volume_render.h"
 
 namespace stacklens::render {
@@ -20,20 +22,22 @@ void main() {
   gl_Position = vec4(corners[gl_VertexID], 0.0, 1.0);
 })";
 
-// Keep in step with compute/volume_ray.h (marchVolumeRay and its helpers).
-const char* kFragmentShader = R"(#version 330 core
+// Keep in step with compute/volume_ray.h (marchVolumeRay and its helpers). MODE is defined per
+// program (VolumeMode's value): llvmpipe runs every branch of uniform ifs for each fragment.
+// Texture coordinates advance by a constant step along the ray instead of being made from t.
+const char* kFragmentShader = R"(
 uniform sampler3D volume;
 uniform vec3 row0, row1, row2;  // the rotation, view <- model
 uniform vec3 halfSide, toIndex, size;
 uniform vec2 outSize;
 uniform float pixel, stepLength, voxelStep, low, high, attenuation, isoLevel;
-uniform int mode;
 out float value;
 
 vec3 origin, direction;
 
 float sampleAt(vec3 p) { return texture(volume, (p + 0.5) / size).r; }
 vec3 indexAt(float t) { return (origin + t * direction + halfSide) * toIndex - 0.5; }
+vec3 coordinateAt(float t) { return (origin + t * direction + halfSide) * toIndex / size; }
 
 float isoShade(vec3 p) {
   vec3 grad;
@@ -68,46 +72,58 @@ void main() {
   int n = max(1, int(ceil((t1 - t0) / stepLength - 1e-3)));
   float dt = (t1 - t0) / float(n);
   float range = high - low;
-  if (mode == 3) {
-    float before = nan;
-    for (int k = 0; k < n; ++k) {
-      float t = t0 + (float(k) + 0.5) * dt;
-      float s = sampleAt(indexAt(t));
-      if (s >= isoLevel) {
-        float th = t;
-        if (!isnan(before) && s > before) th = t - dt + (isoLevel - before) / (s - before) * dt;
-        value = low + isoShade(indexAt(th)) * range;
-        return;
-      }
-      before = s;
+  vec3 at = coordinateAt(t0 + 0.5 * dt);
+  vec3 step = direction * dt * toIndex / size;
+#if MODE == 3
+  // The crossing is looked for first and shaded after the loop: a light loop body matters where
+  // neighbouring fragments march in lockstep (llvmpipe's SIMD lanes).
+  float before = nan, crossing = nan;
+  int hit = -1;
+  for (int k = 0; k < n; ++k, at += step) {
+    float s = texture(volume, at).r;
+    if (s >= isoLevel) {
+      hit = k, crossing = s;
+      break;
     }
+    before = s;
+  }
+  if (hit < 0) {
     value = nan;
     return;
   }
+  float t = t0 + (float(hit) + 0.5) * dt;
+  if (!isnan(before) && crossing > before) t += (isoLevel - before) / (crossing - before) * dt - dt;
+  value = low + isoShade(indexAt(t)) * range;
+#else
   float best = -1e38, sum = 0.0, seen = 0.0;
   int count = 0;
   float perVoxel = dt / voxelStep;
-  for (int k = 0; k < n; ++k) {
-    float s = sampleAt(indexAt(t0 + (float(k) + 0.5) * dt));
+  for (int k = 0; k < n; ++k, at += step) {
+    float s = texture(volume, at).r;
     if (isnan(s)) continue;
     ++count;
-    if (mode == 0) {
-      best = max(best, s);
-    } else if (mode == 2) {
-      sum += s;
-    } else {
-      seen += clamp((s - low) / range, 0.0, 1.0) * perVoxel;
-      best = max(best, low + (s - low) * exp(-attenuation * max(seen - 1.0, 0.0)));
-    }
+#if MODE == 0
+    best = max(best, s);
+#elif MODE == 2
+    sum += s;
+#else
+    seen += clamp((s - low) / range, 0.0, 1.0) * perVoxel;
+    best = max(best, low + (s - low) * exp(-attenuation * max(seen - 1.0, 0.0)));
+#endif
   }
-  value = count == 0 ? nan : (mode == 2 ? sum / float(count) : best);
+#if MODE == 2
+  value = count == 0 ? nan : sum / float(count);
+#else
+  value = count == 0 ? nan : best;
+#endif
+#endif
 })";
 
 }  // namespace
 
 struct GlVolumeSink::Gl {
   QOpenGLFunctions_3_3_Core* f = nullptr;
-  QOpenGLShaderProgram program;
+  std::unique_ptr<QOpenGLShaderProgram> programs[4];  // per VolumeMode, made when first used
   QOpenGLVertexArrayObject vao;
   GLuint volume = 0, framebuffer = 0;
 };
@@ -140,12 +156,6 @@ void GlVolumeSink::fillTexture(unsigned glTexture, int width, int height) {
       error_ = "the view's OpenGL has no 3.3 core functions";
       return;
     }
-    if (!gl->program.addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader) ||
-        !gl->program.addShaderFromSourceCode(QOpenGLShader::Fragment, kFragmentShader) ||
-        !gl->program.link()) {
-      error_ = "the volume shader did not build: " + gl->program.log().toStdString();
-      return;
-    }
     gl->vao.create();
     gl->f->glGenFramebuffers(1, &gl->framebuffer);
     gl->f->glGetIntegerv(GL_MAX_3D_TEXTURE_SIZE, &maxSide_);
@@ -175,6 +185,18 @@ void GlVolumeSink::fillTexture(unsigned glTexture, int width, int height) {
   p.width = width, p.height = height;
   const compute::VolumeGeometry g = compute::volumeGeometry(s, volume_.spacing, p);
 
+  std::unique_ptr<QOpenGLShaderProgram>& made = gl_->programs[std::clamp(g.mode, 0, 3)];
+  if (!made) {
+    made = std::make_unique<QOpenGLShaderProgram>();
+    const QByteArray source =
+        "#version 330 core\n#define MODE " + QByteArray::number(g.mode) + "\n" + kFragmentShader;
+    if (!made->addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader) ||
+        !made->addShaderFromSourceCode(QOpenGLShader::Fragment, source) || !made->link()) {
+      error_ = "the volume shader did not build: " + made->log().toStdString();
+      made.reset();
+      return;
+    }
+  }
   GLint framebuffer = 0, viewport[4];
   f.glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &framebuffer);
   f.glGetIntegerv(GL_VIEWPORT, viewport);
@@ -182,7 +204,7 @@ void GlVolumeSink::fillTexture(unsigned glTexture, int width, int height) {
   f.glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, glTexture, 0);
   if (f.glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
     f.glViewport(0, 0, width, height);
-    QOpenGLShaderProgram& program = gl_->program;
+    QOpenGLShaderProgram& program = *made;
     program.bind();
     program.setUniformValue("volume", 0);
     auto vec3 = [&](const char* name, const float* v) {
@@ -199,7 +221,6 @@ void GlVolumeSink::fillTexture(unsigned glTexture, int width, int height) {
     program.setUniformValue("high", g.high);
     program.setUniformValue("attenuation", g.attenuation);
     program.setUniformValue("isoLevel", g.isoLevel);
-    program.setUniformValue("mode", g.mode);
     f.glActiveTexture(GL_TEXTURE0);
     f.glBindTexture(GL_TEXTURE_3D, gl_->volume);
     gl_->vao.bind();

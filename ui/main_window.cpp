@@ -36,6 +36,7 @@
 #include "ui/timing_panel.h"
 #include "ui/view_decorations.h"
 #include "ui/view_export.h"
+#include "ui/volume_panel.h"
 #include "ui/whole_stack_dialog.h"
 
 #if __has_include("io/wcs.h")
@@ -284,6 +285,8 @@ void MainWindow::buildMenus() {
   QAction* grid = viewMenu->addAction(tr("Coordinate &grid"));
   grid->setCheckable(true);
   connect(grid, &QAction::toggled, this, [this](bool on) { decorations_->setGrid(on); });
+  viewMenu->addAction(tr("&3D view"), QKeySequence(Qt::CTRL | Qt::Key_3), this,
+                      &MainWindow::showVolumeView);
   viewMenu->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
 
@@ -464,6 +467,7 @@ void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
 void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceData first) {
   reader_ = std::move(reader);
   decorations_->setStack(reader_);
+  if (volumePanel_) volumePanel_->setStack(reader_, gpuChosen());
   info_ = reader_->info();
   cache_ = std::make_shared<SliceCache>(cacheBudget_);
   cache_->insert(z, first);
@@ -660,6 +664,7 @@ void MainWindow::preload(int count) {
 
 void MainWindow::applyDisplay(const render::DisplaySettings& display) {
   for (SliceView* v : {view_, xzView_, yzView_}) v->setDisplay(display);
+  if (volumePanel_) volumePanel_->setDisplay(display);
   histogram_->setLimits(display.limits.low, display.limits.high);
   settings_.colormap = display.colormap;
   settings_.scale = render::scaleName(display.scale);
@@ -1040,8 +1045,7 @@ void MainWindow::processWholeStack() {
   const QFileInfo input(path_);
   request.outPath =
       input.dir().filePath(input.completeBaseName() + "_processed.fits").toStdString();
-  const bool gpu = live_->dock()->backendChoice() != ProcessingDock::BackendChoice::Cpu &&
-                   live_->dock()->gpuAvailable();
+  const bool gpu = gpuChosen();
   std::function<std::unique_ptr<compute::Backend>()> make;
   if (gpu)
     make = [] { return compute::makeCudaBackend(); };
@@ -1064,8 +1068,7 @@ ProjectionDialog* MainWindow::projectStack() {
   ProjectionRequest request;
   request.reader = reader_;
   request.pipeline = live_->dock()->pipeline();
-  const bool gpu = live_->dock()->backendChoice() != ProcessingDock::BackendChoice::Cpu &&
-                   live_->dock()->gpuAvailable();
+  const bool gpu = gpuChosen();
   auto cpu = [] { return compute::makeCpuBackend(); };
   std::function<std::unique_ptr<compute::Backend>()> make = cpu, twin;
   if (gpu) {
@@ -1093,6 +1096,39 @@ ProjectionDialog* MainWindow::projectStack() {
           });
   dialog->show();
   return dialog;
+}
+
+bool MainWindow::gpuChosen() const {
+  return live_->dock()->backendChoice() != ProcessingDock::BackendChoice::Cpu &&
+         live_->dock()->gpuAvailable();
+}
+
+VolumePanel* MainWindow::showVolumeView() {
+  if (!volumePanel_) {
+    volumePanel_ = new VolumePanel;
+    volumeDock_ = new QDockWidget(tr("3D view"), this);
+    volumeDock_->setObjectName("volumeDock");
+    volumeDock_->setWidget(volumePanel_);
+    addDockWidget(Qt::RightDockWidgetArea, volumeDock_);
+    // Floating at first: a volume wants more room than a side dock has (dock it to keep it).
+    volumeDock_->setFloating(true);
+    volumeDock_->resize(720, 760);
+    volumePanel_->setDisplay(display_->settings());
+    if (reader_) volumePanel_->setStack(reader_, gpuChosen());
+    auto follow = [this] {
+      volumePanel_->setPipeline(live_->dock()->pipeline());
+      if (reader_) volumePanel_->setStack(reader_, gpuChosen());
+    };
+    volumePanel_->setPipeline(live_->dock()->pipeline());
+    connect(live_->dock(), &ProcessingDock::pipelineChanged, volumePanel_,
+            [this] { volumePanel_->setPipeline(live_->dock()->pipeline()); });
+    connect(live_->dock(), &ProcessingDock::backendChanged, volumePanel_, follow);
+    connect(volumePanel_, &VolumePanel::operationTimed, this,
+            [this](const TimingRow& row) { live_->timingPanel()->showOperation(row); });
+  }
+  volumeDock_->show();
+  volumeDock_->raise();
+  return volumePanel_;
 }
 
 MovieDialog* MainWindow::exportMovie() {

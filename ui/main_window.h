@@ -35,6 +35,7 @@ namespace stacklens::ui {
 class ProjectionDialog;
 class ViewDecorations;
 class MovieDialog;
+class VolumePanel;
 
 class LiveProcessing;  // ui/live_processing.h
 
@@ -54,6 +55,9 @@ class MainWindow : public QMainWindow {
   ProjectionDialog* projectStack();
   // File ▸ Export movie…: the dialog (ui/movie_dialog.h) with the view's display settings.
   MovieDialog* exportMovie();
+  // View ▸ 3D view: the dock with the volume of the open stack (ui/volume_panel.h), made on first
+  // use, shown and raised.
+  VolumePanel* showVolumeView();
   // Shows an already opened stack (tests use in-memory readers).
   void openReader(std::shared_ptr<io::StackReader> reader);
   // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.
@@ -210,6 +214,9 @@ class MainWindow : public QMainWindow {
   QDockWidget* yzDock_ = nullptr;
   QDockWidget* histogramDock_ = nullptr;
   QPointer<QWidget> headerDialog_;
+  QDockWidget* volumeDock_ = nullptr;
+  VolumePanel* volumePanel_ = nullptr;
+  bool gpuChosen() const;  // the processing dock runs on a usable GPU
   LiveProcessing* live_ = nullptr;
 };
 
