@@ -31,12 +31,8 @@ struct LoadedVolume {
   std::string note;         // for the view: what was binned and why (empty when nothing was)
 };
 
-// The smallest binning (the same along every axis, at most the axis' length) that fits the
-// volume into the budget and the largest side.
-int64_t volumeBinning(const io::StackInfo& info, size_t budget, int64_t maxSide);
-
-// Reads (and processes, on backend) the stack into the volume, block means of bin³ voxels
-// (finite ones only). Throws compute::Cancelled, io::IoError, compute::InvalidArgument.
+// Reads (and processes, on backend) the stack into the volume, binned to the request's budget by
+// compute/volume_binning.h. Throws compute::Cancelled, io::IoError, compute::InvalidArgument.
 LoadedVolume loadVolume(const VolumeRequest& request, compute::Backend& backend,
                         const std::atomic<bool>* cancel,
                         const std::function<void(double)>& progress);

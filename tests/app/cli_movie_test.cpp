@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "compute/backend.h"
+#include "compute/volume_render.h"
 #include "io/stack_writer.h"
 #include "resources/colormaps/colormap_tables.h"
 #include "tests/io/movie_decode.h"
@@ -86,12 +88,44 @@ TEST_F(CliMovie, FramesAreResizedAndMp4HasOneFramePerSlice) {
                 colour(values_[size_t((y / 2) * 6 + x / 2)], "gray")[0]);
 }
 
+// --rotate: each frame is the volume turned by 360° / N more, drawn as the 3D view draws it
+// (compute::renderVolume, checked on its own in tests/compute), through the colormap and limits.
+TEST_F(CliMovie, RotationFramesAreTheVolumeTurning) {
+  CliResult r = runCli("movie " + path("s.tif") + " " + path("r.png") +
+                       " --rotate 4 --size 40x30 --limits 0,2550 --elevation 10 --backend cpu");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("4 frames of 40 x 30"), std::string::npos) << r.out;
+  stacklens::compute::Image volume = stacklens::compute::Image::host({3, 4, 6});
+  std::copy(values_.begin(), values_.end(), volume.data());
+  volume.data()[7] = 0;  // a blank voxel draws as the faintest value
+  auto cpu = stacklens::compute::makeCpuBackend(1);
+  for (int k = 0; k < 4; ++k) {
+    char name[32];
+    std::snprintf(name, sizeof name, "r_%04d.png", k);
+    const auto png = stacklens::testing::decode(path(name));
+    ASSERT_EQ(png.rgb.size(), 1u);
+    ASSERT_EQ(png.width, 40);
+    stacklens::compute::VolumeRenderParams p;
+    p.width = 40, p.height = 30, p.low = 0, p.high = 2550;
+    stacklens::compute::orbitRotation(90.0 * k, 10, p.rotation);
+    const stacklens::compute::Image want = cpu->renderVolume(volume, p);
+    int bad = 0;
+    for (int i = 0; i < 40 * 30; ++i)
+      bad += png.rgb[0][size_t(i * 3)] != colour(want.data()[i], "gray")[0];
+    EXPECT_EQ(bad, 0) << "frame " << k;
+  }
+}
+
 TEST_F(CliMovie, UsageErrors) {
   EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.avi")).code, 2);
   EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.gif") + " --colormap nope").code, 2);
   EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.gif") + " --size 12").code, 2);
   EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.gif") + " --last 3").code, 2);
   EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.gif") + " --limits 5,1").code, 2);
+  EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.gif") + " --rotate 1").code, 2);
+  EXPECT_EQ(runCli("movie " + path("s.tif") + " " + path("m.gif") + " --rotate 8 --mode x").code,
+            2);
+  EXPECT_FALSE(fs::exists(path("m.gif")));
   EXPECT_FALSE(fs::exists(path("m.gif")));
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "compute/backend.h"
+#include "compute/volume_binning.h"
 #include "tests/ui/memory_stack.h"
 #include "ui/volume_source.h"
 
@@ -41,9 +42,9 @@ double blockMean(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0, int
 
 TEST(VolumeSource, BinsToTheBudgetByBlockMeans) {
   auto stack = std::make_shared<SpacedStack>(5, 7, 9);
-  EXPECT_EQ(ui::volumeBinning(stack->info(), 5 * 7 * 9 * 4, 100), 1);
-  EXPECT_EQ(ui::volumeBinning(stack->info(), 5 * 7 * 9 * 4 - 1, 100), 2);
-  EXPECT_EQ(ui::volumeBinning(stack->info(), 1 << 20, 3), 3);  // the largest side: 9 → 3
+  EXPECT_EQ(compute::volumeBinning({5, 7, 9}, 5 * 7 * 9 * 4, 100), 1);
+  EXPECT_EQ(compute::volumeBinning({5, 7, 9}, 5 * 7 * 9 * 4 - 1, 100), 2);
+  EXPECT_EQ(compute::volumeBinning({5, 7, 9}, 1 << 20, 3), 3);  // the largest side: 9 → 3
   ui::VolumeRequest request;
   request.reader = stack;
   request.budget = 3 * 4 * 5 * 4;  // just the 2× binned volume
