@@ -1138,6 +1138,11 @@ MovieDialog* MainWindow::exportMovie() {
   request.display = display_->settings();
   request.colormapName = request.display.colormap;
   if (request.display.scale == render::Scale::HistEq) request.cdf = view_->cdf();
+  if (volumePanel_ && volumePanel_->isVisible() && volumePanel_->volume()) {
+    request.volume = volumePanel_->sharedVolume();
+    request.view = volumePanel_->params();
+    request.viewOriginBottom = volumePanel_->view()->originBottom();
+  }
   auto* dialog = new MovieDialog(request, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->show();

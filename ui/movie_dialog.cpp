@@ -8,7 +8,9 @@
 #include <QHBoxLayout>
 #include <QVBoxLayout>
 
+#include "compute/backend.h"
 #include "compute/job.h"
+#include "compute/volume_render.h"
 #include "io/movie_frame.h"
 #include "io/movie_writer.h"
 #include "render/colormap.h"
@@ -31,7 +33,20 @@ MovieDialog::MovieDialog(MovieRequest request, QWidget* parent)
   range->addWidget(first_);
   range->addWidget(new QLabel(tr("to")));
   range->addWidget(last_);
+  kind_ = new QComboBox;
+  kind_->addItems({tr("Slices (one frame each)"), tr("3D rotation (as the 3D view shows it)")});
+  if (!request_.volume) {
+    kind_->setItemData(1, 0, Qt::UserRole - 1);  // disabled: no 3D view open
+    kind_->setToolTip(tr("Open View ▸ 3D view for a rotation movie"));
+  }
+  form->addRow(tr("Movie of:"), kind_);
   form->addRow(tr("Slices:"), range);
+  turnFrames_ = new QSpinBox;
+  turnFrames_->setRange(2, 3600);
+  turnFrames_->setValue(72);
+  turnFrames_->setSuffix(tr(" frames a turn"));
+  turnFrames_->setEnabled(false);
+  form->addRow(tr("Rotation:"), turnFrames_);
   fps_ = new QDoubleSpinBox;
   fps_->setRange(0.1, 120);
   fps_->setValue(10);
@@ -78,6 +93,13 @@ MovieDialog::MovieDialog(MovieRequest request, QWidget* parent)
         this, tr("Export the movie to"), output_->text(), tr("Movies (*.mp4 *.gif *.png)"));
     if (!path.isEmpty()) output_->setText(path);
   });
+  connect(kind_, &QComboBox::currentIndexChanged, this, [this](int kind) {
+    const bool turn = kind == 1;
+    first_->setEnabled(!turn), last_->setEnabled(!turn), turnFrames_->setEnabled(turn);
+    const io::StackInfo& info = request_.reader->info();
+    width_->setValue(turn ? request_.view.width : int(info.x));
+    height_->setValue(turn ? request_.view.height : int(info.y));
+  });
   connect(start_, &QPushButton::clicked, this, &MovieDialog::start);
   connect(close_, &QPushButton::clicked, this, [this] {
     if (running_)
@@ -94,9 +116,11 @@ MovieDialog::~MovieDialog() {
 
 void MovieDialog::setRunning(bool on) {
   running_ = on;
-  for (QWidget* w :
-       std::initializer_list<QWidget*>{start_, first_, last_, fps_, width_, height_, output_})
+  const bool turn = kind_->currentIndex() == 1;
+  for (QWidget* w : std::initializer_list<QWidget*>{start_, fps_, width_, height_, output_, kind_})
     w->setEnabled(!on);
+  for (QWidget* w : std::initializer_list<QWidget*>{first_, last_}) w->setEnabled(!on && !turn);
+  turnFrames_->setEnabled(!on && turn);
   close_->setText(on ? tr("Cancel") : tr("Close"));
 }
 
@@ -129,15 +153,20 @@ void MovieDialog::start() {
     options.palette[i] = {uint8_t(map.rgba[i] & 0xff), uint8_t((map.rgba[i] >> 8) & 0xff),
                           uint8_t((map.rgba[i] >> 16) & 0xff)};
   const io::StackInfo& info = request_.reader->info();
-  const io::FrameLayout layout{info.x, info.y, width_->value(), height_->value(),
-                               info.format == "fits"};
+  const bool turn = kind_->currentIndex() == 1 && request_.volume;
+  const io::FrameLayout layout =
+      turn ? io::FrameLayout{width_->value(), height_->value(), width_->value(), height_->value(),
+                             request_.viewOriginBottom}
+           : io::FrameLayout{info.x, info.y, width_->value(), height_->value(),
+                             info.format == "fits"};
+  const int frames = turn ? turnFrames_->value() : last - first + 1;
   stop_ = false;
   setRunning(true);
   progress_->setValue(0);
   status_->setText(tr("Exporting…"));
   future_ = runForDialog<MovieDialog>(
       pool_, this,
-      [this, out, first, last, options, layout,
+      [this, out, first, last, options, layout, turn, frames,
        request = request_](const PostToDialog<MovieDialog>& post) {
         const io::StackInfo& info = request.reader->info();
         const std::vector<float>* cdf = request.cdf.empty() ? nullptr : &request.cdf;
@@ -147,16 +176,26 @@ void MovieDialog::start() {
         };
         std::vector<float> slice(size_t(info.y * info.x));
         io::MovieWriter movie(out, layout.outWidth, layout.outHeight, options);
-        for (int z = first; z <= last; ++z) {
+        std::unique_ptr<compute::Backend> backend;
+        if (turn) backend = compute::makeBackend("auto");
+        for (int k = 0; k < frames; ++k) {
           if (stop_) throw compute::Cancelled();
-          request.reader->readSlice(z, slice.data());
-          movie.addFrame(io::movieFrame(slice.data(), layout, index).data());
-          const double f = double(z - first + 1) / double(last - first + 1);
+          if (turn) {
+            compute::VolumeRenderParams p = request.view;
+            p.width = layout.outWidth, p.height = layout.outHeight;
+            compute::turnView(request.view.rotation, 0, 360.0 * k / frames, p.rotation);
+            const compute::Image frame =
+                backend->download(backend->renderVolume(request.volume->volume, p));
+            movie.addFrame(io::movieFrame(frame.data(), layout, index).data());
+          } else {
+            request.reader->readSlice(first + k, slice.data());
+            movie.addFrame(io::movieFrame(slice.data(), layout, index).data());
+          }
+          const double f = double(k + 1) / double(frames);
           post([f](MovieDialog* d) { d->progress_->setValue(int(f * 1000)); });
         }
         movie.finish();
         const QString path = QString::fromStdString(out);
-        const int frames = last - first + 1;
         post([path, frames](MovieDialog* d) {
           d->jobEnded(1000, tr("Written: %1 (%2 frames)").arg(path).arg(frames));
           emit d->finished(path);

@@ -55,6 +55,7 @@ class VolumePanel : public QWidget {
 
   const compute::VolumeRenderParams& params() const { return params_; }
   const LoadedVolume* volume() const { return volume_.get(); }
+  std::shared_ptr<const LoadedVolume> sharedVolume() const { return volume_; }
   render::SliceView* view() const { return view_; }
   QString rendererName() const;  // "CUDA", "OpenGL", or "" before a volume is loaded
   QString status() const { return status_->text(); }

@@ -1,6 +1,6 @@
 // File ▸ Export movie…: the frames, decoded back with FFmpeg, are the slices drawn with the
-// view's colormap and limits (colour for colour), the range and size as chosen; Cancel leaves
-// nothing behind.
+// view's colormap and limits (colour for colour), the range and size as chosen; a rotation movie
+// is the 3D view's volume turning from its camera; Cancel leaves nothing behind.
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "compute/backend.h"
+#include "compute/volume_render.h"
 #include "io/stack_writer.h"
 #include "render/colormap.h"
 #include "render/display_settings.h"
@@ -16,6 +18,7 @@
 #include "ui/display_panel.h"
 #include "ui/main_window.h"
 #include "ui/movie_dialog.h"
+#include "ui/volume_panel.h"
 #ifdef STACKLENS_HAVE_MOVIE
 #include "tests/io/movie_decode.h"
 #endif
@@ -60,6 +63,59 @@ class MovieDialogTest : public QObject {
         for (int c = 0; c < 3; ++c)
           QCOMPARE(int(d.rgb[size_t(k)][size_t(i * 3 + c)]), int((want >> (8 * c)) & 0xff));
       }
+#endif
+  }
+
+  // With the 3D view open: a turn of the stack from the view's camera, each frame the volume
+  // drawn again (compute::renderVolume) at its angle through the view's colours.
+  void aRotationMovieTurnsTheThreeDView() {
+#ifndef STACKLENS_HAVE_MOVIE
+    QSKIP("built without FFmpeg");
+#else
+    QTemporaryDir dir;
+    const int nz = 12, ny = 20, nx = 24;
+    std::vector<float> v(size_t(nz * ny * nx));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = float((i * 37) % 1000);
+    const QString in = dir.filePath("stack.tif");
+    io::writeStack(in.toStdString(), v.data(), nz, ny, nx, {});
+    ui::MainWindow w;
+    QVERIFY(stacklens::testing::openInWindow(w, in));
+    ui::VolumePanel* panel = w.showVolumeView();
+    QSignalSpy loaded(panel, &ui::VolumePanel::volumeLoaded);
+    QVERIFY(panel->volume() || loaded.wait(20000));
+    panel->turn(15, 30);
+    ui::MovieDialog* dialog = w.exportMovie();
+    QVERIFY(dialog);
+    dialog->kindBox()->setCurrentIndex(1);
+    QVERIFY(!dialog->firstBox()->isEnabled());
+    dialog->turnFramesBox()->setValue(4);
+    dialog->widthBox()->setValue(48);
+    dialog->heightBox()->setValue(40);
+    const QString out = dir.filePath("turn.png");
+    dialog->outputEdit()->setText(out);
+    QSignalSpy finished(dialog, &ui::MovieDialog::finished);
+    dialog->start();
+    QVERIFY(finished.wait(20000));
+    const render::DisplaySettings display = w.displayPanel()->settings();
+    const render::Colormap map = render::loadColormap(display.colormap);
+    auto cpu = compute::makeCpuBackend(1);
+    for (int k = 0; k < 4; ++k) {
+      const auto d = stacklens::testing::decode(
+          dir.filePath(QString("turn_%1.png").arg(k, 4, 10, QChar('0'))).toStdString());
+      QCOMPARE(d.width, 48);
+      QCOMPARE(d.height, 40);
+      compute::VolumeRenderParams p = panel->params();
+      p.width = 48, p.height = 40;
+      compute::turnView(panel->params().rotation, 0, 90.0 * k, p.rotation);
+      const compute::Image want = cpu->renderVolume(panel->volume()->volume, p);
+      int bad = 0;
+      for (int i = 0; i < 48 * 40; ++i) {
+        const uint32_t c =
+            map.rgba[size_t(std::max(render::colourIndex(display, want.data()[i]), 0))];
+        bad += int(d.rgb[0][size_t(i * 3)]) != int(c & 0xff);
+      }
+      QCOMPARE(bad, 0);
+    }
 #endif
   }
 
