@@ -38,6 +38,10 @@ uniform float high;
 uniform float expo;
 uniform bool invert;
 uniform vec4 nanColour;
+#ifdef SWIPE
+uniform sampler2D second;  // right of the divider
+uniform float divide;      // the divider as a texture coordinate
+#endif
 in vec2 uv;
 out vec4 colour;
 float stretch(float x) {
@@ -60,7 +64,11 @@ float stretch(float x) {
 #endif
 }
 void main() {
+#ifdef SWIPE
+  float v = uv.x >= divide ? texture(second, uv).r : texture(slice, uv).r;
+#else
   float v = texture(slice, uv).r;
+#endif
   if (isnan(v) || !(v == v)) { colour = nanColour; return; }
   float x = clamp((v - low) / (high - low), 0.0, 1.0);
   float t = clamp(stretch(x), 0.0, 1.0);
@@ -102,12 +110,13 @@ bool SliceView::event(QEvent* event) {
 }
 
 // The program for a scale, built on first use (a few ms each; most sessions use one or two).
-QOpenGLShaderProgram* SliceView::program(Scale scale) {
-  auto& slot = programs_[static_cast<size_t>(scale)];
+QOpenGLShaderProgram* SliceView::program(Scale scale, bool swipe) {
+  auto& slot = programs_[static_cast<size_t>(scale) + (swipe ? std::size(kAllScales) : 0)];
   if (slot) return slot.get();
   slot = std::make_unique<QOpenGLShaderProgram>();
   const QByteArray fragment = QByteArray("#version 330 core\n#define SCALE ") +
-                              QByteArray::number(static_cast<int>(scale)) + "\n" + kFragmentShader;
+                              QByteArray::number(static_cast<int>(scale)) + "\n" +
+                              (swipe ? "#define SWIPE 1\n" : "") + kFragmentShader;
   if (!slot->addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader) ||
       !slot->addShaderFromSourceCode(QOpenGLShader::Fragment, fragment) || !slot->link())
     qWarning("SliceView: shader build failed: %s", qPrintable(slot->log()));
@@ -143,8 +152,8 @@ SliceView::~SliceView() {
   if (!isValid()) return;
   makeCurrent();
   releaseFilledTexture(false);  // before the texture goes
-  GLuint textures[] = {sliceTexture_, lutTexture_, cdfTexture_};
-  glDeleteTextures(3, textures);
+  GLuint textures[] = {sliceTexture_, lutTexture_, cdfTexture_, secondTexture_};
+  glDeleteTextures(secondTexture_ ? 4 : 3, textures);
   if (!tileTextures_.empty())
     glDeleteTextures(static_cast<GLsizei>(tileTextures_.size()), tileTextures_.data());
   if (pbo_) glDeleteBuffers(1, &pbo_);
@@ -192,6 +201,19 @@ void SliceView::setMaxTextureSide(int side) {
   maxSideOverride_ = side;
   texWidth_ = texHeight_ = 0;  // lay the plane out again
   uploadPending_ = true;
+  scheduleFrame();
+}
+
+void SliceView::setSwipe(SliceData second, double dividerX) {
+  second_ = std::move(second);
+  divider_ = dividerX;
+  secondPending_ = true;
+  scheduleFrame();
+}
+
+void SliceView::clearSwipe() {
+  if (!second_) return;
+  second_.reset();
   scheduleFrame();
 }
 
@@ -306,6 +328,8 @@ void SliceView::initializeGL() {
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &maxSize);
   if (maxSize > 0) maxTextureSize_ = maxSize;
   tileTextures_.clear();  // a new context: the old names are gone with it
+  secondTexture_ = 0;
+  secondPending_ = true;
   // NVIDIA's OpenGL fills a 2048² texture from client memory at about a third of the speed of a
   // copy into a mapped pixel buffer; llvmpipe is faster without one (ui/PERFORMANCE.md).
   // STACKLENS_GL_PBO=0/1 overrides the choice.
@@ -475,8 +499,33 @@ void SliceView::paintGL() {
       const QPointF b = imageToWidget({x1 - 0.5, y1 - 0.5});
       program.setUniformValue("quad", ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y()));
     };
-    QOpenGLShaderProgram& p = *program(display_.scale);
+    const bool swipe = swiping();
+    if (swipe) {
+      glActiveTexture(GL_TEXTURE3);
+      if (!secondTexture_) {
+        glGenTextures(1, &secondTexture_);
+        glBindTexture(GL_TEXTURE_2D, secondTexture_);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+      }
+      glBindTexture(GL_TEXTURE_2D, secondTexture_);
+      if (secondPending_) {
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, width_, height_, 0, GL_RED, GL_FLOAT,
+                     second_->data());
+        secondPending_ = false;
+      }
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+      glActiveTexture(GL_TEXTURE0);
+    }
+    QOpenGLShaderProgram& p = *program(display_.scale, swipe);
     p.bind();
+    if (swipe) {
+      p.setUniformValue("second", 3);
+      p.setUniformValue("divide", float((*divider_ + 0.5) / width_));
+    }
     quadOf(p, 0, 0, width_, height_);
     p.setUniformValue("slice", 0);
     p.setUniformValue("luts", 1);
@@ -502,7 +551,7 @@ void SliceView::paintGL() {
     }
     vao_.release();
     p.release();
-    if (crosshair_ || line_ || region_) paintOverlays();
+    if (crosshair_ || line_ || region_ || swipe) paintOverlays();
     if (decoration_) {
       // Into whichever framebuffer is bound (the window's, or grabFramebuffer's).
       QOpenGLPaintDevice device(size() * devicePixelRatio());
@@ -540,6 +589,10 @@ void SliceView::drawLines(const std::vector<QPointF>& points, GLenum mode, const
 void SliceView::paintOverlays() {
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  if (swiping()) {
+    const double x = imageToWidget({*divider_, 0}).x();
+    drawLines({{x, 0}, {x, double(height())}}, GL_LINES, QColor(255, 255, 255, 220));
+  }
   if (crosshair_) {
     const QPointF c = imageToWidget(*crosshair_);
     drawLines({{0, c.y()}, {double(width()), c.y()}, {c.x(), 0}, {c.x(), double(height())}},
@@ -590,6 +643,11 @@ void SliceView::mousePressEvent(QMouseEvent* event) {
   pressPos_ = lastPos_ = event->position();
   pressImage_ = widgetToImage(pressPos_);
   moved_ = false;
+  if (event->button() == Qt::LeftButton && swiping() &&
+      std::abs(pressPos_.x() - imageToWidget({*divider_, 0}).x()) <= 6) {
+    drag_ = Drag::Divider;  // the divider is grabbed whatever the tool
+    return;
+  }
   if (event->button() == Qt::MiddleButton ||
       (event->button() == Qt::LeftButton && tool_ == Tool::Pan))
     drag_ = Drag::Pan;
@@ -600,7 +658,11 @@ void SliceView::mousePressEvent(QMouseEvent* event) {
 void SliceView::mouseMoveEvent(QMouseEvent* event) {
   const QPointF pos = event->position();
   if ((pos - pressPos_).manhattanLength() > 3) moved_ = true;
-  if (drag_ == Drag::Pan) {
+  if (drag_ == Drag::Divider) {
+    divider_ = std::clamp(widgetToImage(pos).x(), -0.5, width_ - 0.5);
+    scheduleFrame();
+    emit dividerMoved(*divider_);
+  } else if (drag_ == Drag::Pan) {
     const QPointF d = pos - lastPos_;
     centre_ -= QPointF(d.x() / zoom_, d.y() / verticalScale());
     fitMode_ = false;
@@ -625,6 +687,7 @@ void SliceView::mouseMoveEvent(QMouseEvent* event) {
 void SliceView::mouseReleaseEvent(QMouseEvent* event) {
   const Drag drag = drag_;
   drag_ = Drag::None;
+  if (drag == Drag::Divider) return;
   if (!moved_) {
     if (event->button() == Qt::LeftButton) emit clicked(widgetToImage(event->position()));
     return;

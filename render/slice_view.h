@@ -110,6 +110,12 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   const std::optional<QPointF>& crosshair() const { return crosshair_; }
   void setLine(std::optional<std::pair<QPointF, QPointF>> line);
   void setRegion(std::optional<QRectF> rect, bool ellipse);
+  // Swipe comparison: image columns from dividerX (image x, pixel centres at integers) to the
+  // right show `second` (a host plane of the slice's size) instead of the slice, with a line at
+  // the divider that a left drag moves (dividerMoved). Not for planes drawn in tiles.
+  void setSwipe(SliceData second, double dividerX);
+  void clearSwipe();
+  std::optional<double> divider() const { return second_ ? divider_ : std::nullopt; }
 
  signals:
   // A frame was handed to the window system (after its buffer swap; not for grabFramebuffer).
@@ -124,6 +130,7 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   // asks for the picture factor times larger.
   void orbited(QPointF delta);
   void orbitZoomed(double factor);
+  void dividerMoved(double imageX);  // the user dragged the swipe divider
 
  protected:
   void initializeGL() override;
@@ -136,7 +143,10 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void mouseReleaseEvent(QMouseEvent* event) override;
 
  private:
-  QOpenGLShaderProgram* program(Scale scale);
+  QOpenGLShaderProgram* program(Scale scale, bool swipe = false);
+  bool swiping() const {
+    return second_ && !tiled() && second_->size() == size_t(width_) * height_;
+  }
   void uploadSlice();
   void uploadTiles();  // a plane larger than one texture, from data_
   bool tiled() const { return width_ > maxTextureSide() || height_ > maxTextureSide(); }
@@ -166,7 +176,11 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   std::function<void(QPainter&, const SliceView&)> decoration_;
 
   Tool tool_ = Tool::Pan;
-  enum class Drag { None, Pan, Tool } drag_ = Drag::None;
+  enum class Drag { None, Pan, Tool, Divider } drag_ = Drag::None;
+  SliceData second_;
+  bool secondPending_ = false;
+  std::optional<double> divider_;
+  GLuint secondTexture_ = 0;
   QPointF pressPos_, lastPos_, pressImage_;
   bool moved_ = false;
   std::optional<QPointF> crosshair_;
@@ -182,7 +196,8 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   bool framePosted_ = false;
   FrameTiming lastFrame_;
   QString glVendor_, glRenderer_;
-  std::array<std::unique_ptr<QOpenGLShaderProgram>, std::size(kAllScales)> programs_;
+  // Per scale, then the same with the swipe's second texture.
+  std::array<std::unique_ptr<QOpenGLShaderProgram>, 2 * std::size(kAllScales)> programs_;
   QOpenGLVertexArrayObject vao_;
   QOpenGLShaderProgram overlayProgram_;
   QOpenGLVertexArrayObject overlayVao_;

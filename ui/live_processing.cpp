@@ -5,6 +5,8 @@
 #include <QOpenGLFunctions>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <type_traits>
 
@@ -89,7 +91,11 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
   connect(worker_, &ProcessingWorker::resultReady, this, &LiveProcessing::resultArrived);
   connect(worker_, &ProcessingWorker::processedPixelsReady, this,
           [this](int z, std::shared_ptr<const std::vector<float>> pixels) {
-            if (z == currentZ_ && last_ && last_->z == z) emit processedSliceReady(z, pixels);
+            if (z != currentZ_ || !last_ || last_->z != z) return;
+            emit processedSliceReady(z, pixels);
+            if (dock_->viewMode() == ProcessingDock::ViewMode::Swipe) showSwipe(pixels);
+            if (dock_->viewMode() == ProcessingDock::ViewMode::Difference)
+              showDifference(last_, pixels);
           });
   connect(worker_, &ProcessingWorker::benchmarkReady, timings_, &TimingPanel::showResult);
   connect(worker_, &ProcessingWorker::progress, dock_,
@@ -439,7 +445,66 @@ void LiveProcessing::present(const ProcessingResultPtr& result) {
       showOn(view_, result, true, true);
       if (!blink_.isActive()) blink_.start();
       break;
+    case ProcessingDock::ViewMode::Swipe:
+      showOn(view_, result, false, false);
+      if (result->pixels) showSwipe(result->pixels);  // else when processedPixelsReady brings them
+      emit processedPresented(result->z);
+      break;
+    case ProcessingDock::ViewMode::Difference:
+      showOn(view_, result, true, true);
+      showDifference(result, result->pixels);
+      break;
   }
+}
+
+void LiveProcessing::showSwipe(const render::SliceData& processed) {
+  const double middle = 0.5 * (view_->sliceWidth() - 1);
+  view_->setSwipe(processed, view_->divider().value_or(middle));
+}
+
+// The difference is made on a pool thread (a large slice takes a while) and shown beside the
+// main view with limits symmetric about 0, if the slice is still the one shown.
+void LiveProcessing::showDifference(const ProcessingResultPtr& result,
+                                    const render::SliceData& processed) {
+  compute::Image a, b;
+  QString title;
+  if (result->comparison && result->comparison->a.image.onHost() &&
+      result->comparison->b.image.onHost()) {
+    a = result->comparison->a.image, b = result->comparison->b.image;
+    title = tr("Difference: %1 − %2")
+                .arg(QString::fromStdString(result->comparison->a.backend).toUpper())
+                .arg(QString::fromStdString(result->comparison->b.backend).toUpper());
+  } else if (processed && result->raw.onHost()) {
+    a = compute::Image::host(result->raw.shape());
+    std::copy(processed->begin(), processed->end(), a.data());
+    b = result->raw;
+    title = tr("Difference: processed − raw");
+  } else {
+    return;  // the processed pixels are still on their way (processedPixelsReady)
+  }
+  processedDock_->setWindowTitle(title);
+  processedDock_->show();
+  const int z = result->z;
+  QPointer<LiveProcessing> self(this);
+  (void)QtConcurrent::run([a, b] {
+    auto d = std::make_shared<std::vector<float>>(size_t(a.shape().sliceCount()));
+    float most = 0;
+    for (size_t i = 0; i < d->size(); ++i) {
+      (*d)[i] = a.data()[i] - b.data()[i];
+      if (std::isfinite((*d)[i])) most = std::max(most, std::fabs((*d)[i]));
+    }
+    return std::make_pair(render::SliceData(std::move(d)), most);
+  })
+      .then(this, [self, z, width = int(a.shape().x),
+                   height = int(a.shape().y)](std::pair<render::SliceData, float> made) {
+        if (!self || self->currentZ_ != z ||
+            self->dock_->viewMode() != ProcessingDock::ViewMode::Difference)
+          return;
+        const float bound = made.second > 0 ? made.second : 1e-12f;
+        self->processedView_->setLimits(-bound, bound);
+        self->processedView_->setSlice(made.first, width, height);
+        emit self->differenceShown(z);
+      });
 }
 
 void LiveProcessing::showOn(render::SliceView* view, const ProcessingResultPtr& result,
@@ -496,13 +561,17 @@ void LiveProcessing::viewModeChanged() {
   showHeldRaw();
   const auto mode = dock_->viewMode();
   worker_->setDisplayLimits(mode == ProcessingDock::ViewMode::Split);
-  processedDock_->setVisible(mode == ProcessingDock::ViewMode::Split);
+  processedDock_->setVisible(mode == ProcessingDock::ViewMode::Split ||
+                             mode == ProcessingDock::ViewMode::Difference);
+  processedDock_->setWindowTitle(tr("Processed (side by side)"));
+  if (mode != ProcessingDock::ViewMode::Swipe) view_->clearSwipe();
   // Side by side starts where the main view is, and then follows it (and it the main view).
-  if (mode == ProcessingDock::ViewMode::Split)
+  if (mode == ProcessingDock::ViewMode::Split || mode == ProcessingDock::ViewMode::Difference)
     processedView_->setView(view_->zoom(), view_->centre());
   if (mode != ProcessingDock::ViewMode::Blink) blink_.stop();
   if (!last_ || last_->z != currentZ_) return;
-  if (mode == ProcessingDock::ViewMode::Raw || mode == ProcessingDock::ViewMode::Split)
+  if (mode == ProcessingDock::ViewMode::Raw || mode == ProcessingDock::ViewMode::Split ||
+      mode == ProcessingDock::ViewMode::Swipe)
     showOn(view_, last_, false, false);
   present(last_);
 }

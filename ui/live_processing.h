@@ -87,6 +87,8 @@ class LiveProcessing : public QObject {
   void processedSliceReady(int z, std::shared_ptr<const std::vector<float>> pixels);
   // A frame showing processed slice z was presented (the view's frameSwapped after it was set).
   void processedPresented(int z);
+  // ViewMode::Difference: the difference image of slice z is in processedView().
+  void differenceShown(int z);
   // The backends for the current choice are in place (after backendsPending()).
   void backendsReady();
   // A source was clicked in the sources table: centre the view on this pixel.
@@ -102,6 +104,8 @@ class LiveProcessing : public QObject {
   void present(const ProcessingResultPtr& result);
   // Shows the processed result (host pixels, or the device image through interop) or the raw
   // slice on view.
+  void showSwipe(const render::SliceData& processed);
+  void showDifference(const ProcessingResultPtr& result, const render::SliceData& processed);
   void showOn(render::SliceView* view, const ProcessingResultPtr& result, bool processed,
               bool announce);
   void viewModeChanged();

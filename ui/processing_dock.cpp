@@ -165,7 +165,8 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
     backend_->setToolTip(tr("GPU unavailable: %1").arg(gpuWhy_));
   }
   view_ = new QComboBox(content);
-  view_->addItems({tr("Raw"), tr("Processed"), tr("Side by side"), tr("Blink")});
+  view_->addItems(
+      {tr("Raw"), tr("Processed"), tr("Side by side"), tr("Blink"), tr("Swipe"), tr("Difference")});
   view_->setCurrentIndex(1);
   blinkMs_ = intBox(content, 50, 10000, 500, 50);
   blinkMs_->setSuffix(" ms");

@@ -96,6 +96,53 @@ class LiveProcessingTest : public QObject {
     QCOMPARE(live.blinkIntervalMs(), 150);
   }
 
+  // Swipe: the main view holds the raw slice with the processed one right of a divider in its
+  // middle; Difference: beside it, processed − raw with limits symmetric about 0.
+  void swipeAndDifferenceShowRawAgainstProcessed() {
+    QMainWindow window;
+    QWidget* holder = nullptr;
+    auto* view = LiveProcessing::createView(&window, &holder);
+    window.setCentralWidget(holder);
+    window.resize(640, 400);
+    LiveProcessing live(&window, view);
+    auto stack = std::make_shared<MemoryStack>(5, 16, 20);
+    live.setStack(stack);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    std::vector<float> raw(16 * 20);
+    stack->readSlice(2, raw.data());
+    view->setSlice(raw.data(), 20, 16);  // as the window shows the slice it read
+    live.dock()->setViewMode(ProcessingDock::ViewMode::Swipe);
+    QSignalSpy ready(&live, &LiveProcessing::processedSliceReady);
+    live.sliceRequested(2);
+    compute::Pipeline p;
+    p.blur.enabled = true;
+    p.blur.params.sigmaY = p.blur.params.sigmaX = 1.5;
+    live.dock()->setPipeline(p);
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 10000);
+    const auto processed = ready.first().at(1).value<std::shared_ptr<const std::vector<float>>>();
+    QTRY_VERIFY(view->divider().has_value());
+    QCOMPARE(*view->divider(), 9.5);
+    QCOMPARE(*view->slice(), raw);  // the raw slice, the processed one as the swipe's second
+
+    QSignalSpy difference(&live, &LiveProcessing::differenceShown);
+    live.dock()->setViewMode(ProcessingDock::ViewMode::Difference);
+    QVERIFY(!view->divider());
+    QVERIFY(difference.count() > 0 || difference.wait(10000));
+    render::SliceView* other = live.processedView();
+    QVERIFY(other->isVisible());
+    const std::vector<float>& d = *other->slice();
+    QCOMPARE(d.size(), raw.size());
+    float most = 0;
+    for (size_t i = 0; i < d.size(); ++i) {
+      QCOMPARE(d[i], (*processed)[i] - raw[i]);
+      most = std::max(most, std::fabs(d[i]));
+    }
+    QVERIFY(most > 0);
+    QCOMPARE(other->display().limits.low, -most);
+    QCOMPARE(other->display().limits.high, most);
+  }
+
   void configureRefusesBadOptions() {
     QMainWindow window;
     QWidget* holder = nullptr;
