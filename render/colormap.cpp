@@ -23,8 +23,10 @@ QColor Colormap::at(int i) const {
 }
 
 QStringList colormapNames() {
-  return {"gray", "viridis",   "magma", "inferno", "plasma", "cividis", "hot",
-          "heat", "cubehelix", "bb",    "cool",    "a",      "sls",     "rainbow"};
+  return {"gray", "viridis", "magma", "inferno", "plasma", "cividis", "hot", "heat", "cubehelix",
+          "bb", "cool", "a", "sls", "rainbow",
+          // black to one colour, for the channels of a composite (Fiji's channel LUTs)
+          "red", "green", "blue", "cyan", "magenta", "yellow"};
 }
 
 Colormap loadColormap(const QString& name) {

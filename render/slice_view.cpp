@@ -12,17 +12,9 @@
 #include <cstring>
 
 #include "render/colormap.h"
+#include "render/quad_shader.h"
 
 namespace stacklens::render {
-
-static const char* kVertexShader = R"(#version 330 core
-uniform vec4 quad;  // NDC of the outer corners of pixel (0, 0) and pixel (w-1, h-1)
-out vec2 uv;
-void main() {
-  vec2 corners[4] = vec2[](vec2(0, 0), vec2(1, 0), vec2(0, 1), vec2(1, 1));
-  uv = corners[gl_VertexID];
-  gl_Position = vec4(mix(quad.xy, quad.zw, uv), 0.0, 1.0);
-})";
 
 // Keep in step with colourIndex() in display_settings.cpp (the CPU twin used by tests).
 // SCALE is defined per program (see program()): llvmpipe runs every branch of a chain of
@@ -117,7 +109,7 @@ QOpenGLShaderProgram* SliceView::program(Scale scale, bool swipe) {
   const QByteArray fragment = QByteArray("#version 330 core\n#define SCALE ") +
                               QByteArray::number(static_cast<int>(scale)) + "\n" +
                               (swipe ? "#define SWIPE 1\n" : "") + kFragmentShader;
-  if (!slot->addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader) ||
+  if (!slot->addShaderFromSourceCode(QOpenGLShader::Vertex, kQuadVertexShader) ||
       !slot->addShaderFromSourceCode(QOpenGLShader::Fragment, fragment) || !slot->link())
     qWarning("SliceView: shader build failed: %s", qPrintable(slot->log()));
   return slot.get();
@@ -152,6 +144,7 @@ SliceView::~SliceView() {
   if (!isValid()) return;
   makeCurrent();
   releaseFilledTexture(false);  // before the texture goes
+  composite_.release(*this);
   GLuint textures[] = {sliceTexture_, lutTexture_, cdfTexture_, secondTexture_};
   glDeleteTextures(secondTexture_ ? 4 : 3, textures);
   if (!tileTextures_.empty())
@@ -208,6 +201,11 @@ void SliceView::setSwipe(SliceData second, double dividerX) {
   second_ = std::move(second);
   divider_ = dividerX;
   secondPending_ = true;
+  scheduleFrame();
+}
+
+void SliceView::setComposite(std::vector<CompositeChannel> channels) {
+  composite_.set(std::move(channels), width_, height_);
   scheduleFrame();
 }
 
@@ -339,6 +337,7 @@ void SliceView::initializeGL() {
   else if (!pboChosen_)
     usePbo_ = glVendor_.contains("NVIDIA");
   for (auto& p : programs_) p.reset();  // a new context (the window was re-created)
+  composite_.forget();
   program(display_.scale);
   vao_.create();
   if (!overlayProgram_.addShaderFromSourceCode(QOpenGLShader::Vertex, kOverlayVertexShader) ||
@@ -537,7 +536,13 @@ void SliceView::paintGL() {
     p.setUniformValue("invert", display_.invert);
     p.setUniformValue("nanColour", display_.nanColour);
     vao_.bind();
-    if (!tiled()) {
+    if (composite_.active(width_, height_) && !tiled()) {
+      p.release();
+      const QPointF a = imageToWidget({-0.5, -0.5});
+      const QPointF b = imageToWidget({width_ - 0.5, height_ - 0.5});
+      const float quad[4] = {ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y())};
+      composite_.draw(*this, quad, lutTexture_, filter);
+    } else if (!tiled()) {
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     } else {
       for (size_t i = 0; i < tiles_.size() && i < tileTextures_.size(); ++i) {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <vector>
 
+#include "render/composite_layer.h"
 #include "render/display_settings.h"
 #include "render/frame_timing.h"
 #include "render/texture_sink.h"
@@ -115,6 +116,10 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   // the divider that a left drag moves (dividerMoved). Not for planes drawn in tiles.
   void setSwipe(SliceData second, double dividerX);
   void clearSwipe();
+  // Channels blended additively instead of the slice (render/composite_layer.h), each of the
+  // slice's size; an empty list shows the slice again.
+  void setComposite(std::vector<CompositeChannel> channels);
+  const std::vector<CompositeChannel>& composite() const { return composite_.channels(); }
   std::optional<double> divider() const { return second_ ? divider_ : std::nullopt; }
 
  signals:
@@ -181,6 +186,7 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   bool secondPending_ = false;
   std::optional<double> divider_;
   GLuint secondTexture_ = 0;
+  CompositeLayer composite_;
   QPointF pressPos_, lastPos_, pressImage_;
   bool moved_ = false;
   std::optional<QPointF> crosshair_;

@@ -42,8 +42,11 @@ SLS_KNOTS = [
 ]
 
 MATPLOTLIB = ["viridis", "magma", "inferno", "plasma", "cividis", "hot", "cubehelix"]
+# Black to one colour, as Fiji's channel LUTs: the channels of a composite add up to white.
+CHANNELS = {"red": (1, 0, 0), "green": (0, 1, 0), "blue": (0, 0, 1), "cyan": (0, 1, 1),
+            "magenta": (1, 0, 1), "yellow": (1, 1, 0)}
 ORDER = ["gray", "viridis", "magma", "inferno", "plasma", "cividis", "hot", "heat", "cubehelix",
-         "bb", "cool", "a", "sls", "rainbow"]
+         "bb", "cool", "a", "sls", "rainbow"] + list(CHANNELS)
 
 
 def sao(channels):
@@ -62,6 +65,8 @@ def main():
     maps = {"gray": np.repeat(np.linspace(0, 1, N)[:, None], 3, 1), "sls": sls()}
     for name, channels in DS9_SAO.items():
         maps[name] = sao(channels)
+    for name, colour in CHANNELS.items():
+        maps[name] = np.linspace(0, 1, N)[:, None] * np.array(colour, float)[None, :]
     import matplotlib
     for name in MATPLOTLIB:
         maps[name] = matplotlib.colormaps[name].resampled(N)(np.arange(N))[:, :3]

@@ -7,7 +7,7 @@ using namespace stacklens::render;
 
 TEST(Colormap, AllBundledMapsLoad) {
   const QStringList names = colormapNames();
-  EXPECT_EQ(names.size(), 14);
+  EXPECT_EQ(names.size(), 20);
   for (const QString& name : names) {
     const Colormap map = loadColormap(name);
     EXPECT_EQ(map.name, name);
@@ -25,6 +25,8 @@ TEST(Colormap, EndColoursMatchTheirDefinitions) {
   EXPECT_EQ(loadColormap("bb").at(255), QColor(255, 255, 255));   // DS9 bb: all channels reach 1
   EXPECT_EQ(loadColormap("rainbow").at(0), QColor(255, 0, 255));  // DS9 rainbow starts magenta
   EXPECT_EQ(loadColormap("heat").at(0), QColor(0, 0, 0));
+  EXPECT_EQ(loadColormap("magenta").at(255), QColor(255, 0, 255));  // a composite's channel
+  EXPECT_EQ(loadColormap("green").at(128), QColor(0, 128, 0));
 }
 
 TEST(Colormap, UnknownNameIsRefused) {
