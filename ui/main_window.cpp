@@ -28,6 +28,7 @@
 #include "compute/device_list.h"
 #include "io/file_checks.h"
 #include "io/stack_writer.h"
+#include "ui/channels_panel.h"
 #include "ui/header_dialog.h"
 #include "ui/movie_dialog.h"
 #include "ui/profiles.h"
@@ -287,6 +288,8 @@ void MainWindow::buildMenus() {
   connect(grid, &QAction::toggled, this, [this](bool on) { decorations_->setGrid(on); });
   viewMenu->addAction(tr("&3D view"), QKeySequence(Qt::CTRL | Qt::Key_3), this,
                       &MainWindow::showVolumeView);
+  viewMenu->addAction(tr("C&hannels (composite)"), QKeySequence(Qt::CTRL | Qt::Key_K), this,
+                      &MainWindow::showChannels);
   viewMenu->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
 
@@ -468,6 +471,7 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   reader_ = std::move(reader);
   decorations_->setStack(reader_);
   if (volumePanel_) volumePanel_->setStack(reader_, gpuChosen());
+  if (channelsPanel_) channelsPanel_->setStack(reader_);
   info_ = reader_->info();
   cache_ = std::make_shared<SliceCache>(cacheBudget_);
   cache_->insert(z, first);
@@ -558,6 +562,7 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
 void MainWindow::requestSlice(int z) {
   if (!reader_) return;
   live_->sliceRequested(z);
+  if (channelsPanel_) channelsPanel_->showSlice(z);
   requestedZ_ = z;
   const quint64 generation = ++sliceGeneration_;
   if (SliceData s = cache_->find(z)) {
@@ -750,6 +755,10 @@ void MainWindow::updateReadout() {
                      .arg(number((*current_)[i]));
   if (processed_ && processedZ_ == currentZ_ && i < processed_->size())
     text += QString("   processed %1").arg(number((*processed_)[i]));
+  if (channelsPanel_) {
+    const QString channels = channelsPanel_->readout(*hover_);
+    if (!channels.isEmpty()) text += "   " + channels;
+  }
 #ifdef STACKLENS_HAVE_WCS
   if (reader_ && reader_->wcs() && reader_->wcs()->hasCelestial())
     text += "   " + QString::fromStdString(reader_->wcs()->formatCelestial(x, y, currentZ_));
@@ -1129,6 +1138,31 @@ VolumePanel* MainWindow::showVolumeView() {
   volumeDock_->show();
   volumeDock_->raise();
   return volumePanel_;
+}
+
+ChannelsPanel* MainWindow::showChannels() {
+  if (!channelsPanel_) {
+    channelsPanel_ = new ChannelsPanel(view_);
+    channelsDock_ = new QDockWidget(tr("Channels"), this);
+    channelsDock_->setObjectName("channelsDock");
+    channelsDock_->setWidget(channelsPanel_);
+    addDockWidget(Qt::RightDockWidgetArea, channelsDock_);
+    if (auto* display = findChild<QDockWidget*>("displayDock"))
+      tabifyDockWidget(display, channelsDock_);
+    connect(channelsPanel_, &ChannelsPanel::addFileRequested, this, [this] {
+      const QString path = QFileDialog::getOpenFileName(
+          this, tr("Add a channel from"), QFileInfo(path_).absolutePath(),
+          tr("Images (*.fits *.fit *.fts *.fz *.gz *.tif *.tiff)"));
+      if (!path.isEmpty()) channelsPanel_->addChannel(path, -1, 0);
+    });
+    connect(channelsPanel_, &ChannelsPanel::compositeShown, this, [this] { updateReadout(); });
+    channelsPanel_->setStack(reader_);
+    channelsPanel_->showSlice(currentZ_);
+  }
+  channelsDock_->show();
+  channelsDock_->raise();
+  channelsPanel_->setBlending(true);
+  return channelsPanel_;
 }
 
 MovieDialog* MainWindow::exportMovie() {

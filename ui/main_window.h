@@ -36,6 +36,7 @@ class ProjectionDialog;
 class ViewDecorations;
 class MovieDialog;
 class VolumePanel;
+class ChannelsPanel;
 
 class LiveProcessing;  // ui/live_processing.h
 
@@ -58,6 +59,9 @@ class MainWindow : public QMainWindow {
   // View ▸ 3D view: the dock with the volume of the open stack (ui/volume_panel.h), made on first
   // use, shown and raised.
   VolumePanel* showVolumeView();
+  // View ▸ Channels: the dock that blends channels of the open stack (ui/channels_panel.h),
+  // made on first use, shown, and blending.
+  ChannelsPanel* showChannels();
   // Shows an already opened stack (tests use in-memory readers).
   void openReader(std::shared_ptr<io::StackReader> reader);
   // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.
@@ -216,6 +220,8 @@ class MainWindow : public QMainWindow {
   QPointer<QWidget> headerDialog_;
   QDockWidget* volumeDock_ = nullptr;
   VolumePanel* volumePanel_ = nullptr;
+  QDockWidget* channelsDock_ = nullptr;
+  ChannelsPanel* channelsPanel_ = nullptr;
   bool gpuChosen() const;  // the processing dock runs on a usable GPU
   LiveProcessing* live_ = nullptr;
 };
