@@ -283,6 +283,9 @@ void MainWindow::buildMenus() {
   QAction* compass = viewMenu->addAction(tr("Co&mpass (north and east)"));
   compass->setCheckable(true);
   connect(compass, &QAction::toggled, this, [this](bool on) { decorations_->setCompass(on); });
+  QAction* scaleBar = viewMenu->addAction(tr("&Scale bar"));
+  scaleBar->setCheckable(true);
+  connect(scaleBar, &QAction::toggled, this, [this](bool on) { decorations_->setScaleBar(on); });
   QAction* grid = viewMenu->addAction(tr("Coordinate &grid"));
   grid->setCheckable(true);
   connect(grid, &QAction::toggled, this, [this](bool on) { decorations_->setGrid(on); });

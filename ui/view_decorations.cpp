@@ -7,6 +7,7 @@
 
 #include "io/wcs.h"
 #include "render/colormap.h"
+#include "ui/scale_bar.h"
 
 namespace stacklens::ui {
 namespace {
@@ -159,8 +160,17 @@ void ViewDecorations::setGrid(bool on) {
   install();
 }
 
+void ViewDecorations::setScaleBar(bool on) {
+  scaleBar_ = on;
+  install();
+}
+
+QPointF ViewDecorations::scaleBarOrigin(const render::SliceView& view) {
+  return {100.0, view.height() - 22.0};  // right of the compass
+}
+
 void ViewDecorations::install() {
-  if (!colorbar_ && !compass_ && !grid_)
+  if (!colorbar_ && !compass_ && !grid_ && !scaleBar_)
     view_->setDecoration({});
   else
     view_->setDecoration([this](QPainter& p, const render::SliceView& v) { paint(p, v); });
@@ -171,6 +181,8 @@ void ViewDecorations::paint(QPainter& p, const render::SliceView& view) const {
   font.setPixelSize(11);
   p.setFont(font);
   const QColor ink(255, 255, 255);
+  if (grid_ && reader_ && !(reader_->wcs() && reader_->wcs()->hasCelestial()))
+    paintPhysicalGrid(p, view);
   if (grid_ && reader_ && reader_->wcs()) {
     p.setPen(QPen(QColor(255, 200, 60, 170), 1));
     for (const GridLine& line : coordinateGrid(*reader_->wcs(), view, double(z_))) {
@@ -182,25 +194,8 @@ void ViewDecorations::paint(QPainter& p, const render::SliceView& view) const {
                      QStringLiteral("°"));
     }
   }
-  if (colorbar_) {
-    const render::DisplaySettings& d = view.display();
-    const render::Colormap map = render::loadColormap(d.colormap);
-    const QRectF bar = colorbarRect(view);
-    // One band per colormap entry, the high limit at the top, as the view maps values.
-    for (int i = 0; i < 256; ++i) {
-      const int entry = d.invert ? 255 - i : i;
-      const double y1 = bar.bottom() - bar.height() * i / 256.0;
-      const double y0 = bar.bottom() - bar.height() * (i + 1) / 256.0;
-      p.fillRect(QRectF(bar.left(), y0, bar.width(), y1 - y0 + 0.5), map.at(entry));
-    }
-    p.setPen(QPen(ink, 1));
-    p.drawRect(bar);
-    const QFontMetrics m(font);
-    const QString high = QString::number(double(d.limits.high), 'g', 4);
-    const QString low = QString::number(double(d.limits.low), 'g', 4);
-    p.drawText(QPointF(bar.right() - m.horizontalAdvance(high), bar.top() - 6), high);
-    p.drawText(QPointF(bar.right() - m.horizontalAdvance(low), bar.bottom() + m.ascent() + 4), low);
-  }
+  if (colorbar_) paintColorbar(p, view);
+  if (scaleBar_) paintScaleBar(p, view);
   if (compass_ && reader_ && reader_->wcs()) {
     const QPointF origin(46, view.height() - 46);
     const auto directions =
@@ -210,6 +205,81 @@ void ViewDecorations::paint(QPainter& p, const render::SliceView& view) const {
       arrow(p, origin, directions->first, 28, "N");
       arrow(p, origin, directions->second, 28, "E");
     }
+  }
+}
+
+// The bar with the high limit at the top, and ticks at round values in data units placed where
+// the view's scale puts them (histogram equalisation: the limits only).
+void ViewDecorations::paintColorbar(QPainter& p, const render::SliceView& view) const {
+  const render::DisplaySettings& d = view.display();
+  const render::Colormap map = render::loadColormap(d.colormap);
+  const QRectF bar = colorbarRect(view);
+  for (int i = 0; i < 256; ++i) {
+    const int entry = d.invert ? 255 - i : i;
+    const double y1 = bar.bottom() - bar.height() * i / 256.0;
+    const double y0 = bar.bottom() - bar.height() * (i + 1) / 256.0;
+    p.fillRect(QRectF(bar.left(), y0, bar.width(), y1 - y0 + 0.5), map.at(entry));
+  }
+  const QColor ink(255, 255, 255);
+  p.setPen(QPen(ink, 1));
+  p.drawRect(bar);
+  const QFontMetrics m(p.font());
+  const QString high = QString::number(double(d.limits.high), 'g', 4);
+  const QString low = QString::number(double(d.limits.low), 'g', 4);
+  p.drawText(QPointF(bar.right() - m.horizontalAdvance(high), bar.top() - 6), high);
+  p.drawText(QPointF(bar.right() - m.horizontalAdvance(low), bar.bottom() + m.ascent() + 4), low);
+  if (d.scale == render::Scale::HistEq) return;
+  for (double v : niceTicks(d.limits.low, d.limits.high, 6)) {
+    const int index = render::colourIndex(d, float(v));
+    if (index < 0) continue;
+    const int band = d.invert ? 255 - index : index;
+    const double y = bar.bottom() - bar.height() * (band + 0.5) / 256.0;
+    if (y < bar.top() + 8 || y > bar.bottom() - 8) continue;  // the limits' labels are there
+    p.drawLine(QPointF(bar.left() - 4, y), QPointF(bar.left(), y));
+    const QString text = QString::number(v, 'g', 4);
+    p.drawText(QPointF(bar.left() - 6 - m.horizontalAdvance(text), y + m.ascent() / 2.0 - 1), text);
+  }
+}
+
+void ViewDecorations::paintScaleBar(QPainter& p, const render::SliceView& view) const {
+  if (!reader_) return;
+  const auto scale = pixelScale(*reader_, view, double(z_));
+  if (!scale) return;
+  const ScaleBarSpec bar = scaleBar(*scale, view.zoom());
+  if (!(bar.pixels > 0)) return;
+  const QPointF a = scaleBarOrigin(view), b = a + QPointF(bar.pixels, 0);
+  p.setPen(QPen(QColor(0, 0, 0, 160), 6));
+  p.drawLine(a, b);
+  p.setPen(QPen(QColor(255, 255, 255), 3));
+  p.drawLine(a, b);
+  const QFontMetrics m(p.font());
+  p.drawText(QPointF((a.x() + b.x() - m.horizontalAdvance(bar.label)) / 2, a.y() - 7), bar.label);
+}
+
+// Without a celestial WCS: lines every round number of the spacing's unit along x and y.
+void ViewDecorations::paintPhysicalGrid(QPainter& p, const render::SliceView& view) const {
+  const io::StackInfo& info = reader_->info();
+  if (!info.spacingKnown || !(info.spacing[1] > 0) || !(info.spacing[2] > 0)) return;
+  const QPointF c0 = view.widgetToImage({0, 0}),
+                c1 = view.widgetToImage({double(view.width()), double(view.height())});
+  const double x0 = std::min(c0.x(), c1.x()) * info.spacing[2];
+  const double x1 = std::max(c0.x(), c1.x()) * info.spacing[2];
+  const double y0 = std::min(c0.y(), c1.y()) * info.spacing[1];
+  const double y1 = std::max(c0.y(), c1.y()) * info.spacing[1];
+  const double step = roundDown125(std::max(x1 - x0, y1 - y0) / 4);
+  if (!(step > 0)) return;
+  const QString unit = displayUnit(QString::fromStdString(info.units[2]));
+  p.setPen(QPen(QColor(255, 200, 60, 170), 1));
+  int lines = 0;
+  for (double v = std::ceil(x0 / step) * step; v <= x1 && lines < 100; v += step, ++lines) {
+    const double x = view.imageToWidget({v / info.spacing[2], 0}).x();
+    p.drawLine(QPointF(x, 0), QPointF(x, view.height()));
+    p.drawText(QPointF(x + 3, 12), QString::number(v, 'g', 6) + " " + unit);
+  }
+  for (double v = std::ceil(y0 / step) * step; v <= y1 && lines < 200; v += step, ++lines) {
+    const double y = view.imageToWidget({0, v / info.spacing[1]}).y();
+    p.drawLine(QPointF(0, y), QPointF(view.width(), y));
+    p.drawText(QPointF(3, y - 3), QString::number(v, 'g', 6) + " " + unit);
   }
 }
 

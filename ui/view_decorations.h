@@ -1,6 +1,7 @@
-// What DS9 draws over an image besides the data: a colorbar with the display limits and the
-// north/east compass and a coordinate grid from the WCS. Painted by the view in every frame when
-// switched on (View ▸ Colorbar, Compass, Coordinate grid).
+// What DS9 draws over an image besides the data: a colorbar with ticks in data units, the
+// north/east compass, a scale bar (from the WCS or the pixel spacing) and a coordinate grid (RA/Dec
+// from the WCS, or physical units from the spacing). Painted by the view in every frame when
+// switched on (View ▸ Colorbar, Compass, Scale bar, Coordinate grid).
 #pragma once
 
 #include <QPointF>
@@ -45,21 +46,28 @@ class ViewDecorations {
   void setColorbar(bool on);
   void setCompass(bool on);
   void setGrid(bool on);
+  void setScaleBar(bool on);
   bool colorbar() const { return colorbar_; }
+  bool scaleBarShown() const { return scaleBar_; }
   bool compass() const { return compass_; }
   bool grid() const { return grid_; }
 
   // Where the colorbar is drawn in the view (widget coordinates; its top is the high limit).
   static QRectF colorbarRect(const render::SliceView& view);
+  // Where the scale bar's line starts (its left end, widget coordinates).
+  static QPointF scaleBarOrigin(const render::SliceView& view);
 
  private:
   void install();
   void paint(QPainter& p, const render::SliceView& view) const;
+  void paintColorbar(QPainter& p, const render::SliceView& view) const;
+  void paintScaleBar(QPainter& p, const render::SliceView& view) const;
+  void paintPhysicalGrid(QPainter& p, const render::SliceView& view) const;
 
   render::SliceView* view_;
   std::shared_ptr<const io::StackReader> reader_;
   int z_ = 0;
-  bool colorbar_ = false, compass_ = false, grid_ = false;
+  bool colorbar_ = false, compass_ = false, grid_ = false, scaleBar_ = false;
 };
 
 }  // namespace stacklens::ui

@@ -15,6 +15,7 @@
 #include "tests/ui/open_in_window.h"
 #include "ui/display_panel.h"
 #include "ui/main_window.h"
+#include "ui/scale_bar.h"
 #include "ui/view_decorations.h"
 
 using namespace stacklens;
@@ -114,6 +115,48 @@ class ViewDecorationsTest : public QObject {
       drawn |= c.red() > 150 && c.green() > 110 && c.blue() < 120;
     }
     QVERIFY(drawn);
+  }
+
+  // The radio cube's scale bar is an angle; the beads' (ImageJ spacing in microns) a length,
+  // drawn where the decorations say, with a grid in microns when asked.
+  void scaleBarsAndAPhysicalGrid() {
+    const QString cube = QStringLiteral(STACKLENS_SAMPLE_DIR "/radio_cube.fits");
+    const QString beads = QStringLiteral(STACKLENS_SAMPLE_DIR "/beads.tif");
+    if (!QFileInfo::exists(cube) || !QFileInfo::exists(beads))
+      QSKIP("the bundled samples are not built");
+    for (const QString& path : {cube, beads}) {
+      ui::MainWindow w;
+      QVERIFY(stacklens::testing::openInWindow(w, path, {900, 700}));
+      render::SliceView* view = w.sliceView();
+      QTRY_VERIFY(view->isExposed() && view->width() > 200);
+      const auto scale = ui::pixelScale(*w.stack(), *view, 0);
+      QVERIFY(scale);
+      QCOMPARE(scale->angle, path == cube);
+      const ui::ScaleBarSpec bar = ui::scaleBar(*scale, view->zoom());
+      QVERIFY(bar.pixels > 40 && bar.pixels <= 100);
+      if (path == beads)
+        QVERIFY2(bar.label.endsWith(QString::fromUtf8("µm")), qPrintable(bar.label));
+      w.decorations()->setScaleBar(true);
+      const QImage image = view->grabFramebuffer();
+      const double ratio = image.devicePixelRatio();
+      const QPointF a = ui::ViewDecorations::scaleBarOrigin(*view);
+      int white = 0;
+      for (int x = int(a.x()) + 2; x < int(a.x() + bar.pixels) - 2; ++x) {
+        const QColor c = image.pixelColor(int(x * ratio), int(a.y() * ratio));
+        white += c.red() > 240 && c.green() > 240 && c.blue() > 240;
+      }
+      QVERIFY(white > int(bar.pixels) - 8);  // the bar's length, drawn in white
+      if (path == beads) {
+        w.decorations()->setGrid(true);
+        const QImage grid = view->grabFramebuffer();
+        int lines = 0;
+        for (int x = 0; x < grid.width(); ++x) {
+          const QColor c = grid.pixelColor(x, grid.height() / 3);
+          lines += c.red() > 150 && c.green() > 120 && c.blue() < 120;  // the grid's amber
+        }
+        QVERIFY(lines >= 2);
+      }
+    }
   }
 
   void noCompassWithoutAWcs() {
