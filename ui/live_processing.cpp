@@ -93,7 +93,8 @@ LiveProcessing::LiveProcessing(QMainWindow* window, render::SliceView* view)
           [this](int z, std::shared_ptr<const std::vector<float>> pixels) {
             if (z != currentZ_ || !last_ || last_->z != z) return;
             emit processedSliceReady(z, pixels);
-            if (dock_->viewMode() == ProcessingDock::ViewMode::Swipe) showSwipe(pixels);
+            if (dock_->viewMode() == ProcessingDock::ViewMode::Swipe && !last_->comparison)
+              showSwipe(pixels);
             if (dock_->viewMode() == ProcessingDock::ViewMode::Difference)
               showDifference(last_, pixels);
           });
@@ -446,8 +447,10 @@ void LiveProcessing::present(const ProcessingResultPtr& result) {
       if (!blink_.isActive()) blink_.start();
       break;
     case ProcessingDock::ViewMode::Swipe:
-      showOn(view_, result, false, false);
-      if (result->pixels) showSwipe(result->pixels);  // else when processedPixelsReady brings them
+      if (!swipeBackends(result)) {
+        showOn(view_, result, false, false);
+        if (result->pixels) showSwipe(result->pixels);  // else processedPixelsReady brings them
+      }
       emit processedPresented(result->z);
       break;
     case ProcessingDock::ViewMode::Difference:
@@ -455,6 +458,22 @@ void LiveProcessing::present(const ProcessingResultPtr& result) {
       showDifference(result, result->pixels);
       break;
   }
+}
+
+// Compare mode: the CPU's result left of the divider, the GPU's right of it.
+bool LiveProcessing::swipeBackends(const ProcessingResultPtr& result) {
+  if (!result->comparison) return false;
+  const compute::PipelineResult* cpu = &result->comparison->a;
+  const compute::PipelineResult* gpu = &result->comparison->b;
+  if (cpu->backend == "cuda" || gpu->backend == "cpu") std::swap(cpu, gpu);
+  if (!cpu->image.onHost() || !gpu->image.onHost()) return false;
+  auto pixels = [](const compute::Image& image) {
+    return std::make_shared<const std::vector<float>>(image.data(),
+                                                      image.data() + image.shape().sliceCount());
+  };
+  view_->setSlice(pixels(cpu->image), int(cpu->image.shape().x), int(cpu->image.shape().y));
+  showSwipe(pixels(gpu->image));
+  return true;
 }
 
 void LiveProcessing::showSwipe(const render::SliceData& processed) {

@@ -105,6 +105,7 @@ class LiveProcessing : public QObject {
   // Shows the processed result (host pixels, or the device image through interop) or the raw
   // slice on view.
   void showSwipe(const render::SliceData& processed);
+  bool swipeBackends(const ProcessingResultPtr& result);
   void showDifference(const ProcessingResultPtr& result, const render::SliceData& processed);
   void showOn(render::SliceView* view, const ProcessingResultPtr& result, bool processed,
               bool announce);

@@ -23,8 +23,9 @@ class ProcessingDock : public QDockWidget {
   Q_OBJECT
  public:
   enum class BackendChoice { Cpu, Gpu, Compare };
-  // Swipe: raw left of a draggable divider, processed right of it. Difference: the processed
-  // slice, and beside it the difference of the compared backends (Compare) or processed − raw.
+  // Swipe: raw left of a draggable divider, processed right of it (Compare: the CPU's result
+  // left, the GPU's right). Difference: the processed slice, and beside it the difference of the
+  // compared backends (Compare) or processed − raw.
   enum class ViewMode { Raw, Processed, Split, Blink, Swipe, Difference };
 
   explicit ProcessingDock(QWidget* parent = nullptr);

@@ -143,6 +143,35 @@ class LiveProcessingTest : public QObject {
     QCOMPARE(other->display().limits.high, most);
   }
 
+  // Compare mode: the swipe puts one backend's result left of the divider and the other's right.
+  void swipeComparesTheTwoBackends() {
+    QMainWindow window;
+    QWidget* holder = nullptr;
+    auto* view = LiveProcessing::createView(&window, &holder);
+    window.setCentralWidget(holder);
+    window.resize(400, 400);
+    window.show();
+    LiveProcessing live(&window, view);
+    auto stack = std::make_shared<MemoryStack>(4, 16, 16);
+    live.setStack(stack);
+    auto first = std::make_shared<FakeBackend>(), second = std::make_shared<FakeBackend>();
+    first->blurOffset = 5000.f;  // the primary's result: raw + 5010; the other's: raw + 10
+    live.worker()->setBackends(first, second);
+    live.worker()->setMode(ui::ProcessingWorker::Mode::Compare);
+    live.dock()->setViewMode(ProcessingDock::ViewMode::Swipe);
+    QSignalSpy presented(&live, &LiveProcessing::processedPresented);
+    live.sliceRequested(1);
+    compute::Pipeline p;
+    p.blur.enabled = true;
+    live.dock()->setPipeline(p);
+    QTRY_VERIFY_WITH_TIMEOUT(!presented.isEmpty() && presented.last().at(0).toInt() == 1, 10000);
+    QVERIFY(view->divider().has_value());
+    std::vector<float> raw(16 * 16);
+    stack->readSlice(1, raw.data());
+    QVERIFY(view->slice());
+    for (size_t i = 0; i < raw.size(); ++i) QCOMPARE((*view->slice())[i], raw[i] + 5010.f);
+  }
+
   void configureRefusesBadOptions() {
     QMainWindow window;
     QWidget* holder = nullptr;
