@@ -94,6 +94,26 @@ void nameApplication() {
   QCoreApplication::setApplicationVersion(STACKLENS_VERSION);
 }
 
+// Benchmark modes: no dialogs, the bench's JSON on stdout, exit code 3 when the file cannot be
+// read. The bench starts itself once the stack is open (the caller connects that).
+template <class Bench>
+int runBenchmark(QApplication& app, stacklens::ui::MainWindow& window, Bench* bench,
+                 const QString& path, const stacklens::io::OpenOptions& options) {
+  window.setQuiet(true);
+  QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
+    std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
+    QCoreApplication::exit(3);
+  });
+  QObject::connect(bench, &Bench::finished, &app, [](const QString& json) {
+    std::printf("%s\n", qPrintable(json));
+    std::fflush(stdout);
+    QCoreApplication::exit(0);
+  });
+  window.show();
+  window.openFile(path, options);
+  return app.exec();
+}
+
 int main(int argc, char** argv) {
   if (asksForTextOnly(argc, argv)) {
     QCoreApplication core(argc, argv);
@@ -160,29 +180,14 @@ int main(int argc, char** argv) {
     }
   }
   if (parser.isSet(scrub)) {
-    // Benchmark mode: no dialogs, result on stdout, exit code 3 when the file cannot be read.
-    window.setQuiet(true);
     auto* bench = new stacklens::ui::ScrubBenchmark(&window, frameCount, &window);
     if (processing) bench->setProcessing(window.liveProcessing());
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
                      &stacklens::ui::ScrubBenchmark::start);
-    QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
-      std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
-      QCoreApplication::exit(3);
-    });
-    QObject::connect(bench, &stacklens::ui::ScrubBenchmark::finished, &app,
-                     [](const QString& json) {
-                       std::printf("%s\n", qPrintable(json));
-                       std::fflush(stdout);
-                       QCoreApplication::exit(0);
-                     });
-    window.show();
-    window.openFile(parser.value(scrub), options);
-    return app.exec();
+    return runBenchmark(app, window, bench, parser.value(scrub), options);
   }
 
   if (parser.isSet(commandLine.volume)) {
-    window.setQuiet(true);
     stacklens::compute::VolumeMode mode;
     try {
       mode =
@@ -200,19 +205,7 @@ int main(int argc, char** argv) {
         new stacklens::ui::VolumeBenchmark(&window, frameCount, QSize(side, side), mode, &window);
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
                      &stacklens::ui::VolumeBenchmark::start, Qt::SingleShotConnection);
-    QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
-      std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
-      QCoreApplication::exit(3);
-    });
-    QObject::connect(bench, &stacklens::ui::VolumeBenchmark::finished, &app,
-                     [](const QString& json) {
-                       std::printf("%s\n", qPrintable(json));
-                       std::fflush(stdout);
-                       QCoreApplication::exit(0);
-                     });
-    window.show();
-    window.openFile(parser.value(commandLine.volume), options);
-    return app.exec();
+    return runBenchmark(app, window, bench, parser.value(commandLine.volume), options);
   }
 
   if (parser.isSet(firstFrame)) {

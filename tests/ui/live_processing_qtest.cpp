@@ -18,6 +18,23 @@ using stacklens::testing::MemoryStack;
 using ui::LiveProcessing;
 using ui::ProcessingDock;
 
+// A main window with the processing view as its central widget, and live processing on it.
+struct LiveWindow {
+  QMainWindow window;
+  render::SliceView* view;
+  LiveProcessing live;
+  explicit LiveWindow(QSize size) : view(centralView(window)), live(&window, view) {
+    window.resize(size);
+    window.show();
+  }
+  static render::SliceView* centralView(QMainWindow& w) {
+    QWidget* holder = nullptr;
+    auto* v = LiveProcessing::createView(&w, &holder);
+    w.setCentralWidget(holder);
+    return v;
+  }
+};
+
 class LiveProcessingTest : public QObject {
   Q_OBJECT
  private slots:
@@ -99,16 +116,12 @@ class LiveProcessingTest : public QObject {
   // Swipe: the main view holds the raw slice with the processed one right of a divider in its
   // middle; Difference: beside it, processed − raw with limits symmetric about 0.
   void swipeAndDifferenceShowRawAgainstProcessed() {
-    QMainWindow window;
-    QWidget* holder = nullptr;
-    auto* view = LiveProcessing::createView(&window, &holder);
-    window.setCentralWidget(holder);
-    window.resize(640, 400);
-    LiveProcessing live(&window, view);
+    LiveWindow w(QSize(640, 400));
+    render::SliceView* view = w.view;
+    LiveProcessing& live = w.live;
     auto stack = std::make_shared<MemoryStack>(5, 16, 20);
     live.setStack(stack);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(QTest::qWaitForWindowExposed(&w.window));
     std::vector<float> raw(16 * 20);
     stack->readSlice(2, raw.data());
     view->setSlice(raw.data(), 20, 16);  // as the window shows the slice it read
@@ -145,13 +158,9 @@ class LiveProcessingTest : public QObject {
 
   // Compare mode: the swipe puts one backend's result left of the divider and the other's right.
   void swipeComparesTheTwoBackends() {
-    QMainWindow window;
-    QWidget* holder = nullptr;
-    auto* view = LiveProcessing::createView(&window, &holder);
-    window.setCentralWidget(holder);
-    window.resize(400, 400);
-    window.show();
-    LiveProcessing live(&window, view);
+    LiveWindow w(QSize(400, 400));
+    render::SliceView* view = w.view;
+    LiveProcessing& live = w.live;
     auto stack = std::make_shared<MemoryStack>(4, 16, 16);
     live.setStack(stack);
     auto first = std::make_shared<FakeBackend>(), second = std::make_shared<FakeBackend>();

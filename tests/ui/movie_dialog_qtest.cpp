@@ -25,6 +25,18 @@
 
 using namespace stacklens;
 
+namespace {
+
+// A TIFF stack in dir with value (i · 37) mod 1000 at voxel i; its values.
+std::vector<float> writeTestStack(const QString& path, int nz, int ny, int nx) {
+  std::vector<float> v(size_t(nz * ny * nx));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float((i * 37) % 1000);
+  io::writeStack(path.toStdString(), v.data(), nz, ny, nx, {});
+  return v;
+}
+
+}  // namespace
+
 class MovieDialogTest : public QObject {
   Q_OBJECT
  private slots:
@@ -33,11 +45,9 @@ class MovieDialogTest : public QObject {
     QSKIP("built without FFmpeg");
 #else
     QTemporaryDir dir;
-    const int nz = 6, ny = 20, nx = 30;
-    std::vector<float> v(size_t(nz * ny * nx));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = float((i * 37) % 1000);
+    const int ny = 20, nx = 30;
     const QString in = dir.filePath("stack.tif");
-    io::writeStack(in.toStdString(), v.data(), nz, ny, nx, {});
+    const std::vector<float> v = writeTestStack(in, 6, ny, nx);
     ui::MainWindow w;
     QVERIFY(stacklens::testing::openInWindow(w, in));
     w.displayPanel()->colormapBox()->setCurrentText("magma");
@@ -73,11 +83,8 @@ class MovieDialogTest : public QObject {
     QSKIP("built without FFmpeg");
 #else
     QTemporaryDir dir;
-    const int nz = 12, ny = 20, nx = 24;
-    std::vector<float> v(size_t(nz * ny * nx));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = float((i * 37) % 1000);
     const QString in = dir.filePath("stack.tif");
-    io::writeStack(in.toStdString(), v.data(), nz, ny, nx, {});
+    writeTestStack(in, 12, 20, 24);
     ui::MainWindow w;
     QVERIFY(stacklens::testing::openInWindow(w, in));
     ui::VolumePanel* panel = w.showVolumeView();
