@@ -33,6 +33,7 @@
 #include "ui/movie_dialog.h"
 #include "ui/profiles.h"
 #include "ui/projection_dialog.h"
+#include "ui/psf_dialog.h"
 #include "ui/stack_save.h"
 #include "ui/timing_panel.h"
 #include "ui/view_decorations.h"
@@ -102,6 +103,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildDocks();
   buildMenus();
   live_ = new LiveProcessing(this, view_);
+  connect(live_->dock(), &ProcessingDock::psfGeneratorRequested, this,
+          &MainWindow::openPsfGenerator);
   arrangeDefaultLayout();
   connect(live_, &LiveProcessing::processedSliceReady, this, &MainWindow::setProcessedSlice);
   connect(live_, &LiveProcessing::centreOn, this, [this](QPointF p) {
@@ -1141,6 +1144,20 @@ VolumePanel* MainWindow::showVolumeView() {
   volumeDock_->show();
   volumeDock_->raise();
   return volumePanel_;
+}
+
+PsfDialog* MainWindow::openPsfGenerator() {
+  auto* dialog = new PsfDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &PsfDialog::usePsf, this, [this](const compute::Image& psf, const QString& what) {
+    compute::Image own = compute::Image::host(psf.shape());  // the dock normalises its own copy
+    std::copy_n(psf.data(), psf.shape().count(), own.data());
+    own.spacing = psf.spacing;
+    if (live_->dock()->setPsf(std::move(own), what))
+      statusBar()->showMessage(tr("Deconvolution uses the generated PSF: %1").arg(what), 5000);
+  });
+  dialog->show();
+  return dialog;
 }
 
 ChannelsPanel* MainWindow::showChannels() {

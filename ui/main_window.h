@@ -37,6 +37,7 @@ class ViewDecorations;
 class MovieDialog;
 class VolumePanel;
 class ChannelsPanel;
+class PsfDialog;
 
 class LiveProcessing;  // ui/live_processing.h
 
@@ -62,6 +63,9 @@ class MainWindow : public QMainWindow {
   // View ▸ Channels: the dock that blends channels of the open stack (ui/channels_panel.h),
   // made on first use, shown, and blending.
   ChannelsPanel* showChannels();
+  // The processing dock's PSF ▸ Generate…: the PSF generator (ui/psf_dialog.h), whose "Use for
+  // deconvolution" hands its PSF to the dock. Deleted when closed.
+  PsfDialog* openPsfGenerator();
   // Shows an already opened stack (tests use in-memory readers).
   void openReader(std::shared_ptr<io::StackReader> reader);
   // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.

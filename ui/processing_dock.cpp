@@ -109,9 +109,15 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   psfPathEdit_->setReadOnly(true);
   psfPathEdit_->setPlaceholderText(tr("no PSF file"));
   psfBrowse_ = new QPushButton(tr("Browse…"), deconvolution_);
+  auto* psfGenerate = new QPushButton(tr("Generate…"), deconvolution_);
+  psfGenerate->setToolTip(
+      tr("Make a PSF from a model (Gaussian, Moffat, Born & Wolf, Gibson & "
+         "Lanni)"));
   auto* fileRow = new QHBoxLayout();
   fileRow->addWidget(psfPathEdit_, 1);
   fileRow->addWidget(psfBrowse_);
+  fileRow->addWidget(psfGenerate);
+  connect(psfGenerate, &QPushButton::clicked, this, &ProcessingDock::psfGeneratorRequested);
   boundary_ = new QComboBox(deconvolution_);
   boundary_->addItems({tr("reflect"), tr("periodic"), tr("zero")});
   accelerate_ = new QCheckBox(tr("Biggs–Andrews acceleration"), deconvolution_);
@@ -378,22 +384,25 @@ bool ProcessingDock::loadPsf(const QString& path, QString* error) {
       throw io::IoError(path.toStdString(), "too large for a PSF (at most 512 × 1024 × 1024)");
     compute::Image psf = compute::Image::host({info.z, info.y, info.x});
     for (int64_t z = 0; z < info.z; ++z) reader->readSlice(z, psf.slice(z));
-    double sum = 0;
-    for (int64_t i = 0; i < psf.shape().count(); ++i) {
-      const float v = psf.data()[i];
-      if (!std::isfinite(v) || v < 0)
-        throw io::IoError(path.toStdString(), "a PSF needs finite, non-negative values");
-      sum += v;
-    }
-    if (!(sum > 0)) throw io::IoError(path.toStdString(), "the PSF is all zero");
     for (int64_t i = 0; i < psf.shape().count(); ++i)
-      psf.data()[i] = static_cast<float>(psf.data()[i] / sum);
-    psfImage_ = std::move(psf);
-    psfPath_ = path;
+      if (!std::isfinite(psf.data()[i]) || psf.data()[i] < 0)
+        throw io::IoError(path.toStdString(), "a PSF needs finite, non-negative values");
+    if (!setPsf(std::move(psf), path)) throw io::IoError(path.toStdString(), "the PSF is all zero");
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
+  return true;
+}
+
+bool ProcessingDock::setPsf(compute::Image psf, const QString& name) {
+  double sum = 0;
+  for (int64_t i = 0; i < psf.shape().count(); ++i) sum += psf.data()[i];
+  if (!(sum > 0)) return false;
+  for (int64_t i = 0; i < psf.shape().count(); ++i)
+    psf.data()[i] = static_cast<float>(psf.data()[i] / sum);
+  psfImage_ = std::move(psf);
+  psfPath_ = name;
   psfPathEdit_->setText(QString("%1 (%2 × %3 × %4)")
                             .arg(psfPath_)
                             .arg(psfImage_.shape().z)
@@ -402,7 +411,7 @@ bool ProcessingDock::loadPsf(const QString& path, QString* error) {
   updateEnabledWidgets();
   const bool wasFile = psfFile_->isChecked();
   psfFile_->setChecked(true);
-  if (wasFile) changed();  // a new file behind the same radio button
+  if (wasFile) changed();  // a new PSF behind the same radio button
   return true;
 }
 

@@ -47,6 +47,9 @@ class ProcessingDock : public QDockWidget {
   // Reads a 2D or 3D PSF through io (normalised to sum 1 when used); on failure returns false,
   // keeps the previous PSF and sets *error to "<path>: <reason>".
   bool loadPsf(const QString& path, QString* error = nullptr);
+  // A PSF made elsewhere (the PSF generator, a measured one), normalised here; false when it
+  // sums to zero. name: what the dock shows for it.
+  bool setPsf(compute::Image psf, const QString& name);
   void useGaussianPsf();
 
   // Feedback from the worker.
@@ -66,6 +69,7 @@ class ProcessingDock : public QDockWidget {
   void backendChanged();
   void viewModeChanged(stacklens::ui::ProcessingDock::ViewMode mode);
   void cacheBudgetChanged(size_t bytes);
+  void psfGeneratorRequested();  // "Generate…" beside the PSF file
   void blinkIntervalChanged(int milliseconds);
   void cancelRequested();
 

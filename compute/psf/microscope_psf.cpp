@@ -1,6 +1,6 @@
 // Born & Wolf and Gibson & Lanni PSFs (compute/psf/psf_models.h). Per plane, the pupil integral
-// is evaluated on a fine radial grid (1/64 of a pixel) by Simpson's rule, with a Bessel table
-// shared by every plane; pixels take the profile at their radius by linear interpolation (the
+// is evaluated on a fine radial grid (1/64 of a pixel) by Simpson's rule, each Bessel value made
+// once for every plane; pixels take the profile at their radius by linear interpolation (the
 // approach of Li, Xue and Blu, 2017, without their Bessel-series speed-up).
 #include <algorithm>
 #include <atomic>
@@ -75,33 +75,47 @@ std::vector<double> widefield(const MicroscopePsf& p, double wavelength, const J
   }
   const double dr = p.lateral / kRadialSteps;
   const int radii = int(std::ceil(reach / dr)) + 2;
-  std::vector<double> bessel(static_cast<size_t>(radii) * static_cast<size_t>(nodes));
-  pool.parallelFor(radii, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i)
-      for (int j = 0; j < nodes; ++j)
-        bessel[size_t(i) * nodes + j] =
-            std::cyl_bessel_j(0.0, k * p.na * double(i) * dr * rho[size_t(j)]);
+  // Every plane's pupil (weights and phase), then the profiles by bands of radii: each band's
+  // Bessel rows are made once and serve every plane (a whole table would grow with the PSF's
+  // width squared).
+  std::vector<Complex> pupils(static_cast<size_t>(nz) * nodes);
+  for (int iz = 0; iz < nz; ++iz) {
+    const double z = (iz - nz / 2) * p.axial;
+    for (int j = 0; j < nodes; ++j)
+      pupils[size_t(iz) * nodes + j] =
+          weight[size_t(j)] * std::exp(Complex(0, k) * pathDifference(p, rho[size_t(j)], z));
+  }
+  std::vector<double> profiles(static_cast<size_t>(nz) * radii);
+  constexpr int kBand = 64;
+  const int bands = (radii + kBand - 1) / kBand;
+  std::atomic<int> done{0};
+  pool.parallelFor(bands, [&](int64_t b0, int64_t b1) {
+    std::vector<double> rows(static_cast<size_t>(kBand) * nodes);
+    for (int64_t band = b0; band < b1; ++band) {
+      job.checkCancelled();
+      const int i0 = int(band) * kBand, i1 = std::min(radii, i0 + kBand);
+      for (int i = i0; i < i1; ++i)
+        for (int j = 0; j < nodes; ++j)
+          rows[size_t(i - i0) * nodes + j] =
+              std::cyl_bessel_j(0.0, k * p.na * double(i) * dr * rho[size_t(j)]);
+      for (int iz = 0; iz < nz; ++iz) {
+        const Complex* pupil = pupils.data() + size_t(iz) * nodes;
+        for (int i = i0; i < i1; ++i) {
+          Complex a = 0;
+          const double* row = rows.data() + size_t(i - i0) * nodes;
+          for (int j = 0; j < nodes; ++j) a += row[j] * pupil[j];
+          profiles[size_t(iz) * radii + i] = std::norm(a);
+        }
+      }
+      if (b0 == 0) job.report(0.95 * double(++done) / double(b1));  // the calling thread's share
+    }
   });
 
   std::vector<double> out(static_cast<size_t>(nz) * nxy * nxy);
   const int s = p.oversampling;
-  // Planes on every core, each chunk with its own pupil and profile.
-  std::atomic<int> done{0};
   pool.parallelFor(nz, [&](int64_t z0, int64_t z1) {
-    std::vector<double> profile(static_cast<size_t>(radii));
-    std::vector<Complex> pupil(static_cast<size_t>(nodes));
     for (int64_t iz = z0; iz < z1; ++iz) {
-      job.checkCancelled();
-      const double z = double(iz - nz / 2) * p.axial;
-      for (int j = 0; j < nodes; ++j)
-        pupil[size_t(j)] =
-            weight[size_t(j)] * std::exp(Complex(0, k) * pathDifference(p, rho[size_t(j)], z));
-      for (int i = 0; i < radii; ++i) {
-        Complex a = 0;
-        const double* row = bessel.data() + size_t(i) * nodes;
-        for (int j = 0; j < nodes; ++j) a += row[j] * pupil[size_t(j)];
-        profile[size_t(i)] = std::norm(a);
-      }
+      const double* profile = profiles.data() + size_t(iz) * radii;
       double* plane = out.data() + size_t(iz) * nxy * nxy;
       for (int y = 0; y < nxy; ++y)
         for (int x = 0; x < nxy; ++x) {
@@ -113,14 +127,13 @@ std::vector<double> widefield(const MicroscopePsf& p, double wavelength, const J
               const double at = std::hypot(dx, dy) * kRadialSteps;
               const int i = std::min(int(at), radii - 2);
               const double f = at - i;
-              v += profile[size_t(i)] + f * (profile[size_t(i) + 1] - profile[size_t(i)]);
+              v += profile[i] + f * (profile[i + 1] - profile[i]);
             }
           plane[size_t(y) * nxy + x] = v / (s * s);
         }
-      ++done;
     }
   });
-  job.report(double(done) / nz);
+  job.report(1.0);
   return out;
 }
 

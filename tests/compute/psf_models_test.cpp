@@ -187,4 +187,6 @@ TEST(Psf, RejectsWhatTheModelsCannotMake) {
   EXPECT_THROW(microscopePsf(m), InvalidArgument);
   m.na = 1.4, m.lateral = 0;
   EXPECT_THROW(microscopePsf(m), InvalidArgument);
+  m.lateral = 0.1, m.sizeXY = 4099;
+  EXPECT_THROW(microscopePsf(m), InvalidArgument);
 }
