@@ -54,8 +54,10 @@ std::vector<double> widefield(const MicroscopePsf& p, double wavelength, const J
   const double reach = std::sqrt(2.0) * (nxy / 2 + 1) * p.lateral;  // the farthest sample
   // Simpson nodes: about 16 per period of the fastest oscillation, the Bessel function's or the
   // phase's where it turns fastest (near the pupil's edge when NA nears the specimen's index).
+  // Where NA exceeds an index the phase's slope is unbounded at the cut-off (and the pupil
+  // beyond it evanescent): the probe's spacing bounds the slope it sees, and kMostHalf the cost.
   double rate = k * p.na * reach;  // radians per unit of ρ
-  constexpr int kProbe = 4096;
+  constexpr int kProbe = 1024, kMostHalf = 4096;
   for (int iz = 0; iz < nz; ++iz) {
     const double z = (iz - nz / 2) * p.axial;
     Complex before = pathDifference(p, 0, z);
@@ -65,7 +67,8 @@ std::vector<double> widefield(const MicroscopePsf& p, double wavelength, const J
       before = w;
     }
   }
-  const int half = std::max(100, int(std::ceil(8 * rate / (2 * std::numbers::pi))) * 2);
+  const int half =
+      std::clamp(int(std::ceil(8 * rate / (2 * std::numbers::pi))) * 2, 100, kMostHalf);
   const int nodes = 2 * half + 1;
   std::vector<double> rho(static_cast<size_t>(nodes)), weight(static_cast<size_t>(nodes));
   for (int j = 0; j < nodes; ++j) {

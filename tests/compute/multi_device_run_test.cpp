@@ -96,7 +96,8 @@ TEST(BlockQueue, HandsOutEachBlockOnceAndTakesFailedOnesBack) {
 TEST(MultiDeviceRun, SeveralWorkersGiveTheOneWorkerResult) {
   Fixture f;
   ASSERT_GE(f.plan.count(), 4);
-  auto one = makeCpuBackend(2);
+  // FFTW's threaded transforms round differently with another thread count: the workers' one.
+  auto one = makeCpuBackend(1);
   const Image want = deconvolveBlocked(*one, f.volume, f.psf, f.p, f.plan);
   for (int workers : {2, 3}) {
     std::vector<std::unique_ptr<Backend>> owned;
@@ -175,7 +176,7 @@ TEST(MultiDeviceRun, WhenEveryDeviceFailsTheFirstFailureIsThrown) {
   EXPECT_EQ(run.backend, "cpu");
   ASSERT_FALSE(notes.empty());
   EXPECT_NE(notes.front().find("smaller blocks"), std::string::npos) << notes.front();
-  auto cpu = makeCpuBackend(2);
+  auto cpu = makeCpuBackend();  // the run's own fallback: every hardware thread
   expectSame(out, deconvolveBlocked(*cpu, f.volume, f.psf, f.p, run.plan));
 }
 
