@@ -29,6 +29,7 @@
 #include "io/file_checks.h"
 #include "io/stack_writer.h"
 #include "ui/channels_panel.h"
+#include "ui/contours_panel.h"
 #include "ui/header_dialog.h"
 #include "ui/movie_dialog.h"
 #include "ui/profiles.h"
@@ -296,6 +297,7 @@ void MainWindow::buildMenus() {
                       &MainWindow::showVolumeView);
   viewMenu->addAction(tr("C&hannels (composite)"), QKeySequence(Qt::CTRL | Qt::Key_K), this,
                       &MainWindow::showChannels);
+  viewMenu->addAction(tr("Con&tours"), this, &MainWindow::showContours);
   viewMenu->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
 
@@ -478,6 +480,7 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   decorations_->setStack(reader_);
   if (volumePanel_) volumePanel_->setStack(reader_, gpuChosen());
   if (channelsPanel_) channelsPanel_->setStack(reader_);
+  if (contoursPanel_) contoursPanel_->setStack(reader_);
   info_ = reader_->info();
   cache_ = std::make_shared<SliceCache>(cacheBudget_);
   cache_->insert(z, first);
@@ -621,6 +624,7 @@ void MainWindow::showSlice(int z, SliceData data) {
   current_ = std::move(data);
   const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
   if (!live_->holdRawSlice(z, current_, width, height)) view_->setSlice(current_, width, height);
+  if (contoursPanel_) contoursPanel_->setSlice(z, current_, width, height);
   if (!limitsValid_) {
     limitsValid_ = true;
     computeLimits(display_->limitsMode());
@@ -676,6 +680,7 @@ void MainWindow::preload(int count) {
 void MainWindow::applyDisplay(const render::DisplaySettings& display) {
   for (SliceView* v : {view_, xzView_, yzView_}) v->setDisplay(display);
   if (volumePanel_) volumePanel_->setDisplay(display);
+  if (contoursPanel_) contoursPanel_->setLimits(display.limits.low, display.limits.high);
   histogram_->setLimits(display.limits.low, display.limits.high);
   settings_.colormap = display.colormap;
   settings_.scale = render::scaleName(display.scale);
@@ -1144,6 +1149,34 @@ VolumePanel* MainWindow::showVolumeView() {
   volumeDock_->show();
   volumeDock_->raise();
   return volumePanel_;
+}
+
+ContoursPanel* MainWindow::showContours() {
+  if (!contoursPanel_) {
+    contoursPanel_ = new ContoursPanel(decorations_.get());
+    contoursDock_ = new QDockWidget(tr("Contours"), this);
+    contoursDock_->setObjectName("contoursDock");
+    contoursDock_->setWidget(contoursPanel_);
+    addDockWidget(Qt::RightDockWidgetArea, contoursDock_);
+    if (auto* display = findChild<QDockWidget*>("displayDock"))
+      tabifyDockWidget(display, contoursDock_);
+    connect(contoursPanel_, &ContoursPanel::exportRequested, this, [this] {
+      const QString path = QFileDialog::getSaveFileName(
+          this, tr("Export the contours as"), QFileInfo(path_).completeBaseName() + ".reg",
+          tr("DS9 regions (*.reg)"));
+      if (path.isEmpty()) return;
+      const QString error = contoursPanel_->exportRegions(path);
+      if (!error.isEmpty()) QMessageBox::warning(this, tr("Export contours"), error);
+    });
+    contoursPanel_->setStack(reader_);
+    const render::DisplaySettings d = display_->settings();
+    contoursPanel_->setLimits(d.limits.low, d.limits.high);
+    contoursPanel_->setSlice(currentZ_, current_, int(info_.x), int(info_.y));
+  }
+  contoursDock_->show();
+  contoursDock_->raise();
+  contoursPanel_->setDrawing(true);
+  return contoursPanel_;
 }
 
 PsfDialog* MainWindow::openPsfGenerator() {

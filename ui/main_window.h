@@ -38,6 +38,7 @@ class MovieDialog;
 class VolumePanel;
 class ChannelsPanel;
 class PsfDialog;
+class ContoursPanel;
 
 class LiveProcessing;  // ui/live_processing.h
 
@@ -66,6 +67,9 @@ class MainWindow : public QMainWindow {
   // The processing dock's PSF ▸ Generate…: the PSF generator (ui/psf_dialog.h), whose "Use for
   // deconvolution" hands its PSF to the dock. Deleted when closed.
   PsfDialog* openPsfGenerator();
+  // View ▸ Contours: the dock that draws contours over the view (ui/contours_panel.h), made on
+  // first use, shown, and drawing.
+  ContoursPanel* showContours();
   // Shows an already opened stack (tests use in-memory readers).
   void openReader(std::shared_ptr<io::StackReader> reader);
   // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.
@@ -226,6 +230,8 @@ class MainWindow : public QMainWindow {
   VolumePanel* volumePanel_ = nullptr;
   QDockWidget* channelsDock_ = nullptr;
   ChannelsPanel* channelsPanel_ = nullptr;
+  QDockWidget* contoursDock_ = nullptr;
+  ContoursPanel* contoursPanel_ = nullptr;
   bool gpuChosen() const;  // the processing dock runs on a usable GPU
   LiveProcessing* live_ = nullptr;
 };

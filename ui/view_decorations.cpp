@@ -41,32 +41,19 @@ double niceStep(double span) {
   return 90.0;
 }
 
-// The segments where field (sampled on a lattice of nx × ny widget points) crosses level, by
-// marching squares with linear interpolation along the cell edges.
+// The segments where field (sampled on a lattice of nx × ny widget points, row by row) crosses
+// level (compute/contours.h), in widget coordinates.
 std::vector<std::pair<QPointF, QPointF>> isoline(const std::vector<double>& field, int nx, int ny,
                                                  const std::vector<QPointF>& points, double level) {
   std::vector<std::pair<QPointF, QPointF>> out;
-  auto f = [&](int i, int j) { return field[size_t(j * nx + i)] - level; };
-  auto p = [&](int i, int j) { return points[size_t(j * nx + i)]; };
-  auto cross = [&](int i0, int j0, int i1, int j1) {
-    const double a = f(i0, j0), b = f(i1, j1);
-    const double t = a / (a - b);
-    return p(i0, j0) + (p(i1, j1) - p(i0, j0)) * t;
+  // The lattice is regular: a lattice coordinate maps linearly onto the widget.
+  const QPointF origin = points.front(), last = points.back();
+  auto widget = [&](const compute::ContourPoint& c) {
+    return QPointF(origin.x() + (last.x() - origin.x()) * c.x / (nx - 1),
+                   origin.y() + (last.y() - origin.y()) * c.y / (ny - 1));
   };
-  for (int j = 0; j + 1 < ny; ++j)
-    for (int i = 0; i + 1 < nx; ++i) {
-      const double c[4] = {f(i, j), f(i + 1, j), f(i + 1, j + 1), f(i, j + 1)};
-      if (!std::isfinite(c[0] + c[1] + c[2] + c[3])) continue;
-      std::vector<QPointF> hits;  // where the level crosses the cell's edges, in order
-      const int corner[4][2] = {{i, j}, {i + 1, j}, {i + 1, j + 1}, {i, j + 1}};
-      for (int e = 0; e < 4; ++e) {
-        const int n = (e + 1) % 4;
-        if ((c[e] < 0) != (c[n] < 0))
-          hits.push_back(cross(corner[e][0], corner[e][1], corner[n][0], corner[n][1]));
-      }
-      if (hits.size() >= 2) out.emplace_back(hits[0], hits[1]);
-      if (hits.size() == 4) out.emplace_back(hits[2], hits[3]);
-    }
+  for (const auto& [a, b] : compute::contourSegments(field.data(), nx, ny, level))
+    out.emplace_back(widget(a), widget(b));
   return out;
 }
 
@@ -169,8 +156,13 @@ QPointF ViewDecorations::scaleBarOrigin(const render::SliceView& view) {
   return {100.0, view.height() - 22.0};  // right of the compass
 }
 
+void ViewDecorations::setContours(std::vector<compute::ContourLine> lines) {
+  contours_ = std::move(lines);
+  install();
+}
+
 void ViewDecorations::install() {
-  if (!colorbar_ && !compass_ && !grid_ && !scaleBar_)
+  if (!colorbar_ && !compass_ && !grid_ && !scaleBar_ && contours_.empty())
     view_->setDecoration({});
   else
     view_->setDecoration([this](QPainter& p, const render::SliceView& v) { paint(p, v); });
@@ -194,6 +186,7 @@ void ViewDecorations::paint(QPainter& p, const render::SliceView& view) const {
                      QStringLiteral("°"));
     }
   }
+  if (!contours_.empty()) paintContours(p, view);
   if (colorbar_) paintColorbar(p, view);
   if (scaleBar_) paintScaleBar(p, view);
   if (compass_ && reader_ && reader_->wcs()) {
@@ -280,6 +273,18 @@ void ViewDecorations::paintPhysicalGrid(QPainter& p, const render::SliceView& vi
     const double y = view.imageToWidget({0, v / info.spacing[1]}).y();
     p.drawLine(QPointF(0, y), QPointF(view.width(), y));
     p.drawText(QPointF(3, y - 3), QString::number(v, 'g', 6) + " " + unit);
+  }
+}
+
+void ViewDecorations::paintContours(QPainter& p, const render::SliceView& view) const {
+  p.setPen(QPen(QColor(60, 255, 90), 1.2));
+  for (const compute::ContourLine& line : contours_) {
+    QPolygonF polygon;
+    for (const compute::ContourPoint& c : line.points) polygon << view.imageToWidget({c.x, c.y});
+    if (line.closed)
+      p.drawPolygon(polygon);
+    else
+      p.drawPolyline(polygon);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "compute/contours.h"
 #include "io/stack.h"
 #include "render/slice_view.h"
 
@@ -47,6 +48,8 @@ class ViewDecorations {
   void setCompass(bool on);
   void setGrid(bool on);
   void setScaleBar(bool on);
+  // Contour lines in image coordinates (ui/contours_panel.h); empty: none.
+  void setContours(std::vector<compute::ContourLine> lines);
   bool colorbar() const { return colorbar_; }
   bool scaleBarShown() const { return scaleBar_; }
   bool compass() const { return compass_; }
@@ -63,11 +66,13 @@ class ViewDecorations {
   void paintColorbar(QPainter& p, const render::SliceView& view) const;
   void paintScaleBar(QPainter& p, const render::SliceView& view) const;
   void paintPhysicalGrid(QPainter& p, const render::SliceView& view) const;
+  void paintContours(QPainter& p, const render::SliceView& view) const;
 
   render::SliceView* view_;
   std::shared_ptr<const io::StackReader> reader_;
   int z_ = 0;
   bool colorbar_ = false, compass_ = false, grid_ = false, scaleBar_ = false;
+  std::vector<compute::ContourLine> contours_;
 };
 
 }  // namespace stacklens::ui
