@@ -12,6 +12,7 @@
 #include "io/stack_writer.h"
 #include "render/slice_view.h"
 #include "tests/render/gl_qtest_main.h"
+#include "tests/ui/framebuffer_checks.h"
 #include "tests/ui/open_in_window.h"
 #include "ui/contours_panel.h"
 #include "ui/main_window.h"
@@ -19,18 +20,7 @@
 
 using namespace stacklens;
 
-namespace {
-
-bool greenNear(const QImage& image, QPointF at, int radius) {
-  for (int dy = -radius; dy <= radius; ++dy)
-    for (int dx = -radius; dx <= radius; ++dx) {
-      const QColor c = image.pixelColor(int(at.x()) + dx, int(at.y()) + dy);
-      if (c.green() > 200 && c.red() < 120 && c.blue() < 150) return true;
-    }
-  return false;
-}
-
-}  // namespace
+using stacklens::testing::greenNear;
 
 class ContoursTest : public QObject {
   Q_OBJECT

@@ -12,6 +12,7 @@
 #include "io/stack_writer.h"
 #include "io/wcs.h"
 #include "tests/render/gl_qtest_main.h"
+#include "tests/ui/framebuffer_checks.h"
 #include "tests/ui/open_in_window.h"
 #include "ui/display_panel.h"
 #include "ui/main_window.h"
@@ -20,18 +21,7 @@
 
 using namespace stacklens;
 
-namespace {
-
-bool greenNear(const QImage& image, QPointF at, int radius) {
-  for (int dy = -radius; dy <= radius; ++dy)
-    for (int dx = -radius; dx <= radius; ++dx) {
-      const QColor c = image.pixelColor(int(at.x()) + dx, int(at.y()) + dy);
-      if (c.green() > 200 && c.red() < 160 && c.blue() < 160) return true;
-    }
-  return false;
-}
-
-}  // namespace
+using stacklens::testing::greenNear;
 
 class ViewDecorationsTest : public QObject {
   Q_OBJECT
