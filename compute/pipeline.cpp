@@ -395,6 +395,23 @@ PipelineResult runPipeline(Backend& backend, const Image& slab, int64_t centreIn
   return result;
 }
 
+StageDifference overlapDifference(const Image& a, const Image& b) {
+  if (!(a.shape() == b.shape()))
+    throw InvalidArgument("compare: the two results have different shapes");
+  if (!a.onHost() || !b.onHost()) throw InvalidArgument("compare: results must be on the host");
+  StageDifference d;
+  d.compared = "image";
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < a.shape().count(); ++i) {
+    const double x = a.data()[i], y = b.data()[i];
+    if (std::isnan(x) || std::isnan(y)) continue;
+    num += (x - y) * (x - y), den += y * y;
+    d.maxAbs = std::max(d.maxAbs, std::fabs(x - y));
+  }
+  d.relL2 = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  return d;
+}
+
 StageDifference imageDifference(const Image& a, const Image& b) {
   if (!(a.shape() == b.shape()))
     throw InvalidArgument("compare: the two results have different shapes");

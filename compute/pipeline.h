@@ -127,6 +127,9 @@ Comparison compareBackends(Backend& a, Backend& b, const Image& slab, int64_t ce
 
 // Differences of two host images of the same shape (NaN where both are NaN counts as equal).
 StageDifference imageDifference(const Image& a, const Image& b);
+// The same over the pixels where both give a number (a projection's or a rendered view's edges
+// may be NaN in one only), relative to the reference b: ‖a − b‖₂ / ‖b‖₂ (‖a − b‖₂ when b is 0).
+StageDifference overlapDifference(const Image& a, const Image& b);
 
 // Benchmark: one warm-up run, then repeats runs; per-stage medians of each time.
 PipelineResult benchmarkPipeline(Backend& backend, const Image& slab, int64_t centreIndex,

@@ -62,18 +62,6 @@ compute::ZBand processedBand(const ProjectionRequest& r, compute::Backend& backe
   return band;
 }
 
-double relativeL2(const compute::Image& a, const compute::Image& b, double* maxAbs) {
-  double num = 0, den = 0;
-  *maxAbs = 0;
-  for (int64_t i = 0; i < a.shape().count(); ++i) {
-    const double x = a.data()[i], y = b.data()[i];
-    if (std::isnan(x) || std::isnan(y)) continue;
-    num += (x - y) * (x - y), den += y * y;
-    *maxAbs = std::max(*maxAbs, std::fabs(x - y));
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
 double millisecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
@@ -143,7 +131,8 @@ ProjectionOutcome runProjection(const ProjectionRequest& r, compute::Backend& ba
           collapse, compute::Job(cancel), &times);
       outcome.cpuMilliseconds = 1e3 * times.computeSeconds;
     }
-    outcome.relL2 = relativeL2(result, cpu, &outcome.maxAbs);
+    const compute::StageDifference d = compute::overlapDifference(result, cpu);
+    outcome.relL2 = d.relL2, outcome.maxAbs = d.maxAbs;
   }
   job.checkCancelled();
   io::WriteOptions options = io::carriedCollapsed(info, 0.5 * double(first + last));

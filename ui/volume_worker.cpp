@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "compute/pipeline.h"
 #include "compute/volume_render.h"
 #include "ui/processing_worker.h"
 
@@ -13,18 +14,6 @@ namespace {
 
 double millisecondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
-// How far the GPU's frame is from the CPU's, over the pixels both drew.
-void difference(const compute::Image& gpu, const compute::Image& cpu, TimingRow& row) {
-  double num = 0, den = 0, most = 0;
-  for (int64_t i = 0; i < cpu.shape().count(); ++i) {
-    const double a = gpu.data()[i], b = cpu.data()[i];
-    if (std::isnan(a) || std::isnan(b)) continue;
-    num += (a - b) * (a - b), den += b * b, most = std::max(most, std::fabs(a - b));
-  }
-  row.maxAbs = most;
-  row.relL2 = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
 }  // namespace
@@ -172,7 +161,8 @@ void VolumeWorker::compare(const compute::VolumeRenderParams& p) {
         row.gpuTotalMs = millisecondsSince(t);
         row.speedupKernel = row.cpuMs / row.gpuKernelMs;
         row.speedupTotal = row.cpuMs / row.gpuTotalMs;
-        difference(onGpu, onCpu, row);
+        const compute::StageDifference d = compute::overlapDifference(onGpu, onCpu);
+        row.maxAbs = d.maxAbs, row.relL2 = d.relL2;
       }
       post([this, row] { callbacks_.compared(row); });
     } catch (const std::exception& e) {

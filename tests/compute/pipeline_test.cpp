@@ -213,6 +213,18 @@ TEST(Pipeline, ImageDifferenceClosedForm) {
   EXPECT_THROW(imageDifference(a, Image::host({1, 2, 2})), InvalidArgument);
 }
 
+TEST(Pipeline, OverlapDifferenceLeavesOutPixelsNaNOnEitherSide) {
+  Image a = Image::host({1, 1, 4}), b = Image::host({1, 1, 4});
+  const float av[4] = {3, 4, NAN, 1}, bv[4] = {3, 4.5f, 7, 0};
+  std::copy(av, av + 4, a.data());
+  std::copy(bv, bv + 4, b.data());
+  const StageDifference d = overlapDifference(a, b);
+  EXPECT_DOUBLE_EQ(d.maxAbs, 1.0);
+  EXPECT_NEAR(d.relL2, std::sqrt((0.25 + 1.0) / (9 + 20.25)), 1e-12);  // relative to b
+  std::fill_n(b.data(), 4, 0.f);
+  EXPECT_NEAR(overlapDifference(a, b).relL2, std::sqrt(9.0 + 16 + 1), 1e-12);
+}
+
 TEST(Pipeline, RefusesBadSettingsNamingTheParameter) {
   FakeBackend backend;
   const Image slab = rampSlab(1, 4, 4);
