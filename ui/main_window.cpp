@@ -272,6 +272,7 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
+  editMenu_ = menuBar()->addMenu(tr("&Edit"));
   auto* viewMenu = menuBar()->addMenu(tr("&View"));
   viewMenu->addAction(tr("&Fit to window"), QKeySequence(Qt::Key_F), view_,
                       &SliceView::fitToWindow);
@@ -301,6 +302,7 @@ void MainWindow::buildMenus() {
   viewMenu->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
 
+  analysisMenu_ = menuBar()->addMenu(tr("&Analysis"));
   auto* go = menuBar()->addMenu(tr("&Navigate"));
   auto add = [&](const QString& text, QKeySequence key, auto fn) {
     QAction* a = go->addAction(text, this, fn);

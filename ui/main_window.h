@@ -114,6 +114,10 @@ class MainWindow : public QMainWindow {
   // Processing while scrubbing: its docks, worker and backends.
   LiveProcessing* liveProcessing() const { return live_; }
   ViewDecorations* decorations() const { return decorations_.get(); }
+  // Menus that tools in their own files add their actions to (Edit: history and commands;
+  // Analysis: measurements over the view such as PSFs and catalogs).
+  QMenu* editMenu() const { return editMenu_; }
+  QMenu* analysisMenu() const { return analysisMenu_; }
 
  signals:
   void stackOpened(const QString& path);
@@ -222,6 +226,8 @@ class MainWindow : public QMainWindow {
   QSpinBox* planeSpin_;
   QAction* planeAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;
+  QMenu* editMenu_ = nullptr;
+  QMenu* analysisMenu_ = nullptr;
   QDockWidget* xzDock_ = nullptr;
   QDockWidget* yzDock_ = nullptr;
   QDockWidget* histogramDock_ = nullptr;

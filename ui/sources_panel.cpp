@@ -104,6 +104,7 @@ void SourcesPanel::clear() {
   table_->setRowCount(0);
   count_->setText(tr("No segmentation (enable it in the processing dock)."));
   background_->setText(tr("Background: —"));
+  emit sourcesShown(-1);
 }
 
 void SourcesPanel::showBackground(const compute::ClipStats& stats, int z) {
@@ -115,6 +116,13 @@ void SourcesPanel::showBackground(const compute::ClipStats& stats, int z) {
                            .arg(stats.iterations)
                            .arg(stats.clipped.n)
                            .arg(stats.all.n));
+}
+
+std::vector<compute::Source> SourcesPanel::sources() const {
+  std::vector<compute::Source> out;
+  out.reserve(rows_.size());
+  for (const Row& row : rows_) out.push_back(row.source);
+  return out;
 }
 
 void SourcesPanel::showSources(const std::vector<compute::Source>& sources, int z,
@@ -164,6 +172,7 @@ void SourcesPanel::showSources(const std::vector<compute::Source>& sources, int 
                             .arg(z)
                             .arg(kMaxRows)
                       : tr("%n source(s) in slice %1", nullptr, int(rows_.size())).arg(z));
+  emit sourcesShown(z);
 }
 
 QString SourcesPanel::asCsv() const {

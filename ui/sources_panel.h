@@ -27,6 +27,9 @@ class SourcesPanel : public QWidget {
   void clear();
 
   QTableWidget* table() const { return table_; }
+  // Every source of the slice shown (not only the table's rows) and that slice (-1: none).
+  std::vector<compute::Source> sources() const;
+  int slice() const { return z_; }
   QString background() const { return background_->text(); }
   QString asCsv() const;
   QString ds9Regions() const;  // DS9 4.1 "image" circles, 1-based pixel coordinates
@@ -36,6 +39,8 @@ class SourcesPanel : public QWidget {
  signals:
   // A row was clicked: centre the view on this 0-based pixel position.
   void sourceActivated(QPointF pixel);
+  // New sources are shown (slice z), or cleared (z = -1).
+  void sourcesShown(int z);
 
  private:
   struct Row {

@@ -161,8 +161,16 @@ void ViewDecorations::setContours(std::vector<compute::ContourLine> lines) {
   install();
 }
 
+void ViewDecorations::setOverlay(const QString& key, Overlay paint) {
+  if (paint)
+    overlays_[key] = std::move(paint);
+  else
+    overlays_.erase(key);
+  install();
+}
+
 void ViewDecorations::install() {
-  if (!colorbar_ && !compass_ && !grid_ && !scaleBar_ && contours_.empty())
+  if (!colorbar_ && !compass_ && !grid_ && !scaleBar_ && contours_.empty() && overlays_.empty())
     view_->setDecoration({});
   else
     view_->setDecoration([this](QPainter& p, const render::SliceView& v) { paint(p, v); });
@@ -187,6 +195,11 @@ void ViewDecorations::paint(QPainter& p, const render::SliceView& view) const {
     }
   }
   if (!contours_.empty()) paintContours(p, view);
+  for (const auto& [key, overlay] : overlays_) {
+    p.save();
+    overlay(p, view);
+    p.restore();
+  }
   if (colorbar_) paintColorbar(p, view);
   if (scaleBar_) paintScaleBar(p, view);
   if (compass_ && reader_ && reader_->wcs()) {

@@ -6,6 +6,8 @@
 
 #include <QPointF>
 #include <QString>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -50,6 +52,11 @@ class ViewDecorations {
   void setScaleBar(bool on);
   // Contour lines in image coordinates (ui/contours_panel.h); empty: none.
   void setContours(std::vector<compute::ContourLine> lines);
+  // A tool's own drawing over the view (regions, catalog markers, PSF stars), painted after the
+  // contours and below the colorbar, in the order the keys sort; an empty function removes it.
+  using Overlay = std::function<void(QPainter&, const render::SliceView&)>;
+  void setOverlay(const QString& key, Overlay paint);
+  bool hasOverlay(const QString& key) const { return overlays_.count(key) > 0; }
   bool colorbar() const { return colorbar_; }
   bool scaleBarShown() const { return scaleBar_; }
   bool compass() const { return compass_; }
@@ -73,6 +80,7 @@ class ViewDecorations {
   int z_ = 0;
   bool colorbar_ = false, compass_ = false, grid_ = false, scaleBar_ = false;
   std::vector<compute::ContourLine> contours_;
+  std::map<QString, Overlay> overlays_;
 };
 
 }  // namespace stacklens::ui
