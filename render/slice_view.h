@@ -80,7 +80,8 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void fitToWindow();
   void setZoom(double zoom);  // 1 = one screen pixel per image pixel, keeps the centre
   double zoom() const { return zoom_; }
-  QPointF centre() const { return centre_; }  // the image point at the widget's centre
+  QPointF centre() const { return centre_; }    // the image point at the widget's centre
+  bool fitsWindow() const { return fitMode_; }  // zoom follows the window's size (Fit)
   // Shows zoom and centre as another view does (linked views); emits nothing.
   void setView(double zoom, QPointF centre);
   void setPixelAspect(double aspect);

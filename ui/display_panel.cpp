@@ -149,6 +149,21 @@ void DisplayPanel::setNanColour(const QColor& colour) {
   emitChanged();
 }
 
+void DisplayPanel::setExponent(double exponent) { exponent_->setValue(exponent); }
+
+void DisplayPanel::setSettings(const render::DisplaySettings& s, LimitsMode mode) {
+  setColormap(s.colormap);
+  setScale(s.scale);
+  setExponent(s.exponent);
+  setInvert(s.invert);
+  setSmooth(s.smooth);
+  if (s.nanColour != settings_.nanColour) setNanColour(s.nanColour);
+  if (mode == LimitsMode::Manual)
+    setManualLimits(s.limits);
+  else if (mode != mode_)
+    setLimitsMode(mode);
+}
+
 void DisplayPanel::showLimits(render::Limits limits) {
   updating_ = true;
   low_->setValue(limits.low);

@@ -25,6 +25,10 @@ class DisplayPanel : public QWidget {
   void setInvert(bool on);
   void setSmooth(bool on);
   void setNanColour(const QColor& colour);
+  void setExponent(double exponent);  // of the log and power scales
+  // Every setting at once (undo, sessions): manual limits when mode is Manual, else the mode,
+  // whose limits the window computes.
+  void setSettings(const render::DisplaySettings& settings, render::LimitsMode mode);
   // Computed or dragged limits: shown in the spin boxes (dragged ones switch to manual).
   void showLimits(render::Limits limits);
   void setManualLimits(render::Limits limits);

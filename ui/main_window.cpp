@@ -1,7 +1,9 @@
 // The viewer's main window: wiring of the view, navigation, docks, menus and worker reads.
 #include "ui/main_window.h"
 
+#include "ui/history_tool.h"
 #include "ui/live_processing.h"
+#include "ui/session_tool.h"
 
 #include <QActionGroup>
 #include <QCheckBox>
@@ -104,6 +106,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildDocks();
   buildMenus();
   live_ = new LiveProcessing(this, view_);
+  installHistory(this);
+  connect(SessionTool::install(this), &SessionTool::failed, this,
+          [this](const QString& why) { reportError(tr("Open session"), why); });
   connect(live_->dock(), &ProcessingDock::psfGeneratorRequested, this,
           &MainWindow::openPsfGenerator);
   arrangeDefaultLayout();
@@ -250,7 +255,7 @@ void MainWindow::sizeDefaultDocks() {
 }
 
 void MainWindow::buildMenus() {
-  auto* file = menuBar()->addMenu(tr("&File"));
+  auto* file = fileMenu_ = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   file->addAction(tr("&Header…"), QKeySequence(Qt::CTRL | Qt::Key_H), this,
@@ -284,15 +289,19 @@ void MainWindow::buildMenus() {
   viewMenu->addSeparator();
   QAction* colorbar = viewMenu->addAction(tr("&Colorbar"));
   colorbar->setCheckable(true);
+  colorbar->setObjectName("viewColorbar");  // sessions find it by name
   connect(colorbar, &QAction::toggled, this, [this](bool on) { decorations_->setColorbar(on); });
   QAction* compass = viewMenu->addAction(tr("Co&mpass (north and east)"));
   compass->setCheckable(true);
+  compass->setObjectName("viewCompass");  // sessions find it by name
   connect(compass, &QAction::toggled, this, [this](bool on) { decorations_->setCompass(on); });
   QAction* scaleBar = viewMenu->addAction(tr("&Scale bar"));
   scaleBar->setCheckable(true);
+  scaleBar->setObjectName("viewScaleBar");  // sessions find it by name
   connect(scaleBar, &QAction::toggled, this, [this](bool on) { decorations_->setScaleBar(on); });
   QAction* grid = viewMenu->addAction(tr("Coordinate &grid"));
   grid->setCheckable(true);
+  grid->setObjectName("viewGrid");  // sessions find it by name
   connect(grid, &QAction::toggled, this, [this](bool on) { decorations_->setGrid(on); });
   viewMenu->addAction(tr("&3D view"), QKeySequence(Qt::CTRL | Qt::Key_3), this,
                       &MainWindow::showVolumeView);

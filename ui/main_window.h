@@ -96,6 +96,7 @@ class MainWindow : public QMainWindow {
   const io::StackReader* stack() const { return reader_.get(); }
   const io::StackInfo& info() const { return info_; }
   int currentZ() const { return currentZ_; }  // the slice shown (the slider may be ahead)
+  std::optional<QPoint> crosshair() const { return crosshair_; }
   SliceData currentSlice() const { return current_; }
   SliceCache* cache() const { return cache_.get(); }
   render::SliceView* sliceView() const { return view_; }
@@ -116,6 +117,7 @@ class MainWindow : public QMainWindow {
   ViewDecorations* decorations() const { return decorations_.get(); }
   // Menus that tools in their own files add their actions to (Edit: history and commands;
   // Analysis: measurements over the view such as PSFs and catalogs).
+  QMenu* fileMenu() const { return fileMenu_; }
   QMenu* editMenu() const { return editMenu_; }
   QMenu* analysisMenu() const { return analysisMenu_; }
 
@@ -226,6 +228,7 @@ class MainWindow : public QMainWindow {
   QSpinBox* planeSpin_;
   QAction* planeAction_ = nullptr;
   QMenu* recentMenu_ = nullptr;
+  QMenu* fileMenu_ = nullptr;
   QMenu* editMenu_ = nullptr;
   QMenu* analysisMenu_ = nullptr;
   QDockWidget* xzDock_ = nullptr;

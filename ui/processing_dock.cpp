@@ -301,6 +301,17 @@ compute::Pipeline ProcessingDock::pipeline() const {
   return p;
 }
 
+void ProcessingDock::setPipeline(const compute::Pipeline& p, const QString& psfName,
+                                 const QString& psfFile) {
+  if (!p.deconvolution.psf.empty()) {
+    psfImage_ = p.deconvolution.psf;
+    psfPath_ = psfName;
+    psfFile_path_ = psfFile;
+    showPsfName();
+  }
+  setPipeline(p);
+}
+
 void ProcessingDock::setPipeline(const compute::Pipeline& p) {
   updating_ = true;
   outliers_->setChecked(p.outliers.enabled);
@@ -331,6 +342,7 @@ void ProcessingDock::setPipeline(const compute::Pipeline& p) {
   if (!d.psf.empty() && d.psf.data() != psfImage_.data()) {
     psfImage_ = d.psf;
     psfPath_ = tr("(PSF given by the caller)");
+    psfFile_path_.clear();
     psfPathEdit_->setText(psfPath_);
   }
   (d.psf.empty() ? psfGaussian_ : psfFile_)->setChecked(true);
@@ -387,7 +399,8 @@ bool ProcessingDock::loadPsf(const QString& path, QString* error) {
     for (int64_t i = 0; i < psf.shape().count(); ++i)
       if (!std::isfinite(psf.data()[i]) || psf.data()[i] < 0)
         throw io::IoError(path.toStdString(), "a PSF needs finite, non-negative values");
-    if (!setPsf(std::move(psf), path)) throw io::IoError(path.toStdString(), "the PSF is all zero");
+    if (!setPsf(std::move(psf), path, path))
+      throw io::IoError(path.toStdString(), "the PSF is all zero");
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return false;
@@ -395,7 +408,7 @@ bool ProcessingDock::loadPsf(const QString& path, QString* error) {
   return true;
 }
 
-bool ProcessingDock::setPsf(compute::Image psf, const QString& name) {
+bool ProcessingDock::setPsf(compute::Image psf, const QString& name, const QString& file) {
   double sum = 0;
   for (int64_t i = 0; i < psf.shape().count(); ++i) sum += psf.data()[i];
   if (!(sum > 0)) return false;
@@ -403,16 +416,21 @@ bool ProcessingDock::setPsf(compute::Image psf, const QString& name) {
     psf.data()[i] = static_cast<float>(psf.data()[i] / sum);
   psfImage_ = std::move(psf);
   psfPath_ = name;
+  psfFile_path_ = file;
+  showPsfName();
+  const bool wasFile = psfFile_->isChecked();
+  psfFile_->setChecked(true);
+  if (wasFile) changed();  // a new PSF behind the same radio button
+  return true;
+}
+
+void ProcessingDock::showPsfName() {
   psfPathEdit_->setText(QString("%1 (%2 × %3 × %4)")
                             .arg(psfPath_)
                             .arg(psfImage_.shape().z)
                             .arg(psfImage_.shape().y)
                             .arg(psfImage_.shape().x));
   updateEnabledWidgets();
-  const bool wasFile = psfFile_->isChecked();
-  psfFile_->setChecked(true);
-  if (wasFile) changed();  // a new PSF behind the same radio button
-  return true;
 }
 
 void ProcessingDock::useGaussianPsf() { psfGaussian_->setChecked(true); }

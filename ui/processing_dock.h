@@ -32,6 +32,12 @@ class ProcessingDock : public QDockWidget {
 
   compute::Pipeline pipeline() const;
   void setPipeline(const compute::Pipeline& pipeline);  // updates the widgets, emits once
+  // The same, naming the pipeline's PSF as psfName (and psfFile, the file it was read from, or
+  // "" when it was made in the viewer): undo and sessions put back a PSF they kept.
+  void setPipeline(const compute::Pipeline& pipeline, const QString& psfName,
+                   const QString& psfFile);
+  QString psfName() const { return psfPath_; }       // what the dock shows for the PSF
+  QString psfFile() const { return psfFile_path_; }  // the file the PSF came from, or ""
   // "astronomy sources" or "microscopy deconvolution" (with the loaded PSF, if any).
   void applyPreset(const QString& name);
 
@@ -48,8 +54,8 @@ class ProcessingDock : public QDockWidget {
   // keeps the previous PSF and sets *error to "<path>: <reason>".
   bool loadPsf(const QString& path, QString* error = nullptr);
   // A PSF made elsewhere (the PSF generator, a measured one), normalised here; false when it
-  // sums to zero. name: what the dock shows for it.
-  bool setPsf(compute::Image psf, const QString& name);
+  // sums to zero. name: what the dock shows for it; file: the file it was read from, if any.
+  bool setPsf(compute::Image psf, const QString& name, const QString& file = QString());
   void useGaussianPsf();
 
   // Feedback from the worker.
@@ -76,12 +82,14 @@ class ProcessingDock : public QDockWidget {
  private:
   void changed();
   void updateEnabledWidgets();
+  void showPsfName();
 
   bool gpuAvailable_ = false;
   QString gpuWhy_;
   bool updating_ = false;
   compute::Image psfImage_;
   QString psfPath_;
+  QString psfFile_path_;
 
   QComboBox* preset_;
   QGroupBox* outliers_;
