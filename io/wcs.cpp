@@ -6,6 +6,7 @@
 #include <wcslib/wcs.h>
 #include <wcslib/wcserr.h>
 #include <wcslib/wcshdr.h>
+#include <wcslib/wcsmath.h>
 
 #include <algorithm>
 #include <cctype>
@@ -300,6 +301,330 @@ std::string Wcs::formatSpectral(double z) const {
   std::string number = text;
   if (!number.empty() && number[0] == '-') number = kMinus + number.substr(1);
   return type + " " + number + (unit.empty() ? "" : " " + unit);
+}
+
+// ---- Sky frames and the inverse transform ----
+
+namespace {
+
+using Vec3 = std::array<double, 3>;
+using Mat3 = std::array<std::array<double, 3>, 3>;
+constexpr double kDeg = 3.14159265358979323846 / 180.0;
+
+Vec3 unitVector(double lon, double lat) {
+  const double cl = std::cos(lat * kDeg);
+  return {cl * std::cos(lon * kDeg), cl * std::sin(lon * kDeg), std::sin(lat * kDeg)};
+}
+
+void sphericalOf(const Vec3& v, double& lon, double& lat) {
+  lon = std::atan2(v[1], v[0]) / kDeg;
+  if (lon < 0) lon += 360.0;
+  lat = std::atan2(v[2], std::hypot(v[0], v[1])) / kDeg;
+}
+
+Vec3 times(const Mat3& m, const Vec3& v) {
+  return {m[0][0] * v[0] + m[0][1] * v[1] + m[0][2] * v[2],
+          m[1][0] * v[0] + m[1][1] * v[1] + m[1][2] * v[2],
+          m[2][0] * v[0] + m[2][1] * v[1] + m[2][2] * v[2]};
+}
+
+Vec3 transposeTimes(const Mat3& m, const Vec3& v) {
+  return {m[0][0] * v[0] + m[1][0] * v[1] + m[2][0] * v[2],
+          m[0][1] * v[0] + m[1][1] * v[1] + m[2][1] * v[2],
+          m[0][2] * v[0] + m[1][2] * v[1] + m[2][2] * v[2]};
+}
+
+// Equatorial J2000 → galactic: the rows are the galactic x (towards the centre), y and z (the
+// north galactic pole) axes in J2000 coordinates, the IAU 1958 definition carried to J2000 as
+// the Hipparcos catalogue publishes it (pole at RA 192.85948°, Dec 27.12825°; the centre at
+// RA 266.40499°, Dec −28.93617°).
+constexpr Mat3 kPublishedGalactic = {{{-0.0548755604, -0.8734370902, -0.4838350155},
+                                      {+0.4941094279, -0.4448296300, +0.7469822445},
+                                      {-0.8676661490, -0.1980763734, +0.4559837762}}};
+
+// The published matrix made exactly orthonormal (its 10 digits leave ~1e-10 of skew, which
+// would show as 20 µas between a conversion and its inverse).
+Mat3 orthonormalGalactic() {
+  Mat3 m = kPublishedGalactic;
+  auto dot = [](const std::array<double, 3>& a, const std::array<double, 3>& b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  };
+  auto normalize = [&](std::array<double, 3>& a) {
+    const double n = std::sqrt(dot(a, a));
+    for (double& v : a) v /= n;
+  };
+  normalize(m[0]);
+  const double d = dot(m[1], m[0]);
+  for (int i = 0; i < 3; ++i) m[1][i] -= d * m[0][i];
+  normalize(m[1]);
+  m[2] = {m[0][1] * m[1][2] - m[0][2] * m[1][1], m[0][2] * m[1][0] - m[0][0] * m[1][2],
+          m[0][0] * m[1][1] - m[0][1] * m[1][0]};
+  return m;
+}
+
+const Mat3 kEquatorialToGalactic = orthonormalGalactic();
+
+// Equatorial J2000 → ecliptic J2000: a rotation about x by the J2000 obliquity (IAU 1976,
+// 84381.448″).
+Mat3 equatorialToEcliptic() {
+  const double e = 84381.448 / 3600.0 * kDeg;
+  return {{{1, 0, 0}, {0, std::cos(e), std::sin(e)}, {0, -std::sin(e), std::cos(e)}}};
+}
+
+// FK4 B1950 (E-terms removed) → FK5 J2000 for a source without proper motion in FK5 at epoch
+// B1950: the matrix of Standish (1982) / Aoki et al. (1983) as given by Murray (1989).
+constexpr Mat3 kFk4ToFk5 = {{{0.9999256794956877, -0.0111814832204662, -0.0048590038153592},
+                             {0.0111814832391717, 0.9999374848933135, -0.0000271625947142},
+                             {0.0048590037723143, -0.0000271702937440, 0.9999881946023742}}};
+// The E-terms of aberration that FK4 positions include (radians), at B1950.
+constexpr Vec3 kETerms = {-1.62557e-6, -0.31919e-6, -0.13843e-6};
+
+Vec3 normalized(const Vec3& v) {
+  const double n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  return {v[0] / n, v[1] / n, v[2] / n};
+}
+
+Vec3 fk4ToFk5(const Vec3& r) {
+  const double w = r[0] * kETerms[0] + r[1] * kETerms[1] + r[2] * kETerms[2];
+  const Vec3 noE = normalized(
+      {r[0] - kETerms[0] + w * r[0], r[1] - kETerms[1] + w * r[1], r[2] - kETerms[2] + w * r[2]});
+  return normalized(times(kFk4ToFk5, noE));
+}
+
+Vec3 fk5ToFk4(const Vec3& r) {
+  const Vec3 noE = normalized(transposeTimes(kFk4ToFk5, r));
+  // Adding the E-terms back: the removal above inverted to first order, which is exact to
+  // ~1e-12 rad since the terms are ~1e-6.
+  Vec3 v = noE;
+  for (int i = 0; i < 2; ++i) {
+    const double w = v[0] * kETerms[0] + v[1] * kETerms[1] + v[2] * kETerms[2];
+    v = normalized({noE[0] + kETerms[0] - w * v[0], noE[1] + kETerms[1] - w * v[1],
+                    noE[2] + kETerms[2] - w * v[2]});
+  }
+  return v;
+}
+
+// IAU 1976 precession (Lieske 1977) of FK5 positions from J2000 to Julian equinox `equinox`.
+Mat3 precessionFromJ2000(double equinox) {
+  const double t = (equinox - 2000.0) / 100.0;
+  const double as = kDeg / 3600.0;
+  const double zeta = (2306.2181 * t + 0.30188 * t * t + 0.017998 * t * t * t) * as;
+  const double z = (2306.2181 * t + 1.09468 * t * t + 0.018203 * t * t * t) * as;
+  const double theta = (2004.3109 * t - 0.42665 * t * t - 0.041833 * t * t * t) * as;
+  const double cz = std::cos(zeta), sz = std::sin(zeta), cZ = std::cos(z), sZ = std::sin(z);
+  const double ct = std::cos(theta), st = std::sin(theta);
+  // Rz(−z) · Ry(θ) · Rz(−ζ)
+  return {{{cZ * ct * cz - sZ * sz, -cZ * ct * sz - sZ * cz, -cZ * st},
+           {sZ * ct * cz + cZ * sz, -sZ * ct * sz + cZ * cz, -sZ * st},
+           {st * cz, -st * sz, ct}}};
+}
+
+// Any concrete frame ↔ the hub, FK5 J2000 (= ICRS here).
+bool toHub(SkyFrame frame, double equinox, Vec3& v) {
+  switch (frame) {
+    case SkyFrame::Icrs:
+      return true;
+    case SkyFrame::Fk5:
+      if (equinox != 0 && equinox != 2000.0) v = transposeTimes(precessionFromJ2000(equinox), v);
+      return true;
+    case SkyFrame::Fk4:
+      if (equinox != 0 && equinox != 1950.0) return false;  // FK4 precession is not done
+      v = fk4ToFk5(v);
+      return true;
+    case SkyFrame::Galactic:
+      v = transposeTimes(kEquatorialToGalactic, v);
+      return true;
+    case SkyFrame::Ecliptic:
+      v = transposeTimes(equatorialToEcliptic(), v);
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool fromHub(SkyFrame frame, double equinox, Vec3& v) {
+  switch (frame) {
+    case SkyFrame::Icrs:
+      return true;
+    case SkyFrame::Fk5:
+      if (equinox != 0 && equinox != 2000.0) v = times(precessionFromJ2000(equinox), v);
+      return true;
+    case SkyFrame::Fk4:
+      if (equinox != 0 && equinox != 1950.0) return false;
+      v = fk5ToFk4(v);
+      return true;
+    case SkyFrame::Galactic:
+      v = times(kEquatorialToGalactic, v);
+      return true;
+    case SkyFrame::Ecliptic:
+      v = times(equatorialToEcliptic(), v);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// from (at fromEquinox) → to (at toEquinox); 0 means the frame's standard equinox.
+bool convertBetween(SkyFrame from, double fromEquinox, SkyFrame to, double toEquinox, double& lon,
+                    double& lat) {
+  if (!std::isfinite(lon) || !std::isfinite(lat)) return false;
+  auto standard = [](SkyFrame f, double e) {
+    if (e != 0) return e;
+    return f == SkyFrame::Fk5 ? 2000.0 : f == SkyFrame::Fk4 ? 1950.0 : 0.0;
+  };
+  if (from == to && standard(from, fromEquinox) == standard(to, toEquinox)) return true;
+  Vec3 v = unitVector(lon, lat);
+  if (!toHub(from, fromEquinox, v) || !fromHub(to, toEquinox, v)) return false;
+  sphericalOf(v, lon, lat);
+  return true;
+}
+
+}  // namespace
+
+const char* skyFrameName(SkyFrame frame) {
+  switch (frame) {
+    case SkyFrame::Image:
+      return "image";
+    case SkyFrame::Icrs:
+      return "icrs";
+    case SkyFrame::Fk5:
+      return "fk5";
+    case SkyFrame::Fk4:
+      return "fk4";
+    case SkyFrame::Galactic:
+      return "galactic";
+    case SkyFrame::Ecliptic:
+      return "ecliptic";
+    case SkyFrame::Native:
+      return "wcs";
+  }
+  return "";
+}
+
+bool convertSkyFrame(SkyFrame from, SkyFrame to, double& lon, double& lat) {
+  return convertBetween(from, 0, to, 0, lon, lat);
+}
+
+void offsetOnSky(double lon, double lat, double pa, double distance, double& outLon,
+                 double& outLat) {
+  const double p1 = lat * kDeg, d = distance * kDeg, a = pa * kDeg;
+  const double sinLat2 = std::sin(p1) * std::cos(d) + std::cos(p1) * std::sin(d) * std::cos(a);
+  const double lat2 = std::asin(std::clamp(sinLat2, -1.0, 1.0));
+  const double dLon =
+      std::atan2(std::sin(a) * std::sin(d) * std::cos(p1), std::cos(d) - std::sin(p1) * sinLat2);
+  outLat = lat2 / kDeg;
+  outLon = std::fmod(lon + dLon / kDeg, 360.0);
+  if (outLon < 0) outLon += 360.0;
+}
+
+double skySeparation(double lon1, double lat1, double lon2, double lat2) {
+  const double p1 = lat1 * kDeg, p2 = lat2 * kDeg, dl = (lon2 - lon1) * kDeg;
+  const double a = std::cos(p2) * std::sin(dl);
+  const double b = std::cos(p1) * std::sin(p2) - std::sin(p1) * std::cos(p2) * std::cos(dl);
+  const double c = std::sin(p1) * std::sin(p2) + std::cos(p1) * std::cos(p2) * std::cos(dl);
+  return std::atan2(std::hypot(a, b), c) / kDeg;
+}
+
+SkyFrame Wcs::celestialFrame() const {
+  if (!hasCelestial()) return SkyFrame::Image;
+  const wcsprm& w = impl_->wcs;
+  const std::string lng = w.lngtyp;
+  if (lng == "GLON") return SkyFrame::Galactic;
+  if (lng == "ELON") return SkyFrame::Ecliptic;
+  if (lng != "RA") return SkyFrame::Native;
+  std::string sys = w.radesys;
+  while (!sys.empty() && sys.back() == ' ') sys.pop_back();
+  const bool hasEquinox = !undefined(w.equinox) && w.equinox != 0;
+  if (sys.empty()) {
+    if (!hasEquinox) return SkyFrame::Icrs;
+    return w.equinox < 1984.0 ? SkyFrame::Fk4 : SkyFrame::Fk5;
+  }
+  if (sys == "ICRS") return SkyFrame::Icrs;
+  if (sys == "FK5") return SkyFrame::Fk5;
+  if (sys == "FK4" || sys == "FK4-NO-E") return SkyFrame::Fk4;
+  return SkyFrame::Native;  // GAPPT and others: no fixed relation to the catalogue frames
+}
+
+double Wcs::celestialEquinox() const {
+  const SkyFrame frame = celestialFrame();
+  if (frame != SkyFrame::Fk5 && frame != SkyFrame::Fk4) return 0;
+  const double e = impl_->wcs.equinox;
+  if (undefined(e) || e == 0) return frame == SkyFrame::Fk5 ? 2000.0 : 1950.0;
+  return e;
+}
+
+bool Wcs::worldToPixel(double lng, double lat, double z, double& x, double& y) const {
+  if (!hasCelestial() || !std::isfinite(lng) || !std::isfinite(lat)) return false;
+  const wcsprm& w = impl_->wcs;
+  const int xAxis = impl_->xyzAxis[0], yAxis = impl_->xyzAxis[1];
+  if (xAxis < 0 || yAxis < 0 || xAxis >= w.naxis || yAxis >= w.naxis) return false;
+  // The other world values (spectral, Stokes) are those of slice z at the reference pixel, where
+  // every projection has a world coordinate.
+  std::vector<double> world = pixelToWorld(w.crpix[xAxis] - 1.0, w.crpix[yAxis] - 1.0, z);
+  const size_t n = world.size();
+  world[static_cast<size_t>(w.lng)] = lng;
+  world[static_cast<size_t>(w.lat)] = lat;
+  for (double v : world)
+    if (!std::isfinite(v)) return false;
+  std::vector<double> imgcrd(n), pixel(n);
+  double phi = 0, theta = 0;
+  int stat = 0;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (wcss2p(&impl_->wcs, 1, static_cast<int>(n), world.data(), &phi, &theta, imgcrd.data(),
+               pixel.data(), &stat) != 0 ||
+        stat != 0)
+      return false;
+  }
+  x = pixel[static_cast<size_t>(xAxis)] - 1.0;
+  y = pixel[static_cast<size_t>(yAxis)] - 1.0;
+  return std::isfinite(x) && std::isfinite(y);
+}
+
+bool Wcs::skyToPixel(SkyFrame frame, double lon, double lat, double z, double& x, double& y) const {
+  const SkyFrame own = celestialFrame();
+  if (own == SkyFrame::Image || frame == SkyFrame::Image) return false;
+  if (frame != SkyFrame::Native && !convertBetween(frame, 0, own, celestialEquinox(), lon, lat))
+    return false;
+  return worldToPixel(lon, lat, z, x, y);
+}
+
+bool Wcs::pixelToSky(SkyFrame frame, double x, double y, double z, double& lon, double& lat) const {
+  if (frame == SkyFrame::Image || !celestial(x, y, z, lon, lat)) return false;
+  const SkyFrame own = celestialFrame();
+  if (frame == SkyFrame::Native) return true;
+  return convertBetween(own, celestialEquinox(), frame, 0, lon, lat);
+}
+
+bool Wcs::localSky(SkyFrame frame, double lon, double lat, double z, LocalSky& out) const {
+  if (!skyToPixel(frame, lon, lat, z, out.x, out.y)) return false;
+  // Offsets of about half a pixel: small enough to be local, large enough for the differences
+  // to keep their precision.
+  double lon1 = 0, lat1 = 0;
+  if (!pixelToSky(frame, out.x + 1.0, out.y, z, lon1, lat1) &&
+      !pixelToSky(frame, out.x - 1.0, out.y, z, lon1, lat1))
+    return false;
+  double step = 0.5 * skySeparation(lon, lat, lon1, lat1);
+  if (!(step > 0) || !std::isfinite(step)) return false;
+  step = std::min(step, 0.01);
+  double d[4][2];  // pixel at east+, east−, north+, north−
+  const double pa[4] = {90, 270, 0, 180};
+  for (int i = 0; i < 4; ++i) {
+    double l = 0, b = 0;
+    offsetOnSky(lon, lat, pa[i], step, l, b);
+    if (!skyToPixel(frame, l, b, z, d[i][0], d[i][1])) return false;
+  }
+  // West is minus east.
+  const double dxW = -(d[0][0] - d[1][0]) / (2 * step), dyW = -(d[0][1] - d[1][1]) / (2 * step);
+  const double dxN = (d[2][0] - d[3][0]) / (2 * step), dyN = (d[2][1] - d[3][1]) / (2 * step);
+  out.jacobian = {dxW, dxN, dyW, dyN};
+  const double det = dxW * dyN - dxN * dyW;
+  if (!(std::fabs(det) > 0)) return false;
+  out.scale = 1.0 / std::sqrt(std::fabs(det));
+  out.northAngle = std::atan2(dyN, dxN) / kDeg;
+  // East = −west; east ccw of north ⇔ north × east > 0.
+  out.eastLeft = dxN * (-dyW) - dyN * (-dxW) > 0;
+  return true;
 }
 
 }  // namespace stacklens::io

@@ -1,0 +1,83 @@
+// DS9 region files: reading them (every coordinate system, unit and shape DS9 writes), placing
+// them on an image through its WCS, and writing pixel regions back in DS9's own format.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "io/io_error.h"
+#include "io/wcs.h"  // SkyFrame
+
+namespace stacklens::io {
+
+// Annulus, panda and other multi-part DS9 shapes are read as the shapes below (see
+// parseDs9Regions); vector, ruler and projection become lines.
+enum class RegionShape { Circle, Ellipse, Box, Polygon, Point, Line, Text };
+
+struct Region {
+  RegionShape shape = RegionShape::Circle;
+  SkyFrame frame = SkyFrame::Image;  // what its numbers are in (Native: DS9's wcs, wcsa…)
+  // The centre, or the vertices / end points. Image: 0-based pixels; sky: degrees (lon, lat).
+  std::vector<std::array<double, 2>> points;
+  // circle: {r}; ellipse: {a, b} (semi-axes); box: {w, h} (full). Image pixels when
+  // sizesInDegrees is false, degrees on the sky when true.
+  std::vector<double> sizes;
+  // True for sky regions unless their sizes carried a pixel unit (`i`, `p`); true for image
+  // regions whose sizes carried an angular unit (", ', d, r).
+  bool sizesInDegrees = false;
+  // Degrees as DS9 states it for frame: image frames ccw from +x; sky frames ccw from the
+  // frame's longitude axis as seen with east left (0: along the west direction, 90: north).
+  double angle = 0;
+  std::string text, color = "green", tag;  // DS9 properties (tag: the first tag={…})
+  std::string font = "helvetica 10 normal roman";
+  int width = 1;
+  bool dash = false;
+  bool exclude = false;                 // `-circle(…)` or include=0
+  bool source = true;                   // false: `background`
+  std::string pointType = "boxcircle";  // point regions: circle, box, diamond, cross, x, arrow…
+  int pointSize = 11;                   // screen pixels, as DS9 draws it
+  int line = 0;                         // 1-based line in the file
+};
+
+struct PixelRegion {
+  RegionShape shape = RegionShape::Circle;
+  std::vector<std::array<double, 2>> points;  // 0-based pixels
+  std::vector<double> sizes;                  // pixels: circle {r}, ellipse {a, b}, box {w, h}
+  double angle = 0;                           // degrees ccw from +x in pixel space
+  std::string text, color = "green", tag;
+  std::string font = "helvetica 10 normal roman";
+  int width = 1;
+  bool dash = false;
+  bool exclude = false;
+  bool source = true;
+  std::string pointType = "boxcircle";
+  int pointSize = 11;
+  int line = 0;
+};
+
+struct RegionFile {
+  std::vector<Region> regions;
+  std::vector<std::string> warnings;  // "line 12: …" for each line or shape left out or changed
+};
+
+// Parses DS9 region text (any version DS9 reads: 4.x with or without header, the CIAO/funtools
+// style without properties). Per-line problems become warnings; throws IoError (path "") only
+// for text that is not a region file at all (binary data).
+RegionFile parseDs9Regions(const std::string& text);
+// Reads and parses a file; IoError naming the path and the reason when it cannot be read.
+RegionFile readDs9Regions(const std::string& path);
+
+// Regions in the image's pixel space at slice z: sky positions through the WCS, sky sizes
+// through the local scale along each axis of the shape, sky angles through the local direction
+// of north (and the sky's handedness on the image). Physical coordinates are taken as image
+// ones. Sky regions without a celestial WCS, or that fall off the projection, are skipped with
+// a warning.
+std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, const Wcs* wcs,
+                                         double z, std::vector<std::string>* warnings);
+
+// DS9 4.1 text in the image frame (1-based pixels), with each region's properties: reads back
+// through parseDs9Regions to the same regions.
+std::string ds9RegionText(const std::vector<PixelRegion>& regions);
+
+}  // namespace stacklens::io
