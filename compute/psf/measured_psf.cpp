@@ -103,17 +103,22 @@ struct Geometry {
 
 int autoSize(double fwhm) { return std::max(9, 2 * int(std::ceil(2.25 * fwhm)) + 1); }
 
+// The ring around the crop that gives the background: 3 pixels hold a few hundred values in 2D
+// (thousands in 3D); half a FWHM more keeps it off the wings of broad PSFs without making the
+// window so large that stars near the edges of small stacks are lost.
+int64_t margin(double fwhm) { return std::max<int64_t>(3, int64_t(std::ceil(fwhm / 2))); }
+
 Geometry geometryFor(const Point3& fwhm, const MeasuredPsfParams& p) {
   Geometry g;
   g.fwhm = fwhm;
   const double lateral = std::max(fwhm[1], fwhm[2]);
   const int size = p.size > 0 ? p.size : autoSize(lateral);
   g.half[1] = g.half[2] = size / 2;
-  g.reach[1] = g.reach[2] = size / 2 + std::max<int64_t>(3, int64_t(std::ceil(lateral)));
+  g.reach[1] = g.reach[2] = size / 2 + margin(lateral);
   if (p.threeD) {
     const int sizeZ = p.sizeZ > 0 ? p.sizeZ : autoSize(fwhm[0]);
     g.half[0] = sizeZ / 2;
-    g.reach[0] = sizeZ / 2 + std::max<int64_t>(3, int64_t(std::ceil(fwhm[0])));
+    g.reach[0] = sizeZ / 2 + margin(fwhm[0]);
   }
   return g;
 }
@@ -446,7 +451,10 @@ MeasuredPsf measurePsf(const Image& data, const std::vector<PsfStar>& stars,
       usedIndex.push_back(i);
     }
     if (crops.empty()) {
-      std::string why = "measure PSF: no star could be used (";
+      std::string why = "measure PSF: no star could be used with a cut-out of " +
+                        (p.threeD ? std::to_string(2 * g.reach[0] + 1) + " x " : "") +
+                        std::to_string(2 * g.reach[1] + 1) + " x " +
+                        std::to_string(2 * g.reach[2] + 1) + " pixels (";
       for (size_t i = 0; i < stars.size(); ++i)
         why += (i ? "; " : "") + std::to_string(i) + ": " + result.stars[i].reason;
       throw InvalidArgument(why + ")");
