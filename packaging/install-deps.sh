@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev libgl-dev
-  libcfitsio-dev libtiff-dev wcslib-dev libfftw3-dev
+  libcfitsio-dev libtiff-dev wcslib-dev libfftw3-dev libexpat1-dev
   libgtest-dev libegl-dev libopengl-dev
   xvfb xauth libgl1-mesa-dri
   clang-14 libclang-rt-14-dev
