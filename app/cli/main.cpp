@@ -8,6 +8,7 @@
 #include "app/cli/interrupt.h"
 #include "compute/backend.h"
 #include "compute/job.h"
+#include "compute/log.h"
 #include "io/io_error.h"
 
 using namespace stacklens;
@@ -62,6 +63,10 @@ int fail(const std::string& subject, const std::string& reason, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The library's messages (fall-backs, smaller pieces) are the command's to print.
+  stacklens::compute::setLogSink([](stacklens::compute::LogLevel, const std::string& text) {
+    std::fprintf(stderr, "stacklens: %s\n", text.c_str());
+  });
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     printHelp(std::cerr);

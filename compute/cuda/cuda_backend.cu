@@ -14,6 +14,7 @@
 #include "compute/cuda/cuda_live_transfers.cuh"
 #include "compute/cuda/cuda_stack_pipeline.cuh"
 #include "compute/device_list.h"
+#include "compute/log.h"
 
 namespace stacklens::compute {
 namespace {
@@ -217,10 +218,9 @@ class CudaBackend final : public Backend {
       return timed([&] { return gpu(in); });
     } catch (const cuda::DeviceOutOfMemory& e) {
       if (!sliceWise || in.shape().z < 2) return fallBack(what, e.what(), cpu);
-      std::fprintf(stderr,
-                   "stacklens: %s does not fit on the GPU in one piece (%s); splitting "
-                   "the stack into groups of slices\n",
-                   opName(what), e.what());
+      logMessage(LogLevel::Info, std::string(opName(what)) +
+                                     " does not fit on the GPU in one piece (" + e.what() +
+                                     "); splitting the stack into groups of slices");
       try {
         return inSliceGroups(in, gpu);
       } catch (const cuda::DeviceOutOfMemory& again) {
@@ -295,8 +295,8 @@ class CudaBackend final : public Backend {
   auto fallBack(const char* what, const char* why, Cpu cpu) {
     if (!cpuFallbackAllowed_)
       throw OutOfDeviceMemory(std::string(opName(what)) + " does not fit on the GPU (" + why + ")");
-    std::fprintf(stderr, "stacklens: %s does not fit on the GPU (%s); running it on the CPU\n",
-                 opName(what), why);
+    logMessage(LogLevel::Warning, std::string(opName(what)) + " does not fit on the GPU (" + why +
+                                      "); running it on the CPU");
     if (!cpuFallback_) cpuFallback_ = makeCpuBackend();
     return cpu(*cpuFallback_);
   }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/log.h"
 
 namespace stacklens::compute::cuda {
 
@@ -78,10 +79,9 @@ Context::Context() {
                       "(got '") +
           mb + "')");
     simulatedCapacity_ = static_cast<size_t>(v * double(1 << 20));
-    std::fprintf(stderr,
-                 "stacklens: simulating a GPU of %.2f MiB (STACKLENS_CUDA_SIMULATED_CAPACITY_MB) "
-                 "to test the out-of-memory handling\n",
-                 v);
+    logMessage(LogLevel::Info, "simulating a GPU of " + std::to_string(v) +
+                                   " MiB (STACKLENS_CUDA_SIMULATED_CAPACITY_MB) to test the "
+                                   "out-of-memory handling");
   }
   SL_CUDA(cudaGetDevice(&device_));
   cudaDeviceProp prop{};

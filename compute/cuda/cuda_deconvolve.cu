@@ -32,6 +32,7 @@
 #include "compute/cuda/lto/rl_callback_args.h"
 #include "compute/cuda/psf_symmetry.h"
 #include "compute/cuda/rl_otf_cache.cuh"
+#include "compute/log.h"
 #include "compute/rl_frame.h"
 #include "rl_callbacks_fatbin.h"
 
@@ -221,7 +222,7 @@ class CallbackPlanCache : public Context::Extension {
     for (auto& [shape, p] : plans_) destroy(p);
   }
 
-  // The plans for a frame, or null (said once per process on stderr) when cuFFT cannot link
+  // The plans for a frame, or null (said once per process through the log) when cuFFT cannot link
   // callbacks here: no nvJitLink, or a driver too old for the embedded LTO-IR.
   CallbackPlans* get(Dims frame) {
     if (unavailable_) return nullptr;
@@ -247,10 +248,9 @@ class CallbackPlanCache : public Context::Extension {
       unavailable_ = true;
       static std::atomic<bool> said{false};
       if (!said.exchange(true))
-        std::fprintf(stderr,
-                     "stacklens: cuFFT callbacks unavailable (%s); Richardson-Lucy on the GPU uses "
-                     "separate element-wise kernels\n",
-                     failure.c_str());
+        logMessage(LogLevel::Warning, "cuFFT callbacks unavailable (" + failure +
+                                          "); Richardson-Lucy on the GPU uses separate "
+                                          "element-wise kernels");
       return nullptr;
     }
     return &plans_.emplace(key, p).first->second;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compute/cuda/cuda_stack_pipeline.cuh"
+#include "compute/log.h"
 
 namespace stacklens::compute::cuda {
 namespace {
@@ -202,10 +203,11 @@ PipelineRun pipelineSlices(const ContextPtr& ctx, const char* what, const Image&
                        10) +
         " KiB of GPU memory; the budget is " + std::to_string(ctx->budget() >> 10) + " KiB");
   if (g < s.z && g < planChunkSlices(size_t(-1), s, work))
-    std::fprintf(stderr,
-                 "stacklens: %s does not fit the GPU memory budget (%zu MiB) in one piece; "
-                 "processing the stack in groups of slices (%lld per chunk)\n",
-                 what, ctx->budget() >> 20, static_cast<long long>(g));
+    logMessage(LogLevel::Info,
+               std::string(what) + " does not fit the GPU memory budget (" +
+                   std::to_string(ctx->budget() >> 20) +
+                   " MiB) in one piece; processing the stack in groups of slices (" +
+                   std::to_string(g) + " per chunk)");
   int64_t done = 0;
   for (;;) {
     try {
@@ -216,10 +218,9 @@ PipelineRun pipelineSlices(const ContextPtr& ctx, const char* what, const Image&
       if (g == 1) throw;
       const int64_t was = g;
       g = (g + 1) / 2;
-      std::fprintf(stderr,
-                   "stacklens: %s: out of GPU memory with chunks of %lld slices (%s); going on in "
-                   "chunks of %lld\n",
-                   what, static_cast<long long>(was), e.what(), static_cast<long long>(g));
+      logMessage(LogLevel::Info, std::string(what) + ": out of GPU memory with chunks of " +
+                                     std::to_string(was) + " slices (" + e.what() +
+                                     "); going on in chunks of " + std::to_string(g));
     }
   }
   run.chunkSlices = g;

@@ -4,9 +4,12 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 #include "compute/backend.h"
 #include "compute/job.h"
+#include "compute/log.h"
 #include "compute/params.h"
 #include "io/io_error.h"
 #include "python/src/arrays.h"
@@ -16,6 +19,11 @@ namespace py = pybind11;
 
 PYBIND11_MODULE(_stacklens, m) {
   m.doc() = "StackLens's operations and readers (use the stacklens package)";
+  // The library's messages (a GPU run falling back to the CPU, ...) go to stderr as the CLI's
+  // do; a Python logger would need the GIL on the threads that log.
+  stacklens::compute::setLogSink([](stacklens::compute::LogLevel, const std::string& text) {
+    std::fprintf(stderr, "stacklens: %s\n", text.c_str());
+  });
   py::register_exception_translator([](std::exception_ptr e) {
     try {
       if (e) std::rethrow_exception(e);

@@ -2,6 +2,8 @@
 // CUDA device is usable), plus the device-selection behaviour that CI checks without a GPU.
 #include <gtest/gtest.h>
 
+#include "tests/compute/log_capture.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -747,6 +749,7 @@ namespace {
 // ---- memory budget: split into slice groups, then the CPU ----------------------------------
 
 TEST_F(CudaOps, OverBudgetWorkIsSplitIntoSliceGroupsThenSentToTheCpu) {
+  stacklens::testing::LogCapture logged;
   Image in = randomImage({3, 256, 256}, 18, 0.1f, 1.f);
   Image psf = gaussianPsf(0, 1.0, 1.0);
   DeconvolveParams p;
@@ -758,9 +761,9 @@ TEST_F(CudaOps, OverBudgetWorkIsSplitIntoSliceGroupsThenSentToTheCpu) {
   setenv("STACKLENS_CUDA_BUDGET_MB", "1", 1);
   auto tiny = makeCudaBackend();
   unsetenv("STACKLENS_CUDA_BUDGET_MB");
-  testing::internal::CaptureStderr();
+  logged.take();
   Image split = small->download(small->richardsonLucy(in, psf, p));
-  std::string log = testing::internal::GetCapturedStderr();
+  std::string log = logged.take();
   EXPECT_NE(log.find("groups of slices"), std::string::npos) << log;
   for (int64_t i = 0; i < in.shape().count(); ++i) ASSERT_EQ(split.data()[i], whole.data()[i]) << i;
 
@@ -770,9 +773,9 @@ TEST_F(CudaOps, OverBudgetWorkIsSplitIntoSliceGroupsThenSentToTheCpu) {
   } catch (const InvalidArgument& e) {
     GTEST_SKIP() << "CPU backend: " << e.what();
   }
-  testing::internal::CaptureStderr();
+  logged.take();
   Image fellBack = tiny->download(tiny->richardsonLucy(in, psf, p));
-  log = testing::internal::GetCapturedStderr();
+  log = logged.take();
   EXPECT_NE(log.find("running it on the CPU"), std::string::npos) << log;
   for (int64_t i = 0; i < in.shape().count(); ++i)
     ASSERT_EQ(fellBack.data()[i], onCpu.data()[i]) << i;

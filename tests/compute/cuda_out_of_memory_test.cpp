@@ -5,6 +5,8 @@
 // Skipped without a GPU.
 #include <gtest/gtest.h>
 
+#include "tests/compute/log_capture.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -78,7 +80,10 @@ bool contains(const std::string& log, const char* text) {
   return log.find(text) != std::string::npos;
 }
 
-class CudaOutOfMemory : public stacklens::testing::GpuTest {};
+class CudaOutOfMemory : public stacklens::testing::GpuTest {
+ protected:
+  stacklens::testing::LogCapture logged;  // what the backend says about its fall-backs
+};
 
 // 16 slices of 128×128 (64 KiB each, 1 MiB in all); the budget plans them as one chunk, but the
 // pipeline's two input buffers for 16 slices alone (2 MiB) exceed the 1.5 MiB device, so the
@@ -97,10 +102,10 @@ TEST_F(CudaOutOfMemory, TheHostStackPipelineHalvesItsChunksAndMatchesTheCpu) {
 
   auto small = cudaBackendWithCapacity(1.5);
   const Image wantMedian = cpu->medianFilter(in, 3);
-  ::testing::internal::CaptureStderr();
+  logged.take();
   const Image median = small->download(small->medianFilter(in, 3));
   const int medianChunks = small->lastChunkCount();
-  const std::string medianLog = ::testing::internal::GetCapturedStderr();
+  const std::string medianLog = logged.take();
   EXPECT_GT(medianChunks, 1) << medianLog;
   EXPECT_TRUE(contains(medianLog, "out of GPU memory with chunks of 16 slices")) << medianLog;
   EXPECT_TRUE(contains(medianLog, "simulated capacity")) << medianLog;
@@ -111,10 +116,10 @@ TEST_F(CudaOutOfMemory, TheHostStackPipelineHalvesItsChunksAndMatchesTheCpu) {
   const Image psf = gaussianPsf(0, 1.5, 1.5);
   const DeconvolveParams p;  // 20 iterations, reflecting boundaries, 2D per slice
   const Image wantRl = cpu->richardsonLucy(rlInput, psf, p);
-  ::testing::internal::CaptureStderr();
+  logged.take();
   const Image rl = small->download(small->richardsonLucy(rlInput, psf, p));
   const int rlChunks = small->lastChunkCount();
-  const std::string rlLog = ::testing::internal::GetCapturedStderr();
+  const std::string rlLog = logged.take();
   EXPECT_GT(rlChunks, 1) << rlLog;
   EXPECT_TRUE(contains(rlLog, "out of GPU memory with chunks of 16 slices")) << rlLog;
   EXPECT_FALSE(contains(rlLog, "on the CPU")) << rlLog;
@@ -134,10 +139,10 @@ TEST_F(CudaOutOfMemory, ADeviceStackIsSplitIntoHalvingGroupsOfSlicesAndMatchesTh
   auto small = cudaBackendWithCapacity(1.75);
   const Image dev = small->upload(in);
   ASSERT_FALSE(dev.onHost());
-  ::testing::internal::CaptureStderr();
+  logged.take();
   const Image out = small->medianFilter(dev, 3);
   const int groups = small->lastChunkCount();
-  const std::string log = ::testing::internal::GetCapturedStderr();
+  const std::string log = logged.take();
   EXPECT_TRUE(contains(log, "splitting the stack into groups of slices")) << log;
   EXPECT_FALSE(contains(log, "on the CPU")) << log;
   EXPECT_GE(groups, 2) << log;
@@ -158,9 +163,9 @@ TEST_F(CudaOutOfMemory, WhenNotOneSliceFitsTheCpuRunsItWithAMessage) {
     const Image before = copyOf(in);
     const Image want = cpu->medianFilter(in, 3);
     auto small = cudaBackendWithCapacity(1.0);
-    ::testing::internal::CaptureStderr();
+    logged.take();
     const Image out = small->download(small->medianFilter(in, 3));
-    const std::string log = ::testing::internal::GetCapturedStderr();
+    const std::string log = logged.take();
     EXPECT_TRUE(contains(log, "out of GPU memory with chunks of 2 slices")) << log;
     EXPECT_TRUE(contains(log, "median filter does not fit on the GPU")) << log;
     EXPECT_TRUE(contains(log, "running it on the CPU")) << log;
@@ -175,9 +180,9 @@ TEST_F(CudaOutOfMemory, WhenNotOneSliceFitsTheCpuRunsItWithAMessage) {
     const Image want = cpu->medianFilter(in, 3);
     auto small = cudaBackendWithCapacity(1.25);
     const Image dev = small->upload(in);
-    ::testing::internal::CaptureStderr();
+    logged.take();
     const Image out = small->download(small->medianFilter(dev, 3));
-    const std::string log = ::testing::internal::GetCapturedStderr();
+    const std::string log = logged.take();
     EXPECT_TRUE(contains(log, "splitting the stack into groups of slices")) << log;
     EXPECT_TRUE(contains(log, "running it on the CPU")) << log;
     expectIdentical(out, want, "device stack on the CPU");

@@ -3,6 +3,8 @@
 // chunk count, the input is untouched, device inputs go the old way (skipped without a GPU).
 #include <gtest/gtest.h>
 
+#include "tests/compute/log_capture.h"
+
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -57,6 +59,7 @@ TEST(StackPipeline, CpuBackendHasNoBudgetAndOneChunk) {
 
 class CudaStream : public ::testing::Test {
  protected:
+  stacklens::testing::LogCapture logged;  // what the backend says about its chunks
   void SetUp() override {
     std::string why;
     if (!cudaUsable(&why)) GTEST_SKIP() << why;
@@ -77,9 +80,9 @@ TEST_F(CudaStream, ChunkedMedianAndOutliersEqualTheSingleShotResultExactly) {
   // Median: 2 input + 2 output slices resident per slice of chunk = 4 slice sizes per slice; a
   // budget for two slices gives chunks of 2, 2, 2, 1.
   gpu->setMemoryBudget(2 * 4 * kSliceBytes + 100);
-  testing::internal::CaptureStderr();
+  logged.take();
   const Image median = gpu->medianFilter(in, 5);
-  const std::string log = testing::internal::GetCapturedStderr();
+  const std::string log = logged.take();
   EXPECT_EQ(gpu->lastChunkCount(), 4);
   EXPECT_NE(log.find("groups of slices (2 per chunk)"), std::string::npos) << log;
   expectIdentical(median, wholeMedian, "median");
@@ -130,7 +133,7 @@ TEST_F(CudaStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleShotResul
 
   // Blur: output and one scratch array per voxel (8 bytes) → 6 slice sizes per slice.
   gpu->setMemoryBudget(2 * 6 * kSliceBytes + 100);
-  testing::internal::CaptureStderr();
+  logged.take();
   expectClose(gpu->gaussianBlur(in, bp), blur, 1e-6, "blur");
   EXPECT_EQ(gpu->lastChunkCount(), 4);
   // Richardson-Lucy: the solver's frame (60 × 54 after padding by the 13×13 PSF, 28 bytes per
@@ -143,7 +146,7 @@ TEST_F(CudaStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleShotResul
   gpu->setMemoryBudget(3 * (2 * kSliceBytes + 2 * 28 * 48 * 40) + 100);
   const Image zoomedInChunks = gpu->resample(in, rp);
   EXPECT_EQ(gpu->lastChunkCount(), 3);
-  testing::internal::GetCapturedStderr();
+  logged.take();
   expectClose(zoomedInChunks, zoomed, 1e-6, "resampling");
   EXPECT_EQ(zoomedInChunks.spacing.z, zoomed.spacing.z);
   EXPECT_EQ(zoomedInChunks.spacing.y, zoomed.spacing.y);
@@ -156,9 +159,9 @@ TEST_F(CudaStream, ProgressCoversTheWholeStackAcrossChunks) {
   std::vector<double> seen;
   std::atomic<bool> cancel{false};
   Job job(&cancel, [&](double f) { seen.push_back(f); });
-  testing::internal::CaptureStderr();
+  logged.take();
   gpu->medianFilter(in, 3, job);
-  testing::internal::GetCapturedStderr();
+  logged.take();
   ASSERT_FALSE(seen.empty());
   for (size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i], seen[i - 1]);
   EXPECT_NEAR(seen.back(), 1.0, 1e-12);
@@ -173,9 +176,9 @@ TEST_F(CudaStream, ASliceOverTheBudgetRunsOnTheCpuWithAMessage) {
   const Image in = randomStack(kStack, 5);
   const Image onCpu = makeCpuBackend(1)->medianFilter(in, 3);
   gpu->setMemoryBudget(1024);  // less than one slice
-  testing::internal::CaptureStderr();
+  logged.take();
   const Image out = gpu->download(gpu->medianFilter(in, 3));
-  const std::string log = testing::internal::GetCapturedStderr();
+  const std::string log = logged.take();
   EXPECT_NE(log.find("running it on the CPU"), std::string::npos) << log;
   expectIdentical(out, onCpu, "CPU fall-back");
   EXPECT_NE(std::memcmp(out.data(), in.data(), in.bytes()), 0) << "the input came back unchanged";
