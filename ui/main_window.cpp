@@ -1,9 +1,7 @@
 // The viewer's main window: wiring of the view, navigation, docks, menus and worker reads.
 #include "ui/main_window.h"
 
-#include "ui/history_tool.h"
 #include "ui/live_processing.h"
-#include "ui/session_tool.h"
 
 #include <QActionGroup>
 #include <QCheckBox>
@@ -32,11 +30,15 @@
 #include "io/stack_writer.h"
 #include "ui/channels_panel.h"
 #include "ui/contours_panel.h"
+#include "ui/copy_command.h"
 #include "ui/header_dialog.h"
+#include "ui/history_tool.h"
+#include "ui/library_messages.h"
 #include "ui/movie_dialog.h"
 #include "ui/profiles.h"
 #include "ui/projection_dialog.h"
 #include "ui/psf_dialog.h"
+#include "ui/session_tool.h"
 #include "ui/stack_save.h"
 #include "ui/timing_panel.h"
 #include "ui/view_decorations.h"
@@ -107,6 +109,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildMenus();
   live_ = new LiveProcessing(this, view_);
   installHistory(this);
+  installCopyCommand(this);
+  showLibraryMessages(statusBar());
   connect(SessionTool::install(this), &SessionTool::failed, this,
           [this](const QString& why) { reportError(tr("Open session"), why); });
   connect(live_->dock(), &ProcessingDock::psfGeneratorRequested, this,
