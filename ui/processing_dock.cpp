@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "compute/pipeline_command.h"
 #include "io/stack.h"
 
 namespace stacklens::ui {
@@ -396,11 +397,12 @@ bool ProcessingDock::loadPsf(const QString& path, QString* error) {
       throw io::IoError(path.toStdString(), "too large for a PSF (at most 512 × 1024 × 1024)");
     compute::Image psf = compute::Image::host({info.z, info.y, info.x});
     for (int64_t z = 0; z < info.z; ++z) reader->readSlice(z, psf.slice(z));
-    for (int64_t i = 0; i < psf.shape().count(); ++i)
-      if (!std::isfinite(psf.data()[i]) || psf.data()[i] < 0)
-        throw io::IoError(path.toStdString(), "a PSF needs finite, non-negative values");
-    if (!setPsf(std::move(psf), path, path))
-      throw io::IoError(path.toStdString(), "the PSF is all zero");
+    try {
+      psf = compute::normalisedPsf(psf);  // the rule `stacklens-cli process --psf` applies
+    } catch (const compute::InvalidArgument& e) {
+      throw io::IoError(path.toStdString(), e.what());
+    }
+    setPsf(std::move(psf), path, path);
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return false;
