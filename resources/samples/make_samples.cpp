@@ -1,13 +1,19 @@
 // Writes the bundled sample stacks: a microscopy z-stack of beads and filaments blurred by a known
-// 3D PSF with Poisson noise (plus that PSF), and a synthetic radio cube with a spectral WCS.
-// Deterministic (fixed seeds), run at build time: stacklens-make-samples OUTPUT_DIR
+// 3D PSF with Poisson noise (plus that PSF), and a synthetic radio cube with a spectral WCS and a
+// catalog of its point sources (CSV and DS9 regions). Deterministic (fixed seeds), run at build
+// time: stacklens-make-samples OUTPUT_DIR
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "io/catalog.h"
+#include "io/io_error.h"
+#include "io/stack.h"
 #include "io/stack_writer.h"
+#include "io/wcs.h"
 
 namespace {
 
@@ -120,6 +126,69 @@ HeaderCard card(std::string key, std::string value, std::string comment = {}) {
   return {std::move(key), std::move(value), std::move(comment)};
 }
 
+struct InjectedSource {
+  double x, y, peak;  // 0-based pixel, Jy/beam
+};
+
+// value in hours or degrees → "hh:mm:ss.ssss" / "+dd:mm:ss.sss" (decimals on the seconds).
+std::string sexagesimal(double value, int decimals, bool sign) {
+  const bool negative = value < 0;
+  const double scale = std::pow(10.0, decimals);
+  const double total = std::round(std::fabs(value) * 3600.0 * scale) / scale;
+  const long long whole = static_cast<long long>(total / 3600.0);
+  const double rest = total - static_cast<double>(whole) * 3600.0;
+  const int minutes = static_cast<int>(rest / 60.0);
+  const double seconds = std::max(0.0, rest - minutes * 60.0);
+  char text[64];
+  std::snprintf(text, sizeof text, "%s%02lld:%02d:%0*.*f", sign ? (negative ? "-" : "+") : "",
+                whole, minutes, decimals + 3, decimals, seconds);
+  return text;
+}
+
+// The catalog of the cube's point sources, placed on the sky by the cube's own WCS as the viewer
+// reads it: radio_cube_sources.csv (name, RA/Dec in degrees and sexagesimal, the pixel, the peak
+// and the channels: the sources have flat spectra, so they are in every channel) and
+// radio_cube_sources.reg (DS9 fk5 circles of the beam's FWHM/2 + 1″ around them).
+void writeRadioCatalog(const std::string& dir, const std::vector<InjectedSource>& sources,
+                       int64_t channels) {
+  const auto reader = stacklens::io::openStack(dir + "/radio_cube.fits");
+  const stacklens::io::Wcs* wcs = reader->wcs();
+  if (!wcs || !wcs->hasCelestial())
+    throw stacklens::io::IoError(dir + "/radio_cube.fits", "the sample has no celestial WCS");
+  stacklens::io::CatalogTable table;
+  table.name = "radio_cube_sources";
+  table.columns = {"name", "ra", "dec", "ra_hms", "dec_dms", "x", "y", "peak_flux", "channel"};
+  std::string regions =
+      "# Region file format: DS9 version 4.1\n"
+      "global color=green dashlist=8 3 width=1 font=\"helvetica 10 normal roman\" select=1 "
+      "highlite=1 dash=0 fixed=0 edit=1 move=1 delete=1 include=1 source=1\n"
+      "fk5\n";
+  auto number = [](const char* format, double v) {
+    char text[64];
+    std::snprintf(text, sizeof text, format, v);
+    return std::string(text);
+  };
+  const std::string channelRange = "0-" + std::to_string(channels - 1);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const InjectedSource& s = sources[i];
+    double ra = 0, dec = 0;
+    if (!wcs->celestial(s.x, s.y, 0, ra, dec))
+      throw stacklens::io::IoError(dir + "/radio_cube.fits", "a source has no sky position");
+    char name[32];
+    std::snprintf(name, sizeof name, "S%02zu", i + 1);
+    const std::string raText = number("%.10f", ra), decText = number("%.10f", dec);
+    table.cells.push_back({name, raText, decText, sexagesimal(ra / 15.0, 4, false),
+                           sexagesimal(dec, 3, true), number("%.6f", s.x), number("%.6f", s.y),
+                           number("%.6g", s.peak), channelRange});
+    regions += "circle(" + raText + "," + decText + ",8.000\") # text={" + name + "}\n";
+  }
+  stacklens::io::writeCsv(table, dir + "/radio_cube_sources.csv");
+  std::ofstream out(dir + "/radio_cube_sources.reg", std::ios::binary | std::ios::trunc);
+  out << regions;
+  if (!out.flush())
+    throw stacklens::io::IoError(dir + "/radio_cube_sources.reg", "cannot write the regions");
+}
+
 // A radio cube: 128×128 pixels of 4 arcsec, 32 channels of 10 km/s; point sources (beam σ 1.5 px)
 // with flat spectra, an extended source, and a rotating disk whose line emission moves with
 // velocity; Gaussian noise σ = 1 mJy/beam.
@@ -194,6 +263,9 @@ void writeRadioSample(const std::string& dir) {
       "StackLens sample: synthetic radio sky, 40 point sources, one "
       "extended source, a rotating disk in HI, noise 1 mJy/beam");
   stacklens::io::writeStack(dir + "/radio_cube.fits", cube.v.data(), nz, ny, nx, options);
+  std::vector<InjectedSource> sources;
+  for (const auto& p : points) sources.push_back({p.x, p.y, p.flux});
+  writeRadioCatalog(dir, sources, nz);
 }
 
 }  // namespace
