@@ -13,6 +13,7 @@
 #include "compute/backend.h"
 #include "compute/params.h"
 #include "io/catalog.h"
+#include "io/ds9_regions.h"
 #include "io/stack.h"
 #include "io/wcs.h"
 
@@ -209,6 +210,18 @@ TEST(CrossMatch, RadioCubeCatalogMatchesSegmentedSources) {
     EXPECT_NEAR(x, xs[i], 1e-5) << i;
     EXPECT_NEAR(y, ys[i], 1e-5) << i;
     cat.push_back({ra[i], dec[i]});
+  }
+
+  // The DS9 regions written beside it circle the same pixels.
+  const io::RegionFile regions = io::readDs9Regions(dir + "/radio_cube_sources.reg");
+  EXPECT_TRUE(regions.warnings.empty());
+  const auto circles = io::regionsInPixels(regions.regions, wcs, 0, nullptr);
+  ASSERT_EQ(circles.size(), cat.size());
+  for (size_t i = 0; i < circles.size(); ++i) {
+    EXPECT_NEAR(circles[i].points[0][0], xs[i], 1e-4) << i;
+    EXPECT_NEAR(circles[i].points[0][1], ys[i], 1e-4) << i;
+    EXPECT_NEAR(circles[i].sizes[0], 2.0, 1e-3);  // 8″ at 4″ per pixel
+    EXPECT_EQ(circles[i].text, catalog.cells[i][0]);
   }
 
   const io::StackInfo& info = reader->info();
