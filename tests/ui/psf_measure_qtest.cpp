@@ -5,7 +5,7 @@
 // the view's frame; "Use for deconvolution" puts the PSF (sum 1) in the dock; Save writes a file
 // that reads back with the same pixels, the spacing and a HISTORY line. Beads in a 3D stack give
 // the axial FWHM too. Segmentation off: the dialog detects sources itself and says how to turn
-// the dock's on.
+// the dock's on. Cancel stops a measurement and leaves no PSF.
 #include <QAction>
 #include <QMenu>
 #include <QSignalSpy>
@@ -272,6 +272,29 @@ class PsfMeasureTest : public QObject {
     const compute::Image& psf = w.liveProcessing()->dock()->pipeline().deconvolution.psf;
     QCOMPARE(psf.shape(), result.psf.shape());
     QVERIFY(w.liveProcessing()->dock()->psfName().contains("beads"));
+  }
+
+  void cancelStopsAMeasurement() {
+    QTemporaryDir dir;
+    const int nz = 120, n = 128;
+    const std::vector<float> pixels = field(nz, n, n, {{64, 64, 60, 800}}, 3.0, 6.0);
+    const QString path = dir.filePath("bead.tif");
+    io::writeStack(path.toStdString(), pixels.data(), nz, n, n, {});
+    ui::MainWindow w;
+    QVERIFY(testing::openInWindow(w, path, QSize(800, 600)));
+    ui::PsfMeasureDialog* dialog = ui::openPsfMeasure(&w);
+    dialog->setMode(ui::PsfMeasureDialog::Mode::Beads3D);
+    dialog->addStar({64, 64, 60});
+    QSignalSpy cancelled(dialog, &ui::PsfMeasureDialog::cancelled);
+    dialog->measure();
+    QVERIFY(dialog->running());
+    QVERIFY(!dialog->measureButton()->isEnabled());
+    dialog->cancel();  // before the worker has read the stack
+    QVERIFY2(cancelled.count() > 0 || cancelled.wait(10000), qPrintable(dialog->status()));
+    QVERIFY(!dialog->running());
+    QVERIFY(dialog->result().psf.empty());
+    QVERIFY(!dialog->useButton()->isEnabled());
+    QVERIFY(dialog->measureButton()->isEnabled());
   }
 
   void segmentsItselfWhenTheDockDoesNot() {
