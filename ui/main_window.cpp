@@ -35,6 +35,7 @@
 #include "ui/history_tool.h"
 #include "ui/library_messages.h"
 #include "ui/movie_dialog.h"
+#include "ui/ortho_views.h"
 #include "ui/profiles.h"
 #include "ui/projection_dialog.h"
 #include "ui/psf_dialog.h"
@@ -137,13 +138,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   histogramTimer_.setSingleShot(true);
   histogramTimer_.setInterval(250);
   connect(&histogramTimer_, &QTimer::timeout, this, &MainWindow::updateHistogram);
-  followClock_.start();
-  followRest_.setSingleShot(true);
-  followRest_.setInterval(100);
-  connect(&followRest_, &QTimer::timeout, this, [this] {
-    lastFollowMs_ = followClock_.elapsed();
-    updateOrthoCrosshairs();
-  });
   analysisTimer_.setSingleShot(true);
   analysisTimer_.setInterval(100);
   connect(&analysisTimer_, &QTimer::timeout, this, [this] {
@@ -168,7 +162,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() {
   // Workers post results to this object: stop the long ones (a save, a preload) at their next
   // slice and let them finish before it goes.
-  orthoGeneration_->fetch_add(1);
+  ortho_->cancel();
   closing_->store(true);
   cancelSave();
   readPool_.waitForDone();
@@ -206,30 +200,27 @@ void MainWindow::buildDocks() {
   regionLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   dock(tr("Region statistics"), "regionDock", regionLabel_, Qt::RightDockWidgetArea);
 
-  xzView_ = new SliceView();
-  yzView_ = new SliceView();
-  QWidget* xzBox = embed(xzView_, this);
-  QWidget* yzBox = embed(yzView_, this);
+  ortho_ = new OrthoViews(&readPool_, this);
+  QWidget* xzBox = embed(ortho_->xzView(), this);
+  QWidget* yzBox = embed(ortho_->yzView(), this);
   xzBox->setMinimumSize(160, 120);
   yzBox->setMinimumSize(120, 160);
   xzDock_ = dock(tr("XZ at crosshair"), "xzDock", xzBox, Qt::BottomDockWidgetArea);
   yzDock_ = dock(tr("YZ at crosshair"), "yzDock", yzBox, Qt::LeftDockWidgetArea);
-  connect(xzView_, &SliceView::clicked, this, [this](QPointF p) {
-    const QPoint c = crosshair_.value_or(QPoint(int(info_.x / 2), int(info_.y / 2)));
-    setCrosshair(QPoint(int(std::lround(p.x())), c.y()));
-    nav_->setValue(int(std::lround(p.y())));
+  connect(ortho_, &OrthoViews::pointed, this, [this](QPoint crosshair, int z) {
+    setCrosshair(crosshair);
+    nav_->setValue(z);
   });
-  connect(yzView_, &SliceView::clicked, this, [this](QPointF p) {
-    const QPoint c = crosshair_.value_or(QPoint(int(info_.x / 2), int(info_.y / 2)));
-    setCrosshair(QPoint(c.x(), int(std::lround(p.y()))));
-    nav_->setValue(int(std::lround(p.x())));
+  connect(ortho_, &OrthoViews::updated, this, &MainWindow::orthoViewsUpdated);
+  connect(ortho_, &OrthoViews::failed, this, [this](const QString& why) {
+    reportError(tr("Cannot build the orthogonal views"), why);
   });
 
   lineProfile_ = new PlotWidget(tr("distance along the line (pixels)"), this);
-  zProfile_ = new PlotWidget(tr("z (slice)"), this);
   auto* lineDock =
       dock(tr("Line profile"), "lineProfileDock", lineProfile_, Qt::RightDockWidgetArea);
-  auto* zDock = dock(tr("Z profile at cursor"), "zProfileDock", zProfile_, Qt::RightDockWidgetArea);
+  auto* zDock =
+      dock(tr("Z profile at cursor"), "zProfileDock", ortho_->zProfile(), Qt::RightDockWidgetArea);
   auto* regionDock = findChild<QDockWidget*>("regionDock");
   tabifyDockWidget(regionDock, lineDock);
   tabifyDockWidget(lineDock, zDock);
@@ -508,7 +499,6 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   });
   live_->sliceRequested(z);
   ++sliceGeneration_;
-  orthoGeneration_->fetch_add(1);
   inFlight_.clear();
   processed_.reset();
   processedZ_ = -1;
@@ -517,21 +507,14 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   line_.reset();
   region_.reset();
   hover_.reset();
-  for (SliceView* v : {view_, xzView_, yzView_}) {
-    v->setCrosshair(std::nullopt);
-    v->setLine(std::nullopt);
-    v->setRegion(std::nullopt, false);
-    v->clearSlice();
-  }
+  ortho_->setStack(reader_, cache_);
+  view_->setCrosshair(std::nullopt);
+  view_->setLine(std::nullopt);
+  view_->setRegion(std::nullopt, false);
+  view_->clearSlice();
   // FITS images have their first row at the bottom; microscopy TIFFs at the top.
-  const bool bottom = info_.format == "fits";
-  view_->setOriginBottom(bottom);
-  yzView_->setOriginBottom(bottom);
-  const auto& sp = info_.spacing;
-  xzView_->setPixelAspect(info_.spacingKnown ? sp[0] / sp[2] : 1.0);
-  yzView_->setPixelAspect(info_.spacingKnown ? sp[1] / sp[0] : 1.0);
+  view_->setOriginBottom(info_.format == "fits");
   lineProfile_->setData({}, {});
-  zProfile_->setData({}, {});
   regionLabel_->setText(tr("Draw a rectangle or ellipse with the region tools."));
 
   {
@@ -650,7 +633,7 @@ void MainWindow::showSlice(int z, SliceData data) {
   // rests: a big region's median alone costs more than a frame.
   histogramTimer_.start();
   if (line_ || region_) analysisTimer_.start();
-  followSlice();
+  ortho_->followSlice(z);
   prefetchAround(z);
   live_->rawSliceShown(z);
   emit sliceShown(z);
@@ -693,7 +676,8 @@ void MainWindow::preload(int count) {
 // ---- display ----
 
 void MainWindow::applyDisplay(const render::DisplaySettings& display) {
-  for (SliceView* v : {view_, xzView_, yzView_}) v->setDisplay(display);
+  view_->setDisplay(display);
+  ortho_->setDisplay(display);
   if (volumePanel_) volumePanel_->setDisplay(display);
   if (contoursPanel_) contoursPanel_->setLimits(display.limits.low, display.limits.high);
   histogram_->setLimits(display.limits.low, display.limits.high);
@@ -748,18 +732,7 @@ void MainWindow::updateWorldLabel() {
 void MainWindow::hoverAt(QPointF imagePos) {
   hover_ = imagePos;
   updateReadout();
-  // With the whole stack in memory the z profile follows the mouse.
-  if (!reader_ || info_.z <= 1 || cache_->count() < static_cast<size_t>(info_.z)) return;
-  const int x = int(std::lround(imagePos.x())), y = int(std::lround(imagePos.y()));
-  if (x < 0 || y < 0 || x >= info_.x || y >= info_.y) return;
-  std::vector<double> zs, values;
-  for (int z = 0; z < info_.z; ++z) {
-    SliceData s = cache_->find(z);
-    if (!s) return;
-    zs.push_back(z);
-    values.push_back((*s)[static_cast<size_t>(y) * info_.x + x]);
-  }
-  zProfile_->setData(std::move(zs), std::move(values), currentZ_);
+  ortho_->hover(imagePos, currentZ_);  // the z profile, when the stack is in memory
 }
 
 void MainWindow::updateReadout() {
@@ -856,81 +829,12 @@ void MainWindow::setCrosshair(QPoint pixel) {
   pixel.setY(std::clamp<int>(pixel.y(), 0, int(info_.y) - 1));
   crosshair_ = pixel;
   view_->setCrosshair(QPointF(pixel));
-  updateOrthoCrosshairs();
-  buildOrthoViews();
+  ortho_->setCrosshair(crosshair_, currentZ_);
 }
 
-void MainWindow::followSlice() {
-  // The ortho crosshairs move at a slider step, when the processing worker computes and this
-  // thread is free (drawn later, at a timer, they would land when the processed frame arrives and
-  // delay it). The z-profile plot is redrawn when the slider rests: a QPainter plot with its text
-  // costs the GUI thread more than both ortho frames.
-  const qint64 now = followClock_.elapsed();
-  if (now - lastFollowMs_ >= kFollowIntervalMs && crosshair_) {
-    lastFollowMs_ = now;
-    xzView_->setCrosshair(QPointF(crosshair_->x(), currentZ_));
-    yzView_->setCrosshair(QPointF(currentZ_, crosshair_->y()));
-  }
-  followRest_.start();
-}
-
-void MainWindow::updateOrthoCrosshairs() {
-  if (!crosshair_) return;
-  xzView_->setCrosshair(QPointF(crosshair_->x(), currentZ_));
-  yzView_->setCrosshair(QPointF(currentZ_, crosshair_->y()));
-  if (!zProfile_->xs().empty()) zProfile_->setData(zProfile_->xs(), zProfile_->ys(), currentZ_);
-}
-
-// Reads every slice once (cache first) and cuts the row and the column through the crosshair
-// plus the z profile; a newer crosshair cancels the pass.
-void MainWindow::buildOrthoViews() {
-  if (!reader_ || !crosshair_ || info_.z <= 1) return;
-  auto token = orthoGeneration_;
-  const quint64 generation = token->fetch_add(1) + 1;
-  auto reader = reader_;
-  auto cache = cache_;
-  const int64_t X = info_.x, Y = info_.y, Z = info_.z;
-  const int cx = crosshair_->x(), cy = crosshair_->y();
-  (void)QtConcurrent::run(&readPool_, [=, this] {
-    auto xz = std::make_shared<std::vector<float>>(static_cast<size_t>(X * Z));
-    auto yz = std::make_shared<std::vector<float>>(static_cast<size_t>(Z * Y));
-    std::vector<double> zs(static_cast<size_t>(Z)), spectrum(static_cast<size_t>(Z));
-    QString error;
-    try {
-      for (int64_t z = 0; z < Z; ++z) {
-        if (token->load() != generation) return;
-        SliceData s = cache->find(z);
-        if (!s) {
-          auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(X * Y));
-          reader->readSlice(z, pixels->data());
-          s = std::move(pixels);
-          cache->insert(z, s);
-        }
-        const float* p = s->data();
-        std::copy(p + cy * X, p + (cy + 1) * X, xz->begin() + z * X);
-        for (int64_t y = 0; y < Y; ++y) (*yz)[static_cast<size_t>(y * Z + z)] = p[y * X + cx];
-        zs[static_cast<size_t>(z)] = double(z);
-        spectrum[static_cast<size_t>(z)] = p[cy * X + cx];
-      }
-    } catch (const std::exception& e) {
-      error = QString::fromStdString(e.what());
-    }
-    QMetaObject::invokeMethod(
-        this,
-        [=, this] {
-          if (token->load() != generation) return;
-          if (!error.isEmpty()) {
-            reportError(tr("Cannot build the orthogonal views"), error);
-            return;
-          }
-          xzView_->setSlice(xz, int(X), int(Z));
-          yzView_->setSlice(yz, int(Z), int(Y));
-          zProfile_->setData(zs, spectrum, currentZ_);
-          emit orthoViewsUpdated();
-        },
-        Qt::QueuedConnection);
-  });
-}
+render::SliceView* MainWindow::xzView() const { return ortho_->xzView(); }
+render::SliceView* MainWindow::yzView() const { return ortho_->yzView(); }
+PlotWidget* MainWindow::zProfilePlot() const { return ortho_->zProfile(); }
 
 // ---- output ----
 

@@ -32,6 +32,7 @@
 
 namespace stacklens::ui {
 
+class OrthoViews;
 class ProjectionDialog;
 class ViewDecorations;
 class MovieDialog;
@@ -100,14 +101,14 @@ class MainWindow : public QMainWindow {
   SliceData currentSlice() const { return current_; }
   SliceCache* cache() const { return cache_.get(); }
   render::SliceView* sliceView() const { return view_; }
-  render::SliceView* xzView() const { return xzView_; }
-  render::SliceView* yzView() const { return yzView_; }
+  render::SliceView* xzView() const;
+  render::SliceView* yzView() const;
   NavigationBar* navigation() const { return nav_; }
   QSlider* slider() const { return nav_->slider(); }
   DisplayPanel* displayPanel() const { return display_; }
   HistogramWidget* histogram() const { return histogram_; }
   PlotWidget* lineProfilePlot() const { return lineProfile_; }
-  PlotWidget* zProfilePlot() const { return zProfile_; }
+  PlotWidget* zProfilePlot() const;
   QString readout() const { return readout_->text(); }
   const RegionStats& regionStats() const { return regionStats_; }
   QComboBox* hduBox() const { return hduBox_; }
@@ -156,8 +157,6 @@ class MainWindow : public QMainWindow {
   void updateHistogram();
   void updateLineProfile();
   void updateRegionStats();
-  void buildOrthoViews();
-  void updateOrthoCrosshairs();
   void reportError(const QString& title, const QString& message);
   void rememberFile(const QString& path);
   void rebuildRecentMenu();
@@ -190,8 +189,6 @@ class MainWindow : public QMainWindow {
   quint64 openGeneration_ = 0;
   quint64 sliceGeneration_ = 0;
   quint64 histogramGeneration_ = 0;
-  std::shared_ptr<std::atomic<quint64>> orthoGeneration_ =
-      std::make_shared<std::atomic<quint64>>(0);
   QThreadPool readPool_;
   // Set when the window closes: background reads stop at their next slice.
   std::shared_ptr<std::atomic<bool>> closing_ = std::make_shared<std::atomic<bool>>(false);
@@ -200,27 +197,17 @@ class MainWindow : public QMainWindow {
   QToolButton* saveCancelButton_ = nullptr;
   QTimer histogramTimer_;
   QTimer analysisTimer_;  // line profile and region statistics after the slider rests
-  // While the slider moves, the ortho crosshairs follow it at most every kFollowIntervalMs (each
-  // is a frame of its own on the GUI thread); they and the z-profile marker land when it rests
-  // for 100 ms.
-  static constexpr qint64 kFollowIntervalMs = 40;
-  QElapsedTimer followClock_;
-  qint64 lastFollowMs_ = -kFollowIntervalMs;
-  QTimer followRest_;
-  void followSlice();
 
   bool quiet_ = false;
   ViewerSettings settings_;
 
   render::SliceView* view_;
   std::unique_ptr<ViewDecorations> decorations_;  // colorbar and compass over view_
-  render::SliceView* xzView_;
-  render::SliceView* yzView_;
+  OrthoViews* ortho_;                             // XZ, YZ and the z profile through the crosshair
   NavigationBar* nav_;
   DisplayPanel* display_;
   HistogramWidget* histogram_;
   PlotWidget* lineProfile_;
-  PlotWidget* zProfile_;
   QLabel* regionLabel_;
   QLabel* readout_;
   QLabel* shapeLabel_;
