@@ -32,6 +32,7 @@
 #include "ui/contours_panel.h"
 #include "ui/copy_command.h"
 #include "ui/header_dialog.h"
+#include "ui/histogram_tool.h"
 #include "ui/history_tool.h"
 #include "ui/library_messages.h"
 #include "ui/movie_dialog.h"
@@ -39,6 +40,7 @@
 #include "ui/profiles.h"
 #include "ui/projection_dialog.h"
 #include "ui/psf_dialog.h"
+#include "ui/psf_measure_dialog.h"
 #include "ui/session_tool.h"
 #include "ui/stack_save.h"
 #include "ui/timing_panel.h"
@@ -111,6 +113,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   live_ = new LiveProcessing(this, view_);
   installHistory(this);
   installCopyCommand(this);
+  installPsfMeasureTool(this);
   showLibraryMessages(statusBar());
   connect(SessionTool::install(this), &SessionTool::failed, this,
           [this](const QString& why) { reportError(tr("Open session"), why); });
@@ -131,13 +134,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(view_, &SliceView::regionDrawn, this, &MainWindow::setRegion);
   connect(display_, &DisplayPanel::displayChanged, this, &MainWindow::applyDisplay);
   connect(display_, &DisplayPanel::limitsModeChanged, this, &MainWindow::computeLimits);
-  connect(histogram_, &HistogramWidget::limitsDragged, this, [this](double low, double high) {
+  connect(histogramTool_, &HistogramTool::limitsDragged, this, [this](double low, double high) {
     display_->setManualLimits({float(low), float(high)});
   });
 
-  histogramTimer_.setSingleShot(true);
-  histogramTimer_.setInterval(250);
-  connect(&histogramTimer_, &QTimer::timeout, this, &MainWindow::updateHistogram);
   analysisTimer_.setSingleShot(true);
   analysisTimer_.setInterval(100);
   connect(&analysisTimer_, &QTimer::timeout, this, [this] {
@@ -180,19 +180,11 @@ void MainWindow::buildDocks() {
   display_ = new DisplayPanel(this);
   dock(tr("Display"), "displayDock", display_, Qt::RightDockWidgetArea);
 
-  auto* histogramBox = new QWidget(this);
-  auto* hl = new QVBoxLayout(histogramBox);
-  hl->setContentsMargins(2, 2, 2, 2);
-  histogram_ = new HistogramWidget(histogramBox);
-  auto* logCounts = new QCheckBox(tr("Log counts"), histogramBox);
-  logCounts->setChecked(true);
-  hl->addWidget(histogram_, 1);
-  hl->addWidget(logCounts);
-  connect(logCounts, &QCheckBox::toggled, histogram_, &HistogramWidget::setLogCounts);
-  histogramDock_ = dock(tr("Histogram"), "histogramDock", histogramBox, Qt::RightDockWidgetArea);
-  connect(histogramDock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-    if (visible) updateHistogram();
-  });
+  histogramTool_ = new HistogramTool(&readPool_, this);
+  histogramDock_ =
+      dock(tr("Histogram"), "histogramDock", histogramTool_->widget(), Qt::RightDockWidgetArea);
+  histogramTool_->setDock(histogramDock_);
+  connect(histogramTool_, &HistogramTool::updated, this, &MainWindow::histogramUpdated);
 
   regionLabel_ = new QLabel(tr("Draw a rectangle or ellipse with the region tools."), this);
   regionLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -631,7 +623,7 @@ void MainWindow::showSlice(int z, SliceData data) {
   updateReadout();
   // While scrubbing, the histogram, line profile and region statistics wait until the slider
   // rests: a big region's median alone costs more than a frame.
-  histogramTimer_.start();
+  histogramTool_->setSlice(current_);
   if (line_ || region_) analysisTimer_.start();
   ortho_->followSlice(z);
   prefetchAround(z);
@@ -680,7 +672,7 @@ void MainWindow::applyDisplay(const render::DisplaySettings& display) {
   ortho_->setDisplay(display);
   if (volumePanel_) volumePanel_->setDisplay(display);
   if (contoursPanel_) contoursPanel_->setLimits(display.limits.low, display.limits.high);
-  histogram_->setLimits(display.limits.low, display.limits.high);
+  histogramTool_->setLimits(display.limits.low, display.limits.high);
   settings_.colormap = display.colormap;
   settings_.scale = render::scaleName(display.scale);
   settings_.invert = display.invert;
@@ -765,23 +757,6 @@ void MainWindow::updateReadout() {
   readout_->setText(text);
 }
 
-void MainWindow::updateHistogram() {
-  if (!current_ || !histogramDock_->isVisible()) return;
-  const quint64 generation = ++histogramGeneration_;
-  SliceData data = current_;
-  (void)QtConcurrent::run(&readPool_, [this, data, generation] {
-    Histogram h = computeHistogram(data->data(), data->size());
-    QMetaObject::invokeMethod(
-        this,
-        [this, h = std::move(h), generation]() mutable {
-          if (generation != histogramGeneration_) return;
-          histogram_->setHistogram(std::move(h));
-          emit histogramUpdated();
-        },
-        Qt::QueuedConnection);
-  });
-}
-
 void MainWindow::setLine(QPointF from, QPointF to) {
   line_ = std::make_pair(from, to);
   view_->setLine(line_);
@@ -835,6 +810,7 @@ void MainWindow::setCrosshair(QPoint pixel) {
 render::SliceView* MainWindow::xzView() const { return ortho_->xzView(); }
 render::SliceView* MainWindow::yzView() const { return ortho_->yzView(); }
 PlotWidget* MainWindow::zProfilePlot() const { return ortho_->zProfile(); }
+HistogramWidget* MainWindow::histogram() const { return histogramTool_->histogram(); }
 
 // ---- output ----
 

@@ -32,6 +32,7 @@
 
 namespace stacklens::ui {
 
+class HistogramTool;
 class OrthoViews;
 class ProjectionDialog;
 class ViewDecorations;
@@ -106,7 +107,7 @@ class MainWindow : public QMainWindow {
   NavigationBar* navigation() const { return nav_; }
   QSlider* slider() const { return nav_->slider(); }
   DisplayPanel* displayPanel() const { return display_; }
-  HistogramWidget* histogram() const { return histogram_; }
+  HistogramWidget* histogram() const;
   PlotWidget* lineProfilePlot() const { return lineProfile_; }
   PlotWidget* zProfilePlot() const;
   QString readout() const { return readout_->text(); }
@@ -154,7 +155,6 @@ class MainWindow : public QMainWindow {
   void computeLimits(render::LimitsMode mode);
   void updateWorldLabel();
   void updateReadout();
-  void updateHistogram();
   void updateLineProfile();
   void updateRegionStats();
   void reportError(const QString& title, const QString& message);
@@ -188,14 +188,12 @@ class MainWindow : public QMainWindow {
   // Request tokens: a result whose token is stale is dropped.
   quint64 openGeneration_ = 0;
   quint64 sliceGeneration_ = 0;
-  quint64 histogramGeneration_ = 0;
   QThreadPool readPool_;
   // Set when the window closes: background reads stop at their next slice.
   std::shared_ptr<std::atomic<bool>> closing_ = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<std::atomic<bool>> saveCancel_;  // the running save's, null when none runs
   QProgressBar* saveProgress_ = nullptr;
   QToolButton* saveCancelButton_ = nullptr;
-  QTimer histogramTimer_;
   QTimer analysisTimer_;  // line profile and region statistics after the slider rests
 
   bool quiet_ = false;
@@ -206,7 +204,7 @@ class MainWindow : public QMainWindow {
   OrthoViews* ortho_;                             // XZ, YZ and the z profile through the crosshair
   NavigationBar* nav_;
   DisplayPanel* display_;
-  HistogramWidget* histogram_;
+  HistogramTool* histogramTool_;
   PlotWidget* lineProfile_;
   QLabel* regionLabel_;
   QLabel* readout_;

@@ -766,6 +766,7 @@ PsfMeasureDialog* openPsfMeasure(MainWindow* window) {
 }
 
 void installPsfMeasureTool(MainWindow* window) {
+  if (window->findChild<QAction*>("analysisMeasurePsf")) return;  // once per window
   QAction* action =
       window->analysisMenu()->addAction(QObject::tr("Measure &PSF from stars/beads…"));
   action->setObjectName("analysisMeasurePsf");
