@@ -1,6 +1,7 @@
 // The viewer's main window: wiring of the view, navigation, docks, menus and worker reads.
 #include "ui/main_window.h"
 
+#include "ui/line_profile_tool.h"
 #include "ui/live_processing.h"
 
 #include <QActionGroup>
@@ -41,6 +42,7 @@
 #include "ui/projection_dialog.h"
 #include "ui/psf_dialog.h"
 #include "ui/psf_measure_dialog.h"
+#include "ui/region_stats_tool.h"
 #include "ui/session_tool.h"
 #include "ui/stack_save.h"
 #include "ui/timing_panel.h"
@@ -138,13 +140,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     display_->setManualLimits({float(low), float(high)});
   });
 
-  analysisTimer_.setSingleShot(true);
-  analysisTimer_.setInterval(100);
-  connect(&analysisTimer_, &QTimer::timeout, this, [this] {
-    updateLineProfile();
-    updateRegionStats();
-  });
-
   settings_ = loadViewerSettings();
   applySettings();
   // The default size, within the screen: on a 1280-wide screen 1400 pixels cut off the docks.
@@ -186,11 +181,8 @@ void MainWindow::buildDocks() {
   histogramTool_->setDock(histogramDock_);
   connect(histogramTool_, &HistogramTool::updated, this, &MainWindow::histogramUpdated);
 
-  regionLabel_ = new QLabel(tr("Draw a rectangle or ellipse with the region tools."), this);
-  regionLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  regionLabel_->setWordWrap(true);
-  regionLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-  dock(tr("Region statistics"), "regionDock", regionLabel_, Qt::RightDockWidgetArea);
+  regionTool_ = new RegionStatsTool(view_, this);
+  dock(tr("Region statistics"), "regionDock", regionTool_->label(), Qt::RightDockWidgetArea);
 
   ortho_ = new OrthoViews(&readPool_, this);
   QWidget* xzBox = embed(ortho_->xzView(), this);
@@ -208,9 +200,9 @@ void MainWindow::buildDocks() {
     reportError(tr("Cannot build the orthogonal views"), why);
   });
 
-  lineProfile_ = new PlotWidget(tr("distance along the line (pixels)"), this);
+  lineTool_ = new LineProfileTool(view_, this);
   auto* lineDock =
-      dock(tr("Line profile"), "lineProfileDock", lineProfile_, Qt::RightDockWidgetArea);
+      dock(tr("Line profile"), "lineProfileDock", lineTool_->plot(), Qt::RightDockWidgetArea);
   auto* zDock =
       dock(tr("Z profile at cursor"), "zProfileDock", ortho_->zProfile(), Qt::RightDockWidgetArea);
   auto* regionDock = findChild<QDockWidget*>("regionDock");
@@ -496,18 +488,14 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   processedZ_ = -1;
   limitsValid_ = false;
   crosshair_.reset();
-  line_.reset();
-  region_.reset();
+  lineTool_->clear();
+  regionTool_->clear();
   hover_.reset();
   ortho_->setStack(reader_, cache_);
   view_->setCrosshair(std::nullopt);
-  view_->setLine(std::nullopt);
-  view_->setRegion(std::nullopt, false);
   view_->clearSlice();
   // FITS images have their first row at the bottom; microscopy TIFFs at the top.
   view_->setOriginBottom(info_.format == "fits");
-  lineProfile_->setData({}, {});
-  regionLabel_->setText(tr("Draw a rectangle or ellipse with the region tools."));
 
   {
     const QSignalBlocker block(nav_);
@@ -622,9 +610,10 @@ void MainWindow::showSlice(int z, SliceData data) {
   updateWorldLabel();
   updateReadout();
   // While scrubbing, the histogram, line profile and region statistics wait until the slider
-  // rests: a big region's median alone costs more than a frame.
+  // rests.
   histogramTool_->setSlice(current_);
-  if (line_ || region_) analysisTimer_.start();
+  lineTool_->sliceShown(current_, width, height);
+  regionTool_->sliceShown(z, current_, width, height);
   ortho_->followSlice(z);
   prefetchAround(z);
   live_->rawSliceShown(z);
@@ -758,44 +747,13 @@ void MainWindow::updateReadout() {
 }
 
 void MainWindow::setLine(QPointF from, QPointF to) {
-  line_ = std::make_pair(from, to);
-  view_->setLine(line_);
+  lineTool_->setLine(from, to);
   if (auto* d = findChild<QDockWidget*>("lineProfileDock")) d->raise();
-  updateLineProfile();
-}
-
-void MainWindow::updateLineProfile() {
-  if (!line_ || !current_) return;
-  LineProfile p =
-      lineProfile(current_->data(), int(info_.x), int(info_.y), line_->first, line_->second);
-  lineProfile_->setData(std::move(p.distance), std::move(p.value));
 }
 
 void MainWindow::setRegion(QRectF rect, bool ellipse) {
-  region_ = rect;
-  regionEllipse_ = ellipse;
-  view_->setRegion(rect, ellipse);
+  regionTool_->setRegion(rect, ellipse);
   if (auto* d = findChild<QDockWidget*>("regionDock")) d->raise();
-  updateRegionStats();
-}
-
-void MainWindow::updateRegionStats() {
-  if (!region_ || !current_) return;
-  regionStats_ =
-      regionStatistics(current_->data(), int(info_.x), int(info_.y), *region_, regionEllipse_);
-  const RegionStats& s = regionStats_;
-  auto n = [](double v) { return QString::number(v, 'g', 7); };
-  regionLabel_->setText(
-      tr("<b>%1</b> x %2…%3, y %4…%5, z %6<br>npix %7<br>mean %8<br>median %9<br>std %10<br>"
-         "sum %11<br>min %12<br>max %13")
-          .arg(regionEllipse_ ? tr("Ellipse") : tr("Rectangle"))
-          .arg(region_->left(), 0, 'f', 1)
-          .arg(region_->right(), 0, 'f', 1)
-          .arg(region_->top(), 0, 'f', 1)
-          .arg(region_->bottom(), 0, 'f', 1)
-          .arg(currentZ_)
-          .arg(s.npix)
-          .arg(n(s.mean), n(s.median), n(s.std), n(s.sum), n(s.min), n(s.max)));
 }
 
 void MainWindow::setCrosshair(QPoint pixel) {
@@ -811,6 +769,8 @@ render::SliceView* MainWindow::xzView() const { return ortho_->xzView(); }
 render::SliceView* MainWindow::yzView() const { return ortho_->yzView(); }
 PlotWidget* MainWindow::zProfilePlot() const { return ortho_->zProfile(); }
 HistogramWidget* MainWindow::histogram() const { return histogramTool_->histogram(); }
+PlotWidget* MainWindow::lineProfilePlot() const { return lineTool_->plot(); }
+const RegionStats& MainWindow::regionStats() const { return regionTool_->stats(); }
 
 // ---- output ----
 

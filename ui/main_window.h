@@ -33,6 +33,8 @@
 namespace stacklens::ui {
 
 class HistogramTool;
+class LineProfileTool;
+class RegionStatsTool;
 class OrthoViews;
 class ProjectionDialog;
 class ViewDecorations;
@@ -108,10 +110,10 @@ class MainWindow : public QMainWindow {
   QSlider* slider() const { return nav_->slider(); }
   DisplayPanel* displayPanel() const { return display_; }
   HistogramWidget* histogram() const;
-  PlotWidget* lineProfilePlot() const { return lineProfile_; }
+  PlotWidget* lineProfilePlot() const;
   PlotWidget* zProfilePlot() const;
   QString readout() const { return readout_->text(); }
-  const RegionStats& regionStats() const { return regionStats_; }
+  const RegionStats& regionStats() const;
   QComboBox* hduBox() const { return hduBox_; }
   QSpinBox* planeBox() const { return planeSpin_; }
   // Processing while scrubbing: its docks, worker and backends.
@@ -155,8 +157,6 @@ class MainWindow : public QMainWindow {
   void computeLimits(render::LimitsMode mode);
   void updateWorldLabel();
   void updateReadout();
-  void updateLineProfile();
-  void updateRegionStats();
   void reportError(const QString& title, const QString& message);
   void rememberFile(const QString& path);
   void rebuildRecentMenu();
@@ -178,10 +178,6 @@ class MainWindow : public QMainWindow {
   SliceData processed_;
   bool limitsValid_ = false;
   std::optional<QPoint> crosshair_;
-  std::optional<std::pair<QPointF, QPointF>> line_;
-  std::optional<QRectF> region_;
-  bool regionEllipse_ = false;
-  RegionStats regionStats_;
   std::optional<QPointF> hover_;
   std::set<int> inFlight_;
 
@@ -194,7 +190,6 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<std::atomic<bool>> saveCancel_;  // the running save's, null when none runs
   QProgressBar* saveProgress_ = nullptr;
   QToolButton* saveCancelButton_ = nullptr;
-  QTimer analysisTimer_;  // line profile and region statistics after the slider rests
 
   bool quiet_ = false;
   ViewerSettings settings_;
@@ -205,8 +200,8 @@ class MainWindow : public QMainWindow {
   NavigationBar* nav_;
   DisplayPanel* display_;
   HistogramTool* histogramTool_;
-  PlotWidget* lineProfile_;
-  QLabel* regionLabel_;
+  LineProfileTool* lineTool_;
+  RegionStatsTool* regionTool_;
   QLabel* readout_;
   QLabel* shapeLabel_;
   QComboBox* hduBox_;
