@@ -1,0 +1,61 @@
+// Analysis ▸ Import catalog…: which columns of a catalog give its positions (RA/Dec or
+// longitude/latitude in a sky frame, or x/y in image pixels), and how its markers look.
+#pragma once
+
+#include <QCheckBox>
+#include <QColor>
+#include <QComboBox>
+#include <QDialog>
+#include <QDoubleSpinBox>
+#include <QPushButton>
+#include <QStringList>
+
+#include "io/wcs.h"
+
+namespace stacklens::ui {
+
+// The choice the dialog makes; the catalog panel applies it to every row.
+struct CatalogColumns {
+  int lon = -1, lat = -1;  // column indexes of sky positions (frame is a sky frame)
+  int x = -1, y = -1;      // column indexes of pixel positions (frame is Image)
+  bool lonInHours = false;
+  io::SkyFrame frame = io::SkyFrame::Fk5;
+  // Pixel columns count from 1 at the first pixel's centre, as SExtractor and DS9 write them.
+  bool oneBased = true;
+  double markerRadius = 5;              // image pixels
+  QColor colour = QColor(0, 255, 255);  // DS9's cyan: apart from the match colours
+  bool sky() const { return frame != io::SkyFrame::Image; }
+  bool valid() const { return sky() ? lon >= 0 && lat >= 0 : x >= 0 && y >= 0; }
+};
+
+class CatalogColumnsDialog : public QDialog {
+  Q_OBJECT
+ public:
+  // columns: the catalog's column names (with units, e.g. "RA [deg]"); initial: the guess.
+  CatalogColumnsDialog(const QString& catalogName, const QStringList& columns,
+                       const CatalogColumns& initial, QWidget* parent = nullptr);
+
+  CatalogColumns choice() const;
+  void setChoice(const CatalogColumns& choice);
+
+  QComboBox* lonBox() const { return lon_; }
+  QComboBox* latBox() const { return lat_; }
+  QComboBox* xBox() const { return x_; }
+  QComboBox* yBox() const { return y_; }
+  QComboBox* frameBox() const { return frame_; }
+  QComboBox* pixelBaseBox() const { return base_; }
+  QCheckBox* hoursBox() const { return hours_; }
+
+ private:
+  void frameChanged();
+  void showColour();
+
+  QComboBox *lon_, *lat_, *x_, *y_, *frame_, *base_;
+  QCheckBox* hours_;
+  QDoubleSpinBox* radius_;
+  QPushButton* colourButton_;
+  QPushButton* ok_;
+  QColor colour_;
+};
+
+}  // namespace stacklens::ui
