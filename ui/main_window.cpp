@@ -29,8 +29,8 @@
 #include "compute/device_list.h"
 #include "io/file_checks.h"
 #include "io/stack_writer.h"
-#include "ui/channels_panel.h"
-#include "ui/contours_panel.h"
+#include "ui/channels_tool.h"
+#include "ui/contours_tool.h"
 #include "ui/copy_command.h"
 #include "ui/header_dialog.h"
 #include "ui/histogram_tool.h"
@@ -49,6 +49,7 @@
 #include "ui/view_decorations.h"
 #include "ui/view_export.h"
 #include "ui/volume_panel.h"
+#include "ui/volume_tool.h"
 #include "ui/whole_stack_dialog.h"
 
 #if __has_include("io/wcs.h")
@@ -468,10 +469,8 @@ void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
 void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceData first) {
   reader_ = std::move(reader);
   decorations_->setStack(reader_);
-  if (volumePanel_) volumePanel_->setStack(reader_, gpuChosen());
-  if (channelsPanel_) channelsPanel_->setStack(reader_);
-  if (contoursPanel_) contoursPanel_->setStack(reader_);
   info_ = reader_->info();
+  emit stackInstalled();
   cache_ = std::make_shared<SliceCache>(cacheBudget_);
   cache_->insert(z, first);
   // The processing worker copies the slices this window has read instead of reading them again.
@@ -549,7 +548,7 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
 void MainWindow::requestSlice(int z) {
   if (!reader_) return;
   live_->sliceRequested(z);
-  if (channelsPanel_) channelsPanel_->showSlice(z);
+  emit sliceRequested(z);
   requestedZ_ = z;
   const quint64 generation = ++sliceGeneration_;
   if (SliceData s = cache_->find(z)) {
@@ -602,7 +601,6 @@ void MainWindow::showSlice(int z, SliceData data) {
   current_ = std::move(data);
   const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
   if (!live_->holdRawSlice(z, current_, width, height)) view_->setSlice(current_, width, height);
-  if (contoursPanel_) contoursPanel_->setSlice(z, current_, width, height);
   if (!limitsValid_) {
     limitsValid_ = true;
     computeLimits(display_->limitsMode());
@@ -659,8 +657,6 @@ void MainWindow::preload(int count) {
 void MainWindow::applyDisplay(const render::DisplaySettings& display) {
   view_->setDisplay(display);
   ortho_->setDisplay(display);
-  if (volumePanel_) volumePanel_->setDisplay(display);
-  if (contoursPanel_) contoursPanel_->setLimits(display.limits.low, display.limits.high);
   histogramTool_->setLimits(display.limits.low, display.limits.high);
   settings_.colormap = display.colormap;
   settings_.scale = render::scaleName(display.scale);
@@ -735,9 +731,9 @@ void MainWindow::updateReadout() {
                      .arg(number((*current_)[i]));
   if (processed_ && processedZ_ == currentZ_ && i < processed_->size())
     text += QString("   processed %1").arg(number((*processed_)[i]));
-  if (channelsPanel_) {
-    const QString channels = channelsPanel_->readout(*hover_);
-    if (!channels.isEmpty()) text += "   " + channels;
+  for (const auto& part : readoutParts_) {
+    const QString more = part(*hover_);
+    if (!more.isEmpty()) text += "   " + more;
   }
 #ifdef STACKLENS_HAVE_WCS
   if (reader_ && reader_->wcs() && reader_->wcs()->hasCelestial())
@@ -978,61 +974,9 @@ bool MainWindow::gpuChosen() const {
          live_->dock()->gpuAvailable();
 }
 
-VolumePanel* MainWindow::showVolumeView() {
-  if (!volumePanel_) {
-    volumePanel_ = new VolumePanel;
-    volumeDock_ = new QDockWidget(tr("3D view"), this);
-    volumeDock_->setObjectName("volumeDock");
-    volumeDock_->setWidget(volumePanel_);
-    addDockWidget(Qt::RightDockWidgetArea, volumeDock_);
-    // Floating at first: a volume wants more room than a side dock has (dock it to keep it).
-    volumeDock_->setFloating(true);
-    volumeDock_->resize(720, 760);
-    volumePanel_->setDisplay(display_->settings());
-    if (reader_) volumePanel_->setStack(reader_, gpuChosen());
-    auto follow = [this] {
-      volumePanel_->setPipeline(live_->dock()->pipeline());
-      if (reader_) volumePanel_->setStack(reader_, gpuChosen());
-    };
-    volumePanel_->setPipeline(live_->dock()->pipeline());
-    connect(live_->dock(), &ProcessingDock::pipelineChanged, volumePanel_,
-            [this] { volumePanel_->setPipeline(live_->dock()->pipeline()); });
-    connect(live_->dock(), &ProcessingDock::backendChanged, volumePanel_, follow);
-    connect(volumePanel_, &VolumePanel::operationTimed, this,
-            [this](const TimingRow& row) { live_->timingPanel()->showOperation(row); });
-  }
-  volumeDock_->show();
-  volumeDock_->raise();
-  return volumePanel_;
-}
+VolumePanel* MainWindow::showVolumeView() { return ui::showVolumeView(this); }
 
-ContoursPanel* MainWindow::showContours() {
-  if (!contoursPanel_) {
-    contoursPanel_ = new ContoursPanel(decorations_.get());
-    contoursDock_ = new QDockWidget(tr("Contours"), this);
-    contoursDock_->setObjectName("contoursDock");
-    contoursDock_->setWidget(contoursPanel_);
-    addDockWidget(Qt::RightDockWidgetArea, contoursDock_);
-    if (auto* display = findChild<QDockWidget*>("displayDock"))
-      tabifyDockWidget(display, contoursDock_);
-    connect(contoursPanel_, &ContoursPanel::exportRequested, this, [this] {
-      const QString path = QFileDialog::getSaveFileName(
-          this, tr("Export the contours as"), QFileInfo(path_).completeBaseName() + ".reg",
-          tr("DS9 regions (*.reg)"));
-      if (path.isEmpty()) return;
-      const QString error = contoursPanel_->exportRegions(path);
-      if (!error.isEmpty()) QMessageBox::warning(this, tr("Export contours"), error);
-    });
-    contoursPanel_->setStack(reader_);
-    const render::DisplaySettings d = display_->settings();
-    contoursPanel_->setLimits(d.limits.low, d.limits.high);
-    contoursPanel_->setSlice(currentZ_, current_, int(info_.x), int(info_.y));
-  }
-  contoursDock_->show();
-  contoursDock_->raise();
-  contoursPanel_->setDrawing(true);
-  return contoursPanel_;
-}
+ContoursPanel* MainWindow::showContours() { return ui::showContours(this); }
 
 PsfDialog* MainWindow::openPsfGenerator() {
   auto* dialog = new PsfDialog(this);
@@ -1048,30 +992,7 @@ PsfDialog* MainWindow::openPsfGenerator() {
   return dialog;
 }
 
-ChannelsPanel* MainWindow::showChannels() {
-  if (!channelsPanel_) {
-    channelsPanel_ = new ChannelsPanel(view_);
-    channelsDock_ = new QDockWidget(tr("Channels"), this);
-    channelsDock_->setObjectName("channelsDock");
-    channelsDock_->setWidget(channelsPanel_);
-    addDockWidget(Qt::RightDockWidgetArea, channelsDock_);
-    if (auto* display = findChild<QDockWidget*>("displayDock"))
-      tabifyDockWidget(display, channelsDock_);
-    connect(channelsPanel_, &ChannelsPanel::addFileRequested, this, [this] {
-      const QString path = QFileDialog::getOpenFileName(
-          this, tr("Add a channel from"), QFileInfo(path_).absolutePath(),
-          tr("Images (*.fits *.fit *.fts *.fz *.gz *.tif *.tiff)"));
-      if (!path.isEmpty()) channelsPanel_->addChannel(path, -1, 0);
-    });
-    connect(channelsPanel_, &ChannelsPanel::compositeShown, this, [this] { updateReadout(); });
-    channelsPanel_->setStack(reader_);
-    channelsPanel_->showSlice(currentZ_);
-  }
-  channelsDock_->show();
-  channelsDock_->raise();
-  channelsPanel_->setBlending(true);
-  return channelsPanel_;
-}
+ChannelsPanel* MainWindow::showChannels() { return ui::showChannels(this); }
 
 MovieDialog* MainWindow::exportMovie() {
   if (!reader_) return nullptr;
@@ -1080,10 +1001,11 @@ MovieDialog* MainWindow::exportMovie() {
   request.display = display_->settings();
   request.colormapName = request.display.colormap;
   if (request.display.scale == render::Scale::HistEq) request.cdf = view_->cdf();
-  if (volumePanel_ && volumePanel_->isVisible() && volumePanel_->volume()) {
-    request.volume = volumePanel_->sharedVolume();
-    request.view = volumePanel_->params();
-    request.viewOriginBottom = volumePanel_->view()->originBottom();
+  auto* volume = findChild<VolumePanel*>();
+  if (volume && volume->isVisible() && volume->volume()) {
+    request.volume = volume->sharedVolume();
+    request.view = volume->params();
+    request.viewOriginBottom = volume->view()->originBottom();
   }
   auto* dialog = new MovieDialog(request, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);

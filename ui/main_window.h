@@ -98,6 +98,15 @@ class MainWindow : public QMainWindow {
   void setProcessedSlice(int z, SliceData processed);
 
   const io::StackReader* stack() const { return reader_.get(); }
+  std::shared_ptr<io::StackReader> sharedStack() const { return reader_; }
+  QString filePath() const { return path_; }
+  bool gpuChosen() const;  // the processing dock runs on a usable GPU
+  // Tools add text to the status-bar readout at the hovered image point (e.g. other channels'
+  // values); refreshReadout() redraws it.
+  void addReadoutPart(std::function<QString(QPointF)> part) {
+    readoutParts_.push_back(std::move(part));
+  }
+  void refreshReadout() { updateReadout(); }
   const io::StackInfo& info() const { return info_; }
   int currentZ() const { return currentZ_; }  // the slice shown (the slider may be ahead)
   std::optional<QPoint> crosshair() const { return crosshair_; }
@@ -127,6 +136,10 @@ class MainWindow : public QMainWindow {
 
  signals:
   void stackOpened(const QString& path);
+  // A new stack is in place (before its first slice is shown): tools follow it.
+  void stackInstalled();
+  // The slider asks for slice z (it is shown later, with sliceShown).
+  void sliceRequested(int z);
   void openFailed(const QString& message);
   void errorReported(const QString& message);
   void sliceShown(int z);
@@ -215,13 +228,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* yzDock_ = nullptr;
   QDockWidget* histogramDock_ = nullptr;
   QPointer<QWidget> headerDialog_;
-  QDockWidget* volumeDock_ = nullptr;
-  VolumePanel* volumePanel_ = nullptr;
-  QDockWidget* channelsDock_ = nullptr;
-  ChannelsPanel* channelsPanel_ = nullptr;
-  QDockWidget* contoursDock_ = nullptr;
-  ContoursPanel* contoursPanel_ = nullptr;
-  bool gpuChosen() const;  // the processing dock runs on a usable GPU
+  std::vector<std::function<QString(QPointF)>> readoutParts_;
   LiveProcessing* live_ = nullptr;
 };
 
