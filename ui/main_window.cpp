@@ -43,8 +43,8 @@
 #include "ui/psf_dialog.h"
 #include "ui/psf_measure_dialog.h"
 #include "ui/region_stats_tool.h"
+#include "ui/save_tool.h"
 #include "ui/session_tool.h"
-#include "ui/stack_save.h"
 #include "ui/timing_panel.h"
 #include "ui/view_decorations.h"
 #include "ui/view_export.h"
@@ -99,17 +99,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   shapeLabel_ = new QLabel(this);
   statusBar()->addWidget(readout_, 1);
   statusBar()->addPermanentWidget(shapeLabel_);
-  // A save's progress and its Cancel, shown while one runs.
-  saveProgress_ = new QProgressBar;
-  saveProgress_->setRange(0, 100);
-  saveProgress_->setMaximumWidth(160);
-  saveProgress_->hide();
-  saveCancelButton_ = new QToolButton;
-  saveCancelButton_->setText(tr("Cancel save"));
-  saveCancelButton_->hide();
-  connect(saveCancelButton_, &QToolButton::clicked, this, &MainWindow::cancelSave);
-  statusBar()->addPermanentWidget(saveProgress_);
-  statusBar()->addPermanentWidget(saveCancelButton_);
+  saveTool_ = new SaveTool(statusBar(), &readPool_, this);
+  connect(saveTool_, &SaveTool::saved, this, &MainWindow::saved);
+  connect(saveTool_, &SaveTool::cancelled, this, &MainWindow::saveCancelled);
+  connect(saveTool_, &SaveTool::failed, this, [this](const QString& path, const QString& why) {
+    reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()), why);
+  });
 
   buildDocks();
   buildMenus();
@@ -786,11 +781,6 @@ void MainWindow::saveData(const QString& path, bool wholeStack) {
     reportError(tr("Cannot save"), tr("no stack is open"));
     return;
   }
-  if (saveCancel_) {
-    reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()),
-                tr("another save is still running"));
-    return;
-  }
   SaveRequest request;
   request.reader = reader_;
   request.cache = cache_;
@@ -798,49 +788,12 @@ void MainWindow::saveData(const QString& path, bool wholeStack) {
   request.first = wholeStack ? 0 : currentZ_;
   request.count = wholeStack ? info_.z : 1;
   request.path = path.toStdString();
-  auto cancel = std::make_shared<std::atomic<bool>>(false);
-  saveCancel_ = cancel;
-  saveProgress_->setValue(0);
-  saveProgress_->show();
-  saveCancelButton_->show();
-  statusBar()->showMessage(tr("Saving %1…").arg(QFileInfo(path).fileName()));
-  (void)QtConcurrent::run(&readPool_, [this, request, cancel, path] {
-    QString error;
-    bool written = false;
-    try {
-      written = saveSlices(request, *cancel, [this, cancel](double f) {
-        if (cancel->load()) return;
-        QMetaObject::invokeMethod(
-            this, [this, f] { saveProgress_->setValue(int(f * 100)); }, Qt::QueuedConnection);
-      });
-    } catch (const std::exception& e) {
-      error = QString::fromStdString(e.what());
-    }
-    QMetaObject::invokeMethod(
-        this,
-        [this, error, path, written] {
-          saveCancel_.reset();
-          saveProgress_->hide();
-          saveCancelButton_->hide();
-          if (!error.isEmpty()) {
-            reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()), error);
-            return;
-          }
-          if (!written) {
-            statusBar()->showMessage(tr("Save cancelled; nothing was written"), 5000);
-            emit saveCancelled(path);
-            return;
-          }
-          statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
-          emit saved(path);
-        },
-        Qt::QueuedConnection);
-  });
+  if (!saveTool_->save(request, path))
+    reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()),
+                tr("another save is still running"));
 }
 
-void MainWindow::cancelSave() {
-  if (saveCancel_) saveCancel_->store(true);
-}
+void MainWindow::cancelSave() { saveTool_->cancel(); }
 
 // ---- dialogs, files, settings ----
 

@@ -35,6 +35,7 @@ namespace stacklens::ui {
 class HistogramTool;
 class LineProfileTool;
 class RegionStatsTool;
+class SaveTool;
 class OrthoViews;
 class ProjectionDialog;
 class ViewDecorations;
@@ -200,9 +201,7 @@ class MainWindow : public QMainWindow {
   QThreadPool readPool_;
   // Set when the window closes: background reads stop at their next slice.
   std::shared_ptr<std::atomic<bool>> closing_ = std::make_shared<std::atomic<bool>>(false);
-  std::shared_ptr<std::atomic<bool>> saveCancel_;  // the running save's, null when none runs
-  QProgressBar* saveProgress_ = nullptr;
-  QToolButton* saveCancelButton_ = nullptr;
+  SaveTool* saveTool_;  // saves on a worker, with progress and Cancel in the status bar
 
   bool quiet_ = false;
   ViewerSettings settings_;
