@@ -4,6 +4,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QFutureWatcher>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QMenu>
@@ -20,6 +21,26 @@
 
 namespace stacklens::ui {
 namespace {
+
+// Hands a worker's result (or its exception) to the GUI thread through the event loop, even when
+// the worker is done before this is called, so that the panel's signals never fire inside the
+// call that started the work.
+template <typename T, typename Done, typename Failed>
+void whenDone(QObject* context, QFuture<T> future, Done done, Failed failed) {
+  auto* watcher = new QFutureWatcher<T>(context);
+  QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, done, failed] {
+    watcher->deleteLater();
+    std::optional<T> result;
+    try {
+      result = watcher->result();
+    } catch (const std::exception& e) {
+      failed(e);
+      return;
+    }
+    done(std::move(*result));
+  });
+  watcher->setFuture(std::move(future));
+}
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -144,34 +165,41 @@ void CatalogPanel::importFile(const QString& path, std::optional<CatalogColumns>
   const quint64 generation = ++importGeneration_;
   status_->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
   const std::string file = path.toStdString();
-  QtConcurrent::run(
-      &pool_, [file] { return std::make_shared<const io::CatalogTable>(io::readCatalog(file)); })
-      .then(this,
-            [this, generation, columns](std::shared_ptr<const io::CatalogTable> table) {
+  whenDone(
+      this,
+      QtConcurrent::run(
+          &pool_,
+          [file] { return std::make_shared<const io::CatalogTable>(io::readCatalog(file)); }),
+      [this, generation, columns](std::shared_ptr<const io::CatalogTable> table) {
+        if (generation != importGeneration_) return;
+        table_ = std::move(table);
+        matchWanted_ = false;
+        const io::PositionColumns guess = io::guessPositionColumns(*table_);
+        CatalogColumns choice = columns_;
+        choice.lon = guess.lon, choice.lat = guess.lat, choice.x = guess.x, choice.y = guess.y;
+        choice.lonInHours = guess.lonInHours;
+        const bool sky = guess.lon >= 0 && guess.lat >= 0;
+        choice.frame =
+            sky && guess.frame != io::SkyFrame::Image && guess.frame != io::SkyFrame::Native
+                ? guess.frame
+                : (!sky && guess.x >= 0 && guess.y >= 0 ? io::SkyFrame::Image : io::SkyFrame::Fk5);
+        columnsButton_->setEnabled(true);
+        if (columns) {
+          setColumns(*columns);
+        } else {
+          setColumns(choice);  // drawn with the guess while the dialog is open
+          if (QDialog* dialog = chooseColumns())
+            connect(dialog, &QDialog::rejected, this, [this, generation] {
               if (generation != importGeneration_) return;
-              table_ = std::move(table);
-              matchWanted_ = false;
-              const io::PositionColumns guess = io::guessPositionColumns(*table_);
-              CatalogColumns choice = columns_;
-              choice.lon = guess.lon, choice.lat = guess.lat, choice.x = guess.x,
-              choice.y = guess.y;
-              choice.lonInHours = guess.lonInHours;
-              const bool sky = guess.lon >= 0 && guess.lat >= 0;
-              choice.frame =
-                  sky && guess.frame != io::SkyFrame::Image && guess.frame != io::SkyFrame::Native
-                      ? guess.frame
-                      : (!sky && guess.x >= 0 && guess.y >= 0 ? io::SkyFrame::Image
-                                                              : io::SkyFrame::Fk5);
-              columnsButton_->setEnabled(true);
-              if (columns) {
-                setColumns(*columns);
-              } else {
-                setColumns(choice);  // drawn with the guess while the dialog is open
-                chooseColumns();
-              }
-              emit imported(int(table_->cells.size()));
-            })
-      .onFailed(this, [this, generation, path](const std::exception& e) {
+              table_.reset();  // a cancelled import loads nothing, as in DS9
+              columnsButton_->setEnabled(false);
+              place();
+              status_->setText(tr("No catalog"));
+            });
+        }
+        emit imported(int(table_->cells.size()));
+      },
+      [this, generation, path](const std::exception& e) {
         if (generation != importGeneration_) return;
         const QString message = QString::fromUtf8(e.what());
         status_->setText(tr("Cannot read %1: %2").arg(QFileInfo(path).fileName(), message));
@@ -310,25 +338,29 @@ void CatalogPanel::match() {
   for (const auto& p : positions_) outside += !inImage(p);
   auto sources = sources_;
   counts_->setText(tr("Matching…"));
-  QtConcurrent::run(&pool_, [a, b, options] {
-    return compute::crossMatch(a, b, options);
-  }).then(this, [this, generation, z, sky, outside, sources](compute::CrossMatch result) {
-    if (generation != matchGeneration_) return;
-    result_ = std::move(result);
-    matchZ_ = z;
-    matchSky_ = sky;
-    matchedSources_ = sources;
-    const size_t catalogUnmatched = result_.unmatchedA.size() - size_t(outside);
-    QString text = tr("%1 matched, %2 catalog unmatched, %3 sources unmatched")
-                       .arg(result_.matched.size())
-                       .arg(catalogUnmatched)
-                       .arg(result_.unmatchedB.size());
-    if (outside > 0) text += tr(" (%1 catalog rows not on the image)").arg(outside);
-    counts_->setText(text);
-    export_->setEnabled(!result_.matched.empty());
-    redraw();
-    emit matched(z);
-  });
+  whenDone(
+      this,
+      QtConcurrent::run(&pool_, [a, b, options] { return compute::crossMatch(a, b, options); }),
+      [this, generation, z, sky, outside, sources](compute::CrossMatch result) {
+        if (generation != matchGeneration_) return;
+        result_ = std::move(result);
+        matchZ_ = z;
+        matchSky_ = sky;
+        matchedSources_ = sources;
+        const size_t catalogUnmatched = result_.unmatchedA.size() - size_t(outside);
+        QString text = tr("%1 matched, %2 catalog unmatched, %3 sources unmatched")
+                           .arg(result_.matched.size())
+                           .arg(catalogUnmatched)
+                           .arg(result_.unmatchedB.size());
+        if (outside > 0) text += tr(" (%1 catalog rows not on the image)").arg(outside);
+        counts_->setText(text);
+        export_->setEnabled(!result_.matched.empty());
+        redraw();
+        emit matched(z);
+      },
+      [this](const std::exception& e) {
+        counts_->setText(tr("Match failed: %1").arg(QString::fromUtf8(e.what())));
+      });
 }
 
 void CatalogPanel::dropMatch() {
@@ -429,8 +461,8 @@ void CatalogPanel::chooseAndImport() {
   if (!path.isEmpty()) importFile(path);
 }
 
-void CatalogPanel::chooseColumns() {
-  if (!table_) return;
+QDialog* CatalogPanel::chooseColumns() {
+  if (!table_) return nullptr;
   QStringList names;
   for (size_t k = 0; k < table_->columns.size(); ++k) names << columnLabel(*table_, k);
   auto* dialog =
@@ -438,6 +470,7 @@ void CatalogPanel::chooseColumns() {
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &QDialog::accepted, this, [this, dialog] { setColumns(dialog->choice()); });
   dialog->open();
+  return dialog;
 }
 
 void CatalogPanel::chooseAndExport() {

@@ -76,8 +76,7 @@ class CatalogPanel : public QWidget {
   void setOneToOne(bool on);
   void setFollowSlice(bool on);
   bool arcsecUnit() const;
-  // Cross-matches the catalog with the sources on a worker; emits matched() (before returning
-  // when the worker is done first).
+  // Cross-matches the catalog with the sources on a worker; emits matched() later.
   void match();
   bool hasMatch() const { return matchZ_ >= 0; }
   const compute::CrossMatch& result() const { return result_; }
@@ -89,7 +88,7 @@ class CatalogPanel : public QWidget {
 
   // What the buttons do: ask for a file (or columns), then the functions above.
   void chooseAndImport();
-  void chooseColumns();
+  QDialog* chooseColumns();  // window-modal, deleted when closed; null without a catalog
   void chooseAndExport();
 
  signals:

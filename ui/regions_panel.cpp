@@ -5,6 +5,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFont>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QMenu>
@@ -23,6 +24,26 @@ namespace stacklens::ui {
 namespace {
 
 using io::RegionShape;
+
+// Hands a worker's result (or its exception) to the GUI thread through the event loop, even when
+// the worker is done before this is called, so that the panel's signals never fire inside the
+// call that started the work.
+template <typename T, typename Done, typename Failed>
+void whenDone(QObject* context, QFuture<T> future, Done done, Failed failed) {
+  auto* watcher = new QFutureWatcher<T>(context);
+  QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, done, failed] {
+    watcher->deleteLater();
+    std::optional<T> result;
+    try {
+      result = watcher->result();
+    } catch (const std::exception& e) {
+      failed(e);
+      return;
+    }
+    done(std::move(*result));
+  });
+  watcher->setFuture(std::move(future));
+}
 
 // The affine map from image to widget coordinates that the view applies (pixel centres at
 // integers, y flipped when row 0 is at the bottom).
@@ -325,13 +346,13 @@ void RegionsPanel::importFile(const QString& path) {
   const quint64 generation = ++generation_;
   status_->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
   const std::string file = path.toStdString();
-  QtConcurrent::run(&pool_, [file] { return io::readDs9Regions(file); })
-      .then(this,
-            [this, generation, name = QFileInfo(path).fileName()](io::RegionFile regions) {
-              if (generation != generation_) return;
-              placeImported(regions, name);
-            })
-      .onFailed(this, [this, generation, path](const std::exception& e) {
+  whenDone(
+      this, QtConcurrent::run(&pool_, [file] { return io::readDs9Regions(file); }),
+      [this, generation, name = QFileInfo(path).fileName()](io::RegionFile regions) {
+        if (generation != generation_) return;
+        placeImported(regions, name);
+      },
+      [this, generation, path](const std::exception& e) {
         if (generation != generation_) return;
         const QString message = QString::fromUtf8(e.what());
         status_->setText(tr("Cannot read %1: %2").arg(QFileInfo(path).fileName(), message));

@@ -53,12 +53,23 @@ int column(const io::CatalogTable& t, const std::string& name) {
   return -1;
 }
 
+// The columns dialog an import opened (closed ones may linger until their deferred delete).
+ui::CatalogColumnsDialog* openDialog(ui::CatalogPanel* panel) {
+  ui::CatalogColumnsDialog* open = nullptr;
+  const bool shown = QTest::qWaitFor(
+      [&] {
+        for (auto* d : panel->findChildren<ui::CatalogColumnsDialog*>())
+          if (d->isVisible()) open = d;
+        return open != nullptr;
+      },
+      10000);
+  return shown ? open : nullptr;
+}
+
 // The dialog the import opens, accepted as it was preset; its choice.
 ui::CatalogColumns acceptColumnsDialog(ui::CatalogPanel* panel) {
-  ui::CatalogColumnsDialog* dialog = nullptr;
-  if (!QTest::qWaitFor([&] { return (dialog = panel->findChild<ui::CatalogColumnsDialog*>()); },
-                       10000))
-    return {};
+  ui::CatalogColumnsDialog* dialog = openDialog(panel);
+  if (!dialog) return {};
   const ui::CatalogColumns choice = dialog->choice();
   dialog->accept();
   return choice;
@@ -259,6 +270,16 @@ class CatalogTest : public QObject {
     QCOMPARE(int(back.cells.size()), 1);
     QCOMPARE(back.columns.back(), std::string("separation_px"));
     QCOMPARE(column(back, "source_ra"), -1);
+
+    // Cancelling the columns of an import loads nothing.
+    imported.clear();
+    panel->importFile(csv);
+    QVERIFY(imported.wait(10000));
+    ui::CatalogColumnsDialog* dialog = openDialog(panel);
+    QVERIFY(dialog);
+    dialog->reject();
+    QVERIFY(!panel->table());
+    QVERIFY(!w.decorations()->hasOverlay(ui::CatalogPanel::kOverlayKey));
   }
 };
 

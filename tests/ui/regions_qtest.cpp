@@ -11,6 +11,7 @@
 #include <cmath>
 #include <functional>
 
+#include "io/catalog.h"
 #include "io/ds9_regions.h"
 #include "io/stack_writer.h"
 #include "render/slice_view.h"
@@ -295,6 +296,24 @@ class RegionsTest : public QObject {
     // 4" pixels: the 20" circle is 5 pixels now.
     QVERIFY(std::abs(after[0].sizes[0] - 5) < 0.05);
     QCOMPARE(edited.count(), 0);  // not an edit by the user
+
+    // The cube's own region file puts its circles on the injected sources' pixels.
+    const QString reg = QStringLiteral(STACKLENS_SAMPLE_DIR "/radio_cube_sources.reg");
+    const QString csv = QStringLiteral(STACKLENS_SAMPLE_DIR "/radio_cube_sources.csv");
+    if (!QFileInfo::exists(reg) || !QFileInfo::exists(csv)) return;
+    panel->clear();
+    imported.clear();
+    panel->importFile(reg);
+    QVERIFY(imported.wait(10000));
+    const io::CatalogTable catalog = io::readCatalog(csv.toStdString());
+    const std::vector<io::PixelRegion> circles = panel->regions();
+    QCOMPARE(circles.size(), catalog.cells.size());
+    for (size_t k = 0; k < circles.size(); ++k) {
+      const double cx = std::stod(catalog.cells[k][5]), cy = std::stod(catalog.cells[k][6]);
+      QVERIFY(std::abs(circles[k].points[0][0] - cx) < 1e-3 &&
+              std::abs(circles[k].points[0][1] - cy) < 1e-3);
+      QCOMPARE(circles[k].text, catalog.cells[k][0]);
+    }
   }
 };
 
