@@ -1,9 +1,11 @@
 // Shows StackInfo::header as a filterable key / value / comment table.
 #include "ui/header_dialog.h"
 
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QVBoxLayout>
+#include "ui/main_window.h"
 
 namespace stacklens::ui {
 
@@ -42,6 +44,22 @@ HeaderDialog::HeaderDialog(const QString& title, const std::vector<io::HeaderCar
     }
   });
   resize(720, 560);
+}
+
+}  // namespace stacklens::ui
+
+namespace stacklens::ui {
+
+void showHeader(MainWindow* window) {
+  if (!window->stack()) return;
+  if (auto* open = window->findChild<HeaderDialog*>()) open->close();  // one at a time
+  const io::StackInfo& info = window->info();
+  auto* dialog = new HeaderDialog(QObject::tr("Header — %1 (HDU %2)")
+                                      .arg(QFileInfo(QString::fromStdString(info.path)).fileName())
+                                      .arg(info.hdu),
+                                  info.header, window);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
 }
 
 }  // namespace stacklens::ui

@@ -22,4 +22,8 @@ class HeaderDialog : public QDialog {
   QLineEdit* filter_;
 };
 
+class MainWindow;
+// File ▸ Header…: the open HDU's header (one dialog at a time).
+void showHeader(MainWindow* window);
+
 }  // namespace stacklens::ui

@@ -856,71 +856,12 @@ void MainWindow::chooseAndExport(bool colorbar) {
 
 // The Processing dock's pipeline at every slice, or 3D Richardson–Lucy over the whole stack with
 // its settings, into a new file that is opened when done; the dialog runs it off the GUI thread.
-void MainWindow::processWholeStack() {
-  if (!reader_) return;
-  WholeStackRequest request;
-  request.reader = reader_;
-  const compute::Pipeline current = live_->dock()->pipeline();
-  request.pipeline = current;
-  compute::Pipeline rl3d = current;
-  rl3d.deconvolution.params.threeD = true;
-  request.params = rl3d.deconvolution.params;
-  request.psf = compute::pipelinePsf(rl3d);
-  const QFileInfo input(path_);
-  request.outPath =
-      input.dir().filePath(input.completeBaseName() + "_processed.fits").toStdString();
-  const bool gpu = gpuChosen();
-  std::function<std::unique_ptr<compute::Backend>()> make;
-  if (gpu)
-    make = [] { return compute::makeCudaBackend(); };
-  else
-    make = [] { return compute::makeCpuBackend(); };
-  auto* dialog =
-      new WholeStackDialog(request, make, gpu ? tr("GPU (CUDA)") : tr("CPU"), this,
-                           gpu ? compute::cudaDeviceNames() : std::vector<std::string>{});
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  connect(dialog, &WholeStackDialog::finished, this, [this, dialog](const QString& out) {
-    if (dialog->openWhenDone()) openFile(out);
-  });
-  dialog->show();
-}
 
-// A projection or moment map of a range of slices (the whole stack at first), raw or processed,
-// on the dock's backend and, on the GPU, on the CPU too for the timing panel.
-ProjectionDialog* MainWindow::projectStack() {
-  if (!reader_) return nullptr;
-  ProjectionRequest request;
-  request.reader = reader_;
-  request.pipeline = live_->dock()->pipeline();
-  const bool gpu = gpuChosen();
-  auto cpu = [] { return compute::makeCpuBackend(); };
-  std::function<std::unique_ptr<compute::Backend>()> make = cpu, twin;
-  if (gpu) {
-    make = [] { return compute::makeCudaBackend(); };
-    twin = cpu;
-  }
-  auto* dialog =
-      new ProjectionDialog(request, make, twin, gpu ? tr("GPU (CUDA)") : tr("CPU"), this);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  connect(dialog, &ProjectionDialog::finished, this,
-          [this, dialog](const QString& out, const ProjectionOutcome& o) {
-            TimingRow row;
-            row.stage = QString::fromStdString(o.title);
-            if (o.backend == "cuda") {
-              row.gpuTotalMs = o.milliseconds;
-              row.cpuMs = o.cpuMilliseconds;
-              row.speedupTotal = o.cpuMilliseconds / o.milliseconds;
-              row.maxAbs = o.maxAbs;
-              row.relL2 = o.relL2;
-            } else {
-              row.cpuMs = o.milliseconds;
-            }
-            live_->timingPanel()->showOperation(row);
-            if (dialog->openWhenDone()) openFile(out);
-          });
-  dialog->show();
-  return dialog;
-}
+void MainWindow::processWholeStack() { openWholeStack(this); }
+ProjectionDialog* MainWindow::projectStack() { return openProjection(this); }
+PsfDialog* MainWindow::openPsfGenerator() { return ui::openPsfGenerator(this); }
+MovieDialog* MainWindow::exportMovie() { return openMovieExport(this); }
+void MainWindow::showHeader() { ui::showHeader(this); }
 
 bool MainWindow::gpuChosen() const {
   return live_->dock()->backendChoice() != ProcessingDock::BackendChoice::Cpu &&
@@ -931,52 +872,7 @@ VolumePanel* MainWindow::showVolumeView() { return ui::showVolumeView(this); }
 
 ContoursPanel* MainWindow::showContours() { return ui::showContours(this); }
 
-PsfDialog* MainWindow::openPsfGenerator() {
-  auto* dialog = new PsfDialog(this);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  connect(dialog, &PsfDialog::usePsf, this, [this](const compute::Image& psf, const QString& what) {
-    compute::Image own = compute::Image::host(psf.shape());  // the dock normalises its own copy
-    std::copy_n(psf.data(), psf.shape().count(), own.data());
-    own.spacing = psf.spacing;
-    if (live_->dock()->setPsf(std::move(own), what))
-      statusBar()->showMessage(tr("Deconvolution uses the generated PSF: %1").arg(what), 5000);
-  });
-  dialog->show();
-  return dialog;
-}
-
 ChannelsPanel* MainWindow::showChannels() { return ui::showChannels(this); }
-
-MovieDialog* MainWindow::exportMovie() {
-  if (!reader_) return nullptr;
-  MovieRequest request;
-  request.reader = reader_;
-  request.display = display_->settings();
-  request.colormapName = request.display.colormap;
-  if (request.display.scale == render::Scale::HistEq) request.cdf = view_->cdf();
-  auto* volume = findChild<VolumePanel*>();
-  if (volume && volume->isVisible() && volume->volume()) {
-    request.volume = volume->sharedVolume();
-    request.view = volume->params();
-    request.viewOriginBottom = volume->view()->originBottom();
-  }
-  auto* dialog = new MovieDialog(request, this);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->show();
-  return dialog;
-}
-
-void MainWindow::showHeader() {
-  if (!reader_) return;
-  if (headerDialog_) headerDialog_->close();
-  auto* dialog = new HeaderDialog(tr("Header — %1 (HDU %2)")
-                                      .arg(QFileInfo(QString::fromStdString(info_.path)).fileName())
-                                      .arg(info_.hdu),
-                                  info_.header, this);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->show();
-  headerDialog_ = dialog;
-}
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   closing_->store(true);  // background reads and a save stop at their next slice

@@ -226,7 +226,6 @@ class MainWindow : public QMainWindow {
   QDockWidget* xzDock_ = nullptr;
   QDockWidget* yzDock_ = nullptr;
   QDockWidget* histogramDock_ = nullptr;
-  QPointer<QWidget> headerDialog_;
   std::vector<std::function<QString(QPointF)>> readoutParts_;
   LiveProcessing* live_ = nullptr;
 };

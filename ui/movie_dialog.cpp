@@ -15,6 +15,9 @@
 #include "io/movie_writer.h"
 #include "render/colormap.h"
 #include "ui/dialog_job.h"
+#include "ui/display_panel.h"
+#include "ui/main_window.h"
+#include "ui/volume_panel.h"
 
 namespace stacklens::ui {
 
@@ -201,6 +204,30 @@ void MovieDialog::start() {
           emit d->finished(path);
         });
       });
+}
+
+}  // namespace stacklens::ui
+
+namespace stacklens::ui {
+
+// The movie takes the view's display settings and, when the 3D view shows a volume, its camera.
+MovieDialog* openMovieExport(MainWindow* window) {
+  if (!window->stack()) return nullptr;
+  MovieRequest request;
+  request.reader = window->sharedStack();
+  request.display = window->displayPanel()->settings();
+  request.colormapName = request.display.colormap;
+  if (request.display.scale == render::Scale::HistEq) request.cdf = window->sliceView()->cdf();
+  auto* volume = window->findChild<VolumePanel*>();
+  if (volume && volume->isVisible() && volume->volume()) {
+    request.volume = volume->sharedVolume();
+    request.view = volume->params();
+    request.viewOriginBottom = volume->view()->originBottom();
+  }
+  auto* dialog = new MovieDialog(request, window);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
+  return dialog;
 }
 
 }  // namespace stacklens::ui

@@ -84,4 +84,9 @@ class MovieDialog : public QDialog {
   QFuture<void> future_;
 };
 
+class MainWindow;
+// File ▸ Export movie…: the dialog with the view's display settings (and the 3D view's volume
+// and camera when it shows one). Null without a stack.
+MovieDialog* openMovieExport(MainWindow* window);
+
 }  // namespace stacklens::ui

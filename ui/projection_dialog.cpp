@@ -12,6 +12,10 @@
 #include "compute/job.h"
 #include "compute/projection.h"
 #include "ui/dialog_job.h"
+#include "ui/live_processing.h"
+#include "ui/main_window.h"
+#include "ui/processing_dock.h"
+#include "ui/timing_panel.h"
 
 namespace stacklens::ui {
 namespace {
@@ -200,6 +204,47 @@ void ProjectionDialog::start() {
           emit d->finished(out, outcome);
         });
       });
+}
+
+}  // namespace stacklens::ui
+
+namespace stacklens::ui {
+
+// A range of slices (the whole stack at first), raw or processed, on the dock's backend and, on
+// the GPU, on the CPU too for the timing panel.
+ProjectionDialog* openProjection(MainWindow* window) {
+  if (!window->stack()) return nullptr;
+  ProjectionRequest request;
+  request.reader = window->sharedStack();
+  request.pipeline = window->liveProcessing()->dock()->pipeline();
+  const bool gpu = window->gpuChosen();
+  auto cpu = [] { return compute::makeCpuBackend(); };
+  std::function<std::unique_ptr<compute::Backend>()> make = cpu, twin;
+  if (gpu) {
+    make = [] { return compute::makeCudaBackend(); };
+    twin = cpu;
+  }
+  auto* dialog = new ProjectionDialog(request, make, twin,
+                                      gpu ? QObject::tr("GPU (CUDA)") : QObject::tr("CPU"), window);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  QObject::connect(dialog, &ProjectionDialog::finished, window,
+                   [window, dialog](const QString& out, const ProjectionOutcome& o) {
+                     TimingRow row;
+                     row.stage = QString::fromStdString(o.title);
+                     if (o.backend == "cuda") {
+                       row.gpuTotalMs = o.milliseconds;
+                       row.cpuMs = o.cpuMilliseconds;
+                       row.speedupTotal = o.cpuMilliseconds / o.milliseconds;
+                       row.maxAbs = o.maxAbs;
+                       row.relL2 = o.relL2;
+                     } else {
+                       row.cpuMs = o.milliseconds;
+                     }
+                     window->liveProcessing()->timingPanel()->showOperation(row);
+                     if (dialog->openWhenDone()) window->openFile(out);
+                   });
+  dialog->show();
+  return dialog;
 }
 
 }  // namespace stacklens::ui

@@ -83,6 +83,11 @@ class ProjectionDialog : public QDialog {
   QFuture<void> future_;
 };
 
+class MainWindow;
+// Image ▸ Z projection / moment map…: the dialog for the open stack; its result goes to the
+// timing panel and opens when asked. Null without a stack.
+ProjectionDialog* openProjection(MainWindow* window);
+
 }  // namespace stacklens::ui
 
 Q_DECLARE_METATYPE(stacklens::ui::ProjectionOutcome)

@@ -6,8 +6,12 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include <QStatusBar>
 #include "io/stack_writer.h"
 #include "ui/dialog_job.h"
+#include "ui/live_processing.h"
+#include "ui/main_window.h"
+#include "ui/processing_dock.h"
 
 namespace stacklens::ui {
 namespace {
@@ -264,6 +268,27 @@ QString PsfDialog::save(const QString& path) const {
     return QString::fromUtf8(e.what());
   }
   return {};
+}
+
+}  // namespace stacklens::ui
+
+namespace stacklens::ui {
+
+PsfDialog* openPsfGenerator(MainWindow* window) {
+  auto* dialog = new PsfDialog(window);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  QObject::connect(dialog, &PsfDialog::usePsf, window,
+                   [window](const compute::Image& psf, const QString& what) {
+                     // The dock normalises its own copy.
+                     compute::Image own = compute::Image::host(psf.shape());
+                     std::copy_n(psf.data(), psf.shape().count(), own.data());
+                     own.spacing = psf.spacing;
+                     if (window->liveProcessing()->dock()->setPsf(std::move(own), what))
+                       window->statusBar()->showMessage(
+                           QObject::tr("Deconvolution uses the generated PSF: %1").arg(what), 5000);
+                   });
+  dialog->show();
+  return dialog;
 }
 
 }  // namespace stacklens::ui

@@ -72,4 +72,9 @@ class PsfDialog : public QDialog {
   QFuture<void> future_;
 };
 
+class MainWindow;
+// The processing dock's PSF ▸ Generate…: the generator, whose "Use for deconvolution" hands its
+// PSF to the dock. Deleted when closed.
+PsfDialog* openPsfGenerator(MainWindow* window);
+
 }  // namespace stacklens::ui

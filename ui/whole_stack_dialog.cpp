@@ -13,8 +13,13 @@
 #include <algorithm>
 #include <chrono>
 
+#include <QDir>
+#include "compute/device_list.h"
 #include "compute/job.h"
 #include "ui/dialog_job.h"
+#include "ui/live_processing.h"
+#include "ui/main_window.h"
+#include "ui/processing_dock.h"
 #include "ui/processing_worker.h"
 
 namespace stacklens::ui {
@@ -201,6 +206,41 @@ void WholeStackDialog::start() {
           emit d->finished(out);
         });
       });
+}
+
+}  // namespace stacklens::ui
+
+namespace stacklens::ui {
+
+WholeStackDialog* openWholeStack(MainWindow* window) {
+  if (!window->stack()) return nullptr;
+  WholeStackRequest request;
+  request.reader = window->sharedStack();
+  const compute::Pipeline current = window->liveProcessing()->dock()->pipeline();
+  request.pipeline = current;
+  compute::Pipeline rl3d = current;
+  rl3d.deconvolution.params.threeD = true;
+  request.params = rl3d.deconvolution.params;
+  request.psf = compute::pipelinePsf(rl3d);
+  const QFileInfo input(window->filePath());
+  request.outPath =
+      input.dir().filePath(input.completeBaseName() + "_processed.fits").toStdString();
+  const bool gpu = window->gpuChosen();
+  std::function<std::unique_ptr<compute::Backend>()> make;
+  if (gpu)
+    make = [] { return compute::makeCudaBackend(); };
+  else
+    make = [] { return compute::makeCpuBackend(); };
+  auto* dialog =
+      new WholeStackDialog(request, make, gpu ? QObject::tr("GPU (CUDA)") : QObject::tr("CPU"),
+                           window, gpu ? compute::cudaDeviceNames() : std::vector<std::string>{});
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  QObject::connect(dialog, &WholeStackDialog::finished, window,
+                   [window, dialog](const QString& out) {
+                     if (dialog->openWhenDone()) window->openFile(out);
+                   });
+  dialog->show();
+  return dialog;
 }
 
 }  // namespace stacklens::ui

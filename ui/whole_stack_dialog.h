@@ -80,4 +80,9 @@ class WholeStackDialog : public QDialog {
   QFuture<void> future_;
 };
 
+class MainWindow;
+// File ▸ Process whole stack…: the dialog for the open stack with the processing dock's pipeline
+// (or 3D deconvolution) on its backend; the result opens when asked. Null without a stack.
+WholeStackDialog* openWholeStack(MainWindow* window);
+
 }  // namespace stacklens::ui
