@@ -10,6 +10,7 @@
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/processing_dock.h"
+#include "ui/regions_panel.h"
 
 namespace stacklens::ui {
 namespace {
@@ -62,6 +63,20 @@ void followPipeline(SettingsHistory* history, ProcessingDock* dock) {
 
 }  // namespace
 
+void followRegions(SettingsHistory* history, RegionsPanel* regions) {
+  using Regions = std::vector<io::PixelRegion>;
+  const int id = history->follow<Regions>(
+      QObject::tr("region edit"), [regions] { return regions->regions(); },
+      [regions](const Regions& r) { regions->setRegions(r); },
+      // The DS9 text holds every field a region is drawn and saved with.
+      [](const Regions& a, const Regions& b) {
+        return a.size() == b.size() && io::ds9RegionText(a) == io::ds9RegionText(b);
+      },
+      /*merge=*/false);
+  QObject::connect(regions, &RegionsPanel::regionsEdited, history,
+                   [history, id](const QString& what) { history->changed(id, what); });
+}
+
 SettingsHistory* installHistory(MainWindow* window) {
   if (auto* existing = window->findChild<SettingsHistory*>()) return existing;
   auto* history = new SettingsHistory(window);
@@ -76,7 +91,9 @@ SettingsHistory* installHistory(MainWindow* window) {
   QMenu* edit = window->editMenu();
   edit->insertActions(edit->actions().value(0), {undo, redo});
   if (edit->actions().size() > 2) edit->insertSeparator(edit->actions().value(2));
-  QObject::connect(window, &MainWindow::stackOpened, history, &SettingsHistory::restart);
+  // Queued: after the tools have followed the new stack (regions placed through its WCS).
+  QObject::connect(window, &MainWindow::stackOpened, history, &SettingsHistory::restart,
+                   Qt::QueuedConnection);
   return history;
 }
 

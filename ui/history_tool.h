@@ -12,4 +12,8 @@ class MainWindow;
 // (Ctrl+Shift+Z, Ctrl+Y) to the Edit menu, and starts it afresh when a new file opens.
 SettingsHistory* installHistory(MainWindow* window);
 
+class RegionsPanel;
+// Region edits (import, add, delete, clear) become steps of the window's history.
+void followRegions(SettingsHistory* history, RegionsPanel* regions);
+
 }  // namespace stacklens::ui

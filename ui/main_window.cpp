@@ -29,6 +29,7 @@
 #include "compute/device_list.h"
 #include "io/file_checks.h"
 #include "io/stack_writer.h"
+#include "ui/catalog_panel.h"
 #include "ui/channels_tool.h"
 #include "ui/contours_tool.h"
 #include "ui/copy_command.h"
@@ -43,6 +44,7 @@
 #include "ui/psf_dialog.h"
 #include "ui/psf_measure_dialog.h"
 #include "ui/region_stats_tool.h"
+#include "ui/regions_panel.h"
 #include "ui/save_tool.h"
 #include "ui/session_tool.h"
 #include "ui/timing_panel.h"
@@ -109,12 +111,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildDocks();
   buildMenus();
   live_ = new LiveProcessing(this, view_);
-  installHistory(this);
+  SettingsHistory* history = installHistory(this);
   installCopyCommand(this);
   installPsfMeasureTool(this);
+  RegionsPanel* regions = installRegionsTool(this);
+  followRegions(history, regions);
+  installCatalogTool(this);
   showLibraryMessages(statusBar());
-  connect(SessionTool::install(this), &SessionTool::failed, this,
+  SessionTool* session = SessionTool::install(this);
+  connect(session, &SessionTool::failed, this,
           [this](const QString& why) { reportError(tr("Open session"), why); });
+  session->setRegionsAccess(
+      [regions] { return QString::fromStdString(io::ds9RegionText(regions->regions())); },
+      [regions](const QString& ds9) {
+        const io::RegionFile file = io::parseDs9Regions(ds9.toStdString());
+        regions->setRegions(io::regionsInPixels(file.regions, nullptr, 0, nullptr));
+      });
   connect(live_->dock(), &ProcessingDock::psfGeneratorRequested, this,
           &MainWindow::openPsfGenerator);
   arrangeDefaultLayout();

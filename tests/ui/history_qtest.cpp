@@ -4,10 +4,10 @@
 // opened in a new window puts back the file, slice, view, display, pipeline and overlays, and bad
 // session files are refused naming the file and the reason.
 #include <QAction>
-#include <QMenu>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -22,6 +22,7 @@
 #include "ui/main_window.h"
 #include "ui/navigation_bar.h"
 #include "ui/processing_dock.h"
+#include "ui/regions_panel.h"
 #include "ui/session_tool.h"
 
 using namespace stacklens;
@@ -151,6 +152,34 @@ class HistoryTest : public QObject {
     QCOMPARE(dock->psfName(), QString("measured"));
   }
 
+  void regionEditsAreUndoneAndRedone() {
+    QTemporaryDir dir;
+    ui::MainWindow w;
+    QVERIFY(testing::openInWindow(w, writeFlatStack(dir), QSize(700, 600)));
+    auto* regions = w.findChild<ui::RegionsPanel*>();
+    QVERIFY(regions);
+    QUndoStack* undo = ui::installHistory(&w)->undoStack();
+    QTRY_VERIFY(regions->regions().empty());
+    undo->clear();
+    ui::installHistory(&w)->restart();
+    regions->setDrawnRegion(QRectF(10, 10, 20, 12), false);
+    regions->addDrawnRegion();
+    regions->setDrawnRegion(QRectF(30, 30, 8, 8), true);
+    regions->addDrawnRegion();
+    QCOMPARE(int(regions->regions().size()), 2);
+    QCOMPARE(undo->count(), 2);  // region edits never merge
+    QVERIFY(undo->undoText().contains("region"));
+    undo->undo();
+    QCOMPARE(int(regions->regions().size()), 1);
+    QCOMPARE(regions->regions()[0].shape, io::RegionShape::Box);
+    undo->undo();
+    QVERIFY(regions->regions().empty());
+    undo->redo();
+    undo->redo();
+    QCOMPARE(int(regions->regions().size()), 2);
+    QCOMPARE(regions->regions()[1].shape, io::RegionShape::Ellipse);
+  }
+
   void aSessionComesBackInANewWindow() {
     QTemporaryDir dir;
     const QString stack = writeFlatStack(dir);
@@ -171,6 +200,10 @@ class HistoryTest : public QObject {
       dock->setPipeline(p);
       w.navigation()->setValue(2);
       QTRY_COMPARE(w.currentZ(), 2);
+      // Added first: adding selects the region, which centres the view on it.
+      auto* regions = w.findChild<ui::RegionsPanel*>();
+      regions->setDrawnRegion(QRectF(5, 6, 10, 4), false);
+      regions->addDrawnRegion();
       w.sliceView()->setView(2.0, QPointF(20, 30));
       w.findChild<QAction*>("viewColorbar")->setChecked(true);
       ui::SessionTool* tool = ui::SessionTool::install(&w);
@@ -199,6 +232,11 @@ class HistoryTest : public QObject {
     QCOMPARE(back.psfName, QString("measured from 3 stars"));
     QCOMPARE(back.pipeline.fingerprint(), saved.pipeline.fingerprint());
     QVERIFY(back.colorbar);
+    QCOMPARE(back.regions, saved.regions);
+    QVERIFY(back.regions.contains("box("));
+    const auto regions = w.findChild<ui::RegionsPanel*>()->regions();
+    QCOMPARE(int(regions.size()), 1);
+    QCOMPARE(regions[0].points[0][0], 5.0 + 10.0 / 2);  // the box's centre
     QVERIFY(!back.grid);
     // The restored colormap is what the view draws: viridis is not gray.
     QTRY_VERIFY(!isGray(centreColour(w.sliceView())));
