@@ -47,6 +47,7 @@
 #include "ui/regions_panel.h"
 #include "ui/save_tool.h"
 #include "ui/session_tool.h"
+#include "ui/slice_source.h"
 #include "ui/timing_panel.h"
 #include "ui/view_decorations.h"
 #include "ui/view_export.h"
@@ -101,6 +102,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   shapeLabel_ = new QLabel(this);
   statusBar()->addWidget(readout_, 1);
   statusBar()->addPermanentWidget(shapeLabel_);
+  source_ = new SliceSource(&readPool_, this);
+  connect(source_, &SliceSource::readFailed, this, [this](int z, const QString& why) {
+    reportError(tr("Cannot read slice %1").arg(z), why);
+  });
   saveTool_ = new SaveTool(statusBar(), &readPool_, this);
   connect(saveTool_, &SaveTool::saved, this, &MainWindow::saved);
   connect(saveTool_, &SaveTool::cancelled, this, &MainWindow::saveCancelled);
@@ -166,7 +171,7 @@ MainWindow::~MainWindow() {
   // Workers post results to this object: stop the long ones (a save, a preload) at their next
   // slice and let them finish before it goes.
   ortho_->cancel();
-  closing_->store(true);
+  source_->stop();
   cancelSave();
   readPool_.waitForDone();
 }
@@ -478,18 +483,13 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   decorations_->setStack(reader_);
   info_ = reader_->info();
   emit stackInstalled();
-  cache_ = std::make_shared<SliceCache>(cacheBudget_);
-  cache_->insert(z, first);
+  source_->setStack(reader_, cacheBudget_, z, first);
   // The processing worker copies the slices this window has read instead of reading them again.
-  live_->setStack(reader_, [cache = cache_](int64_t k, float* out) {
-    const SliceData slice = cache->find(k);
-    if (!slice) return false;
-    std::copy(slice->begin(), slice->end(), out);
-    return true;
+  live_->setStack(reader_, [cache = source_->cache()](int64_t k, float* out) {
+    return SliceSource::copyCached(*cache, k, out);
   });
   live_->sliceRequested(z);
   ++sliceGeneration_;
-  inFlight_.clear();
   processed_.reset();
   processedZ_ = -1;
   limitsValid_ = false;
@@ -497,7 +497,7 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   lineTool_->clear();
   regionTool_->clear();
   hover_.reset();
-  ortho_->setStack(reader_, cache_);
+  ortho_->setStack(reader_, source_->cache());
   view_->setCrosshair(std::nullopt);
   view_->clearSlice();
   // FITS images have their first row at the bottom; microscopy TIFFs at the top.
@@ -558,48 +558,10 @@ void MainWindow::requestSlice(int z) {
   emit sliceRequested(z);
   requestedZ_ = z;
   const quint64 generation = ++sliceGeneration_;
-  if (SliceData s = cache_->find(z)) {
-    showSlice(z, std::move(s));
-    return;
-  }
-  updateWorldLabel();
-  readAsync(z, [this, z, generation](SliceData s) {
+  if (!source_->cache()->contains(z)) updateWorldLabel();  // the label leads while it reads
+  source_->fetch(z, [this, z, generation](SliceData s) {
     if (generation == sliceGeneration_ && s) showSlice(z, std::move(s));
   });
-}
-
-void MainWindow::readAsync(int z, std::function<void(SliceData)> done) {
-  auto reader = reader_;
-  auto cache = cache_;
-  inFlight_.insert(z);
-  (void)QtConcurrent::run(&readPool_, [this, reader, cache, z, done = std::move(done)] {
-    SliceData slice;
-    QString error;
-    try {
-      const auto& info = reader->info();
-      auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
-      reader->readSlice(z, pixels->data());
-      slice = std::move(pixels);
-      cache->insert(z, slice);
-    } catch (const std::exception& e) {
-      error = QString::fromStdString(e.what());
-    }
-    QMetaObject::invokeMethod(
-        this,
-        [this, cache, z, slice, error, done] {
-          if (cache == cache_) inFlight_.erase(z);
-          if (!error.isEmpty()) reportError(tr("Cannot read slice %1").arg(z), error);
-          if (cache == cache_) done(slice);
-        },
-        Qt::QueuedConnection);
-  });
-}
-
-void MainWindow::prefetchAround(int z) {
-  for (int n : {z + 1, z - 1}) {
-    if (n < 0 || n >= info_.z || inFlight_.count(n) || cache_->contains(n)) continue;
-    readAsync(n, [](SliceData) {});
-  }
 }
 
 void MainWindow::showSlice(int z, SliceData data) {
@@ -620,7 +582,7 @@ void MainWindow::showSlice(int z, SliceData data) {
   lineTool_->sliceShown(current_, width, height);
   regionTool_->sliceShown(z, current_, width, height);
   ortho_->followSlice(z);
-  prefetchAround(z);
+  source_->prefetchAround(z);
   live_->rawSliceShown(z);
   emit sliceShown(z);
 }
@@ -633,29 +595,9 @@ void MainWindow::setProcessedSlice(int z, SliceData processed) {
 
 void MainWindow::preload(int count) {
   if (!reader_) return;
-  auto reader = reader_;
-  auto cache = cache_;
-  count = std::min<int>(count, static_cast<int>(info_.z));
-  (void)QtConcurrent::run(&readPool_, [this, reader, cache, count, closing = closing_] {
-    QString error;
-    try {
-      const auto& info = reader->info();
-      for (int z = 0; z < count && !closing->load(); ++z) {
-        if (cache->contains(z)) continue;
-        auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
-        reader->readSlice(z, pixels->data());
-        cache->insert(z, std::move(pixels));
-      }
-    } catch (const std::exception& e) {
-      error = QString::fromStdString(e.what());
-    }
-    QMetaObject::invokeMethod(
-        this,
-        [this, error] {
-          if (!error.isEmpty()) reportError(tr("Cannot read the stack"), error);
-          emit preloaded();
-        },
-        Qt::QueuedConnection);
+  source_->preload(count, [this](const QString& error) {
+    if (!error.isEmpty()) reportError(tr("Cannot read the stack"), error);
+    emit preloaded();
   });
 }
 
@@ -771,6 +713,7 @@ void MainWindow::setCrosshair(QPoint pixel) {
 render::SliceView* MainWindow::xzView() const { return ortho_->xzView(); }
 render::SliceView* MainWindow::yzView() const { return ortho_->yzView(); }
 PlotWidget* MainWindow::zProfilePlot() const { return ortho_->zProfile(); }
+SliceCache* MainWindow::cache() const { return source_->cache().get(); }
 HistogramWidget* MainWindow::histogram() const { return histogramTool_->histogram(); }
 PlotWidget* MainWindow::lineProfilePlot() const { return lineTool_->plot(); }
 const RegionStats& MainWindow::regionStats() const { return regionTool_->stats(); }
@@ -795,7 +738,7 @@ void MainWindow::saveData(const QString& path, bool wholeStack) {
   }
   SaveRequest request;
   request.reader = reader_;
-  request.cache = cache_;
+  request.cache = source_->cache();
   request.info = info_;
   request.first = wholeStack ? 0 : currentZ_;
   request.count = wholeStack ? info_.z : 1;
@@ -887,7 +830,7 @@ ContoursPanel* MainWindow::showContours() { return ui::showContours(this); }
 ChannelsPanel* MainWindow::showChannels() { return ui::showChannels(this); }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  closing_->store(true);  // background reads and a save stop at their next slice
+  source_->stop();  // background reads and a save stop at their next slice
   cancelSave();
   settings_.geometry = saveGeometry();
   settings_.windowState = saveState();

@@ -36,6 +36,7 @@ class HistogramTool;
 class LineProfileTool;
 class RegionStatsTool;
 class SaveTool;
+class SliceSource;
 class OrthoViews;
 class ProjectionDialog;
 class ViewDecorations;
@@ -112,7 +113,7 @@ class MainWindow : public QMainWindow {
   int currentZ() const { return currentZ_; }  // the slice shown (the slider may be ahead)
   std::optional<QPoint> crosshair() const { return crosshair_; }
   SliceData currentSlice() const { return current_; }
-  SliceCache* cache() const { return cache_.get(); }
+  SliceCache* cache() const;
   render::SliceView* sliceView() const { return view_; }
   render::SliceView* xzView() const;
   render::SliceView* yzView() const;
@@ -164,9 +165,6 @@ class MainWindow : public QMainWindow {
   void install(std::shared_ptr<io::StackReader> reader, int z, SliceData first);
   void requestSlice(int z);
   void showSlice(int z, SliceData data);
-  void prefetchAround(int z);
-  // Reads slice z on the pool and calls done on the GUI thread (null on error, reported).
-  void readAsync(int z, std::function<void(SliceData)> done);
   void applyDisplay(const render::DisplaySettings& display);
   void computeLimits(render::LimitsMode mode);
   void updateWorldLabel();
@@ -183,7 +181,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<io::StackReader> reader_;
   io::StackInfo info_;
   QString path_;
-  std::shared_ptr<SliceCache> cache_;
+  SliceSource* source_;  // the raw slices: reads, cache, read-ahead
   size_t cacheBudget_ = size_t(1536) << 20;
   int currentZ_ = 0;    // the slice shown
   int requestedZ_ = 0;  // the slice asked for (may still be reading)
@@ -193,14 +191,11 @@ class MainWindow : public QMainWindow {
   bool limitsValid_ = false;
   std::optional<QPoint> crosshair_;
   std::optional<QPointF> hover_;
-  std::set<int> inFlight_;
 
   // Request tokens: a result whose token is stale is dropped.
   quint64 openGeneration_ = 0;
   quint64 sliceGeneration_ = 0;
   QThreadPool readPool_;
-  // Set when the window closes: background reads stop at their next slice.
-  std::shared_ptr<std::atomic<bool>> closing_ = std::make_shared<std::atomic<bool>>(false);
   SaveTool* saveTool_;  // saves on a worker, with progress and Cancel in the status bar
 
   bool quiet_ = false;

@@ -7,6 +7,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
+#include "ui/slice_source.h"
+
 namespace stacklens::ui {
 
 OrthoViews::OrthoViews(QThreadPool* pool, QObject* parent)
@@ -115,13 +117,7 @@ void OrthoViews::cut() {
     try {
       for (int64_t z = 0; z < Z; ++z) {
         if (token->load() != generation) return;
-        SliceData s = cache->find(z);
-        if (!s) {
-          auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(X * Y));
-          reader->readSlice(z, pixels->data());
-          s = std::move(pixels);
-          cache->insert(z, s);
-        }
+        const SliceData s = SliceSource::readNow(*reader, *cache, z);
         const float* p = s->data();
         std::copy(p + cy * X, p + (cy + 1) * X, xz->begin() + z * X);
         for (int64_t y = 0; y < Y; ++y) (*yz)[static_cast<size_t>(y * Z + z)] = p[y * X + cx];

@@ -1,0 +1,58 @@
+// One owner of the open stack's raw slices on the host: the reader, a cache bounded in bytes,
+// reads on a worker (one in flight per slice), read-ahead beside the slice shown and whole-stack
+// preloads. The viewer, the ortho views, saves and the processing worker all take their slices
+// from here, so a slice is read from the file once while it stays in the budget.
+#pragma once
+
+#include <QObject>
+#include <QThreadPool>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <set>
+
+#include "io/stack.h"
+#include "ui/slice_cache.h"
+
+namespace stacklens::ui {
+
+class SliceSource : public QObject {
+  Q_OBJECT
+ public:
+  // Reads run on pool (shared with the window's other workers).
+  SliceSource(QThreadPool* pool, QObject* parent = nullptr);
+  ~SliceSource() override;
+
+  // A new stack, a new cache of budget bytes holding the slice already read (first, at z).
+  void setStack(std::shared_ptr<io::StackReader> reader, size_t budget, int z, SliceData first);
+  std::shared_ptr<io::StackReader> reader() const { return reader_; }
+  std::shared_ptr<SliceCache> cache() const { return cache_; }
+
+  // Slice z on the GUI thread: at once when cached, else after a read on the pool (null after a
+  // read error, which readFailed reports). Nothing is called for a stack replaced meanwhile.
+  void fetch(int z, std::function<void(SliceData)> done);
+  // Reads the neighbours of z that are neither cached nor being read.
+  void prefetchAround(int z);
+  // Reads slices [0, count) into the cache; done gets "" or the error, on the GUI thread.
+  void preload(int count, std::function<void(const QString& error)> done);
+  // For workers: slice z from the cache, else read now (on the caller's thread) and cached.
+  // Throws IoError.
+  static SliceData readNow(const io::StackReader& reader, SliceCache& cache, int64_t z);
+  // For the processing worker: copies slice z into out when cached.
+  static bool copyCached(SliceCache& cache, int64_t z, float* out);
+  // The window is closing: preloads stop at their next slice.
+  void stop() { stopped_->store(true); }
+
+ signals:
+  void readFailed(int z, const QString& message);
+
+ private:
+  QThreadPool* pool_;
+  std::shared_ptr<io::StackReader> reader_;
+  std::shared_ptr<SliceCache> cache_;
+  int64_t depth_ = 0;
+  std::set<int> inFlight_;
+  std::shared_ptr<std::atomic<bool>> stopped_ = std::make_shared<std::atomic<bool>>(false);
+};
+
+}  // namespace stacklens::ui
