@@ -49,6 +49,7 @@
 #include "ui/session_tool.h"
 #include "ui/slice_source.h"
 #include "ui/timing_panel.h"
+#include "ui/tools_bar.h"
 #include "ui/view_decorations.h"
 #include "ui/view_export.h"
 #include "ui/volume_panel.h"
@@ -319,51 +320,20 @@ void MainWindow::buildMenus() {
   add(tr("Play / pause"), QKeySequence(Qt::Key_Space),
       [this] { nav_->setPlaying(!nav_->playing()); });
 
-  auto* tools = addToolBar(tr("Tools"));
-  tools->setObjectName("toolsBar");
-  auto* group = new QActionGroup(this);
-  const std::pair<QString, SliceView::Tool> toolList[] = {
-      {tr("Pan"), SliceView::Tool::Pan},
-      {tr("Line"), SliceView::Tool::Line},
-      {tr("Rectangle"), SliceView::Tool::Rectangle},
-      {tr("Ellipse"), SliceView::Tool::Ellipse}};
-  for (const auto& [name, tool] : toolList) {
-    QAction* a = tools->addAction(name);
-    a->setCheckable(true);
-    a->setChecked(tool == SliceView::Tool::Pan);
-    a->setToolTip(tool == SliceView::Tool::Pan
-                      ? tr("Drag to pan, click to set the crosshair, wheel to zoom")
-                      : tr("Drag to draw; middle button pans"));
-    group->addAction(a);
-    connect(a, &QAction::triggered, this, [this, t = tool] { view_->setTool(t); });
-  }
-  tools->addSeparator();
-  tools->addAction(tr("Fit"), view_, &SliceView::fitToWindow);
-  tools->addAction(tr("1:1"), this, [this] { view_->setZoom(1.0); });
-  tools->addSeparator();
-  tools->addWidget(new QLabel(tr(" HDU "), this));
-  hduBox_ = new QComboBox(this);
-  hduBox_->setEnabled(false);
-  hduBox_->setMinimumContentsLength(24);
-  tools->addWidget(hduBox_);
-  connect(hduBox_, &QComboBox::activated, this, [this](int index) {
+  toolsBar_ = new ToolsBar(view_, this);
+  addToolBar(toolsBar_);
+  connect(toolsBar_, &ToolsBar::hduChosen, this, [this](int hdu) {
     io::OpenOptions o;
-    o.hdu = hduBox_->itemData(index).toInt();
+    o.hdu = hdu;
     openFile(path_, o);
   });
-  planeAction_ = tools->addWidget(new QLabel(tr(" plane "), this));
-  planeSpin_ = new QSpinBox(this);
-  QAction* spinAction = tools->addWidget(planeSpin_);
-  connect(planeSpin_, &QSpinBox::valueChanged, this, [this](int plane) {
+  connect(toolsBar_, &ToolsBar::planeChosen, this, [this](int plane) {
     if (plane == info_.plane || path_.isEmpty()) return;
     io::OpenOptions o;
     o.hdu = info_.hdu;
     o.plane = plane;
     openFile(path_, o);
   });
-  planeAction_->setVisible(false);
-  spinAction->setVisible(false);
-  planeSpin_->setProperty("action", QVariant::fromValue<QObject*>(spinAction));
 }
 
 void MainWindow::applySettings() {
@@ -508,28 +478,7 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
     nav_->setCount(static_cast<int>(info_.z));
     nav_->setValue(z);
   }
-  // HDU and plane choosers.
-  {
-    const QSignalBlocker block(hduBox_);
-    hduBox_->clear();
-    for (const auto& h : info_.hdus) {
-      if (h.axes.empty() || h.type.find("image") == std::string::npos) continue;
-      QStringList axes;
-      for (int64_t n : h.axes) axes << QString::number(n);
-      const QString name = h.name.empty() ? QString() : " " + QString::fromStdString(h.name);
-      hduBox_->addItem(QString("%1%2 (%3)").arg(h.index).arg(name, axes.join("×")), h.index);
-    }
-    hduBox_->setCurrentIndex(std::max(0, hduBox_->findData(info_.hdu)));
-    hduBox_->setEnabled(hduBox_->count() > 1);
-  }
-  {
-    const QSignalBlocker block(planeSpin_);
-    planeSpin_->setRange(0, static_cast<int>(std::max<int64_t>(1, info_.planes) - 1));
-    planeSpin_->setValue(info_.plane);
-    planeAction_->setVisible(info_.planes > 1);
-    if (auto* a = qobject_cast<QAction*>(planeSpin_->property("action").value<QObject*>()))
-      a->setVisible(info_.planes > 1);
-  }
+  toolsBar_->showStack(info_);
   const bool cube = info_.z > 1;
   xzDock_->setVisible(cube);
   yzDock_->setVisible(cube);
@@ -713,6 +662,8 @@ void MainWindow::setCrosshair(QPoint pixel) {
 render::SliceView* MainWindow::xzView() const { return ortho_->xzView(); }
 render::SliceView* MainWindow::yzView() const { return ortho_->yzView(); }
 PlotWidget* MainWindow::zProfilePlot() const { return ortho_->zProfile(); }
+QComboBox* MainWindow::hduBox() const { return toolsBar_->hduBox(); }
+QSpinBox* MainWindow::planeBox() const { return toolsBar_->planeBox(); }
 SliceCache* MainWindow::cache() const { return source_->cache().get(); }
 HistogramWidget* MainWindow::histogram() const { return histogramTool_->histogram(); }
 PlotWidget* MainWindow::lineProfilePlot() const { return lineTool_->plot(); }

@@ -36,6 +36,7 @@ class HistogramTool;
 class LineProfileTool;
 class RegionStatsTool;
 class SaveTool;
+class ToolsBar;
 class SliceSource;
 class OrthoViews;
 class ProjectionDialog;
@@ -125,8 +126,8 @@ class MainWindow : public QMainWindow {
   PlotWidget* zProfilePlot() const;
   QString readout() const { return readout_->text(); }
   const RegionStats& regionStats() const;
-  QComboBox* hduBox() const { return hduBox_; }
-  QSpinBox* planeBox() const { return planeSpin_; }
+  QComboBox* hduBox() const;
+  QSpinBox* planeBox() const;
   // Processing while scrubbing: its docks, worker and backends.
   LiveProcessing* liveProcessing() const { return live_; }
   ViewDecorations* decorations() const { return decorations_.get(); }
@@ -211,9 +212,7 @@ class MainWindow : public QMainWindow {
   RegionStatsTool* regionTool_;
   QLabel* readout_;
   QLabel* shapeLabel_;
-  QComboBox* hduBox_;
-  QSpinBox* planeSpin_;
-  QAction* planeAction_ = nullptr;
+  ToolsBar* toolsBar_;  // mouse tools, HDU and plane choosers
   QMenu* recentMenu_ = nullptr;
   QMenu* fileMenu_ = nullptr;
   QMenu* editMenu_ = nullptr;
