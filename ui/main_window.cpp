@@ -39,6 +39,7 @@
 #include "ui/library_messages.h"
 #include "ui/movie_dialog.h"
 #include "ui/ortho_views.h"
+#include "ui/pixel_readout.h"
 #include "ui/profiles.h"
 #include "ui/projection_dialog.h"
 #include "ui/psf_dialog.h"
@@ -56,10 +57,7 @@
 #include "ui/volume_tool.h"
 #include "ui/whole_stack_dialog.h"
 
-#if __has_include("io/wcs.h")
 #include "io/wcs.h"
-#define STACKLENS_HAVE_WCS 1
-#endif
 
 namespace stacklens::ui {
 
@@ -97,9 +95,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   layout->addWidget(nav_);
   setCentralWidget(central);
 
-  readout_ = new QLabel(this);
-  readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  readout_->setMinimumWidth(300);
+  readout_ = new PixelReadout(this);
   shapeLabel_ = new QLabel(this);
   statusBar()->addWidget(readout_, 1);
   statusBar()->addPermanentWidget(shapeLabel_);
@@ -460,13 +456,11 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   });
   live_->sliceRequested(z);
   ++sliceGeneration_;
-  processed_.reset();
-  processedZ_ = -1;
+  readout_->setStack(reader_);
   limitsValid_ = false;
   crosshair_.reset();
   lineTool_->clear();
   regionTool_->clear();
-  hover_.reset();
   ortho_->setStack(reader_, source_->cache());
   view_->setCrosshair(std::nullopt);
   view_->clearSlice();
@@ -524,7 +518,7 @@ void MainWindow::showSlice(int z, SliceData data) {
     computeLimits(display_->limitsMode());
   }
   updateWorldLabel();
-  updateReadout();
+  readout_->setSlice(z, current_);
   // While scrubbing, the histogram, line profile and region statistics wait until the slider
   // rests.
   histogramTool_->setSlice(current_);
@@ -537,9 +531,7 @@ void MainWindow::showSlice(int z, SliceData data) {
 }
 
 void MainWindow::setProcessedSlice(int z, SliceData processed) {
-  processedZ_ = z;
-  processed_ = std::move(processed);
-  updateReadout();
+  readout_->setProcessed(z, std::move(processed));
 }
 
 void MainWindow::preload(int count) {
@@ -585,59 +577,13 @@ void MainWindow::computeLimits(LimitsMode mode) {
 // ---- readout and analysis ----
 
 void MainWindow::updateWorldLabel() {
-  const int z = requestedZ_;
-  QString text = tr("slice %1 / %2").arg(z).arg(info_.z - 1);
-#ifdef STACKLENS_HAVE_WCS
-  if (reader_ && reader_->wcs() && info_.z > 1) {
-    const std::string world = reader_->wcs()->formatSpectral(z);
-    if (!world.empty()) {
-      nav_->setWorldText(QString::fromStdString(world));
-      return;
-    }
-  }
-#endif
-  if (info_.spacingKnown && info_.z > 1) {
-    const QString unit = QString::fromStdString(info_.units[0]);
-    text =
-        QString("z = %1 %2").arg(z * info_.spacing[0], 0, 'g', 6).arg(unit.isEmpty() ? "" : unit);
-  }
-  nav_->setWorldText(text.trimmed());
+  nav_->setWorldText(
+      NavigationBar::worldText(info_, reader_ ? reader_->wcs() : nullptr, requestedZ_));
 }
 
 void MainWindow::hoverAt(QPointF imagePos) {
-  hover_ = imagePos;
-  updateReadout();
+  readout_->hover(imagePos);
   ortho_->hover(imagePos, currentZ_);  // the z profile, when the stack is in memory
-}
-
-void MainWindow::updateReadout() {
-  if (!hover_ || !current_) {
-    readout_->clear();
-    return;
-  }
-  const int x = int(std::lround(hover_->x())), y = int(std::lround(hover_->y()));
-  if (x < 0 || y < 0 || x >= info_.x || y >= info_.y) {
-    readout_->clear();
-    return;
-  }
-  const size_t i = static_cast<size_t>(y) * info_.x + x;
-  auto number = [](float v) { return std::isnan(v) ? QString("NaN") : QString::number(v, 'g', 7); };
-  QString text = QString("x %1  y %2  z %3   value %4")
-                     .arg(x)
-                     .arg(y)
-                     .arg(currentZ_)
-                     .arg(number((*current_)[i]));
-  if (processed_ && processedZ_ == currentZ_ && i < processed_->size())
-    text += QString("   processed %1").arg(number((*processed_)[i]));
-  for (const auto& part : readoutParts_) {
-    const QString more = part(*hover_);
-    if (!more.isEmpty()) text += "   " + more;
-  }
-#ifdef STACKLENS_HAVE_WCS
-  if (reader_ && reader_->wcs() && reader_->wcs()->hasCelestial())
-    text += "   " + QString::fromStdString(reader_->wcs()->formatCelestial(x, y, currentZ_));
-#endif
-  readout_->setText(text);
 }
 
 void MainWindow::setLine(QPointF from, QPointF to) {
@@ -664,6 +610,11 @@ render::SliceView* MainWindow::yzView() const { return ortho_->yzView(); }
 PlotWidget* MainWindow::zProfilePlot() const { return ortho_->zProfile(); }
 QComboBox* MainWindow::hduBox() const { return toolsBar_->hduBox(); }
 QSpinBox* MainWindow::planeBox() const { return toolsBar_->planeBox(); }
+void MainWindow::addReadoutPart(std::function<QString(QPointF)> part) {
+  readout_->addPart(std::move(part));
+}
+void MainWindow::refreshReadout() { readout_->refresh(); }
+QString MainWindow::readout() const { return readout_->text(); }
 SliceCache* MainWindow::cache() const { return source_->cache().get(); }
 HistogramWidget* MainWindow::histogram() const { return histogramTool_->histogram(); }
 PlotWidget* MainWindow::lineProfilePlot() const { return lineTool_->plot(); }

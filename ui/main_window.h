@@ -35,6 +35,7 @@ namespace stacklens::ui {
 class HistogramTool;
 class LineProfileTool;
 class RegionStatsTool;
+class PixelReadout;
 class SaveTool;
 class ToolsBar;
 class SliceSource;
@@ -106,10 +107,8 @@ class MainWindow : public QMainWindow {
   bool gpuChosen() const;  // the processing dock runs on a usable GPU
   // Tools add text to the status-bar readout at the hovered image point (e.g. other channels'
   // values); refreshReadout() redraws it.
-  void addReadoutPart(std::function<QString(QPointF)> part) {
-    readoutParts_.push_back(std::move(part));
-  }
-  void refreshReadout() { updateReadout(); }
+  void addReadoutPart(std::function<QString(QPointF)> part);
+  void refreshReadout();
   const io::StackInfo& info() const { return info_; }
   int currentZ() const { return currentZ_; }  // the slice shown (the slider may be ahead)
   std::optional<QPoint> crosshair() const { return crosshair_; }
@@ -124,7 +123,7 @@ class MainWindow : public QMainWindow {
   HistogramWidget* histogram() const;
   PlotWidget* lineProfilePlot() const;
   PlotWidget* zProfilePlot() const;
-  QString readout() const { return readout_->text(); }
+  QString readout() const;
   const RegionStats& regionStats() const;
   QComboBox* hduBox() const;
   QSpinBox* planeBox() const;
@@ -169,7 +168,6 @@ class MainWindow : public QMainWindow {
   void applyDisplay(const render::DisplaySettings& display);
   void computeLimits(render::LimitsMode mode);
   void updateWorldLabel();
-  void updateReadout();
   void reportError(const QString& title, const QString& message);
   void rememberFile(const QString& path);
   void rebuildRecentMenu();
@@ -187,11 +185,8 @@ class MainWindow : public QMainWindow {
   int currentZ_ = 0;    // the slice shown
   int requestedZ_ = 0;  // the slice asked for (may still be reading)
   SliceData current_;
-  int processedZ_ = -1;
-  SliceData processed_;
   bool limitsValid_ = false;
   std::optional<QPoint> crosshair_;
-  std::optional<QPointF> hover_;
 
   // Request tokens: a result whose token is stale is dropped.
   quint64 openGeneration_ = 0;
@@ -210,7 +205,7 @@ class MainWindow : public QMainWindow {
   HistogramTool* histogramTool_;
   LineProfileTool* lineTool_;
   RegionStatsTool* regionTool_;
-  QLabel* readout_;
+  PixelReadout* readout_;
   QLabel* shapeLabel_;
   ToolsBar* toolsBar_;  // mouse tools, HDU and plane choosers
   QMenu* recentMenu_ = nullptr;
@@ -220,7 +215,6 @@ class MainWindow : public QMainWindow {
   QDockWidget* xzDock_ = nullptr;
   QDockWidget* yzDock_ = nullptr;
   QDockWidget* histogramDock_ = nullptr;
-  std::vector<std::function<QString(QPointF)>> readoutParts_;
   LiveProcessing* live_ = nullptr;
 };
 

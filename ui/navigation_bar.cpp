@@ -5,6 +5,8 @@
 #include <QStyle>
 #include <algorithm>
 
+#include "io/wcs.h"
+
 namespace stacklens::ui {
 
 NavigationBar::NavigationBar(QWidget* parent) : QWidget(parent) {
@@ -73,6 +75,18 @@ int NavigationBar::nextPlayed(int z) {
   if (mode_->currentIndex() == 0) return (z + 1) % count_;
   if (z + direction_ < 0 || z + direction_ >= count_) direction_ = -direction_;
   return z + direction_;
+}
+
+QString NavigationBar::worldText(const io::StackInfo& info, const io::Wcs* wcs, int z) {
+  if (wcs && info.z > 1) {
+    const std::string world = wcs->formatSpectral(z);
+    if (!world.empty()) return QString::fromStdString(world);
+  }
+  if (info.spacingKnown && info.z > 1) {
+    const QString unit = QString::fromStdString(info.units[0]);
+    return QString("z = %1 %2").arg(z * info.spacing[0], 0, 'g', 6).arg(unit).trimmed();
+  }
+  return tr("slice %1 / %2").arg(z).arg(info.z - 1);
 }
 
 }  // namespace stacklens::ui

@@ -10,6 +10,8 @@
 #include <QToolButton>
 #include <QWidget>
 
+#include "io/stack.h"
+
 namespace stacklens::ui {
 
 class NavigationBar : public QWidget {
@@ -23,6 +25,9 @@ class NavigationBar : public QWidget {
   void setValue(int z);
   void step(int delta);  // clamps at the ends
   void setWorldText(const QString& text) { world_->setText(text); }
+  // What the label says at slice z: the spectral (or other third-axis) world coordinate from
+  // the WCS, else z in the spacing's unit, else "slice z / last".
+  static QString worldText(const io::StackInfo& info, const io::Wcs* wcs, int z);
   QString worldText() const { return world_->text(); }
 
   void setPlaying(bool on);
