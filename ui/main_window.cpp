@@ -49,6 +49,7 @@
 #include "ui/save_tool.h"
 #include "ui/session_tool.h"
 #include "ui/slice_source.h"
+#include "ui/stack_opener.h"
 #include "ui/timing_panel.h"
 #include "ui/tools_bar.h"
 #include "ui/view_decorations.h"
@@ -99,6 +100,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   shapeLabel_ = new QLabel(this);
   statusBar()->addWidget(readout_, 1);
   statusBar()->addPermanentWidget(shapeLabel_);
+  opener_ = new StackOpener(&readPool_, this);
+  connect(opener_, &StackOpener::opened, this, [this](const QString& path, const OpenedStack& s) {
+    path_ = path;
+    install(s.reader, s.z, s.slice);
+    if (s.fromFile) rememberFile(path);
+    emit stackOpened(path);
+  });
+  connect(opener_, &StackOpener::failed, this, [this](const QString& path, const QString& why) {
+    reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), why);
+    emit openFailed(why);
+  });
   source_ = new SliceSource(&readPool_, this);
   connect(source_, &SliceSource::readFailed, this, [this](int z, const QString& why) {
     reportError(tr("Cannot read slice %1").arg(z), why);
@@ -353,95 +365,13 @@ void MainWindow::applySettings() {
 
 // ---- opening ----
 
-namespace {
-struct OpenResult {
-  std::shared_ptr<io::StackReader> reader;
-  int z = 0;
-  SliceData slice;
-  QString error;
-};
-}  // namespace
-
-namespace {
-
-// Why the viewer cannot show a stack of this shape ("" when it can): its slider, views and
-// textures count in int, and a slice is held in memory whole. Refused, never narrowed.
-QString viewerRefusal(const io::StackInfo& info) {
-  constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
-  if (info.x > kMaxInt || info.y > kMaxInt || info.z > kMaxInt)
-    return QObject::tr(
-               "%1 × %2 × %3 is beyond what the viewer shows (at most %4 along each "
-               "axis); stacklens-cli processes it")
-        .arg(info.z)
-        .arg(info.y)
-        .arg(info.x)
-        .arg(kMaxInt);
-  const double sliceBytes = double(info.x) * double(info.y) * sizeof(float);
-  if (sliceBytes > double(io::allocationCap()))
-    return QObject::tr(
-               "one slice of %1 × %2 needs %3 GiB, more than the %4 GiB the viewer may "
-               "hold; stacklens-cli processes it in blocks")
-        .arg(info.y)
-        .arg(info.x)
-        .arg(sliceBytes / double(1ull << 30), 0, 'f', 1)
-        .arg(double(io::allocationCap()) / double(1ull << 30), 0, 'f', 0);
-  return {};
-}
-
-}  // namespace
-
 void MainWindow::openFile(const QString& path, io::OpenOptions options) {
-  const quint64 generation = ++openGeneration_;
   statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName()));
-  (void)QtConcurrent::run(&readPool_, [this, path, options, generation] {
-    OpenResult r;
-    try {
-      r.reader = io::openStack(path.toStdString(), options);
-      const auto& info = r.reader->info();
-      if (info.x <= 0 || info.y <= 0 || info.z <= 0)
-        throw io::IoError(path.toStdString(), "no image data");
-      if (const QString refusal = viewerRefusal(info); !refusal.isEmpty())
-        throw io::IoError(path.toStdString(), refusal.toStdString());
-      r.z = static_cast<int>(info.z / 2);
-      auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
-      r.reader->readSlice(r.z, pixels->data());
-      r.slice = std::move(pixels);
-    } catch (const std::exception& e) {
-      r.error = QString::fromStdString(e.what());
-      r.reader.reset();
-    }
-    QMetaObject::invokeMethod(
-        this,
-        [this, r, path, generation] {
-          if (generation != openGeneration_) return;
-          if (!r.reader) {
-            reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), r.error);
-            emit openFailed(r.error);
-            return;
-          }
-          path_ = path;
-          install(r.reader, r.z, r.slice);
-          rememberFile(path);
-          emit stackOpened(path);
-        },
-        Qt::QueuedConnection);
-  });
+  opener_->open(path, options);
 }
 
 void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
-  ++openGeneration_;
-  const auto& info = reader->info();
-  if (const QString refusal = viewerRefusal(info); !refusal.isEmpty()) {
-    reportError(tr("Cannot open %1").arg(QString::fromStdString(info.path)), refusal);
-    emit openFailed(refusal);
-    return;
-  }
-  const int z = static_cast<int>(info.z / 2);
-  auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
-  reader->readSlice(z, pixels->data());
-  path_ = QString::fromStdString(info.path);
-  install(std::move(reader), z, std::move(pixels));
-  emit stackOpened(path_);
+  opener_->openReader(std::move(reader));
 }
 
 void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceData first) {

@@ -39,6 +39,7 @@ class PixelReadout;
 class SaveTool;
 class ToolsBar;
 class SliceSource;
+class StackOpener;
 class OrthoViews;
 class ProjectionDialog;
 class ViewDecorations;
@@ -180,6 +181,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<io::StackReader> reader_;
   io::StackInfo info_;
   QString path_;
+  StackOpener* opener_;  // opens files on a worker
   SliceSource* source_;  // the raw slices: reads, cache, read-ahead
   size_t cacheBudget_ = size_t(1536) << 20;
   int currentZ_ = 0;    // the slice shown
@@ -189,7 +191,6 @@ class MainWindow : public QMainWindow {
   std::optional<QPoint> crosshair_;
 
   // Request tokens: a result whose token is stale is dropped.
-  quint64 openGeneration_ = 0;
   quint64 sliceGeneration_ = 0;
   QThreadPool readPool_;
   SaveTool* saveTool_;  // saves on a worker, with progress and Cancel in the status bar

@@ -1,0 +1,46 @@
+// Opening a stack for the viewer off the GUI thread: the reader made and the middle slice read
+// on a worker; stacks the viewer cannot hold (an axis beyond int, one slice beyond the allocation
+// cap) refused with the reason. A newer request makes an older one's result stale.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+#include <memory>
+
+#include "io/stack.h"
+#include "render/slice_view.h"
+
+namespace stacklens::ui {
+
+// What was opened: the reader and its first slice to show (the middle one).
+struct OpenedStack {
+  std::shared_ptr<io::StackReader> reader;
+  int z = 0;
+  render::SliceData slice;
+  bool fromFile = true;  // false for a reader made by the caller (not a recent file)
+};
+
+class StackOpener : public QObject {
+  Q_OBJECT
+ public:
+  StackOpener(QThreadPool* pool, QObject* parent = nullptr);
+
+  // Emits opened() or failed() on the GUI thread, unless a later open() came first.
+  void open(const QString& path, io::OpenOptions options);
+  // An already made reader (tests use in-memory ones): checked and read here, at once.
+  void openReader(std::shared_ptr<io::StackReader> reader);
+
+  // Why the viewer cannot show a stack of this shape ("" when it can).
+  static QString refusal(const io::StackInfo& info);
+
+ signals:
+  void opened(const QString& path, const stacklens::ui::OpenedStack& stack);
+  void failed(const QString& path, const QString& message);
+
+ private:
+  QThreadPool* pool_;
+  quint64 generation_ = 0;
+};
+
+}  // namespace stacklens::ui
