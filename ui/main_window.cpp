@@ -57,6 +57,7 @@
 #include "ui/volume_panel.h"
 #include "ui/volume_tool.h"
 #include "ui/whole_stack_dialog.h"
+#include "ui/window_menus.h"
 
 #include "io/wcs.h"
 
@@ -256,77 +257,11 @@ void MainWindow::sizeDefaultDocks() {
 }
 
 void MainWindow::buildMenus() {
-  auto* file = fileMenu_ = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseAndOpen);
-  recentMenu_ = file->addMenu(tr("Open &Recent"));
-  file->addAction(tr("&Header…"), QKeySequence(Qt::CTRL | Qt::Key_H), this,
-                  &MainWindow::showHeader);
-  file->addSeparator();
-  file->addAction(tr("&Export view as PNG…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                  [this] { chooseAndExport(false); });
-  file->addAction(tr("Export view with &colorbar…"), this, [this] { chooseAndExport(true); });
-  file->addAction(tr("Export &movie…"), this, &MainWindow::exportMovie);
-  file->addAction(tr("Save &slice as…"), QKeySequence::Save, this,
-                  [this] { chooseAndSave(false); });
-  file->addAction(tr("Save s&tack as…"), QKeySequence::SaveAs, this,
-                  [this] { chooseAndSave(true); });
-  file->addSeparator();
-  file->addAction(tr("&Process whole stack…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
-                  &MainWindow::processWholeStack);
-  file->addAction(tr("Z projection / &moment map…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M),
-                  this, &MainWindow::projectStack);
-  file->addSeparator();
-  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-
-  editMenu_ = menuBar()->addMenu(tr("&Edit"));
-  auto* viewMenu = menuBar()->addMenu(tr("&View"));
-  viewMenu->addAction(tr("&Fit to window"), QKeySequence(Qt::Key_F), view_,
-                      &SliceView::fitToWindow);
-  viewMenu->addAction(tr("&1:1"), QKeySequence(Qt::Key_1), this, [this] { view_->setZoom(1.0); });
-  viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this,
-                      [this] { view_->setZoom(view_->zoom() * 1.25); });
-  viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this,
-                      [this] { view_->setZoom(view_->zoom() / 1.25); });
-  viewMenu->addSeparator();
-  QAction* colorbar = viewMenu->addAction(tr("&Colorbar"));
-  colorbar->setCheckable(true);
-  colorbar->setObjectName("viewColorbar");  // sessions find it by name
-  connect(colorbar, &QAction::toggled, this, [this](bool on) { decorations_->setColorbar(on); });
-  QAction* compass = viewMenu->addAction(tr("Co&mpass (north and east)"));
-  compass->setCheckable(true);
-  compass->setObjectName("viewCompass");  // sessions find it by name
-  connect(compass, &QAction::toggled, this, [this](bool on) { decorations_->setCompass(on); });
-  QAction* scaleBar = viewMenu->addAction(tr("&Scale bar"));
-  scaleBar->setCheckable(true);
-  scaleBar->setObjectName("viewScaleBar");  // sessions find it by name
-  connect(scaleBar, &QAction::toggled, this, [this](bool on) { decorations_->setScaleBar(on); });
-  QAction* grid = viewMenu->addAction(tr("Coordinate &grid"));
-  grid->setCheckable(true);
-  grid->setObjectName("viewGrid");  // sessions find it by name
-  connect(grid, &QAction::toggled, this, [this](bool on) { decorations_->setGrid(on); });
-  viewMenu->addAction(tr("&3D view"), QKeySequence(Qt::CTRL | Qt::Key_3), this,
-                      &MainWindow::showVolumeView);
-  viewMenu->addAction(tr("C&hannels (composite)"), QKeySequence(Qt::CTRL | Qt::Key_K), this,
-                      &MainWindow::showChannels);
-  viewMenu->addAction(tr("Con&tours"), this, &MainWindow::showContours);
-  viewMenu->addSeparator();
-  for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
-
-  analysisMenu_ = menuBar()->addMenu(tr("&Analysis"));
-  auto* go = menuBar()->addMenu(tr("&Navigate"));
-  auto add = [&](const QString& text, QKeySequence key, auto fn) {
-    QAction* a = go->addAction(text, this, fn);
-    a->setShortcut(key);
-    a->setShortcutContext(Qt::WindowShortcut);
-  };
-  add(tr("Previous slice"), QKeySequence(Qt::Key_Left), [this] { nav_->step(-1); });
-  add(tr("Next slice"), QKeySequence(Qt::Key_Right), [this] { nav_->step(1); });
-  add(tr("Back 10 slices"), QKeySequence(Qt::Key_PageUp), [this] { nav_->step(-10); });
-  add(tr("Forward 10 slices"), QKeySequence(Qt::Key_PageDown), [this] { nav_->step(10); });
-  add(tr("First slice"), QKeySequence(Qt::Key_Home), [this] { nav_->setValue(0); });
-  add(tr("Last slice"), QKeySequence(Qt::Key_End), [this] { nav_->setValue(nav_->count() - 1); });
-  add(tr("Play / pause"), QKeySequence(Qt::Key_Space),
-      [this] { nav_->setPlaying(!nav_->playing()); });
+  const WindowMenus menus = buildWindowMenus(this);
+  fileMenu_ = menus.file;
+  recentMenu_ = menus.recent;
+  editMenu_ = menus.edit;
+  analysisMenu_ = menus.analysis;
 
   toolsBar_ = new ToolsBar(view_, this);
   addToolBar(toolsBar_);

@@ -90,6 +90,11 @@ class MainWindow : public QMainWindow {
   void setLine(QPointF from, QPointF to);
   void setRegion(QRectF rect, bool ellipse);
   void hoverAt(QPointF imagePos);
+  // File ▸ Open…, Save slice/stack as…, Export view…: a file dialog, then the operation.
+  void chooseAndOpen();
+  void chooseAndSave(bool wholeStack);
+  void chooseAndExport(bool colorbar);
+  void showHeader();  // File ▸ Header…
   // Writes the view (optionally with a colorbar) as PNG; returns an error message or "".
   QString exportPng(const QString& path, bool colorbar);
   // Saves the current slice or the whole stack through io::writeStack on a worker; emits saved().
@@ -172,10 +177,6 @@ class MainWindow : public QMainWindow {
   void reportError(const QString& title, const QString& message);
   void rememberFile(const QString& path);
   void rebuildRecentMenu();
-  void chooseAndOpen();
-  void chooseAndSave(bool wholeStack);
-  void chooseAndExport(bool colorbar);
-  void showHeader();
 
   // Reader and state of the open stack.
   std::shared_ptr<io::StackReader> reader_;
