@@ -187,4 +187,15 @@ Limits computeLimits(LimitsMode mode, const float* data, size_t count, Limits ma
   return manual;
 }
 
+Limits sliceLimits(LimitsMode mode, const float* data, size_t count) {
+  const size_t sample = size_t(1) << 20;
+  const bool percentile = mode != LimitsMode::MinMax && mode != LimitsMode::ZScale;
+  if (!percentile || count <= 2 * sample) return computeLimits(mode, data, count);
+  std::vector<float> values;
+  values.reserve(sample + 1);
+  const size_t stride = count / sample;
+  for (size_t i = 0; i < count; i += stride) values.push_back(data[i]);
+  return computeLimits(mode, values.data(), values.size());
+}
+
 }  // namespace stacklens::render

@@ -41,5 +41,9 @@ Limits zscaleLimits(const float* data, size_t count, const ZScaleOptions& option
 
 // Dispatches on mode (Manual returns {low, high} unchanged as given).
 Limits computeLimits(LimitsMode mode, const float* data, size_t count, Limits manual = {});
+// The limits of a whole slice as the viewer shows it at once: percentiles of a big slice come
+// from an even-stride sample of 2^20 pixels (a selection pass over 16 M values would hold up the
+// first frame); zscale samples anyway, min/max is exact.
+Limits sliceLimits(LimitsMode mode, const float* data, size_t count);
 
 }  // namespace stacklens::render

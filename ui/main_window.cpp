@@ -126,22 +126,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildDocks();
   buildMenus();
   live_ = new LiveProcessing(this, view_);
+  // Tools that add themselves to the window (menus, docks, overlays).
   SettingsHistory* history = installHistory(this);
   installCopyCommand(this);
   installPsfMeasureTool(this);
-  RegionsPanel* regions = installRegionsTool(this);
-  followRegions(history, regions);
+  followRegions(history, installRegionsTool(this));
   installCatalogTool(this);
   showLibraryMessages(statusBar());
-  SessionTool* session = SessionTool::install(this);
-  connect(session, &SessionTool::failed, this,
+  connect(SessionTool::install(this), &SessionTool::failed, this,
           [this](const QString& why) { reportError(tr("Open session"), why); });
-  session->setRegionsAccess(
-      [regions] { return QString::fromStdString(io::ds9RegionText(regions->regions())); },
-      [regions](const QString& ds9) {
-        const io::RegionFile file = io::parseDs9Regions(ds9.toStdString());
-        regions->setRegions(io::regionsInPixels(file.regions, nullptr, 0, nullptr));
-      });
   connect(live_->dock(), &ProcessingDock::psfGeneratorRequested, this,
           &MainWindow::openPsfGenerator);
   arrangeDefaultLayout();
@@ -280,21 +273,8 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::applySettings() {
-  // Each setter below feeds back into settings_ through applyDisplay(): apply from a copy.
-  const ViewerSettings saved = settings_;
-  display_->setColormap(saved.colormap);
-  try {
-    display_->setScale(render::scaleFromName(saved.scale.toStdString()));
-  } catch (const std::exception&) {
-  }
-  try {
-    const LimitsMode m = render::limitsModeFromName(saved.limitsMode.toStdString());
-    if (m != LimitsMode::Manual) display_->setLimitsMode(m);
-  } catch (const std::exception&) {
-  }
-  display_->setInvert(saved.invert);
-  display_->setSmooth(saved.smooth);
-  display_->setNanColour(saved.nanColour);
+  // Each setter feeds back into settings_ through applyDisplay(): apply from a copy.
+  applyViewerSettings(display_, ViewerSettings(settings_));
   rebuildRecentMenu();
 }
 
@@ -424,19 +404,7 @@ void MainWindow::applyDisplay(const render::DisplaySettings& display) {
 void MainWindow::computeLimits(LimitsMode mode) {
   settings_.limitsMode = render::limitsModeName(mode);
   if (mode == LimitsMode::Manual || !current_) return;
-  // Percentiles of big slices come from an even-stride sample of 2^20 pixels (a selection pass
-  // over 16 M values would hold up the first frame); zscale samples anyway, min/max is exact.
-  const size_t n = current_->size(), sample = size_t(1) << 20;
-  const bool percentile = mode != LimitsMode::MinMax && mode != LimitsMode::ZScale;
-  if (percentile && n > 2 * sample) {
-    std::vector<float> values;
-    values.reserve(sample + 1);
-    const size_t stride = n / sample;
-    for (size_t i = 0; i < n; i += stride) values.push_back((*current_)[i]);
-    display_->showLimits(render::computeLimits(mode, values.data(), values.size()));
-    return;
-  }
-  display_->showLimits(render::computeLimits(mode, current_->data(), n));
+  display_->showLimits(render::sliceLimits(mode, current_->data(), current_->size()));
 }
 
 // ---- readout and analysis ----

@@ -13,6 +13,7 @@
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/processing_dock.h"
+#include "ui/regions_panel.h"
 
 namespace stacklens::ui {
 namespace {
@@ -43,6 +44,14 @@ SessionTool* SessionTool::install(MainWindow* window) {
   connect(save, &QAction::triggered, tool, &SessionTool::chooseAndSave);
   file->insertActions(before, {open, save});
   file->insertSeparator(before);
+  // The regions tool's list, as DS9 text in the image frame.
+  if (auto* regions = window->findChild<RegionsPanel*>())
+    tool->setRegionsAccess(
+        [regions] { return QString::fromStdString(io::ds9RegionText(regions->regions())); },
+        [regions](const QString& ds9) {
+          const io::RegionFile file = io::parseDs9Regions(ds9.toStdString());
+          regions->setRegions(io::regionsInPixels(file.regions, nullptr, 0, nullptr));
+        });
   return tool;
 }
 

@@ -15,7 +15,8 @@ class MainWindow;
 class SessionTool : public QObject {
   Q_OBJECT
  public:
-  // Made once per window (later calls return it) with its two File-menu actions.
+  // Made once per window (later calls return it) with its two File-menu actions; the regions
+  // tool, when installed before, takes part.
   static SessionTool* install(MainWindow* window);
 
   Session capture() const;

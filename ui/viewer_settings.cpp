@@ -3,6 +3,8 @@
 
 #include <QSettings>
 
+#include "ui/display_panel.h"
+
 namespace stacklens::ui {
 
 void ViewerSettings::addRecent(const QString& path) {
@@ -39,6 +41,22 @@ void saveViewerSettings(const ViewerSettings& v) {
   s.setValue("recentFiles", v.recentFiles);
   s.setValue("window/geometry", v.geometry);
   s.setValue("window/state", v.windowState);
+}
+
+void applyViewerSettings(DisplayPanel* display, const ViewerSettings& saved) {
+  display->setColormap(saved.colormap);
+  try {
+    display->setScale(render::scaleFromName(saved.scale.toStdString()));
+  } catch (const std::exception&) {
+  }
+  try {
+    const render::LimitsMode m = render::limitsModeFromName(saved.limitsMode.toStdString());
+    if (m != render::LimitsMode::Manual) display->setLimitsMode(m);
+  } catch (const std::exception&) {
+  }
+  display->setInvert(saved.invert);
+  display->setSmooth(saved.smooth);
+  display->setNanColour(saved.nanColour);
 }
 
 }  // namespace stacklens::ui

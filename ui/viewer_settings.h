@@ -26,4 +26,9 @@ struct ViewerSettings {
 ViewerSettings loadViewerSettings();
 void saveViewerSettings(const ViewerSettings& settings);
 
+class DisplayPanel;
+// The remembered colormap, scale, limits mode (not manual limits: they belong to one image),
+// inversion, smoothing and NaN colour, set on the display panel; unknown names are skipped.
+void applyViewerSettings(DisplayPanel* display, const ViewerSettings& settings);
+
 }  // namespace stacklens::ui

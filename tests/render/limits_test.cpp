@@ -107,3 +107,24 @@ TEST(Limits, ModeNamesRoundTrip) {
   for (LimitsMode m : kAllLimitsModes) EXPECT_EQ(limitsModeFromName(limitsModeName(m)), m);
   EXPECT_THROW(limitsModeFromName("median"), std::invalid_argument);
 }
+
+// A slice above 2^21 pixels takes its percentiles from an even-stride sample: on a ramp the
+// sampled 99.5 % limits are within a stride of the exact ones; min/max stays exact.
+TEST(SliceLimits, BigSlicesSamplePercentilesAndKeepMinMaxExact) {
+  std::vector<float> ramp(size_t(3) << 20);
+  for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = float(i);
+  const Limits exact = computeLimits(LimitsMode::P99_5, ramp.data(), ramp.size());
+  const Limits sampled = sliceLimits(LimitsMode::P99_5, ramp.data(), ramp.size());
+  EXPECT_NEAR(sampled.low, exact.low, 3.0);
+  EXPECT_NEAR(sampled.high, exact.high, 3.0);
+  EXPECT_NE(sampled.high, exact.high);  // it did sample
+  const Limits minmax = sliceLimits(LimitsMode::MinMax, ramp.data(), ramp.size());
+  EXPECT_EQ(minmax.low, 0.f);
+  EXPECT_EQ(minmax.high, float(ramp.size() - 1));
+  std::vector<float> small(1000);
+  for (size_t i = 0; i < small.size(); ++i) small[i] = float(i);
+  const Limits a = sliceLimits(LimitsMode::P99, small.data(), small.size());
+  const Limits b = computeLimits(LimitsMode::P99, small.data(), small.size());
+  EXPECT_EQ(a.low, b.low);
+  EXPECT_EQ(a.high, b.high);
+}
