@@ -82,8 +82,8 @@ class Backend {
   // result (display limits) without downloading all of it.
   virtual Image downloadRows(const Image& image, int64_t z, int64_t step);
   // Whether an operation that does not fit on the GPU even in pieces runs on the CPU instead
-  // (the default, said through compute/log.h) or throws OutOfDeviceMemory (whole-stack runs plan smaller
-  // blocks first). No effect on a backend that computes on the host.
+  // (the default, said through compute/log.h) or throws OutOfDeviceMemory (whole-stack runs plan
+  // smaller blocks first). No effect on a backend that computes on the host.
   virtual void setCpuFallback(bool allowed) { (void)allowed; }
   // Whole-stack runs (compute/blocked/): copies that overlap this backend's computing. The
   // default suits a backend that computes on the host.

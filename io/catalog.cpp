@@ -19,29 +19,11 @@
 
 #include "io/file_checks.h"
 #include "io/fits_support.h"
+#include "io/text_fields.h"
 
 namespace stacklens::io {
 
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string trim(std::string_view s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
-}
-
-bool parseDouble(std::string_view s, double& v) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && end == s.data() + s.size();
-}
 
 // Shortest text that reads back to the same value (std::to_chars), locale-free.
 template <typename T>
@@ -74,7 +56,7 @@ std::vector<std::vector<std::string>> splitRecords(std::string_view text, char d
   bool inQuotes = false, fieldStarted = false, anyQuoted = false;
   const bool blanks = delimiter == ' ';
   auto endField = [&] {
-    record.push_back(anyQuoted ? field : trim(field));
+    record.push_back(anyQuoted ? field : trimmed(field));
     field.clear();
     fieldStarted = false;
     anyQuoted = false;
@@ -103,7 +85,7 @@ std::vector<std::vector<std::string>> splitRecords(std::string_view text, char d
       }
       continue;
     }
-    if (c == '"' && trim(field).empty()) {
+    if (c == '"' && trimmed(field).empty()) {
       field.clear();
       inQuotes = true;
       fieldStarted = true;
@@ -125,7 +107,7 @@ std::vector<std::vector<std::string>> splitRecords(std::string_view text, char d
 
 bool looksNumeric(const std::string& s) {
   double v = 0;
-  return parseDouble(trim(s), v);
+  return parseNumber(trimmed(s), v);
 }
 
 bool isRule(const std::vector<std::string>& fields) {
@@ -184,7 +166,7 @@ CatalogTable parseIpac(const std::vector<std::string>& lines, const std::string&
     if (header[0][k] == '|') bars.push_back(k);
   auto slice = [&](const std::string& l, size_t c) {
     const size_t a = bars[c] + 1, b = bars[c + 1];
-    return a >= l.size() ? std::string() : trim(std::string_view(l).substr(a, b - a));
+    return a >= l.size() ? std::string() : trimmed(std::string_view(l).substr(a, b - a));
   };
   const size_t n = bars.size() < 2 ? 0 : bars.size() - 1;
   std::vector<std::string> nulls(n);
@@ -196,13 +178,13 @@ CatalogTable parseIpac(const std::vector<std::string>& lines, const std::string&
   }
   for (; i < lines.size(); ++i) {
     const std::string& l = lines[i];
-    if (trim(l).empty() || l[0] == '\\' || l[0] == '|') continue;
+    if (trimmed(l).empty() || l[0] == '\\' || l[0] == '|') continue;
     std::vector<std::string> row(n);
     for (size_t c = 0; c < n; ++c) {
       // Data lines are often one character longer or shorter than the bars: take up to the bar.
       const size_t a = bars[c] == 0 ? 0 : bars[c] + 1;
       const size_t b = c + 1 == n ? l.size() : bars[c + 1] + 1;
-      std::string v = a >= l.size() ? std::string() : trim(std::string_view(l).substr(a, b - a));
+      std::string v = a >= l.size() ? std::string() : trimmed(std::string_view(l).substr(a, b - a));
       if (v == nulls[c] || v == "null") v.clear();
       row[c] = v;
     }
@@ -222,7 +204,7 @@ CatalogTable parseDelimited(std::string_view text, const std::string& name) {
     std::string l(text.substr(pos, end - pos));
     if (!l.empty() && l.back() == '\r') l.pop_back();
     pos = end + 1;
-    if (trim(l).empty()) continue;
+    if (trimmed(l).empty()) continue;
     if (l[0] == '#' || l[0] == '\\') {
       if (lines.empty()) comments.push_back(l);
       continue;
@@ -265,7 +247,7 @@ CatalogTable parseDelimited(std::string_view text, const std::string& name) {
       if (!seenData) lastComment = std::string(l.substr(1));
       continue;
     }
-    if (!trim(l).empty()) seenData = true;
+    if (!trimmed(l).empty()) seenData = true;
     body.append(l);
     body += '\n';
   }
@@ -288,7 +270,7 @@ CatalogTable parseDelimited(std::string_view text, const std::string& name) {
     first = 1;
   } else {
     // astropy's commented_header: the names on the last comment line above the data.
-    const auto fromComment = splitRecords(trim(lastComment), delimiter);
+    const auto fromComment = splitRecords(trimmed(lastComment), delimiter);
     if (!fromComment.empty() && fromComment[0].size() == head.size()) {
       t.columns = fromComment[0];
     } else {
@@ -493,7 +475,7 @@ size_t fixedElements(const std::string& arraysize, bool& variable) {
       return 0;
     }
     double v = 0;
-    if (!parseDouble(dim, v) || v < 0) return 1;
+    if (!parseNumber(dim, v) || v < 0) return 1;
     total *= static_cast<size_t>(v);
     start = x + 1;
   }
@@ -590,7 +572,7 @@ bool readBinaryValue(ByteReader& in, const VoField& f, std::string& out) {
       }
     }
     if (f.hasNull && v == f.nullValue) v.clear();
-    if (!trim(v).empty()) allNull = false;
+    if (!trimmed(v).empty()) allNull = false;
     joined += (i ? " " : "") + v;
   }
   out = allNull ? std::string() : joined;
@@ -682,10 +664,10 @@ CatalogTable parseVoTable(const std::string& text, const std::string& path,
     // TABLEDATA: empty TD, the VALUES null and NaN are null.
     if (v.binary == 0)
       for (size_t i = 0; i < row.size() && i < v.fields.size(); ++i) {
-        std::string s = trim(row[i]);
+        std::string s = trimmed(row[i]);
         const VoField& f = v.fields[i];
         if ((f.hasNull && s == f.nullValue) ||
-            ((f.datatype == "float" || f.datatype == "double") && lower(s) == "nan") ||
+            ((f.datatype == "float" || f.datatype == "double") && lowerCase(s) == "nan") ||
             (f.datatype == "boolean" && (s == "?" || s.empty())))
           s.clear();
         if (f.datatype == "boolean" && !s.empty()) {
@@ -695,7 +677,7 @@ CatalogTable parseVoTable(const std::string& text, const std::string& path,
         row[i] = f.datatype == "char" || f.datatype == "unicodeChar" ? row[i] : s;
         if (f.datatype == "char" || f.datatype == "unicodeChar") {
           // Keep inner spaces of strings, drop the layout around them.
-          row[i] = trim(row[i]);
+          row[i] = trimmed(row[i]);
           if (f.hasNull && row[i] == f.nullValue) row[i].clear();
         }
       }
@@ -715,7 +697,7 @@ std::string fitsKeyString(fitsfile* f, const std::string& key) {
   char value[FLEN_VALUE] = {};
   int status = 0;
   if (fits_read_key(f, TSTRING, key.c_str(), value, nullptr, &status) != 0) return "";
-  return trim(value);
+  return trimmed(value);
 }
 
 template <typename T>
@@ -858,7 +840,7 @@ CatalogTable readFitsTable(const std::string& path, const CatalogReadOptions& op
             const size_t i = static_cast<size_t>(r * repeat + k);
             joined += (k ? " " : "") + std::string(nulls[i] ? "" : values[i] ? "true" : "false");
           }
-          t.cells[static_cast<size_t>(r)][c] = trim(joined).empty() ? "" : joined;
+          t.cells[static_cast<size_t>(r)][c] = trimmed(joined).empty() ? "" : joined;
         }
         break;
       }
@@ -940,10 +922,10 @@ CatalogTable readCatalog(const std::string& path, const CatalogReadOptions& opti
     in.read(buffer, sizeof buffer);
     head.assign(buffer, static_cast<size_t>(in.gcount()));
   }
-  const std::string ext = lower(std::filesystem::path(path).extension().string());
+  const std::string ext = lowerCase(std::filesystem::path(path).extension().string());
   const bool gzip = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
                     static_cast<unsigned char>(head[1]) == 0x8b;
-  const std::string stem = lower(std::filesystem::path(path).stem().string());
+  const std::string stem = lowerCase(std::filesystem::path(path).stem().string());
   const bool fitsName = ext == ".fits" || ext == ".fit" || ext == ".fts" ||
                         (ext == ".gz" && (stem.ends_with(".fits") || stem.ends_with(".fit")));
   if (head.rfind("SIMPLE  =", 0) == 0 || (gzip && fitsName)) return readFitsTable(path, options);
@@ -960,7 +942,7 @@ namespace {
 // "12:34:56.7", "12 34 56.7", "12h34m56.7s", "-12d34m56.7s" → value in the first field's unit;
 // hours is set for the h form.
 bool parseSexagesimalCell(const std::string& cell, double& value, bool& hours) {
-  std::string s = trim(cell);
+  std::string s = trimmed(cell);
   hours = false;
   if (s.empty()) return false;
   bool negative = false;
@@ -989,7 +971,7 @@ bool parseSexagesimalCell(const std::string& cell, double& value, bool& hours) {
     while (j < s.size() && s[j] != ' ') ++j;
     if (j > i) {
       double v = 0;
-      if (!parseDouble(std::string_view(s).substr(i, j - i), v) || v < 0) return false;
+      if (!parseNumber(std::string_view(s).substr(i, j - i), v) || v < 0) return false;
       parts.push_back(v);
     }
     i = j;
@@ -1014,10 +996,10 @@ std::vector<double> numericColumn(const CatalogTable& table, int column, bool ho
   for (size_t r = 0; r < table.cells.size(); ++r) {
     const auto& row = table.cells[r];
     if (static_cast<size_t>(column) >= row.size()) continue;
-    const std::string cell = trim(row[static_cast<size_t>(column)]);
+    const std::string cell = trimmed(row[static_cast<size_t>(column)]);
     double v = 0;
     bool h = false;
-    if (parseDouble(cell, v)) {
+    if (parseNumber(cell, v)) {
       out[r] = hours ? v * 15.0 : v;
     } else if (parseSexagesimalCell(cell, v, h)) {
       out[r] = hours || h ? v * 15.0 : v;
@@ -1029,13 +1011,15 @@ std::vector<double> numericColumn(const CatalogTable& table, int column, bool ho
 PositionColumns guessPositionColumns(const CatalogTable& table) {
   PositionColumns p;
   const size_t n = table.columns.size();
-  auto ucd = [&](size_t c) { return c < table.ucds.size() ? lower(table.ucds[c]) : std::string(); };
+  auto ucd = [&](size_t c) {
+    return c < table.ucds.size() ? lowerCase(table.ucds[c]) : std::string();
+  };
   // Score: UCD with meta.main 3, a listed name 2 (earlier names first), UCD alone 1.
   auto find = [&](const std::string& ucdWord, const std::vector<std::string>& names) {
     int best = -1;
     double bestScore = 0;
     for (size_t c = 0; c < n; ++c) {
-      const std::string u = ucd(c), name = lower(trim(table.columns[c]));
+      const std::string u = ucd(c), name = lowerCase(trimmed(table.columns[c]));
       double score = 0;
       if (!ucdWord.empty()) {
         // The UCD's first word must be the position itself (not e.g. stat.error;pos.eq.ra).
@@ -1093,7 +1077,7 @@ PositionColumns guessPositionColumns(const CatalogTable& table) {
   p.lat = find("pos.eq.dec", decNames);
   p.frame = SkyFrame::Icrs;
   if (p.lon >= 0 && p.lat >= 0) {
-    const std::string a = lower(table.columns[static_cast<size_t>(p.lon)]);
+    const std::string a = lowerCase(table.columns[static_cast<size_t>(p.lon)]);
     if (a.find("1950") != std::string::npos)
       p.frame = SkyFrame::Fk4;
     else if (a.find("2000") != std::string::npos)
@@ -1116,7 +1100,7 @@ PositionColumns guessPositionColumns(const CatalogTable& table) {
   }
   if (p.lon >= 0 && p.frame != SkyFrame::Galactic && p.frame != SkyFrame::Ecliptic) {
     const size_t c = static_cast<size_t>(p.lon);
-    const std::string unit = c < table.units.size() ? lower(trim(table.units[c])) : "";
+    const std::string unit = c < table.units.size() ? lowerCase(trimmed(table.units[c])) : "";
     std::string u = unit;
     u.erase(std::remove(u.begin(), u.end(), '"'), u.end());
     if (u == "h" || u == "hour" || u == "hours" || u == "hr" || u == "hms" || u == "h:m:s" ||
@@ -1125,7 +1109,7 @@ PositionColumns guessPositionColumns(const CatalogTable& table) {
     else if (u.empty() || u == "") {
       // Sexagesimal text in an RA column is hours.
       for (const auto& row : table.cells) {
-        if (c >= row.size() || trim(row[c]).empty()) continue;
+        if (c >= row.size() || trimmed(row[c]).empty()) continue;
         p.lonInHours = isSexagesimalText(row[c]);
         break;
       }

@@ -1,6 +1,7 @@
 // DS9 region files: a line-by-line reader that keeps going past what it cannot use, the
 // conversion of sky regions to pixels, and the writer of image-frame region text.
 #include "io/ds9_regions.h"
+#include "io/text_fields.h"
 
 #include <algorithm>
 #include <cctype>
@@ -18,27 +19,6 @@ namespace stacklens::io {
 namespace {
 
 constexpr double kDeg = 3.14159265358979323846 / 180.0;
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string trim(std::string_view s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
-}
-
-// A whole token as a number, whatever the C locale (Qt sets it from the environment, and
-// strtod would then want a decimal comma in some).
-bool parseNumber(std::string_view s, double& v) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && end == s.data() + s.size();
-}
 
 // The leading number of s; rest is what follows it.
 bool leadingNumber(std::string_view s, double& v, std::string_view& rest) {
@@ -61,7 +41,7 @@ std::string formatNumber(double v, int precision = 12) {
 // "12:34:56.7", "-00:30:00", "12h34m56.7s", "-12d34m56.7s", "12d34'56.7\"" → value in the unit
 // of the first field (hours or degrees); false when s is not sexagesimal.
 bool parseSexagesimal(std::string_view s, double& value, bool& hours) {
-  std::string t = trim(s);
+  std::string t = trimmed(s);
   if (t.empty()) return false;
   bool negative = false;
   if (t[0] == '-' || t[0] == '+') {
@@ -241,7 +221,7 @@ std::vector<std::pair<std::string, std::string>> parseProperties(const std::stri
     if (i >= s.size()) break;
     size_t j = i;
     while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j])) && s[j] != '=') ++j;
-    std::string key = lower(s.substr(i, j - i));
+    std::string key = lowerCase(s.substr(i, j - i));
     size_t k = j;
     while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
     if (k < s.size() && s[k] == '=') {
@@ -297,7 +277,7 @@ void applyProperty(Region& r, const std::string& key, const std::string& value) 
     std::istringstream in(v);
     std::string type;
     double size = 0;
-    if (in >> type) r.pointType = lower(type);
+    if (in >> type) r.pointType = lowerCase(type);
     if (in >> size && size > 0 && size < 1000) r.pointSize = static_cast<int>(size);
   }
 }
@@ -335,16 +315,17 @@ class Parser {
 
   void line(const std::string& raw, int number) {
     lineNumber_ = number;
-    std::string s = trim(raw);
+    std::string s = trimmed(raw);
     if (s.empty()) return;
     if (s[0] == '#') {
       // DS9 writes the shapes funtools does not know (text, vector, ruler, compass, projection,
       // composite, segment) behind a `#`: read them; other comment lines are comments.
-      std::string rest = trim(std::string_view(s).substr(1));
+      std::string rest = trimmed(std::string_view(s).substr(1));
       size_t w = 0;
       while (w < rest.size() && std::isalpha(static_cast<unsigned char>(rest[w]))) ++w;
       const size_t paren = rest.find_first_not_of(" \t", w);
-      if (!isShape(lower(rest.substr(0, w))) || paren == std::string::npos || rest[paren] != '(')
+      if (!isShape(lowerCase(rest.substr(0, w))) || paren == std::string::npos ||
+          rest[paren] != '(')
         return;
       s = rest;
     }
@@ -373,12 +354,12 @@ class Parser {
     // Properties belong to the last shape of the line.
     size_t last = segments.size();
     for (size_t i = segments.size(); i-- > 0;)
-      if (!trim(segments[i]).empty()) {
+      if (!trimmed(segments[i]).empty()) {
         last = i;
         break;
       }
     for (size_t i = 0; i < segments.size(); ++i)
-      segment(trim(segments[i]), i == last ? properties : std::string());
+      segment(trimmed(segments[i]), i == last ? properties : std::string());
   }
 
  private:
@@ -396,13 +377,13 @@ class Parser {
     // Funtools' region algebra (`||`, `&&`) and composite members' `||`: not shapes.
     while (s.size() >= 2 &&
            (s.compare(s.size() - 2, 2, "||") == 0 || s.compare(s.size() - 2, 2, "&&") == 0))
-      s = trim(std::string_view(s).substr(0, s.size() - 2));
+      s = trimmed(std::string_view(s).substr(0, s.size() - 2));
     if (s.empty()) return;
     size_t w = 0;
     while (w < s.size() && (std::isalnum(static_cast<unsigned char>(s[w])) || s[w] == '+' ||
                             s[w] == '-' || s[w] == '_'))
       ++w;
-    const std::string word = lower(s.substr(0, w));
+    const std::string word = lowerCase(s.substr(0, w));
     if (word == "global") {
       for (const auto& [key, value] : parseProperties(s.substr(w)))
         applyProperty(defaults_, key, value);
@@ -410,7 +391,7 @@ class Parser {
     }
     SkyFrame frame;
     bool physical = false;
-    if (frameNamed(word, frame, physical) && trim(std::string_view(s).substr(w)).empty()) {
+    if (frameNamed(word, frame, physical) && trimmed(std::string_view(s).substr(w)).empty()) {
       frame_ = frame;
       frameUsable_ = true;
       if (physical && !warnedPhysical_) {
@@ -436,16 +417,16 @@ class Parser {
     r.frame = frame_;
     if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
       r.exclude = s[0] == '-';
-      s = trim(std::string_view(s).substr(1));
+      s = trimmed(std::string_view(s).substr(1));
     }
     // The name, with DS9's `circle point`, `x point` forms.
     size_t w = 0;
     while (w < s.size() && std::isalpha(static_cast<unsigned char>(s[w]))) ++w;
-    std::string name = lower(s.substr(0, w));
+    std::string name = lowerCase(s.substr(0, w));
     std::string rest = s.substr(w);
     if (isPointType(name)) {
-      const std::string after = trim(rest);
-      if (lower(after.substr(0, 5)) == "point" &&
+      const std::string after = trimmed(rest);
+      if (lowerCase(after.substr(0, 5)) == "point" &&
           (after.size() == 5 || !std::isalpha(static_cast<unsigned char>(after[5])))) {
         r.pointType = name;
         name = "point";
@@ -458,7 +439,7 @@ class Parser {
     }
     // Arguments: inside parentheses (up to the matching one, braces grouping) or the rest of
     // the segment.
-    rest = trim(rest);
+    rest = trimmed(rest);
     std::string args = rest, trailing;
     if (!rest.empty() && rest[0] == '(') {
       int depth = 0;
@@ -478,7 +459,7 @@ class Parser {
         return;
       }
       args = rest.substr(1, close - 1);
-      trailing = trim(std::string_view(rest).substr(close + 1));
+      trailing = trimmed(std::string_view(rest).substr(close + 1));
     }
     std::vector<std::string> a = splitArguments(args);
     // After the parentheses: a text (`text(x,y) {Hi}`), or the properties of a shape DS9 wrote
@@ -529,7 +510,7 @@ class Parser {
     // `n=4` in the annulus forms.
     int count = 0;
     for (auto it = a.begin(); it != a.end();) {
-      if (lower(it->substr(0, 2)) == "n=") {
+      if (lowerCase(it->substr(0, 2)) == "n=") {
         double n = 0;
         if (parseNumber(it->substr(2), n) && n >= 1 && n <= 1000) count = static_cast<int>(n);
         it = a.erase(it);
