@@ -1,4 +1,6 @@
 #include "ui/catalog_panel.h"
+#include "ui/analysis_dock.h"
+#include "ui/future_result.h"
 
 #include <QDockWidget>
 #include <QFileDialog>
@@ -21,26 +23,6 @@
 
 namespace stacklens::ui {
 namespace {
-
-// Hands a worker's result (or its exception) to the GUI thread through the event loop, even when
-// the worker is done before this is called, so that the panel's signals never fire inside the
-// call that started the work.
-template <typename T, typename Done, typename Failed>
-void whenDone(QObject* context, QFuture<T> future, Done done, Failed failed) {
-  auto* watcher = new QFutureWatcher<T>(context);
-  QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, done, failed] {
-    watcher->deleteLater();
-    std::optional<T> result;
-    try {
-      result = watcher->result();
-    } catch (const std::exception& e) {
-      failed(e);
-      return;
-    }
-    done(std::move(*result));
-  });
-  watcher->setFuture(std::move(future));
-}
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -487,23 +469,12 @@ void CatalogPanel::chooseAndExport() {
 CatalogPanel* installCatalogTool(MainWindow* window) {
   if (auto* existing = window->findChild<CatalogPanel*>()) return existing;
   auto* panel = new CatalogPanel(window->decorations(), window->sliceView());
-  auto* dock = new QDockWidget(QObject::tr("Catalog"), window);
-  dock->setObjectName("catalogToolDock");
-  dock->setWidget(panel);
-  window->addDockWidget(Qt::RightDockWidgetArea, dock);
-  dock->hide();
+  addAnalysisDock(window, panel,
+                  {QObject::tr("Catalog"), "catalogToolDock", QObject::tr("&Catalog…"),
+                   QObject::tr("Import &catalog…")},
+                  [panel] { panel->chooseAndImport(); });
   panel->setWcsSource(
       [window]() -> const io::Wcs* { return window->stack() ? window->stack()->wcs() : nullptr; });
-  auto show = [dock] {
-    dock->show();
-    dock->raise();
-  };
-  QMenu* menu = window->analysisMenu();
-  menu->addAction(QObject::tr("&Catalog…"), dock, show);
-  menu->addAction(QObject::tr("Import &catalog…"), panel, [panel, show] {
-    show();
-    panel->chooseAndImport();
-  });
   SourcesPanel* sources = window->liveProcessing()->sourcesPanel();
   QObject::connect(window, &MainWindow::stackOpened, panel,
                    [panel, window] { panel->placeAgain(window->currentZ()); });

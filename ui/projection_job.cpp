@@ -1,4 +1,5 @@
 #include "ui/projection_job.h"
+#include "ui/stack_spacing.h"
 
 #include <chrono>
 #include <cmath>
@@ -13,10 +14,6 @@
 
 namespace stacklens::ui {
 namespace {
-
-compute::Spacing spacingOf(const io::StackInfo& info) {
-  return {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown, info.units[2]};
-}
 
 // The band's collapse, on whichever backend is given.
 compute::Collapse collapseFor(const ProjectionRequest& r, const io::ZCoordinate& z) {

@@ -22,6 +22,7 @@
 #include "ui/dialog_job.h"
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
+#include "ui/stack_spacing.h"
 #include "ui/view_decorations.h"
 
 namespace stacklens::ui {
@@ -34,14 +35,6 @@ constexpr const char* kDialogName = "psfMeasureDialog";
 constexpr double kDefaultMarkerRadius = 6;
 // Stars closer than this (pixels) to one in the list are the same star.
 constexpr double kSameStar = 1.0;
-
-compute::Spacing spacingOf(const io::StackInfo& info) {
-  compute::Spacing s;
-  s.z = info.spacing[0], s.y = info.spacing[1], s.x = info.spacing[2];
-  s.known = info.spacingKnown;
-  s.unit = info.units[2];
-  return s;
-}
 
 QString position(const PsfStar& s, bool threeD) {
   return threeD

@@ -1,4 +1,6 @@
 #include "ui/regions_panel.h"
+#include "ui/analysis_dock.h"
+#include "ui/future_result.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -24,26 +26,6 @@ namespace stacklens::ui {
 namespace {
 
 using io::RegionShape;
-
-// Hands a worker's result (or its exception) to the GUI thread through the event loop, even when
-// the worker is done before this is called, so that the panel's signals never fire inside the
-// call that started the work.
-template <typename T, typename Done, typename Failed>
-void whenDone(QObject* context, QFuture<T> future, Done done, Failed failed) {
-  auto* watcher = new QFutureWatcher<T>(context);
-  QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, done, failed] {
-    watcher->deleteLater();
-    std::optional<T> result;
-    try {
-      result = watcher->result();
-    } catch (const std::exception& e) {
-      failed(e);
-      return;
-    }
-    done(std::move(*result));
-  });
-  watcher->setFuture(std::move(future));
-}
 
 // The affine map from image to widget coordinates that the view applies (pixel centres at
 // integers, y flipped when row 0 is at the bottom).
@@ -561,23 +543,12 @@ void RegionsPanel::chooseAndExport() {
 RegionsPanel* installRegionsTool(MainWindow* window) {
   if (auto* existing = window->findChild<RegionsPanel*>()) return existing;
   auto* panel = new RegionsPanel(window->decorations(), window->sliceView());
-  auto* dock = new QDockWidget(QObject::tr("Regions"), window);
-  dock->setObjectName("regionsToolDock");
-  dock->setWidget(panel);
-  window->addDockWidget(Qt::RightDockWidgetArea, dock);
-  dock->hide();
+  addAnalysisDock(window, panel,
+                  {QObject::tr("Regions"), "regionsToolDock", QObject::tr("&Regions…"),
+                   QObject::tr("Import DS9 &regions…")},
+                  [panel] { panel->chooseAndImport(); });
   panel->setWcsSource(
       [window]() -> const io::Wcs* { return window->stack() ? window->stack()->wcs() : nullptr; });
-  auto show = [dock] {
-    dock->show();
-    dock->raise();
-  };
-  QMenu* menu = window->analysisMenu();
-  menu->addAction(QObject::tr("&Regions…"), dock, show);
-  menu->addAction(QObject::tr("Import DS9 &regions…"), panel, [panel, show] {
-    show();
-    panel->chooseAndImport();
-  });
   QObject::connect(window, &MainWindow::stackOpened, panel,
                    [panel, window] { panel->placeAgain(window->currentZ()); });
   QObject::connect(window->sliceView(), &render::SliceView::regionDrawn, panel,

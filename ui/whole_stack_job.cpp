@@ -1,5 +1,6 @@
 // runWholeStack: slices in, blocks deconvolved, interiors out, with the result's provenance.
 #include "ui/whole_stack_job.h"
+#include "ui/stack_spacing.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -75,16 +76,6 @@ io::WriteOptions writeOptions(const io::StackInfo& info, const std::string& hist
   options.history.push_back(history);
   options.history.push_back("stacklens input " + info.path);
   return options;
-}
-
-compute::Spacing spacingOf(const io::StackInfo& info) {
-  compute::Spacing s;
-  s.z = info.spacing[0];
-  s.y = info.spacing[1];
-  s.x = info.spacing[2];
-  s.known = info.spacingKnown;
-  s.unit = info.units[2];
-  return s;
 }
 
 // The pipeline at every slice, slice by slice into the writer; side tables after the stack.
