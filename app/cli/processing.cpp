@@ -37,8 +37,7 @@ InputStack readInput(const Args& args) {
   }
   input.image = compute::Image::host({count, info.y, info.x});
   for (int64_t k = 0; k < count; ++k) reader->readSlice(first + k, input.image.slice(k));
-  input.image.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
-                         info.units[2]};
+  input.image.spacing = spacingOf(info);
   return input;
 }
 
@@ -90,6 +89,10 @@ OptionSpec devicesOption() {
   return {"devices", "all|N|I,J",
           "on CUDA, the GPUs that share a stack processed in blocks or slabs (default all; N: the "
           "first N; a list: those, e.g. 0,2 or 1,)"};
+}
+
+compute::Spacing spacingOf(const io::StackInfo& info) {
+  return {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown, info.units[2]};
 }
 
 io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& history) {

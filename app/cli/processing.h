@@ -43,6 +43,8 @@ std::unique_ptr<compute::Backend> chooseFirstDevice(const Args& args);
 // The --devices option of those commands.
 OptionSpec devicesOption();
 
+// The stack's voxel spacing as the compute library takes it.
+compute::Spacing spacingOf(const io::StackInfo& info);
 // Write options that carry the input's header and spacing, plus a HISTORY line.
 io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& history);
 

@@ -41,22 +41,10 @@ std::string sideTablePath(const std::string& outPath, const std::string& table) 
   return (out.parent_path() / (out.stem().string() + "_" + table + ".csv")).string();
 }
 
-compute::Spacing spacingOf(const io::StackInfo& info) {
-  compute::Spacing s;
-  s.z = info.spacing[0];
-  s.y = info.spacing[1];
-  s.x = info.spacing[2];
-  s.known = info.spacingKnown;
-  s.unit = info.units[2];
-  return s;
-}
-
 // The header and HISTORY of the viewer's whole-stack job, so that the two outputs are the same.
-io::WriteOptions writeOptions(const io::StackInfo& info, const std::string& history) {
-  io::WriteOptions options = io::carriedFrom(info);
-  options.history.push_back(history);
-  options.history.push_back("stacklens input " + info.path);
-  options.sourcePath = info.path;
+io::WriteOptions wholeStackWriteOptions(const InputStack& input, const std::string& history) {
+  io::WriteOptions options = writeOptionsFor(input, history);
+  options.history.push_back("stacklens input " + input.info.path);
   return options;
 }
 
@@ -106,8 +94,8 @@ int runProcess(const Args& args) {
 
   io::StackBlockWriter writer(
       outPath, info.z, info.y, info.x,
-      writeOptions(info, "stacklens whole-stack pipeline " + pipeline.describe() +
-                             " backend=" + backend->name()));
+      wholeStackWriteOptions(input, "stacklens whole-stack pipeline " + pipeline.describe() +
+                                        " backend=" + backend->name()));
   timer.start("process");
   const compute::StackPipelineReport report = compute::runPipelineOverStack(
       *backend, pipeline, {info.z, info.y, info.x}, spacingOf(info),
