@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compute/pipeline_at_slice.h"
 #include "render/frame_timing.h"
 #include "ui/pixel_pool.h"
 
@@ -484,44 +485,24 @@ void ProcessingWorker::start(const Task& task) {
         r->result = std::move(frame.result);
         r->raw = frame.raw;
       } else {
-        const int64_t half = pipeline.slabHalfWidth();
-        const int64_t z0 = std::max<int64_t>(0, task.z - half);
-        const int64_t z1 = std::min<int64_t>(info.z - 1, task.z + half);
-        compute::Image slab = compute::Image::host({z1 - z0 + 1, info.y, info.x});
-        slab.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
-                        info.units[2]};
-        for (int64_t k = z0; k <= z1; ++k) {
-          job.checkCancelled();
-          if (!viewer || !viewer(k, slab.slice(k - z0))) reader->readSlice(k, slab.slice(k - z0));
-        }
-        const int64_t centre = task.z - z0;
-        if (task.kind == Kind::Benchmark) {
-          r->benchmark = true;
-          r->repeats = task.repeats;
-          compute::RunOptions options;
-          options.measureTransfers = true;
-          if (compare) {
-            compute::Comparison c =
-                compute::compareBackends(*primary, *secondary, slab, centre, pipeline, job);
-            c.a = compute::benchmarkPipeline(*primary, slab, centre, pipeline, task.repeats, job,
-                                             options);
-            c.b = compute::benchmarkPipeline(*secondary, slab, centre, pipeline, task.repeats, job,
-                                             options);
-            r->result = c.a;
-            r->comparison = std::move(c);
-          } else {
-            r->result = compute::benchmarkPipeline(*primary, slab, centre, pipeline, task.repeats,
-                                                   job, options);
-          }
-        } else if (compare) {
-          compute::Comparison c =
-              compute::compareBackends(*primary, *secondary, slab, centre, pipeline, job);
-          r->result = c.a;
-          r->comparison = std::move(c);
-        } else {
-          r->result = compute::runPipeline(*primary, slab, centre, pipeline, job);
-        }
-        r->raw = compute::cloneHost(compute::sliceView(slab, centre));
+        // The viewer's cached slices first, the file for the rest.
+        const compute::SliceRead read = [&](int64_t k, float* out) {
+          if (!viewer || !viewer(k, out)) reader->readSlice(k, out);
+        };
+        compute::SliceRunRequest request;
+        request.volume = {info.z, info.y, info.x};
+        request.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
+                           info.units[2]};
+        request.z = task.z;
+        request.primary = primary.get();
+        if (compare) request.secondary = secondary.get();
+        if (task.kind == Kind::Benchmark) request.repeats = task.repeats;
+        compute::SliceRun run = compute::runPipelineAtSlice(pipeline, request, read, job);
+        r->benchmark = task.kind == Kind::Benchmark;
+        if (r->benchmark) r->repeats = task.repeats;
+        r->result = std::move(run.result);
+        r->comparison = std::move(run.comparison);
+        r->raw = std::move(run.raw);
       }
       r->pipelineEndNs = render::steadyNowNs();
       compute::Image& image = r->result.image;
