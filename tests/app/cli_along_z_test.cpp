@@ -15,19 +15,20 @@
 #include "cli_runner.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
+#include "temp_folder_test.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace io = stacklens::io;
 
-class CliAlongZ : public ::testing::Test {
+class CliAlongZ : public stacklens::testing::TempFolderTest {
  protected:
+  CliAlongZ() : TempFolderTest("stacklens_cli_along_z_") {}
   static constexpr int64_t kZ = 24, kY = 40, kX = 30;
 
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stacklens_cli_along_z_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    TempFolderTest::SetUp();
     // A radio-style cube: a Gaussian line per pixel (centre moving with x) over noise, a few
     // NaN voxels; 24 channels of 5 km/s in m/s, the reference at channel 12 (1-based) = 100 km/s.
     std::mt19937 rng(3);
@@ -52,10 +53,8 @@ class CliAlongZ : public ::testing::Test {
     in_ = path("cube.fits");
     io::writeStack(in_, cube_.data(), kZ, kY, kX, o);
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   static double velocity(int64_t z) { return 100.0 + 5.0 * double(z + 1 - 12); }  // km/s
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
   float at(int64_t z, int64_t y, int64_t x) const { return cube_[size_t((z * kY + y) * kX + x)]; }
 
   std::vector<float> read(const std::string& file, io::StackInfo* info = nullptr) const {
@@ -72,7 +71,6 @@ class CliAlongZ : public ::testing::Test {
     return "";
   }
 
-  fs::path dir_;
   std::string in_;
   std::vector<float> cube_;
 };

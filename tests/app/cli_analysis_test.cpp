@@ -15,6 +15,7 @@
 #include "cli_runner.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
+#include "temp_folder_test.h"
 
 namespace {
 
@@ -30,14 +31,9 @@ double jsonNumber(const std::string& json, const std::string& key, size_t from =
   return std::stod(json.substr(at + key.size() + 4));
 }
 
-class CliAnalysis : public ::testing::Test {
+class CliAnalysis : public stacklens::testing::TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stacklens_cli_analysis_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  CliAnalysis() : TempFolderTest("stacklens_cli_analysis_") {}
 
   // A float32 FITS image written through io.
   std::string writeImage(const std::string& name, const std::vector<float>& v, int64_t z, int64_t y,
@@ -46,8 +42,6 @@ class CliAnalysis : public ::testing::Test {
     io::writeStack(path(name), v.data(), z, y, x, options);
     return path(name);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CliAnalysis, StatsMatchesAstropyOnHorseHead) {

@@ -19,6 +19,7 @@
 #include "compute/psf/measured_psf.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
+#include "temp_folder_test.h"
 
 namespace {
 
@@ -79,14 +80,9 @@ std::vector<Star> grid(double z) {
   return stars;
 }
 
-class CliMeasurePsf : public ::testing::Test {
+class CliMeasurePsf : public stacklens::testing::TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stacklens_cli_measure_psf_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& n) const { return (dir_ / n).string(); }
+  CliMeasurePsf() : TempFolderTest("stacklens_cli_measure_psf_") {}
   static stacklens::compute::Image read(const std::string& file, stacklens::io::StackInfo* info) {
     auto r = stacklens::io::openStack(file);
     *info = r->info();
@@ -104,7 +100,6 @@ class CliMeasurePsf : public ::testing::Test {
     for (int64_t i = 0; i < im.shape().count(); ++i) s += im.data()[i];
     return s;
   }
-  fs::path dir_;
 };
 
 TEST_F(CliMeasurePsf, StarsAtGivenPositionsGiveTheirFwhmAndTheReport) {

@@ -15,17 +15,18 @@
 #include "compute/volume_render.h"
 #include "io/stack_writer.h"
 #include "resources/colormaps/colormap_tables.h"
+#include "tests/app/temp_folder_test.h"
 #include "tests/io/movie_decode.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-class CliMovie : public ::testing::Test {
+class CliMovie : public stacklens::testing::TempFolderTest {
  protected:
+  CliMovie() : TempFolderTest("stacklens_cli_movie_") {}
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stacklens_cli_movie_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    TempFolderTest::SetUp();
     // Slice z: value 10 x + 100 y + 1000 z over 6 x 4 pixels, 3 slices; one NaN.
     std::vector<float> v(3 * 4 * 6);
     for (int z = 0; z < 3; ++z)
@@ -37,15 +38,12 @@ class CliMovie : public ::testing::Test {
       stacklens::io::writeStack((dir_ / name).string(), v.data(), 3, 4, 6, {});
     values_ = v;
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& n) const { return (dir_ / n).string(); }
   // The colour the movie should show for a value with limits [0, 2550] in `map`.
   static std::array<uint8_t, 3> colour(float v, const std::string& map) {
     const int i = std::isnan(v) ? 0 : std::clamp(int(std::lround(v * 255.0 / 2550.0)), 0, 255);
     return stacklens::resources::colormapTable(map)[size_t(i)];
   }
 
-  fs::path dir_;
   std::vector<float> values_;
 };
 

@@ -20,6 +20,7 @@
 #include "compute/source_table.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
+#include "temp_folder_test.h"
 
 namespace {
 
@@ -54,14 +55,9 @@ std::string history(const std::string& path) {
   return text;
 }
 
-class CliProcess : public ::testing::Test {
+class CliProcess : public stacklens::testing::TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stacklens_cli_process_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  CliProcess() : TempFolderTest("stacklens_cli_process_") {}
 
   // Noise on a sloped background, hot and cold pixels, and a few sources that move with z.
   std::string writeSynthetic(const std::string& name, int64_t z, int64_t y, int64_t x) {
@@ -114,8 +110,6 @@ class CliProcess : public ::testing::Test {
       ASSERT_EQ(got.v[i], want.v[i]) << "voxel " << i;
     }
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CliProcess, TwoDPipelineMatchesTheLibrarySliceForSlice) {

@@ -12,19 +12,15 @@
 #include "cli_runner.h"
 #include "compute/psf/psf_models.h"
 #include "io/stack.h"
+#include "temp_folder_test.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-class CliPsf : public ::testing::Test {
+class CliPsf : public stacklens::testing::TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stacklens_cli_psf_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& n) const { return (dir_ / n).string(); }
+  CliPsf() : TempFolderTest("stacklens_cli_psf_") {}
   static std::vector<float> read(const std::string& file, stacklens::io::StackInfo* info) {
     auto r = stacklens::io::openStack(file);
     *info = r->info();
@@ -32,7 +28,6 @@ class CliPsf : public ::testing::Test {
     for (int64_t z = 0; z < info->z; ++z) r->readSlice(z, v.data() + z * info->y * info->x);
     return v;
   }
-  fs::path dir_;
 };
 
 TEST_F(CliPsf, AMoffatStarIsTheModelsWithItsHistory) {
