@@ -203,7 +203,14 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
       offset += kBlock;
       if (static_cast<int64_t>(block.size()) < kBlock) break;
       for (size_t c = 0; c + 80 <= block.size(); c += 80) {
-        const std::string card = block.substr(c, 80);
+        // cfitsio holds a card as a C string: it ends at the first NUL ('END    \0' ends a
+        // header there; found by fits_fuzzer: our pass read on past it, so the next HDU's
+        // ZTILE3 = 0 went unchecked and divided by zero in imcomp_get_compressed_image_par).
+        std::string card = block.substr(c, 80);
+        if (const size_t nul = card.find('\0'); nul != std::string::npos) {
+          card.resize(nul);
+          card.resize(80, ' ');
+        }
         // The header ends where cfitsio ends it: at the first card whose keyword field (columns
         // 1-8) reads END, whatever follows in columns 9-80. Keywords start in column 1, so
         // " END" ends nothing. (Both found by fits_fuzzer: headers on which our pass and

@@ -130,22 +130,31 @@ TEST(DamagedCompressed, HeadersAreReadAsCfitsioReadsThem) {
   refused(primary, "");  // any clean error: cfitsio never reaches the damaged extension
 }
 
-// cfitsio ends a header at the first card whose columns 1-8 read END, whatever follows; our pass
-// must end it at the same card, or the next HDU reaches cfitsio unchecked (found by fits_fuzzer).
+// cfitsio ends a header at the first card whose keyword reads END, whatever follows, and holds a
+// card as a C string, so a NUL ends its keyword too; our pass must end the header at the same card,
+// or the next HDU reaches cfitsio unchecked (found by fits_fuzzer: 'END    \0' and then a ZTILE3
+// of 0 divided by zero inside cfitsio).
 TEST(DamagedCompressed, EndWithTrailingTextEndsTheHeaderAsInCfitsio) {
   test::TempDir dir;
-  std::string bytes = damaged("ZTILE2", "ZTILE2  =                    0");
-  const size_t end = bytes.find("END     ");
-  ASSERT_LT(end, 2880u);
-  bytes.replace(end, 80, std::string("END              @").append(80 - 18, ' '));
-  const std::string path = dir.file("end_text.fits.fz");
-  test::writeBytes(path, bytes);
-  try {
-    openStack(path);
-    ADD_FAILURE() << "opened";
-  } catch (const IoError& e) {
-    EXPECT_NE(std::string(e.what()).find("HDU 1 is damaged: ZTILE2"), std::string::npos)
-        << e.what();
+  const std::vector<std::string> ends = {
+      std::string("END              @").append(80 - 18, ' '),
+      std::string("END    ").append(1, '\0').append(72, ' '),
+      std::string("END").append(1, '\0').append("    = 5").append(69, ' '),
+  };
+  for (const std::string& endCard : ends) {
+    std::string bytes = damaged("ZTILE2", "ZTILE2  =                    0");
+    const size_t end = bytes.find("END     ");
+    ASSERT_LT(end, 2880u);
+    bytes.replace(end, 80, endCard);
+    const std::string path = dir.file("end_text.fits.fz");
+    test::writeBytes(path, bytes);
+    try {
+      openStack(path);
+      ADD_FAILURE() << "opened with END card '" << endCard << "'";
+    } catch (const IoError& e) {
+      EXPECT_NE(std::string(e.what()).find("HDU 1 is damaged: ZTILE2"), std::string::npos)
+          << e.what();
+    }
   }
 }
 
