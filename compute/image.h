@@ -57,7 +57,7 @@ class Buffer {
 
   // A host buffer with unspecified contents, for outputs that are written in full. It skips the
   // zero-fill pass, and on Linux buffers of 2 MiB or more ask for transparent huge pages: first
-  // touching 4 KiB pages costs about 1 s per 256 MiB on our VMs, more than a median filter.
+  // touching 4 KiB pages can cost more than the median filter that fills them.
   static Buffer hostUninitialized(Shape shape) {
     static_assert(std::is_trivially_default_constructible_v<T>);
     if (shape.z < 0 || shape.y < 0 || shape.x < 0) throw std::invalid_argument("negative shape");

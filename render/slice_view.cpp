@@ -18,8 +18,8 @@ namespace stacklens::render {
 
 // Keep in step with colourIndex() in display_settings.cpp (the CPU twin used by tests).
 // SCALE is defined per program (see program()): llvmpipe runs every branch of a chain of
-// uniform ifs for each fragment, so one program per scale cuts the cost of a frame by about two
-// thirds (ui/PERFORMANCE.md).
+// uniform ifs for each fragment, so one program per scale leaves each fragment only its own
+// scale's work (figures in ui/PERFORMANCE.md).
 static const char* kFragmentShader = R"(
 uniform sampler2D slice;
 uniform sampler2D luts;  // 256 x colormaps, RGBA8
@@ -328,8 +328,8 @@ void SliceView::initializeGL() {
   tileTextures_.clear();  // a new context: the old names are gone with it
   secondTexture_ = 0;
   secondPending_ = true;
-  // NVIDIA's OpenGL fills a 2048² texture from client memory at about a third of the speed of a
-  // copy into a mapped pixel buffer; llvmpipe is faster without one (ui/PERFORMANCE.md).
+  // NVIDIA's OpenGL fills a large texture from client memory far more slowly than from a copy
+  // into a mapped pixel buffer; llvmpipe is faster without one (figures in ui/PERFORMANCE.md).
   // STACKLENS_GL_PBO=0/1 overrides the choice.
   const QByteArray pbo = qgetenv("STACKLENS_GL_PBO");
   if (!pbo.isEmpty())

@@ -3,7 +3,8 @@
 //
 // A QOpenGLWindow (embedded with QWidget::createWindowContainer) rather than a QOpenGLWidget:
 // a QOpenGLWidget makes Qt compose the whole top-level window through OpenGL on every frame,
-// which under software rendering (Mesa llvmpipe, Xvfb) costs tens of ms per slider step.
+// which under software rendering (Mesa llvmpipe, Xvfb) costs more per slider step than the
+// slice's own frame.
 #pragma once
 
 #include <QOpenGLBuffer>

@@ -187,8 +187,8 @@ class Worker {
       if (run_.stopping()) throw Cancelled();
       const int64_t count = std::min(slab, f.z - z);
       try {
-        // Decoding a file's samples takes a core per few hundred MB/s: the slab's slices are
-        // read by several threads.
+        // Decoding a file's samples is bound by one core, far below what the page cache
+        // delivers: the slab's slices are read by several threads.
         parallelSlices(count, [&](int64_t from, int64_t to) {
           Box part = b.frame;
           part.z0 = b.frame.z0 + z + from;

@@ -20,8 +20,9 @@ struct Rates {
 // CPU (FFTW): image, estimate, work (4 B each), spectrum and OTF (about 4 B each). CUDA adds
 // cuFFT's work area; its fused passes (compute/cuda/cuda_rl_fused.cu) take power-of-two frames
 // with image, estimate, spectrum and OTF only (and, while the OTF is made, the PSF placed in a
-// frame), at a bit more than half the cost of cuFFT's 2, 3-smooth lengths (NVIDIA H100); the
-// same passes take the mixed lengths of compute/rl_frame.h (1152 = 24 · 24 · 2, ...).
+// frame), at a bit more than half the cost of cuFFT's 2, 3-smooth lengths (the per-frame table
+// in compute/BENCHMARKS.md); the same passes take the mixed lengths of compute/rl_frame.h
+// (1152 = 24 · 24 · 2, ...).
 constexpr Rates kCpu{20, 20, 10.0, 0.0, 0.0, 0, 0};
 constexpr Rates kCuda{28, 20, 0.070, 0.040, 0.043, 64, 4096};
 

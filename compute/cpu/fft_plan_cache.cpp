@@ -32,10 +32,10 @@ std::string wisdomPath() {
   return base + "/stacklens/fftw-wisdom";
 }
 
-// Measuring a 2048² plan costs about 1.2 CPU-s once and makes each transform 2.4× faster, so it
-// pays for itself within the first 20-iteration deconvolution (measured: 2.5 CPU-s end to end
-// with measuring vs 3.1 with FFTW_ESTIMATE; 1.3 once the wisdom holds the plan). Measuring large
-// 3D shapes takes far longer, so above this size only explicit requests measure.
+// A measured plan makes each transform much faster than an estimated one, so for 2D frames the
+// planning pays for itself within the first deconvolution (figures in compute/BENCHMARKS.md).
+// Measuring large 3D shapes takes so long that it pays only over several deconvolutions, so above
+// this size only explicit requests measure.
 constexpr size_t kMeasureLimit = size_t{1} << 23;
 
 bool measureRequested() {
