@@ -1,6 +1,6 @@
-// StackBlockWriter: FITS boxes at their place (whole rows pwritten into the data unit by several
-// threads; a single image through cfitsio) or TIFF pages in order as they fill; the temporary file
-// is renamed into place at the end.
+// StackBlockWriter: boxes at their place in the file (FITS: in the data unit after the header;
+// TIFF: after the directories), converted by several threads into the mapped file or pwritten in
+// whole rows; a single FITS image through cfitsio; the temporary file is renamed into place.
 #include "io/block_writer.h"
 
 #include <fcntl.h>
@@ -11,10 +11,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <future>
 #include <map>
 #include <mutex>
@@ -24,6 +26,7 @@
 
 #include "io/file_checks.h"
 #include "io/fits_support.h"
+#include "io/tiff_layout.h"
 #include "io/write_back.h"
 #include "io/writers.h"
 
@@ -107,32 +110,63 @@ int64_t pageAlignedDataStart(int fd, int64_t dataStart, int64_t rowBytes, int64_
   return aligned;
 }
 
+// How the file stores samples: bytes per sample, and a run of float32 values converted into them.
+struct SampleEncoding {
+  int64_t bytes;
+  void (*encode)(const float* in, int64_t count, char* out);
+};
+
+constexpr bool kLittleEndianHost = std::endian::native == std::endian::little;
+
+template <bool swap>
+void float32Bytes(const float* in, int64_t count, char* out) {
+  if constexpr (!swap) {
+    std::memcpy(out, in, static_cast<size_t>(count) * sizeof(float));
+  } else {
+    for (int64_t i = 0; i < count; ++i) {
+      uint32_t u;
+      std::memcpy(&u, in + i, sizeof u);
+      u = __builtin_bswap32(u);
+      std::memcpy(out + i * int64_t(sizeof u), &u, sizeof u);
+    }
+  }
+}
+
+void littleEndianUInt16(const float* in, int64_t count, char* out) {
+  for (int64_t i = 0; i < count; ++i) {
+    uint16_t v = toUInt16(in[i]);
+    if constexpr (!kLittleEndianHost) v = __builtin_bswap16(v);
+    std::memcpy(out + i * int64_t(sizeof v), &v, sizeof v);
+  }
+}
+
+constexpr SampleEncoding kFitsFloat32{4, float32Bytes<kLittleEndianHost>};   // big-endian
+constexpr SampleEncoding kTiffFloat32{4, float32Bytes<!kLittleEndianHost>};  // little-endian
+constexpr SampleEncoding kTiffUInt16{2, littleEndianUInt16};
+
 }  // namespace
 
 struct StackBlockWriter::State {
   State(const std::string& p, const std::string& source) : path(p), out(p, source) {}
   std::string path;
   AtomicOutput out;  // removes the temporary file unless committed
-  // Closed before the temporary file is removed. FITS stacks: boxes go to their place at once,
-  // through the descriptor; a single FITS image through cfitsio.
+  // Closed before the temporary file is removed. Stacks: boxes go to their place at once,
+  // through the descriptor (FITS: in the data unit; TIFF: after the directories).
   Descriptor data;
   std::unique_ptr<WriteBack> writeBack;  // of data.fd; stopped before it closes
-  int64_t dataStart = 0;
-  std::unique_ptr<FitsHandle> file;
-  // TIFF: pages in order; a slice waits here until boxes have covered all of it.
-  std::unique_ptr<TiffPageWriter> pages;
-  std::map<int64_t, std::pair<std::vector<float>, int64_t>> waiting;  // z → (pixels, covered)
-  int64_t nextPage = 0;
-  // FITS stacks: columns written so far of each band of rows (z0, z1, y0, y1) that boxes narrower
-  // than the stack share; its pages go back to disk once, when its last box is in.
+  SampleEncoding encoding = kFitsFloat32;
+  int64_t dataStart = 0;             // of the first sample
+  std::unique_ptr<FitsHandle> file;  // a single FITS image, through cfitsio
+  // Columns written so far of each band of rows (z0, z1, y0, y1) that boxes narrower than the
+  // stack share; its pages go back to disk once, when its last box is in.
   std::map<std::array<int64_t, 4>, int64_t> bandColumns;
-  // FITS stacks: the file mapped whole (header included, from offset 0), when the file system
-  // could reserve its blocks; boxes are then written straight into it, several at once.
+  // The file mapped whole (header included, from offset 0), when the file system could reserve
+  // its blocks; boxes are then written straight into it, several at once.
   char* mapped = nullptr;
   size_t mappedBytes = 0;
   // In tmpfs the blocks are reserved while the first boxes compute: 0 or the reservation's errno.
   std::shared_future<int> reserved;
-  // Held by writeBox except for the mapped FITS path, and for the band records always.
+  // Held by writeBox except for the mapped path, and for the band records always.
   std::mutex lock, bands;
   int64_t z = 0, y = 0, x = 0;
   ~State() {
@@ -151,44 +185,58 @@ StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y
     throw IoError(path, "unknown output format (use .fits, .fit, .fts, .tif or .tiff)");
   if (z < 1 || y < 1 || x < 1) throw IoError(path, "cannot write an empty or negative shape");
   state_ = std::make_unique<State>(path, options.sourcePath);
-  state_->z = z;
-  state_->y = y;
-  state_->x = x;
+  State& s = *state_;
+  s.z = z;
+  s.y = y;
+  s.x = x;
   if (outputFormat(path) == OutputFormat::Tiff) {
-    state_->pages =
-        std::make_unique<TiffPageWriter>(state_->out.tempPath(), path, SampleKind::Float32, z, y, x,
-                                         options, tiffDescription(z, options));
+    const TiffStackLayout layout =
+        layOutTiffStack(path, z, y, x, options, tiffDescription(z, options));
+    s.encoding = options.tiffUInt16 ? kTiffUInt16 : kTiffFloat32;
+    openForBoxes(s);
+    writeAll(s.data.fd, layout.head.data(), layout.head.size(), 0, path);
+    s.dataStart = layout.pixelStart;
+    sizeForBoxes(s, layout.fileBytes());
     return;
   }
   if (z == 1) {
-    state_->file = std::make_unique<FitsHandle>(
-        createFitsImage(state_->out.tempPath(), path, SampleKind::Float32, z, y, x, options));
+    s.file = std::make_unique<FitsHandle>(
+        createFitsImage(s.out.tempPath(), path, SampleKind::Float32, z, y, x, options));
     return;
   }
   FitsStatus status(path);
   {
     FitsHandle header(
-        createFitsImage(state_->out.tempPath(), path, SampleKind::Float32, 2, y, x, options));
+        createFitsImage(s.out.tempPath(), path, SampleKind::Float32, 2, y, x, options));
     LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
     fits_get_hduaddrll(header.get(), &headStart, &dataStart, &dataEnd, status.ptr());
     status.check("cannot locate the data unit");
-    state_->dataStart = static_cast<int64_t>(dataStart);
+    s.dataStart = static_cast<int64_t>(dataStart);
     header.close(status);
     status.check("cannot write the header");
   }
-  Descriptor& d = state_->data;
-  d.fd = ::open(state_->out.tempPath().c_str(), O_RDWR | O_CLOEXEC);
-  if (d.fd < 0) throw IoError(path, std::string("cannot reopen the file: ") + std::strerror(errno));
-  state_->writeBack = std::make_unique<WriteBack>(d.fd);
-  setSliceCount(d.fd, state_->dataStart, z, path);
+  openForBoxes(s);
+  setSliceCount(s.data.fd, s.dataStart, z, path);
   // The data unit at its full length (whole 2880-byte records), zeros until boxes arrive.
   const int64_t bytes = z * y * x * int64_t(sizeof(float));
-  state_->dataStart =
-      pageAlignedDataStart(d.fd, state_->dataStart, x * int64_t(sizeof(float)), bytes, path);
-  const int64_t fileBytes = state_->dataStart + (bytes + 2879) / 2880 * 2880;
-  if (::ftruncate(d.fd, static_cast<off_t>(fileBytes)) != 0)
-    throw IoError(path, std::string("cannot size the file: ") + std::strerror(errno));
-  mapWhenReserved(*state_, fileBytes);
+  s.dataStart =
+      pageAlignedDataStart(s.data.fd, s.dataStart, x * int64_t(sizeof(float)), bytes, path);
+  sizeForBoxes(s, s.dataStart + (bytes + 2879) / 2880 * 2880);
+}
+
+// The header written, boxes go to their place through a descriptor of the temporary file.
+void StackBlockWriter::openForBoxes(State& s) {
+  s.data.fd = ::open(s.out.tempPath().c_str(), O_RDWR | O_CLOEXEC);
+  if (s.data.fd < 0)
+    throw IoError(s.path, std::string("cannot reopen the file: ") + std::strerror(errno));
+  s.writeBack = std::make_unique<WriteBack>(s.data.fd);
+}
+
+// The file at its full length, zeros until boxes arrive, and mapped where it can be.
+void StackBlockWriter::sizeForBoxes(State& s, int64_t fileBytes) {
+  if (::ftruncate(s.data.fd, static_cast<off_t>(fileBytes)) != 0)
+    throw IoError(s.path, std::string("cannot size the file: ") + std::strerror(errno));
+  mapWhenReserved(s, fileBytes);
 }
 
 namespace {
@@ -275,103 +323,84 @@ StackBlockWriter::~StackBlockWriter() = default;
 
 namespace {
 
-// Big-endian float32 rows of a box to their places in the data unit: slices split over a few
-// threads (the byte swap and the copies into the page cache are what take the time). Each slice
-// goes out in one write of whole rows: a box narrower than the stack first reads the band of rows
-// it lies in (other boxes' columns, or zeros) and merges into it, since thousands of small writes
-// per slice serialise on the file's lock. Safe because boxes come one at a time and a box's
-// slices go to different threads.
-// writeBack: where to start writing the band's pages back to disk (see below), or null: when a
-// band is shared by several boxes, only its last box does, so that its pages go to disk once.
-void writeBoxRows(int fd, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0, int64_t z1,
-                  int64_t y0, int64_t y1, int64_t x0, int64_t x1, const float* data,
-                  WriteBack* writeBack, const std::string& path) {
-  const int64_t by = y1 - y0, bx = x1 - x0;
-  auto writeSlices = [&](int64_t from, int64_t to) {
-    std::vector<uint32_t> band(static_cast<size_t>(by * sx));
-    const size_t bytes = band.size() * sizeof(uint32_t);
-    for (int64_t k = from; k < to; ++k) {
-      const int64_t offset = dataStart + (k * sy + y0) * sx * int64_t(sizeof(float));
-      if (bx != sx) readAll(fd, band.data(), bytes, offset, path);
-      for (int64_t r = 0; r < by; ++r) {
-        const float* in = data + ((k - z0) * by + r) * bx;
-        uint32_t* out = band.data() + r * sx + x0;
-        for (int64_t i = 0; i < bx; ++i) {
-          uint32_t u;
-          std::memcpy(&u, in + i, sizeof u);
-          out[i] = __builtin_bswap32(u);
-        }
-      }
-      writeAll(fd, band.data(), bytes, offset, path);
-    }
-  };
-  const int64_t slices = z1 - z0;
-  const int threads = static_cast<int>(
-      std::clamp<int64_t>(std::min<int64_t>(slices, std::thread::hardware_concurrency()), 1, 8));
-  // Start writing the box's pages back at once (the writer of a whole-stack run has time while
-  // the next blocks compute), so that the flush at commit has little left to do.
-  const int64_t first = dataStart + (z0 * sy + y0) * sx * int64_t(sizeof(float));
-  const int64_t last = dataStart + ((z1 - 1) * sy + y1) * sx * int64_t(sizeof(float));
-  const auto startWriteBack = [&] {
-    if (writeBack) writeBack->start(static_cast<off_t>(first), static_cast<off_t>(last - first));
-  };
-  if (threads == 1 || slices * by * bx < (int64_t(1) << 20)) {
-    writeSlices(z0, z1);
-    startWriteBack();
-    return;
+// Where samples go in the file: the stack's rows and columns, the first sample's offset and
+// how samples are stored.
+struct Placement {
+  int64_t dataStart, sy, sx;
+  SampleEncoding encoding;
+  int64_t offset(int64_t k, int64_t j, int64_t i) const {
+    return dataStart + ((k * sy + j) * sx + i) * encoding.bytes;
   }
+};
+
+// A box: [z0, z1) × [y0, y1) × [x0, x1).
+struct Box {
+  int64_t z0, z1, y0, y1, x0, x1;
+};
+
+// Slices [z0, z1) through slices(from, to), split over a few threads for a large box (the
+// conversion and the copies into the page cache are what take the time); the first failure is
+// rethrown.
+template <class Slices>
+void overSlices(const Box& b, const Slices& slices) {
+  const int64_t count = b.z1 - b.z0;
+  const int threads = static_cast<int>(
+      std::clamp<int64_t>(std::min<int64_t>(count, std::thread::hardware_concurrency()), 1, 8));
+  if (threads == 1 || count * (b.y1 - b.y0) * (b.x1 - b.x0) < (int64_t(1) << 20))
+    return slices(b.z0, b.z1);
   std::mutex m;
-  std::string failure;
+  std::exception_ptr failure;
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       try {
-        writeSlices(z0 + slices * t / threads, z0 + slices * (t + 1) / threads);
-      } catch (const std::exception& e) {
+        slices(b.z0 + count * t / threads, b.z0 + count * (t + 1) / threads);
+      } catch (...) {
         std::lock_guard<std::mutex> lock(m);
-        if (failure.empty()) failure = e.what();
+        if (!failure) failure = std::current_exception();
       }
     });
   for (std::thread& t : pool) t.join();
-  if (!failure.empty()) throw IoError(path, failure);
-  startWriteBack();
+  if (failure) std::rethrow_exception(failure);
 }
 
-// The same into the mapped file: each slice's rows byte-swapped into place by one of a few
-// threads, then the slice's pages let go of (they stay in the page cache, dirty), so that the
-// process does not hold the whole output as resident pages.
-void writeBoxMapped(char* mapped, int64_t dataStart, int64_t sy, int64_t sx, int64_t z0, int64_t z1,
-                    int64_t y0, int64_t y1, int64_t x0, int64_t x1, const float* data) {
-  const int64_t by = y1 - y0, bx = x1 - x0;
-  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  auto writeSlices = [&](int64_t from, int64_t to) {
+// A box's rows to their places through pwrite. Each slice goes out in one write of whole rows:
+// a box narrower than the stack first reads the band of rows it lies in (other boxes' columns,
+// or zeros) and merges into it, since thousands of small writes per slice serialise on the
+// file's lock. Safe because boxes come one at a time and a box's slices go to different threads.
+void writeBoxRows(int fd, const Placement& p, const Box& b, const float* data,
+                  const std::string& path) {
+  const int64_t by = b.y1 - b.y0, bx = b.x1 - b.x0;
+  overSlices(b, [&](int64_t from, int64_t to) {
+    std::vector<char> band(static_cast<size_t>(by * p.sx * p.encoding.bytes));
     for (int64_t k = from; k < to; ++k) {
-      char* slice = mapped + dataStart + (k * sy + y0) * sx * int64_t(sizeof(float));
-      for (int64_t r = 0; r < by; ++r) {
-        const float* in = data + ((k - z0) * by + r) * bx;
-        char* out = slice + (r * sx + x0) * int64_t(sizeof(float));
-        for (int64_t i = 0; i < bx; ++i) {
-          uint32_t u;
-          std::memcpy(&u, in + i, sizeof u);
-          u = __builtin_bswap32(u);
-          std::memcpy(out + i * int64_t(sizeof u), &u, sizeof u);
-        }
-      }
+      const int64_t offset = p.offset(k, b.y0, 0);
+      if (bx != p.sx) readAll(fd, band.data(), band.size(), offset, path);
+      for (int64_t r = 0; r < by; ++r)
+        p.encoding.encode(data + ((k - b.z0) * by + r) * bx, bx,
+                          band.data() + (r * p.sx + b.x0) * p.encoding.bytes);
+      writeAll(fd, band.data(), band.size(), offset, path);
+    }
+  });
+}
+
+// The same into the mapped file: each slice's rows converted into place by one of a few threads,
+// then the slice's pages let go of (they stay in the page cache, dirty), so that the process
+// does not hold the whole output as resident pages.
+void writeBoxMapped(char* mapped, const Placement& p, const Box& b, const float* data) {
+  const int64_t by = b.y1 - b.y0, bx = b.x1 - b.x0;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  overSlices(b, [&](int64_t from, int64_t to) {
+    for (int64_t k = from; k < to; ++k) {
+      for (int64_t r = 0; r < by; ++r)
+        p.encoding.encode(data + ((k - b.z0) * by + r) * bx, bx,
+                          mapped + p.offset(k, b.y0 + r, b.x0));
       const auto begin =
-          reinterpret_cast<uintptr_t>(slice + x0 * int64_t(sizeof(float))) / page * page;
-      const auto end =
-          reinterpret_cast<uintptr_t>(slice + ((by - 1) * sx + x1) * int64_t(sizeof(float)));
+          reinterpret_cast<uintptr_t>(mapped + p.offset(k, b.y0, b.x0)) / page * page;
+      const auto end = reinterpret_cast<uintptr_t>(mapped + p.offset(k, b.y1 - 1, b.x1));
       ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
     }
-  };
-  const int64_t slices = z1 - z0;
-  const int threads = static_cast<int>(
-      std::clamp<int64_t>(std::min<int64_t>(slices, std::thread::hardware_concurrency()), 1, 8));
-  if (threads == 1 || slices * by * bx < (int64_t(1) << 20)) return writeSlices(z0, z1);
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back(writeSlices, z0 + slices * t / threads, z0 + slices * (t + 1) / threads);
-  for (std::thread& t : pool) t.join();
+  });
 }
 
 }  // namespace
@@ -379,11 +408,24 @@ void writeBoxMapped(char* mapped, int64_t dataStart, int64_t sy, int64_t sx, int
 void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0,
                                 int64_t x1, const float* data) {
   State& s = *state_;
-  if ((!s.file || !s.file->get()) && !s.pages && s.data.fd < 0)
+  if ((!s.file || !s.file->get()) && s.data.fd < 0)
     throw IoError(s.path, "the file is already finished");
   if (z0 < 0 || y0 < 0 || x0 < 0 || z1 > s.z || y1 > s.y || x1 > s.x || z0 >= z1 || y0 >= y1 ||
       x0 >= x1)
     throw IoError(s.path, "a block outside the stack");
+  if (s.data.fd < 0) {
+    std::lock_guard whole(s.lock);
+    FitsStatus status(s.path);
+    // FITS pixels are 1-based, axis 1 = x.
+    long first[3] = {static_cast<long>(x0 + 1), static_cast<long>(y0 + 1),
+                     static_cast<long>(z0 + 1)};
+    long last[3] = {static_cast<long>(x1), static_cast<long>(y1), static_cast<long>(z1)};
+    fits_write_subset(s.file->get(), TFLOAT, first, last, const_cast<float*>(data), status.ptr());
+    status.check("cannot write a block");
+    return;
+  }
+  const Placement place{s.dataStart, s.y, s.x, s.encoding};
+  const Box box{z0, z1, y0, y1, x0, x1};
   // Whether the box's band is complete with it: its pages can then go back to disk once.
   auto completesBand = [&] {
     if (x1 - x0 == s.x) return true;
@@ -398,64 +440,30 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
   // Whether the box's pages hold nothing of other boxes (see pageAlignedDataStart).
   auto ownsItsPages = [&] {
     const auto page = static_cast<int64_t>(::sysconf(_SC_PAGESIZE));
-    const auto f = int64_t(sizeof(float));
-    return page > 0 && s.dataStart % page == 0 && s.x * f % page == 0 && x0 * f % page == 0 &&
-           x1 * f % page == 0;
+    const int64_t bytes = s.encoding.bytes;
+    return page > 0 && s.dataStart % page == 0 && s.x * bytes % page == 0 &&
+           x0 * bytes % page == 0 && x1 * bytes % page == 0;
+  };
+  // Start writing the band's pages back at once (the writer of a whole-stack run has time while
+  // the next blocks compute), so that the flush at commit has little left to do. When a band is
+  // shared by several boxes, only its last box does, so that its pages go to disk once.
+  auto startWriteBack = [&] {
+    const int64_t first = place.offset(z0, y0, 0), last = place.offset(z1 - 1, y1, 0);
+    s.writeBack->start(static_cast<off_t>(first), static_cast<off_t>(last - first));
   };
   if (s.mapped) {
     waitUntilReserved(s);
-    writeBoxMapped(s.mapped, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data);
-    if (ownsItsPages() || completesBand()) {
-      // Start writing the band's pages back at once (the writer of a whole-stack run has time
-      // while the next blocks compute), so that the flush at commit has little left to do.
-      const int64_t first = s.dataStart + (z0 * s.y + y0) * s.x * int64_t(sizeof(float));
-      const int64_t last = s.dataStart + ((z1 - 1) * s.y + y1) * s.x * int64_t(sizeof(float));
-      s.writeBack->start(static_cast<off_t>(first), static_cast<off_t>(last - first));
-    }
+    writeBoxMapped(s.mapped, place, box, data);
+    if (ownsItsPages() || completesBand()) startWriteBack();
     return;
   }
   std::lock_guard whole(s.lock);
-  if (s.pages) {
-    const int64_t by = y1 - y0, bx = x1 - x0;
-    for (int64_t k = z0; k < z1; ++k) {
-      if (k < s.nextPage) throw IoError(s.path, "a block over a page already written");
-      auto& [pixels, covered] = s.waiting[k];
-      if (pixels.empty()) pixels.resize(static_cast<size_t>(s.y * s.x));
-      for (int64_t r = 0; r < by; ++r)
-        std::memcpy(pixels.data() + (y0 + r) * s.x + x0, data + ((k - z0) * by + r) * bx,
-                    static_cast<size_t>(bx) * sizeof(float));
-      covered += by * bx;
-    }
-    // Pages go out in order, as soon as every box has covered them.
-    for (auto it = s.waiting.find(s.nextPage);
-         it != s.waiting.end() && it->second.second >= s.y * s.x; it = s.waiting.find(s.nextPage)) {
-      s.pages->writePage(it->second.first.data());
-      s.waiting.erase(it);
-      ++s.nextPage;
-    }
-    return;
-  }
-  if (s.data.fd >= 0) {
-    writeBoxRows(s.data.fd, s.dataStart, s.y, s.x, z0, z1, y0, y1, x0, x1, data,
-                 completesBand() ? s.writeBack.get() : nullptr, s.path);
-    return;
-  }
-  FitsStatus status(s.path);
-  // FITS pixels are 1-based, axis 1 = x.
-  long first[3] = {static_cast<long>(x0 + 1), static_cast<long>(y0 + 1), static_cast<long>(z0 + 1)};
-  long last[3] = {static_cast<long>(x1), static_cast<long>(y1), static_cast<long>(z1)};
-  fits_write_subset(s.file->get(), TFLOAT, first, last, const_cast<float*>(data), status.ptr());
-  status.check("cannot write a block");
+  writeBoxRows(s.data.fd, place, box, data, s.path);
+  if (completesBand()) startWriteBack();
 }
 
 void StackBlockWriter::commit() {
   State& s = *state_;
-  if (s.pages) {
-    s.pages->finish();  // throws unless every page is in
-    s.pages.reset();
-    s.out.commit();
-    return;
-  }
   if (s.data.fd >= 0) {
     waitUntilReserved(s);
     s.writeBack.reset();  // the flush below writes what it had not started

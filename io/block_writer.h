@@ -9,16 +9,17 @@
 
 namespace stacklens::io {
 
-// FITS (.fits/.fit/.fts): the header is written first, then each box at its place in the data
-// unit, in any order (big-endian float32 written at its offset by a few threads; where the file
-// system can reserve the file's blocks, straight into the file mapped in memory, and then boxes
-// from several threads at once are written at once; STACKLENS_WRITE_WITHOUT_MAPPING=1 turns
-// that off). TIFF (.tif/.tiff,
-// BigTIFF when large): pages are written in order as soon as the boxes have covered them, so boxes
-// in z-major order keep only one row of blocks' slices in memory (the ImageJ description then has
-// no display range). Boxes must not overlap. The file appears at path on commit(); until then it is
-// a temporary file in the same folder, removed when the writer goes uncommitted (an error, a
-// cancelled run). Throws IoError naming path.
+// The header is written first (FITS .fits/.fit/.fts: the header cards; TIFF .tif/.tiff: every
+// page's directory, io/tiff_layout.h, BigTIFF when large), then each box goes straight to its
+// place in the file, in any order, from several threads at once: FITS big-endian float32 in the
+// data unit, TIFF little-endian float32 (or uint16, WriteOptions::tiffUInt16) after the
+// directories. Where the file system can reserve the file's blocks the boxes are written into the
+// file mapped in memory, else by pwrite (STACKLENS_WRITE_WITHOUT_MAPPING=1 forces pwrite); a
+// single FITS image goes through cfitsio. The TIFF's ImageJ description has no display range
+// (the values are not known when it is written). Boxes must not overlap; samples no box covered
+// are zero. The file appears at path on commit(); until then it is a temporary file in the same
+// folder, removed when the writer goes uncommitted (an error, a cancelled run). Throws IoError
+// naming path.
 class StackBlockWriter {
  public:
   StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,
@@ -36,6 +37,8 @@ class StackBlockWriter {
 
  private:
   struct State;
+  static void openForBoxes(State& s);
+  static void sizeForBoxes(State& s, int64_t fileBytes);
   static void mapWhenReserved(State& s, int64_t fileBytes);
   static void waitUntilReserved(State& s);
   std::unique_ptr<State> state_;

@@ -18,6 +18,7 @@ struct WriteOptions {
   bool spacingKnown = false;
   std::string sourcePath;   // the input file: writing over it is refused
   bool tiffUInt16 = false;  // TIFF only: clamp and round to uint16 instead of float32
+  bool bigTiff = false;     // TIFF only: BigTIFF even where classic TIFF would hold the stack
 };
 
 // Options that carry a stack's header, spacing and units into an output made from it, the WCS

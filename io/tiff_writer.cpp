@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/tiff_layout.h"
 #include "io/tiff_support.h"
 #include "io/writers.h"
 
@@ -46,12 +47,6 @@ std::string imagejDescription(int64_t z, SampleKind kind, bool uint16, const flo
   return d;
 }
 
-uint16_t toUInt16(float v) {
-  if (!(v > 0.0f)) return 0;  // negative and NaN
-  if (v >= 65535.0f) return 65535;
-  return static_cast<uint16_t>(std::lround(v));
-}
-
 }  // namespace
 
 TiffPageWriter::TiffPageWriter(const std::string& path, const std::string& target, SampleKind kind,
@@ -69,8 +64,8 @@ TiffPageWriter::TiffPageWriter(const std::string& path, const std::string& targe
   if (x > std::numeric_limits<uint32_t>::max() || y > std::numeric_limits<uint32_t>::max() ||
       z > 65535 * 1024)
     throw IoError(target, "the shape is too large for TIFF");
-  // Classic TIFF offsets are 32-bit; leave room for the directories.
-  const bool big = static_cast<double>(z) * y * x * bytes_ > 4.0e9;
+  const bool big =
+      options.bigTiff || static_cast<double>(z) * y * x * bytes_ > double(kClassicTiffPixelBytes);
   handle_.reset(openTiff(path, big ? "w8" : "w", messages_));
   if (!handle_.get()) throw IoError(target, tiffReason("cannot create the file", messages_));
 }
@@ -96,7 +91,7 @@ void TiffPageWriter::writePage(const void* slice) {
   // Strips of up to 64 MiB, each written in one call: a page goes out in a few large writes
   // instead of one per row (libtiff's default strips are 8 KiB).
   const int64_t rowBytes = x_ * bytes_;
-  const int64_t rowsPerStrip = std::clamp<int64_t>((int64_t(64) << 20) / rowBytes, 1, y_);
+  const int64_t rowsPerStrip = tiffRowsPerStrip(rowBytes, y_);
   TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, static_cast<uint32_t>(rowsPerStrip));
   if (z_ > 1)
     TIFFSetField(t, TIFFTAG_PAGENUMBER, static_cast<uint16_t>(std::min<int64_t>(k, 65535)),

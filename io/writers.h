@@ -3,6 +3,7 @@
 
 #include <fitsio.h>
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -49,6 +50,14 @@ class TiffPageWriter {
   int64_t writtenBack_ = 0;               // bytes of the file whose write-back has been asked for
   std::unique_ptr<WriteBack> writeBack_;  // of handle_'s file; stopped before it closes
 };
+
+// A float32 value as a TIFF uint16 sample (WriteOptions::tiffUInt16): rounded, clamped to
+// 0..65535, NaN as 0.
+inline uint16_t toUInt16(float v) {
+  if (!(v > 0.0f)) return 0;  // negative and NaN
+  if (v >= 65535.0f) return 65535;
+  return static_cast<uint16_t>(std::lround(v));
+}
 
 // The ImageJ description of a float32 stack written before its values are known.
 std::string tiffDescription(int64_t z, const WriteOptions& options);
