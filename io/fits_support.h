@@ -3,13 +3,24 @@
 
 #include <fitsio.h>
 
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "io/io_error.h"
 
 namespace stacklens::io {
 
-// Collects a cfitsio status; check() throws IoError with cfitsio's own explanation.
+// "what: cfitsio text (first stacked message)" for a non-zero status, clearing cfitsio's
+// message stack: the one wording of every cfitsio failure io reports.
+std::string cfitsioErrorMessage(int status, const std::string& what);
+
+// Throws IoError(path, cfitsioErrorMessage(status, what)) when status is not 0.
+void throwOnCfitsioError(int status, const std::string& path, const std::string& what);
+
+// Collects a cfitsio status through a chain of calls; check() throws with cfitsio's own
+// explanation (throwOnCfitsioError).
 class FitsStatus {
  public:
   explicit FitsStatus(std::string path) : path_(std::move(path)) {}
@@ -20,20 +31,12 @@ class FitsStatus {
     fits_clear_errmsg();
   }
   void check(const std::string& what) {
-    if (status_ != 0) throw IoError(path_, message(what));
+    const int status = std::exchange(status_, 0);
+    throwOnCfitsioError(status, path_, what);
   }
-  // "what: cfitsio text (status N)", clearing cfitsio's message stack.
+  // cfitsioErrorMessage of the status collected so far, which is then cleared.
   std::string message(const std::string& what) {
-    char text[FLEN_STATUS] = {};
-    fits_get_errstatus(status_, text);
-    std::string out = what + ": " + text;
-    char detail[FLEN_ERRMSG] = {};
-    // The first stacked message usually says most (e.g. which keyword was bad).
-    if (fits_read_errmsg(detail) && detail[0] && std::string(detail) != text)
-      out += " (" + std::string(detail) + ")";
-    fits_clear_errmsg();
-    status_ = 0;
-    return out;
+    return cfitsioErrorMessage(std::exchange(status_, 0), what);
   }
 
  private:
@@ -41,33 +44,22 @@ class FitsStatus {
   int status_ = 0;
 };
 
-// Closes the file when it goes out of scope (errors on that path are ignored: a write that
-// matters is closed explicitly with close()).
-class FitsHandle {
- public:
-  explicit FitsHandle(fitsfile* f = nullptr) : f_(f) {}
-  ~FitsHandle() {
-    if (f_) {
-      int status = 0;
-      fits_close_file(f_, &status);
-    }
-  }
-  FitsHandle(const FitsHandle&) = delete;
-  FitsHandle& operator=(const FitsHandle&) = delete;
-  fitsfile* get() const { return f_; }
-  // Hands the file over to the caller, who closes it.
-  fitsfile* release() {
-    fitsfile* f = f_;
-    f_ = nullptr;
-    return f;
-  }
-  void close(FitsStatus& status) {
-    if (f_) fits_close_file(f_, status.ptr());
-    f_ = nullptr;
-  }
-
- private:
-  fitsfile* f_;
+// Closes a file, ignoring errors: a file whose close matters (a write) is closed explicitly with
+// FitsHandle::close first.
+struct FitsFileCloser {
+  void operator()(fitsfile* f) const noexcept;
 };
+
+// An owning fitsfile handle: closed when it goes out of scope, on every return and throw path.
+class FitsHandle : public std::unique_ptr<fitsfile, FitsFileCloser> {
+ public:
+  using std::unique_ptr<fitsfile, FitsFileCloser>::unique_ptr;
+  // Closes now, with cfitsio's errors (e.g. a failed last flush) in status.
+  void close(FitsStatus& status);
+};
+
+// A string keyword of the current HDU, or nothing when it is absent or unreadable (cfitsio's
+// message stack is left clear either way).
+std::optional<std::string> readOptionalKey(fitsfile* f, const std::string& key);
 
 }  // namespace stacklens::io

@@ -3,6 +3,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 
 namespace stacklens::io {
@@ -44,23 +45,27 @@ void silenceGlobalHandlers() {
   });
 }
 
-struct Options {
-  explicit Options(TiffMessages& messages) : opts(TIFFOpenOptionsAlloc()) {
-    TIFFOpenOptionsSetErrorHandlerExtR(opts, captureError, &messages);
-    TIFFOpenOptionsSetWarningHandlerExtR(opts, captureWarning, &messages);
-    // No single allocation larger than 1 GiB, whatever a (corrupt) file claims.
-    TIFFOpenOptionsSetMaxSingleMemAlloc(opts, tmsize_t{1} << 30);
-  }
-  ~Options() { TIFFOpenOptionsFree(opts); }
-  TIFFOpenOptions* opts;
+struct OpenOptionsFree {
+  void operator()(TIFFOpenOptions* opts) const noexcept { TIFFOpenOptionsFree(opts); }
 };
+using TiffOpenOptionsPtr = std::unique_ptr<TIFFOpenOptions, OpenOptionsFree>;
+
+// Options that route the handle's messages into messages.
+TiffOpenOptionsPtr capturingOptions(TiffMessages& messages) {
+  TiffOpenOptionsPtr opts(TIFFOpenOptionsAlloc());
+  TIFFOpenOptionsSetErrorHandlerExtR(opts.get(), captureError, &messages);
+  TIFFOpenOptionsSetWarningHandlerExtR(opts.get(), captureWarning, &messages);
+  // No single allocation larger than 1 GiB, whatever a (corrupt) file claims.
+  TIFFOpenOptionsSetMaxSingleMemAlloc(opts.get(), tmsize_t{1} << 30);
+  return opts;
+}
 
 }  // namespace
 
 TIFF* openTiff(const std::string& path, const char* mode, TiffMessages& messages) {
   silenceGlobalHandlers();
-  Options options(messages);
-  TIFF* t = TIFFOpenExt(path.c_str(), mode, options.opts);
+  const TiffOpenOptionsPtr options = capturingOptions(messages);
+  TIFF* t = TIFFOpenExt(path.c_str(), mode, options.get());
   if (!t && messages.errors.empty())
     messages.errors = messages.warnings.empty() ? "libtiff cannot open it" : messages.warnings;
   return t;
@@ -68,6 +73,11 @@ TIFF* openTiff(const std::string& path, const char* mode, TiffMessages& messages
 
 std::string tiffReason(const std::string& what, const TiffMessages& messages) {
   return messages.errors.empty() ? what : what + ": " + messages.errors;
+}
+
+void throwTiffError(const std::string& path, const std::string& what,
+                    const TiffMessages& messages) {
+  throw IoError(path, tiffReason(what, messages));
 }
 
 }  // namespace stacklens::io

@@ -3,6 +3,7 @@
 
 #include <tiffio.h>
 
+#include <memory>
 #include <string>
 
 #include "io/io_error.h"
@@ -19,31 +20,23 @@ struct TiffMessages {
 // returns nullptr on failure with the reason in messages.errors.
 TIFF* openTiff(const std::string& path, const char* mode, TiffMessages& messages);
 
-// Closes the handle at scope exit.
-class TiffHandle {
- public:
-  explicit TiffHandle(TIFF* t = nullptr) : t_(t) {}
-  ~TiffHandle() {
-    if (t_) TIFFClose(t_);
-  }
-  TiffHandle(const TiffHandle&) = delete;
-  TiffHandle& operator=(const TiffHandle&) = delete;
-  TIFF* get() const { return t_; }
-  void reset(TIFF* t) {
-    if (t_) TIFFClose(t_);
-    t_ = t;
-  }
-  TIFF* release() {
-    TIFF* t = t_;
-    t_ = nullptr;
-    return t;
-  }
-
- private:
-  TIFF* t_;
+struct TiffCloser {
+  void operator()(TIFF* t) const noexcept { TIFFClose(t); }
 };
 
-// "what: libtiff's last error" (or just what when libtiff said nothing).
+// An owning TIFF handle, closed when it goes out of scope. Declare it after the TiffMessages it
+// was opened with, so that it closes first.
+class TiffHandle : public std::unique_ptr<TIFF, TiffCloser> {
+ public:
+  using std::unique_ptr<TIFF, TiffCloser>::unique_ptr;
+};
+
+// "what: libtiff's first error" (or just what when libtiff said nothing): the one wording of
+// every libtiff failure io reports.
 std::string tiffReason(const std::string& what, const TiffMessages& messages);
+
+// Throws IoError(path, tiffReason(what, messages)).
+[[noreturn]] void throwTiffError(const std::string& path, const std::string& what,
+                                 const TiffMessages& messages);
 
 }  // namespace stacklens::io
