@@ -1,19 +1,21 @@
-// parseCards with cfitsio's value parser.
+// parseCards with cfitsio's value parser, and the values of parsed cards.
 #include "io/fits_cards.h"
 
 #include <fitsio.h>
 
-namespace stacklens::io {
-namespace {
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 
-std::string trim(const std::string& s) {
+namespace stacklens::io {
+
+std::string trimBlanks(const std::string& s) {
   auto b = s.find_first_not_of(' ');
   if (b == std::string::npos) return "";
   auto e = s.find_last_not_of(' ');
   return s.substr(b, e - b + 1);
 }
-
-}  // namespace
 
 std::vector<HeaderCard> parseCards(const std::string& cards, int count) {
   std::vector<HeaderCard> out;
@@ -23,10 +25,10 @@ std::vector<HeaderCard> parseCards(const std::string& cards, int count) {
     HeaderCard c;
     if (card.compare(0, 8, "HIERARCH") == 0) {
       auto eq = card.find('=');
-      c.key = trim(card.substr(0, eq));
+      c.key = trimBlanks(card.substr(0, eq));
       if (eq != std::string::npos) card = std::string(8, 'X') + "= " + card.substr(eq + 1);
     } else {
-      c.key = trim(card.substr(0, 8));
+      c.key = trimBlanks(card.substr(0, 8));
     }
     if (c.key == "END") continue;
     if (card.compare(8, 2, "= ") == 0) {
@@ -35,14 +37,14 @@ std::vector<HeaderCard> parseCards(const std::string& cards, int count) {
       std::string copy = card;
       fits_parse_value(copy.data(), value, comment, &status);
       if (status == 0) {
-        c.value = trim(value);
-        c.comment = trim(comment);
+        c.value = trimBlanks(value);
+        c.comment = trimBlanks(comment);
       } else {
         fits_clear_errmsg();
-        c.value = trim(card.substr(10));
+        c.value = trimBlanks(card.substr(10));
       }
     } else if (c.key == "CONTINUE") {
-      c.value = trim(card.substr(8));
+      c.value = trimBlanks(card.substr(8));
     } else {
       c.comment = card.size() > 8 ? card.substr(8) : "";
       while (!c.comment.empty() && c.comment.back() == ' ') c.comment.pop_back();
@@ -51,6 +53,51 @@ std::vector<HeaderCard> parseCards(const std::string& cards, int count) {
     out.push_back(std::move(c));
   }
   return out;
+}
+
+const HeaderCard* findCard(const std::vector<HeaderCard>& header, const std::string& key) {
+  for (const auto& c : header)
+    if (c.key == key) return &c;
+  return nullptr;
+}
+
+std::string unquote(const std::string& v) {
+  if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') {
+    std::string s = v.substr(1, v.size() - 2);
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+      out += s[i];
+      if (s[i] == '\'' && i + 1 < s.size() && s[i + 1] == '\'') ++i;
+    }
+    return trimBlanks(out);
+  }
+  return v;
+}
+
+bool cardNumber(const std::vector<HeaderCard>& header, const std::string& key, double& out) {
+  const HeaderCard* c = findCard(header, key);
+  if (!c) return false;
+  std::string v = c->value;
+  std::replace(v.begin(), v.end(), 'D', 'E');
+  char* end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || !std::isfinite(d)) return false;
+  out = d;
+  return true;
+}
+
+bool cardInteger(const std::vector<HeaderCard>& header, const std::string& key, int64_t& out) {
+  const HeaderCard* c = findCard(header, key);
+  if (!c) return false;
+  const std::string& v = c->value;
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(v.c_str(), &end, 10);
+  if (end == v.c_str() || errno == ERANGE) return false;
+  while (*end == ' ') ++end;
+  if (*end != '\0') return false;
+  out = n;
+  return true;
 }
 
 }  // namespace stacklens::io

@@ -10,9 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "io/fits_support.h"
 #include "io/stack.h"
+#include "io/unique_fd.h"
 
 namespace stacklens::io {
+
+struct FitsAxisRoles;  // io/fits_axes.h
 
 class FitsReader : public StackReader {
  public:
@@ -23,6 +27,7 @@ class FitsReader : public StackReader {
              std::shared_ptr<std::vector<char>> memory = nullptr,
              std::map<int, std::string> unreadable = {});
   ~FitsReader() override;
+
   const StackInfo& info() const override { return info_; }
   void readSlice(int64_t z, float* out) const override;
   // Reads only the rows' bytes from an uncompressed file (else the whole slice).
@@ -30,23 +35,35 @@ class FitsReader : public StackReader {
   const Wcs* wcs() const override { return wcs_.get(); }
 
  private:
+  // The constructor's steps, in order.
+  void openFile(const std::string& path);
+  void moveToHdu(int index);
+  void setShape(const FitsAxisRoles& roles, int plane);
+  bool checkDataUnit(const std::vector<int64_t>& axes, const std::string& where);
+  void checkDataInMemory(const std::string& where);
+  void checkDataInFile(int64_t dataBytes, const std::string& where, FitsStatus& status);
+  std::string readHeader(int& count);
+  void setUpReads(const FitsAxisRoles& roles, UniqueFd plainFd);
+  void readWcs(const std::string& cards, int count, const FitsAxisRoles& roles);
+
   StackInfo info_;
   std::unique_ptr<Wcs> wcs_;
-  // One cfitsio handle: cfitsio shares a file's buffers between handles opened on the same
-  // path, so a second handle would not make reads independent. The lock serialises reads.
-  mutable std::mutex mutex_;
-  fitsfile* file_ = nullptr;
-  // An inflated .gz file and the pointer and size cfitsio keeps the addresses of.
+  // An inflated .gz file and the pointer and size cfitsio keeps the addresses of: declared before
+  // file_, so that they outlive it.
   std::shared_ptr<std::vector<char>> memory_;
   void* memoryPointer_ = nullptr;
   size_t memorySize_ = 0;
+  // One cfitsio handle: cfitsio shares a file's buffers between handles opened on the same
+  // path, so a second handle would not make reads independent. The lock serialises reads.
+  mutable std::mutex mutex_;
+  FitsHandle file_;
   std::vector<LONGLONG> firstPixel_;  // 1-based, per file axis; the z axis is set per read
   int zAxis_ = -1;                    // the file axis that is z, or -1 for a single image
 
   // Plain (uncompressed, not gzipped) images are read with pread() and converted here: no lock,
   // so slices are read in parallel, and about twice as fast as going through cfitsio's buffers.
   void readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out) const;
-  int fd_ = -1;  // the file, for pread(); -1 when cfitsio must do the reading
+  UniqueFd plainFd_;  // the file, for pread(); -1 when cfitsio must do the reading
   int bitpix_ = 0;
   int64_t dataStart_ = 0;      // byte offset of the data unit
   int64_t planeElements_ = 0;  // elements before the chosen plane

@@ -16,6 +16,7 @@
 #include "io/fits_reader.h"
 #include "io/stack.h"
 #include "io/tiff_reader.h"
+#include "io/unique_fd.h"
 
 namespace stacklens::io {
 
@@ -47,42 +48,123 @@ const char* dtypeName(DType t) {
 
 namespace {
 
+struct GzCloser {
+  void operator()(gzFile_s* in) const noexcept { gzclose(in); }
+};
+using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
+
+UniqueFd openForReading(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw IoError(path, std::strerror(errno));
+  return fd;
+}
+
 // A gzip file inflated whole into memory, every member (concatenated members are one stream to
 // gzread), refusing more than the allocation cap: cfitsio's own inflation trusts the trailer,
 // which a damaged file can make claim gigabytes, and sees only the first member.
 std::shared_ptr<std::vector<char>> inflateGzip(const std::string& path) {
-  gzFile in = gzopen(path.c_str(), "rb");
+  const GzFile in(gzopen(path.c_str(), "rb"));
   if (!in) throw IoError(path, "cannot open the gzip stream");
   auto out = std::make_shared<std::vector<char>>();
   const uint64_t cap = allocationCap();
   size_t used = 0;
   for (;;) {
     if (out->size() - used < (size_t(1) << 20)) {
-      if (out->size() >= cap) {
-        gzclose(in);
+      if (out->size() >= cap)
         throw IoError(path, "decompresses to more than " + std::to_string(cap >> 20) +
                                 " MiB, the most StackLens holds for a .gz file (gunzip it "
                                 "first: a plain FITS file is read slice by slice)");
-      }
       out->resize(std::min<uint64_t>(cap, std::max<uint64_t>(out->size() * 2, 1 << 22)));
     }
     const unsigned want = static_cast<unsigned>(std::min<size_t>(out->size() - used, 1u << 30));
-    const int got = gzread(in, out->data() + used, want);
+    const int got = gzread(in.get(), out->data() + used, want);
     if (got < 0) {
       int code = 0;
-      const std::string why = gzerror(in, &code);
-      gzclose(in);
-      throw IoError(path, "damaged gzip file: " + why);
+      throw IoError(path, "damaged gzip file: " + std::string(gzerror(in.get(), &code)));
     }
     if (got == 0) break;
     used += static_cast<size_t>(got);
   }
-  gzclose(in);
   out->resize(used);
   if (used < 2880 || std::memcmp(out->data(), "SIMPLE  =", 9) != 0)
     throw IoError(path, "a gzip file that does not hold a FITS file (" + std::to_string(used) +
                             " bytes decompressed)");
   return out;
+}
+
+// Our own pass over the headers (io/fits_prescan.h), of the bytes in memory or else of the file.
+std::vector<PrescannedHdu> prescan(const std::string& path, uint64_t size,
+                                   const std::shared_ptr<std::vector<char>>& memory) {
+  if (memory) {
+    const auto& m = *memory;
+    return prescanFits(
+        [&m](int64_t offset, size_t n) {
+          if (offset >= static_cast<int64_t>(m.size())) return std::string();
+          return std::string(m.data() + offset, std::min(n, m.size() - size_t(offset)));
+        },
+        static_cast<int64_t>(m.size()));
+  }
+  const UniqueFd fd = openForReading(path);
+  return prescanFits(
+      [&fd](int64_t offset, size_t n) {
+        std::string out(n, '\0');
+        const ssize_t got = ::pread(fd.get(), out.data(), n, static_cast<off_t>(offset));
+        out.resize(got > 0 ? static_cast<size_t>(got) : 0);
+        return out;
+      },
+      static_cast<int64_t>(size));
+}
+
+// Where our pass lost track of the HDUs, cfitsio must not go on past that point either (it reads
+// some headers our pass cannot, e.g. BITPIX with '=' in column 11, and would parse the unchecked
+// HDUs behind them: found by fits_fuzzer). The end of what was checked, or -1 for the whole file.
+int64_t checkedEnd(const std::vector<PrescannedHdu>& hdus, uint64_t size) {
+  if (hdus.empty() || !hdus.back().endsScan) return -1;
+  const PrescannedHdu& last = hdus.back();
+  const int64_t end = last.headerStart + last.headerBytes;
+  return end >= static_cast<int64_t>(size) ? -1 : end;  // -1: nothing behind it
+}
+
+// The first `bytes` of the file, which must fit the allocation cap to be read around a damaged
+// HDU.
+std::shared_ptr<std::vector<char>> readHead(const std::string& path, uint64_t bytes,
+                                            const std::vector<PrescannedHdu>& hdus,
+                                            const std::map<int, std::string>& unreadable) {
+  if (bytes > allocationCap()) {
+    const int at =
+        unreadable.empty() ? static_cast<int>(hdus.size()) - 1 : unreadable.begin()->first;
+    throw IoError(path, "HDU " + std::to_string(at) + " is damaged (" +
+                            (unreadable.empty() ? std::string("its header cannot be read")
+                                                : unreadable.begin()->second) +
+                            ") and the file is too large to read around it");
+  }
+  auto memory = std::make_shared<std::vector<char>>(bytes);
+  const UniqueFd fd = openForReading(path);
+  size_t done = 0;
+  while (done < bytes) {
+    const ssize_t got =
+        ::pread(fd.get(), memory->data() + done, bytes - done, static_cast<off_t>(done));
+    if (got <= 0) break;
+    done += static_cast<size_t>(got);
+  }
+  if (done != bytes) throw IoError(path, "cannot read the file");
+  return memory;
+}
+
+// Each rejected HDU's header replaced in memory by a harmless one of the same size, so that
+// cfitsio never parses it.
+void neutraliseRejected(std::vector<char>& memory, const std::vector<PrescannedHdu>& hdus,
+                        const std::map<int, std::string>& unreadable) {
+  for (const auto& entry : unreadable) {
+    const PrescannedHdu& h = hdus[static_cast<size_t>(entry.first)];
+    const int64_t room = static_cast<int64_t>(memory.size()) - h.headerStart;
+    const int64_t data = std::max<int64_t>(0, std::min(h.dataBytes, room - h.headerBytes));
+    const std::string header = neutralHeader(h.headerBytes, data);
+    std::copy(header.begin(), header.end(), memory.begin() + h.headerStart);
+    if (h.headerStart + h.headerBytes + data < static_cast<int64_t>(memory.size()) &&
+        h.dataBytes > data)
+      break;  // nothing after it can be located
+  }
 }
 
 // Opens a FITS file (bytes in memory for a .gz) after our own pass over its headers: when an HDU
@@ -91,76 +173,17 @@ std::shared_ptr<std::vector<char>> inflateGzip(const std::string& path) {
 // as unreadable, with the reason.
 std::unique_ptr<StackReader> openFits(const std::string& path, const OpenOptions& options,
                                       uint64_t size, std::shared_ptr<std::vector<char>> memory) {
-  std::vector<PrescannedHdu> hdus;
-  if (memory) {
-    const auto& m = *memory;
-    hdus = prescanFits(
-        [&m](int64_t offset, size_t n) {
-          if (offset >= static_cast<int64_t>(m.size())) return std::string();
-          return std::string(m.data() + offset, std::min(n, m.size() - size_t(offset)));
-        },
-        static_cast<int64_t>(m.size()));
-  } else {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw IoError(path, std::strerror(errno));
-    hdus = prescanFits(
-        [fd](int64_t offset, size_t n) {
-          std::string out(n, '\0');
-          const ssize_t got = ::pread(fd, out.data(), n, static_cast<off_t>(offset));
-          out.resize(got > 0 ? static_cast<size_t>(got) : 0);
-          return out;
-        },
-        static_cast<int64_t>(size));
-    ::close(fd);
-  }
+  const std::vector<PrescannedHdu> hdus = prescan(path, size, memory);
   std::map<int, std::string> unreadable;
   for (size_t i = 0; i < hdus.size(); ++i)
     if (!hdus[i].rejection.empty()) unreadable[static_cast<int>(i)] = hdus[i].rejection;
-  // Where our pass lost track of the HDUs, cfitsio must not go on past that point either (it
-  // reads some headers our pass cannot, e.g. BITPIX with '=' in column 11, and would parse the
-  // unchecked HDUs behind them: found by fits_fuzzer): it reads a copy that ends there.
-  int64_t checkedEnd = -1;
-  if (!hdus.empty() && hdus.back().endsScan) {
-    const PrescannedHdu& last = hdus.back();
-    checkedEnd = last.headerStart + last.headerBytes;
-    if (checkedEnd >= static_cast<int64_t>(size)) checkedEnd = -1;  // nothing behind it
-  }
-  if (unreadable.empty() && checkedEnd < 0)
+  const int64_t end = checkedEnd(hdus, size);
+  if (unreadable.empty() && end < 0)
     return std::make_unique<FitsReader>(path, options, std::move(memory));
-  const uint64_t copied = checkedEnd >= 0 ? static_cast<uint64_t>(checkedEnd) : size;
-  if (!memory) {
-    if (copied > allocationCap()) {
-      const int at =
-          unreadable.empty() ? static_cast<int>(hdus.size()) - 1 : unreadable.begin()->first;
-      throw IoError(path, "HDU " + std::to_string(at) + " is damaged (" +
-                              (unreadable.empty() ? std::string("its header cannot be read")
-                                                  : unreadable.begin()->second) +
-                              ") and the file is too large to read around it");
-    }
-    memory = std::make_shared<std::vector<char>>(copied);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw IoError(path, std::strerror(errno));
-    size_t done = 0;
-    while (done < copied) {
-      const ssize_t got =
-          ::pread(fd, memory->data() + done, copied - done, static_cast<off_t>(done));
-      if (got <= 0) break;
-      done += static_cast<size_t>(got);
-    }
-    ::close(fd);
-    if (done != copied) throw IoError(path, "cannot read the file");
-  }
+  const uint64_t copied = end >= 0 ? static_cast<uint64_t>(end) : size;
+  if (!memory) memory = readHead(path, copied, hdus, unreadable);
   memory->resize(static_cast<size_t>(copied));
-  for (const auto& [index, reason] : unreadable) {
-    const PrescannedHdu& h = hdus[static_cast<size_t>(index)];
-    const int64_t room = static_cast<int64_t>(memory->size()) - h.headerStart;
-    const int64_t data = std::max<int64_t>(0, std::min(h.dataBytes, room - h.headerBytes));
-    const std::string header = neutralHeader(h.headerBytes, data);
-    std::copy(header.begin(), header.end(), memory->begin() + h.headerStart);
-    if (h.headerStart + h.headerBytes + data < static_cast<int64_t>(memory->size()) &&
-        h.dataBytes > data)
-      break;  // nothing after it can be located
-  }
+  neutraliseRejected(*memory, hdus, unreadable);
   return std::make_unique<FitsReader>(path, options, std::move(memory), std::move(unreadable));
 }
 
@@ -179,11 +202,12 @@ void StackReader::readRows(int64_t z, int64_t y0, int64_t y1, float* out) const 
 std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options) {
   const uint64_t size = checkReadableFile(path);
   unsigned char magic[9] = {};
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw IoError(path, std::strerror(errno));
-  const ssize_t got = ::read(fd, magic, sizeof magic);
-  ::close(fd);
-  if (got < 0) throw IoError(path, std::strerror(errno));
+  ssize_t got = 0;
+  {
+    const UniqueFd fd = openForReading(path);
+    got = ::read(fd.get(), magic, sizeof magic);
+    if (got < 0) throw IoError(path, std::strerror(errno));
+  }
   const auto starts = [&](const char* m, size_t n) {
     return static_cast<size_t>(got) >= n && std::memcmp(magic, m, n) == 0;
   };
