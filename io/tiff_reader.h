@@ -11,6 +11,10 @@
 
 namespace stacklens::io {
 
+struct TiffDimensions;  // io/tiff_metadata.h
+struct TiffPage;        // io/tiff_pages.h
+struct TiffResolution;  // io/tiff_metadata.h
+
 // Which pages are the slices:
 // - Plain multi-page TIFF: every page of the first run of pages with page 0's size and type is one
 //   z-slice (reduced-resolution pages are skipped). Later pages of another size are left out with
@@ -43,8 +47,14 @@ class TiffReader : public StackReader {
 
  private:
   struct Handle;
+  std::unique_ptr<Handle> openHandle(const std::string& failure) const;
   std::unique_ptr<Handle> acquire() const;
   void release(std::unique_ptr<Handle> handle) const;
+
+  // The constructor's steps after the pages are found.
+  TiffDimensions readStackOrder(const std::string& description, long long pageCount,
+                                const TiffResolution& resolution);
+  void choosePlane(const TiffDimensions& dims, int plane, const std::vector<TiffPage>& pages);
 
   StackInfo info_;
   Layout layout_;
