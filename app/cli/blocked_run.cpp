@@ -33,20 +33,14 @@ compute::Shape shapeOption(const Args& args, const std::string& name, int64_t fa
 struct Budgets {
   size_t frames;  // what one block's deconvolution may use (GPU memory, or RAM on the CPU)
   size_t slab;    // host memory for filling frames and emptying results
-  int64_t pendingSlices = 0;  // a TIFF output: the most slices its pages may wait in (0: any)
 };
 
 // On the GPU the frames take device memory (--budget-mb, default the backend's) and the slabs
-// the host budget; on the CPU both share the host budget, half each. A TIFF output holds the
-// slices of a row of blocks until its pages are complete: they get half of the host budget.
-Budgets budgetsFor(const Args& args, const std::vector<compute::Backend*>& backends, bool tiff,
-                   compute::Shape volume) {
+// the host budget; on the CPU both share the host budget, half each. The output (FITS or TIFF)
+// holds nothing back: each block's interior goes straight to its place in the file.
+Budgets budgetsFor(const Args& args, const std::vector<compute::Backend*>& backends) {
   const size_t host = hostBudget(args);
-  const size_t rest = tiff ? host / 2 : host;
-  Budgets b{0, rest, 0};
-  if (tiff)
-    b.pendingSlices = std::max<int64_t>(
-        1, static_cast<int64_t>(host / 2 / (size_t(volume.y * volume.x) * sizeof(float))));
+  Budgets b{0, host};
   if (backends.front()->name() == "cuda") {
     // Each device plans with the budget; blocks are the same size everywhere, so the smallest.
     const size_t mb = static_cast<size_t>(args.getInt("budget-mb", 0));
@@ -54,8 +48,8 @@ Budgets budgetsFor(const Args& args, const std::vector<compute::Backend*>& backe
     for (compute::Backend* backend : backends)
       b.frames = std::min(b.frames, backend->setMemoryBudget(mb << 20));
   } else {
-    b.frames = rest / 2;
-    b.slab = rest / 2;
+    b.frames = host / 2;
+    b.slab = host / 2;
   }
   return b;
 }
@@ -123,14 +117,11 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const auto owned = chooseBackends(args);
   const std::vector<compute::Backend*> backends = compute::pointersTo(owned);
   compute::Backend* backend = backends.front();
-  const Budgets budgets =
-      budgetsFor(args, backends, io::outputFormat(job.outPath) == io::OutputFormat::Tiff, shape);
+  const Budgets budgets = budgetsFor(args, backends);
   // FITS is read row band by row band (an uncompressed file reads only those bytes); other
   // formats slice by slice, keeping the slices of a slab.
   const bool rows = info.format == "fits";
-  compute::Shape most = shapeOption(args, "block", 0);
-  if (budgets.pendingSlices && (most.z == 0 || most.z > budgets.pendingSlices))
-    most.z = budgets.pendingSlices;
+  const compute::Shape most = shapeOption(args, "block", 0);
   compute::PlannedRunRequest request;
   request.volume = shape;
   request.psf = job.psf.shape();
