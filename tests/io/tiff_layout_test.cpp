@@ -361,9 +361,6 @@ TEST_P(TiffLayoutRoundTrip, ShuffledBoxesFromThreadsReadBackEverywhere) {
   EXPECT_NEAR(info.spacing[1], 0.5, 1e-6);
   EXPECT_NEAR(info.spacing[2], 0.3, 1e-6);
   EXPECT_EQ(dir.entries().size(), 1u);  // no temporary file left
-  const std::string python = pythonWithTifffile();
-  if (python.empty()) GTEST_SKIP() << "no Python with tifffile here: libtiff and openStack only";
-  checkWithTifffile(python, path, s, options, dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, TiffLayoutRoundTrip,
@@ -376,6 +373,24 @@ INSTANTIATE_TEST_SUITE_P(Variants, TiffLayoutRoundTrip,
                                   (p.param.big ? "BigTiff" : "Classic") +
                                   (p.param.mapped ? "Mapped" : "Pwrite");
                          });
+
+// tifffile, a reader written apart from libtiff, reads the same stacks: classic and BigTIFF,
+// float32 and uint16, with the ImageJ spacing. Skipped where no Python has tifffile and NumPy.
+TEST(TiffLayout, TifffileReadsTheStacks) {
+  const std::string python = pythonWithTifffile();
+  if (python.empty()) GTEST_SKIP() << "no Python with tifffile and NumPy here";
+  const Shape s{6, 50, 1030};
+  for (bool uint16 : {false, true})
+    for (bool big : {false, true}) {
+      SCOPED_TRACE(std::string(uint16 ? "uint16 " : "float32 ") + (big ? "BigTIFF" : "classic"));
+      test::TempDir dir;
+      const WriteOptions options = spacedOptions(uint16, big);
+      const std::string path = dir.file("boxes.tif");
+      writeStackInBoxes(path, s, shuffledBoxes({0, 4, 6}, {0, 17, 50}, {0, 333, 700, 1030}, 7),
+                        options);
+      checkWithTifffile(python, path, s, options, dir);
+    }
+}
 
 // Pages larger than a strip (64 MiB): the strip offsets and byte counts no longer fit the entry
 // and go after the directory, as LONG (classic) or LONG8 (BigTIFF) arrays; boxes of half pages
