@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compute/image.h"
@@ -16,6 +17,18 @@ namespace stacklens::compute {
 class InvalidArgument : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+};
+
+// An InvalidArgument about one parameter of the structs below: parameter() is its field name
+// ("sigmaY", "size", "clip.kappaLower"), so that a caller can name its own option for it.
+class InvalidParameter : public InvalidArgument {
+ public:
+  InvalidParameter(std::string parameter, const std::string& message)
+      : InvalidArgument(message), parameter_(std::move(parameter)) {}
+  const std::string& parameter() const { return parameter_; }
+
+ private:
+  std::string parameter_;
 };
 
 // The GPU cannot hold what an operation needs, and the backend was told not to fall back to
@@ -33,6 +46,15 @@ struct BlurParams {
   double truncate = 4.0;  // kernel radius = int(truncate * sigma + 0.5), as SciPy
   bool nanAware = false;  // normalised convolution that ignores NaN and keeps NaN where it was
 };
+// The rules of each struct, checked here once for every backend, the pipeline and the CLI: each
+// validate throws InvalidParameter naming the parameter, the rule and the value.
+// σy, σx finite and > 0; σz finite and ≥ 0 (0: 2D); truncate finite and > 0.
+void validate(const BlurParams& p);
+
+// The median filter's window (and the outlier removal's): odd, 1 to kLargestMedianWindow. A
+// larger window takes over a million values per pixel: hours, never what was meant.
+inline constexpr int kLargestMedianWindow = 1001;
+void validateMedianSize(int size);
 
 enum class Boundary { Reflect, Periodic, Zero };
 
@@ -45,6 +67,8 @@ struct DeconvolveParams {
   bool accelerate = false;  // Biggs–Andrews vector extrapolation
   float epsilon = 1e-12f;   // guards the ratio image / (PSF ⊛ estimate)
 };
+// iterations ≥ 1; tvLambda finite and ≥ 0; epsilon finite and > 0; boundary one of the three.
+void validate(const DeconvolveParams& p);
 
 // astropy sigma_clip semantics: median centre, population std, inclusive bounds.
 struct ClipParams {
@@ -52,6 +76,8 @@ struct ClipParams {
   double kappaUpper = 3.0;
   int maxIterations = 10;  // ≤ 0: iterate until nothing changes (astropy: maxiters=0 is None)
 };
+// κ lower and upper finite and ≥ 0 (κ = 0 keeps the values equal to the median).
+void validate(const ClipParams& p);
 
 struct SummaryStats {
   int64_t n = 0;
@@ -75,6 +101,9 @@ struct SegmentParams {
   // clipped a second time.
   std::optional<ClipStats> background;
 };
+// connectivity 4 or 8; minPixels ≥ 1; the absolute threshold finite, else nSigma finite and > 0;
+// clip as validate(ClipParams) unless background is given.
+void validate(const SegmentParams& p);
 
 struct Source {
   int32_t label = 0;
@@ -101,11 +130,15 @@ struct OutlierParams {
   double threshold = 0;
   OutlierMode mode = OutlierMode::Both;
 };
+// size as validateMedianSize; threshold finite and ≥ 0; mode one of the three.
+void validate(const OutlierParams& p);
 
 struct ResampleParams {
   double zoomZ = 1.0, zoomY = 1.0, zoomX = 1.0;  // output shape = round(n · zoom)
   int order = 3;                                 // 1 (linear) or 3 (cubic B-spline)
 };
+// Each zoom finite and > 0; order 1 or 3. (The output's shape is checked with the image.)
+void validate(const ResampleParams& p);
 
 // Projections along z (Fiji's Z Project, numpy's nan-functions over axis 0) of the slices
 // [first, last] (inclusive; last < 0: to the last slice). NaN voxels are left out; a pixel with
@@ -133,6 +166,8 @@ struct MomentParams {
   double clip = -std::numeric_limits<double>::infinity();
   std::vector<double> coordinate;
 };
+// order 0, 1 or 2; clip not NaN. (The range and the coordinates are checked with the stack.)
+void validate(const MomentParams& p);
 
 // Volume rendering (compute/volume_render.h): the stack seen from any direction, drawn into a
 // width × height image of values in the data's units, so that the view's colormap and limits

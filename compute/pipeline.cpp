@@ -7,7 +7,8 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <sstream>
+
+#include "compute/params_text.h"
 
 namespace stacklens::compute {
 namespace {
@@ -17,8 +18,6 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
-
-bool isOdd(int n) { return n % 2 != 0; }
 
 // FNV-1a over the PSF bytes: two PSFs with the same shape but different values give
 // different cache keys.
@@ -76,26 +75,18 @@ int Pipeline::slabHalfWidth() const {
 }
 
 void Pipeline::validate() const {
-  if (outliers.enabled && (outliers.params.size < 3 || !isOdd(outliers.params.size)))
-    throw InvalidArgument("outlier removal: window size must be odd and at least 3, got " +
-                          std::to_string(outliers.params.size));
-  if (outliers.enabled && !(outliers.params.threshold >= 0))
-    throw InvalidArgument("outlier removal: threshold must be ≥ 0");
-  if (median.enabled && (median.size < 1 || !isOdd(median.size)))
-    throw InvalidArgument("median: size must be odd and at least 1, got " +
-                          std::to_string(median.size));
+  // The operations' own rules (compute/params.h), then what only the pipeline adds.
+  if (outliers.enabled) compute::validate(outliers.params);
+  if (median.enabled) validateMedianSize(median.size);
   if (blur.enabled) {
     const auto& b = blur.params;
-    if (!(b.sigmaY > 0) || !(b.sigmaX > 0) || !(b.sigmaZ >= 0))
-      throw InvalidArgument("blur: σ must be positive in y and x and ≥ 0 in z");
+    compute::validate(b);
     if (b.sigmaZ * b.truncate > 64)
       throw InvalidArgument("blur: σz · truncate must be ≤ 64 slices for live processing");
   }
   if (deconvolution.enabled) {
     const auto& d = deconvolution;
-    if (d.params.iterations < 1)
-      throw InvalidArgument("deconvolution: iterations must be at least 1, got " +
-                            std::to_string(d.params.iterations));
+    compute::validate(d.params);
     if (d.params.threeD && (d.slabHalfWidth < 1 || d.slabHalfWidth > 64))
       throw InvalidArgument("deconvolution: 3D slab half-width must be 1 to 64 slices, got " +
                             std::to_string(d.slabHalfWidth));
@@ -106,114 +97,46 @@ void Pipeline::validate() const {
       throw InvalidArgument("deconvolution: the PSF must be a host image");
     }
   }
-  if (statistics.enabled &&
-      (!(statistics.params.kappaLower > 0) || !(statistics.params.kappaUpper > 0)))
-    throw InvalidArgument("statistics: clipping κ must be positive");
-  if (segmentation.enabled) {
-    const auto& s = segmentation.params;
-    if (s.connectivity != 4 && s.connectivity != 8)
-      throw InvalidArgument("segmentation: connectivity must be 4 or 8, got " +
-                            std::to_string(s.connectivity));
-    if (s.minPixels < 1) throw InvalidArgument("segmentation: minimum pixels must be ≥ 1");
-    if (!s.absoluteThreshold && !(s.nSigma > 0))
-      throw InvalidArgument("segmentation: nσ threshold must be positive");
-  }
+  if (statistics.enabled) compute::validate(statistics.params);
+  if (segmentation.enabled) compute::validate(segmentation.params);
 }
 
-std::string Pipeline::fingerprint() const {
-  std::ostringstream out;
-  out.precision(17);
-  if (outliers.enabled) {
-    const auto& p = outliers.params;
-    out << "outliers " << p.size << ' ' << p.threshold << ' ' << static_cast<int>(p.mode) << ';';
+namespace {
+
+// The enabled stages and their parameters, one text for both the cache key (Exact, with the
+// PSF's checksum) and the HISTORY line (Readable).
+std::string pipelineText(const Pipeline& p, Digits digits, bool psfChecksum) {
+  std::vector<std::string> stages;
+  if (p.outliers.enabled) stages.push_back("outliers " + describe(p.outliers.params, digits));
+  if (p.median.enabled) stages.push_back("median " + describeMedianSize(p.median.size));
+  if (p.blur.enabled) stages.push_back("blur " + describe(p.blur.params, digits));
+  if (p.deconvolution.enabled) {
+    const auto& d = p.deconvolution;
+    std::string text = "richardson-lucy " + describe(d.params, digits);
+    if (d.params.threeD) text += " slab=+-" + std::to_string(d.slabHalfWidth);
+    if (d.psf.empty()) {
+      text += " psf=gaussian(" + describeNumber(d.params.threeD ? d.psfSigmaZ : 0.0, digits) + "," +
+              describeNumber(d.psfSigmaY, digits) + "," + describeNumber(d.psfSigmaX, digits) + ")";
+    } else {
+      const Shape s = d.psf.shape();
+      text += " psf=" + std::to_string(s.z) + "x" + std::to_string(s.y) + "x" + std::to_string(s.x);
+      if (psfChecksum) text += "#" + std::to_string(checksum(d.psf));
+    }
+    stages.push_back(text);
   }
-  if (median.enabled) out << "median " << median.size << ';';
-  if (blur.enabled) {
-    const auto& p = blur.params;
-    out << "blur " << p.sigmaZ << ' ' << p.sigmaY << ' ' << p.sigmaX << ' ' << p.truncate << ' '
-        << p.nanAware << ';';
-  }
-  if (deconvolution.enabled) {
-    const auto& d = deconvolution;
-    const auto& p = d.params;
-    out << "rl " << p.iterations << ' ' << p.threeD << ' ' << static_cast<int>(p.boundary) << ' '
-        << p.tvLambda << ' ' << p.accelerate << ' ' << p.epsilon << ' '
-        << (p.threeD ? d.slabHalfWidth : 0) << ' ';
-    if (d.psf.empty())
-      out << "gauss " << (p.threeD ? d.psfSigmaZ : 0.0) << ' ' << d.psfSigmaY << ' ' << d.psfSigmaX;
-    else
-      out << "psf " << d.psf.shape().z << 'x' << d.psf.shape().y << 'x' << d.psf.shape().x << ' '
-          << checksum(d.psf);
-    out << ';';
-  }
-  auto clip = [&](const ClipParams& p) {
-    out << p.kappaLower << ' ' << p.kappaUpper << ' ' << p.maxIterations;
-  };
-  if (statistics.enabled) {
-    out << "stats ";
-    clip(statistics.params);
-    out << ';';
-  }
-  if (segmentation.enabled) {
-    const auto& p = segmentation.params;
-    out << "segment " << (p.absoluteThreshold ? *p.absoluteThreshold : 0.0) << ' '
-        << p.absoluteThreshold.has_value() << ' ' << p.nSigma << ' ' << p.connectivity << ' '
-        << p.minPixels << ' ';
-    clip(p.clip);
-    out << ';';
-  }
-  return out.str();
+  if (p.statistics.enabled) stages.push_back("statistics " + describe(p.statistics.params, digits));
+  if (p.segmentation.enabled)
+    stages.push_back("segmentation " + describe(p.segmentation.params, digits));
+  std::string out;
+  for (const auto& stage : stages) out += (out.empty() ? "" : " -> ") + stage;
+  return out;
 }
 
-std::string Pipeline::describe() const {
-  std::ostringstream out;
-  out.precision(6);
-  const char* sep = "";
-  auto next = [&]() -> std::ostringstream& {
-    out << sep;
-    sep = " -> ";
-    return out;
-  };
-  if (outliers.enabled)
-    next() << "outliers size=" << outliers.params.size
-           << " threshold=" << outliers.params.threshold;
-  if (median.enabled) next() << "median size=" << median.size;
-  if (blur.enabled) {
-    const auto& p = blur.params;
-    next() << "blur sigma=" << p.sigmaZ << "," << p.sigmaY << "," << p.sigmaX
-           << (p.nanAware ? " nan-aware" : "");
-  }
-  if (deconvolution.enabled) {
-    const auto& d = deconvolution;
-    const auto& p = d.params;
-    const char* boundary = p.boundary == Boundary::Periodic ? "periodic"
-                           : p.boundary == Boundary::Zero   ? "zero"
-                                                            : "reflect";
-    next() << "richardson-lucy " << (p.threeD ? "3d" : "2d") << " iterations=" << p.iterations
-           << " boundary=" << boundary;
-    if (p.threeD) out << " slab=+-" << d.slabHalfWidth;
-    if (p.tvLambda > 0) out << " tv=" << p.tvLambda;
-    if (p.accelerate) out << " accelerated";
-    if (d.psf.empty())
-      out << " psf=gaussian(" << (p.threeD ? d.psfSigmaZ : 0.0) << "," << d.psfSigmaY << ","
-          << d.psfSigmaX << ")";
-    else
-      out << " psf=" << d.psf.shape().z << "x" << d.psf.shape().y << "x" << d.psf.shape().x;
-  }
-  if (statistics.enabled)
-    next() << "statistics kappa=" << statistics.params.kappaLower << ","
-           << statistics.params.kappaUpper;
-  if (segmentation.enabled) {
-    const auto& p = segmentation.params;
-    next() << "segmentation ";
-    if (p.absoluteThreshold)
-      out << "threshold=" << *p.absoluteThreshold;
-    else
-      out << "nsigma=" << p.nSigma;
-    out << " connectivity=" << p.connectivity << " min-pixels=" << p.minPixels;
-  }
-  return out.str();
-}
+}  // namespace
+
+std::string Pipeline::fingerprint() const { return pipelineText(*this, Digits::Exact, true); }
+
+std::string Pipeline::describe() const { return pipelineText(*this, Digits::Readable, false); }
 
 std::vector<std::string> presetNames() { return {"astronomy sources", "microscopy deconvolution"}; }
 

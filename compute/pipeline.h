@@ -49,10 +49,12 @@ struct Pipeline {
   int slabHalfWidth() const;
   // Throws InvalidArgument naming the parameter when the settings cannot run.
   void validate() const;
-  // Text that differs whenever the result could differ (cache keys); includes a PSF checksum.
+  // Text that differs whenever the result could differ (cache keys): describe()'s text with every
+  // digit of each number and a checksum of a given PSF.
   std::string fingerprint() const;
-  // The enabled stages and their parameters in one line ("blur sigma=0,1,1 -> segmentation
-  // nsigma=5 ..."), for HISTORY cards and dialogs.
+  // The enabled stages and their parameters in one line, each stage's as compute/params_text.h
+  // describes it ("blur sigma=0,1,1 truncate=4 -> segmentation nsigma=5 ..."), for HISTORY cards
+  // and dialogs.
   std::string describe() const;
 };
 

@@ -2,12 +2,13 @@
 // Pipeline and reads it back, so "Copy as command" and the command's parser share one description.
 #include "compute/pipeline_command.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
+
+#include "compute/params_text.h"
 
 namespace stacklens::compute {
 namespace {
@@ -15,11 +16,7 @@ namespace {
 // ---- values ----------------------------------------------------------------------------------
 
 // The shortest text that reads back as the same double.
-std::string number(double v) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, v);
-  return std::string(buffer, result.ptr);
-}
+std::string number(double v) { return describeNumber(v, Digits::Exact); }
 
 std::string joined(const std::vector<std::string>& parts) {
   std::string out;
@@ -95,22 +92,12 @@ ClipParams parseClip(const std::string& value) {
   c.kappaLower = parseDouble(p[0]);
   c.kappaUpper = p.size() > 1 ? parseDouble(p[1]) : c.kappaLower;
   if (p.size() > 2) c.maxIterations = parseInt(p[2]);
-  if (!(c.kappaLower > 0) || !(c.kappaUpper > 0))
-    throw InvalidArgument("clipping κ must be positive, got '" + value + "'");
   return c;
 }
 
 bool sameClip(const ClipParams& a, const ClipParams& b) {
   return a.kappaLower == b.kappaLower && a.kappaUpper == b.kappaUpper &&
          a.maxIterations == b.maxIterations;
-}
-
-const char* modeName(OutlierMode m) {
-  return m == OutlierMode::Bright ? "bright" : m == OutlierMode::Dark ? "dark" : "both";
-}
-
-const char* boundaryName(Boundary b) {
-  return b == Boundary::Periodic ? "periodic" : b == Boundary::Zero ? "zero" : "reflect";
 }
 
 // THRESHOLD[,CONNECTIVITY,MIN_PIXELS] of --segment and --segment-above.
@@ -124,7 +111,9 @@ std::string segmentValue(const SegmentParams& s, double threshold) {
 double parseSegmentValue(const std::string& value, SegmentParams& s) {
   const auto p = parts(value, 1, 3, "V[,CONNECTIVITY[,MIN_PIXELS]]");
   if (p.size() > 1) s.connectivity = parseInt(p[1]);
-  if (p.size() > 2) s.minPixels = parseInteger(p[2], 1, std::numeric_limits<int64_t>::max());
+  if (p.size() > 2)
+    s.minPixels = parseInteger(p[2], std::numeric_limits<int64_t>::min(),
+                               std::numeric_limits<int64_t>::max());
   return parseDouble(p[0]);
 }
 
@@ -163,7 +152,7 @@ std::vector<Rule> makeRules() {
                  if (!p.outliers.enabled) return std::nullopt;
                  const auto& o = p.outliers.params;
                  std::string v = std::to_string(o.size) + "," + number(o.threshold);
-                 if (o.mode != OutlierMode::Both) v += std::string(",") + modeName(o.mode);
+                 if (o.mode != OutlierMode::Both) v += std::string(",") + outlierModeName(o.mode);
                  return v;
                },
                [](const std::string& value, PipelineOptions& o) {
@@ -323,9 +312,7 @@ std::vector<Rule> makeRules() {
                  return number(d.params.tvLambda);
                },
                [](const std::string& value, PipelineOptions& o) {
-                 const double tv = parseDouble(value);
-                 if (tv < 0) throw InvalidArgument("expected a weight ≥ 0, got '" + value + "'");
-                 o.pipeline.deconvolution.params.tvLambda = tv;
+                 o.pipeline.deconvolution.params.tvLambda = parseDouble(value);
                }});
   r.push_back({{"accelerate", "", "Biggs–Andrews acceleration of the deconvolution"},
                Stage::Deconvolution,
@@ -347,11 +334,8 @@ std::vector<Rule> makeRules() {
                  return number(static_cast<double>(d.params.epsilon));
                },
                [](const std::string& value, PipelineOptions& o) {
-                 const double e = parseDouble(value);
-                 const float f = static_cast<float>(e);
-                 if (!(f > 0) || !std::isfinite(f))
-                   throw InvalidArgument("expected a positive float32, got '" + value + "'");
-                 o.pipeline.deconvolution.params.epsilon = f;
+                 // Past float's range this is ±inf or 0, which the stage's validation refuses.
+                 o.pipeline.deconvolution.params.epsilon = static_cast<float>(parseDouble(value));
                }});
   r.push_back({{"stats", "K|KLOWER,KUPPER[,MAXITER]",
                 "sigma-clipped statistics of each processed slice (astropy sigma_clip; "

@@ -152,16 +152,7 @@ Image blurPlain(const Image& in, const BlurParams& p, const std::vector<float>& 
 
 Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job, ThreadPool& pool) {
   if (in.empty()) throw InvalidArgument("gaussian_blur: the image is empty");
-  auto bad = [](double v) { return !std::isfinite(v); };
-  if (bad(p.sigmaY) || bad(p.sigmaX) || bad(p.sigmaZ) || p.sigmaY <= 0 || p.sigmaX <= 0)
-    throw InvalidArgument("gaussian_blur: sigma on y and x must be finite and > 0 (got y=" +
-                          std::to_string(p.sigmaY) + ", x=" + std::to_string(p.sigmaX) + ")");
-  if (p.sigmaZ < 0)
-    throw InvalidArgument("gaussian_blur: sigma on z must be >= 0 (got " +
-                          std::to_string(p.sigmaZ) + ")");
-  if (bad(p.truncate) || p.truncate <= 0)
-    throw InvalidArgument("gaussian_blur: truncate must be finite and > 0 (got " +
-                          std::to_string(p.truncate) + ")");
+  validate(p);
   const std::vector<float> wy = gaussianKernel(p.sigmaY, p.truncate);
   const std::vector<float> wx = gaussianKernel(p.sigmaX, p.truncate);
   const std::vector<float> wz =

@@ -302,9 +302,7 @@ constexpr int kLargestNetwork = 15;
 
 Image medianFilter(const Image& in, int size, const Job& job, ThreadPool& pool) {
   if (in.empty()) throw InvalidArgument("median_filter: the image is empty");
-  if (size < 1 || size % 2 == 0)
-    throw InvalidArgument("median_filter: size must be an odd number >= 1 (got " +
-                          std::to_string(size) + ")");
+  validateMedianSize(size);
   const Shape s = in.shape();
   Image out = Image::hostUninitialized(s);
   out.spacing = in.spacing;

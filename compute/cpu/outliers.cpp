@@ -7,7 +7,7 @@
 //   every other pixel keeps its value exactly.
 // - A NaN value or a NaN median makes every comparison false, so the pixel is kept (NaN stays
 //   NaN). An infinite value next to a finite median is an outlier in its direction.
-// - threshold must be finite and ≥ 0; size as for medianFilter.
+// - The parameters as validate(OutlierParams) (compute/params.h) checks them.
 #include <cmath>
 #include <string>
 
@@ -16,15 +16,8 @@
 namespace stacklens::compute::cpu {
 
 Image removeOutliers(const Image& in, const OutlierParams& p, const Job& job, ThreadPool& pool) {
-  if (!std::isfinite(p.threshold) || p.threshold < 0)
-    throw InvalidArgument("outliers: threshold must be finite and >= 0 (got " +
-                          std::to_string(p.threshold) + ")");
-  if (p.mode != OutlierMode::Bright && p.mode != OutlierMode::Dark && p.mode != OutlierMode::Both)
-    throw InvalidArgument("outliers: unknown mode");
+  validate(p);
   if (in.empty()) throw InvalidArgument("outliers: the image is empty");
-  if (p.size < 1 || p.size % 2 == 0)
-    throw InvalidArgument("outliers: size must be an odd number >= 1 (got " +
-                          std::to_string(p.size) + ")");
   // The median image becomes the output: pixels that are not outliers get their value back.
   Image out = medianFilter(in, p.size, job, pool);
   const float* src = in.data();

@@ -97,18 +97,13 @@ Image resampleAxis(const Image& in, int axis, int64_t nOut, int order, const Job
 }  // namespace
 
 Image resample(const Image& in, const ResampleParams& p, const Job& job, ThreadPool& pool) {
+  validate(p);
   if (in.empty()) throw InvalidArgument("resample: the image is empty");
-  if (p.order != 1 && p.order != 3)
-    throw InvalidArgument("resample: order must be 1 (linear) or 3 (cubic), got " +
-                          std::to_string(p.order));
   const std::array<double, 3> zoom{p.zoomZ, p.zoomY, p.zoomX};
   const std::array<int64_t, 3> nIn{in.shape().z, in.shape().y, in.shape().x};
   const char* axisName[3] = {"z", "y", "x"};
   std::array<int64_t, 3> nOut{};
   for (int a = 0; a < 3; ++a) {
-    if (!std::isfinite(zoom[a]) || zoom[a] <= 0)
-      throw InvalidArgument(std::string("resample: zoom on ") + axisName[a] +
-                            " must be finite and > 0 (got " + std::to_string(zoom[a]) + ")");
     const double length = std::nearbyint(double(nIn[a]) * zoom[a]);  // ties to even
     if (length < 1)
       throw InvalidArgument(std::string("resample: zoom ") + std::to_string(zoom[a]) + " on " +

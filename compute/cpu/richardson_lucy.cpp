@@ -31,8 +31,9 @@
 //    k and y_k the point it started from, g_k = x_k − y_{k−1},
 //    α = clamp(Σ g_k g_{k−1} / Σ g_{k−1}², 0, 1), y_k = max(x_k + α (x_k − x_{k−1}), 0); the first
 //    step has α = 0 and the result is the last x (not extrapolated).
-//  * Invalid (InvalidArgument): iterations < 1, an empty image or PSF, no finite image value, a
-//    NaN/Inf PSF value, PSF sum ≤ 0, a PSF larger than the image for Periodic, ε ≤ 0, λ < 0.
+//  * Invalid (InvalidArgument): the parameters as validate(DeconvolveParams) checks them, an
+//    empty image or PSF, no finite image value, a NaN/Inf PSF value, PSF sum ≤ 0, a PSF larger
+//    than the image for Periodic.
 //
 // Performance: one set of buffers per call, the OTF computed once, real-to-complex transforms
 // with plans cached per shape (fft_plan_cache), element-wise work fused into single passes
@@ -352,13 +353,7 @@ Image preparePsf(const Image& psf, bool threeD) {
 
 Image richardsonLucy(const Image& in, const Image& psfIn, const DeconvolveParams& p, const Job& job,
                      ThreadPool& pool) {
-  if (p.iterations < 1)
-    throw InvalidArgument("richardson_lucy: iterations must be ≥ 1 (got " +
-                          std::to_string(p.iterations) + ")");
-  if (!(p.epsilon > 0) || !std::isfinite(p.epsilon))
-    throw InvalidArgument("richardson_lucy: epsilon must be > 0");
-  if (!(p.tvLambda >= 0) || !std::isfinite(p.tvLambda))
-    throw InvalidArgument("richardson_lucy: the TV weight must be ≥ 0");
+  validate(p);
   if (in.empty()) throw InvalidArgument("richardson_lucy: the image is empty");
   const Shape shape = in.shape();
   bool anyFinite = false;

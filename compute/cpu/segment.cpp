@@ -142,16 +142,7 @@ std::vector<int64_t> connectRuns(const std::vector<Run>& runs, int connectivity)
 
 Segmentation segment(const Image& in, const SegmentParams& p, const Job& job, ThreadPool& pool) {
   if (in.empty()) throw InvalidArgument("segment: the image is empty");
-  if (p.connectivity != 4 && p.connectivity != 8)
-    throw InvalidArgument("segment: connectivity must be 4 or 8 (got " +
-                          std::to_string(p.connectivity) + ")");
-  if (p.minPixels < 1)
-    throw InvalidArgument("segment: the minimum pixel count must be ≥ 1 (got " +
-                          std::to_string(p.minPixels) + ")");
-  if (p.absoluteThreshold && !std::isfinite(*p.absoluteThreshold))
-    throw InvalidArgument("segment: the threshold must be finite");
-  if (!p.absoluteThreshold && !std::isfinite(p.nSigma))
-    throw InvalidArgument("segment: nsigma must be finite");
+  validate(p);
   const Shape shape = in.shape();
   if (shape.x > (int64_t{1} << 31) || shape.y > (int64_t{1} << 31))
     throw InvalidArgument("segment: the image is too large");

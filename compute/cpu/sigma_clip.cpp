@@ -470,11 +470,7 @@ SummaryStats summarise(const SetStats& s) {
 }  // namespace
 
 ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job, ThreadPool& pool) {
-  if (!(p.kappaLower >= 0) || !(p.kappaUpper >= 0) || !std::isfinite(p.kappaLower) ||
-      !std::isfinite(p.kappaUpper))
-    throw InvalidArgument("sigma_clip: kappa must be finite and ≥ 0 (got lower " +
-                          std::to_string(p.kappaLower) + ", upper " + std::to_string(p.kappaUpper) +
-                          ")");
+  validate(p);
   if (in.empty()) throw InvalidArgument("sigma_clip: the image is empty");
   BucketedValues values(in.data(), in.shape().count(), pool, job);
   const float inf = std::numeric_limits<float>::infinity();

@@ -170,9 +170,7 @@ void blurAllAxes(const ContextPtr& ctx, const T* in, T* a, T* b, T** result, con
 }  // namespace
 
 Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& p, const Job& job) {
-  if (!(p.sigmaY > 0) || !(p.sigmaX > 0) || !(p.sigmaZ >= 0))
-    throw InvalidArgument("gaussian blur: sigma must be positive (sigma z may be 0 for 2D)");
-  if (!(p.truncate > 0)) throw InvalidArgument("gaussian blur: truncate must be positive");
+  validate(p);
   if (input.empty()) throw InvalidArgument("gaussian blur: the image is empty");
   if (input.shape().y > 65535 || input.shape().x > INT32_MAX / 2 || input.shape().z > INT32_MAX / 2)
     throw InvalidArgument("gaussian blur: images taller than 65535 rows are not supported");

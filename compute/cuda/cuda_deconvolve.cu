@@ -602,13 +602,7 @@ size_t richardsonLucySliceBytes(Shape slice, Shape psf, const DeconvolveParams& 
 
 Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psfInput,
                      const DeconvolveParams& p, const Job& job) {
-  if (p.iterations < 1)
-    throw InvalidArgument("richardson_lucy: iterations must be >= 1 (got " +
-                          std::to_string(p.iterations) + ")");
-  if (!(p.epsilon > 0) || !std::isfinite(p.epsilon))
-    throw InvalidArgument("richardson_lucy: epsilon must be > 0");
-  if (!(p.tvLambda >= 0) || !std::isfinite(p.tvLambda))
-    throw InvalidArgument("richardson_lucy: the TV weight must be >= 0");
+  validate(p);
   if (input.empty()) throw InvalidArgument("richardson_lucy: the image is empty");
   if (psfInput.empty()) throw InvalidArgument("richardson_lucy: the PSF is empty");
   const Shape s = input.shape();

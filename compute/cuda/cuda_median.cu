@@ -281,10 +281,9 @@ Image medianOrOutliers(const ContextPtr& ctx, const Image& input, int size, Outl
 }  // namespace
 
 void checkMedianSize(int size) {
-  if (size < 1 || size % 2 == 0)
-    throw InvalidArgument("median size must be a positive odd number (got " + std::to_string(size) +
-                          ")");
-  if (size > 255) throw InvalidArgument("median size must be at most 255");
+  validateMedianSize(size);
+  // The kernels' own limit, below the parameter's.
+  if (size > 255) throw InvalidArgument("median size must be at most 255 on the GPU");
 }
 
 Image medianFilter(const ContextPtr& ctx, const Image& in, int size, const Job& job) {
@@ -294,9 +293,8 @@ Image medianFilter(const ContextPtr& ctx, const Image& in, int size, const Job& 
 
 Image removeOutliers(const ContextPtr& ctx, const Image& in, const OutlierParams& p,
                      const Job& job) {
+  validate(p);
   checkMedianSize(p.size);
-  if (!(p.threshold >= 0) || !std::isfinite(p.threshold))
-    throw InvalidArgument("outlier threshold must be finite and >= 0");
   OutlierRule rule;
   rule.enabled = true;
   rule.mode = static_cast<int>(p.mode);

@@ -95,12 +95,8 @@ void overGrid(const Shape& s, Launch launch) {
 }  // namespace
 
 Image resample(const ContextPtr& ctx, const Image& input, const ResampleParams& p, const Job& job) {
-  if (p.order != 1 && p.order != 3)
-    throw InvalidArgument("resample: order must be 1 or 3 (got " + std::to_string(p.order) + ")");
+  validate(p);
   const double zooms[3] = {p.zoomZ, p.zoomY, p.zoomX};
-  for (double f : zooms)
-    if (!(f > 0) || !std::isfinite(f))
-      throw InvalidArgument("resample: zoom factors must be positive");
   if (input.empty()) throw InvalidArgument("resample: the image is empty");
   if (double(input.shape().y) * std::max(1.0, p.zoomY) > 65535)
     throw InvalidArgument("resample: results taller than 65535 rows are not supported");

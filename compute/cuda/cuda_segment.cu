@@ -231,10 +231,7 @@ __global__ void relabelAndMeasure(const float* __restrict__ in, int32_t* __restr
 
 Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentParams& p,
                      const Job& job) {
-  if (p.connectivity != 4 && p.connectivity != 8)
-    throw InvalidArgument("segment: connectivity must be 4 or 8 (got " +
-                          std::to_string(p.connectivity) + ")");
-  if (p.minPixels < 0) throw InvalidArgument("segment: the minimum pixel count must be >= 0");
+  validate(p);
   if (input.empty()) throw InvalidArgument("segment: the image is empty");
   if (input.shape().count() >= INT32_MAX)
     throw InvalidArgument("segment: images of 2^31 pixels or more are not supported");

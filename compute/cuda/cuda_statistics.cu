@@ -557,9 +557,7 @@ SummaryStats summary(const StatsResult& r) {
 
 ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
                           const ClipParams& p, const Job& job) {
-  if (!(p.kappaLower >= 0) || !(p.kappaUpper >= 0) || !std::isfinite(p.kappaLower) ||
-      !std::isfinite(p.kappaUpper))
-    throw InvalidArgument("sigma_clip: kappa must be finite and >= 0");
+  validate(p);
   // The passes skip non-finite values themselves and read the input where it is (a compacted
   // copy costs more than it saves unless about a fifth of the values are NaN or infinite); a
   // view that is not 16-byte aligned, which their vector loads need, gets the finite values

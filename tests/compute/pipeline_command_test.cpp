@@ -279,7 +279,7 @@ TEST(PipelineCommand, ErrorsNameTheOption) {
   EXPECT_EQ(parseError({"--segment", "5,6"}).rfind("--segment: ", 0), 0u);
   EXPECT_EQ(parseError({"--sources", "s.csv"}), "--sources needs --segment or --segment-above");
   EXPECT_EQ(parseError({"--statistics", "s.csv"}), "--statistics needs --stats");
-  EXPECT_EQ(parseError({"--stats", "0"}).rfind("--stats: ", 0), 0u);
+  EXPECT_EQ(parseError({"--stats", "-1"}).rfind("--stats: ", 0), 0u);
   EXPECT_EQ(parseError({"--blur", "1", "--blur-truncate", "inf"}).rfind("--blur-truncate: ", 0),
             0u);
 }

@@ -1,0 +1,106 @@
+// The rules of the operations' parameters (compute/params.h), in one place for every caller.
+#include "compute/params.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace stacklens::compute {
+namespace {
+
+// The shortest text that reads back as the same number ("0.1", "nan", "-inf").
+std::string number(double v) {
+  char buffer[64];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+  return std::string(buffer, end);
+}
+
+[[noreturn]] void reject(const char* parameter, const std::string& what, const std::string& rule,
+                         double value) {
+  throw InvalidParameter(parameter, what + " must be " + rule + ", got " + number(value));
+}
+
+bool finite(double v) { return std::isfinite(v); }
+
+std::string oddWindow() { return "odd, from 1 to " + std::to_string(kLargestMedianWindow); }
+
+}  // namespace
+
+void validate(const BlurParams& p) {
+  if (!finite(p.sigmaZ) || p.sigmaZ < 0)
+    reject("sigmaZ", "blur sigma on z", "finite and ≥ 0 (0: each slice in 2D)", p.sigmaZ);
+  if (!finite(p.sigmaY) || !(p.sigmaY > 0))
+    reject("sigmaY", "blur sigma on y", "finite and > 0", p.sigmaY);
+  if (!finite(p.sigmaX) || !(p.sigmaX > 0))
+    reject("sigmaX", "blur sigma on x", "finite and > 0", p.sigmaX);
+  if (!finite(p.truncate) || !(p.truncate > 0))
+    reject("truncate", "blur truncate", "finite and > 0", p.truncate);
+}
+
+void validateMedianSize(int size) {
+  if (size < 1 || size % 2 == 0 || size > kLargestMedianWindow)
+    reject("size", "median size", oddWindow(), size);
+}
+
+void validate(const DeconvolveParams& p) {
+  if (p.iterations < 1) reject("iterations", "deconvolution iterations", "≥ 1", p.iterations);
+  if (!finite(p.tvLambda) || p.tvLambda < 0)
+    reject("tvLambda", "deconvolution TV weight", "finite and ≥ 0", p.tvLambda);
+  if (!std::isfinite(p.epsilon) || !(p.epsilon > 0))
+    reject("epsilon", "deconvolution epsilon", "finite and > 0", p.epsilon);
+  if (p.boundary != Boundary::Reflect && p.boundary != Boundary::Periodic &&
+      p.boundary != Boundary::Zero)
+    reject("boundary", "deconvolution boundary", "reflect (0), periodic (1) or zero (2)",
+           static_cast<int>(p.boundary));
+}
+
+void validate(const ClipParams& p) {
+  if (!finite(p.kappaLower) || p.kappaLower < 0)
+    reject("kappaLower", "clipping kappa lower", "finite and ≥ 0", p.kappaLower);
+  if (!finite(p.kappaUpper) || p.kappaUpper < 0)
+    reject("kappaUpper", "clipping kappa upper", "finite and ≥ 0", p.kappaUpper);
+}
+
+void validate(const SegmentParams& p) {
+  if (p.connectivity != 4 && p.connectivity != 8)
+    reject("connectivity", "segmentation connectivity", "4 or 8", p.connectivity);
+  if (p.minPixels < 1)
+    reject("minPixels", "segmentation minimum pixels", "≥ 1", static_cast<double>(p.minPixels));
+  if (p.absoluteThreshold && !finite(*p.absoluteThreshold))
+    reject("absoluteThreshold", "segmentation threshold", "finite", *p.absoluteThreshold);
+  if (!p.absoluteThreshold && (!finite(p.nSigma) || !(p.nSigma > 0)))
+    reject("nSigma", "segmentation nsigma", "finite and > 0", p.nSigma);
+  if (p.background) return;
+  try {
+    validate(p.clip);
+  } catch (const InvalidParameter& e) {
+    throw InvalidParameter("clip." + e.parameter(),
+                           std::string("segmentation background ") + e.what());
+  }
+}
+
+void validate(const OutlierParams& p) {
+  if (p.size < 1 || p.size % 2 == 0 || p.size > kLargestMedianWindow)
+    reject("size", "outlier window size", oddWindow(), p.size);
+  if (!finite(p.threshold) || p.threshold < 0)
+    reject("threshold", "outlier threshold", "finite and ≥ 0", p.threshold);
+  if (p.mode != OutlierMode::Bright && p.mode != OutlierMode::Dark && p.mode != OutlierMode::Both)
+    reject("mode", "outlier mode", "bright (0), dark (1) or both (2)", static_cast<int>(p.mode));
+}
+
+void validate(const ResampleParams& p) {
+  if (!finite(p.zoomZ) || !(p.zoomZ > 0))
+    reject("zoomZ", "resample zoom on z", "finite and > 0", p.zoomZ);
+  if (!finite(p.zoomY) || !(p.zoomY > 0))
+    reject("zoomY", "resample zoom on y", "finite and > 0", p.zoomY);
+  if (!finite(p.zoomX) || !(p.zoomX > 0))
+    reject("zoomX", "resample zoom on x", "finite and > 0", p.zoomX);
+  if (p.order != 1 && p.order != 3)
+    reject("order", "resample order", "1 (linear) or 3 (cubic)", p.order);
+}
+
+void validate(const MomentParams& p) {
+  if (p.order < 0 || p.order > 2) reject("order", "moment order", "0, 1 or 2", p.order);
+  if (std::isnan(p.clip)) reject("clip", "moment clip level", "a number", p.clip);
+}
+
+}  // namespace stacklens::compute
