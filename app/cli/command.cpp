@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 namespace stacklens::cli {
@@ -64,6 +65,13 @@ long long Args::getInt(const std::string& name, long long fallback) const {
   if (d != std::floor(d) || std::fabs(d) > 9.0e15)
     throw UsageError("--" + name + ": '" + *v + "' is not an integer");
   return static_cast<long long>(d);
+}
+
+int Args::getInt32(const std::string& name, int fallback) const {
+  const long long v = getInt(name, fallback);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    throw UsageError("--" + name + ": " + std::to_string(v) + " is out of range");
+  return static_cast<int>(v);
 }
 
 std::vector<double> Args::getDoubles(const std::string& name) const {

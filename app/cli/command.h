@@ -37,6 +37,8 @@ class Args {
   std::string get(const std::string& name, const std::string& fallback) const;
   double getDouble(const std::string& name, double fallback) const;
   long long getInt(const std::string& name, long long fallback) const;
+  // The same for an int parameter: a value past int's range is a UsageError.
+  int getInt32(const std::string& name, int fallback) const;
   // A comma-separated list of numbers, e.g. "1.5" or "1,2,2".
   std::vector<double> getDoubles(const std::string& name) const;
 

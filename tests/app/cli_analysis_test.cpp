@@ -73,6 +73,13 @@ TEST_F(CliAnalysis, StatsPerSliceAndErrors) {
   EXPECT_EQ(jsonNumber(one.out, "n"), 12);
   EXPECT_NEAR(jsonNumber(one.out, "median"), 5.0, 1e-9);
   EXPECT_EQ(runCliSeparately("stats " + in + " --kappa -1").code, 2);
+  const CliResult lower = runCliSeparately("stats " + in + " --kappa 2 --kappa-lower -0.5");
+  EXPECT_EQ(lower.code, 2);
+  EXPECT_NE(lower.err.find("stats: --kappa-lower: clipping kappa lower must be finite and ≥ 0, "
+                           "got -0.5"),
+            std::string::npos)
+      << lower.err;
+  EXPECT_EQ(runCliSeparately("stats " + in + " --backend cpu --kappa 0").code, 0);  // the boundary
   EXPECT_EQ(runCliSeparately("stats " + in + " --kappa abc").code, 2);
   EXPECT_EQ(runCliSeparately("stats " + in + " --slice 7").code, 2);
   CliResult missing = runCliSeparately("stats " + path("nope.fits"));
@@ -127,6 +134,11 @@ TEST_F(CliAnalysis, SegmentUsageErrors) {
             2);
   EXPECT_EQ(runCliSeparately("segment " + in + " " + out + " --threshold 1 --min-pixels 0").code,
             2);
+  const CliResult nsigma = runCliSeparately("segment " + in + " " + out + " --nsigma 0");
+  EXPECT_EQ(nsigma.code, 2);
+  EXPECT_NE(nsigma.err.find("--nsigma: segmentation nsigma must be finite and > 0, got 0"),
+            std::string::npos)
+      << nsigma.err;
   EXPECT_EQ(runCliSeparately("segment " + in + " " + in + " --threshold 0.5").code,
             3);  // over the input
 }

@@ -46,6 +46,30 @@ TEST(CliFilters, ParameterMistakesAreUsageErrorsNamingTheOption) {
   expectUsageError("resample in.fits out.fits --zoom 2 --order 2", "--order");
 }
 
+// The library checks the parameters (compute/params.h); the command puts its option in front of
+// the library's words, before it opens the input.
+TEST(CliFilters, ParameterRulesSpeakTheLibrarysWordsAfterTheOption) {
+  auto expectMessage = [](const std::string& args, const std::string& message) {
+    CliResult r = runCli(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("error: " + message + "\n"), std::string::npos) << args << "\n" << r.out;
+  };
+  expectMessage("median in.fits out.fits --size 4",
+                "median: --size: median size must be odd, from 1 to 1001, got 4");
+  expectMessage("median in.fits out.fits --size 1003",
+                "median: --size: median size must be odd, from 1 to 1001, got 1003");
+  expectMessage("outliers in.fits out.fits --size 3 --threshold -1",
+                "outliers: --threshold: outlier threshold must be finite and ≥ 0, got -1");
+  expectMessage("blur in.fits out.fits --sigma 0,1,0",
+                "blur: --sigma: blur sigma on x must be finite and > 0, got 0");
+  expectMessage("blur in.fits out.fits --sigma 1 --truncate 0",
+                "blur: --truncate: blur truncate must be finite and > 0, got 0");
+  expectMessage("resample in.fits out.fits --zoom 2,0 --order 3",
+                "resample: --zoom: resample zoom on x must be finite and > 0, got 0");
+  expectMessage("median in.fits out.fits --size 99999999999",
+                "median: --size: 99999999999 is out of range");
+}
+
 TEST(CliFilters, HelpDescribesEachCommand) {
   for (const char* command : {"blur", "median", "outliers", "resample"}) {
     CliResult r = runCli(std::string(command) + " --help");

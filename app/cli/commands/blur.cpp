@@ -1,8 +1,8 @@
 // stacklens-cli blur: Gaussian blur of a stack, 2D per slice (one sigma) or 3D (three sigmas).
-#include <sstream>
-
 #include "app/cli/command.h"
+#include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
+#include "compute/params_text.h"
 
 namespace stacklens::cli {
 namespace {
@@ -25,16 +25,13 @@ int runBlur(const Args& args) {
   }
   p.truncate = args.getDouble("truncate", 4.0);
   p.nanAware = args.has("nan-aware");
-
-  std::ostringstream history;
-  history << "stacklens blur sigma=";
-  if (p.sigmaZ > 0) history << p.sigmaZ << ",";
-  history << p.sigmaY << "," << p.sigmaX << " truncate=" << p.truncate
-          << (p.nanAware ? " nan-aware" : "");
+  checkParameters(
+      [&] { compute::validate(p); },
+      {{"sigmaZ", "sigma"}, {"sigmaY", "sigma"}, {"sigmaX", "sigma"}, {"truncate", "truncate"}});
   // A 3D blur reads its kernel's radius of slices on each side (as the backends' kernels).
   const int64_t reach = p.sigmaZ > 0 ? static_cast<int64_t>(p.truncate * p.sigmaZ + 0.5) : 0;
   return runImageOperation(
-      args, "blur", history.str(),
+      args, "blur", "stacklens blur " + compute::describe(p),
       [&](compute::Backend& b, const compute::Image& in) { return b.gaussianBlur(in, p); }, reach);
 }
 

@@ -6,7 +6,9 @@
 #include "app/cli/blocked_run.h"
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
+#include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
+#include "compute/params_text.h"
 #include "io/stack.h"
 
 namespace stacklens::cli {
@@ -32,8 +34,7 @@ compute::Image loadPsf(const Args& args, bool threeD) {
 int runDeconvolve(const Args& args) {
   compute::DeconvolveParams p;
   if (!args.has("iterations")) throw UsageError("--iterations N is required");
-  p.iterations = static_cast<int>(args.getInt("iterations", 20));
-  if (p.iterations < 1) throw UsageError("--iterations: expected at least 1");
+  p.iterations = args.getInt32("iterations", 20);
   const std::string mode = args.get("mode", "2d");
   if (mode != "2d" && mode != "3d") throw UsageError("--mode: expected 2d or 3d");
   p.threeD = mode == "3d";
@@ -47,8 +48,9 @@ int runDeconvolve(const Args& args) {
   else
     throw UsageError("--boundary: expected reflect, periodic or zero");
   p.tvLambda = args.getDouble("tv", 0.0);
-  if (p.tvLambda < 0) throw UsageError("--tv: expected a weight ≥ 0");
   p.accelerate = args.has("accelerate");
+  checkParameters([&] { compute::validate(p); },
+                  {{"iterations", "iterations"}, {"tvLambda", "tv"}});
   if (p.threeD && args.has("slice"))
     throw UsageError("--mode 3d needs the whole stack, not --slice");
   for (const char* o : {"budget-mb", "ram-budget-mb"})
@@ -58,9 +60,7 @@ int runDeconvolve(const Args& args) {
     if (!p.threeD && args.has(o)) throw UsageError(std::string("--") + o + " needs --mode 3d");
   const std::string outPath = args.positional(1);
 
-  const std::string history =
-      "stacklens deconvolve richardson-lucy iterations=" + std::to_string(p.iterations) +
-      " mode=" + mode + " boundary=" + boundary;
+  const std::string history = "stacklens deconvolve richardson-lucy " + compute::describe(p);
   // Ctrl-C from here on stops the run (between iterations); nothing is written then.
   const std::atomic<bool>* stop = installInterruptHandler();
   if (p.threeD) return runDeconvolve3d(args, {p, loadPsf(args, true), outPath, history, stop});

@@ -1,23 +1,20 @@
 // stacklens-cli median: k×k median filter of every slice.
-#include <cmath>
-
 #include "app/cli/command.h"
+#include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
+#include "compute/params_text.h"
 
 namespace stacklens::cli {
 namespace {
 
 int runMedian(const Args& args) {
   if (!args.has("size")) throw UsageError("--size is required (an odd window size K)");
-  const long long size = args.getInt("size", 3);
-  if (size < 1 || size % 2 == 0 || size > 1001)
-    throw UsageError("--size must be an odd number from 1 to 1001, got " + std::to_string(size));
+  const int size = args.getInt32("size", 3);
+  checkParameters([&] { compute::validateMedianSize(size); }, {{"size", "size"}});
 
   return runImageOperation(
-      args, "median", "stacklens median size=" + std::to_string(size),
-      [&](compute::Backend& b, const compute::Image& in) {
-        return b.medianFilter(in, static_cast<int>(size));
-      },
+      args, "median", "stacklens median " + compute::describeMedianSize(size),
+      [&](compute::Backend& b, const compute::Image& in) { return b.medianFilter(in, size); },
       /*zReach=*/0);
 }
 

@@ -1,10 +1,11 @@
 // stacklens-cli moments: spectral moment maps (CASA's immoments, CARTA's moments) of a range of
 // slices, in the world units of the z axis as the header gives them.
 #include <cstdio>
-#include <sstream>
 
 #include "app/cli/along_z.h"
+#include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
+#include "compute/params_text.h"
 #include "io/z_coordinate.h"
 
 namespace stacklens::cli {
@@ -14,8 +15,11 @@ std::string quoted(const std::string& v) { return "'" + v + "'"; }
 
 int runMoments(const Args& args) {
   if (!args.has("order")) throw UsageError("--order is required (0, 1 or 2)");
-  const long long order = args.getInt("order", 0);
-  if (order < 0 || order > 2) throw UsageError("--order: expected 0, 1 or 2");
+  compute::MomentParams p;
+  p.order = args.getInt32("order", 0);
+  if (args.has("clip")) p.clip = args.getDouble("clip", 0);
+  checkParameters([&] { compute::validate(p); }, {{"order", "order"}, {"clip", "clip"}});
+  const int order = p.order;
   InputStack probe;
   const io::ZCoordinate coordinate = io::zCoordinate(*openInput(args, probe));
   if (coordinate.what == "slice index")
@@ -23,9 +27,6 @@ int runMoments(const Args& args) {
                  "note: %s has no spectral axis or z spacing; the coordinate is the "
                  "slice index\n",
                  probe.path.c_str());
-  compute::MomentParams p;
-  p.order = int(order);
-  if (args.has("clip")) p.clip = args.getDouble("clip", 0);
 
   AlongZ run;
   run.stage = "moments";
@@ -38,11 +39,9 @@ int runMoments(const Args& args) {
     return b.moment(band.slices, q);
   };
   run.history = [&](int64_t first, int64_t last) {
-    std::ostringstream h;
-    h << "stacklens moments order=" << order << " first=" << first << " last=" << last;
-    if (args.has("clip")) h << " clip=" << p.clip;
-    h << " along " << coordinate.what;
-    return h.str();
+    compute::MomentParams range = p;
+    range.first = first, range.last = last;
+    return "stacklens moments " + compute::describe(range) + " along " + coordinate.what;
   };
   run.describe = [&](const io::StackInfo& info, io::WriteOptions& o) {
     static const char* names[] = {"integrated intensity", "intensity-weighted coordinate",

@@ -1,8 +1,8 @@
 // stacklens-cli outliers: replace pixels that differ from their local median by more than T.
-#include <sstream>
-
 #include "app/cli/command.h"
+#include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
+#include "compute/params_text.h"
 
 namespace stacklens::cli {
 namespace {
@@ -11,12 +11,8 @@ int runOutliers(const Args& args) {
   if (!args.has("size")) throw UsageError("--size is required (an odd window size K)");
   if (!args.has("threshold")) throw UsageError("--threshold is required (T >= 0)");
   compute::OutlierParams p;
-  const long long size = args.getInt("size", 3);
-  if (size < 1 || size % 2 == 0 || size > 1001)
-    throw UsageError("--size must be an odd number from 1 to 1001, got " + std::to_string(size));
-  p.size = static_cast<int>(size);
+  p.size = args.getInt32("size", 3);
   p.threshold = args.getDouble("threshold", 0.0);
-  if (p.threshold < 0) throw UsageError("--threshold must be >= 0");
   const std::string mode = args.get("mode", "both");
   if (mode == "bright")
     p.mode = compute::OutlierMode::Bright;
@@ -26,12 +22,10 @@ int runOutliers(const Args& args) {
     p.mode = compute::OutlierMode::Both;
   else
     throw UsageError("--mode must be bright, dark or both, got '" + mode + "'");
+  checkParameters([&] { compute::validate(p); }, {{"size", "size"}, {"threshold", "threshold"}});
 
-  std::ostringstream history;
-  history << "stacklens outliers size=" << p.size << " threshold=" << p.threshold
-          << " mode=" << mode;
   return runImageOperation(
-      args, "outliers", history.str(),
+      args, "outliers", "stacklens outliers " + compute::describe(p),
       [&](compute::Backend& b, const compute::Image& in) { return b.removeOutliers(in, p); },
       /*zReach=*/0);
 }

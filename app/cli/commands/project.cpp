@@ -1,5 +1,6 @@
 // stacklens-cli project: max/min/mean/sum/std/median of a range of slices (Fiji's Z Project).
 #include "app/cli/along_z.h"
+#include "compute/params_text.h"
 #include "compute/projection.h"
 
 namespace stacklens::cli {
@@ -19,8 +20,7 @@ int runProject(const Args& args) {
     return b.project(band.slices, {op, band.first, band.last});
   };
   run.history = [op](int64_t first, int64_t last) {
-    return std::string("stacklens project op=") + compute::projectionName(op) +
-           " first=" + std::to_string(first) + " last=" + std::to_string(last);
+    return "stacklens project " + compute::describe(compute::ProjectParams{op, first, last});
   };
   return runAlongZ(args, run);
 }

@@ -6,12 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
-#include <sstream>
 
 #include "app/cli/command.h"
+#include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
 #include "compute/blocked/streamed_resample.h"
 #include "compute/device_list.h"
+#include "compute/params_text.h"
 #include "io/block_writer.h"
 
 namespace stacklens::cli {
@@ -79,12 +80,9 @@ void rescaleWcs(std::vector<io::HeaderCard>& header, const std::array<double, 4>
 
 // Output spacing and WCS follow the new grid.
 io::WriteOptions resampledOptions(const InputStack& input, compute::Shape in, compute::Shape out,
-                                  const std::array<double, 3>& zoom, long long order,
-                                  bool isotropic) {
-  std::ostringstream history;
-  history << "stacklens resample zoom=" << zoom[0] << "," << zoom[1] << "," << zoom[2]
-          << " order=" << order << (isotropic ? " isotropic" : "");
-  io::WriteOptions options = writeOptionsFor(input, history.str());
+                                  const compute::ResampleParams& p, bool isotropic) {
+  io::WriteOptions options = writeOptionsFor(
+      input, "stacklens resample " + compute::describe(p) + (isotropic ? " isotropic" : ""));
   const std::array<int64_t, 3> nIn{in.z, in.y, in.x}, nOut{out.z, out.y, out.x};
   std::array<double, 4> scaleOfFitsAxis{1.0, 1.0, 1.0, 1.0};  // [1] = x, [2] = y, [3] = z
   for (int a = 0; a < 3; ++a) {
@@ -131,8 +129,15 @@ int runResample(const Args& args) {
     throw UsageError("--zoom takes one, two (FY,FX) or three (FZ,FY,FX) values, got " +
                      std::to_string(zoomList.size()));
 
-  const long long order = args.getInt("order", 3);
-  if (order != 1 && order != 3) throw UsageError("--order must be 1 or 3");
+  const int order = args.getInt32("order", 3);
+  // The factors and the order as given, checked before the file is opened.
+  compute::ResampleParams given{1.0, 1.0, 1.0, order};
+  if (zoomList.size() == 1) given.zoomZ = given.zoomY = given.zoomX = zoomList[0];
+  if (zoomList.size() == 2) given.zoomY = zoomList[0], given.zoomX = zoomList[1];
+  if (zoomList.size() == 3)
+    given.zoomZ = zoomList[0], given.zoomY = zoomList[1], given.zoomX = zoomList[2];
+  checkParameters([&] { compute::validate(given); },
+                  {{"zoomZ", "zoom"}, {"zoomY", "zoom"}, {"zoomX", "zoom"}, {"order", "order"}});
 
   StageTimer timer(args.has("timings"));
   InputStack probe;
@@ -159,14 +164,14 @@ int runResample(const Args& args) {
     zoom = {zoomList[0], zoomList[1], zoomList[2]};
   // One slice stays one slice when a single factor is given for all axes.
   if (zoomList.size() == 1 && slices == 1) zoom[0] = 1.0;
-  const compute::ResampleParams p{zoom[0], zoom[1], zoom[2], static_cast<int>(order)};
+  const compute::ResampleParams p{zoom[0], zoom[1], zoom[2], order};
   const compute::Shape in{slices, probe.info.y, probe.info.x};
   const compute::Shape out = compute::resampledShape(in, p);
 
   const double bytes = 2.0 * 4.0 * (double(in.count()) + double(out.count()));
   if (!args.has("slice") && bytes > double(hostBudget(args))) {
-    return streamResample(args, *reader, p,
-                          resampledOptions(probe, in, out, zoom, order, isotropic), in, out, timer);
+    return streamResample(args, *reader, p, resampledOptions(probe, in, out, p, isotropic), in, out,
+                          timer);
   }
   auto backend = chooseFirstDevice(args);
   timer.start("read");
@@ -184,7 +189,7 @@ int runResample(const Args& args) {
   compute::Image result = backend->download(zoomed);
   timer.stop();
   const io::WriteOptions options =
-      resampledOptions(input, input.image.shape(), result.shape(), zoom, order, isotropic);
+      resampledOptions(input, input.image.shape(), result.shape(), p, isotropic);
   timer.start("write");
   const compute::Shape s = result.shape();
   io::writeStack(args.positional(1), result.data(), s.z, s.y, s.x, options);

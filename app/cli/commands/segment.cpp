@@ -2,7 +2,9 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
+#include "compute/params_text.h"
 #include "compute/source_table.h"
 #include "io/whole_file.h"
 
@@ -15,13 +17,15 @@ int runSegment(const Args& args) {
     throw UsageError("give exactly one of --nsigma N and --threshold V");
   if (args.has("threshold")) p.absoluteThreshold = args.getDouble("threshold", 0);
   p.nSigma = args.getDouble("nsigma", 5.0);
-  p.connectivity = static_cast<int>(args.getInt("connectivity", 8));
-  if (p.connectivity != 4 && p.connectivity != 8)
-    throw UsageError("--connectivity: expected 4 or 8");
+  p.connectivity = args.getInt32("connectivity", 8);
   p.minPixels = args.getInt("min-pixels", 1);
-  if (p.minPixels < 1) throw UsageError("--min-pixels: expected a count ≥ 1");
   p.clip.kappaLower = p.clip.kappaUpper = args.getDouble("kappa", 3.0);
-  if (p.clip.kappaLower < 0) throw UsageError("--kappa: must be ≥ 0");
+  checkParameters([&] { compute::validate(p); }, {{"absoluteThreshold", "threshold"},
+                                                  {"nSigma", "nsigma"},
+                                                  {"connectivity", "connectivity"},
+                                                  {"minPixels", "min-pixels"},
+                                                  {"clip.kappaLower", "kappa"},
+                                                  {"clip.kappaUpper", "kappa"}});
   const std::string outPath = args.positional(1);
 
   StageTimer timer(args.has("timings"));
@@ -35,11 +39,11 @@ int runSegment(const Args& args) {
   timer.stop();
   timer.start("write");
   const compute::Shape s = labels.shape();
-  io::writeLabelStack(
-      outPath, labels.data(), s.z, s.y, s.x,
-      writeOptionsFor(input, "stacklens segment threshold=" + std::to_string(seg.threshold) +
-                                 " connectivity=" + std::to_string(p.connectivity) +
-                                 " min-pixels=" + std::to_string(p.minPixels)));
+  std::string history = "stacklens segment " + compute::describe(p);
+  // With nsigma the threshold comes from the data: the card says what it came to.
+  if (!p.absoluteThreshold)
+    history += " threshold=" + compute::describeNumber(seg.threshold, compute::Digits::Readable);
+  io::writeLabelStack(outPath, labels.data(), s.z, s.y, s.x, writeOptionsFor(input, history));
   if (auto csv = args.get("sources"))
     io::writeWholeFile(*csv, compute::sourcesCsv(seg.sources, s.z > 1), input.path);
   timer.stop();

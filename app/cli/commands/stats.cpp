@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "app/cli/command.h"
+#include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
 
 namespace stacklens::cli {
@@ -43,8 +44,10 @@ int runStats(const Args& args) {
   const double kappa = args.getDouble("kappa", 3.0);
   p.kappaLower = args.getDouble("kappa-lower", kappa);
   p.kappaUpper = args.getDouble("kappa-upper", kappa);
-  if (p.kappaLower < 0 || p.kappaUpper < 0) throw UsageError("--kappa: must be ≥ 0");
-  p.maxIterations = static_cast<int>(args.getInt("max-iter", 10));
+  p.maxIterations = args.getInt32("max-iter", 10);
+  checkParameters([&] { compute::validate(p); },
+                  {{"kappaLower", args.has("kappa-lower") ? "kappa-lower" : "kappa"},
+                   {"kappaUpper", args.has("kappa-upper") ? "kappa-upper" : "kappa"}});
   StageTimer timer(args.has("timings"));
   timer.start("read");
   InputStack input = readInput(args);
