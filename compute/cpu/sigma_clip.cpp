@@ -184,8 +184,8 @@ constexpr int64_t kSample = 1 << 15;    // sample size that sets the key range
 constexpr int64_t kChunkMin = 1 << 16;  // values per parallel chunk of the setup passes at least
 
 // Scratch reused across calls: the first touch of fresh pages costs more than the whole
-// computation on our VMs (≈ 8 ms per MiB), so the bucketed copy of the data and the histograms
-// are kept for the next call. One workspace is cached; one over kCacheLimit values is freed.
+// computation (compute/BENCHMARKS.md), so the bucketed copy of the data and the histograms are
+// kept for the next call. One workspace is cached; one over kCacheLimit values is freed.
 struct Workspace {
   std::unique_ptr<float[]> values;  // the finite values, bucket by bucket (default-initialised)
   int64_t capacity = 0;
