@@ -16,10 +16,12 @@
 
 #include <utility>
 
+#include "compute/cuda/tuning/rl_fused.cuh"
+
 namespace stacklens::compute::cuda::blockfft {
 
 // V, unless a pass asks for 32 (fewer shared-memory exchanges, more registers).
-constexpr int kValuesPerThread = 16;
+constexpr int kValuesPerThread = tuning::BlockFftPolicy::valuesPerThread;
 constexpr int kMinLength = 64, kMaxLength = 4096;
 
 __host__ __device__ constexpr bool isPowerOfTwo(long long n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -257,10 +259,10 @@ struct Line {
   }
 };
 // Complex values of one line: indices 0 … L (L for the real transforms' Nyquist term), padded,
-// and 4 more so that neighbouring lines start 8 banks apart.
+// and a gap so that neighbouring lines start in different banks (tuning::BlockFftPolicy).
 template <int V = kValuesPerThread>
 __host__ __device__ constexpr int lineValues(int length) {
-  return length + length / V + 4;
+  return length + length / V + tuning::BlockFftPolicy::lineGapValues;
 }
 
 // Thread t's butterfly inputs of a radix-R stage: butterflies i = t + b·L/V, inputs

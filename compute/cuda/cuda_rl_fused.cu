@@ -1,8 +1,9 @@
 // Richardson–Lucy's fused FFT passes for frames whose sides are powers of two or mixed lengths of
 // compute/cuda/block_fft.cuh (see cuda_rl_fused.cuh).
-// The spectrum is kept as depth × height rows of width/2 + 1 complex values (pitch rounded up to
-// 8 values, 64 bytes, for aligned column accesses); the 1/N normalisation is in the OTF. A
+// The spectrum is kept as depth × height rows of width/2 + 1 complex values (pitch rounded up for
+// aligned column accesses, tuning/rl_fused.cuh); the 1/N normalisation is in the OTF. A
 // point-symmetric PSF's OTF is real: only that is kept, blocked by column group (ColumnArgs).
+// The launch shapes are data in tuning/rl_fused.cuh.
 #include <atomic>
 #include <cmath>
 #include <map>
@@ -13,12 +14,14 @@
 
 #include "compute/cuda/block_fft.cuh"
 #include "compute/cuda/cuda_rl_fused.cuh"
+#include "compute/cuda/tuning/rl_fused.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {
 
 using blockfft::kValuesPerThread;
 using blockfft::stagePosition;
+using Policy = tuning::RlFusedPolicy;
 
 enum class RowMode { Forward, Ratio, Update };
 // ConvolveReal: forward, ·OTF, inverse with a real OTF (a point-symmetric PSF, where
@@ -59,21 +62,19 @@ struct ColumnArgs {
   float scale;          // ForwardScaled
 };
 
-// Complex values per thread in a row pass: 32 for rows of ≥ 1024 samples, so that a transform
-// needs one shared-memory exchange fewer (1024 = 32·32 instead of 16·16·4; the passes are bound
-// by shared-memory and load-pipe traffic) and a 2048² frame's rows fit one wave of warps at 128
-// registers. Measured on an H100: the 2048² row passes 39–41 → 28 µs each.
+// Complex values per thread in a row pass: wide for long rows, so that a transform needs one
+// shared-memory exchange fewer (Policy::rowWideFromLength).
 template <int L>
 constexpr int rowValues() {
-  return blockfft::valuesFor < L, L >= 512 ? 32 : 16 > ();
+  return blockfft::valuesFor < L,
+         L >= Policy::rowWideFromLength ? Policy::wideValues : Policy::narrowValues > ();
 }
-// Rows of real length 2L per block: a row is L/V threads, a block 256 threads (measured on an
-// H100 with 32 values per thread: 128-thread blocks were slower); mixed lengths take the most
-// rows, a power of two, within 256 threads, so that the row count of every supported frame
-// (a multiple of 16) is a multiple of it.
+// Rows of real length 2L per block: a row is L/V threads, a block Policy::rowBlockThreads; mixed
+// lengths take the most rows, a power of two, within that many threads, so that the row count of
+// every supported frame (a multiple of 16) is a multiple of it.
 template <int L>
 constexpr int rowsPerBlock() {
-  constexpr int T = L / rowValues<L>(), threads = 256;
+  constexpr int T = L / rowValues<L>(), threads = Policy::rowBlockThreads;
   if constexpr (blockfft::isPowerOfTwo(L)) {
     return T >= threads ? 1 : threads / T;
   } else {
@@ -89,27 +90,24 @@ constexpr bool rowsOwnTheirWarps() {
   constexpr int T = L / rowValues<L>();
   return T % 32 == 0 || 32 % T == 0;
 }
-// Columns per block: adjacent columns make the global accesses of a row segment contiguous
-// (4 columns: 32 bytes); fewer threads per column want more columns, and 4096-long columns
-// take 2 so that a block of 256 threads keeps its 32 values per thread in registers.
+// Columns per block (Policy::columnsPerBlock): adjacent columns make the global accesses of a row
+// segment contiguous.
 template <int L>
 constexpr int columnsPerBlock() {
-  if constexpr (!blockfft::isPowerOfTwo(L)) return L >= 2048 ? 4 : L >= 1024 ? 8 : 16;
-  return L >= 4096 ? 2 : L >= 2048 ? 4 : L >= 512 ? 8 : L >= 256 ? 32 : L >= 128 ? 16 : 32;
+  return Policy::columnsPerBlock(L, blockfft::isPowerOfTwo(L));
 }
 
-// Complex values per thread in a column pass: 32 for columns of 2048 and more (2048 = 32·32·2:
-// fewer unit-root reads and spills than 16·16·8 at 64 registers; measured on an H100: 2048²
-// column passes 28 → 26 µs; columns of 1024 were no faster).
+// Complex values per thread in a column pass: wide for long columns (Policy::columnWideFromLength).
 template <int L>
 constexpr int columnValues() {
-  return blockfft::valuesFor < L, L >= 2048 ? 32 : 16 > ();
+  return blockfft::valuesFor < L,
+         L >= Policy::columnWideFromLength ? Policy::wideValues : Policy::narrowValues > ();
 }
 
-// Blocks of `threads` per SM the register allocation must allow: 1024 resident threads (64
-// registers each), since the passes wait on memory between their compute phases and more
-// resident warps hide that.
-constexpr int minBlocks(int threads, int residentThreads = 1024) {
+// Blocks of `threads` per SM the register allocation must allow for `residentThreads` resident
+// threads (Policy::*ResidentThreads*), since the passes wait on memory between their compute
+// phases and more resident warps hide that.
+constexpr int minBlocks(int threads, int residentThreads) {
   return threads >= residentThreads ? 1 : residentThreads / threads;
 }
 
@@ -126,7 +124,10 @@ __device__ __forceinline__ blockfft::Line<V> lineAt(float2* shared, int index, i
 template <int L, RowMode Mode>
 __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / rowValues<L>()),
                                   minBlocks(rowsPerBlock<L>() * (L / rowValues<L>()),
-                                            rowValues<L>() >= 24 ? 512 : 768)) rowPass(RowArgs a) {
+                                            rowValues<L>() >= 24
+                                                ? Policy::rowResidentThreadsWide
+                                                : Policy::rowResidentThreadsNarrow))
+    rowPass(RowArgs a) {
   extern __shared__ float2 shared[];
   constexpr int V = rowValues<L>(), T = L / V;
   const int t = threadIdx.x % T;
@@ -148,8 +149,8 @@ __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / rowValues<L>()),
   } else {
     // Z[n] = E + i·O, E = X[n] + conj(X[L−n]), O = (X[n] − conj(X[L−n]))·e^(+2πi n / 2L).
     // The row is parked in shared memory and X[L−n] read from there (the transform's first
-    // stage waits for every thread before it overwrites the line). Measured on an H100: as fast
-    // as a second read from global memory, with fewer registers.
+    // stage waits for every thread before it overwrites the line): as fast as a second read from
+    // global memory, with fewer registers.
     constexpr int R0 = blockfft::lastForwardRadix<L, V>();
 #pragma unroll 4
     for (int m = 0; m < V; ++m) line.store(t + m * T, row[t + m * T]);
@@ -228,7 +229,9 @@ __global__ void __launch_bounds__(rowsPerBlock<L>() * (L / rowValues<L>()),
 template <int L, ColumnMode Mode>
 __global__ void __launch_bounds__(columnsPerBlock<L>() * (L / columnValues<L>()),
                                   minBlocks(columnsPerBlock<L>() * (L / columnValues<L>()),
-                                            columnValues<L>() >= 24 ? 512 : 1024))
+                                            columnValues<L>() >= 24
+                                                ? Policy::columnResidentThreadsWide
+                                                : Policy::columnResidentThreadsNarrow))
     columnPass(ColumnArgs a) {
   extern __shared__ float2 shared[];
   constexpr int C = columnsPerBlock<L>(), V = columnValues<L>();
@@ -371,7 +374,7 @@ void runColumns(int64_t length, int64_t planes, const ColumnArgs& args, cudaStre
 }
 
 // e^(−2πi j / n), j < n, as interleaved (cos, sin), computed in double once per length: made
-// afresh they cost more host time (≈ 35 µs per table) than a 2048² iteration on the GPU.
+// afresh they cost more host time than a 2048² iteration takes on the GPU.
 const std::vector<float>& unitRoots(int64_t n) {
   static std::mutex mutex;
   static std::map<int64_t, std::vector<float>> tables;  // a few lengths
@@ -450,7 +453,11 @@ bool FusedRlTransforms::supports(int64_t depth, int64_t height, int64_t width) {
 }
 
 namespace {
-int64_t pitchFor(int64_t width) { return (width / 2 + 1 + 7) / 8 * 8; }  // 64-byte rows
+// Rows padded to Policy::spectrumPitchValues complex values.
+int64_t pitchFor(int64_t width) {
+  constexpr int64_t m = Policy::spectrumPitchValues;
+  return (width / 2 + 1 + m - 1) / m * m;
+}
 }  // namespace
 
 size_t FusedRlTransforms::otfFloats(int64_t depth, int64_t height, int64_t width, bool realOtf) {
