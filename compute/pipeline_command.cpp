@@ -432,6 +432,28 @@ std::string optionList(const std::vector<std::string>& names, const char* sep) {
   return out;
 }
 
+// The option of the table that sets one of stage's parameters (InvalidParameter::parameter()).
+std::string optionOf(Stage stage, const std::string& parameter) {
+  switch (stage) {
+    case Stage::Outliers:
+      return "outliers";
+    case Stage::Median:
+      return "median";
+    case Stage::Blur:
+      return parameter == "truncate" ? "blur-truncate" : "blur";
+    case Stage::Deconvolution:
+      return parameter == "iterations" ? "deconvolve"
+             : parameter == "tvLambda" ? "tv"
+             : parameter == "epsilon"  ? "rl-epsilon"
+                                       : "boundary";
+    case Stage::Statistics:
+      return "stats";
+    case Stage::Segmentation:
+      return parameter.rfind("clip.", 0) == 0 ? "segment-clip" : "segment";
+  }
+  return "";
+}
+
 // The pipeline with only stage enabled: Pipeline::validate then speaks of that stage alone.
 Pipeline onlyStage(Pipeline p, Stage stage) {
   p.outliers.enabled = stage == Stage::Outliers && p.outliers.enabled;
@@ -483,9 +505,16 @@ PipelineOptions parsePipelineOptions(const OptionLookup& lookup) {
         "--deconvolve needs exactly one of --psf FILE and --psf-sigma S|SZ,SY,SX");
   if (has("slab") && !options.pipeline.deconvolution.params.threeD)
     throw InvalidArgument("--slab needs --rl-mode 3d");
+  // The library's rules: a parameter's error names the option that set it; the pipeline's own
+  // (slab, PSF) name every option of the stage.
   for (const auto& [stage, names] : byStage) {
     try {
       onlyStage(options.pipeline, stage).validate();
+    } catch (const InvalidParameter& e) {
+      std::string option = optionOf(stage, e.parameter());
+      if (option == "segment" && has("segment-above")) option = "segment-above";
+      throw InvalidArgument((has(option) ? "--" + option : optionList(names, ", ")) + ": " +
+                            e.what());
     } catch (const InvalidArgument& e) {
       throw InvalidArgument(optionList(names, ", ") + ": " + e.what());
     }
