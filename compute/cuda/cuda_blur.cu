@@ -1,7 +1,7 @@
-// Gaussian blur on the GPU, scipy's reflect boundary: in 2D (equal radii up to 16) one fused kernel
+// Gaussian blur on the GPU, scipy's reflect boundary: in 2D (equal, small radii) one fused kernel
 // per tile (x pass into shared memory, then the y pass: one read and one write of the image); else,
 // and along z, one separable pass per axis through shared-memory tiles (cuda_filters.cuh);
-// optional NaN-aware normalised convolution.
+// optional NaN-aware normalised convolution. Launch shapes: tuning/blur.cuh.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -11,6 +11,7 @@
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_filters.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/tuning/blur.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {
@@ -31,12 +32,16 @@ __global__ void joinNan(const float2* __restrict__ blurred, const float* __restr
   out[i] = (isnan(original[i]) || b.y <= 0.f) ? __int_as_float(0x7fc00000) : b.x / b.y;
 }
 
-// 64-wide output tiles: the input rows (64 + 2R floats) load in fewer, better-aligned segments than
-// 32-wide tiles (H100, blur2d_gaussian_f32: 37–38 µs instead of 39–40 µs by CUDA events). 48 rows
-// up to radius 8 (fewer halo rows per output: 34–37 µs instead of 37–39), else 32 so that both
-// shared arrays stay within 48 KiB.
-constexpr int kFuseW = 64, kFuseThreads = 256, kFuseMaxRadius = 16;
-__host__ __device__ constexpr int fusedTileHeight(int radius) { return radius <= 8 ? 48 : 32; }
+// The fused kernel's tile shape and radii (tuning::FusedBlurPolicy).
+using FusedPolicy = tuning::FusedBlurPolicy;
+constexpr int kFuseW = FusedPolicy::tileWidth, kFuseThreads = FusedPolicy::threads,
+              kFuseMaxRadius = FusedPolicy::maxRadius;
+__host__ __device__ constexpr int fusedTileHeight(int radius) {
+  return FusedPolicy::tileHeight(radius);
+}
+// Each thread makes four adjacent outputs per step along x and y; a warp loads a row.
+static_assert(kFuseW % 4 == 0 && kFuseThreads % 32 == 0);
+static_assert(FusedPolicy::tallTileHeight % 4 == 0 && FusedPolicy::shortTileHeight % 4 == 0);
 
 // The taps of both axes travel as a kernel parameter: with the radius a template argument every
 // tap is a constant-bank operand of its multiply–add.
@@ -63,9 +68,9 @@ __global__ void __launch_bounds__(kFuseThreads)
   const int x0 = blockIdx.x * kFuseW, y0 = blockIdx.y * kFuseH;
   const int64_t sliceBase = int64_t(blockIdx.z) * ny * nx;
   const float* slice = in + sliceBase;
-  // A warp per row (one reflection per row, no index division), two rows in flight per warp.
+  // A warp per row (one reflection per row, no index division), a few rows in flight per warp.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-#pragma unroll 2
+#pragma unroll(FusedPolicy::rowsInFlight)
   for (int r = warp; r < kInH; r += kFuseThreads / 32) {
     int y = y0 - R + r;
     if (y < 0 || y >= ny) y = int(reflectIndex(y, ny));
@@ -217,11 +222,14 @@ Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& 
     return out;
   }
   DeviceArray<float2> a(ctx, count), b(ctx, count), c(ctx, count);
-  splitNan<<<blocksFor(count, 256), 256, 0, ctx->stream()>>>(in.data(), a.get(), count);
+  constexpr int kNanThreads = tuning::BlurNanPolicy::threads;
+  splitNan<<<blocksFor(count, kNanThreads), kNanThreads, 0, ctx->stream()>>>(in.data(), a.get(),
+                                                                             count);
   SL_LAUNCHED();
   float2* result = nullptr;
   blurAllAxes<float2>(ctx, a.get(), b.get(), c.get(), &result, s, p, job);
-  joinNan<<<blocksFor(count, 256), 256, 0, ctx->stream()>>>(result, in.data(), out.data(), count);
+  joinNan<<<blocksFor(count, kNanThreads), kNanThreads, 0, ctx->stream()>>>(result, in.data(),
+                                                                            out.data(), count);
   SL_LAUNCHED();
   return out;
 }

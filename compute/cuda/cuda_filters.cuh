@@ -1,12 +1,14 @@
 // Separable 1D filters along one axis of a (z, y, x) array, for compute/cuda/*.cu only: shared-
 // memory tiles along x (row segments) and along y or z (32-column strips), scipy's 'reflect' or
 // 'mirror' boundary. Used by the Gaussian blur and by the spline prefilter of the resampling.
+// Launch shapes: tuning/filters.cuh.
 #pragma once
 
 #include <algorithm>
 
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/tuning/filters.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {
@@ -16,8 +18,8 @@ __device__ inline int64_t boundaryIndex(int64_t i, int64_t n) {
   return Mirror ? mirrorIndex(i, n) : reflectIndex(i, n);
 }
 
-constexpr int kRowThreads = 256;
-constexpr int kRowOutputsPerThread = 4;
+constexpr int kRowThreads = tuning::SeparableFilterPolicy::rowThreads;
+constexpr int kRowOutputsPerThread = tuning::SeparableFilterPolicy::rowOutputsPerThread;
 constexpr int kRowTile = kRowThreads * kRowOutputsPerThread;
 
 __device__ inline float2 operator*(float w, float2 v) { return make_float2(w * v.x, w * v.y); }
@@ -94,9 +96,9 @@ __global__ void filterAxis(const T* __restrict__ in, T* __restrict__ out, int nx
   out[idx] = acc;
 }
 
-constexpr int kColumnWidth = 32;
-constexpr int kColumnRows = 64;  // outputs along the axis per block
-constexpr int kColumnThreadsY = 8;
+constexpr int kColumnWidth = tuning::SeparableFilterPolicy::columnWidth;
+constexpr int kColumnRows = tuning::SeparableFilterPolicy::columnRows;  // outputs along the axis
+constexpr int kColumnThreadsY = tuning::SeparableFilterPolicy::columnThreadsY;
 
 // Along y or z: a block covers 32 columns × kColumnRows outputs; the strip plus its halo is
 // staged in shared memory once, so each input is read from memory about once instead of 2r+1
@@ -138,7 +140,7 @@ template <class T, bool Mirror>
 void filterAlong(const ContextPtr& ctx, const T* in, T* out, const Shape& s, int axis,
                  const float* w, int radius) {
   const size_t weightBytes = ((size_t(2 * radius + 1) * sizeof(float) + 15) / 16) * 16;
-  constexpr size_t kShared = 48 * 1024;
+  constexpr size_t kShared = 48 * 1024;  // dynamic shared memory a launch gets without opting in
   cudaStream_t st = ctx->stream();
   if (axis == 2) {
     size_t tileBytes = (kRowTile + 2 * size_t(radius)) * sizeof(T);
@@ -175,9 +177,10 @@ void filterAlong(const ContextPtr& ctx, const T* in, T* out, const Shape& s, int
   const int64_t stride = axis == 0 ? s.y * s.x : axis == 1 ? s.x : 1;
   for (int64_t z0 = 0; z0 < s.z; z0 += 65535) {
     unsigned nz = static_cast<unsigned>(std::min<int64_t>(65535, s.z - z0));
-    dim3 grid(blocksFor(s.x, 256), static_cast<unsigned>(s.y), nz);
-    filterAxis<T, Mirror><<<grid, 256, weightBytes, st>>>(in, out, int(s.x), int(s.y), int(z0),
-                                                          axis, int(n), stride, w, radius);
+    constexpr int threads = tuning::SeparableFilterPolicy::axisThreads;
+    dim3 grid(blocksFor(s.x, threads), static_cast<unsigned>(s.y), nz);
+    filterAxis<T, Mirror><<<grid, threads, weightBytes, st>>>(in, out, int(s.x), int(s.y), int(z0),
+                                                              axis, int(n), stride, w, radius);
     SL_LAUNCHED();
   }
 }

@@ -1,7 +1,7 @@
 // Median filter and outlier removal on the GPU, 2D per slice with scipy's reflect boundary:
 // 3×3 and 5×5 windows by min/max networks in registers that share the work of overlapping windows
 // (each thread walks down a column, or two for 3×3 on even widths); larger windows by a 32-step
-// radix (bitwise) selection.
+// radix (bitwise) selection. Launch shapes: tuning/median.cuh.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -9,12 +9,13 @@
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
 #include "compute/cuda/median_networks.h"
+#include "compute/cuda/tuning/median.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {
 
-constexpr int kTileX = 32;
-constexpr int kTileY = 8;
+constexpr int kTileX = tuning::MedianPolicy::largeTileX;
+constexpr int kTileY = tuning::MedianPolicy::largeTileY;
 
 // What happens to the median at each pixel: kept as is (median filter) or used to replace the
 // pixel only where it deviates by more than the threshold (outlier removal).
@@ -44,8 +45,8 @@ __device__ inline float totalOrderValue(int32_t k) {
   return __int_as_float(k ^ ((k >> 31) & 0x7fffffff));
 }
 
-constexpr int kMedian5Threads = 128;
-constexpr int kMedian5Rows = 32;  // rows per thread (even: the kernel makes two per step)
+constexpr int kMedian5Threads = tuning::MedianPolicy::strip5Threads;
+constexpr int kMedian5Rows = tuning::MedianPolicy::strip5Rows;  // rows per thread
 
 // 5×5: each thread walks down a column making two outputs per step. The rows of five keys are
 // sorted once each (as they enter) and merged pairwise once each; the two windows of a step share
@@ -121,8 +122,8 @@ __device__ inline int32_t median3(int32_t a, int32_t b, int32_t c) {
   return max(min(a, b), min(max(a, b), c));
 }
 
-constexpr int kStripThreads = 128;
-constexpr int kStripRows = 16;
+constexpr int kStripThreads = tuning::MedianPolicy::strip3Threads;
+constexpr int kStripRows = tuning::MedianPolicy::strip3Rows;
 
 // 3×3: each thread walks down a column, keeping the sorted row triples of the last three rows;
 // the median of nine is med3(max of the lows, med3 of the middles, min of the highs), so each
@@ -253,8 +254,8 @@ Image medianOrOutliers(const ContextPtr& ctx, const Image& input, int size, Outl
     }
     if (size == 3) {
       dim3 strips(blocksFor(s.x, kStripThreads), blocksFor(s.y, kStripRows), nz);
-      // Two columns per thread where rows are 8-byte aligned: 0.25 ms instead of 0.31 ms for
-      // 16×2048² on an H100 (median3_stack).
+      // Two columns per thread where rows are 8-byte aligned: one 8-byte load and store for two
+      // outputs.
       const bool pairs = s.x % 2 == 0 && reinterpret_cast<uintptr_t>(in.data()) % 8 == 0 &&
                          reinterpret_cast<uintptr_t>(out.data()) % 8 == 0;
       if (pairs) {

@@ -3,18 +3,20 @@
 // each step of a warp reads consecutive x; sums are in double in the same order as the CPU's.
 // The median is an exact radix selection of the two middle ranks on order-preserving keys: 32
 // passes over the column, each counting the values under a bit, nothing sorted or stored.
+// Launch shape: tuning/projection.cuh.
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/tuning/projection.cuh"
 #include "compute/projection.h"
 
 namespace stacklens::compute::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = tuning::ProjectionPolicy::threads;
 
 struct Column {
   const float* first;  // the pixel in the first slice of the range

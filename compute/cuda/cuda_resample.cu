@@ -2,7 +2,7 @@
 // first): the cubic B-spline prefilter as a 33-tap FIR on the mirror-extended line, then the 4-tap
 // gather at o·(n_in−1)/(n_out−1); order 1 gathers 2 taps from the samples. The FIR runs through
 // the shared-memory tiles of cuda_filters.cuh; the gather has one thread per output with
-// neighbouring threads along x, so its loads are coalesced.
+// neighbouring threads along x, so its loads are coalesced. Launch shape: tuning/resample.cuh.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -12,6 +12,7 @@
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_filters.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/tuning/resample.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {
@@ -20,6 +21,8 @@ namespace {
 // impulse response √3·z^|k| (z = √3 − 2); on the mirror-extended line this equals SciPy's exact
 // recursive filter with mirror initial conditions, up to the truncated tail |z|^17 < 2e-10.
 constexpr int kSplineReach = 16;
+
+constexpr int kGatherThreads = tuning::ResamplePolicy::gatherThreads;
 
 std::vector<float> splineTaps() {
   const double z = std::sqrt(3.0) - 2.0;
@@ -86,7 +89,7 @@ __global__ void gatherAlongAxis(const float* __restrict__ src, float* __restrict
 template <class Launch>
 void overGrid(const Shape& s, Launch launch) {
   for (int64_t z0 = 0; z0 < s.z; z0 += 65535) {
-    dim3 grid(blocksFor(s.x, 256), static_cast<unsigned>(s.y),
+    dim3 grid(blocksFor(s.x, kGatherThreads), static_cast<unsigned>(s.y),
               static_cast<unsigned>(std::min<int64_t>(65535, s.z - z0)));
     launch(grid, static_cast<int>(z0));
   }
@@ -140,11 +143,11 @@ Image resample(const ContextPtr& ctx, const Image& input, const ResampleParams& 
     AxisGeometry og{int(next.x), int(next.y), axis, int(nOut[axis]), 0};
     overGrid(next, [&](dim3 grid, int z0) {
       if (p.order == 3)
-        gatherAlongAxis<3>
-            <<<grid, 256, 0, st>>>(source, dst.data(), og, int(nIn[axis]), inStride, step, z0);
+        gatherAlongAxis<3><<<grid, kGatherThreads, 0, st>>>(source, dst.data(), og, int(nIn[axis]),
+                                                            inStride, step, z0);
       else
-        gatherAlongAxis<1>
-            <<<grid, 256, 0, st>>>(source, dst.data(), og, int(nIn[axis]), inStride, step, z0);
+        gatherAlongAxis<1><<<grid, kGatherThreads, 0, st>>>(source, dst.data(), og, int(nIn[axis]),
+                                                            inStride, step, z0);
     });
     SL_LAUNCHED();
     current = dst;

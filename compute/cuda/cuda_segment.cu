@@ -3,6 +3,7 @@
 // atomicMin, so a component's root is its smallest raster index), relabelling to SciPy's order
 // (label = rank of the component's root) after dropping components below the minimum size, fused
 // with the per-source measurements (warp-aggregated atomics). Two small read-backs in all.
+// Launch shapes: tuning/segment.cuh.
 #include <cub/device/device_scan.cuh>
 
 #include <cmath>
@@ -12,11 +13,15 @@
 
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/tuning/segment.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {
 
-constexpr int kTileW = 32, kTileH = 16;  // local labelling tile: one thread per pixel
+// The local labelling tile: one thread per pixel.
+constexpr int kTileW = tuning::SegmentPolicy::tileWidth, kTileH = tuning::SegmentPolicy::tileHeight;
+constexpr int kPixelThreads = tuning::SegmentPolicy::pixelThreads;
+static_assert(kPixelThreads % 32 == 0, "the per-pixel passes' warp votes use every lane");
 
 __device__ inline int32_t findRoot(const int32_t* labels, int32_t i) {
   int32_t parent = labels[i];
@@ -253,7 +258,7 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   out.labels.spacing = in.spacing;
   int32_t* labels = out.labels.data();
   DeviceArray<int32_t> sizes(ctx, count), rank(ctx, count + 1);
-  const unsigned blocks = blocksFor(count, 256);
+  const unsigned blocks = blocksFor(count, kPixelThreads);
   const bool eight = p.connectivity == 8;
   const dim3 tile(kTileW, kTileH);
   const int64_t group = 65535;  // grid z limit
@@ -264,9 +269,9 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
                                        static_cast<float>(out.threshold), eight);
     mergeTileBorders<<<tiles, tile, 0, st>>>(labels, int(s.y), int(s.x), int(z0), eight);
   }
-  flattenAndCount<<<blocks, 256, 0, st>>>(labels, sizes.get(), count);
-  markKeptRoots<<<blocks, 256, 0, st>>>(labels, sizes.get(), count,
-                                        std::max<int64_t>(p.minPixels, 1));
+  flattenAndCount<<<blocks, kPixelThreads, 0, st>>>(labels, sizes.get(), count);
+  markKeptRoots<<<blocks, kPixelThreads, 0, st>>>(labels, sizes.get(), count,
+                                                  std::max<int64_t>(p.minPixels, 1));
   SL_LAUNCHED();
   size_t tempBytes = 0;
   SL_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, tempBytes, sizes.get(), rank.get(), count, st));
@@ -286,9 +291,10 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   }
 
   DeviceArray<SourceSums> sums(ctx, nSources);
-  initSums<<<blocksFor(nSources, 256), 256, 0, st>>>(sums.get(), nSources);
-  relabelAndMeasure<<<blocks, 256, 0, st>>>(in.data(), labels, sizes.get(), rank.get(), sums.get(),
-                                            count, s.y, s.x, out.background.clipped.median);
+  initSums<<<blocksFor(nSources, kPixelThreads), kPixelThreads, 0, st>>>(sums.get(), nSources);
+  relabelAndMeasure<<<blocks, kPixelThreads, 0, st>>>(in.data(), labels, sizes.get(), rank.get(),
+                                                      sums.get(), count, s.y, s.x,
+                                                      out.background.clipped.median);
   SL_LAUNCHED();
   std::vector<SourceSums> host(nSources);
   readBack(ctx, host.data(), sums.get(), nSources);

@@ -6,6 +6,7 @@
 // bin's values and the later digit passes read only those. The last block of the last pass
 // computes the next bounds on the device, and the evaluations run in a CUDA graph's WHILE loop
 // that this block ends, so the host reads the state back once, at the end. Nothing is sorted.
+// Launch shapes and buffer sizes: tuning/statistics.cuh.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -20,6 +21,7 @@
 
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/tuning/statistics.cuh"
 
 #if CUDART_VERSION < 12040
 #error "conditional graph nodes set from device code need CUDA 12.4"
@@ -28,9 +30,10 @@
 namespace stacklens::compute::cuda {
 namespace {
 
-constexpr int kThreads = 512;
+constexpr int kThreads = tuning::SigmaClipPolicy::threads;
 constexpr int kBins = 2048;  // 11-bit digits: bits 31..21, 20..10, then 10 bits 9..0
-constexpr int kCandidates = 1 << 16;
+constexpr int kCandidates = tuning::SigmaClipPolicy::candidates;
+static_assert(kBins % kThreads == 0, "chooseDigit scans kBins / kThreads bins a thread");
 __host__ __device__ constexpr int digitShift(int pass) {
   return pass == 0 ? 21 : pass == 1 ? 10 : 0;
 }
@@ -103,9 +106,9 @@ __device__ inline bool inBounds(float v, FloatBounds b) {
   return isfinite(v) && v >= b.lo && v <= b.hi;
 }
 
-// One shared atomic per value (the default: 20 % faster for the sky benchmark on an H100, where
-// __match_any_sync cost more than the conflicts it saves), or with matchAny the lanes with the
-// same bin add together first (STACKLENS_CLIP_BINNING=match, kept to compare the two).
+// One shared atomic per value (the default, tuning::SigmaClipPolicy::matchAnyBinning), or with
+// matchAny the lanes with the same bin add together first (STACKLENS_CLIP_BINNING=match, kept to
+// compare the two).
 __device__ inline void addToBin(uint32_t* hist, bool valid, uint32_t digit, bool matchAny) {
   if (!matchAny) {
     if (valid) atomicAdd(&hist[digit], 1u);
@@ -586,18 +589,19 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   control.maxIterations = p.maxIterations;
   static const bool matchAny = [] {
     const char* v = std::getenv("STACKLENS_CLIP_BINNING");
-    return v && std::string(v) == "match";
+    return v ? std::string(v) == "match" : tuning::SigmaClipPolicy::matchAnyBinning;
   }();
   control.matchAny = matchAny;
-  resetWorkspace<<<blocksFor(2 * kBins, 256), 256, 0, ctx->stream()>>>(
+  constexpr int resetThreads = tuning::SigmaClipPolicy::resetThreads;
+  resetWorkspace<<<blocksFor(2 * kBins, resetThreads), resetThreads, 0, ctx->stream()>>>(
       ws, control, values, selected.get(), n, state.candidates);
   SL_LAUNCHED();
-  // Two blocks per SM keep the per-block histogram flushes (global atomics) few.
-  unsigned grid =
-      static_cast<unsigned>(std::min<int64_t>(blocksFor(n, kThreads), int64_t(ctx->smCount()) * 2));
+  // A few blocks per SM (tuning::SigmaClipPolicy::blocksPerSm) keep the per-block histogram
+  // flushes (global atomics) few.
+  unsigned grid = static_cast<unsigned>(std::min<int64_t>(
+      blocksFor(n, kThreads), int64_t(ctx->smCount()) * tuning::SigmaClipPolicy::blocksPerSm));
   if (grid == 0) grid = 1;
-  // The loop runs on the device. Cancellation is looked at before it: a whole loop takes about
-  // 0.5 ms for 2048² values on an H100.
+  // The loop runs on the device. Cancellation is looked at before it: a whole loop is short.
   job.checkCancelled();
   SL_CUDA(cudaGraphLaunch(loopGraph(ctx, state, grid), ctx->stream()));
   readBack(ctx, &control, &ws->control, 1);

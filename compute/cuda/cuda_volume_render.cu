@@ -1,19 +1,20 @@
 // The volume renderer on the GPU (semantics in compute/params.h; the rays in
 // compute/volume_ray.h, shared with the CPU twin). The volume lives in a 3D texture: the texture
 // unit does the trilinear interpolation and the edge clamping in one fetch, and its cache serves
-// neighbouring rays. One thread per output pixel, in 16 × 16 tiles so that neighbouring rays
-// share cached texels. The texture is kept (a context extension) for the last volume given, so a
-// view that turns uploads nothing.
+// neighbouring rays. One thread per output pixel, in square tiles (tuning/volume_render.cuh) so
+// that neighbouring rays share cached texels. The texture is kept (a context extension) for the
+// last volume given, so a view that turns uploads nothing.
 #include <memory>
 #include <string>
 
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/tuning/volume_render.cuh"
 #include "compute/volume_render.h"
 
 namespace stacklens::compute::cuda {
 namespace {
 
-constexpr int kTile = 16;
+constexpr int kTile = tuning::VolumeRenderPolicy::tile;
 
 struct VolumeTexture : Context::Extension {
   Image source;  // kept alive, so that its storage's address names it

@@ -1,0 +1,26 @@
+// Launch shapes and buffer sizes of the sigma-clipped statistics (compute/cuda/cuda_statistics.cu);
+// the measurements that chose them are in compute/BENCHMARKS.md. (For compute/cuda/*.cu only.)
+#pragma once
+
+namespace stacklens::compute::cuda::tuning {
+
+struct SigmaClipPolicy {
+  // Threads per block of the counting passes: 512, so that the block's two shared 2048-bin
+  // histograms are cleared, flushed and scanned four bins a thread. Must divide the bin count.
+  static constexpr int threads = 512;
+  // Blocks per SM of the counting passes (a grid-stride loop): two keep the per-block histogram
+  // flushes (global atomics) few.
+  static constexpr int blocksPerSm = 2;
+  // The guessed first-digit bin's values the moments pass keeps (64 Ki floats, 256 KiB for the
+  // context's life) so that the later digit passes read only those; a fuller bin counts as a
+  // miss and those passes read the whole data.
+  static constexpr int candidates = 1 << 16;
+  // Histogram bins counted with one shared atomic per value, not with the lanes of a bin added
+  // first (__match_any_sync), which cost more than the conflicts it saves on sky data.
+  // STACKLENS_CLIP_BINNING=match overrides it, to compare the two.
+  static constexpr bool matchAnyBinning = false;
+  // resetWorkspace: 256 threads, one histogram bin each.
+  static constexpr int resetThreads = 256;
+};
+
+}  // namespace stacklens::compute::cuda::tuning
