@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compute/backend.h"
+#include "compute/cuda/tuning/transfers.cuh"
 #include "compute/image.h"
 #include "compute/job.h"
 #include "compute/params.h"
@@ -136,7 +137,7 @@ class Context {
   std::map<std::string, std::unique_ptr<Extension>> extensions_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, void*> workAreas_;
   std::map<std::vector<float>, void*> constants_;
-  static constexpr size_t kStagingBytes = size_t(16) << 20;
+  static constexpr size_t kStagingBytes = tuning::TransferPolicy::stagingBytes;
   void* staging_[2] = {nullptr, nullptr};
   cudaEvent_t stagingFree_[2] = {nullptr, nullptr};
   // cudaMallocAsync, or its refusal when the simulated capacity would be exceeded.

@@ -32,12 +32,16 @@
 #include "compute/cuda/lto/rl_callback_args.h"
 #include "compute/cuda/psf_symmetry.h"
 #include "compute/cuda/rl_otf_cache.cuh"
+#include "compute/cuda/tuning/deconvolve.cuh"
 #include "compute/log.h"
 #include "compute/rl_frame.h"
 #include "rl_callbacks_fatbin.h"
 
 namespace stacklens::compute::cuda {
 namespace {
+
+using Policy = tuning::RichardsonLucyPolicy;
+constexpr int kThreads = Policy::threads;  // the element-wise passes
 
 struct Dims {
   int64_t z, y, x;
@@ -168,7 +172,7 @@ __global__ void tvDivergence(const float* __restrict__ u, float* __restrict__ di
 // Biggs–Andrews: dots[0] = Σ g·g_prev, dots[1] = Σ g_prev² (accumulated in double).
 __global__ void accelerationDots(const float* __restrict__ g, const float* __restrict__ gPrevious,
                                  int64_t n, double* dots) {
-  using Reduce = cub::BlockReduce<double, 256>;
+  using Reduce = cub::BlockReduce<double, kThreads>;  // launched with kThreads
   __shared__ typename Reduce::TempStorage temp;
   double a = 0, b = 0;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
@@ -208,7 +212,7 @@ __global__ void setChangeTarget(RlCallbackArgs* args, float* change) { args->cha
 
 // The four transforms of one iteration with their store callbacks, for one frame shape, and the
 // device copy of the callbacks' arguments; made once per shape and kept in the context, since
-// making them links the callbacks (a few hundred milliseconds the first time).
+// making them links the callbacks, which is slow.
 struct CallbackPlans {
   cufftHandle blur = 0, ratio = 0, correlate = 0, update = 0;
   void* workArea = nullptr;
@@ -230,7 +234,7 @@ class CallbackPlanCache : public Context::Extension {
     auto it = plans_.find(key);
     if (it != plans_.end()) return &it->second;
     // A few shapes at most: each holds a work area for the context's life.
-    if (plans_.size() >= 4) {
+    if (plans_.size() >= Policy::callbackPlanShapes) {
       SL_CUDA(cudaStreamSynchronize(ctx_->stream()));
       destroy(plans_.begin()->second);
       plans_.erase(plans_.begin());
@@ -316,12 +320,10 @@ CallbackPlans* callbackPlans(const ContextPtr& ctx, Dims frame) {
 
 // The four transforms of an iteration, as bits of a callback mask.
 constexpr unsigned kBlur = 1, kRatio = 2, kCorrelate = 4, kUpdate = 8, kAllTransforms = 15;
-// Which transforms carry their element-wise work in a callback by default, per frame kind, as
-// measured on an H100 (compute/BENCHMARKS.md): in 3D all four (256×1024²: 0.284 s instead of
-// 0.312 s); in 2D none, since cuFFT's 2048² plans with callbacks are slower than the plain
-// plans plus the separate passes (6.1 ms instead of 4.35 ms; a 2100² frame gains 5 % with
-// callbacks on the two R2C transforms only, too little to take the loss at 2048²).
-constexpr unsigned kDefaultCallbacks2D = 0, kDefaultCallbacks3D = kAllTransforms;
+// Which transforms carry their element-wise work in a callback by default, per frame kind
+// (Policy::callbacksIn2D, Policy::callbacksIn3D; measured in compute/BENCHMARKS.md).
+constexpr unsigned kDefaultCallbacks2D = Policy::callbacksIn2D ? kAllTransforms : 0,
+                   kDefaultCallbacks3D = Policy::callbacksIn3D ? kAllTransforms : 0;
 
 // The mask for a frame: STACKLENS_CUDA_FFT_CALLBACKS=0 (none), =1 (all) or four 0/1 digits for
 // blur, ratio, correlate, update (for measurements), else the default.
@@ -415,7 +417,8 @@ class RichardsonLucySolver {
     if (makeOtf) {
       placed = DeviceArray<float>(ctx, n_);
       SL_CUDA(cudaMemsetAsync(placed.get(), 0, n_ * sizeof(float), st));
-      placePsf<<<blocksFor(psfDims.count(), 256), 256, 0, st>>>(psf, psfDims, placed.get(), frame_);
+      placePsf<<<blocksFor(psfDims.count(), kThreads), kThreads, 0, st>>>(psf, psfDims,
+                                                                          placed.get(), frame_);
       SL_LAUNCHED();
     }
     if (fused) {
@@ -453,22 +456,22 @@ class RichardsonLucySolver {
     }
     if (makeOtf && !otfByCallback) {
       SL_CUFFT(cufftExecR2C(plans_->forward, placed.get(), otf));
-      scaleSpectrum<<<blocksFor(nc_, 256), 256, 0, st>>>(otf, nc_, 1.f / float(n_));
+      scaleSpectrum<<<blocksFor(nc_, kThreads), kThreads, 0, st>>>(otf, nc_, 1.f / float(n_));
       SL_LAUNCHED();
     }
   }
 
   void run(const float* in, float* out, const Job& job, double progressBase, double progressSpan) {
     cudaStream_t st = ctx_->stream();
-    const unsigned blocks = blocksFor(n_, 256);
+    const unsigned blocks = blocksFor(n_, kThreads);
     // The first estimate is the (padded) image itself.
-    padObserved<<<blocks, 256, 0, st>>>(in, image_, observed_.get(), frame_, lo_,
-                                        static_cast<int>(p_.boundary), estimate_.get(),
-                                        p_.accelerate ? previous_.get() : nullptr);
+    padObserved<<<blocks, kThreads, 0, st>>>(in, image_, observed_.get(), frame_, lo_,
+                                             static_cast<int>(p_.boundary), estimate_.get(),
+                                             p_.accelerate ? previous_.get() : nullptr);
     SL_LAUNCHED();
     // At most a few iterations are queued ahead of the GPU, so a cancellation takes effect soon
     // without a synchronisation that would leave the GPU idle.
-    constexpr int kAhead = 3;
+    constexpr int kAhead = Policy::iterationsAhead;
     std::vector<cudaEvent_t> done(p_.iterations, nullptr);
     struct EventsGuard {
       std::vector<cudaEvent_t>& events;
@@ -494,12 +497,12 @@ class RichardsonLucySolver {
         const double* dots = nullptr;
         if (haveChange) {
           SL_CUDA(cudaMemsetAsync(dots_.get(), 0, 2 * sizeof(double), st));
-          unsigned grid = std::min<unsigned>(blocks, ctx_->smCount() * 8);
-          accelerationDots<<<grid, 256, 0, st>>>(change_.get(), changePrevious_.get(), n_,
-                                                 dots_.get());
+          unsigned grid = std::min<unsigned>(blocks, ctx_->smCount() * Policy::dotBlocksPerSm);
+          accelerationDots<<<grid, kThreads, 0, st>>>(change_.get(), changePrevious_.get(), n_,
+                                                      dots_.get());
           dots = dots_.get();
         }
-        extrapolate<<<blocks, 256, 0, st>>>(estimate_.get(), previous_.get(), n_, dots);
+        extrapolate<<<blocks, kThreads, 0, st>>>(estimate_.get(), previous_.get(), n_, dots);
         SL_LAUNCHED();
         if (fused_) fused_->forward(estimate_.get());
         std::swap(change_, changePrevious_);
@@ -508,8 +511,8 @@ class RichardsonLucySolver {
       SL_CUDA(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming));
       SL_CUDA(cudaEventRecord(done[k], st));
     }
-    cropEstimate<<<blocksFor(image_.count(), 256), 256, 0, st>>>(estimate_.get(), frame_, lo_, in,
-                                                                 out, image_);
+    cropEstimate<<<blocksFor(image_.count(), kThreads), kThreads, 0, st>>>(estimate_.get(), frame_,
+                                                                           lo_, in, out, image_);
     SL_LAUNCHED();
     SL_CUDA(cudaStreamSynchronize(st));
     job.report(progressBase + progressSpan);
@@ -522,7 +525,8 @@ class RichardsonLucySolver {
     float* est = estimate_.get();
     const bool tv = p_.tvLambda > 0;
     if (tv) {
-      tvDivergence<<<blocksFor(n_, 256), 256, 0, ctx_->stream()>>>(est, divergence_.get(), frame_);
+      tvDivergence<<<blocksFor(n_, kThreads), kThreads, 0, ctx_->stream()>>>(est, divergence_.get(),
+                                                                             frame_);
       SL_LAUNCHED();
     }
     fused_->blurAndRatio(observed_.get(), p_.epsilon);
@@ -533,11 +537,11 @@ class RichardsonLucySolver {
 
   void step() {
     cudaStream_t st = ctx_->stream();
-    const unsigned blocks = blocksFor(n_, 256), cblocks = blocksFor(nc_, 256);
+    const unsigned blocks = blocksFor(n_, kThreads), cblocks = blocksFor(nc_, kThreads);
     float* est = estimate_.get();
     cufftComplex* spec = spectrum_.get();
     float* work = work_.get();
-    if (p_.tvLambda > 0) tvDivergence<<<blocks, 256, 0, st>>>(est, divergence_.get(), frame_);
+    if (p_.tvLambda > 0) tvDivergence<<<blocks, kThreads, 0, st>>>(est, divergence_.get(), frame_);
     // spectrum = FFT(est)·OTF; work = observed / max(blurred, ε); spectrum = FFT(work)·conj(OTF);
     // est updated in place (with a callback, work is only the last transform's nominal output).
     // Each product in a store callback or in its own pass (see kDefaultCallbacks*).
@@ -545,26 +549,26 @@ class RichardsonLucySolver {
       SL_CUFFT(cufftExecR2C(callbacks_->blur, est, spec));
     } else {
       SL_CUFFT(cufftExecR2C(plans_->forward, est, spec));
-      multiplySpectrum<false><<<cblocks, 256, 0, st>>>(spec, otfSpectrum(), nc_);
+      multiplySpectrum<false><<<cblocks, kThreads, 0, st>>>(spec, otfSpectrum(), nc_);
     }
     if (uses(kRatio)) {
       SL_CUFFT(cufftExecC2R(callbacks_->ratio, spec, work));
     } else {
       SL_CUFFT(cufftExecC2R(plans_->inverse, spec, work));
-      ratioKernel<<<blocks, 256, 0, st>>>(observed_.get(), work, n_, p_.epsilon);
+      ratioKernel<<<blocks, kThreads, 0, st>>>(observed_.get(), work, n_, p_.epsilon);
     }
     if (uses(kCorrelate)) {
       SL_CUFFT(cufftExecR2C(callbacks_->correlate, work, spec));
     } else {
       SL_CUFFT(cufftExecR2C(plans_->forward, work, spec));
-      multiplySpectrum<true><<<cblocks, 256, 0, st>>>(spec, otfSpectrum(), nc_);
+      multiplySpectrum<true><<<cblocks, kThreads, 0, st>>>(spec, otfSpectrum(), nc_);
     }
     if (uses(kUpdate)) {
       if (p_.accelerate) setChangeTarget<<<1, 1, 0, st>>>(callbacks_->args, change_.get());
       SL_CUFFT(cufftExecC2R(callbacks_->update, spec, work));
     } else {
       SL_CUFFT(cufftExecC2R(plans_->inverse, spec, work));
-      updateEstimate<<<blocks, 256, 0, st>>>(
+      updateEstimate<<<blocks, kThreads, 0, st>>>(
           est, work, p_.tvLambda > 0 ? divergence_.get() : nullptr, static_cast<float>(p_.tvLambda),
           p_.accelerate ? change_.get() : nullptr, n_);
     }
@@ -637,8 +641,8 @@ Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psf
   {
     DeviceArray<int> flag(ctx, 1);
     SL_CUDA(cudaMemsetAsync(flag.get(), 0, sizeof(int), ctx->stream()));
-    anyFinite<<<blocksFor(s.count(), 256), 256, 0, ctx->stream()>>>(in.data(), s.count(),
-                                                                    flag.get());
+    anyFinite<<<blocksFor(s.count(), kThreads), kThreads, 0, ctx->stream()>>>(in.data(), s.count(),
+                                                                              flag.get());
     SL_LAUNCHED();
     int any = 0;
     readBack(ctx, &any, flag.get(), 1);

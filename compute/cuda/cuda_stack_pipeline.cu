@@ -44,9 +44,10 @@ class PipelineEvents {
 // memcpy split over a few threads for large copies: one thread copying between pageable and
 // page-locked memory (page faults included) is slower than the PCIe link it feeds.
 void copyParallel(void* dst, const void* src, size_t bytes) {
-  constexpr size_t kPiece = size_t(4) << 20;
-  const size_t threads = std::min<size_t>(
-      {8, std::max<size_t>(1, std::thread::hardware_concurrency()), bytes / kPiece});
+  constexpr size_t kPiece = tuning::TransferPolicy::parallelCopyPieceBytes;
+  const size_t threads =
+      std::min<size_t>({tuning::TransferPolicy::parallelCopyMaxThreads,
+                        std::max<size_t>(1, std::thread::hardware_concurrency()), bytes / kPiece});
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
   if (threads <= 1) {

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/tuning/transfers.cuh"
 
 namespace stacklens::compute::cuda {
 
@@ -23,7 +24,7 @@ struct SliceWork {
 // computing while the other downloads), at most the slices holding kTargetChunkBytes of input (so
 // that a large stack goes in several chunks whose copies overlap the compute), at least 1 when one
 // fits, at most shape.z. 0 when not even one slice fits the budget.
-inline constexpr size_t kTargetChunkBytes = size_t(32) << 20;
+inline constexpr size_t kTargetChunkBytes = tuning::TransferPolicy::targetChunkBytes;
 int64_t planChunkSlices(size_t budget, Shape shape, SliceWork work);
 
 // The operation on one device chunk (a view of slices z0 … z0+n−1), given a sub-job whose progress

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/tuning/deconvolve.cuh"
 
 namespace stacklens::compute::cuda {
 
@@ -36,8 +37,8 @@ class RlOtfCache : public Context::Extension {
   // The cached OTF for `key`, or null.
   std::shared_ptr<float> find(const Key& key) const { return otf_ && key == key_ ? otf_ : nullptr; }
 
-  // A new OTF buffer of `floats` for the caller to fill; kept for the next call when it is at
-  // most 1/16 of the memory budget (a large one would crowd other operations' plans).
+  // A new OTF buffer of `floats` for the caller to fill; kept for the next call when it is a
+  // small part of the memory budget (tuning::RichardsonLucyPolicy::otfCacheBudgetDivisor).
   std::shared_ptr<float> make(const ContextPtr& ctx, Key key, size_t floats) {
     otf_.reset();  // the previous one goes first (its memory may be needed)
     float* p = static_cast<float*>(ctx->allocate(floats * sizeof(float)));
@@ -46,7 +47,8 @@ class RlOtfCache : public Context::Extension {
     // holds a ContextPtr itself.
     Context* owner = ctx.get();
     std::shared_ptr<float> otf(p, [owner](float* q) { owner->release(q); });
-    if (floats * sizeof(float) <= ctx->budget() / 16) {
+    if (floats * sizeof(float) <=
+        ctx->budget() / tuning::RichardsonLucyPolicy::otfCacheBudgetDivisor) {
       key_ = std::move(key);
       otf_ = otf;
     }

@@ -1,0 +1,25 @@
+// Staging buffer sizes, chunk sizes and copy threads of the host ↔ device transfers
+// (compute/cuda/cuda_context.cu, compute/cuda/cuda_stack_pipeline.cu); the measurements that chose
+// them are in compute/BENCHMARKS.md. (For compute/cuda/*.cu only.)
+#pragma once
+
+#include <cstddef>
+
+namespace stacklens::compute::cuda::tuning {
+
+struct TransferPolicy {
+  // Each of Context::upload/download's two page-locked staging buffers: 16 MiB, large enough
+  // that a DMA runs at the link's speed, small enough to keep pinned for the context's life.
+  static constexpr size_t stagingBytes = size_t(16) << 20;
+  // The stack pipeline's chunks hold at most 32 MiB of input, so that a large stack goes in
+  // several chunks whose copies overlap the compute.
+  static constexpr size_t targetChunkBytes = size_t(32) << 20;
+  // The pipeline's host copies between pageable and page-locked memory are split over threads,
+  // at least 4 MiB each: one thread copying (page faults included) is slower than the PCIe link
+  // it feeds, and smaller pieces cost more to start than they save.
+  static constexpr size_t parallelCopyPieceBytes = size_t(4) << 20;
+  // At most 8 such threads: more only compete for the host's memory bandwidth.
+  static constexpr size_t parallelCopyMaxThreads = 8;
+};
+
+}  // namespace stacklens::compute::cuda::tuning
