@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "io/io_error.h"
+#include "io/unique_fd.h"
 
 namespace stacklens::io {
 
@@ -22,9 +23,8 @@ uint64_t checkReadableFile(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0) throw IoError(path, std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw IoError(path, "is a directory, not a file");
   if (!S_ISREG(st.st_mode)) throw IoError(path, "is not a regular file");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw IoError(path, std::strerror(errno));
-  ::close(fd);
+  if (UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)).get() < 0)
+    throw IoError(path, std::strerror(errno));
   if (st.st_size == 0) throw IoError(path, "the file is empty");
   return static_cast<uint64_t>(st.st_size);
 }
@@ -78,13 +78,10 @@ std::string resolvedDestination(const std::string& path) {
 }
 
 void flushFolder(const std::string& folder, const std::string& path) {
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    throw IoError(path, "written, but its folder could not be flushed: " + why);
-  }
-  ::close(fd);
+  const UniqueFd fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0 || ::fsync(fd.get()) != 0)
+    throw IoError(
+        path, std::string("written, but its folder could not be flushed: ") + std::strerror(errno));
 }
 
 }  // namespace
@@ -106,13 +103,11 @@ AtomicOutput::AtomicOutput(const std::string& path, const std::string& sourcePat
                             ": " + std::strerror(errno));
   folder_ = pattern;
   temp_ = (std::filesystem::path(folder_) / p.filename()).string();
-  const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
+  if (UniqueFd(::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)).get() < 0) {
     const std::string why = std::strerror(errno);
     ::rmdir(folder_.c_str());
     throw IoError(path, "cannot create the temporary file: " + why);
   }
-  ::close(fd);
 }
 
 AtomicOutput::~AtomicOutput() {
@@ -124,13 +119,11 @@ AtomicOutput::~AtomicOutput() {
 void AtomicOutput::commit() {
   // The data must be on disk before the new name is, or a crash could leave an empty file
   // where the old one was.
-  const int fd = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    throw IoError(path_, "cannot flush the temporary file: " + why);
+  {
+    const UniqueFd fd(::open(temp_.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0 || ::fsync(fd.get()) != 0)
+      throw IoError(path_, std::string("cannot flush the temporary file: ") + std::strerror(errno));
   }
-  ::close(fd);
   struct stat old {};
   const mode_t mode =
       ::stat(path_.c_str(), &old) == 0 ? (old.st_mode & 07777) : (0666 & ~currentUmask());
