@@ -30,8 +30,8 @@ void HistogramTool::setDock(QDockWidget* dock) {
   });
 }
 
-void HistogramTool::setSlice(render::SliceData slice) {
-  slice_ = std::move(slice);
+void HistogramTool::sliceShown(const ShownSlice& shown) {
+  slice_ = shown.data;
   rest_.start();
 }
 

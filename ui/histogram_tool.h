@@ -10,10 +10,11 @@
 
 #include "render/slice_view.h"
 #include "ui/histogram_widget.h"
+#include "ui/viewer_tool.h"
 
 namespace stacklens::ui {
 
-class HistogramTool : public QObject {
+class HistogramTool : public QObject, public ViewerTool {
   Q_OBJECT
  public:
   // Reads run on pool; the widget (histogram and a "Log counts" box) goes in the window's dock.
@@ -23,8 +24,9 @@ class HistogramTool : public QObject {
   HistogramWidget* histogram() const { return histogram_; }
   // The dock it lives in: the histogram is made when the dock shows.
   void setDock(QDockWidget* dock);
-  // A new slice is shown: its histogram follows when the slider rests.
-  void setSlice(render::SliceData slice);
+  void stackOpened(const OpenedStackView&) override {}
+  // Its histogram follows when the slider rests.
+  void sliceShown(const ShownSlice& slice) override;
   void setLimits(float low, float high) { histogram_->setLimits(low, high); }
   void update();  // now (when visible)
 

@@ -18,14 +18,14 @@ void LineProfileTool::setLine(QPointF from, QPointF to) {
   measure();
 }
 
-void LineProfileTool::sliceShown(render::SliceData slice, int width, int height) {
-  slice_ = std::move(slice);
-  width_ = width;
-  height_ = height;
+void LineProfileTool::sliceShown(const ShownSlice& shown) {
+  slice_ = shown.data;
+  width_ = shown.width;
+  height_ = shown.height;
   if (line_) rest_.start();
 }
 
-void LineProfileTool::clear() {
+void LineProfileTool::stackOpened(const OpenedStackView&) {
   line_.reset();
   slice_.reset();
   view_->setLine(std::nullopt);

@@ -10,19 +10,20 @@
 
 #include "render/slice_view.h"
 #include "ui/plot_widget.h"
+#include "ui/viewer_tool.h"
 
 namespace stacklens::ui {
 
-class LineProfileTool : public QObject {
+class LineProfileTool : public QObject, public ViewerTool {
   Q_OBJECT
  public:
   // Draws the line on view; the plot goes in the window's dock.
   explicit LineProfileTool(render::SliceView* view, QObject* parent = nullptr);
 
   PlotWidget* plot() const { return plot_; }
-  void setLine(QPointF from, QPointF to);  // shown and measured at once
-  void sliceShown(render::SliceData slice, int width, int height);
-  void clear();  // a new stack: no line
+  void setLine(QPointF from, QPointF to);             // shown and measured at once
+  void stackOpened(const OpenedStackView&) override;  // no line
+  void sliceShown(const ShownSlice& slice) override;
 
  private:
   void measure();

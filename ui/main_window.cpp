@@ -1,82 +1,55 @@
-// The viewer's main window: wiring of the view, navigation, docks, menus and worker reads.
+// The viewer's main window: it assembles the view, the navigation, the docks, the menus and the
+// tools, and passes each opened stack and shown slice on to the tools.
 #include "ui/main_window.h"
 
-#include "ui/line_profile_tool.h"
-#include "ui/live_processing.h"
-
-#include <QActionGroup>
-#include <QCheckBox>
 #include <QCloseEvent>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QGuiApplication>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
-#include <QScreen>
 #include <QStatusBar>
-#include <QToolBar>
-#include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
-#include "compute/device_list.h"
-#include "io/file_checks.h"
-#include "io/stack_writer.h"
-#include "ui/catalog_panel.h"
 #include "ui/channels_tool.h"
 #include "ui/contours_tool.h"
-#include "ui/copy_command.h"
 #include "ui/header_dialog.h"
 #include "ui/histogram_tool.h"
-#include "ui/history_tool.h"
-#include "ui/library_messages.h"
+#include "ui/line_profile_tool.h"
+#include "ui/live_processing.h"
 #include "ui/movie_dialog.h"
 #include "ui/ortho_views.h"
 #include "ui/pixel_readout.h"
-#include "ui/profiles.h"
 #include "ui/projection_dialog.h"
 #include "ui/psf_dialog.h"
-#include "ui/psf_measure_dialog.h"
+#include "ui/recent_files.h"
 #include "ui/region_stats_tool.h"
-#include "ui/regions_panel.h"
 #include "ui/save_tool.h"
-#include "ui/session_tool.h"
 #include "ui/slice_source.h"
 #include "ui/stack_opener.h"
-#include "ui/timing_panel.h"
 #include "ui/tools_bar.h"
 #include "ui/view_decorations.h"
 #include "ui/view_export.h"
-#include "ui/volume_panel.h"
 #include "ui/volume_tool.h"
 #include "ui/whole_stack_dialog.h"
 #include "ui/window_menus.h"
-
-#include "io/wcs.h"
+#include "ui/window_tools.h"
 
 namespace stacklens::ui {
 
 using render::LimitsMode;
 using render::SliceView;
 
-static const char* kStackFilter =
-    "Stacks (*.fits *.fit *.fts *.fz *.fits.gz *.tif *.tiff);;FITS (*.fits *.fit *.fts *.fz "
-    "*.fits.gz);;TIFF (*.tif *.tiff);;All files (*)";
-
-// A SliceView (a QWindow) inside the widget tree; keyboard focus stays with the widgets so the
-// window's shortcuts keep working after a click in the view.
-static QWidget* embed(SliceView* view, QWidget* parent) {
-  QWidget* box = QWidget::createWindowContainer(view, parent);
-  box->setFocusPolicy(Qt::NoFocus);
-  return box;
+namespace {
+QString droppedFile(const QMimeData* mime) {
+  const auto urls = mime->urls();
+  return urls.isEmpty() || !urls.first().isLocalFile() ? QString() : urls.first().toLocalFile();
 }
+
+QPoint nearestPixel(QPointF p) { return QPoint(int(std::lround(p.x())), int(std::lround(p.y()))); }
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("StackLens");
@@ -90,7 +63,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   layout->setSpacing(0);
   view_ = new SliceView();
   decorations_ = std::make_unique<ViewDecorations>(view_);
-  QWidget* viewBox = embed(view_, central);
+  QWidget* viewBox = embedView(view_, central);
   viewBox->setMinimumSize(320, 240);
   nav_ = new NavigationBar(central);
   layout->addWidget(viewBox, 1);
@@ -98,14 +71,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setCentralWidget(central);
 
   readout_ = new PixelReadout(this);
-  shapeLabel_ = new QLabel(this);
   statusBar()->addWidget(readout_, 1);
-  statusBar()->addPermanentWidget(shapeLabel_);
+  statusBar()->addPermanentWidget(readout_->shapeLabel());
   opener_ = new StackOpener(&readPool_, this);
   connect(opener_, &StackOpener::opened, this, [this](const QString& path, const OpenedStack& s) {
     path_ = path;
     install(s.reader, s.z, s.slice);
-    if (s.fromFile) rememberFile(path);
+    if (s.fromFile) recent_->remember(path);
     emit stackOpened(path);
   });
   connect(opener_, &StackOpener::failed, this, [this](const QString& path, const QString& why) {
@@ -123,162 +95,83 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()), why);
   });
 
-  buildDocks();
+  docks_ = buildWindowDocks(this, view_, &readPool_);
+  // The tools that follow the open stack and the slice shown, in the order they are told.
+  tools_ = {decorations_.get(), readout_,      docks_.histogram,
+            docks_.line,        docks_.region, docks_.ortho};
+  connectDocks();
   buildMenus();
   live_ = new LiveProcessing(this, view_);
-  // Tools that add themselves to the window (menus, docks, overlays).
-  SettingsHistory* history = installHistory(this);
-  installCopyCommand(this);
-  installPsfMeasureTool(this);
-  followRegions(history, installRegionsTool(this));
-  installCatalogTool(this);
-  showLibraryMessages(statusBar());
-  connect(SessionTool::install(this), &SessionTool::failed, this,
-          [this](const QString& why) { reportError(tr("Open session"), why); });
-  connect(live_->dock(), &ProcessingDock::psfGeneratorRequested, this,
-          &MainWindow::openPsfGenerator);
-  arrangeDefaultLayout();
+  installWindowTools(this);
+  arrangeDefaultLayout(this);
   connect(live_, &LiveProcessing::processedSliceReady, this, &MainWindow::setProcessedSlice);
-  connect(live_, &LiveProcessing::centreOn, this, [this](QPointF p) {
-    setCrosshair(QPoint(int(std::lround(p.x())), int(std::lround(p.y()))));
-  });
+  connect(live_, &LiveProcessing::centreOn, this,
+          [this](QPointF p) { setCrosshair(nearestPixel(p)); });
 
   connect(nav_, &NavigationBar::valueChanged, this, &MainWindow::requestSlice);
   connect(view_, &SliceView::hovered, this, &MainWindow::hoverAt);
-  connect(view_, &SliceView::clicked, this, [this](QPointF p) {
-    setCrosshair(QPoint(int(std::lround(p.x())), int(std::lround(p.y()))));
-  });
+  connect(view_, &SliceView::clicked, this, [this](QPointF p) { setCrosshair(nearestPixel(p)); });
   connect(view_, &SliceView::lineDrawn, this, &MainWindow::setLine);
   connect(view_, &SliceView::regionDrawn, this, &MainWindow::setRegion);
-  connect(display_, &DisplayPanel::displayChanged, this, &MainWindow::applyDisplay);
-  connect(display_, &DisplayPanel::limitsModeChanged, this, &MainWindow::computeLimits);
-  connect(histogramTool_, &HistogramTool::limitsDragged, this, [this](double low, double high) {
-    display_->setManualLimits({float(low), float(high)});
-  });
 
   settings_ = loadViewerSettings();
   applySettings();
-  // The default size, within the screen: on a 1280-wide screen 1400 pixels cut off the docks.
-  QSize size(1400, 940);
-  if (QScreen* screen = QGuiApplication::primaryScreen())
-    size = size.boundedTo(screen->availableGeometry().size() * 0.95);
-  resize(size);
-  if (!settings_.geometry.isEmpty()) restoreGeometry(settings_.geometry);
-  if (!settings_.windowState.isEmpty())
-    restoreState(settings_.windowState);
-  else
-    QTimer::singleShot(0, this, &MainWindow::sizeDefaultDocks);
+  restoreWindowLayout(this, settings_, docks_);
 }
 
 MainWindow::~MainWindow() {
   // Workers post results to this object: stop the long ones (a save, a preload) at their next
   // slice and let them finish before it goes.
-  ortho_->cancel();
+  docks_.ortho->cancel();
   source_->stop();
   cancelSave();
   readPool_.waitForDone();
 }
 
-void MainWindow::buildDocks() {
-  auto dock = [this](const QString& title, const QString& name, QWidget* content,
-                     Qt::DockWidgetArea area) {
-    auto* d = new QDockWidget(title, this);
-    d->setObjectName(name);
-    d->setWidget(content);
-    addDockWidget(area, d);
-    return d;
-  };
-  display_ = new DisplayPanel(this);
-  dock(tr("Display"), "displayDock", display_, Qt::RightDockWidgetArea);
-
-  histogramTool_ = new HistogramTool(&readPool_, this);
-  histogramDock_ =
-      dock(tr("Histogram"), "histogramDock", histogramTool_->widget(), Qt::RightDockWidgetArea);
-  histogramTool_->setDock(histogramDock_);
-  connect(histogramTool_, &HistogramTool::updated, this, &MainWindow::histogramUpdated);
-
-  regionTool_ = new RegionStatsTool(view_, this);
-  dock(tr("Region statistics"), "regionDock", regionTool_->label(), Qt::RightDockWidgetArea);
-
-  ortho_ = new OrthoViews(&readPool_, this);
-  QWidget* xzBox = embed(ortho_->xzView(), this);
-  QWidget* yzBox = embed(ortho_->yzView(), this);
-  xzBox->setMinimumSize(160, 120);
-  yzBox->setMinimumSize(120, 160);
-  xzDock_ = dock(tr("XZ at crosshair"), "xzDock", xzBox, Qt::BottomDockWidgetArea);
-  yzDock_ = dock(tr("YZ at crosshair"), "yzDock", yzBox, Qt::LeftDockWidgetArea);
-  connect(ortho_, &OrthoViews::pointed, this, [this](QPoint crosshair, int z) {
+void MainWindow::connectDocks() {
+  DisplayPanel* display = docks_.display;
+  connect(display, &DisplayPanel::displayChanged, this, &MainWindow::applyDisplay);
+  connect(display, &DisplayPanel::limitsModeChanged, this, &MainWindow::computeLimits);
+  connect(docks_.histogram, &HistogramTool::limitsDragged, this,
+          [display](double low, double high) {
+            display->setManualLimits({float(low), float(high)});
+          });
+  connect(docks_.histogram, &HistogramTool::updated, this, &MainWindow::histogramUpdated);
+  connect(docks_.ortho, &OrthoViews::pointed, this, [this](QPoint crosshair, int z) {
     setCrosshair(crosshair);
     nav_->setValue(z);
   });
-  connect(ortho_, &OrthoViews::updated, this, &MainWindow::orthoViewsUpdated);
-  connect(ortho_, &OrthoViews::failed, this, [this](const QString& why) {
+  connect(docks_.ortho, &OrthoViews::updated, this, &MainWindow::orthoViewsUpdated);
+  connect(docks_.ortho, &OrthoViews::failed, this, [this](const QString& why) {
     reportError(tr("Cannot build the orthogonal views"), why);
   });
-
-  lineTool_ = new LineProfileTool(view_, this);
-  auto* lineDock =
-      dock(tr("Line profile"), "lineProfileDock", lineTool_->plot(), Qt::RightDockWidgetArea);
-  auto* zDock =
-      dock(tr("Z profile at cursor"), "zProfileDock", ortho_->zProfile(), Qt::RightDockWidgetArea);
-  auto* regionDock = findChild<QDockWidget*>("regionDock");
-  tabifyDockWidget(regionDock, lineDock);
-  tabifyDockWidget(lineDock, zDock);
-  zDock->raise();
-  resizeDocks({xzDock_}, {230}, Qt::Vertical);
-  resizeDocks({yzDock_}, {230}, Qt::Horizontal);
-}
-
-// The default layout, made for a 1280 × 1024 screen (a saved layout replaces it). The right
-// column takes the full height, and processing joins its analysis tabs: one above another it
-// got 60 pixels and a scroll bar. The bottom row (XZ, timings) stays low so that the slice view
-// keeps most of the height.
-void MainWindow::arrangeDefaultLayout() {
-  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-  auto* zDock = findChild<QDockWidget*>("zProfileDock");
-  auto* processing = findChild<QDockWidget*>("processingDock");
-  if (zDock && processing) tabifyDockWidget(zDock, processing);
-  if (zDock) zDock->raise();
-}
-
-// Dock sizes take effect once the window is laid out, hence after the first show.
-void MainWindow::sizeDefaultDocks() {
-  if (auto* displayDock = findChild<QDockWidget*>("displayDock"))
-    resizeDocks({displayDock, histogramDock_}, {190, 150}, Qt::Vertical);
-  resizeDocks({xzDock_}, {230}, Qt::Vertical);
-  resizeDocks({xzDock_}, {320}, Qt::Horizontal);
 }
 
 void MainWindow::buildMenus() {
   const WindowMenus menus = buildWindowMenus(this);
   fileMenu_ = menus.file;
-  recentMenu_ = menus.recent;
+  recent_ = new RecentFiles(menus.recent, &settings_, this);
+  connect(recent_, &RecentFiles::chosen, this, [this](const QString& path) { openFile(path); });
   editMenu_ = menus.edit;
   analysisMenu_ = menus.analysis;
 
   toolsBar_ = new ToolsBar(view_, this);
   addToolBar(toolsBar_);
+  // Another HDU (at its first plane) or another plane of this HDU: the file is opened again.
   connect(toolsBar_, &ToolsBar::hduChosen, this, [this](int hdu) {
-    io::OpenOptions o;
-    o.hdu = hdu;
-    openFile(path_, o);
+    openFile(path_, io::OpenOptions{hdu, 0});
   });
   connect(toolsBar_, &ToolsBar::planeChosen, this, [this](int plane) {
-    if (plane == info_.plane || path_.isEmpty()) return;
-    io::OpenOptions o;
-    o.hdu = info_.hdu;
-    o.plane = plane;
-    openFile(path_, o);
+    if (plane != info_.plane && !path_.isEmpty())
+      openFile(path_, io::OpenOptions{info_.hdu, plane});
   });
 }
 
 void MainWindow::applySettings() {
   // Each setter feeds back into settings_ through applyDisplay(): apply from a copy.
-  applyViewerSettings(display_, ViewerSettings(settings_));
-  rebuildRecentMenu();
+  applyViewerSettings(docks_.display, ViewerSettings(settings_));
+  recent_->rebuild();
 }
-
-// ---- opening ----
 
 void MainWindow::openFile(const QString& path, io::OpenOptions options) {
   statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName()));
@@ -291,7 +184,6 @@ void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
 
 void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceData first) {
   reader_ = std::move(reader);
-  decorations_->setStack(reader_);
   info_ = reader_->info();
   emit stackInstalled();
   source_->setStack(reader_, cacheBudget_, z, first);
@@ -301,17 +193,13 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   });
   live_->sliceRequested(z);
   ++sliceGeneration_;
-  readout_->setStack(reader_);
   limitsValid_ = false;
   crosshair_.reset();
-  lineTool_->clear();
-  regionTool_->clear();
-  ortho_->setStack(reader_, source_->cache());
   view_->setCrosshair(std::nullopt);
   view_->clearSlice();
+  for (ViewerTool* tool : tools_) tool->stackOpened({reader_, source_->cache()});
   // FITS images have their first row at the bottom; microscopy TIFFs at the top.
   view_->setOriginBottom(info_.format == "fits");
-
   {
     const QSignalBlocker block(nav_);
     nav_->setCount(static_cast<int>(info_.z));
@@ -319,15 +207,9 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   }
   toolsBar_->showStack(info_);
   const bool cube = info_.z > 1;
-  xzDock_->setVisible(cube);
-  yzDock_->setVisible(cube);
+  docks_.xzDock->setVisible(cube);
+  docks_.yzDock->setVisible(cube);
   if (auto* d = findChild<QDockWidget*>(cube ? "zProfileDock" : "regionDock")) d->raise();
-  shapeLabel_->setText(QString("%1 × %2 × %3  %4  %5")
-                           .arg(info_.x)
-                           .arg(info_.y)
-                           .arg(info_.z)
-                           .arg(io::dtypeName(info_.dtype))
-                           .arg(QString::fromStdString(info_.format)));
   setWindowTitle(QFileInfo(QString::fromStdString(info_.path)).fileName() + " — StackLens");
   statusBar()->clearMessage();
   view_->fitToWindow();
@@ -337,8 +219,6 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   const double bytes = double(info_.x) * info_.y * info_.z * sizeof(float);
   if (cube && bytes <= 512.0 * (1 << 20)) setCrosshair(QPoint(int(info_.x / 2), int(info_.y / 2)));
 }
-
-// ---- slices ----
 
 void MainWindow::requestSlice(int z) {
   if (!reader_) return;
@@ -354,22 +234,17 @@ void MainWindow::requestSlice(int z) {
 
 void MainWindow::showSlice(int z, SliceData data) {
   currentZ_ = requestedZ_ = z;
-  decorations_->setSlice(z);
   current_ = std::move(data);
   const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
   if (!live_->holdRawSlice(z, current_, width, height)) view_->setSlice(current_, width, height);
   if (!limitsValid_) {
     limitsValid_ = true;
-    computeLimits(display_->limitsMode());
+    computeLimits(docks_.display->limitsMode());
   }
   updateWorldLabel();
-  readout_->setSlice(z, current_);
   // While scrubbing, the histogram, line profile and region statistics wait until the slider
   // rests.
-  histogramTool_->setSlice(current_);
-  lineTool_->sliceShown(current_, width, height);
-  regionTool_->sliceShown(z, current_, width, height);
-  ortho_->followSlice(z);
+  for (ViewerTool* tool : tools_) tool->sliceShown({z, current_, width, height});
   source_->prefetchAround(z);
   live_->rawSliceShown(z);
   emit sliceShown(z);
@@ -387,27 +262,23 @@ void MainWindow::preload(int count) {
   });
 }
 
-// ---- display ----
-
 void MainWindow::applyDisplay(const render::DisplaySettings& display) {
   view_->setDisplay(display);
-  ortho_->setDisplay(display);
-  histogramTool_->setLimits(display.limits.low, display.limits.high);
+  docks_.ortho->setDisplay(display);
+  docks_.histogram->setLimits(display.limits.low, display.limits.high);
   settings_.colormap = display.colormap;
   settings_.scale = render::scaleName(display.scale);
   settings_.invert = display.invert;
   settings_.smooth = display.smooth;
   settings_.nanColour = display.nanColour;
-  settings_.limitsMode = render::limitsModeName(display_->limitsMode());
+  settings_.limitsMode = render::limitsModeName(docks_.display->limitsMode());
 }
 
 void MainWindow::computeLimits(LimitsMode mode) {
   settings_.limitsMode = render::limitsModeName(mode);
   if (mode == LimitsMode::Manual || !current_) return;
-  display_->showLimits(render::sliceLimits(mode, current_->data(), current_->size()));
+  docks_.display->showLimits(render::sliceLimits(mode, current_->data(), current_->size()));
 }
-
-// ---- readout and analysis ----
 
 void MainWindow::updateWorldLabel() {
   nav_->setWorldText(
@@ -416,16 +287,16 @@ void MainWindow::updateWorldLabel() {
 
 void MainWindow::hoverAt(QPointF imagePos) {
   readout_->hover(imagePos);
-  ortho_->hover(imagePos, currentZ_);  // the z profile, when the stack is in memory
+  docks_.ortho->hover(imagePos, currentZ_);  // the z profile, when the stack is in memory
 }
 
 void MainWindow::setLine(QPointF from, QPointF to) {
-  lineTool_->setLine(from, to);
+  docks_.line->setLine(from, to);
   if (auto* d = findChild<QDockWidget*>("lineProfileDock")) d->raise();
 }
 
 void MainWindow::setRegion(QRectF rect, bool ellipse) {
-  regionTool_->setRegion(rect, ellipse);
+  docks_.region->setRegion(rect, ellipse);
   if (auto* d = findChild<QDockWidget*>("regionDock")) d->raise();
 }
 
@@ -435,12 +306,12 @@ void MainWindow::setCrosshair(QPoint pixel) {
   pixel.setY(std::clamp<int>(pixel.y(), 0, int(info_.y) - 1));
   crosshair_ = pixel;
   view_->setCrosshair(QPointF(pixel));
-  ortho_->setCrosshair(crosshair_, currentZ_);
+  docks_.ortho->setCrosshair(crosshair_, currentZ_);
 }
 
-render::SliceView* MainWindow::xzView() const { return ortho_->xzView(); }
-render::SliceView* MainWindow::yzView() const { return ortho_->yzView(); }
-PlotWidget* MainWindow::zProfilePlot() const { return ortho_->zProfile(); }
+render::SliceView* MainWindow::xzView() const { return docks_.ortho->xzView(); }
+render::SliceView* MainWindow::yzView() const { return docks_.ortho->yzView(); }
+PlotWidget* MainWindow::zProfilePlot() const { return docks_.ortho->zProfile(); }
 QComboBox* MainWindow::hduBox() const { return toolsBar_->hduBox(); }
 QSpinBox* MainWindow::planeBox() const { return toolsBar_->planeBox(); }
 void MainWindow::addReadoutPart(std::function<QString(QPointF)> part) {
@@ -449,21 +320,13 @@ void MainWindow::addReadoutPart(std::function<QString(QPointF)> part) {
 void MainWindow::refreshReadout() { readout_->refresh(); }
 QString MainWindow::readout() const { return readout_->text(); }
 SliceCache* MainWindow::cache() const { return source_->cache().get(); }
-HistogramWidget* MainWindow::histogram() const { return histogramTool_->histogram(); }
-PlotWidget* MainWindow::lineProfilePlot() const { return lineTool_->plot(); }
-const RegionStats& MainWindow::regionStats() const { return regionTool_->stats(); }
-
-// ---- output ----
+HistogramWidget* MainWindow::histogram() const { return docks_.histogram->histogram(); }
+PlotWidget* MainWindow::lineProfilePlot() const { return docks_.line->plot(); }
+const RegionStats& MainWindow::regionStats() const { return docks_.region->stats(); }
 
 QString MainWindow::exportPng(const QString& path, bool colorbar) {
   if (!current_) return tr("nothing to export: no stack is open");
-  QImage image = view_->grabFramebuffer();
-  if (colorbar) {
-    const auto& d = view_->display();
-    const std::vector<float>* cdf = d.scale == render::Scale::HistEq ? &view_->cdf() : nullptr;
-    image = withColorbar(image, d, cdf);
-  }
-  return savePngAtomically(image, pngPath(path), QString::fromStdString(info_.path));
+  return exportViewPng(view_, path, colorbar, QString::fromStdString(info_.path));
 }
 
 void MainWindow::saveData(const QString& path, bool wholeStack) {
@@ -471,21 +334,18 @@ void MainWindow::saveData(const QString& path, bool wholeStack) {
     reportError(tr("Cannot save"), tr("no stack is open"));
     return;
   }
-  SaveRequest request;
-  request.reader = reader_;
-  request.cache = source_->cache();
-  request.info = info_;
-  request.first = wholeStack ? 0 : currentZ_;
-  request.count = wholeStack ? info_.z : 1;
-  request.path = path.toStdString();
+  const SaveRequest request{reader_,
+                            source_->cache(),
+                            info_,
+                            wholeStack ? 0 : currentZ_,
+                            wholeStack ? info_.z : 1,
+                            path.toStdString()};
   if (!saveTool_->save(request, path))
     reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()),
                 tr("another save is still running"));
 }
 
 void MainWindow::cancelSave() { saveTool_->cancel(); }
-
-// ---- dialogs, files, settings ----
 
 void MainWindow::reportError(const QString& title, const QString& message) {
   statusBar()->showMessage(title + ": " + message, 10000);
@@ -497,72 +357,21 @@ void MainWindow::reportError(const QString& title, const QString& message) {
   box->open();
 }
 
-void MainWindow::rememberFile(const QString& path) {
-  settings_.addRecent(QFileInfo(path).absoluteFilePath());
-  settings_.lastFolder = QFileInfo(path).absolutePath();
-  rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-  recentMenu_->clear();
-  for (const QString& path : settings_.recentFiles)
-    recentMenu_->addAction(path, this, [this, path] { openFile(path); });
-  recentMenu_->setEnabled(!settings_.recentFiles.isEmpty());
-}
-
-void MainWindow::chooseAndOpen() {
-  auto* dialog = new QFileDialog(this, tr("Open stack"), settings_.lastFolder, kStackFilter);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setFileMode(QFileDialog::ExistingFile);
-  connect(dialog, &QFileDialog::fileSelected, this,
-          [this](const QString& path) { openFile(path); });
-  dialog->open();
-}
-
-void MainWindow::chooseAndSave(bool wholeStack) {
-  if (!reader_) return;
-  auto* dialog = new QFileDialog(this, wholeStack ? tr("Save stack") : tr("Save slice"),
-                                 settings_.lastFolder, "FITS (*.fits);;TIFF (*.tif *.tiff)");
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setAcceptMode(QFileDialog::AcceptSave);
-  dialog->setDefaultSuffix("fits");
-  connect(dialog, &QFileDialog::fileSelected, this,
-          [this, wholeStack](const QString& path) { saveData(path, wholeStack); });
-  dialog->open();
-}
-
-void MainWindow::chooseAndExport(bool colorbar) {
-  if (!current_) return;
-  auto* dialog = new QFileDialog(this, tr("Export view"), settings_.lastFolder, "PNG (*.png)");
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setAcceptMode(QFileDialog::AcceptSave);
-  dialog->setDefaultSuffix("png");
-  connect(dialog, &QFileDialog::fileSelected, this, [this, colorbar](const QString& path) {
-    const QString error = exportPng(path, colorbar);
-    if (!error.isEmpty()) reportError(tr("Cannot export the view"), error);
-  });
-  dialog->open();
-}
-
-// The Processing dock's pipeline at every slice, or 3D Richardson–Lucy over the whole stack with
-// its settings, into a new file that is opened when done; the dialog runs it off the GUI thread.
-
+// Dialogs in their own files.
 void MainWindow::processWholeStack() { openWholeStack(this); }
 ProjectionDialog* MainWindow::projectStack() { return openProjection(this); }
 PsfDialog* MainWindow::openPsfGenerator() { return ui::openPsfGenerator(this); }
 MovieDialog* MainWindow::exportMovie() { return openMovieExport(this); }
 void MainWindow::showHeader() { ui::showHeader(this); }
 
+VolumePanel* MainWindow::showVolumeView() { return ui::showVolumeView(this); }
+ContoursPanel* MainWindow::showContours() { return ui::showContours(this); }
+ChannelsPanel* MainWindow::showChannels() { return ui::showChannels(this); }
+
 bool MainWindow::gpuChosen() const {
   return live_->dock()->backendChoice() != ProcessingDock::BackendChoice::Cpu &&
          live_->dock()->gpuAvailable();
 }
-
-VolumePanel* MainWindow::showVolumeView() { return ui::showVolumeView(this); }
-
-ContoursPanel* MainWindow::showContours() { return ui::showContours(this); }
-
-ChannelsPanel* MainWindow::showChannels() { return ui::showChannels(this); }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   source_->stop();  // background reads and a save stop at their next slice
@@ -573,15 +382,15 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   QMainWindow::closeEvent(event);
 }
 
+// A file dropped on the window is opened (the first one, when several are).
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-  if (event->mimeData()->hasUrls() && event->mimeData()->urls().first().isLocalFile())
-    event->acceptProposedAction();
+  if (!droppedFile(event->mimeData()).isEmpty()) event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-  const auto urls = event->mimeData()->urls();
-  if (urls.isEmpty() || !urls.first().isLocalFile()) return;
-  openFile(urls.first().toLocalFile());
+  const QString path = droppedFile(event->mimeData());
+  if (path.isEmpty()) return;
+  openFile(path);
   event->acceptProposedAction();
 }
 

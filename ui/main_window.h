@@ -29,6 +29,8 @@
 #include "ui/region_stats.h"
 #include "ui/slice_cache.h"
 #include "ui/viewer_settings.h"
+#include "ui/viewer_tool.h"
+#include "ui/window_docks.h"
 
 namespace stacklens::ui {
 
@@ -49,7 +51,8 @@ class ChannelsPanel;
 class PsfDialog;
 class ContoursPanel;
 
-class LiveProcessing;  // ui/live_processing.h
+class LiveProcessing;
+class RecentFiles;  // ui/live_processing.h
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -90,14 +93,11 @@ class MainWindow : public QMainWindow {
   void setLine(QPointF from, QPointF to);
   void setRegion(QRectF rect, bool ellipse);
   void hoverAt(QPointF imagePos);
-  // File ▸ Open…, Save slice/stack as…, Export view…: a file dialog, then the operation.
-  void chooseAndOpen();
-  void chooseAndSave(bool wholeStack);
-  void chooseAndExport(bool colorbar);
+  // The folder file dialogs start in: the last one a stack was opened from.
+  QString lastFolder() const { return settings_.lastFolder; }
   void showHeader();  // File ▸ Header…
   // Writes the view (optionally with a colorbar) as PNG; returns an error message or "".
   QString exportPng(const QString& path, bool colorbar);
-  // Saves the current slice or the whole stack through io::writeStack on a worker; emits saved().
   // Saves the whole stack or the current slice slice by slice on a worker, with a progress bar
   // and Cancel in the status bar; one save at a time.
   void saveData(const QString& path, bool wholeStack);
@@ -125,7 +125,7 @@ class MainWindow : public QMainWindow {
   render::SliceView* yzView() const;
   NavigationBar* navigation() const { return nav_; }
   QSlider* slider() const { return nav_->slider(); }
-  DisplayPanel* displayPanel() const { return display_; }
+  DisplayPanel* displayPanel() const { return docks_.display; }
   HistogramWidget* histogram() const;
   PlotWidget* lineProfilePlot() const;
   PlotWidget* zProfilePlot() const;
@@ -141,6 +141,9 @@ class MainWindow : public QMainWindow {
   QMenu* fileMenu() const { return fileMenu_; }
   QMenu* editMenu() const { return editMenu_; }
   QMenu* analysisMenu() const { return analysisMenu_; }
+  // Shows the error in the status bar and, unless quiet, in a window-modal box; emits
+  // errorReported().
+  void reportError(const QString& title, const QString& message);
 
  signals:
   void stackOpened(const QString& path);
@@ -164,9 +167,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildMenus();
-  void buildDocks();
-  void arrangeDefaultLayout();
-  void sizeDefaultDocks();
+  void connectDocks();
   void applySettings();
   void install(std::shared_ptr<io::StackReader> reader, int z, SliceData first);
   void requestSlice(int z);
@@ -174,9 +175,6 @@ class MainWindow : public QMainWindow {
   void applyDisplay(const render::DisplaySettings& display);
   void computeLimits(render::LimitsMode mode);
   void updateWorldLabel();
-  void reportError(const QString& title, const QString& message);
-  void rememberFile(const QString& path);
-  void rebuildRecentMenu();
 
   // Reader and state of the open stack.
   std::shared_ptr<io::StackReader> reader_;
@@ -201,22 +199,15 @@ class MainWindow : public QMainWindow {
 
   render::SliceView* view_;
   std::unique_ptr<ViewDecorations> decorations_;  // colorbar and compass over view_
-  OrthoViews* ortho_;                             // XZ, YZ and the z profile through the crosshair
   NavigationBar* nav_;
-  DisplayPanel* display_;
-  HistogramTool* histogramTool_;
-  LineProfileTool* lineTool_;
-  RegionStatsTool* regionTool_;
+  WindowDocks docks_;
+  std::vector<ViewerTool*> tools_;  // told of each opened stack and shown slice
   PixelReadout* readout_;
-  QLabel* shapeLabel_;
-  ToolsBar* toolsBar_;  // mouse tools, HDU and plane choosers
-  QMenu* recentMenu_ = nullptr;
+  ToolsBar* toolsBar_;             // mouse tools, HDU and plane choosers
+  RecentFiles* recent_ = nullptr;  // File ▸ Open Recent
   QMenu* fileMenu_ = nullptr;
   QMenu* editMenu_ = nullptr;
   QMenu* analysisMenu_ = nullptr;
-  QDockWidget* xzDock_ = nullptr;
-  QDockWidget* yzDock_ = nullptr;
-  QDockWidget* histogramDock_ = nullptr;
   LiveProcessing* live_ = nullptr;
 };
 

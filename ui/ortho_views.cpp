@@ -36,11 +36,10 @@ OrthoViews::OrthoViews(QThreadPool* pool, QObject* parent)
 
 OrthoViews::~OrthoViews() { cancel(); }
 
-void OrthoViews::setStack(std::shared_ptr<io::StackReader> reader,
-                          std::shared_ptr<SliceCache> cache) {
+void OrthoViews::stackOpened(const OpenedStackView& stack) {
   generation_->fetch_add(1);
-  reader_ = std::move(reader);
-  cache_ = std::move(cache);
+  reader_ = stack.reader;
+  cache_ = stack.cache;
   info_ = reader_->info();
   crosshair_.reset();
   for (render::SliceView* v : {xz_, yz_}) {
@@ -69,8 +68,8 @@ void OrthoViews::setCrosshair(std::optional<QPoint> pixel, int z) {
   cut();
 }
 
-void OrthoViews::followSlice(int z) {
-  z_ = z;
+void OrthoViews::sliceShown(const ShownSlice& shown) {
+  z_ = shown.z;
   const qint64 now = clock_.elapsed();
   if (now - lastFollowMs_ >= kFollowIntervalMs && crosshair_) {
     lastFollowMs_ = now;

@@ -17,10 +17,11 @@
 #include "render/slice_view.h"
 #include "ui/plot_widget.h"
 #include "ui/slice_cache.h"
+#include "ui/viewer_tool.h"
 
 namespace stacklens::ui {
 
-class OrthoViews : public QObject {
+class OrthoViews : public QObject, public ViewerTool {
   Q_OBJECT
  public:
   // Each crosshair move of the ortho views is a frame of its own on the GUI thread.
@@ -35,11 +36,11 @@ class OrthoViews : public QObject {
   PlotWidget* zProfile() const { return zProfile_; }
 
   // A new stack: the views cleared, their aspect and origin set from its spacing and format.
-  void setStack(std::shared_ptr<io::StackReader> reader, std::shared_ptr<SliceCache> cache);
+  void stackOpened(const OpenedStackView& stack) override;
   // The crosshair moved (null: none): the cut is made again.
   void setCrosshair(std::optional<QPoint> pixel, int z);
   // The slice shown changed (throttled while scrubbing).
-  void followSlice(int z);
+  void sliceShown(const ShownSlice& slice) override;
   // With every slice cached, the z profile follows the mouse.
   void hover(QPointF imagePos, int z);
   void setDisplay(const render::DisplaySettings& display);

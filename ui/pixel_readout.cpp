@@ -7,13 +7,20 @@
 
 namespace stacklens::ui {
 
-PixelReadout::PixelReadout(QWidget* parent) : QLabel(parent) {
+PixelReadout::PixelReadout(QWidget* parent) : QLabel(parent), shape_(new QLabel(parent)) {
   setTextInteractionFlags(Qt::TextSelectableByMouse);
   setMinimumWidth(300);
 }
 
-void PixelReadout::setStack(std::shared_ptr<const io::StackReader> reader) {
-  reader_ = std::move(reader);
+void PixelReadout::stackOpened(const OpenedStackView& stack) {
+  reader_ = stack.reader;
+  const io::StackInfo& i = reader_->info();
+  shape_->setText(QString("%1 × %2 × %3  %4  %5")
+                      .arg(i.x)
+                      .arg(i.y)
+                      .arg(i.z)
+                      .arg(io::dtypeName(i.dtype))
+                      .arg(QString::fromStdString(i.format)));
   info_ = reader_->info();
   raw_.reset();
   processed_.reset();
@@ -22,9 +29,9 @@ void PixelReadout::setStack(std::shared_ptr<const io::StackReader> reader) {
   clear();
 }
 
-void PixelReadout::setSlice(int z, render::SliceData raw) {
-  z_ = z;
-  raw_ = std::move(raw);
+void PixelReadout::sliceShown(const ShownSlice& shown) {
+  z_ = shown.z;
+  raw_ = shown.data;
   refresh();
 }
 

@@ -12,16 +12,19 @@
 
 #include "io/stack.h"
 #include "render/slice_view.h"
+#include "ui/viewer_tool.h"
 
 namespace stacklens::ui {
 
-class PixelReadout : public QLabel {
+class PixelReadout : public QLabel, public ViewerTool {
   Q_OBJECT
  public:
   explicit PixelReadout(QWidget* parent = nullptr);
+  // The open stack's shape, type and format, for the status bar's right end.
+  QLabel* shapeLabel() const { return shape_; }
 
-  void setStack(std::shared_ptr<const io::StackReader> reader);  // clears the slices and hover
-  void setSlice(int z, render::SliceData raw);
+  void stackOpened(const OpenedStackView& stack) override;  // clears the slices and hover
+  void sliceShown(const ShownSlice& slice) override;
   void setProcessed(int z, render::SliceData processed);
   void hover(QPointF imagePos);
   // A tool's text at the hovered point ("" for none), shown after the values.
@@ -29,6 +32,7 @@ class PixelReadout : public QLabel {
   void refresh();
 
  private:
+  QLabel* shape_;
   std::shared_ptr<const io::StackReader> reader_;
   io::StackInfo info_;
   int z_ = 0, processedZ_ = -1;

@@ -25,15 +25,15 @@ void RegionStatsTool::setRegion(QRectF rect, bool ellipse) {
   measure();
 }
 
-void RegionStatsTool::sliceShown(int z, render::SliceData slice, int width, int height) {
-  z_ = z;
-  slice_ = std::move(slice);
-  width_ = width;
-  height_ = height;
+void RegionStatsTool::sliceShown(const ShownSlice& shown) {
+  z_ = shown.z;
+  slice_ = shown.data;
+  width_ = shown.width;
+  height_ = shown.height;
   if (region_) rest_.start();
 }
 
-void RegionStatsTool::clear() {
+void RegionStatsTool::stackOpened(const OpenedStackView&) {
   region_.reset();
   slice_.reset();
   view_->setRegion(std::nullopt, false);

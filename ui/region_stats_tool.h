@@ -10,10 +10,11 @@
 
 #include "render/slice_view.h"
 #include "ui/region_stats.h"
+#include "ui/viewer_tool.h"
 
 namespace stacklens::ui {
 
-class RegionStatsTool : public QObject {
+class RegionStatsTool : public QObject, public ViewerTool {
   Q_OBJECT
  public:
   // Draws the region on view; the label goes in the window's dock.
@@ -21,9 +22,9 @@ class RegionStatsTool : public QObject {
 
   QLabel* label() const { return label_; }
   const RegionStats& stats() const { return stats_; }
-  void setRegion(QRectF rect, bool ellipse);  // shown and measured at once
-  void sliceShown(int z, render::SliceData slice, int width, int height);
-  void clear();  // a new stack: no region
+  void setRegion(QRectF rect, bool ellipse);          // shown and measured at once
+  void stackOpened(const OpenedStackView&) override;  // no region
+  void sliceShown(const ShownSlice& slice) override;
 
  private:
   void measure();

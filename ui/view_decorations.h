@@ -16,6 +16,7 @@
 #include "compute/contours.h"
 #include "io/stack.h"
 #include "render/slice_view.h"
+#include "ui/viewer_tool.h"
 
 namespace stacklens::ui {
 
@@ -37,15 +38,15 @@ struct GridLine {
 };
 std::vector<GridLine> coordinateGrid(const io::Wcs& wcs, const render::SliceView& view, double z);
 
-class ViewDecorations {
+class ViewDecorations : public ViewerTool {
  public:
   explicit ViewDecorations(render::SliceView* view) : view_(view) {}
   ~ViewDecorations() { view_->setDecoration({}); }  // the view may paint once more
   ViewDecorations(const ViewDecorations&) = delete;
   ViewDecorations& operator=(const ViewDecorations&) = delete;
   // The stack whose WCS the compass follows (null: none) and the slice shown.
-  void setStack(std::shared_ptr<const io::StackReader> reader) { reader_ = std::move(reader); }
-  void setSlice(int z) { z_ = z; }
+  void stackOpened(const OpenedStackView& stack) override { reader_ = stack.reader; }
+  void sliceShown(const ShownSlice& slice) override { z_ = slice.z; }
   void setColorbar(bool on);
   void setCompass(bool on);
   void setGrid(bool on);

@@ -70,4 +70,15 @@ QString savePngAtomically(const QImage& image, const QString& path, const QStrin
   return {};
 }
 
+QString exportViewPng(render::SliceView* view, const QString& path, bool colorbar,
+                      const QString& sourcePath) {
+  QImage image = view->grabFramebuffer();
+  if (colorbar) {
+    const auto& d = view->display();
+    const std::vector<float>* cdf = d.scale == render::Scale::HistEq ? &view->cdf() : nullptr;
+    image = withColorbar(image, d, cdf);
+  }
+  return savePngAtomically(image, pngPath(path), sourcePath);
+}
+
 }  // namespace stacklens::ui

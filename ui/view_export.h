@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "render/display_settings.h"
+#include "render/slice_view.h"
 
 namespace stacklens::ui {
 
@@ -21,5 +22,8 @@ QString pngPath(const QString& path);
 // Encodes image as PNG and writes it to path through io's atomic writer: a temporary file renamed
 // into place, never over sourcePath (the open stack). Returns "" or the error.
 QString savePngAtomically(const QImage& image, const QString& path, const QString& sourcePath);
+// What view draws, with the colorbar below it when asked, saved as above.
+QString exportViewPng(render::SliceView* view, const QString& path, bool colorbar,
+                      const QString& sourcePath);
 
 }  // namespace stacklens::ui

@@ -33,15 +33,6 @@ size_t frameBudget(compute::Backend& backend, size_t ramBudget) {
 // Filling frames and emptying results: a quarter of the host budget (the CPU's frames take half).
 size_t slabBudget(size_t ramBudget) { return hostBudget(ramBudget) / 4; }
 
-// A TIFF output holds the slices of a row of blocks until its pages are complete: at most a
-// quarter of the host budget (0: no limit).
-int64_t pendingSlices(const WholeStackRequest& request, size_t ramBudget) {
-  if (io::outputFormat(request.outPath) != io::OutputFormat::Tiff) return 0;
-  const io::StackInfo& info = request.reader->info();
-  return std::max<int64_t>(1, static_cast<int64_t>(hostBudget(ramBudget) / 4 /
-                                                   (size_t(info.y * info.x) * sizeof(float))));
-}
-
 const char* boundaryName(compute::Boundary b) {
   switch (b) {
     case compute::Boundary::Periodic:
@@ -60,7 +51,6 @@ compute::PlannedRunRequest runRequest(const WholeStackRequest& request, compute:
   compute::PlannedRunRequest r;
   r.volume = {info.z, info.y, info.x};
   r.psf = request.psf.shape();
-  r.maxInterior = {pendingSlices(request, ramBudget), 0, 0};
   r.params = threeD(request.params);
   r.frameBudget = frameBudget(backend, ramBudget);
   r.slabBudget = slabBudget(ramBudget);

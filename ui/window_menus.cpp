@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QMenuBar>
 
+#include "ui/file_choosers.h"
 #include "ui/main_window.h"
 #include "ui/navigation_bar.h"
 #include "ui/view_decorations.h"
@@ -17,19 +18,20 @@ using render::SliceView;
 
 WindowMenus buildWindowMenus(MainWindow* w) {
   auto* file = w->menuBar()->addMenu(QObject::tr("&File"));
-  file->addAction(QObject::tr("&Open…"), QKeySequence::Open, w, &MainWindow::chooseAndOpen);
+  file->addAction(QObject::tr("&Open…"), QKeySequence::Open, w, [w] { chooseStackToOpen(w); });
   QMenu* recent = file->addMenu(QObject::tr("Open &Recent"));
   file->addAction(QObject::tr("&Header…"), QKeySequence(Qt::CTRL | Qt::Key_H), w,
                   &MainWindow::showHeader);
   file->addSeparator();
   file->addAction(QObject::tr("&Export view as PNG…"), QKeySequence(Qt::CTRL | Qt::Key_E), w,
-                  [w] { w->chooseAndExport(false); });
-  file->addAction(QObject::tr("Export view with &colorbar…"), w, [w] { w->chooseAndExport(true); });
+                  [w] { chooseWhereToExport(w, false); });
+  file->addAction(QObject::tr("Export view with &colorbar…"), w,
+                  [w] { chooseWhereToExport(w, true); });
   file->addAction(QObject::tr("Export &movie…"), w, &MainWindow::exportMovie);
   file->addAction(QObject::tr("Save &slice as…"), QKeySequence::Save, w,
-                  [w] { w->chooseAndSave(false); });
+                  [w] { chooseWhereToSave(w, false); });
   file->addAction(QObject::tr("Save s&tack as…"), QKeySequence::SaveAs, w,
-                  [w] { w->chooseAndSave(true); });
+                  [w] { chooseWhereToSave(w, true); });
   file->addSeparator();
   file->addAction(QObject::tr("&Process whole stack…"),
                   QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), w,

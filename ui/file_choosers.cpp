@@ -1,0 +1,62 @@
+// File dialogs of the File menu, window-modal and non-blocking (no nested event loop in a slot).
+#include "ui/file_choosers.h"
+
+#include <QFileDialog>
+
+#include "ui/main_window.h"
+
+namespace stacklens::ui {
+namespace {
+
+const char* kStackFilter =
+    "Stacks (*.fits *.fit *.fts *.fz *.fits.gz *.tif *.tiff);;FITS (*.fits *.fit *.fts *.fz "
+    "*.fits.gz);;TIFF (*.tif *.tiff);;All files (*)";
+
+QFileDialog* fileDialog(MainWindow* window, const QString& title, const QString& filter) {
+  auto* dialog = new QFileDialog(window, title, window->lastFolder(), filter);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  return dialog;
+}
+
+QFileDialog* saveDialog(MainWindow* window, const QString& title, const QString& filter,
+                        const QString& suffix) {
+  QFileDialog* dialog = fileDialog(window, title, filter);
+  dialog->setAcceptMode(QFileDialog::AcceptSave);
+  dialog->setDefaultSuffix(suffix);
+  return dialog;
+}
+
+}  // namespace
+
+void chooseStackToOpen(MainWindow* window) {
+  QFileDialog* dialog = fileDialog(window, QObject::tr("Open stack"), kStackFilter);
+  dialog->setFileMode(QFileDialog::ExistingFile);
+  QObject::connect(dialog, &QFileDialog::fileSelected, window,
+                   [window](const QString& path) { window->openFile(path); });
+  dialog->open();
+}
+
+void chooseWhereToSave(MainWindow* window, bool wholeStack) {
+  if (!window->stack()) return;
+  QFileDialog* dialog =
+      saveDialog(window, wholeStack ? QObject::tr("Save stack") : QObject::tr("Save slice"),
+                 "FITS (*.fits);;TIFF (*.tif *.tiff)", "fits");
+  QObject::connect(
+      dialog, &QFileDialog::fileSelected, window,
+      [window, wholeStack](const QString& path) { window->saveData(path, wholeStack); });
+  dialog->open();
+}
+
+void chooseWhereToExport(MainWindow* window, bool colorbar) {
+  if (!window->currentSlice()) return;
+  QFileDialog* dialog = saveDialog(window, QObject::tr("Export view"), "PNG (*.png)", "png");
+  QObject::connect(dialog, &QFileDialog::fileSelected, window,
+                   [window, colorbar](const QString& path) {
+                     const QString error = window->exportPng(path, colorbar);
+                     if (!error.isEmpty())
+                       window->reportError(QObject::tr("Cannot export the view"), error);
+                   });
+  dialog->open();
+}
+
+}  // namespace stacklens::ui

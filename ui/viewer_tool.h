@@ -1,0 +1,37 @@
+// The common interface of the viewer's tools (as MRtrix3's mrview tool/base.h): MainWindow tells
+// each tool when a stack is opened and when a slice is shown; the tool does the rest itself.
+#pragma once
+
+#include <memory>
+
+#include "io/stack.h"
+#include "render/slice_view.h"
+
+namespace stacklens::ui {
+
+class SliceCache;
+
+// The stack just opened, as the tools see it.
+struct OpenedStackView {
+  std::shared_ptr<io::StackReader> reader;
+  std::shared_ptr<SliceCache> cache;  // the raw slices read so far, shared with the viewer
+};
+
+// A slice the view has just shown (width × height values).
+struct ShownSlice {
+  int z = 0;
+  render::SliceData data;
+  int width = 0, height = 0;
+};
+
+class ViewerTool {
+ public:
+  virtual ~ViewerTool() = default;
+  // A new stack is open: drop what was shown of the last one.
+  virtual void stackOpened(const OpenedStackView& stack) = 0;
+  // The view shows a new slice. Called while scrubbing: tools whose work is slow wait until the
+  // slider rests.
+  virtual void sliceShown(const ShownSlice& slice) = 0;
+};
+
+}  // namespace stacklens::ui
