@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "compute/backend.h"
+#include "tests/compute/brute_force.h"
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/image_checks.h"
 #include "tests/compute/rl_reference.h"
@@ -30,14 +31,6 @@ using stacklens::testing::randomImage;
 using stacklens::testing::rlPeriodicReference;
 
 class CudaOps : public stacklens::testing::GpuTest {};
-
-int64_t reflect(int64_t i, int64_t n) {
-  if (n == 1) return 0;
-  int64_t p = 2 * n;
-  i %= p;
-  if (i < 0) i += p;
-  return i < n ? i : p - 1 - i;
-}
 
 double relativeL2(const Image& got, const std::vector<double>& want) {
   double num = 0, den = 0;
@@ -109,147 +102,6 @@ TEST_F(CudaOps, UploadDownloadRoundTripsAndResultsStayOnTheDevice) {
   Image fromDevice = gpu->download(gpu->medianFilter(dev, 3));
   for (int64_t i = 0; i < in.shape().count(); ++i)
     ASSERT_EQ(fromHost.data()[i], fromDevice.data()[i]) << i;
-}
-
-// ---- Gaussian blur -------------------------------------------------------------------------
-
-std::vector<double> blurReference(const Image& in, const BlurParams& p, bool nanAware) {
-  Shape s = in.shape();
-  std::vector<double> v(s.count()), w(s.count());
-  for (int64_t i = 0; i < s.count(); ++i) {
-    float x = in.data()[i];
-    v[i] = std::isnan(x) ? 0.0 : x;
-    w[i] = std::isnan(x) ? 0.0 : 1.0;
-  }
-  const double sig[3] = {p.sigmaZ, p.sigmaY, p.sigmaX};
-  const int64_t n[3] = {s.z, s.y, s.x};
-  const int64_t stride[3] = {s.y * s.x, s.x, 1};
-  for (int axis = 2; axis >= 0; --axis) {
-    if (sig[axis] <= 0) continue;
-    int r = static_cast<int>(p.truncate * sig[axis] + 0.5);
-    std::vector<double> k(2 * r + 1);
-    double sum = 0;
-    for (int i = -r; i <= r; ++i)
-      sum += k[i + r] = std::exp(-0.5 * i * i / (sig[axis] * sig[axis]));
-    for (double& x : k) x /= sum;
-    for (std::vector<double>* a : {&v, &w}) {
-      std::vector<double> out(s.count());
-      for (int64_t i = 0; i < s.count(); ++i) {
-        int64_t pos = (i / stride[axis]) % n[axis], base = i - pos * stride[axis];
-        double acc = 0;
-        for (int d = -r; d <= r; ++d)
-          acc += k[d + r] * (*a)[base + reflect(pos + d, n[axis]) * stride[axis]];
-        out[i] = acc;
-      }
-      *a = out;
-    }
-  }
-  if (!nanAware) return v;
-  for (int64_t i = 0; i < s.count(); ++i) v[i] = std::isnan(in.data()[i]) ? NAN : v[i] / w[i];
-  return v;
-}
-
-TEST_F(CudaOps, GaussianBlurMatchesDirectSumsIncludingRowTilesAndNanAwareMode) {
-  // 1500 columns span two row tiles; sigma z > 0 exercises the z pass.
-  Image in = randomImage({3, 9, 1500}, 2, -1.f, 1.f);
-  BlurParams p{0.8, 1.3, 2.7, 4.0, false};
-  EXPECT_LT(relativeL2(gpu->download(gpu->gaussianBlur(in, p)), blurReference(in, p, false)), 1e-6);
-
-  Image holes = randomImage({1, 17, 19}, 3);
-  for (int64_t i = 0; i < holes.shape().count(); i += 7) holes.data()[i] = NAN;
-  BlurParams q{0.0, 1.5, 1.0, 3.0, true};
-  Image got = gpu->download(gpu->gaussianBlur(holes, q));
-  std::vector<double> want = blurReference(holes, q, true);
-  for (int64_t i = 0; i < holes.shape().count(); ++i) {
-    if (std::isnan(want[i])) {
-      EXPECT_TRUE(std::isnan(got.data()[i])) << i;
-    } else {
-      EXPECT_NEAR(got.data()[i], want[i], 1e-5) << i;
-    }
-  }
-}
-
-// ---- median and outliers -----------------------------------------------------------------
-
-// The CPU backend's total order: -0 below +0, NaN (made canonical) above +Inf.
-int32_t totalOrder(float v) {
-  int32_t b;
-  float c = std::isnan(v) ? std::numeric_limits<float>::quiet_NaN() : v;
-  std::memcpy(&b, &c, 4);
-  if (std::isnan(v)) b = 0x7fc00000;
-  return b ^ ((b >> 31) & 0x7fffffff);
-}
-uint32_t bitsOf(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, 4);
-  return b;
-}
-
-std::vector<float> medianReference(const Image& in, int size) {
-  Shape s = in.shape();
-  std::vector<float> out(s.count()), win;
-  auto less = [](float a, float b) { return totalOrder(a) < totalOrder(b); };
-  int h = size / 2;
-  for (int64_t z = 0; z < s.z; ++z)
-    for (int64_t y = 0; y < s.y; ++y)
-      for (int64_t x = 0; x < s.x; ++x) {
-        win.clear();
-        for (int dy = -h; dy <= h; ++dy)
-          for (int dx = -h; dx <= h; ++dx)
-            win.push_back(in.at(z, reflect(y + dy, s.y), reflect(x + dx, s.x)));
-        std::nth_element(win.begin(), win.begin() + win.size() / 2, win.end(), less);
-        float m = win[win.size() / 2];
-        out[(z * s.y + y) * s.x + x] = std::isnan(m) ? std::numeric_limits<float>::quiet_NaN() : m;
-      }
-  return out;
-}
-
-TEST_F(CudaOps, MedianFilterEqualsBruteForceForAllWindowPaths) {
-  Image in = randomImage({2, 21, 35}, 4);
-  // Repeated values: ties must not disturb the selection; NaN ranks above +Inf, -0 below +0.
-  for (int64_t i = 0; i < in.shape().count(); i += 3) in.data()[i] = 0.5f;
-  for (int64_t i = 1; i < in.shape().count(); i += 11) in.data()[i] = NAN;
-  for (int64_t i = 2; i < in.shape().count(); i += 13) in.data()[i] = (i % 2) ? -0.f : 0.f;
-  for (int64_t y = 5; y < 12; ++y)
-    for (int64_t x = 20; x < 27; ++x) in.at(1, y, x) = NAN;  // a region where NaN wins
-  Image tiny = randomImage({1, 4, 3}, 5, -2.f, 2.f);         // windows far larger than the image
-  // Even widths take the two-columns-per-thread 3×3 kernel, odd ones the one-column kernel.
-  Image even = randomImage({2, 21, 36}, 7);
-  for (int64_t i = 0; i < even.shape().count(); i += 7) even.data()[i] = NAN;
-  for (int64_t i = 3; i < even.shape().count(); i += 5) even.data()[i] = (i % 2) ? -0.f : 0.f;
-  Image narrow = randomImage({1, 5, 2}, 8, -2.f, 2.f);
-  for (const Image* im : {&in, &tiny, &even, &narrow})
-    for (int size : {1, 3, 5, 7, 9, 11}) {
-      Image got = gpu->download(gpu->medianFilter(*im, size));
-      std::vector<float> want = medianReference(*im, size);
-      for (int64_t i = 0; i < im->shape().count(); ++i)
-        ASSERT_EQ(bitsOf(got.data()[i]), bitsOf(want[i])) << "size " << size << " index " << i;
-    }
-}
-
-TEST_F(CudaOps, OutlierRemovalReplacesOnlyDeviatingPixelsByTheirLocalMedian) {
-  Image in = randomImage({2, 16, 18}, 6);
-  in.at(0, 5, 5) = 9.f;
-  in.at(1, 7, 3) = -9.f;
-  in.at(0, 0, 0) = 5.f;
-  for (int size : {3, 5, 7}) {
-    std::vector<float> med = medianReference(in, size);
-    for (OutlierMode mode : {OutlierMode::Bright, OutlierMode::Dark, OutlierMode::Both}) {
-      OutlierParams p{size, 0.3, mode};
-      Image got = gpu->download(gpu->removeOutliers(in, p));
-      int replaced = 0;
-      for (int64_t i = 0; i < in.shape().count(); ++i) {
-        double d = double(in.data()[i]) - med[i];
-        bool out = mode == OutlierMode::Bright ? d > 0.3
-                   : mode == OutlierMode::Dark ? -d > 0.3
-                                               : std::abs(d) > 0.3;
-        replaced += out;
-        ASSERT_EQ(got.data()[i], out ? med[i] : in.data()[i])
-            << size << " " << int(mode) << " " << i;
-      }
-      EXPECT_GT(replaced, 0);
-    }
-  }
 }
 
 // ---- sigma clipping ----------------------------------------------------------------------
@@ -581,7 +433,9 @@ TEST_F(CudaOps, RichardsonLucyMatchesDirectSumsForEachBoundary) {
           int64_t sy = y - ly, sx = x - lx;
           bool inside = sy >= 0 && sy < s.y && sx >= 0 && sx < s.x;
           obs[y * f.x + x] =
-              b == Boundary::Zero && !inside ? 0.0 : in.at(z, reflect(sy, s.y), reflect(sx, s.x));
+              b == Boundary::Zero && !inside
+                  ? 0.0
+                  : in.at(z, brute_force::reflect(sy, s.y), brute_force::reflect(sx, s.x));
         }
       std::vector<double> est = rlPeriodicReference(obs, f, psf2d, {1, 5, 3}, 6, 1e-12);
       for (int64_t y = 0; y < s.y; ++y)
@@ -723,8 +577,6 @@ TEST_F(CudaOps, BadParametersAreRejectedWithTheirName) {
       EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
     }
   };
-  expectInvalid([&] { gpu->medianFilter(im, 4); }, "median size");
-  expectInvalid([&] { gpu->gaussianBlur(im, BlurParams{0, -1, 1, 4, false}); }, "sigma");
   SegmentParams sp;
   sp.connectivity = 6;
   expectInvalid([&] { gpu->segment(im, sp); }, "connectivity");
@@ -739,7 +591,6 @@ TEST_F(CudaOps, BadParametersAreRejectedWithTheirName) {
         gpu->richardsonLucy(im, Image::host({1, 3, 3}), DeconvolveParams{});
       },
       "PSF");
-  expectInvalid([&] { gpu->gaussianBlur(Image::host({1, 0, 0}), BlurParams{}); }, "empty");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The GPU tests' backends: one CUDA backend and one CPU backend per test program, made on first
-// use, and a fixture that skips with the reason when no CUDA device is usable (CI has none).
+// The backends the compute tests run on: one CPU and one CUDA backend per test program, made on
+// first use; a fixture for tests of the CUDA backend alone and one for tests that run on each
+// backend in turn. CUDA tests skip with the reason when no CUDA device is usable (CI has none).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,17 +13,16 @@
 namespace stacklens::testing {
 
 struct TestBackends {
-  std::unique_ptr<compute::Backend> cpu, gpu;  // both null without a usable device
-  std::string why;                             // why not
+  std::unique_ptr<compute::Backend> cpu;  // always there
+  std::unique_ptr<compute::Backend> gpu;  // null without a usable device
+  std::string why;                        // why not
 };
 
 inline TestBackends& testBackends() {
   static TestBackends b = [] {
     TestBackends x;
-    if (compute::cudaUsable(&x.why)) {
-      x.gpu = compute::makeCudaBackend();
-      x.cpu = compute::makeCpuBackend();
-    }
+    x.cpu = compute::makeCpuBackend();
+    if (compute::cudaUsable(&x.why)) x.gpu = compute::makeCudaBackend();
     return x;
   }();
   return b;
@@ -39,4 +39,31 @@ class GpuTest : public ::testing::Test {
   compute::Backend* gpu = nullptr;
 };
 
+// A test that runs once per backend, named by the parameter ("cpu" or "cuda"): instantiate its
+// suite with STACKLENS_ON_EACH_BACKEND. The CUDA instance skips with the reason when no CUDA
+// device is usable.
+class OnEachBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "cpu") {
+      backend = testBackends().cpu.get();
+      return;
+    }
+    if (!testBackends().gpu) GTEST_SKIP() << "no usable CUDA device: " << testBackends().why;
+    backend = testBackends().gpu.get();
+  }
+  // A result, wherever the backend left it, on the host.
+  compute::Image onHost(const compute::Image& image) { return backend->download(image); }
+  compute::LabelImage onHost(const compute::LabelImage& labels) {
+    return backend->download(labels);
+  }
+  compute::Backend* backend = nullptr;
+};
+
 }  // namespace stacklens::testing
+
+// Runs every TEST_P of Suite (a fixture derived from OnEachBackend) on the CPU and on CUDA.
+#define STACKLENS_ON_EACH_BACKEND(Suite)                                          \
+  INSTANTIATE_TEST_SUITE_P(                                                       \
+      Backend, Suite, ::testing::Values(std::string("cpu"), std::string("cuda")), \
+      [](const ::testing::TestParamInfo<std::string>& info) { return info.param; })

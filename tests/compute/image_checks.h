@@ -1,12 +1,14 @@
-// What the compute tests share for building and comparing images: uniform random images, the
-// relative L2 distance, copies, and bitwise equality.
+// What the compute tests share for building and comparing images: uniform random images, images
+// with ties, the relative L2 distance, copies, closeness, equal values and bitwise equality.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
+#include <string>
 
 #include "compute/image.h"
 
@@ -18,6 +20,25 @@ inline compute::Image randomImage(compute::Shape s, unsigned seed, float lo = 0.
   std::uniform_real_distribution<float> d(lo, hi);
   compute::Image im = compute::Image::host(s);
   for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
+  return im;
+}
+
+// Half-integers in [-3, 3] (many ties, both signs, -0 and +0) and, when asked, NaN and ±Inf:
+// inputs for the order statistics.
+inline compute::Image tiedImage(compute::Shape s, unsigned seed, bool specials = false) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> pick(-6, 6);
+  compute::Image im = compute::Image::host(s);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < s.count(); ++i) {
+    const int v = pick(rng);
+    float f = 0.5f * float(v);
+    if (v == 0) f = (i % 2) ? -0.0f : 0.0f;
+    if (specials && v == 6) f = std::numeric_limits<float>::quiet_NaN();
+    if (specials && v == 5) f = inf;
+    if (specials && v == -6) f = -inf;
+    im.data()[i] = f;
+  }
   return im;
 }
 
@@ -40,12 +61,41 @@ inline compute::Image copyOf(const compute::Image& in) {
   return c;
 }
 
-// Bitwise equality (NaN equal to NaN in the same place).
+// Bitwise equality (NaN equal to NaN with the same bits), the first difference reported.
 inline void expectIdentical(const compute::Image& got, const compute::Image& want,
-                            const char* what) {
+                            const std::string& what) {
   ASSERT_TRUE(got.onHost()) << what;
   ASSERT_EQ(got.shape(), want.shape()) << what;
-  EXPECT_EQ(std::memcmp(got.data(), want.data(), want.bytes()), 0) << what;
+  for (int64_t i = 0; i < want.shape().count(); ++i)
+    ASSERT_EQ(std::memcmp(&got.data()[i], &want.data()[i], sizeof(float)), 0)
+        << what << " index " << i << ": got " << got.data()[i] << ", want " << want.data()[i];
+}
+
+// The same values: NaN where want has NaN (any payload), the sign of zero as in want.
+inline void expectSameValues(const compute::Image& got, const compute::Image& want,
+                             const std::string& what) {
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  int reported = 0;
+  for (int64_t i = 0; i < want.shape().count(); ++i) {
+    const float a = got.data()[i], e = want.data()[i];
+    const bool ok = std::isnan(e) ? std::isnan(a) : (a == e && std::signbit(a) == std::signbit(e));
+    if (!ok && reported++ < 5)
+      ADD_FAILURE() << what << " index " << i << ": got " << a << ", want " << e;
+  }
+}
+
+// Within tol·(1 + |want|) of want, NaN exactly where want has NaN.
+inline void expectClose(const compute::Image& got, const compute::Image& want, double tol,
+                        const std::string& what = "") {
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  int reported = 0;
+  for (int64_t i = 0; i < want.shape().count(); ++i) {
+    const double a = got.data()[i], e = want.data()[i];
+    const bool ok = std::isnan(e) ? std::isnan(a) : std::fabs(a - e) <= tol * (1 + std::fabs(e));
+    if (!ok && reported++ < 5)
+      ADD_FAILURE() << what << " index " << i << ": got " << a << ", want " << e;
+  }
+  EXPECT_EQ(reported, 0) << what;
 }
 
 }  // namespace stacklens::testing

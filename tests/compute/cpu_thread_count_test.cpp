@@ -1,0 +1,77 @@
+// The CPU backend's thread pool: results that do not depend on how many threads share the work,
+// and progress reported from the calling thread only.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+#include "compute/cpu/operations.h"
+#include "tests/compute/image_checks.h"
+
+namespace {
+
+using namespace stacklens::compute;
+using stacklens::compute::cpu::ThreadPool;
+using stacklens::testing::expectSameValues;
+using stacklens::testing::randomImage;
+using stacklens::testing::tiedImage;
+
+TEST(CpuThreadCount, GaussianBlurDoesNotDependOnIt) {
+  // Prepare
+  ThreadPool one(1), three(3);
+  const Image in = randomImage({2, 37, 29}, 6, -1.f, 1.f);
+
+  for (BlurParams p : {BlurParams{0, 2.0, 1.0, 4.0, false}, BlurParams{1.0, 1.0, 1.0, 4.0, true}}) {
+    // Run
+    const Image a = cpu::gaussianBlur(in, p, {}, one), b = cpu::gaussianBlur(in, p, {}, three);
+
+    // Verify
+    for (int64_t i = 0; i < in.shape().count(); ++i) ASSERT_EQ(a.data()[i], b.data()[i]);
+  }
+}
+
+TEST(CpuThreadCount, MedianFilterDoesNotDependOnIt) {
+  // Prepare
+  ThreadPool one(1), three(3);
+  const Image in = tiedImage({3, 40, 90}, 8, true);
+
+  for (int k : {3, 5}) {
+    // Run
+    const Image a = cpu::medianFilter(in, k, {}, three), b = cpu::medianFilter(in, k, {}, one);
+
+    // Verify
+    expectSameValues(a, b, "threads");
+  }
+}
+
+TEST(CpuThreadCount, MedianProgressRisesAndComesFromTheCallingThreadOnly) {
+  const auto caller = std::this_thread::get_id();
+  for (int threads : {1, 3}) {
+    // Prepare
+    ThreadPool pool(threads);
+    std::vector<double> fractions;
+    bool otherThread = false;
+    Job job(nullptr, [&](double f) {
+      if (std::this_thread::get_id() != caller)
+        otherThread = true;
+      else
+        fractions.push_back(f);
+    });
+
+    // Run
+    cpu::medianFilter(randomImage({2, 300, 20}, 12), 5, job, pool);
+
+    // Verify
+    EXPECT_FALSE(otherThread);
+    // With one thread every row is the caller's, so there are reports within each slice; with
+    // more, the caller may get few rows, but every slice still ends with one.
+    EXPECT_GT(fractions.size(), threads == 1 ? 20u : 1u);
+    EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
+    ASSERT_FALSE(fractions.empty());
+    EXPECT_GE(fractions.front(), 0.0);
+    EXPECT_EQ(fractions.back(), 1.0);
+  }
+}
+
+}  // namespace
