@@ -21,6 +21,7 @@ namespace {
 using stacklens::testing::randomImage;
 using stacklens::testing::relativeL2;
 using stacklens::testing::rlBoundaryAndOptionCases;
+using stacklens::testing::skyImage;
 
 class CudaParity : public stacklens::testing::GpuTest {
  protected:
@@ -45,24 +46,6 @@ class CudaParity : public stacklens::testing::GpuTest {
     if (std::string(e.what()).rfind("SKIP ", 0) == 0) GTEST_SKIP() << e.what(); \
     throw;                                                                      \
   }
-
-// Noise, point sources and an extended source, like the benchmark's radio sky (smaller).
-Image skyImage(int64_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> noise(0.f, 0.0133f);
-  std::uniform_int_distribution<int64_t> pos(0, n - 1);
-  Image im = Image::host({1, n, n});
-  for (int64_t i = 0; i < n * n; ++i) im.data()[i] = noise(rng);
-  for (int k = 0; k < 60; ++k) {
-    int64_t cy = pos(rng), cx = pos(rng);
-    float a = 0.1f + 0.5f * float(k % 7);
-    for (int64_t y = std::max<int64_t>(0, cy - 4); y < std::min(n, cy + 5); ++y)
-      for (int64_t x = std::max<int64_t>(0, cx - 4); x < std::min(n, cx + 5); ++x)
-        im.at(0, y, x) +=
-            a * std::exp(-0.5f * float((y - cy) * (y - cy) + (x - cx) * (x - cx)) / 2.f);
-  }
-  return im;
-}
 
 void expectRelative(double got, double want, double tol, const std::string& what) {
   EXPECT_NEAR(got, want, tol * std::max(std::abs(want), 1e-30)) << what;
@@ -95,29 +78,6 @@ TEST_F(CudaParity, RichardsonLucy2DAnd3DForEachBoundaryAndOption) {
   p3.threeD = true;
   CPU_OR_SKIP(want3, cpu->richardsonLucy(vol, psf, p3));
   EXPECT_LT(relativeL2(gpu->download(gpu->richardsonLucy(vol, psf, p3)), want3), 1e-4);
-}
-
-void expectStats(const SummaryStats& g, const SummaryStats& c, const std::string& what) {
-  EXPECT_EQ(g.n, c.n) << what;
-  expectRelative(g.mean, c.mean, 1e-5, what + " mean");
-  expectRelative(g.median, c.median, 1e-5, what + " median");
-  expectRelative(g.std, c.std, 1e-5, what + " std");
-  EXPECT_EQ(g.min, c.min) << what;
-  EXPECT_EQ(g.max, c.max) << what;
-}
-
-TEST_F(CudaParity, SigmaClip) {
-  Image sky = skyImage(300, 6);
-  sky.data()[10] = NAN;
-  for (int iters : {1, 3, 0}) {
-    ClipParams p;
-    p.maxIterations = iters;
-    CPU_OR_SKIP(want, cpu->sigmaClip(sky, p));
-    ClipStats got = gpu->sigmaClip(sky, p);
-    EXPECT_EQ(got.iterations, want.iterations);
-    expectStats(got.all, want.all, "all");
-    expectStats(got.clipped, want.clipped, "clipped");
-  }
 }
 
 TEST_F(CudaParity, SegmentLabelsExactlyAndMeasuresAlike) {

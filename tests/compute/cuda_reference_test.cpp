@@ -62,23 +62,6 @@ TEST_F(CudaReference, ZoomMatchesScipyMirrorForOrdersOneAndThree) {
   }
 }
 
-TEST_F(CudaReference, SigmaClipMatchesAstropy) {
-  Shape s{1, 40, 50};
-  Image in = imageFrom(readRaw<float>("cuda_clip_in.f32", s.count()), s);
-  std::vector<double> want = readRaw<double>("cuda_clip_stats.f64", 6);
-  ClipParams p;
-  p.maxIterations = -1;
-  ClipStats st = gpu->sigmaClip(in, p);
-  EXPECT_EQ(st.clipped.n, static_cast<int64_t>(want[0]));
-  EXPECT_NEAR(st.clipped.mean, want[1], 1e-5 * std::abs(want[1]));
-  EXPECT_NEAR(st.clipped.median, want[2], 1e-5 * std::abs(want[2]));
-  EXPECT_NEAR(st.clipped.std, want[3], 1e-5 * want[3]);
-  EXPECT_FLOAT_EQ(static_cast<float>(st.clipped.min), static_cast<float>(want[4]));
-  EXPECT_FLOAT_EQ(static_cast<float>(st.clipped.max), static_cast<float>(want[5]));
-  EXPECT_EQ(st.all.n, s.count() - 1);  // the NaN is not a value
-  EXPECT_GE(st.iterations, 2);
-}
-
 TEST_F(CudaReference, LabelsEqualScipyLabelForBothConnectivities) {
   Shape s{1, 30, 41};
   Image in = imageFrom(readRaw<float>("cuda_label_in.f32", s.count()), s);

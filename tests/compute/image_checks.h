@@ -1,9 +1,11 @@
 // What the compute tests share for building and comparing images: uniform random images, images
-// with ties, the relative L2 distance, copies, closeness, equal values and bitwise equality.
+// with ties, a small sky, the relative L2 distance, copies, closeness, equal values and bitwise
+// equality.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -38,6 +40,24 @@ inline compute::Image tiedImage(compute::Shape s, unsigned seed, bool specials =
     if (specials && v == 5) f = inf;
     if (specials && v == -6) f = -inf;
     im.data()[i] = f;
+  }
+  return im;
+}
+
+// Noise, 60 point sources and their wings, like a small radio sky: n × n, one slice.
+inline compute::Image skyImage(int64_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> noise(0.f, 0.0133f);
+  std::uniform_int_distribution<int64_t> pos(0, n - 1);
+  compute::Image im = compute::Image::host({1, n, n});
+  for (int64_t i = 0; i < n * n; ++i) im.data()[i] = noise(rng);
+  for (int k = 0; k < 60; ++k) {
+    const int64_t cy = pos(rng), cx = pos(rng);
+    const float a = 0.1f + 0.5f * float(k % 7);
+    for (int64_t y = std::max<int64_t>(0, cy - 4); y < std::min(n, cy + 5); ++y)
+      for (int64_t x = std::max<int64_t>(0, cx - 4); x < std::min(n, cx + 5); ++x)
+        im.at(0, y, x) +=
+            a * std::exp(-0.5f * float((y - cy) * (y - cy) + (x - cx) * (x - cx)) / 2.f);
   }
   return im;
 }

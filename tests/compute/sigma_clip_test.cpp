@@ -1,4 +1,5 @@
-// Sigma-clipped statistics against astropy references and a brute-force clipper written here.
+// Sigma-clipped statistics on every backend against one reference (clip_reference.h) and astropy
+// data: iteration limits, even counts, crowded values, zeros, NaN, bad input; CUDA against the CPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,15 +10,26 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compute/backend.h"
-#include "compute/cpu/operations.h"
+#include "tests/compute/clip_reference.h"
+#include "tests/compute/filter_reference.h"
+#include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
 
 namespace {
 
 using namespace stacklens::compute;
+using stacklens::testing::clipReference;
+using stacklens::testing::expectClipOnScale;
+using stacklens::testing::expectStatsNear;
+using stacklens::testing::readReference;
+using stacklens::testing::readReferenceImage;
+using stacklens::testing::skyImage;
 
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const std::string kData = std::string(STACKLENS_TEST_DATA) + "/analysis/";
 
 Image fromValues(const std::vector<float>& v, int64_t y, int64_t x) {
@@ -25,6 +37,8 @@ Image fromValues(const std::vector<float>& v, int64_t y, int64_t x) {
   std::copy(v.begin(), v.end(), im.data());
   return im;
 }
+
+Image row(const std::vector<float>& v) { return fromValues(v, 1, int64_t(v.size())); }
 
 std::vector<float> readF32(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -36,70 +50,37 @@ std::vector<float> readF32(const std::string& path) {
   return v;
 }
 
-void expectClose(double got, double want, const std::string& what) {
-  if (std::isnan(want)) {
-    EXPECT_TRUE(std::isnan(got)) << what;
-    return;
+class SigmaClip : public stacklens::testing::OnEachBackend {
+ protected:
+  // CUDA sums in another order than the CPU: its statistics are held to 1e-5 relative, as its
+  // own tests always held them.
+  double tolerance(double onCpu) const {
+    return GetParam() == "cuda" ? std::max(onCpu, 1e-5) : onCpu;
   }
-  EXPECT_NEAR(got, want, 1e-6 * std::max(1.0, std::abs(want))) << what;
-}
+};
+STACKLENS_ON_EACH_BACKEND(SigmaClip);
 
-void expectSummary(const SummaryStats& got, const double* want, const std::string& what) {
-  EXPECT_EQ(got.n, static_cast<int64_t>(want[0])) << what << " n";
-  expectClose(got.mean, want[1], what + " mean");
-  expectClose(got.median, want[2], what + " median");
-  expectClose(got.std, want[3], what + " std");
-  expectClose(got.min, want[4], what + " min");
-  expectClose(got.max, want[5], what + " max");
-}
-
-// The textbook algorithm: sort the kept values every iteration.
-ClipStats bruteForceClip(const std::vector<float>& data, double kl, double ku, int maxIter) {
-  std::vector<double> kept;
-  for (float v : data)
-    if (std::isfinite(v)) kept.push_back(v);
-  auto summary = [](std::vector<double> v) {
-    SummaryStats s;
-    s.n = static_cast<int64_t>(v.size());
-    if (v.empty()) return s;
-    double sum = 0;
-    for (double x : v) sum += x;
-    s.mean = sum / v.size();
-    double ss = 0;
-    for (double x : v) ss += (x - s.mean) * (x - s.mean);
-    s.std = std::sqrt(ss / v.size());
-    s.min = *std::min_element(v.begin(), v.end());
-    s.max = *std::max_element(v.begin(), v.end());
-    const size_t h = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + h, v.end());
-    const double upper = v[h];
-    s.median = v.size() % 2 ? upper : 0.5 * (*std::max_element(v.begin(), v.begin() + h) + upper);
-    return s;
-  };
-  ClipStats out;
-  out.all = summary(kept);
-  int it = 0;
-  while (maxIter <= 0 || it < maxIter) {
-    ++it;
-    SummaryStats s = summary(kept);
-    std::vector<double> next;
-    for (double x : kept)
-      if (x >= s.median - kl * s.std && x <= s.median + ku * s.std) next.push_back(x);
-    bool changed = next.size() != kept.size();
-    kept = next;
-    if (!changed) break;
-  }
-  out.clipped = summary(kept);
-  out.iterations = it;
-  return out;
-}
-
-TEST(SigmaClip, MatchesAstropyOnCommittedCases) {
+TEST_P(SigmaClip, MatchesAstropyOnCommittedCases) {
+  // Prepare
   std::ifstream expected(kData + "sigma_clip_expected.txt");
   ASSERT_TRUE(expected) << "missing reference";
+  const double tol = tolerance(1e-6);
+  auto expectClose = [&](double got, double want, const std::string& what) {
+    if (std::isnan(want))
+      EXPECT_TRUE(std::isnan(got)) << what;
+    else
+      EXPECT_NEAR(got, want, tol * std::max(1.0, std::abs(want))) << what;
+  };
+  auto expectSummary = [&](const SummaryStats& got, const double* want, const std::string& what) {
+    EXPECT_EQ(got.n, static_cast<int64_t>(want[0])) << what << " n";
+    expectClose(got.mean, want[1], what + " mean");
+    expectClose(got.median, want[2], what + " median");
+    expectClose(got.std, want[3], what + " std");
+    expectClose(got.min, want[4], what + " min");
+    expectClose(got.max, want[5], what + " max");
+  };
   std::string line;
   int cases = 0;
-  cpu::ThreadPool pool(2);
   while (std::getline(expected, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream fields(line);
@@ -111,9 +92,13 @@ TEST(SigmaClip, MatchesAstropyOnCommittedCases) {
     for (double& v : f) fields >> v;
     fields >> iterations;
     ASSERT_TRUE(fields) << line;
-    std::vector<float> values = readF32(kData + "sigma_clip_" + name + ".f32");
+    const std::vector<float> values = readF32(kData + "sigma_clip_" + name + ".f32");
     ASSERT_EQ(static_cast<int64_t>(values.size()), count) << name;
-    ClipStats got = cpu::sigmaClip(fromValues(values, 1, count), {kl, ku, maxIter}, {}, pool);
+
+    // Run
+    const ClipStats got = backend->sigmaClip(fromValues(values, 1, count), {kl, ku, maxIter});
+
+    // Verify
     expectSummary(got.all, f, name + " all");
     expectSummary(got.clipped, f + 6, name + " clipped");
     EXPECT_EQ(got.iterations, iterations) << name;
@@ -122,92 +107,81 @@ TEST(SigmaClip, MatchesAstropyOnCommittedCases) {
   EXPECT_EQ(cases, 8);
 }
 
-TEST(SigmaClip, MatchesBruteForceOnALargeImageAcrossThreadCounts) {
-  // Several parallel blocks (the block is 65536 values), NaN/Inf sprinkled in, outliers.
+TEST_P(SigmaClip, MatchesAstropyOnAnImageWithANan) {
+  // Prepare
+  const Shape s{1, 40, 50};
+  const Image in = readReferenceImage("cuda_clip_in.f32", s);
+  const std::vector<double> want = readReference<double>("cuda_clip_stats.f64", 6);
+  ClipParams p;
+  p.maxIterations = -1;
+
+  // Run
+  const ClipStats st = backend->sigmaClip(in, p);
+
+  // Verify
+  EXPECT_EQ(st.clipped.n, static_cast<int64_t>(want[0]));
+  EXPECT_NEAR(st.clipped.mean, want[1], 1e-5 * std::abs(want[1]));
+  EXPECT_NEAR(st.clipped.median, want[2], 1e-5 * std::abs(want[2]));
+  EXPECT_NEAR(st.clipped.std, want[3], 1e-5 * want[3]);
+  EXPECT_FLOAT_EQ(static_cast<float>(st.clipped.min), static_cast<float>(want[4]));
+  EXPECT_FLOAT_EQ(static_cast<float>(st.clipped.max), static_cast<float>(want[5]));
+  EXPECT_EQ(st.all.n, s.count() - 1);  // the NaN is not a value
+  EXPECT_GE(st.iterations, 2);
+}
+
+TEST_P(SigmaClip, MatchesTheReferenceOnALargeImageWithNanAndInfinities) {
+  // Prepare: several of the CPU's parallel blocks (65536 values), NaN/Inf sprinkled in, outliers.
   std::mt19937 rng(7);
   std::normal_distribution<float> noise(-3.0f, 0.5f);
   std::vector<float> v(421 * 397);
   for (float& x : v) x = noise(rng);
-  for (size_t i = 0; i < v.size(); i += 97) v[i] += 40.0f * (i % 5);
-  for (size_t i = 3; i < v.size(); i += 1013) v[i] = std::numeric_limits<float>::quiet_NaN();
+  for (size_t i = 0; i < v.size(); i += 97) v[i] += 40.0f * float(i % 5);
+  for (size_t i = 3; i < v.size(); i += 1013) v[i] = kNaN;
   v[11] = std::numeric_limits<float>::infinity();
-  ClipStats want = bruteForceClip(v, 2.5, 3.0, -1);
-  for (int threads : {1, 2, 3}) {
-    cpu::ThreadPool pool(threads);
-    ClipStats got = cpu::sigmaClip(fromValues(v, 421, 397), {2.5, 3.0, -1}, {}, pool);
-    double all[6] = {double(want.all.n), want.all.mean, want.all.median,
-                     want.all.std,       want.all.min,  want.all.max};
-    double kept[6] = {double(want.clipped.n), want.clipped.mean, want.clipped.median,
-                      want.clipped.std,       want.clipped.min,  want.clipped.max};
-    expectSummary(got.all, all, "all");
-    expectSummary(got.clipped, kept, "clipped");
-    EXPECT_EQ(got.iterations, want.iterations);
-    EXPECT_GT(got.iterations, 1);
-  }
+  const ClipParams p{2.5, 3.0, -1};
+
+  // Run
+  const ClipStats got = backend->sigmaClip(fromValues(v, 421, 397), p);
+
+  // Verify
+  const ClipStats want = clipReference(v, p);
+  expectStatsNear(got.all, want.all, tolerance(1e-6), "all");
+  expectStatsNear(got.clipped, want.clipped, tolerance(1e-6), "clipped");
+  EXPECT_EQ(got.iterations, want.iterations);
+  EXPECT_GT(got.iterations, 1);
 }
 
-TEST(SigmaClip, MatchesBruteForceOnAMillionValuesWhoseMedianMovesFar) {
-  // Over 2^20 values the median search starts from a sampled window; a heavy one-sided tail
-  // makes the clipped median move out of it, exercising the fallback and the regathered window.
+TEST_P(SigmaClip, MatchesTheReferenceOnAMillionValuesWhoseMedianMovesFar) {
+  // Prepare: over 2^20 values the CPU's median search starts from a sampled window; a heavy
+  // one-sided tail makes the clipped median move out of it (the fallback and a regathered window).
   std::mt19937 rng(3);
   std::normal_distribution<float> noise(100.0f, 1.0f);
   std::exponential_distribution<float> tail(0.05f);
   std::vector<float> v(1030 * 1021);
   for (size_t i = 0; i < v.size(); ++i) v[i] = i % 3 == 0 ? 100.0f + tail(rng) : noise(rng);
-  v[5] = std::numeric_limits<float>::quiet_NaN();
-  for (int maxIter : {6}) {
-    ClipStats want = bruteForceClip(v, 2.0, 2.0, maxIter);
-    cpu::ThreadPool pool(2);
-    ClipStats got = cpu::sigmaClip(fromValues(v, 1030, 1021), {2.0, 2.0, maxIter}, {}, pool);
-    double kept[6] = {double(want.clipped.n), want.clipped.mean, want.clipped.median,
-                      want.clipped.std,       want.clipped.min,  want.clipped.max};
-    expectSummary(got.clipped, kept, "clipped");
-    EXPECT_NEAR(got.all.median, want.all.median, 1e-6 * std::abs(want.all.median));
-    EXPECT_EQ(got.iterations, want.iterations);
-    EXPECT_GT(want.clipped.median - 100.0, -1.0);
-  }
+  v[5] = kNaN;
+  const ClipParams p{2.0, 2.0, 6};
+
+  // Run
+  const ClipStats got = backend->sigmaClip(fromValues(v, 1030, 1021), p);
+
+  // Verify
+  const ClipStats want = clipReference(v, p);
+  expectStatsNear(got.clipped, want.clipped, tolerance(1e-6), "clipped");
+  EXPECT_NEAR(got.all.median, want.all.median, tolerance(1e-6) * std::abs(want.all.median));
+  EXPECT_EQ(got.iterations, want.iterations);
+  EXPECT_GT(want.clipped.median - 100.0, -1.0);
 }
 
-// Compares every field with the brute-force clipper: counts and iterations exactly, the
-// statistics to a relative 1e-9 of the data's scale (min and max and medians are data values
-// or means of two, so they match to rounding).
-void expectMatchesBruteForce(const std::vector<float>& v, double kl, double ku, int maxIter,
-                             cpu::ThreadPool& pool, const std::string& what) {
-  const ClipStats want = bruteForceClip(v, kl, ku, maxIter);
-  const ClipStats got =
-      cpu::sigmaClip(fromValues(v, 1, static_cast<int64_t>(v.size())), {kl, ku, maxIter}, {}, pool);
-  auto same = [&](const SummaryStats& g, const SummaryStats& w, const std::string& set) {
-    EXPECT_EQ(g.n, w.n) << what << " " << set << " n";
-    if (w.n == 0) {
-      EXPECT_TRUE(std::isnan(g.median) && std::isnan(g.std)) << what << " " << set;
-      return;
-    }
-    const double scale = std::max({std::abs(w.min), std::abs(w.max), 1e-300});
-    auto near = [&](double a, double b, const char* field) {
-      EXPECT_NEAR(a, b, 1e-9 * scale) << what << " " << set << " " << field;
-    };
-    near(g.mean, w.mean, "mean");
-    near(g.median, w.median, "median");
-    near(g.std, w.std, "std");
-    near(g.min, w.min, "min");
-    near(g.max, w.max, "max");
-  };
-  same(got.all, want.all, "all");
-  same(got.clipped, want.clipped, "clipped");
-  EXPECT_EQ(got.iterations, want.iterations) << what;
-}
-
-TEST(SigmaClip, MatchesBruteForceOnAwkwardValueMixes) {
-  // Small inputs of every awkward kind, many sizes, several thread counts: the buckets, the
-  // partial edge buckets and the median inside a partial bucket all get exercised.
+TEST_P(SigmaClip, MatchesTheReferenceOnAwkwardValueMixes) {
+  // Prepare: small inputs of every awkward kind and many sizes (on the CPU: the buckets, the
+  // partial edge buckets and the median inside a partial bucket).
   const float inf = std::numeric_limits<float>::infinity();
-  const float nan = std::numeric_limits<float>::quiet_NaN();
   const float tiny = std::numeric_limits<float>::denorm_min();
   const float big = std::numeric_limits<float>::max();
   std::mt19937 rng(11);
   std::normal_distribution<float> noise(0.f, 1.f);
   std::uniform_int_distribution<int> pick(0, 99);
-  cpu::ThreadPool pool1(1), pool3(3);
   int cases = 0;
   for (int mix = 0; mix < 8; ++mix)
     for (int size : {1, 2, 3, 5, 16, 17, 100, 257, 1000, 4099}) {
@@ -228,7 +202,7 @@ TEST(SigmaClip, MatchesBruteForceOnAwkwardValueMixes) {
             x = r < 3 ? (r % 2 ? -big : big) : r < 10 ? 1e30f * noise(rng) : noise(rng);
             break;
           case 4:  // non-finite values sprinkled in
-            x = r < 5 ? nan : r < 8 ? inf : r < 10 ? -inf : 10.f + noise(rng);
+            x = r < 5 ? kNaN : r < 8 ? inf : r < 10 ? -inf : 10.f + noise(rng);
             break;
           case 5:  // heavy duplicates: few distinct values
             x = static_cast<float>(r % 4) + (r < 3 ? 100.f : 0.f);
@@ -242,20 +216,25 @@ TEST(SigmaClip, MatchesBruteForceOnAwkwardValueMixes) {
       }
       for (int maxIter : {-1, 1, 3})
         for (auto kappa : {std::pair{3.0, 3.0}, std::pair{1.5, 2.5}, std::pair{0.7, 0.4}}) {
+          const ClipParams p{kappa.first, kappa.second, maxIter};
           const std::string what = "mix " + std::to_string(mix) + " size " + std::to_string(size) +
                                    " maxIter " + std::to_string(maxIter) + " kappa " +
                                    std::to_string(kappa.first);
-          expectMatchesBruteForce(v, kappa.first, kappa.second, maxIter, cases % 2 ? pool1 : pool3,
-                                  what);
+
+          // Run
+          const ClipStats got = backend->sigmaClip(row(v), p);
+
+          // Verify
+          expectClipOnScale(got, clipReference(v, p), tolerance(1e-9), what);
           ++cases;
         }
     }
   EXPECT_EQ(cases, 8 * 10 * 3 * 3);
 }
 
-TEST(SigmaClip, OutliersTheKeySampleMissesStillCount) {
-  // Over 2^15 values the key range comes from a strided sample; values beyond it (here off the
-  // sample's stride) fall into the end buckets and must still be clipped exactly.
+TEST_P(SigmaClip, OutliersTheKeySampleMissesStillCount) {
+  // Prepare: over 2^15 values the CPU's key range comes from a strided sample; values beyond it
+  // (here off the sample's stride) fall into the end buckets and must still be clipped exactly.
   std::mt19937 rng(5);
   std::normal_distribution<float> noise(20.f, 2.f);
   std::vector<float> v(300007);
@@ -265,121 +244,247 @@ TEST(SigmaClip, OutliersTheKeySampleMissesStillCount) {
   v[7] = -std::numeric_limits<float>::denorm_min();
   v[13] = -0.f;
   v[17] = std::numeric_limits<float>::infinity();
-  for (int threads : {1, 2}) {
-    cpu::ThreadPool pool(threads);
-    expectMatchesBruteForce(v, 3.0, 3.0, -1, pool, "threads " + std::to_string(threads));
-    expectMatchesBruteForce(v, 1.0, 1.0, 4, pool, "threads " + std::to_string(threads));
+
+  for (const ClipParams& p : {ClipParams{3.0, 3.0, -1}, ClipParams{1.0, 1.0, 4}}) {
+    // Run
+    const ClipStats got = backend->sigmaClip(row(v), p);
+
+    // Verify
+    expectClipOnScale(got, clipReference(v, p), tolerance(1e-9),
+                      "kappa " + std::to_string(p.kappaLower));
   }
 }
 
-TEST(SigmaClip, AllValuesInOneBucketStillClipExactly) {
-  // The key range comes from a strided sample (stride 4 here); when every sampled value is the
-  // same, there is one key and one bucket, and each iteration scans it as a partial bucket.
+TEST_P(SigmaClip, AllValuesInOneBucketStillClipExactly) {
+  // Prepare: the CPU's key range comes from a strided sample (stride 4 here); when every sampled
+  // value is the same, there is one key and one bucket, scanned each iteration as a partial one.
   std::mt19937 rng(4);
   std::normal_distribution<float> noise(5.f, 1.f);
   std::vector<float> v(131072);
   for (size_t i = 0; i < v.size(); ++i) v[i] = i % 4 == 0 ? 5.f : noise(rng);
   v[1] = 400.f;
-  cpu::ThreadPool pool(2);
-  expectMatchesBruteForce(v, 2.0, 2.0, -1, pool, "one bucket");
-  const ClipStats got = cpu::sigmaClip(fromValues(v, 1, 131072), {2.0, 2.0, -1}, {}, pool);
+  const ClipParams p{2.0, 2.0, -1};
+
+  // Run
+  const ClipStats got = backend->sigmaClip(row(v), p);
+
+  // Verify
+  expectClipOnScale(got, clipReference(v, p), tolerance(1e-9), "one bucket");
   EXPECT_GT(got.iterations, 2);
 }
 
-TEST(SigmaClip, SignedZerosCountAsEqual) {
-  // -0 and +0 compare equal, so a bound of +0 keeps -0 (and vice versa).
-  std::vector<float> v = {-0.f, 0.f, -0.f, 0.f, 1.f, -1.f, 0.f, -0.f};
-  cpu::ThreadPool pool(1);
-  const ClipStats got = cpu::sigmaClip(fromValues(v, 1, 8), {0.0, 0.0, -1}, {}, pool);
-  EXPECT_EQ(got.clipped.n, 6);  // κ = 0 keeps exactly the values equal to the median 0
-  EXPECT_EQ(got.clipped.median, 0.0);
-  EXPECT_EQ(got.clipped.std, 0.0);
-  expectMatchesBruteForce(v, 0.0, 0.0, -1, pool, "signed zeros");
-  // With only zeros and the smallest subnormals the keys tell every float apart, and -0 and +0
-  // land in different buckets unless their keys are made equal.
+TEST_P(SigmaClip, MatchesTheReferenceForIterationLimitsAndEvenCounts) {
+  // Prepare
+  std::mt19937 rng(7);
+  std::normal_distribution<float> noise(100.f, 5.f);
+  Image in = Image::host({2, 60, 64});  // even count: the median averages two values
+  for (int64_t i = 0; i < in.shape().count(); ++i) in.data()[i] = noise(rng);
+  for (int64_t i = 0; i < in.shape().count(); i += 37) in.data()[i] += 80.f;
+  for (int64_t i = 5; i < in.shape().count(); i += 101) in.data()[i] -= 60.f;
+  in.data()[3] = INFINITY;
+
+  for (int iters : {1, 2, 10, 0}) {
+    ClipParams p;
+    p.kappaLower = 2.5;
+    p.kappaUpper = 3.0;
+    p.maxIterations = iters;
+
+    // Run
+    const ClipStats got = backend->sigmaClip(in, p);
+
+    // Verify
+    const ClipStats want = clipReference(in, p);
+    EXPECT_EQ(got.iterations, want.iterations) << iters;
+    expectStatsNear(got.all, want.all, 1e-5, "all");
+    expectStatsNear(got.clipped, want.clipped, 1e-5, "clipped");
+  }
+}
+
+// Two ways to the median's last digits on CUDA: from the guessed top-digit bin's keys (up to
+// 65536 of them) or by full passes when the guess misses or the bin holds more. A crowded bin
+// (140 000 values in [1, 1.25): one top digit) and a median that moves between bins across
+// iterations take both ways; an odd count picks one middle value.
+TEST_P(SigmaClip, CrowdedValuesAndAMovingMedianMatchTheReference) {
+  // Prepare
+  std::mt19937 rng(17);
+  Image crowded = Image::host({1, 301, 501});
+  std::uniform_real_distribution<float> inBin(1.f, 1.25f), wide(-40.f, 60.f);
+  for (int64_t i = 0; i < crowded.shape().count(); ++i)
+    crowded.data()[i] = i % 15 == 0 ? wide(rng) : inBin(rng);
+  Image moving = Image::host({1, 201, 333});
+  std::exponential_distribution<float> tail(0.05f);
+  std::normal_distribution<float> core(0.f, 0.01f);
+  for (int64_t i = 0; i < moving.shape().count(); ++i)
+    moving.data()[i] = i % 4 == 0 ? tail(rng) : core(rng);
+
+  for (const Image* in : std::vector<const Image*>{&crowded, &moving})
+    for (int iters : {3, 0}) {
+      ClipParams p;
+      p.kappaLower = 2.0;
+      p.kappaUpper = 2.0;
+      p.maxIterations = iters;
+
+      // Run
+      const ClipStats got = backend->sigmaClip(*in, p);
+
+      // Verify
+      const ClipStats want = clipReference(*in, p);
+      EXPECT_EQ(got.iterations, want.iterations) << iters;
+      expectStatsNear(got.all, want.all, 1e-5, "all");
+      expectStatsNear(got.clipped, want.clipped, 1e-5, "clipped");
+      EXPECT_EQ(got.clipped.n, want.clipped.n);
+    }
+}
+
+TEST_P(SigmaClip, SignedZerosCountAsEqual) {
+  // Prepare: -0 and +0 compare equal, so a bound of +0 keeps -0 (and vice versa).
+  const std::vector<float> v = {-0.f, 0.f, -0.f, 0.f, 1.f, -1.f, 0.f, -0.f};
+  // With only zeros and the smallest subnormals the CPU's keys tell every float apart, and -0
+  // and +0 land in different buckets unless their keys are made equal.
   const float tiny = std::numeric_limits<float>::denorm_min();
   std::vector<float> w;
   for (int i = 0; i < 12; ++i) w.insert(w.end(), {-tiny, tiny});
   for (int i = 0; i < 20; ++i) w.insert(w.end(), {-0.f, 0.f});
-  const ClipStats zeros = cpu::sigmaClip(fromValues(w, 1, 64), {0.0, 0.0, -1}, {}, pool);
+  const ClipParams p{0.0, 0.0, -1};
+
+  // Run
+  const ClipStats got = backend->sigmaClip(row(v), p);
+  const ClipStats zeros = backend->sigmaClip(row(w), p);
+
+  // Verify
+  EXPECT_EQ(got.clipped.n, 6);  // κ = 0 keeps exactly the values equal to the median 0
+  EXPECT_EQ(got.clipped.median, 0.0);
+  EXPECT_EQ(got.clipped.std, 0.0);
+  expectClipOnScale(got, clipReference(v, p), tolerance(1e-9), "signed zeros");
   EXPECT_EQ(zeros.clipped.n, 40);
-  expectMatchesBruteForce(w, 0.0, 0.0, -1, pool, "zeros and subnormals");
+  expectClipOnScale(zeros, clipReference(w, p), tolerance(1e-9), "zeros and subnormals");
 }
 
-TEST(SigmaClip, MaxIterationsStopsEarly) {
+TEST_P(SigmaClip, MaxIterationsStopsEarly) {
+  // Prepare
   std::mt19937 rng(9);
   std::exponential_distribution<float> tail(1.f);
   std::vector<float> v(20000);
   for (float& x : v) x = tail(rng);
-  cpu::ThreadPool pool(2);
+
   for (int maxIter : {1, 2, 5}) {
-    const ClipStats got = cpu::sigmaClip(fromValues(v, 1, 20000), {2.0, 2.0, maxIter}, {}, pool);
+    // Run
+    const ClipStats got = backend->sigmaClip(row(v), {2.0, 2.0, maxIter});
+
+    // Verify
     EXPECT_EQ(got.iterations, maxIter);
-    expectMatchesBruteForce(v, 2.0, 2.0, maxIter, pool, "maxIter " + std::to_string(maxIter));
+    expectClipOnScale(got, clipReference(v, {2.0, 2.0, maxIter}), tolerance(1e-9),
+                      "maxIter " + std::to_string(maxIter));
   }
-  const ClipStats unlimited = cpu::sigmaClip(fromValues(v, 1, 20000), {2.0, 2.0, 0}, {}, pool);
+
+  // Run
+  const ClipStats unlimited = backend->sigmaClip(row(v), {2.0, 2.0, 0});
+
+  // Verify
   EXPECT_GT(unlimited.iterations, 5);
 }
 
-TEST(SigmaClip, CancellationStopsTheSetupAndTheIterations) {
-  std::vector<float> v(100000);
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1000) + (i % 7 ? 0.f : 1e4f);
-  cpu::ThreadPool pool(2);
-  std::atomic<bool> cancelled{true};
-  EXPECT_THROW(cpu::sigmaClip(fromValues(v, 1, 100000), {}, Job(&cancelled), pool), Cancelled);
-  // Cancelled from the first progress report, i.e. inside the iterations.
-  cancelled = false;
-  int reports = 0;
-  Job job(&cancelled, [&](double) {
-    ++reports;
-    cancelled = true;
-  });
-  EXPECT_THROW(cpu::sigmaClip(fromValues(v, 1, 100000), {}, job, pool), Cancelled);
-  EXPECT_EQ(reports, 1);
-  // The cached scratch is still usable after an exception.
-  cancelled = false;
-  expectMatchesBruteForce(v, 3.0, 3.0, -1, pool, "after cancellation");
-}
+TEST_P(SigmaClip, MedianOfEvenCountIsTheMeanOfTheMiddlePair) {
+  // Prepare
+  const Image in = fromValues({4, 1, 3, 2}, 2, 2);
 
-TEST(SigmaClip, MedianOfEvenCountIsTheMeanOfTheMiddlePair) {
-  cpu::ThreadPool pool(1);
-  ClipStats got = cpu::sigmaClip(fromValues({4, 1, 3, 2}, 2, 2), {3, 3, 10}, {}, pool);
+  // Run
+  const ClipStats got = backend->sigmaClip(in, {3, 3, 10});
+
+  // Verify
   EXPECT_DOUBLE_EQ(got.all.median, 2.5);
   EXPECT_DOUBLE_EQ(got.all.mean, 2.5);
   EXPECT_DOUBLE_EQ(got.all.std, std::sqrt(1.25));
 }
 
-TEST(SigmaClip, AllNanGivesEmptyStatistics) {
-  cpu::ThreadPool pool(2);
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  ClipStats got = cpu::sigmaClip(fromValues({nan, nan, nan}, 1, 3), {}, {}, pool);
+TEST_P(SigmaClip, AllNanGivesEmptyStatistics) {
+  // Prepare
+  const Image in = fromValues({kNaN, kNaN, kNaN}, 1, 3);
+
+  // Run
+  const ClipStats got = backend->sigmaClip(in, {});
+
+  // Verify
   EXPECT_EQ(got.all.n, 0);
   EXPECT_EQ(got.clipped.n, 0);
   EXPECT_TRUE(std::isnan(got.clipped.median));
   EXPECT_EQ(got.iterations, 1);
 }
 
-TEST(SigmaClip, KappaBelowOneCanClipEverything) {
-  // Two values: median in the middle, σ half the gap; κ = 0.5 keeps neither.
-  cpu::ThreadPool pool(1);
-  ClipStats got = cpu::sigmaClip(fromValues({1, 3}, 1, 2), {0.5, 0.5, -1}, {}, pool);
+TEST_P(SigmaClip, KappaBelowOneCanClipEverything) {
+  // Prepare: two values, median in the middle, σ half the gap; κ = 0.5 keeps neither.
+  const Image in = fromValues({1, 3}, 1, 2);
+
+  // Run
+  const ClipStats got = backend->sigmaClip(in, {0.5, 0.5, -1});
+
+  // Verify
   EXPECT_EQ(got.clipped.n, 0);
   EXPECT_EQ(got.iterations, 2);  // as astropy: the step that empties, then one that does nothing
 }
 
-TEST(SigmaClip, RejectsBadParametersAndEmptyImages) {
-  cpu::ThreadPool pool(1);
-  Image one = fromValues({1}, 1, 1);
-  EXPECT_THROW(cpu::sigmaClip(one, {-1, 3, 5}, {}, pool), InvalidArgument);
-  EXPECT_THROW(cpu::sigmaClip(one, {3, std::nan(""), 5}, {}, pool), InvalidArgument);
-  EXPECT_THROW(cpu::sigmaClip(Image::host({1, 0, 0}), {}, {}, pool), InvalidArgument);
-}
+TEST_P(SigmaClip, ClipsTheOneOutlierOfFourValues) {
+  // Prepare
+  const Image in = fromValues({1, 2, 3, 100}, 1, 4);
 
-TEST(SigmaClip, BackendForwardsToTheCpuImplementation) {
-  auto backend = makeCpuBackend(2);
-  ClipStats got = backend->sigmaClip(fromValues({1, 2, 3, 100}, 1, 4), {2.0, 2.0, -1});
+  // Run
+  const ClipStats got = backend->sigmaClip(in, {2.0, 2.0, -1});
+
+  // Verify
   EXPECT_EQ(got.clipped.n, 3);
   EXPECT_DOUBLE_EQ(got.clipped.median, 2.0);
+}
+
+TEST_P(SigmaClip, RejectsBadParametersAndEmptyImages) {
+  // Prepare
+  const Image one = fromValues({1}, 1, 1);
+
+  // Run, Verify
+  EXPECT_THROW(backend->sigmaClip(one, {-1, 3, 5}), InvalidArgument);
+  EXPECT_THROW(backend->sigmaClip(one, {3, std::nan(""), 5}), InvalidArgument);
+  EXPECT_THROW(backend->sigmaClip(Image::host({1, 0, 0}), {}), InvalidArgument);
+}
+
+TEST_P(SigmaClip, StopsWhenCancelled) {
+  // Prepare
+  std::vector<float> v(100000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1000) + (i % 7 ? 0.f : 1e4f);
+  std::atomic<bool> cancelled{true};
+
+  // Run, Verify
+  EXPECT_THROW(backend->sigmaClip(row(v), {}, Job(&cancelled)), Cancelled);
+}
+
+// The CUDA backend against the CPU backend on a fresh sky with a NaN.
+class SigmaClipCudaAndCpu : public stacklens::testing::GpuTest {};
+
+TEST_F(SigmaClipCudaAndCpu, AgreeOnAFreshSky) {
+  // Prepare
+  Image sky = skyImage(300, 6);
+  sky.data()[10] = kNaN;
+  auto expectStats = [](const SummaryStats& g, const SummaryStats& c, const std::string& what) {
+    auto relative = [](double want) { return 1e-5 * std::max(std::abs(want), 1e-30); };
+    EXPECT_EQ(g.n, c.n) << what;
+    EXPECT_NEAR(g.mean, c.mean, relative(c.mean)) << what << " mean";
+    EXPECT_NEAR(g.median, c.median, relative(c.median)) << what << " median";
+    EXPECT_NEAR(g.std, c.std, relative(c.std)) << what << " std";
+    EXPECT_EQ(g.min, c.min) << what;
+    EXPECT_EQ(g.max, c.max) << what;
+  };
+
+  for (int iters : {1, 3, 0}) {
+    ClipParams p;
+    p.maxIterations = iters;
+
+    // Run
+    const ClipStats want = cpu->sigmaClip(sky, p);
+    const ClipStats got = gpu->sigmaClip(sky, p);
+
+    // Verify
+    EXPECT_EQ(got.iterations, want.iterations);
+    expectStats(got.all, want.all, "all");
+    expectStats(got.clipped, want.clipped, "clipped");
+  }
 }
 
 }  // namespace
