@@ -3,17 +3,22 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "compute/cpu/operations.h"
 #include "tests/compute/image_checks.h"
+#include "tests/compute/segment_reference.h"
 
 namespace {
 
 using namespace stacklens::compute;
 using stacklens::compute::cpu::ThreadPool;
+using stacklens::testing::expectLabels;
 using stacklens::testing::expectSameValues;
+using stacklens::testing::labelReference;
 using stacklens::testing::randomImage;
 using stacklens::testing::tiedImage;
 
@@ -42,6 +47,32 @@ TEST(CpuThreadCount, MedianFilterDoesNotDependOnIt) {
 
     // Verify
     expectSameValues(a, b, "threads");
+  }
+}
+
+TEST(CpuThreadCount, SegmentMatchesTheReferenceWithEachThreadCount) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0, 1);
+  for (int trial = 0; trial < 12; ++trial) {
+    // Prepare
+    const int64_t h = 1 + trial * 7 % 41, w = 1 + trial * 13 % 53;
+    Image im = Image::host({1 + trial % 2, h, w});
+    const float density = 0.3f + 0.05f * trial;
+    for (int64_t i = 0; i < im.shape().count(); ++i) im.data()[i] = u(rng) < density ? 1.f : 0.f;
+    SegmentParams p;
+    p.absoluteThreshold = 0.5;
+    p.connectivity = trial % 2 ? 4 : 8;
+    p.minPixels = 1 + trial % 3;
+
+    for (int threads : {1, 3}) {
+      // Run
+      ThreadPool pool(threads);
+      const Segmentation s = cpu::segment(im, p, {}, pool);
+
+      // Verify
+      expectLabels(s.labels, labelReference(im, 0.5, p.connectivity, p.minPixels),
+                   "trial " + std::to_string(trial) + " threads " + std::to_string(threads));
+    }
   }
 }
 

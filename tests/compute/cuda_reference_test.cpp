@@ -62,24 +62,4 @@ TEST_F(CudaReference, ZoomMatchesScipyMirrorForOrdersOneAndThree) {
   }
 }
 
-TEST_F(CudaReference, LabelsEqualScipyLabelForBothConnectivities) {
-  Shape s{1, 30, 41};
-  Image in = imageFrom(readRaw<float>("cuda_label_in.f32", s.count()), s);
-  for (int conn : {8, 4}) {
-    SegmentParams p;
-    p.absoluteThreshold = 0.6;
-    p.connectivity = conn;
-    Segmentation seg = gpu->segment(in, p);
-    LabelImage labels = gpu->download(seg.labels);
-    std::vector<int32_t> want =
-        readRaw<int32_t>("cuda_label" + std::to_string(conn) + ".i32", s.count());
-    int32_t maxLabel = 0;
-    for (int64_t i = 0; i < s.count(); ++i) {
-      ASSERT_EQ(labels.data()[i], want[i]) << "connectivity " << conn << " index " << i;
-      maxLabel = std::max(maxLabel, want[i]);
-    }
-    EXPECT_EQ(static_cast<int32_t>(seg.sources.size()), maxLabel);
-  }
-}
-
 }  // namespace

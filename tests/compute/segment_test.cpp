@@ -1,6 +1,9 @@
-// Segmentation: labels against a flood fill written here and committed SciPy labels; measures.
+// Segmentation on every backend against one reference (segment_reference.h) and committed SciPy
+// labels and measures: connectivity, stacks, tiles, thresholds, background, bad input; CUDA
+// against the CPU too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -10,11 +13,20 @@
 #include <vector>
 
 #include "compute/backend.h"
-#include "compute/cpu/operations.h"
+#include "tests/compute/filter_reference.h"
+#include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
+#include "tests/compute/segment_reference.h"
 
 namespace {
 
 using namespace stacklens::compute;
+using stacklens::testing::expectLabels;
+using stacklens::testing::labelReference;
+using stacklens::testing::randomImage;
+using stacklens::testing::readReference;
+using stacklens::testing::readReferenceImage;
+using stacklens::testing::skyImage;
 
 const std::string kData = std::string(STACKLENS_TEST_DATA) + "/analysis/";
 
@@ -53,72 +65,50 @@ SegmentParams absolute(double threshold, int connectivity, int64_t minPixels = 1
   return p;
 }
 
-// Independent reference: flood fill from each unvisited foreground pixel in raster order (which
-// numbers components like scipy.ndimage.label), then drop small ones and renumber.
-std::vector<int32_t> floodFill(const Image& im, double threshold, int connectivity,
-                               int64_t minPixels) {
-  const Shape s = im.shape();
-  std::vector<int32_t> lab(static_cast<size_t>(s.count()), 0);
-  std::vector<int64_t> sizes{0};
-  int32_t next = 0;
-  for (int64_t z = 0; z < s.z; ++z)
-    for (int64_t y = 0; y < s.y; ++y)
-      for (int64_t x = 0; x < s.x; ++x) {
-        const int64_t i = (z * s.y + y) * s.x + x;
-        if (lab[i] || !(im.data()[i] > threshold)) continue;
-        lab[i] = ++next;
-        sizes.push_back(0);
-        std::vector<std::pair<int64_t, int64_t>> stack{{y, x}};
-        while (!stack.empty()) {
-          auto [cy, cx] = stack.back();
-          stack.pop_back();
-          ++sizes[next];
-          for (int dy = -1; dy <= 1; ++dy)
-            for (int dx = -1; dx <= 1; ++dx) {
-              if ((dy == 0 && dx == 0) || (connectivity == 4 && dy != 0 && dx != 0)) continue;
-              const int64_t ny = cy + dy, nx = cx + dx;
-              if (ny < 0 || nx < 0 || ny >= s.y || nx >= s.x) continue;
-              const int64_t j = (z * s.y + ny) * s.x + nx;
-              if (lab[j] || !(im.data()[j] > threshold)) continue;
-              lab[j] = next;
-              stack.push_back({ny, nx});
-            }
-        }
-      }
-  std::vector<int32_t> renumber(sizes.size(), 0);
-  int32_t kept = 0;
-  for (size_t l = 1; l < sizes.size(); ++l)
-    if (sizes[l] >= minPixels) renumber[l] = ++kept;
-  for (auto& l : lab) l = renumber[l];
-  return lab;
-}
+class Segment : public stacklens::testing::OnEachBackend {
+ protected:
+  // The segmentation with its labels on the host.
+  Segmentation run(const Image& in, const SegmentParams& p) {
+    Segmentation s = backend->segment(in, p);
+    s.labels = onHost(s.labels);
+    return s;
+  }
+};
+STACKLENS_ON_EACH_BACKEND(Segment);
 
-void expectLabels(const LabelImage& got, const std::vector<int32_t>& want,
-                  const std::string& what) {
-  ASSERT_EQ(static_cast<size_t>(got.shape().count()), want.size()) << what;
-  size_t bad = 0, first = 0;
-  for (size_t i = 0; i < want.size(); ++i)
-    if (got.data()[i] != want[i] && bad++ == 0) first = i;
-  EXPECT_EQ(bad, 0u) << what << ": first difference at index " << first << " got "
-                     << got.data()[first] << " want " << want[first];
-}
+TEST_P(Segment, MatchesScipyLabelsWith4And8Connectivity) {
+  // Prepare
+  const Image im = imageOf(readRaw<float>(kData + "segment_image.f32"), {1, 48, 64});
+  const Shape t{1, 30, 41};
+  const Image other = readReferenceImage("cuda_label_in.f32", t);
 
-TEST(Segment, MatchesScipyLabelsWith4And8Connectivity) {
-  Image im = imageOf(readRaw<float>(kData + "segment_image.f32"), {1, 48, 64});
-  cpu::ThreadPool pool(2);
-  Segmentation s4 = cpu::segment(im, absolute(0.5, 4), {}, pool);
-  Segmentation s8 = cpu::segment(im, absolute(0.5, 8), {}, pool);
+  // Run
+  const Segmentation s4 = run(im, absolute(0.5, 4)), s8 = run(im, absolute(0.5, 8));
+  const Segmentation o8 = run(other, absolute(0.6, 8)), o4 = run(other, absolute(0.6, 4));
+
+  // Verify
   expectLabels(s4.labels, readRaw<int32_t>(kData + "segment_labels4.i32"), "4-connected");
   expectLabels(s8.labels, readRaw<int32_t>(kData + "segment_labels8.i32"), "8-connected");
   EXPECT_EQ(s4.sources.size(), 96u);
   EXPECT_EQ(s8.sources.size(), 76u);
+  for (const auto& [conn, seg] : {std::pair{8, &o8}, std::pair{4, &o4}}) {
+    const std::vector<int32_t> want =
+        readReference<int32_t>("cuda_label" + std::to_string(conn) + ".i32", size_t(t.count()));
+    expectLabels(seg->labels, want, "connectivity " + std::to_string(conn));
+    EXPECT_EQ(static_cast<int32_t>(seg->sources.size()),
+              *std::max_element(want.begin(), want.end()));
+  }
 }
 
-TEST(Segment, MeasuresMatchScipy) {
-  Image im = imageOf(readRaw<float>(kData + "segment_image.f32"), {1, 48, 64});
-  cpu::ThreadPool pool(2);
-  Segmentation s = cpu::segment(im, absolute(0.5, 8), {}, pool);
+TEST_P(Segment, MeasuresMatchScipy) {
+  // Prepare
+  const Image im = imageOf(readRaw<float>(kData + "segment_image.f32"), {1, 48, 64});
   std::ifstream ref(kData + "segment_sources8.txt");
+
+  // Run
+  const Segmentation s = run(im, absolute(0.5, 8));
+
+  // Verify
   std::string line;
   size_t n = 0;
   while (std::getline(ref, line)) {
@@ -151,51 +141,138 @@ TEST(Segment, MeasuresMatchScipy) {
   EXPECT_EQ(n, s.sources.size());
 }
 
-TEST(Segment, StackIsLabelledPerSliceAndNumberedAcrossTheStack) {
-  Image im = imageOf(readRaw<float>(kData + "segment_stack.f32"), {2, 32, 40});
-  cpu::ThreadPool pool(2);
-  Segmentation s = cpu::segment(im, absolute(0.5, 8), {}, pool);
+TEST_P(Segment, StackIsLabelledPerSliceAndNumberedAcrossTheStack) {
+  // Prepare
+  const Image im = imageOf(readRaw<float>(kData + "segment_stack.f32"), {2, 32, 40});
+
+  // Run
+  const Segmentation s = run(im, absolute(0.5, 8));
+
+  // Verify
   expectLabels(s.labels, readRaw<int32_t>(kData + "segment_stack_labels8.i32"), "stack");
   ASSERT_FALSE(s.sources.empty());
   EXPECT_EQ(s.sources.front().z, 0);
   EXPECT_EQ(s.sources.back().z, 1);
 }
 
-TEST(Segment, MatchesFloodFillOnRandomMasks) {
+TEST_P(Segment, LabelsAndMeasuresLikeTheReferenceAcrossSlices) {
+  // Prepare: blobs of known shape; one of 2 pixels is dropped by minPixels = 3.
+  Image in = randomImage({2, 40, 45}, 8, 0.f, 0.2f);
+  auto blob = [&](int64_t z, int64_t y0, int64_t x0, int64_t h, int64_t w, float v) {
+    for (int64_t y = y0; y < y0 + h; ++y)
+      for (int64_t x = x0; x < x0 + w; ++x) in.at(z, y, x) = v + 0.01f * float(x + y);
+  };
+  blob(0, 3, 4, 5, 6, 2.f);
+  blob(0, 20, 30, 2, 1, 3.f);
+  blob(0, 30, 2, 6, 3, 1.5f);
+  blob(1, 0, 40, 4, 5, 4.f);
+  blob(1, 10, 10, 8, 8, 2.5f);
+  in.at(1, 18, 18) = 2.6f;  // diagonal neighbour: joins under 8-connectivity only
+
+  for (int conn : {4, 8}) {
+    // Run
+    const Segmentation seg = run(in, absolute(1.0, conn, 3));
+
+    // Verify
+    const std::vector<int32_t> want = labelReference(in, 1.0, conn, 3);
+    expectLabels(seg.labels, want, "connectivity " + std::to_string(conn));
+    const int32_t n = *std::max_element(want.begin(), want.end());
+    ASSERT_EQ(static_cast<int32_t>(seg.sources.size()), n);
+    const double bg = seg.background.clipped.median;
+    for (const Source& src : seg.sources) {
+      int64_t npix = 0, xMin = 1 << 30, xMax = -1, yMin = 1 << 30, yMax = -1, peakAt = -1;
+      double flux = 0, fx = 0, fy = 0;
+      float peak = -INFINITY;
+      for (int64_t i = 0; i < in.shape().count(); ++i) {
+        if (want[i] != src.label) continue;
+        const int64_t x = i % 45, y = (i / 45) % 40;
+        const double f = in.data()[i] - bg;
+        ++npix;
+        flux += f;
+        fx += f * x;
+        fy += f * y;
+        if (in.data()[i] > peak) peak = in.data()[i], peakAt = i;
+        xMin = std::min(xMin, x), xMax = std::max(xMax, x);
+        yMin = std::min(yMin, y), yMax = std::max(yMax, y);
+      }
+      EXPECT_EQ(src.npix, npix) << src.label;
+      EXPECT_NEAR(src.flux, flux, 1e-9 * std::abs(flux) + 1e-9) << src.label;
+      EXPECT_NEAR(src.centroidX, fx / flux, 1e-9 * 45) << src.label;
+      EXPECT_NEAR(src.centroidY, fy / flux, 1e-9 * 40) << src.label;
+      EXPECT_EQ(src.peak, peak) << src.label;
+      EXPECT_EQ(src.peakX, peakAt % 45) << src.label;
+      EXPECT_EQ(src.peakY, (peakAt / 45) % 40) << src.label;
+      EXPECT_EQ(src.xMin, xMin);
+      EXPECT_EQ(src.xMax, xMax);
+      EXPECT_EQ(src.yMin, yMin);
+      EXPECT_EQ(src.yMax, yMax);
+      EXPECT_EQ(src.z, peakAt / (45 * 40));
+    }
+  }
+}
+
+TEST_P(Segment, MatchesTheReferenceOnRandomMasks) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(0, 1);
   for (int trial = 0; trial < 12; ++trial) {
+    // Prepare
     const int64_t h = 1 + trial * 7 % 41, w = 1 + trial * 13 % 53;
     Image im = Image::host({1 + trial % 2, h, w});
     const float density = 0.3f + 0.05f * trial;
     for (int64_t i = 0; i < im.shape().count(); ++i) im.data()[i] = u(rng) < density ? 1.f : 0.f;
+
     for (int connectivity : {4, 8})
       for (int64_t minPixels : {1, 3}) {
-        for (int threads : {1, 3}) {
-          cpu::ThreadPool pool(threads);
-          Segmentation s = cpu::segment(im, absolute(0.5, connectivity, minPixels), {}, pool);
-          const std::string what = "trial " + std::to_string(trial) + " conn " +
-                                   std::to_string(connectivity) + " min " +
-                                   std::to_string(minPixels);
-          auto want = floodFill(im, 0.5, connectivity, minPixels);
-          expectLabels(s.labels, want, what);
-          int32_t maxLabel = 0;
-          for (int32_t l : want) maxLabel = std::max(maxLabel, l);
-          EXPECT_EQ(static_cast<int32_t>(s.sources.size()), maxLabel) << what;
-        }
+        // Run
+        const Segmentation s = run(im, absolute(0.5, connectivity, minPixels));
+
+        // Verify
+        const std::string what = "trial " + std::to_string(trial) + " conn " +
+                                 std::to_string(connectivity) + " min " + std::to_string(minPixels);
+        const auto want = labelReference(im, 0.5, connectivity, minPixels);
+        expectLabels(s.labels, want, what);
+        int32_t maxLabel = 0;
+        for (int32_t l : want) maxLabel = std::max(maxLabel, l);
+        EXPECT_EQ(static_cast<int32_t>(s.sources.size()), maxLabel) << what;
       }
   }
 }
 
-TEST(Segment, MatchesFloodFillOnSparseWideStacks) {
-  // Sparse foreground on rows much wider than the 32-pixel blocks the row scan skips, with
-  // runs placed across block edges and at row ends, NaN pixels, and slices whose label rows
-  // must all be zeroed (labels are allocated without a fill; a previous result's freed memory
-  // is likely reused, so leftovers would show).
+// Dense random masks: components that wind across many of CUDA's 32×16 labelling tiles (and the
+// slices' edges), where the tile-border joins and the raster-order relabelling must agree with
+// the flood fill.
+TEST_P(Segment, WindingComponentsAcrossTilesMatchTheReference) {
+  // Prepare
+  const Image in = randomImage({2, 70, 101}, 21, 0.f, 1.f);
+
+  for (int conn : {4, 8})
+    for (double threshold : {0.45, 0.6}) {
+      // Run
+      const Segmentation seg = run(in, absolute(threshold, conn, 2));
+
+      // Verify
+      const std::vector<int32_t> want = labelReference(in, threshold, conn, 2);
+      expectLabels(
+          seg.labels, want,
+          "connectivity " + std::to_string(conn) + " threshold " + std::to_string(threshold));
+      const int32_t n = *std::max_element(want.begin(), want.end());
+      ASSERT_EQ(static_cast<int32_t>(seg.sources.size()), n);
+      std::vector<int64_t> npix(n + 1, 0);
+      for (int32_t l : want) ++npix[l];
+      for (const Source& src : seg.sources) EXPECT_EQ(src.npix, npix[src.label]) << src.label;
+    }
+}
+
+TEST_P(Segment, MatchesTheReferenceOnSparseWideStacks) {
+  // Sparse foreground on rows much wider than the CPU's 32-pixel row-scan blocks, with runs
+  // across block edges and at row ends, NaN pixels, and slices whose label rows must all be
+  // zeroed (labels are allocated without a fill; a previous result's freed memory is likely
+  // reused, so leftovers would show).
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> u(0, 1);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int trial = 0; trial < 4; ++trial) {
+    // Prepare
     const Shape shape{3, 29 + trial, 203 + 31 * trial};
     Image im = Image::host(shape);
     const float density = 0.01f + 0.02f * trial;
@@ -207,19 +284,21 @@ TEST(Segment, MatchesFloodFillOnSparseWideStacks) {
       for (int64_t x : {int64_t{30}, int64_t{31}, int64_t{32}, int64_t{63}, int64_t{64},
                         shape.x - 2, shape.x - 1})
         im.at(trial % 3, y, x) = 3.f;
-    for (int connectivity : {4, 8}) {
-      cpu::ThreadPool pool(1 + trial % 2);
+
+    for (int connectivity : {4, 8})
       for (int repeat = 0; repeat < 2; ++repeat) {
-        Segmentation s = cpu::segment(im, absolute(1.0, connectivity), {}, pool);
-        expectLabels(s.labels, floodFill(im, 1.0, connectivity, 1),
+        // Run
+        const Segmentation s = run(im, absolute(1.0, connectivity));
+
+        // Verify
+        expectLabels(s.labels, labelReference(im, 1.0, connectivity, 1),
                      "trial " + std::to_string(trial) + " conn " + std::to_string(connectivity));
       }
-    }
   }
 }
 
-TEST(Segment, HandMadePatterns) {
-  cpu::ThreadPool pool(2);
+TEST_P(Segment, HandMadePatterns) {
+  // Prepare
   const std::vector<std::vector<std::string>> patterns = {
       // A U whose arms only meet at the bottom: two runs on top rows merge late.
       {"#...#.#", "#...#.#", "#...#.#", "#####.#", ".......", "#######"},
@@ -233,19 +312,23 @@ TEST(Segment, HandMadePatterns) {
       {"...#", "..#.", ".#..", "#..."},
       {"#...#...#", ".#.#.#.#.", "..#...#.."},
   };
+
   for (size_t k = 0; k < patterns.size(); ++k)
     for (int connectivity : {4, 8}) {
-      Image im = drawn(patterns[k]);
-      Segmentation s = cpu::segment(im, absolute(0.5, connectivity), {}, pool);
-      expectLabels(s.labels, floodFill(im, 0.5, connectivity, 1),
+      // Run
+      const Image im = drawn(patterns[k]);
+      const Segmentation s = run(im, absolute(0.5, connectivity));
+
+      // Verify
+      expectLabels(s.labels, labelReference(im, 0.5, connectivity, 1),
                    "pattern " + std::to_string(k) + " conn " + std::to_string(connectivity));
     }
-  // Spot checks that do not rely on the flood fill.
-  Image diag = drawn(patterns[1]);
-  EXPECT_EQ(cpu::segment(diag, absolute(0.5, 8), {}, pool).sources.size(), 1u);
-  EXPECT_EQ(cpu::segment(diag, absolute(0.5, 4), {}, pool).sources.size(), 4u);
-  Image u = drawn(patterns[0]);
-  Segmentation su = cpu::segment(u, absolute(0.5, 4), {}, pool);
+
+  // Run, Verify: spot checks that do not rely on the flood fill.
+  const Image diag = drawn(patterns[1]);
+  EXPECT_EQ(run(diag, absolute(0.5, 8)).sources.size(), 1u);
+  EXPECT_EQ(run(diag, absolute(0.5, 4)).sources.size(), 4u);
+  const Segmentation su = run(drawn(patterns[0]), absolute(0.5, 4));
   ASSERT_EQ(su.sources.size(), 3u);
   EXPECT_EQ(su.labels.at(0, 0, 4), 1);  // the right arm belongs to the U begun at (0, 0)
   EXPECT_EQ(su.labels.at(0, 0, 6), 2);
@@ -254,38 +337,47 @@ TEST(Segment, HandMadePatterns) {
   EXPECT_EQ(su.sources[2].npix, 7);
 }
 
-TEST(Segment, NothingAboveTheThresholdGivesNoSources) {
-  cpu::ThreadPool pool(2);
-  Image im = drawn({"....", "#..."});
-  Segmentation s = cpu::segment(im, absolute(1.0, 8), {}, pool);  // strictly above: 1 is not
+TEST_P(Segment, NothingAboveTheThresholdGivesNoSources) {
+  // Prepare
+  const Image im = drawn({"....", "#..."});
+
+  // Run
+  const Segmentation s = run(im, absolute(1.0, 8));  // strictly above: 1 is not
+
+  // Verify
   EXPECT_TRUE(s.sources.empty());
   for (int64_t i = 0; i < im.shape().count(); ++i) EXPECT_EQ(s.labels.data()[i], 0);
 }
 
-TEST(Segment, TinyImages) {
-  cpu::ThreadPool pool(2);
-  Segmentation one = cpu::segment(drawn({"#"}), absolute(0.5, 8), {}, pool);
+TEST_P(Segment, TinyImages) {
+  // Run
+  const Segmentation one = run(drawn({"#"}), absolute(0.5, 8));
+  const Segmentation row = run(drawn({"##.#..###"}), absolute(0.5, 4));
+  const Segmentation column = run(drawn({"#", "#", ".", "#"}), absolute(0.5, 8));
+
+  // Verify
   ASSERT_EQ(one.sources.size(), 1u);
   EXPECT_EQ(one.labels.at(0, 0, 0), 1);
-  Segmentation row = cpu::segment(drawn({"##.#..###"}), absolute(0.5, 4), {}, pool);
   ASSERT_EQ(row.sources.size(), 3u);
   EXPECT_EQ(row.sources[2].xMin, 6);
   EXPECT_EQ(row.sources[2].xMax, 8);
-  Segmentation column = cpu::segment(drawn({"#", "#", ".", "#"}), absolute(0.5, 8), {}, pool);
   EXPECT_EQ(column.sources.size(), 2u);
 }
 
-TEST(Segment, SigmaThresholdUsesClippedBackgroundAndWeightsByValueMinusMedian) {
-  // Background alternating 0/2 → clipped median 1, std 1; nSigma 3 → threshold 4.
+TEST_P(Segment, SigmaThresholdUsesClippedBackgroundAndWeightsByValueMinusMedian) {
+  // Prepare: background alternating 0/2 → clipped median 1, std 1; nSigma 3 → threshold 4.
   Image im = Image::host({1, 20, 20});
   for (int64_t i = 0; i < im.shape().count(); ++i) im.data()[i] = (i % 2) ? 2.f : 0.f;
   im.at(0, 10, 10) = 11.f;  // weight 10
   im.at(0, 10, 11) = 6.f;   // weight 5
   im.at(0, 3, 3) = 4.f;     // exactly at the threshold: not a source
-  cpu::ThreadPool pool(2);
   SegmentParams p;
   p.nSigma = 3;
-  Segmentation s = cpu::segment(im, p, {}, pool);
+
+  // Run
+  const Segmentation s = run(im, p);
+
+  // Verify
   EXPECT_NEAR(s.background.clipped.median, 1.0, 1e-12);
   EXPECT_NEAR(s.threshold, 1.0 + 3 * s.background.clipped.std, 1e-12);
   ASSERT_EQ(s.sources.size(), 1u);
@@ -298,56 +390,164 @@ TEST(Segment, SigmaThresholdUsesClippedBackgroundAndWeightsByValueMinusMedian) {
   EXPECT_FLOAT_EQ(src.peak, 11.f);
 }
 
-TEST(Segment, UsesGivenBackgroundInsteadOfClippingAgain) {
+TEST_P(Segment, ThresholdComesFromTheClippedBackground) {
+  // Prepare
+  Image in = randomImage({1, 64, 64}, 9, 0.f, 1.f);
+  for (int64_t y = 30; y < 34; ++y)
+    for (int64_t x = 30; x < 34; ++x) in.at(0, y, x) = 50.f;
+  SegmentParams p;
+  p.nSigma = 4.0;
+
+  // Run
+  const Segmentation seg = run(in, p);
+  const ClipStats clip = backend->sigmaClip(in, p.clip);
+
+  // Verify
+  EXPECT_DOUBLE_EQ(seg.threshold, clip.clipped.median + 4.0 * clip.clipped.std);
+  ASSERT_EQ(seg.sources.size(), 1u);
+  EXPECT_EQ(seg.sources[0].npix, 16);
+  EXPECT_NEAR(seg.sources[0].centroidX, 31.5, 1e-9);
+}
+
+TEST_P(Segment, UsesGivenBackgroundInsteadOfClippingAgain) {
+  // Prepare
   Image im = Image::host({1, 20, 20});
   for (int64_t i = 0; i < im.shape().count(); ++i) im.data()[i] = (i % 2) ? 2.f : 0.f;
   im.at(0, 10, 10) = 11.f;
   im.at(0, 5, 5) = 7.f;
-  cpu::ThreadPool pool(2);
   SegmentParams p;
   p.nSigma = 3;
-  const Segmentation clipped = cpu::segment(im, p, {}, pool);
-  // Handing over the same statistics gives the same result…
+
+  // Run
+  const Segmentation clipped = run(im, p);
   p.background = clipped.background;
-  const Segmentation same = cpu::segment(im, p, {}, pool);
+  const Segmentation same = run(im, p);
+  // Other statistics are used as given: median 3, std 2 → threshold 9 keeps one pixel, whose
+  // flux is 11 − 3.
+  p.background->clipped.median = 3.0;
+  p.background->clipped.std = 2.0;
+  const Segmentation given = run(im, p);
+
+  // Verify: handing over the same statistics gives the same result…
   EXPECT_EQ(same.threshold, clipped.threshold);
   ASSERT_EQ(same.sources.size(), clipped.sources.size());
   EXPECT_EQ(same.sources[0].flux, clipped.sources[0].flux);
-  // …and other statistics are used as given: median 3, std 2 → threshold 9 keeps one pixel,
-  // whose flux is 11 − 3.
-  p.background->clipped.median = 3.0;
-  p.background->clipped.std = 2.0;
-  const Segmentation given = cpu::segment(im, p, {}, pool);
+  // …and other statistics are used as given.
   EXPECT_DOUBLE_EQ(given.threshold, 9.0);
   EXPECT_EQ(given.background.clipped.median, 3.0);
   ASSERT_EQ(given.sources.size(), 1u);
   EXPECT_NEAR(given.sources[0].flux, 8.0, 1e-12);
 }
 
-TEST(Segment, FallsBackToTheUnweightedCentroidWhenWeightsSumToNothing) {
-  cpu::ThreadPool pool(1);
-  // Three equal values: median 1, every weight value − median = 0.
+// Known background statistics are used as given: no clipping, the threshold and the fluxes from
+// the given median and std, the given iteration count kept.
+TEST_P(Segment, UsesAGivenBackgroundAsIs) {
+  // Prepare
+  Image in = randomImage({1, 40, 40}, 22, 0.f, 0.1f);
+  for (int64_t y = 10; y < 13; ++y)
+    for (int64_t x = 20; x < 23; ++x) in.at(0, y, x) = 3.f;
+  ClipStats given;
+  given.clipped.n = 7;
+  given.clipped.median = 0.5;
+  given.clipped.std = 0.25;
+  given.iterations = 42;
+  SegmentParams p;
+  p.nSigma = 2.0;
+  p.background = given;
+
+  // Run
+  const Segmentation seg = run(in, p);
+
+  // Verify
+  EXPECT_EQ(seg.background.iterations, 42);
+  EXPECT_DOUBLE_EQ(seg.threshold, 1.0);
+  ASSERT_EQ(seg.sources.size(), 1u);
+  EXPECT_EQ(seg.sources[0].npix, 9);
+  EXPECT_NEAR(seg.sources[0].flux, 9 * 2.5, 1e-9);
+}
+
+TEST_P(Segment, FallsBackToTheUnweightedCentroidWhenWeightsSumToNothing) {
+  // Prepare: three equal values, median 1, every weight value − median = 0.
   Image low = Image::host({1, 1, 3});
   low.at(0, 0, 0) = 1.f;
   low.at(0, 0, 1) = 1.f;
   low.at(0, 0, 2) = 1.f;
-  Segmentation s = cpu::segment(low, absolute(0.5, 8), {}, pool);
+
+  // Run
+  const Segmentation s = run(low, absolute(0.5, 8));
+
+  // Verify
   ASSERT_EQ(s.sources.size(), 1u);
   EXPECT_DOUBLE_EQ(s.sources[0].centroidX, 1.0);
   EXPECT_DOUBLE_EQ(s.sources[0].flux, 0.0);
   EXPECT_EQ(s.sources[0].peakX, 0);  // ties: the first in raster order
 }
 
-TEST(Segment, RejectsBadParameters) {
-  cpu::ThreadPool pool(1);
-  Image im = drawn({"#."});
-  EXPECT_THROW(cpu::segment(im, absolute(0.5, 6), {}, pool), InvalidArgument);
-  EXPECT_THROW(cpu::segment(im, absolute(0.5, 8, 0), {}, pool), InvalidArgument);
-  EXPECT_THROW(cpu::segment(im, absolute(std::nan(""), 8), {}, pool), InvalidArgument);
-  EXPECT_THROW(cpu::segment(Image::host({1, 0, 3}), absolute(0.5, 8), {}, pool), InvalidArgument);
+TEST_P(Segment, RejectsBadParametersByName) {
+  // Prepare
+  const Image im = drawn({"#."});
   Image nan = Image::host({1, 1, 2});
   nan.data()[0] = nan.data()[1] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_THROW(cpu::segment(nan, SegmentParams{}, {}, pool), InvalidArgument);
+
+  // Run, Verify
+  try {
+    backend->segment(im, absolute(0.5, 6));
+    ADD_FAILURE() << "accepted connectivity 6";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("connectivity"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(backend->segment(im, absolute(0.5, 8, 0)), InvalidArgument);
+  EXPECT_THROW(backend->segment(im, absolute(std::nan(""), 8)), InvalidArgument);
+  EXPECT_THROW(backend->segment(Image::host({1, 0, 3}), absolute(0.5, 8)), InvalidArgument);
+  EXPECT_THROW(backend->segment(nan, SegmentParams{}), InvalidArgument);
+}
+
+// The CUDA backend against the CPU backend on a fresh sky: labels exactly, measures alike.
+class SegmentCudaAndCpu : public stacklens::testing::GpuTest {};
+
+TEST_F(SegmentCudaAndCpu, LabelExactlyAndMeasureAlikeOnAFreshSky) {
+  // Prepare
+  const Image sky = skyImage(257, 7);
+  auto expectRelative = [](double got, double want, double tol, const std::string& what) {
+    EXPECT_NEAR(got, want, tol * std::max(std::abs(want), 1e-30)) << what;
+  };
+
+  for (int conn : {4, 8}) {
+    SegmentParams p;
+    p.connectivity = conn;
+    p.minPixels = 3;
+    p.clip.maxIterations = 0;
+
+    // Run
+    const Segmentation want = cpu->segment(sky, p);
+    const Segmentation got = gpu->segment(sky, p);
+
+    // Verify
+    expectRelative(got.threshold, want.threshold, 1e-6, "threshold");
+    const LabelImage gl = gpu->download(got.labels);
+    ASSERT_EQ(gl.shape(), want.labels.shape());
+    for (int64_t i = 0; i < gl.shape().count(); ++i)
+      ASSERT_EQ(gl.data()[i], want.labels.data()[i]) << "connectivity " << conn << " index " << i;
+    ASSERT_EQ(got.sources.size(), want.sources.size());
+    ASSERT_GT(got.sources.size(), 10u);
+    for (size_t k = 0; k < got.sources.size(); ++k) {
+      const Source &g = got.sources[k], &c = want.sources[k];
+      const std::string what = "source " + std::to_string(k + 1);
+      EXPECT_EQ(g.label, c.label) << what;
+      EXPECT_EQ(g.npix, c.npix) << what;
+      expectRelative(g.flux, c.flux, 1e-5, what + " flux");
+      expectRelative(g.centroidX, c.centroidX, 1e-5, what + " x");
+      expectRelative(g.centroidY, c.centroidY, 1e-5, what + " y");
+      EXPECT_EQ(g.peak, c.peak) << what;
+      EXPECT_EQ(g.peakX, c.peakX) << what;
+      EXPECT_EQ(g.peakY, c.peakY) << what;
+      EXPECT_EQ(g.xMin, c.xMin) << what;
+      EXPECT_EQ(g.xMax, c.xMax) << what;
+      EXPECT_EQ(g.yMin, c.yMin) << what;
+      EXPECT_EQ(g.yMax, c.yMax) << what;
+      EXPECT_EQ(g.z, c.z) << what;
+    }
+  }
 }
 
 }  // namespace
