@@ -253,31 +253,6 @@ TEST_F(CudaOps, RichardsonLucyStopsWhenCancelled) {
   EXPECT_NO_THROW(gpu->download(gpu->gaussianBlur(randomImage({1, 8, 8}, 15), BlurParams{})));
 }
 
-// ---- resampling --------------------------------------------------------------------------
-
-TEST_F(CudaOps, ResampleKeepsSamplesForUnitZoomAndHitsTheEnds) {
-  Image in = randomImage({3, 10, 12}, 16);
-  ResampleParams same;
-  Image got = gpu->download(gpu->resample(in, same));
-  ASSERT_EQ(got.shape(), in.shape());
-  for (int64_t i = 0; i < in.shape().count(); ++i) ASSERT_EQ(got.data()[i], in.data()[i]);
-  // Order 1 along x only: o·(n−1)/(n−1) puts the first and last output on the end samples.
-  ResampleParams p;
-  p.zoomX = 2.0;
-  p.order = 1;
-  Image lin = gpu->download(gpu->resample(in, p));
-  ASSERT_EQ(lin.shape(), (Shape{3, 10, 24}));
-  for (int64_t z = 0; z < 3; ++z)
-    for (int64_t y = 0; y < 10; ++y) {
-      EXPECT_FLOAT_EQ(lin.at(z, y, 0), in.at(z, y, 0));
-      EXPECT_FLOAT_EQ(lin.at(z, y, 23), in.at(z, y, 11));
-      double c = 5.0 * 11.0 / 23.0;
-      int64_t i0 = static_cast<int64_t>(c);
-      EXPECT_NEAR(lin.at(z, y, 5),
-                  in.at(z, y, i0) * (1 - (c - i0)) + in.at(z, y, i0 + 1) * (c - i0), 1e-6);
-    }
-}
-
 // ---- bad input ---------------------------------------------------------------------------
 
 TEST_F(CudaOps, BadParametersAreRejectedWithTheirName) {
@@ -290,12 +265,6 @@ TEST_F(CudaOps, BadParametersAreRejectedWithTheirName) {
       EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
     }
   };
-  ResampleParams rp;
-  rp.order = 2;
-  expectInvalid([&] { gpu->resample(im, rp); }, "order");
-  rp.order = 3;
-  rp.zoomY = 0;
-  expectInvalid([&] { gpu->resample(im, rp); }, "zoom");
   expectInvalid(
       [&] {
         gpu->richardsonLucy(im, Image::host({1, 3, 3}), DeconvolveParams{});

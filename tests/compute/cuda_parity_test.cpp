@@ -47,21 +47,6 @@ class CudaParity : public stacklens::testing::GpuTest {
     throw;                                                                      \
   }
 
-TEST_F(CudaParity, Resample) {
-  Image in = randomImage({7, 40, 53}, 3);
-  for (int order : {1, 3}) {
-    ResampleParams p;
-    p.zoomZ = 2.5;
-    p.zoomY = 0.7;
-    p.zoomX = 1.3;
-    p.order = order;
-    CPU_OR_SKIP(want, cpu->resample(in, p));
-    Image got = gpu->download(gpu->resample(in, p));
-    ASSERT_EQ(got.shape(), want.shape());
-    EXPECT_LT(relativeL2(got, want), 1e-5) << "order " << order;
-  }
-}
-
 TEST_F(CudaParity, RichardsonLucy2DAnd3DForEachBoundaryAndOption) {
   Image in = randomImage({2, 96, 80}, 4, 0.1f, 1.f);
   Image psf = gaussianPsf(1.0, 2.0, 1.5);

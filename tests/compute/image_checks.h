@@ -1,6 +1,6 @@
 // What the compute tests share for building and comparing images: uniform random images, images
-// with ties, a small sky, the relative L2 distance, copies, closeness, equal values and bitwise
-// equality.
+// with ties, a small sky, the relative L2 distance, the largest difference, copies, closeness,
+// equal values and bitwise equality.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -72,6 +72,15 @@ inline double relativeL2(const compute::Image& a, const compute::Image& b) {
     den += double(b.data()[i]) * double(b.data()[i]);
   }
   return std::sqrt(num / den);
+}
+
+// The largest |a − b| over host images of the same shape.
+inline double maxAbsDiff(const compute::Image& a, const compute::Image& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < b.shape().count(); ++i)
+    worst = std::max(worst, std::fabs(double(a.data()[i]) - double(b.data()[i])));
+  return worst;
 }
 
 inline compute::Image copyOf(const compute::Image& in) {
