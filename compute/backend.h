@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compute/block_transfers.h"
+#include "compute/device_control.h"
 #include "compute/image.h"
 #include "compute/job.h"
 #include "compute/params.h"
@@ -20,12 +21,10 @@ class BackendUnavailable : public std::runtime_error {
 };
 
 // Every operation accepts an input on the host or on this backend's device and returns its
-// result where this backend computes (the CPU backend: host; CUDA: device). Use upload() /
+// result where the job asks (compute/job.h): by default where this backend computes (the CPU
+// backend: host; CUDA: the device), or in host memory with Job::onHost(). Use upload() /
 // download() to move buffers; a pipeline that stays on one backend never copies to the host.
 // 2D operations on a 3D stack apply slice by slice.
-// One exception: CUDA's per-slice operations (median, outliers, 2D blur and Richardson-Lucy,
-// resampling that keeps z) given a HOST stack stream it through the device in chunks and return
-// the result on the host; download() accepts either.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -38,61 +37,27 @@ class Backend {
   virtual Image download(const Image& image) = 0;  // to the host
   virtual LabelImage download(const LabelImage& labels) = 0;
   virtual void synchronize() = 0;  // wait for queued work (timing)
-  // Device time of the last operation in ms as the device measured it (e.g. CUDA events), or a
-  // negative value when this backend does not measure one (the CPU backend).
-  virtual double lastDeviceMs() const { return -1.0; }
-  // GPU memory the operations plan to use at most, in bytes (0 restores the default: 80 % of the
-  // memory free when the backend started, or STACKLENS_CUDA_BUDGET_MB MiB when smaller); returns
-  // the budget now in force (0 for a backend without one, e.g. the CPU).
-  virtual size_t setMemoryBudget(size_t bytes) {
-    (void)bytes;
-    return 0;
-  }
-  // Chunks of slices the last per-slice operation on a host stack went through the device in (1:
-  // one piece, or not chunked); for a device stack that did not fit whole, the groups of slices it
-  // was split into.
-  virtual int lastChunkCount() const { return 1; }
-  // The most device memory this backend's operations have held at once, in bytes (CUDA: the
-  // high-water mark of its memory pool; cuFFT's own plan memory is not in it); 0 for a backend
-  // that computes on the host.
-  virtual size_t devicePeakBytes() const { return 0; }
+  // Device bookkeeping and transfers that overlap computing (compute/device_control.h), for the
+  // live path, the whole-stack runs and the timing panel; a backend that computes on the host
+  // has the defaults.
+  virtual DeviceControl& device() { return hostDeviceControl(); }
 
-  // Live slices (compute/live_processor.h): transfers without a staging copy. The defaults suit a
-  // backend that computes on the host.
-  // A host buffer the backend can copy to and from directly (CUDA: page-locked memory, one DMA
-  // per transfer). Allocating one is slow: keep and reuse them. Safe to call from any thread.
-  virtual Image pinnedHost(Shape shape) { return Image::hostUninitialized(shape); }
-  // Page-locks an existing host buffer (CUDA: cudaHostRegister) so that transfers to and from it
-  // are one DMA, until unpinHostMemory(p); false when this backend has no such memory or it
-  // failed (transfers then stage). Slow: for buffers that are kept and reused.
-  virtual bool pinHostMemory(void* p, size_t bytes) {
-    (void)p;
-    (void)bytes;
-    return false;
+  // Transitional spellings of device()'s members, kept while the tests move to device().
+  double lastDeviceMs() { return device().lastDeviceMs(); }
+  size_t setMemoryBudget(size_t bytes) { return device().setMemoryBudget(bytes); }
+  int lastChunkCount() { return device().lastChunkCount(); }
+  size_t devicePeakBytes() { return device().devicePeakBytes(); }
+  Image pinnedHost(Shape shape) { return device().pinnedHost(shape); }
+  bool pinHostMemory(void* p, size_t bytes) { return device().pinHostMemory(p, bytes); }
+  void unpinHostMemory(void* p) { device().unpinHostMemory(p); }
+  Image uploadAsync(const Image& image) { return device().uploadAsync(image); }
+  void downloadInto(const Image& image, Image& host) { device().downloadInto(image, host); }
+  Image downloadRows(const Image& image, int64_t z, int64_t step) {
+    return device().downloadRows(image, z, step);
   }
-  virtual void unpinHostMemory(void* p) { (void)p; }
-  // Queues the copy of a host image to where this backend computes and returns at once; later
-  // operations and synchronize() on this backend see the data. The source must stay unchanged
-  // until then (the result keeps it alive). Without a page-locked source: upload().
-  virtual Image uploadAsync(const Image& image) { return upload(image); }
-  // Copies image (any location) into host, a host buffer of the same shape (e.g. from
-  // pinnedHost()), and waits for the copy.
-  virtual void downloadInto(const Image& image, Image& host);
-  // Rows 0, step, 2·step, ... of image's slice z as a host image: a cheap sample of a device
-  // result (display limits) without downloading all of it.
-  virtual Image downloadRows(const Image& image, int64_t z, int64_t step);
-  // Whether an operation that does not fit on the GPU even in pieces runs on the CPU instead
-  // (the default, said through compute/log.h) or throws OutOfDeviceMemory (whole-stack runs plan
-  // smaller blocks first). No effect on a backend that computes on the host.
-  virtual void setCpuFallback(bool allowed) { (void)allowed; }
-  // Whole-stack runs (compute/blocked/): copies that overlap this backend's computing. The
-  // default suits a backend that computes on the host.
-  virtual std::unique_ptr<BlockTransfers> blockTransfers() {
-    return std::make_unique<HostBlockTransfers>();
-  }
-  // Makes the calling thread's work go to this backend's device (CUDA: cudaSetDevice); call it
-  // first on a thread other than the one that made the backend. No effect on the host.
-  virtual void bindToThisThread() {}
+  void setCpuFallback(bool allowed) { device().setCpuFallback(allowed); }
+  std::unique_ptr<BlockTransfers> blockTransfers() { return device().blockTransfers(); }
+  void bindToThisThread() { device().bindToThisThread(); }
 
   virtual Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job = {}) = 0;
   virtual Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,

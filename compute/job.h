@@ -1,4 +1,5 @@
-// Cancellation and progress for long-running operations.
+// What an operation is given besides its inputs: cancellation, progress, and where its result
+// goes.
 #pragma once
 
 #include <atomic>
@@ -13,8 +14,18 @@ class Cancelled : public std::runtime_error {
   Cancelled() : std::runtime_error("operation cancelled") {}
 };
 
-// Passed to every operation. A default Job never cancels and reports nowhere.
-// Operations call checkCancelled() inside long loops and report(fraction) as they go.
+// Where an operation puts its image result (labels included).
+enum class ResultPlace {
+  Backend,  // where its backend computes (CUDA: the device): the default
+  // Host memory. CUDA's per-slice operations (median, outliers, 2D blur and Richardson-Lucy,
+  // resampling that keeps z) then stream a host stack through the device in chunks, so a stack
+  // larger than the device still goes.
+  Host,
+};
+
+// Passed to every operation. A default Job never cancels, reports nowhere and asks for the result
+// where the backend computes. Operations call checkCancelled() inside long loops and
+// report(fraction) as they go.
 class Job {
  public:
   Job() = default;
@@ -31,9 +42,18 @@ class Job {
   // The flag this job polls (nullptr: never cancelled); lets a caller run sub-jobs that share it.
   const std::atomic<bool>* cancelFlag() const { return cancel_; }
 
+  ResultPlace resultPlace() const { return place_; }
+  // This job, asking for the result in host memory.
+  Job onHost() const {
+    Job j = *this;
+    j.place_ = ResultPlace::Host;
+    return j;
+  }
+
  private:
   const std::atomic<bool>* cancel_ = nullptr;
   std::function<void(double)> progress_;
+  ResultPlace place_ = ResultPlace::Backend;
 };
 
 }  // namespace stacklens::compute

@@ -1,5 +1,5 @@
 // Live processing: the raw-slice store (read once, uploaded once, LRU by bytes), the read-ahead
-// thread, and the backend's default transfer helpers.
+// thread.
 #include "compute/live_processor.h"
 
 #include <algorithm>
@@ -17,28 +17,6 @@ double msSince(Clock::time_point start) {
 }
 
 }  // namespace
-
-// The defaults of Backend's live-slice helpers, for backends that compute on the host.
-void Backend::downloadInto(const Image& image, Image& host) {
-  if (!host.onHost() || !(host.shape() == image.shape()))
-    throw InvalidArgument("download: the host buffer must have the image's shape");
-  const Image h = download(image);
-  if (!h.empty()) std::memcpy(host.data(), h.data(), h.bytes());
-  host.spacing = image.spacing;
-}
-
-Image Backend::downloadRows(const Image& image, int64_t z, int64_t step) {
-  const Shape s = image.shape();
-  if (z < 0 || z >= s.z || step < 1) throw InvalidArgument("download rows: bad slice or step");
-  const Image h = download(sliceView(image, z));
-  const int64_t rows = (s.y + step - 1) / step;
-  Image out = Image::hostUninitialized({1, rows, s.x});
-  out.spacing = image.spacing;
-  for (int64_t r = 0; r < rows; ++r)
-    std::memcpy(out.slice(0) + r * s.x, h.data() + r * step * s.x,
-                static_cast<size_t>(s.x) * sizeof(float));
-  return out;
-}
 
 HostBufferPool::HostBufferPool(std::shared_ptr<Backend> backend, Shape shape, size_t maxFree)
     : backend_(std::move(backend)), shape_(shape), maxFree_(maxFree) {}
@@ -58,7 +36,7 @@ Image HostBufferPool::acquire() {
     }
   }
   if (owner.empty()) {
-    owner = backend_->pinnedHost(shape_);
+    owner = backend_->device().pinnedHost(shape_);
     std::lock_guard<std::mutex> lock(mutex_);
     ++allocations_;
   }
@@ -258,7 +236,7 @@ LiveProcessor::Frame LiveProcessor::process(int64_t z, const Pipeline& pipeline,
     } else {
       Entry& e = *single;
       if (e.device.empty()) {
-        e.device = backend_->uploadAsync(e.host);
+        e.device = backend_->device().uploadAsync(e.host);
         if (!e.device.onHost()) {
           bytes_ += e.device.bytes();
           deviceBytes_ += e.device.bytes();
@@ -283,8 +261,8 @@ Image LiveProcessor::download(const Image& image) {
   if (image.onHost()) return image;
   const Shape s = image.shape();
   Image host = (s == Shape{1, source_.shape.y, source_.shape.x}) ? resultPool_->acquire()
-                                                                 : backend_->pinnedHost(s);
-  backend_->downloadInto(image, host);
+                                                                 : backend_->device().pinnedHost(s);
+  backend_->device().downloadInto(image, host);
   return host;
 }
 

@@ -276,7 +276,7 @@ PipelineResult runPipeline(Backend& backend, const Image& slab, int64_t centreIn
     }
     backend.synchronize();
     timing.computeMs = msSince(computeStart);
-    timing.deviceMs = backend.lastDeviceMs();
+    timing.deviceMs = backend.device().lastDeviceMs();
 
     if (result.segmentation && stage == Stage::Segmentation &&
         !result.segmentation->labels.onHost())

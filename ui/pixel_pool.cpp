@@ -10,7 +10,7 @@ PixelPool::~PixelPool() {
 }
 
 void PixelPool::release(Buffer buffer) {
-  if (buffer.pinnedBy) buffer.pinnedBy->unpinHostMemory(buffer.pixels->data());
+  if (buffer.pinnedBy) buffer.pinnedBy->device().unpinHostMemory(buffer.pixels->data());
 }
 
 std::shared_ptr<std::vector<float>> PixelPool::acquire(
@@ -28,7 +28,7 @@ std::shared_ptr<std::vector<float>> PixelPool::acquire(
   }
   if (!buffer.pixels) {
     buffer.pixels = std::make_unique<std::vector<float>>(count);
-    if (pinFor && pinFor->pinHostMemory(buffer.pixels->data(), count * sizeof(float)))
+    if (pinFor && pinFor->device().pinHostMemory(buffer.pixels->data(), count * sizeof(float)))
       buffer.pinnedBy = pinFor;
   }
   std::vector<float>* pixels = buffer.pixels.release();

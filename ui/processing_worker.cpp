@@ -397,7 +397,7 @@ void ProcessingWorker::startPixels(const ProcessingResultPtr& result) {
       if (!cancel->load()) {
         // Into a recycled vector the backend has page-locked: one DMA, no staging copy.
         auto [copy, host] = pixelPool->image(image.shape(), primary);
-        primary->downloadInto(image, host);
+        primary->device().downloadInto(image, host);
         pixels = std::move(copy);
       }
     } catch (const std::exception&) {
@@ -519,14 +519,15 @@ void ProcessingWorker::start(const Task& task) {
         QElapsedTimer download;
         download.start();
         auto [pixels, host] = pixelPool->image(image.shape(), primary);
-        primary->downloadInto(image, host);
+        primary->device().downloadInto(image, host);
         r->result.downloadMs = static_cast<double>(download.nsecsElapsed()) / 1e6;
         r->result.totalMs += r->result.downloadMs;
         r->pixels = pixels;
         if (limits) std::tie(r->displayLow, r->displayHigh) = displayLimits(host);
       } else if (limits) {
         // Interop: the view's texture is written from the device; limits from sampled rows.
-        const compute::Image sample = primary->downloadRows(image, 0, sampleRowStep(image.shape()));
+        const compute::Image sample =
+            primary->device().downloadRows(image, 0, sampleRowStep(image.shape()));
         std::tie(r->displayLow, r->displayHigh) = displayLimits(sample);
       }
       r->hasDisplayLimits = limits;

@@ -67,7 +67,7 @@ void VolumeWorker::load(VolumeRequest request, bool gpu) {
         else
           gpuNote = QString::fromStdString("no CUDA device: " + why);
       }
-      if (backend) backend->bindToThisThread();
+      if (backend) backend->device().bindToThisThread();
       auto cpu = backend ? nullptr : compute::makeCpuBackend();
       auto volume = std::make_shared<LoadedVolume>(
           loadVolume(request, backend ? *backend : *cpu, cancel.get(),
@@ -112,7 +112,7 @@ void VolumeWorker::startRender() {
   auto volume = volume_;
   run([this, p, download, generation, backend, volume](const auto& post) {
     try {
-      backend->bindToThisThread();
+      backend->device().bindToThisThread();
       const auto t = std::chrono::steady_clock::now();
       compute::Image frame = backend->renderVolume(volume->volume, p);
       if (download) frame = backend->download(frame);
@@ -150,7 +150,7 @@ void VolumeWorker::compare(const compute::VolumeRenderParams& p) {
       const compute::Image onCpu = cpu->renderVolume(volume->volume, p);
       row.cpuMs = millisecondsSince(t);
       if (backend) {
-        backend->bindToThisThread();
+        backend->device().bindToThisThread();
         backend->renderVolume(volume->volume, p);  // the texture is made outside the timing
         backend->synchronize();
         t = std::chrono::steady_clock::now();

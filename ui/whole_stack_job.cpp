@@ -26,7 +26,7 @@ size_t hostBudget(size_t ramBudget) { return ramBudget ? ramBudget : compute::de
 
 // The frames: GPU memory on the GPU, half the host budget on the CPU.
 size_t frameBudget(compute::Backend& backend, size_t ramBudget) {
-  if (backend.name() == "cuda") return backend.setMemoryBudget(0);
+  if (backend.name() == "cuda") return backend.device().setMemoryBudget(0);
   return hostBudget(ramBudget) / 2;
 }
 

@@ -46,7 +46,7 @@ Budgets budgetsFor(const Args& args, const std::vector<compute::Backend*>& backe
     const size_t mb = static_cast<size_t>(args.getInt("budget-mb", 0));
     b.frames = SIZE_MAX;
     for (compute::Backend* backend : backends)
-      b.frames = std::min(b.frames, backend->setMemoryBudget(mb << 20));
+      b.frames = std::min(b.frames, backend->device().setMemoryBudget(mb << 20));
   } else {
     b.frames = host / 2;
     b.slab = host / 2;
@@ -199,7 +199,7 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   std::fprintf(stderr, "peak host memory %ld MiB", usage.ru_maxrss / 1024);
   if (run.backend == "cuda") {
     size_t peak = 0;  // the most any one device held
-    for (compute::Backend* b : backends) peak = std::max(peak, b->devicePeakBytes());
+    for (compute::Backend* b : backends) peak = std::max(peak, b->device().devicePeakBytes());
     std::fprintf(stderr, ", peak device memory %zu MiB%s", peak >> 20,
                  backends.size() > 1 ? " (the most on one device)" : "");
   }

@@ -251,7 +251,7 @@ Result runWorkload(const std::string& name, Backend& backend, int repeat) {
       backend.synchronize();
       auto stop = Clock::now();
       times.push_back(seconds(start, stop));
-      const double deviceMs = backend.lastDeviceMs();
+      const double deviceMs = backend.device().lastDeviceMs();
       kernels.push_back(deviceMs >= 0 ? deviceMs / 1e3 : times.back());
       if (gpu) {
         double downloadSeconds = 0;

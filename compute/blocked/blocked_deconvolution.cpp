@@ -105,8 +105,8 @@ class Worker {
   void run() {
     report_.device = backend_.deviceName();
     try {
-      backend_.bindToThisThread();
-      transfers_ = backend_.blockTransfers();
+      backend_.device().bindToThisThread();
+      transfers_ = backend_.device().blockTransfers();
       loop();
     } catch (const InputOutputFailure& f) {
       giveBack();

@@ -12,8 +12,8 @@ namespace {
 // does not fit is better cut smaller than deconvolved on the CPU.
 struct NoCpuFallback {
   Backend& backend;
-  explicit NoCpuFallback(Backend& b) : backend(b) { backend.setCpuFallback(false); }
-  ~NoCpuFallback() { backend.setCpuFallback(true); }
+  explicit NoCpuFallback(Backend& b) : backend(b) { backend.device().setCpuFallback(false); }
+  ~NoCpuFallback() { backend.device().setCpuFallback(true); }
 };
 
 std::string mebibytes(size_t bytes) {

@@ -93,7 +93,7 @@ SlabStreamReport streamSlabs(const std::vector<Backend*>& backends, const BoxRea
   auto work = [&](Backend& backend) {
     std::optional<size_t> slab;
     try {
-      backend.bindToThisThread();
+      backend.device().bindToThisThread();
       while ((slab = queue.take())) {
         job.checkCancelled();
         const int64_t z0 = int64_t(*slab) * slabSlices, z1 = std::min(volume.z, z0 + slabSlices);

@@ -109,7 +109,7 @@ class SliceZoomer {
         Backend& backend = *backends_[b];
         Image raw = Image::hostUninitialized({1, in_.y, in_.x});
         try {
-          backend.bindToThisThread();
+          backend.device().bindToThisThread();
         } catch (const std::exception& e) {
           return strike(b, e, mutex);
         }

@@ -25,7 +25,7 @@ __global__ void probeKernel(int* out) {
 
 const char* opName(const char* name) { return name; }
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, public DeviceControl {
  public:
   CudaBackend() : ctx_(std::make_shared<cuda::Context>()) {
     SL_CUDA(cudaEventCreate(&opStart_));
@@ -41,6 +41,7 @@ class CudaBackend final : public Backend {
 
   std::string name() const override { return "cuda"; }
   std::string deviceName() const override { return ctx_->name(); }
+  DeviceControl& device() override { return *this; }
   void bindToThisThread() override { SL_CUDA(cudaSetDevice(ctx_->device())); }
   int threads() const override { return 1; }
 
@@ -84,22 +85,26 @@ class CudaBackend final : public Backend {
     const bool twoD = p.sigmaZ <= 0;
     // Output, plus one scratch array (three float2 arrays when NaN-aware).
     cuda::SliceWork work{p.nanAware ? size_t(28) : size_t(8), 0};
-    return sliceWise(
-        "gaussian blur", in, twoD, work, job,
-        [&](const Image& part, const Job& sub) { return cuda::gaussianBlur(ctx_, part, p, sub); },
-        [&](Backend& cpu) { return cpu.gaussianBlur(download(in), p, job); });
+    return placed(job, sliceWise(
+                           "gaussian blur", in, twoD, work, job,
+                           [&](const Image& part, const Job& sub) {
+                             return cuda::gaussianBlur(ctx_, part, p, sub);
+                           },
+                           [&](Backend& cpu) { return cpu.gaussianBlur(download(in), p, job); }));
   }
   Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                        const Job& job) override {
     const bool twoD = !p.threeD && everySliceHasFiniteValue(in);
     // The output per voxel; per chunk the solver's arrays for one slice's FFT frame.
     cuda::SliceWork work{4, cuda::richardsonLucySliceBytes(in.shape(), psf.shape(), p)};
-    return sliceWise(
-        "Richardson-Lucy", in, twoD, work, job,
-        [&](const Image& part, const Job& sub) {
-          return cuda::richardsonLucy(ctx_, part, psf, p, sub);
-        },
-        [&](Backend& cpu) { return cpu.richardsonLucy(download(in), download(psf), p, job); });
+    return placed(job, sliceWise(
+                           "Richardson-Lucy", in, twoD, work, job,
+                           [&](const Image& part, const Job& sub) {
+                             return cuda::richardsonLucy(ctx_, part, psf, p, sub);
+                           },
+                           [&](Backend& cpu) {
+                             return cpu.richardsonLucy(download(in), download(psf), p, job);
+                           }));
   }
   ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job) override {
     lastChunks_ = 1;
@@ -109,23 +114,28 @@ class CudaBackend final : public Backend {
   }
   Segmentation segment(const Image& in, const SegmentParams& p, const Job& job) override {
     lastChunks_ = 1;
-    return guarded(
+    Segmentation s = guarded(
         "segmentation", [&] { return cuda::segment(ctx_, in, p, job); },
         [&](Backend& cpu) { return cpu.segment(download(in), p, job); });
+    s.labels = placedLabels(job, std::move(s.labels));
+    return s;
   }
   Image medianFilter(const Image& in, int size, const Job& job) override {
-    return sliceWise(
-        "median filter", in, true, cuda::SliceWork{4, 0}, job,
-        [&](const Image& part, const Job& sub) {
-          return cuda::medianFilter(ctx_, part, size, sub);
-        },
-        [&](Backend& cpu) { return cpu.medianFilter(download(in), size, job); });
+    return placed(job,
+                  sliceWise(
+                      "median filter", in, true, cuda::SliceWork{4, 0}, job,
+                      [&](const Image& part, const Job& sub) {
+                        return cuda::medianFilter(ctx_, part, size, sub);
+                      },
+                      [&](Backend& cpu) { return cpu.medianFilter(download(in), size, job); }));
   }
   Image removeOutliers(const Image& in, const OutlierParams& p, const Job& job) override {
-    return sliceWise(
-        "outlier removal", in, true, cuda::SliceWork{4, 0}, job,
-        [&](const Image& part, const Job& sub) { return cuda::removeOutliers(ctx_, part, p, sub); },
-        [&](Backend& cpu) { return cpu.removeOutliers(download(in), p, job); });
+    return placed(job, sliceWise(
+                           "outlier removal", in, true, cuda::SliceWork{4, 0}, job,
+                           [&](const Image& part, const Job& sub) {
+                             return cuda::removeOutliers(ctx_, part, p, sub);
+                           },
+                           [&](Backend& cpu) { return cpu.removeOutliers(download(in), p, job); }));
   }
   Image resample(const Image& in, const ResampleParams& p, const Job& job) override {
     // Per slice when the z axis keeps its length (the operation then leaves it untouched).
@@ -134,9 +144,9 @@ class CudaBackend final : public Backend {
                           static_cast<int64_t>(std::nearbyint(double(z) * p.zoomZ)) == z;
     if (!perSlice || !cuda::pipelineEnabled()) {
       lastChunks_ = 1;
-      return guarded(
-          "resampling", [&] { return cuda::resample(ctx_, in, p, job); },
-          [&](Backend& cpu) { return cpu.resample(download(in), p, job); });
+      return placed(job, guarded(
+                             "resampling", [&] { return cuda::resample(ctx_, in, p, job); },
+                             [&](Backend& cpu) { return cpu.resample(download(in), p, job); }));
     }
     ResampleParams inPlane = p;
     inPlane.zoomZ = 1.0;
@@ -148,25 +158,26 @@ class CudaBackend final : public Backend {
         [&](const Image& part, const Job& sub) { return cuda::resample(ctx_, part, inPlane, sub); },
         [&](Backend& cpu) { return cpu.resample(download(in), p, job); });
     if (!out.empty()) out.spacing.z = in.spacing.z / p.zoomZ;
-    return out;
+    return placed(job, std::move(out));
   }
   Image project(const Image& in, const ProjectParams& p, const Job& job) override {
     lastChunks_ = 1;
-    return guarded(
-        "projection", [&] { return cuda::project(ctx_, in, p, job); },
-        [&](Backend& cpu) { return cpu.project(download(in), p, job); });
+    return placed(job, guarded(
+                           "projection", [&] { return cuda::project(ctx_, in, p, job); },
+                           [&](Backend& cpu) { return cpu.project(download(in), p, job); }));
   }
   Image moment(const Image& in, const MomentParams& p, const Job& job) override {
     lastChunks_ = 1;
-    return guarded(
-        "moments", [&] { return cuda::moment(ctx_, in, p, job); },
-        [&](Backend& cpu) { return cpu.moment(download(in), p, job); });
+    return placed(job, guarded(
+                           "moments", [&] { return cuda::moment(ctx_, in, p, job); },
+                           [&](Backend& cpu) { return cpu.moment(download(in), p, job); }));
   }
   Image renderVolume(const Image& volume, const VolumeRenderParams& p, const Job& job) override {
     lastChunks_ = 1;
-    return guarded(
-        "volume rendering", [&] { return cuda::renderVolume(ctx_, volume, p, job); },
-        [&](Backend& cpu) { return cpu.renderVolume(download(volume), p, job); });
+    return placed(job,
+                  guarded(
+                      "volume rendering", [&] { return cuda::renderVolume(ctx_, volume, p, job); },
+                      [&](Backend& cpu) { return cpu.renderVolume(download(volume), p, job); }));
   }
 
  private:
@@ -187,8 +198,32 @@ class CudaBackend final : public Backend {
     return out;
   }
 
+  // The result where the job asks: in host memory, or on the device (a result the CPU fallback or
+  // the slice groups left on the host is uploaded; OutOfDeviceMemory when it does not fit).
+  Image placed(const Job& job, Image out) {
+    if (job.resultPlace() == ResultPlace::Host) return downloadAny(out);
+    if (!out.onHost()) return out;
+    try {
+      return cuda::onDevice(ctx_, out);
+    } catch (const cuda::DeviceOutOfMemory& e) {
+      throw OutOfDeviceMemory(std::string("the result does not fit on the GPU (") + e.what() + ")");
+    }
+  }
+  LabelImage placedLabels(const Job& job, LabelImage labels) {
+    if (job.resultPlace() == ResultPlace::Host) return downloadAny(labels);
+    if (!labels.onHost()) return labels;
+    try {
+      LabelImage out = cuda::deviceBuffer<int32_t>(ctx_, labels.shape());
+      out.spacing = labels.spacing;
+      if (labels.bytes()) ctx_->upload(out.data(), labels.data(), labels.bytes());
+      return out;
+    } catch (const cuda::DeviceOutOfMemory& e) {
+      throw OutOfDeviceMemory(std::string("the labels do not fit on the GPU (") + e.what() + ")");
+    }
+  }
+
   // Runs the device version; when the device cannot hold the work even in pieces, logs why and
-  // runs the CPU backend instead (its result stays on the host; download() accepts it).
+  // runs the CPU backend instead (placed() then moves its result where the job asks).
   template <class Gpu, class Cpu>
   auto guarded(const char* what, Gpu gpu, Cpu cpu) -> decltype(gpu()) {
     try {
@@ -229,14 +264,15 @@ class CudaBackend final : public Backend {
     }
   }
 
-  // A per-slice operation: a host stack goes through the device in planned, overlapped chunks
-  // (result on the host); a device stack, or one that is not per slice, as before (whole, then
-  // halving slice groups, then the CPU).
+  // A per-slice operation: a host stack whose result the job wants on the host goes through the
+  // device in planned, overlapped chunks; otherwise the stack goes whole, then in halving slice
+  // groups, then to the CPU.
   template <class Gpu, class Cpu>
   Image sliceWise(const char* what, const Image& in, bool perSlice, cuda::SliceWork work,
                   const Job& job, Gpu gpu, Cpu cpu) {
     lastChunks_ = 1;
-    if (!in.onHost() || in.empty() || !perSlice || !cuda::pipelineEnabled())
+    if (!in.onHost() || in.empty() || !perSlice || !cuda::pipelineEnabled() ||
+        job.resultPlace() != ResultPlace::Host)
       return guardedSlices(
           what, in, perSlice, [&](const Image& part) { return gpu(part, job); }, cpu);
     try {

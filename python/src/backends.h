@@ -26,14 +26,15 @@ BackendUse useBackend(const std::string& name);
 // CUDA backend of that GPU.
 std::string backendFor(const std::string& name, const compute::Image& in);
 
-// Runs op(backend) with the GIL released; the result where the input was (on the host, or on
-// the input's GPU with the backend's work finished).
+// Runs op(backend, job) with the GIL released; the job asks for the result where the input was
+// (on the host, or on the input's GPU, with the backend's work finished).
 template <class Op>
 compute::Image run(const std::string& name, const compute::Image& in, const Op& op) {
   const std::string chosen = backendFor(name, in);
   pybind11::gil_scoped_release release;
   BackendUse use = useBackend(chosen);
-  compute::Image out = op(use.backend);
+  const compute::Job job = in.onHost() ? compute::Job().onHost() : compute::Job();
+  compute::Image out = op(use.backend, job);
   if (in.onHost()) return out.onHost() ? out : use.backend.download(out);
   if (out.onHost()) out = use.backend.upload(out);
   use.backend.synchronize();

@@ -84,14 +84,14 @@ Image deconvolve3d(const std::vector<compute::Backend*>& backends, const Image& 
   // Blocks are the same size on every device: the smallest budget plans them.
   if (cuda)
     for (compute::Backend* b : backends)
-      r.frameBudget =
-          std::min(r.frameBudget, b->setMemoryBudget(budgetMb ? size_t(*budgetMb) << 20 : 0));
+      r.frameBudget = std::min(r.frameBudget,
+                               b->device().setMemoryBudget(budgetMb ? size_t(*budgetMb) << 20 : 0));
   struct RestoreBudgets {
     const std::vector<compute::Backend*>& backends;
     bool restore;
     ~RestoreBudgets() {
       if (restore)
-        for (compute::Backend* b : backends) b->setMemoryBudget(0);
+        for (compute::Backend* b : backends) b->device().setMemoryBudget(0);
     }
   } restore{backends, cuda && budgetMb.has_value()};
   Image out = Image::hostUninitialized(volume.shape());
@@ -173,10 +173,10 @@ void addDeconvolution(py::module_& m) {
         }
         // A volume on a GPU (CuPy) is deconvolved there whole; on the host, 3D runs are planned
         // in blocks.
-        const Image out = run(backend, in, [&](compute::Backend& b) {
+        const Image out = run(backend, in, [&](compute::Backend& b, const compute::Job& job) {
           if (p.threeD && in.onHost())
             return deconvolve3d({&b}, in, kernel, p, budgetMb, ramBudgetMb, h, blockShape);
-          return b.richardsonLucy(in, kernel, p);
+          return b.richardsonLucy(in, kernel, p, job);
         });
         return arrayFrom(out, isTwoD(image));
       },

@@ -104,9 +104,11 @@ void addFilters(py::module_& m) {
         p.sigmaX = sx;
         p.truncate = truncate;
         p.nanAware = nanAware;
-        return arrayFrom(
-            run(backend, in, [&](compute::Backend& b) { return b.gaussianBlur(in, p); }),
-            isTwoD(image));
+        return arrayFrom(run(backend, in,
+                             [&](compute::Backend& b, const compute::Job& job) {
+                               return b.gaussianBlur(in, p, job);
+                             }),
+                         isTwoD(image));
       },
       "image"_a, "sigma"_a, py::kw_only(), "truncate"_a = 4.0, "nan_aware"_a = false,
       "backend"_a = "auto",
@@ -121,9 +123,11 @@ and stay NaN. backend: 'auto' (CUDA when usable), 'cpu' or 'cuda'. Returns float
       [](const py::handle& image, int size, const std::string& backend) {
         checkOddSize(size);
         const Image in = imageFrom(image, "image");
-        return arrayFrom(
-            run(backend, in, [&](compute::Backend& b) { return b.medianFilter(in, size); }),
-            isTwoD(image));
+        return arrayFrom(run(backend, in,
+                             [&](compute::Backend& b, const compute::Job& job) {
+                               return b.medianFilter(in, size, job);
+                             }),
+                         isTwoD(image));
       },
       "image"_a, "size"_a, py::kw_only(), "backend"_a = "auto",
       R"(Median filter of each slice over a size x size window (odd size), edges reflected as
@@ -139,7 +143,10 @@ scipy.ndimage.median_filter(mode='reflect'). Returns float32.)");
         p.last = last.is_none() ? -1 : last.cast<int64_t>();
         if (!last.is_none() && p.last < 0) throw compute::InvalidArgument("last: expected >= 0");
         const Image in = imageFrom(image, "image");
-        return arrayFrom(run(backend, in, [&](compute::Backend& b) { return b.project(in, p); }),
+        return arrayFrom(run(backend, in,
+                             [&](compute::Backend& b, const compute::Job& job) {
+                               return b.project(in, p, job);
+                             }),
                          true);
       },
       "image"_a, "op"_a = "max", py::kw_only(), "first"_a = 0, "last"_a = py::none(),
@@ -160,8 +167,10 @@ into a (y, x) image, as stacklens-cli project: op 'max', 'min', 'mean', 'sum', '
         if (!clip.is_none()) p.clip = clip.cast<double>();
         if (!coordinate.is_none()) p.coordinate = coordinate.cast<std::vector<double>>();
         const Image in = imageFrom(image, "image");
-        return arrayFrom(run(backend, in, [&](compute::Backend& b) { return b.moment(in, p); }),
-                         true);
+        return arrayFrom(
+            run(backend, in,
+                [&](compute::Backend& b, const compute::Job& job) { return b.moment(in, p, job); }),
+            true);
       },
       "image"_a, "order"_a, py::kw_only(), "coordinate"_a = py::none(), "first"_a = 0,
       "last"_a = py::none(), "clip"_a = py::none(), "backend"_a = "auto",
@@ -181,9 +190,11 @@ width from the neighbouring slices. Voxels below clip and NaN voxels are left ou
         p.threshold = threshold;
         p.mode = outlierMode(mode);
         const Image in = imageFrom(image, "image");
-        return arrayFrom(
-            run(backend, in, [&](compute::Backend& b) { return b.removeOutliers(in, p); }),
-            isTwoD(image));
+        return arrayFrom(run(backend, in,
+                             [&](compute::Backend& b, const compute::Job& job) {
+                               return b.removeOutliers(in, p, job);
+                             }),
+                         isTwoD(image));
       },
       "image"_a, "size"_a, "threshold"_a, py::kw_only(), "mode"_a = "both", "backend"_a = "auto",
       R"(Replaces pixels that differ from the local median (odd size x size window) by more than
@@ -200,7 +211,10 @@ threshold with that median, as Fiji's Remove Outliers; mode: 'bright', 'dark' or
         if (order != 1 && order != 3) throw compute::InvalidArgument("order: expected 1 or 3");
         p.order = order;
         const Image in = imageFrom(image, "image");
-        return arrayFrom(run(backend, in, [&](compute::Backend& b) { return b.resample(in, p); }),
+        return arrayFrom(run(backend, in,
+                             [&](compute::Backend& b, const compute::Job& job) {
+                               return b.resample(in, p, job);
+                             }),
                          isTwoD(image));
       },
       "image"_a, "zoom"_a, py::kw_only(), "order"_a = 3, "backend"_a = "auto",

@@ -15,7 +15,7 @@ namespace {
 using namespace stacklens::compute;
 
 // A backend whose operations count their calls, or throw, without computing anything.
-class FakeBackend final : public Backend {
+class FakeBackend final : public Backend, public DeviceControl {
  public:
   explicit FakeBackend(bool fail, std::string name = "cpu") : fail_(fail), name_(std::move(name)) {}
   std::string name() const override { return name_; }
@@ -28,6 +28,7 @@ class FakeBackend final : public Backend {
   Image download(const Image& i) override { return i; }
   LabelImage download(const LabelImage& l) override { return l; }
   void synchronize() override {}
+  DeviceControl& device() override { return *this; }
   double lastDeviceMs() const override { return deviceMs; }
   Image gaussianBlur(const Image& in, const BlurParams&, const Job&) override { return call(in); }
   Image richardsonLucy(const Image& in, const Image&, const DeconvolveParams&,

@@ -340,10 +340,11 @@ TEST(BlockedDeconvolution, SlabsAndReadersGiveTheSameResult) {
 
 // A GPU stand-in: the CPU backend's results, but 3D Richardson–Lucy on a frame of more than
 // `capacity` voxels runs out of "device memory".
-class SmallDevice final : public stacklens::testing::ForwardingBackend {
+class SmallDevice final : public stacklens::testing::ForwardingBackend, public DeviceControl {
  public:
   explicit SmallDevice(int64_t capacity) : capacity_(capacity) {}
   std::string name() const override { return "small-device"; }
+  DeviceControl& device() override { return *this; }
   void setCpuFallback(bool allowed) override { fallback = allowed; }
   Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                        const Job& j) override {

@@ -25,7 +25,7 @@ using compute::Image;
 //   segment: label 1 where v > threshold (absolute), one source
 // With onDevice, upload() marks buffers Location::Cuda (still host memory) and every operation
 // requires device input, as a GPU backend would.
-class FakeBackend : public compute::Backend {
+class FakeBackend : public compute::Backend, public compute::DeviceControl {
  public:
   explicit FakeBackend(bool onDevice = false, int threads = 1)
       : onDevice_(onDevice), threads_(threads) {}
@@ -61,7 +61,16 @@ class FakeBackend : public compute::Backend {
     return host;
   }
   void synchronize() override { ++synchronizeCalls; }
+  compute::DeviceControl& device() override { return *this; }
   double lastDeviceMs() const override { return reportedDeviceMs; }
+  // Transfers through upload() and download(), so that device images stay marked as such.
+  Image uploadAsync(const Image& image) override { return upload(image); }
+  void downloadInto(const Image& image, Image& host) override {
+    DeviceControl::downloadInto(download(image), host);
+  }
+  Image downloadRows(const Image& image, int64_t z, int64_t step) override {
+    return DeviceControl::downloadRows(download(image), z, step);
+  }
   // With canPin, records the host buffers it was asked to page-lock (and still holds).
   bool pinHostMemory(void* p, size_t) override {
     if (!canPin) return false;

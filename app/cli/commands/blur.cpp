@@ -32,7 +32,10 @@ int runBlur(const Args& args) {
   const int64_t reach = p.sigmaZ > 0 ? static_cast<int64_t>(p.truncate * p.sigmaZ + 0.5) : 0;
   return runImageOperation(
       args, "blur", "stacklens blur " + compute::describe(p),
-      [&](compute::Backend& b, const compute::Image& in) { return b.gaussianBlur(in, p); }, reach);
+      [&](compute::Backend& b, const compute::Image& in) {
+        return b.gaussianBlur(in, p, compute::Job().onHost());
+      },
+      reach);
 }
 
 std::vector<OptionSpec> blurOptions() {

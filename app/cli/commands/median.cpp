@@ -14,7 +14,9 @@ int runMedian(const Args& args) {
 
   return runImageOperation(
       args, "median", "stacklens median " + compute::describeMedianSize(size),
-      [&](compute::Backend& b, const compute::Image& in) { return b.medianFilter(in, size); },
+      [&](compute::Backend& b, const compute::Image& in) {
+        return b.medianFilter(in, size, compute::Job().onHost());
+      },
       /*zReach=*/0);
 }
 

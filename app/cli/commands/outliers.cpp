@@ -26,7 +26,9 @@ int runOutliers(const Args& args) {
 
   return runImageOperation(
       args, "outliers", "stacklens outliers " + compute::describe(p),
-      [&](compute::Backend& b, const compute::Image& in) { return b.removeOutliers(in, p); },
+      [&](compute::Backend& b, const compute::Image& in) {
+        return b.removeOutliers(in, p, compute::Job().onHost());
+      },
       /*zReach=*/0);
 }
 

@@ -182,7 +182,7 @@ int runResample(const Args& args) {
   backend->synchronize();
   timer.stop();
   timer.start("resample");
-  compute::Image zoomed = backend->resample(image, p);
+  compute::Image zoomed = backend->resample(image, p, compute::Job().onHost());
   backend->synchronize();
   timer.stop();
   timer.start("download");

@@ -54,7 +54,8 @@ double measureBandwidth() {
 
 struct Timing {
   double device = 0, transfer = 0, deviceMin = 0;
-  double events = 0;  // Backend::lastDeviceMs(): CUDA events around the operation's device work
+  double events =
+      0;  // DeviceControl::lastDeviceMs(): CUDA events around the operation's device work
 };
 
 // op(input) must return the result where the backend computes; runs: repeats after a warm-up.
@@ -70,7 +71,7 @@ Timing timeIt(Backend& gpu, const Image& host, const std::function<Image(const I
     Image r = op(dev);
     gpu.synchronize();
     d.push_back(std::chrono::duration<double>(Clock::now() - a).count());
-    e.push_back(gpu.lastDeviceMs() * 1e-3);
+    e.push_back(gpu.device().lastDeviceMs() * 1e-3);
   }
   for (int i = 0; i < runs; ++i) {
     auto a = Clock::now();
@@ -156,7 +157,8 @@ void frameBenchmark(Backend& gpu, Shape s, int iterations, double bandwidth) {
       "\"median_s\": %.4f, \"s_per_iteration\": %.5f, \"ns_per_voxel_iteration\": %.5f, "
       "\"peak_device_GB\": %.2f, \"copy_bandwidth_GBps\": %.1f}\n",
       (long long)s.z, (long long)s.y, (long long)s.x, iterations, median(t), perIteration,
-      perIteration / double(s.count()) * 1e9, double(gpu.devicePeakBytes()) / 1e9, bandwidth / 1e9);
+      perIteration / double(s.count()) * 1e9, double(gpu.device().devicePeakBytes()) / 1e9,
+      bandwidth / 1e9);
   std::fflush(stdout);
 }
 
