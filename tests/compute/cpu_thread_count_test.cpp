@@ -1,5 +1,5 @@
 // The CPU backend's thread pool: results that do not depend on how many threads share the work,
-// and progress reported from the calling thread only.
+// and progress reported from the calling thread, once per step.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compute/cpu/operations.h"
+#include "tests/compute/filter_reference.h"
 #include "tests/compute/image_checks.h"
 #include "tests/compute/segment_reference.h"
 
@@ -20,6 +21,8 @@ using stacklens::testing::expectLabels;
 using stacklens::testing::expectSameValues;
 using stacklens::testing::labelReference;
 using stacklens::testing::randomImage;
+using stacklens::testing::readReferenceImage;
+using stacklens::testing::relativeL2;
 using stacklens::testing::tiedImage;
 
 TEST(CpuThreadCount, GaussianBlurDoesNotDependOnIt) {
@@ -74,6 +77,41 @@ TEST(CpuThreadCount, SegmentMatchesTheReferenceWithEachThreadCount) {
                    "trial " + std::to_string(trial) + " threads " + std::to_string(threads));
     }
   }
+}
+
+TEST(CpuThreadCount, RichardsonLucyDoesNotDependOnIt) {
+  // Prepare
+  const Image image = readReferenceImage("analysis/rl_periodic3d_image.f32", {10, 16, 20});
+  const Image psf = readReferenceImage("analysis/rl_periodic3d_psf.f32", {5, 5, 3});
+  DeconvolveParams p;
+  p.iterations = 4;
+  p.threeD = true;
+  ThreadPool one(1), three(3);
+
+  // Run
+  const Image a = cpu::richardsonLucy(image, psf, p, {}, one);
+  const Image b = cpu::richardsonLucy(image, psf, p, {}, three);
+
+  // Verify
+  EXPECT_LT(relativeL2(a, b), 1e-6);
+}
+
+TEST(CpuThreadCount, RichardsonLucyReportsEachIterationOnce) {
+  // Prepare
+  const Image image = readReferenceImage("analysis/rl_reflect2d_image.f32", {1, 30, 37});
+  const Image psf = readReferenceImage("analysis/rl_reflect2d_psf.f32", {1, 9, 9});
+  ThreadPool pool(2);
+  DeconvolveParams p;
+  p.iterations = 6;
+  std::vector<double> seen;
+  Job job(nullptr, [&](double f) { seen.push_back(f); });
+
+  // Run
+  cpu::richardsonLucy(image, psf, p, job, pool);
+
+  // Verify
+  ASSERT_EQ(seen.size(), 6u);
+  EXPECT_DOUBLE_EQ(seen.back(), 1.0);
 }
 
 TEST(CpuThreadCount, MedianProgressRisesAndComesFromTheCallingThreadOnly) {

@@ -1,7 +1,8 @@
 // The CUDA backend's out-of-memory paths, driven by a simulated device capacity
 // (STACKLENS_CUDA_SIMULATED_CAPACITY_MB, compute/cuda/cuda_context.cuh): the host-stack pipeline
 // halves its chunks, a device stack is split into halving groups of slices, and when not even one
-// slice fits the CPU runs the operation with a message; each result equals the CPU backend's.
+// slice fits the CPU runs the operation with a message; each result equals the CPU backend's. A
+// memory budget (STACKLENS_CUDA_BUDGET_MB) below the stack's need takes the same two steps.
 // Skipped without a GPU.
 #include <gtest/gtest.h>
 
@@ -199,6 +200,38 @@ TEST_F(CudaOutOfMemory, ABadSimulatedCapacityIsRefusedByName) {
       EXPECT_TRUE(contains(e.what(), kCapacityVariable)) << e.what();
     }
   }
+}
+
+// Over the memory budget (STACKLENS_CUDA_BUDGET_MB) a device run is split into groups of slices
+// with the same result; under one slice's need the CPU runs it, with a message.
+TEST_F(CudaOutOfMemory, OverBudgetWorkIsSplitIntoSliceGroupsThenSentToTheCpu) {
+  // Prepare
+  Image in = stacklens::testing::randomImage({3, 256, 256}, 18, 0.1f, 1.f);
+  Image psf = gaussianPsf(0, 1.0, 1.0);
+  DeconvolveParams p;
+  p.iterations = 3;
+  Image whole = gpu->download(gpu->richardsonLucy(in, psf, p));
+  // One 270×270 frame needs about 2 MiB: 3 MiB holds it with one slice, not with the stack.
+  setenv("STACKLENS_CUDA_BUDGET_MB", "3", 1);
+  auto small = makeCudaBackend();
+  setenv("STACKLENS_CUDA_BUDGET_MB", "1", 1);
+  auto tiny = makeCudaBackend();
+  unsetenv("STACKLENS_CUDA_BUDGET_MB");
+  const Image onCpu = makeCpuBackend()->richardsonLucy(in, psf, p);
+
+  // Run
+  logged.take();
+  Image split = small->download(small->richardsonLucy(in, psf, p));
+  const std::string splitLog = logged.take();
+  Image fellBack = tiny->download(tiny->richardsonLucy(in, psf, p));
+  const std::string log = logged.take();
+
+  // Verify
+  EXPECT_NE(splitLog.find("groups of slices"), std::string::npos) << splitLog;
+  for (int64_t i = 0; i < in.shape().count(); ++i) ASSERT_EQ(split.data()[i], whole.data()[i]) << i;
+  EXPECT_NE(log.find("running it on the CPU"), std::string::npos) << log;
+  for (int64_t i = 0; i < in.shape().count(); ++i)
+    ASSERT_EQ(fellBack.data()[i], onCpu.data()[i]) << i;
 }
 
 }  // namespace

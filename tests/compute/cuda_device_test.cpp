@@ -1,0 +1,76 @@
+// The CUDA backend as a device: choosing it (also where none is usable, as on CI), the device time
+// of the last operation, and buffers that round-trip and stay on the device (skipped without a
+// usable device).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "compute/backend.h"
+#include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
+
+using namespace stacklens::compute;
+
+namespace {
+
+using stacklens::testing::randomImage;
+
+class CudaDevice : public stacklens::testing::GpuTest {};
+
+TEST(CudaBackendChoice, CudaWithoutUsableDeviceIsUnavailableAndAutoFallsBackToCpu) {
+  std::string why;
+  if (cudaUsable(&why)) {
+    auto b = makeCudaBackend();
+    EXPECT_EQ(b->name(), "cuda");
+    EXPECT_NE(b->deviceName().find("driver"), std::string::npos) << b->deviceName();
+    std::string note;
+    EXPECT_EQ(makeBackend("auto", &note)->name(), "cuda");
+    return;
+  }
+  EXPECT_FALSE(why.empty());
+  EXPECT_THROW(makeCudaBackend(), BackendUnavailable);
+  EXPECT_THROW(makeBackend("cuda"), BackendUnavailable);
+  std::string note;
+  EXPECT_EQ(makeBackend("auto", &note)->name(), "cpu");
+  EXPECT_NE(note.find("CPU"), std::string::npos) << note;
+}
+
+TEST_F(CudaDevice, LastDeviceMsReportsTheLastOperationsDeviceTime) {
+  auto fresh = makeCudaBackend();
+  EXPECT_LT(fresh->lastDeviceMs(), 0.0) << "no operation has run yet";
+  Image in = fresh->upload(randomImage({4, 256, 256}, 30));
+  EXPECT_LT(fresh->lastDeviceMs(), 0.0) << "an upload is not an operation";
+  BlurParams p;
+  p.sigmaY = p.sigmaX = 2.0;
+  Image out = fresh->gaussianBlur(in, p);
+  const double blurMs = fresh->lastDeviceMs();  // waits for the blur itself
+  EXPECT_GT(blurMs, 0.0);
+  EXPECT_LT(blurMs, 10000.0);
+  ClipStats stats = fresh->sigmaClip(out, ClipParams{});
+  EXPECT_GT(stats.iterations, 0);
+  const double clipMs = fresh->lastDeviceMs();
+  EXPECT_GT(clipMs, 0.0);
+  EXPECT_NE(clipMs, blurMs);  // a new figure for the new operation
+  // A failed operation leaves no figure rather than the previous one.
+  EXPECT_THROW(fresh->medianFilter(in, 4), InvalidArgument);
+  EXPECT_LT(fresh->lastDeviceMs(), 0.0);
+}
+
+TEST_F(CudaDevice, UploadDownloadRoundTripsAndResultsStayOnTheDevice) {
+  // Larger than one staging chunk (16 MiB), not a multiple of it.
+  Image in = randomImage({5, 1000, 1001}, 1);
+  Image dev = gpu->upload(in);
+  EXPECT_EQ(dev.location(), Location::Cuda);
+  Image back = gpu->download(dev);
+  ASSERT_EQ(back.shape(), in.shape());
+  for (int64_t i = 0; i < in.shape().count(); ++i) ASSERT_EQ(back.data()[i], in.data()[i]) << i;
+  Image blurred = gpu->gaussianBlur(dev, BlurParams{});
+  EXPECT_EQ(blurred.location(), Location::Cuda);
+  // A device input and a host input give the same result.
+  Image fromHost = gpu->download(gpu->medianFilter(in, 3));
+  Image fromDevice = gpu->download(gpu->medianFilter(dev, 3));
+  for (int64_t i = 0; i < in.shape().count(); ++i)
+    ASSERT_EQ(fromHost.data()[i], fromDevice.data()[i]) << i;
+}
+
+}  // namespace
