@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,19 @@ inline compute::ClipStats clipReference(const std::vector<float>& values,
 
 inline compute::ClipStats clipReference(const compute::Image& in, const compute::ClipParams& p) {
   return clipReference(std::vector<float>(in.data(), in.data() + in.shape().count()), p);
+}
+
+// 421 × 397 values around −3 (several of the CPU's parallel blocks of 65536), every 97th raised
+// by up to 160, NaN every 1013th from the 4th, one +Inf.
+inline std::vector<float> clipSampleWithOutliersAndGaps() {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> noise(-3.0f, 0.5f);
+  std::vector<float> v(421 * 397);
+  for (float& x : v) x = noise(rng);
+  for (size_t i = 0; i < v.size(); i += 97) v[i] += 40.0f * float(i % 5);
+  for (size_t i = 3; i < v.size(); i += 1013) v[i] = std::numeric_limits<float>::quiet_NaN();
+  v[11] = std::numeric_limits<float>::infinity();
+  return v;
 }
 
 // Counts exactly; mean, median, σ within tol·max(1, |want|); min and max exactly.

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,14 +53,10 @@ TEST(CpuThreadCount, MedianFilterDoesNotDependOnIt) {
 }
 
 TEST(CpuThreadCount, SegmentMatchesTheReferenceWithEachThreadCount) {
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> u(0, 1);
   for (int trial = 0; trial < 12; ++trial) {
-    // Prepare
-    const int64_t h = 1 + trial * 7 % 41, w = 1 + trial * 13 % 53;
-    Image im = Image::host({1 + trial % 2, h, w});
-    const float density = 0.3f + 0.05f * trial;
-    for (int64_t i = 0; i < im.shape().count(); ++i) im.data()[i] = u(rng) < density ? 1.f : 0.f;
+    // Prepare: uniform values thresholded at 0.5, a dense random mask.
+    const Image im =
+        randomImage({1 + trial % 2, 1 + trial * 7 % 41, 1 + trial * 13 % 53}, unsigned(trial));
     SegmentParams p;
     p.absoluteThreshold = 0.5;
     p.connectivity = trial % 2 ? 4 : 8;

@@ -18,6 +18,7 @@ namespace {
 
 using stacklens::testing::expectNearOrNan;
 using stacklens::testing::momentReference;
+using stacklens::testing::randomStackAndRange;
 using stacklens::testing::stackWithGaps;
 
 class Moments : public stacklens::testing::OnEachBackend {};
@@ -111,10 +112,8 @@ TEST_F(MomentsCudaAndCpu, AgreeOnFreshRandomStacks) {
   std::mt19937 rng(std::random_device{}());
   for (int round = 0; round < 3; ++round) {
     // Prepare
-    const Shape s{int64_t(1 + rng() % 40), int64_t(1 + rng() % 70), int64_t(1 + rng() % 90)};
-    const Image in = stackWithGaps(s, unsigned(rng()));
-    const int64_t first = int64_t(rng() % uint64_t(s.z)),
-                  last = first + int64_t(rng() % uint64_t(s.z - first));
+    const auto [in, first, last] = randomStackAndRange(rng);
+    const Shape s = in.shape();
     MomentParams p;
     for (int64_t k = 0; k < s.z; ++k) p.coordinate.push_back(1e3 + 0.7 * double(k));
     p.first = first, p.last = last, p.clip = 0.0;

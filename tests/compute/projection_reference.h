@@ -27,6 +27,18 @@ inline compute::Image stackWithGaps(compute::Shape s, unsigned seed) {
   return im;
 }
 
+// A stack of random shape (up to 40 × 70 × 90) with gaps, and a random range of its slices.
+struct StackAndRange {
+  compute::Image stack;
+  int64_t first, last;
+};
+inline StackAndRange randomStackAndRange(std::mt19937& rng) {
+  const compute::Shape s{int64_t(1 + rng() % 40), int64_t(1 + rng() % 70), int64_t(1 + rng() % 90)};
+  const int64_t first = int64_t(rng() % uint64_t(s.z));
+  const int64_t last = first + int64_t(rng() % uint64_t(s.z - first));
+  return {stackWithGaps(s, unsigned(rng())), first, last};
+}
+
 // The values of column (y, x) in slices [z0, z1) that are not NaN.
 inline std::vector<double> column(const compute::Image& im, int64_t y, int64_t x, int64_t z0,
                                   int64_t z1) {

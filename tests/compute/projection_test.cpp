@@ -20,6 +20,7 @@ namespace {
 using stacklens::testing::column;
 using stacklens::testing::expectNearOrNan;
 using stacklens::testing::projectionReference;
+using stacklens::testing::randomStackAndRange;
 using stacklens::testing::stackWithGaps;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -89,10 +90,7 @@ TEST_F(ProjectionsCudaAndCpu, AgreeOnFreshRandomStacks) {
   std::mt19937 rng(std::random_device{}());
   for (int round = 0; round < 3; ++round) {
     // Prepare
-    const Shape s{int64_t(1 + rng() % 40), int64_t(1 + rng() % 70), int64_t(1 + rng() % 90)};
-    const Image in = stackWithGaps(s, unsigned(rng()));
-    const int64_t first = int64_t(rng() % uint64_t(s.z)),
-                  last = first + int64_t(rng() % uint64_t(s.z - first));
+    const auto [in, first, last] = randomStackAndRange(rng);
 
     for (Projection op : kAll) {
       // Run

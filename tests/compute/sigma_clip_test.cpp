@@ -130,14 +130,8 @@ TEST_P(SigmaClip, MatchesAstropyOnAnImageWithANan) {
 }
 
 TEST_P(SigmaClip, MatchesTheReferenceOnALargeImageWithNanAndInfinities) {
-  // Prepare: several of the CPU's parallel blocks (65536 values), NaN/Inf sprinkled in, outliers.
-  std::mt19937 rng(7);
-  std::normal_distribution<float> noise(-3.0f, 0.5f);
-  std::vector<float> v(421 * 397);
-  for (float& x : v) x = noise(rng);
-  for (size_t i = 0; i < v.size(); i += 97) v[i] += 40.0f * float(i % 5);
-  for (size_t i = 3; i < v.size(); i += 1013) v[i] = kNaN;
-  v[11] = std::numeric_limits<float>::infinity();
+  // Prepare
+  const std::vector<float> v = stacklens::testing::clipSampleWithOutliersAndGaps();
   const ClipParams p{2.5, 3.0, -1};
 
   // Run
