@@ -27,10 +27,7 @@ constexpr Shape kStack{7, 48, 40};
 constexpr size_t kSliceBytes = 48 * 40 * sizeof(float);
 
 Image randomStack(Shape s, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(0.05f, 1.f);
-  Image im = Image::host(s);
-  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
+  Image im = stacklens::testing::randomImage(s, seed, 0.05f, 1.f);
   // A few hot pixels and NaN, so that the median and outlier paths see them at chunk edges.
   for (int64_t i = 37; i < s.count(); i += 1013) im.data()[i] = 50.f;
   im.data()[s.sliceCount() * 2 + 5] = std::numeric_limits<float>::quiet_NaN();

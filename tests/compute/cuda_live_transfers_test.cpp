@@ -8,6 +8,7 @@
 
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
 using stacklens::testing::GpuTest;
@@ -18,10 +19,7 @@ class CudaLiveTransfers : public GpuTest {};
 
 TEST_F(CudaLiveTransfers, APinnedVectorReceivesTheDownloadExactly) {
   const Shape shape{1, 37, 53};
-  Image source = Image::host(shape);
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> value(-5.f, 5.f);
-  for (int64_t i = 0; i < shape.count(); ++i) source.data()[i] = value(rng);
+  const Image source = stacklens::testing::randomImage(shape, 11, -5.f, 5.f);
   const Image device = gpu->upload(source);
 
   std::vector<float> pixels(static_cast<size_t>(shape.count()), -1.f);

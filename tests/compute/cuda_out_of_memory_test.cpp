@@ -68,10 +68,7 @@ std::unique_ptr<Backend> cudaBackendWithCapacity(double mib) {
 // Values in [0.1, 1), plus hot pixels for the median (Richardson-Lucy gets none, as in the
 // parity test that sets its 1e-4 tolerance).
 Image randomStack(Shape s, unsigned seed, bool hotPixels = true) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(0.1f, 1.f);
-  Image im = Image::host(s);
-  for (int64_t i = 0; i < s.count(); ++i) im.data()[i] = d(rng);
+  Image im = stacklens::testing::randomImage(s, seed, 0.1f, 1.f);
   if (hotPixels)
     for (int64_t i = 37; i < s.count(); i += 1013) im.data()[i] = 50.f;
   return im;

@@ -14,19 +14,14 @@
 #include "compute/source_table.h"
 #include "tests/compute/fake_backend.h"
 #include "tests/compute/gpu_test_backends.h"
+#include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
 using stacklens::testing::FakeBackend;
 
 namespace {
 
-Image randomStack(Shape s, unsigned seed) {
-  Image v = Image::host(s);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  for (int64_t i = 0; i < s.count(); ++i) v.data()[i] = u(rng);
-  return v;
-}
+Image randomStack(Shape s, unsigned seed) { return stacklens::testing::randomImage(s, seed); }
 
 struct StackRun {
   Image out;

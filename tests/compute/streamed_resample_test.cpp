@@ -6,18 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
+
+#include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
 
 namespace {
 
 Image randomStack(Shape s, unsigned seed) {
-  Image v = Image::host(s);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  for (int64_t i = 0; i < s.count(); ++i) v.data()[i] = u(rng);
-  return v;
+  return stacklens::testing::randomImage(s, seed, -1.f, 1.f);
 }
 
 struct Streamed {
