@@ -54,7 +54,7 @@ TEST(StackPipeline, CpuBackendHasNoBudgetAndOneChunk) {
   EXPECT_EQ(cpu->lastChunkCount(), 1);
 }
 
-class CudaStream : public ::testing::Test {
+class CudaChunkedStream : public ::testing::Test {
  protected:
   stacklens::testing::LogCapture logged;  // what the backend says about its chunks
   void SetUp() override {
@@ -65,7 +65,7 @@ class CudaStream : public ::testing::Test {
   std::unique_ptr<Backend> gpu;
 };
 
-TEST_F(CudaStream, ChunkedMedianAndOutliersEqualTheSingleShotResultExactly) {
+TEST_F(CudaChunkedStream, ChunkedMedianAndOutliersEqualTheSingleShotResultExactly) {
   const Image in = randomStack(kStack, 1);
   const Image before = copyOf(in);
   const Image wholeMedian = gpu->download(gpu->medianFilter(in, 5));
@@ -91,7 +91,7 @@ TEST_F(CudaStream, ChunkedMedianAndOutliersEqualTheSingleShotResultExactly) {
   expectIdentical(in, before, "input after the operations");
 }
 
-TEST_F(CudaStream, TheBudgetSetsTheChunkCount) {
+TEST_F(CudaChunkedStream, TheBudgetSetsTheChunkCount) {
   const Image in = randomStack(kStack, 2);
   const Image whole = gpu->download(gpu->medianFilter(in, 3));
   for (int64_t perChunk : {1, 2, 3, 6, 7}) {
@@ -107,7 +107,7 @@ TEST_F(CudaStream, TheBudgetSetsTheChunkCount) {
   EXPECT_EQ(gpu->lastChunkCount(), 1);
 }
 
-TEST_F(CudaStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleShotResult) {
+TEST_F(CudaChunkedStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleShotResult) {
   Image in = randomStack(kStack, 3);
   in.data()[kStack.sliceCount() * 2 + 5] = 0.5f;  // RL and the plain blur want finite values
   in.spacing.z = 3.0;
@@ -150,7 +150,7 @@ TEST_F(CudaStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleShotResul
   expectIdentical(in, before, "input after the operations");
 }
 
-TEST_F(CudaStream, ProgressCoversTheWholeStackAcrossChunks) {
+TEST_F(CudaChunkedStream, ProgressCoversTheWholeStackAcrossChunks) {
   const Image in = randomStack(kStack, 4);
   gpu->setMemoryBudget(2 * 4 * kSliceBytes + 100);
   std::vector<double> seen;
@@ -169,7 +169,7 @@ TEST_F(CudaStream, ProgressCoversTheWholeStackAcrossChunks) {
   EXPECT_NO_THROW(gpu->medianFilter(in, 3));
 }
 
-TEST_F(CudaStream, ASliceOverTheBudgetRunsOnTheCpuWithAMessage) {
+TEST_F(CudaChunkedStream, ASliceOverTheBudgetRunsOnTheCpuWithAMessage) {
   const Image in = randomStack(kStack, 5);
   const Image onCpu = makeCpuBackend(1)->medianFilter(in, 3);
   gpu->setMemoryBudget(1024);  // less than one slice
@@ -181,7 +181,7 @@ TEST_F(CudaStream, ASliceOverTheBudgetRunsOnTheCpuWithAMessage) {
   EXPECT_NE(std::memcmp(out.data(), in.data(), in.bytes()), 0) << "the input came back unchanged";
 }
 
-TEST_F(CudaStream, DeviceInputsStayOnTheDeviceUnchunked) {
+TEST_F(CudaChunkedStream, DeviceInputsStayOnTheDeviceUnchunked) {
   const Image in = randomStack(kStack, 6);
   const Image hostResult = gpu->download(gpu->medianFilter(in, 3));
   const Image dev = gpu->upload(in);
