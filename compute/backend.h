@@ -42,23 +42,6 @@ class Backend {
   // has the defaults.
   virtual DeviceControl& device() { return hostDeviceControl(); }
 
-  // Transitional spellings of device()'s members, kept while the tests move to device().
-  double lastDeviceMs() { return device().lastDeviceMs(); }
-  size_t setMemoryBudget(size_t bytes) { return device().setMemoryBudget(bytes); }
-  int lastChunkCount() { return device().lastChunkCount(); }
-  size_t devicePeakBytes() { return device().devicePeakBytes(); }
-  Image pinnedHost(Shape shape) { return device().pinnedHost(shape); }
-  bool pinHostMemory(void* p, size_t bytes) { return device().pinHostMemory(p, bytes); }
-  void unpinHostMemory(void* p) { device().unpinHostMemory(p); }
-  Image uploadAsync(const Image& image) { return device().uploadAsync(image); }
-  void downloadInto(const Image& image, Image& host) { device().downloadInto(image, host); }
-  Image downloadRows(const Image& image, int64_t z, int64_t step) {
-    return device().downloadRows(image, z, step);
-  }
-  void setCpuFallback(bool allowed) { device().setCpuFallback(allowed); }
-  std::unique_ptr<BlockTransfers> blockTransfers() { return device().blockTransfers(); }
-  void bindToThisThread() { device().bindToThisThread(); }
-
   virtual Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job = {}) = 0;
   virtual Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                                const Job& job = {}) = 0;

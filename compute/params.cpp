@@ -34,6 +34,12 @@ void validate(const BlurParams& p) {
     reject("sigmaX", "blur sigma on x", "finite and > 0", p.sigmaX);
   if (!finite(p.truncate) || !(p.truncate > 0))
     reject("truncate", "blur truncate", "finite and > 0", p.truncate);
+  // A radius this large means billions of taps (and more than an int holds on the GPU): refused
+  // instead of running for hours.
+  for (const double sigma : {p.sigmaZ, p.sigmaY, p.sigmaX})
+    if (!(p.truncate * sigma + 0.5 < 1.0e6))
+      reject("truncate", "blur truncate · sigma (the kernel radius)", "below 10^6 pixels",
+             p.truncate * sigma);
 }
 
 void validateMedianSize(int size) {
@@ -101,6 +107,24 @@ void validate(const ResampleParams& p) {
 void validate(const MomentParams& p) {
   if (p.order < 0 || p.order > 2) reject("order", "moment order", "0, 1 or 2", p.order);
   if (std::isnan(p.clip)) reject("clip", "moment clip level", "a number", p.clip);
+}
+
+Shape resampledShape(Shape in, const ResampleParams& p) {
+  validate(p);
+  const double zoom[3] = {p.zoomZ, p.zoomY, p.zoomX};
+  const int64_t n[3] = {in.z, in.y, in.x};
+  const char* axis[3] = {"z", "y", "x"};
+  int64_t out[3];
+  for (int a = 0; a < 3; ++a) {
+    const double length = std::nearbyint(double(n[a]) * zoom[a]);  // ties to even
+    if (length < 1 || length > 1.0e9)
+      throw InvalidArgument("resample: zoom " + number(zoom[a]) + " on " + axis[a] +
+                            " gives an output length of " +
+                            (length < 1 ? std::string("0") : std::string("over 10^9")) +
+                            " (input " + std::to_string(n[a]) + ")");
+    out[a] = static_cast<int64_t>(length);
+  }
+  return {out[0], out[1], out[2]};
 }
 
 }  // namespace stacklens::compute

@@ -48,7 +48,8 @@ struct BlurParams {
 };
 // The rules of each struct, checked here once for every backend, the pipeline and the CLI: each
 // validate throws InvalidParameter naming the parameter, the rule and the value.
-// σy, σx finite and > 0; σz finite and ≥ 0 (0: 2D); truncate finite and > 0.
+// σy, σx finite and > 0; σz finite and ≥ 0 (0: 2D); truncate finite and > 0; truncate · σ (the
+// kernel radius) below 10^6 pixels.
 void validate(const BlurParams& p);
 
 // The median filter's window (and the outlier removal's): odd, 1 to kLargestMedianWindow. A
@@ -139,6 +140,10 @@ struct ResampleParams {
 };
 // Each zoom finite and > 0; order 1 or 3. (The output's shape is checked with the image.)
 void validate(const ResampleParams& p);
+// The shape resampling gives: round-half-to-even(n · zoom) per axis, as SciPy. Throws
+// InvalidArgument for p that validate refuses and for an axis whose output length would be 0 or
+// more than 10^9.
+Shape resampledShape(Shape in, const ResampleParams& p);
 
 // Projections along z (Fiji's Z Project, numpy's nan-functions over axis 0) of the slices
 // [first, last] (inclusive; last < 0: to the last slice). NaN voxels are left out; a pixel with

@@ -39,12 +39,10 @@ Projection parseProjection(const std::string& name) {
 }
 
 MomentAxis momentAxis(int64_t slices, const MomentParams& p) {
-  if (p.order < 0 || p.order > 2)
-    throw InvalidArgument("moment order: expected 0, 1 or 2, got " + std::to_string(p.order));
+  validate(p);
   if (!p.coordinate.empty() && static_cast<int64_t>(p.coordinate.size()) != slices)
     throw InvalidArgument("moments: " + std::to_string(p.coordinate.size()) + " coordinates for " +
                           std::to_string(slices) + " slices");
-  if (std::isnan(p.clip)) throw InvalidArgument("moments: the clip level is NaN");
   const SliceRange r = sliceRange(slices, p.first, p.last);
   auto v = [&](int64_t z) { return p.coordinate.empty() ? double(z) : p.coordinate[size_t(z)]; };
   for (int64_t z = 0; z < slices; ++z)

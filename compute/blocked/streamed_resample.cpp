@@ -181,22 +181,6 @@ class SliceZoomer {
 
 }  // namespace
 
-Shape resampledShape(Shape in, const ResampleParams& p) {
-  const double zoom[3] = {p.zoomZ, p.zoomY, p.zoomX};
-  const int64_t n[3] = {in.z, in.y, in.x};
-  int64_t out[3];
-  for (int a = 0; a < 3; ++a) {
-    if (!std::isfinite(zoom[a]) || zoom[a] <= 0)
-      throw InvalidArgument("resample: zoom factors must be finite and > 0");
-    const double length = std::nearbyint(double(n[a]) * zoom[a]);
-    if (length < 1 || length > 1.0e9)
-      throw InvalidArgument("resample: zoom " + std::to_string(zoom[a]) +
-                            " gives an output length of " + std::to_string(length));
-    out[a] = static_cast<int64_t>(length);
-  }
-  return {out[0], out[1], out[2]};
-}
-
 int64_t resampleSlabSlicesFor(Shape in, const ResampleParams& p, size_t hostBudget, int devices) {
   const Shape out = resampledShape(in, p);
   const size_t outSlice = size_t(out.y * out.x) * sizeof(float);
@@ -220,9 +204,7 @@ StreamedResampleReport streamResample(const std::vector<Backend*>& backends, con
                                       const BoxWriter& write, Shape in, const ResampleParams& p,
                                       int64_t outSlabSlices, const Job& job) {
   if (backends.empty()) throw InvalidArgument("resample: no backend to run on");
-  if (p.order != 1 && p.order != 3)
-    throw InvalidArgument("resample: order must be 1 (linear) or 3 (cubic), got " +
-                          std::to_string(p.order));
+  validate(p);
   if (outSlabSlices < 1) throw InvalidArgument("resample: bad slab size");
   const Shape out = resampledShape(in, p);
   const int64_t plane = out.y * out.x;

@@ -19,10 +19,6 @@ namespace stacklens::compute {
 
 constexpr int64_t kSplineWindowMargin = 24;
 
-// The shape resample gives: round-half-to-even(n · zoom) per axis. Throws InvalidArgument as the
-// backends do for zooms that cannot run.
-Shape resampledShape(Shape in, const ResampleParams& p);
-
 // The most output slices per slab whose host memory fits hostBudget: the window of zoomed input
 // slices, the output slab, and a raw slice with its copies for each of `devices` backends
 // zooming at once. Throws InvalidArgument when not even one fits.

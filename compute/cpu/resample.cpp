@@ -99,21 +99,9 @@ Image resampleAxis(const Image& in, int axis, int64_t nOut, int order, const Job
 Image resample(const Image& in, const ResampleParams& p, const Job& job, ThreadPool& pool) {
   validate(p);
   if (in.empty()) throw InvalidArgument("resample: the image is empty");
-  const std::array<double, 3> zoom{p.zoomZ, p.zoomY, p.zoomX};
   const std::array<int64_t, 3> nIn{in.shape().z, in.shape().y, in.shape().x};
-  const char* axisName[3] = {"z", "y", "x"};
-  std::array<int64_t, 3> nOut{};
-  for (int a = 0; a < 3; ++a) {
-    const double length = std::nearbyint(double(nIn[a]) * zoom[a]);  // ties to even
-    if (length < 1)
-      throw InvalidArgument(std::string("resample: zoom ") + std::to_string(zoom[a]) + " on " +
-                            axisName[a] + " gives an output length of 0 (input " +
-                            std::to_string(nIn[a]) + ")");
-    if (length > 1.0e9)
-      throw InvalidArgument(std::string("resample: zoom ") + std::to_string(zoom[a]) + " on " +
-                            axisName[a] + " gives an output length over 10^9");
-    nOut[a] = static_cast<int64_t>(length);
-  }
+  const Shape outShape = resampledShape(in.shape(), p);
+  const std::array<int64_t, 3> nOut{outShape.z, outShape.y, outShape.x};
   if (double(nOut[0]) * double(nOut[1]) * double(nOut[2]) > 4.0e9)
     throw InvalidArgument("resample: the output would have more than 4·10^9 voxels");
 

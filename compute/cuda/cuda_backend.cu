@@ -198,15 +198,16 @@ class CudaBackend final : public Backend, public DeviceControl {
     return out;
   }
 
-  // The result where the job asks: in host memory, or on the device (a result the CPU fallback or
-  // the slice groups left on the host is uploaded; OutOfDeviceMemory when it does not fit).
+  // The result where the job asks: in host memory, or on the device. A result the CPU fallback or
+  // the slice groups left on the host is uploaded; when the device cannot hold it either, it
+  // stays on the host and the log says so (or OutOfDeviceMemory, with the CPU fallback off).
   Image placed(const Job& job, Image out) {
     if (job.resultPlace() == ResultPlace::Host) return downloadAny(out);
     if (!out.onHost()) return out;
     try {
       return cuda::onDevice(ctx_, out);
     } catch (const cuda::DeviceOutOfMemory& e) {
-      throw OutOfDeviceMemory(std::string("the result does not fit on the GPU (") + e.what() + ")");
+      return keptOnHost(std::move(out), e);
     }
   }
   LabelImage placedLabels(const Job& job, LabelImage labels) {
@@ -218,8 +219,15 @@ class CudaBackend final : public Backend, public DeviceControl {
       if (labels.bytes()) ctx_->upload(out.data(), labels.data(), labels.bytes());
       return out;
     } catch (const cuda::DeviceOutOfMemory& e) {
-      throw OutOfDeviceMemory(std::string("the labels do not fit on the GPU (") + e.what() + ")");
+      return keptOnHost(std::move(labels), e);
     }
+  }
+  template <class T>
+  Buffer<T> keptOnHost(Buffer<T> result, const cuda::DeviceOutOfMemory& e) {
+    const std::string why = std::string("the result does not fit on the GPU (") + e.what() + ")";
+    if (!cpuFallbackAllowed_) throw OutOfDeviceMemory(why);
+    logMessage(LogLevel::Warning, why + "; it stays in host memory");
+    return result;
   }
 
   // Runs the device version; when the device cannot hold the work even in pieces, logs why and

@@ -99,21 +99,14 @@ void overGrid(const Shape& s, Launch launch) {
 
 Image resample(const ContextPtr& ctx, const Image& input, const ResampleParams& p, const Job& job) {
   validate(p);
-  const double zooms[3] = {p.zoomZ, p.zoomY, p.zoomX};
   if (input.empty()) throw InvalidArgument("resample: the image is empty");
   if (double(input.shape().y) * std::max(1.0, p.zoomY) > 65535)
     throw InvalidArgument("resample: results taller than 65535 rows are not supported");
   Image in = onDevice(ctx, input);
   Shape cur = in.shape();
   const int64_t nIn[3] = {cur.z, cur.y, cur.x};
-  int64_t nOut[3];
-  for (int a = 0; a < 3; ++a) {
-    // Python's round(): halves to even, as scipy computes the output shape.
-    nOut[a] = static_cast<int64_t>(std::nearbyint(double(nIn[a]) * zooms[a]));
-    if (nOut[a] < 1)
-      throw InvalidArgument("resample: zoom " + std::to_string(zooms[a]) +
-                            " leaves an axis of length " + std::to_string(nIn[a]) + " empty");
-  }
+  const Shape outShape = resampledShape(cur, p);
+  const int64_t nOut[3] = {outShape.z, outShape.y, outShape.x};
   // Shrinking axes first keeps the intermediate arrays small.
   std::array<int, 3> order = {2, 1, 0};
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {

@@ -144,7 +144,6 @@ void addDeconvolution(py::module_& m) {
          std::optional<int64_t> ramBudgetMb, const py::handle& halo, const py::handle& block,
          const py::handle& devices) {
         compute::DeconvolveParams p;
-        if (iterations < 1) throw compute::InvalidArgument("iterations: expected at least 1");
         p.iterations = iterations;
         if (mode != "2d" && mode != "3d")
           throw compute::InvalidArgument("mode: expected '2d' or '3d', got '" + mode + "'");
@@ -153,6 +152,7 @@ void addDeconvolution(py::module_& m) {
         if (tv < 0) throw compute::InvalidArgument("tv: expected a weight >= 0");
         p.tvLambda = tv;
         p.accelerate = accelerate;
+        compute::validate(p);
         if (!p.threeD && (!halo.is_none() || !block.is_none() || budgetMb || ramBudgetMb))
           throw compute::InvalidArgument("halo, block and the budgets need mode='3d'");
         const Image in = imageFrom(image, "image");

@@ -82,12 +82,6 @@ py::dict sourceTable(const std::vector<compute::Source>& sources) {
   return t;
 }
 
-void checkOddSize(int size) {
-  if (size < 1 || size % 2 == 0 || size > 1001)
-    throw compute::InvalidArgument("size: expected an odd number from 1 to 1001, got " +
-                                   std::to_string(size));
-}
-
 }  // namespace
 
 void addFilters(py::module_& m) {
@@ -121,7 +115,7 @@ and stay NaN. backend: 'auto' (CUDA when usable), 'cpu' or 'cuda'. Returns float
   m.def(
       "median",
       [](const py::handle& image, int size, const std::string& backend) {
-        checkOddSize(size);
+        compute::validateMedianSize(size);
         const Image in = imageFrom(image, "image");
         return arrayFrom(run(backend, in,
                              [&](compute::Backend& b, const compute::Job& job) {
@@ -183,12 +177,11 @@ width from the neighbouring slices. Voxels below clip and NaN voxels are left ou
       "remove_outliers",
       [](const py::handle& image, int size, double threshold, const std::string& mode,
          const std::string& backend) {
-        checkOddSize(size);
-        if (threshold < 0) throw compute::InvalidArgument("threshold: expected a value >= 0");
         compute::OutlierParams p;
         p.size = size;
         p.threshold = threshold;
         p.mode = outlierMode(mode);
+        compute::validate(p);
         const Image in = imageFrom(image, "image");
         return arrayFrom(run(backend, in,
                              [&](compute::Backend& b, const compute::Job& job) {
@@ -208,8 +201,8 @@ threshold with that median, as Fiji's Remove Outliers; mode: 'bright', 'dark' or
         p.zoomZ = fz;
         p.zoomY = fy;
         p.zoomX = fx;
-        if (order != 1 && order != 3) throw compute::InvalidArgument("order: expected 1 or 3");
         p.order = order;
+        compute::validate(p);
         const Image in = imageFrom(image, "image");
         return arrayFrom(run(backend, in,
                              [&](compute::Backend& b, const compute::Job& job) {
@@ -257,12 +250,10 @@ the same for every finite value.)");
         compute::SegmentParams p;
         if (threshold) p.absoluteThreshold = *threshold;
         p.nSigma = nsigma;
-        if (connectivity != 4 && connectivity != 8)
-          throw compute::InvalidArgument("connectivity: expected 4 or 8");
         p.connectivity = connectivity;
-        if (minPixels < 1) throw compute::InvalidArgument("min_pixels: expected at least 1");
         p.minPixels = minPixels;
         p.clip.kappaLower = p.clip.kappaUpper = kappa;
+        compute::validate(p);
         const Image in = imageFrom(image, "image");
         const std::string chosen = backendFor(backend, in);
         compute::Segmentation s;

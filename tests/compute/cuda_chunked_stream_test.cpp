@@ -50,8 +50,8 @@ void expectClose(const Image& got, const Image& want, double tol, const char* wh
 // Runs everywhere: a backend without a GPU budget ignores the setting.
 TEST(StackPipeline, CpuBackendHasNoBudgetAndOneChunk) {
   auto cpu = makeCpuBackend(1);
-  EXPECT_EQ(cpu->setMemoryBudget(1 << 20), 0u);
-  EXPECT_EQ(cpu->lastChunkCount(), 1);
+  EXPECT_EQ(cpu->device().setMemoryBudget(1 << 20), 0u);
+  EXPECT_EQ(cpu->device().lastChunkCount(), 1);
 }
 
 class CudaChunkedStream : public ::testing::Test {
@@ -63,28 +63,29 @@ class CudaChunkedStream : public ::testing::Test {
     gpu = makeCudaBackend();  // its own budget, so tests do not affect each other
   }
   std::unique_ptr<Backend> gpu;
+  const Job onHost = Job().onHost();  // host stacks then go through the device in chunks
 };
 
 TEST_F(CudaChunkedStream, ChunkedMedianAndOutliersEqualTheSingleShotResultExactly) {
   const Image in = randomStack(kStack, 1);
   const Image before = copyOf(in);
-  const Image wholeMedian = gpu->download(gpu->medianFilter(in, 5));
-  EXPECT_EQ(gpu->lastChunkCount(), 1);
+  const Image wholeMedian = gpu->download(gpu->medianFilter(in, 5, onHost));
+  EXPECT_EQ(gpu->device().lastChunkCount(), 1);
   OutlierParams op;
   op.size = 3;
   op.threshold = 0.5;
-  const Image wholeOutliers = gpu->download(gpu->removeOutliers(in, op));
+  const Image wholeOutliers = gpu->download(gpu->removeOutliers(in, op, onHost));
   // Median: 2 input + 2 output slices resident per slice of chunk = 4 slice sizes per slice; a
   // budget for two slices gives chunks of 2, 2, 2, 1.
-  gpu->setMemoryBudget(2 * 4 * kSliceBytes + 100);
+  gpu->device().setMemoryBudget(2 * 4 * kSliceBytes + 100);
   logged.take();
-  const Image median = gpu->medianFilter(in, 5);
+  const Image median = gpu->medianFilter(in, 5, onHost);
   const std::string log = logged.take();
-  EXPECT_EQ(gpu->lastChunkCount(), 4);
+  EXPECT_EQ(gpu->device().lastChunkCount(), 4);
   EXPECT_NE(log.find("groups of slices (2 per chunk)"), std::string::npos) << log;
   expectIdentical(median, wholeMedian, "median");
-  const Image outliers = gpu->removeOutliers(in, op);
-  EXPECT_EQ(gpu->lastChunkCount(), 4);
+  const Image outliers = gpu->removeOutliers(in, op, onHost);
+  EXPECT_EQ(gpu->device().lastChunkCount(), 4);
   expectIdentical(outliers, wholeOutliers, "outliers");
   // The outliers were replaced (the result is not the input).
   EXPECT_NE(std::memcmp(outliers.data(), in.data(), in.bytes()), 0);
@@ -93,18 +94,19 @@ TEST_F(CudaChunkedStream, ChunkedMedianAndOutliersEqualTheSingleShotResultExactl
 
 TEST_F(CudaChunkedStream, TheBudgetSetsTheChunkCount) {
   const Image in = randomStack(kStack, 2);
-  const Image whole = gpu->download(gpu->medianFilter(in, 3));
+  const Image whole = gpu->download(gpu->medianFilter(in, 3, onHost));
   for (int64_t perChunk : {1, 2, 3, 6, 7}) {
     const size_t budget = size_t(perChunk) * 4 * kSliceBytes + 64;
-    EXPECT_EQ(gpu->setMemoryBudget(budget), budget);
-    const Image out = gpu->medianFilter(in, 3);
-    EXPECT_EQ(gpu->lastChunkCount(), int((kStack.z + perChunk - 1) / perChunk)) << perChunk;
+    EXPECT_EQ(gpu->device().setMemoryBudget(budget), budget);
+    const Image out = gpu->medianFilter(in, 3, onHost);
+    EXPECT_EQ(gpu->device().lastChunkCount(), int((kStack.z + perChunk - 1) / perChunk))
+        << perChunk;
     expectIdentical(out, whole, "median in chunks");
   }
   // 0 restores the default (80 % of free memory): this small stack goes in one piece again.
-  EXPECT_GT(gpu->setMemoryBudget(0), size_t(1) << 20);
-  gpu->medianFilter(in, 3);
-  EXPECT_EQ(gpu->lastChunkCount(), 1);
+  EXPECT_GT(gpu->device().setMemoryBudget(0), size_t(1) << 20);
+  gpu->medianFilter(in, 3, onHost);
+  EXPECT_EQ(gpu->device().lastChunkCount(), 1);
 }
 
 TEST_F(CudaChunkedStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleShotResult) {
@@ -123,26 +125,26 @@ TEST_F(CudaChunkedStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleSh
   ResampleParams rp;
   rp.zoomY = 1.5;
   rp.zoomX = 0.75;
-  const Image blur = gpu->download(gpu->gaussianBlur(in, bp));
-  const Image rl = gpu->download(gpu->richardsonLucy(in, psf, dp));
-  const Image zoomed = gpu->download(gpu->resample(in, rp));
-  ASSERT_EQ(gpu->lastChunkCount(), 1);
+  const Image blur = gpu->download(gpu->gaussianBlur(in, bp, onHost));
+  const Image rl = gpu->download(gpu->richardsonLucy(in, psf, dp, onHost));
+  const Image zoomed = gpu->download(gpu->resample(in, rp, onHost));
+  ASSERT_EQ(gpu->device().lastChunkCount(), 1);
 
   // Blur: output and one scratch array per voxel (8 bytes) → 6 slice sizes per slice.
-  gpu->setMemoryBudget(2 * 6 * kSliceBytes + 100);
+  gpu->device().setMemoryBudget(2 * 6 * kSliceBytes + 100);
   logged.take();
-  expectClose(gpu->gaussianBlur(in, bp), blur, 1e-6, "blur");
-  EXPECT_EQ(gpu->lastChunkCount(), 4);
+  expectClose(gpu->gaussianBlur(in, bp, onHost), blur, 1e-6, "blur");
+  EXPECT_EQ(gpu->device().lastChunkCount(), 4);
   // Richardson-Lucy: the solver's frame (60 × 54 after padding by the 13×13 PSF, 28 bytes per
   // voxel) once, then 4 slice sizes per slice.
-  gpu->setMemoryBudget(60 * 54 * 28 + 2 * 4 * kSliceBytes + 100);
-  expectClose(gpu->richardsonLucy(in, psf, dp), rl, 1e-6, "Richardson-Lucy");
-  EXPECT_EQ(gpu->lastChunkCount(), 4);
+  gpu->device().setMemoryBudget(60 * 54 * 28 + 2 * 4 * kSliceBytes + 100);
+  expectClose(gpu->richardsonLucy(in, psf, dp, onHost), rl, 1e-6, "Richardson-Lucy");
+  EXPECT_EQ(gpu->device().lastChunkCount(), 4);
   // Resampling in y and x: output, intermediate and spline coefficients, planned as 4 + 12·⌈1.5⌉
   // bytes per input voxel; a budget for three slices gives chunks of 3, 3, 1.
-  gpu->setMemoryBudget(3 * (2 * kSliceBytes + 2 * 28 * 48 * 40) + 100);
-  const Image zoomedInChunks = gpu->resample(in, rp);
-  EXPECT_EQ(gpu->lastChunkCount(), 3);
+  gpu->device().setMemoryBudget(3 * (2 * kSliceBytes + 2 * 28 * 48 * 40) + 100);
+  const Image zoomedInChunks = gpu->resample(in, rp, onHost);
+  EXPECT_EQ(gpu->device().lastChunkCount(), 3);
   logged.take();
   expectClose(zoomedInChunks, zoomed, 1e-6, "resampling");
   EXPECT_EQ(zoomedInChunks.spacing.z, zoomed.spacing.z);
@@ -152,29 +154,29 @@ TEST_F(CudaChunkedStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleSh
 
 TEST_F(CudaChunkedStream, ProgressCoversTheWholeStackAcrossChunks) {
   const Image in = randomStack(kStack, 4);
-  gpu->setMemoryBudget(2 * 4 * kSliceBytes + 100);
+  gpu->device().setMemoryBudget(2 * 4 * kSliceBytes + 100);
   std::vector<double> seen;
   std::atomic<bool> cancel{false};
   Job job(&cancel, [&](double f) { seen.push_back(f); });
   logged.take();
-  gpu->medianFilter(in, 3, job);
+  gpu->medianFilter(in, 3, job.onHost());
   logged.take();
   ASSERT_FALSE(seen.empty());
   for (size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i], seen[i - 1]);
   EXPECT_NEAR(seen.back(), 1.0, 1e-12);
   cancel = true;
-  EXPECT_THROW(gpu->medianFilter(in, 3, job), Cancelled);
+  EXPECT_THROW(gpu->medianFilter(in, 3, job.onHost()), Cancelled);
   // The backend is still usable after a cancelled pipeline.
   cancel = false;
-  EXPECT_NO_THROW(gpu->medianFilter(in, 3));
+  EXPECT_NO_THROW(gpu->medianFilter(in, 3, onHost));
 }
 
 TEST_F(CudaChunkedStream, ASliceOverTheBudgetRunsOnTheCpuWithAMessage) {
   const Image in = randomStack(kStack, 5);
   const Image onCpu = makeCpuBackend(1)->medianFilter(in, 3);
-  gpu->setMemoryBudget(1024);  // less than one slice
+  gpu->device().setMemoryBudget(1024);  // less than one slice
   logged.take();
-  const Image out = gpu->download(gpu->medianFilter(in, 3));
+  const Image out = gpu->download(gpu->medianFilter(in, 3, onHost));
   const std::string log = logged.take();
   EXPECT_NE(log.find("running it on the CPU"), std::string::npos) << log;
   expectIdentical(out, onCpu, "CPU fall-back");
@@ -183,12 +185,12 @@ TEST_F(CudaChunkedStream, ASliceOverTheBudgetRunsOnTheCpuWithAMessage) {
 
 TEST_F(CudaChunkedStream, DeviceInputsStayOnTheDeviceUnchunked) {
   const Image in = randomStack(kStack, 6);
-  const Image hostResult = gpu->download(gpu->medianFilter(in, 3));
+  const Image hostResult = gpu->download(gpu->medianFilter(in, 3, onHost));
   const Image dev = gpu->upload(in);
-  gpu->setMemoryBudget(2 * 4 * kSliceBytes + 100);
+  gpu->device().setMemoryBudget(2 * 4 * kSliceBytes + 100);
   const Image out = gpu->medianFilter(dev, 3);
   EXPECT_EQ(out.location(), Location::Cuda);
-  EXPECT_EQ(gpu->lastChunkCount(), 1);
+  EXPECT_EQ(gpu->device().lastChunkCount(), 1);
   expectIdentical(gpu->download(out), hostResult, "device input");
   expectIdentical(gpu->download(dev), in, "device input after the operation");
 }

@@ -37,23 +37,23 @@ TEST(CudaBackendChoice, CudaWithoutUsableDeviceIsUnavailableAndAutoFallsBackToCp
 
 TEST_F(CudaDevice, LastDeviceMsReportsTheLastOperationsDeviceTime) {
   auto fresh = makeCudaBackend();
-  EXPECT_LT(fresh->lastDeviceMs(), 0.0) << "no operation has run yet";
+  EXPECT_LT(fresh->device().lastDeviceMs(), 0.0) << "no operation has run yet";
   Image in = fresh->upload(randomImage({4, 256, 256}, 30));
-  EXPECT_LT(fresh->lastDeviceMs(), 0.0) << "an upload is not an operation";
+  EXPECT_LT(fresh->device().lastDeviceMs(), 0.0) << "an upload is not an operation";
   BlurParams p;
   p.sigmaY = p.sigmaX = 2.0;
   Image out = fresh->gaussianBlur(in, p);
-  const double blurMs = fresh->lastDeviceMs();  // waits for the blur itself
+  const double blurMs = fresh->device().lastDeviceMs();  // waits for the blur itself
   EXPECT_GT(blurMs, 0.0);
   EXPECT_LT(blurMs, 10000.0);
   ClipStats stats = fresh->sigmaClip(out, ClipParams{});
   EXPECT_GT(stats.iterations, 0);
-  const double clipMs = fresh->lastDeviceMs();
+  const double clipMs = fresh->device().lastDeviceMs();
   EXPECT_GT(clipMs, 0.0);
   EXPECT_NE(clipMs, blurMs);  // a new figure for the new operation
   // A failed operation leaves no figure rather than the previous one.
   EXPECT_THROW(fresh->medianFilter(in, 4), InvalidArgument);
-  EXPECT_LT(fresh->lastDeviceMs(), 0.0);
+  EXPECT_LT(fresh->device().lastDeviceMs(), 0.0);
 }
 
 TEST_F(CudaDevice, UploadDownloadRoundTripsAndResultsStayOnTheDevice) {

@@ -208,13 +208,13 @@ TEST(HostBufferPool, DroppingKeepsTheBufferAndAcquireFreesTheSurplus) {
 TEST(Backend, DefaultDownloadRowsTakesEveryStepthRow) {
   FakeBackend gpu(true);
   const Image device = gpu.upload(rampSlab(2, 7, 3));
-  const Image rows = gpu.downloadRows(device, 1, 3);  // rows 0, 3, 6 of slice 1
+  const Image rows = gpu.device().downloadRows(device, 1, 3);  // rows 0, 3, 6 of slice 1
   ASSERT_EQ(rows.shape(), (compute::Shape{1, 3, 3}));
   for (int r = 0; r < 3; ++r)
     for (int x = 0; x < 3; ++x) EXPECT_EQ(rows.at(0, r, x), float(100 + 30 * r + x));
   Image host = Image::host({2, 7, 3});
-  gpu.downloadInto(device, host);
+  gpu.device().downloadInto(device, host);
   EXPECT_EQ(host.at(1, 6, 2), 162.f);
   Image wrong = Image::host({1, 7, 3});
-  EXPECT_THROW(gpu.downloadInto(device, wrong), compute::InvalidArgument);
+  EXPECT_THROW(gpu.device().downloadInto(device, wrong), compute::InvalidArgument);
 }

@@ -64,6 +64,20 @@ TEST(BlurParams, SigmaOnZIsFiniteAndAtLeastZero) {
   EXPECT_EQ(refusal(p), "");
 }
 
+TEST(BlurParams, TheKernelRadiusStaysBelowAMillionPixels) {
+  BlurParams p;
+  p.truncate = 4;
+  p.sigmaX = 249999.8;  // radius 999999.7: the last one allowed
+  EXPECT_EQ(refusal(p), "");
+  p.sigmaX = 250000;
+  EXPECT_EQ(refusal(p),
+            "truncate: blur truncate · sigma (the kernel radius) must be below 10^6 pixels, got "
+            "1e+06");
+  p.sigmaX = 1;
+  p.sigmaZ = 1e12;
+  EXPECT_NE(refusal(p).find("kernel radius"), std::string::npos);
+}
+
 TEST(BlurParams, TruncateIsFiniteAndPositive) {
   BlurParams p;
   p.truncate = 0;
