@@ -279,7 +279,7 @@ void LiveProcessing::applyBackends() {
     emit backendsReady();
     return;
   }
-  // Making a backend blocks for long (a CUDA context: 100 ms or more; FFTW and threads): off the
+  // Making a backend blocks for longer than a frame (a CUDA context, FFTW, threads): off the
   // GUI thread. The worker keeps the current backends until the new ones are in place.
   backendsPending_ = true;
   if (needCuda && !first_.chosenNs) first_.chosenNs = render::steadyNowNs();

@@ -63,8 +63,8 @@ class LiveProcessing : public QObject {
   render::SliceView* processedView() const { return processedView_; }
   int blinkIntervalMs() const { return blink_.interval(); }
   ProcessingResultPtr lastResult() const { return last_; }
-  // Backends are made off the GUI thread (a CUDA context takes 100 ms or more); true while one
-  // is being made (the choice applies when it is ready).
+  // Backends are made off the GUI thread (making a CUDA context blocks for longer than a frame);
+  // true while one is being made (the choice applies when it is ready).
   bool backendsPending() const { return backendsPending_; }
   // Whether processed GPU results go straight into the view's texture (CUDA–GL interop on an
   // NVIDIA OpenGL context) rather than through host memory.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "compute/params_text.h"
 #include "render/scale.h"
 
 namespace stacklens::ui {
@@ -66,23 +67,11 @@ std::vector<double> list(const QJsonObject& o, const char* key, size_t count) {
   return out;
 }
 
-const char* boundaryName(compute::Boundary b) {
-  return b == compute::Boundary::Periodic ? "periodic"
-         : b == compute::Boundary::Zero   ? "zero"
-                                          : "reflect";
-}
-
 compute::Boundary boundaryFromName(const QString& name) {
   if (name == "reflect") return compute::Boundary::Reflect;
   if (name == "periodic") return compute::Boundary::Periodic;
   if (name == "zero") return compute::Boundary::Zero;
   fail("boundary must be reflect, periodic or zero, not " + name);
-}
-
-const char* outlierModeName(compute::OutlierMode m) {
-  return m == compute::OutlierMode::Bright ? "bright"
-         : m == compute::OutlierMode::Dark ? "dark"
-                                           : "both";
 }
 
 compute::OutlierMode outlierModeFromName(const QString& name) {
@@ -128,7 +117,7 @@ QJsonObject pipelineToJson(const Session& s, QStringList* warnings) {
   o["outliers"] = QJsonObject{{"enabled", p.outliers.enabled},
                               {"size", p.outliers.params.size},
                               {"threshold", p.outliers.params.threshold},
-                              {"mode", outlierModeName(p.outliers.params.mode)}};
+                              {"mode", compute::outlierModeName(p.outliers.params.mode)}};
   o["median"] = QJsonObject{{"enabled", p.median.enabled}, {"size", p.median.size}};
   const compute::BlurParams& b = p.blur.params;
   o["blur"] = QJsonObject{{"enabled", p.blur.enabled},
@@ -139,7 +128,7 @@ QJsonObject pipelineToJson(const Session& s, QStringList* warnings) {
   QJsonObject rl{{"enabled", d.enabled},
                  {"iterations", d.params.iterations},
                  {"three_d", d.params.threeD},
-                 {"boundary", boundaryName(d.params.boundary)},
+                 {"boundary", compute::boundaryName(d.params.boundary)},
                  {"tv_lambda", d.params.tvLambda},
                  {"accelerate", d.params.accelerate},
                  {"slab_half_width", d.slabHalfWidth},
