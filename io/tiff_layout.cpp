@@ -150,7 +150,7 @@ std::vector<Field> pageFields(const Shape& s, int64_t k, bool big, int64_t pixel
     f.push_back(rational(kXResolution, 1.0 / options.spacing[2]));
     f.push_back(rational(kYResolution, 1.0 / options.spacing[1]));
   }
-  f.push_back(shorts(kPlanarConfig, {1}));  // contiguous
+  f.push_back(shorts(kPlanarConfig, {1}));                    // contiguous
   if (resolution) f.push_back(shorts(kResolutionUnit, {1}));  // none
   if (s.z > 1)
     f.push_back(shorts(kPageNumber, {uint16_t(std::min<int64_t>(k, 65535)),

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "handmade_tiff.h"
 #include "io/stack.h"
 #include "test_support.h"
 
@@ -43,39 +44,6 @@ std::vector<std::string> imageCards(const std::string& bitpix, std::vector<std::
   for (size_t i = 0; i < axes.size(); ++i)
     c.push_back(card("NAXIS" + std::to_string(i + 1), axes[i]));
   return c;
-}
-
-// A little-endian classic TIFF with one uncompressed 16-bit page of width x height whose single
-// strip claims stripBytes at offset 8 + IFD.
-std::string tiffFile(uint32_t width, uint32_t height, uint32_t stripBytes, size_t dataBytes) {
-  std::string t = std::string("II*\0", 4);
-  auto u16 = [&](uint16_t v) { t.append(reinterpret_cast<const char*>(&v), 2); };
-  auto u32 = [&](uint32_t v) { t.append(reinterpret_cast<const char*>(&v), 4); };
-  u32(8);
-  const uint16_t entries = 8;
-  const uint32_t dataOffset = 8 + 2 + entries * 12 + 4;
-  u16(entries);
-  auto entry = [&](uint16_t tag, uint16_t type, uint32_t value) {
-    u16(tag);
-    u16(type);
-    u32(1);
-    if (type == 3) {
-      u16(static_cast<uint16_t>(value));
-      u16(0);
-    } else {
-      u32(value);
-    }
-  };
-  entry(256, 4, width);
-  entry(257, 4, height);
-  entry(258, 3, 16);
-  entry(259, 3, 1);
-  entry(262, 3, 1);
-  entry(273, 4, dataOffset);
-  entry(278, 4, height);
-  entry(279, 4, stripBytes);
-  u32(0);
-  return t + std::string(dataBytes, '\x01');
 }
 
 // Opening (and reading every slice of) path fails with an IoError naming path.
@@ -169,18 +137,18 @@ TEST_F(BadInput, FitsDimensionsThatOverflowOrExceedTheFile) {
 }
 
 TEST_F(BadInput, TiffAbsurdDimensionsAndTruncation) {
-  EXPECT_TRUE(failsCleanly(make("absurd.tif", tiffFile(2000000000u, 2000000000u, 100, 100))));
-  EXPECT_TRUE(
-      failsCleanly(make("big_claim.tif", tiffFile(100000, 100000, 20000000, 100)), "impossible"));
+  EXPECT_TRUE(failsCleanly(make("absurd.tif", test::tiffFile(2000000000u, 2000000000u, 100, 100))));
+  EXPECT_TRUE(failsCleanly(make("big_claim.tif", test::tiffFile(100000, 100000, 20000000, 100)),
+                           "impossible"));
   // A strip that runs past the end of the file.
-  EXPECT_TRUE(failsCleanly(make("short_strip.tif", tiffFile(64, 64, 64 * 64 * 2, 1000))));
+  EXPECT_TRUE(failsCleanly(make("short_strip.tif", test::tiffFile(64, 64, 64 * 64 * 2, 1000))));
   // A real stack cut in half.
   const std::string whole = test::readBytes(kFixtures + "lzw_uint16.tif");
   EXPECT_TRUE(failsCleanly(make("half.tif", whole.substr(0, whole.size() / 2))));
   const std::string tiled = test::readBytes(kFixtures + "tiled_uint16.tif");
   EXPECT_TRUE(failsCleanly(make("half_tiled.tif", tiled.substr(0, tiled.size() / 3))));
   // The valid control case: the same builder with enough data opens and reads.
-  const std::string ok = make("ok.tif", tiffFile(8, 4, 64, 64));
+  const std::string ok = make("ok.tif", test::tiffFile(8, 4, 64, 64));
   auto reader = openStack(ok);
   std::vector<float> slice(32);
   reader->readSlice(0, slice.data());

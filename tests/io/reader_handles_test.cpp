@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_target.h"
+#include "handmade_tiff.h"
 #include "io/stack.h"
 #include "test_support.h"
 
@@ -81,44 +82,12 @@ TEST(ReaderHandles, ReadersCloseTheirFilesWhenDestroyed) {
   }
 }
 
-// A little-endian TIFF with one uncompressed 8 x 8 16-bit page whose single strip claims 128
-// bytes of which only 64 are in the file.
-std::string tiffWithShortStrip() {
-  std::string t = std::string("II*\0", 4);
-  auto u16 = [&](uint16_t v) { t.append(reinterpret_cast<const char*>(&v), 2); };
-  auto u32 = [&](uint32_t v) { t.append(reinterpret_cast<const char*>(&v), 4); };
-  u32(8);
-  const uint16_t entries = 8;
-  const uint32_t dataOffset = 8 + 2 + entries * 12 + 4;
-  u16(entries);
-  auto entry = [&](uint16_t tag, uint16_t type, uint32_t value) {
-    u16(tag);
-    u16(type);
-    u32(1);
-    if (type == 3) {
-      u16(static_cast<uint16_t>(value));
-      u16(0);
-    } else {
-      u32(value);
-    }
-  };
-  entry(256, 4, 8);           // ImageWidth
-  entry(257, 4, 8);           // ImageLength
-  entry(258, 3, 16);          // BitsPerSample
-  entry(259, 3, 1);           // Compression: none
-  entry(262, 3, 1);           // PhotometricInterpretation: min is black
-  entry(273, 4, dataOffset);  // StripOffsets
-  entry(278, 4, 8);           // RowsPerStrip
-  entry(279, 4, 8 * 8 * 2);   // StripByteCounts
-  u32(0);
-  return t + std::string(64, '\x01');
-}
-
 // Each failed read closes the handle it used instead of returning it to the pool.
 TEST(ReaderHandles, FailedTiffReadsCloseTheirHandles) {
   test::TempDir dir;
   const std::string path = dir.file("short_strip.tif");
-  test::writeBytes(path, tiffWithShortStrip());
+  // One 8 x 8 16-bit page whose strip claims 128 bytes of which only 64 are in the file.
+  test::writeBytes(path, test::tiffFile(8, 8, 128, 64));
   const size_t before = openDescriptors();
   auto reader = openStack(path);
   std::vector<float> slice(64);
