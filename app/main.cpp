@@ -61,8 +61,8 @@ struct CommandLine {
                                    "Richardson-Lucy per slice (2d) or on a slab (3d).", "MODE"};
   QCommandLineOption psf{"psf", "PSF stack for deconvolution (default: a Gaussian).", "FILE"};
   QCommandLineOption rawBudget{"raw-budget-mb",
-                               "Raw slices the live path keeps (host and device copies), in MiB "
-                               "(default 1024).",
+                               "Raw slices kept, host and device copies together (the viewer "
+                               "and live processing share them), in MiB (default 1536).",
                                "N"};
 
   CommandLine() {
@@ -161,8 +161,7 @@ int main(int argc, char** argv) {
   }
 
   stacklens::ui::MainWindow window;
-  if (rawBudgetMb > 0)
-    window.liveProcessing()->worker()->setRawBudget(static_cast<size_t>(rawBudgetMb) << 20);
+  if (rawBudgetMb > 0) window.setRawSliceBudget(static_cast<size_t>(rawBudgetMb) << 20);
   const bool processing = parser.isSet(preset) || parser.isSet(backend) ||
                           parser.isSet(iterations) || parser.isSet(deconvolution) ||
                           parser.isSet(psf);

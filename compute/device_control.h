@@ -40,10 +40,7 @@ class DeviceControl {
   // smaller blocks first).
   virtual void setCpuFallback(bool allowed) { (void)allowed; }
 
-  // Live slices (compute/live_processor.h): transfers without a staging copy.
-  // A host buffer the device can copy to and from directly (CUDA: page-locked memory, one DMA per
-  // transfer). Allocating one is slow: keep and reuse them. Safe to call from any thread.
-  virtual Image pinnedHost(Shape shape) { return Image::hostUninitialized(shape); }
+  // Live slices (compute/slice_store.h, compute/pixel_pool.h): transfers without a staging copy.
   // Page-locks an existing host buffer (CUDA: cudaHostRegister) so that transfers to and from it
   // are one DMA, until unpinHostMemory(p); false when there is no such memory or it failed
   // (transfers then stage). Slow: for buffers that are kept and reused.
@@ -57,8 +54,8 @@ class DeviceControl {
   // synchronize() see the data. The source must stay unchanged until then (the result keeps it
   // alive). Without a page-locked source it waits, as Backend::upload().
   virtual Image uploadAsync(const Image& image) { return image; }
-  // Copies image (any location) into host, a host buffer of the same shape (e.g. from
-  // pinnedHost()), and waits for the copy.
+  // Copies image (any location) into host, a host buffer of the same shape (e.g. a PixelPool
+  // vector page-locked for this backend), and waits for the copy.
   virtual void downloadInto(const Image& image, Image& host);
   // Rows 0, step, 2·step, ... of image's slice z as a host image: a cheap sample of a device
   // result (display limits) without downloading all of it.

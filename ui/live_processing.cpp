@@ -142,14 +142,14 @@ LiveProcessing::~LiveProcessing() {
 bool LiveProcessing::active() const { return worker_->pipeline().anyEnabled(); }
 
 void LiveProcessing::setStack(std::shared_ptr<const io::StackReader> reader,
-                              ProcessingWorker::RawLookup viewerSlices) {
+                              std::shared_ptr<compute::SliceStore> slices) {
   reader_ = std::move(reader);
   last_.reset();
   currentZ_ = -1;
   rawHold_.stop();
   heldRaw_ = {};
   lastLatencyMs_ = -1;
-  worker_->setSource(reader_, std::move(viewerSlices));
+  worker_->setSource(reader_, std::move(slices));
   // A plane drawn in tiles cannot take the device result into one texture: host pixels then.
   if (cuda_ && worker_->primaryBackend() == cuda_) worker_->setTextureInterop(viewCanInterop());
   timings_->clear();

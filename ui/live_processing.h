@@ -31,10 +31,10 @@ class LiveProcessing : public QObject {
 
   // What the window forwards: a stack was opened, the slider asked for slice z, and the raw
   // slice z is now on the view (processed pixels are put back on top when they are shown).
-  // viewerSlices: raw slices the window holds already (the worker copies them instead of
-  // reading the file again).
+  // slices: the window's store of the stack's raw slices, which the worker shares (null: the
+  // worker keeps its own).
   void setStack(std::shared_ptr<const io::StackReader> reader,
-                ProcessingWorker::RawLookup viewerSlices = {});
+                std::shared_ptr<compute::SliceStore> slices = {});
   void sliceRequested(int z);
   void rawSliceShown(int z);
   // The window is about to draw raw slice z. In the Processed view, while results arrive within

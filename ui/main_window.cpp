@@ -186,18 +186,16 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   reader_ = std::move(reader);
   info_ = reader_->info();
   emit stackInstalled();
-  source_->setStack(reader_, cacheBudget_, z, first);
-  // The processing worker copies the slices this window has read instead of reading them again.
-  live_->setStack(reader_, [cache = source_->cache()](int64_t k, float* out) {
-    return SliceSource::copyCached(*cache, k, out);
-  });
+  source_->setStack(reader_, rawSliceBudget_, z, first);
+  // The processing worker takes its raw slices from the same store, under the same budget.
+  live_->setStack(reader_, source_->store());
   live_->sliceRequested(z);
   ++sliceGeneration_;
   limitsValid_ = false;
   crosshair_.reset();
   view_->setCrosshair(std::nullopt);
   view_->clearSlice();
-  for (ViewerTool* tool : tools_) tool->stackOpened({reader_, source_->cache()});
+  for (ViewerTool* tool : tools_) tool->stackOpened({reader_, source_->store()});
   // FITS images have their first row at the bottom; microscopy TIFFs at the top.
   view_->setOriginBottom(info_.format == "fits");
   {
@@ -226,7 +224,7 @@ void MainWindow::requestSlice(int z) {
   emit sliceRequested(z);
   requestedZ_ = z;
   const quint64 generation = ++sliceGeneration_;
-  if (!source_->cache()->contains(z)) updateWorldLabel();  // the label leads while it reads
+  if (!source_->store()->contains(z)) updateWorldLabel();  // the label leads while it reads
   source_->fetch(z, [this, z, generation](SliceData s) {
     if (generation == sliceGeneration_ && s) showSlice(z, std::move(s));
   });
@@ -319,7 +317,7 @@ void MainWindow::addReadoutPart(std::function<QString(QPointF)> part) {
 }
 void MainWindow::refreshReadout() { readout_->refresh(); }
 QString MainWindow::readout() const { return readout_->text(); }
-SliceCache* MainWindow::cache() const { return source_->cache().get(); }
+compute::SliceStore* MainWindow::slices() const { return source_->store().get(); }
 HistogramWidget* MainWindow::histogram() const { return docks_.histogram->histogram(); }
 PlotWidget* MainWindow::lineProfilePlot() const { return docks_.line->plot(); }
 const RegionStats& MainWindow::regionStats() const { return docks_.region->stats(); }
@@ -335,7 +333,7 @@ void MainWindow::saveData(const QString& path, bool wholeStack) {
     return;
   }
   const SaveRequest request{reader_,
-                            source_->cache(),
+                            source_->store(),
                             info_,
                             wholeStack ? 0 : currentZ_,
                             wholeStack ? info_.z : 1,

@@ -20,6 +20,7 @@
 #include <optional>
 #include <set>
 
+#include "compute/slice_store.h"
 #include "io/stack.h"
 #include "render/slice_view.h"
 #include "ui/display_panel.h"
@@ -27,7 +28,6 @@
 #include "ui/navigation_bar.h"
 #include "ui/plot_widget.h"
 #include "ui/region_stats.h"
-#include "ui/slice_cache.h"
 #include "ui/viewer_settings.h"
 #include "ui/viewer_tool.h"
 #include "ui/window_docks.h"
@@ -86,7 +86,10 @@ class MainWindow : public QMainWindow {
   void openReader(std::shared_ptr<io::StackReader> reader);
   // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.
   void setQuiet(bool quiet) { quiet_ = quiet; }
-  void setCacheBudget(size_t bytes) { cacheBudget_ = bytes; }
+  // The byte budget of the next stack's raw slices: host and device copies, the viewer's and the
+  // live processing's together (one store).
+  void setRawSliceBudget(size_t bytes) { rawSliceBudget_ = bytes; }
+  size_t rawSliceBudget() const { return rawSliceBudget_; }
 
   // Tools for scripted use (tests, benchmarks) doing what the mouse does.
   void setCrosshair(QPoint pixel);
@@ -119,7 +122,7 @@ class MainWindow : public QMainWindow {
   int currentZ() const { return currentZ_; }  // the slice shown (the slider may be ahead)
   std::optional<QPoint> crosshair() const { return crosshair_; }
   SliceData currentSlice() const { return current_; }
-  SliceCache* cache() const;
+  compute::SliceStore* slices() const;  // the open stack's raw slices
   render::SliceView* sliceView() const { return view_; }
   render::SliceView* xzView() const;
   render::SliceView* yzView() const;
@@ -181,8 +184,8 @@ class MainWindow : public QMainWindow {
   io::StackInfo info_;
   QString path_;
   StackOpener* opener_;  // opens files on a worker
-  SliceSource* source_;  // the raw slices: reads, cache, read-ahead
-  size_t cacheBudget_ = size_t(1536) << 20;
+  SliceSource* source_;  // the raw slices: reads, the store, read-ahead
+  size_t rawSliceBudget_ = size_t(1536) << 20;
   int currentZ_ = 0;    // the slice shown
   int requestedZ_ = 0;  // the slice asked for (may still be reading)
   SliceData current_;

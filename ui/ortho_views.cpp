@@ -39,7 +39,7 @@ OrthoViews::~OrthoViews() { cancel(); }
 void OrthoViews::stackOpened(const OpenedStackView& stack) {
   generation_->fetch_add(1);
   reader_ = stack.reader;
-  cache_ = stack.cache;
+  slices_ = stack.slices;
   info_ = reader_->info();
   crosshair_.reset();
   for (render::SliceView* v : {xz_, yz_}) {
@@ -87,12 +87,12 @@ void OrthoViews::placeCrosshairs() {
 }
 
 void OrthoViews::hover(QPointF imagePos, int z) {
-  if (!reader_ || info_.z <= 1 || cache_->count() < static_cast<size_t>(info_.z)) return;
+  if (!reader_ || info_.z <= 1 || slices_->count() < static_cast<size_t>(info_.z)) return;
   const int x = int(std::lround(imagePos.x())), y = int(std::lround(imagePos.y()));
   if (x < 0 || y < 0 || x >= info_.x || y >= info_.y) return;
   std::vector<double> zs, values;
   for (int k = 0; k < info_.z; ++k) {
-    SliceData s = cache_->find(k);
+    SliceData s = slices_->find(k);
     if (!s) return;
     zs.push_back(k);
     values.push_back((*s)[static_cast<size_t>(y) * info_.x + x]);
@@ -105,7 +105,7 @@ void OrthoViews::cut() {
   auto token = generation_;
   const quint64 generation = token->fetch_add(1) + 1;
   auto reader = reader_;
-  auto cache = cache_;
+  auto slices = slices_;
   const int64_t X = info_.x, Y = info_.y, Z = info_.z;
   const int cx = crosshair_->x(), cy = crosshair_->y();
   (void)QtConcurrent::run(pool_, [=, this] {
@@ -116,7 +116,7 @@ void OrthoViews::cut() {
     try {
       for (int64_t z = 0; z < Z; ++z) {
         if (token->load() != generation) return;
-        const SliceData s = SliceSource::readNow(*reader, *cache, z);
+        const SliceData s = slices->get(z);
         const float* p = s->data();
         std::copy(p + cy * X, p + (cy + 1) * X, xz->begin() + z * X);
         for (int64_t y = 0; y < Y; ++y) (*yz)[static_cast<size_t>(y * Z + z)] = p[y * X + cx];

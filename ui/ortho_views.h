@@ -16,7 +16,6 @@
 #include "io/stack.h"
 #include "render/slice_view.h"
 #include "ui/plot_widget.h"
-#include "ui/slice_cache.h"
 #include "ui/viewer_tool.h"
 
 namespace stacklens::ui {
@@ -62,7 +61,7 @@ class OrthoViews : public QObject, public ViewerTool {
   render::SliceView* yz_;
   PlotWidget* zProfile_;
   std::shared_ptr<io::StackReader> reader_;
-  std::shared_ptr<SliceCache> cache_;
+  std::shared_ptr<compute::SliceStore> slices_;
   io::StackInfo info_;
   std::optional<QPoint> crosshair_;
   int z_ = 0;

@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "compute/pipeline_at_slice.h"
+#include "compute/pixel_pool.h"
 #include "render/frame_timing.h"
-#include "ui/pixel_pool.h"
+#include "ui/slice_source.h"
+#include "ui/stack_spacing.h"
 
 namespace stacklens::ui {
 namespace {
@@ -114,7 +116,7 @@ size_t ProcessingResult::deviceBytes() const {
 }
 
 ProcessingWorker::ProcessingWorker(QObject* parent)
-    : QObject(parent), pixelPool_(std::make_shared<PixelPool>()) {
+    : QObject(parent), pixelPool_(std::make_shared<compute::PixelPool>()) {
   qRegisterMetaType<ProcessingResultPtr>();
   pool_.setMaxThreadCount(1);
   pixelsDelay_.setSingleShot(true);
@@ -141,9 +143,11 @@ void ProcessingWorker::configurationChanged() {
 }
 
 void ProcessingWorker::setSource(std::shared_ptr<const io::StackReader> reader,
-                                 RawLookup viewerSlices) {
+                                 std::shared_ptr<compute::SliceStore> slices) {
   reader_ = std::move(reader);
-  viewerSlices_ = std::move(viewerSlices);
+  slices_ = std::move(slices);
+  if (!slices_ && reader_)
+    slices_ = std::make_shared<compute::SliceStore>(sliceSourceOf(reader_), kOwnStoreBudget);
   dropLive();  // raw slices of another stack
   lastZ_ = -1;
   pending_.reset();
@@ -155,7 +159,8 @@ void ProcessingWorker::setBackends(std::shared_ptr<compute::Backend> primary,
                                    std::shared_ptr<compute::Backend> secondary) {
   primary_ = std::move(primary);
   secondary_ = std::move(secondary);
-  dropLive();  // its raw slices live on the old backend
+  dropLive();
+  if (slices_) slices_->dropUploads();  // made by the old backend
   configurationChanged();
 }
 
@@ -181,11 +186,6 @@ void ProcessingWorker::setPrefetchRadius(int slices) { prefetchRadius_ = std::ma
 
 void ProcessingWorker::setProgressDelayMs(int ms) { progressDelayMs_ = std::max(0, ms); }
 
-void ProcessingWorker::setRawBudget(size_t bytes) {
-  rawBudget_ = bytes;
-  dropLive();
-}
-
 void ProcessingWorker::setTextureInterop(bool on) {
   if (on == textureInterop_) return;
   textureInterop_ = on;
@@ -208,21 +208,13 @@ void ProcessingWorker::dropLive() {
 
 std::shared_ptr<compute::LiveProcessor> ProcessingWorker::liveFor() {
   if (live_ || !reader_ || !primary_ || mode_ != Mode::Single) return live_;
-  const io::StackInfo& info = reader_->info();
-  compute::SliceSource source;
-  source.shape = {info.z, info.y, info.x};
-  source.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
-                    info.units[2]};
-  // The viewer usually holds the slice already (it showed it, or read it ahead): a copy instead
-  // of a second decode from the file.
-  source.read = [reader = reader_, viewer = viewerSlices_](int64_t z, float* out) {
-    if (!viewer || !viewer(z, out)) reader->readSlice(z, out);
-  };
+  // Slices read from now on are page-locked for the backend: their uploads are one DMA each.
+  slices_->pageLockFor(primary_);
   // Made here, not on a helper thread of lowered priority that the GUI thread would wait for
   // (on a loaded machine such a thread waits long for a CPU); the read-ahead thread lowers its
   // own priority.
-  auto live = std::make_shared<compute::LiveProcessor>(primary_, source, rawBudget_,
-                                                       [] { lowerThreadPriority(); });
+  auto live =
+      std::make_shared<compute::LiveProcessor>(primary_, slices_, [] { lowerThreadPriority(); });
   live_ = live;
   return live_;
 }
@@ -434,7 +426,7 @@ void ProcessingWorker::start(const Task& task) {
     setupError = QString::fromStdString(e.what());
   }
   pool_.start([this, task, config, cancel, compare, delayMs, interop, limits, radius, live,
-               pixelPool = pixelPool_, setupError, reader = reader_, viewer = viewerSlices_,
+               pixelPool = pixelPool_, setupError, reader = reader_, slices = slices_,
                primary = primary_, secondary = secondary_, pipeline = pipeline_] {
     static thread_local const bool lowered = (lowerThreadPriority(), true);
     (void)lowered;
@@ -485,14 +477,14 @@ void ProcessingWorker::start(const Task& task) {
         r->result = std::move(frame.result);
         r->raw = frame.raw;
       } else {
-        // The viewer's cached slices first, the file for the rest.
+        // From the store the viewer shares: kept slices are not read again.
         const compute::SliceRead read = [&](int64_t k, float* out) {
-          if (!viewer || !viewer(k, out)) reader->readSlice(k, out);
+          const compute::SliceStore::Pixels pixels = slices->get(k);
+          std::copy(pixels->begin(), pixels->end(), out);
         };
         compute::SliceRunRequest request;
         request.volume = {info.z, info.y, info.x};
-        request.spacing = {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown,
-                           info.units[2]};
+        request.spacing = spacingOf(info);
         request.z = task.z;
         request.primary = primary.get();
         if (compare) request.secondary = secondary.get();

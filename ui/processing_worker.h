@@ -1,6 +1,7 @@
 // Runs the processing pipeline off the GUI thread: newest request wins, stale jobs are cancelled,
 // results are cached (LRU, bounded in bytes, device buffers included) and neighbouring slices
-// are prefetched when idle. Single mode keeps raw slices on the backend (compute::LiveProcessor).
+// are prefetched when idle. Single mode takes raw slices from the stack's shared store and keeps
+// their uploads there (compute::LiveProcessor, compute::SliceStore).
 #pragma once
 
 #include <QElapsedTimer>
@@ -18,11 +19,11 @@
 
 #include "compute/live_processor.h"
 #include "compute/pipeline.h"
+#include "compute/pixel_pool.h"
+#include "compute/slice_store.h"
 #include "io/stack.h"
 
 namespace stacklens::ui {
-
-class PixelPool;
 
 // What the worker computed for slice z.
 struct ProcessingResult {
@@ -66,19 +67,18 @@ class ProcessingWorker : public QObject {
   Q_OBJECT
  public:
   enum class Mode { Single, Compare };
-  // Raw slices kept by the live path (host copies plus device uploads): 32 slices of 2048² with
-  // their uploads, so a typical scrub range is read from the file once.
-  static constexpr size_t kDefaultRawBudget = size_t(1) << 30;
+  // The budget of the raw slices the worker keeps when it is given no store (host copies plus
+  // device uploads): 32 slices of 2048² with their uploads, so a scrub range is read once.
+  static constexpr size_t kOwnStoreBudget = size_t(1) << 30;
 
   explicit ProcessingWorker(QObject* parent = nullptr);
   ~ProcessingWorker() override;  // cancels and waits for the running job
 
-  // Copies raw slice z into out (y·x floats) when the viewer holds it already, else returns false
-  // and the slice is read from the file. Called from the worker and read-ahead threads.
-  using RawLookup = std::function<bool(int64_t z, float* out)>;
-
   // Each of these drops cached results that no longer apply and cancels the running job.
-  void setSource(std::shared_ptr<const io::StackReader> reader, RawLookup viewerSlices = {});
+  // The raw slices come from slices, the viewer's store, which they share one byte budget with
+  // (null: a store of the worker's own, of kOwnStoreBudget).
+  void setSource(std::shared_ptr<const io::StackReader> reader,
+                 std::shared_ptr<compute::SliceStore> slices = {});
   // secondary is used in Compare mode (a GPU, or a second CPU backend standing in for one).
   void setBackends(std::shared_ptr<compute::Backend> primary,
                    std::shared_ptr<compute::Backend> secondary = {});
@@ -88,9 +88,7 @@ class ProcessingWorker : public QObject {
   void setCacheBudget(size_t bytes);   // 0 disables the cache
   void setPrefetchRadius(int slices);  // neighbours on each side prefetched when idle; 0: off
   void setProgressDelayMs(int ms);     // jobs running longer than this report progress (200)
-  // Raw slices kept where the backend computes (Single mode; see compute::LiveProcessor).
-  void setRawBudget(size_t bytes);
-  size_t rawBudget() const { return rawBudget_; }
+  const std::shared_ptr<compute::SliceStore>& slices() const { return slices_; }
   // How device results reach the screen: through CUDA–GL interop (true: no download before the
   // frame; the host pixels follow by processedPixelsReady) or as host pixels (false, the
   // default: one download by the job, for Mesa or builds without interop).
@@ -168,11 +166,10 @@ class ProcessingWorker : public QObject {
   void dropLive();
 
   std::shared_ptr<const io::StackReader> reader_;
-  RawLookup viewerSlices_;
+  std::shared_ptr<compute::SliceStore> slices_;  // raw slices, host and device
   std::shared_ptr<compute::Backend> primary_, secondary_;
-  std::shared_ptr<compute::LiveProcessor> live_;  // Single mode: raw slices on the backend
-  std::shared_ptr<PixelPool> pixelPool_;          // host pixels of results, recycled
-  size_t rawBudget_ = kDefaultRawBudget;
+  std::shared_ptr<compute::LiveProcessor> live_;   // Single mode: raw slices on the backend
+  std::shared_ptr<compute::PixelPool> pixelPool_;  // host pixels of results, recycled
   bool textureInterop_ = false;
   bool displayLimits_ = true;
   QTimer pixelsDelay_;  // the readout's pixels wait until the slider rests

@@ -240,7 +240,11 @@ void ScrubBenchmark::finish() {
     o["frames_before_processed"] = otherFrames_;
     o["prefetches_adopted"] = adoptedPrefetches_;
     if (auto lp = live_->worker()->liveProcessor()) o["file_reads"] = lp->fileReads();
-    o["raw_budget_mb"] = double(live_->worker()->rawBudget() >> 20);
+    if (auto slices = live_->worker()->slices()) {
+      o["raw_budget_mb"] = double(slices->budget() >> 20);
+      o["raw_mb"] = round3(double(slices->bytes()) / (1 << 20));
+      o["raw_device_mb"] = round3(double(slices->deviceBytes()) / (1 << 20));
+    }
     const LiveProcessing::FirstResult& first = live_->firstResult();
     if (first.result && first.presentedNs) {
       auto ms = [&](int64_t from, int64_t to) { return round3((to - from) / 1e6); };

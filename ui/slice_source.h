@@ -1,7 +1,8 @@
-// One owner of the open stack's raw slices on the host: the reader, a cache bounded in bytes,
-// reads on a worker (one in flight per slice), read-ahead beside the slice shown and whole-stack
-// preloads. The viewer, the ortho views, saves and the processing worker all take their slices
-// from here, so a slice is read from the file once while it stays in the budget.
+// The viewer's side of the open stack's raw slices: the reader, the stack's compute::SliceStore
+// (host and device copies under one byte budget), reads on the window's pool with the result
+// delivered on the GUI thread, read-ahead beside the slice shown and whole-stack preloads. The
+// viewer, the ortho views, saves and the processing worker all take their slices from the one
+// store, so a slice is read from the file once while it stays in the budget.
 #pragma once
 
 #include <QObject>
@@ -11,10 +12,16 @@
 #include <memory>
 #include <set>
 
+#include "compute/slice_store.h"
 #include "io/stack.h"
-#include "ui/slice_cache.h"
+#include "render/slice_view.h"
 
 namespace stacklens::ui {
+
+using render::SliceData;
+
+// The reader's slices as the compute library takes them (shape, spacing, a thread-safe read).
+compute::SliceSource sliceSourceOf(std::shared_ptr<const io::StackReader> reader);
 
 class SliceSource : public QObject {
   Q_OBJECT
@@ -23,10 +30,10 @@ class SliceSource : public QObject {
   SliceSource(QThreadPool* pool, QObject* parent = nullptr);
   ~SliceSource() override;
 
-  // A new stack, a new cache of budget bytes holding the slice already read (first, at z).
+  // A new stack, a new store of budget bytes holding the slice already read (first, at z).
   void setStack(std::shared_ptr<io::StackReader> reader, size_t budget, int z, SliceData first);
   std::shared_ptr<io::StackReader> reader() const { return reader_; }
-  std::shared_ptr<SliceCache> cache() const { return cache_; }
+  std::shared_ptr<compute::SliceStore> store() const { return store_; }
 
   // Slice z on the GUI thread: at once when cached, else after a read on the pool (null after a
   // read error, which readFailed reports). Nothing is called for a stack replaced meanwhile.
@@ -35,11 +42,6 @@ class SliceSource : public QObject {
   void prefetchAround(int z);
   // Reads slices [0, count) into the cache; done gets "" or the error, on the GUI thread.
   void preload(int count, std::function<void(const QString& error)> done);
-  // For workers: slice z from the cache, else read now (on the caller's thread) and cached.
-  // Throws IoError.
-  static SliceData readNow(const io::StackReader& reader, SliceCache& cache, int64_t z);
-  // For the processing worker: copies slice z into out when cached.
-  static bool copyCached(SliceCache& cache, int64_t z, float* out);
   // The window is closing: preloads stop at their next slice.
   void stop() { stopped_->store(true); }
 
@@ -49,7 +51,7 @@ class SliceSource : public QObject {
  private:
   QThreadPool* pool_;
   std::shared_ptr<io::StackReader> reader_;
-  std::shared_ptr<SliceCache> cache_;
+  std::shared_ptr<compute::SliceStore> store_;
   int64_t depth_ = 0;
   std::set<int> inFlight_;
   std::shared_ptr<std::atomic<bool>> stopped_ = std::make_shared<std::atomic<bool>>(false);

@@ -20,7 +20,7 @@ bool saveSlices(const SaveRequest& request, const std::atomic<bool>& cancel,
   for (int64_t k = 0; k < request.count; ++k) {
     if (cancel.load()) return false;  // the writer removes its temporary file
     const int64_t z = request.first + k;
-    if (SliceData cached = request.cache ? request.cache->find(z) : SliceData{})
+    if (compute::SliceStore::Pixels cached = request.slices ? request.slices->find(z) : nullptr)
       std::copy(cached->begin(), cached->end(), slice.begin());
     else
       request.reader->readSlice(z, slice.data());

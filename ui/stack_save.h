@@ -9,14 +9,14 @@
 #include <memory>
 #include <string>
 
+#include "compute/slice_store.h"
 #include "io/stack.h"
-#include "ui/slice_cache.h"
 
 namespace stacklens::ui {
 
 struct SaveRequest {
   std::shared_ptr<const io::StackReader> reader;
-  std::shared_ptr<SliceCache> cache;  // may be null
+  std::shared_ptr<compute::SliceStore> slices;  // the slices read already; may be null
   io::StackInfo info;
   int64_t first = 0, count = 1;  // the slices saved
   std::string path;

@@ -4,17 +4,19 @@
 
 #include <memory>
 
+#include "compute/slice_store.h"
 #include "io/stack.h"
 #include "render/slice_view.h"
 
 namespace stacklens::ui {
 
-class SliceCache;
+using render::SliceData;  // a slice's pixels, shared by the store, the view and the tools
 
 // The stack just opened, as the tools see it.
 struct OpenedStackView {
   std::shared_ptr<io::StackReader> reader;
-  std::shared_ptr<SliceCache> cache;  // the raw slices read so far, shared with the viewer
+  // The stack's raw slices, shared with the viewer and the live processing.
+  std::shared_ptr<compute::SliceStore> slices;
 };
 
 // A slice the view has just shown (width × height values).

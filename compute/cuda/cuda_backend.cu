@@ -64,7 +64,6 @@ class CudaBackend final : public Backend, public DeviceControl {
   size_t setMemoryBudget(size_t bytes) override { return ctx_->setBudget(bytes); }
   int lastChunkCount() const override { return lastChunks_; }
   size_t devicePeakBytes() const override { return ctx_->peakBytes(); }
-  Image pinnedHost(Shape shape) override { return cuda::pinnedHostImage(shape); }
   bool pinHostMemory(void* p, size_t bytes) override { return cuda::pinHostMemory(p, bytes); }
   void unpinHostMemory(void* p) override { cuda::unpinHostMemory(p); }
   Image uploadAsync(const Image& image) override { return cuda::uploadAsync(ctx_, image); }

@@ -1,4 +1,4 @@
-// Transfers for live slices: page-locked host buffers, queued uploads and direct downloads.
+// Transfers for live slices: page-locking host buffers, queued uploads and direct downloads.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -19,15 +19,6 @@ bool pageLocked(const void* p) {
 }
 
 }  // namespace
-
-Image pinnedHostImage(Shape shape) {
-  if (shape.z < 0 || shape.y < 0 || shape.x < 0) throw InvalidArgument("negative shape");
-  const size_t bytes = static_cast<size_t>(shape.count()) * sizeof(float);
-  void* p = nullptr;
-  SL_CUDA(cudaMallocHost(&p, bytes == 0 ? sizeof(float) : bytes));
-  std::shared_ptr<float> storage(static_cast<float*>(p), [](float* q) { cudaFreeHost(q); });
-  return Image(shape, Location::Host, std::move(storage));
-}
 
 bool pinHostMemory(void* p, size_t bytes) {
   if (!p || bytes == 0) return false;

@@ -1,12 +1,10 @@
-// Transfers for live slices (for compute/cuda/*.cu only): see Backend::pinnedHost and friends.
+// Transfers for live slices (for compute/cuda/*.cu only): see DeviceControl's transfers.
 #pragma once
 
 #include "compute/cuda/cuda_context.cuh"
 
 namespace stacklens::compute::cuda {
 
-// A host image in page-locked memory (cudaMallocHost), freed with cudaFreeHost.
-Image pinnedHostImage(Shape shape);
 // cudaHostRegister / cudaHostUnregister (portable: every context sees it page-locked).
 bool pinHostMemory(void* p, size_t bytes);
 void unpinHostMemory(void* p);

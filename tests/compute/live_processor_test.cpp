@@ -174,37 +174,6 @@ TEST(LiveProcessor, CancelledBeforeTheFirstIterationThrowsCancelled) {
   EXPECT_THROW(live.process(1, deconvolution2D(), compute::Job(&cancel)), compute::Cancelled);
 }
 
-TEST(HostBufferPool, ReleasedBuffersAreReusedHeldOnesAreNot) {
-  auto pool = std::make_shared<compute::HostBufferPool>(std::make_shared<FakeBackend>(false),
-                                                        compute::Shape{1, 4, 4}, 2);
-  const float *first = nullptr, *second = nullptr;
-  {
-    Image a = pool->acquire();
-    first = a.data();
-    const Image held = a;  // a copy keeps it out of the pool
-    a = Image();
-    const Image b = pool->acquire();
-    second = b.data();
-    EXPECT_NE(second, first);
-  }
-  const Image c = pool->acquire();  // both went back: no new allocation
-  EXPECT_EQ(pool->allocations(), 2);
-  EXPECT_TRUE(c.data() == first || c.data() == second);
-}
-
-TEST(HostBufferPool, DroppingKeepsTheBufferAndAcquireFreesTheSurplus) {
-  auto pool = std::make_shared<compute::HostBufferPool>(std::make_shared<FakeBackend>(false),
-                                                        compute::Shape{1, 4, 4}, 1);
-  {
-    std::vector<Image> held;
-    for (int i = 0; i < 4; ++i) held.push_back(pool->acquire());
-  }
-  EXPECT_EQ(pool->freeBuffers(), 4u);  // nothing freed by whoever dropped them
-  const Image one = pool->acquire();
-  EXPECT_EQ(pool->freeBuffers(), 1u);  // the surplus over maxFree went at acquire()
-  EXPECT_EQ(pool->allocations(), 4);
-}
-
 TEST(Backend, DefaultDownloadRowsTakesEveryStepthRow) {
   FakeBackend gpu(true);
   const Image device = gpu.upload(rampSlab(2, 7, 3));

@@ -1,4 +1,4 @@
-// Region statistics, line profiles, the histogram and the slice cache against brute force.
+// Region statistics, line profiles, and the histogram against brute force.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +9,6 @@
 #include "ui/histogram_widget.h"
 #include "ui/profiles.h"
 #include "ui/region_stats.h"
-#include "ui/slice_cache.h"
 
 using namespace stacklens::ui;
 
@@ -88,21 +87,4 @@ TEST(Histogram, CountsEveryFiniteValueOnce) {
   EXPECT_DOUBLE_EQ(h.min, -20.0);
   EXPECT_DOUBLE_EQ(h.max, 80.0);
   EXPECT_GT(h.counts.back(), 0.0);  // the maximum lands in the last bin
-}
-
-TEST(SliceCache, EvictsLeastRecentlyUsedBeyondBudget) {
-  SliceCache cache(3 * 100 * sizeof(float));
-  auto slice = [] { return std::make_shared<const std::vector<float>>(100, 1.f); };
-  for (int z = 0; z < 3; ++z) cache.insert(z, slice());
-  ASSERT_TRUE(cache.find(0));  // 0 becomes the most recent
-  cache.insert(3, slice());    // evicts 1, the least recent
-  EXPECT_TRUE(cache.contains(0));
-  EXPECT_FALSE(cache.contains(1));
-  EXPECT_TRUE(cache.contains(2));
-  EXPECT_TRUE(cache.contains(3));
-  EXPECT_EQ(cache.count(), 3u);
-  EXPECT_EQ(cache.bytes(), 3 * 100 * sizeof(float));
-  cache.insert(9, std::make_shared<const std::vector<float>>(1000, 0.f));  // alone over budget
-  EXPECT_EQ(cache.count(), 1u);
-  EXPECT_TRUE(cache.contains(9));
 }

@@ -1,6 +1,7 @@
 // An in-memory io::StackReader for ui tests: value at (z, y, x) = 100 z + 10 y + x.
 #pragma once
 
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -25,10 +26,13 @@ class MemoryStack : public io::StackReader {
   const io::StackInfo& info() const override { return info_; }
   void readSlice(int64_t z, float* out) const override {
     if (z < 0 || z >= info_.z) throw io::IoError("memory", "slice out of range");
+    reads.fetch_add(1);
     const size_t n = static_cast<size_t>(info_.y * info_.x);
     std::memcpy(out, data_.data() + static_cast<size_t>(z) * n, n * sizeof(float));
   }
   const io::Wcs* wcs() const override { return nullptr; }
+
+  mutable std::atomic<int> reads{0};  // slices read so far
 
  private:
   io::StackInfo info_;

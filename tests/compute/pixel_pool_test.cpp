@@ -1,13 +1,13 @@
 // PixelPool: vectors come back and are handed out again; the ones acquired for a backend are
 // page-locked by it once and unpinned before they are freed.
-#include "ui/pixel_pool.h"
+#include "compute/pixel_pool.h"
 
 #include <gtest/gtest.h>
 
 #include "tests/compute/fake_backend.h"
 
+using stacklens::compute::PixelPool;
 using stacklens::testing::FakeBackend;
-using stacklens::ui::PixelPool;
 
 TEST(PixelPool, RecyclesVectorsOfTheSameSize) {
   auto pool = std::make_shared<PixelPool>();
@@ -46,13 +46,17 @@ TEST(PixelPool, PinsOnceForTheBackendAndUnpinsBeforeFreeing) {
     auto pageable = pool->acquire(32);
     EXPECT_NE(pageable->data(), p);
     EXPECT_EQ(gpu->pins, 1);
-    // More than kKept returned at once: the surplus is unpinned and freed.
+    // More than kKept returned at once: all are taken back (whoever drops a vector never waits
+    // for an unpin); the next acquire unpins and frees the surplus.
     std::vector<std::shared_ptr<std::vector<float>>> many;
     for (size_t i = 0; i < PixelPool::kKept + 3; ++i) many.push_back(pool->acquire(32, gpu));
     EXPECT_EQ(gpu->pinned.size(), PixelPool::kKept + 4);
     many.clear();
+    EXPECT_EQ(pool->kept(), PixelPool::kKept + 3);
+    EXPECT_EQ(gpu->unpins, 0);
+    auto one = pool->acquire(32, gpu);
     EXPECT_EQ(pool->kept(), PixelPool::kKept);
-    EXPECT_EQ(gpu->pinned.size(), PixelPool::kKept + 1);  // the kept ones and `again`
+    EXPECT_EQ(gpu->pinned.size(), PixelPool::kKept + 2);  // the kept ones, `again` and `one`
   }
   // The pool and every vector gone: nothing stays page-locked.
   EXPECT_TRUE(gpu->pinned.empty());

@@ -1,9 +1,9 @@
 // PixelPool: recycled (and, for a GPU backend, page-locked) host pixel vectors.
-#include "ui/pixel_pool.h"
+#include "compute/pixel_pool.h"
 
 #include <algorithm>
 
-namespace stacklens::ui {
+namespace stacklens::compute {
 
 PixelPool::~PixelPool() {
   for (Buffer& b : free_) release(std::move(b));
@@ -13,9 +13,10 @@ void PixelPool::release(Buffer buffer) {
   if (buffer.pinnedBy) buffer.pinnedBy->device().unpinHostMemory(buffer.pixels->data());
 }
 
-std::shared_ptr<std::vector<float>> PixelPool::acquire(
-    size_t count, const std::shared_ptr<compute::Backend>& pinFor) {
+std::shared_ptr<std::vector<float>> PixelPool::acquire(size_t count,
+                                                       const std::shared_ptr<Backend>& pinFor) {
   Buffer buffer;
+  std::vector<Buffer> surplus;  // released after the lock
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = std::find_if(free_.begin(), free_.end(), [&](const Buffer& b) {
@@ -25,7 +26,12 @@ std::shared_ptr<std::vector<float>> PixelPool::acquire(
       buffer = std::move(*it);
       free_.erase(it);
     }
+    while (free_.size() > kKept) {
+      surplus.push_back(std::move(free_.front()));  // the longest unused
+      free_.erase(free_.begin());
+    }
   }
+  for (Buffer& b : surplus) release(std::move(b));
   if (!buffer.pixels) {
     buffer.pixels = std::make_unique<std::vector<float>>(count);
     if (pinFor && pinFor->device().pinHostMemory(buffer.pixels->data(), count * sizeof(float)))
@@ -43,11 +49,10 @@ std::shared_ptr<std::vector<float>> PixelPool::acquire(
       });
 }
 
-std::pair<std::shared_ptr<std::vector<float>>, compute::Image> PixelPool::image(
-    compute::Shape shape, const std::shared_ptr<compute::Backend>& pinFor) {
+std::pair<std::shared_ptr<std::vector<float>>, Image> PixelPool::image(
+    Shape shape, const std::shared_ptr<Backend>& pinFor) {
   auto pixels = acquire(static_cast<size_t>(shape.count()), pinFor);
-  compute::Image image(shape, compute::Location::Host,
-                       std::shared_ptr<float>(pixels, pixels->data()));
+  Image image(shape, Location::Host, std::shared_ptr<float>(pixels, pixels->data()));
   return {pixels, image};
 }
 
@@ -57,16 +62,8 @@ size_t PixelPool::kept() const {
 }
 
 void PixelPool::giveBack(Buffer buffer) {
-  Buffer surplus;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (free_.size() < kKept) {
-      free_.push_back(std::move(buffer));
-      return;
-    }
-    surplus = std::move(buffer);
-  }
-  release(std::move(surplus));
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_.push_back(std::move(buffer));
 }
 
-}  // namespace stacklens::ui
+}  // namespace stacklens::compute

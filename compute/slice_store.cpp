@@ -1,0 +1,223 @@
+// The slice store: reads (one per slice at a time), host copies from a recycling pool that
+// page-locks them for the live backend, uploads kept beside them, eviction by bytes.
+#include "compute/slice_store.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "compute/pixel_pool.h"
+
+namespace stacklens::compute {
+namespace {
+
+size_t pixelBytes(const SliceStore::Pixels& p) { return p ? p->size() * sizeof(float) : 0; }
+
+bool onDevice(const Image& image) { return !image.empty() && !image.onHost(); }
+
+}  // namespace
+
+SliceStore::SliceStore(SliceSource source, size_t budgetBytes)
+    : source_(std::move(source)), budget_(budgetBytes), pool_(std::make_shared<PixelPool>()) {
+  if (!source_.read) throw InvalidArgument("slice store: no slice source");
+}
+
+SliceStore::~SliceStore() = default;
+
+size_t SliceStore::entryBytes(const Entry& e) const {
+  return pixelBytes(e.host) + (onDevice(e.device) ? e.device.bytes() : 0);
+}
+
+void SliceStore::touch(Entry& e) { order_.splice(order_.begin(), order_, e.order); }
+
+SliceStore::Pixels SliceStore::find(int64_t z) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(z);
+  if (it == entries_.end()) return nullptr;
+  touch(it->second);
+  return it->second.host;
+}
+
+bool SliceStore::contains(int64_t z) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.count(z) != 0;
+}
+
+SliceStore::Pixels SliceStore::get(int64_t z) {
+  if (z < 0 || z >= source_.shape.z)
+    throw InvalidArgument("slice " + std::to_string(z) + " is outside the stack's " +
+                          std::to_string(source_.shape.z) + " slices");
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (auto it = entries_.find(z); it != entries_.end()) {
+      touch(it->second);
+      return it->second.host;
+    }
+    if (!reading_.count(z)) break;
+    readDone_.wait(lock);  // another thread reads it; a failed read leaves it to this one
+  }
+  reading_.insert(z);
+  const std::shared_ptr<Backend> lockFor = pageLockFor_;
+  lock.unlock();
+  std::shared_ptr<std::vector<float>> pixels;
+  std::exception_ptr error;
+  try {
+    pixels = pool_->acquire(static_cast<size_t>(source_.shape.sliceCount()), lockFor);
+    source_.read(z, pixels->data());
+  } catch (...) {
+    error = std::current_exception();
+  }
+  lock.lock();
+  reading_.erase(z);
+  ++fileReads_;
+  readDone_.notify_all();
+  if (error) std::rethrow_exception(error);
+  keep(z, pixels);
+  return pixels;
+}
+
+void SliceStore::insert(int64_t z, Pixels pixels) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  keep(z, std::move(pixels));
+}
+
+void SliceStore::keep(int64_t z, Pixels pixels) {
+  if (auto it = entries_.find(z); it != entries_.end()) {
+    forgetUpload(it->second);
+    bytes_ -= pixelBytes(it->second.host);
+    it->second.host = std::move(pixels);
+    bytes_ += pixelBytes(it->second.host);
+    touch(it->second);
+  } else {
+    order_.push_front(z);
+    Entry& e = entries_[z];
+    e.host = std::move(pixels);
+    e.order = order_.begin();
+    bytes_ += pixelBytes(e.host);
+  }
+  trim();
+}
+
+bool SliceStore::held(int64_t z) const {
+  return std::any_of(holds_.begin(), holds_.end(),
+                     [z](const auto& h) { return z >= h.first && z <= h.second; });
+}
+
+void SliceStore::trim() {
+  // The newest slice stays even alone over the budget: it is the one about to be shown.
+  for (auto it = order_.end(); bytes_ > budget_ && it != order_.begin();) {
+    --it;
+    if (it == order_.begin()) break;
+    const int64_t z = *it;
+    if (held(z)) continue;
+    auto e = entries_.find(z);
+    forgetUpload(e->second);
+    bytes_ -= pixelBytes(e->second.host);
+    entries_.erase(e);
+    it = order_.erase(it);
+  }
+}
+
+void SliceStore::forgetUpload(Entry& e) {
+  if (onDevice(e.device)) {
+    bytes_ -= e.device.bytes();
+    deviceBytes_ -= e.device.bytes();
+  }
+  e.device = Image();
+  e.uploader = nullptr;
+}
+
+void SliceStore::pageLockFor(std::shared_ptr<Backend> backend) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pageLockFor_ = std::move(backend);
+}
+
+Image SliceStore::hostImage(int64_t z) {
+  const Pixels pixels = get(z);
+  // Image's storage is mutable; the operations only read their input.
+  Image image(sliceShape(), Location::Host,
+              std::shared_ptr<float>(pixels, const_cast<float*>(pixels->data())));
+  image.spacing = source_.spacing;
+  return image;
+}
+
+Image SliceStore::onBackend(int64_t z, Backend& backend) {
+  Image host = hostImage(z);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(z);
+    if (it != entries_.end() && !it->second.device.empty() && it->second.uploader == &backend) {
+      touch(it->second);
+      return it->second.device;
+    }
+  }
+  // Outside the lock: an upload from pageable memory waits for its staging copies.
+  Image device = backend.device().uploadAsync(host);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(z);
+  if (it == entries_.end() || !it->second.host || it->second.host->data() != host.data())
+    return device;  // evicted or replaced meanwhile: used once, not kept
+  Entry& e = it->second;
+  forgetUpload(e);
+  e.device = device;
+  e.uploader = &backend;
+  if (onDevice(device)) {
+    bytes_ += device.bytes();
+    deviceBytes_ += device.bytes();
+  }
+  touch(e);
+  trim();
+  return device;
+}
+
+bool SliceStore::uploaded(int64_t z) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(z);
+  return it != entries_.end() && !it->second.device.empty();
+}
+
+void SliceStore::dropUploads() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [z, e] : entries_) forgetUpload(e);
+}
+
+SliceStore::Hold::Hold(SliceStore& store, int64_t from, int64_t to)
+    : store_(store), from_(from), to_(to) {
+  std::lock_guard<std::mutex> lock(store_.mutex_);
+  store_.holds_.emplace_back(from_, to_);
+}
+
+SliceStore::Hold::~Hold() {
+  std::lock_guard<std::mutex> lock(store_.mutex_);
+  auto& holds = store_.holds_;
+  holds.erase(std::find(holds.begin(), holds.end(), std::make_pair(from_, to_)));
+  store_.trim();
+}
+
+size_t SliceStore::bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return bytes_;
+}
+
+size_t SliceStore::deviceBytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return deviceBytes_;
+}
+
+size_t SliceStore::count() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.size();
+}
+
+int SliceStore::fileReads() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return fileReads_;
+}
+
+void SliceStore::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  entries_.clear();
+  order_.clear();
+  bytes_ = deviceBytes_ = 0;
+}
+
+}  // namespace stacklens::compute

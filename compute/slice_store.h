@@ -1,0 +1,119 @@
+// One owner of an open stack's raw slices, for the viewer, its tools and live processing alike:
+// each slice is read from the file once while it stays, kept on the host and, once a backend has
+// uploaded it, where that backend computes as well, all under one byte budget (the least
+// recently used slice goes first, with its device copy). Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "compute/backend.h"
+
+namespace stacklens::compute {
+
+class PixelPool;
+
+// Where the raw slices come from (e.g. an io::StackReader): z slices of y × x float32 values.
+struct SliceSource {
+  Shape shape;
+  Spacing spacing;
+  // Writes slice z (y·x values) to out; throws on failure (naming the file). Called from several
+  // threads at once, so it must be thread-safe as io::StackReader is.
+  std::function<void(int64_t z, float* out)> read;
+};
+
+class SliceStore {
+ public:
+  // A slice's pixels, shared with whoever shows or processes them (never copied).
+  using Pixels = std::shared_ptr<const std::vector<float>>;
+
+  SliceStore(SliceSource source, size_t budgetBytes);
+  ~SliceStore();
+  SliceStore(const SliceStore&) = delete;
+  SliceStore& operator=(const SliceStore&) = delete;
+
+  const SliceSource& source() const { return source_; }
+  Shape sliceShape() const { return {1, source_.shape.y, source_.shape.x}; }
+
+  // Slice z when kept, else null; a hit makes it the most recent.
+  Pixels find(int64_t z);
+  bool contains(int64_t z) const;
+  // Slice z: kept, or read now on the caller's thread; while another thread reads it, waits for
+  // that read (one read per slice at a time). Throws what the source throws.
+  Pixels get(int64_t z);
+  // Keeps a slice read elsewhere (the opener's first slice). The newest slice is always kept,
+  // even alone over the budget.
+  void insert(int64_t z, Pixels pixels);
+
+  // Slices read from now on are page-locked for backend's transfers (CUDA: one DMA per upload,
+  // no staging copy); null: pageable.
+  void pageLockFor(std::shared_ptr<Backend> backend);
+  // Slice z as a host image sharing the kept pixels (read-only by contract: the viewer shows the
+  // same memory).
+  Image hostImage(int64_t z);
+  // Slice z where backend computes: the kept upload, else one queued upload (DeviceControl::
+  // uploadAsync) kept beside the host copy and counted in the budget. Call it from the thread
+  // that uses backend. A host backend gets the host image.
+  Image onBackend(int64_t z, Backend& backend);
+  bool uploaded(int64_t z) const;
+  // Forgets the uploads (their backend is going away); the host copies stay.
+  void dropUploads();
+
+  // While a Hold lives, slices [from, to] are not evicted (a running frame uses them).
+  class Hold {
+   public:
+    Hold(SliceStore& store, int64_t from, int64_t to);
+    ~Hold();
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+
+   private:
+    SliceStore& store_;
+    int64_t from_, to_;
+  };
+
+  size_t budget() const { return budget_; }
+  size_t bytes() const;        // host and device bytes of the kept slices
+  size_t deviceBytes() const;  // of those, on a device
+  size_t count() const;        // slices kept
+  int fileReads() const;       // slices read from the source so far
+  void clear();
+
+ private:
+  struct Entry {
+    Pixels host;
+    Image device;               // empty until uploaded
+    const Backend* uploader{};  // the backend that made device
+    std::list<int64_t>::iterator order;
+  };
+  size_t entryBytes(const Entry& e) const;
+  void touch(Entry& e);
+  void keep(int64_t z, Pixels pixels);  // mutex held
+  void trim();                          // mutex held
+  void forgetUpload(Entry& e);          // mutex held
+  bool held(int64_t z) const;           // mutex held
+
+  SliceSource source_;
+  size_t budget_;
+  std::shared_ptr<PixelPool> pool_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable readDone_;
+  std::map<int64_t, Entry> entries_;
+  std::list<int64_t> order_;   // most recently used first
+  std::set<int64_t> reading_;  // being read by some thread
+  std::vector<std::pair<int64_t, int64_t>> holds_;
+  std::shared_ptr<Backend> pageLockFor_;
+  size_t bytes_ = 0, deviceBytes_ = 0;
+  int fileReads_ = 0;
+};
+
+}  // namespace stacklens::compute
