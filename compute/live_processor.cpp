@@ -1,4 +1,4 @@
-// Live processing: the read-ahead thread, frames assembled from the slice store, downloads.
+// Live processing: frames assembled from the slice store, downloads.
 #include "compute/live_processor.h"
 
 #include <algorithm>
@@ -17,63 +17,20 @@ double msSince(Clock::time_point start) {
 
 }  // namespace
 
-LiveProcessor::LiveProcessor(std::shared_ptr<Backend> backend, std::shared_ptr<SliceStore> store,
-                             std::function<void()> readerStart)
+LiveProcessor::LiveProcessor(std::shared_ptr<Backend> backend, std::shared_ptr<SliceStore> store)
     : backend_(std::move(backend)),
       store_(std::move(store)),
       resultPool_(std::make_shared<PixelPool>()) {
   if (!backend_) throw InvalidArgument("live processing: no backend");
   if (!store_) throw InvalidArgument("live processing: no slice source");
   if (store_->source().shape.empty()) throw InvalidArgument("live processing: the stack is empty");
-  reader_ = std::thread([this, start = std::move(readerStart)] {
-    if (start) start();
-    readerLoop();
-  });
 }
 
 LiveProcessor::LiveProcessor(std::shared_ptr<Backend> backend, SliceSource source,
                              size_t budgetBytes, std::function<void()> readerStart)
-    : LiveProcessor(std::move(backend),
-                    std::make_shared<SliceStore>(std::move(source), budgetBytes),
-                    std::move(readerStart)) {
+    : LiveProcessor(std::move(backend), std::make_shared<SliceStore>(std::move(source), budgetBytes,
+                                                                     std::move(readerStart))) {
   store_->pageLockFor(backend_);
-}
-
-LiveProcessor::~LiveProcessor() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-    queue_.clear();
-  }
-  changed_.notify_all();
-  reader_.join();
-}
-
-void LiveProcessor::readerLoop() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    changed_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-    if (stop_) return;
-    const int64_t z = queue_.front();
-    queue_.pop_front();
-    lock.unlock();
-    try {
-      store_->get(z);
-    } catch (...) {
-      // A failed read-ahead is forgotten: process() reads again and reports the error itself.
-    }
-    lock.lock();
-  }
-}
-
-void LiveProcessor::readAhead(const std::vector<int64_t>& zs) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    queue_.clear();
-    for (int64_t z : zs)
-      if (z >= 0 && z < store_->source().shape.z && !store_->contains(z)) queue_.push_back(z);
-  }
-  changed_.notify_all();
 }
 
 LiveProcessor::Frame LiveProcessor::process(int64_t z, const Pipeline& pipeline, const Job& job) {
@@ -88,11 +45,6 @@ LiveProcessor::Frame LiveProcessor::process(int64_t z, const Pipeline& pipeline,
   const int64_t z1 = std::min<int64_t>(stack.z - 1, z + half);
   const int64_t n = z1 - z0 + 1;
   const int64_t sliceCount = stack.sliceCount();
-  {
-    // Slices being read ahead that this frame does not need can wait.
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::erase_if(queue_, [&](int64_t k) { return k >= z0 && k <= z1; });
-  }
   const SliceStore::Hold hold(*store_, z0, z1);  // the frame's slices stay while it runs
 
   Frame frame;

@@ -1,17 +1,12 @@
 // Live processing for a scrubbing viewer: raw slices taken from the stack's SliceStore (read once,
-// uploaded once, under its one byte budget), neighbours read ahead, the pipeline's result left on
-// the backend (device for CUDA).
+// read ahead, uploaded once, under its one byte budget), the pipeline's result left on the backend
+// (device for CUDA).
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <string>
-#include <thread>
 #include <vector>
 
 #include "compute/pipeline.h"
@@ -23,14 +18,12 @@ namespace stacklens::compute {
 class LiveProcessor {
  public:
   // The raw slices come from store, which the viewer may share. The backend must be used by one
-  // thread at a time: the one calling process() and download(). readerStart runs first on the
-  // read-ahead thread (e.g. to lower its priority).
-  LiveProcessor(std::shared_ptr<Backend> backend, std::shared_ptr<SliceStore> store,
-                std::function<void()> readerStart = {});
-  // A store of its own, of budgetBytes, over source.
+  // thread at a time: the one calling process() and download().
+  LiveProcessor(std::shared_ptr<Backend> backend, std::shared_ptr<SliceStore> store);
+  // A store of its own, of budgetBytes, over source; readerStart runs first on its read-ahead
+  // thread (e.g. to lower its priority).
   LiveProcessor(std::shared_ptr<Backend> backend, SliceSource source,
                 size_t budgetBytes = size_t(256) << 20, std::function<void()> readerStart = {});
-  ~LiveProcessor();  // stops the read-ahead thread
   LiveProcessor(const LiveProcessor&) = delete;
   LiveProcessor& operator=(const LiveProcessor&) = delete;
 
@@ -46,10 +39,9 @@ class LiveProcessor {
   // Throws Cancelled, InvalidArgument, or what the source throws (naming the file).
   Frame process(int64_t z, const Pipeline& pipeline, const Job& job = {});
 
-  // Reads these slices (those not kept yet) into the store on the read-ahead thread, in this
-  // order, replacing earlier read-ahead requests. The backend is not touched: the upload, one
-  // DMA from page-locked memory for CUDA, happens in process().
-  void readAhead(const std::vector<int64_t>& zs);
+  // The store reads these slices ahead (SliceStore::readAhead). The backend is not touched: the
+  // upload, one DMA from page-locked memory for CUDA, happens in process().
+  void readAhead(const std::vector<int64_t>& zs) { store_->readAhead(zs); }
 
   // A host copy of image (one DMA into a recycled page-locked vector for CUDA; the image itself
   // when it is on the host already).
@@ -67,17 +59,9 @@ class LiveProcessor {
   int fileReads() const { return store_->fileReads(); }  // slices read from the source so far
 
  private:
-  void readerLoop();
-
   std::shared_ptr<Backend> backend_;
   std::shared_ptr<SliceStore> store_;
   std::shared_ptr<PixelPool> resultPool_;  // host copies of results, page-locked
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<int64_t> queue_;
-  bool stop_ = false;
-  std::thread reader_;
 };
 
 }  // namespace stacklens::compute

@@ -1,9 +1,12 @@
-// The slice store: reads (one per slice at a time), host copies from a recycling pool that
-// page-locks them for the live backend, uploads kept beside them, eviction by bytes.
+// The slice store: reads (one per slice at a time), the read-ahead thread, host copies from a
+// recycling pool that page-locks them for the live backend, uploads kept beside them, eviction by
+// bytes.
 #include "compute/slice_store.h"
 
 #include <algorithm>
+#include <deque>
 #include <exception>
+#include <thread>
 
 #include "compute/pixel_pool.h"
 
@@ -16,12 +19,75 @@ bool onDevice(const Image& image) { return !image.empty() && !image.onHost(); }
 
 }  // namespace
 
-SliceStore::SliceStore(SliceSource source, size_t budgetBytes)
-    : source_(std::move(source)), budget_(budgetBytes), pool_(std::make_shared<PixelPool>()) {
+// The read-ahead thread is detached: it holds the store only while it reads a slice, so the last
+// owner (often the GUI thread, opening another stack) never waits for a read in progress.
+struct SliceStore::ReadAheadQueue {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<int64_t> slices;
+  bool stop = false;
+};
+
+SliceStore::SliceStore(SliceSource source, size_t budgetBytes, std::function<void()> readerStart)
+    : source_(std::move(source)),
+      budget_(budgetBytes),
+      pool_(std::make_shared<PixelPool>()),
+      readAhead_(std::make_shared<ReadAheadQueue>()),
+      readerStart_(std::move(readerStart)) {
   if (!source_.read) throw InvalidArgument("slice store: no slice source");
 }
 
-SliceStore::~SliceStore() = default;
+SliceStore::~SliceStore() {
+  {
+    std::lock_guard<std::mutex> lock(readAhead_->mutex);
+    readAhead_->stop = true;
+    readAhead_->slices.clear();
+  }
+  readAhead_->changed.notify_all();
+}
+
+void SliceStore::readAhead(const std::vector<int64_t>& zs) {
+  std::weak_ptr<SliceStore> self = weak_from_this();
+  if (self.expired()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!readerStarted_) {
+      readerStarted_ = true;
+      std::thread([queue = readAhead_, self, start = readerStart_] {
+        if (start) start();
+        readAheadLoop(queue, self);
+      }).detach();
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(readAhead_->mutex);
+    readAhead_->slices.clear();
+    for (int64_t z : zs)
+      if (z >= 0 && z < source_.shape.z && !contains(z)) readAhead_->slices.push_back(z);
+  }
+  readAhead_->changed.notify_all();
+}
+
+void SliceStore::readAheadLoop(std::shared_ptr<ReadAheadQueue> queue,
+                               std::weak_ptr<SliceStore> store) {
+  std::unique_lock<std::mutex> lock(queue->mutex);
+  for (;;) {
+    queue->changed.wait(lock, [&] { return queue->stop || !queue->slices.empty(); });
+    if (queue->stop) return;
+    const int64_t z = queue->slices.front();
+    queue->slices.pop_front();
+    lock.unlock();
+    if (std::shared_ptr<SliceStore> alive = store.lock()) {
+      try {
+        alive->get(z);
+      } catch (...) {
+        // A failed read-ahead is forgotten: whoever asks for the slice reads it again and reports
+        // the error itself.
+      }
+    }
+    lock.lock();
+  }
+}
 
 size_t SliceStore::entryBytes(const Entry& e) const {
   return pixelBytes(e.host) + (onDevice(e.device) ? e.device.bytes() : 0);

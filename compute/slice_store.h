@@ -1,7 +1,8 @@
 // One owner of an open stack's raw slices, for the viewer, its tools and live processing alike:
-// each slice is read from the file once while it stays, kept on the host and, once a backend has
-// uploaded it, where that backend computes as well, all under one byte budget (the least
-// recently used slice goes first, with its device copy). Thread-safe.
+// each slice is read from the file once while it stays (asked for, or read ahead on the store's
+// own thread), kept on the host and, once a backend has uploaded it, where that backend computes
+// as well, all under one byte budget (the least recently used slice goes first, with its device
+// copy). Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -30,13 +31,14 @@ struct SliceSource {
   std::function<void(int64_t z, float* out)> read;
 };
 
-class SliceStore {
+class SliceStore : public std::enable_shared_from_this<SliceStore> {
  public:
   // A slice's pixels, shared with whoever shows or processes them (never copied).
   using Pixels = std::shared_ptr<const std::vector<float>>;
 
-  SliceStore(SliceSource source, size_t budgetBytes);
-  ~SliceStore();
+  // readerStart runs first on the read-ahead thread (e.g. to lower its priority).
+  SliceStore(SliceSource source, size_t budgetBytes, std::function<void()> readerStart = {});
+  ~SliceStore();  // never waits for the read-ahead thread, which may be reading
   SliceStore(const SliceStore&) = delete;
   SliceStore& operator=(const SliceStore&) = delete;
 
@@ -49,6 +51,10 @@ class SliceStore {
   // Slice z: kept, or read now on the caller's thread; while another thread reads it, waits for
   // that read (one read per slice at a time). Throws what the source throws.
   Pixels get(int64_t z);
+  // Reads these slices (those neither kept nor being read) on the read-ahead thread, in this
+  // order, replacing earlier requests; a store that is not held by a shared_ptr reads nothing
+  // ahead. Nothing is uploaded: that happens in onBackend(), on the backend's thread.
+  void readAhead(const std::vector<int64_t>& zs);
   // Keeps a slice read elsewhere (the opener's first slice). The newest slice is always kept,
   // even alone over the budget.
   void insert(int64_t z, Pixels pixels);
@@ -100,6 +106,8 @@ class SliceStore {
   void trim();                          // mutex held
   void forgetUpload(Entry& e);          // mutex held
   bool held(int64_t z) const;           // mutex held
+  struct ReadAheadQueue;                // shared with the read-ahead thread, which may outlive us
+  static void readAheadLoop(std::shared_ptr<ReadAheadQueue> queue, std::weak_ptr<SliceStore> store);
 
   SliceSource source_;
   size_t budget_;
@@ -114,6 +122,9 @@ class SliceStore {
   std::shared_ptr<Backend> pageLockFor_;
   size_t bytes_ = 0, deviceBytes_ = 0;
   int fileReads_ = 0;
+  std::shared_ptr<ReadAheadQueue> readAhead_;
+  std::function<void()> readerStart_;
+  bool readerStarted_ = false;  // the thread starts at the first readAhead()
 };
 
 }  // namespace stacklens::compute

@@ -147,7 +147,8 @@ void ProcessingWorker::setSource(std::shared_ptr<const io::StackReader> reader,
   reader_ = std::move(reader);
   slices_ = std::move(slices);
   if (!slices_ && reader_)
-    slices_ = std::make_shared<compute::SliceStore>(sliceSourceOf(reader_), kOwnStoreBudget);
+    slices_ = std::make_shared<compute::SliceStore>(sliceSourceOf(reader_), kOwnStoreBudget,
+                                                    [] { lowerThreadPriority(); });
   dropLive();  // raw slices of another stack
   lastZ_ = -1;
   pending_.reset();
@@ -198,24 +199,13 @@ size_t ProcessingWorker::cacheDeviceBytes() const {
   return n;
 }
 
-void ProcessingWorker::dropLive() {
-  if (!live_) return;
-  // Its destructor joins the read-ahead thread, which runs at a lower priority: let the pool
-  // thread wait for it (after the running job, which may hold a reference too), not the GUI.
-  pool_.start([old = std::move(live_)]() mutable { old.reset(); });
-  live_.reset();
-}
+void ProcessingWorker::dropLive() { live_.reset(); }
 
 std::shared_ptr<compute::LiveProcessor> ProcessingWorker::liveFor() {
   if (live_ || !reader_ || !primary_ || mode_ != Mode::Single) return live_;
   // Slices read from now on are page-locked for the backend: their uploads are one DMA each.
   slices_->pageLockFor(primary_);
-  // Made here, not on a helper thread of lowered priority that the GUI thread would wait for
-  // (on a loaded machine such a thread waits long for a CPU); the read-ahead thread lowers its
-  // own priority.
-  auto live =
-      std::make_shared<compute::LiveProcessor>(primary_, slices_, [] { lowerThreadPriority(); });
-  live_ = live;
+  live_ = std::make_shared<compute::LiveProcessor>(primary_, slices_);
   return live_;
 }
 

@@ -5,6 +5,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
+#include "ui/processing_worker.h"
 #include "ui/stack_spacing.h"
 
 namespace stacklens::ui {
@@ -26,9 +27,10 @@ void SliceSource::setStack(std::shared_ptr<io::StackReader> reader, size_t budge
                            SliceData first) {
   reader_ = std::move(reader);
   depth_ = reader_->info().z;
-  store_ = std::make_shared<compute::SliceStore>(sliceSourceOf(reader_), budget);
+  // The read-ahead thread yields to the GUI and the processing.
+  store_ = std::make_shared<compute::SliceStore>(sliceSourceOf(reader_), budget,
+                                                 [] { lowerThreadPriority(); });
   store_->insert(z, std::move(first));
-  inFlight_.clear();
 }
 
 void SliceSource::fetch(int z, std::function<void(SliceData)> done) {
@@ -38,7 +40,6 @@ void SliceSource::fetch(int z, std::function<void(SliceData)> done) {
     return;
   }
   auto store = store_;
-  inFlight_.insert(z);
   (void)QtConcurrent::run(pool_, [this, store, z, done = std::move(done)] {
     SliceData slice;
     QString error;
@@ -51,7 +52,6 @@ void SliceSource::fetch(int z, std::function<void(SliceData)> done) {
         this,
         [this, store, z, slice, error, done] {
           if (store != store_) return;  // another stack since
-          inFlight_.erase(z);
           if (!error.isEmpty()) emit readFailed(z, error);
           done(slice);
         },
@@ -60,10 +60,7 @@ void SliceSource::fetch(int z, std::function<void(SliceData)> done) {
 }
 
 void SliceSource::prefetchAround(int z) {
-  for (int n : {z + 1, z - 1}) {
-    if (n < 0 || n >= depth_ || inFlight_.count(n) || store_->contains(n)) continue;
-    fetch(n, [](SliceData) {});
-  }
+  if (store_) store_->readAhead({z + 1, z - 1});
 }
 
 void SliceSource::preload(int count, std::function<void(const QString&)> done) {

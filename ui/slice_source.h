@@ -10,7 +10,6 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <set>
 
 #include "compute/slice_store.h"
 #include "io/stack.h"
@@ -38,7 +37,7 @@ class SliceSource : public QObject {
   // Slice z on the GUI thread: at once when cached, else after a read on the pool (null after a
   // read error, which readFailed reports). Nothing is called for a stack replaced meanwhile.
   void fetch(int z, std::function<void(SliceData)> done);
-  // Reads the neighbours of z that are neither cached nor being read.
+  // The store reads the neighbours of z ahead, on its own thread.
   void prefetchAround(int z);
   // Reads slices [0, count) into the cache; done gets "" or the error, on the GUI thread.
   void preload(int count, std::function<void(const QString& error)> done);
@@ -53,7 +52,6 @@ class SliceSource : public QObject {
   std::shared_ptr<io::StackReader> reader_;
   std::shared_ptr<compute::SliceStore> store_;
   int64_t depth_ = 0;
-  std::set<int> inFlight_;
   std::shared_ptr<std::atomic<bool>> stopped_ = std::make_shared<std::atomic<bool>>(false);
 };
 

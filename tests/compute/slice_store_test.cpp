@@ -218,3 +218,35 @@ TEST(SliceStore, LiveProcessingTakesTheViewersSlicesUnderOneBudget) {
   EXPECT_EQ(store->deviceBytes(), live.rawDeviceBytes());
   EXPECT_GT(store->deviceBytes(), 0u);
 }
+
+TEST(SliceStore, ReadsAheadOnItsOwnThread) {
+  CountingSource src(6);
+  std::atomic<bool> startedElsewhere{false};
+  const auto caller = std::this_thread::get_id();
+  auto store = std::make_shared<SliceStore>(
+      src.source(), 10 * kSlice, [&] { startedElsewhere = std::this_thread::get_id() != caller; });
+  store->get(2);
+  store->readAhead({3, 1, 2, 6, -1});  // 2 is kept; 6 and -1 are outside the stack
+  for (int i = 0; i < 2000 && !(store->contains(3) && store->contains(1)); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(store->contains(3));
+  EXPECT_TRUE(store->contains(1));
+  EXPECT_TRUE(startedElsewhere.load());
+  EXPECT_EQ(src.reads->load(), 3);
+  EXPECT_FALSE(store->uploaded(3));  // read ahead only: nothing is uploaded
+}
+
+TEST(SliceStore, TheLastOwnerDoesNotWaitForAReadAheadInProgress) {
+  CountingSource src(6);
+  *src.delayMs = 400;
+  auto store = std::make_shared<SliceStore>(src.source(), 10 * kSlice);
+  store->readAhead({4});
+  for (int i = 0; i < 2000 && src.reads->load() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(src.reads->load(), 1);  // the read is under way
+  const auto start = std::chrono::steady_clock::now();
+  store.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+  // The read finishes on the read-ahead thread, which frees the store and ends.
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+}
