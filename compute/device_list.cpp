@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
+#include <future>
 #include <sstream>
 
 namespace stacklens::compute {
@@ -48,8 +50,20 @@ std::vector<int> parseDeviceList(const std::string& text, int visible) {
 }
 
 std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& devices) {
+  // Each device's start (its context, memory pool and streams) takes a good part of a second and
+  // waits mostly on that device: they start at once, one thread each.
+  std::vector<std::future<std::unique_ptr<Backend>>> starting;
+  for (int d : devices) starting.push_back(std::async(std::launch::async, makeCudaBackend, d));
   std::vector<std::unique_ptr<Backend>> backends;
-  for (int d : devices) backends.push_back(makeCudaBackend(d));
+  std::exception_ptr failure;
+  for (auto& s : starting) try {
+      backends.push_back(s.get());
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  if (failure) std::rethrow_exception(failure);
+  // As if made here: the calling thread works on the first device, as after makeCudaBackend.
+  if (!backends.empty()) backends.front()->device().bindToThisThread();
   return backends;
 }
 

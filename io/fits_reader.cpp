@@ -254,12 +254,16 @@ void FitsReader::readWcs(const std::string& cards, int count, const FitsAxisRole
   info_.fixedPixel = fixedPixel;
 }
 
-void FitsReader::readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
-  const int64_t count = (y1 - y0) * info_.x;
+void FitsReader::readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out, int64_t x0,
+                               int64_t x1) const {
+  if (x1 < 0) x1 = info_.x;
+  // From the first wanted sample to the last: whole rows in between are read, converted only
+  // where wanted (a lateral block of a wide stack converts its own columns, not the row's).
+  const int64_t count = (y1 - y0 - 1) * info_.x + (x1 - x0);
   const int64_t bytes = std::abs(bitpix_) / 8;
   thread_local std::vector<unsigned char> buffer;
   buffer.resize(static_cast<size_t>(count * bytes));
-  const int64_t offset = dataStart_ + (planeElements_ + z * zStride_ + y0 * info_.x) * bytes;
+  const int64_t offset = dataStart_ + (planeElements_ + z * zStride_ + y0 * info_.x + x0) * bytes;
   size_t done = 0;
   while (done < buffer.size()) {
     const ssize_t got = ::pread(plainFd_.get(), buffer.data() + done, buffer.size() - done,
@@ -271,8 +275,15 @@ void FitsReader::readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out) co
     done += static_cast<size_t>(got);
   }
   const FitsSampleScaling scaling{bitpix_, info_.dtype, info_.bscale, info_.bzero, info_.blank};
-  if (!convertFitsSamples(buffer.data(), count, scaling, out))
-    throw IoError(info_.path, "unsupported BITPIX " + std::to_string(bitpix_));
+  const int64_t width = x1 - x0;
+  if (width == info_.x) {
+    if (!convertFitsSamples(buffer.data(), count, scaling, out))
+      throw IoError(info_.path, "unsupported BITPIX " + std::to_string(bitpix_));
+    return;
+  }
+  for (int64_t y = 0; y < y1 - y0; ++y)
+    if (!convertFitsSamples(buffer.data() + y * info_.x * bytes, width, scaling, out + y * width))
+      throw IoError(info_.path, "unsupported BITPIX " + std::to_string(bitpix_));
 }
 
 void FitsReader::readSlice(int64_t z, float* out) const {
@@ -301,6 +312,17 @@ void FitsReader::readRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
                                   " of slice " + std::to_string(z) + " are outside the stack");
   if (plainFd_.get() >= 0) return readPlainRows(z, y0, y1, out);
   StackReader::readRows(z, y0, y1, out);
+}
+
+void FitsReader::readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+                         float* out) const {
+  if (z < 0 || z >= info_.z || y0 < 0 || y1 > info_.y || y0 >= y1 || x0 < 0 || x1 > info_.x ||
+      x0 >= x1)
+    throw IoError(info_.path, "box " + std::to_string(y0) + ".." + std::to_string(y1) + " × " +
+                                  std::to_string(x0) + ".." + std::to_string(x1) + " of slice " +
+                                  std::to_string(z) + " is outside the stack");
+  if (plainFd_.get() >= 0) return readPlainRows(z, y0, y1, out, x0, x1);
+  StackReader::readBox(z, y0, y1, x0, x1, out);
 }
 
 }  // namespace stacklens::io

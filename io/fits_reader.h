@@ -32,6 +32,8 @@ class FitsReader : public StackReader {
   void readSlice(int64_t z, float* out) const override;
   // Reads only the rows' bytes from an uncompressed file (else the whole slice).
   void readRows(int64_t z, int64_t y0, int64_t y1, float* out) const override;
+  void readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+               float* out) const override;
   const Wcs* wcs() const override { return wcs_.get(); }
 
  private:
@@ -62,7 +64,9 @@ class FitsReader : public StackReader {
 
   // Plain (uncompressed, not gzipped) images are read with pread() and converted here: no lock,
   // so slices are read in parallel, and about twice as fast as going through cfitsio's buffers.
-  void readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out) const;
+  // Samples [x0, x1) of rows [y0, y1), read in one pread and converted column range by range.
+  void readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out, int64_t x0 = 0,
+                     int64_t x1 = -1) const;
   UniqueFd plainFd_;  // the file, for pread(); -1 when cfitsio must do the reading
   int bitpix_ = 0;
   int64_t dataStart_ = 0;      // byte offset of the data unit

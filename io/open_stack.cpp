@@ -199,6 +199,19 @@ void StackReader::readRows(int64_t z, int64_t y0, int64_t y1, float* out) const 
   std::copy(slice.begin() + y0 * i.x, slice.begin() + y1 * i.x, out);
 }
 
+void StackReader::readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+                          float* out) const {
+  const StackInfo& i = info();
+  if (x0 < 0 || x1 > i.x || x0 >= x1)
+    throw IoError(i.path, "columns " + std::to_string(x0) + ".." + std::to_string(x1) +
+                              " are outside the slice's " + std::to_string(i.x));
+  thread_local std::vector<float> band;
+  band.resize(static_cast<size_t>((y1 - y0) * i.x));
+  readRows(z, y0, y1, band.data());
+  const int64_t w = x1 - x0;
+  for (int64_t y = 0; y < y1 - y0; ++y) std::copy_n(band.begin() + y * i.x + x0, w, out + y * w);
+}
+
 std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options) {
   const uint64_t size = checkReadableFile(path);
   unsigned char magic[9] = {};

@@ -70,6 +70,9 @@ class StackReader {
   // Rows [y0, y1) of slice z ((y1 − y0)·x values), as readSlice would give them. The default
   // reads the slice and copies the rows; readers that can read less override it.
   virtual void readRows(int64_t z, int64_t y0, int64_t y1, float* out) const;
+  // Columns [x0, x1) of rows [y0, y1) of slice z ((y1 − y0)·(x1 − x0) values). The default reads
+  // the rows and copies the columns; readers that can convert less override it.
+  virtual void readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1, float* out) const;
   // The world coordinate system, or nullptr when the file has none.
   virtual const Wcs* wcs() const = 0;
 };

@@ -136,10 +136,10 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
   // slice by slice, keeping the slices of a slab.
   const compute::ReaderForPlan readerFor = [&](const compute::BlockPlan& planned) {
     return !r.wholeSlices
-               ? compute::rowReader(volume,
-                                    [&request](int64_t z, int64_t y0, int64_t y1, float* out) {
-                                      request.reader->readRows(z, y0, y1, out);
-                                    })
+               ? compute::rowReader(
+                     volume,
+                     [&request](int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+                                float* out) { request.reader->readBox(z, y0, y1, x0, x1, out); })
                : compute::slabReader(
                      volume,
                      [&request](int64_t z, float* out) { request.reader->readSlice(z, out); },

@@ -156,13 +156,13 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const compute::PlannedRunResult run = compute::planAndDeconvolve(
       backends, request,
       [&](const compute::BlockPlan& plan) {
-        return rows ? compute::rowReader(shape,
-                                         [&reader](int64_t z, int64_t y0, int64_t y1, float* o) {
-                                           reader->readRows(z, y0, y1, o);
-                                         })
-                    : compute::slabReader(
-                          shape, [&reader](int64_t z, float* o) { reader->readSlice(z, o); },
-                          std::max<int64_t>(1, plan.slabSlices));
+        return rows
+                   ? compute::rowReader(
+                         shape, [&reader](int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+                                          float* o) { reader->readBox(z, y0, y1, x0, x1, o); })
+                   : compute::slabReader(
+                         shape, [&reader](int64_t z, float* o) { reader->readSlice(z, o); },
+                         std::max<int64_t>(1, plan.slabSlices));
       },
       [&](const compute::Box& b, const float* data) {
         writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);

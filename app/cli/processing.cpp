@@ -73,8 +73,15 @@ std::vector<std::unique_ptr<compute::Backend>> chooseBackends(const Args& args) 
   }
   const std::vector<int> devices = deviceList(args);
   if (devices == std::vector<int>{0}) return backends;  // the one chooseBackend made
-  backends.clear();
-  return compute::makeCudaBackends(devices);
+  if (devices.front() != 0) {
+    backends.clear();
+    return compute::makeCudaBackends(devices);
+  }
+  // Device 0 has started already (chooseBackend): the others start together.
+  for (auto& other : compute::makeCudaBackends({devices.begin() + 1, devices.end()}))
+    backends.push_back(std::move(other));
+  backends.front()->device().bindToThisThread();
+  return backends;
 }
 
 std::unique_ptr<compute::Backend> chooseFirstDevice(const Args& args) {

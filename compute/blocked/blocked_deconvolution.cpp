@@ -182,8 +182,11 @@ class Worker {
     const Shape f = plan.frame;
     const int64_t slab = plan.slabSlices;
     const Block& b = plan.blocks[k];
-    float* staging = transfers_->staging(0, size_t(slab * f.y * f.x));
-    for (int64_t z = 0; z < f.z; z += slab) {
+    // Two staging slabs: one is read into while the other is copied to the frame.
+    float* staging[2] = {transfers_->staging(0, size_t(slab * f.y * f.x)),
+                         transfers_->staging(1, size_t(slab * f.y * f.x))};
+    std::future<void> putting;  // waits for itself when an error leaves early
+    for (int64_t z = 0, s = 0; z < f.z; z += slab, s = 1 - s) {
       if (run_.stopping()) throw Cancelled();
       const int64_t count = std::min(slab, f.z - z);
       try {
@@ -193,13 +196,18 @@ class Worker {
           Box part = b.frame;
           part.z0 = b.frame.z0 + z + from;
           part.z1 = b.frame.z0 + z + to;
-          readWithBoundary(run_.read, plan.volume, plan.boundary, part, staging + from * f.y * f.x);
+          readWithBoundary(run_.read, plan.volume, plan.boundary, part,
+                           staging[s] + from * f.y * f.x);
         });
       } catch (...) {
         throw InputOutputFailure{std::current_exception()};
       }
-      transfers_->put(frames_[slot], z, count, staging);
+      if (putting.valid()) putting.get();
+      putting = std::async(std::launch::async, [this, slot, z, count, src = staging[s]] {
+        transfers_->put(frames_[slot], z, count, src);
+      });
     }
+    if (putting.valid()) putting.get();
     timesOf(k).readTo = now();
     return secondsSince(t);
   }
@@ -211,19 +219,26 @@ class Worker {
     const Block& b = plan.blocks[k];
     const Shape in = b.interior.shape();
     const int64_t slab = plan.slabSlices;
-    float* staging = transfers_->staging(2, size_t(slab * in.y * in.x));
-    for (int64_t z = 0; z < in.z; z += slab) {
-      if (run_.stopping()) throw Cancelled();
+    // Two staging slabs: one is copied from the result while the other is written.
+    float* staging[2] = {transfers_->staging(2, size_t(slab * in.y * in.x)),
+                         transfers_->staging(3, size_t(slab * in.y * in.x))};
+    auto fetch = [&](int64_t z, int s) {
       const int64_t count = std::min(slab, in.z - z);
       transfers_->get(
           written_,
           {b.interior.z0 - b.frame.z0 + z, b.interior.y0 - b.frame.y0, b.interior.x0 - b.frame.x0},
-          {count, in.y, in.x}, staging);
+          {count, in.y, in.x}, staging[s]);
+    };
+    std::future<void> getting = std::async(std::launch::async, fetch, 0, 0);
+    for (int64_t z = 0, s = 0; z < in.z; z += slab, s = 1 - s) {
+      getting.get();
+      if (run_.stopping()) throw Cancelled();
+      if (z + slab < in.z) getting = std::async(std::launch::async, fetch, z + slab, 1 - s);
       Box part = b.interior;
       part.z0 = b.interior.z0 + z;
-      part.z1 = part.z0 + count;
+      part.z1 = part.z0 + std::min(slab, in.z - z);
       try {
-        run_.write(part, staging);
+        run_.write(part, staging[s]);
       } catch (...) {
         throw InputOutputFailure{std::current_exception()};
       }

@@ -56,17 +56,15 @@ BoxReader slabReader(Shape volume, std::function<void(int64_t z, float* out)> re
   };
 }
 
-BoxReader rowReader(Shape volume,
-                    std::function<void(int64_t z, int64_t y0, int64_t y1, float* out)> readRows) {
+BoxReader rowReader(
+    Shape volume,
+    std::function<void(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1, float* out)>
+        readRows) {
+  (void)volume;
   return [=](const Box& box, float* out) {
     const Shape b = box.shape();
-    std::vector<float> band(static_cast<size_t>(b.y * volume.x));
-    for (int64_t z = 0; z < b.z; ++z) {
-      readRows(box.z0 + z, box.y0, box.y1, band.data());
-      for (int64_t y = 0; y < b.y; ++y)
-        std::memcpy(out + (z * b.y + y) * b.x, band.data() + y * volume.x + box.x0,
-                    static_cast<size_t>(b.x) * sizeof(float));
-    }
+    for (int64_t z = 0; z < b.z; ++z)
+      readRows(box.z0 + z, box.y0, box.y1, box.x0, box.x1, out + z * b.y * b.x);
   };
 }
 

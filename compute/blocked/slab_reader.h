@@ -16,9 +16,12 @@ namespace stacklens::compute {
 BoxReader slabReader(Shape volume, std::function<void(int64_t z, float* out)> readSlice,
                      int64_t keepSlices);
 
-// Boxes read row band by row band: readRows(z, y0, y1, out) writes rows [y0, y1) of slice z;
-// nothing is kept between boxes (for files that can read rows cheaply, e.g. uncompressed FITS).
-BoxReader rowReader(Shape volume,
-                    std::function<void(int64_t z, int64_t y0, int64_t y1, float* out)> readRows);
+// Boxes read slice by slice: readRows(z, y0, y1, x0, x1, out) writes columns [x0, x1) of rows
+// [y0, y1) of slice z; nothing is kept between boxes (for files that can read rows cheaply, e.g.
+// uncompressed FITS).
+BoxReader rowReader(
+    Shape volume,
+    std::function<void(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1, float* out)>
+        readRows);
 
 }  // namespace stacklens::compute
