@@ -10,34 +10,17 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tests/compute/counting_source.h"
 #include "tests/compute/fake_backend.h"
 
 using namespace stacklens;
 using compute::Image;
 using compute::LiveProcessor;
+using stacklens::testing::CountingSource;
 using stacklens::testing::FakeBackend;
 using stacklens::testing::rampSlab;
 
 namespace {
-
-// The ramp stack as a source that counts its reads and can be told to fail.
-struct CountingSource {
-  Image stack;
-  std::shared_ptr<std::atomic<int>> reads = std::make_shared<std::atomic<int>>(0);
-  std::shared_ptr<std::atomic<bool>> fail = std::make_shared<std::atomic<bool>>(false);
-  explicit CountingSource(int64_t z, int64_t y = 6, int64_t x = 5) : stack(rampSlab(z, y, x)) {}
-  compute::SliceSource source() const {
-    compute::SliceSource s;
-    s.shape = stack.shape();
-    s.read = [stack = stack, reads = reads, fail = fail](int64_t z, float* out) {
-      reads->fetch_add(1);
-      if (fail->load())
-        throw std::runtime_error("stack.fits: slice " + std::to_string(z) + ": bad");
-      std::copy_n(stack.slice(z), stack.shape().sliceCount(), out);
-    };
-    return s;
-  }
-};
 
 compute::Pipeline deconvolution2D(int iterations = 2) {
   compute::Pipeline p;

@@ -11,39 +11,19 @@
 #include <thread>
 
 #include "compute/live_processor.h"
+#include "tests/compute/counting_source.h"
 #include "tests/compute/fake_backend.h"
 
 using namespace stacklens;
 using compute::Image;
 using compute::SliceStore;
+using stacklens::testing::CountingSource;
 using stacklens::testing::FakeBackend;
-using stacklens::testing::rampSlab;
 
 namespace {
 
 constexpr int64_t kY = 6, kX = 5;
 constexpr size_t kSlice = kY * kX * sizeof(float);
-
-// The ramp stack as a source that counts its reads, can be slowed down and told to fail.
-struct CountingSource {
-  Image stack;
-  std::shared_ptr<std::atomic<int>> reads = std::make_shared<std::atomic<int>>(0);
-  std::shared_ptr<std::atomic<bool>> fail = std::make_shared<std::atomic<bool>>(false);
-  std::shared_ptr<std::atomic<int>> delayMs = std::make_shared<std::atomic<int>>(0);
-  explicit CountingSource(int64_t z) : stack(rampSlab(z, kY, kX)) {}
-  compute::SliceSource source() const {
-    compute::SliceSource s;
-    s.shape = stack.shape();
-    s.read = [stack = stack, reads = reads, fail = fail, delay = delayMs](int64_t z, float* out) {
-      reads->fetch_add(1);
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay->load()));
-      if (fail->load()) throw std::runtime_error("stack.fits: slice " + std::to_string(z));
-      std::copy_n(stack.slice(z), stack.shape().sliceCount(), out);
-    };
-    return s;
-  }
-  float at(int64_t z, int64_t y, int64_t x) const { return stack.at(z, y, x); }
-};
 
 SliceStore::Pixels slice(float value) {
   return std::make_shared<const std::vector<float>>(kY * kX, value);
@@ -106,7 +86,7 @@ TEST(SliceStore, AFailedReadIsThrownAndNotKept) {
     store.get(3);
     FAIL() << "no error";
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "stack.fits: slice 3");
+    EXPECT_STREQ(e.what(), "stack.fits: slice 3: bad");
   }
   EXPECT_FALSE(store.contains(3));
   *src.fail = false;
