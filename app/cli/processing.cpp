@@ -73,15 +73,9 @@ std::vector<std::unique_ptr<compute::Backend>> chooseBackends(const Args& args) 
   }
   const std::vector<int> devices = deviceList(args);
   if (devices == std::vector<int>{0}) return backends;  // the one chooseBackend made
-  if (devices.front() != 0) {
-    backends.clear();
-    return compute::makeCudaBackends(devices);
-  }
-  // Device 0 has started already (chooseBackend): the others start together.
-  for (auto& other : compute::makeCudaBackends({devices.begin() + 1, devices.end()}))
-    backends.push_back(std::move(other));
-  backends.front()->device().bindToThisThread();
-  return backends;
+  // Every device's backend is made anew, all at once (device 0's context exists already).
+  backends.clear();
+  return compute::makeCudaBackends(devices);
 }
 
 std::unique_ptr<compute::Backend> chooseFirstDevice(const Args& args) {
