@@ -54,9 +54,14 @@ void validate(const DeconvolveParams& p) {
   if (!std::isfinite(p.epsilon) || !(p.epsilon > 0))
     reject("epsilon", "deconvolution epsilon", "finite and > 0", p.epsilon);
   if (p.boundary != Boundary::Reflect && p.boundary != Boundary::Periodic &&
-      p.boundary != Boundary::Zero)
-    reject("boundary", "deconvolution boundary", "reflect (0), periodic (1) or zero (2)",
+      p.boundary != Boundary::Zero && p.boundary != Boundary::ReflectExact)
+    reject("boundary", "deconvolution boundary",
+           "reflect (0), periodic (1), zero (2) or reflect-exact (3)",
            static_cast<int>(p.boundary));
+  // The exact reflection keeps the estimate in a permuted order (the DCT's), where the TV term's
+  // neighbours are not neighbours.
+  if (p.boundary == Boundary::ReflectExact && p.tvLambda > 0)
+    reject("tvLambda", "deconvolution TV weight with the reflect-exact boundary", "0", p.tvLambda);
 }
 
 void validate(const ClipParams& p) {

@@ -57,7 +57,11 @@ void validate(const BlurParams& p);
 inline constexpr int kLargestMedianWindow = 1001;
 void validateMedianSize(int size);
 
-enum class Boundary { Reflect, Periodic, Zero };
+// Reflect: the data mirrored past the edges once, in a padded frame (compute/rl_frame.h).
+// ReflectExact: every convolution sees the data mirrored past the edges (half-sample symmetric,
+// as Reflect), which is diagonal in the DCT basis: no padding, but the PSF must be symmetric on
+// every axis (compute/cuda/reflect_exact.cuh). Not yet in the blocked whole-stack runs.
+enum class Boundary { Reflect, Periodic, Zero, ReflectExact };
 
 // Richardson–Lucy deconvolution.
 struct DeconvolveParams {
@@ -68,7 +72,8 @@ struct DeconvolveParams {
   bool accelerate = false;  // Biggs–Andrews vector extrapolation
   float epsilon = 1e-12f;   // guards the ratio image / (PSF ⊛ estimate)
 };
-// iterations ≥ 1; tvLambda finite and ≥ 0; epsilon finite and > 0; boundary one of the three.
+// iterations ≥ 1; tvLambda finite and ≥ 0 (0 with ReflectExact); epsilon finite and > 0; boundary
+// one of the four.
 void validate(const DeconvolveParams& p);
 
 // astropy sigma_clip semantics: median centre, population std, inclusive bounds.

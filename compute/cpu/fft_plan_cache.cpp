@@ -56,7 +56,7 @@ void saveWisdom(const std::string& path) {
 }
 
 struct Cache {
-  std::map<std::tuple<int64_t, int64_t, int64_t, int>, FftPlans> plans;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int, bool>, FftPlans> plans;
   bool initialised = false;
   std::string wisdom;
   // At exit: plans and FFTW's own planner state are released (keeps leak checkers quiet).
@@ -84,7 +84,9 @@ FftwComplex allocComplex(size_t n) {
   return FftwComplex(p);
 }
 
-const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads) {
+namespace {
+
+const FftPlans& plansFor(int64_t z, int64_t y, int64_t x, int threads, bool cosine) {
   std::lock_guard lock(plannerMutex());
   static Cache cache;
   if (!cache.initialised) {
@@ -93,7 +95,7 @@ const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads) {
     if (!cache.wisdom.empty()) fftwf_import_wisdom_from_filename(cache.wisdom.c_str());
     cache.initialised = true;
   }
-  auto key = std::make_tuple(z, y, x, threads);
+  auto key = std::make_tuple(z, y, x, threads, cosine);
   auto found = cache.plans.find(key);
   if (found != cache.plans.end()) return found->second;
 
@@ -108,7 +110,14 @@ const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads) {
   const int rank = z == 1 ? 2 : 3;
   const int* dims = z == 1 ? dims3 + 1 : dims3;
   fftwf_plan_with_nthreads(threads);
+  const fftwf_r2r_kind dct2[3] = {FFTW_REDFT10, FFTW_REDFT10, FFTW_REDFT10},
+                       dct3[3] = {FFTW_REDFT01, FFTW_REDFT01, FFTW_REDFT01};
   auto make = [&](unsigned flags) {
+    if (cosine) {
+      plans.forward = fftwf_plan_r2r(rank, dims, real.get(), real.get(), dct2, flags);
+      plans.backward = fftwf_plan_r2r(rank, dims, real.get(), real.get(), dct3, flags);
+      return;
+    }
     plans.forward = fftwf_plan_dft_r2c(rank, dims, real.get(), spectrum.get(), flags);
     plans.backward = fftwf_plan_dft_c2r(rank, dims, spectrum.get(), real.get(), flags);
   };
@@ -123,6 +132,16 @@ const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads) {
   if (!plans.forward || !plans.backward)
     throw std::runtime_error("FFTW could not plan a transform");
   return cache.plans.emplace(key, plans).first->second;
+}
+
+}  // namespace
+
+const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads) {
+  return plansFor(z, y, x, threads, /*cosine=*/false);
+}
+
+const FftPlans& cosinePlans(int64_t z, int64_t y, int64_t x, int threads) {
+  return plansFor(z, y, x, threads, /*cosine=*/true);
 }
 
 int64_t fftFriendlySize(int64_t n) {

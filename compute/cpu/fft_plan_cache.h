@@ -29,6 +29,10 @@ struct FftPlans {
   size_t complexCount() const { return static_cast<size_t>(z * y * (x / 2 + 1)); }
   void r2c(float* in, fftwf_complex* out) const { fftwf_execute_dft_r2c(forward, in, out); }
   void c2r(fftwf_complex* in, float* out) const { fftwf_execute_dft_c2r(backward, in, out); }
+  // cosinePlans' transforms, in place: DCT-II (REDFT10) and DCT-III (REDFT01) on every axis;
+  // dct3(dct2(a)) = a · Π 2n.
+  void dct2(float* values) const { fftwf_execute_r2r(forward, values, values); }
+  void dct3(float* values) const { fftwf_execute_r2r(backward, values, values); }
 };
 
 // Returns the cached plans for (z, y, x) on `threads` threads, making them on first use.
@@ -41,6 +45,8 @@ struct FftPlans {
 // Measured plans are saved to $XDG_CACHE_HOME/stacklens/fftw-wisdom (or
 // ~/.cache/stacklens/fftw-wisdom); failing to read or write that file is harmless.
 const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads);
+// The same for the cosine transforms (in place on real arrays), cached and planned alike.
+const FftPlans& cosinePlans(int64_t z, int64_t y, int64_t x, int threads);
 
 // The smallest n' ≥ n whose only prime factors are 2, 3, 5 and 7 (sizes FFTW is fastest on).
 int64_t fftFriendlySize(int64_t n);

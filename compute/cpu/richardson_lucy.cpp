@@ -17,6 +17,10 @@
 //        padded further at the END only to the frame's length (compute/rl_frame.h: the next
 //        2,3,5,7-smooth size, or a length the fused CUDA passes take when the whole frame favours
 //        it), continuing the same mirror rule (numpy.pad(image, (h, h + extra), "symmetric")).
+//      ReflectExact: every convolution sees the data mirrored past the edges (the same rule as
+//        Reflect, at every iteration instead of once): no padding, DCT-II/III instead of the FFT
+//        (FFTW's REDFT10/REDFT01; the CUDA backend the FFT of permuted data). Needs a PSF
+//        symmetric on every axis; no TV term.
 //      Zero: as Reflect but the padding is zeros. In the zero region image = 0, so the ratio there
 //        is 0 / max(blurred, ε) = 0 and the estimate (0 at the start) stays 0: the region only
 //        lets the blur spill out of the image instead of wrapping round.
@@ -84,7 +88,7 @@ struct Axis {
 };
 
 bool isPadded(bool deconvolved, Boundary boundary) {
-  return deconvolved && boundary != Boundary::Periodic;
+  return deconvolved && boundary != Boundary::Periodic && boundary != Boundary::ReflectExact;
 }
 
 // An axis of the frame: `padded` samples (rlFrame), the data after half the PSF when padded.
@@ -119,14 +123,20 @@ class Deconvolver {
     z_ = makeAxis(data.z, ps.z, threeD, p.boundary, frame.z);
     y_ = makeAxis(data.y, ps.y, true, p.boundary, frame.y);
     x_ = makeAxis(data.x, ps.x, true, p.boundary, frame.x);
-    plans_ = &fftPlans(z_.padded, y_.padded, x_.padded, pool.size());
+    reflectExact_ = p.boundary == Boundary::ReflectExact;
+    plans_ = reflectExact_ ? &cosinePlans(z_.padded, y_.padded, x_.padded, pool.size())
+                           : &fftPlans(z_.padded, y_.padded, x_.padded, pool.size());
     n_ = plans_->realCount();
     nc_ = plans_->complexCount();
     image_ = allocFloats(n_);
     estimate_ = allocFloats(n_);
     work_ = allocFloats(n_);
-    spectrum_ = allocComplex(nc_);
-    otf_ = allocComplex(nc_);
+    if (reflectExact_) {
+      transfer_ = allocFloats(n_);
+    } else {
+      spectrum_ = allocComplex(nc_);
+      otf_ = allocComplex(nc_);
+    }
     if (p.tvLambda > 0) divergence_ = allocFloats(n_);
     if (p.accelerate) {
       previous_ = allocFloats(n_);
@@ -170,6 +180,7 @@ class Deconvolver {
   // The PSF placed with its centre at index 0 (circular shift), transformed, and scaled by
   // 1 / count so that each c2r ∘ (· OTF) ∘ r2c round trip needs no further normalisation.
   void makeOtf(const Image& psf) {
+    if (reflectExact_) return makeTransfer(psf);
     float* real = work_.get();
     std::fill(real, real + n_, 0.f);
     const Shape s = psf.shape();
@@ -185,6 +196,80 @@ class Deconvolver {
     const float scale = 1.0f / static_cast<float>(n_);
     float* h = reinterpret_cast<float*>(otf_.get());
     for (size_t i = 0; i < 2 * nc_; ++i) h[i] *= scale;
+  }
+
+  // Boundary::ReflectExact: the convolution of the data mirrored past every edge is diagonal in
+  // the DCT-II basis (compute/cuda/reflect_exact.cuh), with the eigenvalues
+  // H[k] = Σ_m psf[m] · Π_a cos(π k_a m_a / n_a), summed one axis at a time in double and scaled
+  // by 1 / Π 2n over the transformed axes (FFTW's DCT-III ∘ DCT-II multiplies by that).
+  void makeTransfer(const Image& psf) {
+    const Shape s = psf.shape();
+    const int64_t Z = z_.padded, Y = y_.padded, X = x_.padded;
+    auto cosines = [](int64_t n, int64_t taps) {  // cos(π k (j − taps/2) / n), [k][j]
+      std::vector<double> c(size_t(n * taps));
+      for (int64_t k = 0; k < n; ++k)
+        for (int64_t j = 0; j < taps; ++j) {
+          const int64_t r = ((k * (j - taps / 2)) % (2 * n) + 2 * n) % (2 * n);
+          c[size_t(k * taps + j)] = std::cos(M_PI * double(r) / double(n));
+        }
+      return c;
+    };
+    const std::vector<double> cx = cosines(X, s.x), cy = cosines(Y, s.y), cz = cosines(Z, s.z);
+    std::vector<double> rows(size_t(s.z * s.y * X)), planes(size_t(s.z * Y * X));
+    pool_.parallelFor(s.z * s.y, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t k = 0; k < X; ++k) {
+          double sum = 0;
+          for (int64_t j = 0; j < s.x; ++j) sum += psf.data()[r * s.x + j] * cx[k * s.x + j];
+          rows[size_t(r * X + k)] = sum;
+        }
+    });
+    pool_.parallelFor(s.z * Y, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t pz = r / Y, k = r % Y;
+        for (int64_t x = 0; x < X; ++x) {
+          double sum = 0;
+          for (int64_t j = 0; j < s.y; ++j)
+            sum += rows[size_t((pz * s.y + j) * X + x)] * cy[k * s.y + j];
+          planes[size_t(r * X + x)] = sum;
+        }
+      }
+    });
+    const double scale =
+        1.0 / ((Z > 1 ? 2.0 * double(Z) : 1.0) * 2.0 * double(Y) * 2.0 * double(X));
+    float* h = transfer_.get();
+    pool_.parallelFor(Z * Y, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t k = r / Y, y = r % Y;
+        for (int64_t x = 0; x < X; ++x) {
+          double sum = 0;
+          for (int64_t j = 0; j < s.z; ++j)
+            sum += planes[size_t((j * Y + y) * X + x)] * (Z > 1 ? cz[k * s.z + j] : 1.0);
+          h[r * X + x] = static_cast<float>(sum * scale);
+        }
+      }
+    });
+  }
+
+  // dst ← PSF ⊛ src (adjoint: correlation); dst may be src.
+  void convolve(const float* src, float* dst, bool adjoint) {
+    if (reflectExact_) {  // the PSF is symmetric: convolution and correlation are the same
+      if (dst != src) std::memcpy(dst, src, n_ * sizeof(float));
+      plans_->dct2(dst);
+      const float* h = transfer_.get();
+      forChunks(pool_, n_, [dst, h](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) dst[i] *= h[i];
+      });
+      plans_->dct3(dst);
+      return;
+    }
+    float* spec = reinterpret_cast<float*>(spectrum_.get());
+    const float* otf = reinterpret_cast<const float*>(otf_.get());
+    plans_->r2c(const_cast<float*>(src), spectrum_.get());
+    forChunks(pool_, nc_, [spec, otf, adjoint](size_t b, size_t e) {
+      rl::multiplySpectrum(spec + 2 * b, otf + 2 * b, e - b, adjoint);
+    });
+    plans_->c2r(spectrum_.get(), dst);
   }
 
   void fillPadded(const float* in) {
@@ -223,28 +308,18 @@ class Deconvolver {
   }
 
   void step() {
-    float* spec = reinterpret_cast<float*>(spectrum_.get());
-    const float* otf = reinterpret_cast<const float*>(otf_.get());
     float* work = work_.get();
     float* est = estimate_.get();
     const float* img = image_.get();
     if (p_.tvLambda > 0) computeDivergence();
     // blurred = PSF ⊛ estimate; ratio = image / max(blurred, ε)
-    plans_->r2c(est, spectrum_.get());
-    forChunks(pool_, nc_, [spec, otf](size_t b, size_t e) {
-      rl::multiplySpectrum(spec + 2 * b, otf + 2 * b, e - b, false);
-    });
-    plans_->c2r(spectrum_.get(), work);
+    convolve(est, work, /*adjoint=*/false);
     const float eps = p_.epsilon;
     forChunks(pool_, n_, [work, img, eps](size_t b, size_t e) {
       rl::divideByBlurred(work + b, img + b, e - b, eps);
     });
     // correction = PSF* ⊛ ratio
-    plans_->r2c(work, spectrum_.get());
-    forChunks(pool_, nc_, [spec, otf](size_t b, size_t e) {
-      rl::multiplySpectrum(spec + 2 * b, otf + 2 * b, e - b, true);
-    });
-    plans_->c2r(spectrum_.get(), work);
+    convolve(work, work, /*adjoint=*/true);
     // estimate ← max(estimate · correction [/ TV factor], 0)
     if (p_.accelerate && p_.tvLambda <= 0) {
       float* change = change_.get();
@@ -326,10 +401,27 @@ class Deconvolver {
   Axis z_, y_, x_;
   const FftPlans* plans_ = nullptr;
   size_t n_ = 0, nc_ = 0;
+  bool reflectExact_ = false;
   FftwFloats image_, estimate_, work_, divergence_, previous_, change_, changePrevious_;
+  FftwFloats transfer_;  // ReflectExact's eigenvalues (makeTransfer)
   FftwComplex spectrum_, otf_;
   std::vector<double> partials_;
 };
+
+// Odd sides and equal to its mirror image along each axis (exactly).
+bool isAxisSymmetric(const Image& psf) {
+  const Shape s = psf.shape();
+  if (s.z % 2 == 0 || s.y % 2 == 0 || s.x % 2 == 0) return false;
+  for (int64_t z = 0; z < s.z; ++z)
+    for (int64_t y = 0; y < s.y; ++y)
+      for (int64_t x = 0; x < s.x; ++x) {
+        const float v = psf.at(z, y, x);
+        if (v != psf.at(s.z - 1 - z, y, x) || v != psf.at(z, s.y - 1 - y, x) ||
+            v != psf.at(z, y, s.x - 1 - x))
+          return false;
+      }
+  return true;
+}
 
 // The PSF the mode uses (the centre slice in 2D mode), validated and normalised to sum 1.
 Image preparePsf(const Image& psf, bool threeD) {
@@ -360,6 +452,10 @@ Image richardsonLucy(const Image& in, const Image& psfIn, const DeconvolveParams
   for (int64_t i = 0; i < shape.count() && !anyFinite; ++i) anyFinite = std::isfinite(in.data()[i]);
   if (!anyFinite) throw InvalidArgument("richardson_lucy: the image has no finite value");
   const Image psf = preparePsf(psfIn, p.threeD);
+  if (p.boundary == Boundary::ReflectExact && !isAxisSymmetric(psf))
+    throw InvalidArgument(
+        "richardson_lucy: the reflect-exact boundary needs a PSF symmetric on every axis (odd "
+        "sides, equal to its mirror image along x, y and z)");
   if (p.boundary == Boundary::Periodic &&
       (psf.shape().y > shape.y || psf.shape().x > shape.x || (p.threeD && psf.shape().z > shape.z)))
     throw InvalidArgument("richardson_lucy: the PSF (" + std::to_string(psf.shape().z) + "×" +

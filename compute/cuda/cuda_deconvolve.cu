@@ -31,6 +31,7 @@
 #include "compute/cuda/cuda_rl_fused.cuh"
 #include "compute/cuda/lto/rl_callback_args.h"
 #include "compute/cuda/psf_symmetry.h"
+#include "compute/cuda/reflect_exact.cuh"
 #include "compute/cuda/rl_otf_cache.cuh"
 #include "compute/cuda/tuning/deconvolve.cuh"
 #include "compute/log.h"
@@ -80,6 +81,35 @@ __global__ void cropEstimate(const float* __restrict__ src, Dims d, Dims lo,
   int64_t x = i % s.x, y = (i / s.x) % s.y, z = i / (s.x * s.y);
   float o = original[i];
   dst[i] = isfinite(o) ? src[((z + lo.z) * d.y + (y + lo.y)) * d.x + (x + lo.x)] : o;
+}
+
+// Boundary::ReflectExact: the observed data in the DCT's permuted order (reflect_exact.cuh), with
+// the first estimates as padObserved makes them.
+__global__ void permuteObserved(const float* __restrict__ src, Dims d, float* __restrict__ dst,
+                                float* __restrict__ firstEstimate, float* __restrict__ previous) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= d.count()) return;
+  const int64_t x = i % d.x, y = (i / d.x) % d.y, z = i / (d.x * d.y);
+  using reflect_exact::dataIndex;
+  float v = src[(dataIndex(z, d.z) * d.y + dataIndex(y, d.y)) * d.x + dataIndex(x, d.x)];
+  v = isfinite(v) ? v : 0.f;
+  dst[i] = v;
+  firstEstimate[i] = v;
+  if (previous) previous[i] = v;
+}
+
+// The estimate back in the data's order; non-finite input values are written back unchanged.
+__global__ void unpermuteEstimate(const float* __restrict__ src, Dims d,
+                                  const float* __restrict__ original, float* __restrict__ dst) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= d.count()) return;
+  const int64_t x = i % d.x, y = (i / d.x) % d.y, z = i / (d.x * d.y);
+  using reflect_exact::permutedIndex;
+  const float o = original[i];
+  dst[i] =
+      isfinite(o)
+          ? src[(permutedIndex(z, d.z) * d.y + permutedIndex(y, d.y)) * d.x + permutedIndex(x, d.x)]
+          : o;
 }
 
 __global__ void anyFinite(const float* __restrict__ v, int64_t n, int* flag) {
@@ -351,15 +381,16 @@ bool useFusedTransforms(Dims frame) {
 // One Richardson–Lucy problem (a slice, or the stack in 3D mode) in a padded frame of fixed shape.
 class RichardsonLucySolver {
  public:
-  // The padded frame, as the CPU backend: z is deconvolved only in 3D mode; periodic axes are
-  // not padded; others are padded by psf/2 on both sides, then at the end to the frame's length
-  // (compute/rl_frame.h).
+  // The padded frame, as the CPU backend: z is deconvolved only in 3D mode; periodic and
+  // reflect-exact axes are not padded; others are padded by psf/2 on both sides, then at the end to
+  // the frame's length (compute/rl_frame.h).
   static Dims frameFor(Dims image, Dims psf, const DeconvolveParams& p, Dims* lo) {
     const int64_t n[3] = {image.z, image.y, image.x}, ps[3] = {psf.z, psf.y, psf.x};
     int64_t need[3], l[3];
     std::array<bool, 3> padded{};
     for (int a = 0; a < 3; ++a) {
-      padded[a] = (a > 0 || p.threeD) && p.boundary != Boundary::Periodic;
+      padded[a] = (a > 0 || p.threeD) && p.boundary != Boundary::Periodic &&
+                  p.boundary != Boundary::ReflectExact;
       l[a] = padded[a] ? ps[a] / 2 : 0;
       need[a] = n[a] + 2 * l[a];
     }
@@ -380,7 +411,7 @@ class RichardsonLucySolver {
   // psf: the normalised PSF on the device; psfValues: the same on the host (the OTF cache's key).
   RichardsonLucySolver(const ContextPtr& ctx, Dims image, const float* psf, Dims psfDims,
                        const std::vector<float>& psfValues, const DeconvolveParams& p)
-      : ctx_(ctx), image_(image), p_(p) {
+      : ctx_(ctx), image_(image), p_(p), reflectExact_(p.boundary == Boundary::ReflectExact) {
     frame_ = frameFor(image, psfDims, p, &lo_);
     n_ = frame_.count();
     nc_ = frame_.z * frame_.y * (frame_.x / 2 + 1);
@@ -402,9 +433,13 @@ class RichardsonLucySolver {
     // cache when the last call had the same PSF and frame, else made here from the PSF wrapped
     // into a frame.
     // (The key's PSF values decide realOtf, so a kept OTF always has the layout asked for.)
-    const bool realOtf = fused && isPointSymmetric(psfValues, psfDims.z, psfDims.y, psfDims.x);
-    RlOtfCache::Key key{
-        {frame_.z, frame_.y, frame_.x}, {psfDims.z, psfDims.y, psfDims.x}, fused, psfValues};
+    const bool realOtf =
+        fused && !reflectExact_ && isPointSymmetric(psfValues, psfDims.z, psfDims.y, psfDims.x);
+    RlOtfCache::Key key{{frame_.z, frame_.y, frame_.x},
+                        {psfDims.z, psfDims.y, psfDims.x},
+                        fused,
+                        psfValues,
+                        reflectExact_};
     RlOtfCache& cache = RlOtfCache::of(ctx);
     otf_ = cache.find(key);
     const bool makeOtf = !otf_;
@@ -413,6 +448,21 @@ class RichardsonLucySolver {
                         fused ? FusedRlTransforms::otfFloats(frame_.z, frame_.y, frame_.x, realOtf)
                               : size_t(2) * nc_);
     cudaStream_t st = ctx->stream();
+    if (reflectExact_) {
+      // The transfer pairs straight from the PSF (reflect_exact.cuh), in the fused passes' layout
+      // or cuFFT's half spectrum; no callbacks (the convolution mixes values).
+      if (fused) {
+        fused_ = std::make_unique<FusedRlTransforms>(ctx, frame_.z, frame_.y, frame_.x, otf_.get(),
+                                                     /*realOtf=*/false, /*reflectExact=*/true);
+        if (makeOtf) fused_->makeReflectExactOtf(psf, psfDims.z, psfDims.y, psfDims.x);
+        return;
+      }
+      plans_ = &ctx->fftPlans(frame_.z, frame_.y, frame_.x);
+      if (makeOtf)
+        reflect_exact::makeTransfer(ctx, psf, psfDims.z, psfDims.y, psfDims.x, frame_.z, frame_.y,
+                                    frame_.x, frame_.x / 2 + 1, 1.f / float(n_), otfSpectrum());
+      return;
+    }
     DeviceArray<float> placed;
     if (makeOtf) {
       placed = DeviceArray<float>(ctx, n_);
@@ -464,10 +514,14 @@ class RichardsonLucySolver {
   void run(const float* in, float* out, const Job& job, double progressBase, double progressSpan) {
     cudaStream_t st = ctx_->stream();
     const unsigned blocks = blocksFor(n_, kThreads);
-    // The first estimate is the (padded) image itself.
-    padObserved<<<blocks, kThreads, 0, st>>>(in, image_, observed_.get(), frame_, lo_,
-                                             static_cast<int>(p_.boundary), estimate_.get(),
-                                             p_.accelerate ? previous_.get() : nullptr);
+    // The first estimate is the (padded or permuted) image itself.
+    if (reflectExact_)
+      permuteObserved<<<blocks, kThreads, 0, st>>>(in, frame_, observed_.get(), estimate_.get(),
+                                                   p_.accelerate ? previous_.get() : nullptr);
+    else
+      padObserved<<<blocks, kThreads, 0, st>>>(in, image_, observed_.get(), frame_, lo_,
+                                               static_cast<int>(p_.boundary), estimate_.get(),
+                                               p_.accelerate ? previous_.get() : nullptr);
     SL_LAUNCHED();
     // At most a few iterations are queued ahead of the GPU, so a cancellation takes effect soon
     // without a synchronisation that would leave the GPU idle.
@@ -511,8 +565,12 @@ class RichardsonLucySolver {
       SL_CUDA(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming));
       SL_CUDA(cudaEventRecord(done[k], st));
     }
-    cropEstimate<<<blocksFor(image_.count(), kThreads), kThreads, 0, st>>>(estimate_.get(), frame_,
-                                                                           lo_, in, out, image_);
+    if (reflectExact_)
+      unpermuteEstimate<<<blocksFor(image_.count(), kThreads), kThreads, 0, st>>>(estimate_.get(),
+                                                                                  frame_, in, out);
+    else
+      cropEstimate<<<blocksFor(image_.count(), kThreads), kThreads, 0, st>>>(
+          estimate_.get(), frame_, lo_, in, out, image_);
     SL_LAUNCHED();
     SL_CUDA(cudaStreamSynchronize(st));
     job.report(progressBase + progressSpan);
@@ -549,7 +607,7 @@ class RichardsonLucySolver {
       SL_CUFFT(cufftExecR2C(callbacks_->blur, est, spec));
     } else {
       SL_CUFFT(cufftExecR2C(plans_->forward, est, spec));
-      multiplySpectrum<false><<<cblocks, kThreads, 0, st>>>(spec, otfSpectrum(), nc_);
+      multiplyByOtf<false>(spec, cblocks);
     }
     if (uses(kRatio)) {
       SL_CUFFT(cufftExecC2R(callbacks_->ratio, spec, work));
@@ -561,7 +619,7 @@ class RichardsonLucySolver {
       SL_CUFFT(cufftExecR2C(callbacks_->correlate, work, spec));
     } else {
       SL_CUFFT(cufftExecR2C(plans_->forward, work, spec));
-      multiplySpectrum<true><<<cblocks, kThreads, 0, st>>>(spec, otfSpectrum(), nc_);
+      multiplyByOtf<true>(spec, cblocks);
     }
     if (uses(kUpdate)) {
       if (p_.accelerate) setChangeTarget<<<1, 1, 0, st>>>(callbacks_->args, change_.get());
@@ -575,12 +633,26 @@ class RichardsonLucySolver {
     SL_LAUNCHED();
   }
 
+  // spectrum ← spectrum·OTF (Conjugate: ·conj(OTF)), or the reflect-exact convolution (its PSF is
+  // symmetric: convolution and correlation are the same).
+  template <bool Conjugate>
+  void multiplyByOtf(cufftComplex* spec, unsigned cblocks) {
+    cudaStream_t st = ctx_->stream();
+    if (reflectExact_) {
+      reflect_exact::convolve(st, spec, otfSpectrum(), frame_.z, frame_.y, frame_.x,
+                              frame_.x / 2 + 1);
+      return;
+    }
+    multiplySpectrum<Conjugate><<<cblocks, kThreads, 0, st>>>(spec, otfSpectrum(), nc_);
+  }
+
   bool uses(unsigned transform) const { return (callbackMask_ & transform) != 0; }
   cufftComplex* otfSpectrum() const { return reinterpret_cast<cufftComplex*>(otf_.get()); }
 
   ContextPtr ctx_;
   Dims image_;
   DeconvolveParams p_;
+  bool reflectExact_ = false;
   Dims frame_{}, lo_{};
   int64_t n_ = 0, nc_ = 0;
   Context::FftPlans* plans_ = nullptr;
@@ -630,6 +702,11 @@ Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psf
     sum += psfStart[i];
   }
   if (!(sum > 0)) throw InvalidArgument("richardson_lucy: the PSF must sum to more than 0");
+  if (p.boundary == Boundary::ReflectExact &&
+      !isAxisSymmetric(std::vector<float>(psfStart, psfStart + ps.count()), ps.z, ps.y, ps.x))
+    throw InvalidArgument(
+        "richardson_lucy: the reflect-exact boundary needs a PSF symmetric on every axis (odd "
+        "sides, equal to its mirror image along x, y and z)");
   if (p.boundary == Boundary::Periodic && (ps.y > s.y || ps.x > s.x || (p.threeD && ps.z > s.z)))
     throw InvalidArgument(
         "richardson_lucy: the PSF is larger than the image for periodic "

@@ -14,6 +14,7 @@
 
 #include "compute/cuda/block_fft.cuh"
 #include "compute/cuda/cuda_rl_fused.cuh"
+#include "compute/cuda/reflect_exact.cuh"
 #include "compute/cuda/tuning/rl_fused.cuh"
 
 namespace stacklens::compute::cuda {
@@ -288,6 +289,98 @@ __global__ void __launch_bounds__(columnsPerBlock<L>() * (L / columnValues<L>())
   }
 }
 
+// Boundary::ReflectExact's convolution along the last axis (reflect_exact.cuh): forward, the
+// groups of mirrored frequencies mixed, ·H and unmixed in shared memory, inverse. In 2D a column
+// kx holds its groups {ky, height − ky}. In 3D a group also needs the column at height − ky: a
+// block takes C/2 adjacent columns of row ky and the same columns of row height − ky (twice the
+// same row when ky is 0 or height/2, harmlessly), and the pair's threads share its groups.
+struct ReflectExactArgs {
+  float2* spectrum;
+  const float2* pairs;  // the transfer pairs, in the spectrum's layout
+  int64_t pitch, height, width;
+  const float2* roots;  // L-point roots
+};
+
+template <int L, bool ThreeD>
+__global__ void __launch_bounds__(columnsPerBlock<L>() * (L / columnValues<L>()),
+                                  minBlocks(columnsPerBlock<L>() * (L / columnValues<L>()),
+                                            columnValues<L>() >= 24
+                                                ? Policy::columnResidentThreadsWide
+                                                : Policy::columnResidentThreadsNarrow))
+    reflectExactPass(ReflectExactArgs a) {
+  extern __shared__ float2 shared[];
+  constexpr int C = columnsPerBlock<L>(), V = columnValues<L>(), T = L / V, half = C / 2;
+  constexpr int RL = blockfft::lastForwardRadix<L, V>();
+  static_assert(!ThreeD || C >= 2);
+  const int c = threadIdx.x % C, t = threadIdx.x / C;
+  int64_t ky = 0, row = 0, kx;
+  if constexpr (ThreeD) {
+    const int64_t groupsPerRow = (a.width / 2 + half) / half;
+    ky = blockIdx.x / groupsPerRow;
+    row = c < half ? ky : (a.height - ky) % a.height;
+    kx = (blockIdx.x % groupsPerRow) * half + c % half;
+  } else {
+    kx = int64_t(blockIdx.x) * C + c;
+  }
+  const bool valid = kx <= a.width / 2;
+  // In 2D the column runs along y (pitch apart); in 3D along z (a plane apart).
+  const int64_t step = ThreeD ? a.height * a.pitch : a.pitch, base = row * a.pitch + kx;
+  const blockfft::Line<V> line = lineAt<V>(shared, c, L);
+  float2 v[V];
+  const float2 zero = make_float2(0.f, 0.f);
+#pragma unroll
+  for (int r = 0; r < V; ++r)
+    v[r] = valid ? a.spectrum[base + stagePosition<L, V, V>(t, 0, r) * step] : zero;
+  blockfft::transform<L, false>(v, t, line, a.roots, 1);
+  __syncthreads();
+#pragma unroll
+  for (int b = 0; b < V / RL; ++b)
+#pragma unroll
+    for (int r = 0; r < RL; ++r) line.store(stagePosition<L, RL, V>(t, b, r), v[b * RL + r]);
+  __syncthreads();
+  if (valid) {
+    const float2 wx = reflect_exact::twiddle(kx, a.width);
+    if constexpr (ThreeD) {
+      // The pair's 2T threads take its groups kz = 0 … L/2.
+      const blockfft::Line<V> other = lineAt<V>(shared, c < half ? c + half : c - half, L);
+      const blockfft::Line<V>& lineA = c < half ? line : other;
+      const blockfft::Line<V>& lineB = c < half ? other : line;
+      const int64_t rowB = (a.height - ky) % a.height;
+      const float2 wy = reflect_exact::twiddle(ky, a.height);
+      for (int kz = t + (c < half ? 0 : T); kz <= L / 2; kz += 2 * T) {
+        const int kz2 = (L - kz) % L;
+        float2 s[2][2] = {{lineA.load(kz), lineA.load(kz2)}, {lineB.load(kz), lineB.load(kz2)}};
+        const int64_t atA = ky * a.pitch + kx, atB = rowB * a.pitch + kx;
+        const float2 h[2][2] = {{a.pairs[atA + kz * step], a.pairs[atA + kz2 * step]},
+                                {a.pairs[atB + kz * step], a.pairs[atB + kz2 * step]}};
+        reflect_exact::convolveGroup(s, h, wx, wy, reflect_exact::twiddle(kz, L));
+        lineA.store(kz, s[0][0]);
+        lineA.store(kz2, s[0][1]);
+        lineB.store(kz, s[1][0]);
+        lineB.store(kz2, s[1][1]);
+      }
+    } else {
+      for (int ky1 = t; ky1 <= L / 2; ky1 += T) {
+        const int ky2 = (L - ky1) % L;
+        float2 s[2] = {line.load(ky1), line.load(ky2)};
+        const float2 h[2] = {a.pairs[ky1 * step + kx], a.pairs[ky2 * step + kx]};
+        reflect_exact::convolveGroup(s, h, wx, reflect_exact::twiddle(ky1, L));
+        line.store(ky1, s[0]);
+        line.store(ky2, s[1]);
+      }
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int b = 0; b < V / RL; ++b)
+#pragma unroll
+    for (int r = 0; r < RL; ++r) v[b * RL + r] = line.load(stagePosition<L, RL, V>(t, b, r));
+  blockfft::transform<L, true>(v, t, line, a.roots, 1);
+  if (valid)
+#pragma unroll
+    for (int r = 0; r < V; ++r) a.spectrum[base + stagePosition<L, V, V>(t, 0, r) * step] = v[r];
+}
+
 // Calls f(std::integral_constant<int, L>) for the supported length n.
 template <class F>
 void withLength(int64_t n, F&& f) {
@@ -369,6 +462,28 @@ void runColumns(int64_t length, int64_t planes, const ColumnArgs& args, cudaStre
                     static_cast<unsigned>(planes));
     constexpr int V = columnValues<L>();
     launch(columnPass<L, Mode>, grid, C * (L / V),
+           size_t(C) * blockfft::lineValues<V>(L) * sizeof(float2), stream, args, raised);
+  });
+}
+
+template <bool ThreeD>
+void runReflectExact(const FusedRlTransforms::Layout& f, cudaStream_t stream) {
+  const int64_t length = ThreeD ? f.depth : f.height;
+  withLength(length, [&](auto constant) {
+    constexpr int L = decltype(constant)::value;
+    constexpr int C = columnsPerBlock<L>(), V = columnValues<L>();
+    static std::atomic<uint64_t> raised{0};  // per instantiation
+    const int64_t columns = f.width / 2 + 1;
+    const int64_t blocks =
+        ThreeD ? (f.height / 2 + 1) * ((columns + C / 2 - 1) / (C / 2)) : (columns + C - 1) / C;
+    const ReflectExactArgs args{
+        reinterpret_cast<float2*>(f.spectrum),
+        reinterpret_cast<const float2*>(f.otf),
+        f.pitch,
+        f.height,
+        f.width,
+        reinterpret_cast<const float2*>(ThreeD ? f.depthRoots : f.columnRoots)};
+    launch(reflectExactPass<L, ThreeD>, dim3(static_cast<unsigned>(blocks)), C * (L / V),
            size_t(C) * blockfft::lineValues<V>(L) * sizeof(float2), stream, args, raised);
   });
 }
@@ -471,8 +586,8 @@ size_t FusedRlTransforms::otfFloats(int64_t depth, int64_t height, int64_t width
 }
 
 FusedRlTransforms::FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64_t height,
-                                     int64_t width, float* otf, bool realOtf)
-    : ctx_(ctx) {
+                                     int64_t width, float* otf, bool realOtf, bool reflectExact)
+    : ctx_(ctx), reflectExact_(reflectExact) {
   if (!supports(depth, height, width))
     throw CudaError("fused FFT: unsupported frame " + std::to_string(depth) + "x" +
                     std::to_string(height) + "x" + std::to_string(width));
@@ -504,6 +619,30 @@ void FusedRlTransforms::makeOtf(const float* placedPsf) {
     runLastAxis<ColumnMode::ForwardScaled>(f, f.otf, scale, ctx_->stream());
 }
 
+void FusedRlTransforms::makeReflectExactOtf(const float* psf, int64_t psfDepth, int64_t psfHeight,
+                                            int64_t psfWidth) {
+  const Layout& f = layout_;
+  const float scale = static_cast<float>(1.0 / (double(f.depth) * double(f.height) * f.width));
+  reflect_exact::makeTransfer(ctx_, psf, psfDepth, psfHeight, psfWidth, f.depth, f.height, f.width,
+                              f.pitch, scale, reinterpret_cast<float2*>(f.otf));
+}
+
+void FusedRlTransforms::convolveLastAxis(bool correlate, cudaStream_t st) {
+  const Layout& f = layout_;
+  if (reflectExact_) {  // a symmetric PSF: convolution and correlation are the same
+    if (f.depth > 1)
+      runReflectExact<true>(f, st);
+    else
+      runReflectExact<false>(f, st);
+  } else if (f.realOtf) {  // a real OTF's conjugate is itself
+    runLastAxis<ColumnMode::ConvolveReal>(f, f.spectrum, 1.f, st);
+  } else if (correlate) {
+    runLastAxis<ColumnMode::Correlate>(f, f.spectrum, 1.f, st);
+  } else {
+    runLastAxis<ColumnMode::Convolve>(f, f.spectrum, 1.f, st);
+  }
+}
+
 void FusedRlTransforms::forward(const float* estimate) {
   const Layout& f = layout_;
   RowArgs r = rowArgs(f);
@@ -515,10 +654,7 @@ void FusedRlTransforms::forward(const float* estimate) {
 void FusedRlTransforms::blurAndRatio(const float* observed, float epsilon) {
   const Layout& f = layout_;
   cudaStream_t st = ctx_->stream();
-  if (f.realOtf)
-    runLastAxis<ColumnMode::ConvolveReal>(f, f.spectrum, 1.f, st);
-  else
-    runLastAxis<ColumnMode::Convolve>(f, f.spectrum, 1.f, st);
+  convolveLastAxis(/*correlate=*/false, st);
   if (f.depth > 1) runYAxis<ColumnMode::Inverse>(f, st);
   RowArgs r = rowArgs(f);
   r.observed = observed;
@@ -531,10 +667,7 @@ void FusedRlTransforms::correlateAndUpdate(float* estimate, const float* diverge
                                            float* change, bool forwardNext) {
   const Layout& f = layout_;
   cudaStream_t st = ctx_->stream();
-  if (f.realOtf)  // a real OTF's conjugate is itself
-    runLastAxis<ColumnMode::ConvolveReal>(f, f.spectrum, 1.f, st);
-  else
-    runLastAxis<ColumnMode::Correlate>(f, f.spectrum, 1.f, st);
+  convolveLastAxis(/*correlate=*/true, st);
   if (f.depth > 1) runYAxis<ColumnMode::Inverse>(f, st);
   RowArgs r = rowArgs(f);
   r.estimate = estimate;

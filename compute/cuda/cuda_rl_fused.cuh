@@ -23,13 +23,19 @@ class FusedRlTransforms {
   // shape). realOtf: the PSF is point-symmetric about its centre (psf_symmetry.h), so its OTF
   // is real and only that is kept and read: half the OTF's memory traffic, and convolution and
   // correlation are the same pass.
+  // reflectExact: Boundary::ReflectExact's convolution (reflect_exact.cuh) on data permuted by
+  // the caller; `otf` then holds the transfer pairs (otfFloats(…, false) floats, made by
+  // makeReflectExactOtf) and realOtf is ignored.
   FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64_t height, int64_t width, float* otf,
-                    bool realOtf);
+                    bool realOtf, bool reflectExact = false);
   static size_t otfFloats(int64_t depth, int64_t height, int64_t width, bool realOtf);
 
   // otf ← the transform of `placedPsf` (a real frame with the PSF's centre at the origin) scaled
   // by 1 / (depth·height·width), so that the passes below are normalised convolutions.
   void makeOtf(const float* placedPsf);
+  // otf ← the transfer pairs of the PSF on the device (centred at size / 2, symmetric on every
+  // axis), scaled as makeOtf's.
+  void makeReflectExactOtf(const float* psf, int64_t psfDepth, int64_t psfHeight, int64_t psfWidth);
 
   // spectrum ← transform of `estimate` (before the first iteration, or after the estimate was
   // changed outside these passes).
@@ -52,7 +58,10 @@ class FusedRlTransforms {
   };
 
  private:
+  void convolveLastAxis(bool correlate, cudaStream_t stream);
+
   ContextPtr ctx_;
+  bool reflectExact_ = false;
   DeviceArray<float> spectrum_;
   Layout layout_{};
 };

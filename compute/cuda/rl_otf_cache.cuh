@@ -18,13 +18,15 @@ namespace stacklens::compute::cuda {
 class RlOtfCache : public Context::Extension {
  public:
   // What an OTF depends on: the frame, the PSF's shape and normalised values, and the layout
-  // (cuFFT's or the fused passes').
+  // (cuFFT's or the fused passes', an OTF or reflect-exact pairs).
   struct Key {
     std::tuple<int64_t, int64_t, int64_t> frame, psfShape;
     bool fused = false;
     std::vector<float> psf;
+    bool reflectExact = false;  // transfer pairs (reflect_exact.cuh), not an OTF
     bool operator==(const Key& o) const {
-      return frame == o.frame && psfShape == o.psfShape && fused == o.fused && psf == o.psf;
+      return frame == o.frame && psfShape == o.psfShape && fused == o.fused && psf == o.psf &&
+             reflectExact == o.reflectExact;
     }
   };
 

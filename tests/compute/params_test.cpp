@@ -132,10 +132,17 @@ TEST(DeconvolveParams, IterationsTvWeightEpsilonAndBoundary) {
   EXPECT_NE(refusal(p), "");
   p.epsilon = std::numeric_limits<float>::denorm_min();
   EXPECT_EQ(refusal(p), "");
-  p.boundary = static_cast<Boundary>(3);
-  EXPECT_EQ(
-      refusal(p),
-      "boundary: deconvolution boundary must be reflect (0), periodic (1) or zero (2), got 3");
+  p.boundary = Boundary::ReflectExact;
+  EXPECT_EQ(refusal(p), "");
+  p.tvLambda = 0.01;
+  EXPECT_EQ(refusal(p),
+            "tvLambda: deconvolution TV weight with the reflect-exact boundary must be 0, got "
+            "0.01");
+  p.tvLambda = 0;
+  p.boundary = static_cast<Boundary>(4);
+  EXPECT_EQ(refusal(p),
+            "boundary: deconvolution boundary must be reflect (0), periodic (1), zero (2) or "
+            "reflect-exact (3), got 4");
 }
 
 TEST(ClipParams, KappasAreFiniteAndAtLeastZero) {

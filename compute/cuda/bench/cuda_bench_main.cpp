@@ -264,27 +264,37 @@ int runAll(int argc, char** argv) {
     Image psf = gaussianPsf(0, 3.0, 3.0, {1, 31, 31});
     Image blurred = gpu->download(gpu->gaussianBlur(truth, BlurParams{0, 3.0, 3.0, 5.0, false}));
     for (int64_t i = 0; i < blurred.shape().count(); ++i) blurred.data()[i] += 1e-3f;
-    for (Boundary b : {Boundary::Periodic, Boundary::Reflect}) {
+    for (Boundary b : {Boundary::Periodic, Boundary::Reflect, Boundary::ReflectExact}) {
       DeconvolveParams p;
       p.iterations = 20;
       p.boundary = b;
       Timing t = timeIt(
           *gpu, blurred, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 5);
-      // The frame both backends use (compute/rl_frame.h): 2048² periodic, 2304² reflect.
-      const Shape f = b == Boundary::Periodic
-                          ? Shape{1, 2048, 2048}
-                          : rlFrame({1, 2048 + 30, 2048 + 30}, {false, true, true});
+      // The frame both backends use (compute/rl_frame.h): 2048² periodic and reflect-exact,
+      // 2304² reflect.
+      const Shape f = b == Boundary::Reflect
+                          ? rlFrame({1, 2048 + 30, 2048 + 30}, {false, true, true})
+                          : Shape{1, 2048, 2048};
       std::ostringstream e;
       e << ", \"frame\": [" << f.y << ", " << f.x << "]";
-      emit(b == Boundary::Periodic ? "rl2d_fft20" : "rl2d_fft20_reflect", t,
-           rlFloor(double(f.count()), 20, false, true), bw, e.str());
+      const std::string name =
+          std::string("rl2d_fft20") + (b == Boundary::Periodic  ? ""
+                                       : b == Boundary::Reflect ? "_reflect"
+                                                                : "_reflect_exact");
+      // Reflect-exact reads transfer pairs: 8 bytes per spectrum value, as a complex OTF.
+      emit(name, t, rlFloor(double(f.count()), 20, false, b != Boundary::ReflectExact), bw,
+           e.str());
     }
   }
-  for (Boundary b : {Boundary::Periodic, Boundary::Reflect}) {
-    const std::string name = b == Boundary::Periodic ? "rl3d_fft20" : "rl3d_fft20_reflect";
+  for (Boundary b : {Boundary::Periodic, Boundary::Reflect, Boundary::ReflectExact}) {
+    const std::string name = b == Boundary::Periodic  ? "rl3d_fft20"
+                             : b == Boundary::Reflect ? "rl3d_fft20_reflect"
+                                                      : "rl3d_fft20_reflect_exact";
     if (!want(name)) continue;
     Image vol = uniform({256, 1024, 1024}, 3, 0.1f, 1.1f);
-    Image psf = gaussianPsf(3.0, 2.0, 2.0, {32, 32, 32});
+    // Reflect-exact needs odd sides (a PSF symmetric on every axis).
+    const int64_t side = b == Boundary::ReflectExact ? 33 : 32;
+    Image psf = gaussianPsf(3.0, 2.0, 2.0, {side, side, side});
     DeconvolveParams p;
     p.iterations = 20;
     p.threeD = true;
@@ -292,9 +302,9 @@ int runAll(int argc, char** argv) {
     Timing t = timeIt(
         *gpu, vol, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 3);
     // The frame both backends use (compute/rl_frame.h): 256 × 1024², or 288 × 1152² reflected.
-    const Shape f = b == Boundary::Periodic
-                        ? Shape{256, 1024, 1024}
-                        : rlFrame({256 + 32, 1024 + 32, 1024 + 32}, {true, true, true});
+    const Shape f = b == Boundary::Reflect
+                        ? rlFrame({256 + 32, 1024 + 32, 1024 + 32}, {true, true, true})
+                        : Shape{256, 1024, 1024};
     std::ostringstream e;
     e << ", \"frame\": [" << f.z << ", " << f.y << ", " << f.x << "]";
     emit(name, t, rlFloor(double(f.count()), 20, true, false), bw, e.str());
