@@ -51,6 +51,28 @@ struct AxisCut {
   int64_t count = 1, interior = 0, lo = 0, smoothFrame = 0, fastFrame = 0;
 };
 
+// Boundary::ReflectExact: a frame never reaches past the volume, since each block's own faces are
+// reflected exactly; one piece is the whole axis, and with more the blocks at the volume's faces
+// start there (frames need interior + halo, those between interior + 2 halos). 0: no such frame.
+AxisCut exactAxisCut(int64_t n, int64_t halo, int64_t count, const FrameCosts& costs) {
+  AxisCut c;
+  c.count = count;
+  c.interior = ceilDiv(n, count);
+  if (count == 1) {
+    c.smoothFrame = n;
+    c.fastFrame = isFastFrameLength(n) || (n & (n - 1)) == 0 ? n : 0;
+    return c;
+  }
+  const int64_t need = c.interior + (count == 2 ? halo : 2 * halo);
+  if (need > n) return AxisCut{count, c.interior, 0, 0, 0};
+  c.smoothFrame = std::min(frameLength(need, costs), n);
+  const int64_t fast = std::min(nextPowerOfTwo(need), nextFastFrameLength(need) > 0
+                                                          ? nextFastFrameLength(need)
+                                                          : std::numeric_limits<int64_t>::max());
+  c.fastFrame = fast <= n ? fast : 0;
+  return c;
+}
+
 AxisCut axisCut(int64_t n, int64_t psf, int64_t halo, int64_t count, bool periodic,
                 const FrameCosts& costs) {
   AxisCut c;
@@ -81,7 +103,8 @@ size_t defaultHostBudget() {
 
 double BlockPlan::work() const {
   auto unblocked = [&](int64_t n, int64_t k) {
-    return boundary == Boundary::Periodic ? double(n) : double(n + 2 * (k / 2));
+    const bool padded = boundary != Boundary::Periodic && boundary != Boundary::ReflectExact;
+    return padded ? double(n + 2 * (k / 2)) : double(n);
   };
   return double(count()) * double(frame.count()) /
          (unblocked(volume.z, psf.z) * unblocked(volume.y, psf.y) * unblocked(volume.x, psf.x));
@@ -134,6 +157,7 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
                           std::to_string(ceilDiv(psf.y, 2)) + " x " +
                           std::to_string(ceilDiv(psf.x, 2)) + ")");
   const bool periodic = p.boundary == Boundary::Periodic;
+  const bool exact = p.boundary == Boundary::ReflectExact;
   const int64_t n[3] = {volume.z, volume.y, volume.x}, k[3] = {psf.z, psf.y, psf.x},
                 h[3] = {plan.halo.z, plan.halo.y, plan.halo.x},
                 most[3] = {maxInterior.z, maxInterior.y, maxInterior.x};
@@ -142,13 +166,15 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
   for (int a = 0; a < 3; ++a) {
     const int64_t first = most[a] > 0 ? ceilDiv(n[a], most[a]) : 1;
     for (int64_t c = first; c <= std::min(n[a], first + 63); ++c)
-      options[a].push_back(axisCut(n[a], k[a], h[a], c, periodic, costs));
+      options[a].push_back(exact ? exactAxisCut(n[a], h[a], c, costs)
+                                 : axisCut(n[a], k[a], h[a], c, periodic, costs));
   }
   // One block is the unblocked run: its frame (compute/rl_frame.h), whichever kind that is.
+  const bool padded = !periodic && !exact;
   const Shape unblockedFrame =
-      rlFrame({n[0] + (periodic ? 0 : k[0] / 2 * 2), n[1] + (periodic ? 0 : k[1] / 2 * 2),
-               n[2] + (periodic ? 0 : k[2] / 2 * 2)},
-              {!periodic, !periodic, !periodic});
+      rlFrame({n[0] + (padded ? k[0] / 2 * 2 : 0), n[1] + (padded ? k[1] / 2 * 2 : 0),
+               n[2] + (padded ? k[2] / 2 * 2 : 0)},
+              {padded, padded, padded});
   double best = std::numeric_limits<double>::infinity();
   size_t smallestBytes = std::numeric_limits<size_t>::max();
   AxisCut chosen[3];
@@ -161,6 +187,7 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
           const Shape f = one    ? unblockedFrame
                           : fast ? Shape{cz.fastFrame, cy.fastFrame, cx.fastFrame}
                                  : Shape{cz.smoothFrame, cy.smoothFrame, cx.smoothFrame};
+          if (f.z == 0 || f.y == 0 || f.x == 0) continue;  // no reflect-exact frame of this cut
           if (fast && !costs.fast(f)) continue;
           const size_t bytes = costs.bytes(f);
           smallestBytes = std::min(smallestBytes, bytes);
@@ -193,8 +220,15 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
   const int64_t frame[3] = {plan.frame.z, plan.frame.y, plan.frame.x};
   // The frame starts lo before its interior. Between blocks, whatever the frame's length leaves
   // beyond interior + halo is shared by both sides: a wider halo is free accuracy.
-  auto span = [&](int a, int64_t start) {
+  auto span = [&](int a, int64_t start, int64_t end) {
     const AxisCut& c = chosen[a];
+    if (exact) {  // inside the volume; the blocks at its faces start there (exactAxisCut)
+      const int64_t s = start == 0    ? 0
+                        : end == n[a] ? n[a] - frame[a]
+                                      : std::clamp(start - (frame[a] - (end - start)) / 2,
+                                                   int64_t(0), n[a] - frame[a]);
+      return std::pair<int64_t, int64_t>{s, s + frame[a]};
+    }
     const int64_t lo = c.count == 1 ? c.lo : c.lo + (frame[a] - c.interior - 2 * c.lo) / 2;
     const int64_t s = start - lo;
     return std::pair<int64_t, int64_t>{s, s + frame[a]};
@@ -204,9 +238,9 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
       for (const auto& [x0, x1] : cuts(volume.x, plan.counts.x)) {
         Block b;
         b.interior = {z0, z1, y0, y1, x0, x1};
-        const auto [fz0, fz1] = span(0, z0);
-        const auto [fy0, fy1] = span(1, y0);
-        const auto [fx0, fx1] = span(2, x0);
+        const auto [fz0, fz1] = span(0, z0, z1);
+        const auto [fy0, fy1] = span(1, y0, y1);
+        const auto [fx0, fx1] = span(2, x0, x1);
         b.frame = {fz0, fz1, fy0, fy1, fx0, fx1};
         plan.blocks.push_back(b);
       }

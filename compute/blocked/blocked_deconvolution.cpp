@@ -311,7 +311,9 @@ BlockedRunReport deconvolveBlocked(const std::vector<Backend*>& backends, const 
     throw InvalidArgument("blocked deconvolution: the plan has no slab size (planSlabs)");
   if (backends.empty()) throw InvalidArgument("blocked deconvolution: no backend to run on");
   DeconvolveParams blockParams = p;
-  blockParams.boundary = Boundary::Periodic;
+  // A frame is filled past the volume's faces by the run's rule and then wraps round; a
+  // reflect-exact frame lies inside the volume and reflects at its own faces (planBlocks).
+  if (p.boundary != Boundary::ReflectExact) blockParams.boundary = Boundary::Periodic;
   SharedRun run(read, write, psf, blockParams, plan, job, backends.size());
   BlockedRunReport report;
   report.workers.resize(backends.size());

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -218,7 +219,8 @@ TEST(BlockedDeconvolution, AOneBlockPlanIsTheUnblockedRun) {
   auto cpu = makeCpuBackend(2);
   const Image volume = beads({12, 20, 18}, 3);
   const Image psf = gaussianPsf(1.0, 1.0, 1.0);
-  for (Boundary b : {Boundary::Reflect, Boundary::Zero, Boundary::Periodic}) {
+  for (Boundary b :
+       {Boundary::Reflect, Boundary::Zero, Boundary::Periodic, Boundary::ReflectExact}) {
     const DeconvolveParams p = params3d(6, b);
     const BlockPlan plan = cpuPlan(volume.shape(), psf.shape(), p, size_t(1) << 30);
     ASSERT_EQ(plan.count(), 1);
@@ -262,6 +264,51 @@ TEST(BlockedDeconvolution, BlocksAgreeWithTheUnblockedRun) {
     EXPECT_LT(all, c.all) << c.iterations << " iterations, halo " << plan.halo.z;
     EXPECT_LT(away, c.away) << c.iterations << " iterations, halo " << plan.halo.z;
   }
+}
+
+// Reflect-exact frames lie inside the volume and the blocks at its faces start there, so each
+// block reflects exactly where the volume does: only the seams differ from the unblocked run.
+TEST(BlockedDeconvolution, ReflectExactBlocksReflectOnlyAtTheVolumesFaces) {
+  auto cpu = makeCpuBackend(2);
+  const Shape shape{20, 70, 33};
+  const Image volume = beads(shape, 7);
+  const Image psf = gaussianPsf(1.0, 1.0, 1.0);  // 9³
+  const DeconvolveParams p = params3d(10, Boundary::ReflectExact);
+  const Image whole = cpu->download(cpu->richardsonLucy(volume, psf, p));
+  const BlockPlan plan =
+      cpuPlan(shape, psf.shape(), p, budgetFor(shape, psf.shape(), p, 0.25), {-1, -1, -1});
+  ASSERT_GE(plan.count(), 2);
+  const int64_t n[3] = {shape.z, shape.y, shape.x};
+  for (const Block& b : plan.blocks) {
+    const int64_t f0[3] = {b.frame.z0, b.frame.y0, b.frame.x0},
+                  f1[3] = {b.frame.z1, b.frame.y1, b.frame.x1},
+                  i0[3] = {b.interior.z0, b.interior.y0, b.interior.x0},
+                  i1[3] = {b.interior.z1, b.interior.y1, b.interior.x1},
+                  h[3] = {plan.halo.z, plan.halo.y, plan.halo.x};
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_GE(f0[a], 0);
+      EXPECT_LE(f1[a], n[a]);
+      if (i0[a] == 0) {
+        EXPECT_EQ(f0[a], 0);
+      }
+      if (i1[a] == n[a]) {
+        EXPECT_EQ(f1[a], n[a]);
+      }
+      if (i0[a] > 0) {
+        EXPECT_GE(i0[a] - f0[a], h[a]);
+      }
+      if (i1[a] < n[a]) {
+        EXPECT_GE(f1[a] - i1[a], h[a]);
+      }
+    }
+  }
+  const Image blocked = deconvolveBlocked(*cpu, volume, psf, p, plan);
+  const double all = relativeL2(blocked, whole);
+  const double away = relativeL2AwayFromSeams(blocked, whole, plan, plan.halo);
+  EXPECT_LT(all, 1e-3);
+  EXPECT_LT(away, 1e-5);
+  std::printf("reflect-exact, %lld blocks: all %.2e, away from seams %.2e\n",
+              (long long)plan.count(), all, away);
 }
 
 TEST(BlockedDeconvolution, PeriodicHalosWrapAroundTheVolume) {
