@@ -21,8 +21,17 @@ const char* outlierModeName(OutlierMode m) {
   return m == OutlierMode::Bright ? "bright" : m == OutlierMode::Dark ? "dark" : "both";
 }
 
+std::optional<Boundary> boundaryNamed(const std::string& word) {
+  for (Boundary b : {Boundary::Reflect, Boundary::Periodic, Boundary::Zero, Boundary::ReflectExact})
+    if (word == boundaryName(b)) return b;
+  return std::nullopt;
+}
+
 const char* boundaryName(Boundary b) {
-  return b == Boundary::Periodic ? "periodic" : b == Boundary::Zero ? "zero" : "reflect";
+  return b == Boundary::Periodic       ? "periodic"
+         : b == Boundary::Zero         ? "zero"
+         : b == Boundary::ReflectExact ? "reflect-exact"
+                                       : "reflect";
 }
 
 std::string describeNumber(double v, Digits digits) {

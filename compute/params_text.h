@@ -2,6 +2,7 @@
 // HISTORY cards, dialogs and the pipeline's cache keys.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "compute/params.h"
@@ -34,9 +35,12 @@ std::string describe(const ProjectParams& p);
 std::string describe(const MomentParams& p, Digits digits = Digits::Readable);
 
 // The words of the options and of the texts: "bright", "dark", "both"; "reflect", "periodic",
-// "zero".
+// "zero", "reflect-exact".
 const char* outlierModeName(OutlierMode mode);
 const char* boundaryName(Boundary boundary);
+// The boundary boundaryName calls `word`, or nothing; kBoundaryWords lists them for messages.
+std::optional<Boundary> boundaryNamed(const std::string& word);
+inline constexpr const char* kBoundaryWords = "reflect, periodic, zero or reflect-exact";
 
 // A number as Digits says.
 std::string describeNumber(double v, Digits digits);

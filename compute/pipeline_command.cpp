@@ -283,7 +283,7 @@ std::vector<Rule> makeRules() {
                  auto& d = o.pipeline.deconvolution;
                  parseSigmas(value, d.psfSigmaZ, d.psfSigmaY, d.psfSigmaX, true);
                }});
-  r.push_back({{"boundary", "reflect|periodic|zero",
+  r.push_back({{"boundary", "reflect|periodic|zero|reflect-exact",
                 "how the deconvolved image continues past its edges (default reflect)"},
                Stage::Deconvolution,
                kDeconvolve,
@@ -293,15 +293,11 @@ std::vector<Rule> makeRules() {
                  return boundaryName(d.params.boundary);
                },
                [](const std::string& value, PipelineOptions& o) {
-                 auto& b = o.pipeline.deconvolution.params.boundary;
-                 if (value == "reflect")
-                   b = Boundary::Reflect;
-                 else if (value == "periodic")
-                   b = Boundary::Periodic;
-                 else if (value == "zero")
-                   b = Boundary::Zero;
-                 else
-                   throw InvalidArgument("expected reflect, periodic or zero, got '" + value + "'");
+                 const std::optional<Boundary> b = boundaryNamed(value);
+                 if (!b)
+                   throw InvalidArgument(std::string("expected ") + kBoundaryWords + ", got '" +
+                                         value + "'");
+                 o.pipeline.deconvolution.params.boundary = *b;
                }});
   r.push_back({{"tv", "LAMBDA", "total-variation regularisation weight (default 0: off)"},
                Stage::Deconvolution,

@@ -120,7 +120,12 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   fileRow->addWidget(psfGenerate);
   connect(psfGenerate, &QPushButton::clicked, this, &ProcessingDock::psfGeneratorRequested);
   boundary_ = new QComboBox(deconvolution_);
-  boundary_->addItems({tr("reflect"), tr("periodic"), tr("zero")});
+  // In Boundary's order.
+  boundary_->addItems({tr("reflect"), tr("periodic"), tr("zero"), tr("reflect-exact")});
+  boundary_->setItemData(3,
+                         tr("Every convolution reads the image reflected past its edges: no "
+                            "padding; needs a PSF symmetric along each axis"),
+                         Qt::ToolTipRole);
   accelerate_ = new QCheckBox(tr("Biggs–Andrews acceleration"), deconvolution_);
   tvLambda_ = doubleBox(deconvolution_, 0, 1, 0, 4, 0.001);
   tvLambda_->setToolTip(tr("Total-variation regularisation weight; 0 = off"));
@@ -280,9 +285,7 @@ compute::Pipeline ProcessingDock::pipeline() const {
   d.enabled = deconvolution_->isChecked();
   d.params.iterations = iterations_->value();
   d.params.threeD = dimensions_->currentIndex() == 1;
-  d.params.boundary = boundary_->currentIndex() == 1   ? compute::Boundary::Periodic
-                      : boundary_->currentIndex() == 2 ? compute::Boundary::Zero
-                                                       : compute::Boundary::Reflect;
+  d.params.boundary = static_cast<compute::Boundary>(boundary_->currentIndex());
   d.params.accelerate = accelerate_->isChecked();
   d.params.tvLambda = tvLambda_->value();
   d.slabHalfWidth = slabHalfWidth_->value();
@@ -331,9 +334,7 @@ void ProcessingDock::setPipeline(const compute::Pipeline& p) {
   deconvolution_->setChecked(d.enabled);
   iterations_->setValue(d.params.iterations);
   dimensions_->setCurrentIndex(d.params.threeD ? 1 : 0);
-  boundary_->setCurrentIndex(d.params.boundary == compute::Boundary::Periodic ? 1
-                             : d.params.boundary == compute::Boundary::Zero   ? 2
-                                                                              : 0);
+  boundary_->setCurrentIndex(static_cast<int>(d.params.boundary));
   accelerate_->setChecked(d.params.accelerate);
   tvLambda_->setValue(d.params.tvLambda);
   slabHalfWidth_->setValue(d.slabHalfWidth);

@@ -68,10 +68,9 @@ std::vector<double> list(const QJsonObject& o, const char* key, size_t count) {
 }
 
 compute::Boundary boundaryFromName(const QString& name) {
-  if (name == "reflect") return compute::Boundary::Reflect;
-  if (name == "periodic") return compute::Boundary::Periodic;
-  if (name == "zero") return compute::Boundary::Zero;
-  fail("boundary must be reflect, periodic or zero, not " + name);
+  if (const std::optional<compute::Boundary> b = compute::boundaryNamed(name.toStdString()))
+    return *b;
+  fail(QString("boundary must be %1, not %2").arg(compute::kBoundaryWords, name));
 }
 
 compute::OutlierMode outlierModeFromName(const QString& name) {

@@ -8,6 +8,7 @@
 #include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_reader.h"
 #include "compute/device_list.h"
+#include "compute/params_text.h"
 #include "compute/pipeline_over_stack.h"
 #include "compute/source_table.h"
 #include "io/block_writer.h"
@@ -32,17 +33,6 @@ size_t frameBudget(compute::Backend& backend, size_t ramBudget) {
 
 // Filling frames and emptying results: a quarter of the host budget (the CPU's frames take half).
 size_t slabBudget(size_t ramBudget) { return hostBudget(ramBudget) / 4; }
-
-const char* boundaryName(compute::Boundary b) {
-  switch (b) {
-    case compute::Boundary::Periodic:
-      return "periodic";
-    case compute::Boundary::Zero:
-      return "zero";
-    default:
-      return "reflect";
-  }
-}
 
 // What the job asks of compute's planned run.
 compute::PlannedRunRequest runRequest(const WholeStackRequest& request, compute::Backend& backend,
@@ -147,11 +137,11 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
   };
   io::StackBlockWriter writer(
       request.outPath, info.z, info.y, info.x,
-      writeOptions(info,
-                   "stacklens whole-stack richardson-lucy mode=3d iterations=" +
-                       std::to_string(p.iterations) + " boundary=" + boundaryName(p.boundary) +
-                       " backend=" + backend.name() + " blocks=" + std::to_string(plan.count()) +
-                       (r.devices > 1 ? " gpus=" + std::to_string(r.devices) : "")));
+      writeOptions(info, "stacklens whole-stack richardson-lucy mode=3d iterations=" +
+                             std::to_string(p.iterations) + " boundary=" +
+                             compute::boundaryName(p.boundary) + " backend=" + backend.name() +
+                             " blocks=" + std::to_string(plan.count()) +
+                             (r.devices > 1 ? " gpus=" + std::to_string(r.devices) : "")));
   double done = 0;
   const compute::Job deconvolving(cancel, [&](double f) {
     done = 0.95 * f;

@@ -12,6 +12,7 @@
 #include "compute/blocked/planned_run.h"
 #include "compute/device_list.h"
 #include "compute/params.h"
+#include "compute/params_text.h"
 #include "compute/rl_frame.h"
 #include "python/src/arrays.h"
 #include "python/src/backends.h"
@@ -23,11 +24,9 @@ namespace {
 using compute::Image;
 
 compute::Boundary boundaryFrom(const std::string& name) {
-  if (name == "reflect") return compute::Boundary::Reflect;
-  if (name == "periodic") return compute::Boundary::Periodic;
-  if (name == "zero") return compute::Boundary::Zero;
-  throw compute::InvalidArgument("boundary: expected 'reflect', 'periodic' or 'zero', got '" +
-                                 name + "'");
+  if (const std::optional<compute::Boundary> b = compute::boundaryNamed(name)) return *b;
+  throw compute::InvalidArgument(std::string("boundary: expected ") + compute::kBoundaryWords +
+                                 ", got '" + name + "'");
 }
 
 // One value for every axis, or (z, y, x); None: -1 (the default) or 0.

@@ -174,7 +174,7 @@ def main(argv=None):
     d.add_argument("--psf-sigma", help="Gaussian PSF: S or SZ,SY,SX pixels")
     d.add_argument("--iterations", type=int, required=True)
     d.add_argument("--mode", choices=("2d", "3d"), default="3d")
-    d.add_argument("--boundary", choices=("reflect", "periodic", "zero"), default="reflect")
+    d.add_argument("--boundary", choices=("reflect", "periodic", "zero", "reflect-exact"), default="reflect")
     d.add_argument("--tv", type=float, default=0.0, help="total-variation weight (0: off)")
     d.add_argument("--accelerate", action="store_true", help="Biggs-Andrews acceleration")
     d.add_argument("--halo", help="voxels of the neighbours per side: N or Z,Y,X (default half the PSF)")

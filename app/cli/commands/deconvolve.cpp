@@ -38,15 +38,10 @@ int runDeconvolve(const Args& args) {
   const std::string mode = args.get("mode", "2d");
   if (mode != "2d" && mode != "3d") throw UsageError("--mode: expected 2d or 3d");
   p.threeD = mode == "3d";
-  const std::string boundary = args.get("boundary", "reflect");
-  if (boundary == "reflect")
-    p.boundary = compute::Boundary::Reflect;
-  else if (boundary == "periodic")
-    p.boundary = compute::Boundary::Periodic;
-  else if (boundary == "zero")
-    p.boundary = compute::Boundary::Zero;
-  else
-    throw UsageError("--boundary: expected reflect, periodic or zero");
+  const std::optional<compute::Boundary> boundary =
+      compute::boundaryNamed(args.get("boundary", "reflect"));
+  if (!boundary) throw UsageError(std::string("--boundary: expected ") + compute::kBoundaryWords);
+  p.boundary = *boundary;
   p.tvLambda = args.getDouble("tv", 0.0);
   p.accelerate = args.has("accelerate");
   checkParameters([&] { compute::validate(p); },
@@ -91,9 +86,10 @@ std::vector<OptionSpec> options() {
   o.push_back({"iterations", "N", "Richardson–Lucy iterations (required)"});
   o.push_back(
       {"mode", "2d|3d", "2d: each slice with the PSF's centre slice (default); 3d: the stack"});
-  o.push_back({"boundary", "reflect|periodic|zero",
-               "how the image continues past its edges "
-               "(default reflect)"});
+  o.push_back({"boundary", "reflect|periodic|zero|reflect-exact",
+               "how the image continues past its edges (default reflect: mirrored once into a "
+               "padded frame; reflect-exact: mirrored at every convolution, no padding, needs a "
+               "PSF symmetric along each axis)"});
   o.push_back({"tv", "LAMBDA", "total-variation regularisation weight (default 0: off)"});
   o.push_back({"accelerate", "", "Biggs–Andrews acceleration"});
   o.push_back({"budget-mb", "N",
