@@ -299,6 +299,8 @@ struct ReflectExactArgs {
   const float2* pairs;  // the transfer pairs, in the spectrum's layout
   int64_t pitch, height, width;
   const float2* roots;  // L-point roots
+  // reflect_exact::twiddle of each x, of each y (3D) and along the column.
+  const float2 *xTwiddles, *yTwiddles, *twiddles;
 };
 
 template <int L, bool ThreeD>
@@ -338,36 +340,34 @@ __global__ void __launch_bounds__(columnsPerBlock<L>() * (L / columnValues<L>())
 #pragma unroll
     for (int r = 0; r < RL; ++r) line.store(stagePosition<L, RL, V>(t, b, r), v[b * RL + r]);
   __syncthreads();
-  if (valid) {
-    const float2 wx = reflect_exact::twiddle(kx, a.width);
+  // The groups of the block's columns (pairs of columns in 3D), shared by all its threads: a warp
+  // takes P adjacent columns at 32 / P consecutive positions, so that its shared-memory accesses
+  // fall in distinct banks and its reads of the transfer pairs are whole 32-byte sectors.
+  constexpr int columns = ThreeD ? half : C, P = columns < 4 ? columns : 4, G = L / 2 + 1;
+  for (int w = threadIdx.x; w < columns * G; w += C * T) {
+    const int q = w % P + (w / P) / G * P, k1 = (w / P) % G, k2 = (L - k1) % L;
+    const int64_t x = ThreeD ? (blockIdx.x % ((a.width / 2 + half) / half)) * half + q
+                             : int64_t(blockIdx.x) * C + q;
+    if (x > a.width / 2) continue;
+    const blockfft::Line<V> lineA = lineAt<V>(shared, q, L);
+    const float2 wx = __ldg(&a.xTwiddles[x]), wk = __ldg(&a.twiddles[k1]);
     if constexpr (ThreeD) {
-      // The pair's 2T threads take its groups kz = 0 … L/2.
-      const blockfft::Line<V> other = lineAt<V>(shared, c < half ? c + half : c - half, L);
-      const blockfft::Line<V>& lineA = c < half ? line : other;
-      const blockfft::Line<V>& lineB = c < half ? other : line;
-      const int64_t rowB = (a.height - ky) % a.height;
-      const float2 wy = reflect_exact::twiddle(ky, a.height);
-      for (int kz = t + (c < half ? 0 : T); kz <= L / 2; kz += 2 * T) {
-        const int kz2 = (L - kz) % L;
-        float2 s[2][2] = {{lineA.load(kz), lineA.load(kz2)}, {lineB.load(kz), lineB.load(kz2)}};
-        const int64_t atA = ky * a.pitch + kx, atB = rowB * a.pitch + kx;
-        const float2 h[2][2] = {{a.pairs[atA + kz * step], a.pairs[atA + kz2 * step]},
-                                {a.pairs[atB + kz * step], a.pairs[atB + kz2 * step]}};
-        reflect_exact::convolveGroup(s, h, wx, wy, reflect_exact::twiddle(kz, L));
-        lineA.store(kz, s[0][0]);
-        lineA.store(kz2, s[0][1]);
-        lineB.store(kz, s[1][0]);
-        lineB.store(kz2, s[1][1]);
-      }
+      const blockfft::Line<V> lineB = lineAt<V>(shared, q + half, L);
+      const int64_t atA = ky * a.pitch + x, atB = (a.height - ky) % a.height * a.pitch + x;
+      float2 s[2][2] = {{lineA.load(k1), lineA.load(k2)}, {lineB.load(k1), lineB.load(k2)}};
+      const float2 h[2][2] = {{a.pairs[atA + k1 * step], a.pairs[atA + k2 * step]},
+                              {a.pairs[atB + k1 * step], a.pairs[atB + k2 * step]}};
+      reflect_exact::convolveGroup(s, h, wx, __ldg(&a.yTwiddles[ky]), wk);
+      lineA.store(k1, s[0][0]);
+      lineA.store(k2, s[0][1]);
+      lineB.store(k1, s[1][0]);
+      lineB.store(k2, s[1][1]);
     } else {
-      for (int ky1 = t; ky1 <= L / 2; ky1 += T) {
-        const int ky2 = (L - ky1) % L;
-        float2 s[2] = {line.load(ky1), line.load(ky2)};
-        const float2 h[2] = {a.pairs[ky1 * step + kx], a.pairs[ky2 * step + kx]};
-        reflect_exact::convolveGroup(s, h, wx, reflect_exact::twiddle(ky1, L));
-        line.store(ky1, s[0]);
-        line.store(ky2, s[1]);
-      }
+      float2 s[2] = {lineA.load(k1), lineA.load(k2)};
+      const float2 h[2] = {a.pairs[k1 * step + x], a.pairs[k2 * step + x]};
+      reflect_exact::convolveGroup(s, h, wx, wk);
+      lineA.store(k1, s[0]);
+      lineA.store(k2, s[1]);
     }
   }
   __syncthreads();
@@ -466,6 +466,8 @@ void runColumns(int64_t length, int64_t planes, const ColumnArgs& args, cudaStre
   });
 }
 
+const float2* complexAt(const float* p) { return reinterpret_cast<const float2*>(p); }
+
 template <bool ThreeD>
 void runReflectExact(const FusedRlTransforms::Layout& f, cudaStream_t stream) {
   const int64_t length = ThreeD ? f.depth : f.height;
@@ -476,13 +478,15 @@ void runReflectExact(const FusedRlTransforms::Layout& f, cudaStream_t stream) {
     const int64_t columns = f.width / 2 + 1;
     const int64_t blocks =
         ThreeD ? (f.height / 2 + 1) * ((columns + C / 2 - 1) / (C / 2)) : (columns + C - 1) / C;
-    const ReflectExactArgs args{
-        reinterpret_cast<float2*>(f.spectrum),
-        reinterpret_cast<const float2*>(f.otf),
-        f.pitch,
-        f.height,
-        f.width,
-        reinterpret_cast<const float2*>(ThreeD ? f.depthRoots : f.columnRoots)};
+    const ReflectExactArgs args{reinterpret_cast<float2*>(f.spectrum),
+                                reinterpret_cast<const float2*>(f.otf),
+                                f.pitch,
+                                f.height,
+                                f.width,
+                                complexAt(ThreeD ? f.depthRoots : f.columnRoots),
+                                complexAt(f.twiddles[2]),
+                                complexAt(f.twiddles[1]),
+                                complexAt(f.twiddles[ThreeD ? 0 : 1])};
     launch(reflectExactPass<L, ThreeD>, dim3(static_cast<unsigned>(blocks)), C * (L / V),
            size_t(C) * blockfft::lineValues<V>(L) * sizeof(float2), stream, args, raised);
   });
@@ -604,6 +608,11 @@ FusedRlTransforms::FusedRlTransforms(const ContextPtr& ctx, int64_t depth, int64
                    ctx->constants(unitRoots(width)),
                    ctx->constants(unitRoots(height)),
                    depth > 1 ? ctx->constants(unitRoots(depth)) : nullptr};
+  if (reflectExact)
+    for (int a = 0; a < 3; ++a) {
+      const int64_t n = a == 0 ? depth : a == 1 ? height : width;
+      layout_.twiddles[a] = n > 1 ? ctx->constants(reflect_exact::twiddles(n)) : nullptr;
+    }
   // The pitch's padding columns are never written by the row passes but are transformed along
   // z in 3D: zeros keep them finite.
   SL_CUDA(cudaMemsetAsync(spectrum_.get(), 0, floats * sizeof(float), ctx->stream()));

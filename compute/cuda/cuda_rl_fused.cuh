@@ -55,6 +55,8 @@ class FusedRlTransforms {
     float* otf;
     bool realOtf;
     const float *rowRoots, *columnRoots, *depthRoots;
+    // Reflect-exact: e^(−iπk / 2n) for each axis (z, y, x), k < n (reflect_exact.cuh).
+    const float* twiddles[3] = {nullptr, nullptr, nullptr};
   };
 
  private:

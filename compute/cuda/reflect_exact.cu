@@ -1,5 +1,8 @@
 // The transfer function of Boundary::ReflectExact and its convolution on a cuFFT half spectrum
 // (reflect_exact.cuh).
+#include <cmath>
+#include <vector>
+
 #include "compute/cuda/cuda_kernels.cuh"
 #include "compute/cuda/reflect_exact.cuh"
 
@@ -7,44 +10,77 @@ namespace stacklens::compute::cuda::reflect_exact {
 namespace {
 
 constexpr int kThreads = 256;
+// Outputs per thread of the transfer sums: each input value read once serves this many.
+constexpr int kOutputs = 8;
 
-// cos(π k m / n) with k·m reduced exactly modulo 2n first.
-__device__ __forceinline__ float cosine(int64_t k, int64_t m, int64_t n) {
-  int64_t r = (k * m) % (2 * n);
-  if (r < 0) r += 2 * n;
-  return cospif(float(r) / float(n));
+// cos(π k d / n) for k < n and d ≤ reach, as [k][d], computed in double: the PSF is symmetric, so
+// each axis sums over the distance d from its centre.
+std::vector<float> cosineTable(int64_t n, int64_t reach) {
+  std::vector<float> t(size_t(n * (reach + 1)));
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t d = 0; d <= reach; ++d) {
+      const int64_t r = (k * d) % (2 * n);  // exact reduction before the cosine
+      t[size_t(k * (reach + 1) + d)] = static_cast<float>(std::cos(M_PI * double(r) / double(n)));
+    }
+  return t;
 }
 
-// out[o][k][i] = Σ_j in[o][j][i] · cos(π k (j − centre) / n), k < n: one axis of H at a time.
+// out[o][k][i] = Σ_j in[o][j][i] · cos(π k (j − c) / n) for k < n, j < m = 2c + 1, with in
+// symmetric in j about c: one axis of H at a time, kOutputs values of k per thread.
 __global__ void cosineSums(const float* __restrict__ in, float* __restrict__ out, int64_t outer,
-                           int64_t m, int64_t inner, int64_t n, int64_t centre) {
+                           int64_t m, int64_t inner, int64_t n, const float* __restrict__ table) {
+  const int64_t groups = (n + kOutputs - 1) / kOutputs;
   const int64_t id = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (id >= outer * n * inner) return;
-  const int64_t i = id % inner, k = (id / inner) % n, o = id / (inner * n);
+  if (id >= outer * groups * inner) return;
+  const int64_t i = id % inner, k0 = (id / inner) % groups * kOutputs, o = id / (inner * groups);
+  const int64_t c = m / 2;
   const float* src = in + o * m * inner + i;
-  float sum = 0.f;
-  for (int64_t j = 0; j < m; ++j) sum += src[j * inner] * cosine(k, j - centre, n);
-  out[id] = sum;
+  float sum[kOutputs];
+  const float centre = src[c * inner];
+#pragma unroll
+  for (int q = 0; q < kOutputs; ++q) sum[q] = centre;
+  for (int64_t d = 1; d <= c; ++d) {
+    const float v = src[(c - d) * inner] + src[(c + d) * inner];
+#pragma unroll
+    for (int q = 0; q < kOutputs; ++q)
+      if (k0 + q < n) sum[q] += v * table[(k0 + q) * (c + 1) + d];
+  }
+#pragma unroll
+  for (int q = 0; q < kOutputs; ++q)
+    if (k0 + q < n) out[(o * n + k0 + q) * inner + i] = sum[q];
 }
 
-// The last axis (z, or a copy in 2D) into pairs: (H at kx, H at width − kx), 0 past width/2.
-__global__ void cosinePairs(const float* __restrict__ in, float2* __restrict__ pairs, int64_t m,
-                            int64_t centre, int64_t depth, int64_t height, int64_t width,
-                            int64_t pitch, float scale) {
+// The last axis into pairs: (H at kx, H at width − kx) for kx ≤ width/2, scaled; `in` holds the
+// x and y sums of each PSF plane (m planes of height × width). In 2D (depth 1) m is 1.
+__global__ void transferPairs(const float* __restrict__ in, float2* __restrict__ pairs, int64_t m,
+                              int64_t depth, int64_t height, int64_t width, int64_t pitch,
+                              float scale, const float* __restrict__ table) {
+  const int64_t columns = width / 2 + 1, groups = (depth + kOutputs - 1) / kOutputs;
   const int64_t id = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (id >= depth * height * pitch) return;
-  const int64_t kx = id % pitch, ky = (id / pitch) % height, kz = id / (pitch * height);
-  float2 sum = make_float2(0.f, 0.f);
-  if (kx <= width / 2) {
-    const int64_t plane = height * width, mirror = width - kx;
-    const float* src = in + ky * width;
-    for (int64_t j = 0; j < m; ++j) {
-      const float c = depth > 1 ? cosine(kz, j - centre, depth) : 1.f;
-      sum.x += src[j * plane + kx] * c;
-      if (mirror < width) sum.y += src[j * plane + mirror] * c;
+  if (id >= groups * height * columns) return;
+  const int64_t kx = id % columns, ky = (id / columns) % height,
+                k0 = id / (columns * height) * kOutputs;
+  const int64_t c = m / 2, plane = height * width, mirror = width - kx;
+  const float* src = in + ky * width;
+  float a[kOutputs], b[kOutputs];
+  const float ca = src[c * plane + kx], cb = mirror < width ? src[c * plane + mirror] : 0.f;
+#pragma unroll
+  for (int q = 0; q < kOutputs; ++q) a[q] = ca, b[q] = cb;
+  for (int64_t d = 1; d <= c; ++d) {
+    const float va = src[(c - d) * plane + kx] + src[(c + d) * plane + kx];
+    const float vb =
+        mirror < width ? src[(c - d) * plane + mirror] + src[(c + d) * plane + mirror] : 0.f;
+#pragma unroll
+    for (int q = 0; q < kOutputs; ++q) {
+      const float t = k0 + q < depth ? table[(k0 + q) * (c + 1) + d] : 0.f;
+      a[q] += va * t;
+      b[q] += vb * t;
     }
   }
-  pairs[id] = make_float2(sum.x * scale, sum.y * scale);
+#pragma unroll
+  for (int q = 0; q < kOutputs; ++q)
+    if (k0 + q < depth)
+      pairs[((k0 + q) * height + ky) * pitch + kx] = make_float2(a[q] * scale, b[q] * scale);
 }
 
 // One thread per group (kx ≤ width/2, ky ≤ height/2, kz ≤ depth/2).
@@ -85,20 +121,36 @@ unsigned blocksOf(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) /
 
 }  // namespace
 
+std::vector<float> twiddles(int64_t n) {
+  std::vector<float> w(size_t(2 * n));
+  for (int64_t k = 0; k < n; ++k) {
+    const double angle = -M_PI * double(k) / double(2 * n);
+    w[size_t(2 * k)] = static_cast<float>(std::cos(angle));
+    w[size_t(2 * k + 1)] = static_cast<float>(std::sin(angle));
+  }
+  return w;
+}
+
 void makeTransfer(const ContextPtr& ctx, const float* psf, int64_t psfDepth, int64_t psfHeight,
                   int64_t psfWidth, int64_t depth, int64_t height, int64_t width, int64_t pitch,
                   float scale, float2* pairs) {
   cudaStream_t st = ctx->stream();
+  auto groups = [](int64_t n) { return (n + kOutputs - 1) / kOutputs; };
   DeviceArray<float> rows(ctx, size_t(psfDepth * psfHeight * width));
-  cosineSums<<<blocksOf(psfDepth * psfHeight * width), kThreads, 0, st>>>(
-      psf, rows.get(), psfDepth * psfHeight, psfWidth, 1, width, psfWidth / 2);
+  cosineSums<<<blocksOf(psfDepth * psfHeight * groups(width)), kThreads, 0, st>>>(
+      psf, rows.get(), psfDepth * psfHeight, psfWidth, 1, width,
+      ctx->constants(cosineTable(width, psfWidth / 2)));
   SL_LAUNCHED();
   DeviceArray<float> planes(ctx, size_t(psfDepth * height * width));
-  cosineSums<<<blocksOf(psfDepth * height * width), kThreads, 0, st>>>(
-      rows.get(), planes.get(), psfDepth, psfHeight, width, height, psfHeight / 2);
+  cosineSums<<<blocksOf(psfDepth * groups(height) * width), kThreads, 0, st>>>(
+      rows.get(), planes.get(), psfDepth, psfHeight, width, height,
+      ctx->constants(cosineTable(height, psfHeight / 2)));
   SL_LAUNCHED();
-  cosinePairs<<<blocksOf(depth * height * pitch), kThreads, 0, st>>>(
-      planes.get(), pairs, psfDepth, psfDepth / 2, depth, height, width, pitch, scale);
+  // Past width/2 (the pitch's padding) the pairs are zeros.
+  SL_CUDA(cudaMemsetAsync(pairs, 0, size_t(depth * height * pitch) * sizeof(float2), st));
+  transferPairs<<<blocksOf(groups(depth) * height * (width / 2 + 1)), kThreads, 0, st>>>(
+      planes.get(), pairs, psfDepth, depth, height, width, pitch, scale,
+      ctx->constants(cosineTable(depth, psfDepth / 2)));
   SL_LAUNCHED();
   // The temporaries are freed when this returns; the stream orders their reuse.
 }

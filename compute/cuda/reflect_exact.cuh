@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "compute/cuda/cuda_context.cuh"
 
@@ -36,6 +37,8 @@ __device__ __forceinline__ float2 twiddle(int64_t k, int64_t n) {
   sincospif(-float(k) / float(2 * n), &s, &c);
   return make_float2(c, s);
 }
+// The same for k < n as interleaved (cos, sin), computed in double: the fused passes read them.
+std::vector<float> twiddles(int64_t n);
 
 __device__ __forceinline__ float2 mul(float2 a, float2 b) {
   return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -58,8 +61,13 @@ __device__ __forceinline__ void fromCosine(float2& a, float2& b, float2 w) {
   a = mulConj(d, w);
   b = mul(s, w);
 }
-__device__ __forceinline__ float2 fromCosineFirst(float2 a, float2 b, float2 w) {
-  return mulConj(make_float2(0.5f * (a.x + b.y), 0.5f * (a.y - b.x)), w);
+
+// The x axis last: (V_kx, V_{Nx−kx}) → the real cosine coefficients (the DCT of real data is
+// real, so only real parts are formed), · the transfer pair, → V_kx.
+__device__ __forceinline__ float2 scaleAlongX(float2 a, float2 b, float2 h, float2 w) {
+  const float x0 = h.x * ((w.x * a.x - w.y * a.y) + (w.x * b.x + w.y * b.y));
+  const float x1 = -h.y * ((w.x * a.y + w.y * a.x) - (w.x * b.y - w.y * b.x));
+  return make_float2(0.5f * (x0 * w.x - x1 * w.y), -0.5f * (x0 * w.y + x1 * w.x));
 }
 
 // One 3D group: s[sy][sz] the stored values at (k_x, ky or N_y − ky, kz or N_z − kz), h[cy][cz]
@@ -85,13 +93,8 @@ __device__ __forceinline__ void convolveGroup(float2 (&s)[2][2], const float2 (&
 #pragma unroll
   for (int sy = 0; sy < 2; ++sy)
 #pragma unroll
-    for (int sz = 0; sz < 2; ++sz) {
-      toCosine(v[0][sy][sz], v[1][sy][sz], wx);
-      const float h0 = h[sy][sz].x, h1 = h[sy][sz].y;
-      v[0][sy][sz] = make_float2(v[0][sy][sz].x * h0, v[0][sy][sz].y * h0);
-      v[1][sy][sz] = make_float2(v[1][sy][sz].x * h1, v[1][sy][sz].y * h1);
-      s[sy][sz] = fromCosineFirst(v[0][sy][sz], v[1][sy][sz], wx);
-    }
+    for (int sz = 0; sz < 2; ++sz)
+      s[sy][sz] = scaleAlongX(v[0][sy][sz], v[1][sy][sz], h[sy][sz], wx);
 #pragma unroll
   for (int b = 0; b < 2; ++b) fromCosine(s[0][b], s[1][b], wy);
 #pragma unroll
@@ -105,13 +108,7 @@ __device__ __forceinline__ void convolveGroup(float2 (&s)[2], const float2 (&h)[
 #pragma unroll
   for (int a = 0; a < 2; ++a) toCosine(v[a][0], v[a][1], wy);
 #pragma unroll
-  for (int sy = 0; sy < 2; ++sy) {
-    toCosine(v[0][sy], v[1][sy], wx);
-    const float h0 = h[sy].x, h1 = h[sy].y;
-    v[0][sy] = make_float2(v[0][sy].x * h0, v[0][sy].y * h0);
-    v[1][sy] = make_float2(v[1][sy].x * h1, v[1][sy].y * h1);
-    s[sy] = fromCosineFirst(v[0][sy], v[1][sy], wx);
-  }
+  for (int sy = 0; sy < 2; ++sy) s[sy] = scaleAlongX(v[0][sy], v[1][sy], h[sy], wx);
   fromCosine(s[0], s[1], wy);
 }
 
