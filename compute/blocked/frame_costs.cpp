@@ -58,8 +58,11 @@ FrameCosts frameCosts(const std::string& backend, const DeconvolveParams& p) {
   size_t extra = 4 * 4;
   if (p.tvLambda > 0) extra += 4;
   if (p.accelerate) extra += 4 * 3;
-  c.bytesPerVoxel = r.bytes + extra;
-  c.fastBytesPerVoxel = r.fastBytes + extra;
+  // CUDA's reflect-exact frames make their transfer pairs from the PSF itself (no PSF placed in a
+  // frame) and hand back their observed array as the result (no result array of their own).
+  const size_t saved = backend == "cuda" && p.boundary == Boundary::ReflectExact ? 4 + 4 : 0;
+  c.bytesPerVoxel = r.bytes + extra - saved;
+  c.fastBytesPerVoxel = r.fastBytes + extra - saved;
   c.nsPerVoxelIteration = r.ns;
   c.fastNsPerVoxelIteration = r.fastNs;
   c.mixedNsPerVoxelIteration = r.mixedNs;

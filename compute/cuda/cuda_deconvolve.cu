@@ -415,7 +415,7 @@ class RichardsonLucySolver {
     frame_ = frameFor(image, psfDims, p, &lo_);
     n_ = frame_.count();
     nc_ = frame_.z * frame_.y * (frame_.x / 2 + 1);
-    observed_ = DeviceArray<float>(ctx, n_);
+    observed_ = deviceBuffer<float>(ctx, {frame_.z, frame_.y, frame_.x});
     estimate_ = DeviceArray<float>(ctx, n_);
     if (p.tvLambda > 0) divergence_ = DeviceArray<float>(ctx, n_);
     if (p.accelerate) {
@@ -490,7 +490,7 @@ class RichardsonLucySolver {
       RlCallbackArgs a{};
       a.otf = otfByCallback ? nullptr : otf;
       a.inverseCount = 1.f / float(n_);
-      a.observed = observed_.get();
+      a.observed = observed_.data();
       a.epsilon = p.epsilon;
       a.estimate = estimate_.get();
       a.divergence = p.tvLambda > 0 ? divergence_.get() : nullptr;
@@ -511,15 +511,29 @@ class RichardsonLucySolver {
     }
   }
 
+  // Whether the frame is the image itself (no padding to crop).
+  bool frameIsImage() const {
+    return frame_.z == image_.z && frame_.y == image_.y && frame_.x == image_.x;
+  }
+
+  // run() with the result written over the observed data, which is not needed by then, and
+  // returned: a frame that is the image then needs no output array besides the solver's own.
+  Image runIntoObserved(const float* in, const Job& job) {
+    Image out = observed_;
+    run(in, nullptr, job, 0.0, 1.0);
+    return out;
+  }
+
+  // out: null for runIntoObserved.
   void run(const float* in, float* out, const Job& job, double progressBase, double progressSpan) {
     cudaStream_t st = ctx_->stream();
     const unsigned blocks = blocksFor(n_, kThreads);
     // The first estimate is the (padded or permuted) image itself.
     if (reflectExact_)
-      permuteObserved<<<blocks, kThreads, 0, st>>>(in, frame_, observed_.get(), estimate_.get(),
+      permuteObserved<<<blocks, kThreads, 0, st>>>(in, frame_, observed_.data(), estimate_.get(),
                                                    p_.accelerate ? previous_.get() : nullptr);
     else
-      padObserved<<<blocks, kThreads, 0, st>>>(in, image_, observed_.get(), frame_, lo_,
+      padObserved<<<blocks, kThreads, 0, st>>>(in, image_, observed_.data(), frame_, lo_,
                                                static_cast<int>(p_.boundary), estimate_.get(),
                                                p_.accelerate ? previous_.get() : nullptr);
     SL_LAUNCHED();
@@ -565,6 +579,7 @@ class RichardsonLucySolver {
       SL_CUDA(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming));
       SL_CUDA(cudaEventRecord(done[k], st));
     }
+    if (!out) out = observed_.data();  // runIntoObserved
     if (reflectExact_)
       unpermuteEstimate<<<blocksFor(image_.count(), kThreads), kThreads, 0, st>>>(estimate_.get(),
                                                                                   frame_, in, out);
@@ -587,7 +602,7 @@ class RichardsonLucySolver {
                                                                              frame_);
       SL_LAUNCHED();
     }
-    fused_->blurAndRatio(observed_.get(), p_.epsilon);
+    fused_->blurAndRatio(observed_.data(), p_.epsilon);
     fused_->correlateAndUpdate(est, tv ? divergence_.get() : nullptr,
                                static_cast<float>(p_.tvLambda),
                                p_.accelerate ? change_.get() : nullptr, forwardNext);
@@ -613,7 +628,7 @@ class RichardsonLucySolver {
       SL_CUFFT(cufftExecC2R(callbacks_->ratio, spec, work));
     } else {
       SL_CUFFT(cufftExecC2R(plans_->inverse, spec, work));
-      ratioKernel<<<blocks, kThreads, 0, st>>>(observed_.get(), work, n_, p_.epsilon);
+      ratioKernel<<<blocks, kThreads, 0, st>>>(observed_.data(), work, n_, p_.epsilon);
     }
     if (uses(kCorrelate)) {
       SL_CUFFT(cufftExecR2C(callbacks_->correlate, work, spec));
@@ -658,7 +673,8 @@ class RichardsonLucySolver {
   Context::FftPlans* plans_ = nullptr;
   CallbackPlans* callbacks_ = nullptr;
   unsigned callbackMask_ = 0;
-  DeviceArray<float> observed_, estimate_, work_, divergence_, previous_, change_, changePrevious_;
+  Image observed_;  // an Image, so that runIntoObserved can hand it out as the result
+  DeviceArray<float> estimate_, work_, divergence_, previous_, change_, changePrevious_;
   DeviceArray<cufftComplex> spectrum_;
   std::shared_ptr<float> otf_;  // complex values, cuFFT's layout or the fused passes'
 
@@ -738,15 +754,19 @@ Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psf
   DeviceArray<float> psf(ctx, psfNorm.size());
   SL_CUDA(cudaMemcpyAsync(psf.get(), psfNorm.data(), psfNorm.size() * sizeof(float),
                           cudaMemcpyHostToDevice, ctx->stream()));
-  Image out = deviceBuffer<float>(ctx, s);
-  out.spacing = in.spacing;
   RichardsonLucySolver solver(ctx, image, psf.get(), psfDims, psfNorm, p);
-  if (p.threeD) {
+  // A 3D frame that is the volume (reflect-exact, periodic) returns its observed array as the
+  // result: the largest runs (whole-stack blocks) then fit one array more.
+  Image out = p.threeD && solver.frameIsImage() ? Image() : deviceBuffer<float>(ctx, s);
+  if (p.threeD && out.empty()) {
+    out = solver.runIntoObserved(in.data(), job);
+  } else if (p.threeD) {
     solver.run(in.data(), out.data(), job, 0.0, 1.0);
   } else {
     for (int64_t z = 0; z < s.z; ++z)
       solver.run(in.slice(z), out.slice(z), job, double(z) / s.z, 1.0 / s.z);
   }
+  out.spacing = in.spacing;
   return out;
 }
 
