@@ -249,14 +249,19 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
 
 void planSlabs(BlockPlan& plan, size_t hostBudget, bool wholeSlices) {
   const Shape f = plan.frame, in = plan.interior, v = plan.volume;
+  auto staging = [&](int64_t slices) {
+    return 2 * size_t(slices) * size_t(f.y * f.x + in.y * in.x) * sizeof(float);
+  };
   auto need = [&](int64_t slices) {
-    const size_t staging = 2 * size_t(slices) * size_t(f.y * f.x + in.y * in.x) * sizeof(float);
     const size_t reading = wholeSlices ? size_t(slices) * size_t(v.y * v.x) * sizeof(float)
                                        : size_t(f.y * v.x) * sizeof(float);
-    return staging + reading;
+    return staging(slices) + reading;
   };
+  // Up to 64 slices, and staging of at most kMostStaging: a slab of a 2048² frame then still
+  // has 24 slices for the reader threads, and the run's host memory stays small.
+  constexpr size_t kMostStaging = size_t(3) << 29;  // 1.5 GiB
   int64_t slices = std::min<int64_t>(f.z, 64);
-  while (slices > 1 && need(slices) > hostBudget) --slices;
+  while (slices > 1 && (need(slices) > hostBudget || staging(slices) > kMostStaging)) --slices;
   if (need(slices) > hostBudget)
     throw InvalidArgument("blocked deconvolution: " + std::to_string(hostBudget >> 20) +
                           " MiB of host memory cannot hold one slice of a frame in and out (" +
