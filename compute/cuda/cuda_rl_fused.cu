@@ -340,12 +340,14 @@ __global__ void __launch_bounds__(columnsPerBlock<L>() * (L / columnValues<L>())
 #pragma unroll
     for (int r = 0; r < RL; ++r) line.store(stagePosition<L, RL, V>(t, b, r), v[b * RL + r]);
   __syncthreads();
-  // The groups of the block's columns (pairs of columns in 3D), shared by all its threads: a warp
-  // takes P adjacent columns at 32 / P consecutive positions, so that its shared-memory accesses
-  // fall in distinct banks and its reads of the transfer pairs are whole 32-byte sectors.
-  constexpr int columns = ThreeD ? half : C, P = columns < 4 ? columns : 4, G = L / 2 + 1;
-  for (int w = threadIdx.x; w < columns * G; w += C * T) {
-    const int q = w % P + (w / P) / G * P, k1 = (w / P) % G, k2 = (L - k1) % L;
+  // The groups: in 2D each column's threads take its own. In 3D the pairs of columns' groups are
+  // shared by all the block's threads, a warp taking P adjacent pairs at 32 / P consecutive
+  // positions, so that its shared-memory accesses fall in distinct banks and its reads of the
+  // transfer pairs are whole 32-byte sectors (in 2D that mapping measured slower).
+  constexpr int P = half < 4 ? half : 4, G = L / 2 + 1;
+  for (int w = ThreeD ? threadIdx.x : t; w < (ThreeD ? half * G : G); w += ThreeD ? C * T : T) {
+    const int q = ThreeD ? w % P + (w / P) / G * P : c, k1 = ThreeD ? (w / P) % G : w;
+    const int k2 = (L - k1) % L;
     const int64_t x = ThreeD ? (blockIdx.x % ((a.width / 2 + half) / half)) * half + q
                              : int64_t(blockIdx.x) * C + q;
     if (x > a.width / 2) continue;
