@@ -2,13 +2,19 @@
 # The seed job of issue 15 on one GPU, file to file: makes the input, measures the disk with dd,
 # then runs the 3D deconvolution with --timings once per output folder.
 #   B=build/cuda/app compute/bench/seed_job.sh [OUTPUT_FOLDER ...]   (default: /dev/shm /tmp)
-# ITERATIONS (100) and BOUNDARY (reflect) may be set in the environment.
+# ITERATIONS (100) and BOUNDARY (reflect) may be set in the environment; BOUNDARY=reflect-exact
+# takes the PSF at 127^3 (it needs odd sides, symmetric along each axis).
 set -euo pipefail
 B=${B:-build/cuda/app}
 here=$(dirname "$0")
 TIMEFORMAT="%R s"
 echo -n "input made in "
 time python3 "$here/make_seed_stack.py" /tmp/seed.fits /tmp/psf128.fits >/dev/null
+psf=/tmp/psf128.fits
+if [ "${BOUNDARY:-reflect}" = reflect-exact ]; then
+  python3 "$here/make_seed_stack.py" /tmp/tiny.fits /tmp/psf127.fits --shape 1 64 64 --psf-size 127 >/dev/null
+  psf=/tmp/psf127.fits
+fi
 sync
 echo "dd, page cache / flushed to disk / read back:"
 dd if=/dev/zero of=/tmp/dd.bin bs=64M count=128 2>&1 | tail -1
@@ -22,7 +28,7 @@ for dir in "${@:-/dev/shm /tmp}"; do
     rm -f "$d/seed-out.fits"
     TIMEFORMAT="wall %R s"
     time "$B/stacklens-cli" deconvolve /tmp/seed.fits "$d/seed-out.fits" --mode 3d \
-      --psf /tmp/psf128.fits --iterations "${ITERATIONS:-100}" \
+      --psf "$psf" --iterations "${ITERATIONS:-100}" \
       --boundary "${BOUNDARY:-reflect}" --backend cuda --budget-mb 70000 --timings 2>&1 |
       grep -v "deconvolving:"
     rm -f "$d/seed-out.fits"
