@@ -63,5 +63,29 @@ def richardson_lucy_periodic(image, psf, iterations):
     return estimate
 
 
+def richardson_lucy_reflected(image, psf, iterations):
+    """Richardson-Lucy whose every convolution reads the image mirrored past its edges (numpy's
+    "symmetric" padding by the PSF's radius, then the interior of a circular convolution); the PSF
+    is symmetric along each axis, so the correlation is the same convolution."""
+    image = np.asarray(image, np.float64)
+    radius = [n // 2 for n in psf.shape]
+    padded_shape = tuple(n + 2 * r for n, r in zip(image.shape, radius))
+    kernel = np.zeros(padded_shape)
+    kernel[tuple(slice(0, n) for n in psf.shape)] = psf
+    kernel = np.roll(kernel, tuple(-r for r in radius), axis=tuple(range(psf.ndim)))
+    otf = np.fft.rfftn(kernel)
+    inside = tuple(slice(r, r + n) for r, n in zip(radius, image.shape))
+
+    def convolve(u):
+        p = np.pad(u, [(r, r) for r in radius], mode="symmetric")
+        return np.fft.irfftn(np.fft.rfftn(p) * otf, padded_shape)[inside]
+
+    estimate = image.copy()
+    for _ in range(iterations):
+        ratio = image / np.maximum(convolve(estimate), 1e-12)
+        estimate *= convolve(ratio)
+    return estimate
+
+
 def relative_l2(a, b):
     return float(np.linalg.norm(np.asarray(a, np.float64) - b) / np.linalg.norm(b))

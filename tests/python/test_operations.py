@@ -119,6 +119,22 @@ class Deconvolution(unittest.TestCase):
                              backend=BACKEND)
         self.assertLess(ref.relative_l2(got3, ref.richardson_lucy_periodic(v, psf3, 5)), 1e-4)
 
+    def test_reflect_exact_mirrors_at_every_convolution(self):
+        a = random_image((48, 40), seed=9)
+        psf = sl.gaussian_psf(1.5)
+        got = sl.deconvolve(a, psf, iterations=8, boundary="reflect-exact", backend=BACKEND)
+        want = ref.richardson_lucy_reflected(a, psf, 8)
+        self.assertLess(ref.relative_l2(got, want), 1e-5)
+        self.assertGreater(ref.relative_l2(want, a), 1e-2)
+        v = random_image((16, 24, 20), seed=10)
+        psf3 = sl.gaussian_psf((1.0, 1.2, 0.9))
+        got3 = sl.deconvolve(v, psf3, iterations=5, mode="3d", boundary="reflect-exact",
+                             backend=BACKEND)
+        self.assertLess(ref.relative_l2(got3, ref.richardson_lucy_reflected(v, psf3, 5)), 1e-5)
+        with self.assertRaisesRegex(ValueError, "symmetric"):
+            sl.deconvolve(a, np.ones((3, 4), np.float32), boundary="reflect-exact",
+                          backend=BACKEND)
+
     def test_a_gaussian_by_its_sigma_is_the_same_as_its_array(self):
         v = random_image((12, 20, 20), seed=8)
         by_sigma = sl.deconvolve(v, psf_sigma=(1.0, 1.5, 1.5), iterations=3, mode="3d",
