@@ -147,31 +147,29 @@ void frameBenchmark(Backend& gpu, Shape s, int iterations, double bandwidth, boo
   warm.iterations = 2;
   gpu.richardsonLucy(dev, psf, warm);  // plans, OTF, pool growth
   gpu.synchronize();
-  std::vector<double> t;
-  for (int i = 0; i < 2; ++i) {
-    auto a = Clock::now();
-    Image r = gpu.richardsonLucy(dev, psf, p);
-    gpu.synchronize();
-    t.push_back(std::chrono::duration<double>(Clock::now() - a).count());
-  }
+  auto timed = [&](const DeconvolveParams& q) {  // the median of two runs
+    std::vector<double> t;
+    for (int i = 0; i < 2; ++i) {
+      auto a = Clock::now();
+      Image r = gpu.richardsonLucy(dev, psf, q);
+      gpu.synchronize();
+      t.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+    }
+    return median(t);
+  };
+  const double all = timed(p);
   DeconvolveParams one = p;
   one.iterations = 1;
-  std::vector<double> t1;
-  for (int i = 0; i < 2; ++i) {
-    auto a = Clock::now();
-    Image r = gpu.richardsonLucy(dev, psf, one);
-    gpu.synchronize();
-    t1.push_back(std::chrono::duration<double>(Clock::now() - a).count());
-  }
-  const double perIteration = (median(t) - median(t1)) / (iterations - 1);
-  const double fixed = median(t1) - perIteration;
+  const double first = timed(one);
+  const double perIteration = (all - first) / (iterations - 1);
+  const double fixed = first - perIteration;
   std::printf(
       "{\"workload\": \"%s\", \"frame\": [%lld, %lld, %lld], \"iterations\": %d, \"fixed_s\": "
       "%.4f, "
       "\"median_s\": %.4f, \"s_per_iteration\": %.5f, \"ns_per_voxel_iteration\": %.5f, "
       "\"peak_device_GB\": %.2f, \"copy_bandwidth_GBps\": %.1f}\n",
       exact ? "rl3d_exact_frame" : "rl3d_frame", (long long)s.z, (long long)s.y, (long long)s.x,
-      iterations, fixed, median(t), perIteration, perIteration / double(s.count()) * 1e9,
+      iterations, fixed, all, perIteration, perIteration / double(s.count()) * 1e9,
       double(gpu.device().devicePeakBytes()) / 1e9, bandwidth / 1e9);
   std::fflush(stdout);
 }
