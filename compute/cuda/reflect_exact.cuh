@@ -62,11 +62,13 @@ __device__ __forceinline__ void fromCosine(float2& a, float2& b, float2 w) {
   b = mul(s, w);
 }
 
-// The x axis last: (V_kx, V_{Nx−kx}) → the real cosine coefficients (the DCT of real data is
-// real, so only real parts are formed), · the transfer pair, → V_kx.
-__device__ __forceinline__ float2 scaleAlongX(float2 a, float2 b, float2 h, float2 w) {
-  const float x0 = h.x * ((w.x * a.x - w.y * a.y) + (w.x * b.x + w.y * b.y));
-  const float x1 = -h.y * ((w.x * a.y + w.y * a.x) - (w.x * b.y - w.y * b.x));
+// The x axis last. The values at N_x − k_x are the conjugates of those at −k, and each axis step
+// keeps that relation between the two halves, so after the y and z steps the half at N_x − k_x is
+// the conjugate of the half at k_x, and the cosine coefficients (real: the DCT of real data) are
+// X_k = 2 Re(w a), X_{N−k} = −2 Im(w a). Those · the transfer pair, back to V_kx.
+__device__ __forceinline__ float2 scaleAlongX(float2 a, float2 h, float2 w) {
+  const float x0 = 2.f * h.x * (w.x * a.x - w.y * a.y);
+  const float x1 = -2.f * h.y * (w.x * a.y + w.y * a.x);
   return make_float2(0.5f * (x0 * w.x - x1 * w.y), -0.5f * (x0 * w.y + x1 * w.x));
 }
 
@@ -74,27 +76,14 @@ __device__ __forceinline__ float2 scaleAlongX(float2 a, float2 b, float2 h, floa
 // the transfer pairs there, w* the axes' twiddles. In place.
 __device__ __forceinline__ void convolveGroup(float2 (&s)[2][2], const float2 (&h)[2][2], float2 wx,
                                               float2 wy, float2 wz) {
-  float2 v[2][2][2];
+#pragma unroll
+  for (int b = 0; b < 2; ++b) toCosine(s[b][0], s[b][1], wz);
+#pragma unroll
+  for (int b = 0; b < 2; ++b) toCosine(s[0][b], s[1][b], wy);
 #pragma unroll
   for (int sy = 0; sy < 2; ++sy)
 #pragma unroll
-    for (int sz = 0; sz < 2; ++sz) {
-      v[0][sy][sz] = s[sy][sz];
-      v[1][sy][sz] = conj(s[1 - sy][1 - sz]);  // V at N_x − k_x: the conjugate at −k
-    }
-#pragma unroll
-  for (int a = 0; a < 2; ++a)
-#pragma unroll
-    for (int b = 0; b < 2; ++b) toCosine(v[a][b][0], v[a][b][1], wz);
-#pragma unroll
-  for (int a = 0; a < 2; ++a)
-#pragma unroll
-    for (int b = 0; b < 2; ++b) toCosine(v[a][0][b], v[a][1][b], wy);
-#pragma unroll
-  for (int sy = 0; sy < 2; ++sy)
-#pragma unroll
-    for (int sz = 0; sz < 2; ++sz)
-      s[sy][sz] = scaleAlongX(v[0][sy][sz], v[1][sy][sz], h[sy][sz], wx);
+    for (int sz = 0; sz < 2; ++sz) s[sy][sz] = scaleAlongX(s[sy][sz], h[sy][sz], wx);
 #pragma unroll
   for (int b = 0; b < 2; ++b) fromCosine(s[0][b], s[1][b], wy);
 #pragma unroll
@@ -104,11 +93,9 @@ __device__ __forceinline__ void convolveGroup(float2 (&s)[2][2], const float2 (&
 // One 2D group: s[sy] the stored values at (k_x, ky or N_y − ky), h[cy] the transfer pairs.
 __device__ __forceinline__ void convolveGroup(float2 (&s)[2], const float2 (&h)[2], float2 wx,
                                               float2 wy) {
-  float2 v[2][2] = {{s[0], s[1]}, {conj(s[1]), conj(s[0])}};
+  toCosine(s[0], s[1], wy);
 #pragma unroll
-  for (int a = 0; a < 2; ++a) toCosine(v[a][0], v[a][1], wy);
-#pragma unroll
-  for (int sy = 0; sy < 2; ++sy) s[sy] = scaleAlongX(v[0][sy], v[1][sy], h[sy], wx);
+  for (int sy = 0; sy < 2; ++sy) s[sy] = scaleAlongX(s[sy], h[sy], wx);
   fromCosine(s[0], s[1], wy);
 }
 
