@@ -212,12 +212,13 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
           card.resize(80, ' ');
         }
         // The header ends where cfitsio ends it: at the first card whose keyword field (columns
-        // 1-8) reads END, whatever follows in columns 9-80. Keywords start in column 1, so
-        // " END" ends nothing. (Both found by fits_fuzzer: headers on which our pass and
-        // cfitsio's disagreed about where the next HDU starts, so the next HDU went unchecked.)
+        // 1-8) reads END up to its first blank, whatever follows ('END    x' too). Keywords start
+        // in column 1, so " END" ends nothing. (All found by fits_fuzzer: headers on which our
+        // pass and cfitsio's disagreed about where the next HDU starts, so the next HDU went
+        // unchecked.)
         std::string key = card.substr(0, 8);
         while (!key.empty() && key.back() == ' ') key.pop_back();
-        if (key == "END") {
+        if (key.substr(0, key.find(' ')) == "END") {
           end = true;
           break;
         }

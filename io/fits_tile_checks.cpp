@@ -23,16 +23,15 @@ struct TileGrid {
   int bytePix = 4, blockSize = 32;  // RICE's ZNAMEn/ZVALn parameters
 };
 
+// As cfitsio's imcomp_get_compressed_image_par reads them: ZVAL1 is the block size and ZVAL2 the
+// bytes per pixel, whatever ZNAME1 and ZNAME2 say (found by fits_fuzzer: with ZNAME1 renamed, a
+// walk over the names stopped before ZVAL2 = 2, this check took 4-byte pixels, and cfitsio's
+// 2-byte decoder ran past the tile).
 void readRiceParameters(fitsfile* f, TileGrid& grid) {
-  for (int k = 1; k <= 10; ++k) {
-    char name[FLEN_VALUE] = {};
-    int status = 0, value = 0;
-    fits_read_key_str(f, ("ZNAME" + std::to_string(k)).c_str(), name, nullptr, &status);
-    fits_read_key(f, TINT, ("ZVAL" + std::to_string(k)).c_str(), &value, nullptr, &status);
-    if (status != 0) break;
-    if (trimBlanks(name) == "BYTEPIX") grid.bytePix = value;
-    if (trimBlanks(name) == "BLOCKSIZE") grid.blockSize = value;
-  }
+  int status = 0, value = 0;
+  if (fits_read_key(f, TINT, "ZVAL1", &value, nullptr, &status) == 0) grid.blockSize = value;
+  status = 0;
+  if (fits_read_key(f, TINT, "ZVAL2", &value, nullptr, &status) == 0) grid.bytePix = value;
 }
 
 // The grid, or nothing when the table's structural keywords cannot be read.
