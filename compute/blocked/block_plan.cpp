@@ -7,12 +7,18 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 #include "compute/rl_frame.h"
 
 namespace stacklens::compute {
 namespace {
+
+std::string shapeText(Shape s) {
+  return std::to_string(s.z) + " x " + std::to_string(s.y) + " x " + std::to_string(s.x);
+}
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -38,39 +44,124 @@ int64_t frameLength(int64_t need, const FrameCosts& costs) {
   return n;
 }
 
-// The blocks along one axis: n pieces of ceil(length / n) or one less.
-std::vector<std::pair<int64_t, int64_t>> cuts(int64_t length, int64_t n) {
-  std::vector<std::pair<int64_t, int64_t>> out;
-  for (int64_t i = 0; i < n; ++i) out.push_back({length * i / n, length * (i + 1) / n});
-  return out;
+// The lengths a frame axis may take: smooth (frameLength) or the fast path's (powers of two and
+// the mixed lengths of compute/rl_frame.h).
+int64_t nextLength(int64_t need, bool fast, const FrameCosts& costs) {
+  if (!fast) return frameLength(need, costs);
+  const int64_t mixed = nextFastFrameLength(need);
+  return std::min(nextPowerOfTwo(need), mixed > 0 ? mixed : std::numeric_limits<int64_t>::max());
+}
+// The longest such length below `below`, or 0.
+int64_t previousLength(int64_t below, bool fast, const FrameCosts& costs) {
+  for (int64_t m = below - 1; m >= 1; --m)
+    if (nextLength(m, fast, costs) == m) return m;
+  return 0;
 }
 
-// One axis cut into `count` pieces: the largest interior, where the frame starts before an
-// interior (lo) and the frame's length for smooth and for fast (power-of-two) transforms.
+// One axis cut into pieces, for frames of one kind of length: piece i's interior is
+// [bounds[i], bounds[i + 1]) and its frame [starts[i], starts[i] + lengths[i]). Empty: no frame.
+struct AxisPieces {
+  std::vector<int64_t> bounds, starts, lengths;
+  bool empty() const { return lengths.empty(); }
+  int64_t longestInterior() const {
+    int64_t most = 0;
+    for (size_t i = 0; i + 1 < bounds.size(); ++i) most = std::max(most, bounds[i + 1] - bounds[i]);
+    return most;
+  }
+};
+
+// One axis cut into `count` pieces, with frames of smooth lengths and of fast lengths.
 struct AxisCut {
-  int64_t count = 1, interior = 0, lo = 0, smoothFrame = 0, fastFrame = 0;
+  int64_t count = 1;
+  int64_t interior = 0;  // the longest interior
+  AxisPieces smooth, fast;
+  const AxisPieces& pieces(bool f) const { return f ? fast : smooth; }
 };
 
 // Boundary::ReflectExact: a frame never reaches past the volume, since each block's own faces are
 // reflected exactly; one piece is the whole axis, and with more the blocks at the volume's faces
-// start there (frames need interior + halo, those between interior + 2 halos). 0: no such frame.
+// start there. Those frames need interior + halo, the ones between interior + 2 halos. Frames may
+// differ in length: starting from the shortest length every piece can take, pieces step down to
+// the next shorter length while the frames still cover the axis, so that 950 voxels with halos of
+// 64 take frames of 512 and 576 instead of two of 576.
+AxisPieces exactPieces(int64_t n, int64_t halo, int64_t count, bool fast, const FrameCosts& costs) {
+  AxisPieces p;
+  if (count == 1) {
+    if (fast && nextLength(n, true, costs) != n) return p;
+    p.bounds = {0, n};
+    p.starts = {0};
+    p.lengths = {n};
+    return p;
+  }
+  auto halos = [&](int64_t i) { return i == 0 || i == count - 1 ? halo : 2 * halo; };
+  const int64_t need = ceilDiv(n, count) + (count == 2 ? halo : 2 * halo);
+  if (need > n) return p;
+  const int64_t uniform =
+      fast ? nextLength(need, true, costs) : std::min(nextLength(need, false, costs), n);
+  if (uniform > n) return p;
+  p.lengths.assign(size_t(count), uniform);
+  // The frames' interiors must add up to at least n.
+  auto room = [&] {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < count; ++i) sum += p.lengths[size_t(i)] - halos(i);
+    return sum - n;
+  };
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t kept = p.lengths[size_t(i)];
+    const int64_t shorter = previousLength(kept, fast, costs);
+    if (shorter <= halos(i)) continue;
+    p.lengths[size_t(i)] = shorter;
+    if (room() < 0) p.lengths[size_t(i)] = kept;
+  }
+  // What the frames hold beyond n is shared out: every halo grows a little.
+  int64_t spare = room();
+  p.bounds = {0};
+  for (int64_t i = 0; i + 1 < count; ++i) {
+    const int64_t most = p.lengths[size_t(i)] - halos(i);
+    const int64_t give = std::min(spare / (count - i) + (spare % (count - i) > 0), most - 1);
+    spare -= give;
+    p.bounds.push_back(p.bounds.back() + most - give);
+  }
+  p.bounds.push_back(n);
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t b0 = p.bounds[size_t(i)], b1 = p.bounds[size_t(i + 1)],
+                  length = p.lengths[size_t(i)];
+    if (b1 <= b0) return AxisPieces{};
+    p.starts.push_back(i == 0 ? 0
+                       : i == count - 1
+                           ? n - length
+                           : std::clamp(b0 - (length - (b1 - b0)) / 2, int64_t(0), n - length));
+  }
+  return p;
+}
+
 AxisCut exactAxisCut(int64_t n, int64_t halo, int64_t count, const FrameCosts& costs) {
   AxisCut c;
   c.count = count;
+  c.smooth = exactPieces(n, halo, count, false, costs);
+  c.fast = exactPieces(n, halo, count, true, costs);
   c.interior = ceilDiv(n, count);
-  if (count == 1) {
-    c.smoothFrame = n;
-    c.fastFrame = isFastFrameLength(n) || (n & (n - 1)) == 0 ? n : 0;
-    return c;
-  }
-  const int64_t need = c.interior + (count == 2 ? halo : 2 * halo);
-  if (need > n) return AxisCut{count, c.interior, 0, 0, 0};
-  c.smoothFrame = std::min(frameLength(need, costs), n);
-  const int64_t fast = std::min(nextPowerOfTwo(need), nextFastFrameLength(need) > 0
-                                                          ? nextFastFrameLength(need)
-                                                          : std::numeric_limits<int64_t>::max());
-  c.fastFrame = fast <= n ? fast : 0;
+  for (const AxisPieces* p : {&c.smooth, &c.fast})
+    for (size_t i = 0; i + 1 < p->bounds.size(); ++i)
+      c.interior = std::max(c.interior, p->bounds[i + 1] - p->bounds[i]);
   return c;
+}
+
+// Frames of one length around even interiors. One piece is the unblocked run's frame (half the
+// PSF of padding before, the rest after; its length is rlFrame's, given by the planner); more
+// have the halo on both sides, and what the frame's length leaves beyond interior + halo is
+// shared by both sides: a wider halo is free accuracy.
+AxisPieces evenPieces(int64_t n, int64_t psf, int64_t halo, int64_t count, int64_t length,
+                      bool wraps) {
+  AxisPieces p;
+  const int64_t interior = ceilDiv(n, count);
+  const int64_t lo = count == 1 ? (wraps ? 0 : psf / 2) : halo + (length - interior - 2 * halo) / 2;
+  for (int64_t i = 0; i <= count; ++i) p.bounds.push_back(n * i / count);
+  for (int64_t i = 0; i < count; ++i) {
+    p.starts.push_back(p.bounds[size_t(i)] - lo);
+    p.lengths.push_back(length);
+  }
+  return p;
 }
 
 AxisCut axisCut(int64_t n, int64_t psf, int64_t halo, int64_t count, bool periodic,
@@ -79,18 +170,69 @@ AxisCut axisCut(int64_t n, int64_t psf, int64_t halo, int64_t count, bool period
   c.count = count;
   c.interior = ceilDiv(n, count);
   if (count == 1 && periodic) {  // the whole axis wraps onto itself: no padding
-    c.smoothFrame = c.fastFrame = n;
+    c.smooth = c.fast = evenPieces(n, psf, halo, 1, n, true);
     return c;
   }
-  // One piece: the unblocked run's frame (half the PSF of padding before, the rest after); more:
-  // the halo on both sides.
-  c.lo = count == 1 ? psf / 2 : halo;
   const int64_t need = count == 1 ? n + 2 * (psf / 2) : c.interior + 2 * halo;
-  c.smoothFrame = frameLength(need, costs);
-  c.fastFrame = std::min(nextPowerOfTwo(need), nextFastFrameLength(need) > 0
-                                                   ? nextFastFrameLength(need)
-                                                   : std::numeric_limits<int64_t>::max());
+  c.smooth = evenPieces(n, psf, halo, count, nextLength(need, false, costs), false);
+  c.fast = evenPieces(n, psf, halo, count, nextLength(need, true, costs), false);
   return c;
+}
+
+// The frames of one cut of the volume and what they cost.
+struct FrameSet {
+  bool valid = true;  // every frame is of the kind asked for (fast: the fast path takes it)
+  bool fits = true;   // every block fits the budget
+  int64_t blocks = 0;
+  Shape largest;       // the longest frame on each axis
+  bool fast = true;    // the fast path takes every frame
+  size_t bytes = 0;    // the most one block needs
+  double seconds = 0;  // expected compute per iteration on all the devices
+};
+
+// Expected compute per iteration when `devices` workers take the blocks in order, each the next
+// block when it is free; equal blocks run in rounds.
+double scheduledSeconds(const std::vector<double>& blocks, int devices) {
+  std::vector<double> busy(size_t(devices), 0.0);
+  for (double b : blocks) *std::min_element(busy.begin(), busy.end()) += b;
+  return *std::max_element(busy.begin(), busy.end());
+}
+
+FrameSet frameSet(const AxisPieces* const pieces[3], const FrameCosts& costs, bool fast,
+                  size_t budget, int devices) {
+  // Each axis has few distinct lengths: costs go by them.
+  std::map<int64_t, int64_t> lengths[3];
+  for (int a = 0; a < 3; ++a)
+    for (int64_t length : pieces[a]->lengths) ++lengths[a][length];
+  FrameSet s;
+  s.largest = {lengths[0].rbegin()->first, lengths[1].rbegin()->first, lengths[2].rbegin()->first};
+  double total = 0, longest = 0;
+  for (const auto& [z, nz] : lengths[0])
+    for (const auto& [y, ny] : lengths[1])
+      for (const auto& [x, nx] : lengths[2]) {
+        const Shape f{z, y, x};
+        const bool takesFast = costs.fast(f);
+        if (fast && !takesFast) s.valid = false;
+        s.fast = s.fast && takesFast;
+        s.bytes = std::max(s.bytes, costs.bytes(f));
+        s.blocks += nz * ny * nx;
+        total += double(nz * ny * nx) * costs.secondsPerIteration(f);
+        longest = std::max(longest, costs.secondsPerIteration(f));
+      }
+  s.fits = s.bytes <= budget;
+  const bool equal = lengths[0].size() == 1 && lengths[1].size() == 1 && lengths[2].size() == 1;
+  if (equal || devices == 1) {
+    s.seconds = equal ? double((s.blocks + devices - 1) / devices) * longest : total;
+  } else if (s.blocks > 64 * int64_t(devices)) {
+    s.seconds = std::max(total / devices, longest);  // many rounds: nearly even
+  } else {
+    std::vector<double> blocks;
+    for (int64_t z : pieces[0]->lengths)
+      for (int64_t y : pieces[1]->lengths)
+        for (int64_t x : pieces[2]->lengths) blocks.push_back(costs.secondsPerIteration({z, y, x}));
+    s.seconds = scheduledSeconds(blocks, devices);
+  }
+  return s;
 }
 
 }  // namespace
@@ -106,8 +248,25 @@ double BlockPlan::work() const {
     const bool padded = boundary != Boundary::Periodic && boundary != Boundary::ReflectExact;
     return padded ? double(n + 2 * (k / 2)) : double(n);
   };
-  return double(count()) * double(frame.count()) /
+  double frames = 0;
+  for (const Block& b : blocks) frames += double(b.frame.shape().count());
+  return frames /
          (unblocked(volume.z, psf.z) * unblocked(volume.y, psf.y) * unblocked(volume.x, psf.x));
+}
+
+std::string BlockPlan::frames() const {
+  std::map<std::tuple<int64_t, int64_t, int64_t>, int> shapes;
+  for (const Block& b : blocks) {
+    const Shape s = b.frame.shape();
+    ++shapes[{s.z, s.y, s.x}];
+  }
+  if (shapes.size() <= 1) return "frame " + shapeText(frame);
+  std::string text = "frames";
+  for (const auto& [s, count] : shapes)
+    text += (text == "frames" ? " " : ", ") +
+            shapeText({std::get<0>(s), std::get<1>(s), std::get<2>(s)}) + " (" +
+            std::to_string(count) + ")";
+  return text;
 }
 
 std::string BlockPlan::describe(int iterations) const {
@@ -117,9 +276,8 @@ std::string BlockPlan::describe(int iterations) const {
   o << "volume " << volume.z << " x " << volume.y << " x " << volume.x << ", PSF " << psf.z << " x "
     << psf.y << " x " << psf.x << ", halo " << halo.z << " x " << halo.y << " x " << halo.x << "\n"
     << "blocks " << count() << " (" << counts.z << " x " << counts.y << " x " << counts.x
-    << "), interior up to " << interior.z << " x " << interior.y << " x " << interior.x
-    << ", frame " << frame.z << " x " << frame.y << " x " << frame.x
-    << (fastFrame ? " (fast transforms)" : "") << "\n"
+    << "), interior up to " << interior.z << " x " << interior.y << " x " << interior.x << ", "
+    << frames() << (fastFrame ? " (fast transforms)" : "") << "\n"
     << "memory per block about " << (bytesPerBlock >> 20) << " MiB of a budget of "
     << (budget >> 20) << " MiB\n";
   if (slabSlices > 0)
@@ -175,35 +333,40 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
       rlFrame({n[0] + (padded ? k[0] / 2 * 2 : 0), n[1] + (padded ? k[1] / 2 * 2 : 0),
                n[2] + (padded ? k[2] / 2 * 2 : 0)},
               {padded, padded, padded});
+  // One block: every axis is one piece of the unblocked run's frame.
+  AxisCut whole[3];
+  for (int a = 0; a < 3; ++a) {
+    const int64_t length = a == 0 ? unblockedFrame.z : a == 1 ? unblockedFrame.y : unblockedFrame.x;
+    whole[a].interior = n[a];
+    whole[a].smooth = evenPieces(n[a], k[a], h[a], 1, length, !padded);
+  }
   double best = std::numeric_limits<double>::infinity();
   size_t smallestBytes = std::numeric_limits<size_t>::max();
-  AxisCut chosen[3];
-  for (const AxisCut& cz : options[0])
-    for (const AxisCut& cy : options[1])
-      for (const AxisCut& cx : options[2])
+  const AxisPieces* chosen[3] = {};
+  for (const AxisCut& oz : options[0])
+    for (const AxisCut& oy : options[1])
+      for (const AxisCut& ox : options[2])
         for (bool fast : {false, true}) {
-          const bool one = cz.count == 1 && cy.count == 1 && cx.count == 1;
+          const bool one = oz.count == 1 && oy.count == 1 && ox.count == 1;
           if (one && fast) continue;
-          const Shape f = one    ? unblockedFrame
-                          : fast ? Shape{cz.fastFrame, cy.fastFrame, cx.fastFrame}
-                                 : Shape{cz.smoothFrame, cy.smoothFrame, cx.smoothFrame};
-          if (f.z == 0 || f.y == 0 || f.x == 0) continue;  // no reflect-exact frame of this cut
-          if (fast && !costs.fast(f)) continue;
-          const size_t bytes = costs.bytes(f);
-          smallestBytes = std::min(smallestBytes, bytes);
-          if (bytes > budgetBytes) continue;
-          const int64_t blocks = cz.count * cy.count * cx.count;
-          // The least compute, in rounds of `devices` blocks at once; between equals, fewer blocks.
-          const int64_t rounds = (blocks + devices - 1) / devices;
-          const double cost = double(rounds) * costs.secondsPerIteration(f) * (1 + 1e-9 * blocks);
+          const AxisPieces* pieces[3] = {&(one ? whole[0] : oz).pieces(fast),
+                                         &(one ? whole[1] : oy).pieces(fast),
+                                         &(one ? whole[2] : ox).pieces(fast)};
+          if (pieces[0]->empty() || pieces[1]->empty() || pieces[2]->empty())
+            continue;  // no reflect-exact frame of this cut
+          const FrameSet frames = frameSet(pieces, costs, fast, budgetBytes, devices);
+          if (!frames.valid) continue;
+          smallestBytes = std::min(smallestBytes, frames.bytes);
+          if (!frames.fits) continue;
+          // The least compute; between equals, fewer blocks.
+          const double cost = frames.seconds * (1 + 1e-9 * double(frames.blocks));
           if (cost < best) {
             best = cost;
-            chosen[0] = cz;
-            chosen[1] = cy;
-            chosen[2] = cx;
-            plan.frame = f;
-            plan.fastFrame = costs.fast(f);
-            plan.bytesPerBlock = bytes;
+            std::copy(pieces, pieces + 3, chosen);
+            plan.frame = frames.largest;
+            plan.fastFrame = frames.fast;
+            plan.bytesPerBlock = frames.bytes;
+            plan.secondsPerIteration = frames.seconds;
           }
         }
   if (!std::isfinite(best))
@@ -212,36 +375,20 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
                           " MiB cannot hold one block (the smallest, with its halo and the PSF, "
                           "needs " +
                           std::to_string(smallestBytes >> 20) + " MiB)");
-  plan.counts = {chosen[0].count, chosen[1].count, chosen[2].count};
-  plan.interior = {chosen[0].interior, chosen[1].interior, chosen[2].interior};
+  const AxisPieces &pz = *chosen[0], &py = *chosen[1], &px = *chosen[2];
+  plan.counts = {int64_t(pz.lengths.size()), int64_t(py.lengths.size()),
+                 int64_t(px.lengths.size())};
+  plan.interior = {pz.longestInterior(), py.longestInterior(), px.longestInterior()};
   plan.devices = devices;
-  plan.secondsPerIteration =
-      double((plan.count() + devices - 1) / devices) * costs.secondsPerIteration(plan.frame);
-  const int64_t frame[3] = {plan.frame.z, plan.frame.y, plan.frame.x};
-  // The frame starts lo before its interior. Between blocks, whatever the frame's length leaves
-  // beyond interior + halo is shared by both sides: a wider halo is free accuracy.
-  auto span = [&](int a, int64_t start, int64_t end) {
-    const AxisCut& c = chosen[a];
-    if (exact) {  // inside the volume; the blocks at its faces start there (exactAxisCut)
-      const int64_t s = start == 0    ? 0
-                        : end == n[a] ? n[a] - frame[a]
-                                      : std::clamp(start - (frame[a] - (end - start)) / 2,
-                                                   int64_t(0), n[a] - frame[a]);
-      return std::pair<int64_t, int64_t>{s, s + frame[a]};
-    }
-    const int64_t lo = c.count == 1 ? c.lo : c.lo + (frame[a] - c.interior - 2 * c.lo) / 2;
-    const int64_t s = start - lo;
-    return std::pair<int64_t, int64_t>{s, s + frame[a]};
-  };
-  for (const auto& [z0, z1] : cuts(volume.z, plan.counts.z))
-    for (const auto& [y0, y1] : cuts(volume.y, plan.counts.y))
-      for (const auto& [x0, x1] : cuts(volume.x, plan.counts.x)) {
+  for (size_t i = 0; i < pz.lengths.size(); ++i)
+    for (size_t j = 0; j < py.lengths.size(); ++j)
+      for (size_t l = 0; l < px.lengths.size(); ++l) {
         Block b;
-        b.interior = {z0, z1, y0, y1, x0, x1};
-        const auto [fz0, fz1] = span(0, z0, z1);
-        const auto [fy0, fy1] = span(1, y0, y1);
-        const auto [fx0, fx1] = span(2, x0, x1);
-        b.frame = {fz0, fz1, fy0, fy1, fx0, fx1};
+        b.interior = {pz.bounds[i],     pz.bounds[i + 1], py.bounds[j],
+                      py.bounds[j + 1], px.bounds[l],     px.bounds[l + 1]};
+        b.frame = {pz.starts[i], pz.starts[i] + pz.lengths[i],
+                   py.starts[j], py.starts[j] + py.lengths[j],
+                   px.starts[l], px.starts[l] + px.lengths[l]};
         plan.blocks.push_back(b);
       }
   return plan;

@@ -1,9 +1,10 @@
 // How a volume too large for a memory budget is cut into overlapping blocks for 3D
 // Richardson–Lucy. Block interiors tile the volume. Each block deconvolves a frame: its interior
 // with at least a halo of voxels on every side, grown to an FFT length its backend transforms
-// fast, the same shape for every block. Where a frame reaches past the volume's faces it is
-// filled by the run's boundary rule, so the frame is deconvolved with periodic boundaries and
-// only its interior is kept.
+// fast. Where a frame reaches past the volume's faces it is filled by the run's boundary rule, so
+// the frame is deconvolved with periodic boundaries and only its interior is kept. Frames have
+// one shape, except under Boundary::ReflectExact, whose frames lie inside the volume and may
+// differ in length (two pieces of an axis of 950 with halos of 64: frames of 512 and 576).
 #pragma once
 
 #include <cstddef>
@@ -48,10 +49,10 @@ struct BlockPlan {
   Shape volume, psf, halo;  // halo: voxels of real data at least past each interior face
   Shape counts{1, 1, 1};    // blocks along z, y, x
   Shape interior;           // the largest interior (the last block on an axis may be smaller)
-  Shape frame;              // every block's frame
+  Shape frame;              // the longest frame on each axis (each block's is blocks[k].frame)
   Boundary boundary = Boundary::Reflect;  // how frames are filled past the volume's faces
   bool fastFrame = false;                 // the backend's fast path takes the frame
-  size_t bytesPerBlock = 0;               // the memory one block needs (estimate)
+  size_t bytesPerBlock = 0;               // the memory the largest block needs (estimate)
   size_t budget = 0;                      // what it had to fit
   int devices = 1;                        // blocks computed at once
   double secondsPerIteration = 0;         // expected compute per iteration over all blocks (wall)
@@ -63,6 +64,7 @@ struct BlockPlan {
   // Frame voxels over all blocks against the unblocked run's frame.
   double work() const;
   std::string describe(int iterations) const;  // human-readable, for --dry-run
+  std::string frames() const;  // "frame Z x Y x X", or each frame shape with its count
 };
 
 // Host memory a run may plan with when none is given: half the machine's memory.

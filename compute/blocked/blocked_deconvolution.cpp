@@ -162,9 +162,14 @@ class Worker {
     }
   }
 
-  // Allocated on this (the computing) thread, as BlockTransfers asks.
+  // Allocated on this (the computing) thread, as BlockTransfers asks; a slot is kept while the
+  // blocks' frames have its shape (reflect-exact frames may differ).
   void startFill(size_t k, int slot) {
-    if (frames_[slot].empty()) frames_[slot] = transfers_->allocate(run_.plan.frame);
+    const Shape shape = run_.plan.blocks[k].frame.shape();
+    if (!(frames_[slot].shape() == shape)) {
+      frames_[slot] = Image();
+      frames_[slot] = transfers_->allocate(shape);
+    }
     filling_ = std::async(std::launch::async, [this, k, slot] { return fill(k, slot); });
   }
 
@@ -179,9 +184,9 @@ class Worker {
     const auto t = Clock::now();
     timesOf(k).readFrom = now();
     const BlockPlan& plan = run_.plan;
-    const Shape f = plan.frame;
     const int64_t slab = plan.slabSlices;
     const Block& b = plan.blocks[k];
+    const Shape f = b.frame.shape();
     // Two staging slabs: one is read into while the other is copied to the frame.
     float* staging[2] = {transfers_->staging(0, size_t(slab * f.y * f.x)),
                          transfers_->staging(1, size_t(slab * f.y * f.x))};

@@ -36,20 +36,24 @@ namespace {
 double relativeL2AwayFromSeams(const Image& a, const Image& b, const BlockPlan& plan,
                                Shape margin) {
   const Shape s = a.shape();
-  auto nearSeam = [](int64_t i, int64_t n, int64_t pieces, int64_t m) {
+  std::vector<int64_t> seams[3];  // where interiors start, past the volume's first face
+  for (const Block& block : plan.blocks) {
+    const int64_t starts[3] = {block.interior.z0, block.interior.y0, block.interior.x0};
+    for (int axis = 0; axis < 3; ++axis)
+      if (starts[axis] > 0) seams[axis].push_back(starts[axis]);
+  }
+  auto nearSeam = [&](int axis, int64_t i, int64_t n, int64_t m) {
     if (i < m || i >= n - m) return true;
-    for (int64_t k = 1; k < pieces; ++k) {
-      const int64_t seam = n * k / pieces;
+    for (int64_t seam : seams[axis])
       if (i >= seam - m && i < seam + m) return true;
-    }
     return false;
   };
   double num = 0, den = 0;
   for (int64_t z = 0; z < s.z; ++z)
     for (int64_t y = 0; y < s.y; ++y)
       for (int64_t x = 0; x < s.x; ++x) {
-        if (nearSeam(z, s.z, plan.counts.z, margin.z) ||
-            nearSeam(y, s.y, plan.counts.y, margin.y) || nearSeam(x, s.x, plan.counts.x, margin.x))
+        if (nearSeam(0, z, s.z, margin.z) || nearSeam(1, y, s.y, margin.y) ||
+            nearSeam(2, x, s.x, margin.x))
           continue;
         const int64_t i = (z * s.y + y) * s.x + x;
         num += double(a.data()[i] - b.data()[i]) * (a.data()[i] - b.data()[i]);
@@ -158,6 +162,51 @@ TEST(BlockPlan, OnTheGpuFramesFollowTheFastLengths) {
     EXPECT_EQ(n, 1) << seed.describe(100);
   }
   EXPECT_GT(seed.secondsPerIteration, 0.0);
+}
+
+// Reflect-exact frames lie inside the volume, so two pieces of an axis need frames adding up to
+// the axis and two halos, not twice the longer piece: the seed job's 950 planes with halos of 64
+// take frames of 512 and 576, not two of 576. Interiors still tile the axis, every frame holds
+// its interior and the halo, and the plan's frame is the longest.
+TEST(BlockPlan, ReflectExactFramesMayDifferInLength) {
+  const DeconvolveParams p = params3d(100, Boundary::ReflectExact);
+  const FrameCosts cuda = frameCosts("cuda", p);
+  const Shape volume{950, 2048, 2048}, psf{127, 127, 127};
+  const BlockPlan seed = planBlocks(volume, psf, p, cuda, size_t(70000) << 20);
+  ASSERT_EQ(seed.counts, (Shape{2, 1, 1})) << seed.describe(100);
+  EXPECT_EQ(seed.blocks[0].frame, (Box{0, 512, 0, 2048, 0, 2048}));
+  EXPECT_EQ(seed.blocks[1].frame, (Box{950 - 576, 950, 0, 2048, 0, 2048}));
+  EXPECT_EQ(seed.frame, (Shape{576, 2048, 2048}));
+  EXPECT_EQ(seed.bytesPerBlock, cuda.bytes(seed.frame));
+  // 10 voxels to spare, 5 to each seam's side.
+  EXPECT_EQ(seed.blocks[0].interior.z1, 512 - 64 - 5);
+  EXPECT_EQ(seed.blocks[1].interior.z0, 512 - 64 - 5);
+  EXPECT_NEAR(seed.work(), (512.0 + 576.0) / 950.0, 1e-12);
+  EXPECT_NEAR(
+      seed.secondsPerIteration,
+      cuda.secondsPerIteration({512, 2048, 2048}) + cuda.secondsPerIteration({576, 2048, 2048}),
+      1e-12);
+  const std::string text = seed.describe(100);
+  EXPECT_NE(text.find("frames 512 x 2048 x 2048 (1), 576 x 2048 x 2048 (1)"), std::string::npos)
+      << text;
+  // Two devices take a block each: the longer one sets the time.
+  const BlockPlan two =
+      planBlocks(volume, psf, p, cuda, size_t(70000) << 20, {-1, -1, -1}, {0, 0, 0}, 2);
+  EXPECT_NEAR(two.secondsPerIteration, cuda.secondsPerIteration({576, 2048, 2048}), 1e-12);
+  // Five pieces of an awkward axis: lengths of two kinds at most, interiors tiling the axis.
+  const BlockPlan five = planBlocks({37, 50, 45}, {7, 9, 5}, p, frameCosts("cpu", p),
+                                    size_t(1) << 30, {-1, -1, -1}, {8, 0, 0});
+  ASSERT_EQ(five.counts.z, 5);
+  int64_t next = 0;
+  for (const Block& b : five.blocks) {
+    EXPECT_EQ(b.interior.z0, next);
+    next = b.interior.z1;
+    EXPECT_GE(b.frame.z0, 0);
+    EXPECT_LE(b.frame.z1, 37);
+    EXPECT_TRUE(b.interior.z0 == 0 ? b.frame.z0 == 0 : b.interior.z0 - b.frame.z0 >= 4);
+    EXPECT_TRUE(b.interior.z1 == 37 ? b.frame.z1 == 37 : b.frame.z1 - b.interior.z1 >= 4);
+  }
+  EXPECT_EQ(next, 37);
 }
 
 TEST(BlockPlan, SlabsFitTheHostBudget) {
