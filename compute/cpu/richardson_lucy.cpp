@@ -53,6 +53,7 @@
 #include "compute/cpu/fft_plan_cache.h"
 #include "compute/cpu/operations.h"
 #include "compute/cpu/rl_kernels.h"
+#include "compute/mirror_psf.h"
 #include "compute/rl_frame.h"
 
 namespace stacklens::compute::cpu {
@@ -408,21 +409,6 @@ class Deconvolver {
   std::vector<double> partials_;
 };
 
-// Odd sides and equal to its mirror image along each axis (exactly).
-bool isAxisSymmetric(const Image& psf) {
-  const Shape s = psf.shape();
-  if (s.z % 2 == 0 || s.y % 2 == 0 || s.x % 2 == 0) return false;
-  for (int64_t z = 0; z < s.z; ++z)
-    for (int64_t y = 0; y < s.y; ++y)
-      for (int64_t x = 0; x < s.x; ++x) {
-        const float v = psf.at(z, y, x);
-        if (v != psf.at(s.z - 1 - z, y, x) || v != psf.at(z, s.y - 1 - y, x) ||
-            v != psf.at(z, y, s.x - 1 - x))
-          return false;
-      }
-  return true;
-}
-
 // The PSF the mode uses (the centre slice in 2D mode), validated and normalised to sum 1.
 Image preparePsf(const Image& psf, bool threeD) {
   if (psf.empty()) throw InvalidArgument("richardson_lucy: the PSF is empty");
@@ -441,6 +427,19 @@ Image preparePsf(const Image& psf, bool threeD) {
   return out;
 }
 
+// Reflect-exact's PSF: its symmetric part (compute/mirror_psf.h), normalised again to sum 1 when
+// samples were dropped.
+Image mirrored(const Image& psf) {
+  Shape shape = psf.shape();
+  const std::vector<float> values = mirrorSymmetricPsf(psf.data(), shape);
+  double sum = 0;
+  for (float v : values) sum += v;
+  if (shape == psf.shape()) sum = 1;
+  Image out = Image::host(shape);
+  for (size_t i = 0; i < values.size(); ++i) out.data()[i] = static_cast<float>(values[i] / sum);
+  return out;
+}
+
 }  // namespace
 
 Image richardsonLucy(const Image& in, const Image& psfIn, const DeconvolveParams& p, const Job& job,
@@ -451,11 +450,8 @@ Image richardsonLucy(const Image& in, const Image& psfIn, const DeconvolveParams
   bool anyFinite = false;
   for (int64_t i = 0; i < shape.count() && !anyFinite; ++i) anyFinite = std::isfinite(in.data()[i]);
   if (!anyFinite) throw InvalidArgument("richardson_lucy: the image has no finite value");
-  const Image psf = preparePsf(psfIn, p.threeD);
-  if (p.boundary == Boundary::ReflectExact && !isAxisSymmetric(psf))
-    throw InvalidArgument(
-        "richardson_lucy: the reflect-exact boundary needs a PSF symmetric on every axis (odd "
-        "sides, equal to its mirror image along x, y and z)");
+  const Image psf = p.boundary == Boundary::ReflectExact ? mirrored(preparePsf(psfIn, p.threeD))
+                                                         : preparePsf(psfIn, p.threeD);
   if (p.boundary == Boundary::Periodic &&
       (psf.shape().y > shape.y || psf.shape().x > shape.x || (p.threeD && psf.shape().z > shape.z)))
     throw InvalidArgument("richardson_lucy: the PSF (" + std::to_string(psf.shape().z) + "×" +

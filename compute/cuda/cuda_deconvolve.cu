@@ -35,6 +35,7 @@
 #include "compute/cuda/rl_otf_cache.cuh"
 #include "compute/cuda/tuning/deconvolve.cuh"
 #include "compute/log.h"
+#include "compute/mirror_psf.h"
 #include "compute/rl_frame.h"
 #include "rl_callbacks_fatbin.h"
 
@@ -718,11 +719,16 @@ Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psf
     sum += psfStart[i];
   }
   if (!(sum > 0)) throw InvalidArgument("richardson_lucy: the PSF must sum to more than 0");
-  if (p.boundary == Boundary::ReflectExact &&
-      !isAxisSymmetric(std::vector<float>(psfStart, psfStart + ps.count()), ps.z, ps.y, ps.x))
-    throw InvalidArgument(
-        "richardson_lucy: the reflect-exact boundary needs a PSF symmetric on every axis (odd "
-        "sides, equal to its mirror image along x, y and z)");
+  std::vector<float> mirrored;  // reflect-exact's PSF: its symmetric part (compute/mirror_psf.h)
+  if (p.boundary == Boundary::ReflectExact) {
+    const Shape before = ps;
+    mirrored = mirrorSymmetricPsf(psfStart, ps);
+    psfStart = mirrored.data();
+    if (!(ps == before)) {  // samples were dropped
+      sum = 0;
+      for (float v : mirrored) sum += v;
+    }
+  }
   if (p.boundary == Boundary::Periodic && (ps.y > s.y || ps.x > s.x || (p.threeD && ps.z > s.z)))
     throw InvalidArgument(
         "richardson_lucy: the PSF is larger than the image for periodic "

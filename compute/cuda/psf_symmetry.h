@@ -19,24 +19,4 @@ inline bool isPointSymmetric(const std::vector<float>& psf, int64_t depth, int64
   return std::equal(psf.begin(), psf.begin() + psf.size() / 2, psf.rbegin());
 }
 
-// True when the PSF equals itself mirrored along each axis on its own (every side odd): what
-// Boundary::ReflectExact needs (reflect_exact.cuh). Exact comparison, as above.
-inline bool isAxisSymmetric(const std::vector<float>& psf, int64_t depth, int64_t height,
-                            int64_t width) {
-  if (depth % 2 == 0 || height % 2 == 0 || width % 2 == 0) return false;
-  if (psf.size() != size_t(depth * height * width)) return false;
-  auto at = [&](int64_t z, int64_t y, int64_t x) {
-    return psf[size_t((z * height + y) * width + x)];
-  };
-  for (int64_t z = 0; z < depth; ++z)
-    for (int64_t y = 0; y < height; ++y)
-      for (int64_t x = 0; x < width; ++x) {
-        const float v = at(z, y, x);
-        if (v != at(depth - 1 - z, y, x) || v != at(z, height - 1 - y, x) ||
-            v != at(z, y, width - 1 - x))
-          return false;
-      }
-  return true;
-}
-
 }  // namespace stacklens::compute::cuda

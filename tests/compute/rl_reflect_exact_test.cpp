@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,6 +105,52 @@ TEST(RlReflectExact, RejectsAsymmetricPsfAndTv) {
   EXPECT_THROW(cpu->richardsonLucy(in, axisSymmetric({1, 5, 5}, 4), p), InvalidParameter);
 }
 
+// A Gaussian (σ² = 0.6) sampled on even sides of 10 or more: the first sample on each even axis
+// has no mirror partner, and those samples add up to 10⁻⁹ of the PSF's sum.
+Image evenGaussian(Shape s) {
+  Image psf = Image::host(s);
+  for (int64_t z = 0; z < s.z; ++z)
+    for (int64_t y = 0; y < s.y; ++y)
+      for (int64_t x = 0; x < s.x; ++x) {
+        const double dz = double(z - s.z / 2), dy = double(y - s.y / 2), dx = double(x - s.x / 2);
+        psf.at(z, y, x) = float(std::exp(-(dz * dz + dy * dy + dx * dx) / 1.2));
+      }
+  return psf;
+}
+
+// A PSF symmetric to within rounding is taken as its symmetric part: an even-sided Gaussian
+// deconvolves as the reference does with the same (uncropped) PSF, and so does one whose two
+// halves differ by an ulp; a PSF further from symmetric is refused, saying by how much.
+void expectRoundingIsTakenAsSymmetric(Backend* backend, bool threeD) {
+  DeconvolveParams p;
+  p.boundary = Boundary::ReflectExact;
+  p.iterations = 4;
+  p.threeD = threeD;
+  const Shape image = threeD ? Shape{12, 20, 18} : Shape{2, 30, 26};
+  const Image in = randomImage(image, 8, 0.1f);
+  Image psf = evenGaussian(threeD ? Shape{10, 12, 10} : Shape{3, 12, 10});
+  const Image want = reference(in, psf, p);
+  Image got = backend->download(backend->richardsonLucy(in, psf, p));
+  EXPECT_LT(relativeL2(got, want), 1e-5);
+  EXPECT_GT(relativeL2(want, in), 1e-2);
+  psf.at(psf.shape().z / 2, 3, 4) = std::nextafter(psf.at(psf.shape().z / 2, 3, 4), 1.f);
+  got = backend->download(backend->richardsonLucy(in, psf, p));
+  EXPECT_LT(relativeL2(got, want), 1e-5);
+  psf.at(psf.shape().z / 2, 3, 4) *= 1.01f;
+  try {
+    backend->richardsonLucy(in, psf, p);
+    ADD_FAILURE() << "an asymmetric PSF was taken";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("differs from that by"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RlReflectExact, CpuTakesRoundingAsSymmetric) {
+  std::unique_ptr<Backend> cpu = makeCpuBackend();
+  expectRoundingIsTakenAsSymmetric(cpu.get(), false);
+  expectRoundingIsTakenAsSymmetric(cpu.get(), true);
+}
+
 using RlReflectExactGpu = stacklens::testing::GpuTest;
 
 // Fused frames (powers of two and a mixed length) and cuFFT's (any other shape).
@@ -135,6 +182,11 @@ TEST_F(RlReflectExactGpu, CudaMatchesCpuAccelerated) {
     EXPECT_LT(relativeL2(a, b), 1e-5) << text(s);
     EXPECT_GT(relativeL2(a, in), 1e-2) << text(s);
   }
+}
+
+TEST_F(RlReflectExactGpu, CudaTakesRoundingAsSymmetric) {
+  expectRoundingIsTakenAsSymmetric(gpu, false);
+  expectRoundingIsTakenAsSymmetric(gpu, true);
 }
 
 }  // namespace

@@ -1,0 +1,53 @@
+// mirrorSymmetricPsf: drop the unpaired first samples of even sides, average the mirror images,
+// and refuse a PSF whose dropped and asymmetric parts are more than rounding.
+#include "compute/mirror_psf.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "compute/params.h"
+
+namespace stacklens::compute {
+
+std::vector<float> mirrorSymmetricPsf(const float* psf, Shape& shape) {
+  const Shape in = shape;
+  // An even side's centre is its sample n / 2: samples 1 … n − 1 pair about it, sample 0 has no
+  // partner. Odd sides keep every sample.
+  const Shape out{in.z - (1 - in.z % 2), in.y - (1 - in.y % 2), in.x - (1 - in.x % 2)};
+  const int64_t from[3] = {in.z - out.z, in.y - out.y, in.x - out.x};
+  auto at = [&](int64_t z, int64_t y, int64_t x) {
+    return double(psf[((z + from[0]) * in.y + y + from[1]) * in.x + x + from[2]]);
+  };
+  double total = 0, kept = 0, asymmetric = 0;
+  for (int64_t i = 0; i < in.count(); ++i) total += std::fabs(double(psf[i]));
+  std::vector<float> symmetric(size_t(out.count()));
+  for (int64_t z = 0; z < out.z; ++z)
+    for (int64_t y = 0; y < out.y; ++y)
+      for (int64_t x = 0; x < out.x; ++x) {
+        const int64_t zs[2] = {z, out.z - 1 - z}, ys[2] = {y, out.y - 1 - y},
+                      xs[2] = {x, out.x - 1 - x};
+        double sum = 0;
+        for (int64_t a : zs)
+          for (int64_t b : ys)
+            for (int64_t c : xs) sum += at(a, b, c);
+        const double mean = sum / 8, value = at(z, y, x);
+        kept += std::fabs(value);
+        asymmetric += std::fabs(value - mean);
+        symmetric[size_t((z * out.y + y) * out.x + x)] = static_cast<float>(mean);
+      }
+  const double off = (total - kept + asymmetric) / total;
+  if (!(off <= kMirrorTolerance)) {
+    char amounts[96];
+    std::snprintf(amounts, sizeof amounts, "%.2g of its sum (at most %.0e is taken as rounding)",
+                  off, kMirrorTolerance);
+    throw InvalidArgument(
+        "richardson_lucy: the reflect-exact boundary needs a PSF equal to its mirror image along "
+        "x, y and z about its centre sample; this one differs from that by " +
+        std::string(amounts));
+  }
+  shape = out;
+  return symmetric;
+}
+
+}  // namespace stacklens::compute

@@ -1,0 +1,24 @@
+// The PSF that Boundary::ReflectExact convolves by: equal to its mirror image along each axis, with
+// odd sides (its centre sample, at index size / 2, on every axis of symmetry). Many PSFs are that
+// only to within rounding: a Gaussian sampled on an even side, whose first sample has no partner
+// past the last, or one whose two halves were rounded differently. Such a PSF is taken as its
+// symmetric part when what that leaves out is below kMirrorTolerance of the PSF's sum: the
+// convolutions then change by less than float rounding of the image's largest value. Measured
+// PSFs are usually further from symmetric and are refused, with how far they are.
+#pragma once
+
+#include <vector>
+
+#include "compute/image.h"
+
+namespace stacklens::compute {
+
+constexpr double kMirrorTolerance = 1e-7;
+
+// psf: shape.count() values, row-major. Returns the symmetric PSF (the mean of the PSF's mirror
+// images after dropping the first sample of each even side) and sets `shape` to its shape. A PSF
+// already symmetric with odd sides comes back unchanged. Throws InvalidArgument naming how far
+// the PSF is from symmetric.
+std::vector<float> mirrorSymmetricPsf(const float* psf, Shape& shape);
+
+}  // namespace stacklens::compute
