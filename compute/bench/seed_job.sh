@@ -2,8 +2,7 @@
 # The seed job of issue 15 on one GPU, file to file: makes the input, measures the disk with dd,
 # then runs the 3D deconvolution with --timings once per output folder.
 #   B=build/cuda/app compute/bench/seed_job.sh [OUTPUT_FOLDER ...]   (default: /dev/shm /tmp)
-# ITERATIONS (100) and BOUNDARY (reflect) may be set in the environment; BOUNDARY=reflect-exact
-# takes the PSF at 127^3 (it needs odd sides, symmetric along each axis).
+# ITERATIONS (100) and BOUNDARY (reflect) may be set in the environment.
 set -euo pipefail
 B=${B:-build/cuda/app}
 here=$(dirname "$0")
@@ -11,10 +10,6 @@ TIMEFORMAT="%R s"
 echo -n "input made in "
 time python3 "$here/make_seed_stack.py" /tmp/seed.fits /tmp/psf128.fits >/dev/null
 psf=/tmp/psf128.fits
-if [ "${BOUNDARY:-reflect}" = reflect-exact ]; then
-  python3 "$here/make_seed_stack.py" /tmp/tiny.fits /tmp/psf127.fits --shape 1 64 64 --psf-size 127 >/dev/null
-  psf=/tmp/psf127.fits
-fi
 sync
 echo "dd, page cache / flushed to disk / read back:"
 dd if=/dev/zero of=/tmp/dd.bin bs=64M count=128 2>&1 | tail -1

@@ -4,7 +4,8 @@ Each chunk is computed with its neighbours' voxels around it (the depth: half th
 deconvolution, the kernel's radius for the filters); at the array's faces Dask pads by the
 boundary rule ('reflect' is half-sample symmetric, as StackLens's). A chunk plus its depth is
 deconvolved with periodic boundaries, exactly as a block of the blocked 3D deconvolution
-(compute/blocked/): with the same interiors and halos the two give the same result.
+(compute/blocked/): with the same interiors and halos the two give the same result. With
+'reflect-exact' nothing is padded and each chunk plus its depth reflects at its own faces.
 
 Works with dask.distributed: workers import stacklens; backend='auto' computes on a worker's
 GPU when it has one, else on its CPU cores. On a host with several GPUs, the workers of a
@@ -22,7 +23,11 @@ from . import Stack
 
 __all__ = ["from_stack", "to_file", "deconvolve", "blur", "median", "remove_outliers"]
 
-_BOUNDARIES = {"reflect": "reflect", "periodic": "periodic", "zero": 0.0}
+# What Dask pads past the array's faces for each boundary. Reflect-exact pads nothing: a chunk at
+# a face starts there and reflects there itself, at every convolution (as the blocked run's
+# reflect-exact frames do).
+_BOUNDARIES = {"reflect": "reflect", "periodic": "periodic", "zero": 0.0,
+               "reflect-exact": "none"}
 
 
 def _backend_here(backend):
@@ -193,12 +198,17 @@ def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", bou
     """Richardson-Lucy over a Dask array: each chunk with a halo (default half the PSF, rounded
     up, on each side; N or (Z, Y, X)) from its neighbours, deconvolved with periodic boundaries
     (mode '3d'; '2d' deconvolves each slice with the PSF's centre slice, no halo along z).
-    boundary is the rule at the array's faces: 'reflect', 'zero' or 'periodic'. widen: the halo
-    grows until each chunk with it has fast FFT lengths (what a block of the blocked
-    deconvolution does with its frame's room to spare); False keeps the halo as given. The other
-    arguments as stacklens.deconvolve."""
+    boundary is the rule at the array's faces: 'reflect', 'zero', 'periodic' or 'reflect-exact'
+    (the PSF symmetric along each axis; each chunk with its halo is deconvolved with reflect-exact
+    boundaries, so chunks at the array's faces reflect exactly there). widen: the halo grows
+    until each chunk with it has fast FFT lengths (what a block of the blocked deconvolution does
+    with its frame's room to spare); False keeps the halo as given, as reflect-exact always does
+    (its chunks at the faces have a halo on one side only). The other arguments as
+    stacklens.deconvolve."""
     if boundary not in _BOUNDARIES:
-        raise ValueError(f"boundary: expected 'reflect', 'periodic' or 'zero', got {boundary!r}")
+        raise ValueError("boundary: expected 'reflect', 'periodic', 'zero' or 'reflect-exact', "
+                         f"got {boundary!r}")
+    exact = boundary == "reflect-exact"
     if (psf is None) == (psf_sigma is None):
         raise ValueError("give exactly one of psf (an array) and psf_sigma")
     if psf is None:
@@ -225,7 +235,7 @@ def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", bou
         depth = halo
     else:
         raise ValueError(f"mode: expected '2d' or '3d', got {mode!r}")
-    if widen:
+    if widen and not exact:
         # Each chunk is transformed at its size with its depth: widen the depth (the first
         # chunk's size decides) so that the transforms have fast lengths.
         cuda = str(backend).startswith("cuda") or (backend == "auto" and
@@ -234,7 +244,8 @@ def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", bou
 
     def chunk(block):
         return _stacklens.deconvolve(block, psf, iterations=iterations, mode=mode,
-                                     boundary="periodic", tv=tv, accelerate=accelerate,
+                                     boundary="reflect-exact" if exact else "periodic", tv=tv,
+                                     accelerate=accelerate,
                                      backend=_backend_here(backend))
 
     return _overlap(array, chunk, depth, _BOUNDARIES[boundary], "deconvolve")
