@@ -83,7 +83,7 @@ struct AxisCut {
 // start there. Those frames need interior + halo, the ones between interior + 2 halos. Frames may
 // differ in length: starting from the shortest length every piece can take, pieces step down to
 // the next shorter length while the frames still cover the axis, so that 950 voxels with halos of
-// 64 take frames of 512 and 576 instead of two of 576.
+// 64 take frames of 576 and 512 instead of two of 576.
 AxisPieces exactPieces(int64_t n, int64_t halo, int64_t count, bool fast, const FrameCosts& costs) {
   AxisPieces p;
   if (count == 1) {
@@ -106,7 +106,9 @@ AxisPieces exactPieces(int64_t n, int64_t halo, int64_t count, bool fast, const 
     for (int64_t i = 0; i < count; ++i) sum += p.lengths[size_t(i)] - halos(i);
     return sum - n;
   };
-  for (int64_t i = 0; i < count; ++i) {
+  // The last pieces step down first: the longest frames come first, so the device's memory pool,
+  // grown for the first block, holds every later one.
+  for (int64_t i = count - 1; i >= 0; --i) {
     const int64_t kept = p.lengths[size_t(i)];
     const int64_t shorter = previousLength(kept, fast, costs);
     if (shorter <= halos(i)) continue;

@@ -4,7 +4,7 @@
 // fast. Where a frame reaches past the volume's faces it is filled by the run's boundary rule, so
 // the frame is deconvolved with periodic boundaries and only its interior is kept. Frames have
 // one shape, except under Boundary::ReflectExact, whose frames lie inside the volume and may
-// differ in length (two pieces of an axis of 950 with halos of 64: frames of 512 and 576).
+// differ in length (two pieces of an axis of 950 with halos of 64: frames of 576 and 512).
 #pragma once
 
 #include <cstddef>

@@ -166,7 +166,7 @@ TEST(BlockPlan, OnTheGpuFramesFollowTheFastLengths) {
 
 // Reflect-exact frames lie inside the volume, so two pieces of an axis need frames adding up to
 // the axis and two halos, not twice the longer piece: the seed job's 950 planes with halos of 64
-// take frames of 512 and 576, not two of 576. Interiors still tile the axis, every frame holds
+// take frames of 576 and 512, not two of 576. Interiors still tile the axis, every frame holds
 // its interior and the halo, and the plan's frame is the longest.
 TEST(BlockPlan, ReflectExactFramesMayDifferInLength) {
   const DeconvolveParams p = params3d(100, Boundary::ReflectExact);
@@ -174,13 +174,14 @@ TEST(BlockPlan, ReflectExactFramesMayDifferInLength) {
   const Shape volume{950, 2048, 2048}, psf{127, 127, 127};
   const BlockPlan seed = planBlocks(volume, psf, p, cuda, size_t(70000) << 20);
   ASSERT_EQ(seed.counts, (Shape{2, 1, 1})) << seed.describe(100);
-  EXPECT_EQ(seed.blocks[0].frame, (Box{0, 512, 0, 2048, 0, 2048}));
-  EXPECT_EQ(seed.blocks[1].frame, (Box{950 - 576, 950, 0, 2048, 0, 2048}));
+  // The longer frame first: the memory the first block takes holds the second.
+  EXPECT_EQ(seed.blocks[0].frame, (Box{0, 576, 0, 2048, 0, 2048}));
+  EXPECT_EQ(seed.blocks[1].frame, (Box{950 - 512, 950, 0, 2048, 0, 2048}));
   EXPECT_EQ(seed.frame, (Shape{576, 2048, 2048}));
   EXPECT_EQ(seed.bytesPerBlock, cuda.bytes(seed.frame));
   // 10 voxels to spare, 5 to each seam's side.
-  EXPECT_EQ(seed.blocks[0].interior.z1, 512 - 64 - 5);
-  EXPECT_EQ(seed.blocks[1].interior.z0, 512 - 64 - 5);
+  EXPECT_EQ(seed.blocks[0].interior.z1, 576 - 64 - 5);
+  EXPECT_EQ(seed.blocks[1].interior.z0, 576 - 64 - 5);
   EXPECT_NEAR(seed.work(), (512.0 + 576.0) / 950.0, 1e-12);
   EXPECT_NEAR(
       seed.secondsPerIteration,
