@@ -33,9 +33,9 @@
 #include "compute/cuda/psf_symmetry.h"
 #include "compute/cuda/reflect_exact.cuh"
 #include "compute/cuda/rl_otf_cache.cuh"
+#include "compute/cuda/rl_prepared_psf.cuh"
 #include "compute/cuda/tuning/deconvolve.cuh"
 #include "compute/log.h"
-#include "compute/mirror_psf.h"
 #include "compute/rl_frame.h"
 #include "rl_callbacks_fatbin.h"
 
@@ -699,42 +699,20 @@ Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psf
   if (input.empty()) throw InvalidArgument("richardson_lucy: the image is empty");
   if (psfInput.empty()) throw InvalidArgument("richardson_lucy: the PSF is empty");
   const Shape s = input.shape();
-  // The PSF on the host (it is small): the centre slice in 2D mode, normalised to sum 1.
+  // The PSF on the host (it is small), prepared once for calls with the same PSF.
   Image psfHost = psfInput;
   if (!psfHost.onHost()) {
     Image h = Image::host(psfInput.shape());
     readBack(ctx, h.data(), psfInput.data(), psfInput.shape().count());
     psfHost = h;
   }
-  Shape ps = psfHost.shape();
-  const float* psfStart = psfHost.data();
-  if (!p.threeD) {
-    psfStart = psfHost.slice(ps.z / 2);
-    ps.z = 1;
-  }
-  double sum = 0;
-  for (int64_t i = 0; i < ps.count(); ++i) {
-    if (!std::isfinite(psfStart[i]))
-      throw InvalidArgument("richardson_lucy: the PSF contains NaN or Inf");
-    sum += psfStart[i];
-  }
-  if (!(sum > 0)) throw InvalidArgument("richardson_lucy: the PSF must sum to more than 0");
-  std::vector<float> mirrored;  // reflect-exact's PSF: its symmetric part (compute/mirror_psf.h)
-  if (p.boundary == Boundary::ReflectExact) {
-    const Shape before = ps;
-    mirrored = mirrorSymmetricPsf(psfStart, ps);
-    psfStart = mirrored.data();
-    if (!(ps == before)) {  // samples were dropped
-      sum = 0;
-      for (float v : mirrored) sum += v;
-    }
-  }
+  const PreparedPsf& prepared = PreparedPsfCache::of(ctx, psfHost, p);
+  const Shape ps = prepared.shape;
+  const std::vector<float>& psfNorm = prepared.values;
   if (p.boundary == Boundary::Periodic && (ps.y > s.y || ps.x > s.x || (p.threeD && ps.z > s.z)))
     throw InvalidArgument(
         "richardson_lucy: the PSF is larger than the image for periodic "
         "boundaries");
-  std::vector<float> psfNorm(ps.count());
-  for (int64_t i = 0; i < ps.count(); ++i) psfNorm[i] = static_cast<float>(psfStart[i] / sum);
 
   Image in = onDevice(ctx, input);
   {
