@@ -131,6 +131,15 @@ class Worker {
     inHand_.push_back(*current);
     int slot = 0;
     startFill(*current, slot);
+    // The results' staging is page-locked now, while the first frame is read: locking it takes
+    // the driver a few tenths of a second per GiB and holds up other calls to it, which at the
+    // first write would delay the next block's start.
+    const size_t resultSlab =
+        size_t(run_.plan.slabSlices * run_.plan.interior.y * run_.plan.interior.x);
+    stagingResults_ = std::async(std::launch::async, [this, resultSlab] {
+      transfers_->staging(2, resultSlab);
+      transfers_->staging(3, resultSlab);
+    });
     for (;;) {
       waitFor(filling_, report_.readSeconds);
       std::optional<size_t> next = run_.queue.tryTake();
@@ -146,6 +155,7 @@ class Worker {
       timesOf(k).computeTo = now();
       report_.computeSeconds += secondsSince(t);
       finishEmptying();
+      if (stagingResults_.valid()) stagingResults_.get();
       written_ = std::move(result);
       writing_ = k;
       emptying_ = std::async(std::launch::async, [this, k] { return empty(k); });
@@ -279,6 +289,7 @@ class Worker {
   // done), and the blocks still in hand go back to the queue, first block first.
   void giveBack() {
     if (filling_.valid()) filling_.wait();
+    if (stagingResults_.valid()) stagingResults_.wait();
     if (emptying_.valid()) {
       try {
         finishEmptying();
@@ -298,8 +309,9 @@ class Worker {
   Image written_;  // the result being emptied
   size_t writing_ = 0;
   std::future<double> filling_, emptying_;
-  std::vector<size_t> inHand_;  // taken from the queue, not yet done
-  std::mutex timesLock_;        // the fill and the write threads note their times too
+  std::future<void> stagingResults_;  // the results' staging, locked while the first block runs
+  std::vector<size_t> inHand_;        // taken from the queue, not yet done
+  std::mutex timesLock_;              // the fill and the write threads note their times too
   std::map<size_t, BlockTimes> times_;
   std::exception_ptr deviceFailure_;
 };
