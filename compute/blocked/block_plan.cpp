@@ -84,7 +84,8 @@ struct AxisCut {
 // differ in length: starting from the shortest length every piece can take, pieces step down to
 // the next shorter length while the frames still cover the axis, so that 950 voxels with halos of
 // 64 take frames of 576 and 512 instead of two of 576.
-AxisPieces exactPieces(int64_t n, int64_t halo, int64_t count, bool fast, const FrameCosts& costs) {
+AxisPieces exactPieces(int64_t n, int64_t halo, int64_t count, int64_t most, bool fast,
+                       const FrameCosts& costs) {
   AxisPieces p;
   if (count == 1) {
     if (fast && nextLength(n, true, costs) != n) return p;
@@ -100,12 +101,18 @@ AxisPieces exactPieces(int64_t n, int64_t halo, int64_t count, bool fast, const 
       fast ? nextLength(need, true, costs) : std::min(nextLength(need, false, costs), n);
   if (uniform > n) return p;
   p.lengths.assign(size_t(count), uniform);
-  // The frames' interiors must add up to at least n.
+  // What piece i's frame leaves for its interior (no more than `most` when that is set); the
+  // interiors must add up to at least n.
+  auto capacity = [&](int64_t i) {
+    const int64_t v = p.lengths[size_t(i)] - halos(i);
+    return most > 0 ? std::min(v, most) : v;
+  };
   auto room = [&] {
     int64_t sum = 0;
-    for (int64_t i = 0; i < count; ++i) sum += p.lengths[size_t(i)] - halos(i);
+    for (int64_t i = 0; i < count; ++i) sum += capacity(i);
     return sum - n;
   };
+  if (room() < 0) return AxisPieces{};
   // The last pieces step down first: the longest frames come first, so the device's memory pool,
   // grown for the first block, holds every later one.
   for (int64_t i = count - 1; i >= 0; --i) {
@@ -115,16 +122,27 @@ AxisPieces exactPieces(int64_t n, int64_t halo, int64_t count, bool fast, const 
     p.lengths[size_t(i)] = shorter;
     if (room() < 0) p.lengths[size_t(i)] = kept;
   }
-  // What the frames hold beyond n is shared out: every halo grows a little.
-  int64_t spare = room();
-  p.bounds = {0};
-  for (int64_t i = 0; i + 1 < count; ++i) {
-    const int64_t most = p.lengths[size_t(i)] - halos(i);
-    const int64_t give = std::min(spare / (count - i) + (spare % (count - i) > 0), most - 1);
-    spare -= give;
-    p.bounds.push_back(p.bounds.back() + most - give);
+  // What the frames hold beyond n is taken from the interiors evenly, none below one voxel: every
+  // halo grows a little. (Every interior has a voxel or more and they add up to n + spare, so with
+  // count ≤ n there is always a voxel to take.)
+  std::vector<int64_t> interiors;
+  int64_t spare = -n;
+  for (int64_t i = 0; i < count; ++i) {
+    interiors.push_back(capacity(i));
+    spare += interiors.back();
   }
-  p.bounds.push_back(n);
+  while (spare > 0) {
+    const int64_t able =
+        std::count_if(interiors.begin(), interiors.end(), [](int64_t v) { return v > 1; });
+    const int64_t each = std::max<int64_t>(1, spare / able);
+    for (int64_t& v : interiors) {
+      const int64_t take = std::min({each, v - 1, spare});
+      v -= take;
+      spare -= take;
+    }
+  }
+  p.bounds = {0};
+  for (int64_t v : interiors) p.bounds.push_back(p.bounds.back() + v);
   for (int64_t i = 0; i < count; ++i) {
     const int64_t b0 = p.bounds[size_t(i)], b1 = p.bounds[size_t(i + 1)],
                   length = p.lengths[size_t(i)];
@@ -137,11 +155,12 @@ AxisPieces exactPieces(int64_t n, int64_t halo, int64_t count, bool fast, const 
   return p;
 }
 
-AxisCut exactAxisCut(int64_t n, int64_t halo, int64_t count, const FrameCosts& costs) {
+AxisCut exactAxisCut(int64_t n, int64_t halo, int64_t count, int64_t most,
+                     const FrameCosts& costs) {
   AxisCut c;
   c.count = count;
-  c.smooth = exactPieces(n, halo, count, false, costs);
-  c.fast = exactPieces(n, halo, count, true, costs);
+  c.smooth = exactPieces(n, halo, count, most, false, costs);
+  c.fast = exactPieces(n, halo, count, most, true, costs);
   c.interior = ceilDiv(n, count);
   for (const AxisPieces* p : {&c.smooth, &c.fast})
     for (size_t i = 0; i + 1 < p->bounds.size(); ++i)
@@ -326,7 +345,7 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
   for (int a = 0; a < 3; ++a) {
     const int64_t first = most[a] > 0 ? ceilDiv(n[a], most[a]) : 1;
     for (int64_t c = first; c <= std::min(n[a], first + 63); ++c)
-      options[a].push_back(exact ? exactAxisCut(n[a], h[a], c, costs)
+      options[a].push_back(exact ? exactAxisCut(n[a], h[a], c, most[a], costs)
                                  : axisCut(n[a], k[a], h[a], c, periodic, costs));
   }
   // One block is the unblocked run: its frame (compute/rl_frame.h), whichever kind that is.
@@ -371,6 +390,10 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
             plan.secondsPerIteration = frames.seconds;
           }
         }
+  if (smallestBytes == std::numeric_limits<size_t>::max())
+    throw InvalidArgument(
+        "blocked deconvolution: no blocks of these sizes hold their interiors and halos inside "
+        "the volume (reflect-exact); allow longer blocks");
   if (!std::isfinite(best))
     throw InvalidArgument("blocked deconvolution: a memory budget of " +
                           std::to_string(budgetBytes >> 20) +

@@ -201,6 +201,7 @@ TEST(BlockPlan, ReflectExactFramesMayDifferInLength) {
   int64_t next = 0;
   for (const Block& b : five.blocks) {
     EXPECT_EQ(b.interior.z0, next);
+    EXPECT_LE(b.interior.z1 - b.interior.z0, 8);  // no longer than asked
     next = b.interior.z1;
     EXPECT_GE(b.frame.z0, 0);
     EXPECT_LE(b.frame.z1, 37);
@@ -208,6 +209,11 @@ TEST(BlockPlan, ReflectExactFramesMayDifferInLength) {
     EXPECT_TRUE(b.interior.z1 == 37 ? b.frame.z1 == 37 : b.frame.z1 - b.interior.z1 >= 4);
   }
   EXPECT_EQ(next, 37);
+  // Interiors of one voxel: every piece still gets its own.
+  const BlockPlan thin = planBlocks({6, 10, 45}, {7, 9, 5}, p, frameCosts("cpu", p),
+                                    size_t(1) << 30, {-1, -1, -1}, {0, 0, 1});
+  ASSERT_EQ(thin.counts.x, 45);
+  for (const Block& b : thin.blocks) EXPECT_EQ(b.interior.x1 - b.interior.x0, 1);
 }
 
 TEST(BlockPlan, SlabsFitTheHostBudget) {

@@ -9,8 +9,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <set>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "compute/blocked/block_queue.h"
@@ -29,6 +31,7 @@ using stacklens::testing::beads;
 using stacklens::testing::budgetFor;
 using stacklens::testing::cpuPlan;
 using stacklens::testing::params3d;
+using stacklens::testing::relativeL2;
 
 namespace {
 
@@ -130,6 +133,32 @@ TEST(MultiDeviceRun, SeveralWorkersGiveTheOneWorkerResult) {
     std::sort(seen.begin(), seen.end());
     for (size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], k);
   }
+}
+
+// Reflect-exact frames of several lengths: each worker's frame slots follow the shape of the
+// block it takes, and the result is still the one worker's, bit for bit.
+TEST(MultiDeviceRun, ReflectExactFramesOfSeveralLengthsOnSeveralWorkers) {
+  Fixture f;
+  f.p = params3d(3, Boundary::ReflectExact);
+  f.plan = cpuPlan(f.shape, f.psf.shape(), f.p, size_t(1) << 30, {-1, -1, -1}, {0, 0, 4});
+  std::set<std::tuple<int64_t, int64_t, int64_t>> shapes;
+  for (const Block& b : f.plan.blocks) {
+    const Shape s = b.frame.shape();
+    shapes.insert({s.z, s.y, s.x});
+  }
+  ASSERT_GE(shapes.size(), 2u) << f.plan.describe(3);
+  auto one = makeCpuBackend(1);
+  const Image want = deconvolveBlocked(*one, f.volume, f.psf, f.p, f.plan);
+  std::vector<std::unique_ptr<Backend>> owned;
+  for (int i = 0; i < 3; ++i) owned.push_back(makeCpuBackend(1));
+  Image out = Image::host(f.shape);
+  const BlockedRunReport report =
+      deconvolveBlocked(pointersTo(owned), boxReader(f.volume), boxWriter(out), f.psf, f.p, f.plan);
+  EXPECT_EQ(report.blocks, f.plan.count());
+  expectSame(out, want);
+  // And it is close to the unblocked run: only the seams differ.
+  const Image whole = one->download(one->richardsonLucy(f.volume, f.psf, f.p));
+  EXPECT_LT(relativeL2(out, whole), 1e-3);
 }
 
 TEST(MultiDeviceRun, AFailingDeviceHandsItsBlocksToTheOthers) {
