@@ -59,7 +59,7 @@ class PreparedPsfCache : public Context::Extension {
     auto& cache = static_cast<PreparedPsfCache&>(*slot);
     const bool reflectExact = p.boundary == Boundary::ReflectExact;
     const size_t n = size_t(psf.shape().count());
-    if (!(cache.shape_ == psf.shape()) || cache.threeD_ != p.threeD ||
+    if (cache.raw_.size() != n || !(cache.shape_ == psf.shape()) || cache.threeD_ != p.threeD ||
         cache.reflectExact_ != reflectExact ||
         std::memcmp(cache.raw_.data(), psf.data(), n * sizeof(float)) != 0) {
       cache.raw_.clear();  // a failed preparation leaves nothing to match
