@@ -73,7 +73,6 @@ struct AxisPieces {
 // One axis cut into `count` pieces, with frames of smooth lengths and of fast lengths.
 struct AxisCut {
   int64_t count = 1;
-  int64_t interior = 0;  // the longest interior
   AxisPieces smooth, fast;
   const AxisPieces& pieces(bool f) const { return f ? fast : smooth; }
 };
@@ -161,10 +160,6 @@ AxisCut exactAxisCut(int64_t n, int64_t halo, int64_t count, int64_t most,
   c.count = count;
   c.smooth = exactPieces(n, halo, count, most, false, costs);
   c.fast = exactPieces(n, halo, count, most, true, costs);
-  c.interior = ceilDiv(n, count);
-  for (const AxisPieces* p : {&c.smooth, &c.fast})
-    for (size_t i = 0; i + 1 < p->bounds.size(); ++i)
-      c.interior = std::max(c.interior, p->bounds[i + 1] - p->bounds[i]);
   return c;
 }
 
@@ -189,12 +184,11 @@ AxisCut axisCut(int64_t n, int64_t psf, int64_t halo, int64_t count, bool period
                 const FrameCosts& costs) {
   AxisCut c;
   c.count = count;
-  c.interior = ceilDiv(n, count);
   if (count == 1 && periodic) {  // the whole axis wraps onto itself: no padding
     c.smooth = c.fast = evenPieces(n, psf, halo, 1, n, true);
     return c;
   }
-  const int64_t need = count == 1 ? n + 2 * (psf / 2) : c.interior + 2 * halo;
+  const int64_t need = count == 1 ? n + 2 * (psf / 2) : ceilDiv(n, count) + 2 * halo;
   c.smooth = evenPieces(n, psf, halo, count, nextLength(need, false, costs), false);
   c.fast = evenPieces(n, psf, halo, count, nextLength(need, true, costs), false);
   return c;
@@ -358,7 +352,6 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
   AxisCut whole[3];
   for (int a = 0; a < 3; ++a) {
     const int64_t length = a == 0 ? unblockedFrame.z : a == 1 ? unblockedFrame.y : unblockedFrame.x;
-    whole[a].interior = n[a];
     whole[a].smooth = evenPieces(n[a], k[a], h[a], 1, length, !padded);
   }
   double best = std::numeric_limits<double>::infinity();
