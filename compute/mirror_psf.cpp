@@ -42,8 +42,8 @@ std::vector<float> mirrorSymmetricPsf(const float* psf, Shape& shape) {
     std::snprintf(amounts, sizeof amounts, "%.2g of its sum (at most %.0e is taken as rounding)",
                   off, kMirrorTolerance);
     throw InvalidArgument(
-        "richardson_lucy: the reflect-exact boundary needs a PSF equal to its mirror image along "
-        "x, y and z about its centre sample; this one differs from that by " +
+        "richardson_lucy: the reflect-exact boundary needs a PSF symmetric along x, y and z "
+        "(equal to its mirror image about its centre sample); this one differs from that by " +
         std::string(amounts));
   }
   shape = out;
