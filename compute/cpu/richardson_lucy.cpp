@@ -26,7 +26,8 @@
 //        lets the blur spill out of the image instead of wrapping round.
 //    After the iterations the image-sized centre is cropped out.
 //  * Non-finite image values (NaN, ±Inf) are taken as 0 during the iterations and written back
-//    unchanged into the result; an image without any finite value is rejected.
+//    unchanged into the result; an image without any finite value (a blank channel of a cube, a
+//    blanked corner of a mosaic) comes back unchanged.
 //  * TV regularisation (p.tvLambda = λ > 0; Dey et al. 2006): the update is divided by
 //    max(1 − λ · div(∇u / |∇u|), 1e-3), with ∇ forward differences, div backward differences
 //    (both periodic on the padded domain, so they match the circular model) and
@@ -36,7 +37,7 @@
 //    α = clamp(Σ g_k g_{k−1} / Σ g_{k−1}², 0, 1), y_k = max(x_k + α (x_k − x_{k−1}), 0); the first
 //    step has α = 0 and the result is the last x (not extrapolated).
 //  * Invalid (InvalidArgument): the parameters as validate(DeconvolveParams) checks them, an
-//    empty image or PSF, no finite image value, a NaN/Inf PSF value, PSF sum ≤ 0, a PSF larger
+//    empty image or PSF, a NaN/Inf PSF value, PSF sum ≤ 0, a PSF larger
 //    than the image for Periodic.
 //
 // Performance: one set of buffers per call, the OTF computed once, real-to-complex transforms
@@ -449,7 +450,6 @@ Image richardsonLucy(const Image& in, const Image& psfIn, const DeconvolveParams
   const Shape shape = in.shape();
   bool anyFinite = false;
   for (int64_t i = 0; i < shape.count() && !anyFinite; ++i) anyFinite = std::isfinite(in.data()[i]);
-  if (!anyFinite) throw InvalidArgument("richardson_lucy: the image has no finite value");
   const Image psf = p.boundary == Boundary::ReflectExact ? mirrored(preparePsf(psfIn, p.threeD))
                                                          : preparePsf(psfIn, p.threeD);
   if (p.boundary == Boundary::Periodic &&
@@ -460,6 +460,10 @@ Image richardsonLucy(const Image& in, const Image& psfIn, const DeconvolveParams
 
   Image out = Image::host(shape);
   out.spacing = in.spacing;
+  if (!anyFinite) {  // nothing to deconvolve: every value comes back unchanged
+    std::memcpy(out.data(), in.data(), size_t(shape.count()) * sizeof(float));
+    return out;
+  }
   if (p.threeD) {
     Deconvolver rl(shape, psf, p, pool);
     rl.run(in.data(), out.data(), job, 0.0, 1.0);

@@ -723,7 +723,13 @@ Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psf
     SL_LAUNCHED();
     int any = 0;
     readBack(ctx, &any, flag.get(), 1);
-    if (!any) throw InvalidArgument("richardson_lucy: the image has no finite value");
+    if (!any) {  // nothing to deconvolve: every value comes back unchanged (as the CPU's)
+      Image out = deviceBuffer<float>(ctx, s);
+      SL_CUDA(cudaMemcpyAsync(out.data(), in.data(), size_t(s.count()) * sizeof(float),
+                              cudaMemcpyDeviceToDevice, ctx->stream()));
+      out.spacing = in.spacing;
+      return out;
+    }
   }
   Dims image = p.threeD ? Dims{s.z, s.y, s.x} : Dims{1, s.y, s.x};
   Dims psfDims{ps.z, ps.y, ps.x};
