@@ -54,8 +54,8 @@
 #include "compute/cpu/fft_plan_cache.h"
 #include "compute/cpu/operations.h"
 #include "compute/cpu/rl_kernels.h"
-#include "compute/mirror_psf.h"
 #include "compute/rl_frame.h"
+#include "compute/rl_psf.h"
 
 namespace stacklens::compute::cpu {
 namespace {
@@ -410,37 +410,6 @@ class Deconvolver {
   std::vector<double> partials_;
 };
 
-// The PSF the mode uses (the centre slice in 2D mode), validated and normalised to sum 1.
-Image preparePsf(const Image& psf, bool threeD) {
-  if (psf.empty()) throw InvalidArgument("richardson_lucy: the PSF is empty");
-  const Shape s = psf.shape();
-  const int64_t z0 = threeD ? 0 : s.z / 2;
-  Image out = Image::host({threeD ? s.z : 1, s.y, s.x});
-  double sum = 0;
-  for (int64_t i = 0; i < out.shape().count(); ++i) {
-    const float v = psf.data()[z0 * s.y * s.x + i];
-    if (!std::isfinite(v)) throw InvalidArgument("richardson_lucy: the PSF contains NaN or Inf");
-    sum += v;
-  }
-  if (!(sum > 0)) throw InvalidArgument("richardson_lucy: the PSF must sum to more than 0");
-  for (int64_t i = 0; i < out.shape().count(); ++i)
-    out.data()[i] = static_cast<float>(psf.data()[z0 * s.y * s.x + i] / sum);
-  return out;
-}
-
-// Reflect-exact's PSF: its symmetric part (compute/mirror_psf.h), normalised again to sum 1 when
-// samples were dropped.
-Image mirrored(const Image& psf) {
-  Shape shape = psf.shape();
-  const std::vector<float> values = mirrorSymmetricPsf(psf.data(), shape);
-  double sum = 0;
-  for (float v : values) sum += v;
-  if (shape == psf.shape()) sum = 1;
-  Image out = Image::host(shape);
-  for (size_t i = 0; i < values.size(); ++i) out.data()[i] = static_cast<float>(values[i] / sum);
-  return out;
-}
-
 }  // namespace
 
 Image richardsonLucy(const Image& in, const Image& psfIn, const DeconvolveParams& p, const Job& job,
@@ -450,8 +419,7 @@ Image richardsonLucy(const Image& in, const Image& psfIn, const DeconvolveParams
   const Shape shape = in.shape();
   bool anyFinite = false;
   for (int64_t i = 0; i < shape.count() && !anyFinite; ++i) anyFinite = std::isfinite(in.data()[i]);
-  const Image psf = p.boundary == Boundary::ReflectExact ? mirrored(preparePsf(psfIn, p.threeD))
-                                                         : preparePsf(psfIn, p.threeD);
+  const Image psf = rlPsf(psfIn, p);
   if (p.boundary == Boundary::Periodic &&
       (psf.shape().y > shape.y || psf.shape().x > shape.x || (p.threeD && psf.shape().z > shape.z)))
     throw InvalidArgument("richardson_lucy: the PSF (" + std::to_string(psf.shape().z) + "×" +
