@@ -49,11 +49,20 @@ std::vector<int> parseDeviceList(const std::string& text, int visible) {
   return devices;
 }
 
-std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& devices) {
+std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& devices,
+                                                       std::unique_ptr<Backend> started) {
   // Each device's start (its context, memory pool and streams) takes a good part of a second and
   // waits mostly on that device: they start at once, one thread each.
   std::vector<std::future<std::unique_ptr<Backend>>> starting;
-  for (int d : devices) starting.push_back(std::async(std::launch::async, makeCudaBackend, d));
+  for (int d : devices) {
+    if (d == 0 && started) {
+      std::promise<std::unique_ptr<Backend>> kept;
+      kept.set_value(std::move(started));
+      starting.push_back(kept.get_future());
+      continue;
+    }
+    starting.push_back(std::async(std::launch::async, makeCudaBackend, d));
+  }
   std::vector<std::unique_ptr<Backend>> backends;
   std::exception_ptr failure;
   for (auto& s : starting) try {
@@ -65,6 +74,15 @@ std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& d
   // As if made here: the calling thread works on the first device, as after makeCudaBackend.
   if (!backends.empty()) backends.front()->device().bindToThisThread();
   return backends;
+}
+
+void releaseBackends(std::vector<std::unique_ptr<Backend>>& backends) {
+  std::vector<std::future<void>> releasing;
+  for (auto& b : backends)
+    releasing.push_back(
+        std::async(std::launch::async, [owned = std::move(b)]() mutable { owned.reset(); }));
+  backends.clear();
+  for (auto& r : releasing) r.get();
 }
 
 std::vector<Backend*> pointersTo(const std::vector<std::unique_ptr<Backend>>& backends) {

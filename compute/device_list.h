@@ -18,7 +18,14 @@ std::vector<int> parseDeviceList(const std::string& text, int visible);
 std::vector<std::string> cudaDeviceNames();
 
 // One CUDA backend per device, in the order given (BackendUnavailable when one cannot start).
-std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& devices);
+// started, when given, is device 0's backend, made already: it is kept (or let go of when device 0
+// is not listed).
+std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& devices,
+                                                       std::unique_ptr<Backend> started = nullptr);
+
+// Lets go of the backends at once, one thread each: each device's teardown (its memory pool given
+// back, its page-locked buffers unlocked) waits mostly on that device. Empties the list.
+void releaseBackends(std::vector<std::unique_ptr<Backend>>& backends);
 
 // The raw pointers of a list of backends, for the runs that take them.
 std::vector<Backend*> pointersTo(const std::vector<std::unique_ptr<Backend>>& backends);

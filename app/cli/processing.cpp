@@ -73,9 +73,8 @@ std::vector<std::unique_ptr<compute::Backend>> chooseBackends(const Args& args) 
   }
   const std::vector<int> devices = deviceList(args);
   if (devices == std::vector<int>{0}) return backends;  // the one chooseBackend made
-  // Every device's backend is made anew, all at once (device 0's context exists already).
-  backends.clear();
-  return compute::makeCudaBackends(devices);
+  // The other devices' backends start at once; device 0's is kept.
+  return compute::makeCudaBackends(devices, std::move(backends.front()));
 }
 
 std::unique_ptr<compute::Backend> chooseFirstDevice(const Args& args) {
