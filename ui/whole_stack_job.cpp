@@ -133,7 +133,7 @@ void runWholeStack(const WholeStackRequest& request, compute::Backend& backend,
                : compute::slabReader(
                      volume,
                      [&request](int64_t z, float* out) { request.reader->readSlice(z, out); },
-                     std::max<int64_t>(1, planned.slabSlices));
+                     planned.keptSlices());
   };
   io::StackBlockWriter writer(
       request.outPath, info.z, info.y, info.x,

@@ -80,11 +80,13 @@ void printTimeline(const compute::BlockedRunReport& report) {
   for (const compute::WorkerReport& w : report.workers)
     for (const compute::BlockTimes& t : w.timeline)
       std::fprintf(stderr,
-                   "  block %zu%s%s: read %.2f-%.2f s, deconvolved %.2f-%.2f s, written "
-                   "%.2f-%.2f s\n",
+                   "  block %zu%s%s: read %.2f-%.2f s (staging %.2f, decoding %.2f, copies "
+                   "%.2f), deconvolved %.2f-%.2f s, written %.2f-%.2f s (copies %.2f, writing "
+                   "%.2f)\n",
                    t.block, report.workers.size() > 1 ? " on " : "",
                    report.workers.size() > 1 ? w.device.c_str() : "", t.readFrom, t.readTo,
-                   t.computeFrom, t.computeTo, t.writeFrom, t.writeTo);
+                   t.stagingSeconds, t.decodingSeconds, t.putWaitSeconds, t.computeFrom,
+                   t.computeTo, t.writeFrom, t.writeTo, t.getWaitSeconds, t.writingSeconds);
   for (const compute::WorkerReport& w : report.workers)
     std::fprintf(stderr, "  %s%sdone at %.2f s", w.device.c_str(), w.device.empty() ? "" : " ",
                  w.finishedAt);
@@ -114,7 +116,7 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   const compute::Shape shape{info.z, info.y, info.x};
   timer.stop();
   timer.start("devices");
-  const auto owned = chooseBackends(args);
+  auto owned = chooseBackends(args);
   const std::vector<compute::Backend*> backends = compute::pointersTo(owned);
   compute::Backend* backend = backends.front();
   const Budgets budgets = budgetsFor(args, backends);
@@ -162,7 +164,7 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
                                           float* o) { reader->readBox(z, y0, y1, x0, x1, o); })
                    : compute::slabReader(
                          shape, [&reader](int64_t z, float* o) { reader->readSlice(z, o); },
-                         std::max<int64_t>(1, plan.slabSlices));
+                         plan.keptSlices());
       },
       [&](const compute::Box& b, const float* data) {
         writer.writeBox(b.z0, b.z1, b.y0, b.y1, b.x0, b.x1, data);
@@ -194,15 +196,23 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
       if (!w.failure.empty())
         std::fprintf(stderr, "stacklens: %s stopped (%s); the other devices did its blocks\n",
                      w.device.c_str(), w.failure.c_str());
+  size_t devicePeak = 0;  // the most any one device held
+  for (compute::Backend* b : backends)
+    devicePeak = std::max(devicePeak, b->device().devicePeakBytes());
+  const size_t deviceCount = backends.size();
+  // Before the process's exit, which would let go of them one after another.
+  const auto releasing = std::chrono::steady_clock::now();
+  compute::releaseBackends(owned);
+  if (args.has("timings"))
+    std::fprintf(
+        stderr, "devices released in %.2f s\n",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - releasing).count());
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::fprintf(stderr, "peak host memory %ld MiB", usage.ru_maxrss / 1024);
-  if (run.backend == "cuda") {
-    size_t peak = 0;  // the most any one device held
-    for (compute::Backend* b : backends) peak = std::max(peak, b->device().devicePeakBytes());
-    std::fprintf(stderr, ", peak device memory %zu MiB%s", peak >> 20,
-                 backends.size() > 1 ? " (the most on one device)" : "");
-  }
+  if (run.backend == "cuda")
+    std::fprintf(stderr, ", peak device memory %zu MiB%s", devicePeak >> 20,
+                 deviceCount > 1 ? " (the most on one device)" : "");
   std::fprintf(stderr, "\n");
   return kOk;
 }

@@ -422,9 +422,11 @@ void planSlabs(BlockPlan& plan, size_t hostBudget, bool wholeSlices) {
                                        : size_t(f.y * v.x) * sizeof(float);
     return staging(slices) + reading;
   };
-  // Up to 64 slices, and staging of at most kMostStaging: a slab of a 2048² frame then still
-  // has 24 slices for the reader threads, and the run's host memory stays small.
-  constexpr size_t kMostStaging = size_t(3) << 29;  // 1.5 GiB
+  // Up to 64 slices, and staging of at most kMostStaging: page-locking it takes the driver about
+  // a second per 2–4 GiB, before the first frame can go to its device (on several devices at
+  // once, all the more). Reader threads share a slab's slices by row bands, so a few slices keep
+  // them busy.
+  constexpr size_t kMostStaging = size_t(256) << 20;
   int64_t slices = std::min<int64_t>(f.z, 64);
   while (slices > 1 && (need(slices) > hostBudget || staging(slices) > kMostStaging)) --slices;
   if (need(slices) > hostBudget)

@@ -7,6 +7,7 @@
 // differ in length (two pieces of an axis of 950 with halos of 64: frames of 576 and 512).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -59,6 +60,8 @@ struct BlockPlan {
   // Host memory: frames are filled and emptied slabSlices slices at a time.
   int64_t slabSlices = 0;
   size_t hostBytes = 0;
+  // What a reader of whole slices keeps (slabReader): a slab for each device.
+  int64_t keptSlices() const { return std::max<int64_t>(1, slabSlices) * devices; }
   std::vector<Block> blocks;
   int64_t count() const { return counts.count(); }
   // Frame voxels over all blocks against the unblocked run's frame.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compute/blocked/block_queue.h"
+#include "compute/cpu/thread_pool.h"
 
 namespace stacklens::compute {
 namespace {
@@ -25,22 +26,9 @@ double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Runs work(from, to) over [0, count) split among a few threads; rethrows the first failure.
-void parallelSlices(int64_t count, const std::function<void(int64_t, int64_t)>& work) {
-  const int64_t threads =
-      std::clamp<int64_t>(std::min<int64_t>(count, std::thread::hardware_concurrency()), 1, 16);
-  if (threads == 1) return work(0, count);
-  std::vector<std::future<void>> parts;
-  for (int64_t t = 0; t < threads; ++t)
-    parts.push_back(
-        std::async(std::launch::async, work, count * t / threads, count * (t + 1) / threads));
-  std::exception_ptr failure;
-  for (auto& part : parts) try {
-      part.get();
-    } catch (...) {
-      if (!failure) failure = std::current_exception();
-    }
-  if (failure) std::rethrow_exception(failure);
+// The threads that decode one worker's frames: as many as the host has, at most 16.
+int decoderThreads() {
+  return int(std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 16));
 }
 
 // A read or write error: it stops every worker (unlike a device's failure, which stops one).
@@ -200,30 +188,48 @@ class Worker {
     // Two staging slabs: one is read into while the other is copied to the frame.
     float* staging[2] = {transfers_->staging(0, size_t(slab * f.y * f.x)),
                          transfers_->staging(1, size_t(slab * f.y * f.x))};
+    double stagingSeconds = secondsSince(t), decodingSeconds = 0, putWaitSeconds = 0;
+    // Decoding a file's samples is bound by one core, far below what the page cache delivers:
+    // a slab is read by several threads, each taking row bands of its slices.
+    const int64_t bands = std::max<int64_t>(1, decoders_.size() * 2 / std::min(slab, f.z));
     std::future<void> putting;  // waits for itself when an error leaves early
     for (int64_t z = 0, s = 0; z < f.z; z += slab, s = 1 - s) {
       if (run_.stopping()) throw Cancelled();
       const int64_t count = std::min(slab, f.z - z);
+      const auto decoding = Clock::now();
       try {
-        // Decoding a file's samples is bound by one core, far below what the page cache
-        // delivers: the slab's slices are read by several threads.
-        parallelSlices(count, [&](int64_t from, int64_t to) {
-          Box part = b.frame;
-          part.z0 = b.frame.z0 + z + from;
-          part.z1 = b.frame.z0 + z + to;
-          readWithBoundary(run_.read, plan.volume, plan.boundary, part,
-                           staging[s] + from * f.y * f.x);
+        decoders_.parallelFor(count * bands, [&](int64_t from, int64_t to) {
+          for (int64_t i = from; i < to; ++i) {
+            const int64_t slice = i / bands, band = i % bands;
+            Box part = b.frame;
+            part.z0 = b.frame.z0 + z + slice;
+            part.z1 = part.z0 + 1;
+            part.y0 = b.frame.y0 + f.y * band / bands;
+            part.y1 = b.frame.y0 + f.y * (band + 1) / bands;
+            if (part.y0 == part.y1) continue;
+            readWithBoundary(run_.read, plan.volume, plan.boundary, part,
+                             staging[s] + (slice * f.y + part.y0 - b.frame.y0) * f.x);
+          }
         });
       } catch (...) {
         throw InputOutputFailure{std::current_exception()};
       }
+      decodingSeconds += secondsSince(decoding);
+      const auto waiting = Clock::now();
       if (putting.valid()) putting.get();
+      putWaitSeconds += secondsSince(waiting);
       putting = std::async(std::launch::async, [this, slot, z, count, src = staging[s]] {
         transfers_->put(frames_[slot], z, count, src);
       });
     }
+    const auto waiting = Clock::now();
     if (putting.valid()) putting.get();
-    timesOf(k).readTo = now();
+    putWaitSeconds += secondsSince(waiting);
+    BlockTimes& times = timesOf(k);
+    times.readTo = now();
+    times.stagingSeconds = stagingSeconds;
+    times.decodingSeconds = decodingSeconds;
+    times.putWaitSeconds = putWaitSeconds;
     return secondsSince(t);
   }
 
@@ -244,21 +250,29 @@ class Worker {
           {b.interior.z0 - b.frame.z0 + z, b.interior.y0 - b.frame.y0, b.interior.x0 - b.frame.x0},
           {count, in.y, in.x}, staging[s]);
     };
+    double getWaitSeconds = 0, writingSeconds = 0;
     std::future<void> getting = std::async(std::launch::async, fetch, 0, 0);
     for (int64_t z = 0, s = 0; z < in.z; z += slab, s = 1 - s) {
+      const auto waiting = Clock::now();
       getting.get();
+      getWaitSeconds += secondsSince(waiting);
       if (run_.stopping()) throw Cancelled();
       if (z + slab < in.z) getting = std::async(std::launch::async, fetch, z + slab, 1 - s);
       Box part = b.interior;
       part.z0 = b.interior.z0 + z;
       part.z1 = part.z0 + std::min(slab, in.z - z);
+      const auto writing = Clock::now();
       try {
         run_.write(part, staging[s]);
       } catch (...) {
         throw InputOutputFailure{std::current_exception()};
       }
+      writingSeconds += secondsSince(writing);
     }
-    timesOf(k).writeTo = now();
+    BlockTimes& times = timesOf(k);
+    times.writeTo = now();
+    times.getWaitSeconds = getWaitSeconds;
+    times.writingSeconds = writingSeconds;
     return secondsSince(t);
   }
 
@@ -305,6 +319,7 @@ class Worker {
   size_t index_;
   WorkerReport& report_;
   std::unique_ptr<BlockTransfers> transfers_;
+  cpu::ThreadPool decoders_{decoderThreads()};
   Image frames_[2];
   Image written_;  // the result being emptied
   size_t writing_ = 0;

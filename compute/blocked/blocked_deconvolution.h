@@ -44,6 +44,11 @@ BoxWriter boxWriter(Image& volume);
 struct BlockTimes {
   size_t block = 0;
   double readFrom = 0, readTo = 0, computeFrom = 0, computeTo = 0, writeFrom = 0, writeTo = 0;
+  // Within the read: locking the staging slabs, decoding the file into them, and waiting for
+  // their copies to the device; within the write: waiting for the copies from the device, and
+  // writing the file.
+  double stagingSeconds = 0, decodingSeconds = 0, putWaitSeconds = 0;
+  double getWaitSeconds = 0, writingSeconds = 0;
 };
 
 // What one worker (one backend) did.

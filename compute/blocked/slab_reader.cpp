@@ -1,8 +1,9 @@
-// slabReader: an LRU of whole slices, boxes cut out of them.
+// slabReader: an LRU of whole slices, each decoded once, boxes cut out of them.
 #include "compute/blocked/slab_reader.h"
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -13,9 +14,16 @@ namespace stacklens::compute {
 
 BoxReader slabReader(Shape volume, std::function<void(int64_t z, float* out)> readSlice,
                      int64_t keepSlices) {
+  // A slice is decoded once: threads that want it meanwhile (filling other row bands of the
+  // same slices) wait for it.
+  struct Slice {
+    int64_t z = 0;
+    std::shared_future<void> decoded;
+    std::vector<float> values;
+  };
   struct Cache {
     std::mutex mutex;
-    std::list<std::pair<int64_t, std::vector<float>>> slices;  // most recent first
+    std::list<std::shared_ptr<Slice>> slices;  // most recent first
   };
   auto cache = std::make_shared<Cache>();
   return [=](const Box& box, float* out) {
@@ -24,34 +32,46 @@ BoxReader slabReader(Shape volume, std::function<void(int64_t z, float* out)> re
       throw InvalidArgument("blocked deconvolution: a block of " + std::to_string(b.z) +
                             " slices is taller than the " + std::to_string(keepSlices) +
                             " slices the reader may keep");
-    auto copyRows = [&](int64_t z, const float* s) {
-      for (int64_t y = 0; y < b.y; ++y)
-        std::memcpy(out + (z * b.y + y) * b.x, s + (box.y0 + y) * volume.x + box.x0,
-                    static_cast<size_t>(b.x) * sizeof(float));
-    };
     for (int64_t z = 0; z < b.z; ++z) {
       const int64_t k = box.z0 + z;
+      std::shared_ptr<Slice> slice;
+      std::promise<void> decoding;  // set by this thread when it decodes the slice
+      bool decodesIt = false;
       {
         std::lock_guard<std::mutex> lock(cache->mutex);
-        auto it = cache->slices.begin();
-        while (it != cache->slices.end() && it->first != k) ++it;
+        auto it = std::find_if(cache->slices.begin(), cache->slices.end(),
+                               [k](const auto& s) { return s->z == k; });
         if (it != cache->slices.end()) {
           cache->slices.splice(cache->slices.begin(), cache->slices, it);
-          copyRows(z, cache->slices.front().second.data());
-          continue;
+          slice = cache->slices.front();
+        } else {
+          slice = std::make_shared<Slice>();
+          slice->z = k;
+          slice->decoded = decoding.get_future().share();
+          decodesIt = true;
+          if (static_cast<int64_t>(cache->slices.size()) >= keepSlices) cache->slices.pop_back();
+          cache->slices.push_front(slice);
         }
       }
-      // Decoded outside the lock: threads filling other parts of a frame read in parallel.
-      std::vector<float> slice(static_cast<size_t>(volume.y * volume.x));
-      readSlice(k, slice.data());
-      copyRows(z, slice.data());
-      std::lock_guard<std::mutex> lock(cache->mutex);
-      // Another thread may have read the same slice meanwhile: keep one copy.
-      const bool kept = std::any_of(cache->slices.begin(), cache->slices.end(),
-                                    [k](const auto& entry) { return entry.first == k; });
-      if (kept) continue;
-      if (static_cast<int64_t>(cache->slices.size()) >= keepSlices) cache->slices.pop_back();
-      cache->slices.emplace_front(k, std::move(slice));
+      if (decodesIt) {
+        // Decoded outside the lock: threads filling other parts of a frame read in parallel.
+        try {
+          slice->values.resize(static_cast<size_t>(volume.y * volume.x));
+          readSlice(k, slice->values.data());
+          decoding.set_value();
+        } catch (...) {
+          decoding.set_exception(std::current_exception());
+          std::lock_guard<std::mutex> lock(cache->mutex);
+          cache->slices.remove(slice);  // a later read tries again
+          throw;
+        }
+      } else {
+        slice->decoded.get();  // the decoding thread's failure, if it failed
+      }
+      for (int64_t y = 0; y < b.y; ++y)
+        std::memcpy(out + (z * b.y + y) * b.x,
+                    slice->values.data() + (box.y0 + y) * volume.x + box.x0,
+                    static_cast<size_t>(b.x) * sizeof(float));
     }
   };
 }

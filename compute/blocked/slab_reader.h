@@ -10,9 +10,10 @@
 namespace stacklens::compute {
 
 // readSlice(z, out) writes slice z (y·x floats); it is called from several threads at once when
-// the reader is (slices are decoded outside the cache's lock, as io's readers allow). At most
-// keepSlices slices are kept (least recently used go first), plus one being decoded per thread;
-// a box taller than keepSlices is an InvalidArgument.
+// the reader is (slices are decoded outside the cache's lock, as io's readers allow), but once
+// per slice while the slice is kept: threads wanting a slice being decoded wait for it. At most
+// keepSlices slices are kept (least recently used go first), plus those still in use; a box
+// taller than keepSlices is an InvalidArgument.
 BoxReader slabReader(Shape volume, std::function<void(int64_t z, float* out)> readSlice,
                      int64_t keepSlices);
 

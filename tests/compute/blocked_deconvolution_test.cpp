@@ -10,10 +10,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "tests/compute/blocked_cases.h"
@@ -441,6 +444,48 @@ TEST(BlockedDeconvolution, SlabsAndReadersGiveTheSameResult) {
   // A box taller than the slices kept is refused.
   std::vector<float> box(size_t((plan.slabSlices + 1) * 2 * 2));
   EXPECT_THROW(fromSlices(Box{0, plan.slabSlices + 1, 0, 2, 0, 2}, box.data()), InvalidArgument);
+}
+
+// Frames are filled by several threads, each taking row bands of a slab's slices: a slice is
+// decoded once however many threads want it at once, and a failed decode reaches each of them.
+TEST(SlabReader, DecodesASliceOnceForThreadsReadingItsRowBands) {
+  const Shape shape{6, 32, 8};
+  std::atomic<int> decodes[6] = {};
+  std::atomic<bool> failOnce{true};
+  const BoxReader read = slabReader(
+      shape,
+      [&](int64_t z, float* out) {
+        ++decodes[z];
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // others arrive meanwhile
+        if (z == 5 && failOnce.exchange(false)) throw std::runtime_error("slice 5 unreadable");
+        for (int64_t i = 0; i < shape.y * shape.x; ++i) out[i] = float(z * 1000 + i);
+      },
+      6);
+  std::atomic<int> wrong{0}, failures{0};
+  std::vector<std::thread> threads;
+  for (int band = 0; band < 8; ++band)
+    threads.emplace_back([&, band] {
+      for (int64_t z = 0; z < shape.z; ++z) {
+        std::vector<float> rows(size_t(4 * shape.x));
+        try {
+          read(Box{z, z + 1, band * 4, band * 4 + 4, 0, shape.x}, rows.data());
+        } catch (const std::runtime_error&) {
+          ++failures;
+          continue;
+        }
+        for (int64_t i = 0; i < 4 * shape.x; ++i)
+          if (rows[size_t(i)] != float(z * 1000 + band * 4 * shape.x + i)) ++wrong;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  for (int64_t z = 0; z < 5; ++z) EXPECT_EQ(decodes[z].load(), 1) << z;
+  // Slice 5's first decode failed for every thread that waited on it; a later read decodes anew.
+  EXPECT_GE(failures.load(), 1);
+  EXPECT_EQ(decodes[5].load(), failures.load() < 8 ? 2 : 1);
+  std::vector<float> row(size_t(shape.x));
+  read(Box{5, 6, 0, 1, 0, shape.x}, row.data());
+  EXPECT_EQ(row[3], 5003.0f);
 }
 
 // A GPU stand-in: the CPU backend's results, but 3D Richardson–Lucy on a frame of more than
