@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstdint>
@@ -384,22 +385,52 @@ void writeBoxRows(int fd, const Placement& p, const Box& b, const float* data,
   });
 }
 
-// The same into the mapped file: each slice's rows converted into place by one of a few threads,
-// then the slice's pages let go of (they stay in the page cache, dirty), so that the process
-// does not hold the whole output as resident pages.
+// The rows of a box's slices through band(k, r0, r1) (slice k, rows [r0, r1) of the box), split
+// into bands over a few threads for a large box, so that a box of a few slices keeps them busy
+// too; the first failure is rethrown.
+template <class Band>
+void overRowBands(const Box& b, const Band& band) {
+  const int64_t count = b.z1 - b.z0, rows = b.y1 - b.y0;
+  const int threads = static_cast<int>(std::clamp<int64_t>(
+      std::min<int64_t>(count * rows, std::thread::hardware_concurrency()), 1, 8));
+  if (threads == 1 || count * rows * (b.x1 - b.x0) < (int64_t(1) << 20)) {
+    for (int64_t k = b.z0; k < b.z1; ++k) band(k, 0, rows);
+    return;
+  }
+  const int64_t bands = std::clamp<int64_t>(2 * threads / count, 1, rows);
+  std::atomic<int64_t> next{0};
+  std::mutex m;
+  std::exception_ptr failure;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      try {
+        for (int64_t i = next++; i < count * bands; i = next++)
+          band(b.z0 + i / bands, rows * (i % bands) / bands, rows * (i % bands + 1) / bands);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m);
+        if (!failure) failure = std::current_exception();
+      }
+    });
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// The same into the mapped file: bands of rows converted into place by a few threads, then the
+// band's pages let go of (they stay in the page cache, dirty), so that the process does not hold
+// the whole output as resident pages.
 void writeBoxMapped(char* mapped, const Placement& p, const Box& b, const float* data) {
   const int64_t by = b.y1 - b.y0, bx = b.x1 - b.x0;
   const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  overSlices(b, [&](int64_t from, int64_t to) {
-    for (int64_t k = from; k < to; ++k) {
-      for (int64_t r = 0; r < by; ++r)
-        p.encoding.encode(data + ((k - b.z0) * by + r) * bx, bx,
-                          mapped + p.offset(k, b.y0 + r, b.x0));
-      const auto begin =
-          reinterpret_cast<uintptr_t>(mapped + p.offset(k, b.y0, b.x0)) / page * page;
-      const auto end = reinterpret_cast<uintptr_t>(mapped + p.offset(k, b.y1 - 1, b.x1));
-      ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-    }
+  overRowBands(b, [&](int64_t k, int64_t r0, int64_t r1) {
+    if (r0 == r1) return;
+    for (int64_t r = r0; r < r1; ++r)
+      p.encoding.encode(data + ((k - b.z0) * by + r) * bx, bx,
+                        mapped + p.offset(k, b.y0 + r, b.x0));
+    const auto begin =
+        reinterpret_cast<uintptr_t>(mapped + p.offset(k, b.y0 + r0, b.x0)) / page * page;
+    const auto end = reinterpret_cast<uintptr_t>(mapped + p.offset(k, b.y0 + r1 - 1, b.x1));
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
   });
 }
 

@@ -107,6 +107,31 @@ TEST(BlockWriter, LargeFitsBoxesAndSingleImages) {
                                test::readAll(*one)));
 }
 
+// A large box of a few slices is shared among the threads by bands of rows, in part rows too.
+TEST(BlockWriter, LargeBoxesOfFewSlicesGoOutInRowBands) {
+  test::TempDir dir;
+  const int64_t z = 3, y = 1400, x = 512;
+  std::vector<float> want(size_t(z * y * x));
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> u(-1e6f, 1e6f);
+  for (float& v : want) v = u(rng);
+  std::vector<float> left, right;
+  for (int64_t k = 0; k < z; ++k)
+    for (int64_t j = 0; j < y; ++j) {
+      const float* row = want.data() + (k * y + j) * x;
+      left.insert(left.end(), row, row + 256);
+      right.insert(right.end(), row + 256, row + x);
+    }
+  const std::string path = dir.file("bands.fits");
+  {
+    StackBlockWriter w(path, z, y, x, {});
+    w.writeBox(0, z, 0, y, 256, x, right.data());
+    w.writeBox(0, z, 0, y, 0, 256, left.data());
+    w.commit();
+  }
+  EXPECT_TRUE(test::sameValues(want, test::readAll(*openStack(path))));
+}
+
 TEST(BlockWriter, BoxesInAnyOrderReadBackAsTheStack) {
   test::TempDir dir;
   const int64_t z = 5, y = 7, x = 9;
