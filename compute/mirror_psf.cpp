@@ -5,13 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "compute/params.h"
 
 namespace stacklens::compute {
 
-std::vector<float> mirrorSymmetricPsf(const float* psf, Shape& shape) {
-  const Shape in = shape;
+MirrorSymmetricPart mirrorSymmetricPart(const float* psf, Shape in) {
   // An even side's centre is its sample n / 2: samples 1 … n − 1 pair about it, sample 0 has no
   // partner. Odd sides keep every sample.
   const Shape out{in.z - (1 - in.z % 2), in.y - (1 - in.y % 2), in.x - (1 - in.x % 2)};
@@ -36,7 +36,12 @@ std::vector<float> mirrorSymmetricPsf(const float* psf, Shape& shape) {
         asymmetric += std::fabs(value - mean);
         symmetric[size_t((z * out.y + y) * out.x + x)] = static_cast<float>(mean);
       }
-  const double off = (total - kept + asymmetric) / total;
+  return {std::move(symmetric), out, (total - kept + asymmetric) / total};
+}
+
+std::vector<float> mirrorSymmetricPsf(const float* psf, Shape& shape) {
+  MirrorSymmetricPart part = mirrorSymmetricPart(psf, shape);
+  const double off = part.differs;
   if (!(off <= kMirrorTolerance)) {
     char amounts[96];
     std::snprintf(amounts, sizeof amounts, "%.2g of its sum (at most %.0e is taken as rounding)",
@@ -44,10 +49,11 @@ std::vector<float> mirrorSymmetricPsf(const float* psf, Shape& shape) {
     throw InvalidArgument(
         "richardson_lucy: the reflect-exact boundary needs a PSF symmetric along x, y and z "
         "(equal to its mirror image about its centre sample); this one differs from that by " +
-        std::string(amounts));
+        std::string(amounts) +
+        "; its mirror-symmetric part may be taken instead (--symmetrize-psf)");
   }
-  shape = out;
-  return symmetric;
+  shape = part.shape;
+  return std::move(part.values);
 }
 
 }  // namespace stacklens::compute

@@ -15,6 +15,17 @@ namespace stacklens::compute {
 
 constexpr double kMirrorTolerance = 1e-7;
 
+// A PSF's mirror-symmetric part: the mean of its mirror images along each axis after dropping
+// the first sample of each even side, and how far the PSF is from it (the dropped samples and
+// the differences from the mean, in absolute value, as a fraction of the sum of the PSF's
+// absolute values).
+struct MirrorSymmetricPart {
+  std::vector<float> values;
+  Shape shape;
+  double differs = 0;
+};
+MirrorSymmetricPart mirrorSymmetricPart(const float* psf, Shape shape);
+
 // psf: shape.count() values, row-major. Returns the symmetric PSF (the mean of the PSF's mirror
 // images after dropping the first sample of each even side) and sets `shape` to its shape. A PSF
 // already symmetric with odd sides comes back unchanged. Throws InvalidArgument naming how far

@@ -2,14 +2,16 @@
 # The seed job of issue 15 on one GPU, file to file: makes the input, measures the disk with dd,
 # then runs the 3D deconvolution with --timings once per output folder.
 #   B=build/cuda/app compute/bench/seed_job.sh [OUTPUT_FOLDER ...]   (default: /dev/shm /tmp)
-# ITERATIONS (100) and BOUNDARY (reflect) may be set in the environment.
+# ITERATIONS (100), BOUNDARY (reflect), PSF_SIZE (128) and EXTRA (more options, e.g.
+# --symmetrize-psf for reflect-exact with an even-sided PSF whose edge holds more than rounding)
+# may be set in the environment.
 set -euo pipefail
 B=${B:-build/cuda/app}
 here=$(dirname "$0")
 TIMEFORMAT="%R s"
 echo -n "input made in "
-time python3 "$here/make_seed_stack.py" /tmp/seed.fits /tmp/psf128.fits >/dev/null
-psf=/tmp/psf128.fits
+psf=/tmp/psf${PSF_SIZE:-128}.fits
+time python3 "$here/make_seed_stack.py" /tmp/seed.fits "$psf" --psf-size "${PSF_SIZE:-128}" >/dev/null
 sync
 echo "dd, page cache / flushed to disk / read back:"
 dd if=/dev/zero of=/tmp/dd.bin bs=64M count=128 2>&1 | tail -1
@@ -24,7 +26,7 @@ for dir in "${@:-/dev/shm /tmp}"; do
     TIMEFORMAT="wall %R s"
     time "$B/stacklens-cli" deconvolve /tmp/seed.fits "$d/seed-out.fits" --mode 3d \
       --psf "$psf" --iterations "${ITERATIONS:-100}" \
-      --boundary "${BOUNDARY:-reflect}" --backend cuda --budget-mb 70000 --timings 2>&1 |
+      --boundary "${BOUNDARY:-reflect}" --backend cuda --budget-mb 70000 --timings ${EXTRA:-} 2>&1 |
       grep -v "deconvolving:"
     rm -f "$d/seed-out.fits"
   done

@@ -11,6 +11,7 @@
 
 #include "compute/blocked/planned_run.h"
 #include "compute/device_list.h"
+#include "compute/mirror_psf.h"
 #include "compute/params.h"
 #include "compute/params_text.h"
 #include "compute/rl_frame.h"
@@ -215,6 +216,23 @@ input was (a CuPy array on its GPU, deconvolved there whole).)");
       "sigma"_a, "size"_a = py::none(),
       R"(A Gaussian PSF normalised to sum 1, centred at index size // 2: 2D for S or (Sy, Sx),
 3D for (Sz, Sy, Sx); odd size 2 * ceil(4 sigma) + 1 per axis unless size is given.)");
+
+  m.def(
+      "symmetric_psf",
+      [](const py::handle& psf) {
+        const Image in = imageFrom(psf, "psf");
+        const compute::MirrorSymmetricPart part =
+            compute::mirrorSymmetricPart(in.data(), in.shape());
+        Image out = Image::host(part.shape);
+        std::copy(part.values.begin(), part.values.end(), out.data());
+        const bool twoD = psf.attr("ndim").cast<int>() == 2;
+        return py::make_tuple(arrayFrom(out, twoD), part.differs);
+      },
+      "psf"_a,
+      R"(The PSF's mirror-symmetric part, which boundary='reflect-exact' needs, and how far the PSF
+is from it: (part, differs). The part is the mean of the PSF's mirror images along each axis
+after dropping the unpaired first sample of each even side (so its sides are odd); differs is
+what that changes, in absolute value, as a fraction of the sum of the PSF's absolute values.)");
 
   // For stacklens.dask, which widens chunks' halos to the lengths the block planner takes.
   m.def("_next_fast_frame_length", &compute::nextFastFrameLength, "n"_a);

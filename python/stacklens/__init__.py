@@ -26,12 +26,14 @@ from ._stacklens import (  # noqa: F401
     resample,
     segment,
     sigma_clipped_stats,
+    symmetric_psf,
 )
 from . import _stacklens
 
 __all__ = [
     "Stack", "blur", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "moment", "open",
-    "project", "read", "remove_outliers", "resample", "segment", "sigma_clipped_stats", "write",
+    "project", "read", "remove_outliers", "resample", "segment", "sigma_clipped_stats",
+    "symmetric_psf", "write",
 ]
 
 

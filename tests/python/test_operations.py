@@ -135,6 +135,29 @@ class Deconvolution(unittest.TestCase):
             sl.deconvolve(a, np.ones((3, 4), np.float32), boundary="reflect-exact",
                           backend=BACKEND)
 
+    def test_symmetric_psf_is_the_mean_of_the_mirror_images(self):
+        rng = np.random.default_rng(11)
+        psf = rng.uniform(0.0, 1.0, (4, 6, 5)).astype(np.float32)
+        part, differs = sl.symmetric_psf(psf)
+        # Even sides lose their unpaired first sample; the rest is averaged with its mirrors.
+        kept = psf[1:, 1:, :].astype(np.float64)
+        want = (kept + kept[::-1] + kept[:, ::-1] + kept[:, :, ::-1] + kept[::-1, ::-1]
+                + kept[::-1, :, ::-1] + kept[:, ::-1, ::-1] + kept[::-1, ::-1, ::-1]) / 8
+        self.assertEqual(part.shape, (3, 5, 5))
+        np.testing.assert_allclose(part, want, rtol=1e-6)
+        total = np.abs(psf.astype(np.float64)).sum()
+        expected = (total - np.abs(kept).sum() + np.abs(kept - want).sum()) / total
+        self.assertAlmostEqual(differs, expected, places=6)
+        # A symmetric odd PSF comes back as it was; 2D stays 2D; reflect-exact takes the part.
+        g = sl.gaussian_psf(1.5)
+        same, none = sl.symmetric_psf(g)
+        np.testing.assert_array_equal(same, g)
+        self.assertEqual(none, 0.0)
+        a = random_image((24, 20), seed=12)
+        part2, _ = sl.symmetric_psf(rng.uniform(0.5, 1.0, (4, 4)).astype(np.float32))
+        self.assertEqual(part2.shape, (3, 3))
+        sl.deconvolve(a, part2, iterations=2, boundary="reflect-exact", backend=BACKEND)
+
     def test_a_gaussian_by_its_sigma_is_the_same_as_its_array(self):
         v = random_image((12, 20, 20), seed=8)
         by_sigma = sl.deconvolve(v, psf_sigma=(1.0, 1.5, 1.5), iterations=3, mode="3d",
