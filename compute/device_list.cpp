@@ -49,20 +49,11 @@ std::vector<int> parseDeviceList(const std::string& text, int visible) {
   return devices;
 }
 
-std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& devices,
-                                                       std::unique_ptr<Backend> started) {
+std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& devices) {
   // Each device's start (its context, memory pool and streams) takes a good part of a second and
   // waits mostly on that device: they start at once, one thread each.
   std::vector<std::future<std::unique_ptr<Backend>>> starting;
-  for (int d : devices) {
-    if (d == 0 && started) {
-      std::promise<std::unique_ptr<Backend>> kept;
-      kept.set_value(std::move(started));
-      starting.push_back(kept.get_future());
-      continue;
-    }
-    starting.push_back(std::async(std::launch::async, makeCudaBackend, d));
-  }
+  for (int d : devices) starting.push_back(std::async(std::launch::async, makeCudaBackend, d));
   std::vector<std::unique_ptr<Backend>> backends;
   std::exception_ptr failure;
   for (auto& s : starting) try {

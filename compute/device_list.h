@@ -18,10 +18,7 @@ std::vector<int> parseDeviceList(const std::string& text, int visible);
 std::vector<std::string> cudaDeviceNames();
 
 // One CUDA backend per device, in the order given (BackendUnavailable when one cannot start).
-// started, when given, is device 0's backend, made already: it is kept (or let go of when device 0
-// is not listed).
-std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& devices,
-                                                       std::unique_ptr<Backend> started = nullptr);
+std::vector<std::unique_ptr<Backend>> makeCudaBackends(const std::vector<int>& devices);
 
 // Lets go of the backends at once, one thread each: each device's teardown (its memory pool given
 // back, its page-locked buffers unlocked) waits mostly on that device. Empties the list.

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 #include <iostream>
+#include <iterator>
 
 #include "compute/blocked/block_plan.h"
 #include "compute/blocked/slab_stream.h"
@@ -65,16 +67,35 @@ int firstDevice(const Args& args) { return deviceList(args).front(); }
 }  // namespace
 
 std::vector<std::unique_ptr<compute::Backend>> chooseBackends(const Args& args) {
-  std::vector<std::unique_ptr<compute::Backend>> backends;
-  backends.push_back(chooseBackend(args));
-  if (backends.front()->name() != "cuda") {
+  // With several CUDA devices, the others start while chooseBackend starts device 0 (or the CPU):
+  // after CUDA's own start, which they share, each device's takes a few tenths of a second.
+  std::vector<int> devices;
+  std::future<std::vector<std::unique_ptr<compute::Backend>>> others;
+  if (args.get("backend", "auto") != "cpu" && compute::cudaDeviceCount() > 1) {
+    devices = deviceList(args);
+    std::vector<int> rest;
+    std::copy_if(devices.begin(), devices.end(), std::back_inserter(rest),
+                 [](int d) { return d != 0; });
+    if (!rest.empty())
+      others = std::async(std::launch::async, [rest] { return compute::makeCudaBackends(rest); });
+  }
+  std::unique_ptr<compute::Backend> first = chooseBackend(args);
+  if (first->name() != "cuda") {
     if (args.has("devices")) throw UsageError("--devices needs the CUDA backend");
+    std::vector<std::unique_ptr<compute::Backend>> backends;
+    backends.push_back(std::move(first));
     return backends;
   }
-  const std::vector<int> devices = deviceList(args);
-  if (devices == std::vector<int>{0}) return backends;  // the one chooseBackend made
-  // The other devices' backends start at once; device 0's is kept.
-  return compute::makeCudaBackends(devices, std::move(backends.front()));
+  if (devices.empty()) devices = deviceList(args);
+  std::vector<std::unique_ptr<compute::Backend>> started;
+  if (others.valid()) started = others.get();
+  // In the order asked for; device 0's is the one chooseBackend made.
+  std::vector<std::unique_ptr<compute::Backend>> backends;
+  size_t next = 0;
+  for (int d : devices) backends.push_back(d == 0 ? std::move(first) : std::move(started[next++]));
+  // As if made here: the calling thread works on the first device, as after makeCudaBackend.
+  backends.front()->device().bindToThisThread();
+  return backends;
 }
 
 std::unique_ptr<compute::Backend> chooseFirstDevice(const Args& args) {
