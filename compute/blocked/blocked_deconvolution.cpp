@@ -324,7 +324,7 @@ class Worker {
   Image written_;  // the result being emptied
   size_t writing_ = 0;
   std::future<double> filling_, emptying_;
-  std::future<void> stagingResults_;  // the results' staging, locked while the first block runs
+  std::future<void> stagingResults_;  // the results' staging, locked while the first frame is read
   std::vector<size_t> inHand_;        // taken from the queue, not yet done
   std::mutex timesLock_;              // the fill and the write threads note their times too
   std::map<size_t, BlockTimes> times_;
