@@ -63,6 +63,11 @@ int64_t previousLength(int64_t below, bool fast, const FrameCosts& costs) {
 struct AxisPieces {
   std::vector<int64_t> bounds, starts, lengths;
   bool empty() const { return lengths.empty(); }
+  int64_t totalLength() const {
+    int64_t sum = 0;
+    for (int64_t l : lengths) sum += l;
+    return sum;
+  }
   int64_t longestInterior() const {
     int64_t most = 0;
     for (size_t i = 0; i + 1 < bounds.size(); ++i) most = std::max(most, bounds[i + 1] - bounds[i]);
@@ -368,6 +373,12 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
                                          &(one ? whole[2] : ox).pieces(fast)};
           if (pieces[0]->empty() || pieces[1]->empty() || pieces[2]->empty())
             continue;  // no reflect-exact frame of this cut
+          // Cuts whose frames hold too many voxels to win at the cheapest rate are not costed:
+          // the planner weighs up to half a million cuts.
+          const double leastSeconds =
+              double(pieces[0]->totalLength()) * double(pieces[1]->totalLength()) *
+              double(pieces[2]->totalLength()) * costs.leastSecondsPerVoxel() / devices;
+          if (leastSeconds > best) continue;
           const FrameSet frames = frameSet(pieces, costs, fast, budgetBytes, devices);
           if (!frames.valid) continue;
           smallestBytes = std::min(smallestBytes, frames.bytes);

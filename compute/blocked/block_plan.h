@@ -42,6 +42,8 @@ struct FrameCosts {
   bool fast(Shape frame) const;         // whether the fast path takes this frame
   size_t bytes(Shape frame) const;      // the memory one block of this frame needs
   double secondsPerIteration(Shape frame) const;
+  // The least any frame voxel costs per iteration, of the rates above (for bounds).
+  double leastSecondsPerVoxel() const;
 };
 
 FrameCosts frameCosts(const std::string& backend, const DeconvolveParams& p);

@@ -3,6 +3,9 @@
 // compute/BENCHMARKS.md). The planner compares frames by these rates, so only their ratio to each
 // other matters for the choice; the absolute values give the plan's expected time.
 #include "compute/blocked/block_plan.h"
+
+#include <algorithm>
+
 #include "compute/rl_frame.h"
 
 namespace stacklens::compute {
@@ -47,6 +50,13 @@ double FrameCosts::secondsPerIteration(Shape f) const {
                     : mixed  ? mixedNsPerVoxelIteration
                              : fastNsPerVoxelIteration;
   return double(f.count()) * ns * 1e-9;
+}
+
+double FrameCosts::leastSecondsPerVoxel() const {
+  double least = nsPerVoxelIteration;
+  for (double ns : {fastNsPerVoxelIteration, mixedNsPerVoxelIteration})
+    if (ns > 0) least = std::min(least, ns);
+  return least * 1e-9;
 }
 
 FrameCosts frameCosts(const std::string& backend, const DeconvolveParams& p) {
