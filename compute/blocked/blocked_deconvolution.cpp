@@ -119,15 +119,6 @@ class Worker {
     inHand_.push_back(*current);
     int slot = 0;
     startFill(*current, slot);
-    // The results' staging is page-locked now, while the first frame is read: locking it takes
-    // the driver a few tenths of a second per GiB and holds up other calls to it, which at the
-    // first write would delay the next block's start.
-    const size_t resultSlab =
-        size_t(run_.plan.slabSlices * run_.plan.interior.y * run_.plan.interior.x);
-    stagingResults_ = std::async(std::launch::async, [this, resultSlab] {
-      transfers_->staging(2, resultSlab);
-      transfers_->staging(3, resultSlab);
-    });
     for (;;) {
       waitFor(filling_, report_.readSeconds);
       std::optional<size_t> next = run_.queue.tryTake();
@@ -189,6 +180,17 @@ class Worker {
     float* staging[2] = {transfers_->staging(0, size_t(slab * f.y * f.x)),
                          transfers_->staging(1, size_t(slab * f.y * f.x))};
     double stagingSeconds = secondsSince(t), decodingSeconds = 0, putWaitSeconds = 0;
+    // The results' staging is page-locked once this is, while the first frame is read: locking
+    // takes the driver a few tenths of a second per GiB and holds up other calls to it (the
+    // frame staging's locking, or at the first write, the next block's start).
+    if (!resultsStagingStarted_) {
+      resultsStagingStarted_ = true;
+      const size_t resultSlab = size_t(slab * plan.interior.y * plan.interior.x);
+      stagingResults_ = std::async(std::launch::async, [this, resultSlab] {
+        transfers_->staging(2, resultSlab);
+        transfers_->staging(3, resultSlab);
+      });
+    }
     // Decoding a file's samples is bound by one core, far below what the page cache delivers:
     // a slab is read by several threads, each taking row bands of its slices.
     const int64_t bands = std::max<int64_t>(1, decoders_.size() * 2 / std::min(slab, f.z));
@@ -325,8 +327,9 @@ class Worker {
   size_t writing_ = 0;
   std::future<double> filling_, emptying_;
   std::future<void> stagingResults_;  // the results' staging, locked while the first frame is read
-  std::vector<size_t> inHand_;        // taken from the queue, not yet done
-  std::mutex timesLock_;              // the fill and the write threads note their times too
+  bool resultsStagingStarted_ = false;  // (by the first fill)
+  std::vector<size_t> inHand_;          // taken from the queue, not yet done
+  std::mutex timesLock_;                // the fill and the write threads note their times too
   std::map<size_t, BlockTimes> times_;
   std::exception_ptr deviceFailure_;
 };
