@@ -36,17 +36,27 @@ struct InputOutputFailure {
   std::exception_ptr error;
 };
 
+// Each block's expected compute on the backend: blocks of several frame shapes (reflect-exact's
+// may differ) are paired so that the workers finish together.
+std::vector<double> blockCosts(const BlockPlan& plan, const std::string& backend,
+                               const DeconvolveParams& p) {
+  const FrameCosts costs = frameCosts(backend, p);
+  std::vector<double> out;
+  for (const Block& b : plan.blocks) out.push_back(costs.secondsPerIteration(b.frame.shape()));
+  return out;
+}
+
 // What the workers share.
 struct SharedRun {
   SharedRun(const BoxReader& r, const BoxWriter& w, const Image& f, const DeconvolveParams& p,
-            const BlockPlan& pl, const Job& j, size_t workers)
+            const BlockPlan& pl, const Job& j, const std::string& backend, size_t workers)
       : read(r),
         write(w),
         psf(f),
         params(p),
         plan(pl),
         job(j),
-        queue(pl.blocks.size()),
+        queue(blockCosts(pl, backend, p), workers),
         fractions(workers, 0.0) {}
   const BoxReader& read;
   const BoxWriter& write;
@@ -114,14 +124,14 @@ class Worker {
 
  private:
   void loop() {
-    std::optional<size_t> current = run_.queue.take();
+    std::optional<size_t> current = run_.queue.take(index_);
     if (!current) return;
     inHand_.push_back(*current);
     int slot = 0;
     startFill(*current, slot);
     for (;;) {
       waitFor(filling_, report_.readSeconds);
-      std::optional<size_t> next = run_.queue.tryTake();
+      std::optional<size_t> next = run_.queue.tryTake(index_);
       if (next) {
         inHand_.push_back(*next);
         startFill(*next, 1 - slot);
@@ -141,7 +151,7 @@ class Worker {
       if (!next) {
         // Nothing was waiting: the queue may still get blocks back from a failing worker.
         finishEmptying();
-        next = run_.queue.take();
+        next = run_.queue.take(index_);
         if (!next) return;
         inHand_.push_back(*next);
         startFill(*next, 1 - slot);
@@ -349,7 +359,8 @@ BlockedRunReport deconvolveBlocked(const std::vector<Backend*>& backends, const 
   // A frame is filled past the volume's faces by the run's rule and then wraps round; a
   // reflect-exact frame lies inside the volume and reflects at its own faces (planBlocks).
   if (p.boundary != Boundary::ReflectExact) blockParams.boundary = Boundary::Periodic;
-  SharedRun run(read, write, psf, blockParams, plan, job, backends.size());
+  SharedRun run(read, write, psf, blockParams, plan, job, backends.front()->name(),
+                backends.size());
   BlockedRunReport report;
   report.workers.resize(backends.size());
   std::vector<std::unique_ptr<Worker>> workers;

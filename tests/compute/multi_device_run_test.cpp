@@ -96,6 +96,29 @@ TEST(BlockQueue, HandsOutEachBlockOnceAndTakesFailedOnesBack) {
   EXPECT_EQ(stopped.take(), std::nullopt);
 }
 
+// Blocks of unequal cost: workers that have taken nothing get the costliest; the next block a
+// worker takes evens it out, whichever worker asks first (longest-first pairs). The costs are the
+// seed job's eight blocks on four GPUs; equal costs go in order, and one worker takes the
+// costliest first.
+TEST(BlockQueue, PairsUnequalBlocksSoThatWorkersFinishTogether) {
+  const std::vector<double> costs{32.9, 29.2, 29.2, 26.0, 29.2, 26.0, 26.0, 21.5};
+  BlockQueue q(costs, 4);
+  double load[4] = {};
+  for (size_t w = 0; w < 4; ++w) load[w] += costs[*q.take(w)];
+  EXPECT_EQ(load[0], 32.9);  // the costliest first, then three of 29.2
+  for (size_t w = 1; w < 4; ++w) EXPECT_EQ(load[w], 29.2);
+  for (size_t w : {2u, 0u, 3u, 1u}) load[w] += costs[*q.tryTake(w)];  // any order of asking
+  EXPECT_EQ(q.tryTake(1), std::nullopt);
+  for (size_t w = 0; w < 4; ++w) EXPECT_NEAR(load[w], 55.0, 0.65) << w;  // 54.4 and 55.2
+  // In order by index, the worker with block 0 would have taken one of 26.0 (58.9).
+  BlockQueue equal(std::vector<double>(5, 1.0), 2);
+  for (size_t k = 0; k < 5; ++k) EXPECT_EQ(equal.take(k % 2), k);
+  BlockQueue one(std::vector<double>{1.0, 3.0, 2.0}, 1);
+  EXPECT_EQ(one.take(), 1u);
+  EXPECT_EQ(one.tryTake(), 2u);
+  EXPECT_EQ(one.tryTake(), 0u);
+}
+
 TEST(MultiDeviceRun, SeveralWorkersGiveTheOneWorkerResult) {
   Fixture f;
   ASSERT_GE(f.plan.count(), 4);
