@@ -19,6 +19,25 @@
 namespace stacklens::io {
 namespace {
 
+// count values in ±1e6, the same for a seed.
+std::vector<float> randomValues(size_t count, unsigned seed) {
+  std::vector<float> values(count);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1e6f, 1e6f);
+  for (float& v : values) v = u(rng);
+  return values;
+}
+
+// The box [z0, z1) × [y0, y1) × [x0, x1) of a stack of y × x slices.
+std::vector<float> cutBox(const std::vector<float>& stack, int64_t y, int64_t x, int64_t z0,
+                          int64_t z1, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+  std::vector<float> part;
+  for (int64_t k = z0; k < z1; ++k)
+    for (int64_t j = y0; j < y1; ++j)
+      for (int64_t i = x0; i < x1; ++i) part.push_back(stack[size_t((k * y + j) * x + i)]);
+  return part;
+}
+
 // Boxes from several threads at once (a whole-stack run on several GPUs), sharing bands of rows
 // and pages, into the mapped file and through pwrite: the stack reads back exactly.
 TEST(BlockWriter, BoxesFromSeveralThreadsAtOnce) {
@@ -66,16 +85,9 @@ TEST(BlockWriter, BoxesFromSeveralThreadsAtOnce) {
 TEST(BlockWriter, LargeFitsBoxesAndSingleImages) {
   test::TempDir dir;
   const int64_t z = 16, y = 256, x = 300;
-  std::vector<float> want(size_t(z * y * x));
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(-1e6f, 1e6f);
-  for (float& v : want) v = u(rng);
+  const std::vector<float> want = randomValues(size_t(z * y * x), 5);
   auto box = [&](int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
-    std::vector<float> part;
-    for (int64_t k = z0; k < z1; ++k)
-      for (int64_t j = y0; j < y1; ++j)
-        for (int64_t i = x0; i < x1; ++i) part.push_back(want[size_t((k * y + j) * x + i)]);
-    return part;
+    return cutBox(want, y, x, z0, z1, y0, y1, x0, x1);
   };
   const std::string path = dir.file("large.fits");
   {
@@ -111,22 +123,12 @@ TEST(BlockWriter, LargeFitsBoxesAndSingleImages) {
 TEST(BlockWriter, LargeBoxesOfFewSlicesGoOutInRowBands) {
   test::TempDir dir;
   const int64_t z = 3, y = 1400, x = 512;
-  std::vector<float> want(size_t(z * y * x));
-  std::mt19937 rng(6);
-  std::uniform_real_distribution<float> u(-1e6f, 1e6f);
-  for (float& v : want) v = u(rng);
-  std::vector<float> left, right;
-  for (int64_t k = 0; k < z; ++k)
-    for (int64_t j = 0; j < y; ++j) {
-      const float* row = want.data() + (k * y + j) * x;
-      left.insert(left.end(), row, row + 256);
-      right.insert(right.end(), row + 256, row + x);
-    }
+  const std::vector<float> want = randomValues(size_t(z * y * x), 6);
   const std::string path = dir.file("bands.fits");
   {
     StackBlockWriter w(path, z, y, x, {});
-    w.writeBox(0, z, 0, y, 256, x, right.data());
-    w.writeBox(0, z, 0, y, 0, 256, left.data());
+    w.writeBox(0, z, 0, y, 256, x, cutBox(want, y, x, 0, z, 0, y, 256, x).data());
+    w.writeBox(0, z, 0, y, 0, 256, cutBox(want, y, x, 0, z, 0, y, 0, 256).data());
     w.commit();
   }
   EXPECT_TRUE(test::sameValues(want, test::readAll(*openStack(path))));
