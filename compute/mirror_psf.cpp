@@ -21,7 +21,7 @@ MirrorSymmetricPart mirrorSymmetricPart(const float* psf, Shape in) {
   };
   double total = 0, kept = 0, asymmetric = 0;
   for (int64_t i = 0; i < in.count(); ++i) total += std::fabs(double(psf[i]));
-  std::vector<float> symmetric(size_t(out.count()));
+  Image symmetric = Image::host(out);
   for (int64_t z = 0; z < out.z; ++z)
     for (int64_t y = 0; y < out.y; ++y)
       for (int64_t x = 0; x < out.x; ++x) {
@@ -34,12 +34,12 @@ MirrorSymmetricPart mirrorSymmetricPart(const float* psf, Shape in) {
         const double mean = sum / 8, value = at(z, y, x);
         kept += std::fabs(value);
         asymmetric += std::fabs(value - mean);
-        symmetric[size_t((z * out.y + y) * out.x + x)] = static_cast<float>(mean);
+        symmetric.data()[(z * out.y + y) * out.x + x] = static_cast<float>(mean);
       }
-  return {std::move(symmetric), out, (total - kept + asymmetric) / total};
+  return {std::move(symmetric), (total - kept + asymmetric) / total};
 }
 
-std::vector<float> mirrorSymmetricPsf(const float* psf, Shape& shape) {
+Image mirrorSymmetricPsf(const float* psf, Shape shape) {
   MirrorSymmetricPart part = mirrorSymmetricPart(psf, shape);
   const double off = part.differs;
   if (!(off <= kMirrorTolerance)) {
@@ -52,8 +52,7 @@ std::vector<float> mirrorSymmetricPsf(const float* psf, Shape& shape) {
         std::string(amounts) +
         "; its mirror-symmetric part may be taken instead (--symmetrize-psf)");
   }
-  shape = part.shape;
-  return std::move(part.values);
+  return std::move(part.psf);
 }
 
 }  // namespace stacklens::compute

@@ -7,8 +7,6 @@
 // PSFs are usually further from symmetric and are refused, with how far they are.
 #pragma once
 
-#include <vector>
-
 #include "compute/image.h"
 
 namespace stacklens::compute {
@@ -19,17 +17,16 @@ constexpr double kMirrorTolerance = 1e-7;
 // the first sample of each even side, and how far the PSF is from it (the dropped samples and
 // the differences from the mean, in absolute value, as a fraction of the sum of the PSF's
 // absolute values).
+// psf: shape.count() values, row-major.
 struct MirrorSymmetricPart {
-  std::vector<float> values;
-  Shape shape;
+  Image psf;  // on the host
   double differs = 0;
 };
 MirrorSymmetricPart mirrorSymmetricPart(const float* psf, Shape shape);
 
-// psf: shape.count() values, row-major. Returns the symmetric PSF (the mean of the PSF's mirror
-// images after dropping the first sample of each even side) and sets `shape` to its shape. A PSF
+// The symmetric part when the PSF differs from it by rounding only (kMirrorTolerance); a PSF
 // already symmetric with odd sides comes back unchanged. Throws InvalidArgument naming how far
 // the PSF is from symmetric.
-std::vector<float> mirrorSymmetricPsf(const float* psf, Shape& shape);
+Image mirrorSymmetricPsf(const float* psf, Shape shape);
 
 }  // namespace stacklens::compute

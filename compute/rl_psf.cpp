@@ -2,7 +2,6 @@
 #include "compute/rl_psf.h"
 
 #include <cmath>
-#include <vector>
 
 #include "compute/mirror_psf.h"
 
@@ -23,14 +22,14 @@ Image rlPsf(const Image& psf, const DeconvolveParams& p) {
     sum += start[i];
   }
   if (!(sum > 0)) throw InvalidArgument("richardson_lucy: the PSF must sum to more than 0");
-  std::vector<float> mirrored;
+  Image mirrored;
   if (p.boundary == Boundary::ReflectExact) {
-    const Shape before = shape;
     mirrored = mirrorSymmetricPsf(start, shape);
     start = mirrored.data();
-    if (!(shape == before)) {  // samples were dropped
+    if (!(mirrored.shape() == shape)) {  // samples were dropped
+      shape = mirrored.shape();
       sum = 0;
-      for (float v : mirrored) sum += v;
+      for (int64_t i = 0; i < shape.count(); ++i) sum += start[i];
     }
   }
   Image out = Image::host(shape);

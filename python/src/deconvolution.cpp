@@ -223,10 +223,8 @@ input was (a CuPy array on its GPU, deconvolved there whole).)");
         const Image in = imageFrom(psf, "psf");
         const compute::MirrorSymmetricPart part =
             compute::mirrorSymmetricPart(in.data(), in.shape());
-        Image out = Image::host(part.shape);
-        std::copy(part.values.begin(), part.values.end(), out.data());
         const bool twoD = psf.attr("ndim").cast<int>() == 2;
-        return py::make_tuple(arrayFrom(out, twoD), part.differs);
+        return py::make_tuple(arrayFrom(part.psf, twoD), part.differs);
       },
       "psf"_a,
       R"(The PSF's mirror-symmetric part, which boundary='reflect-exact' needs, and how far the PSF

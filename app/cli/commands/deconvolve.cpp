@@ -1,8 +1,8 @@
 // stacklens-cli deconvolve: Richardson–Lucy with a PSF file or a Gaussian PSF.
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <iostream>
+#include <utility>
 
 #include "app/cli/blocked_run.h"
 #include "app/cli/command.h"
@@ -36,15 +36,14 @@ compute::Image loadPsf(const Args& args, bool threeD) {
 // --symmetrize-psf: the PSF's mirror-symmetric part, which reflect-exact takes, saying how far
 // the PSF was from it.
 compute::Image symmetrized(const compute::Image& psf) {
-  const compute::MirrorSymmetricPart part = compute::mirrorSymmetricPart(psf.data(), psf.shape());
-  compute::Image out = compute::Image::host(part.shape);
-  std::copy(part.values.begin(), part.values.end(), out.data());
+  compute::MirrorSymmetricPart part = compute::mirrorSymmetricPart(psf.data(), psf.shape());
+  const compute::Shape s = part.psf.shape();
   std::fprintf(stderr,
                "stacklens: deconvolving with the PSF's mirror-symmetric part (%lld x %lld x %lld), "
                "which differs from the PSF by %.2g of its sum\n",
-               static_cast<long long>(part.shape.z), static_cast<long long>(part.shape.y),
-               static_cast<long long>(part.shape.x), part.differs);
-  return out;
+               static_cast<long long>(s.z), static_cast<long long>(s.y),
+               static_cast<long long>(s.x), part.differs);
+  return std::move(part.psf);
 }
 
 compute::Image psfFor(const Args& args, bool threeD) {
