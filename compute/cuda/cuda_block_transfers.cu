@@ -6,6 +6,7 @@
 
 #include "compute/cuda/cuda_block_transfers.cuh"
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/page_locked_buffer.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {
@@ -22,8 +23,6 @@ class CudaBlockTransfers final : public BlockTransfers {
     cudaStreamSynchronize(getStream_);
     cudaStreamDestroy(putStream_);
     cudaStreamDestroy(getStream_);
-    for (float* p : staging_)
-      if (p) cudaFreeHost(p);
   }
 
   Image allocate(Shape shape) override {
@@ -35,16 +34,11 @@ class CudaBlockTransfers final : public BlockTransfers {
 
   float* staging(int slot, size_t floats) override {
     slot &= 3;
-    if (floats > stagingFloats_[slot]) {
-      if (staging_[slot]) SL_CUDA(cudaFreeHost(staging_[slot]));
-      staging_[slot] = nullptr;
-      stagingFloats_[slot] = 0;
-      void* p = nullptr;
-      SL_CUDA(cudaMallocHost(&p, floats * sizeof(float)));
-      staging_[slot] = static_cast<float*>(p);
-      stagingFloats_[slot] = floats;
+    if (floats * sizeof(float) > staging_[slot].bytes()) {
+      staging_[slot] = PageLockedBuffer();
+      staging_[slot] = PageLockedBuffer(floats * sizeof(float), ctx_->device());
     }
-    return staging_[slot];
+    return static_cast<float*>(staging_[slot].data());
   }
 
   void put(Image& image, int64_t z, int64_t count, const float* src) override {
@@ -83,8 +77,7 @@ class CudaBlockTransfers final : public BlockTransfers {
  private:
   ContextPtr ctx_;
   cudaStream_t putStream_ = nullptr, getStream_ = nullptr;
-  float* staging_[4] = {nullptr, nullptr, nullptr, nullptr};
-  size_t stagingFloats_[4] = {0, 0, 0, 0};
+  PageLockedBuffer staging_[4];
 };
 
 }  // namespace

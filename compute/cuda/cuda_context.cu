@@ -1,16 +1,13 @@
 // The CUDA device context: streams, the stream-ordered memory pool, pinned staging and cuFFT plans.
-#include <dlfcn.h>
-
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iomanip>
 #include <sstream>
 
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/driver_release.h"
 #include "compute/log.h"
 
 namespace stacklens::compute::cuda {
@@ -34,32 +31,10 @@ void throwCufft(cufftResult err, const char* what, const char* file, int line) {
 
 namespace {
 
-// The driver's version, e.g. "580.159.04": from NVML when the driver ships it (loaded at run
-// time, so the program needs no NVML to start), else from the kernel module's /proc entry.
-std::string driverRelease() {
-  if (void* nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL)) {
-    using InitFn = int (*)();
-    using VersionFn = int (*)(char*, unsigned);
-    auto init = reinterpret_cast<InitFn>(dlsym(nvml, "nvmlInit_v2"));
-    auto version = reinterpret_cast<VersionFn>(dlsym(nvml, "nvmlSystemGetDriverVersion"));
-    auto shutdown = reinterpret_cast<InitFn>(dlsym(nvml, "nvmlShutdown"));
-    char text[96] = {0};
-    bool ok = init && version && init() == 0 && version(text, sizeof text) == 0;
-    if (init && shutdown && ok) shutdown();
-    dlclose(nvml);
-    if (ok && text[0]) return text;
-  }
-  std::ifstream f("/proc/driver/nvidia/version");
-  std::string line;
-  if (std::getline(f, line)) {
-    std::istringstream words(line);
-    std::string w, previous;
-    while (words >> w) {
-      if (previous == "Module" && !w.empty() && std::isdigit(static_cast<unsigned char>(w[0])))
-        return w;
-      previous = w;
-    }
-  }
+// The driver's release, or the CUDA version it supports where the release cannot be read.
+std::string driverText() {
+  std::string release = driverRelease();
+  if (!release.empty()) return release;
   int v = 0;
   if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
     return "CUDA " + std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
@@ -88,7 +63,7 @@ Context::Context() {
   SL_CUDA(cudaGetDeviceProperties(&prop, device_));
   smCount_ = prop.multiProcessorCount;
   name_ = std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
-          std::to_string(prop.minor) + ", driver " + driverRelease() + ")";
+          std::to_string(prop.minor) + ", driver " + driverText() + ")";
   // With several devices visible, which one (as CUDA_VISIBLE_DEVICES numbers them).
   int visible = 1;
   if (cudaGetDeviceCount(&visible) == cudaSuccess && visible > 1)
@@ -111,13 +86,13 @@ Context::Context() {
   }
   defaultBudget_ = budget_;
   for (int i = 0; i < 2; ++i) {
-    SL_CUDA(cudaMallocHost(&staging_[i], kStagingBytes));
+    staging_[i] = PageLockedBuffer(kStagingBytes, device_);
     SL_CUDA(cudaEventCreateWithFlags(&stagingFree_[i], cudaEventDisableTiming));
   }
 }
 
 Context::~Context() {
-  cudaSetDevice(device_);  // the thread that lets go of it may be working on another device
+  const ScopedDevice on(device_);
   cudaStreamSynchronize(stream_);
   cudaStreamSynchronize(copyStream_);
   cudaStreamSynchronize(downloadStream_);
@@ -129,12 +104,7 @@ Context::~Context() {
   for (auto& [shape, area] : workAreas_) release(area);
   for (auto& [values, p] : constants_) release(p);
   cudaStreamSynchronize(stream_);
-  for (int i = 0; i < 2; ++i) {
-    cudaFreeHost(staging_[i]);
-    cudaEventDestroy(stagingFree_[i]);
-  }
-  for (void* p : pinned_)
-    if (p) cudaFreeHost(p);
+  for (int i = 0; i < 2; ++i) cudaEventDestroy(stagingFree_[i]);
   cudaStreamDestroy(downloadStream_);
   cudaStreamDestroy(copyStream_);
   cudaStreamDestroy(stream_);
@@ -149,17 +119,14 @@ size_t Context::setBudget(size_t bytes) {
 
 float* Context::pinnedStaging(int slot, size_t bytes) {
   if (slot < 0 || slot >= 4) throw InvalidArgument("pinnedStaging: slot out of range");
-  if (pinnedBytes_[slot] < bytes) {
+  if (pinned_[slot].bytes() < bytes) {
     // The old buffer may still be the source or target of a copy on either copy stream.
     SL_CUDA(cudaStreamSynchronize(copyStream_));
     SL_CUDA(cudaStreamSynchronize(downloadStream_));
-    if (pinned_[slot]) cudaFreeHost(pinned_[slot]);
-    pinned_[slot] = nullptr;
-    pinnedBytes_[slot] = 0;
-    SL_CUDA(cudaMallocHost(&pinned_[slot], bytes));
-    pinnedBytes_[slot] = bytes;
+    pinned_[slot] = PageLockedBuffer();
+    pinned_[slot] = PageLockedBuffer(bytes, device_);
   }
-  return static_cast<float*>(pinned_[slot]);
+  return static_cast<float*>(pinned_[slot].data());
 }
 
 cudaError_t Context::poolAllocate(void** p, size_t bytes) {
@@ -305,8 +272,8 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
     size_t n = std::min(kStagingBytes, bytes - done);
     int b = static_cast<int>(chunk % 2);
     SL_CUDA(cudaEventSynchronize(stagingFree_[b]));  // its previous DMA has finished
-    std::memcpy(staging_[b], from + done, n);
-    SL_CUDA(cudaMemcpyAsync(to + done, staging_[b], n, cudaMemcpyHostToDevice, copyStream_));
+    std::memcpy(staging_[b].data(), from + done, n);
+    SL_CUDA(cudaMemcpyAsync(to + done, staging_[b].data(), n, cudaMemcpyHostToDevice, copyStream_));
     SL_CUDA(cudaEventRecord(stagingFree_[b], copyStream_));
   }
   // Work queued later on the compute stream sees the uploaded data.
@@ -325,14 +292,14 @@ void Context::download(void* dst, const void* src, size_t bytes) {
   auto drain = [&](int b) {
     if (pending[b] == 0) return;
     SL_CUDA(cudaEventSynchronize(stagingFree_[b]));
-    std::memcpy(to + pendingAt[b], staging_[b], pending[b]);
+    std::memcpy(to + pendingAt[b], staging_[b].data(), pending[b]);
     pending[b] = 0;
   };
   for (size_t done = 0, chunk = 0; done < bytes; done += kStagingBytes, ++chunk) {
     size_t n = std::min(kStagingBytes, bytes - done);
     int b = static_cast<int>(chunk % 2);
     drain(b);
-    SL_CUDA(cudaMemcpyAsync(staging_[b], from + done, n, cudaMemcpyDeviceToHost, stream_));
+    SL_CUDA(cudaMemcpyAsync(staging_[b].data(), from + done, n, cudaMemcpyDeviceToHost, stream_));
     SL_CUDA(cudaEventRecord(stagingFree_[b], stream_));
     pending[b] = n;
     pendingAt[b] = done;

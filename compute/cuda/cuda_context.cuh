@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compute/backend.h"
+#include "compute/cuda/page_locked_buffer.cuh"
 #include "compute/cuda/tuning/transfers.cuh"
 #include "compute/image.h"
 #include "compute/job.h"
@@ -53,6 +54,23 @@ void throwCufft(cufftResult err, const char* what, const char* file, int line);
   } while (0)
 // After a kernel launch: reports bad launch configurations at once (no synchronisation).
 #define SL_LAUNCHED() SL_CUDA(cudaGetLastError())
+
+// `device` is current for the scope, and then the one the thread was on again: a thread that lets
+// go of another device's objects keeps working on its own (on hosts of several GPUs, the
+// thread's next call would otherwise go to the wrong device).
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int device) noexcept {
+    cudaGetDevice(&previous_);
+    cudaSetDevice(device);
+  }
+  ~ScopedDevice() { cudaSetDevice(previous_); }
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int previous_ = 0;
+};
 
 inline unsigned blocksFor(int64_t n, int threads) {
   return static_cast<unsigned>((n + threads - 1) / threads);
@@ -129,8 +147,7 @@ class Context {
   cudaMemPool_t pool_ = nullptr;
   size_t budget_ = 0;
   size_t defaultBudget_ = 0;
-  void* pinned_[4] = {nullptr, nullptr, nullptr, nullptr};
-  size_t pinnedBytes_[4] = {0, 0, 0, 0};
+  PageLockedBuffer pinned_[4];
   int smCount_ = 1;
   std::string name_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, FftPlans> plans_;
@@ -138,7 +155,7 @@ class Context {
   std::map<std::tuple<int64_t, int64_t, int64_t>, void*> workAreas_;
   std::map<std::vector<float>, void*> constants_;
   static constexpr size_t kStagingBytes = tuning::TransferPolicy::stagingBytes;
-  void* staging_[2] = {nullptr, nullptr};
+  PageLockedBuffer staging_[2];
   cudaEvent_t stagingFree_[2] = {nullptr, nullptr};
   // cudaMallocAsync, or its refusal when the simulated capacity would be exceeded.
   cudaError_t poolAllocate(void** p, size_t bytes);

@@ -419,6 +419,24 @@ TEST_F(CudaMultiDevice, TwoWorkersOnOneDeviceGiveTheOneWorkerResult) {
   EXPECT_LT(stacklens::testing::relativeL2(out2, want), 1e-4);
 }
 
+// A thread that lets go of another device's backend and staging goes on working on its own
+// device: its next transfer reaches its device intact. Skipped with fewer than two GPUs.
+TEST_F(CudaMultiDevice, LettingGoOfAnotherDevicesBackendKeepsTheThreadOnItsDevice) {
+  const int count = cudaDeviceCount();
+  if (count < 2) GTEST_SKIP() << count << " CUDA device(s) visible; this needs two";
+  auto other = makeCudaBackend(count - 1);
+  auto transfers = other->device().blockTransfers();
+  float* staging = transfers->staging(0, 1 << 20);
+  staging[0] = 1.f;
+  gpu->device().bindToThisThread();
+  transfers.reset();
+  other.reset();
+  const Image source = stacklens::testing::randomImage({3, 17, 29}, 5, -2.f, 2.f);
+  const Image back = gpu->download(gpu->upload(source));
+  for (int64_t i = 0; i < source.shape().count(); ++i)
+    ASSERT_EQ(back.data()[i], source.data()[i]) << i;
+}
+
 // Every visible GPU takes blocks and none fails; the result is one GPU's, bit for bit. Frames of
 // the fused passes' lengths (their kernels need more than the default shared memory, which is
 // set per device). Skipped with fewer than two GPUs.
