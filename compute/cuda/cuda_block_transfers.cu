@@ -34,10 +34,7 @@ class CudaBlockTransfers final : public BlockTransfers {
 
   float* staging(int slot, size_t floats) override {
     slot &= 3;
-    if (floats * sizeof(float) > staging_[slot].bytes()) {
-      staging_[slot] = PageLockedBuffer();
-      staging_[slot] = PageLockedBuffer(floats * sizeof(float), ctx_->device());
-    }
+    staging_[slot].reserve(floats * sizeof(float), ctx_->device());
     return static_cast<float*>(staging_[slot].data());
   }
 

@@ -123,8 +123,7 @@ float* Context::pinnedStaging(int slot, size_t bytes) {
     // The old buffer may still be the source or target of a copy on either copy stream.
     SL_CUDA(cudaStreamSynchronize(copyStream_));
     SL_CUDA(cudaStreamSynchronize(downloadStream_));
-    pinned_[slot] = PageLockedBuffer();
-    pinned_[slot] = PageLockedBuffer(bytes, device_);
+    pinned_[slot].reserve(bytes, device_);
   }
   return static_cast<float*>(pinned_[slot].data());
 }

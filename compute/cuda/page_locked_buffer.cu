@@ -41,6 +41,12 @@ PageLockedBuffer::PageLockedBuffer(size_t bytes, int device) {
 
 PageLockedBuffer::~PageLockedBuffer() { release(); }
 
+void PageLockedBuffer::reserve(size_t bytes, int device) {
+  if (bytes <= bytes_) return;
+  release();
+  *this = PageLockedBuffer(bytes, device);
+}
+
 PageLockedBuffer::PageLockedBuffer(PageLockedBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       bytes_(std::exchange(other.bytes_, 0)),

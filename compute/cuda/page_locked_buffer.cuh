@@ -19,6 +19,10 @@ class PageLockedBuffer {
   PageLockedBuffer(const PageLockedBuffer&) = delete;
   PageLockedBuffer& operator=(const PageLockedBuffer&) = delete;
 
+  // At least `bytes`, locked for `device`: kept when large enough, else let go of first (the old
+  // and the new need not both fit) and locked anew.
+  void reserve(size_t bytes, int device);
+
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
 
