@@ -73,9 +73,18 @@ int cudaDeviceCount();
 // Device memory made by others (e.g. a CuPy array, through __cuda_array_interface__): the
 // device that holds ptr, or -1 when ptr is not device memory or there is no CUDA build.
 int cudaDeviceOfPointer(const void* ptr);
-// Waits for the work queued on another library's CUDA stream (a cudaStream_t as an integer;
-// 1 and 2 name the legacy and per-thread default streams). No effect without a CUDA build.
-void cudaWaitForStream(uintptr_t stream);
+// Waits for the work queued on another library's CUDA stream of device (a cudaStream_t as an
+// integer; 1 and 2 name that device's legacy and per-thread default streams, which exist once per
+// device). The calling thread's current device is left as it was. No effect without a CUDA build.
+void cudaWaitForStream(uintptr_t stream, int device);
+// Waits for everything queued on device by anyone (e.g. CuPy kernels still reading a buffer
+// about to be freed), leaving the current device as it was. Does not throw: an error shows at
+// the next call. No effect without a CUDA build or for a device < 0.
+void cudaSynchronizeDevice(int device);
+// The calling thread's current CUDA device (-1 without a CUDA build or device), and making one
+// current: callers from another library (Python) get their own current device back.
+int cudaCurrentDevice();
+void cudaSetCurrentDevice(int device);
 
 // True when the CUDA backend was built and a usable device is present; otherwise *why says why.
 bool cudaUsable(std::string* why = nullptr);

@@ -17,7 +17,13 @@ int cudaDeviceCount() { return 0; }
 
 int cudaDeviceOfPointer(const void*) { return -1; }
 
-void cudaWaitForStream(uintptr_t) {}
+void cudaWaitForStream(uintptr_t, int) {}
+
+void cudaSynchronizeDevice(int) {}
+
+int cudaCurrentDevice() { return -1; }
+
+void cudaSetCurrentDevice(int) {}
 
 std::vector<std::string> cudaDeviceNames() { return {}; }
 

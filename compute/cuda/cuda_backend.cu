@@ -421,11 +421,33 @@ int cudaDeviceOfPointer(const void* ptr) {
   return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
 }
 
-void cudaWaitForStream(uintptr_t stream) {
+void cudaWaitForStream(uintptr_t stream, int device) {
+  // The default streams are per device: the legacy one of the current device is not the array's.
+  const cuda::ScopedDevice on(device);
   const cudaStream_t s = stream == 1   ? cudaStreamLegacy
                          : stream == 2 ? cudaStreamPerThread
                                        : reinterpret_cast<cudaStream_t>(stream);
   SL_CUDA(cudaStreamSynchronize(s));
+}
+
+void cudaSynchronizeDevice(int device) {
+  if (device < 0) return;
+  const cuda::ScopedDevice on(device);
+  // Called where buffers are let go (destructors): an error there would surface at the next call.
+  cudaDeviceSynchronize();
+}
+
+int cudaCurrentDevice() {
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return device;
+}
+
+void cudaSetCurrentDevice(int device) {
+  if (device >= 0) SL_CUDA(cudaSetDevice(device));
 }
 
 std::vector<std::string> cudaDeviceNames() {

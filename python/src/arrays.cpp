@@ -45,25 +45,43 @@ compute::Image deviceImage(const py::handle& given, const char* what) {
   }
   const compute::Shape shape = shapeOf(cai["shape"].cast<std::vector<int64_t>>(), what);
   const auto pointer = cai["data"].cast<py::tuple>()[0].cast<uintptr_t>();
-  if (cai.contains("stream") && !cai["stream"].is_none())
-    compute::cudaWaitForStream(cai["stream"].cast<uintptr_t>());
+  if (cai.contains("stream") && !cai["stream"].is_none()) {
+    const int device = compute::cudaDeviceOfPointer(reinterpret_cast<const void*>(pointer));
+    if (device < 0)
+      throw py::type_error(std::string(what) + ": the device array's memory is not on a GPU");
+    compute::cudaWaitForStream(cai["stream"].cast<uintptr_t>(), device);
+  }
   return compute::Image(shape, compute::Location::Cuda,
                         keeping(array, reinterpret_cast<const void*>(pointer)));
 }
 
+// A device buffer handed to CuPy: CuPy frees it when its array goes, maybe while its own kernels
+// (on its streams) still read it, and the memory could go to our next result at once. So the
+// device finishes its work first.
+template <class T>
+struct HandedToCupy {
+  compute::Buffer<T> buffer;
+  int device;
+  ~HandedToCupy() { compute::cudaSynchronizeDevice(device); }
+};
+
 template <class T>
 py::object share(const compute::Buffer<T>& image, bool twoD) {
-  auto* kept = new compute::Buffer<T>(image);
-  py::capsule owner(kept, [](void* p) { delete static_cast<compute::Buffer<T>*>(p); });
   const compute::Shape s = image.shape();
   std::vector<py::ssize_t> dims = twoD && s.z == 1 ? std::vector<py::ssize_t>{s.y, s.x}
                                                    : std::vector<py::ssize_t>{s.z, s.y, s.x};
-  if (image.onHost()) return py::array_t<T>(dims, stridesOf(dims, sizeof(T)), kept->data(), owner);
+  if (image.onHost()) {
+    auto* kept = new compute::Buffer<T>(image);
+    py::capsule owner(kept, [](void* p) { delete static_cast<compute::Buffer<T>*>(p); });
+    return py::array_t<T>(dims, stridesOf(dims, sizeof(T)), kept->data(), owner);
+  }
   // A CuPy array over the device buffer, which the capsule keeps.
   py::module_ cupy = py::module_::import("cupy");
-  const int device = compute::cudaDeviceOfPointer(kept->data());
+  const int device = compute::cudaDeviceOfPointer(image.data());
+  auto* kept = new HandedToCupy<T>{image, device};
+  py::capsule owner(kept, [](void* p) { delete static_cast<HandedToCupy<T>*>(p); });
   py::object memory = cupy.attr("cuda").attr("UnownedMemory")(
-      reinterpret_cast<uintptr_t>(kept->data()), image.bytes(), owner, device);
+      reinterpret_cast<uintptr_t>(image.data()), image.bytes(), owner, device);
   py::object pointer = cupy.attr("cuda").attr("MemoryPointer")(memory, 0);
   return cupy.attr("ndarray")(
       py::tuple(py::cast(dims)),
@@ -94,6 +112,15 @@ compute::Image imageFrom(const py::handle& array, const char* what) {
   }
   std::vector<int64_t> dims(a.shape(), a.shape() + a.ndim());
   return compute::Image(shapeOf(dims, what), compute::Location::Host, keeping(a, a.data()));
+}
+
+compute::Image hostImageFrom(const py::handle& array, const char* what) {
+  if (!onDevice(array)) return imageFrom(array, what);
+  // Copied down by CuPy, after the work queued on the array's stream (CuPy honours the
+  // interface's stream, and its own arrays are on its current stream).
+  py::module_ cupy = py::module_::import("cupy");
+  const py::object host = cupy.attr("asnumpy")(cupy.attr("asarray")(array));
+  return imageFrom(host, what);
 }
 
 py::object arrayFrom(const compute::Image& image, bool twoD) { return share(image, twoD); }

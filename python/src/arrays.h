@@ -18,6 +18,10 @@ namespace py = pybind11;
 // names the argument in errors.
 compute::Image imageFrom(const py::handle& array, const char* what);
 
+// The same on the host, for code that reads the values there (writers, PSFs): a device array is
+// copied down.
+compute::Image hostImageFrom(const py::handle& array, const char* what);
+
 // Whether an argument is a device array (__cuda_array_interface__).
 bool onDevice(const py::handle& array);
 

@@ -59,7 +59,11 @@ BackendUse useBackend(const std::string& name) {
     kept = slot;
   }
   // Kept for the process's life in the map: the reference stays valid.
-  return BackendUse{*kept->backend, std::unique_lock(kept->calls)};
+  compute::Backend& backend = *kept->backend;
+  std::unique_lock lock(kept->calls);
+  CurrentDeviceKept callersDevice(backend.name() == "cuda");
+  backend.device().bindToThisThread();
+  return BackendUse{backend, std::move(lock), std::move(callersDevice)};
 }
 
 std::string backendFor(const std::string& name, const compute::Image& in) {

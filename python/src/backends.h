@@ -4,6 +4,7 @@
 
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include <pybind11/pybind11.h>
 
@@ -11,10 +12,28 @@
 
 namespace stacklens::python {
 
-// A backend and the lock that makes its calls one at a time.
+// Puts the calling thread's current CUDA device back as it was when made: a call on "cuda:1"
+// must not move the caller's (CuPy's) later work to device 1. Does nothing when not armed.
+class CurrentDeviceKept {
+ public:
+  explicit CurrentDeviceKept(bool armed) : device_(armed ? compute::cudaCurrentDevice() : -1) {}
+  CurrentDeviceKept(CurrentDeviceKept&& o) noexcept : device_(std::exchange(o.device_, -1)) {}
+  CurrentDeviceKept& operator=(CurrentDeviceKept&&) = delete;
+  ~CurrentDeviceKept() {
+    if (device_ >= 0) compute::cudaSetCurrentDevice(device_);
+  }
+
+ private:
+  int device_;
+};
+
+// A backend, the lock that makes its calls one at a time, and the caller's current device, given
+// back when the use ends (the backend's device is current meanwhile: a thread of Dask's or the
+// caller's may have another one current).
 struct BackendUse {
   compute::Backend& backend;
   std::unique_lock<std::mutex> lock;
+  CurrentDeviceKept callersDevice;
 };
 
 // "cpu", "cuda" (the first visible GPU), "cuda:N" or "auto" (CUDA when usable, else the CPU).

@@ -47,8 +47,9 @@ Image psfFrom(const py::handle& psf, const py::handle& sigma, bool threeD) {
   if (psf.is_none() == sigma.is_none())
     throw compute::InvalidArgument("give exactly one of psf (an array) and psf_sigma");
   if (!psf.is_none()) {
-    // A copy: the PSF is used on other threads after the call returns control to Python.
-    const Image in = imageFrom(psf, "psf");
+    // A copy on the host (the PSF is small and prepared there), used on other threads after the
+    // call returns control to Python.
+    const Image in = hostImageFrom(psf, "psf");
     return compute::cloneHost(in);
   }
   const std::vector<double> s = py::isinstance<py::float_>(sigma) || py::isinstance<py::int_>(sigma)
@@ -123,6 +124,8 @@ Image deconvolveOnDevices(const std::vector<int>& devices, const Image& volume, 
                           compute::Shape block) {
   std::vector<int> order = devices;
   std::sort(order.begin(), order.end());
+  // Each use binds its device and gives back the one before it; this gives back the caller's.
+  const CurrentDeviceKept callersDevice(true);
   std::vector<BackendUse> uses;
   for (int d : order) uses.push_back(useBackend("cuda:" + std::to_string(d)));
   std::vector<compute::Backend*> backends;
@@ -220,7 +223,7 @@ input was (a CuPy array on its GPU, deconvolved there whole).)");
   m.def(
       "symmetric_psf",
       [](const py::handle& psf) {
-        const Image in = imageFrom(psf, "psf");
+        const Image in = hostImageFrom(psf, "psf");
         const compute::MirrorSymmetricPart part =
             compute::mirrorSymmetricPart(in.data(), in.shape());
         const bool twoD = psf.attr("ndim").cast<int>() == 2;

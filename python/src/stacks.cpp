@@ -93,7 +93,7 @@ class BlockWriter {
     writer_ = std::make_unique<io::StackBlockWriter>(path, shape[0], shape[1], shape[2], options);
   }
   void writeBox(int64_t z0, int64_t y0, int64_t x0, const py::handle& box) {
-    const compute::Image image = imageFrom(box, "box");
+    const compute::Image image = hostImageFrom(box, "box");
     const compute::Shape s = image.shape();
     if (z0 < 0 || y0 < 0 || x0 < 0 || z0 + s.z > shape_[0] || y0 + s.y > shape_[1] ||
         x0 + s.x > shape_[2])
@@ -157,7 +157,7 @@ void addStacks(py::module_& m) {
          const py::handle& units, const py::handle& header, const std::vector<std::string>& history,
          bool uint16, const Reader* like) {
         const io::WriteOptions o = writeOptions(spacing, units, header, history, uint16, like);
-        const compute::Image image = imageFrom(array, "array");
+        const compute::Image image = hostImageFrom(array, "array");
         const compute::Shape s = image.shape();
         py::gil_scoped_release release;
         io::writeStack(path, image.data(), s.z, s.y, s.x, o);
