@@ -727,6 +727,9 @@ Image richardsonLucy(const ContextPtr& ctx, const Image& input, const Image& psf
       Image out = deviceBuffer<float>(ctx, s);
       SL_CUDA(cudaMemcpyAsync(out.data(), in.data(), size_t(s.count()) * sizeof(float),
                               cudaMemcpyDeviceToDevice, ctx->stream()));
+      // Finished on return, as the iterations' result is: whole-stack runs read the result on
+      // a copy stream of their own.
+      SL_CUDA(cudaStreamSynchronize(ctx->stream()));
       out.spacing = in.spacing;
       return out;
     }
