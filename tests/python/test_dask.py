@@ -166,7 +166,8 @@ class Stacks(unittest.TestCase):
                 want = sld.deconvolve(da.from_array(v, chunks=(16, 24, 40)),
                                       psf_sigma=(1.0, 1.0, 1.0), iterations=5,
                                       backend=BACKEND).compute(scheduler="threads")
-                np.testing.assert_array_equal(got, want)
+                # Other processes measure their own FFT plans: rounding apart, not bit for bit.
+                ref.assert_fft_rounding_close(self, got, want)
                 self.assertEqual(len(client.scheduler_info()["workers"]), 2)
 
 
@@ -187,7 +188,7 @@ class Stacks(unittest.TestCase):
             self.assertEqual(len(client.scheduler_info()["workers"]), 2)
             got = sld.deconvolve(sld.from_stack(path, chunks=chunks), psf, iterations=5,
                                  backend=BACKEND).compute()
-        np.testing.assert_array_equal(got, want)
+        ref.assert_fft_rounding_close(self, got, want)
         v = sl.read(path)
         self.assertGreater(ref.relative_l2(got, v), 1e-3)  # it did deconvolve
 
