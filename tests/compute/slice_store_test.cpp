@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <stdexcept>
 #include <thread>
 
@@ -218,15 +219,23 @@ TEST(SliceStore, ReadsAheadOnItsOwnThread) {
 
 TEST(SliceStore, TheLastOwnerDoesNotWaitForAReadAheadInProgress) {
   CountingSource src(6);
-  *src.delayMs = 400;
+  *src.hold = true;  // the read goes on until the store has been let go
   auto store = std::make_shared<SliceStore>(src.source(), 10 * kSlice);
+  std::weak_ptr<SliceStore> watch = store;
   store->readAhead({4});
-  for (int i = 0; i < 2000 && src.reads->load() == 0; ++i)
+  for (int i = 0; i < 60000 && src.reads->load() == 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_EQ(src.reads->load(), 1);  // the read is under way
-  const auto start = std::chrono::steady_clock::now();
-  store.reset();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+  // Letting go while the read is held: an owner that waited for it would never return (the
+  // read ends only after), so no clock is needed; the generous wait only keeps a failure from
+  // hanging the suite.
+  auto released = std::async(std::launch::async, [&] { store.reset(); });
+  const bool returned = released.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  *src.hold = false;
+  released.wait();
+  EXPECT_TRUE(returned);
   // The read finishes on the read-ahead thread, which frees the store and ends.
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  for (int i = 0; i < 60000 && !watch.expired(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(watch.expired());
 }

@@ -288,12 +288,13 @@ class RawHoldTest : public QObject {
     QCOMPARE((*view->slice())[8 * 16 + 8], 200.f + 88.f + 5010.f);
 
     // A late result: the raw slice appears after the hold, then the result covers it.
-    fake->uploadSleepMs = 600;  // slice 3 is not on the backend yet: its upload sleeps
+    // The upload sleeps long enough that the hold surely ends first, however loaded the machine.
+    fake->uploadSleepMs = 4000;  // slice 3 is not on the backend yet: its upload sleeps
     live.sliceRequested(3);
     QVERIFY(live.holdRawSlice(3, raw(3), 16, 16));
-    QTRY_VERIFY_WITH_TIMEOUT(view->slice() && (*view->slice())[8 * 16 + 8] == 388.f, 400);
+    QTRY_VERIFY_WITH_TIMEOUT(view->slice() && (*view->slice())[8 * 16 + 8] == 388.f, 3000);
     QVERIFY(centreGrey(view) < 200);
-    QTRY_VERIFY_WITH_TIMEOUT(presented.last().at(0).toInt() == 3, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(presented.last().at(0).toInt() == 3, 30000);
     QCOMPARE(centreGrey(view), 255);
 
     // Slow results (the last one took longer than the hold): raw slices are drawn at once.

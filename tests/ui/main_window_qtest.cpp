@@ -58,10 +58,12 @@ class FakeReader : public io::StackReader {
 };
 
 // A stack whose slices are slow to read (a slow disk or network share).
+// 100 slices of 100 ms: a save takes 10 s, so that waiting for it and not waiting differ by far
+// more than a loaded machine's delays.
 class SlowReader : public FakeReader {
  public:
   void readSlice(int64_t z, float* out) const override {
-    QThread::msleep(20);
+    QThread::msleep(100);
     FakeReader::readSlice(z % kZ, out);
   }
   const io::StackInfo& info() const override { return slowInfo_; }
@@ -84,7 +86,7 @@ class TooDeepReader : public FakeReader {
 bool waitShown(MainWindow& w, int z) {
   if (w.currentZ() == z && w.currentSlice()) return true;
   QSignalSpy spy(&w, &MainWindow::sliceShown);
-  return spy.wait(5000) && w.currentZ() == z;
+  return spy.wait(30000) && w.currentZ() == z;
 }
 
 std::string readFile(const std::string& path) {
@@ -181,7 +183,7 @@ class MainWindowTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QSignalSpy histogramSpy(&w, &MainWindow::histogramUpdated);
     w.openReader(std::make_shared<FakeReader>());
-    QVERIFY(histogramSpy.count() > 0 || histogramSpy.wait(5000));
+    QVERIFY(histogramSpy.count() > 0 || histogramSpy.wait(30000));
     auto* h = w.histogram();
     const double oldHigh = w.sliceView()->display().limits.high;
     const int from = int(h->xOf(oldHigh)), to = from - 40;
@@ -221,7 +223,7 @@ class MainWindowTest : public QObject {
     // Ortho views at the crosshair (x 3, y 6).
     orthoSpy.clear();
     w.setCrosshair(QPoint(3, 6));
-    QVERIFY(orthoSpy.wait(5000));
+    QVERIFY(orthoSpy.wait(30000));
     const auto xz = w.xzView()->slice(), yz = w.yzView()->slice();
     QCOMPARE(w.xzView()->sliceWidth(), int(kX));
     QCOMPARE(w.xzView()->sliceHeight(), int(kZ));
@@ -266,7 +268,7 @@ class MainWindowTest : public QObject {
     nav.setFps(50);
     nav.setPlaying(true);
     QSignalSpy spy(&nav, &ui::NavigationBar::valueChanged);
-    QVERIFY(spy.wait(2000));
+    QVERIFY(spy.wait(30000));
     nav.setPlaying(false);
     QVERIFY(!nav.playing());
   }
@@ -282,7 +284,7 @@ class MainWindowTest : public QObject {
     for (const QString& path : {garbage.fileName(), dir.filePath("missing.tif")}) {
       QSignalSpy failed(&w, &MainWindow::openFailed), errors(&w, &MainWindow::errorReported);
       w.openFile(path);
-      QVERIFY(failed.wait(5000));
+      QVERIFY(failed.wait(30000));
       QVERIFY2(failed.at(0).at(0).toString().contains(QFileInfo(path).fileName()),
                qPrintable(failed.at(0).at(0).toString()));
       QCOMPARE(errors.count(), 1);
@@ -305,7 +307,7 @@ class MainWindowTest : public QObject {
     w.show();
     QSignalSpy opened(&w, &MainWindow::stackOpened);
     w.openFile(QString::fromStdString(in));
-    QVERIFY(opened.wait(5000));
+    QVERIFY(opened.wait(30000));
     QCOMPARE(w.info().format, std::string("fits"));
     QVERIFY(w.sliceView()->originBottom());
     w.hoverAt(QPointF(7, 9));
@@ -314,9 +316,9 @@ class MainWindowTest : public QObject {
     QSignalSpy saved(&w, &MainWindow::saved);
     const QString stackOut = dir.filePath("copy.tif"), sliceOut = dir.filePath("slice.fits");
     w.saveData(stackOut, true);
-    QVERIFY(saved.wait(5000));
+    QVERIFY(saved.wait(30000));
     w.saveData(sliceOut, false);
-    QVERIFY(saved.wait(5000));
+    QVERIFY(saved.wait(30000));
     auto copy = io::openStack(stackOut.toStdString());
     QCOMPARE(copy->info().z, kZ);
     std::vector<float> slice(kX * kY);
@@ -329,7 +331,7 @@ class MainWindowTest : public QObject {
     // Writing over the open file is refused with an error, not a crash.
     QSignalSpy errors(&w, &MainWindow::errorReported);
     w.saveData(QString::fromStdString(in), true);
-    QVERIFY(errors.wait(5000));
+    QVERIFY(errors.wait(30000));
   }
 
   // A damaged FITS file (a tile-compressed header cfitsio would divide by zero on) is refused
@@ -353,7 +355,7 @@ class MainWindowTest : public QObject {
     w.openReader(std::make_shared<FakeReader>());
     QSignalSpy failed(&w, &MainWindow::openFailed);
     w.openFile(bad);
-    QVERIFY(failed.wait(5000));
+    QVERIFY(failed.wait(30000));
     QVERIFY2(failed.first().at(0).toString().contains("ZTILE2"),
              qPrintable(failed.first().at(0).toString()));
     QCOMPARE(w.info().path, std::string("/fake/stack.tif"));
@@ -421,19 +423,20 @@ class MainWindowTest : public QObject {
       w.show();
       w.openReader(std::make_shared<SlowReader>());
       QSignalSpy cancelled(&w, &MainWindow::saveCancelled);
-      w.saveData(out, true);  // 100 slices: 2 s
+      w.saveData(out, true);  // 100 slices: 10 s
       QTest::qWait(150);
       w.cancelSave();
-      QVERIFY(cancelled.wait(5000));
+      QVERIFY(cancelled.wait(30000));
       QVERIFY(!QFile::exists(out));
       QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(), 0);
       w.saveData(out, true);
       QTest::qWait(150);
       closing.start();
       w.close();
-      // ~MainWindow at the end of the scope waits for the pool: it must not take the 2 s.
+      // ~MainWindow at the end of the scope waits for the pool: it must not take the 10 s
+      // (cancelled, it waits for one slice's read).
     }
-    QVERIFY2(closing.elapsed() < 1000, qPrintable(QString::number(closing.elapsed())));
+    QVERIFY2(closing.elapsed() < 5000, qPrintable(QString::number(closing.elapsed())));
     QVERIFY(!QFile::exists(out));
     QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(), 0);
   }
@@ -447,13 +450,13 @@ class MainWindowTest : public QObject {
     w.show();
     QSignalSpy opened(&w, &MainWindow::stackOpened);
     w.openFile(QStringLiteral(STACKLENS_IO_FIXTURES "/cube_vopt.fits"));
-    QVERIFY(opened.wait(5000));
+    QVERIFY(opened.wait(30000));
     w.slider()->setValue(2);
     QTRY_COMPARE(w.currentZ(), 2);
     QSignalSpy saved(&w, &MainWindow::saved);
     const QString out = dir.filePath("slice2.fits");
     w.saveData(out, false);
-    QVERIFY(saved.wait(5000));
+    QVERIFY(saved.wait(30000));
     auto one = io::openStack(out.toStdString());
     QVERIFY(one->wcs());
     const std::vector<double> world = one->wcs()->pixelToWorld(1.25, 3.5, 0);
@@ -508,7 +511,7 @@ class MainWindowTest : public QObject {
     w.show();
     QSignalSpy opened(&w, &MainWindow::stackOpened);
     w.openFile(QString::fromStdString(in));
-    QVERIFY(opened.wait(5000));
+    QVERIFY(opened.wait(30000));
     QCOMPARE(w.exportPng(QString::fromStdString(in), false), QString());
     QVERIFY(QFile::exists(QString::fromStdString(in) + ".png"));
     QVERIFY(QFile::link(QString::fromStdString(in), dir.filePath("view.png")));

@@ -75,7 +75,7 @@ class OpenFileTest : public QObject {
     w.show();
     QSignalSpy opened(&w, &MainWindow::stackOpened);
     w.openFile(kFixtures + "/multi_ext.fits");
-    QVERIFY(opened.wait(5000));
+    QVERIFY(opened.wait(30000));
     QCOMPARE(w.info().hdu, 2);  // the first HDU with an image
     QCOMPARE(w.info().z, int64_t(1));
     QVERIFY(showsSlice(w, expected("multi_ext.fits", 2, 0)));
@@ -90,7 +90,7 @@ class OpenFileTest : public QObject {
     // Choose ERR as the combo box does when the user picks it.
     box->setCurrentIndex(1);
     emit box->activated(1);
-    QVERIFY(opened.wait(5000));
+    QVERIFY(opened.wait(30000));
     QCOMPARE(w.info().hdu, 3);
     QCOMPARE(w.info().z, int64_t(3));
     QCOMPARE(w.slider()->maximum(), 2);
@@ -99,13 +99,13 @@ class OpenFileTest : public QObject {
     QVERIFY(showsSlice(w, err));
     w.slider()->setValue(0);
     QSignalSpy shown(&w, &MainWindow::sliceShown);
-    QVERIFY(w.currentZ() == 0 || shown.wait(5000));
+    QVERIFY(w.currentZ() == 0 || shown.wait(30000));
     QVERIFY(showsSlice(w, err));
     // The command line's --hdu goes through the same options.
     io::OpenOptions sci;
     sci.hdu = 2;
     w.openFile(kFixtures + "/multi_ext.fits", sci);
-    QVERIFY(opened.wait(5000));
+    QVERIFY(opened.wait(30000));
     QCOMPARE(w.info().hdu, 2);
     QCOMPARE(box->currentIndex(), 0);
   }
@@ -117,7 +117,7 @@ class OpenFileTest : public QObject {
     w.show();
     QSignalSpy opened(&w, &MainWindow::stackOpened);
     w.openFile(kFixtures + "/planes_4d.fits");
-    QVERIFY(opened.wait(5000));
+    QVERIFY(opened.wait(30000));
     QCOMPARE(w.info().planes, int64_t(2));
     QCOMPARE(w.info().plane, int64_t(0));
     QVERIFY(w.planeBox()->isVisibleTo(&w));
@@ -126,13 +126,13 @@ class OpenFileTest : public QObject {
     QVERIFY(!plane0.empty() && plane0 != plane1);
     QVERIFY(showsSlice(w, plane0));
     w.planeBox()->setValue(1);
-    QVERIFY(opened.wait(5000));
+    QVERIFY(opened.wait(30000));
     QCOMPARE(w.info().plane, int64_t(1));
     QCOMPARE(w.planeBox()->value(), 1);
     QVERIFY(showsSlice(w, plane1));
     // A 3D file hides the plane chooser again.
     w.openFile(kFixtures + "/bitpix_float32.fits");
-    QVERIFY(opened.wait(5000));
+    QVERIFY(opened.wait(30000));
     QVERIFY(!w.planeBox()->isVisibleTo(&w));
     QVERIFY(!w.hduBox()->isEnabled());
   }
@@ -145,7 +145,7 @@ class OpenFileTest : public QObject {
     QSignalSpy opened(&w, &MainWindow::stackOpened), failed(&w, &MainWindow::openFailed);
     const QString good = kFixtures + "/bitpix_float32.fits";
     QVERIFY(dropOn(w, {QUrl::fromLocalFile(good)}));
-    QVERIFY(opened.wait(5000));
+    QVERIFY(opened.wait(30000));
     QCOMPARE(opened.at(0).at(0).toString(), good);
     QVERIFY(showsSlice(w, expected("bitpix_float32.fits", 0, 0)));
     // A damaged file: the error path, and the stack shown stays.
@@ -157,7 +157,7 @@ class OpenFileTest : public QObject {
     bad.close();
     QSignalSpy errors(&w, &MainWindow::errorReported);
     QVERIFY(dropOn(w, {QUrl::fromLocalFile(bad.fileName())}));
-    QVERIFY(failed.wait(5000));
+    QVERIFY(failed.wait(30000));
     QVERIFY2(failed.at(0).at(0).toString().contains("truncated.fits"),
              qPrintable(failed.at(0).at(0).toString()));
     QCOMPARE(errors.count(), 1);
