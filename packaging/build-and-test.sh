@@ -1,30 +1,59 @@
 #!/usr/bin/env bash
 # README command (b): install what is missing, build everything, run the whole test suite.
 # Two builds: Release (GUI, CUDA when the toolkit is present) and ASan+UBSan (io + compute + CLI),
-# then the FITS and TIFF fuzzers for 60 s each (clang-14, build/fuzz).
+# then the readers' fuzzers for a short run each (clang-14, build/fuzz).
+# Every stage runs even when one before it failed, so that one failure hides none of the others;
+# the script fails at the end, naming the stages that failed.
 # Under CI (CI=true) warnings are errors.
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
-"$(dirname "$0")/install-deps.sh"
+"$(dirname "$0")/install-deps.sh" || exit 1
 
 jobs=$(nproc)
 werror=OFF
 [[ "${CI:-}" == true ]] && werror=ON
+failed=()
 
-echo "== Release build (build/release)"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTACKLENS_WERROR=$werror
-cmake --build build/release -j "$jobs"
-echo "== Release tests (GUI tests under xvfb-run)"
-xvfb-run -a -s "-screen 0 1280x1024x24" \
-  ctest --test-dir build/release --output-on-failure -j "$jobs" --timeout 900
+# stage NAME COMMAND...: runs one stage, remembering its failure.
+stage() {
+  local name=$1
+  shift
+  echo "== $name"
+  if ! "$@"; then
+    echo "== $name: FAILED"
+    failed+=("$name")
+    return 1
+  fi
+}
 
-echo "== Sanitizer build (build/asan: ASan + UBSan, CPU only, no GUI)"
-cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTACKLENS_SANITIZE=ON \
-  -DSTACKLENS_CUDA=OFF -DSTACKLENS_GUI=OFF -DSTACKLENS_WERROR=$werror
-cmake --build build/asan -j "$jobs"
-echo "== Sanitizer tests"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build/asan --output-on-failure -j "$jobs" --timeout 900 -LE slow
-echo "== Fuzzing (60 s per reader: a crash on a damaged file is caught here)"
-tests/io/fuzz/run-fuzzers.sh 60
+release_build() {
+  cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTACKLENS_WERROR=$werror &&
+    cmake --build build/release -j "$jobs"
+}
+release_tests() {
+  xvfb-run -a -s "-screen 0 1280x1024x24" \
+    ctest --test-dir build/release --output-on-failure -j "$jobs" --timeout 900
+}
+sanitizer_build() {
+  cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTACKLENS_SANITIZE=ON \
+    -DSTACKLENS_CUDA=OFF -DSTACKLENS_GUI=OFF -DSTACKLENS_WERROR=$werror &&
+    cmake --build build/asan -j "$jobs"
+}
+sanitizer_tests() {
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build/asan --output-on-failure -j "$jobs" --timeout 900 -LE slow
+}
+
+stage "Release build (build/release)" release_build &&
+  stage "Release tests (GUI tests under xvfb-run)" release_tests
+stage "Sanitizer build (build/asan: ASan + UBSan, CPU only, no GUI)" sanitizer_build &&
+  stage "Sanitizer tests" sanitizer_tests
+# A short run per reader: a crash on a damaged file is caught here.
+stage "Fuzzing" tests/io/fuzz/run-fuzzers.sh 60
+
+if ((${#failed[@]})); then
+  printf 'build-and-test: FAILED: %s\n' "${failed[@]}" >&2
+  exit 1
+fi
+echo "build-and-test: every stage passed"
