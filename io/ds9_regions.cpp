@@ -170,6 +170,18 @@ bool parseAngle(const std::string& token, double& out) {
   return std::isfinite(out);
 }
 
+// The most rings or sectors one annulus or panda may have: DS9 has no limit, but a file asking
+// for millions is damaged, and each costs memory.
+constexpr int kMaxParts = 1000;
+
+// A count of rings or sectors: a whole number from 1 to kMaxParts.
+bool parseCount(const std::string& token, int& out) {
+  double v = 0;
+  if (!parseNumber(token, v) || v < 1 || v > kMaxParts || v != std::floor(v)) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
 // Index just past the closing delimiter of a quoted or braced run starting at s[i].
 size_t skipQuoted(const std::string& s, size_t i) {
   const char open = s[i];
@@ -469,12 +481,20 @@ class Parser {
       for (const std::string& t : splitArguments(trailing)) a.push_back(t);
     else if (!trailing.empty())
       allProperties = trailing + " " + properties;
-    for (const auto& [key, value] : parseProperties(allProperties)) applyProperty(r, key, value);
+    // DS9 writes a panda whose angles or radii are not evenly spaced as one line per sector and
+    // ring: the first carries the whole panda in `panda=(angles)(radii)`, the others
+    // `panda=ignore`.
+    std::string pandaLists;
+    for (const auto& [key, value] : parseProperties(allProperties)) {
+      applyProperty(r, key, value);
+      if (key == name) pandaLists = trimmed(value);
+    }
     if (!frameUsable_) {
       warn(name + " in an unsupported coordinate system; skipped");
       return;
     }
-    build(name, a, r);
+    if (lowerCase(pandaLists) == "ignore") return;
+    build(name, a, r, pandaLists);
   }
 
   bool point(const std::vector<std::string>& a, size_t i, Region& r) {
@@ -505,14 +525,18 @@ class Parser {
     return true;
   }
 
-  void build(const std::string& name, std::vector<std::string> a, Region r) {
+  void build(const std::string& name, std::vector<std::string> a, Region r,
+             const std::string& pandaLists) {
     auto bad = [&] { warn(name + ": cannot read its arguments; skipped"); };
     // `n=4` in the annulus forms.
     int count = 0;
     for (auto it = a.begin(); it != a.end();) {
       if (lowerCase(it->substr(0, 2)) == "n=") {
-        double n = 0;
-        if (parseNumber(it->substr(2), n) && n >= 1 && n <= 1000) count = static_cast<int>(n);
+        if (!parseCount(it->substr(2), count)) {
+          warn(name + ": n must be a whole number from 1 to " + std::to_string(kMaxParts) +
+               "; skipped");
+          return;
+        }
         it = a.erase(it);
       } else {
         ++it;
@@ -524,33 +548,32 @@ class Parser {
       if (n != 3 || !point(a, 0, r) || !sizes(a, 2, 1, r)) return bad();
       add(r);
     } else if (name == "annulus") {
-      // Drawn as its circles: the shapes the viewer has.
-      if (n < 4 || !point(a, 0, r) || !sizes(a, 2, n - 2, r)) return bad();
-      std::vector<double> radii = r.sizes;
-      if (count > 0 && radii.size() == 2) {
-        const double r0 = radii[0], r1 = radii[1];
-        radii.clear();
-        for (int k = 0; k <= count; ++k) radii.push_back(r0 + (r1 - r0) * k / count);
-      }
-      warn("annulus read as " + std::to_string(radii.size()) + " circles");
-      for (double radius : radii) {
-        Region c = r;
-        c.shape = RegionShape::Circle;
-        c.sizes = {radius};
-        add(c);
-      }
+      // annulus x y r1 r2 r3… or annulus x y inner outer n=N.
+      r.shape = RegionShape::Annulus;
+      if (n < 3 || !point(a, 0, r) || !sizes(a, 2, n - 2, r)) return bad();
+      if (count > 0 && !interpolate(r, 1, count)) return;
+      if (!ascending(r, 1)) return;
+      add(r);
     } else if (name == "ellipse" || name == "box" || name == "rotbox") {
-      r.shape = name == "ellipse" ? RegionShape::Ellipse : RegionShape::Box;
+      const bool ellipse = name == "ellipse";
       if (n < 4 || !point(a, 0, r)) return bad();
-      // x y r1 r2 [angle], or the annulus forms x y r11 r12 r21 r22 … [angle].
+      // x y r1 r2 [angle], or the annulus forms x y r11 r12 r21 r22 … [angle] and
+      // x y r11 r12 r21 r22 n=N [angle].
       const size_t rest = n - 2;
       const bool hasAngle = rest % 2 == 1;
       const size_t pairs = rest / 2;
-      if (pairs < 1 || !sizes(a, 2, 2, r)) return bad();
+      if (pairs < 1 || !sizes(a, 2, 2 * pairs, r)) return bad();
       if (hasAngle && !parseAngle(a[n - 1], r.angle)) return bad();
-      if (pairs > 1 || count > 0)
-        warn(name + " annulus: only the first " + (name == "ellipse" ? "radii" : "size") + " kept");
+      if (pairs == 1 && count == 0) {
+        r.shape = ellipse ? RegionShape::Ellipse : RegionShape::Box;
+      } else {
+        r.shape = ellipse ? RegionShape::EllipseAnnulus : RegionShape::BoxAnnulus;
+        if (count > 0 && !interpolate(r, 2, count)) return;
+        if (!ascending(r, 2)) return;
+      }
       add(r);
+    } else if (name == "panda" || name == "epanda" || name == "bpanda") {
+      panda(name, a, r, pandaLists);
     } else if (name == "rectangle") {
       // CIAO's rectangle(x1, y1, x2, y2): corners.
       Region c = r;
@@ -585,6 +608,13 @@ class Parser {
       if (n < 4 || !point(a, 0, r) || !point(a, 2, r)) return bad();
       if (name != "line") warn(name + " read as a line");
       add(r);
+    } else if (name == "segment") {
+      // A polyline through all its points, drawn open.
+      r.shape = RegionShape::Line;
+      if (n < 4 || n % 2 != 0) return bad();
+      for (size_t i = 0; i < n; i += 2)
+        if (!point(a, i, r)) return bad();
+      add(r);
     } else if (name == "text") {
       r.shape = RegionShape::Text;
       if (n < 2 || !point(a, 0, r)) return bad();
@@ -597,6 +627,119 @@ class Parser {
     } else {
       warn(name + " regions are not supported; skipped");
     }
+  }
+
+  // Sizes of n + 1 boundaries from the first and last of r.sizes (taken `stride` at a time):
+  // DS9's inner outer n=N form, every axis interpolated.
+  bool interpolate(Region& r, size_t stride, int n) {
+    if (r.sizes.size() != 2 * stride) {
+      warn("n= needs exactly an inner and an outer size");
+      return false;
+    }
+    const std::vector<double> ends = r.sizes;
+    r.sizes.clear();
+    for (int k = 0; k <= n; ++k)
+      for (size_t axis = 0; axis < stride; ++axis)
+        r.sizes.push_back(ends[axis] + (ends[stride + axis] - ends[axis]) * k / n);
+    return true;
+  }
+
+  // Sorts the boundaries (groups of `stride` sizes) by their first axis, as DS9 does, and
+  // checks they are sizes: two or more, none negative.
+  bool ascending(Region& r, size_t stride) {
+    const size_t groups = r.sizes.size() / stride;
+    if (groups < 2 || r.sizes.size() % stride != 0) {
+      warn("an annulus needs two or more radii; skipped");
+      return false;
+    }
+    if (groups > static_cast<size_t>(kMaxParts) + 1) {
+      warn("more than " + std::to_string(kMaxParts) + " rings; skipped");
+      return false;
+    }
+    for (double v : r.sizes)
+      if (!(v >= 0)) {
+        warn("a negative radius or size; skipped");
+        return false;
+      }
+    std::vector<std::vector<double>> g(groups);
+    for (size_t k = 0; k < groups; ++k)
+      g[k].assign(r.sizes.begin() + k * stride, r.sizes.begin() + (k + 1) * stride);
+    std::stable_sort(g.begin(), g.end(), [](const auto& x, const auto& y) { return x[0] < y[0]; });
+    r.sizes.clear();
+    for (const auto& s : g) r.sizes.insert(r.sizes.end(), s.begin(), s.end());
+    return true;
+  }
+
+  // panda x y a1 a2 nangle inner outer nradius; epanda and bpanda x y a1 a2 nangle innerMajor
+  // innerMinor outerMajor outerMinor nradius [angle]; or the lists of `panda=(…)(…)`.
+  void panda(const std::string& name, const std::vector<std::string>& a, Region r,
+             const std::string& lists) {
+    auto bad = [&] { warn(name + ": cannot read its arguments; skipped"); };
+    const bool circular = name == "panda";
+    const size_t stride = circular ? 1 : 2;
+    r.shape = circular ? RegionShape::Panda
+                       : (name == "epanda" ? RegionShape::Epanda : RegionShape::Bpanda);
+    const size_t n = a.size();
+    const size_t want = circular ? 8 : 10;
+    if (!(n == want || (!circular && n == want + 1)) || !point(a, 0, r)) return bad();
+    double a1 = 0, a2 = 0;
+    int sectors = 0, rings = 0;
+    if (!parseAngle(a[2], a1) || !parseAngle(a[3], a2) || !sizes(a, 5, 2 * stride, r)) return bad();
+    if (!parseCount(a[4], sectors) || !parseCount(a[5 + 2 * stride], rings)) {
+      warn(name + ": the numbers of angles and radii must be whole numbers from 1 to " +
+           std::to_string(kMaxParts) + "; skipped");
+      return;
+    }
+    if (!circular && n == want + 1 && !parseAngle(a[n - 1], r.angle)) return bad();
+    if (!lists.empty()) {
+      if (!pandaFromLists(name, lists, stride, r)) return;
+    } else {
+      // DS9: a stop angle at or before the start one goes once more round.
+      if (a2 <= a1) a2 += 360;
+      if (a2 - a1 > 360) {
+        warn(name + ": its angles span more than 360°; skipped");
+        return;
+      }
+      for (int k = 0; k <= sectors; ++k) r.angles.push_back(a1 + (a2 - a1) * k / sectors);
+      if (!interpolate(r, stride, rings)) return bad();
+    }
+    if (!ascending(r, stride)) return;
+    add(r);
+  }
+
+  // `(a1 a2 a3 …)(r1 r2 …)` for panda, `(a1 a2 …)(r11 r12 r21 r22 …)(angle)` for epanda and
+  // bpanda: the angles and sizes of the whole panda.
+  bool pandaFromLists(const std::string& name, const std::string& lists, size_t stride, Region& r) {
+    std::vector<std::vector<std::string>> groups;
+    for (size_t i = 0; i < lists.size(); ++i) {
+      if (lists[i] != '(') continue;
+      const size_t close = lists.find(')', i);
+      if (close == std::string::npos) break;
+      groups.push_back(splitArguments(lists.substr(i + 1, close - i - 1)));
+      i = close;
+    }
+    auto bad = [&] {
+      warn(name + "=" + lists + ": cannot read its angles and radii; skipped");
+      return false;
+    };
+    if (groups.size() < 2 || groups[0].size() < 2 || groups[0].size() > kMaxParts + 1u)
+      return bad();
+    r.angles.clear();
+    for (const std::string& t : groups[0]) {
+      double v = 0;
+      if (!parseAngle(t, v)) return bad();
+      // DS9 keeps the angles in order round the circle from the first.
+      if (!r.angles.empty())
+        while (v <= r.angles.back()) v += 360;
+      r.angles.push_back(v);
+    }
+    if (r.angles.back() - r.angles.front() > 360 + 1e-9) return bad();
+    r.sizes.clear();
+    if (!sizes(groups[1], 0, groups[1].size(), r) || r.sizes.size() % stride != 0) return bad();
+    if (stride == 2 && groups.size() >= 3 && groups[2].size() == 1 &&
+        !parseAngle(groups[2][0], r.angle))
+      return bad();
+    return true;
   }
 
   // vector(x, y, length, angle): a line from (x, y).
@@ -680,6 +823,7 @@ PixelRegion pixelRegionOf(const Region& r) {
   p.points = r.points;
   p.sizes = r.sizes;
   p.angle = r.angle;
+  p.angles = r.angles;
   p.text = r.text;
   p.color = r.color;
   p.tag = r.tag;
@@ -695,7 +839,45 @@ PixelRegion pixelRegionOf(const Region& r) {
 }
 
 bool hasSizes(RegionShape s) {
-  return s == RegionShape::Circle || s == RegionShape::Ellipse || s == RegionShape::Box;
+  return s != RegionShape::Polygon && s != RegionShape::Point && s != RegionShape::Line &&
+         s != RegionShape::Text;
+}
+
+// Shapes whose sizes are radii, the same along every direction.
+bool isRound(RegionShape s) {
+  return s == RegionShape::Circle || s == RegionShape::Annulus || s == RegionShape::Panda;
+}
+
+// The pixel angle (degrees ccw from +x) of the sky direction t (degrees from west through
+// north) under the local Jacobian j.
+double pixelAngle(const std::array<double, 4>& j, double t) {
+  const double c = std::cos(t * kDeg), s = std::sin(t * kDeg);
+  return std::atan2(j[2] * c + j[3] * s, j[0] * c + j[1] * s) / kDeg;
+}
+
+// Sky sector boundaries (degrees from the shape's axis at sky angle `axis`) as pixel angles
+// from the shape's pixel axis, followed continuously: a sector of more than 180° stays one.
+// A mirrored sky turns them clockwise; they are then reversed so that they ascend.
+std::vector<double> pixelSectorAngles(const std::array<double, 4>& j, double axis,
+                                      const std::vector<double>& sky, double pixelAxis) {
+  std::vector<double> out;
+  if (sky.empty()) return out;
+  double previousSky = sky.front();
+  double at = std::remainder(pixelAngle(j, axis + previousSky) - pixelAxis, 360.0);
+  out.push_back(at);
+  for (size_t k = 1; k < sky.size(); ++k) {
+    // Steps of at most 45° on the sky, each under 180° in pixels for any invertible j.
+    const int steps = std::max(1, static_cast<int>(std::ceil((sky[k] - previousSky) / 45.0)));
+    for (int i = 1; i <= steps; ++i) {
+      const double t0 = previousSky + (sky[k] - previousSky) * (i - 1) / steps;
+      const double t1 = previousSky + (sky[k] - previousSky) * i / steps;
+      at += std::remainder(pixelAngle(j, axis + t1) - pixelAngle(j, axis + t0), 360.0);
+    }
+    previousSky = sky[k];
+    out.push_back(at);
+  }
+  if (out.size() >= 2 && out.back() < out.front()) std::reverse(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
@@ -750,13 +932,14 @@ std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, con
         const double vy = -j[2] * std::sin(t) + j[3] * std::cos(t);
         p.angle = std::atan2(uy, ux) / kDeg;
         if (r.sizesInDegrees) {
-          if (r.shape == RegionShape::Circle) {
-            p.sizes[0] = r.sizes[0] / local.scale;
-          } else if (p.sizes.size() >= 2) {
-            p.sizes[0] = r.sizes[0] * std::hypot(ux, uy);
-            p.sizes[1] = r.sizes[1] * std::hypot(vx, vy);
-          }
+          // Round shapes through the mean scale; others along their own two axes (the even
+          // sizes along the first, the odd along the second).
+          for (size_t k = 0; k < p.sizes.size(); ++k)
+            p.sizes[k] = isRound(r.shape)
+                             ? r.sizes[k] / local.scale
+                             : r.sizes[k] * (k % 2 == 0 ? std::hypot(ux, uy) : std::hypot(vx, vy));
         }
+        p.angles = pixelSectorAngles(j, r.angle, r.angles, p.angle);
       } else if (r.sizesInDegrees) {
         for (double& s : p.sizes) s /= local.scale;
       }
@@ -774,6 +957,54 @@ std::string textValue(const std::string& t) {
   return "'" + t + "'";
 }
 
+// Whether v holds evenly spaced values, taken `stride` at a time: each axis on its own.
+bool evenlySpaced(const std::vector<double>& v, size_t stride) {
+  const size_t n = v.size() / stride;
+  for (size_t axis = 0; axis < stride; ++axis) {
+    const double step = v[stride + axis] - v[axis];
+    for (size_t k = 2; k < n; ++k) {
+      const double d = v[k * stride + axis] - v[(k - 1) * stride + axis];
+      if (std::fabs(d - step) > 1e-9 * std::max(1.0, std::fabs(step))) return false;
+    }
+  }
+  return true;
+}
+
+// A panda as DS9 writes it: evenly spaced angles and radii in its own short form; others as
+// the first sector and ring with `panda=(angles)(radii)` naming the whole, which DS9 follows
+// with a `panda=ignore` line for each other part (left out here: they add nothing).
+std::string pandaText(const PixelRegion& r, const std::string& centre, std::string& lists) {
+  const size_t stride = r.shape == RegionShape::Panda ? 1 : 2;
+  const char* name = r.shape == RegionShape::Panda    ? "panda"
+                     : r.shape == RegionShape::Epanda ? "epanda"
+                                                      : "bpanda";
+  const size_t sectors = r.angles.size() - 1, rings = r.sizes.size() / stride - 1;
+  const bool even = evenlySpaced(r.angles, 1) && evenlySpaced(r.sizes, stride);
+  auto sizesOf = [&](size_t ring) {
+    std::string t;
+    for (size_t axis = 0; axis < stride; ++axis)
+      t += "," + formatNumber(r.sizes[ring * stride + axis]);
+    return t;
+  };
+  std::string body = std::string(name) + "(" + centre + ",";
+  if (even) {
+    body += formatNumber(r.angles.front()) + "," + formatNumber(r.angles.back()) + "," +
+            std::to_string(sectors) + sizesOf(0) + sizesOf(rings) + "," + std::to_string(rings);
+  } else {
+    body += formatNumber(r.angles[0]) + "," + formatNumber(r.angles[1]) + ",1" + sizesOf(0) +
+            sizesOf(1) + ",1";
+    lists = std::string(name) + "=(";
+    for (size_t k = 0; k < r.angles.size(); ++k)
+      lists += (k ? " " : "") + formatNumber(r.angles[k]);
+    lists += ")(";
+    for (size_t k = 0; k < r.sizes.size(); ++k) lists += (k ? " " : "") + formatNumber(r.sizes[k]);
+    lists += ")";
+    if (stride == 2) lists += "(" + formatNumber(r.angle) + ")";
+  }
+  if (stride == 2) body += "," + formatNumber(r.angle);
+  return body + ")";
+}
+
 }  // namespace
 
 std::string ds9RegionText(const std::vector<PixelRegion>& regions) {
@@ -787,7 +1018,7 @@ std::string ds9RegionText(const std::vector<PixelRegion>& regions) {
     return formatNumber(p[0] + 1.0) + "," + formatNumber(p[1] + 1.0);
   };
   for (const PixelRegion& r : regions) {
-    std::string body;
+    std::string body, pandaLists;
     switch (r.shape) {
       case RegionShape::Circle:
         if (r.points.empty() || r.sizes.empty()) continue;
@@ -813,7 +1044,34 @@ std::string ds9RegionText(const std::vector<PixelRegion>& regions) {
         break;
       case RegionShape::Line:
         if (r.points.size() < 2) continue;
-        body = "line(" + xy(r.points[0]) + "," + xy(r.points[1]) + ")";
+        if (r.points.size() == 2) {
+          body = "line(" + xy(r.points[0]) + "," + xy(r.points[1]) + ")";
+        } else {  // a segment region, behind a `#` as DS9 writes it
+          body = "# segment(";
+          for (size_t i = 0; i < r.points.size(); ++i) body += (i ? "," : "") + xy(r.points[i]);
+          body += ")";
+        }
+        break;
+      case RegionShape::Annulus:
+      case RegionShape::EllipseAnnulus:
+      case RegionShape::BoxAnnulus: {
+        const bool round = r.shape == RegionShape::Annulus;
+        if (r.points.empty() || r.sizes.size() < (round ? 2u : 4u)) continue;
+        body = std::string(round                                    ? "annulus("
+                           : r.shape == RegionShape::EllipseAnnulus ? "ellipse("
+                                                                    : "box(") +
+               xy(r.points[0]);
+        for (double v : r.sizes) body += "," + formatNumber(v);
+        body += (round ? "" : "," + formatNumber(r.angle)) + ")";
+        break;
+      }
+      case RegionShape::Panda:
+      case RegionShape::Epanda:
+      case RegionShape::Bpanda:
+        if (r.points.empty() || r.angles.size() < 2 ||
+            r.sizes.size() < (r.shape == RegionShape::Panda ? 2u : 4u))
+          continue;
+        body = pandaText(r, xy(r.points[0]), pandaLists);
         break;
       case RegionShape::Text:
         if (r.points.empty()) continue;
@@ -833,6 +1091,7 @@ std::string ds9RegionText(const std::vector<PixelRegion>& regions) {
     if (!r.text.empty() || r.shape == RegionShape::Text) props += " text=" + textValue(r.text);
     if (!r.tag.empty()) props += " tag=" + textValue(r.tag);
     if (!r.source) props += " background";
+    if (!pandaLists.empty()) props = " " + pandaLists + props;
     out += body + (props.empty() ? "" : " #" + props) + "\n";
   }
   return out;

@@ -11,17 +11,32 @@
 
 namespace stacklens::io {
 
-// Annulus, panda and other multi-part DS9 shapes are read as the shapes below (see
-// parseDs9Regions); vector, ruler and projection become lines.
-enum class RegionShape { Circle, Ellipse, Box, Polygon, Point, Line, Text };
+// DS9's shapes. The annuli and pandas stay one region each, as DS9 keeps them, and are measured
+// in parts (rings, or angle sectors × rings: io/region_geometry.h). Vector, ruler and projection
+// become lines; segment a line through all its points.
+enum class RegionShape {
+  Circle,
+  Ellipse,
+  Box,
+  Polygon,
+  Point,
+  Line,
+  Text,
+  Annulus,         // sizes: the radii of its circles, ascending (n rings: n + 1 radii)
+  EllipseAnnulus,  // sizes: {a0, b0, a1, b1, …} semi-axes of its ellipses, ascending
+  BoxAnnulus,      // sizes: {w0, h0, w1, h1, …} full sizes of its boxes, ascending
+  Panda,           // an Annulus cut into angle sectors (angles)
+  Epanda,          // an EllipseAnnulus cut into angle sectors
+  Bpanda,          // a BoxAnnulus cut into angle sectors
+};
 
 struct Region {
   RegionShape shape = RegionShape::Circle;
   SkyFrame frame = SkyFrame::Image;  // what its numbers are in (Native: DS9's wcs, wcsa…)
   // The centre, or the vertices / end points. Image: 0-based pixels; sky: degrees (lon, lat).
   std::vector<std::array<double, 2>> points;
-  // circle: {r}; ellipse: {a, b} (semi-axes); box: {w, h} (full). Image pixels when
-  // sizesInDegrees is false, degrees on the sky when true.
+  // circle: {r}; ellipse: {a, b} (semi-axes); box: {w, h} (full); annuli and pandas: see
+  // RegionShape. Image pixels when sizesInDegrees is false, degrees on the sky when true.
   std::vector<double> sizes;
   // True for sky regions unless their sizes carried a pixel unit (`i`, `p`); true for image
   // regions whose sizes carried an angular unit (", ', d, r).
@@ -29,6 +44,9 @@ struct Region {
   // Degrees as DS9 states it for frame: image frames ccw from +x; sky frames ccw from the
   // frame's longitude axis as seen with east left (0: along the west direction, 90: north).
   double angle = 0;
+  // Pandas: the sector boundaries in degrees, ascending, spanning at most 360, measured like
+  // angle but from the shape's first axis (its angle): n sectors have n + 1 boundaries.
+  std::vector<double> angles;
   std::string text, color = "green", tag;  // DS9 properties (tag: the first tag={…})
   std::string font = "helvetica 10 normal roman";
   int width = 1;
@@ -43,8 +61,11 @@ struct Region {
 struct PixelRegion {
   RegionShape shape = RegionShape::Circle;
   std::vector<std::array<double, 2>> points;  // 0-based pixels
-  std::vector<double> sizes;                  // pixels: circle {r}, ellipse {a, b}, box {w, h}
-  double angle = 0;                           // degrees ccw from +x in pixel space
+  std::vector<double> sizes;  // pixels: circle {r}, ellipse {a, b}, box {w, h}, as Region's
+  double angle = 0;           // degrees ccw from +x in pixel space
+  // Pandas: sector boundaries in degrees ccw from the shape's first axis in pixel space,
+  // ascending (a sky whose east is right reverses their order: the sectors are listed ccw).
+  std::vector<double> angles;
   std::string text, color = "green", tag;
   std::string font = "helvetica 10 normal roman";
   int width = 1;

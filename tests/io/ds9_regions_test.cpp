@@ -96,29 +96,39 @@ TEST(Ds9Regions, ReadsEveryShapeOfADs9SavedFk5File) {
   EXPECT_LT(r[8].points[1][0], r[8].points[0][0]);  // …and west
   EXPECT_TRUE(warned(f, 12, "vector"));
 
-  for (int i = 0; i < 3; ++i) {  // annulus: its three circles
-    EXPECT_EQ(r[9 + i].shape, RegionShape::Circle);
-    EXPECT_NEAR(r[9 + i].sizes[0], 10.0 * (i + 1) / 3600, 1e-12);
+  EXPECT_EQ(r[9].shape, RegionShape::Annulus);  // one region, all three radii
+  ASSERT_EQ(r[9].sizes.size(), 3u);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(r[9].sizes[i], 10.0 * (i + 1) / 3600, 1e-12);
+  EXPECT_TRUE(r[9].sizesInDegrees);
+
+  EXPECT_FALSE(r[10].source);
+  EXPECT_FALSE(r[10].exclude);
+  EXPECT_TRUE(r[11].exclude);
+  EXPECT_TRUE(r[11].source);
+
+  // The elliptical and box annuli keep both their boundaries.
+  EXPECT_EQ(r[12].shape, RegionShape::EllipseAnnulus);
+  EXPECT_EQ(r[12].sizes.size(), 4u);
+  const std::vector<double> ellipseRadii{10, 5, 20, 10}, boxSizes{8, 4, 16, 8};
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(r[12].sizes[i], ellipseRadii[i] / 3600, 1e-12);
+  EXPECT_DOUBLE_EQ(r[12].angle, 60.0);
+  EXPECT_EQ(r[13].shape, RegionShape::BoxAnnulus);
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(r[13].sizes[i], boxSizes[i] / 3600, 1e-12);
+  EXPECT_DOUBLE_EQ(r[13].angle, 10.0);
+
+  // panda(…,0,360,4,0",30",3): four sectors of 90°, three rings of 10″.
+  EXPECT_EQ(r[14].shape, RegionShape::Panda);
+  EXPECT_EQ(r[14].angles, (std::vector<double>{0, 90, 180, 270, 360}));
+  ASSERT_EQ(r[14].sizes.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(r[14].sizes[i], 10.0 * i / 3600, 1e-12);
+  // epanda(…,0,360,4,0",0",30",15",3,0): both axes interpolated.
+  EXPECT_EQ(r[15].shape, RegionShape::Epanda);
+  ASSERT_EQ(r[15].sizes.size(), 8u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(r[15].sizes[2 * i], 10.0 * i / 3600, 1e-12);
+    EXPECT_NEAR(r[15].sizes[2 * i + 1], 5.0 * i / 3600, 1e-12);
   }
-  EXPECT_TRUE(warned(f, 13, "annulus"));
-
-  EXPECT_FALSE(r[12].source);
-  EXPECT_FALSE(r[12].exclude);
-  EXPECT_TRUE(r[13].exclude);
-  EXPECT_TRUE(r[13].source);
-
-  EXPECT_EQ(r[14].shape, RegionShape::Ellipse);  // the first radii of an elliptical annulus
-  EXPECT_NEAR(r[14].sizes[0], 10.0 / 3600, 1e-12);
-  EXPECT_NEAR(r[14].sizes[1], 5.0 / 3600, 1e-12);
-  EXPECT_DOUBLE_EQ(r[14].angle, 60.0);
-  EXPECT_TRUE(warned(f, 16, "first"));
-  EXPECT_EQ(r[15].shape, RegionShape::Box);
-  EXPECT_NEAR(r[15].sizes[0], 8.0 / 3600, 1e-12);
-  EXPECT_DOUBLE_EQ(r[15].angle, 10.0);
-  EXPECT_TRUE(warned(f, 17, "first"));
-
-  EXPECT_TRUE(warned(f, 18, "panda"));
-  EXPECT_TRUE(warned(f, 19, "epanda"));
+  for (int line = 13; line <= 19; ++line) EXPECT_FALSE(warned(f, line, "")) << line;
   EXPECT_EQ(r[16].shape, RegionShape::Line);  // projection
   EXPECT_EQ(r[16].line, 20);
   EXPECT_TRUE(warned(f, 21, "compass"));
@@ -133,7 +143,7 @@ TEST(Ds9Regions, ReadsEveryShapeOfADs9SavedFk5File) {
 TEST(Ds9Regions, ReadsEveryShapeOfAnImageFile) {
   const RegionFile f = readDs9Regions(kRegions + "ds9_image.reg");
   const auto& r = f.regions;
-  ASSERT_EQ(r.size(), 15u);
+  ASSERT_EQ(r.size(), 14u);
   for (const Region& g : r) {
     EXPECT_EQ(g.frame, SkyFrame::Image);
     EXPECT_FALSE(g.sizesInDegrees);
@@ -169,14 +179,17 @@ TEST(Ds9Regions, ReadsEveryShapeOfAnImageFile) {
   EXPECT_EQ(r[8].shape, RegionShape::Box);
   EXPECT_TRUE(r[8].exclude);
   EXPECT_EQ(r[8].color, "magenta");
-  for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(r[9 + i].sizes[0], 5.0 * (i + 1));
-  EXPECT_EQ(r[12].shape, RegionShape::Ellipse);
-  EXPECT_EQ(r[12].sizes, (std::vector<double>{10, 5}));
-  EXPECT_DOUBLE_EQ(r[12].angle, 30);
+  EXPECT_EQ(r[9].shape, RegionShape::Annulus);
+  EXPECT_EQ(r[9].sizes, (std::vector<double>{5, 10, 15}));
+  EXPECT_EQ(r[10].shape, RegionShape::EllipseAnnulus);
+  EXPECT_EQ(r[10].sizes, (std::vector<double>{10, 5, 20, 10}));
+  EXPECT_DOUBLE_EQ(r[10].angle, 30);
   EXPECT_TRUE(warned(f, 16, "composite"));
-  EXPECT_EQ(r[13].color, "yellow");  // composite members
-  EXPECT_EQ(r[14].shape, RegionShape::Box);
-  EXPECT_TRUE(warned(f, 19, "panda"));
+  EXPECT_EQ(r[11].color, "yellow");  // composite members
+  EXPECT_EQ(r[12].shape, RegionShape::Box);
+  EXPECT_EQ(r[13].shape, RegionShape::Panda);
+  EXPECT_EQ(r[13].angles, (std::vector<double>{0, 90, 180, 270, 360}));
+  EXPECT_EQ(r[13].sizes, (std::vector<double>{0, 10, 20, 30}));
 }
 
 TEST(Ds9Regions, InlineFramesUnitsAndSexagesimalForms) {
@@ -351,6 +364,7 @@ TEST(Ds9Regions, PixelRegionsRoundTripThroughDs9Text) {
       expectPoint(b.points[k], p.points[k][0], p.points[k][1], 1e-9);
     EXPECT_EQ(b.sizes, p.sizes) << i;
     EXPECT_DOUBLE_EQ(b.angle, p.angle) << i;
+    EXPECT_EQ(b.angles, p.angles) << i;
     EXPECT_EQ(b.text, p.text) << i;
     EXPECT_EQ(b.color, p.color) << i;
     EXPECT_EQ(b.tag, p.tag) << i;
