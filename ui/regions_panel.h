@@ -1,7 +1,8 @@
 // Analysis ▸ Regions: DS9 region files over the view — imported (every shape, image or sky
-// coordinates through the WCS, read off the GUI thread), listed, selected, deleted, added from
-// the rectangle or ellipse drawn with the view's tools, drawn as DS9 draws them (its colours,
-// widths, dashes, point markers and text) and exported in DS9's image frame.
+// coordinates through the WCS, read off the GUI thread), listed, selected (and measured),
+// deleted, added from the rectangle or ellipse drawn with the view's tools, drawn as DS9 draws
+// them (its colours, widths, dashes, point markers, text, every ring of an annulus and every
+// sector of a panda) and exported in DS9's image frame.
 #pragma once
 
 #include <QColor>
@@ -89,6 +90,9 @@ class RegionsPanel : public QWidget {
   void regionsEdited(const QString& what);
   void imported(int count);
   void importFailed(const QString& message);
+  // The region chosen in the list (-1: none, also after the list changes): the window measures
+  // it in the Region statistics dock.
+  void regionSelected(int index);
 
  private:
   struct Entry {
@@ -120,7 +124,8 @@ class RegionsPanel : public QWidget {
 
 // Adds Analysis ▸ Regions… and Import DS9 regions… to window (once; later calls return the
 // panel), with the panel in a dock that stays hidden until one of them shows it, following the
-// stacks opened and the regions drawn on the view.
+// stacks opened and the regions drawn on the view; the region chosen in the list is measured in
+// the Region statistics dock.
 RegionsPanel* installRegionsTool(MainWindow* window);
 
 }  // namespace stacklens::ui
