@@ -379,6 +379,7 @@ class Parser {
   SkyFrame frame_ = SkyFrame::Image;
   bool frameUsable_ = true;
   bool warnedPhysical_ = false;
+  bool warnedAlternate_ = false;
   int lineNumber_ = 0;
 
   void warn(const std::string& what) {
@@ -406,6 +407,10 @@ class Parser {
     if (frameNamed(word, frame, physical) && trimmed(std::string_view(s).substr(w)).empty()) {
       frame_ = frame;
       frameUsable_ = true;
+      if (word.size() == 4 && word.compare(0, 3, "wcs") == 0 && !warnedAlternate_) {
+        warn("'" + word + "': alternate WCS are not read; the image's primary WCS is used");
+        warnedAlternate_ = true;
+      }
       if (physical && !warnedPhysical_) {
         warn("'" + word +
              "' coordinates read as image coordinates (LTM/LTV and DETM/DETV are not applied)");
@@ -481,20 +486,20 @@ class Parser {
       for (const std::string& t : splitArguments(trailing)) a.push_back(t);
     else if (!trailing.empty())
       allProperties = trailing + " " + properties;
-    // DS9 writes a panda whose angles or radii are not evenly spaced as one line per sector and
-    // ring: the first carries the whole panda in `panda=(angles)(radii)`, the others
-    // `panda=ignore`.
-    std::string pandaLists;
+    // The shape's own property (`panda=…`, `compass=…`). DS9 writes a panda whose angles or radii
+    // are not evenly spaced as one line per sector and ring: the first carries the whole panda
+    // in `panda=(angles)(radii)`, the others `panda=ignore`.
+    std::string own;
     for (const auto& [key, value] : parseProperties(allProperties)) {
       applyProperty(r, key, value);
-      if (key == name) pandaLists = trimmed(value);
+      if (key == name) own = trimmed(value);
     }
     if (!frameUsable_) {
       warn(name + " in an unsupported coordinate system; skipped");
       return;
     }
-    if (lowerCase(pandaLists) == "ignore") return;
-    build(name, a, r, pandaLists);
+    if (lowerCase(own) == "ignore") return;
+    build(name, a, r, own);
   }
 
   bool point(const std::vector<std::string>& a, size_t i, Region& r) {
@@ -526,7 +531,7 @@ class Parser {
   }
 
   void build(const std::string& name, std::vector<std::string> a, Region r,
-             const std::string& pandaLists) {
+             const std::string& own) {
     auto bad = [&] { warn(name + ": cannot read its arguments; skipped"); };
     // `n=4` in the annulus forms.
     int count = 0;
@@ -573,7 +578,7 @@ class Parser {
       }
       add(r);
     } else if (name == "panda" || name == "epanda" || name == "bpanda") {
-      panda(name, a, r, pandaLists);
+      panda(name, a, r, own);
     } else if (name == "rectangle") {
       // CIAO's rectangle(x1, y1, x2, y2): corners.
       Region c = r;
@@ -622,6 +627,8 @@ class Parser {
       add(r);
     } else if (name == "vector") {
       vector(a, r);
+    } else if (name == "compass") {
+      compass(a, r, own);
     } else if (name == "composite") {
       warn("composite region: its members are read as separate regions");
     } else {
@@ -740,6 +747,78 @@ class Parser {
         !parseAngle(groups[2][0], r.angle))
       return bad();
     return true;
+  }
+
+  // compass(x, y, length) # compass=<system> {N} {E} 1 1: a line towards north and one towards
+  // east of the compass's system, each with its label at the end. North and east of image or
+  // physical coordinates are +y and +x, as DS9 takes them; a sky compass needs sky coordinates
+  // here (its directions in pixels need the image's WCS). DS9 keeps its length in screen
+  // pixels whatever the zoom; here it is the length given, on the image.
+  void compass(const std::vector<std::string>& a, Region r, const std::string& own) {
+    std::istringstream in(own);
+    std::string system;
+    in >> system;
+    std::vector<std::string> labels;
+    for (const std::string& t : splitArguments(own.substr(std::min(own.size(), system.size()))))
+      if (labels.size() < 2 && (t.front() == '{' || t.front() == '"' || t.front() == '\''))
+        labels.push_back(unquote(t));
+    labels.resize(2);
+    if (labels[0].empty()) labels[0] = "N";
+    if (labels[1].empty()) labels[1] = "E";
+    SkyFrame compassFrame = SkyFrame::Image;
+    bool physical = false;
+    if (system.empty())
+      compassFrame = r.frame;  // no compass= property: the region's own system
+    else if (!frameNamed(lowerCase(system), compassFrame, physical))
+      compassFrame = SkyFrame::Image;
+    double length = 0;
+    SizeKind kind;
+    if (a.size() != 3 || !point(a, 0, r) || !parseSize(a[2], r.frame, length, kind)) {
+      warn("compass: cannot read its arguments; skipped");
+      return;
+    }
+    const double x = r.points[0][0], y = r.points[0][1];
+    std::array<double, 2> north{}, east{};
+    if (compassFrame == SkyFrame::Image) {
+      if (r.frame != SkyFrame::Image || kind != SizeKind::Pixels) {
+        warn("compass of image axes in sky coordinates: its directions need the image; skipped");
+        return;
+      }
+      north = {x, y + length};
+      east = {x + length, y};
+    } else {
+      if (r.frame == SkyFrame::Image || kind != SizeKind::Degrees) {
+        warn(
+            "compass of the sky in image coordinates: its directions need the image's WCS; "
+            "skipped");
+        return;
+      }
+      // North and east of the compass's frame, from the centre in that frame.
+      const SkyFrame from = r.frame == SkyFrame::Native ? compassFrame : r.frame;
+      const SkyFrame to = compassFrame == SkyFrame::Native ? from : compassFrame;
+      double lon = x, lat = y;
+      if (from != to && !convertSkyFrame(from, to, lon, lat)) {
+        warn("compass: its frame cannot be reached from the region's; skipped");
+        return;
+      }
+      for (auto [pa, end] : {std::pair{0.0, &north}, std::pair{90.0, &east}}) {
+        double l = 0, b = 0;
+        offsetOnSky(lon, lat, pa, length, l, b);
+        if (from != to) convertSkyFrame(to, from, l, b);
+        *end = {l, b};
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      Region line = r, label = r;
+      line.shape = RegionShape::Line;
+      line.points = {r.points[0], k == 0 ? north : east};
+      line.text.clear();
+      label.shape = RegionShape::Text;
+      label.points = {k == 0 ? north : east};
+      label.text = labels[k];
+      add(line);
+      add(label);
+    }
   }
 
   // vector(x, y, length, angle): a line from (x, y).

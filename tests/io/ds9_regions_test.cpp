@@ -39,7 +39,7 @@ void expectPoint(const std::array<double, 2>& got, double x, double y, double to
 
 TEST(Ds9Regions, ReadsEveryShapeOfADs9SavedFk5File) {
   const RegionFile f = readDs9Regions(kRegions + "ds9_fk5.reg");
-  ASSERT_EQ(f.regions.size(), 18u);
+  ASSERT_EQ(f.regions.size(), 22u);
   const auto& r = f.regions;
   for (const Region& g : r) EXPECT_EQ(g.frame, SkyFrame::Fk5);
 
@@ -131,9 +131,25 @@ TEST(Ds9Regions, ReadsEveryShapeOfADs9SavedFk5File) {
   for (int line = 13; line <= 19; ++line) EXPECT_FALSE(warned(f, line, "")) << line;
   EXPECT_EQ(r[16].shape, RegionShape::Line);  // projection
   EXPECT_EQ(r[16].line, 20);
-  EXPECT_TRUE(warned(f, 21, "compass"));
-  EXPECT_EQ(r[17].shape, RegionShape::Line);  // ruler
-  EXPECT_EQ(r[17].line, 22);
+  // compass(…,15") compass=fk5 {N} {E}: 15″ lines towards north and east, labelled at their
+  // ends.
+  const auto& centre = r[17].points[0];
+  expectPoint(centre, hms(5, 41, 0), dms(-2, 25, 0));
+  for (int k : {17, 19}) {
+    EXPECT_EQ(r[k].shape, RegionShape::Line);
+    EXPECT_NEAR(skySeparation(centre[0], centre[1], r[k].points[1][0], r[k].points[1][1]) * 3600,
+                15.0, 1e-6);
+    EXPECT_EQ(r[k + 1].shape, RegionShape::Text);
+    expectPoint(r[k + 1].points[0], r[k].points[1][0], r[k].points[1][1]);
+  }
+  EXPECT_NEAR(r[17].points[1][0], centre[0], 1e-9);  // north: same RA, higher Dec
+  EXPECT_GT(r[17].points[1][1], centre[1]);
+  EXPECT_GT(r[19].points[1][0], centre[0]);  // east: higher RA
+  EXPECT_EQ(r[18].text, "N");
+  EXPECT_EQ(r[20].text, "E");
+  EXPECT_FALSE(warned(f, 21, ""));
+  EXPECT_EQ(r[21].shape, RegionShape::Line);  // ruler
+  EXPECT_EQ(r[21].line, 22);
   // No warning for the header, global or frame lines.
   for (int line = 1; line <= 11; ++line) {
     EXPECT_FALSE(warned(f, line, "")) << line;
@@ -255,6 +271,32 @@ TEST(Ds9Regions, InlineFramesUnitsAndSexagesimalForms) {
   EXPECT_FALSE(r[15].sizesInDegrees);
   EXPECT_DOUBLE_EQ(r[15].sizes[0], 4.0);
   EXPECT_TRUE(warned(f, 18, "latitude"));
+}
+
+// A compass of image axes points up (+y, north) and right (+x, east), as DS9's does; one of the
+// sky given in pixels cannot be placed without the image and is left out; an alternate WCS is
+// read through the primary one, with a warning.
+TEST(Ds9Regions, CompassOfImageAxesAndAlternateWcs) {
+  const RegionFile f = parseDs9Regions(
+      "image\n"
+      "# compass(100,200,30) compass=image {Up} {Right} 1 1\n"
+      "wcsa\n"
+      "fk5\n"
+      "circle(10,20,1\")\n"
+      "image\n"
+      "# compass(100,200,30) compass=fk5 {N} {E} 1 1\n");
+  const auto& r = f.regions;
+  ASSERT_EQ(r.size(), 5u);
+  EXPECT_EQ(r[0].shape, RegionShape::Line);
+  expectPoint(r[0].points[0], 99, 199);
+  expectPoint(r[0].points[1], 99, 229);
+  EXPECT_EQ(r[1].text, "Up");
+  expectPoint(r[2].points[1], 129, 199);
+  EXPECT_EQ(r[3].text, "Right");
+  EXPECT_EQ(r[4].frame, SkyFrame::Fk5);
+  EXPECT_TRUE(warned(f, 3, "alternate"));
+  EXPECT_TRUE(warned(f, 7, "WCS"));
+  EXPECT_EQ(f.warnings.size(), 2u);
 }
 
 TEST(Ds9Regions, BinaryAndMissingFilesAreErrors) {
