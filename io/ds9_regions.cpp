@@ -701,6 +701,9 @@ class Parser {
     if (!lists.empty()) {
       if (!pandaFromLists(name, lists, stride, r)) return;
     } else {
+      // Within a turn of zero, where adding 360 still changes the value.
+      const double turns = a1 - std::fmod(a1, 360.0);
+      a1 -= turns, a2 -= turns;
       // DS9: a stop angle at or before the start one goes once more round.
       if (a2 <= a1) a2 += 360;
       if (a2 - a1 > 360) {
@@ -735,7 +738,9 @@ class Parser {
     for (const std::string& t : groups[0]) {
       double v = 0;
       if (!parseAngle(t, v)) return bad();
-      // DS9 keeps the angles in order round the circle from the first.
+      // DS9 keeps the angles in order round the circle from the first (reduced to within a
+      // turn of zero, where adding 360 still changes them).
+      v = std::fmod(v, 360.0);
       if (!r.angles.empty())
         while (v <= r.angles.back()) v += 360;
       r.angles.push_back(v);

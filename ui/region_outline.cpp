@@ -53,11 +53,15 @@ QPolygonF boundaryArc(const io::PixelRegion& r, int ring, double t0, double t1) 
   if (isBoxy(r.shape)) {
     const size_t k = static_cast<size_t>(ring) * 2;
     const double corner = std::atan2(r.sizes[k + 1], r.sizes[k]) / kDeg;
+    // The corners' polar angles in the turns that t0…t1 (at most one turn) can reach.
+    const double base = std::floor(t0 / 360) * 360;
     for (double c : {corner, 180 - corner, 180 + corner, 360 - corner})
-      for (double turn = std::floor((t0 - c) / 360) * 360; c + turn < t1; turn += 360)
-        if (c + turn > t0) at.push_back(c + turn);
+      for (int turn = -1; turn <= 2; ++turn) {
+        const double at0 = base + 360 * turn + c;
+        if (at0 > t0 && at0 < t1) at.push_back(at0);
+      }
   } else {
-    const int steps = static_cast<int>(std::ceil(t1 - t0));
+    const int steps = static_cast<int>(std::ceil(std::min(t1 - t0, 360.0)));
     for (int i = 1; i < steps; ++i) at.push_back(t0 + (t1 - t0) * i / steps);
   }
   std::sort(at.begin(), at.end());

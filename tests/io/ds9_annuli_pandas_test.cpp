@@ -112,17 +112,23 @@ TEST(Ds9AnnuliPandas, EveryRingAndSectorOfEachForm) {
 
 TEST(Ds9AnnuliPandas, RefusedFormsAreLeftOutWithTheirLine) {
   const RegionFile f = readDs9Regions(kRegions + "annuli_pandas_bad.reg");
-  ASSERT_EQ(f.regions.size(), 1u);  // only the circle of the last line
-  EXPECT_EQ(f.regions[0].shape, RegionShape::Circle);
-  EXPECT_TRUE(warned(f, 4, "numbers of angles and radii"));  // nangle 0
-  EXPECT_TRUE(warned(f, 5, "two or more radii"));            // annulus with one radius
-  EXPECT_TRUE(warned(f, 6, "n= needs"));                     // n= with one ellipse
-  EXPECT_TRUE(warned(f, 7, "360"));                          // angles over a full turn
-  EXPECT_TRUE(warned(f, 8, "n must be"));                    // a million rings
-  EXPECT_TRUE(warned(f, 9, "epanda="));                      // an odd number of sizes
-  EXPECT_TRUE(warned(f, 10, "arguments"));                   // bpanda missing a size
-  EXPECT_TRUE(warned(f, 11, "negative"));
-  EXPECT_TRUE(warned(f, 12, "whole numbers"));  // 2.5 sectors
+  // Angles of 1e300° (where adding a turn changes nothing) are taken within a turn of zero:
+  // that panda is read, and the circle of the last line.
+  ASSERT_EQ(f.regions.size(), 2u);
+  EXPECT_EQ(f.regions[0].shape, RegionShape::Panda);
+  ASSERT_EQ(f.regions[0].angles.size(), 2u);
+  EXPECT_GT(f.regions[0].angles[1], f.regions[0].angles[0]);
+  EXPECT_LE(f.regions[0].angles[1] - f.regions[0].angles[0], 360);
+  EXPECT_EQ(f.regions[1].shape, RegionShape::Circle);
+  EXPECT_TRUE(warned(f, 5, "numbers of angles and radii"));  // nangle 0
+  EXPECT_TRUE(warned(f, 6, "two or more radii"));            // annulus with one radius
+  EXPECT_TRUE(warned(f, 7, "n= needs"));                     // n= with one ellipse
+  EXPECT_TRUE(warned(f, 8, "360"));                          // angles over a full turn
+  EXPECT_TRUE(warned(f, 9, "n must be"));                    // a million rings
+  EXPECT_TRUE(warned(f, 10, "epanda="));                     // an odd number of sizes
+  EXPECT_TRUE(warned(f, 11, "arguments"));                   // bpanda missing a size
+  EXPECT_TRUE(warned(f, 12, "negative"));
+  EXPECT_TRUE(warned(f, 13, "whole numbers"));  // 2.5 sectors
   EXPECT_EQ(f.warnings.size(), 9u);
 }
 
