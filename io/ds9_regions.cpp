@@ -380,6 +380,7 @@ class Parser {
   bool frameUsable_ = true;
   bool warnedPhysical_ = false;
   bool warnedAlternate_ = false;
+  bool physical_ = false;  // the image frame is DS9's physical one
   int lineNumber_ = 0;
 
   void warn(const std::string& what) {
@@ -411,9 +412,12 @@ class Parser {
         warn("'" + word + "': alternate WCS are not read; the image's primary WCS is used");
         warnedAlternate_ = true;
       }
-      if (physical && !warnedPhysical_) {
+      physical_ = word == "physical";
+      // Detector and amplifier pixels of mosaics (DTM/DTV, ATM/ATV) are not read.
+      if (physical && !physical_ && !warnedPhysical_) {
         warn("'" + word +
-             "' coordinates read as image coordinates (LTM/LTV and DETM/DETV are not applied)");
+             "' coordinates read as image coordinates (DTM/DTV and ATM/ATV are not "
+             "applied)");
         warnedPhysical_ = true;
       }
       return;
@@ -432,6 +436,7 @@ class Parser {
     Region r = defaults_;
     r.line = lineNumber_;
     r.frame = frame_;
+    r.physical = physical_ && frame_ == SkyFrame::Image;
     if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
       r.exclude = s[0] == '-';
       s = trimmed(std::string_view(s).substr(1));
@@ -964,10 +969,40 @@ std::vector<double> pixelSectorAngles(const std::array<double, 4>& j, double axi
   return out;
 }
 
+// A region in physical pixels onto the image's: positions (1-based on both sides) through
+// LTM/LTV, pixel sizes along the shape's axes and its angles through LTM.
+void toImagePixels(const PhysicalToImage& t, const Region& r, PixelRegion& p) {
+  const auto& m = t.ltm;
+  for (auto& pt : p.points) {
+    const double x = pt[0] + 1, y = pt[1] + 1;
+    pt = {m[0] * x + m[1] * y + t.ltv[0] - 1, m[2] * x + m[3] * y + t.ltv[1] - 1};
+  }
+  const double a = r.angle * kDeg;
+  const double ux = m[0] * std::cos(a) + m[1] * std::sin(a);
+  const double uy = m[2] * std::cos(a) + m[3] * std::sin(a);
+  const double vx = -m[0] * std::sin(a) + m[1] * std::cos(a);
+  const double vy = -m[2] * std::sin(a) + m[3] * std::cos(a);
+  p.angle = std::atan2(uy, ux) / kDeg;
+  if (!r.sizesInDegrees) {
+    const double mean = std::sqrt(std::fabs(m[0] * m[3] - m[1] * m[2]));
+    for (size_t k = 0; k < p.sizes.size(); ++k)
+      p.sizes[k] = r.sizes[k] * (isRound(r.shape) ? mean
+                                 : k % 2 == 0     ? std::hypot(ux, uy)
+                                                  : std::hypot(vx, vy));
+  }
+  p.angles = pixelSectorAngles(m, r.angle, r.angles, p.angle);
+}
+
 }  // namespace
 
 std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, const Wcs* wcs,
                                          double z, std::vector<std::string>* warnings) {
+  return regionsInPixels(regions, wcs, z, warnings, PhysicalToImage{});
+}
+
+std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, const Wcs* wcs,
+                                         double z, std::vector<std::string>* warnings,
+                                         const PhysicalToImage& physical) {
   std::vector<PixelRegion> out;
   const bool celestial = wcs && wcs->hasCelestial();
   auto warn = [&](const Region& r, const std::string& what) {
@@ -979,6 +1014,13 @@ std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, con
     if ((sky || (r.sizesInDegrees && hasSizes(r.shape))) && !celestial) {
       warn(r, "the image has no celestial WCS for this region; skipped");
       continue;
+    }
+    if (r.physical && !physical.identity()) {
+      if (!physical.invertible()) {
+        warn(r, "the image's LTM/LTV cannot map physical coordinates; skipped");
+        continue;
+      }
+      toImagePixels(physical, r, p);
     }
     if (sky) {
       bool ok = true;
@@ -998,7 +1040,7 @@ std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, con
       } else if (r.sizesInDegrees) {
         double lon = 0, lat = 0;
         haveLocal =
-            wcs->pixelToSky(SkyFrame::Native, r.points[0][0], r.points[0][1], z, lon, lat) &&
+            wcs->pixelToSky(SkyFrame::Native, p.points[0][0], p.points[0][1], z, lon, lat) &&
             wcs->localSky(SkyFrame::Native, lon, lat, z, local);
       }
       if ((sky || r.sizesInDegrees) && !haveLocal) {

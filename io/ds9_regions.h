@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/io_error.h"
+#include "io/physical_coords.h"
 #include "io/wcs.h"  // SkyFrame
 
 namespace stacklens::io {
@@ -33,6 +34,9 @@ enum class RegionShape {
 struct Region {
   RegionShape shape = RegionShape::Circle;
   SkyFrame frame = SkyFrame::Image;  // what its numbers are in (Native: DS9's wcs, wcsa…)
+  // Image frame only: the numbers are DS9's physical pixels (see PhysicalToImage), positions and
+  // pixel sizes alike.
+  bool physical = false;
   // The centre, or the vertices / end points. Image: 0-based pixels; sky: degrees (lon, lat).
   std::vector<std::array<double, 2>> points;
   // circle: {r}; ellipse: {a, b} (semi-axes); box: {w, h} (full); annuli and pandas: see
@@ -92,10 +96,15 @@ RegionFile readDs9Regions(const std::string& path);
 // Regions in the image's pixel space at slice z: sky positions through the WCS, sky sizes
 // through the local scale along each axis of the shape, sky angles through the local direction
 // of north (and the sky's handedness on the image). Physical coordinates are taken as image
-// ones. Sky regions without a celestial WCS, or that fall off the projection, are skipped with
-// a warning.
+// ones (the overload below applies LTM/LTV). Sky regions without a celestial WCS, or that fall
+// off the projection, are skipped with a warning.
 std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, const Wcs* wcs,
                                          double z, std::vector<std::string>* warnings);
+// The same, with the image's physical pixels (its LTM/LTV) for regions in physical coordinates:
+// positions, sizes, angles and sector edges through the matrix.
+std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, const Wcs* wcs,
+                                         double z, std::vector<std::string>* warnings,
+                                         const PhysicalToImage& physical);
 
 // DS9 4.1 text in the image frame (1-based pixels), with each region's properties: reads back
 // through parseDs9Regions to the same regions.

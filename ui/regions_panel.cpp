@@ -339,11 +339,13 @@ void RegionsPanel::placeImported(const io::RegionFile& file, const QString& name
   warnings_.clear();
   for (const std::string& w : file.warnings) warnings_ << QString::fromStdString(w);
   const io::Wcs* wcs = wcsSource_();
+  const io::PhysicalToImage physical = physicalSource_();
   size_t placed = 0;
   // One at a time, so that each placed region keeps the region it was read as.
   for (const io::Region& region : file.regions) {
     std::vector<std::string> warnings;
-    std::vector<io::PixelRegion> pixels = io::regionsInPixels({region}, wcs, z_, &warnings);
+    std::vector<io::PixelRegion> pixels =
+        io::regionsInPixels({region}, wcs, z_, &warnings, physical);
     for (const std::string& w : warnings) warnings_ << QString::fromStdString(w);
     for (io::PixelRegion& p : pixels) {
       Entry entry{std::move(p), region};
@@ -365,10 +367,12 @@ void RegionsPanel::placeAgain(int z) {
   z_ = z;
   imported_.clear();
   const io::Wcs* wcs = wcsSource_();
+  const io::PhysicalToImage physical = physicalSource_();
   int kept = 0;
   for (Entry& e : entries_) {
     if (!e.parsed) continue;
-    std::vector<io::PixelRegion> pixels = io::regionsInPixels({*e.parsed}, wcs, z_, nullptr);
+    std::vector<io::PixelRegion> pixels =
+        io::regionsInPixels({*e.parsed}, wcs, z_, nullptr, physical);
     if (pixels.size() == 1)
       e.pixels = std::move(pixels.front());
     else
@@ -544,6 +548,10 @@ RegionsPanel* installRegionsTool(MainWindow* window) {
                   [panel] { panel->chooseAndImport(); });
   panel->setWcsSource(
       [window]() -> const io::Wcs* { return window->stack() ? window->stack()->wcs() : nullptr; });
+  panel->setPhysicalSource([window] {
+    return window->stack() ? io::PhysicalToImage::fromHeader(window->stack()->info().header)
+                           : io::PhysicalToImage{};
+  });
   QObject::connect(window, &MainWindow::stackOpened, panel,
                    [panel, window] { panel->placeAgain(window->currentZ()); });
   QObject::connect(window->sliceView(), &render::SliceView::regionDrawn, panel,

@@ -54,6 +54,10 @@ class RegionsPanel : public QWidget {
 
   // Where the WCS of the stack shown is found (null: none), asked whenever regions are placed.
   void setWcsSource(std::function<const io::Wcs*()> source) { wcsSource_ = std::move(source); }
+  // The physical pixels (LTM/LTV) of the stack shown, for regions in DS9's physical coordinates.
+  void setPhysicalSource(std::function<io::PhysicalToImage()> source) {
+    physicalSource_ = std::move(source);
+  }
   // Another stack is shown (at slice z): regions read from files are placed again through its
   // WCS; those it cannot place keep their pixels (with a warning).
   void placeAgain(int z);
@@ -116,6 +120,7 @@ class RegionsPanel : public QWidget {
   // sky positions.
   std::vector<Entry> imported_;
   std::function<const io::Wcs*()> wcsSource_ = [] { return nullptr; };
+  std::function<io::PhysicalToImage()> physicalSource_ = [] { return io::PhysicalToImage{}; };
   double z_ = 0;
   std::optional<std::pair<QRectF, bool>> drawn_;
   QStringList warnings_;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/region_geometry.h"
 #include "io/stack.h"
 #include "sky_headers.h"
 #include "test_support.h"
@@ -248,9 +249,11 @@ TEST(Ds9Regions, InlineFramesUnitsAndSexagesimalForms) {
   expectPoint(r[5].points[0], hms(1, 2, 3), 4 + 5 / 60.0 + 6 / 3600.0);
   // Sexagesimal galactic longitude is in degrees, and "-00:30:00" keeps its sign.
   expectPoint(r[6].points[0], 10.5, -0.5);
-  EXPECT_EQ(r[7].frame, SkyFrame::Image);  // physical read as image, with a warning
+  EXPECT_EQ(r[7].frame, SkyFrame::Image);  // physical: pixels, placed through LTM/LTV
+  EXPECT_TRUE(r[7].physical);
+  EXPECT_FALSE(r[8].physical);  // image again
   expectPoint(r[7].points[0], 4, 5);
-  EXPECT_TRUE(warned(f, 7, "physical"));
+  EXPECT_FALSE(warned(f, 7, ""));
   EXPECT_EQ(r[8].pointType, "x");
   expectPoint(r[8].points[0], 0, 1);
   EXPECT_EQ(r[9].pointType, "circle");
@@ -297,6 +300,59 @@ TEST(Ds9Regions, CompassOfImageAxesAndAlternateWcs) {
   EXPECT_TRUE(warned(f, 3, "alternate"));
   EXPECT_TRUE(warned(f, 7, "WCS"));
   EXPECT_EQ(f.warnings.size(), 2u);
+}
+
+// Physical pixels of a cut-out binned 2 × 2 (LTM 0.5, LTV −50, −100), of one turned 90° and of
+// one mirrored: positions, sizes, angles and sectors land on the image's pixels.
+TEST(Ds9Regions, PhysicalCoordinatesGoThroughLtmLtv) {
+  const std::vector<HeaderCard> header{{"LTM1_1", "0.5", ""}, {"LTM2_2", "5.0E-01", ""},
+                                       {"LTV1", "-50", ""},   {"LTV2", "-100", ""},
+                                       {"LTM1_2", "0", ""},   {"NAXIS1", "400", ""}};
+  const PhysicalToImage binned = PhysicalToImage::fromHeader(header);
+  EXPECT_EQ(binned.ltm, (std::array<double, 4>{0.5, 0, 0, 0.5}));
+  EXPECT_EQ(binned.ltv, (std::array<double, 2>{-50, -100}));
+  const RegionFile f = parseDs9Regions(
+      "physical\n"
+      "circle(300.5,500.5,20)\n"
+      "ellipse(300.5,500.5,20,10,30)\n"
+      "panda(300.5,500.5,0,90,1,0,40,2)\n");
+  ASSERT_EQ(f.regions.size(), 3u);
+  auto p = regionsInPixels(f.regions, nullptr, 0, nullptr, binned);
+  ASSERT_EQ(p.size(), 3u);
+  expectPoint(p[0].points[0], 0.5 * 300.5 - 50 - 1, 0.5 * 500.5 - 100 - 1);
+  EXPECT_DOUBLE_EQ(p[0].sizes[0], 10);
+  EXPECT_EQ(p[1].sizes, (std::vector<double>{10, 5}));
+  EXPECT_NEAR(p[1].angle, 30, 1e-12);
+  EXPECT_EQ(p[2].sizes, (std::vector<double>{0, 10, 20}));
+  // Without LTM/LTV, physical is image.
+  expectPoint(regionsInPixels(f.regions, nullptr, 0, nullptr)[0].points[0], 299.5, 499.5);
+
+  PhysicalToImage turned;  // x = y', y = −x' + 1000: a quarter turn clockwise
+  turned.ltm = {0, 1, -1, 0};
+  turned.ltv = {0, 1000};
+  p = regionsInPixels(f.regions, nullptr, 0, nullptr, turned);
+  expectPoint(p[0].points[0], 500.5 - 1, -300.5 + 1000 - 1);
+  EXPECT_NEAR(std::remainder(p[1].angle - (30 - 90), 360), 0, 1e-9);
+  ASSERT_EQ(p[2].angles.size(), 2u);
+  EXPECT_NEAR(p[2].angles[1] - p[2].angles[0], 90, 1e-9);
+
+  PhysicalToImage mirrored;  // x = −x' + 1000
+  mirrored.ltm = {-1, 0, 0, 1};
+  mirrored.ltv = {1000, 0};
+  p = regionsInPixels(f.regions, nullptr, 0, nullptr, mirrored);
+  // 10 physical pixels up and right of the centre, inside the panda's first quarter: up and
+  // left on the image, and still in it.
+  const double cx = -300.5 + 1000 - 1, cy = 500.5 - 1;
+  expectPoint(p[2].points[0], cx, cy);
+  EXPECT_EQ(regionPartAt(p[2], cx - 10, cy + 10), 0);
+  EXPECT_EQ(regionPartAt(p[2], cx + 10, cy + 10), -1);
+
+  PhysicalToImage singular;
+  singular.ltm = {0, 0, 0, 0};
+  std::vector<std::string> warnings;
+  EXPECT_TRUE(regionsInPixels(f.regions, nullptr, 0, &warnings, singular).empty());
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_NE(warnings[0].find("LTM"), std::string::npos);
 }
 
 TEST(Ds9Regions, BinaryAndMissingFilesAreErrors) {
