@@ -381,6 +381,7 @@ class Parser {
   bool warnedPhysical_ = false;
   bool warnedAlternate_ = false;
   bool physical_ = false;  // the image frame is DS9's physical one
+  double textAngle_ = 0;   // the shape's `textangle=`
   int lineNumber_ = 0;
 
   void warn(const std::string& what) {
@@ -495,9 +496,11 @@ class Parser {
     // are not evenly spaced as one line per sector and ring: the first carries the whole panda
     // in `panda=(angles)(radii)`, the others `panda=ignore`.
     std::string own;
+    textAngle_ = 0;
     for (const auto& [key, value] : parseProperties(allProperties)) {
       applyProperty(r, key, value);
       if (key == name) own = trimmed(value);
+      if (key == "textangle" && !parseAngle(unquote(value), textAngle_)) textAngle_ = 0;
     }
     if (!frameUsable_) {
       warn(name + " in an unsupported coordinate system; skipped");
@@ -629,6 +632,7 @@ class Parser {
       r.shape = RegionShape::Text;
       if (n < 2 || !point(a, 0, r)) return bad();
       if (n >= 3) r.text = unquote(a[2]);
+      r.angle = textAngle_;  // `textangle=`: the baseline's angle in the region's system
       add(r);
     } else if (name == "vector") {
       vector(a, r);
@@ -1031,6 +1035,11 @@ std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, con
              "skipped");
         continue;
       }
+      // A sky text's angle, like a shape's, from west towards north.
+      Wcs::LocalSky local;
+      if (r.shape == RegionShape::Text && r.angle != 0 &&
+          wcs->localSky(r.frame, r.points[0][0], r.points[0][1], z, local))
+        p.angle = pixelAngle(local.jacobian, r.angle);
     }
     if (hasSizes(r.shape) && !r.points.empty()) {
       Wcs::LocalSky local;
@@ -1210,6 +1219,8 @@ std::string ds9RegionText(const std::vector<PixelRegion>& regions) {
       props +=
           " point=" + r.pointType + (r.pointSize != 11 ? " " + std::to_string(r.pointSize) : "");
     if (r.shape == RegionShape::Line) props += " line=0 0";
+    if (r.shape == RegionShape::Text && r.angle != 0)
+      props += " textangle=" + formatNumber(r.angle);
     if (r.color != defaults.color) props += " color=" + r.color;
     if (r.width != defaults.width) props += " width=" + std::to_string(r.width);
     if (r.font != defaults.font) props += " font=\"" + r.font + "\"";

@@ -240,11 +240,19 @@ void paintRegions(QPainter& p, const render::SliceView& view,
       const QString text = QString::fromStdString(r.text);
       const QFontMetricsF metrics(p.font());
       const double w = metrics.horizontalAdvance(text);
-      if (r.shape == RegionShape::Text)  // centred on its position
-        p.drawText(QPointF(at.x() - w / 2, at.y() + metrics.ascent() / 2 - 1), text);
-      else  // above the shape, as DS9 puts a region's text
+      if (r.shape == RegionShape::Text) {  // centred on its position, along its textangle
+        const double a = r.angle * M_PI / 180;
+        const QPointF along = toWidget.map(centreOf(r) + QPointF(std::cos(a), std::sin(a))) - at;
+        p.save();
+        p.translate(at);
+        p.rotate(std::atan2(along.y(), along.x()) * 180 / M_PI);
+        p.drawText(QPointF(-w / 2, metrics.ascent() / 2 - 1), text);
+        p.restore();
+      } else {
+        // above the shape, as DS9 puts a region's text
         p.drawText(QPointF(bounds.center().x() - w / 2, bounds.top() - metrics.descent() - 2),
                    text);
+      }
     }
     if (isSelected) {  // handles at the corners of its extent, DS9's selection
       p.setPen(QPen(ds9Colour(r.color), 1));

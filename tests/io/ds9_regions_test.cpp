@@ -355,6 +355,35 @@ TEST(Ds9Regions, PhysicalCoordinatesGoThroughLtmLtv) {
   EXPECT_NE(warnings[0].find("LTM"), std::string::npos);
 }
 
+// A text's textangle turns its baseline: in the image frame as given, on the sky from west
+// towards north like a shape's angle (north 30° ccw from +y here: 20° on the sky is 50° on the
+// image), and it is written back.
+TEST(Ds9Regions, TextAngleIsReadPlacedAndWrittenBack) {
+  test::TanHeader h;
+  h.rho = 30;
+  h.scale = 0.5 / 3600;
+  auto wcs = h.wcs();
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "image\n# text(10,20) textangle=30 text={Hi}\n"
+                "icrs\n# text(%.12f,%.12f) textangle=20 text={Sky}\ncircle(%.12f,%.12f,1\")"
+                " # textangle=45\n",
+                h.ra0, h.dec0, h.ra0, h.dec0);
+  const RegionFile f = parseDs9Regions(text);
+  ASSERT_EQ(f.regions.size(), 3u);
+  EXPECT_DOUBLE_EQ(f.regions[0].angle, 30);
+  EXPECT_DOUBLE_EQ(f.regions[1].angle, 20);
+  EXPECT_DOUBLE_EQ(f.regions[2].angle, 0);  // only texts take it
+  const auto p = regionsInPixels(f.regions, wcs.get(), 0, nullptr);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_DOUBLE_EQ(p[0].angle, 30);
+  EXPECT_NEAR(p[1].angle, 50, 1e-6);
+  const RegionFile back = parseDs9Regions(ds9RegionText({p[0]}));
+  ASSERT_EQ(back.regions.size(), 1u);
+  EXPECT_DOUBLE_EQ(back.regions[0].angle, 30);
+  EXPECT_EQ(back.regions[0].text, "Hi");
+}
+
 TEST(Ds9Regions, BinaryAndMissingFilesAreErrors) {
   EXPECT_THROW(parseDs9Regions(std::string("circle(1,2,3)\0\x01\x02", 16)), IoError);
   try {
