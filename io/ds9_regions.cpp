@@ -519,22 +519,26 @@ class Parser {
     return true;
   }
 
-  // Sizes a[i..i+n): all of one kind (pixels or degrees) for the region.
+  // Sizes a[i..i+n): all of one kind (degrees, image or physical pixels) for the region. Pixel
+  // sizes are physical with a `p`, image with an `i`, and without a unit those of the frame.
   bool sizes(const std::vector<std::string>& a, size_t i, size_t n, Region& r) {
     if (i + n > a.size()) return false;
-    std::optional<SizeKind> kind;
+    std::optional<std::pair<SizeKind, bool>> kind;  // and whether physical
     for (size_t k = i; k < i + n; ++k) {
       double v = 0;
       SizeKind sk;
       if (!parseSize(a[k], r.frame, v, sk)) return false;
-      if (kind && *kind != sk) {
-        warn("sizes mix pixel and angular units");
+      const char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(a[k].back())));
+      const bool physical = sk == SizeKind::Pixels && (unit == 'p' || (unit != 'i' && r.physical));
+      if (kind && *kind != std::pair{sk, physical}) {
+        warn("sizes mix units: degrees, image and physical pixels");
         return false;
       }
-      kind = sk;
+      kind = std::pair{sk, physical};
       r.sizes.push_back(v);
     }
-    r.sizesInDegrees = kind.value_or(SizeKind::Pixels) == SizeKind::Degrees;
+    r.sizesInDegrees = kind && kind->first == SizeKind::Degrees;
+    r.sizesInPhysical = kind && kind->second;
     return true;
   }
 
@@ -600,6 +604,7 @@ class Parser {
       r.sizes = {std::fabs(c.points[1][0] - c.points[0][0]),
                  std::fabs(c.points[1][1] - c.points[0][1])};
       r.sizesInDegrees = false;
+      r.sizesInPhysical = r.physical;
       add(r);
     } else if (name == "polygon") {
       r.shape = RegionShape::Polygon;
@@ -974,9 +979,17 @@ std::vector<double> pixelSectorAngles(const std::array<double, 4>& j, double axi
 }
 
 // A region in physical pixels onto the image's: positions (1-based on both sides) through
-// LTM/LTV, pixel sizes along the shape's axes and its angles through LTM.
+// LTM/LTV, pixel sizes along the shape's axes and its angles through LTM. Physical sizes on a
+// region of another frame (`10p` in image or sky coordinates) take LTM's mean scale, and image
+// sizes (`10i`) in a physical region stay as they are.
 void toImagePixels(const PhysicalToImage& t, const Region& r, PixelRegion& p) {
   const auto& m = t.ltm;
+  const double mean = std::sqrt(std::fabs(m[0] * m[3] - m[1] * m[2]));
+  if (!r.physical) {
+    if (r.sizesInPhysical)
+      for (double& v : p.sizes) v *= mean;
+    return;
+  }
   for (auto& pt : p.points) {
     const double x = pt[0] + 1, y = pt[1] + 1;
     pt = {m[0] * x + m[1] * y + t.ltv[0] - 1, m[2] * x + m[3] * y + t.ltv[1] - 1};
@@ -987,8 +1000,7 @@ void toImagePixels(const PhysicalToImage& t, const Region& r, PixelRegion& p) {
   const double vx = -m[0] * std::sin(a) + m[1] * std::cos(a);
   const double vy = -m[2] * std::sin(a) + m[3] * std::cos(a);
   p.angle = std::atan2(uy, ux) / kDeg;
-  if (!r.sizesInDegrees) {
-    const double mean = std::sqrt(std::fabs(m[0] * m[3] - m[1] * m[2]));
+  if (r.sizesInPhysical) {
     for (size_t k = 0; k < p.sizes.size(); ++k)
       p.sizes[k] = r.sizes[k] * (isRound(r.shape) ? mean
                                  : k % 2 == 0     ? std::hypot(ux, uy)
@@ -1019,7 +1031,7 @@ std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, con
       warn(r, "the image has no celestial WCS for this region; skipped");
       continue;
     }
-    if (r.physical && !physical.identity()) {
+    if ((r.physical || r.sizesInPhysical) && !physical.identity()) {
       if (!physical.invertible()) {
         warn(r, "the image's LTM/LTV cannot map physical coordinates; skipped");
         continue;

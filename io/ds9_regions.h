@@ -45,6 +45,9 @@ struct Region {
   // True for sky regions unless their sizes carried a pixel unit (`i`, `p`); true for image
   // regions whose sizes carried an angular unit (", ', d, r).
   bool sizesInDegrees = false;
+  // Pixel sizes in DS9's physical pixels: those with a `p`, and unitless ones of physical
+  // regions.
+  bool sizesInPhysical = false;
   // Degrees as DS9 states it for frame: image frames ccw from +x; sky frames ccw from the
   // frame's longitude axis as seen with east left (0: along the west direction, 90: north).
   double angle = 0;

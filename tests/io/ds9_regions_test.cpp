@@ -315,10 +315,19 @@ TEST(Ds9Regions, PhysicalCoordinatesGoThroughLtmLtv) {
       "physical\n"
       "circle(300.5,500.5,20)\n"
       "ellipse(300.5,500.5,20,10,30)\n"
-      "panda(300.5,500.5,0,90,1,0,40,2)\n");
-  ASSERT_EQ(f.regions.size(), 3u);
+      "panda(300.5,500.5,0,90,1,0,40,2)\n"
+      "circle(300.5,500.5,8i)\n"
+      "image\n"
+      "circle(10,10,8p); circle(10,10,8); annulus(10,10,8p,9i)\n");
+  ASSERT_EQ(f.regions.size(), 6u);
+  EXPECT_TRUE(warned(f, 7, "mix"));
   auto p = regionsInPixels(f.regions, nullptr, 0, nullptr, binned);
-  ASSERT_EQ(p.size(), 3u);
+  ASSERT_EQ(p.size(), 6u);
+  // Sizes in image pixels on a physical region, in physical pixels on an image one.
+  EXPECT_DOUBLE_EQ(p[3].sizes[0], 8);
+  expectPoint(p[4].points[0], 9, 9);
+  EXPECT_DOUBLE_EQ(p[4].sizes[0], 4);
+  EXPECT_DOUBLE_EQ(p[5].sizes[0], 8);
   expectPoint(p[0].points[0], 0.5 * 300.5 - 50 - 1, 0.5 * 500.5 - 100 - 1);
   EXPECT_DOUBLE_EQ(p[0].sizes[0], 10);
   EXPECT_EQ(p[1].sizes, (std::vector<double>{10, 5}));
@@ -350,8 +359,8 @@ TEST(Ds9Regions, PhysicalCoordinatesGoThroughLtmLtv) {
   PhysicalToImage singular;
   singular.ltm = {0, 0, 0, 0};
   std::vector<std::string> warnings;
-  EXPECT_TRUE(regionsInPixels(f.regions, nullptr, 0, &warnings, singular).empty());
-  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_EQ(regionsInPixels(f.regions, nullptr, 0, &warnings, singular).size(), 1u);
+  ASSERT_EQ(warnings.size(), 5u);
   EXPECT_NE(warnings[0].find("LTM"), std::string::npos);
 }
 
