@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 
 namespace stacklens::io {
 
@@ -382,6 +383,7 @@ class Parser {
   bool warnedAlternate_ = false;
   bool physical_ = false;  // the image frame is DS9's physical one
   double textAngle_ = 0;   // the shape's `textangle=`
+  bool linear_ = false;    // the image's linear (not celestial) world coordinates
   int lineNumber_ = 0;
 
   void warn(const std::string& what) {
@@ -407,7 +409,9 @@ class Parser {
     SkyFrame frame;
     bool physical = false;
     if (frameNamed(word, frame, physical) && trimmed(std::string_view(s).substr(w)).empty()) {
+      // `wcsa; linear` is linear: the last system named counts.
       frame_ = frame;
+      linear_ = false;
       frameUsable_ = true;
       if (word.size() == 4 && word.compare(0, 3, "wcs") == 0 && !warnedAlternate_) {
         warn("'" + word + "': alternate WCS are not read; the image's primary WCS is used");
@@ -425,8 +429,9 @@ class Parser {
     }
     if (word == "linear") {
       frame_ = SkyFrame::Image;
-      frameUsable_ = false;
-      warn("'linear' coordinates are not supported; the shapes in them are skipped");
+      frameUsable_ = true;
+      physical_ = false;
+      linear_ = true;
       return;
     }
     if (word == "tile") return;  // DS9's `# tile 2`: which frame of a mosaic, not a shape
@@ -438,6 +443,7 @@ class Parser {
     r.line = lineNumber_;
     r.frame = frame_;
     r.physical = physical_ && frame_ == SkyFrame::Image;
+    r.linear = linear_ && frame_ == SkyFrame::Image;
     if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
       r.exclude = s[0] == '-';
       s = trimmed(std::string_view(s).substr(1));
@@ -515,6 +521,7 @@ class Parser {
     if (i + 1 >= a.size() || !parseCoordinate(a[i], r.frame, true, lon) ||
         !parseCoordinate(a[i + 1], r.frame, false, lat))
       return false;
+    if (r.linear) lon += 1, lat += 1;  // world values, not 1-based pixels
     r.points.push_back({lon, lat});
     return true;
   }
@@ -523,22 +530,24 @@ class Parser {
   // sizes are physical with a `p`, image with an `i`, and without a unit those of the frame.
   bool sizes(const std::vector<std::string>& a, size_t i, size_t n, Region& r) {
     if (i + n > a.size()) return false;
-    std::optional<std::pair<SizeKind, bool>> kind;  // and whether physical
+    std::optional<std::tuple<SizeKind, bool, bool>> kind;  // and whether physical, linear
     for (size_t k = i; k < i + n; ++k) {
       double v = 0;
       SizeKind sk;
       if (!parseSize(a[k], r.frame, v, sk)) return false;
       const char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(a[k].back())));
       const bool physical = sk == SizeKind::Pixels && (unit == 'p' || (unit != 'i' && r.physical));
-      if (kind && *kind != std::pair{sk, physical}) {
-        warn("sizes mix units: degrees, image and physical pixels");
+      const bool linear = sk == SizeKind::Pixels && r.linear && unit != 'p' && unit != 'i';
+      if (kind && *kind != std::tuple{sk, physical, linear}) {
+        warn("sizes mix units: degrees, image, physical pixels or linear units");
         return false;
       }
-      kind = std::pair{sk, physical};
+      kind = std::tuple{sk, physical, linear};
       r.sizes.push_back(v);
     }
-    r.sizesInDegrees = kind && kind->first == SizeKind::Degrees;
-    r.sizesInPhysical = kind && kind->second;
+    r.sizesInDegrees = kind && std::get<0>(*kind) == SizeKind::Degrees;
+    r.sizesInPhysical = kind && std::get<1>(*kind);
+    r.sizesInLinear = kind && std::get<2>(*kind);
     return true;
   }
 
@@ -1009,6 +1018,45 @@ void toImagePixels(const PhysicalToImage& t, const Region& r, PixelRegion& p) {
   p.angles = pixelSectorAngles(m, r.angle, r.angles, p.angle);
 }
 
+// A region in the image's linear world coordinates (DS9's `linear`) onto its pixels: the
+// world of the x and y axes is affine in a linear WCS, so three pixels give it exactly.
+bool linearToImage(const Wcs* wcs, double z, const Region& r, PixelRegion& p, std::string& why) {
+  if (!wcs) return why = "the image has no WCS", false;
+  if (wcs->hasCelestial()) return why = "the image's WCS is celestial, not linear", false;
+  const std::vector<double> w0 = wcs->pixelToWorld(0, 0, z), wx = wcs->pixelToWorld(1, 0, z),
+                            wy = wcs->pixelToWorld(0, 1, z);
+  // The world axes that follow x and y.
+  std::vector<size_t> axes;
+  for (size_t i = 0; i < w0.size() && axes.size() < 2; ++i)
+    if (std::isfinite(w0[i]) && (wx[i] != w0[i] || wy[i] != w0[i])) axes.push_back(i);
+  if (axes.size() < 2) return why = "the image's WCS has no two axes along x and y", false;
+  // world = j · pixel + w0 (0-based pixels); m = j⁻¹ maps world offsets to pixels.
+  const double j0 = wx[axes[0]] - w0[axes[0]], j1 = wy[axes[0]] - w0[axes[0]];
+  const double j2 = wx[axes[1]] - w0[axes[1]], j3 = wy[axes[1]] - w0[axes[1]];
+  const double det = j0 * j3 - j1 * j2;
+  if (!std::isfinite(det) || det == 0) return why = "its axes cannot be inverted", false;
+  const std::array<double, 4> m{j3 / det, -j1 / det, -j2 / det, j0 / det};
+  for (auto& pt : p.points) {
+    const double dx = pt[0] - w0[axes[0]], dy = pt[1] - w0[axes[1]];
+    pt = {m[0] * dx + m[1] * dy, m[2] * dx + m[3] * dy};
+  }
+  const double a = r.angle * kDeg;
+  const double ux = m[0] * std::cos(a) + m[1] * std::sin(a);
+  const double uy = m[2] * std::cos(a) + m[3] * std::sin(a);
+  const double vx = -m[0] * std::sin(a) + m[1] * std::cos(a);
+  const double vy = -m[2] * std::sin(a) + m[3] * std::cos(a);
+  p.angle = std::atan2(uy, ux) / kDeg;
+  if (r.sizesInLinear) {
+    const double mean = 1 / std::sqrt(std::fabs(det));
+    for (size_t k = 0; k < p.sizes.size(); ++k)
+      p.sizes[k] = r.sizes[k] * (isRound(r.shape) ? mean
+                                 : k % 2 == 0     ? std::hypot(ux, uy)
+                                                  : std::hypot(vx, vy));
+  }
+  p.angles = pixelSectorAngles(m, r.angle, r.angles, p.angle);
+  return true;
+}
+
 }  // namespace
 
 std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, const Wcs* wcs,
@@ -1030,6 +1078,13 @@ std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, con
     if ((sky || (r.sizesInDegrees && hasSizes(r.shape))) && !celestial) {
       warn(r, "the image has no celestial WCS for this region; skipped");
       continue;
+    }
+    if (r.linear) {
+      std::string why;
+      if (!linearToImage(wcs, z, r, p, why)) {
+        warn(r, "linear coordinates: " + why + "; skipped");
+        continue;
+      }
     }
     if ((r.physical || r.sizesInPhysical) && !physical.identity()) {
       if (!physical.invertible()) {

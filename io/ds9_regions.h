@@ -37,6 +37,9 @@ struct Region {
   // Image frame only: the numbers are DS9's physical pixels (see PhysicalToImage), positions and
   // pixel sizes alike.
   bool physical = false;
+  // Image frame only: the numbers are the image's linear world coordinates (DS9's `linear`: a
+  // WCS whose x and y axes are not celestial), positions and unitless sizes alike.
+  bool linear = false;
   // The centre, or the vertices / end points. Image: 0-based pixels; sky: degrees (lon, lat).
   std::vector<std::array<double, 2>> points;
   // circle: {r}; ellipse: {a, b} (semi-axes); box: {w, h} (full); annuli and pandas: see
@@ -48,6 +51,7 @@ struct Region {
   // Pixel sizes in DS9's physical pixels: those with a `p`, and unitless ones of physical
   // regions.
   bool sizesInPhysical = false;
+  bool sizesInLinear = false;  // unitless sizes of linear regions: world units
   // Degrees as DS9 states it for frame: image frames ccw from +x; sky frames ccw from the
   // frame's longitude axis as seen with east left (0: along the west direction, 90: north).
   double angle = 0;
@@ -99,8 +103,9 @@ RegionFile readDs9Regions(const std::string& path);
 // Regions in the image's pixel space at slice z: sky positions through the WCS, sky sizes
 // through the local scale along each axis of the shape, sky angles through the local direction
 // of north (and the sky's handedness on the image). Physical coordinates are taken as image
-// ones (the overload below applies LTM/LTV). Sky regions without a celestial WCS, or that fall
-// off the projection, are skipped with a warning.
+// ones (the overload below applies LTM/LTV); linear ones go through the WCS's x and y axes.
+// Sky regions without a celestial WCS, linear ones without a linear WCS, and regions that fall
+// off the projection are skipped with a warning.
 std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, const Wcs* wcs,
                                          double z, std::vector<std::string>* warnings);
 // The same, with the image's physical pixels (its LTM/LTV) for regions in physical coordinates:

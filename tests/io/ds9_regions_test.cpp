@@ -230,7 +230,7 @@ TEST(Ds9Regions, InlineFramesUnitsAndSexagesimalForms) {
       "fk5;circle(150.0,30.0,4i)\n"
       "fk5;circle(150.0,95.0,4i)\n");
   const auto& r = f.regions;
-  ASSERT_EQ(r.size(), 16u);
+  ASSERT_EQ(r.size(), 17u);
   EXPECT_EQ(r[0].frame, SkyFrame::Fk5);
   expectPoint(r[0].points[0], hms(12, 34, 56.7), -(12 + 34 / 60.0 + 56.7 / 3600));
   EXPECT_NEAR(r[0].sizes[0], 1.5 / 60, 1e-12);
@@ -268,11 +268,15 @@ TEST(Ds9Regions, InlineFramesUnitsAndSexagesimalForms) {
   EXPECT_EQ(r[13].color, "red");
   EXPECT_TRUE(warned(f, 13, "arguments"));
   EXPECT_TRUE(warned(f, 14, "hexagon"));
-  EXPECT_TRUE(warned(f, 15, "linear"));
-  EXPECT_EQ(r[14].frame, SkyFrame::Native);
-  EXPECT_EQ(r[15].frame, SkyFrame::Fk5);  // a sky circle with a radius in pixels
-  EXPECT_FALSE(r[15].sizesInDegrees);
-  EXPECT_DOUBLE_EQ(r[15].sizes[0], 4.0);
+  EXPECT_TRUE(r[14].linear);  // world values, not 1-based pixels
+  expectPoint(r[14].points[0], 1, 2);
+  EXPECT_TRUE(r[14].sizesInLinear);
+  EXPECT_FALSE(warned(f, 15, ""));
+  EXPECT_EQ(r[15].frame, SkyFrame::Native);
+  EXPECT_FALSE(r[15].linear);
+  EXPECT_EQ(r[16].frame, SkyFrame::Fk5);  // a sky circle with a radius in pixels
+  EXPECT_FALSE(r[16].sizesInDegrees);
+  EXPECT_DOUBLE_EQ(r[16].sizes[0], 4.0);
   EXPECT_TRUE(warned(f, 18, "latitude"));
 }
 
@@ -391,6 +395,60 @@ TEST(Ds9Regions, TextAngleIsReadPlacedAndWrittenBack) {
   ASSERT_EQ(back.regions.size(), 1u);
   EXPECT_DOUBLE_EQ(back.regions[0].angle, 30);
   EXPECT_EQ(back.regions[0].text, "Hi");
+}
+
+// DS9's linear coordinates: the world of a WCS whose x and y axes are not celestial (here µm,
+// 0.5 along x and 0.25 along y from 100, 200 at the first pixel). Positions and unitless sizes
+// are in its units; `i` sizes stay pixels. A celestial image or none cannot place them.
+TEST(Ds9Regions, LinearCoordinatesGoThroughTheLinearWcs) {
+  std::string header;
+  int count = 0;
+  for (const char* card :
+       {"NAXIS   =                    2", "CTYPE1  = 'LINEAR  '", "CTYPE2  = 'LINEAR  '",
+        "CRPIX1  =                  1.0", "CRPIX2  =                  1.0",
+        "CRVAL1  =                100.0", "CRVAL2  =                200.0",
+        "CDELT1  =                  0.5", "CDELT2  =                 0.25", "CUNIT1  = 'um      '",
+        "CUNIT2  = 'um      '"}) {
+    std::string c = card;
+    c.resize(80, ' ');
+    header += c;
+    ++count;
+  }
+  const auto wcs = Wcs::fromFitsHeader(header, count, {0, 0}, {0, 1, -1});
+  ASSERT_TRUE(wcs);
+  ASSERT_FALSE(wcs->hasCelestial());
+  const RegionFile f = parseDs9Regions(
+      "linear\n"
+      "circle(110,205,2)\n"
+      "ellipse(110,205,4,1,0)\n"
+      "ellipse(110,205,4,1,90)\n"
+      "circle(110,205,3i)\n"
+      "image\n"
+      "circle(1,1,1)\n");
+  ASSERT_EQ(f.regions.size(), 5u);
+  EXPECT_TRUE(f.warnings.empty());
+  const auto p = regionsInPixels(f.regions, wcs.get(), 0, nullptr);
+  ASSERT_EQ(p.size(), 5u);
+  expectPoint(p[0].points[0], 20, 20, 1e-9);
+  EXPECT_NEAR(p[0].sizes[0], 2 / std::sqrt(0.5 * 0.25), 1e-9);  // the mean scale
+  EXPECT_NEAR(p[1].sizes[0], 8, 1e-9);                          // 4 µm along x: 8 pixels of 0.5
+  EXPECT_NEAR(p[1].sizes[1], 4, 1e-9);                          // 1 µm along y: 4 pixels of 0.25
+  EXPECT_NEAR(p[1].angle, 0, 1e-9);
+  EXPECT_NEAR(p[2].sizes[0], 16, 1e-9);  // turned 90°: 4 µm along y
+  EXPECT_NEAR(p[2].sizes[1], 2, 1e-9);
+  EXPECT_NEAR(p[2].angle, 90, 1e-9);
+  EXPECT_DOUBLE_EQ(p[3].sizes[0], 3);
+  expectPoint(p[4].points[0], 0, 0);
+
+  std::vector<std::string> warnings;
+  EXPECT_EQ(regionsInPixels(f.regions, nullptr, 0, &warnings).size(), 1u);
+  EXPECT_EQ(warnings.size(), 4u);
+  test::TanHeader sky;
+  const auto celestial = sky.wcs();
+  warnings.clear();
+  EXPECT_EQ(regionsInPixels(f.regions, celestial.get(), 0, &warnings).size(), 1u);
+  ASSERT_EQ(warnings.size(), 4u);
+  EXPECT_NE(warnings[0].find("celestial"), std::string::npos);
 }
 
 TEST(Ds9Regions, BinaryAndMissingFilesAreErrors) {
