@@ -29,6 +29,7 @@ PixelRegion pixelRegionOf(const Region& r) {
   p.font = r.font;
   p.width = r.width;
   p.dash = r.dash;
+  p.fill = r.fill;
   p.exclude = r.exclude;
   p.source = r.source;
   p.pointType = r.pointType;

@@ -160,6 +160,7 @@ std::string ds9RegionText(const std::vector<PixelRegion>& regions) {
     if (r.width != defaults.width) props += " width=" + std::to_string(r.width);
     if (r.font != defaults.font) props += " font=\"" + r.font + "\"";
     if (r.dash) props += " dash=1";
+    if (r.fill) props += " fill=1";
     if (!r.text.empty() || r.shape == RegionShape::Text) props += " text=" + textValue(r.text);
     if (!r.tag.empty()) props += " tag=" + textValue(r.tag);
     if (!r.source) props += " background";

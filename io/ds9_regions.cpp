@@ -267,6 +267,8 @@ void applyProperty(Region& r, const std::string& key, const std::string& value) 
     if (parseNumber(v, w) && w >= 0 && w < 1000) r.width = static_cast<int>(w);
   } else if (key == "dash") {
     r.dash = v == "1";
+  } else if (key == "fill") {
+    r.fill = v == "1";
   } else if (key == "font") {
     r.font = v;
   } else if (key == "text") {

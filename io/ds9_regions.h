@@ -62,6 +62,7 @@ struct Region {
   std::string font = "helvetica 10 normal roman";
   int width = 1;
   bool dash = false;
+  bool fill = false;                    // fill=1: circle, ellipse, box and polygon drawn solid
   bool exclude = false;                 // `-circle(…)` or include=0
   bool source = true;                   // false: `background`
   std::string pointType = "boxcircle";  // point regions: circle, box, diamond, cross, x, arrow…
@@ -81,6 +82,7 @@ struct PixelRegion {
   std::string font = "helvetica 10 normal roman";
   int width = 1;
   bool dash = false;
+  bool fill = false;
   bool exclude = false;
   bool source = true;
   std::string pointType = "boxcircle";

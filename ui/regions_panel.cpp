@@ -174,7 +174,7 @@ QString sizeText(const io::PixelRegion& r) {
 bool sameRegion(const io::PixelRegion& a, const io::PixelRegion& b) {
   return a.shape == b.shape && a.points == b.points && a.sizes == b.sizes && a.angle == b.angle &&
          a.angles == b.angles && a.text == b.text && a.color == b.color && a.tag == b.tag &&
-         a.exclude == b.exclude && a.dash == b.dash && a.width == b.width &&
+         a.exclude == b.exclude && a.dash == b.dash && a.fill == b.fill && a.width == b.width &&
          a.pointType == b.pointType;
 }
 
@@ -227,6 +227,10 @@ void paintRegions(QPainter& p, const render::SliceView& view,
       bounds = QRectF(at.x() - h, at.y() - h, 2 * h, 2 * h);
     } else if (r.shape != RegionShape::Text) {
       const QPainterPath path = toWidget.map(regionImageOutline(r));
+      // fill=1: DS9 fills circles, ellipses, boxes and polygons in their colour.
+      if (r.fill && (r.shape == RegionShape::Circle || r.shape == RegionShape::Ellipse ||
+                     r.shape == RegionShape::Box || r.shape == RegionShape::Polygon))
+        p.fillPath(path, ds9Colour(r.color));
       p.drawPath(path);
       bounds = path.boundingRect();
       if (r.exclude) {  // DS9 strikes excluded regions through in red

@@ -168,6 +168,8 @@ TEST(Ds9Regions, ReadsEveryShapeOfAnImageFile) {
   EXPECT_EQ(r[0].shape, RegionShape::Circle);
   expectPoint(r[0].points[0], 99, 119);  // 1-based in the file
   EXPECT_DOUBLE_EQ(r[0].sizes[0], 15);
+  EXPECT_TRUE(r[0].fill);  // fill=1: drawn solid
+  EXPECT_FALSE(r[1].fill);
   EXPECT_EQ(r[1].shape, RegionShape::Ellipse);
   expectPoint(r[1].points[0], 199.5, 149.5);
   EXPECT_EQ(r[1].sizes, (std::vector<double>{20, 10}));
@@ -565,6 +567,7 @@ TEST(Ds9Regions, PixelRegionsRoundTripThroughDs9Text) {
     EXPECT_EQ(b.width, p.width) << i;
     EXPECT_EQ(b.font, p.font) << i;
     EXPECT_EQ(b.exclude, p.exclude) << i;
+    EXPECT_EQ(b.fill, p.fill) << i;
     EXPECT_EQ(b.pointType, p.pointType) << i;
   }
 }
