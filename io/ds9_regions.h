@@ -14,7 +14,7 @@ namespace stacklens::io {
 
 // DS9's shapes. The annuli and pandas stay one region each, as DS9 keeps them, and are measured
 // in parts (rings, or angle sectors × rings: io/region_geometry.h). Vector, ruler and projection
-// become lines; segment a line through all its points.
+// become lines; segment a line through all its points; compass two lines with their labels.
 enum class RegionShape {
   Circle,
   Ellipse,
@@ -43,7 +43,8 @@ struct Region {
   // The centre, or the vertices / end points. Image: 0-based pixels; sky: degrees (lon, lat).
   std::vector<std::array<double, 2>> points;
   // circle: {r}; ellipse: {a, b} (semi-axes); box: {w, h} (full); annuli and pandas: see
-  // RegionShape. Image pixels when sizesInDegrees is false, degrees on the sky when true.
+  // RegionShape. Degrees on the sky when sizesInDegrees, else image pixels, or physical pixels
+  // or linear units as sizesInPhysical and sizesInLinear say.
   std::vector<double> sizes;
   // True for sky regions unless their sizes carried a pixel unit (`i`, `p`); true for image
   // regions whose sizes carried an angular unit (", ', d, r).
