@@ -1,5 +1,5 @@
-// DS9 region files: a line-by-line reader that keeps going past what it cannot use, the
-// conversion of sky regions to pixels, and the writer of image-frame region text.
+// DS9 region files: a line-by-line reader that keeps going past what it cannot use. Placing
+// the regions on an image is in ds9_region_placement.cpp, writing them in ds9_region_writer.cpp.
 #include "io/ds9_regions.h"
 #include "io/text_fields.h"
 
@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 
 namespace stacklens::io {
 
@@ -29,13 +30,6 @@ bool leadingNumber(std::string_view s, double& v, std::string_view& rest) {
   if (ec != std::errc()) return false;
   rest = s.substr(static_cast<size_t>(end - s.data()));
   return true;
-}
-
-std::string formatNumber(double v, int precision = 12) {
-  char text[64];
-  const auto [end, ec] =
-      std::to_chars(text, text + sizeof text, v, std::chars_format::general, precision);
-  return ec == std::errc() ? std::string(text, end) : std::string("nan");
 }
 
 // "12:34:56.7", "-00:30:00", "12h34m56.7s", "-12d34m56.7s", "12d34'56.7\"" → value in the unit
@@ -170,6 +164,18 @@ bool parseAngle(const std::string& token, double& out) {
   return std::isfinite(out);
 }
 
+// The most rings or sectors one annulus or panda may have: DS9 has no limit, but a file asking
+// for millions is damaged, and each costs memory.
+constexpr int kMaxParts = 1000;
+
+// A count of rings or sectors: a whole number from 1 to kMaxParts.
+bool parseCount(const std::string& token, int& out) {
+  double v = 0;
+  if (!parseNumber(token, v) || v < 1 || v > kMaxParts || v != std::floor(v)) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
 // Index just past the closing delimiter of a quoted or braced run starting at s[i].
 size_t skipQuoted(const std::string& s, size_t i) {
   const char open = s[i];
@@ -261,6 +267,8 @@ void applyProperty(Region& r, const std::string& key, const std::string& value) 
     if (parseNumber(v, w) && w >= 0 && w < 1000) r.width = static_cast<int>(w);
   } else if (key == "dash") {
     r.dash = v == "1";
+  } else if (key == "fill") {
+    r.fill = v == "1";
   } else if (key == "font") {
     r.font = v;
   } else if (key == "text") {
@@ -367,6 +375,10 @@ class Parser {
   SkyFrame frame_ = SkyFrame::Image;
   bool frameUsable_ = true;
   bool warnedPhysical_ = false;
+  bool warnedAlternate_ = false;
+  bool physical_ = false;  // the image frame is DS9's physical one
+  double textAngle_ = 0;   // the shape's `textangle=`
+  bool linear_ = false;    // the image's linear (not celestial) world coordinates
   int lineNumber_ = 0;
 
   void warn(const std::string& what) {
@@ -392,19 +404,29 @@ class Parser {
     SkyFrame frame;
     bool physical = false;
     if (frameNamed(word, frame, physical) && trimmed(std::string_view(s).substr(w)).empty()) {
+      // `wcsa; linear` is linear: the last system named counts.
       frame_ = frame;
+      linear_ = false;
       frameUsable_ = true;
-      if (physical && !warnedPhysical_) {
+      if (word.size() == 4 && word.compare(0, 3, "wcs") == 0 && !warnedAlternate_) {
+        warn("'" + word + "': alternate WCS are not read; the image's primary WCS is used");
+        warnedAlternate_ = true;
+      }
+      physical_ = word == "physical";
+      // Detector and amplifier pixels of mosaics (DTM/DTV, ATM/ATV) are not read.
+      if (physical && !physical_ && !warnedPhysical_) {
         warn("'" + word +
-             "' coordinates read as image coordinates (LTM/LTV and DETM/DETV are not applied)");
+             "' coordinates read as image coordinates (DTM/DTV and ATM/ATV are not "
+             "applied)");
         warnedPhysical_ = true;
       }
       return;
     }
     if (word == "linear") {
       frame_ = SkyFrame::Image;
-      frameUsable_ = false;
-      warn("'linear' coordinates are not supported; the shapes in them are skipped");
+      frameUsable_ = true;
+      physical_ = false;
+      linear_ = true;
       return;
     }
     if (word == "tile") return;  // DS9's `# tile 2`: which frame of a mosaic, not a shape
@@ -415,6 +437,8 @@ class Parser {
     Region r = defaults_;
     r.line = lineNumber_;
     r.frame = frame_;
+    r.physical = physical_ && frame_ == SkyFrame::Image;
+    r.linear = linear_ && frame_ == SkyFrame::Image;
     if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
       r.exclude = s[0] == '-';
       s = trimmed(std::string_view(s).substr(1));
@@ -469,12 +493,22 @@ class Parser {
       for (const std::string& t : splitArguments(trailing)) a.push_back(t);
     else if (!trailing.empty())
       allProperties = trailing + " " + properties;
-    for (const auto& [key, value] : parseProperties(allProperties)) applyProperty(r, key, value);
+    // The shape's own property (`panda=…`, `compass=…`). DS9 writes a panda whose angles or radii
+    // are not evenly spaced as one line per sector and ring: the first carries the whole panda
+    // in `panda=(angles)(radii)`, the others `panda=ignore`.
+    std::string own;
+    textAngle_ = 0;
+    for (const auto& [key, value] : parseProperties(allProperties)) {
+      applyProperty(r, key, value);
+      if (key == name) own = trimmed(value);
+      if (key == "textangle" && !parseAngle(unquote(value), textAngle_)) textAngle_ = 0;
+    }
     if (!frameUsable_) {
       warn(name + " in an unsupported coordinate system; skipped");
       return;
     }
-    build(name, a, r);
+    if (lowerCase(own) == "ignore") return;
+    build(name, a, r, own);
   }
 
   bool point(const std::vector<std::string>& a, size_t i, Region& r) {
@@ -482,37 +516,48 @@ class Parser {
     if (i + 1 >= a.size() || !parseCoordinate(a[i], r.frame, true, lon) ||
         !parseCoordinate(a[i + 1], r.frame, false, lat))
       return false;
+    if (r.linear) lon += 1, lat += 1;  // world values, not 1-based pixels
     r.points.push_back({lon, lat});
     return true;
   }
 
-  // Sizes a[i..i+n): all of one kind (pixels or degrees) for the region.
+  // Sizes a[i..i+n): all of one kind (degrees, image or physical pixels) for the region. Pixel
+  // sizes are physical with a `p`, image with an `i`, and without a unit those of the frame.
   bool sizes(const std::vector<std::string>& a, size_t i, size_t n, Region& r) {
     if (i + n > a.size()) return false;
-    std::optional<SizeKind> kind;
+    std::optional<std::tuple<SizeKind, bool, bool>> kind;  // and whether physical, linear
     for (size_t k = i; k < i + n; ++k) {
       double v = 0;
       SizeKind sk;
       if (!parseSize(a[k], r.frame, v, sk)) return false;
-      if (kind && *kind != sk) {
-        warn("sizes mix pixel and angular units");
+      const char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(a[k].back())));
+      const bool physical = sk == SizeKind::Pixels && (unit == 'p' || (unit != 'i' && r.physical));
+      const bool linear = sk == SizeKind::Pixels && r.linear && unit != 'p' && unit != 'i';
+      if (kind && *kind != std::tuple{sk, physical, linear}) {
+        warn("sizes mix units: degrees, image, physical pixels or linear units");
         return false;
       }
-      kind = sk;
+      kind = std::tuple{sk, physical, linear};
       r.sizes.push_back(v);
     }
-    r.sizesInDegrees = kind.value_or(SizeKind::Pixels) == SizeKind::Degrees;
+    r.sizesInDegrees = kind && std::get<0>(*kind) == SizeKind::Degrees;
+    r.sizesInPhysical = kind && std::get<1>(*kind);
+    r.sizesInLinear = kind && std::get<2>(*kind);
     return true;
   }
 
-  void build(const std::string& name, std::vector<std::string> a, Region r) {
+  void build(const std::string& name, std::vector<std::string> a, Region r,
+             const std::string& own) {
     auto bad = [&] { warn(name + ": cannot read its arguments; skipped"); };
     // `n=4` in the annulus forms.
     int count = 0;
     for (auto it = a.begin(); it != a.end();) {
       if (lowerCase(it->substr(0, 2)) == "n=") {
-        double n = 0;
-        if (parseNumber(it->substr(2), n) && n >= 1 && n <= 1000) count = static_cast<int>(n);
+        if (!parseCount(it->substr(2), count)) {
+          warn(name + ": n must be a whole number from 1 to " + std::to_string(kMaxParts) +
+               "; skipped");
+          return;
+        }
         it = a.erase(it);
       } else {
         ++it;
@@ -524,33 +569,32 @@ class Parser {
       if (n != 3 || !point(a, 0, r) || !sizes(a, 2, 1, r)) return bad();
       add(r);
     } else if (name == "annulus") {
-      // Drawn as its circles: the shapes the viewer has.
-      if (n < 4 || !point(a, 0, r) || !sizes(a, 2, n - 2, r)) return bad();
-      std::vector<double> radii = r.sizes;
-      if (count > 0 && radii.size() == 2) {
-        const double r0 = radii[0], r1 = radii[1];
-        radii.clear();
-        for (int k = 0; k <= count; ++k) radii.push_back(r0 + (r1 - r0) * k / count);
-      }
-      warn("annulus read as " + std::to_string(radii.size()) + " circles");
-      for (double radius : radii) {
-        Region c = r;
-        c.shape = RegionShape::Circle;
-        c.sizes = {radius};
-        add(c);
-      }
+      // annulus x y r1 r2 r3… or annulus x y inner outer n=N.
+      r.shape = RegionShape::Annulus;
+      if (n < 3 || !point(a, 0, r) || !sizes(a, 2, n - 2, r)) return bad();
+      if (count > 0 && !interpolate(r, 1, count)) return;
+      if (!ascending(r, 1)) return;
+      add(r);
     } else if (name == "ellipse" || name == "box" || name == "rotbox") {
-      r.shape = name == "ellipse" ? RegionShape::Ellipse : RegionShape::Box;
+      const bool ellipse = name == "ellipse";
       if (n < 4 || !point(a, 0, r)) return bad();
-      // x y r1 r2 [angle], or the annulus forms x y r11 r12 r21 r22 … [angle].
+      // x y r1 r2 [angle], or the annulus forms x y r11 r12 r21 r22 … [angle] and
+      // x y r11 r12 r21 r22 n=N [angle].
       const size_t rest = n - 2;
       const bool hasAngle = rest % 2 == 1;
       const size_t pairs = rest / 2;
-      if (pairs < 1 || !sizes(a, 2, 2, r)) return bad();
+      if (pairs < 1 || !sizes(a, 2, 2 * pairs, r)) return bad();
       if (hasAngle && !parseAngle(a[n - 1], r.angle)) return bad();
-      if (pairs > 1 || count > 0)
-        warn(name + " annulus: only the first " + (name == "ellipse" ? "radii" : "size") + " kept");
+      if (pairs == 1 && count == 0) {
+        r.shape = ellipse ? RegionShape::Ellipse : RegionShape::Box;
+      } else {
+        r.shape = ellipse ? RegionShape::EllipseAnnulus : RegionShape::BoxAnnulus;
+        if (count > 0 && !interpolate(r, 2, count)) return;
+        if (!ascending(r, 2)) return;
+      }
       add(r);
+    } else if (name == "panda" || name == "epanda" || name == "bpanda") {
+      panda(name, a, r, own);
     } else if (name == "rectangle") {
       // CIAO's rectangle(x1, y1, x2, y2): corners.
       Region c = r;
@@ -564,6 +608,7 @@ class Parser {
       r.sizes = {std::fabs(c.points[1][0] - c.points[0][0]),
                  std::fabs(c.points[1][1] - c.points[0][1])};
       r.sizesInDegrees = false;
+      r.sizesInPhysical = r.physical;
       add(r);
     } else if (name == "polygon") {
       r.shape = RegionShape::Polygon;
@@ -585,17 +630,217 @@ class Parser {
       if (n < 4 || !point(a, 0, r) || !point(a, 2, r)) return bad();
       if (name != "line") warn(name + " read as a line");
       add(r);
+    } else if (name == "segment") {
+      // A polyline through all its points, drawn open.
+      r.shape = RegionShape::Line;
+      if (n < 4 || n % 2 != 0) return bad();
+      for (size_t i = 0; i < n; i += 2)
+        if (!point(a, i, r)) return bad();
+      add(r);
     } else if (name == "text") {
       r.shape = RegionShape::Text;
       if (n < 2 || !point(a, 0, r)) return bad();
       if (n >= 3) r.text = unquote(a[2]);
+      r.angle = textAngle_;  // `textangle=`: the baseline's angle in the region's system
       add(r);
     } else if (name == "vector") {
       vector(a, r);
+    } else if (name == "compass") {
+      compass(a, r, own);
     } else if (name == "composite") {
       warn("composite region: its members are read as separate regions");
     } else {
       warn(name + " regions are not supported; skipped");
+    }
+  }
+
+  // Sizes of n + 1 boundaries from the first and last of r.sizes (taken `stride` at a time):
+  // DS9's inner outer n=N form, every axis interpolated.
+  bool interpolate(Region& r, size_t stride, int n) {
+    if (r.sizes.size() != 2 * stride) {
+      warn("n= needs exactly an inner and an outer size");
+      return false;
+    }
+    const std::vector<double> ends = r.sizes;
+    r.sizes.clear();
+    for (int k = 0; k <= n; ++k)
+      for (size_t axis = 0; axis < stride; ++axis)
+        r.sizes.push_back(ends[axis] + (ends[stride + axis] - ends[axis]) * k / n);
+    return true;
+  }
+
+  // Sorts the boundaries (groups of `stride` sizes) by their first axis, as DS9 does, and
+  // checks they are sizes: two or more, none negative.
+  bool ascending(Region& r, size_t stride) {
+    const size_t groups = r.sizes.size() / stride;
+    if (groups < 2 || r.sizes.size() % stride != 0) {
+      warn("an annulus needs two or more radii; skipped");
+      return false;
+    }
+    if (groups > static_cast<size_t>(kMaxParts) + 1) {
+      warn("more than " + std::to_string(kMaxParts) + " rings; skipped");
+      return false;
+    }
+    for (double v : r.sizes)
+      if (!(v >= 0)) {
+        warn("a negative radius or size; skipped");
+        return false;
+      }
+    std::vector<std::vector<double>> g(groups);
+    for (size_t k = 0; k < groups; ++k)
+      g[k].assign(r.sizes.begin() + k * stride, r.sizes.begin() + (k + 1) * stride);
+    std::stable_sort(g.begin(), g.end(), [](const auto& x, const auto& y) { return x[0] < y[0]; });
+    r.sizes.clear();
+    for (const auto& s : g) r.sizes.insert(r.sizes.end(), s.begin(), s.end());
+    return true;
+  }
+
+  // panda x y a1 a2 nangle inner outer nradius; epanda and bpanda x y a1 a2 nangle innerMajor
+  // innerMinor outerMajor outerMinor nradius [angle]; or the lists of `panda=(…)(…)`.
+  void panda(const std::string& name, const std::vector<std::string>& a, Region r,
+             const std::string& lists) {
+    auto bad = [&] { warn(name + ": cannot read its arguments; skipped"); };
+    const bool circular = name == "panda";
+    const size_t stride = circular ? 1 : 2;
+    r.shape = circular ? RegionShape::Panda
+                       : (name == "epanda" ? RegionShape::Epanda : RegionShape::Bpanda);
+    const size_t n = a.size();
+    const size_t want = circular ? 8 : 10;
+    if (!(n == want || (!circular && n == want + 1)) || !point(a, 0, r)) return bad();
+    double a1 = 0, a2 = 0;
+    int sectors = 0, rings = 0;
+    if (!parseAngle(a[2], a1) || !parseAngle(a[3], a2) || !sizes(a, 5, 2 * stride, r)) return bad();
+    if (!parseCount(a[4], sectors) || !parseCount(a[5 + 2 * stride], rings)) {
+      warn(name + ": the numbers of angles and radii must be whole numbers from 1 to " +
+           std::to_string(kMaxParts) + "; skipped");
+      return;
+    }
+    if (!circular && n == want + 1 && !parseAngle(a[n - 1], r.angle)) return bad();
+    if (!lists.empty()) {
+      if (!pandaFromLists(name, lists, stride, r)) return;
+    } else {
+      // Within a turn of zero, where adding 360 still changes the value.
+      const double turns = a1 - std::fmod(a1, 360.0);
+      a1 -= turns, a2 -= turns;
+      // DS9: a stop angle at or before the start one goes once more round.
+      if (a2 <= a1) a2 += 360;
+      if (a2 - a1 > 360) {
+        warn(name + ": its angles span more than 360°; skipped");
+        return;
+      }
+      for (int k = 0; k <= sectors; ++k) r.angles.push_back(a1 + (a2 - a1) * k / sectors);
+      if (!interpolate(r, stride, rings)) return bad();
+    }
+    if (!ascending(r, stride)) return;
+    add(r);
+  }
+
+  // `(a1 a2 a3 …)(r1 r2 …)` for panda, `(a1 a2 …)(r11 r12 r21 r22 …)(angle)` for epanda and
+  // bpanda: the angles and sizes of the whole panda.
+  bool pandaFromLists(const std::string& name, const std::string& lists, size_t stride, Region& r) {
+    std::vector<std::vector<std::string>> groups;
+    for (size_t i = 0; i < lists.size(); ++i) {
+      if (lists[i] != '(') continue;
+      const size_t close = lists.find(')', i);
+      if (close == std::string::npos) break;
+      groups.push_back(splitArguments(lists.substr(i + 1, close - i - 1)));
+      i = close;
+    }
+    auto bad = [&] {
+      warn(name + "=" + lists + ": cannot read its angles and radii; skipped");
+      return false;
+    };
+    if (groups.size() < 2 || groups[0].size() < 2 || groups[0].size() > kMaxParts + 1u)
+      return bad();
+    r.angles.clear();
+    for (const std::string& t : groups[0]) {
+      double v = 0;
+      if (!parseAngle(t, v)) return bad();
+      // DS9 keeps the angles in order round the circle from the first (reduced to within a
+      // turn of zero, where adding 360 still changes them).
+      v = std::fmod(v, 360.0);
+      if (!r.angles.empty())
+        while (v <= r.angles.back()) v += 360;
+      r.angles.push_back(v);
+    }
+    if (r.angles.back() - r.angles.front() > 360 + 1e-9) return bad();
+    r.sizes.clear();
+    if (!sizes(groups[1], 0, groups[1].size(), r) || r.sizes.size() % stride != 0) return bad();
+    if (stride == 2 && groups.size() >= 3 && groups[2].size() == 1 &&
+        !parseAngle(groups[2][0], r.angle))
+      return bad();
+    return true;
+  }
+
+  // compass(x, y, length) # compass=<system> {N} {E} 1 1: a line towards north and one towards
+  // east of the compass's system, each with its label at the end. North and east of image or
+  // physical coordinates are +y and +x, as DS9 takes them; a sky compass needs sky coordinates
+  // here (its directions in pixels need the image's WCS). DS9 keeps its length in screen
+  // pixels whatever the zoom; here it is the length given, on the image.
+  void compass(const std::vector<std::string>& a, Region r, const std::string& own) {
+    std::istringstream in(own);
+    std::string system;
+    in >> system;
+    std::vector<std::string> labels;
+    for (const std::string& t : splitArguments(own.substr(std::min(own.size(), system.size()))))
+      if (labels.size() < 2 && (t.front() == '{' || t.front() == '"' || t.front() == '\''))
+        labels.push_back(unquote(t));
+    labels.resize(2);
+    if (labels[0].empty()) labels[0] = "N";
+    if (labels[1].empty()) labels[1] = "E";
+    SkyFrame compassFrame = SkyFrame::Image;
+    bool physical = false;
+    if (system.empty())
+      compassFrame = r.frame;  // no compass= property: the region's own system
+    else if (!frameNamed(lowerCase(system), compassFrame, physical))
+      compassFrame = SkyFrame::Image;
+    double length = 0;
+    SizeKind kind;
+    if (a.size() != 3 || !point(a, 0, r) || !parseSize(a[2], r.frame, length, kind)) {
+      warn("compass: cannot read its arguments; skipped");
+      return;
+    }
+    const double x = r.points[0][0], y = r.points[0][1];
+    std::array<double, 2> north{}, east{};
+    if (compassFrame == SkyFrame::Image) {
+      if (r.frame != SkyFrame::Image || kind != SizeKind::Pixels) {
+        warn("compass of image axes in sky coordinates: its directions need the image; skipped");
+        return;
+      }
+      north = {x, y + length};
+      east = {x + length, y};
+    } else {
+      if (r.frame == SkyFrame::Image || kind != SizeKind::Degrees) {
+        warn(
+            "compass of the sky in image coordinates: its directions need the image's WCS; "
+            "skipped");
+        return;
+      }
+      // North and east of the compass's frame, from the centre in that frame.
+      const SkyFrame from = r.frame == SkyFrame::Native ? compassFrame : r.frame;
+      const SkyFrame to = compassFrame == SkyFrame::Native ? from : compassFrame;
+      double lon = x, lat = y;
+      if (from != to && !convertSkyFrame(from, to, lon, lat)) {
+        warn("compass: its frame cannot be reached from the region's; skipped");
+        return;
+      }
+      for (auto [pa, end] : {std::pair{0.0, &north}, std::pair{90.0, &east}}) {
+        double l = 0, b = 0;
+        offsetOnSky(lon, lat, pa, length, l, b);
+        if (from != to) convertSkyFrame(to, from, l, b);
+        *end = {l, b};
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      Region line = r, label = r;
+      line.shape = RegionShape::Line;
+      line.points = {r.points[0], k == 0 ? north : east};
+      line.text.clear();
+      label.shape = RegionShape::Text;
+      label.points = {k == 0 ? north : east};
+      label.text = labels[k];
+      add(line);
+      add(label);
     }
   }
 
@@ -670,172 +915,6 @@ RegionFile readDs9Regions(const std::string& path) {
   } catch (const IoError& e) {
     throw IoError(path, e.reason());
   }
-}
-
-namespace {
-
-PixelRegion pixelRegionOf(const Region& r) {
-  PixelRegion p;
-  p.shape = r.shape;
-  p.points = r.points;
-  p.sizes = r.sizes;
-  p.angle = r.angle;
-  p.text = r.text;
-  p.color = r.color;
-  p.tag = r.tag;
-  p.font = r.font;
-  p.width = r.width;
-  p.dash = r.dash;
-  p.exclude = r.exclude;
-  p.source = r.source;
-  p.pointType = r.pointType;
-  p.pointSize = r.pointSize;
-  p.line = r.line;
-  return p;
-}
-
-bool hasSizes(RegionShape s) {
-  return s == RegionShape::Circle || s == RegionShape::Ellipse || s == RegionShape::Box;
-}
-
-}  // namespace
-
-std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, const Wcs* wcs,
-                                         double z, std::vector<std::string>* warnings) {
-  std::vector<PixelRegion> out;
-  const bool celestial = wcs && wcs->hasCelestial();
-  auto warn = [&](const Region& r, const std::string& what) {
-    if (warnings) warnings->push_back("line " + std::to_string(r.line) + ": " + what);
-  };
-  for (const Region& r : regions) {
-    PixelRegion p = pixelRegionOf(r);
-    const bool sky = r.frame != SkyFrame::Image;
-    if ((sky || (r.sizesInDegrees && hasSizes(r.shape))) && !celestial) {
-      warn(r, "the image has no celestial WCS for this region; skipped");
-      continue;
-    }
-    if (sky) {
-      bool ok = true;
-      for (auto& pt : p.points) ok = ok && wcs->skyToPixel(r.frame, pt[0], pt[1], z, pt[0], pt[1]);
-      if (!ok) {
-        warn(r,
-             "a position has no pixel on this image (other frame or off the projection); "
-             "skipped");
-        continue;
-      }
-    }
-    if (hasSizes(r.shape) && !r.points.empty()) {
-      Wcs::LocalSky local;
-      bool haveLocal = false;
-      if (sky) {
-        haveLocal = wcs->localSky(r.frame, r.points[0][0], r.points[0][1], z, local);
-      } else if (r.sizesInDegrees) {
-        double lon = 0, lat = 0;
-        haveLocal =
-            wcs->pixelToSky(SkyFrame::Native, r.points[0][0], r.points[0][1], z, lon, lat) &&
-            wcs->localSky(SkyFrame::Native, lon, lat, z, local);
-      }
-      if ((sky || r.sizesInDegrees) && !haveLocal) {
-        warn(r, "no local sky scale at this position; skipped");
-        continue;
-      }
-      if (sky) {
-        // The shape's first axis on the sky: angle from west towards north; its image through
-        // the local Jacobian gives the pixel angle and, with the perpendicular axis, the sizes.
-        const auto& j = local.jacobian;
-        const double t = r.angle * kDeg;
-        const double ux = j[0] * std::cos(t) + j[1] * std::sin(t);
-        const double uy = j[2] * std::cos(t) + j[3] * std::sin(t);
-        const double vx = -j[0] * std::sin(t) + j[1] * std::cos(t);
-        const double vy = -j[2] * std::sin(t) + j[3] * std::cos(t);
-        p.angle = std::atan2(uy, ux) / kDeg;
-        if (r.sizesInDegrees) {
-          if (r.shape == RegionShape::Circle) {
-            p.sizes[0] = r.sizes[0] / local.scale;
-          } else if (p.sizes.size() >= 2) {
-            p.sizes[0] = r.sizes[0] * std::hypot(ux, uy);
-            p.sizes[1] = r.sizes[1] * std::hypot(vx, vy);
-          }
-        }
-      } else if (r.sizesInDegrees) {
-        for (double& s : p.sizes) s /= local.scale;
-      }
-    }
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
-namespace {
-
-std::string textValue(const std::string& t) {
-  if (t.find('}') == std::string::npos) return "{" + t + "}";
-  if (t.find('"') == std::string::npos) return "\"" + t + "\"";
-  return "'" + t + "'";
-}
-
-}  // namespace
-
-std::string ds9RegionText(const std::vector<PixelRegion>& regions) {
-  const PixelRegion defaults;
-  std::string out =
-      "# Region file format: DS9 version 4.1\n"
-      "global color=green dashlist=8 3 width=1 font=\"helvetica 10 normal roman\" select=1 "
-      "highlite=1 dash=0 fixed=0 edit=1 move=1 delete=1 include=1 source=1\n"
-      "image\n";
-  auto xy = [](const std::array<double, 2>& p) {
-    return formatNumber(p[0] + 1.0) + "," + formatNumber(p[1] + 1.0);
-  };
-  for (const PixelRegion& r : regions) {
-    std::string body;
-    switch (r.shape) {
-      case RegionShape::Circle:
-        if (r.points.empty() || r.sizes.empty()) continue;
-        body = "circle(" + xy(r.points[0]) + "," + formatNumber(r.sizes[0]) + ")";
-        break;
-      case RegionShape::Ellipse:
-      case RegionShape::Box:
-        if (r.points.empty() || r.sizes.size() < 2) continue;
-        body = std::string(r.shape == RegionShape::Ellipse ? "ellipse(" : "box(") +
-               xy(r.points[0]) + "," + formatNumber(r.sizes[0]) + "," + formatNumber(r.sizes[1]) +
-               "," + formatNumber(r.angle) + ")";
-        break;
-      case RegionShape::Polygon: {
-        if (r.points.size() < 3) continue;
-        body = "polygon(";
-        for (size_t i = 0; i < r.points.size(); ++i) body += (i ? "," : "") + xy(r.points[i]);
-        body += ")";
-        break;
-      }
-      case RegionShape::Point:
-        if (r.points.empty()) continue;
-        body = "point(" + xy(r.points[0]) + ")";
-        break;
-      case RegionShape::Line:
-        if (r.points.size() < 2) continue;
-        body = "line(" + xy(r.points[0]) + "," + xy(r.points[1]) + ")";
-        break;
-      case RegionShape::Text:
-        if (r.points.empty()) continue;
-        body = "# text(" + xy(r.points[0]) + ")";  // as DS9 writes it: funtools has no text
-        break;
-    }
-    if (r.exclude) body = "-" + body;
-    std::string props;
-    if (r.shape == RegionShape::Point)
-      props +=
-          " point=" + r.pointType + (r.pointSize != 11 ? " " + std::to_string(r.pointSize) : "");
-    if (r.shape == RegionShape::Line) props += " line=0 0";
-    if (r.color != defaults.color) props += " color=" + r.color;
-    if (r.width != defaults.width) props += " width=" + std::to_string(r.width);
-    if (r.font != defaults.font) props += " font=\"" + r.font + "\"";
-    if (r.dash) props += " dash=1";
-    if (!r.text.empty() || r.shape == RegionShape::Text) props += " text=" + textValue(r.text);
-    if (!r.tag.empty()) props += " tag=" + textValue(r.tag);
-    if (!r.source) props += " background";
-    out += body + (props.empty() ? "" : " #" + props) + "\n";
-  }
-  return out;
 }
 
 }  // namespace stacklens::io

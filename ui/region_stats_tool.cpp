@@ -2,10 +2,38 @@
 // the slider rests for 100 ms.
 #include "ui/region_stats_tool.h"
 
+#include "io/region_geometry.h"
+
 namespace stacklens::ui {
 
 namespace {
+
 QString hint() { return QObject::tr("Draw a rectangle or ellipse with the region tools."); }
+
+QString number(double v) { return QString::number(v, 'g', 7); }
+
+// What a part of a DS9 region covers, e.g. "r 10–20" or "90°–180°, 5 × 2.5–10 × 5" (pixels).
+QString partName(const io::PixelRegion& r, int part) {
+  const int rings = io::regionRings(r);
+  if (rings <= 0) return {};
+  const int ring = part % rings, sector = part / rings;
+  using S = io::RegionShape;
+  const bool round = r.shape == S::Annulus || r.shape == S::Panda;
+  if (!round && r.shape != S::EllipseAnnulus && r.shape != S::BoxAnnulus && r.shape != S::Epanda &&
+      r.shape != S::Bpanda)
+    return QObject::tr("inside");
+  const size_t stride = round ? 1 : 2;
+  auto boundary = [&](int k) {
+    const size_t i = static_cast<size_t>(k) * stride;
+    return stride == 1 ? number(r.sizes[i])
+                       : QString("%1 × %2").arg(number(r.sizes[i]), number(r.sizes[i + 1]));
+  };
+  QString name = QObject::tr("r %1–%2").arg(boundary(ring), boundary(ring + 1));
+  if (r.angles.size() >= 2 && size_t(sector) + 1 < r.angles.size())
+    name = QString("%1°–%2°, ").arg(number(r.angles[sector]), number(r.angles[sector + 1])) + name;
+  return name;
+}
+
 }  // namespace
 
 RegionStatsTool::RegionStatsTool(render::SliceView* view, QObject* parent)
@@ -19,6 +47,8 @@ RegionStatsTool::RegionStatsTool(render::SliceView* view, QObject* parent)
 }
 
 void RegionStatsTool::setRegion(QRectF rect, bool ellipse) {
+  ds9_.reset();
+  partStats_.clear();
   region_ = rect;
   ellipse_ = ellipse;
   view_->setRegion(rect, ellipse);
@@ -30,17 +60,36 @@ void RegionStatsTool::sliceShown(const ShownSlice& shown) {
   slice_ = shown.data;
   width_ = shown.width;
   height_ = shown.height;
-  if (region_) rest_.start();
+  if (region_ || ds9_) rest_.start();
+}
+
+void RegionStatsTool::setDs9Region(const io::PixelRegion& region) {
+  ds9_ = region;
+  measure();
+}
+
+void RegionStatsTool::clearDs9Region() {
+  if (!ds9_) return;
+  ds9_.reset();
+  partStats_.clear();
+  stats_ = {};
+  if (region_)
+    measure();
+  else
+    label_->setText(hint());
 }
 
 void RegionStatsTool::stackOpened(const OpenedStackView&) {
   region_.reset();
+  ds9_.reset();
+  partStats_.clear();
   slice_.reset();
   view_->setRegion(std::nullopt, false);
   label_->setText(hint());
 }
 
 void RegionStatsTool::measure() {
+  if (ds9_) return measureDs9Region();
   if (!region_ || !slice_) return;
   stats_ = regionStatistics(slice_->data(), width_, height_, *region_, ellipse_);
   const RegionStats& s = stats_;
@@ -56,6 +105,41 @@ void RegionStatsTool::measure() {
           .arg(z_)
           .arg(s.npix)
           .arg(n(s.mean), n(s.median), n(s.std), n(s.sum), n(s.min), n(s.max)));
+}
+
+// One row per part in DS9's order: an annulus ring by ring, a panda sector by sector.
+void RegionStatsTool::measureDs9Region() {
+  if (!slice_) return;
+  const io::PixelRegion& r = *ds9_;
+  partStats_ = regionStatistics(slice_->data(), width_, height_, r);
+  stats_ = partStats_.empty() ? RegionStats{} : partStats_.front();
+  if (partStats_.empty()) {
+    label_->setText(tr("A %1 region holds no pixels to measure.")
+                        .arg(r.shape == io::RegionShape::Point  ? tr("point")
+                             : r.shape == io::RegionShape::Line ? tr("line")
+                                                                : tr("text")));
+    return;
+  }
+  QString rows;
+  for (size_t k = 0; k < partStats_.size(); ++k) {
+    const RegionStats& s = partStats_[k];
+    rows += QString(
+                "<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td>"
+                "<td>%7</td><td>%8</td><td>%9</td></tr>")
+                .arg(k + 1)
+                .arg(partName(r, int(k)))
+                .arg(s.npix)
+                .arg(number(s.mean), number(s.median), number(s.std), number(s.sum), number(s.min),
+                     number(s.max));
+  }
+  const QString from = r.line > 0 ? tr(" (line %1 of its file)").arg(r.line) : QString();
+  label_->setText(tr("<b>DS9 region</b>%1, z %2, pixels whose centre is inside<br>"
+                     "<table><tr><th>reg</th><th>part</th><th>npix</th><th>mean</th>"
+                     "<th>median</th><th>std</th><th>sum</th><th>min</th><th>max</th></tr>%3"
+                     "</table>")
+                      .arg(from)
+                      .arg(z_)
+                      .arg(rows));
 }
 
 }  // namespace stacklens::ui

@@ -20,6 +20,8 @@
 #include <cmath>
 
 #include "ui/main_window.h"
+#include "ui/region_outline.h"
+#include "ui/region_stats_tool.h"
 #include "ui/view_decorations.h"
 
 namespace stacklens::ui {
@@ -48,51 +50,6 @@ QPointF centreOf(const io::PixelRegion& r) {
 }
 
 double sizeAt(const io::PixelRegion& r, size_t k) { return k < r.sizes.size() ? r.sizes[k] : 0; }
-
-// The shape in image coordinates (before the view's transform).
-QPainterPath imageOutline(const io::PixelRegion& r) {
-  QPainterPath path;
-  if (r.points.empty()) return path;
-  const QPointF c = point(r.points.front());
-  QTransform rotation;
-  rotation.translate(c.x(), c.y());
-  rotation.rotate(r.angle);  // from +x towards +y: counter-clockwise with y up
-  switch (r.shape) {
-    case RegionShape::Circle:
-      path.addEllipse(c, sizeAt(r, 0), sizeAt(r, 0));
-      break;
-    case RegionShape::Ellipse: {
-      QPainterPath e;
-      e.addEllipse(QPointF(0, 0), sizeAt(r, 0), sizeAt(r, 1));
-      path = rotation.map(e);
-      break;
-    }
-    case RegionShape::Box: {
-      const double w = sizeAt(r, 0), h = sizeAt(r, 1);
-      QPainterPath b;
-      b.addRect(QRectF(-w / 2, -h / 2, w, h));
-      path = rotation.map(b);
-      break;
-    }
-    case RegionShape::Polygon: {
-      QPolygonF polygon;
-      for (const auto& p : r.points) polygon << point(p);
-      if (!polygon.isEmpty()) polygon << polygon.front();
-      path.addPolygon(polygon);
-      break;
-    }
-    case RegionShape::Line:
-      if (r.points.size() >= 2) {
-        path.moveTo(point(r.points[0]));
-        for (size_t k = 1; k < r.points.size(); ++k) path.lineTo(point(r.points[k]));
-      }
-      break;
-    case RegionShape::Point:
-    case RegionShape::Text:
-      break;
-  }
-  return path;
-}
 
 QFont ds9Font(const std::string& spec) {
   // "helvetica 10 normal roman": family, size in points, weight, slant.
@@ -150,6 +107,18 @@ QString shapeName(const io::PixelRegion& r) {
       return QObject::tr("line");
     case RegionShape::Text:
       return QObject::tr("text");
+    case RegionShape::Annulus:
+      return QObject::tr("annulus");
+    case RegionShape::EllipseAnnulus:
+      return QObject::tr("ellipse annulus");
+    case RegionShape::BoxAnnulus:
+      return QObject::tr("box annulus");
+    case RegionShape::Panda:
+      return QObject::tr("panda");
+    case RegionShape::Epanda:
+      return QObject::tr("epanda");
+    case RegionShape::Bpanda:
+      return QObject::tr("bpanda");
   }
   return {};
 }
@@ -175,14 +144,38 @@ QString sizeText(const io::PixelRegion& r) {
     case RegionShape::Point:
     case RegionShape::Text:
       return {};
+    case RegionShape::Annulus:
+    case RegionShape::EllipseAnnulus:
+    case RegionShape::BoxAnnulus:
+    case RegionShape::Panda:
+    case RegionShape::Epanda:
+    case RegionShape::Bpanda: {
+      // The innermost and outermost boundary, the rings and the sectors.
+      const size_t stride =
+          r.shape == RegionShape::Annulus || r.shape == RegionShape::Panda ? 1 : 2;
+      if (r.sizes.size() < 2 * stride) return {};
+      auto boundary = [&](size_t k) {
+        return stride == 1 ? n(r.sizes[k])
+                           : QString("%1 × %2").arg(n(r.sizes[k * 2]), n(r.sizes[k * 2 + 1]));
+      };
+      const size_t last = r.sizes.size() / stride - 1;
+      QString text = QObject::tr("%1 to %2, %3 rings").arg(boundary(0), boundary(last)).arg(last);
+      if (r.angles.size() >= 2)
+        text += QObject::tr(", %1 sectors %2° to %3°")
+                    .arg(r.angles.size() - 1)
+                    .arg(r.angles.front(), 0, 'f', 1)
+                    .arg(r.angles.back(), 0, 'f', 1);
+      return text + angle;
+    }
   }
   return {};
 }
 
 bool sameRegion(const io::PixelRegion& a, const io::PixelRegion& b) {
   return a.shape == b.shape && a.points == b.points && a.sizes == b.sizes && a.angle == b.angle &&
-         a.text == b.text && a.color == b.color && a.tag == b.tag && a.exclude == b.exclude &&
-         a.dash == b.dash && a.width == b.width && a.pointType == b.pointType;
+         a.angles == b.angles && a.text == b.text && a.color == b.color && a.tag == b.tag &&
+         a.exclude == b.exclude && a.dash == b.dash && a.fill == b.fill && a.width == b.width &&
+         a.pointType == b.pointType;
 }
 
 QString plural(size_t n, const char* one) {
@@ -212,7 +205,7 @@ QPen regionPen(const io::PixelRegion& region, bool selected) {
 }
 
 QPainterPath regionOutline(const io::PixelRegion& region, const render::SliceView& view) {
-  return imageToWidget(view).map(imageOutline(region));
+  return imageToWidget(view).map(regionImageOutline(region));
 }
 
 void paintRegions(QPainter& p, const render::SliceView& view,
@@ -233,7 +226,11 @@ void paintRegions(QPainter& p, const render::SliceView& view,
       const double h = r.pointSize / 2.0;
       bounds = QRectF(at.x() - h, at.y() - h, 2 * h, 2 * h);
     } else if (r.shape != RegionShape::Text) {
-      const QPainterPath path = toWidget.map(imageOutline(r));
+      const QPainterPath path = toWidget.map(regionImageOutline(r));
+      // fill=1: DS9 fills circles, ellipses, boxes and polygons in their colour.
+      if (r.fill && (r.shape == RegionShape::Circle || r.shape == RegionShape::Ellipse ||
+                     r.shape == RegionShape::Box || r.shape == RegionShape::Polygon))
+        p.fillPath(path, ds9Colour(r.color));
       p.drawPath(path);
       bounds = path.boundingRect();
       if (r.exclude) {  // DS9 strikes excluded regions through in red
@@ -247,11 +244,19 @@ void paintRegions(QPainter& p, const render::SliceView& view,
       const QString text = QString::fromStdString(r.text);
       const QFontMetricsF metrics(p.font());
       const double w = metrics.horizontalAdvance(text);
-      if (r.shape == RegionShape::Text)  // centred on its position
-        p.drawText(QPointF(at.x() - w / 2, at.y() + metrics.ascent() / 2 - 1), text);
-      else  // above the shape, as DS9 puts a region's text
+      if (r.shape == RegionShape::Text) {  // centred on its position, along its textangle
+        const double a = r.angle * M_PI / 180;
+        const QPointF along = toWidget.map(centreOf(r) + QPointF(std::cos(a), std::sin(a))) - at;
+        p.save();
+        p.translate(at);
+        p.rotate(std::atan2(along.y(), along.x()) * 180 / M_PI);
+        p.drawText(QPointF(-w / 2, metrics.ascent() / 2 - 1), text);
+        p.restore();
+      } else {
+        // above the shape, as DS9 puts a region's text
         p.drawText(QPointF(bounds.center().x() - w / 2, bounds.top() - metrics.descent() - 2),
                    text);
+      }
     }
     if (isSelected) {  // handles at the corners of its extent, DS9's selection
       p.setPen(QPen(ds9Colour(r.color), 1));
@@ -346,11 +351,13 @@ void RegionsPanel::placeImported(const io::RegionFile& file, const QString& name
   warnings_.clear();
   for (const std::string& w : file.warnings) warnings_ << QString::fromStdString(w);
   const io::Wcs* wcs = wcsSource_();
+  const io::PhysicalToImage physical = physicalSource_();
   size_t placed = 0;
   // One at a time, so that each placed region keeps the region it was read as.
   for (const io::Region& region : file.regions) {
     std::vector<std::string> warnings;
-    std::vector<io::PixelRegion> pixels = io::regionsInPixels({region}, wcs, z_, &warnings);
+    std::vector<io::PixelRegion> pixels =
+        io::regionsInPixels({region}, wcs, z_, &warnings, physical);
     for (const std::string& w : warnings) warnings_ << QString::fromStdString(w);
     for (io::PixelRegion& p : pixels) {
       Entry entry{std::move(p), region};
@@ -372,10 +379,12 @@ void RegionsPanel::placeAgain(int z) {
   z_ = z;
   imported_.clear();
   const io::Wcs* wcs = wcsSource_();
+  const io::PhysicalToImage physical = physicalSource_();
   int kept = 0;
   for (Entry& e : entries_) {
     if (!e.parsed) continue;
-    std::vector<io::PixelRegion> pixels = io::regionsInPixels({*e.parsed}, wcs, z_, nullptr);
+    std::vector<io::PixelRegion> pixels =
+        io::regionsInPixels({*e.parsed}, wcs, z_, nullptr, physical);
     if (pixels.size() == 1)
       e.pixels = std::move(pixels.front());
     else
@@ -460,6 +469,7 @@ void RegionsPanel::select(int index) {
   delete_->setEnabled(index >= 0);
   if (index >= 0 && view_) view_->setView(view_->zoom(), centreOf(entries_[size_t(index)].pixels));
   redraw();
+  emit regionSelected(index);
 }
 
 void RegionsPanel::deleteSelected() {
@@ -505,6 +515,7 @@ void RegionsPanel::refresh() {
   add_->setEnabled(drawn_.has_value());
   if (!any) status_->setText(tr("No regions"));
   redraw();
+  emit regionSelected(-1);
 }
 
 void RegionsPanel::redraw() {
@@ -549,10 +560,22 @@ RegionsPanel* installRegionsTool(MainWindow* window) {
                   [panel] { panel->chooseAndImport(); });
   panel->setWcsSource(
       [window]() -> const io::Wcs* { return window->stack() ? window->stack()->wcs() : nullptr; });
+  panel->setPhysicalSource([window] {
+    return window->stack() ? io::PhysicalToImage::fromHeader(window->stack()->info().header)
+                           : io::PhysicalToImage{};
+  });
   QObject::connect(window, &MainWindow::stackOpened, panel,
                    [panel, window] { panel->placeAgain(window->currentZ()); });
   QObject::connect(window->sliceView(), &render::SliceView::regionDrawn, panel,
                    &RegionsPanel::setDrawnRegion);
+  if (auto* stats = window->findChild<RegionStatsTool*>()) {
+    QObject::connect(panel, &RegionsPanel::regionSelected, stats, [panel, stats, window](int k) {
+      const std::vector<io::PixelRegion> shown = panel->regions();
+      if (k < 0 || k >= int(shown.size())) return stats->clearDs9Region();
+      stats->setDs9Region(shown[size_t(k)]);
+      if (auto* dock = window->findChild<QDockWidget*>("regionDock")) dock->raise();
+    });
+  }
   if (window->stack()) panel->placeAgain(window->currentZ());
   return panel;
 }

@@ -1,7 +1,8 @@
 // Analysis ▸ Regions: DS9 region files over the view — imported (every shape, image or sky
-// coordinates through the WCS, read off the GUI thread), listed, selected, deleted, added from
-// the rectangle or ellipse drawn with the view's tools, drawn as DS9 draws them (its colours,
-// widths, dashes, point markers and text) and exported in DS9's image frame.
+// coordinates through the WCS, read off the GUI thread), listed, selected (and measured),
+// deleted, added from the rectangle or ellipse drawn with the view's tools, drawn as DS9 draws
+// them (its colours, widths, dashes, point markers, text, every ring of an annulus and every
+// sector of a panda) and exported in DS9's image frame.
 #pragma once
 
 #include <QColor>
@@ -53,6 +54,10 @@ class RegionsPanel : public QWidget {
 
   // Where the WCS of the stack shown is found (null: none), asked whenever regions are placed.
   void setWcsSource(std::function<const io::Wcs*()> source) { wcsSource_ = std::move(source); }
+  // The physical pixels (LTM/LTV) of the stack shown, for regions in DS9's physical coordinates.
+  void setPhysicalSource(std::function<io::PhysicalToImage()> source) {
+    physicalSource_ = std::move(source);
+  }
   // Another stack is shown (at slice z): regions read from files are placed again through its
   // WCS; those it cannot place keep their pixels (with a warning).
   void placeAgain(int z);
@@ -89,6 +94,9 @@ class RegionsPanel : public QWidget {
   void regionsEdited(const QString& what);
   void imported(int count);
   void importFailed(const QString& message);
+  // The region chosen in the list (-1: none, also after the list changes): the window measures
+  // it in the Region statistics dock.
+  void regionSelected(int index);
 
  private:
   struct Entry {
@@ -112,6 +120,7 @@ class RegionsPanel : public QWidget {
   // sky positions.
   std::vector<Entry> imported_;
   std::function<const io::Wcs*()> wcsSource_ = [] { return nullptr; };
+  std::function<io::PhysicalToImage()> physicalSource_ = [] { return io::PhysicalToImage{}; };
   double z_ = 0;
   std::optional<std::pair<QRectF, bool>> drawn_;
   QStringList warnings_;
@@ -120,7 +129,8 @@ class RegionsPanel : public QWidget {
 
 // Adds Analysis ▸ Regions… and Import DS9 regions… to window (once; later calls return the
 // panel), with the panel in a dock that stays hidden until one of them shows it, following the
-// stacks opened and the regions drawn on the view.
+// stacks opened and the regions drawn on the view; the region chosen in the list is measured in
+// the Region statistics dock.
 RegionsPanel* installRegionsTool(MainWindow* window);
 
 }  // namespace stacklens::ui

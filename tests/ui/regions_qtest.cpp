@@ -3,7 +3,8 @@
 // dashed; a real DS9 file with every shape in fk5 imported over HorseHead.fits with the sky
 // positions where wcslib puts them and sky sizes through the pixel scale; the export reading back
 // to the same regions; the undo contract (regionsEdited after each edit, setRegions silent) and
-// sky regions placed again when another stack with a WCS opens.
+// sky regions placed again when another stack with a WCS opens; annuli drawn ring by ring and
+// pandas sector by sector, and measured part by part once chosen.
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -13,11 +14,13 @@
 
 #include "io/catalog.h"
 #include "io/ds9_regions.h"
+#include "io/region_geometry.h"
 #include "io/stack_writer.h"
 #include "render/slice_view.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
 #include "ui/main_window.h"
+#include "ui/region_stats_tool.h"
 #include "ui/regions_panel.h"
 #include "ui/view_decorations.h"
 
@@ -145,7 +148,8 @@ class RegionsTest : public QObject {
     const std::vector<io::PixelRegion> regions = panel->regions();
     QCOMPARE(imported.first().at(0).toInt(), int(regions.size()));
     using S = io::RegionShape;
-    for (S s : {S::Circle, S::Ellipse, S::Box, S::Polygon, S::Point, S::Line, S::Text})
+    for (S s : {S::Circle, S::Ellipse, S::Box, S::Polygon, S::Point, S::Line, S::Text, S::Annulus,
+                S::EllipseAnnulus, S::BoxAnnulus, S::Panda, S::Epanda})
       QVERIFY2(count(regions, s) > 0, qPrintable(QString("shape %1 missing").arg(int(s))));
     QVERIFY(std::any_of(regions.begin(), regions.end(), [](auto& r) { return r.exclude; }));
     QVERIFY(std::any_of(regions.begin(), regions.end(),
@@ -189,7 +193,7 @@ class RegionsTest : public QObject {
                 ->item(0, ui::RegionsPanel::Centre)
                 ->text()
                 .startsWith(QString::number(x + 1, 'f', 2)));
-    QVERIFY(!panel->warnings().isEmpty());  // annulus and panda read as their parts
+    QVERIFY(!panel->warnings().isEmpty());  // vector, projection and ruler read as lines
     QVERIFY(panel->status().contains("warning"));
 
     // The export reads back as the same regions (in the image frame).
@@ -208,6 +212,55 @@ class RegionsTest : public QObject {
     panel->importFile(dir.filePath("missing.reg"));
     QVERIFY(failed.wait(10000));
     QCOMPARE(panel->regions().size(), regions.size());
+  }
+
+  void annuliAndPandasAreDrawnAndMeasuredAsDs9Does() {
+    QTemporaryDir dir;
+    ui::MainWindow w;
+    QVERIFY(testing::openInWindow(w, darkStack(dir, 200, 160), QSize(900, 700)));
+    render::SliceView* view = w.sliceView();
+    QTRY_VERIFY(view->isExposed() && view->width() > 200);
+    ui::RegionsPanel* panel = ui::installRegionsTool(&w);
+    using S = io::RegionShape;
+    const io::PixelRegion annulus =
+        shape(S::EllipseAnnulus, {{60, 60}}, {10, 5, 20, 10, 30, 15}, "red");
+    io::PixelRegion panda = shape(S::Panda, {{150, 100}}, {10, 20, 30}, "blue");
+    panda.angles = {0, 90, 180};  // the upper half in two sectors
+    panel->setRegions({annulus, panda});
+    const QImage frame = view->grabFramebuffer();
+    auto at = [view](double x, double y) { return view->imageToWidget({x, y}); };
+    // Every ellipse of the annulus, not only the first: 10, 20 and 30 along the major axis.
+    for (double a : {10.0, 20.0, 30.0})
+      QVERIFY2(near(frame, at(60 + a, 60), 2, red), qPrintable(QString::number(a)));
+    QVERIFY(!near(frame, at(60 + 15, 60), 2, red));
+    // The panda's rings over its sectors only, and a spoke at each sector edge.
+    const double c = std::sqrt(0.5);
+    QVERIFY(near(frame, at(150 + 20 * c, 100 + 20 * c), 2, blue));   // middle ring at 45°
+    QVERIFY(near(frame, at(150 - 30 * c, 100 + 30 * c), 2, blue));   // outer ring at 135°
+    QVERIFY(!near(frame, at(150 + 20 * c, 100 - 20 * c), 3, blue));  // no ring at 315°
+    QVERIFY(near(frame, at(150 + 25, 100), 2, blue));                // the spoke at 0°
+    QVERIFY(near(frame, at(150, 100 + 25), 2, blue));                // the spoke at 90°
+    QVERIFY(!near(frame, at(150 + 25 * c, 100 + 25 * c), 3, blue));  // between rings at 45°
+
+    // Choosing the panda measures it in the Region statistics dock: 2 sectors × 2 rings, each
+    // with the pixels whose centres it holds.
+    auto* stats = w.findChild<ui::RegionStatsTool*>();
+    QVERIFY(stats);
+    panel->select(1);
+    QTRY_COMPARE(int(stats->partStats().size()), 4);
+    const io::PixelRegion shown = panel->regions()[1];
+    std::vector<int64_t> npix(4, 0);
+    for (int y = 0; y < 160; ++y)
+      for (int x = 0; x < 200; ++x)
+        if (const int part = io::regionPartAt(shown, x, y); part >= 0) ++npix[size_t(part)];
+    for (size_t k = 0; k < 4; ++k) {
+      QCOMPARE(stats->partStats()[k].npix, npix[k]);
+      QVERIFY(npix[k] > 100);
+    }
+    QVERIFY(stats->label()->text().contains("DS9 region"));
+    // Back to none: the dock drops the DS9 region.
+    panel->select(-1);
+    QVERIFY(stats->partStats().empty());
   }
 
   void editsAreReportedAndSetRegionsIsSilent() {
