@@ -1,5 +1,5 @@
 // The one rule for the units of a spectral (or other z) axis as StackLens shows and writes them:
-// a velocity is in km/s however its CUNIT spells it ("m/s", "m s-1", "km/s", "M/S", "m.s**-1"),
+// a velocity is in km/s however its CUNIT spells it ("m/s", "m s-1", "m.s-1", "km/s", "m.s**-1"),
 // read by wcslib's unit parser (wcsutrne, wcsunitse) rather than compared as a string; any other
 // unit stays as the header gives it.
 #pragma once

@@ -166,13 +166,13 @@ TEST_F(CliAlongZ, UsageErrorsNameTheOption) {
 }
 
 // One rule for velocities, whatever the CUNIT's spelling: moment 1 of a one-channel line at
-// 100 km/s is 100 in BUNIT 'km/s' for 'm/s', 'm s-1', 'km/s' and 'KM/S' alike.
+// 100 km/s is 100 in BUNIT 'km/s' for 'm/s', 'm s-1', 'm.s-1' and 'km/s' alike.
 TEST_F(CliAlongZ, VelocitiesAreInKmPerSecondForEverySpellingOfTheUnit) {
   const int64_t z = 5;
   std::vector<float> cube(size_t(z * 4 * 3), 0.f);
   for (size_t i = 0; i < 12; ++i) cube[2 * 12 + i] = 1.f;  // the line: channel 2 only
   for (const auto& [unit, step] : std::vector<std::pair<std::string, double>>{
-           {"m/s", 5000.0}, {"m s-1", 5000.0}, {"km/s", 5.0}, {"KM/S", 5.0}}) {
+           {"m/s", 5000.0}, {"m s-1", 5000.0}, {"m.s-1", 5000.0}, {"km/s", 5.0}}) {
     io::WriteOptions o;
     // Channel 2 (0-based) is the reference pixel 3 at 100 km/s.
     o.header = {{"CTYPE3", "'VRAD'", ""},
