@@ -39,6 +39,21 @@ MirrorSymmetricPart mirrorSymmetricPart(const float* psf, Shape in) {
   return {std::move(symmetric), (total - kept + asymmetric) / total};
 }
 
+MirrorSymmetricPart symmetrizedPsf(const float* psf, Shape shape, double limit) {
+  MirrorSymmetricPart part = mirrorSymmetricPart(psf, shape);
+  if (!(part.differs <= limit)) {
+    char amounts[160];
+    std::snprintf(amounts, sizeof amounts,
+                  "the PSF differs from its mirror-symmetric part by %.2g of its sum, more than "
+                  "the %.2g up to which that part may stand in for it",
+                  part.differs, limit);
+    throw InvalidArgument(std::string(amounts) +
+                          ": it is off-centre or asymmetric (coma, astigmatism); recentre it, or "
+                          "deconvolve with the reflect boundary, which takes any PSF");
+  }
+  return part;
+}
+
 Image mirrorSymmetricPsf(const float* psf, Shape shape) {
   MirrorSymmetricPart part = mirrorSymmetricPart(psf, shape);
   const double off = part.differs;

@@ -1143,20 +1143,26 @@ std::string csvField(const std::string& s) {
 
 }  // namespace
 
+std::string csvText(const CatalogTable& table) {
+  std::string out;
+  auto writeRow = [&](const std::vector<std::string>& row) {
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+      if (i) out += ',';
+      out += csvField(i < row.size() ? row[i] : std::string());
+    }
+    out += "\r\n";  // RFC 4180
+  };
+  writeRow(table.columns);
+  for (const auto& row : table.cells) writeRow(row);
+  return out;
+}
+
 void writeCsv(const CatalogTable& table, const std::string& path) {
   AtomicOutput output(path, "");
   {
     std::ofstream out(output.tempPath(), std::ios::binary | std::ios::trunc);
     if (!out) throw IoError(path, std::string("cannot write: ") + std::strerror(errno));
-    auto writeRow = [&](const std::vector<std::string>& row) {
-      for (size_t i = 0; i < table.columns.size(); ++i) {
-        if (i) out << ',';
-        out << csvField(i < row.size() ? row[i] : std::string());
-      }
-      out << "\r\n";  // RFC 4180
-    };
-    writeRow(table.columns);
-    for (const auto& row : table.cells) writeRow(row);
+    out << csvText(table);
     out.flush();
     if (!out) throw IoError(path, std::string("write error: ") + std::strerror(errno));
   }

@@ -48,6 +48,8 @@ struct PositionColumns {
 // X_IMAGE, xcentroid, …).
 PositionColumns guessPositionColumns(const CatalogTable& table);
 
+// The table as RFC 4180 CSV text (a header row of column names, quoting where needed).
+std::string csvText(const CatalogTable& table);
 // Writes the table as RFC 4180 CSV (a header row of column names, quoting where needed) through
 // a temporary file renamed into place. IoError naming the path on failure.
 void writeCsv(const CatalogTable& table, const std::string& path);

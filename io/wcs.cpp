@@ -1,6 +1,7 @@
 // Wcs: wcslib's wcspih/wcsset/wcsp2s on the header of the chosen HDU.
 #include "io/wcs.h"
 
+#include "io/spectral_units.h"
 #include "io/wcs_cards.h"
 
 #include <wcslib/wcs.h>
@@ -251,9 +252,9 @@ bool Wcs::zAxis(int64_t slices, ZAxis& out) const {
   const int axis = worldAxisOfZ(w, impl_->xyzAxis[2]);
   if (axis < 0) return false;
   out.type = trimType(w.ctype[axis]);
-  out.unit = w.cunit[axis];
-  const double scale = out.unit == "m/s" ? 1e-3 : 1.0;
-  if (scale != 1.0) out.unit = "km/s";
+  const AxisUnit unit = axisUnit(w.cunit[axis]);
+  out.unit = unit.unit;
+  const double scale = unit.scale;
   out.values.clear();
   for (int64_t z = 0; z < slices; ++z) {
     const double v = pixelToWorld(0, 0, double(z))[static_cast<size_t>(axis)];
@@ -273,9 +274,9 @@ std::string Wcs::formatSpectral(double z) const {
   std::string unit = w.cunit[axis];
   const std::string type = trimType(w.ctype[axis]);
   char text[64];
-  if (unit == "m/s") {
-    std::snprintf(text, sizeof text, "%.3f", v / 1000.0);
-    unit = "km/s";
+  if (const AxisUnit velocity = axisUnit(unit); velocity.unit == "km/s") {
+    std::snprintf(text, sizeof text, "%.3f", v * velocity.scale);
+    unit = velocity.unit;
   } else if (unit == "Hz") {
     const double a = std::fabs(v);
     double scale = 1.0;

@@ -1,5 +1,7 @@
 #include "io/z_coordinate.h"
 
+#include <algorithm>
+
 #include "io/wcs.h"
 
 namespace stacklens::io {
@@ -38,6 +40,13 @@ std::string momentUnit(const StackInfo& info, const ZCoordinate& z, int order) {
       if (c.key == "BUNIT") data = unquoted(c.value);
   if (data.empty() || z.unit.empty()) return data.empty() ? z.unit : data;
   return data + "." + z.unit;
+}
+
+void setMomentUnit(std::vector<HeaderCard>& header, const StackInfo& info, const ZCoordinate& z,
+                   int order, const std::string& comment) {
+  const std::string unit = momentUnit(info, z, order);
+  std::erase_if(header, [](const HeaderCard& c) { return c.key == "BUNIT"; });
+  if (!unit.empty()) header.push_back({"BUNIT", "'" + unit + "'", comment});
 }
 
 }  // namespace stacklens::io

@@ -10,22 +10,16 @@
 #include <QPushButton>
 #include <QStringList>
 
+#include "compute/catalog_match.h"
 #include "io/wcs.h"
 
 namespace stacklens::ui {
 
-// The choice the dialog makes; the catalog panel applies it to every row.
-struct CatalogColumns {
-  int lon = -1, lat = -1;  // column indexes of sky positions (frame is a sky frame)
-  int x = -1, y = -1;      // column indexes of pixel positions (frame is Image)
-  bool lonInHours = false;
-  io::SkyFrame frame = io::SkyFrame::Fk5;
-  // Pixel columns count from 1 at the first pixel's centre, as SExtractor and DS9 write them.
-  bool oneBased = true;
+// The choice the dialog makes; the catalog panel applies it to every row (the positions as
+// compute/catalog_match.h reads them, and how the markers look).
+struct CatalogColumns : compute::CatalogPositions {
   double markerRadius = 5;              // image pixels
   QColor colour = QColor(0, 255, 255);  // DS9's cyan: apart from the match colours
-  bool sky() const { return frame != io::SkyFrame::Image; }
-  bool valid() const { return sky() ? lon >= 0 && lat >= 0 : x >= 0 && y >= 0; }
 };
 
 class CatalogColumnsDialog : public QDialog {

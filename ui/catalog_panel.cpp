@@ -14,7 +14,6 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
-#include <limits>
 
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
@@ -24,8 +23,6 @@
 namespace stacklens::ui {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 bool finite(const std::array<double, 2>& p) { return std::isfinite(p[0]) && std::isfinite(p[1]); }
 
 QString columnLabel(const io::CatalogTable& t, size_t k) {
@@ -33,10 +30,6 @@ QString columnLabel(const io::CatalogTable& t, size_t k) {
   return k < t.units.size() && !t.units[k].empty()
              ? QString("%1 [%2]").arg(name, QString::fromStdString(t.units[k]))
              : name;
-}
-
-std::string number(double v, int precision = 10) {
-  return std::isfinite(v) ? QString::number(v, 'g', precision).toStdString() : std::string();
 }
 
 }  // namespace
@@ -156,15 +149,9 @@ void CatalogPanel::importFile(const QString& path, std::optional<CatalogColumns>
         if (generation != importGeneration_) return;
         table_ = std::move(table);
         matchWanted_ = false;
-        const io::PositionColumns guess = io::guessPositionColumns(*table_);
         CatalogColumns choice = columns_;
-        choice.lon = guess.lon, choice.lat = guess.lat, choice.x = guess.x, choice.y = guess.y;
-        choice.lonInHours = guess.lonInHours;
-        const bool sky = guess.lon >= 0 && guess.lat >= 0;
-        choice.frame =
-            sky && guess.frame != io::SkyFrame::Image && guess.frame != io::SkyFrame::Native
-                ? guess.frame
-                : (!sky && guess.x >= 0 && guess.y >= 0 ? io::SkyFrame::Image : io::SkyFrame::Fk5);
+        static_cast<compute::CatalogPositions&>(choice) =
+            compute::guessCatalogPositions(*table_, columns_);
         columnsButton_->setEnabled(true);
         if (columns) {
           setColumns(*columns);
@@ -204,23 +191,11 @@ void CatalogPanel::place() {
   }
   const io::CatalogTable& t = *table_;
   const size_t rows = t.cells.size();
-  positions_.assign(rows, {kNaN, kNaN});
   const CatalogColumns& c = columns_;
-  const io::Wcs* wcs = wcsSource_();
-  const bool placeable = c.valid() && (!c.sky() || (wcs && wcs->hasCelestial()));
-  if (placeable && c.sky()) {
-    const std::vector<double> lon = io::numericColumn(t, c.lon, c.lonInHours);
-    const std::vector<double> lat = io::numericColumn(t, c.lat);
-    for (size_t k = 0; k < rows; ++k) {
-      double x = 0, y = 0;
-      if (wcs->skyToPixel(c.frame, lon[k], lat[k], z_, x, y)) positions_[k] = {x, y};
-    }
-  } else if (placeable) {
-    const std::vector<double> xs = io::numericColumn(t, c.x), ys = io::numericColumn(t, c.y);
-    const double origin = c.oneBased ? 1 : 0;
-    for (size_t k = 0; k < rows; ++k) positions_[k] = {xs[k] - origin, ys[k] - origin};
-  }
-  for (const auto& p : positions_) skipped_ += !finite(p);
+  compute::CatalogPlacement placed = compute::placeCatalog(t, c, wcsSource_(), z_);
+  positions_ = std::move(placed.pixels);
+  skipped_ = int(placed.skipped);
+  const bool placeable = placed.placeable;
   QString text =
       tr("<b>%1</b>: %2 rows").arg(QString::fromStdString(t.name).toHtmlEscaped()).arg(rows);
   if (!c.valid())
@@ -276,59 +251,27 @@ void CatalogPanel::match() {
     counts_->setText(tr("No sources: turn on segmentation in the processing dock"));
     return;
   }
-  const io::Wcs* wcs = wcsSource_();
-  const bool sky = arcsecUnit() && wcs && wcs->hasCelestial();
   const int width = view_ ? view_->sliceWidth() : 0, height = view_ ? view_->sliceHeight() : 0;
-  auto inImage = [&](const std::array<double, 2>& p) {
-    return finite(p) && (width <= 0 || (p[0] >= -0.5 && p[0] < width - 0.5 && p[1] >= -0.5 &&
-                                        p[1] < height - 0.5));
-  };
-  // The catalog's rows off the image take no part (NaN: never matched).
-  std::vector<std::array<double, 2>> a(positions_.size(), {kNaN, kNaN}), b;
-  const CatalogColumns& c = columns_;
-  const std::vector<double> lon =
-      sky && c.sky() ? io::numericColumn(*table_, c.lon, c.lonInHours) : std::vector<double>{};
-  const std::vector<double> lat = sky && c.sky() ? io::numericColumn(*table_, c.lat) : lon;
-  for (size_t k = 0; k < positions_.size(); ++k) {
-    if (!inImage(positions_[k])) continue;
-    if (!sky)
-      a[k] = positions_[k];
-    else if (c.sky())
-      a[k] = {lon[k], lat[k]};
-    else if (!wcs->celestial(positions_[k][0], positions_[k][1], z_, a[k][0], a[k][1]))
-      a[k] = {kNaN, kNaN};
-  }
-  // Sources on the sky in the catalog's own frame (or the image's, for a pixel catalog).
-  b.reserve(sources_.size());
-  for (const compute::Source& s : sources_) {
-    std::array<double, 2> p{s.centroidX, s.centroidY};
-    if (sky) {
-      const bool ok =
-          c.sky() ? wcs->pixelToSky(c.frame, s.centroidX, s.centroidY, sourcesZ_, p[0], p[1])
-                  : wcs->celestial(s.centroidX, s.centroidY, sourcesZ_, p[0], p[1]);
-      if (!ok) p = {kNaN, kNaN};
-    }
-    b.push_back(p);
-  }
-  compute::MatchOptions options;
-  options.radius = radius_->value();
-  options.sky = sky;
-  options.oneToOne = oneToOne_->isChecked();
+  compute::CatalogPlacement placed;
+  placed.pixels = positions_;
+  placed.z = z_;
+  compute::CatalogMatchInput input = compute::catalogMatchInput(
+      *table_, columns_, placed, wcsSource_(), width, height, sources_, sourcesZ_,
+      {radius_->value(), arcsecUnit(), oneToOne_->isChecked()});
   const quint64 generation = ++matchGeneration_;
-  const int z = sourcesZ_;
-  int outside = 0;
-  for (const auto& p : positions_) outside += !inImage(p);
-  auto sources = sources_;
   counts_->setText(tr("Matching…"));
   whenDone(
       this,
-      QtConcurrent::run(&pool_, [a, b, options] { return compute::crossMatch(a, b, options); }),
-      [this, generation, z, sky, outside, sources](compute::CrossMatch result) {
+      QtConcurrent::run(
+          &pool_,
+          [input = std::move(input)]() mutable { return compute::matchCatalog(std::move(input)); }),
+      [this, generation](compute::CatalogMatch match) {
         if (generation != matchGeneration_) return;
-        result_ = std::move(result);
-        matchZ_ = z;
-        matchSky_ = sky;
-        matchedSources_ = sources;
+        result_ = std::move(match.result);
+        matchZ_ = int(match.sourcesZ);
+        matchSky_ = match.sky;
+        matchedSources_ = std::move(match.sources);
+        const int64_t outside = match.outsideImage;
         const size_t catalogUnmatched = result_.unmatchedA.size() - size_t(outside);
         QString text = tr("%1 matched, %2 catalog unmatched, %3 sources unmatched")
                            .arg(result_.matched.size())
@@ -338,7 +281,7 @@ void CatalogPanel::match() {
         counts_->setText(text);
         export_->setEnabled(!result_.matched.empty());
         redraw();
-        emit matched(z);
+        emit matched(matchZ_);
       },
       [this](const std::exception& e) {
         counts_->setText(tr("Match failed: %1").arg(QString::fromUtf8(e.what())));
@@ -356,48 +299,12 @@ void CatalogPanel::dropMatch() {
 
 QString CatalogPanel::exportMatched(const QString& path) const {
   if (!table_ || !hasMatch()) return tr("No match to export");
-  const io::Wcs* wcs = wcsSource_();
-  const bool celestial = wcs && wcs->hasCelestial();
-  io::CatalogTable out;
-  out.name = table_->name + "_matched";
-  out.columns = table_->columns;
-  out.units = table_->units;
-  out.units.resize(out.columns.size());
-  auto add = [&out](const char* name, const char* unit) {
-    out.columns.push_back(name);
-    out.units.push_back(unit);
-  };
-  add("source_label", "");
-  add("source_x", "pix");  // 0-based, as the sources panel writes them
-  add("source_y", "pix");
-  add("source_flux", "");
-  add("source_peak", "");
-  const bool galactic = celestial && wcs->celestialFrame() == io::SkyFrame::Galactic;
-  if (celestial) {
-    add(galactic ? "source_glon" : "source_ra", "deg");
-    add(galactic ? "source_glat" : "source_dec", "deg");
-  }
-  add(matchSky_ ? "separation_arcsec" : "separation_px", matchSky_ ? "arcsec" : "pix");
-  out.ucds.assign(out.columns.size(), "");
-  out.datatypes.assign(out.columns.size(), "");
-  for (const compute::Match& m : result_.matched) {
-    std::vector<std::string> row = table_->cells[size_t(m.a)];
-    row.resize(table_->columns.size());
-    const compute::Source& s = matchedSources_[size_t(m.b)];
-    row.push_back(std::to_string(s.label));
-    row.push_back(number(s.centroidX));
-    row.push_back(number(s.centroidY));
-    row.push_back(number(s.flux));
-    row.push_back(number(s.peak, 8));
-    if (celestial) {
-      double lng = kNaN, lat = kNaN;
-      wcs->celestial(s.centroidX, s.centroidY, matchZ_, lng, lat);
-      row.push_back(number(lng, 12));
-      row.push_back(number(lat, 12));
-    }
-    row.push_back(number(m.separation, 6));
-    out.cells.push_back(std::move(row));
-  }
+  compute::CatalogMatch match;
+  match.result = result_;
+  match.sky = matchSky_;
+  match.sources = matchedSources_;
+  match.sourcesZ = matchZ_;
+  const io::CatalogTable out = compute::matchedTable(*table_, match, wcsSource_());
   try {
     io::writeCsv(out, path.toStdString());  // a temporary renamed into place
   } catch (const std::exception& e) {

@@ -140,13 +140,7 @@ ProjectionOutcome runProjection(const ProjectionRequest& r, compute::Backend& ba
                                         : std::string()) +
                             (r.moment ? " along " + z.what : std::string()));
   if (r.moment) {
-    const std::string unit = io::momentUnit(info, z, r.order);
-    if (!unit.empty()) {
-      bool found = false;
-      for (io::HeaderCard& c : options.header)
-        if (c.key == "BUNIT") c.value = "'" + unit + "'", found = true;
-      if (!found) options.header.push_back({"BUNIT", "'" + unit + "'", ""});
-    }
+    io::setMomentUnit(options.header, info, z, r.order, "");
   }
   io::writeStack(r.outPath, result.data(), 1, info.y, info.x, options);
   return outcome;

@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/region_placement.h"
+
 #include "ui/main_window.h"
 #include "ui/region_outline.h"
 #include "ui/region_stats_tool.h"
@@ -349,22 +351,14 @@ void RegionsPanel::importFile(const QString& path) {
 
 void RegionsPanel::placeImported(const io::RegionFile& file, const QString& name) {
   warnings_.clear();
-  for (const std::string& w : file.warnings) warnings_ << QString::fromStdString(w);
-  const io::Wcs* wcs = wcsSource_();
-  const io::PhysicalToImage physical = physicalSource_();
+  io::RegionPlacement placement = io::placeRegions(file, wcsSource_(), z_, physicalSource_());
+  for (const std::string& w : placement.warnings) warnings_ << QString::fromStdString(w);
   size_t placed = 0;
-  // One at a time, so that each placed region keeps the region it was read as.
-  for (const io::Region& region : file.regions) {
-    std::vector<std::string> warnings;
-    std::vector<io::PixelRegion> pixels =
-        io::regionsInPixels({region}, wcs, z_, &warnings, physical);
-    for (const std::string& w : warnings) warnings_ << QString::fromStdString(w);
-    for (io::PixelRegion& p : pixels) {
-      Entry entry{std::move(p), region};
-      imported_.push_back(entry);
-      entries_.push_back(std::move(entry));
-      ++placed;
-    }
+  for (io::PlacedRegion& p : placement.regions) {
+    Entry entry{std::move(p.pixels), file.regions[p.region]};
+    imported_.push_back(entry);
+    entries_.push_back(std::move(entry));
+    ++placed;
   }
   refresh();
   QString text = tr("%1: %2").arg(name, plural(placed, "region"));

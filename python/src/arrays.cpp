@@ -127,7 +127,10 @@ py::object arrayFrom(const compute::Image& image, bool twoD) { return share(imag
 py::object arrayFrom(const compute::LabelImage& labels, bool twoD) { return share(labels, twoD); }
 
 bool isTwoD(const py::handle& array) {
-  return py::hasattr(array, "ndim") && array.attr("ndim").cast<int>() == 2;
+  if (py::hasattr(array, "ndim")) return array.attr("ndim").cast<int>() == 2;
+  // A nested list or tuple: its dimensions as NumPy counts them, so that a 2D list gives a 2D
+  // result as numpy.asarray would.
+  return py::module_::import("numpy").attr("ndim")(array).cast<int>() == 2;
 }
 
 }  // namespace stacklens::python

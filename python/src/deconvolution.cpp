@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -222,18 +223,20 @@ input was (a CuPy array on its GPU, deconvolved there whole).)");
 
   m.def(
       "symmetric_psf",
-      [](const py::handle& psf) {
+      [](const py::handle& psf, std::optional<double> limit) {
         const Image in = hostImageFrom(psf, "psf");
-        const compute::MirrorSymmetricPart part =
-            compute::mirrorSymmetricPart(in.data(), in.shape());
-        const bool twoD = psf.attr("ndim").cast<int>() == 2;
-        return py::make_tuple(arrayFrom(part.psf, twoD), part.differs);
+        const compute::MirrorSymmetricPart part = compute::symmetrizedPsf(
+            in.data(), in.shape(), limit.value_or(std::numeric_limits<double>::infinity()));
+        return py::make_tuple(arrayFrom(part.psf, isTwoD(psf)), part.differs);
       },
-      "psf"_a,
+      "psf"_a, py::kw_only(), "limit"_a = compute::kSymmetrizeLimit,
       R"(The PSF's mirror-symmetric part, which boundary='reflect-exact' needs, and how far the PSF
 is from it: (part, differs). The part is the mean of the PSF's mirror images along each axis
 after dropping the unpaired first sample of each even side (so its sides are odd); differs is
-what that changes, in absolute value, as a fraction of the sum of the PSF's absolute values.)");
+what that changes, in absolute value, as a fraction of the sum of the PSF's absolute values.
+ValueError when differs is above limit (default 0.1, as stacklens-cli deconvolve
+--symmetrize-psf: a PSF that far from symmetric is off-centre or aberrated, and its symmetric
+part would misplace a tenth of its flux); limit=None takes any PSF.)");
 
   // For stacklens.dask, which widens chunks' halos to the lengths the block planner takes.
   m.def("_next_fast_frame_length", &compute::nextFastFrameLength, "n"_a);

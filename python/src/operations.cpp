@@ -211,7 +211,7 @@ threshold with that median, as Fiji's Remove Outliers; mode: 'bright', 'dark' or
                          isTwoD(image));
       },
       "image"_a, "zoom"_a, py::kw_only(), "order"_a = 3, "backend"_a = "auto",
-      R"(Spline resampling as scipy.ndimage.zoom(grid_mode=False, mode='reflect'): the output
+      R"(Spline resampling as scipy.ndimage.zoom(grid_mode=False, mode='mirror'): the output
 shape is round(n * zoom) per axis; zoom F scales y and x, (Fz, Fy, Fx) all three; order 1
 (linear) or 3 (cubic B-spline).)");
 }

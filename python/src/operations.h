@@ -9,5 +9,6 @@ void addFilters(pybind11::module_& m);        // blur, median, remove_outliers, 
 void addMeasurements(pybind11::module_& m);   // sigma_clipped_stats, segment
 void addDeconvolution(pybind11::module_& m);  // deconvolve, gaussian_psf
 void addStacks(pybind11::module_& m);         // open, read, write, Stack
+void addCatalogs(pybind11::module_& m);       // read_regions, read_catalog, crossmatch
 
 }  // namespace stacklens::python

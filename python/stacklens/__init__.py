@@ -15,6 +15,7 @@ import numpy as _np
 
 from ._stacklens import (  # noqa: F401
     blur,
+    crossmatch,
     cuda_device_count,
     cuda_usable,
     deconvolve,
@@ -22,6 +23,8 @@ from ._stacklens import (  # noqa: F401
     median,
     moment,
     project,
+    read_catalog,
+    read_regions,
     remove_outliers,
     resample,
     segment,
@@ -31,8 +34,8 @@ from ._stacklens import (  # noqa: F401
 from . import _stacklens
 
 __all__ = [
-    "Stack", "blur", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "moment", "open",
-    "project", "read", "remove_outliers", "resample", "segment", "sigma_clipped_stats",
+    "Stack", "blur", "crossmatch", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "moment", "open",
+    "project", "read", "read_catalog", "read_regions", "remove_outliers", "resample", "segment", "sigma_clipped_stats",
     "symmetric_psf", "write",
 ]
 

@@ -165,4 +165,50 @@ TEST_F(CliAlongZ, UsageErrorsNameTheOption) {
   EXPECT_FALSE(fs::exists(path("x.fits")));
 }
 
+// One rule for velocities, whatever the CUNIT's spelling: moment 1 of a one-channel line at
+// 100 km/s is 100 in BUNIT 'km/s' for 'm/s', 'm s-1', 'm.s-1' and 'km/s' alike.
+TEST_F(CliAlongZ, VelocitiesAreInKmPerSecondForEverySpellingOfTheUnit) {
+  const int64_t z = 5;
+  std::vector<float> cube(size_t(z * 4 * 3), 0.f);
+  for (size_t i = 0; i < 12; ++i) cube[2 * 12 + i] = 1.f;  // the line: channel 2 only
+  for (const auto& [unit, step] : std::vector<std::pair<std::string, double>>{
+           {"m/s", 5000.0}, {"m s-1", 5000.0}, {"m.s-1", 5000.0}, {"km/s", 5.0}}) {
+    io::WriteOptions o;
+    // Channel 2 (0-based) is the reference pixel 3 at 100 km/s.
+    o.header = {{"CTYPE3", "'VRAD'", ""},
+                {"CRPIX3", "3.0", ""},
+                {"CRVAL3", std::to_string(100.0 * step / 5.0), ""},
+                {"CDELT3", std::to_string(step), ""},
+                {"CUNIT3", "'" + unit + "'", ""}};
+    const std::string in = path("v.fits"), out = path("v_m1.fits");
+    fs::remove(in), fs::remove(out);
+    io::writeStack(in, cube.data(), z, 4, 3, o);
+    CliResult r = runCli("moments " + in + " " + out + " --backend cpu --order 1");
+    ASSERT_EQ(r.code, 0) << unit << ": " << r.out;
+    io::StackInfo info;
+    const std::vector<float> m = read(out, &info);
+    EXPECT_EQ(card(info, "BUNIT"), "'km/s'") << unit;
+    EXPECT_NEAR(m[0], 100.0, 1e-4) << unit;  // float32 of 100: exact to 1e-5
+  }
+}
+
+// Without a spectral axis (or z spacing) moments 1 and 2 are in slice indices: the input's BUNIT
+// (the data's unit) is not theirs and is dropped; moment 0 keeps it (the index step is 1).
+TEST_F(CliAlongZ, MomentsWithoutASpectralAxisDropTheDataUnit) {
+  std::vector<float> cube(size_t(5 * 4 * 3), 1.f);
+  io::WriteOptions o;
+  o.header = {{"BUNIT", "'Jy/beam'", ""}};
+  const std::string in = path("plain.fits");
+  io::writeStack(in, cube.data(), 5, 4, 3, o);
+  for (int order : {0, 1, 2}) {
+    const std::string out = path("plain_m" + std::to_string(order) + ".fits");
+    CliResult r =
+        runCli("moments " + in + " " + out + " --backend cpu --order " + std::to_string(order));
+    ASSERT_EQ(r.code, 0) << r.out;
+    io::StackInfo info;
+    read(out, &info);
+    EXPECT_EQ(card(info, "BUNIT"), order == 0 ? "'Jy/beam'" : "") << order;
+  }
+}
+
 }  // namespace

@@ -270,6 +270,25 @@ TEST_F(CliAnalysis, DeconvolveTakesThePsfsSymmetricPartWhenAsked) {
   EXPECT_NE(bytes.find("symmetrize-psf"), std::string::npos);
 }
 
+// --symmetrize-psf refuses a PSF far from symmetric (compute::kSymmetrizeLimit), naming the file
+// and how far: here all the flux two voxels off the centre along x, whose symmetric part splits it
+// between x = 1 and x = 5, differing by 1 of the sum. Nothing is written.
+TEST_F(CliAnalysis, SymmetrizePsfRefusesAPsfFarFromSymmetric) {
+  const int64_t z = 9, y = 20, x = 22;
+  std::vector<float> v(size_t(z * y * x), 10.f);
+  const std::string in = writeImage("flat.fits", v, z, y, x);
+  std::vector<float> psf(343, 0.f);
+  psf[size_t((3 * 7 + 3) * 7 + 5)] = 1.f;
+  const std::string psfPath = writeImage("offcentre.fits", psf, 7, 7, 7);
+  CliResult r = runCliSeparately("deconvolve " + in + " " + path("no.fits") + " --psf " + psfPath +
+                                 " --mode 3d --iterations 2 --boundary reflect-exact "
+                                 "--backend cpu --symmetrize-psf");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(psfPath), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("by 1 of its sum, more than the 0.1"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("no.fits")));
+}
+
 // 3D deconvolution beyond the memory budget runs in blocks: --dry-run prints the plan and writes
 // nothing; the blocked result is close to the unblocked one (tests/compute has the tight bounds).
 TEST_F(CliAnalysis, Deconvolve3dInBlocksBeyondTheBudget) {

@@ -76,4 +76,15 @@ TEST_F(CliPsf, UsageErrorsLeaveNoFile) {
   EXPECT_FALSE(fs::exists(path("a.fits")));
 }
 
+// A size of 0 (or less) is refused, not taken as "the default size" it stands for inside.
+TEST_F(CliPsf, ASizeOfZeroIsRefused) {
+  for (const char* model : {"gaussian", "moffat", "born-wolf", "gibson-lanni"})
+    for (const char* size : {"0", "-3", "0,9", "17,0", "2.5"}) {
+      CliResult r = runCli("psf " + path("z.fits") + " --model " + model + " --size " + size);
+      EXPECT_EQ(r.code, 2) << model << " --size " << size << ": " << r.out;
+      EXPECT_NE(r.out.find("--size"), std::string::npos) << r.out;
+      EXPECT_FALSE(fs::exists(path("z.fits"))) << model << " --size " << size;
+    }
+}
+
 }  // namespace

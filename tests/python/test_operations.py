@@ -76,6 +76,39 @@ class Filters(unittest.TestCase):
         want = np.array([np.interp(ys, np.arange(17), c) for c in rows.T]).T
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
 
+    def test_resample_is_the_scipy_zoom_its_docstring_names(self):
+        # The docstring's mode is the boundary the code applies: checked against SciPy's zoom,
+        # whose 'reflect' (half-sample) and 'mirror' (whole-sample) differ at the edges.
+        try:
+            from scipy import ndimage
+        except ImportError:
+            self.skipTest("scipy is not installed")
+        import re
+        mode = re.search(r"mode='(\w+)'", sl.resample.__doc__).group(1)
+        a = random_image((13, 17), seed=5)
+        for zoom in ((2.0, 0.6), (1.5, 3.0)):
+            got = sl.resample(a, zoom, order=3, backend=BACKEND)
+            want = ndimage.zoom(a.astype(np.float64), zoom, order=3, mode=mode, grid_mode=False)
+            self.assertEqual(got.shape, want.shape)
+            # float32 arithmetic on values up to 100: a few ulp of 100 (1e-5 each) per output.
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-3, err_msg=f"{mode} {zoom}")
+            other = {"mirror": "reflect", "reflect": "mirror"}[mode]
+            self.assertGreater(np.abs(got - ndimage.zoom(a.astype(np.float64), zoom, order=3,
+                                                         mode=other, grid_mode=False)).max(), 0.1)
+
+    def test_nested_lists_have_the_dimensions_numpy_gives_them(self):
+        rows = [[float((3 * y + x) % 7) for x in range(9)] for y in range(8)]
+        a = np.asarray(rows, dtype=np.float32)
+        for name, call in (("blur", lambda v: sl.blur(v, 1.0, backend=BACKEND)),
+                           ("median", lambda v: sl.median(v, 3, backend=BACKEND)),
+                           ("resample", lambda v: sl.resample(v, 2.0, order=1, backend=BACKEND))):
+            got = call(rows)
+            self.assertEqual(got.shape, call(a).shape, name)
+            self.assertEqual(got.ndim, 2, name)
+            np.testing.assert_array_equal(got, call(a), err_msg=name)
+        part, _ = sl.symmetric_psf([[0.0, 1.0, 0.0], [1.0, 4.0, 1.0], [0.0, 1.0, 0.0]])
+        self.assertEqual(part.shape, (3, 3))
+
 
 class Measurements(unittest.TestCase):
     def test_sigma_clipped_statistics_match_the_reference(self):
@@ -138,7 +171,7 @@ class Deconvolution(unittest.TestCase):
     def test_symmetric_psf_is_the_mean_of_the_mirror_images(self):
         rng = np.random.default_rng(11)
         psf = rng.uniform(0.0, 1.0, (4, 6, 5)).astype(np.float32)
-        part, differs = sl.symmetric_psf(psf)
+        part, differs = sl.symmetric_psf(psf, limit=None)  # random: far from symmetric
         # Even sides lose their unpaired first sample; the rest is averaged with its mirrors.
         kept = psf[1:, 1:, :].astype(np.float64)
         want = (kept + kept[::-1] + kept[:, ::-1] + kept[:, :, ::-1] + kept[::-1, ::-1]
@@ -154,9 +187,23 @@ class Deconvolution(unittest.TestCase):
         np.testing.assert_array_equal(same, g)
         self.assertEqual(none, 0.0)
         a = random_image((24, 20), seed=12)
-        part2, _ = sl.symmetric_psf(rng.uniform(0.5, 1.0, (4, 4)).astype(np.float32))
+        part2, _ = sl.symmetric_psf(rng.uniform(0.5, 1.0, (4, 4)).astype(np.float32), limit=None)
         self.assertEqual(part2.shape, (3, 3))
         sl.deconvolve(a, part2, iterations=2, boundary="reflect-exact", backend=BACKEND)
+
+    def test_symmetric_psf_refuses_a_psf_far_from_symmetric(self):
+        # All the flux two samples right of the centre: its symmetric part splits it between
+        # both sides, differing by the whole sum, past the 0.1 that stands in for a PSF.
+        psf = np.zeros((7, 7), np.float32)
+        psf[3, 5] = 1.0
+        with self.assertRaisesRegex(ValueError, r"by 1 of its sum, more than the 0\.1"):
+            sl.symmetric_psf(psf)
+        part, differs = sl.symmetric_psf(psf, limit=None)
+        self.assertAlmostEqual(differs, 1.0, places=6)
+        self.assertAlmostEqual(float(part[3, 1]), 0.5, places=6)
+        with self.assertRaises(ValueError):
+            sl.symmetric_psf(psf, limit=0.5)
+        sl.symmetric_psf(psf, limit=1.0)
 
     def test_a_gaussian_by_its_sigma_is_the_same_as_its_array(self):
         v = random_image((12, 20, 20), seed=8)

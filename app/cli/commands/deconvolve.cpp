@@ -35,8 +35,13 @@ compute::Image loadPsf(const Args& args, bool threeD) {
 
 // --symmetrize-psf: the PSF's mirror-symmetric part, which reflect-exact takes, saying how far
 // the PSF was from it.
-compute::Image symmetrized(const compute::Image& psf) {
-  compute::MirrorSymmetricPart part = compute::mirrorSymmetricPart(psf.data(), psf.shape());
+compute::Image symmetrized(const compute::Image& psf, const std::string& name) {
+  compute::MirrorSymmetricPart part;
+  try {
+    part = compute::symmetrizedPsf(psf.data(), psf.shape());
+  } catch (const compute::InvalidArgument& e) {
+    throw UsageError("--symmetrize-psf: " + name + ": " + e.what());
+  }
   const compute::Shape s = part.psf.shape();
   std::fprintf(stderr,
                "stacklens: deconvolving with the PSF's mirror-symmetric part (%lld x %lld x %lld), "
@@ -48,7 +53,7 @@ compute::Image symmetrized(const compute::Image& psf) {
 
 compute::Image psfFor(const Args& args, bool threeD) {
   compute::Image psf = loadPsf(args, threeD);
-  return args.has("symmetrize-psf") ? symmetrized(psf) : psf;
+  return args.has("symmetrize-psf") ? symmetrized(psf, args.get("psf", "the PSF")) : psf;
 }
 
 int runDeconvolve(const Args& args) {
@@ -115,7 +120,8 @@ std::vector<OptionSpec> options() {
   o.push_back({"symmetrize-psf", "",
                "deconvolve with the PSF's mirror-symmetric part (the mean of its mirror images "
                "along each axis, an even side's unpaired first sample left out), saying how far "
-               "the PSF is from it: reflect-exact then takes a measured PSF"});
+               "the PSF is from it: reflect-exact then takes a measured PSF (refused past 0.1 of "
+               "the PSF's sum: recentre it or use reflect)"});
   o.push_back({"tv", "LAMBDA", "total-variation regularisation weight (default 0: off)"});
   o.push_back({"accelerate", "", "Biggs–Andrews acceleration"});
   o.push_back({"budget-mb", "N",

@@ -11,8 +11,6 @@
 namespace stacklens::cli {
 namespace {
 
-std::string quoted(const std::string& v) { return "'" + v + "'"; }
-
 int runMoments(const Args& args) {
   if (!args.has("order")) throw UsageError("--order is required (0, 1 or 2)");
   compute::MomentParams p;
@@ -46,10 +44,8 @@ int runMoments(const Args& args) {
   run.describe = [&](const io::StackInfo& info, io::WriteOptions& o) {
     static const char* names[] = {"integrated intensity", "intensity-weighted coordinate",
                                   "intensity-weighted dispersion"};
-    const std::string unit = io::momentUnit(info, coordinate, int(order));
-    if (!unit.empty())
-      setCard(o, "BUNIT", quoted(unit),
-              std::string("moment ") + std::to_string(order) + ": " + names[order]);
+    io::setMomentUnit(o.header, info, coordinate, int(order),
+                      std::string("moment ") + std::to_string(order) + ": " + names[order]);
   };
   return runAlongZ(args, run);
 }

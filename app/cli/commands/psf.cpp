@@ -2,6 +2,7 @@
 // Generator makes one: a Gaussian or Moffat star for astronomy, a Born & Wolf or Gibson & Lanni
 // widefield (or confocal, two-photon) PSF for microscopy. Written with its spacing and the
 // parameters in HISTORY, normalised to sum 1, centred at index size / 2.
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -21,8 +22,13 @@ compute::Image star(const Args& args, const std::string& model, std::string& his
   p.beta = args.getDouble("beta", p.beta);
   p.ellipticity = args.getDouble("ellipticity", p.ellipticity);
   p.angle = args.getDouble("angle", p.angle);
-  p.size = int(args.getInt("size", 0));
-  p.oversampling = int(args.getInt("oversampling", 1));
+  // StarPsf's size 0 stands for the default; a --size the user gave must be a real size.
+  if (args.has("size")) {
+    p.size = args.getInt32("size", 0);
+    if (p.size < 1)
+      throw UsageError("--size: expected an odd number of pixels, got " + *args.get("size"));
+  }
+  p.oversampling = args.getInt32("oversampling", 1);
   history = "stacklens psf " + model + ": FWHM " + std::to_string(p.fwhm) + " px" +
             (model == "moffat" ? ", beta " + std::to_string(p.beta) : "") + ", ellipticity " +
             std::to_string(p.ellipticity) + ", angle " + std::to_string(p.angle) + " deg";
@@ -54,10 +60,14 @@ compute::Image microscope(const Args& args, const std::string& model, std::strin
   p.depth = args.getDouble("depth", p.depth);
   p.lateral = args.getDouble("lateral", p.lateral);
   p.axial = args.getDouble("axial", p.axial);
-  p.oversampling = int(args.getInt("oversampling", 1));
+  p.oversampling = args.getInt32("oversampling", 1);
   if (args.has("size")) {
     const std::vector<double> s = args.getDoubles("size");
     if (s.empty() || s.size() > 2) throw UsageError("--size: expected NXY or NXY,NZ");
+    for (double n : s)
+      if (n != std::floor(n) || n < 1 || n > 4097)
+        throw UsageError("--size: expected whole numbers of voxels from 1 to 4097, got " +
+                         *args.get("size"));
     p.sizeXY = int(s[0]), p.sizeZ = int(s.size() == 2 ? s[1] : s[0]);
   }
   char text[512];
