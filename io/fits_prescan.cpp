@@ -63,7 +63,7 @@ std::string cardValue(const std::string& card, bool& quoted, bool& closed) {
 struct Header {
   std::map<std::string, std::string> values;
   std::string problem;               // a card no reader should see
-  std::string repeated;              // the first keyword that appears twice
+  std::string repeated;              // the first keyword cfitsio's tile compression reads twice
   std::string overlong;              // a value cfitsio cannot hold (71 characters or more)
   std::set<std::string> quotedKeys;  // keywords whose values are strings
   bool has(const std::string& k) const { return values.count(k) > 0; }
@@ -86,6 +86,19 @@ bool integer(const std::string& text, int64_t lo, int64_t hi, int64_t& out) {
 }
 
 bool logicalTrue(const std::string& v) { return v == "T"; }
+
+// Whether cfitsio's tile-compression code or its table parser reads this keyword's value: two
+// cards of such a name are ambiguous (cfitsio may take either, found by fits_fuzzer: a second
+// ZTILE2 holding a string). Others (EXTNAME, OBJECT, ...) are descriptive; cfitsio and astropy
+// read a file that repeats them.
+bool readByTileCompression(const std::string& key) {
+  static const std::set<std::string> structural = {"XTENSION", "BITPIX",  "PCOUNT",
+                                                   "GCOUNT",   "TFIELDS", "THEAP"};
+  if (key.empty() || key[0] == 'Z' || structural.count(key)) return true;
+  for (const char* prefix : {"NAXIS", "TTYPE", "TFORM", "TDIM", "TSCAL", "TZERO", "TNULL"})
+    if (key.rfind(prefix, 0) == 0) return true;
+  return false;
+}
 
 // A FITS integer or real (D exponents too) or a logical, and nothing else.
 bool isNumberOrLogical(const std::string& text) {
@@ -241,7 +254,7 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
         if (quoted) h.quotedKeys.insert(key);
         if (!h.values.count(key))
           h.values[key] = value;
-        else if (h.repeated.empty())
+        else if (h.repeated.empty() && readByTileCompression(key))
           h.repeated = key;
       }
     }
@@ -300,8 +313,6 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
           break;
         }
       }
-      // cfitsio looks a keyword up from where its last search stopped: with two cards of one
-      // name it may take either (found by fits_fuzzer: a second ZTILE2 holding a string).
       if (problem.empty() && !h.repeated.empty())
         problem = h.repeated + " appears twice in the header";
       if (problem.empty()) problem = compressedImageProblem(h, naxis1, naxis2, pcount, left);

@@ -46,5 +46,13 @@ TEST(ReferenceAgreementFits, CompressedImageWhoseZtensionComesLastOpensWithItsHe
       test::sameValues(referenceValues("compressed_ztension_last.fits"), test::readAll(*reader)));
 }
 
+TEST(ReferenceAgreementFits, CompressedImageWithExtnameTwiceOpens) {
+  auto reader = openStack(kReferenceAgreement + "compressed_extname_twice.fits");
+  EXPECT_EQ(reader->info().hdu, 1);
+  EXPECT_EQ(reader->info().hdus[1].name, "SCI");  // the first, as cfitsio and astropy read it
+  EXPECT_TRUE(
+      test::sameValues(referenceValues("compressed_extname_twice.fits"), test::readAll(*reader)));
+}
+
 }  // namespace
 }  // namespace stacklens::io
