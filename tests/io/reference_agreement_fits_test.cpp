@@ -54,5 +54,71 @@ TEST(ReferenceAgreementFits, CompressedImageWithExtnameTwiceOpens) {
       test::sameValues(referenceValues("compressed_extname_twice.fits"), test::readAll(*reader)));
 }
 
+TEST(ReferenceAgreementFits, RandomGroupsAreSteppedOverToTheImageAfterThem) {
+  auto reader = openStack(kReferenceAgreement + "random_groups.fits");
+  const StackInfo& info = reader->info();
+  ASSERT_EQ(info.hdus.size(), 2u);
+  EXPECT_EQ(info.hdus[0].type, "random groups array");
+  EXPECT_EQ(info.hdu, 1);
+  EXPECT_EQ(info.hdus[1].name, "IMG");
+  EXPECT_TRUE(test::sameValues(referenceValues("random_groups.fits"), test::readAll(*reader)));
+}
+
+TEST(ReferenceAgreementFits, RandomGroupsAskedForByNumberAreRefusedAsNoImage) {
+  OpenOptions options;
+  options.hdu = 0;
+  try {
+    openStack(kReferenceAgreement + "random_groups.fits", options);
+    FAIL() << "random groups opened as an image";
+  } catch (const IoError& e) {
+    EXPECT_NE(e.reason().find("random groups array, not an image"), std::string::npos)
+        << e.reason();
+  }
+}
+
+TEST(ReferenceAgreementFits, RandomGroupsAloneSayWhyNothingIsShown) {
+  test::TempDir dir;
+  // The primary alone: its header block and its 3 groups of 2 parameters and 6 values.
+  const std::string bytes = test::readBytes(kReferenceAgreement + "random_groups.fits");
+  test::writeBytes(dir.file("groups.fits"), bytes.substr(0, 2 * 2880));
+  try {
+    openStack(dir.file("groups.fits"));
+    FAIL() << "random groups opened as an image";
+  } catch (const IoError& e) {
+    EXPECT_EQ(e.path(), dir.file("groups.fits"));
+    EXPECT_NE(e.reason().find("HDU 0 is a random groups array"), std::string::npos) << e.reason();
+  }
+}
+
+TEST(ReferenceAgreementFits, RandomGroupsPastTheEndOfTheFileAreStillRefused) {
+  test::TempDir dir;
+  std::string bytes = test::readBytes(kReferenceAgreement + "random_groups.fits");
+  const size_t gcount = bytes.find("GCOUNT  =");
+  ASSERT_NE(gcount, std::string::npos);
+  bytes.replace(gcount, 30, "GCOUNT  =               100000");
+  test::writeBytes(dir.file("groups.fits"), bytes);
+  EXPECT_THROW(openStack(dir.file("groups.fits")), IoError);
+}
+
+TEST(ReferenceAgreementFits, PrimaryOfNaxis2ZeroAndHugeNaxis1HidesNoLaterHdu) {
+  auto reader = openStack(kReferenceAgreement + "primary_naxis2_zero.fits");
+  const StackInfo& info = reader->info();
+  ASSERT_EQ(info.hdus.size(), 2u);
+  EXPECT_EQ(info.hdus[0].axes, (std::vector<int64_t>{1000000000000, 0}));
+  EXPECT_EQ(info.hdu, 1);
+  EXPECT_TRUE(
+      test::sameValues(referenceValues("primary_naxis2_zero.fits"), test::readAll(*reader)));
+}
+
+TEST(ReferenceAgreementFits, PrimaryOfHugeAxesWithDataIsStillRefused) {
+  test::TempDir dir;
+  std::string bytes = test::readBytes(kReferenceAgreement + "primary_naxis2_zero.fits");
+  const size_t naxis2 = bytes.find("NAXIS2  =");
+  ASSERT_NE(naxis2, std::string::npos);
+  bytes.replace(naxis2, 30, "NAXIS2  =                    1");
+  test::writeBytes(dir.file("huge.fits"), bytes);
+  EXPECT_THROW(openStack(dir.file("huge.fits")), IoError);
+}
+
 }  // namespace
 }  // namespace stacklens::io
