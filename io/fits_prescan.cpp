@@ -68,6 +68,9 @@ struct Header {
   std::set<std::string> repeatedKeys;  // every keyword that appears twice
   std::string overlong;                // a value cfitsio cannot hold (71 characters or more)
   std::set<std::string> quotedKeys;    // keywords whose values are strings
+  // cfitsio's mark of a tile-compressed image (ffbinit): any ZIMAGE card whose value starts with
+  // T ('ZIMAGE = TRUE' too), whatever the other ZIMAGE cards say.
+  bool zimage = false;
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& get(const std::string& k) const {
     static const std::string none;
@@ -283,6 +286,7 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
         // characters overflowed ffgtbp's strcpy as cfitsio moved into the table).
         if (value.size() >= 71 && h.overlong.empty()) h.overlong = key;
         if (quoted) h.quotedKeys.insert(key);
+        if (key == "ZIMAGE" && !quoted && !value.empty() && value[0] == 'T') h.zimage = true;
         if (!h.values.count(key)) {
           h.values[key] = value;
           continue;
@@ -334,7 +338,7 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
     const int64_t bytes = dataUnitBytes(bitpix, gcount, pcount, elements);
     hdu.dataBytes = (bytes + kBlock - 1) / kBlock * kBlock;
     const int64_t left = fileSize - offset;
-    const bool compressed = h.get("ZIMAGE") == "T";
+    const bool compressed = h.zimage;
     if (!compressed && problem == h.problem) problem.clear();  // cfitsio parses those cleanly
     if (problem.empty() && !h.overlong.empty())
       problem = h.overlong + "'s value is too long for a header card";
@@ -342,7 +346,8 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
       // cfitsio converts these values into fixed buffers: an overlong one, or one that is not
       // a number (found by fits_fuzzer: ZVAL2 = '(   2' overflows ffc2j's strncat), breaks it.
       for (const auto& [key, value] : h.values) {
-        if (key.rfind("Z", 0) != 0 || h.quotedKeys.count(key)) continue;
+        // (cfitsio reads ZIMAGE by its first letter only.)
+        if (key.rfind("Z", 0) != 0 || h.quotedKeys.count(key) || key == "ZIMAGE") continue;
         if (value.size() > 30) {
           problem = key + "'s value is " + std::to_string(value.size()) + " characters long";
           break;
