@@ -46,7 +46,7 @@ UniqueFd keepIfSameFile(PlainFile plain, const std::string& path, LONGLONG cfits
   return UniqueFd();
 }
 
-// The current HDU's cards as cfitsio's text: count cards of 80 characters.
+// count cards of 80 characters that cfitsio allocated, copied and freed.
 std::string cardText(char* text, int count) {
   std::string cards;
   if (text) {
@@ -74,7 +74,10 @@ std::string headerCards(fitsfile* f, const std::string& path, int& count) {
     count = 0;
     fits_hdr2str(f, 0, nullptr, 0, &text, &count, status.ptr());
     const std::string table = cardText(text, count);
-    if (status.code() != 0) throw IoError(path, why);
+    if (status.code() != 0) {
+      status.clear();  // or the next error would quote this one
+      throw IoError(path, why);
+    }
     cards = imageHeaderFromTableCards(table);
     count = static_cast<int>(cards.size() / 80);
   }
