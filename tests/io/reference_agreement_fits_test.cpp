@@ -46,6 +46,27 @@ TEST(ReferenceAgreementFits, CompressedImageWhoseZtensionComesLastOpensWithItsHe
       test::sameValues(referenceValues("compressed_ztension_last.fits"), test::readAll(*reader)));
 }
 
+TEST(ReferenceAgreementFits, CompressedPrimaryWhoseZsimpleComesLastOpensAsAPrimary) {
+  // The same table, its image once a primary: ZSIMPLE in place of ZTENSION, still last.
+  test::TempDir dir;
+  std::string bytes = test::readBytes(kReferenceAgreement + "compressed_ztension_last.fits");
+  const size_t ztension = bytes.find("ZTENSION= ");
+  ASSERT_NE(ztension, std::string::npos);
+  std::string card = "ZSIMPLE =                    T / a primary once";
+  card.resize(80, ' ');
+  bytes.replace(ztension, 80, card);
+  test::writeBytes(dir.file("zsimple.fits"), bytes);
+  auto reader = openStack(dir.file("zsimple.fits"));
+  const StackInfo& info = reader->info();
+  ASSERT_GE(info.header.size(), 5u);
+  EXPECT_EQ(info.header[0].key, "SIMPLE");
+  EXPECT_EQ(info.header[0].value, "T");
+  EXPECT_EQ(info.header[1].key, "BITPIX");
+  EXPECT_EQ(test::findCard(info, "PCOUNT"), nullptr);
+  EXPECT_TRUE(
+      test::sameValues(referenceValues("compressed_ztension_last.fits"), test::readAll(*reader)));
+}
+
 TEST(ReferenceAgreementFits, CompressedImageWithExtnameTwiceOpens) {
   auto reader = openStack(kReferenceAgreement + "compressed_extname_twice.fits");
   EXPECT_EQ(reader->info().hdu, 1);
