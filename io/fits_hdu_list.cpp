@@ -9,6 +9,7 @@ namespace stacklens::io {
 namespace {
 
 constexpr int kMaxHdusListed = 10000;
+const char* const kRandomGroups = "random groups array";
 
 std::string readExtname(fitsfile* f, int index) {
   if (auto name = readOptionalKey(f, "EXTNAME")) return *name;
@@ -29,6 +30,18 @@ std::vector<int64_t> readImageAxes(fitsfile* f, int index, FitsStatus& status,
   return {axes.begin(), axes.end()};
 }
 
+// Random groups (NAXIS1 = 0, GROUPS = T: radio interferometers' uv data, astropy's GroupsHDU)
+// are records of parameters and small arrays, not an image: listed, never shown.
+bool isRandomGroups(fitsfile* f, const std::vector<int64_t>& axes) {
+  if (axes.empty() || axes[0] != 0) return false;
+  int groups = 0, status = 0;
+  if (fits_read_key(f, TLOGICAL, "GROUPS", &groups, nullptr, &status) != 0) {
+    fits_clear_errmsg();
+    return false;
+  }
+  return groups != 0;
+}
+
 // The current HDU, of cfitsio's type hduType.
 HduInfo describeHdu(fitsfile* f, int index, int hduType, const std::string& path) {
   HduInfo hdu;
@@ -41,6 +54,7 @@ HduInfo describeHdu(fitsfile* f, int index, int hduType, const std::string& path
   FitsStatus status(path);
   hdu.type = fits_is_compressed_image(f, status.ptr()) ? "compressed image" : "image";
   hdu.axes = readImageAxes(f, index, status, path);
+  if (isRandomGroups(f, hdu.axes)) hdu.type = kRandomGroups;
   return hdu;
 }
 
@@ -99,6 +113,10 @@ int chooseHdu(const std::vector<HduInfo>& hdus, const OpenOptions& options,
   if (!unreadable.empty())
     throw IoError(path, "HDU " + std::to_string(unreadable.begin()->first) +
                             " is damaged: " + unreadable.begin()->second);
+  for (const HduInfo& hdu : hdus)
+    if (hdu.type == kRandomGroups)
+      throw IoError(path, "no HDU holds image data (HDU " + std::to_string(hdu.index) +
+                              " is a random groups array, uv data rather than an image)");
   throw IoError(path, "no HDU holds image data (NAXIS = 0 or an axis of length 0)");
 }
 

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -62,10 +63,14 @@ std::string cardValue(const std::string& card, bool& quoted, bool& closed) {
 
 struct Header {
   std::map<std::string, std::string> values;
-  std::string problem;               // a card no reader should see
-  std::string repeated;              // the first keyword that appears twice
-  std::string overlong;              // a value cfitsio cannot hold (71 characters or more)
-  std::set<std::string> quotedKeys;  // keywords whose values are strings
+  std::string problem;                 // a card no reader should see
+  std::string repeated;                // the first keyword cfitsio's tile compression reads twice
+  std::set<std::string> repeatedKeys;  // every keyword that appears twice
+  std::string overlong;                // a value cfitsio cannot hold (71 characters or more)
+  std::set<std::string> quotedKeys;    // keywords whose values are strings
+  // cfitsio's mark of a tile-compressed image (ffbinit): any ZIMAGE card whose value starts with
+  // T ('ZIMAGE = TRUE' too), whatever the other ZIMAGE cards say.
+  bool zimage = false;
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& get(const std::string& k) const {
     static const std::string none;
@@ -85,7 +90,48 @@ bool integer(const std::string& text, int64_t lo, int64_t hi, int64_t& out) {
   return true;
 }
 
-bool logicalTrue(const std::string& v) { return v == "T"; }
+// A logical keyword as cfitsio's ffc2l reads it: T, or a non-zero number; a string is no
+// logical (cfitsio takes GROUPS = 1 for random groups).
+bool logicalTrue(const Header& h, const std::string& key) {
+  const std::string& v = h.get(key);
+  if (h.quotedKeys.count(key) || v.empty()) return false;
+  if (v == "T" || v == "F") return v == "T";
+  std::string t = v;
+  std::replace(t.begin(), t.end(), 'D', 'E');
+  std::replace(t.begin(), t.end(), 'd', 'e');
+  char* end = nullptr;
+  const double d = std::strtod(t.c_str(), &end);
+  return end != t.c_str() && *end == '\0' && d != 0.0;
+}
+
+// Whether cfitsio's tile-compression code or its table parser reads this keyword's value: two
+// cards of such a name are ambiguous (cfitsio may take either, found by fits_fuzzer: a second
+// ZTILE2 holding a string). Others (EXTNAME, OBJECT, ...) are descriptive; cfitsio and astropy
+// read a file that repeats them.
+bool readByTileCompression(const std::string& key) {
+  static const std::set<std::string> structural = {"XTENSION", "BITPIX",  "PCOUNT",
+                                                   "GCOUNT",   "TFIELDS", "THEAP"};
+  if (key.empty() || key[0] == 'Z' || structural.count(key)) return true;
+  for (const char* prefix : {"NAXIS", "TTYPE", "TFORM", "TDIM", "TSCAL", "TZERO", "TNULL"})
+    if (key.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+// The primary, or an extension cfitsio reads as an image (ffpinit: anything but a table).
+bool isImageHdu(const Header& h) {
+  static const std::set<std::string> tables = {"TABLE", "BINTABLE", "A3DTABLE", "3DTABLE"};
+  return !h.has("XTENSION") || !tables.count(h.get("XTENSION"));
+}
+
+// |bitpix|/8 × gcount × (pcount + elements), as cfitsio sizes a data unit, saturated at 2^62.
+int64_t dataUnitBytes(int64_t bitpix, int64_t gcount, int64_t pcount, int64_t elements) {
+  constexpr int64_t kSaturated = int64_t(1) << 62;
+  const int64_t perGroup = std::min(kSaturated, pcount + elements);
+  const int64_t bytes = std::abs(bitpix) / 8;
+  if (gcount == 0 || perGroup == 0) return 0;
+  if (perGroup > kSaturated / bytes / gcount) return kSaturated;
+  return bytes * gcount * perGroup;
+}
 
 // A FITS integer or real (D exponents too) or a logical, and nothing else.
 bool isNumberOrLogical(const std::string& text) {
@@ -150,7 +196,8 @@ std::string compressedImageProblem(const Header& h, int64_t naxis1, int64_t naxi
   }
   if (h.has("ZDITHER0") && !integer(h.get("ZDITHER0"), 0, 10000, v))
     return "ZDITHER0 is not within 0..10000";
-  if (naxis1 < 1 || naxis2 < 0 || naxis1 * naxis2 + pcount > left)
+  // (Divided, not multiplied: the axes may be any length up to 2^63.)
+  if (naxis1 < 1 || naxis2 < 0 || pcount > left || naxis2 > (left - pcount) / naxis1)
     return "the table (NAXIS1 x NAXIS2 + PCOUNT) does not fit in the file";
   if (h.has("THEAP") && (!integer(h.get("THEAP"), naxis1 * naxis2, naxis1 * naxis2 + pcount, v)))
     return "THEAP is outside the table's data";
@@ -239,10 +286,13 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
         // characters overflowed ffgtbp's strcpy as cfitsio moved into the table).
         if (value.size() >= 71 && h.overlong.empty()) h.overlong = key;
         if (quoted) h.quotedKeys.insert(key);
-        if (!h.values.count(key))
+        if (key == "ZIMAGE" && !quoted && !value.empty() && value[0] == 'T') h.zimage = true;
+        if (!h.values.count(key)) {
           h.values[key] = value;
-        else if (h.repeated.empty())
-          h.repeated = key;
+          continue;
+        }
+        h.repeatedKeys.insert(key);
+        if (h.repeated.empty() && readByTileCompression(key)) h.repeated = key;
       }
     }
     hdu.headerBytes = blocks * kBlock;
@@ -252,7 +302,10 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
       hdus.push_back(hdu);
       break;
     }
-    // The data unit's size, as the standard defines it.
+    // The data unit's size, as cfitsio works it out (ffpinit, ffbinit): every HDU's PCOUNT and
+    // GCOUNT count, the primary's too, and a first axis of length 0 with GROUPS = T marks random
+    // groups, whose groups hold the product of the other axes (astropy's GroupsHDU; with the
+    // groups read as a header, every later HDU was lost).
     int64_t bitpix = 0, naxis = 0, pcount = 0, gcount = 1;
     const bool primary = hdus.empty();
     std::string problem = h.problem;
@@ -261,28 +314,31 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
           bitpix == -64))
       problem = "BITPIX missing or invalid";
     if (problem.empty() && !integer(h.get("NAXIS"), 0, 999, naxis)) problem = "NAXIS invalid";
-    if (problem.empty() && !primary) {
-      if (h.has("PCOUNT") && !integer(h.get("PCOUNT"), 0, fileSize, pcount))
-        problem = "PCOUNT invalid";
-      if (h.has("GCOUNT") && !integer(h.get("GCOUNT"), 0, fileSize, gcount))
-        problem = "GCOUNT invalid";
-    }
+    if (problem.empty() && primary &&
+        (h.repeatedKeys.count("PCOUNT") || h.repeatedKeys.count("GCOUNT")))
+      problem = "PCOUNT or GCOUNT appears twice in the primary header";
+    if (problem.empty() && h.has("PCOUNT") && !integer(h.get("PCOUNT"), 0, fileSize, pcount))
+      problem = "PCOUNT invalid";
+    if (problem.empty() && h.has("GCOUNT") && !integer(h.get("GCOUNT"), 0, fileSize, gcount))
+      problem = "GCOUNT invalid";
     int64_t elements = naxis > 0 ? 1 : 0, naxis1 = 0, naxis2 = 0;
     for (int64_t i = 1; problem.empty() && i <= naxis; ++i) {
       int64_t n = 0;
-      if (!integer(h.get("NAXIS" + std::to_string(i)), 0, fileSize * 8 + 1, n)) {
+      // Any length: a primary of NAXIS1 = 10^12 and NAXIS2 = 0 holds no data and hides nothing.
+      if (!integer(h.get("NAXIS" + std::to_string(i)), 0, std::numeric_limits<int64_t>::max(), n)) {
         problem = "NAXIS" + std::to_string(i) + " missing or invalid";
         break;
       }
       if (i == 1) naxis1 = n;
       if (i == 2) naxis2 = n;
+      if (i == 1 && n == 0 && isImageHdu(h) && logicalTrue(h, "GROUPS")) continue;
       elements =
           n == 0 ? 0 : (elements > (int64_t(1) << 62) / n ? (int64_t(1) << 62) : elements * n);
     }
-    const int64_t bytes = std::abs(bitpix) / 8 * gcount * (pcount + elements);
+    const int64_t bytes = dataUnitBytes(bitpix, gcount, pcount, elements);
     hdu.dataBytes = (bytes + kBlock - 1) / kBlock * kBlock;
     const int64_t left = fileSize - offset;
-    const bool compressed = logicalTrue(h.get("ZIMAGE"));
+    const bool compressed = h.zimage;
     if (!compressed && problem == h.problem) problem.clear();  // cfitsio parses those cleanly
     if (problem.empty() && !h.overlong.empty())
       problem = h.overlong + "'s value is too long for a header card";
@@ -290,7 +346,8 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
       // cfitsio converts these values into fixed buffers: an overlong one, or one that is not
       // a number (found by fits_fuzzer: ZVAL2 = '(   2' overflows ffc2j's strncat), breaks it.
       for (const auto& [key, value] : h.values) {
-        if (key.rfind("Z", 0) != 0 || h.quotedKeys.count(key)) continue;
+        // (cfitsio reads ZIMAGE by its first letter only.)
+        if (key.rfind("Z", 0) != 0 || h.quotedKeys.count(key) || key == "ZIMAGE") continue;
         if (value.size() > 30) {
           problem = key + "'s value is " + std::to_string(value.size()) + " characters long";
           break;
@@ -300,8 +357,6 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
           break;
         }
       }
-      // cfitsio looks a keyword up from where its last search stopped: with two cards of one
-      // name it may take either (found by fits_fuzzer: a second ZTILE2 holding a string).
       if (problem.empty() && !h.repeated.empty())
         problem = h.repeated + " appears twice in the header";
       if (problem.empty()) problem = compressedImageProblem(h, naxis1, naxis2, pcount, left);
@@ -310,10 +365,13 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
     // The primary HDU is left to cfitsio (it cannot be tile-compressed; its errors are clean).
     hdu.rejection = primary ? std::string() : problem;
     // Where the data unit cannot be sized, later HDUs cannot be located: the scan ends here
-    // (and cfitsio must not go further, see endsScan). Where the file ends inside the data unit
-    // there is nothing further to go to.
-    hdu.endsScan =
-        !problem.empty() && (problem.rfind("BITPIX", 0) == 0 || problem.rfind("NAXIS", 0) == 0);
+    // (and cfitsio must not go further, see endsScan); so too after a primary whose PCOUNT or
+    // GCOUNT cannot be read, since no harmless header replaces a primary's. Where the file ends
+    // inside the data unit there is nothing further to go to.
+    const bool countsUnknown =
+        primary && (problem.rfind("PCOUNT", 0) == 0 || problem.rfind("GCOUNT", 0) == 0);
+    hdu.endsScan = !problem.empty() && (problem.rfind("BITPIX", 0) == 0 ||
+                                        problem.rfind("NAXIS", 0) == 0 || countsUnknown);
     hdus.push_back(hdu);
     if (hdu.endsScan || (!problem.empty() && bytes > left)) break;
     offset += hdu.dataBytes;

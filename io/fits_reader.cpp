@@ -14,6 +14,7 @@
 
 #include "io/fits_axes.h"
 #include "io/fits_cards.h"
+#include "io/fits_compressed_header.h"
 #include "io/fits_hdu_list.h"
 #include "io/fits_samples.h"
 #include "io/fits_tile_checks.h"
@@ -45,17 +46,40 @@ UniqueFd keepIfSameFile(PlainFile plain, const std::string& path, LONGLONG cfits
   return UniqueFd();
 }
 
-// The cards of the current HDU as one string of 80-character cards (for compressed images, the
-// header of the image, not of the table that holds it).
-std::string headerCards(fitsfile* f, int& count, FitsStatus& status) {
-  char* text = nullptr;
-  count = 0;
-  fits_convert_hdr2str(f, 0, nullptr, 0, &text, &count, status.ptr());
+// count cards of 80 characters that cfitsio allocated, copied and freed.
+std::string cardText(char* text, int count) {
   std::string cards;
   if (text) {
     cards.assign(text, static_cast<size_t>(count) * 80);
     int freeStatus = 0;
     fits_free_memory(text, &freeStatus);
+  }
+  return cards;
+}
+
+// The cards of the current HDU as one string of 80-character cards (for compressed images, the
+// header of the image, not of the table that holds it).
+std::string headerCards(fitsfile* f, const std::string& path, int& count) {
+  FitsStatus status(path);
+  char* text = nullptr;
+  count = 0;
+  fits_convert_hdr2str(f, 0, nullptr, 0, &text, &count, status.ptr());
+  std::string cards = cardText(text, count);
+  int compressedStatus = 0;
+  if (status.code() != 0 && fits_is_compressed_image(f, &compressedStatus)) {
+    // cfitsio could not rebuild the image's header from the table's (io/fits_compressed_header.h
+    // says when): rebuilt here from the table's own cards, which cfitsio reads as they are.
+    const std::string why = status.message("cannot read the header");
+    text = nullptr;
+    count = 0;
+    fits_hdr2str(f, 0, nullptr, 0, &text, &count, status.ptr());
+    const std::string table = cardText(text, count);
+    if (status.code() != 0) {
+      status.clear();  // or the next error would quote this one
+      throw IoError(path, why);
+    }
+    cards = imageHeaderFromTableCards(table);
+    count = static_cast<int>(cards.size() / 80);
   }
   status.check("cannot read the header");
   return cards;
@@ -219,8 +243,7 @@ void FitsReader::checkDataInFile(int64_t dataBytes, const std::string& where, Fi
 // The header cards (returned as cfitsio's text for the WCS), the scaling, BLANK and the stored
 // type.
 std::string FitsReader::readHeader(int& count) {
-  FitsStatus status(info_.path);
-  std::string cards = headerCards(file_.get(), count, status);
+  std::string cards = headerCards(file_.get(), info_.path, count);
   info_.header = parseCards(cards, count);
   cardNumber(info_.header, "BSCALE", info_.bscale);
   cardNumber(info_.header, "BZERO", info_.bzero);

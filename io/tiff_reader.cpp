@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/file_checks.h"
+#include "io/tiff_color.h"
 #include "io/tiff_metadata.h"
 #include "io/tiff_pages.h"
 #include "io/tiff_samples.h"
@@ -166,6 +167,11 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
                                 " samples (e.g. RGB); each sample is a plane, sample fastest",
                             ""});
   TIFFSetSubDirectory(t, pages[0].offset);
+  if (prepareColorPath(t) != TiffColorPath::Stored)
+    info_.header.push_back({"note",
+                            "stored as YCbCr or old-style JPEG: read as libtiff decodes it (red, "
+                            "green, blue, or grey for a grey page)",
+                            ""});
   const TiffResolution resolution = readResolution(t);
   const std::string description = imageDescription(t);
   addTagCards(t, pages[0], pages.size(), description, resolution, info_.header);
@@ -259,11 +265,16 @@ void TiffReader::readSlice(int64_t z, float* out) const {
   const TiffPage page = readPage(t);
   if (!sameLayout(page.layout, layout_) || page.layout.tiled != layout_.tiled)
     fail("its page changed");
-  const SamplePlacement place = placeSample(layout_, sample_);
-  if (layout_.tiled)
-    readTiles(t, layout_, info_.dtype, place, fail, out);
-  else
-    readStrips(t, layout_, info_.dtype, place, fail, out);
+  // YCbCr and old-style JPEG pages are read as libtiff's own tools read them (io/tiff_color.h).
+  if (prepareColorPath(t) == TiffColorPath::Rgba) {
+    if (const std::string why = readRgbaSample(t, layout_.width, layout_.height, sample_, out);
+        !why.empty())
+      fail(why);
+  } else if (layout_.tiled) {
+    readTiles(t, layout_, info_.dtype, placeSample(layout_, sample_), fail, out);
+  } else {
+    readStrips(t, layout_, info_.dtype, placeSample(layout_, sample_), fail, out);
+  }
   if (!handle->messages.errors.empty()) fail("libtiff reported an error");
   release(std::move(handle));
 }

@@ -130,6 +130,28 @@ TEST(DamagedCompressed, HeadersAreReadAsCfitsioReadsThem) {
   refused(primary, "");  // any clean error: cfitsio never reaches the damaged extension
 }
 
+// cfitsio marks a table as a compressed image by the first letter of ZIMAGE's value: 'TRUE' too.
+// Our pass must check such a table as the compressed image cfitsio will decode (its ZTILE2 = 0
+// divides by zero inside cfitsio).
+TEST(DamagedCompressed, ZimageIsReadByItsFirstLetterAsInCfitsio) {
+  test::TempDir dir;
+  std::string bytes = damaged("ZTILE2", "ZTILE2  =                    0");
+  const size_t zimage = bytes.find("ZIMAGE  =");
+  ASSERT_NE(zimage, std::string::npos);
+  std::string card = "ZIMAGE  =                 TRUE";
+  card.resize(80, ' ');
+  bytes.replace(zimage, 80, card);
+  const std::string path = dir.file("true.fits.fz");
+  test::writeBytes(path, bytes);
+  try {
+    openStack(path, OpenOptions{1, 0});
+    ADD_FAILURE() << "opened";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("HDU 1 is damaged: ZTILE2"), std::string::npos)
+        << e.what();
+  }
+}
+
 // cfitsio ends a header at the first card whose keyword reads END, whatever follows, and holds a
 // card as a C string, so a NUL ends its keyword too; our pass must end the header at the same card,
 // or the next HDU reaches cfitsio unchecked (found by fits_fuzzer: 'END    \0' and then a ZTILE3

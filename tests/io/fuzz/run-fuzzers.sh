@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang-14, ASan + UBSan) in build/fuzz and runs each for a bounded
-# time, seeded with the fixtures in tests/io/data/fixtures. Crashing inputs are written to
-# build/fuzz/findings/<target>/; after fixing the bug, copy each into
+# time, seeded with the files in tests/io/data/fixtures and reference_agreement. Crashing inputs
+# are written to build/fuzz/findings/<target>/; after fixing the bug, copy each into
 # tests/io/data/corpus_regressions/ so that io_tests replays it on every CI run.
 #
 #   tests/io/fuzz/run-fuzzers.sh [SECONDS_PER_TARGET]   (default 60)
@@ -15,15 +15,17 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=
 cmake --build build/fuzz -j "$jobs" --target fits_fuzzer tiff_fuzzer
 
 fixtures=tests/io/data/fixtures
+agreement=tests/io/data/reference_agreement  # old-style JPEG, YCbCr, random groups, ...
 status=0
 for target in fits_fuzzer tiff_fuzzer; do
   corpus=build/fuzz/corpus/$target
   findings=build/fuzz/findings/$target
   mkdir -p "$corpus" "$findings"
   if [[ $target == fits_fuzzer ]]; then
-    cp -n "$fixtures"/*.fits "$fixtures"/*.fz "$fixtures"/*.gz "$corpus"/ 2>/dev/null || true
+    cp -n "$fixtures"/*.fits "$fixtures"/*.fz "$fixtures"/*.gz "$agreement"/*.fits "$corpus"/ \
+      2>/dev/null || true
   else
-    cp -n "$fixtures"/*.tif "$corpus"/ 2>/dev/null || true
+    cp -n "$fixtures"/*.tif "$agreement"/*.tif "$corpus"/ 2>/dev/null || true
   fi
   echo "== $target for ${seconds}s"
   # -rss_limit_mb bounds what a hostile header can make the readers allocate (the harness caps
