@@ -45,7 +45,12 @@ def interrupt_when_busy(p, busy=0.5):
         time.sleep(0.01)
     sent = time.monotonic()
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=120)
+    try:
+        out, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise AssertionError("the child did not stop on SIGINT")
     return sent, line + out, err
 
 
