@@ -13,7 +13,9 @@
 #include <fstream>
 
 #include "io/io_error.h"
+#include "io/temporary_folders.h"
 #include "io/unique_fd.h"
+#include "io/write_stop.h"
 
 namespace stacklens::io {
 
@@ -97,7 +99,10 @@ AtomicOutput::AtomicOutput(const std::string& path, const std::string& sourcePat
   std::filesystem::path p(path_);
   std::filesystem::path parent = p.parent_path();
   if (parent.empty()) parent = ".";
-  std::string pattern = (parent / ("." + p.filename().string() + ".tmp-XXXXXX")).string();
+  // Folders left by runs that died on this output go first; the new one is named so that a
+  // later run can tell the same of it (io/temporary_folders.h).
+  noticeTemporaries(sweepTemporaryFolders(parent.string(), p.filename().string()));
+  std::string pattern = temporaryFolderPattern(parent.string(), p.filename().string());
   if (!::mkdtemp(pattern.data()))
     throw IoError(path, std::string("cannot create a temporary folder in ") + parent.string() +
                             ": " + std::strerror(errno));
@@ -117,6 +122,7 @@ AtomicOutput::~AtomicOutput() {
 }
 
 void AtomicOutput::commit() {
+  throwIfWritesStopped(path_);
   // The data must be on disk before the new name is, or a crash could leave an empty file
   // where the old one was.
   {

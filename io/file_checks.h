@@ -21,7 +21,10 @@ uint64_t allocationCap();
 // sourcePath (the same file by inode, or the same canonical path).
 //
 // The temporary file is created exclusively inside a folder of its own (mode 0700) beside the
-// destination, so that the libraries that reopen it by name cannot be led elsewhere. A file that
+// destination, so that the libraries that reopen it by name cannot be led elsewhere; the folder
+// is named after this process and host, and those a dead process left for the same destination
+// are removed first (io/temporary_folders.h). commit() refuses once the writers were stopped
+// (io/write_stop.h). A file that
 // is replaced keeps its mode bits. A destination that is a symbolic link is written through: the
 // link's target is replaced and the link stays, pointing at the new data (replacing the link
 // itself would leave the old data where the link points and a copy beside the link, which is not

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "io/fits_support.h"
+#include "io/write_stop.h"
 #include "io/writers.h"
 
 namespace stacklens::io {
@@ -121,6 +122,7 @@ void writeFitsFile(const std::string& path, const std::string& target, const voi
   FitsStatus status(target);
   const int64_t sliceCount = y * x;
   for (int64_t k = 0; k < z; ++k) {
+    throwIfWritesStopped(target);
     LONGLONG first = static_cast<LONGLONG>(k * sliceCount + 1);
     if (kind == SampleKind::Float32)
       fits_write_img(f, TFLOAT, first, static_cast<LONGLONG>(sliceCount),

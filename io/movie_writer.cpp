@@ -17,6 +17,7 @@ extern "C" {
 #include "io/file_checks.h"
 #include "io/io_error.h"
 #include "io/whole_file.h"
+#include "io/write_stop.h"
 
 namespace stacklens::io {
 namespace {
@@ -194,6 +195,7 @@ int64_t MovieWriter::frames() const { return state_->next; }
 void MovieWriter::addFrame(const uint8_t* indices) {
   State& s = *state_;
   if (s.finished) throw IoError(s.path, "the movie is already finished");
+  throwIfWritesStopped(s.path);
   s.check(av_frame_make_writable(s.frame), "reusing a frame");
   if (s.kind == Kind::Mp4) {
     const int w = s.encoder->width, h = s.encoder->height;

@@ -11,6 +11,7 @@
 
 #include "io/tiff_layout.h"
 #include "io/tiff_support.h"
+#include "io/write_stop.h"
 #include "io/writers.h"
 
 namespace stacklens::io {
@@ -74,6 +75,7 @@ void TiffPageWriter::writePage(const void* slice) {
   TIFF* t = handle_.get();
   const int64_t k = written_;
   if (!t || k >= z_) throw IoError(target_, "more pages than the stack has");
+  throwIfWritesStopped(target_);
   const auto fail = [&](const std::string& what) {
     throw IoError(target_, tiffReason(what, messages_));
   };

@@ -29,15 +29,14 @@ int runAlongZ(const Args& args, const AlongZ& run) {
   auto backend = chooseFirstDevice(args);
   const compute::Spacing spacing{info.spacing[0], info.spacing[1], info.spacing[2],
                                  info.spacingKnown, info.units[2]};
-  std::atomic<bool> stop{false};
   compute::AlongZTimes times;
   const compute::Image out = compute::collapseAlongZ(
       *backend, {info.z, info.y, info.x}, spacing, first, last, run.context, hostBudget(args),
       [&](int64_t z, int64_t y0, int64_t y1, float* rows) {
-        if (interrupted()) stop = true;
+        throwIfInterrupted();  // the first band can be the whole stack
         reader->readRows(z, y0, y1, rows);
       },
-      run.collapse, compute::Job(&stop), &times);
+      run.collapse, interruptible(), &times);
   auto t = std::chrono::steady_clock::now();
   io::WriteOptions options = io::carriedCollapsed(info, 0.5 * double(first + last));
   options.history.push_back(run.history(first, last));

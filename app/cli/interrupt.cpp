@@ -47,4 +47,10 @@ const std::atomic<bool>* installInterruptHandler() {
 
 bool interrupted() { return stopRequested.load(); }
 
+void throwIfInterrupted() {
+  if (interrupted()) throw compute::Cancelled();
+}
+
+compute::Job interruptible() { return compute::Job(installInterruptHandler()); }
+
 }  // namespace stacklens::cli

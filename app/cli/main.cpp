@@ -1,5 +1,6 @@
 // stacklens-cli: headless access to StackLens's io and compute libraries.
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "compute/job.h"
 #include "compute/log.h"
 #include "io/io_error.h"
+#include "io/temporary_folders.h"
+#include "io/write_stop.h"
 
 using namespace stacklens;
 
@@ -31,7 +34,8 @@ void printHelp(std::ostream& out) {
     out << head << spec.summary << "\n";
   }
   out << "\noptions:\n  --help       this help\n  --version    print the version\n\n"
-         "exit codes: 0 success, 2 usage error, 3 input/output error, 4 backend unavailable\n";
+         "exit codes: 0 success, 2 usage error, 3 input/output error, 4 backend unavailable,\n"
+         "            130 interrupted (Ctrl-C; nothing written)\n";
 }
 
 void printCommandHelp(const cli::CommandSpec& spec, std::ostream& out) {
@@ -58,6 +62,29 @@ std::string errorSubject(const std::vector<std::string>& argv) {
 int fail(const std::string& subject, const std::string& reason, int code) {
   std::cerr << "stacklens-cli: error: " << subject << ": " << reason << "\n";
   return code;
+}
+
+// The exit code and message of a command's error.
+int failWith(std::exception_ptr error, const cli::CommandSpec& spec,
+             const std::vector<std::string>& rest) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const cli::UsageError& e) {
+    std::cerr << "stacklens-cli: error: " << spec.name << ": " << e.what() << "\n";
+    return cli::kUsage;
+  } catch (const io::IoError& e) {
+    return fail(e.path(), e.reason(), cli::kIoError);
+  } catch (const compute::BackendUnavailable& e) {
+    return fail("backend", e.what(), cli::kBackendUnavailable);
+  } catch (const compute::InvalidArgument& e) {
+    return fail(errorSubject(rest), e.what(), cli::kUsage);
+  } catch (const std::bad_alloc&) {
+    return fail(errorSubject(rest), "out of memory", cli::kIoError);
+  } catch (const std::exception& e) {
+    return fail(errorSubject(rest), e.what(), cli::kIoError);
+  } catch (...) {
+    return fail(errorSubject(rest), "unknown error", cli::kIoError);
+  }
 }
 
 }  // namespace
@@ -90,24 +117,17 @@ int main(int argc, char** argv) {
       printCommandHelp(spec, std::cout);
       return cli::kOk;
     }
+  // From here Ctrl-C asks the command to stop and no output is renamed into place after it.
+  stacklens::io::stopWritesWhen(cli::installInterruptHandler());
+  stacklens::io::setTemporaryNotice(
+      [](const std::string& text) { std::fprintf(stderr, "stacklens: %s\n", text.c_str()); });
   try {
     return spec.run(cli::parseArgs(spec, rest));
-  } catch (const cli::UsageError& e) {
-    std::cerr << "stacklens-cli: error: " << spec.name << ": " << e.what() << "\n";
-    return cli::kUsage;
-  } catch (const io::IoError& e) {
-    return fail(e.path(), e.reason(), cli::kIoError);
-  } catch (const compute::BackendUnavailable& e) {
-    return fail("backend", e.what(), cli::kBackendUnavailable);
-  } catch (const compute::InvalidArgument& e) {
-    return fail(errorSubject(rest), e.what(), cli::kUsage);
-  } catch (const compute::Cancelled& e) {
+  } catch (...) {
+    // Whatever a stopped command threw on its way out (Cancelled, WritesStopped, an error of a
+    // half-done step), Ctrl-C is the reason.
     if (cli::interrupted())
       return fail(errorSubject(rest), "interrupted; nothing written", cli::kInterrupted);
-    return fail(errorSubject(rest), e.what(), cli::kIoError);
-  } catch (const std::bad_alloc&) {
-    return fail(errorSubject(rest), "out of memory", cli::kIoError);
-  } catch (const std::exception& e) {
-    return fail(errorSubject(rest), e.what(), cli::kIoError);
+    return failWith(std::current_exception(), spec, rest);
   }
 }

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <iterator>
 
+#include "app/cli/interrupt.h"
 #include "compute/blocked/block_plan.h"
 #include "compute/blocked/slab_stream.h"
 #include "compute/device_list.h"
@@ -38,7 +39,10 @@ InputStack readInput(const Args& args) {
     input.firstSlice = first;
   }
   input.image = compute::Image::host({count, info.y, info.x});
-  for (int64_t k = 0; k < count; ++k) reader->readSlice(first + k, input.image.slice(k));
+  for (int64_t k = 0; k < count; ++k) {
+    throwIfInterrupted();  // a large input takes long to read
+    reader->readSlice(first + k, input.image.slice(k));
+  }
   input.image.spacing = spacingOf(info);
   return input;
 }
@@ -176,7 +180,7 @@ int streamImageOperation(const Args& args, const std::string& history,
   timer.start("stream");
   const compute::SlabStreamReport report =
       compute::streamSlabs(compute::pointersTo(backends), sliceBoxReader(*reader),
-                           boxWriter(writer), shape, reach, slabSlices, operation);
+                           boxWriter(writer), shape, reach, slabSlices, operation, interruptible());
   timer.stop();
   for (const std::string& failure : report.failures)
     std::fprintf(stderr, "stacklens: %s; the other GPUs did its slabs\n", failure.c_str());

@@ -157,7 +157,7 @@ class Deconvolver {
     bool haveChange = false;
     for (int k = 0; k < p_.iterations; ++k) {
       job.checkCancelled();
-      step();
+      step(job);
       if (p_.accelerate && k + 1 < p_.iterations) {
         float alpha = 0;
         if (haveChange) {
@@ -309,13 +309,16 @@ class Deconvolver {
     });
   }
 
-  void step() {
+  void step(const Job& job) {
     float* work = work_.get();
     float* est = estimate_.get();
     const float* img = image_.get();
     if (p_.tvLambda > 0) computeDivergence();
     // blurred = PSF ⊛ estimate; ratio = image / max(blurred, ε)
     convolve(est, work, /*adjoint=*/false);
+    // Half an iteration of a large 3D frame is long on a busy CPU: a cancel need not wait for both
+    // halves.
+    job.checkCancelled();
     const float eps = p_.epsilon;
     forChunks(pool_, n_, [work, img, eps](size_t b, size_t e) {
       rl::divideByBlurred(work + b, img + b, e - b, eps);

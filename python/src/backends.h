@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 
 #include "compute/backend.h"
+#include "python/src/interrupts.h"
 
 namespace stacklens::python {
 
@@ -46,18 +47,25 @@ BackendUse useBackend(const std::string& name);
 std::string backendFor(const std::string& name, const compute::Image& in);
 
 // Runs op(backend, job) with the GIL released; the job asks for the result where the input was
-// (on the host, or on the input's GPU, with the backend's work finished).
+// (on the host, or on the input's GPU, with the backend's work finished) and stops on Ctrl-C
+// (python/src/interrupts.h).
 template <class Op>
 compute::Image run(const std::string& name, const compute::Image& in, const Op& op) {
   const std::string chosen = backendFor(name, in);
-  pybind11::gil_scoped_release release;
-  BackendUse use = useBackend(chosen);
-  const compute::Job job = in.onHost() ? compute::Job().onHost() : compute::Job();
-  compute::Image out = op(use.backend, job);
-  if (in.onHost()) return out.onHost() ? out : use.backend.download(out);
-  if (out.onHost()) out = use.backend.upload(out);
-  use.backend.synchronize();
-  return out;
+  const InterruptibleCall call;  // before the GIL goes, so that it ends with the GIL back
+  try {
+    pybind11::gil_scoped_release release;
+    BackendUse use = useBackend(chosen);
+    const compute::Job job = in.onHost() ? call.job().onHost() : call.job();
+    compute::Image out = op(use.backend, job);
+    if (in.onHost()) return out.onHost() ? out : use.backend.download(out);
+    if (out.onHost()) out = use.backend.upload(out);
+    use.backend.synchronize();
+    return out;
+  } catch (const compute::Cancelled&) {
+    call.raiseWhatPythonRaises();
+    throw;
+  }
 }
 
 }  // namespace stacklens::python

@@ -69,7 +69,7 @@ Image psfFrom(const py::handle& psf, const py::handle& sigma, bool threeD) {
 Image deconvolve3d(const std::vector<compute::Backend*>& backends, const Image& volume,
                    const Image& psf, const compute::DeconvolveParams& p,
                    std::optional<int64_t> budgetMb, std::optional<int64_t> ramBudgetMb,
-                   compute::Shape halo, compute::Shape block) {
+                   compute::Shape halo, compute::Shape block, const compute::Job& job) {
   const size_t host = ramBudgetMb ? size_t(*ramBudgetMb) << 20 : compute::defaultHostBudget();
   compute::PlannedRunRequest r;
   r.volume = volume.shape();
@@ -100,7 +100,7 @@ Image deconvolve3d(const std::vector<compute::Backend*>& backends, const Image& 
   out.spacing = volume.spacing;
   compute::planAndDeconvolve(
       backends, r, [&](const compute::BlockPlan&) { return compute::boxReader(volume); },
-      compute::boxWriter(out), psf, {},
+      compute::boxWriter(out), psf, job,
       [](const std::string& note) { std::fprintf(stderr, "stacklens: %s\n", note.c_str()); });
   return out;
 }
@@ -122,7 +122,7 @@ std::vector<int> deviceList(const py::handle& devices) {
 Image deconvolveOnDevices(const std::vector<int>& devices, const Image& volume, const Image& psf,
                           const compute::DeconvolveParams& p, std::optional<int64_t> budgetMb,
                           std::optional<int64_t> ramBudgetMb, compute::Shape halo,
-                          compute::Shape block) {
+                          compute::Shape block, const compute::Job& job) {
   std::vector<int> order = devices;
   std::sort(order.begin(), order.end());
   // Each use binds its device and gives back the one before it; this gives back the caller's.
@@ -133,7 +133,7 @@ Image deconvolveOnDevices(const std::vector<int>& devices, const Image& volume, 
   for (int d : devices)
     backends.push_back(
         &uses[size_t(std::find(order.begin(), order.end(), d) - order.begin())].backend);
-  return deconvolve3d(backends, volume, psf, p, budgetMb, ramBudgetMb, halo, block);
+  return deconvolve3d(backends, volume, psf, p, budgetMb, ramBudgetMb, halo, block, job);
 }
 
 }  // namespace
@@ -169,9 +169,14 @@ void addDeconvolution(py::module_& m) {
                 "devices: for mode='3d' on NumPy arrays with the CUDA backend");
           const std::vector<int> list = deviceList(devices);
           Image out;
-          {
+          const InterruptibleCall call;
+          try {
             py::gil_scoped_release release;
-            out = deconvolveOnDevices(list, in, kernel, p, budgetMb, ramBudgetMb, h, blockShape);
+            out = deconvolveOnDevices(list, in, kernel, p, budgetMb, ramBudgetMb, h, blockShape,
+                                      call.job());
+          } catch (const compute::Cancelled&) {
+            call.raiseWhatPythonRaises();
+            throw;
           }
           return arrayFrom(out, false);
         }
@@ -179,7 +184,7 @@ void addDeconvolution(py::module_& m) {
         // in blocks.
         const Image out = run(backend, in, [&](compute::Backend& b, const compute::Job& job) {
           if (p.threeD && in.onHost())
-            return deconvolve3d({&b}, in, kernel, p, budgetMb, ramBudgetMb, h, blockShape);
+            return deconvolve3d({&b}, in, kernel, p, budgetMb, ramBudgetMb, h, blockShape, job);
           return b.richardsonLucy(in, kernel, p, job);
         });
         return arrayFrom(out, isTwoD(image));

@@ -3,6 +3,8 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -83,6 +85,9 @@ io::WriteOptions writeOptions(const py::handle& spacing, const py::handle& units
 
 // Behind stacklens.dask.to_file: a FITS/TIFF file written box by box (io::StackBlockWriter),
 // which appears at its path on commit() and is removed by close() (or when collected) before.
+// Dask's threads may still be writing boxes when a failed or interrupted run closes it: close()
+// waits for the boxes being written (the file is mapped, and unmapping it under them would crash)
+// and later ones are refused.
 class BlockWriter {
  public:
   BlockWriter(const std::string& path, const std::vector<int64_t>& shape,
@@ -98,23 +103,28 @@ class BlockWriter {
     if (z0 < 0 || y0 < 0 || x0 < 0 || z0 + s.z > shape_[0] || y0 + s.y > shape_[1] ||
         x0 + s.x > shape_[2])
       throw py::index_error("write_box: the box is outside the stack");
-    io::StackBlockWriter& w = open();
     py::gil_scoped_release release;
-    w.writeBox(z0, z0 + s.z, y0, y0 + s.y, x0, x0 + s.x, image.data());
+    const std::shared_lock writing(use_);
+    open().writeBox(z0, z0 + s.z, y0, y0 + s.y, x0, x0 + s.x, image.data());
   }
   void commit() {
-    io::StackBlockWriter& w = open();
     py::gil_scoped_release release;
-    w.commit();
+    const std::unique_lock alone(use_);
+    open().commit();
   }
-  void close() { writer_.reset(); }
+  void close() {
+    py::gil_scoped_release release;
+    const std::unique_lock alone(use_);
+    writer_.reset();
+  }
 
  private:
-  io::StackBlockWriter& open() {
+  io::StackBlockWriter& open() {  // under use_
     if (!writer_) throw py::value_error("the writer was closed");
     return *writer_;
   }
   std::vector<int64_t> shape_;
+  std::shared_mutex use_;  // shared by writeBox, alone by commit and close
   std::unique_ptr<io::StackBlockWriter> writer_;
 };
 

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "compute/backend.h"
 #include "compute/bench/workloads.h"
 
@@ -38,6 +39,7 @@ int runBench(const Args& args) {
   }
   for (const auto& name : names)
     for (auto& backend : backends) {
+      throwIfInterrupted();
       compute::bench::Result r =
           compute::bench::runWorkload(name, *backend, static_cast<int>(repeat));
       std::cout << compute::bench::toJson(r) << std::endl;  // flushed: long runs show progress

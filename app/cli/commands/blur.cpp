@@ -1,5 +1,6 @@
 // stacklens-cli blur: Gaussian blur of a stack, 2D per slice (one sigma) or 3D (three sigmas).
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
 #include "compute/params_text.h"
@@ -33,7 +34,7 @@ int runBlur(const Args& args) {
   return runImageOperation(
       args, "blur", "stacklens blur " + compute::describe(p),
       [&](compute::Backend& b, const compute::Image& in) {
-        return b.gaussianBlur(in, p, compute::Job().onHost());
+        return b.gaussianBlur(in, p, interruptible().onHost());
       },
       reach);
 }

@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <future>
+#include <memory>
 #include <thread>
 #include <vector>
 
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/processing.h"
 #include "io/block_writer.h"
 #include "io/io_error.h"
@@ -33,14 +35,19 @@ void readSlab(const io::StackReader& reader, int64_t z0, int64_t z1, float* out)
   const int threads = static_cast<int>(std::clamp<int64_t>(
       std::min<int64_t>(n, std::max(1u, std::thread::hardware_concurrency())), 1, 8));
   if (threads == 1) {
-    for (int64_t k = z0; k < z1; ++k) reader.readSlice(k, out + (k - z0) * slice);
+    for (int64_t k = z0; k < z1; ++k) {
+      throwIfInterrupted();  // a slab can take seconds to read
+      reader.readSlice(k, out + (k - z0) * slice);
+    }
     return;
   }
   std::vector<std::future<void>> parts;
   for (int t = 0; t < threads; ++t)
     parts.push_back(std::async(std::launch::async, [&, t] {
-      for (int64_t k = z0 + n * t / threads; k < z0 + n * (t + 1) / threads; ++k)
+      for (int64_t k = z0 + n * t / threads; k < z0 + n * (t + 1) / threads; ++k) {
+        throwIfInterrupted();
         reader.readSlice(k, out + (k - z0) * slice);
+      }
     }));
   for (auto& p : parts) p.get();  // rethrows the first failure
 }
@@ -64,22 +71,25 @@ int runConvert(const Args& args) {
   // budget each, at most 256 MiB.
   const int64_t slabBytes = std::min<int64_t>(int64_t(256) << 20, int64_t(hostBudget(args) / 4));
   const int64_t slab = std::clamp<int64_t>(slabBytes / (sliceCount * 4), 1, info.z);
-  std::vector<float> current(static_cast<size_t>(slab * sliceCount)), next(current.size());
+  // Not zeroed: the reads fill them, and zeroing 2 × 256 MiB first would hold up a Ctrl-C.
+  const size_t slabCount = static_cast<size_t>(slab * sliceCount);
+  std::unique_ptr<float[]> current(new float[slabCount]), next(new float[slabCount]);
   double readSeconds = 0, writeSeconds = 0;
-  auto readAt = [&](int64_t z0, std::vector<float>& into) {
+  auto readAt = [&](int64_t z0, std::unique_ptr<float[]>& into) {
     return std::async(std::launch::async, [&, z0] {
       const auto t = Clock::now();
-      readSlab(*reader, z0, std::min(info.z, z0 + slab), into.data());
+      readSlab(*reader, z0, std::min(info.z, z0 + slab), into.get());
       return secondsSince(t);
     });
   };
   std::future<double> reading = readAt(0, current);
   for (int64_t z0 = 0; z0 < info.z; z0 += slab) {
     readSeconds += reading.get();
+    throwIfInterrupted();
     std::swap(current, next);  // `next` now holds slab z0
     if (z0 + slab < info.z) reading = readAt(z0 + slab, current);
     const auto t = Clock::now();
-    writer.writeBox(z0, std::min(info.z, z0 + slab), 0, info.y, 0, info.x, next.data());
+    writer.writeBox(z0, std::min(info.z, z0 + slab), 0, info.y, 0, info.x, next.get());
     writeSeconds += secondsSince(t);
   }
   const auto t = Clock::now();

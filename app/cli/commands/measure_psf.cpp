@@ -72,7 +72,8 @@ int runMeasurePsf(const Args& args) {
     compute::SegmentParams sp;
     sp.nSigma = args.getDouble("nsigma", 5.0);
     auto backend = chooseBackend(args);
-    const compute::Segmentation seg = backend->segment(backend->upload(input.image), sp);
+    const compute::Segmentation seg =
+        backend->segment(backend->upload(input.image), sp, interruptible());
     const auto picked = compute::psf::pickPsfStars(seg.sources, shape, int(pick), p.saturation);
     std::fprintf(stderr, "stacklens-cli: %zu of %zu sources picked as PSF stars\n", picked.size(),
                  seg.sources.size());

@@ -1,5 +1,6 @@
 // stacklens-cli median: k×k median filter of every slice.
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
 #include "compute/params_text.h"
@@ -15,7 +16,7 @@ int runMedian(const Args& args) {
   return runImageOperation(
       args, "median", "stacklens median " + compute::describeMedianSize(size),
       [&](compute::Backend& b, const compute::Image& in) {
-        return b.medianFilter(in, size, compute::Job().onHost());
+        return b.medianFilter(in, size, interruptible().onHost());
       },
       /*zReach=*/0);
 }

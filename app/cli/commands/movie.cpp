@@ -100,7 +100,8 @@ int64_t writeRotation(const Args& args, const io::StackReader& reader, io::Movie
   for (int64_t k = 0; k < frames; ++k) {
     if (interrupted()) throw compute::Cancelled();
     compute::orbitRotation(360.0 * double(k) / double(frames), elevation, p.rotation);
-    const compute::Image frame = backend->download(backend->renderVolume(volume, p));
+    const compute::Image frame =
+        backend->download(backend->renderVolume(volume, p, interruptible()));
     movie.addFrame(io::movieFrame(frame.data(), layout, low, high).data());
     if (terminal)
       std::fprintf(stderr, "\rframes %lld/%lld", static_cast<long long>(k + 1),

@@ -1,5 +1,6 @@
 // stacklens-cli outliers: replace pixels that differ from their local median by more than T.
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
 #include "compute/params_text.h"
@@ -27,7 +28,7 @@ int runOutliers(const Args& args) {
   return runImageOperation(
       args, "outliers", "stacklens outliers " + compute::describe(p),
       [&](compute::Backend& b, const compute::Image& in) {
-        return b.removeOutliers(in, p, compute::Job().onHost());
+        return b.removeOutliers(in, p, interruptible().onHost());
       },
       /*zReach=*/0);
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "compute/params.h"
 #include "compute/psf/psf_models.h"
 #include "io/stack_writer.h"
@@ -77,7 +78,7 @@ compute::Image microscope(const Args& args, const std::string& model, std::strin
                 model.c_str(), mode.c_str(), p.na, p.wavelength, p.excitation, p.ni, p.niDesign,
                 p.ns, p.ng, p.ngDesign, p.tg, p.tgDesign, p.tiDesign, p.depth);
   history = text;
-  return compute::psf::microscopePsf(p);
+  return compute::psf::microscopePsf(p, interruptible());
 }
 
 int runPsf(const Args& args) {

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
 #include "compute/blocked/streamed_resample.h"
@@ -110,8 +111,9 @@ int streamResample(const Args& args, io::StackReader& reader, const compute::Res
           : "");
   io::StackBlockWriter writer(args.positional(1), out.z, out.y, out.x, options);
   timer.start("stream");
-  const compute::StreamedResampleReport report = compute::streamResample(
-      compute::pointersTo(backends), sliceBoxReader(reader), boxWriter(writer), in, p, slab);
+  const compute::StreamedResampleReport report =
+      compute::streamResample(compute::pointersTo(backends), sliceBoxReader(reader),
+                              boxWriter(writer), in, p, slab, interruptible());
   timer.stop();
   for (const std::string& failure : report.failures)
     std::fprintf(stderr, "stacklens: %s; the other GPUs zoomed its slices\n", failure.c_str());
@@ -182,7 +184,7 @@ int runResample(const Args& args) {
   backend->synchronize();
   timer.stop();
   timer.start("resample");
-  compute::Image zoomed = backend->resample(image, p, compute::Job().onHost());
+  compute::Image zoomed = backend->resample(image, p, interruptible().onHost());
   backend->synchronize();
   timer.stop();
   timer.start("download");

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
 #include "compute/params_text.h"
@@ -34,7 +35,7 @@ int runSegment(const Args& args) {
   timer.stop();
   auto backend = chooseBackend(args);
   timer.start("compute");
-  compute::Segmentation seg = backend->segment(backend->upload(input.image), p);
+  compute::Segmentation seg = backend->segment(backend->upload(input.image), p, interruptible());
   compute::LabelImage labels = backend->download(seg.labels);
   timer.stop();
   timer.start("write");

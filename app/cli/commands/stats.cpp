@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "app/cli/command.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
 
@@ -55,7 +56,7 @@ int runStats(const Args& args) {
   auto backend = chooseBackend(args);
   timer.start("compute");
   compute::Image image = backend->upload(input.image);
-  compute::ClipStats s = backend->sigmaClip(image, p);
+  compute::ClipStats s = backend->sigmaClip(image, p, interruptible());
   backend->synchronize();
   timer.stop();
   std::cout << "{\"path\": " << quoted(input.path) << ", ";

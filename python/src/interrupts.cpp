@@ -1,0 +1,101 @@
+// InterruptibleCall: a stop flag per call in flight, set by a SIGINT hook.
+#include "python/src/interrupts.h"
+
+#include <pythread.h>
+
+#include <csignal>
+#include <mutex>
+
+namespace stacklens::python {
+namespace {
+
+// One stop flag per call in flight, in fixed slots that the hook (a signal handler, on any
+// thread) can walk without a lock. A slot is reused by a later call; more calls at once than
+// slots run without a flag (not interruptible).
+constexpr int kSlots = 1024;
+std::atomic<bool> slotUsed[kSlots];
+std::atomic<bool> slotStop[kSlots];
+static_assert(std::atomic<bool>::is_always_lock_free, "the handler stores into it");
+
+void stopAll() {
+  for (int i = 0; i < kSlots; ++i)
+    if (slotUsed[i].load()) slotStop[i].store(true);
+}
+
+std::mutex hookLock;
+int inFlight = 0;              // under hookLock
+bool hooked = false;           // under hookLock
+struct sigaction previous {};  // Python's handler, which the hook chains to; under hookLock
+
+extern "C" void onInterrupt(int signal, siginfo_t* info, void* context) {
+  stopAll();
+  if (previous.sa_flags & SA_SIGINFO)
+    previous.sa_sigaction(signal, info, context);
+  else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN)
+    previous.sa_handler(signal);
+}
+
+bool isHook(const struct sigaction& a) {
+  return (a.sa_flags & SA_SIGINFO) && a.sa_sigaction == onInterrupt;
+}
+
+// Hooks SIGINT where Python handles it (a default or ignored SIGINT is left alone).
+void hook() {
+  struct sigaction current {};
+  if (::sigaction(SIGINT, nullptr, &current) != 0 || isHook(current)) return;
+  if (!(current.sa_flags & SA_SIGINFO) &&
+      (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN))
+    return;
+  previous = current;
+  struct sigaction h {};
+  h.sa_sigaction = onInterrupt;
+  h.sa_flags = SA_SIGINFO | (current.sa_flags & (SA_ONSTACK | SA_RESTART));
+  sigemptyset(&h.sa_mask);
+  hooked = ::sigaction(SIGINT, &h, nullptr) == 0;
+}
+
+void unhook() {
+  struct sigaction current {};
+  // Python code may have set another handler meanwhile: that one stays.
+  if (::sigaction(SIGINT, nullptr, &current) == 0 && isHook(current))
+    ::sigaction(SIGINT, &previous, nullptr);
+  hooked = false;
+}
+
+bool onMainThread() {
+  static const unsigned long main = pybind11::module_::import("threading")
+                                        .attr("main_thread")()
+                                        .attr("ident")
+                                        .cast<unsigned long>();
+  return PyThread_get_thread_ident() == main;
+}
+
+}  // namespace
+
+InterruptibleCall::InterruptibleCall() {
+  for (int i = 0; i < kSlots && slot_ < 0; ++i) {
+    bool expected = false;
+    if (slotUsed[i].compare_exchange_strong(expected, true)) {
+      slotStop[i].store(false);
+      slot_ = i;
+    }
+  }
+  std::lock_guard lock(hookLock);
+  if (inFlight++ == 0) hook();
+}
+
+InterruptibleCall::~InterruptibleCall() {
+  if (slot_ >= 0) slotUsed[slot_].store(false);
+  std::lock_guard lock(hookLock);
+  if (--inFlight == 0 && hooked) unhook();
+}
+
+compute::Job InterruptibleCall::job() const {
+  return slot_ >= 0 ? compute::Job(&slotStop[slot_]) : compute::Job();
+}
+
+void InterruptibleCall::raiseWhatPythonRaises() const {
+  if (onMainThread() && PyErr_CheckSignals() != 0) throw pybind11::error_already_set();
+}
+
+}  // namespace stacklens::python
