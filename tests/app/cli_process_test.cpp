@@ -2,7 +2,6 @@
 // runPipelineOverStack gives (the viewer's whole-stack job), side tables included.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -235,28 +234,6 @@ TEST_F(CliProcess, BadOptionsExitTwoNamingTheOption) {
       runCliSeparately("process " + in + " " + out + " --deconvolve 2 --psf " + path("zero.fits"));
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("all zero"), std::string::npos) << r.err;
-}
-
-// Ctrl-C stops the run between slices (or within a deconvolution): exit 130, and neither the
-// output, its side tables nor a temporary file are left.
-TEST_F(CliProcess, CtrlCWritesNothing) {
-  const std::string in = writeSynthetic("long.fits", 24, 96, 96);
-  // 3 s: the signal must find the run going, also in the sanitizer build (slow to start).
-  const std::string cmd = "timeout --preserve-status -s INT 3 " + std::string(STACKLENS_CLI) +
-                          " process " + in + " " + path("never.fits") +
-                          " --deconvolve 100000 --psf-sigma 2 --segment 5 --backend cpu 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char buf[512];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) output.append(buf, n);
-  const int status = pclose(pipe);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130) << output;
-  EXPECT_NE(output.find("interrupted"), std::string::npos) << output;
-  size_t files = 0;
-  for (const auto& e : fs::directory_iterator(dir_)) files += e.path().filename() != "long.fits";
-  EXPECT_EQ(files, 0u) << "the output or a temporary file was left";
 }
 
 }  // namespace

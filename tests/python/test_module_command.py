@@ -99,7 +99,13 @@ class Interrupted(unittest.TestCase):
                                   "--iterations", "400", "--chunks", "32,128,128",
                                   "--backend", BACKEND],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(2.0)
+            # Signalled once it writes (its temporary folder is there): then it is deconvolving,
+            # however long a loaded machine took to start it.
+            waited = 0.0
+            while os.listdir(folder) == ["in.fits"] and p.poll() is None and waited < 120:
+                time.sleep(0.01)
+                waited += 0.01
+            self.assertIsNone(p.poll(), "it ended before it could be interrupted")
             p.send_signal(signal.SIGINT)
             _, err = p.communicate(timeout=300)
             self.assertEqual(p.returncode, 130, err)
