@@ -19,6 +19,7 @@
 
 #include "io/file_checks.h"
 #include "io/fits_support.h"
+#include "io/fits_table_file.h"
 #include "io/text_fields.h"
 
 namespace stacklens::io {
@@ -857,7 +858,7 @@ void readNumbers(fitsfile* f, int type, int col, long rows, long repeat,
   }
 }
 
-// The current table HDU's rows must lie within the file (for a .gz file, within what cfitsio
+// The current table HDU's rows must lie within the file (for a .gz file, within what was
 // inflated) and its cells within the allocation cap, before anything is allocated for them.
 // Returns the file's size in bytes.
 uint64_t checkTableFits(fitsfile* f, const std::string& path, long nrows, int ncols) {
@@ -881,10 +882,7 @@ uint64_t checkTableFits(fitsfile* f, const std::string& path, long nrows, int nc
 
 CatalogTable readFitsTable(const std::string& path, const CatalogReadOptions& options) {
   FitsStatus st(path);
-  fitsfile* raw = nullptr;
-  fits_open_file(&raw, path.c_str(), READONLY, st.ptr());
-  st.check("opening");
-  FitsHandle file(raw);
+  const FitsTableFile file(path);
   fitsfile* f = file.get();
   int hdus = 0;
   fits_get_num_hdus(f, &hdus, st.ptr());
@@ -903,7 +901,12 @@ CatalogTable readFitsTable(const std::string& path, const CatalogReadOptions& op
     if (options.table < 0 && pick < 0 && rows > 0) pick = h;
     if (options.table >= 0 && static_cast<int>(tables.size()) == options.table + 1) pick = h;
   }
-  if (tables.empty()) throw IoError(path, "the FITS file holds no table HDU");
+  if (tables.empty()) {
+    std::string why;
+    for (const std::string& r : file.rejected()) why += (why.empty() ? " (" : "; ") + r;
+    throw IoError(path,
+                  "the FITS file holds no readable table HDU" + why + (why.empty() ? "" : ")"));
+  }
   if (options.table >= static_cast<int>(tables.size()))
     throw IoError(path, "the FITS file has " + std::to_string(tables.size()) + " tables, not " +
                             std::to_string(options.table + 1));

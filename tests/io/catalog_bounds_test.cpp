@@ -182,7 +182,10 @@ TEST(CatalogBounds, FitsTableClaimingABillionRowsIsRefusedBeforeAllocating) {
       ADD_FAILURE() << form << ": read";
     } catch (const IoError& e) {
       EXPECT_EQ(e.path(), path);
-      EXPECT_TRUE(e.reason().find("more than the") != std::string::npos ||
+      // Refused by the header pass (its data would run past the end of the file) or by the
+      // table's own size checks.
+      EXPECT_TRUE(e.reason().find("HDU 1: ") != std::string::npos ||
+                  e.reason().find("more than the") != std::string::npos ||
                   e.reason().find("cannot come from") != std::string::npos)
           << form << ": " << e.what();
     }
