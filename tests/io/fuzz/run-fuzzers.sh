@@ -62,6 +62,9 @@ run() {
     -print_final_stats=1 >"build/fuzz/logs/$target.log" 2>&1
 }
 
+# The last progress line of target's log (inputs run, coverage, oom/timeout/crash counts).
+summary() { grep -E '^#[0-9]+|^INFO: exiting|ERROR' "build/fuzz/logs/$1.log" | tail -n 2 || true; }
+
 status=0
 pids=()
 names=()
@@ -73,14 +76,14 @@ for target in "${targets[@]}"; do
   # JOBS at a time: wait for the oldest before starting another.
   if ((${#pids[@]} >= jobs)); then
     wait "${pids[0]}" || { echo "!! ${names[0]} failed"; status=1; }
-    tail -n 12 "build/fuzz/logs/${names[0]}.log"
+    summary "${names[0]}"
     pids=("${pids[@]:1}")
     names=("${names[@]:1}")
   fi
 done
 for i in "${!pids[@]}"; do
   wait "${pids[$i]}" || { echo "!! ${names[$i]} failed"; status=1; }
-  tail -n 12 "build/fuzz/logs/${names[$i]}.log"
+  summary "${names[$i]}"
 done
 ls build/fuzz/findings/*/ 2>/dev/null | grep -v '^$' || true
 exit $status
