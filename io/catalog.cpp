@@ -19,6 +19,7 @@
 
 #include "io/file_checks.h"
 #include "io/fits_support.h"
+#include "io/fits_table_file.h"
 #include "io/text_fields.h"
 
 namespace stacklens::io {
@@ -36,7 +37,40 @@ std::string formatValue(T v) {
   return ec == std::errc() ? std::string(text, end) : std::string();
 }
 
-void finishTable(CatalogTable& t) {
+// Every cell is a std::string and every row a vector of them: a header may claim far more than
+// the file holds (a million columns over rows of one value, a billion rows of no bytes). A
+// table is refused when its cells would take more memory than the allocation cap, or when there
+// are more cells than the bytes it was read from can hold: a cell takes at least a byte in
+// every format, and the empty cells of short text rows are allowed up to 16 per byte. Checked
+// before each row is stored, so that nothing is allocated past the limit.
+class RowLimit {
+ public:
+  RowLimit(uint64_t columns, uint64_t sourceBytes, std::string name)
+      : columns_(columns), sourceBytes_(sourceBytes), name_(std::move(name)) {
+    constexpr uint64_t kCellsPerByte = 16, kSmallTable = 4096;
+    const uint64_t rowBytes = sizeof(std::vector<std::string>) + columns * sizeof(std::string);
+    const uint64_t perRow = std::max<uint64_t>(columns, 1);
+    byMemory_ = allocationCap() / rowBytes;
+    bySize_ = std::max(sourceBytes, kSmallTable / kCellsPerByte) * kCellsPerByte / perRow;
+  }
+  void check(uint64_t rows) const {
+    if (rows <= std::min(byMemory_, bySize_)) return;
+    const std::string table =
+        "a table of " + std::to_string(rows) + " rows of " + std::to_string(columns_) + " columns";
+    if (rows > bySize_)
+      throw IoError(name_, table + " cannot come from " + std::to_string(sourceBytes_) + " bytes");
+    throw IoError(name_, table + " would take more memory than the allocation cap (" +
+                             std::to_string(allocationCap() >> 20) +
+                             " MiB, STACKLENS_ALLOCATION_CAP_MB)");
+  }
+
+ private:
+  uint64_t columns_, sourceBytes_, byMemory_ = 0, bySize_ = 0;
+  std::string name_;
+};
+
+void finishTable(CatalogTable& t, uint64_t sourceBytes, const std::string& path) {
+  RowLimit(t.columns.size(), sourceBytes, path).check(t.cells.size());
   const size_t n = t.columns.size();
   t.units.resize(n);
   t.ucds.resize(n);
@@ -146,7 +180,8 @@ bool isIpac(const std::vector<std::string>& lines) {
 
 // IPAC tables: `\` keyword and comment lines, then `|`-bounded header lines (names, types,
 // units, nulls) whose bars give the fixed column boundaries of the data lines.
-CatalogTable parseIpac(const std::vector<std::string>& lines, const std::string& name) {
+CatalogTable parseIpac(const std::vector<std::string>& lines, const std::string& name,
+                       uint64_t sourceBytes) {
   CatalogTable t;
   t.name = name;
   std::vector<std::string> header;
@@ -170,15 +205,23 @@ CatalogTable parseIpac(const std::vector<std::string>& lines, const std::string&
   };
   const size_t n = bars.size() < 2 ? 0 : bars.size() - 1;
   std::vector<std::string> nulls(n);
+  // Names and types may be padded with dashes as well as blanks (`|---ra---|`); units and nulls
+  // keep theirs (a unit or a null value may be "-").
+  auto undashed = [](std::string s) {
+    const size_t a = s.find_first_not_of(" -"), b = s.find_last_not_of(" -");
+    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+  };
   for (size_t c = 0; c < n; ++c) {
-    t.columns.push_back(slice(header[0], c));
-    t.datatypes.push_back(header.size() > 1 ? slice(header[1], c) : "");
+    t.columns.push_back(undashed(slice(header[0], c)));
+    t.datatypes.push_back(header.size() > 1 ? undashed(slice(header[1], c)) : "");
     t.units.push_back(header.size() > 2 ? slice(header[2], c) : "");
     nulls[c] = header.size() > 3 ? slice(header[3], c) : "null";
   }
+  const RowLimit limit(n, sourceBytes, name);
   for (; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     if (trimmed(l).empty() || l[0] == '\\' || l[0] == '|') continue;
+    limit.check(t.cells.size() + 1);
     std::vector<std::string> row(n);
     for (size_t c = 0; c < n; ++c) {
       // Data lines are often one character longer or shorter than the bars: take up to the bar.
@@ -190,7 +233,7 @@ CatalogTable parseIpac(const std::vector<std::string>& lines, const std::string&
     }
     t.cells.push_back(std::move(row));
   }
-  finishTable(t);
+  finishTable(t, sourceBytes, name);
   return t;
 }
 
@@ -222,7 +265,7 @@ CatalogTable parseDelimited(std::string_view text, const std::string& name) {
       all.push_back(l);
       p = e + 1;
     }
-    return parseIpac(all, name);
+    return parseIpac(all, name, text.size());
   }
   if (lines.empty()) throw IoError(name, "no table rows in the file");
   const char delimiter = sniffDelimiter(lines);
@@ -293,7 +336,7 @@ CatalogTable parseDelimited(std::string_view text, const std::string& name) {
   }
   if (ragged > 0)
     t.note = std::to_string(ragged) + " rows with a different number of fields than the header";
-  finishTable(t);
+  finishTable(t, text.size(), name);
   return t;
 }
 
@@ -324,12 +367,18 @@ std::string attribute(const char** attrs, const char* key) {
   return "";
 }
 
+// A `<TD encoding="base64">` cell: its value written as in a BINARY stream (a variable array
+// with its count). Sets error when the bytes do not hold one value of the field.
+std::string decodeBase64Cell(const std::string& text, const VoField& field, std::string& error);
+std::string tableDataCell(const VoField& f, const std::string& cell);
+
 struct VoParser {
   std::vector<VoTable> tables;
   std::vector<std::string> stack;
   std::string text;
   std::vector<std::string> row;
-  bool inTable = false, collecting = false;
+  bool inTable = false, collecting = false, base64Cell = false;
+  std::string error;  // the first cell that could not be decoded
 
   static void start(void* data, const char* el, const char** attrs) {
     auto* p = static_cast<VoParser*>(data);
@@ -351,7 +400,8 @@ struct VoParser {
       f.datatype = attribute(attrs, "datatype");
       f.arraysize = attribute(attrs, "arraysize");
       p->tables.back().fields.push_back(f);
-    } else if (n == "VALUES" && p->stack.size() >= 2 && p->stack[p->stack.size() - 2] == "FIELD") {
+    } else if (n == "VALUES" && p->stack.size() >= 2 && p->stack[p->stack.size() - 2] == "FIELD" &&
+               !p->tables.back().fields.empty()) {
       for (int i = 0; attrs[i]; i += 2)
         if (localName(attrs[i]) == "null") {
           p->tables.back().fields.back().nullValue = attrs[i + 1];
@@ -362,6 +412,7 @@ struct VoParser {
     } else if (n == "TD") {
       p->text.clear();
       p->collecting = true;
+      p->base64Cell = attribute(attrs, "encoding") == "base64";
     } else if (n == "BINARY" || n == "BINARY2") {
       p->tables.back().binary = n == "BINARY" ? 1 : 2;
     } else if (n == "STREAM") {
@@ -386,8 +437,20 @@ struct VoParser {
     } else if (!p->inTable || p->tables.empty()) {
       return;
     } else if (n == "TD") {
-      p->row.push_back(p->text);
+      const std::vector<VoField>& fields = p->tables.back().fields;
+      if (p->base64Cell && p->row.size() < fields.size()) {
+        std::string why;
+        p->row.push_back(decodeBase64Cell(p->text, fields[p->row.size()], why));
+        if (!why.empty() && p->error.empty())
+          p->error = "VOTable row " + std::to_string(p->tables.back().rows.size() + 1) +
+                     ", column " + std::to_string(p->row.size()) + ": " + why;
+      } else if (p->row.size() < fields.size()) {
+        p->row.push_back(tableDataCell(fields[p->row.size()], p->text));
+      } else {
+        p->row.push_back(p->text);
+      }
       p->collecting = false;
+      p->base64Cell = false;
     } else if (n == "TR") {
       p->tables.back().rows.push_back(std::move(p->row));
       p->row.clear();
@@ -432,7 +495,8 @@ std::vector<uint8_t> decodeBase64(const std::string& s) {
 class ByteReader {
  public:
   explicit ByteReader(const std::vector<uint8_t>& d) : d_(d) {}
-  bool has(size_t n) const { return pos_ + n <= d_.size(); }
+  bool has(size_t n) const { return n <= d_.size() - pos_; }
+  size_t position() const { return pos_; }
   bool atEnd() const { return pos_ >= d_.size(); }
   uint64_t big(size_t n) {  // n big-endian bytes
     uint64_t v = 0;
@@ -460,23 +524,32 @@ size_t primitiveSize(const std::string& t) {
   return 0;
 }
 
-// Elements of a fixed arraysize ("3", "3x2"); 0 for variable ("*", "10*", "3x*").
-size_t fixedElements(const std::string& arraysize, bool& variable) {
+// A product of array dimensions that saturates instead of wrapping: anything this large is
+// more than a stream holds, and is refused as such.
+constexpr uint64_t kHugeCount = uint64_t{1} << 56;
+uint64_t saturatingProduct(uint64_t a, uint64_t b) {
+  return b != 0 && a > kHugeCount / b ? kHugeCount : std::min(a * b, kHugeCount);
+}
+
+// Primitives per item of an arraysize ("3", "3x2": 6 per cell; "*", "10*": 1 per item; "3x*": 3
+// per item), variable when its last dimension is ("*", "n*"): then the stream gives the number
+// of items before the cell.
+uint64_t fixedElements(const std::string& arraysize, bool& variable) {
   variable = false;
   if (arraysize.empty()) return 1;
-  size_t total = 1;
+  uint64_t total = 1;
   size_t start = 0;
   while (start <= arraysize.size()) {
     size_t x = arraysize.find('x', start);
     if (x == std::string::npos) x = arraysize.size();
-    const std::string dim = arraysize.substr(start, x - start);
+    const std::string dim = trimmed(std::string_view(arraysize).substr(start, x - start));
     if (dim.find('*') != std::string::npos) {
       variable = true;
-      return 0;
+      return total;
     }
     double v = 0;
-    if (!parseNumber(dim, v) || v < 0) return 1;
-    total *= static_cast<size_t>(v);
+    if (!parseNumber(dim, v) || !(v >= 0)) return 1;
+    total = saturatingProduct(total, v >= double(kHugeCount) ? kHugeCount : uint64_t(v));
     start = x + 1;
   }
   return total;
@@ -505,23 +578,26 @@ std::string stripPadding(std::string s) {
 // One field's value from a binary stream as text ("" for null); false when the stream ends.
 bool readBinaryValue(ByteReader& in, const VoField& f, std::string& out) {
   bool variable = false;
-  size_t count = fixedElements(f.arraysize, variable);
+  uint64_t elements = fixedElements(f.arraysize, variable);
   if (variable) {
     if (!in.has(4)) return false;
-    count = static_cast<size_t>(in.big(4));
+    elements = saturatingProduct(elements, in.big(4));
   }
   const std::string& t = f.datatype;
   out.clear();
   if (t == "bit") {
-    const size_t bytes = (count + 7) / 8;
+    const uint64_t bytes = (elements + 7) / 8;
     if (!in.has(bytes)) return false;
+    const size_t count = static_cast<size_t>(elements);
     const uint8_t* p = in.take(bytes);
     for (size_t i = 0; i < count; ++i) out += (p[i / 8] >> (7 - i % 8)) & 1 ? '1' : '0';
     return true;
   }
   const size_t size = primitiveSize(t);
   if (size == 0) throw std::runtime_error("unknown VOTable datatype '" + t + "'");
-  if (!in.has(size * count)) return false;
+  // elements <= 2^56 and size <= 16: the product cannot wrap.
+  if (!in.has(size * elements)) return false;
+  const size_t count = static_cast<size_t>(elements);
   if (t == "char") {
     const uint8_t* p = in.take(count);
     out = stripPadding(std::string(reinterpret_cast<const char*>(p), count));
@@ -579,12 +655,27 @@ bool readBinaryValue(ByteReader& in, const VoField& f, std::string& out) {
   return true;
 }
 
+std::string decodeBase64Cell(const std::string& text, const VoField& field, std::string& error) {
+  const std::vector<uint8_t> bytes = decodeBase64(text);
+  ByteReader in(bytes);
+  std::string value;
+  try {
+    if (!readBinaryValue(in, field, value)) error = "its base64 value is shorter than its FIELD";
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  return error.empty() ? value : std::string();
+}
+
 void decodeBinary(VoTable& t, const std::string& path) {
   const std::vector<uint8_t> bytes = decodeBase64(t.stream);
   ByteReader in(bytes);
   const size_t n = t.fields.size();
   const size_t flagBytes = (n + 7) / 8;
+  const RowLimit limit(n, bytes.size(), path);
   while (!in.atEnd()) {
+    const size_t rowStart = in.position();
+    limit.check(t.rows.size() + 1);
     std::vector<bool> nulls(n, false);
     if (t.binary == 2) {
       if (!in.has(flagBytes)) break;
@@ -603,9 +694,74 @@ void decodeBinary(VoTable& t, const std::string& path) {
       }
       if (nulls[i]) row[i].clear();
     }
+    // Rows of no bytes (no FIELD, or only empty arrays) would never reach the end of the stream.
+    if (in.position() == rowStart)
+      throw IoError(path, "VOTable binary stream of " + std::to_string(bytes.size()) +
+                              " bytes whose rows take none (no FIELD, or only empty arrays)");
     t.rows.push_back(std::move(row));
   }
   t.stream.clear();
+}
+
+// A TABLEDATA boolean: T, t, 1, true / F, f, 0, false in any case; "?" or blank is null (as is
+// anything else).
+std::string tableDataBoolean(const std::string& word) {
+  const std::string w = lowerCase(word);
+  if (w == "t" || w == "1" || w == "true") return "true";
+  if (w == "f" || w == "0" || w == "false") return "false";
+  return "";
+}
+
+// The words of a TABLEDATA array cell: blank-separated; a boolean array may also be written
+// without separators ("TFT?").
+std::vector<std::string> tableDataWords(const VoField& f, const std::string& cell) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : cell) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  if (f.datatype == "boolean" && words.size() == 1 && words[0].size() > 1 &&
+      words[0].find_first_not_of("TtFf10?") == std::string::npos) {
+    const std::string packed = words[0];
+    words.clear();
+    for (char c : packed) words.emplace_back(1, c);
+  }
+  return words;
+}
+
+// A TABLEDATA cell as text: strings keep their inner blanks; every other cell is a list of
+// values (one for a scalar), each compared with the VALUES null, NaN and "?" (booleans) being
+// null too; an array whose values are all null is a null cell.
+std::string tableDataCell(const VoField& f, const std::string& cell) {
+  if (f.datatype == "char" || f.datatype == "unicodeChar") {
+    std::string s = trimmed(cell);
+    return f.hasNull && s == f.nullValue ? std::string() : s;
+  }
+  if (f.datatype == "bit") {
+    std::string bits;
+    for (char c : cell)
+      if (c == '0' || c == '1') bits += c;
+    return bits;
+  }
+  const bool floating = f.datatype == "float" || f.datatype == "double" ||
+                        f.datatype == "floatComplex" || f.datatype == "doubleComplex";
+  std::string joined;
+  bool allNull = true;
+  const std::vector<std::string> words = tableDataWords(f, cell);
+  for (size_t k = 0; k < words.size(); ++k) {
+    std::string v = words[k];
+    if ((f.hasNull && v == f.nullValue) || (floating && lowerCase(v) == "nan")) v.clear();
+    if (f.datatype == "boolean") v = tableDataBoolean(v);
+    if (!v.empty()) allNull = false;
+    joined += (k ? " " : "") + v;
+  }
+  return allNull ? std::string() : joined;
 }
 
 CatalogTable parseVoTable(const std::string& text, const std::string& path,
@@ -633,6 +789,7 @@ CatalogTable parseVoTable(const std::string& text, const std::string& path,
     throw IoError(path, why);
   }
   XML_ParserFree(parser);
+  if (!p.error.empty()) throw IoError(path, p.error);
   if (p.tables.empty()) throw IoError(path, "the VOTable holds no TABLE");
   for (VoTable& t : p.tables)
     if (t.binary && t.unsupported.empty()) decodeBinary(t, path);
@@ -660,34 +817,12 @@ CatalogTable parseVoTable(const std::string& text, const std::string& path,
     t.ucds.push_back(f.ucd);
     t.datatypes.push_back(f.datatype + (f.arraysize.empty() ? "" : "[" + f.arraysize + "]"));
   }
-  for (auto& row : v.rows) {
-    // TABLEDATA: empty TD, the VALUES null and NaN are null.
-    if (v.binary == 0)
-      for (size_t i = 0; i < row.size() && i < v.fields.size(); ++i) {
-        std::string s = trimmed(row[i]);
-        const VoField& f = v.fields[i];
-        if ((f.hasNull && s == f.nullValue) ||
-            ((f.datatype == "float" || f.datatype == "double") && lowerCase(s) == "nan") ||
-            (f.datatype == "boolean" && (s == "?" || s.empty())))
-          s.clear();
-        if (f.datatype == "boolean" && !s.empty()) {
-          const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
-          s = (c == 't' || c == '1') ? "true" : "false";
-        }
-        row[i] = f.datatype == "char" || f.datatype == "unicodeChar" ? row[i] : s;
-        if (f.datatype == "char" || f.datatype == "unicodeChar") {
-          // Keep inner spaces of strings, drop the layout around them.
-          row[i] = trimmed(row[i]);
-          if (f.hasNull && row[i] == f.nullValue) row[i].clear();
-        }
-      }
-    t.cells.push_back(std::move(row));
-  }
+  for (auto& row : v.rows) t.cells.push_back(std::move(row));
   if (p.tables.size() > 1)
     t.note = "table " + std::to_string(pick + 1) + " of " + std::to_string(p.tables.size()) +
              (v.name.empty() ? "" : " (" + v.name + ")") +
              (options.table < 0 ? ": the first with rows" : "");
-  finishTable(t);
+  finishTable(t, text.size(), path);
   return t;
 }
 
@@ -723,12 +858,31 @@ void readNumbers(fitsfile* f, int type, int col, long rows, long repeat,
   }
 }
 
+// The current table HDU's rows must lie within the file (for a .gz file, within what was
+// inflated) and its cells within the allocation cap, before anything is allocated for them.
+// Returns the file's size in bytes.
+uint64_t checkTableFits(fitsfile* f, const std::string& path, long nrows, int ncols) {
+  FitsStatus st(path);
+  LONGLONG headStart = 0, dataStart = 0, dataEnd = 0, rowBytes = 0;
+  fits_get_hduaddrll(f, &headStart, &dataStart, &dataEnd, st.ptr());
+  fits_read_key(f, TLONGLONG, "NAXIS1", &rowBytes, nullptr, st.ptr());
+  st.check("reading the table size");
+  const LONGLONG fileBytes = f->Fptr->logfilesize;
+  if (nrows < 0 || ncols < 0 || rowBytes < 0 || dataStart > fileBytes)
+    throw IoError(path, "the table's size is damaged");
+  const uint64_t rows = static_cast<uint64_t>(nrows), width = static_cast<uint64_t>(rowBytes);
+  const uint64_t room = static_cast<uint64_t>(fileBytes - dataStart);
+  if (width != 0 && rows > room / width)
+    throw IoError(path, "the table claims " + std::to_string(rows) + " rows of " +
+                            std::to_string(width) + " bytes, more than the " +
+                            std::to_string(room) + " bytes after its header");
+  RowLimit(static_cast<uint64_t>(ncols), static_cast<uint64_t>(fileBytes), path).check(rows);
+  return static_cast<uint64_t>(fileBytes);
+}
+
 CatalogTable readFitsTable(const std::string& path, const CatalogReadOptions& options) {
   FitsStatus st(path);
-  fitsfile* raw = nullptr;
-  fits_open_file(&raw, path.c_str(), READONLY, st.ptr());
-  st.check("opening");
-  FitsHandle file(raw);
+  const FitsTableFile file(path);
   fitsfile* f = file.get();
   int hdus = 0;
   fits_get_num_hdus(f, &hdus, st.ptr());
@@ -747,7 +901,12 @@ CatalogTable readFitsTable(const std::string& path, const CatalogReadOptions& op
     if (options.table < 0 && pick < 0 && rows > 0) pick = h;
     if (options.table >= 0 && static_cast<int>(tables.size()) == options.table + 1) pick = h;
   }
-  if (tables.empty()) throw IoError(path, "the FITS file holds no table HDU");
+  if (tables.empty()) {
+    std::string why;
+    for (const std::string& r : file.rejected()) why += (why.empty() ? " (" : "; ") + r;
+    throw IoError(path,
+                  "the FITS file holds no readable table HDU" + why + (why.empty() ? "" : ")"));
+  }
   if (options.table >= static_cast<int>(tables.size()))
     throw IoError(path, "the FITS file has " + std::to_string(tables.size()) + " tables, not " +
                             std::to_string(options.table + 1));
@@ -770,6 +929,7 @@ CatalogTable readFitsTable(const std::string& path, const CatalogReadOptions& op
   fits_get_num_cols(f, &ncols, st.ptr());
   fits_get_num_rows(f, &nrows, st.ptr());
   st.check("reading the table size");
+  const uint64_t fileBytes = checkTableFits(f, path, nrows, ncols);
   t.cells.assign(static_cast<size_t>(nrows), std::vector<std::string>(static_cast<size_t>(ncols)));
   std::vector<std::string> skipped;
   for (int col = 1; col <= ncols; ++col) {
@@ -792,6 +952,10 @@ CatalogTable readFitsTable(const std::string& path, const CatalogReadOptions& op
         long length = 0, offset = 0;
         fits_read_descript(f, col, r + 1, &length, &offset, st.ptr());
         st.check("reading column " + n);
+        // Each element takes at least a byte of the heap (bit arrays are not read).
+        if (length < 0 || static_cast<uint64_t>(length) > fileBytes)
+          throw IoError(path, "column " + n + ", row " + std::to_string(r + 1) + " claims " +
+                                  std::to_string(length) + " elements, more than the file holds");
         std::string& cell = t.cells[static_cast<size_t>(r)][c];
         if (base == TSTRING) {
           std::vector<char> text(static_cast<size_t>(length) + 1, 0);
@@ -883,11 +1047,15 @@ CatalogTable readFitsTable(const std::string& path, const CatalogReadOptions& op
     for (const auto& s : skipped) list += (list.empty() ? "" : ", ") + s;
     t.note += (t.note.empty() ? "" : "; ") + std::string("complex columns left empty: ") + list;
   }
-  finishTable(t);
+  finishTable(t, fileBytes, path);
   return t;
 }
 
-std::string readWholeFile(const std::string& path) {
+std::string readWholeFile(const std::string& path, uint64_t size) {
+  if (size > allocationCap())
+    throw IoError(path,
+                  std::to_string(size >> 20) +
+                      " MiB of text: more than the allocation cap (STACKLENS_ALLOCATION_CAP_MB)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(path, std::string("cannot open: ") + std::strerror(errno));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -914,7 +1082,7 @@ CatalogTable parseCatalogText(const std::string& text, const std::string& name,
 }
 
 CatalogTable readCatalog(const std::string& path, const CatalogReadOptions& options) {
-  checkReadableFile(path);
+  const uint64_t size = checkReadableFile(path);
   std::string head;
   {
     std::ifstream in(path, std::ios::binary);
@@ -930,7 +1098,7 @@ CatalogTable readCatalog(const std::string& path, const CatalogReadOptions& opti
                         (ext == ".gz" && (stem.ends_with(".fits") || stem.ends_with(".fit")));
   if (head.rfind("SIMPLE  =", 0) == 0 || (gzip && fitsName)) return readFitsTable(path, options);
   if (gzip) throw IoError(path, "compressed catalogs other than .fits.gz are not read");
-  CatalogTable t = parseCatalogText(readWholeFile(path), path, options);
+  CatalogTable t = parseCatalogText(readWholeFile(path, size), path, options);
   if (t.name == path) t.name = std::filesystem::path(path).filename().string();
   return t;
 }

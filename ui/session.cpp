@@ -9,7 +9,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include "compute/params_text.h"
@@ -36,9 +38,13 @@ double number(const QJsonObject& o, const char* key, double fallback) {
   return v.toDouble();
 }
 
+// Range checked before converting: converting a double outside int's range is undefined (a
+// session file's "hdu": 1e300 reached it).
 int integer(const QJsonObject& o, const char* key, int fallback) {
   const double v = number(o, key, fallback);
-  if (v != double(int(v))) fail(QString("%1 is not a whole number").arg(key));
+  if (!(v >= std::numeric_limits<int>::min() && v <= std::numeric_limits<int>::max()))
+    fail(QString("%1 is out of range").arg(key));
+  if (v != std::trunc(v)) fail(QString("%1 is not a whole number").arg(key));
   return int(v);
 }
 
@@ -203,7 +209,9 @@ void pipelineFromJson(const QJsonObject& o, Session& s) {
   p.segmentation.enabled = flag(seg, "enabled", false);
   p.segmentation.params.nSigma = number(seg, "nsigma", 5);
   p.segmentation.params.connectivity = integer(seg, "connectivity", 8);
-  p.segmentation.params.minPixels = int64_t(number(seg, "min_pixels", 1));
+  const double minPixels = number(seg, "min_pixels", 1);
+  if (!(minPixels >= 0 && minPixels < 0x1p62)) fail("min_pixels is out of range");
+  p.segmentation.params.minPixels = int64_t(minPixels);
   if (seg.contains("threshold"))
     p.segmentation.params.absoluteThreshold = number(seg, "threshold", 0);
 }

@@ -1,6 +1,6 @@
-// What both fuzzers (and the corpus replay test) do with one input: open it as a stack through
-// a temporary file, read every slice and format its WCS. Any outcome but success or IoError
-// (a crash, a sanitizer report, another exception type) is a bug.
+// What the FITS and TIFF fuzzers (and the corpus replay test) do with one input: open it as a
+// stack through a temporary file, read every slice and format its WCS. Any outcome but success
+// or IoError (a crash, a sanitizer report, another exception type) is a bug.
 #pragma once
 
 #include <unistd.h>

@@ -1,40 +1,90 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang-14, ASan + UBSan) in build/fuzz and runs each for a bounded
-# time, seeded with the files in tests/io/data/fixtures and reference_agreement. Crashing inputs
-# are written to build/fuzz/findings/<target>/; after fixing the bug, copy each into
-# tests/io/data/corpus_regressions/ so that io_tests replays it on every CI run.
+# time, JOBS targets at a time (default 2), each seeded with its corpus below and with the kept
+# regressions of its kind. Crashing inputs are written to build/fuzz/findings/<target>/; after
+# fixing the bug, copy each into tests/io/data/corpus_regressions/ (named <target>_<what>, see
+# corpus_regressions_test.cpp) so that io_tests replays it on every CI run.
 #
-#   tests/io/fuzz/run-fuzzers.sh [SECONDS_PER_TARGET]   (default 60)
+#   tests/io/fuzz/run-fuzzers.sh [SECONDS_PER_TARGET [TARGET...]]   (default 60, every target)
+#
+# Targets: fits_fuzzer, tiff_fuzzer (stacks), catalog_fuzzer (CSV, IPAC, VOTable, FITS tables),
+# regions_fuzzer (DS9 regions), pipeline_fuzzer (`process` options), session_fuzzer (viewer
+# sessions; built when Qt 6 is installed).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 seconds=${1:-60}
+shift || true
 jobs=${JOBS:-2}
 
 CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTACKLENS_FUZZ=ON -DSTACKLENS_SANITIZE=ON -DSTACKLENS_GUI=OFF -DSTACKLENS_CUDA=OFF >/dev/null
-cmake --build build/fuzz -j "$jobs" --target fits_fuzzer tiff_fuzzer
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  targets=(fits_fuzzer tiff_fuzzer catalog_fuzzer regions_fuzzer pipeline_fuzzer)
+  # session_fuzzer exists only where CMake found Qt 6.
+  if ninja -C build/fuzz -t targets all 2>/dev/null | grep -q '^session_fuzzer:'; then
+    targets+=(session_fuzzer)
+  fi
+fi
+cmake --build build/fuzz -j "$jobs" --target "${targets[@]}"
 
 fixtures=tests/io/data/fixtures
 agreement=tests/io/data/reference_agreement  # old-style JPEG, YCbCr, random groups, ...
-status=0
-for target in fits_fuzzer tiff_fuzzer; do
-  corpus=build/fuzz/corpus/$target
-  findings=build/fuzz/findings/$target
-  mkdir -p "$corpus" "$findings"
-  if [[ $target == fits_fuzzer ]]; then
-    cp -n "$fixtures"/*.fits "$fixtures"/*.fz "$fixtures"/*.gz "$agreement"/*.fits "$corpus"/ \
-      2>/dev/null || true
-  else
-    cp -n "$fixtures"/*.tif "$agreement"/*.tif "$corpus"/ 2>/dev/null || true
-  fi
-  echo "== $target for ${seconds}s"
-  # -rss_limit_mb bounds what a hostile header can make the readers allocate (the harness caps
+seeds=tests/io/fuzz/seeds
+kept=tests/io/data/corpus_regressions
+
+# Copies target's seeds into its corpus folder (kept inputs of its kind included).
+seed() {
+  local target=$1 corpus=$2
+  case $target in
+    fits_fuzzer) cp -n "$fixtures"/*.fits "$fixtures"/*.fz "$fixtures"/*.gz "$agreement"/*.fits \
+      "$kept"/fits_* "$kept"/hostile_fits* "$kept"/handmade_* "$corpus"/ ;;
+    tiff_fuzzer) cp -n "$fixtures"/*.tif "$agreement"/*.tif "$kept"/*.tif "$corpus"/ ;;
+    catalog_fuzzer) cp -n "$seeds"/catalog/* "$kept"/catalog_* "$corpus"/ ;;
+    regions_fuzzer) cp -n tests/io/data/regions/*.reg "$kept"/regions_* "$corpus"/ ;;
+    pipeline_fuzzer) cp -n "$seeds"/pipeline/* "$kept"/pipeline_* "$corpus"/ ;;
+    session_fuzzer) cp -n "$seeds"/session/* "$kept"/session_* "$corpus"/ ;;
+  esac 2>/dev/null || true
+}
+
+# Runs one target for $seconds; its output goes to build/fuzz/logs/<target>.log.
+run() {
+  local target=$1
+  local corpus=build/fuzz/corpus/$target findings=build/fuzz/findings/$target
+  mkdir -p "$corpus" "$findings" build/fuzz/logs
+  seed "$target" "$corpus"
+  # -rss_limit_mb bounds what a hostile input can make the parsers allocate (the harnesses cap
   # the readers at 512 MiB). -fork=1 with -ignore_crashes=1 keeps fuzzing after a finding, so
   # that one run lists them all.
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "build/fuzz/tests/io/$target" "$corpus" -max_total_time="$seconds" -max_len=65536 \
-    -rss_limit_mb=2048 -timeout=10 -fork=1 -ignore_crashes=1 -artifact_prefix="$findings/" -print_final_stats=1 || status=1
+    -rss_limit_mb=2048 -timeout=10 -fork=1 -ignore_crashes=1 -artifact_prefix="$findings/" \
+    -print_final_stats=1 >"build/fuzz/logs/$target.log" 2>&1
+}
+
+# The last progress line of target's log (inputs run, coverage, oom/timeout/crash counts).
+summary() { grep -E '^#[0-9]+|^INFO: exiting|ERROR' "build/fuzz/logs/$1.log" | tail -n 2 || true; }
+
+status=0
+pids=()
+names=()
+for target in "${targets[@]}"; do
+  echo "== $target for ${seconds}s"
+  run "$target" &
+  pids+=($!)
+  names+=("$target")
+  # JOBS at a time: wait for the oldest before starting another.
+  if ((${#pids[@]} >= jobs)); then
+    wait "${pids[0]}" || { echo "!! ${names[0]} failed"; status=1; }
+    summary "${names[0]}"
+    pids=("${pids[@]:1}")
+    names=("${names[@]:1}")
+  fi
+done
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || { echo "!! ${names[$i]} failed"; status=1; }
+  summary "${names[$i]}"
 done
 ls build/fuzz/findings/*/ 2>/dev/null | grep -v '^$' || true
 exit $status
