@@ -22,7 +22,9 @@ targets=("$@")
 if ((${#targets[@]} == 0)); then
   targets=(fits_fuzzer tiff_fuzzer catalog_fuzzer regions_fuzzer pipeline_fuzzer)
   # session_fuzzer exists only where CMake found Qt 6.
-  if ninja -C build/fuzz -t targets all 2>/dev/null | grep -q '^session_fuzzer:'; then
+  # (The list is read whole first: grep -q would close the pipe early, and with pipefail the
+  # writer's SIGPIPE would make the test false.)
+  if grep -q '^session_fuzzer:' <<<"$(ninja -C build/fuzz -t targets all 2>/dev/null)"; then
     targets+=(session_fuzzer)
   fi
 fi
