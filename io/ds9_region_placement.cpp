@@ -12,6 +12,22 @@ namespace {
 
 constexpr double kDeg = 3.14159265358979323846 / 180.0;
 
+// A shape's two axes, at angle degrees from +x, carried through the 2 × 2 matrix m: the first
+// axis's image gives the pixel angle, and the lengths of both scale the shape's sizes (the even
+// sizes along the first axis, the odd along the second).
+struct MappedAxes {
+  double angle;   // degrees
+  double first;   // length of the first axis's image
+  double second;  // length of the second's
+};
+
+MappedAxes mappedAxes(const std::array<double, 4>& m, double angle) {
+  const double c = std::cos(angle * kDeg), s = std::sin(angle * kDeg);
+  const double ux = m[0] * c + m[1] * s, uy = m[2] * c + m[3] * s;
+  const double vx = -m[0] * s + m[1] * c, vy = -m[2] * s + m[3] * c;
+  return {std::atan2(uy, ux) / kDeg, std::hypot(ux, uy), std::hypot(vx, vy)};
+}
+
 }  // namespace
 
 namespace {
@@ -96,17 +112,13 @@ void toImagePixels(const PhysicalToImage& t, const Region& r, PixelRegion& p) {
     const double x = pt[0] + 1, y = pt[1] + 1;
     pt = {m[0] * x + m[1] * y + t.ltv[0] - 1, m[2] * x + m[3] * y + t.ltv[1] - 1};
   }
-  const double a = r.angle * kDeg;
-  const double ux = m[0] * std::cos(a) + m[1] * std::sin(a);
-  const double uy = m[2] * std::cos(a) + m[3] * std::sin(a);
-  const double vx = -m[0] * std::sin(a) + m[1] * std::cos(a);
-  const double vy = -m[2] * std::sin(a) + m[3] * std::cos(a);
-  p.angle = std::atan2(uy, ux) / kDeg;
+  const MappedAxes shapeAxes = mappedAxes(m, r.angle);
+  p.angle = shapeAxes.angle;
   if (r.sizesInPhysical) {
     for (size_t k = 0; k < p.sizes.size(); ++k)
       p.sizes[k] = r.sizes[k] * (isRound(r.shape) ? mean
-                                 : k % 2 == 0     ? std::hypot(ux, uy)
-                                                  : std::hypot(vx, vy));
+                                 : k % 2 == 0     ? shapeAxes.first
+                                                  : shapeAxes.second);
   }
   p.angles = pixelSectorAngles(m, r.angle, r.angles, p.angle);
 }
@@ -133,18 +145,14 @@ bool linearToImage(const Wcs* wcs, double z, const Region& r, PixelRegion& p, st
     const double dx = pt[0] - w0[axes[0]], dy = pt[1] - w0[axes[1]];
     pt = {m[0] * dx + m[1] * dy, m[2] * dx + m[3] * dy};
   }
-  const double a = r.angle * kDeg;
-  const double ux = m[0] * std::cos(a) + m[1] * std::sin(a);
-  const double uy = m[2] * std::cos(a) + m[3] * std::sin(a);
-  const double vx = -m[0] * std::sin(a) + m[1] * std::cos(a);
-  const double vy = -m[2] * std::sin(a) + m[3] * std::cos(a);
-  p.angle = std::atan2(uy, ux) / kDeg;
+  const MappedAxes shapeAxes = mappedAxes(m, r.angle);
+  p.angle = shapeAxes.angle;
   if (r.sizesInLinear) {
     const double mean = 1 / std::sqrt(std::fabs(det));
     for (size_t k = 0; k < p.sizes.size(); ++k)
       p.sizes[k] = r.sizes[k] * (isRound(r.shape) ? mean
-                                 : k % 2 == 0     ? std::hypot(ux, uy)
-                                                  : std::hypot(vx, vy));
+                                 : k % 2 == 0     ? shapeAxes.first
+                                                  : shapeAxes.second);
   }
   p.angles = pixelSectorAngles(m, r.angle, r.angles, p.angle);
   return true;
@@ -220,19 +228,15 @@ std::vector<PixelRegion> regionsInPixels(const std::vector<Region>& regions, con
         // The shape's first axis on the sky: angle from west towards north; its image through
         // the local Jacobian gives the pixel angle and, with the perpendicular axis, the sizes.
         const auto& j = local.jacobian;
-        const double t = r.angle * kDeg;
-        const double ux = j[0] * std::cos(t) + j[1] * std::sin(t);
-        const double uy = j[2] * std::cos(t) + j[3] * std::sin(t);
-        const double vx = -j[0] * std::sin(t) + j[1] * std::cos(t);
-        const double vy = -j[2] * std::sin(t) + j[3] * std::cos(t);
-        p.angle = std::atan2(uy, ux) / kDeg;
+        const MappedAxes shapeAxes = mappedAxes(j, r.angle);
+        p.angle = shapeAxes.angle;
         if (r.sizesInDegrees) {
           // Round shapes through the mean scale; others along their own two axes (the even
           // sizes along the first, the odd along the second).
           for (size_t k = 0; k < p.sizes.size(); ++k)
             p.sizes[k] = isRound(r.shape)
                              ? r.sizes[k] / local.scale
-                             : r.sizes[k] * (k % 2 == 0 ? std::hypot(ux, uy) : std::hypot(vx, vy));
+                             : r.sizes[k] * (k % 2 == 0 ? shapeAxes.first : shapeAxes.second);
         }
         p.angles = pixelSectorAngles(j, r.angle, r.angles, p.angle);
       } else if (r.sizesInDegrees) {
