@@ -45,6 +45,11 @@ struct CommandLine {
                                 "1024"};
   QCommandLineOption volumeMode{"volume-mode", "mip, attenuated-mip, average or iso (default mip).",
                                 "MODE", "mip"};
+  QCommandLineOption soak{"soak-minutes",
+                          "Run --scrub-benchmark or --volume-benchmark for M minutes instead of "
+                          "--frames steps, adding per-minute latency percentiles, resident and "
+                          "device memory (\"soak\") to the JSON.",
+                          "M"};
   QCommandLineOption firstFrame{"first-frame-benchmark",
                                 "Open FILE, print the time from the open request to the first "
                                 "frame presented as JSON, then exit.",
@@ -72,7 +77,8 @@ struct CommandLine {
     parser.addVersionOption();
     parser.addPositionalArgument("file",
                                  "FITS or TIFF stack to open (default: the bundled sample)");
-    parser.addOptions({hdu, plane, scrub, frames, firstFrame, volume, volumeSize, volumeMode});
+    parser.addOptions(
+        {hdu, plane, scrub, frames, soak, firstFrame, volume, volumeSize, volumeMode});
     parser.addOptions({preset, backend, iterations, deconvolution, psf, rawBudget});
   }
 };
@@ -160,6 +166,18 @@ int main(int argc, char** argv) {
     }
   }
 
+  double soakMinutes = 0;
+  if (parser.isSet(commandLine.soak)) {
+    soakMinutes = parser.value(commandLine.soak).toDouble(&ok);
+    if (!ok || !(soakMinutes > 0)) {
+      std::fprintf(stderr, "stacklens: error: --soak-minutes takes a positive number\n");
+      return 2;
+    }
+  }
+  // The device memory a soak watches: the GPU's when processing or drawing runs there.
+  const QString backendName = parser.value(backend);
+  const int soakDevice = backendName == "cuda" || backendName == "compare" ? 0 : -1;
+
   stacklens::ui::MainWindow window;
   if (rawBudgetMb > 0) window.setRawSliceBudget(static_cast<size_t>(rawBudgetMb) << 20);
   const bool processing = parser.isSet(preset) || parser.isSet(backend) ||
@@ -181,6 +199,7 @@ int main(int argc, char** argv) {
   if (parser.isSet(scrub)) {
     auto* bench = new stacklens::ui::ScrubBenchmark(&window, frameCount, &window);
     if (processing) bench->setProcessing(window.liveProcessing());
+    bench->setSoak(soakMinutes, soakDevice);
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
                      &stacklens::ui::ScrubBenchmark::start);
     return runBenchmark(app, window, bench, parser.value(scrub), options);
@@ -202,6 +221,7 @@ int main(int argc, char** argv) {
     }
     auto* bench =
         new stacklens::ui::VolumeBenchmark(&window, frameCount, QSize(side, side), mode, &window);
+    bench->setSoak(soakMinutes, soakDevice);
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
                      &stacklens::ui::VolumeBenchmark::start, Qt::SingleShotConnection);
     return runBenchmark(app, window, bench, parser.value(commandLine.volume), options);

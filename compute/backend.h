@@ -85,6 +85,9 @@ void cudaSynchronizeDevice(int device);
 // current: callers from another library (Python) get their own current device back.
 int cudaCurrentDevice();
 void cudaSetCurrentDevice(int device);
+// Bytes of device memory in use on device by every process (total − free), for watching a long
+// session's memory; −1 without a CUDA build or when the device cannot be asked.
+int64_t cudaDeviceBytesInUse(int device);
 
 // True when the CUDA backend was built and a usable device is present; otherwise *why says why.
 bool cudaUsable(std::string* why = nullptr);

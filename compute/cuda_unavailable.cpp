@@ -25,6 +25,8 @@ int cudaCurrentDevice() { return -1; }
 
 void cudaSetCurrentDevice(int) {}
 
+int64_t cudaDeviceBytesInUse(int) { return -1; }
+
 std::vector<std::string> cudaDeviceNames() { return {}; }
 
 }  // namespace stacklens::compute

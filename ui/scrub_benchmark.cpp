@@ -5,6 +5,7 @@
 #include <QJsonObject>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <sys/resource.h>
 #include <time.h>
@@ -72,6 +73,7 @@ void ScrubBenchmark::start() {
           heartbeat_.start();
           cpuStartMs_ = processCpuMs();
           guiCpuStartMs_ = threadCpuMs();
+          soak_.start();
           QTimer::singleShot(50, this, &ScrubBenchmark::step);
         };
         // The chosen backend is made off the GUI thread: measure with it, not the one before.
@@ -165,7 +167,33 @@ void ScrubBenchmark::frameArrived() {
   latencies_.push_back(ms);
   (jump_ ? jumps_ : adjacent_).push_back(ms);
   ++done_;
+  // The last minute's steps stay: the report's other figures are theirs.
+  if (soak_.add(ms) && !soak_.over()) startNewMinute();
+  if (soak_.over()) {
+    frames_ = done_;
+    timeout_.setInterval(500);  // the display changes, as without processing
+  }
   QTimer::singleShot(0, this, &ScrubBenchmark::step);
+}
+
+void ScrubBenchmark::setSoak(double minutes, int device) {
+  soak_ = SoakSampler(minutes, device);
+  if (!soak_.enabled()) return;
+  frames_ = std::numeric_limits<int>::max() / 2;  // until the time is up
+  startNewMinute();
+}
+
+void ScrubBenchmark::startNewMinute() {
+  // Cleared, not freed: reserved for a minute's steps so that they do not grow with the run.
+  constexpr size_t kStepsPerMinute = size_t(1) << 16;
+  for (auto* v : {&latencies_, &adjacent_, &jumps_, &processingMs_}) {
+    v->clear();
+    v->reserve(kStepsPerMinute);
+  }
+  for (auto& [name, values] : stages_) {
+    values.clear();
+    values.reserve(kStepsPerMinute);
+  }
 }
 
 // Where a step's time went, from the slider (t0) to the processed frame's swap. Steps whose job
@@ -208,6 +236,7 @@ void ScrubBenchmark::finish() {
   auto round3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
   QJsonObject o;
   o["frames"] = frames_;
+  if (soak_.enabled()) o["soak"] = soak_.report();
   o["p50_ms"] = round3(percentile(sorted, 0.5));
   o["p95_ms"] = round3(percentile(sorted, 0.95));
   o["max_ms"] = round3(sorted.empty() ? 0.0 : sorted.back());

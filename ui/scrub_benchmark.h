@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "render/limits.h"
+#include "ui/soak_sampler.h"
 
 namespace stacklens::ui {
 
@@ -40,6 +41,10 @@ class ScrubBenchmark : public QObject {
   // Live processing on: a slider step counts when its processed slice is presented (every
   // frame is processed: the result cache is switched off for the run).
   void setProcessing(LiveProcessing* live);
+  // Steps for `minutes` instead of a frame count and adds the per-minute figures (SoakSampler)
+  // as "soak"; the other figures are then those of the last minute. device: the CUDA device to
+  // watch, −1 for none.
+  void setSoak(double minutes, int device);
 
  signals:
   void finished(const QString& json);
@@ -51,6 +56,7 @@ class ScrubBenchmark : public QObject {
   void stageSample();  // the processed frame of this step was presented
 
   void addStage(const char* name, double ms) { stages_[name].push_back(ms); }
+  void startNewMinute();  // a soak keeps the per-step records of one minute only
 
   MainWindow* window_;
   int frames_;
@@ -83,6 +89,7 @@ class ScrubBenchmark : public QObject {
   std::vector<double> adjacent_, jumps_;
   double cpuStartMs_ = 0, cpuPerFrameMs_ = -1;        // process CPU time over the slider steps
   double guiCpuStartMs_ = 0, guiCpuPerFrameMs_ = -1;  // the GUI thread's alone
+  SoakSampler soak_{0, -1};
 };
 
 }  // namespace stacklens::ui

@@ -1,7 +1,9 @@
 #include "ui/volume_benchmark.h"
 
+#include <QJsonDocument>
 #include <QTimer>
 #include <algorithm>
+#include <limits>
 
 #include "compute/volume_render.h"
 #include "ui/main_window.h"
@@ -40,11 +42,13 @@ void VolumeBenchmark::frameShown() {
   if (frame_.isValid()) {
     const double ms = frame_.nsecsElapsed() / 1e6;
     if (warmUp_ > 0) {
-      --warmUp_;
+      if (--warmUp_ == 0) soak_.start();
     } else {
       latency_.push_back(ms);
       render_.push_back(panel_->lastFrameMs());
       ++done_;
+      if (soak_.add(ms) && !soak_.over()) startNewMinute();  // the last minute's stay
+      if (soak_.over()) frames_ = done_;
     }
   }
   if (done_ >= frames_) {
@@ -54,12 +58,35 @@ void VolumeBenchmark::frameShown() {
   QTimer::singleShot(0, this, &VolumeBenchmark::nextFrame);  // after this frame's handlers
 }
 
+void VolumeBenchmark::setSoak(double minutes, int device) {
+  soak_ = SoakSampler(minutes, device);
+  if (!soak_.enabled()) return;
+  frames_ = std::numeric_limits<int>::max() / 2;  // until the time is up
+  startNewMinute();
+}
+
+void VolumeBenchmark::startNewMinute() {
+  // Cleared, not freed: reserved for a minute's frames so that they do not grow with the run.
+  for (auto* v : {&latency_, &render_}) {
+    v->clear();
+    v->reserve(size_t(1) << 16);
+  }
+}
+
 void VolumeBenchmark::nextFrame() {
   frame_.start();
   panel_->turn(0.7, 360.0 / 120);  // three turns a minute at 120 frames
 }
 
 QString VolumeBenchmark::report() const {
+  QString json = figures();
+  if (!soak_.enabled()) return json;
+  json.chop(1);  // the closing brace
+  return json + ",\"soak\":" +
+         QString::fromUtf8(QJsonDocument(soak_.report()).toJson(QJsonDocument::Compact)) + "}";
+}
+
+QString VolumeBenchmark::figures() const {
   const compute::Shape s = panel_->volume()->volume.shape();
   const double p50 = percentile(latency_, 0.5);
   return QString(

@@ -4,7 +4,8 @@
 // until the frame reaches the screen. Emits finished(json) with the renderer (CUDA or OpenGL),
 // gl_renderer, the volume's and the frame's shapes, the mode, load_ms (the whole stack into the
 // view), p50_ms/p95_ms/max_ms from the turn to the presented frame, fps (1000 / p50_ms) and
-// render_p50_ms (the renderer's own time: CUDA synchronised, or OpenGL's draw call).
+// render_p50_ms (the renderer's own time: CUDA synchronised, or OpenGL's draw call), and with
+// --soak-minutes the per-minute figures.
 #pragma once
 
 #include <QElapsedTimer>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "compute/params.h"
+#include "ui/soak_sampler.h"
 
 namespace stacklens::ui {
 
@@ -25,6 +27,9 @@ class VolumeBenchmark : public QObject {
   VolumeBenchmark(MainWindow* window, int frames, QSize output, compute::VolumeMode mode,
                   QObject* parent = nullptr);
   void start();  // call once the stack is open
+  // Turns for `minutes` instead of a frame count, adding per-minute figures as "soak"
+  // (SoakSampler); the other figures are then those of the last minute.
+  void setSoak(double minutes, int device);
 
  signals:
   void finished(const QString& json);
@@ -33,6 +38,8 @@ class VolumeBenchmark : public QObject {
   void nextFrame();
   void frameShown();
   QString report() const;
+  QString figures() const;  // the frame times as JSON, without the soak's
+  void startNewMinute();    // a soak keeps the frame times of one minute only
 
   MainWindow* window_;
   VolumePanel* panel_ = nullptr;
@@ -42,6 +49,7 @@ class VolumeBenchmark : public QObject {
   QElapsedTimer load_, frame_;
   double loadMs_ = 0;
   std::vector<double> latency_, render_;
+  SoakSampler soak_{0, -1};
 };
 
 }  // namespace stacklens::ui

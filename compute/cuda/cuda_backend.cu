@@ -450,6 +450,17 @@ void cudaSetCurrentDevice(int device) {
   if (device >= 0) SL_CUDA(cudaSetDevice(device));
 }
 
+int64_t cudaDeviceBytesInUse(int device) {
+  if (device < 0 || !cudaUsable()) return -1;
+  const cuda::ScopedDevice on(device);
+  size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return static_cast<int64_t>(total - free);
+}
+
 std::vector<std::string> cudaDeviceNames() {
   std::vector<std::string> names;
   const int count = cudaDeviceCount();
