@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The seed job of issue 15 on one GPU, file to file: makes the input, measures the disk with dd,
-# then runs the 3D deconvolution with --timings once per output folder.
+# The seed job on one GPU, file to file, as a user types it: makes the input, measures the disk
+# with dd, then runs the 3D deconvolution with --timings once per output folder, with no budget
+# or boundary options (the boundary is auto: reflect-exact for this symmetric PSF).
 #   B=build/cuda/app compute/bench/seed_job.sh [OUTPUT_FOLDER ...]   (default: /dev/shm /tmp)
-# ITERATIONS (100), BOUNDARY (reflect), PSF_SIZE (128) and EXTRA (more options, e.g.
-# --symmetrize-psf for reflect-exact with an even-sided PSF whose edge holds more than rounding)
-# may be set in the environment.
+# ITERATIONS (100), PSF_SIZE (128), BOUNDARY (unset: auto), BUDGET_MB (unset: the default) and
+# EXTRA (more options, e.g. --devices 2) may be set in the environment.
 set -euo pipefail
 B=${B:-build/cuda/app}
 here=$(dirname "$0")
@@ -25,9 +25,10 @@ for dir in "${@:-/dev/shm /tmp}"; do
     rm -f "$d/seed-out.fits"
     TIMEFORMAT="wall %R s"
     time "$B/stacklens-cli" deconvolve /tmp/seed.fits "$d/seed-out.fits" --mode 3d \
-      --psf "$psf" --iterations "${ITERATIONS:-100}" \
-      --boundary "${BOUNDARY:-reflect}" --backend cuda --budget-mb 70000 --timings ${EXTRA:-} 2>&1 |
+      --psf "$psf" --iterations "${ITERATIONS:-100}" ${BOUNDARY:+--boundary $BOUNDARY} \
+      ${BUDGET_MB:+--budget-mb $BUDGET_MB} --backend cuda --timings ${EXTRA:-} 2>&1 |
       grep -v "deconvolving:"
+    head -c 100000 "$d/seed-out.fits" | fold -w 80 | grep -a "^HISTORY" | tail -3
     rm -f "$d/seed-out.fits"
   done
 done

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "compute/params_text.h"
 #include "compute/rl_frame.h"
 
 namespace stacklens::compute {
@@ -294,7 +295,8 @@ std::string BlockPlan::describe(int iterations) const {
   o.setf(std::ios::fixed);
   o.precision(2);
   o << "volume " << volume.z << " x " << volume.y << " x " << volume.x << ", PSF " << psf.z << " x "
-    << psf.y << " x " << psf.x << ", halo " << halo.z << " x " << halo.y << " x " << halo.x << "\n"
+    << psf.y << " x " << psf.x << ", halo " << halo.z << " x " << halo.y << " x " << halo.x
+    << ", boundary " << boundaryName(boundary) << "\n"
     << "blocks " << count() << " (" << counts.z << " x " << counts.y << " x " << counts.x
     << "), interior up to " << interior.z << " x " << interior.y << " x " << interior.x << ", "
     << frames() << (fastFrame ? " (fast transforms)" : "") << "\n"

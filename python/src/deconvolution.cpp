@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compute/auto_boundary.h"
 #include "compute/blocked/planned_run.h"
 #include "compute/device_list.h"
 #include "compute/mirror_psf.h"
@@ -152,7 +153,8 @@ void addDeconvolution(py::module_& m) {
         if (mode != "2d" && mode != "3d")
           throw compute::InvalidArgument("mode: expected '2d' or '3d', got '" + mode + "'");
         p.threeD = mode == "3d";
-        p.boundary = boundaryFrom(boundary);
+        const bool autoBoundary = boundary == compute::kAutoBoundaryWord;
+        if (!autoBoundary) p.boundary = boundaryFrom(boundary);
         if (tv < 0) throw compute::InvalidArgument("tv: expected a weight >= 0");
         p.tvLambda = tv;
         p.accelerate = accelerate;
@@ -161,6 +163,7 @@ void addDeconvolution(py::module_& m) {
           throw compute::InvalidArgument("halo, block and the budgets need mode='3d'");
         const Image in = imageFrom(image, "image");
         const Image kernel = psfFrom(psf, psfSigma, p.threeD);
+        if (autoBoundary) p.boundary = compute::autoBoundary(kernel, p).boundary;
         const compute::Shape h = shapeFrom(halo, -1, "halo"),
                              blockShape = shapeFrom(block, 0, "block");
         if (!devices.is_none()) {
@@ -190,7 +193,7 @@ void addDeconvolution(py::module_& m) {
         return arrayFrom(out, isTwoD(image));
       },
       "image"_a, "psf"_a = py::none(), py::kw_only(), "psf_sigma"_a = py::none(),
-      "iterations"_a = 20, "mode"_a = "2d", "boundary"_a = "reflect", "tv"_a = 0.0,
+      "iterations"_a = 20, "mode"_a = "2d", "boundary"_a = "auto", "tv"_a = 0.0,
       "accelerate"_a = false, "backend"_a = "auto", "budget_mb"_a = py::none(),
       "ram_budget_mb"_a = py::none(), "halo"_a = py::none(), "block"_a = py::none(),
       "devices"_a = py::none(),
@@ -198,14 +201,33 @@ void addDeconvolution(py::module_& m) {
 
 psf: an array (2D, or 3D for mode='3d'; 2D mode uses a 3D PSF's centre slice), or psf_sigma:
 a Gaussian of S (or (Sz, Sy, Sx)) pixels. mode: '2d' (each slice) or '3d'. boundary:
-'reflect' (half-sample symmetric padding by half the PSF), 'zero' or 'periodic'. tv: total
-variation weight (0: off). accelerate: Biggs-Andrews extrapolation.
+'reflect' (half-sample symmetric padding by half the PSF), 'reflect-exact' (mirrored at every
+convolution, no padding; needs a mirror-symmetric PSF and tv=0), 'zero', 'periodic', or 'auto'
+(the default: 'reflect-exact' where it applies, else 'reflect'; auto_boundary says which).
+tv: total variation weight (0: off). accelerate: Biggs-Andrews extrapolation.
 3D volumes larger than the memory budget (budget_mb on the GPU, default 80 % of the free
 memory; ram_budget_mb on the CPU, default half the RAM) are deconvolved in overlapping blocks:
 halo (default half the PSF) and block (the largest interior, default planned) as N or
 (Z, Y, X). devices ('all', N, 'I,J' or a list of indices; mode='3d', CUDA): the blocks are
 shared among those GPUs, as `stacklens-cli deconvolve --devices`. Returns float32 where the
 input was (a CuPy array on its GPU, deconvolved there whole).)");
+
+  m.def(
+      "auto_boundary",
+      [](const py::handle& psf, const py::handle& psfSigma, const std::string& mode, double tv) {
+        if (mode != "2d" && mode != "3d")
+          throw compute::InvalidArgument("mode: expected '2d' or '3d', got '" + mode + "'");
+        compute::DeconvolveParams p;
+        p.threeD = mode == "3d";
+        p.tvLambda = tv;
+        const compute::BoundaryChoice c =
+            compute::autoBoundary(psfFrom(psf, psfSigma, p.threeD), p);
+        return py::make_tuple(compute::boundaryName(c.boundary), c.reason);
+      },
+      "psf"_a = py::none(), py::kw_only(), "psf_sigma"_a = py::none(), "mode"_a = "3d",
+      "tv"_a = 0.0,
+      R"(The boundary deconvolve(boundary='auto') takes for this PSF (or psf_sigma), mode and tv,
+and why: ('reflect-exact', 'the PSF is mirror-symmetric') or ('reflect', reason).)");
 
   m.def(
       "gaussian_psf",

@@ -14,6 +14,7 @@ MemoryError (GPU out of memory).
 import numpy as _np
 
 from ._stacklens import (  # noqa: F401
+    auto_boundary,
     blur,
     crossmatch,
     cuda_device_count,
@@ -34,7 +35,7 @@ from ._stacklens import (  # noqa: F401
 from . import _stacklens
 
 __all__ = [
-    "Stack", "blur", "crossmatch", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "moment", "open",
+    "Stack", "auto_boundary", "blur", "crossmatch", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "moment", "open",
     "project", "read", "read_catalog", "read_regions", "remove_outliers", "resample", "segment", "sigma_clipped_stats",
     "symmetric_psf", "write",
 ]

@@ -127,12 +127,18 @@ def deconvolve_command(args):
     halo = tuple(_numbers(args.halo, int, (1, 3), "--halo")) if args.halo else None
     if halo is not None and len(halo) == 1:
         halo = halo * 3
-    result = sld.deconvolve(data, psf, psf_sigma=sigma if sigma is None or len(sigma) == 3
-                            else sigma[0], iterations=args.iterations, mode=args.mode,
-                            boundary=args.boundary, tv=args.tv, accelerate=args.accelerate,
-                            halo=halo, backend=args.backend)
+    sigma = sigma if sigma is None or len(sigma) == 3 else sigma[0]
+    boundary, chosen = args.boundary, ""
+    if boundary == "auto":
+        boundary, reason = stacklens.auto_boundary(psf, psf_sigma=sigma, mode=args.mode,
+                                                   tv=args.tv)
+        chosen = f" (auto: {reason})"
+        print(f"stacklens: boundary {boundary}{chosen}", file=sys.stderr)
+    result = sld.deconvolve(data, psf, psf_sigma=sigma, iterations=args.iterations,
+                            mode=args.mode, boundary=boundary, tv=args.tv,
+                            accelerate=args.accelerate, halo=halo, backend=args.backend)
     history = (f"stacklens deconvolve richardson-lucy iterations={args.iterations} "
-               f"mode={args.mode} boundary={args.boundary} (python -m stacklens, Dask)")
+               f"mode={args.mode} boundary={boundary}{chosen} (python -m stacklens, Dask)")
     client = _client(args)
     temporaries = []
     # Tasks still running when the run fails or is interrupted may write into a temporary
@@ -174,7 +180,9 @@ def main(argv=None):
     d.add_argument("--psf-sigma", help="Gaussian PSF: S or SZ,SY,SX pixels")
     d.add_argument("--iterations", type=int, required=True)
     d.add_argument("--mode", choices=("2d", "3d"), default="3d")
-    d.add_argument("--boundary", choices=("reflect", "periodic", "zero", "reflect-exact"), default="reflect")
+    d.add_argument("--boundary", choices=("auto", "reflect", "periodic", "zero", "reflect-exact"),
+                   default="auto", help="default auto: reflect-exact when the PSF is "
+                   "mirror-symmetric and --tv is 0, else reflect (printed, and kept in HISTORY)")
     d.add_argument("--tv", type=float, default=0.0, help="total-variation weight (0: off)")
     d.add_argument("--accelerate", action="store_true", help="Biggs-Andrews acceleration")
     d.add_argument("--halo", help="voxels of the neighbours per side: N or Z,Y,X (default half the PSF)")

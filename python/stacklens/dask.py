@@ -193,22 +193,22 @@ def _overlap(array, function, depth, boundary, what):
                           trim=True)
 
 
-def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", boundary="reflect",
+def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", boundary="auto",
                tv=0.0, accelerate=False, halo=None, widen=True, backend="auto"):
     """Richardson-Lucy over a Dask array: each chunk with a halo (default half the PSF, rounded
     up, on each side; N or (Z, Y, X)) from its neighbours, deconvolved with periodic boundaries
     (mode '3d'; '2d' deconvolves each slice with the PSF's centre slice, no halo along z).
     boundary is the rule at the array's faces: 'reflect', 'zero', 'periodic' or 'reflect-exact'
     (the PSF symmetric along each axis; each chunk with its halo is deconvolved with reflect-exact
-    boundaries, so chunks at the array's faces reflect exactly there). widen: the halo grows
+    boundaries, so chunks at the array's faces reflect exactly there), or 'auto' (the default:
+    'reflect-exact' where it applies, else 'reflect', as stacklens.auto_boundary says). widen: the halo grows
     until each chunk with it has fast FFT lengths (what a block of the blocked deconvolution does
     with its frame's room to spare); False keeps the halo as given, as reflect-exact always does
     (its chunks at the faces have a halo on one side only). The other arguments as
     stacklens.deconvolve."""
-    if boundary not in _BOUNDARIES:
-        raise ValueError("boundary: expected 'reflect', 'periodic', 'zero' or 'reflect-exact', "
-                         f"got {boundary!r}")
-    exact = boundary == "reflect-exact"
+    if boundary not in _BOUNDARIES and boundary != "auto":
+        raise ValueError("boundary: expected 'auto', 'reflect', 'periodic', 'zero' or "
+                         f"'reflect-exact', got {boundary!r}")
     if (psf is None) == (psf_sigma is None):
         raise ValueError("give exactly one of psf (an array) and psf_sigma")
     if psf is None:
@@ -218,6 +218,9 @@ def deconvolve(array, psf=None, *, psf_sigma=None, iterations=20, mode="3d", bou
         psf = _stacklens.gaussian_psf(tuple(float(v) for v in s) if mode == "3d"
                                       else (float(s[-2]), float(s[-1])))
     psf = np.ascontiguousarray(psf, dtype=np.float32)
+    if boundary == "auto":
+        boundary = _stacklens.auto_boundary(psf, mode=mode, tv=tv)[0]
+    exact = boundary == "reflect-exact"
     shape3 = (1,) * (3 - psf.ndim) + psf.shape
     if halo is None:
         halo = tuple(math.ceil(n / 2) for n in shape3)

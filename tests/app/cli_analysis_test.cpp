@@ -268,6 +268,68 @@ TEST_F(CliAnalysis, DeconvolveTakesThePsfsSymmetricPartWhenAsked) {
   EXPECT_NE(bytes.find("symmetrize-psf"), std::string::npos);
 }
 
+// With no --boundary, deconvolve takes reflect-exact where the PSF allows it (mirror-symmetric,
+// no --tv) and reflect otherwise; it says which and why, the output's HISTORY keeps it, and the
+// result is the named boundary's. PSFs as in the test above: a symmetric 7³ Gaussian, and the same
+// in an 8³ cube whose unpaired first samples hold 1e-4 each (asymmetric).
+TEST_F(CliAnalysis, DeconvolveChoosesReflectExactByItselfWhenThePsfAllows) {
+  const int64_t z = 9, y = 20, x = 22;
+  std::vector<float> v(size_t(z * y * x));
+  for (int64_t i = 0; i < z * y * x; ++i) v[size_t(i)] = 5.f + float((i * 7919) % 89);
+  const std::string in = writeImage("cube.fits", v, z, y, x);
+  double g[7], sum = 0;
+  for (int i = 0; i < 7; ++i) sum += g[i] = std::exp(-0.5 * (i - 3) * (i - 3) / 1.2);
+  std::vector<float> symmetric(343), asymmetric(512, 1e-4f);
+  for (int a = 0; a < 7; ++a)
+    for (int b = 0; b < 7; ++b)
+      for (int c = 0; c < 7; ++c) {
+        const float s = float(g[a] * g[b] * g[c] / (sum * sum * sum));
+        symmetric[size_t((a * 7 + b) * 7 + c)] = s;
+        asymmetric[size_t(((a + 1) * 8 + b + 1) * 8 + c + 1)] = s;
+      }
+  const std::string symmetricPath = writeImage("psf7.fits", symmetric, 7, 7, 7);
+  const std::string asymmetricPath = writeImage("psf8.fits", asymmetric, 8, 8, 8);
+  auto read = [&](const std::string& name) {
+    auto r = io::openStack(path(name));
+    std::vector<float> out(size_t(z * y * x));
+    for (int64_t k = 0; k < z; ++k) r->readSlice(k, out.data() + k * y * x);
+    return out;
+  };
+  auto fileText = [&](const std::string& name) {
+    std::ifstream file(path(name), std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  };
+  const std::string run = " --mode 3d --iterations 3 --backend cpu";
+  struct Case {
+    std::string psf, extra, chosen, why;
+  } cases[] = {
+      {symmetricPath, "", "reflect-exact", "(auto: the PSF is mirror-symmetric)"},
+      {asymmetricPath, "", "reflect", "(auto: the PSF differs from its mirror image by"},
+      {symmetricPath, " --tv 0.001", "reflect", "(auto: the TV term needs the padded frame)"},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    const std::string automatic = "auto" + std::to_string(k) + ".fits",
+                      named = "named" + std::to_string(k++) + ".fits";
+    const CliResult a = runCliSeparately("deconvolve " + in + " " + path(automatic) + " --psf " +
+                                         c.psf + run + c.extra);
+    ASSERT_EQ(a.code, 0) << a.err;
+    EXPECT_NE(a.err.find("boundary " + c.chosen + " " + c.why), std::string::npos) << a.err;
+    EXPECT_NE(fileText(automatic).find("boundary=" + c.chosen), std::string::npos) << c.chosen;
+    EXPECT_NE(fileText(automatic).find("(auto: "), std::string::npos) << c.chosen;
+    const CliResult b = runCliSeparately("deconvolve " + in + " " + path(named) + " --psf " +
+                                         c.psf + run + c.extra + " --boundary " + c.chosen);
+    ASSERT_EQ(b.code, 0) << b.err;
+    EXPECT_EQ(b.err.find("(auto: "), std::string::npos) << b.err;
+    stacklens::testing::expectWithinFftRounding(read(automatic), read(named), c.chosen);
+  }
+  // The plan names the boundary too.
+  const CliResult plan = runCliSeparately("deconvolve " + in + " " + path("plan.fits") + " --psf " +
+                                          symmetricPath + run + " --dry-run");
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("boundary reflect-exact"), std::string::npos) << plan.out;
+}
+
 // --symmetrize-psf refuses a PSF far from symmetric (compute::kSymmetrizeLimit), naming the file
 // and how far: here all the flux two voxels off the centre along x, whose symmetric part splits it
 // between x = 1 and x = 5, differing by 1 of the sum. Nothing is written.

@@ -205,6 +205,26 @@ class Deconvolution(unittest.TestCase):
             sl.symmetric_psf(psf, limit=0.5)
         sl.symmetric_psf(psf, limit=1.0)
 
+    def test_the_default_boundary_is_reflect_exact_where_the_psf_allows_it(self):
+        v = random_image((12, 20, 20), seed=9)
+        g = sl.gaussian_psf((1.0, 1.5, 1.5))
+        self.assertEqual(sl.auto_boundary(g), ("reflect-exact", "the PSF is mirror-symmetric"))
+        self.assertEqual(sl.auto_boundary(psf_sigma=1.0, mode="2d")[0], "reflect-exact")
+        self.assertEqual(sl.auto_boundary(g, tv=0.01)[0], "reflect")
+        lopsided = g.copy()
+        lopsided[3, 4, 5] += 1e-3
+        name, reason = sl.auto_boundary(lopsided)
+        self.assertEqual(name, "reflect")
+        self.assertIn("differs from its mirror image", reason)
+        for psf, named in ((g, "reflect-exact"), (lopsided, "reflect")):
+            by_default = sl.deconvolve(v, psf, iterations=3, mode="3d", backend=BACKEND)
+            by_name = sl.deconvolve(v, psf, iterations=3, mode="3d", boundary=named,
+                                    backend=BACKEND)
+            np.testing.assert_array_equal(by_default, by_name, err_msg=named)
+        other = sl.deconvolve(v, g, iterations=3, mode="3d", boundary="reflect", backend=BACKEND)
+        self.assertGreater(np.abs(other - sl.deconvolve(v, g, iterations=3, mode="3d",
+                                                        backend=BACKEND)).max(), 1e-3)
+
     def test_a_gaussian_by_its_sigma_is_the_same_as_its_array(self):
         v = random_image((12, 20, 20), seed=8)
         by_sigma = sl.deconvolve(v, psf_sigma=(1.0, 1.5, 1.5), iterations=3, mode="3d",

@@ -9,6 +9,7 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
+#include "compute/auto_boundary.h"
 #include "compute/mirror_psf.h"
 #include "compute/params_text.h"
 #include "io/stack.h"
@@ -63,10 +64,12 @@ int runDeconvolve(const Args& args) {
   const std::string mode = args.get("mode", "2d");
   if (mode != "2d" && mode != "3d") throw UsageError("--mode: expected 2d or 3d");
   p.threeD = mode == "3d";
-  const std::optional<compute::Boundary> boundary =
-      compute::boundaryNamed(args.get("boundary", "reflect"));
-  if (!boundary) throw UsageError(std::string("--boundary: expected ") + compute::kBoundaryWords);
-  p.boundary = *boundary;
+  const std::string boundaryWord = args.get("boundary", compute::kAutoBoundaryWord);
+  const bool autoBoundary = boundaryWord == compute::kAutoBoundaryWord;
+  const std::optional<compute::Boundary> boundary = compute::boundaryNamed(boundaryWord);
+  if (!autoBoundary && !boundary)
+    throw UsageError(std::string("--boundary: expected auto, ") + compute::kBoundaryWords);
+  if (boundary) p.boundary = *boundary;
   p.tvLambda = args.getDouble("tv", 0.0);
   p.accelerate = args.has("accelerate");
   checkParameters([&] { compute::validate(p); },
@@ -80,18 +83,27 @@ int runDeconvolve(const Args& args) {
     if (!p.threeD && args.has(o)) throw UsageError(std::string("--") + o + " needs --mode 3d");
   const std::string outPath = args.positional(1);
 
+  // The PSF is read before the input: the boundary "auto" chooses depends on it.
+  compute::Image psf = psfFor(args, p.threeD);
+  std::string chosen;
+  if (autoBoundary) {
+    const compute::BoundaryChoice choice = compute::autoBoundary(psf, p);
+    p.boundary = choice.boundary;
+    chosen = std::string(" (auto: ") + choice.reason + ")";
+    std::fprintf(stderr, "stacklens: boundary %s%s\n", compute::boundaryName(p.boundary),
+                 chosen.c_str());
+  }
   const std::string history = std::string("stacklens deconvolve richardson-lucy ") +
                               (args.has("symmetrize-psf") ? "symmetrize-psf " : "") +
-                              compute::describe(p);
+                              compute::describe(p) + chosen;
   // Ctrl-C from here on stops the run (between iterations); nothing is written then.
   const std::atomic<bool>* stop = installInterruptHandler();
-  if (p.threeD) return runDeconvolve3d(args, {p, psfFor(args, true), outPath, history, stop});
+  if (p.threeD) return runDeconvolve3d(args, {p, std::move(psf), outPath, history, stop});
 
   StageTimer timer(args.has("timings"));
   timer.start("read");
   InputStack input = readInput(args);
   if (stop->load()) throw compute::Cancelled();
-  compute::Image psf = psfFor(args, false);
   timer.stop();
   auto backend = chooseBackend(args);
   timer.start("compute");
@@ -113,10 +125,12 @@ std::vector<OptionSpec> options() {
   o.push_back({"iterations", "N", "Richardson–Lucy iterations (required)"});
   o.push_back(
       {"mode", "2d|3d", "2d: each slice with the PSF's centre slice (default); 3d: the stack"});
-  o.push_back({"boundary", "reflect|periodic|zero|reflect-exact",
-               "how the image continues past its edges (default reflect: mirrored once into a "
-               "padded frame; reflect-exact: mirrored at every convolution, no padding, needs a "
-               "PSF symmetric along each axis)"});
+  o.push_back({"boundary", "auto|reflect|periodic|zero|reflect-exact",
+               "how the image continues past its edges. reflect: mirrored once into a padded "
+               "frame; reflect-exact: mirrored at every convolution, no padding (smaller, faster "
+               "frames), needs a PSF symmetric along each axis and no --tv. Default auto: "
+               "reflect-exact when those hold, else reflect; the choice is printed and kept in "
+               "the output's HISTORY"});
   o.push_back({"symmetrize-psf", "",
                "deconvolve with the PSF's mirror-symmetric part (the mean of its mirror images "
                "along each axis, an even side's unpaired first sample left out), saying how far "
