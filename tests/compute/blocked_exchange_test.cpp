@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <random>
@@ -18,6 +20,7 @@
 
 #include "compute/blocked/blocked_deconvolution.h"
 #include "compute/blocked/planned_run.h"
+#include "compute/blocked/slab_reader.h"
 #include "compute/params_text.h"
 #include "tests/compute/blocked_cases.h"
 #include "tests/compute/image_checks.h"
@@ -186,6 +189,50 @@ TEST(BlockedExchange, NonFiniteValuesComeBackAsInTheUnblockedRun) {
     largest = std::max(largest, double(whole.data()[i]));
   }
   EXPECT_LT(worst, kTolerance * largest);
+}
+
+// The volume read a few slices at a time through a slice cache (as from a TIFF file), and the
+// result written slab by slab: the in-memory run's result, to the bit.
+TEST(BlockedExchange, SlabsOfSlicesGiveTheInMemoryResult) {
+  auto cpu = makeCpuBackend(2);
+  const Shape shape{24, 32, 32};
+  const Image volume = beads(shape, 31);
+  const Image psf = measuredLikePsf({9, 8, 8}, false, 7);
+  const DeconvolveParams p = params3d(4);
+  BlockPlan plan = exchangePlan(shape, psf.shape(), p, {12, 16, 0});
+  const Image direct = deconvolveBlocked(*cpu, volume, psf, p, plan);
+  planSlabs(plan, 24 * 32 * 32 * sizeof(float), true);
+  ASSERT_LT(plan.slabSlices, shape.z);
+  const size_t sliceBytes = size_t(shape.y * shape.x) * sizeof(float);
+  const BoxReader fromSlices = slabReader(
+      shape, [&](int64_t z, float* out) { std::memcpy(out, volume.slice(z), sliceBytes); },
+      plan.keptSlices());
+  Image streamed = Image::host(shape);
+  deconvolveBlocked(*cpu, fromSlices, boxWriter(streamed), psf, p, plan);
+  for (int64_t i = 0; i < shape.count(); ++i) ASSERT_EQ(streamed.data()[i], direct.data()[i]) << i;
+}
+
+// A cancel stops the run within the iterations, and nothing is written.
+TEST(BlockedExchange, CancelStopsTheRun) {
+  auto cpu = makeCpuBackend(2);
+  const Shape shape{24, 32, 32};
+  const Image volume = beads(shape, 37);
+  const Image psf = measuredLikePsf({9, 8, 8}, false, 7);
+  const DeconvolveParams p = params3d(50);
+  const BlockPlan plan = exchangePlan(shape, psf.shape(), p, {12, 16, 0});
+  std::atomic<bool> cancel{false};
+  double reached = 0;
+  const Job job(&cancel, [&](double f) {
+    reached = f;
+    if (f > 0.1) cancel = true;
+  });
+  int written = 0;
+  EXPECT_THROW(
+      deconvolveBlocked(
+          *cpu, boxReader(volume), [&](const Box&, const float*) { ++written; }, psf, p, plan, job),
+      Cancelled);
+  EXPECT_LT(reached, 0.2);
+  EXPECT_EQ(written, 0);
 }
 
 // What the exchange is for: on the same data, overlapping blocks whose halos hold half the PSF
