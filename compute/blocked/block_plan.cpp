@@ -300,12 +300,24 @@ std::string BlockPlan::describe(int iterations) const {
     << "blocks " << count() << " (" << counts.z << " x " << counts.y << " x " << counts.x
     << "), interior up to " << interior.z << " x " << interior.y << " x " << interior.x << ", "
     << frames() << (fastFrame ? " (fast transforms)" : "") << "\n"
-    << "memory per block about " << (bytesPerBlock >> 20) << " MiB of a budget of "
-    << (budget >> 20) << " MiB\n";
+    << "memory per block about " << (bytesPerBlock >> 20) << " MiB";
+  if (scheme == BlockScheme::Exchange)
+    o << ", whole-domain arrays about " << (domainBytes >> 20) << " MiB";
+  o << " of a budget of " << (budget >> 20) << " MiB\n";
   if (slabSlices > 0)
     o << "host memory for filling and emptying frames about " << (hostBytes >> 20) << " MiB ("
       << slabSlices << " slices at a time)\n";
   o << "work " << work() << " x the unblocked run's frame\n";
+  if (scheme == BlockScheme::Exchange)
+    o << "scheme: the blocks exchange halos every iteration (whole-domain arrays in host memory): "
+         "the result is the unblocked run's, up to float rounding\n";
+  else if (count() > 1)
+    o << "scheme: overlapping blocks, each iterating on its own: near the seams the result may "
+         "differ from an unblocked run's\n";
+  if (exchangeBudget > 0)
+    o << "(blocks that exchange halos every iteration, whose result is the unblocked run's, need "
+         "a budget of more than "
+      << (exchangeBudget >> 20) << " MiB for their whole-domain arrays)\n";
   o.precision(1);
   o << "expected compute about " << secondsPerIteration * iterations << " s (" << iterations
     << " iterations";

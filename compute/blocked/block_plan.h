@@ -5,6 +5,10 @@
 // the frame is deconvolved with periodic boundaries and only its interior is kept. Frames have
 // one shape, except under Boundary::ReflectExact, whose frames lie inside the volume and may
 // differ in length (two pieces of an axis of 950 with halos of 64: frames of 576 and 512).
+//
+// On the CPU, when host memory holds whole-volume arrays, blocks may instead exchange their
+// halos every iteration (BlockScheme::Exchange, compute/blocked/exchange_plan.h): then the
+// blocks give the unblocked run's result.
 #pragma once
 
 #include <algorithm>
@@ -48,7 +52,16 @@ struct FrameCosts {
 
 FrameCosts frameCosts(const std::string& backend, const DeconvolveParams& p);
 
+// How the blocks make up the result. Overlap: each block deconvolves its frame for all the
+// iterations on its own and keeps its interior; what reaches a voxel from beyond the halo in
+// those iterations is missing, so near the seams the result may differ from the unblocked run's
+// (any backend). Exchange: every iteration, each block steps once from whole-domain arrays in
+// host memory and gives its interior back, so that the halos are always current: the unblocked
+// run's result, up to float rounding (the CPU; compute/blocked/exchange_run.h).
+enum class BlockScheme { Overlap, Exchange };
+
 struct BlockPlan {
+  BlockScheme scheme = BlockScheme::Overlap;
   Shape volume, psf, halo;  // halo: voxels of real data at least past each interior face
   Shape counts{1, 1, 1};    // blocks along z, y, x
   Shape interior;           // the largest interior (the last block on an axis may be smaller)
@@ -65,6 +78,14 @@ struct BlockPlan {
   // What a reader of whole slices keeps (slabReader): a slab for each device.
   int64_t keptSlices() const { return std::max<int64_t>(1, slabSlices) * devices; }
   std::vector<Block> blocks;
+  // Exchange: what the interiors tile, in the volume's coordinates: the unblocked run's frame
+  // (the volume and its padding for reflect and zero, which evolves as the unblocked run's does),
+  // or the volume (periodic, reflect-exact); and the host memory its arrays take.
+  Box domain;
+  size_t domainBytes = 0;
+  // Overlap on the CPU (planRun): the budget those arrays alone would need for exchanging blocks;
+  // 0 where exchanging is no option (other backends) or the plan exchanges.
+  size_t exchangeBudget = 0;
   int64_t count() const { return counts.count(); }
   // Frame voxels over all blocks against the unblocked run's frame.
   double work() const;

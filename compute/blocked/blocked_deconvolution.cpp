@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compute/blocked/block_queue.h"
+#include "compute/blocked/exchange_run.h"
 #include "compute/cpu/thread_pool.h"
 
 namespace stacklens::compute {
@@ -355,6 +356,11 @@ BlockedRunReport deconvolveBlocked(const std::vector<Backend*>& backends, const 
   if (plan.slabSlices < 1)
     throw InvalidArgument("blocked deconvolution: the plan has no slab size (planSlabs)");
   if (backends.empty()) throw InvalidArgument("blocked deconvolution: no backend to run on");
+  if (plan.scheme == BlockScheme::Exchange) {
+    if (backends.size() != 1)
+      throw InvalidArgument("blocked deconvolution: blocks that exchange halos run on one CPU");
+    return deconvolveExchanging(*backends.front(), read, write, psf, p, plan, job);
+  }
   DeconvolveParams blockParams = p;
   // A frame is filled past the volume's faces by the run's rule and then wraps round; a
   // reflect-exact frame lies inside the volume and reflects at its own faces (planBlocks).

@@ -1,6 +1,9 @@
 // 3D Richardson–Lucy on volumes larger than a memory budget, block by block (compute/blocked/
 // block_plan.h), on any backend.
 //
+// An exchanging plan (BlockScheme::Exchange, CPU only) runs as compute/blocked/exchange_run.h
+// says: the unblocked run's result. The rest of this comment is the overlapping scheme's.
+//
 // Boundary semantics: each block deconvolves its frame with periodic boundaries. At the volume's
 // faces the frame is filled by the run's rule (reflect or zero), exactly as the unblocked run pads
 // its own frame; periodic runs fill it wrapped around the volume. Between blocks a frame holds at

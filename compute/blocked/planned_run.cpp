@@ -4,6 +4,9 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
+#include <optional>
+
+#include "compute/blocked/exchange_plan.h"
 
 namespace stacklens::compute {
 namespace {
@@ -25,8 +28,21 @@ std::string mebibytes(size_t bytes) {
 }  // namespace
 
 BlockPlan planRun(const PlannedRunRequest& r, const std::string& backend) {
-  BlockPlan plan = planBlocks(r.volume, r.psf, r.params, frameCosts(backend, r.params),
-                              r.frameBudget, r.halo, r.maxInterior, r.devices);
+  const FrameCosts costs = frameCosts(backend, r.params);
+  BlockPlan plan =
+      planBlocks(r.volume, r.psf, r.params, costs, r.frameBudget, r.halo, r.maxInterior, r.devices);
+  // On the CPU, blocks that exchange halos every iteration give the unblocked run's result
+  // (overlapping ones differ near the seams): they are planned whenever their whole-domain
+  // arrays and a frame fit the same budget. A halo asked for is the overlapping blocks' (the
+  // exchanging ones take what one iteration reads): it keeps them.
+  const bool haloAsked = r.halo.z >= 0 || r.halo.y >= 0 || r.halo.x >= 0;
+  if (backend == "cpu" && plan.count() > 1 && r.devices == 1 && !haloAsked) {
+    if (std::optional<BlockPlan> exchange =
+            planExchange(r.volume, r.psf, r.params, costs, r.frameBudget, r.maxInterior))
+      plan = std::move(*exchange);
+    else
+      plan.exchangeBudget = exchangeDomainBytes(r.volume, r.psf, r.params);
+  }
   planSlabs(plan, r.slabBudget, r.wholeSlices);
   return plan;
 }

@@ -13,7 +13,8 @@ namespace stacklens::compute {
 
 struct PlannedRunRequest {
   Shape volume, psf;
-  Shape halo{-1, -1, -1}, maxInterior{0, 0, 0};  // as planBlocks
+  // As planBlocks; a halo (any axis ≥ 0) asks for overlapping blocks with it.
+  Shape halo{-1, -1, -1}, maxInterior{0, 0, 0};
   DeconvolveParams params;
   size_t frameBudget = 0;     // memory for a block's frames on the backend
   size_t slabBudget = 0;      // host memory for filling and emptying frames (planSlabs)
@@ -28,7 +29,10 @@ struct PlannedRunResult {
   std::string backend;  // the backend that ran it
 };
 
-// The plan a request gets on a backend (planBlocks with its frame costs, then planSlabs).
+// The plan a request gets on a backend (planBlocks with its frame costs, then planSlabs). On the
+// CPU, when the blocks' frames do not hold the unblocked run and no halo is asked for, blocks
+// that exchange halos (planExchange) if their arrays fit the frame budget, so that the result is
+// the unblocked run's.
 BlockPlan planRun(const PlannedRunRequest& request, const std::string& backend);
 
 // The reader for a plan (a slice reader keeps the slices one slab reads).

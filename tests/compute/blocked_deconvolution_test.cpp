@@ -1,6 +1,8 @@
-// Blocked 3D Richardson–Lucy (compute/blocked/): the plan tiles the volume and fits the budget,
-// a one-block plan is the unblocked run, blocked results agree with the unblocked run (closely
-// away from the seams), periodic halos wrap, cancellation stops the run, CPU and GPU agree.
+// Blocked 3D Richardson–Lucy (compute/blocked/), overlapping blocks: the plan tiles the volume
+// and fits the budget, a one-block plan is the unblocked run, blocked results agree with the
+// unblocked run (closely away from the seams), periodic halos wrap, cancellation stops the run,
+// CPU and GPU agree. These plans come from planBlocks, the scheme every backend has and the CPU
+// falls back to; the CPU's blocks that exchange halos are tests/compute/blocked_exchange_test.cpp.
 #include "compute/blocked/blocked_deconvolution.h"
 #include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_reader.h"

@@ -141,9 +141,13 @@ std::vector<OptionSpec> options() {
   o.push_back({"budget-mb", "N",
                "3d on the GPU: plan with N MiB of GPU memory (default: 80 % of what is free); "
                "a volume that does not fit is deconvolved in overlapping blocks"});
-  o.push_back({"ram-budget-mb", "N", "3d on the CPU: the same with N MiB of RAM (default: half)"});
+  o.push_back({"ram-budget-mb", "N",
+               "3d on the CPU: the same with N MiB of RAM (default: half); when half of it holds "
+               "the whole volume's arrays (12 bytes a voxel), the blocks exchange halos every "
+               "iteration and give the unblocked result"});
   o.push_back({"halo", "N|Z,Y,X",
-               "3d blocks: voxels of real data past each block face (default: half the PSF)"});
+               "3d blocks: voxels of real data past each block face (default: half the PSF); "
+               "given, CPU blocks overlap instead of exchanging halos"});
   o.push_back({"block", "N|Z,Y,X", "3d blocks: longest block interior (default: from the budget)"});
   o.push_back({"dry-run", "", "3d: print the plan of blocks and exit"});
   o.push_back({"devices", "all|N|I,J",

@@ -1,0 +1,71 @@
+// stacklens-cli deconvolve --mode 3d --backend cpu in blocks: when the RAM budget holds the
+// whole volume's arrays, the blocks exchange halos every iteration and the result is the
+// unblocked run's; when it does not, the plan says the seams may differ.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "io/stack.h"
+#include "io/stack_writer.h"
+#include "temp_folder_test.h"
+
+namespace {
+
+namespace io = stacklens::io;
+
+class CliExchangeBlocks : public stacklens::testing::TempFolderTest {
+ protected:
+  CliExchangeBlocks() : TempFolderTest("stacklens_cli_exchange_blocks_") {}
+};
+
+std::vector<float> readAll(const std::string& path) {
+  auto reader = io::openStack(path);
+  const io::StackInfo& info = reader->info();
+  std::vector<float> out(size_t(info.z * info.y * info.x));
+  for (int64_t k = 0; k < info.z; ++k) reader->readSlice(k, out.data() + k * info.y * info.x);
+  return out;
+}
+
+TEST_F(CliExchangeBlocks, BlocksThatFitExchangeHalosAndGiveTheUnblockedRun) {
+  const int64_t z = 20, y = 48, x = 40;
+  std::vector<float> v(size_t(z * y * x));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = 10.f + float((i * 7919) % 97) + ((i % size_t(x)) == 17 ? 300.f : 0.f);
+  const std::string in = path("vol.fits");
+  io::writeStack(in, v.data(), z, y, x, {});
+  const std::string common = " --psf-sigma 2,1.5,1.5 --iterations 6 --mode 3d --backend cpu";
+  // Blocks forced by their length, a default budget: the arrays fit, the blocks exchange.
+  const std::string blocks = " --block 12,24,0";
+  const CliResult plan =
+      runCliSeparately("deconvolve " + in + " " + path("p.fits") + common + blocks + " --dry-run");
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  EXPECT_EQ(plan.out.find("blocks 1 "), std::string::npos) << plan.out;  // blocked indeed
+  EXPECT_NE(plan.out.find("exchange halos every iteration"), std::string::npos) << plan.out;
+  ASSERT_EQ(runCliSeparately("deconvolve " + in + " " + path("whole.fits") + common).code, 0);
+  for (const std::string& out : {path("blocked.fits"), path("blocked.tif")}) {
+    const CliResult r = runCliSeparately("deconvolve " + in + " " + out + common + blocks);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("exchange halos every iteration"), std::string::npos) << r.err;
+    const std::vector<float> a = readAll(out), b = readAll(path("whole.fits"));
+    ASSERT_EQ(a.size(), b.size());
+    double num = 0, den = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      num += double(a[i] - b[i]) * (a[i] - b[i]);
+      den += double(b[i]) * b[i];
+    }
+    // Float rounding only (FFTs of other lengths, in another process): about 1e-6.
+    EXPECT_LT(std::sqrt(num / den), 1e-4) << out;
+  }
+  // A budget too small for those arrays: overlapping blocks, and the plan says what that means.
+  const CliResult small = runCliSeparately("deconvolve " + in + " " + path("s.fits") + common +
+                                           " --ram-budget-mb 1 --dry-run");
+  ASSERT_EQ(small.code, 0) << small.err;
+  EXPECT_NE(small.out.find("may differ from an unblocked run"), std::string::npos) << small.out;
+  EXPECT_NE(small.out.find("exchange halos every iteration, whose result is"), std::string::npos)
+      << small.out;
+}
+
+}  // namespace
