@@ -208,7 +208,10 @@ tv: total variation weight (0: off). accelerate: Biggs-Andrews extrapolation.
 3D volumes larger than the memory budget (budget_mb on the GPU, default 80 % of the free
 memory; ram_budget_mb on the CPU, default half the RAM) are deconvolved in overlapping blocks:
 halo (default half the PSF) and block (the largest interior, default planned) as N or
-(Z, Y, X). devices ('all', N, 'I,J' or a list of indices; mode='3d', CUDA): the blocks are
+(Z, Y, X). On the CPU, when half of ram_budget_mb holds the whole volume's arrays (12 bytes a
+voxel) and no halo is given, the blocks exchange halos every iteration and give the unblocked
+result; otherwise seams may differ from it slightly. devices ('all', N, 'I,J' or a list of
+indices; mode='3d', CUDA): the blocks are
 shared among those GPUs, as `stacklens-cli deconvolve --devices`. Returns float32 where the
 input was (a CuPy array on its GPU, deconvolved there whole).)");
 
