@@ -153,8 +153,18 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   timer.start("compute");
   // Frames are read slab by slab as the blocks need them; results go to the file slab by slab
   // (the writer refuses an unknown format before any work is done).
-  io::StackBlockWriter writer(job.outPath, info.z, info.y, info.x,
-                              writeOptionsFor(input, job.history));
+  // HISTORY says how the volume was cut: overlapping blocks may leave seams that an unblocked run
+  // does not have. (A run that falls back to smaller blocks on running out of memory is still
+  // described by its first plan.)
+  std::string scheme;
+  try {
+    scheme = compute::planRun(request, backend->name()).provenance();
+  } catch (const compute::InvalidArgument&) {
+    // No plan fits this backend: planAndDeconvolve below says so or falls back.
+  }
+  io::StackBlockWriter writer(
+      job.outPath, info.z, info.y, info.x,
+      writeOptionsFor(input, job.history + (scheme.empty() ? "" : " ") + scheme));
   const compute::PlannedRunResult run = compute::planAndDeconvolve(
       backends, request,
       [&](const compute::BlockPlan& plan) {

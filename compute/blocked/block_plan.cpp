@@ -326,6 +326,14 @@ std::string BlockPlan::describe(int iterations) const {
   return o.str();
 }
 
+std::string BlockPlan::provenance() const {
+  if (count() <= 1) return "";
+  const std::string blocks = "blocks=" + std::to_string(count());
+  if (scheme == BlockScheme::Exchange) return blocks + " exchanging halos";
+  return blocks + " overlapping halo=" + std::to_string(halo.z) + "," + std::to_string(halo.y) +
+         "," + std::to_string(halo.x) + " (seams may differ from an unblocked run)";
+}
+
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const FrameCosts& costs,
                      size_t budgetBytes, Shape halo, Shape maxInterior, int devices) {
   if (devices < 1) throw InvalidArgument("blocked deconvolution: no device to run on");

@@ -91,6 +91,9 @@ struct BlockPlan {
   double work() const;
   std::string describe(int iterations) const;  // human-readable, for --dry-run
   std::string frames() const;  // "frame Z x Y x X", or each frame shape with its count
+  // For HISTORY: "" for one block, else "blocks=N exchanging halos" or "blocks=N overlapping
+  // halo=Z,Y,X (seams may differ from an unblocked run)".
+  std::string provenance() const;
 };
 
 // Host memory a run may plan with when none is given: half the machine's memory.

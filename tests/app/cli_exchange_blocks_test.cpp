@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "fits_history.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
 #include "temp_folder_test.h"
@@ -59,6 +60,11 @@ TEST_F(CliExchangeBlocks, BlocksThatFitExchangeHalosAndGiveTheUnblockedRun) {
     // Float rounding only (FFTs of other lengths, in another process): about 1e-6.
     EXPECT_LT(std::sqrt(num / den), 1e-4) << out;
   }
+  // HISTORY keeps how the volume was cut.
+  EXPECT_NE(stacklens::testing::fitsHistory(path("blocked.fits")).find("exchanging halos"),
+            std::string::npos)
+      << stacklens::testing::fitsHistory(path("blocked.fits"));
+  EXPECT_EQ(stacklens::testing::fitsHistory(path("whole.fits")).find("blocks="), std::string::npos);
   // A budget too small for those arrays: overlapping blocks, and the plan says what that means.
   const CliResult small = runCliSeparately("deconvolve " + in + " " + path("s.fits") + common +
                                            " --ram-budget-mb 1 --dry-run");
@@ -66,6 +72,15 @@ TEST_F(CliExchangeBlocks, BlocksThatFitExchangeHalosAndGiveTheUnblockedRun) {
   EXPECT_NE(small.out.find("may differ from an unblocked run"), std::string::npos) << small.out;
   EXPECT_NE(small.out.find("exchange halos every iteration, whose result is"), std::string::npos)
       << small.out;
+  const CliResult overlapping =
+      runCliSeparately("deconvolve " + in + " " + path("o.fits") + common + " --ram-budget-mb 1");
+  ASSERT_EQ(overlapping.code, 0) << overlapping.err;
+  EXPECT_NE(stacklens::testing::fitsHistory(path("o.fits")).find("overlapping halo="),
+            std::string::npos)
+      << stacklens::testing::fitsHistory(path("o.fits"));
+  EXPECT_NE(stacklens::testing::fitsHistory(path("o.fits"))
+                .find("(seams may differ from an unblocked run)"),
+            std::string::npos);
 }
 
 }  // namespace
