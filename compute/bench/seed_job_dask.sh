@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The seed job of issue 15 through Dask (python3 -m stacklens, issue 18) beside the CLI on the
 # same GPUs: makes the input unless /tmp/seed.fits exists, runs the CLI on every visible GPU,
-# then Dask with one LocalCluster worker per GPU (chunks 950 x 1024 x 1024: the CLI's blocks),
-# output in memory, and compares the two results.
+# then Dask with one LocalCluster worker per GPU (chunks 950 x 1024 x 1024), output in memory,
+# and compares the two results. Both as users type them: no budget or boundary options.
 #   B=build/cuda/app compute/bench/seed_job_dask.sh
 # PYTHONPATH must reach the stacklens module (and Dask); ITERATIONS (100) may be set.
 set -euo pipefail
@@ -14,8 +14,8 @@ rm -f /dev/shm/cli.fits /dev/shm/dask.fits
 TIMEFORMAT="wall %R s"
 echo "== CLI, $gpus GPU(s)"
 time "$B/stacklens-cli" deconvolve /tmp/seed.fits /dev/shm/cli.fits --mode 3d \
-  --psf /tmp/psf128.fits --iterations "${ITERATIONS:-100}" --boundary reflect --backend cuda \
-  --devices all --budget-mb 70000 2>&1 | grep -v "deconvolving:" | tail -4
+  --psf /tmp/psf128.fits --iterations "${ITERATIONS:-100}" --backend cuda --devices all 2>&1 |
+  grep -v "deconvolving:" | tail -4
 echo "== python3 -m stacklens, LocalCluster of $gpus worker(s)"
 time python3 -m stacklens deconvolve /tmp/seed.fits /dev/shm/dask.fits --psf /tmp/psf128.fits \
   --iterations "${ITERATIONS:-100}" --mode 3d --chunks 950,1024,1024 --local-workers "$gpus" \
