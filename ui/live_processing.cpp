@@ -176,12 +176,14 @@ bool LiveProcessing::holdRawSlice(int z, render::SliceData raw, int width, int h
   // Only where the raw frame would be covered by the processed one within a blink: drawing it
   // costs a texture upload and a frame per step, and flashes the raw data while scrubbing.
   if (!active() || dock_->viewMode() != ProcessingDock::ViewMode::Processed || !last_ ||
-      last_->z == z || lastLatencyMs_ < 0 || lastLatencyMs_ > kRawHoldMs)
+      last_->z == z || lastLatencyMs_ < 0 || lastLatencyMs_ > rawHold_.interval())
     return false;
   heldRaw_ = {z, std::move(raw), width, height};
   rawHold_.start();
   return true;
 }
+
+void LiveProcessing::setRawHoldMs(int ms) { rawHold_.setInterval(ms); }
 
 void LiveProcessing::showHeldRaw() {
   rawHold_.stop();

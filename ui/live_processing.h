@@ -43,6 +43,9 @@ class LiveProcessing : public QObject {
   // window draws it now.
   bool holdRawSlice(int z, render::SliceData raw, int width, int height);
   static constexpr int kRawHoldMs = 100;
+  // The hold in ms (default kRawHoldMs): tests lengthen it, so that the latencies of a loaded
+  // machine still count as quick.
+  void setRawHoldMs(int ms);
 
   // Some stage is enabled.
   bool active() const;

@@ -57,6 +57,27 @@ class BreakingDevice final : public stacklens::testing::ForwardingBackend {
   bool oom_;
 };
 
+// A healthy device that starts its first block only once `breaking` has thrown (or after a
+// minute), so that the breaking device gets its blocks however the threads are scheduled:
+// otherwise, on a loaded machine, the healthy worker could take every block before the other
+// reached its failing call.
+class HealthyAfterTheFailure final : public stacklens::testing::ForwardingBackend {
+ public:
+  HealthyAfterTheFailure(const BreakingDevice& breaking, int failAt)
+      : breaking_(breaking), failAt_(failAt) {}
+  Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
+                       const Job& j) override {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (breaking_.calls.load() < failAt_ && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return ForwardingBackend::richardsonLucy(in, psf, p, j);
+  }
+
+ private:
+  const BreakingDevice& breaking_;
+  int failAt_;
+};
+
 struct Fixture {
   Shape shape{26, 44, 38};
   Image volume = beads(shape, 29);
@@ -188,12 +209,15 @@ TEST(MultiDeviceRun, AFailingDeviceHandsItsBlocksToTheOthers) {
   Fixture f;
   auto reference = makeCpuBackend(2);
   const Image want = deconvolveBlocked(*reference, f.volume, f.psf, f.p, f.plan);
+  // The breaking device's first call takes a block while the healthy one waits on another; its
+  // second (failAt 2) needs a third block.
+  ASSERT_GE(f.plan.count(), 3);
   for (int failAt : {1, 2}) {
     BreakingDevice breaking(failAt);
-    auto healthy = makeCpuBackend(2);
+    HealthyAfterTheFailure healthy(breaking, failAt);
     Image out = Image::host(f.shape);
     const BlockedRunReport report =
-        deconvolveBlocked(std::vector<Backend*>{&breaking, healthy.get()}, boxReader(f.volume),
+        deconvolveBlocked(std::vector<Backend*>{&breaking, &healthy}, boxReader(f.volume),
                           boxWriter(out), f.psf, f.p, f.plan);
     expectSame(out, want);
     EXPECT_EQ(report.blocks, f.plan.count());

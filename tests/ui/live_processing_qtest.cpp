@@ -258,6 +258,9 @@ class RawHoldTest : public QObject {
     window.resize(400, 400);
     window.show();
     LiveProcessing live(&window, view);
+    // A hold of 3 s: the fake's results, however loaded the machine, come well within it (with
+    // the viewer's 100 ms, a first result delayed by load already counted as late).
+    live.setRawHoldMs(3000);
     auto stack = std::make_shared<MemoryStack>(6, 16, 16);
     live.setStack(stack);
     auto fake = std::make_shared<FakeBackend>();
@@ -289,10 +292,10 @@ class RawHoldTest : public QObject {
 
     // A late result: the raw slice appears after the hold, then the result covers it.
     // The upload sleeps long enough that the hold surely ends first, however loaded the machine.
-    fake->uploadSleepMs = 4000;  // slice 3 is not on the backend yet: its upload sleeps
+    fake->uploadSleepMs = 9000;  // slice 3 is not on the backend yet: its upload sleeps
     live.sliceRequested(3);
     QVERIFY(live.holdRawSlice(3, raw(3), 16, 16));
-    QTRY_VERIFY_WITH_TIMEOUT(view->slice() && (*view->slice())[8 * 16 + 8] == 388.f, 3000);
+    QTRY_VERIFY_WITH_TIMEOUT(view->slice() && (*view->slice())[8 * 16 + 8] == 388.f, 7000);
     QVERIFY(centreGrey(view) < 200);
     QTRY_VERIFY_WITH_TIMEOUT(presented.last().at(0).toInt() == 3, 30000);
     QCOMPARE(centreGrey(view), 255);
