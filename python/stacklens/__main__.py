@@ -159,6 +159,9 @@ def deconvolve_command(args):
         else:
             sld.to_file(result, args.output, like=stack, spacing=spacing, units=units,
                         history=[history])
+    except KeyboardInterrupt:
+        sld.stop_tasks()  # so that the interpreter's exit does not wait for them
+        raise
     finally:
         if client is not None:
             cluster = getattr(client, "own_cluster", None)

@@ -182,14 +182,37 @@ def _check_chunks(array, depth, what):
                 f"({d}); use larger chunks (array.rechunk)")
 
 
+# Set by stop_tasks(): chunks that start after it do no work. Ctrl-C stops the chunks being
+# computed (their calls are interrupted), but a threaded scheduler's other chunks would still
+# start, each a whole deconvolution, and an exiting interpreter waits for its threads.
+_stopping = False
+
+
+def stop_tasks():
+    """Makes every chunk of this process's stacklens.dask operations that has not started yet
+    fail at once (RuntimeError) instead of computing: for a program that is stopping, e.g. on
+    KeyboardInterrupt, whose interpreter would otherwise wait for them at exit."""
+    global _stopping
+    _stopping = True
+
+
+def _unless_stopping(function):
+    def run(block):
+        if _stopping:
+            raise RuntimeError("stacklens.dask: stopping (stop_tasks)")
+        return function(block)
+    return run
+
+
 def _overlap(array, function, depth, boundary, what):
     array = da.asarray(array)
     if array.ndim not in (2, 3):
         raise ValueError(f"{what}: expected a 2D (y, x) or 3D (z, y, x) array")
     depth = _depths(array, depth)
     _check_chunks(array, depth, what)
-    return da.map_overlap(function, array.astype(np.float32), depth=depth, boundary=boundary,
-                          dtype=np.float32, meta=np.empty((0,) * array.ndim, np.float32),
+    return da.map_overlap(_unless_stopping(function), array.astype(np.float32), depth=depth,
+                          boundary=boundary, dtype=np.float32,
+                          meta=np.empty((0,) * array.ndim, np.float32),
                           trim=True)
 
 

@@ -129,6 +129,40 @@ class KeyboardInterruptInLongCalls(unittest.TestCase):
         self.assertIn("threads stopped", out)
 
 
+class StopTasks(unittest.TestCase):
+    def test_chunks_that_start_after_stop_tasks_compute_nothing(self):
+        # What python -m stacklens does on Ctrl-C: the chunks not yet started must not start a
+        # whole deconvolution each, which an exiting interpreter would wait for.
+        import numpy as np
+        import dask.array as da
+        import stacklens.dask as sld
+        calls = []
+
+        class Counting:
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+            def deconvolve(self, *a, **k):
+                calls.append(1)
+                return real.deconvolve(*a, **k)
+
+        real = sld._stacklens
+        v = np.ones((16, 32, 32), np.float32)
+        sld._stacklens = Counting()
+        try:
+            d = sld.deconvolve(da.from_array(v, chunks=(8, 16, 16)), psf_sigma=1.0,
+                               iterations=2, backend=BACKEND)
+            d.compute(scheduler="threads", num_workers=2)
+            self.assertEqual(len(calls), 8)
+            sld.stop_tasks()
+            with self.assertRaisesRegex(RuntimeError, "stopping"):
+                d.compute(scheduler="threads", num_workers=2)
+            self.assertEqual(len(calls), 8)
+        finally:
+            sld._stacklens = real
+            sld._stopping = False
+
+
 class ToFileStopped(unittest.TestCase):
     def setUp(self):
         self.folder = tempfile.TemporaryDirectory()
