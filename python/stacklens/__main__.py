@@ -64,16 +64,18 @@ def _remove(folders):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _write_zarr(result, out, spacing, units, history, temporaries):
+def _write_zarr(result, out, spacing, units, history, temporaries, client, progress):
     """Into a temporary folder beside OUT (listed in temporaries until it is renamed into
-    place: on failure the caller removes it once nothing writes into it any more)."""
+    place: on failure the caller removes it once nothing writes into it any more). Each task
+    stores the chunk it computed (on a cluster, in its worker)."""
     import zarr
     parent = os.path.dirname(os.path.abspath(out))
     temporary = tempfile.mkdtemp(prefix="." + os.path.basename(out) + ".", dir=parent)
     temporaries.append(temporary)
     store = zarr.DirectoryStore(temporary)
     group = zarr.group(store=store, overwrite=True)
-    result.to_zarr(store, component="0", overwrite=True, compute=True)
+    sld._computed(result.to_zarr(store, component="0", overwrite=True, compute=False), client,
+                  progress)
     unit = {"µm": "micrometer", "um": "micrometer", "micron": "micrometer",
             "nm": "nanometer", "mm": "millimeter"}
     axes = [{"name": n, "type": "space"} for n in ("z", "y", "x")]
@@ -145,20 +147,14 @@ def deconvolve_command(args):
     # folder after it was removed: remove it again once the interpreter has joined them.
     atexit.register(_remove, temporaries)
     try:
-        if client is not None:
-            from distributed import progress
-            result = result.persist()
-            if not args.quiet:
-                progress(result)
-                print(file=sys.stderr)
-        elif not args.quiet:
-            from dask.diagnostics import ProgressBar
-            ProgressBar(out=sys.stderr).register()
+        # Computed and written chunk by chunk by the same tasks: on a cluster each worker writes
+        # what it computed, and no voxels come here.
         if _is_zarr(args.output):
-            _write_zarr(result, args.output, spacing, units, [history], temporaries)
+            _write_zarr(result, args.output, spacing, units, [history], temporaries, client,
+                        not args.quiet)
         else:
             sld.to_file(result, args.output, like=stack, spacing=spacing, units=units,
-                        history=[history])
+                        history=[history], progress=not args.quiet)
     finally:
         if client is not None:
             cluster = getattr(client, "own_cluster", None)

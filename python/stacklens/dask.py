@@ -10,10 +10,14 @@ deconvolved with periodic boundaries, exactly as a block of the blocked 3D decon
 Works with dask.distributed: workers import stacklens; backend='auto' computes on a worker's
 GPU when it has one, else on its CPU cores. On a host with several GPUs, the workers of a
 cluster spread over them (worker i takes GPU i modulo their number), unless each worker sees
-only its own (CUDA_VISIBLE_DEVICES, as dask-cuda sets it).
+only its own (CUDA_VISIBLE_DEVICES, as dask-cuda sets it). No voxels pass through the client:
+from_stack's tasks read their chunks from the file, and to_file's tasks write what they computed
+into the output the client prepared.
 """
 
 import math
+import sys
+import uuid
 
 import dask.array as da
 import numpy as np
@@ -77,37 +81,78 @@ def _distributed_client():
         return None
 
 
-def to_file(array, path, *, like=None, spacing=None, units=None, header=None, history=()):
+def _write_chunk(block, prepared, block_info=None):
+    """Writes a chunk into the prepared file where it belongs, in the worker that computed it;
+    what comes back is its voxel count, not its voxels."""
+    ndim = block.ndim
+    origin = tuple(start for start, _ in block_info[0]["array-location"])
+    if ndim == 2:
+        origin, block = (0,) + origin, block[None]
+    prepared.write_box(*origin, block)
+    return np.full((1,) * ndim, block.size, np.int64)
+
+
+def _computed(work, client, progress):
+    """work (a Dask collection) computed on the client's cluster, or on this machine's threads
+    without one; a progress bar on stderr when progress. On an error or an interrupt the tasks
+    not yet started are cancelled before it propagates."""
+    if client is None:
+        if not progress:
+            return work.compute()
+        from dask.diagnostics import ProgressBar
+        with ProgressBar(out=sys.stderr):
+            return work.compute()
+    future = client.compute(work)
+    try:
+        if progress:
+            from distributed import progress as progress_bar
+            progress_bar(future)
+            print(file=sys.stderr)
+        return future.result()
+    except BaseException:
+        client.cancel(future)
+        raise
+
+
+def to_file(array, path, *, like=None, spacing=None, units=None, header=None, history=(),
+            progress=False):
     """Computes a 2D or 3D Dask array into a FITS (.fits, .fit, .fts) or TIFF (.tif, .tiff,
     BigTIFF when large) float32 file chunk by chunk, never holding it whole. With a
-    dask.distributed client the chunks are computed on the cluster and written here in order
-    as each arrives; otherwise on this machine's threads, each written as it is done. The file
-    appears at path when the last chunk is written (a temporary file in the same folder until
-    then, removed on an error or an interrupt). like, spacing, units, header and history as
-    stacklens.write."""
+    dask.distributed client the file is prepared here (its header, or its TIFF directories, and
+    its full length) and each task writes the chunk it computed into it on its worker, which
+    must see the output's folder (the same path: a local cluster, or a shared file system);
+    only the chunks' voxel counts come back. Otherwise the chunks are computed on this machine's
+    threads, each written as it is done. The file appears at path when every chunk is written (a
+    temporary file in the same folder until then, removed on an error or an interrupt). like,
+    spacing, units, header and history as stacklens.write; progress: a progress bar on stderr."""
     array = da.asarray(array)
     if array.ndim not in (2, 3):
         raise ValueError("to_file: expected a 2D (y, x) or 3D (z, y, x) array")
     array = array.astype(np.float32)
     shape = (1,) * (3 - array.ndim) + array.shape
     cards = None if header is None else [tuple(str(v) for v in c) for c in header]
+    client = _distributed_client()
     writer = _stacklens._BlockWriter(str(path), list(shape),
                                      None if spacing is None else tuple(spacing),
                                      None if units is None else tuple(units), cards,
-                                     list(history), None if like is None else like._reader)
+                                     list(history), None if like is None else like._reader,
+                                     for_workers=client is not None)
     try:
-        client = _distributed_client()
         if client is None:
-            da.store(array, _Boxes(writer, array.ndim), lock=False)
+            _computed(da.store(array, _Boxes(writer, array.ndim), lock=False, compute=False),
+                      None, progress)
         else:
-            # The target cannot travel to the workers: the chunks come here, in z-major order
-            # (TIFF pages are written as soon as their rows are complete).
-            array = array.persist()
-            boxes = _Boxes(writer, array.ndim)
-            for index in np.ndindex(*array.numblocks):
-                key = tuple(slice(sum(c[:i]), sum(c[:i + 1]))
-                            for c, i in zip(array.chunks, index))
-                boxes[key] = np.asarray(array.blocks[index].compute())
+            # The workers open the temporary file themselves; a task that starts after an error
+            # or an interrupt removed it fails to open it (it is never created again), and one
+            # still writing writes into a file no longer named, so it can go at once.
+            counts = array.map_blocks(
+                _write_chunk, prepared=writer.prepared_file(), dtype=np.int64,
+                chunks=tuple((1,) * n for n in array.numblocks),
+                meta=np.empty((0,) * array.ndim, np.int64),
+                name="stacklens-to-file-" + uuid.uuid4().hex)
+            written = int(_computed(counts, client, progress).sum())
+            if written != math.prod(shape):
+                raise OSError(f"{path}: {written} of {math.prod(shape)} voxels were written")
         writer.commit()
     finally:
         writer.close()

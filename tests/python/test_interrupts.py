@@ -188,6 +188,48 @@ class ToFileStopped(unittest.TestCase):
         self.assertIn("KeyboardInterrupt", out_text)
         self.assertEqual(os.listdir(self.folder.name), [])
 
+    def test_ctrl_c_on_a_cluster_leaves_nothing(self):
+        # The workers write into the prepared file: the client removes it at once on Ctrl-C
+        # (a worker still writing writes into a file no longer named; one starting later cannot
+        # open it), and nothing stays.
+        out = os.path.join(self.folder.name, "out.fits")
+        p = child(f"""
+            import time, numpy as np, dask, dask.array as da, stacklens.dask as sld
+            from distributed import Client, LocalCluster
+            v = np.random.default_rng(1).uniform(1, 100, (32, 128, 128)).astype(np.float32)
+            d = sld.deconvolve(da.from_array(v, chunks=(16, 64, 64)), psf_sigma=2,
+                               iterations=100000, backend='{BACKEND}')
+            dask.config.set({{"distributed.worker.daemon": False}})
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster):
+                print("started", flush=True)
+                try:
+                    sld.to_file(d, {out!r})
+                except KeyboardInterrupt:
+                    print("KeyboardInterrupt", time.monotonic(), flush=True)
+            """)
+        line = p.stdout.readline()
+        self.assertEqual(line.strip(), "started", p.stderr.read() if line == "" else line)
+        # Signalled once the file is prepared (its temporary folder is there) and the workers
+        # have had time to start on their chunks.
+        deadline = time.monotonic() + 120
+        while not os.listdir(self.folder.name) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(1.0)
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        try:
+            out_text, err = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            raise AssertionError("the child did not stop on SIGINT")
+        print(f"to_file on a cluster raised KeyboardInterrupt {latency(sent, out_text):.3f} s "
+              "after SIGINT")
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("KeyboardInterrupt", out_text)
+        self.assertEqual(os.listdir(self.folder.name), [])
+
 
 if __name__ == "__main__":
     unittest.main()
