@@ -56,8 +56,11 @@ def from_stack(stack, chunks="auto"):
     chunk (float32; chunks as dask.array.from_array takes them)."""
     if not isinstance(stack, Stack):
         stack = Stack(stack)
-    return da.from_array(stack, chunks=chunks, asarray=False, fancy=False,
-                         meta=np.empty((0, 0, 0), np.float32))
+    array = da.from_array(stack, chunks=chunks, asarray=False, fancy=False,
+                          meta=np.empty((0, 0, 0), np.float32))
+    # The operations given this array itself read each chunk with its halo from the file.
+    array._stacklens_stack = stack
+    return array
 
 
 class _Boxes:
@@ -227,12 +230,46 @@ def _check_chunks(array, depth, what):
                 f"({d}); use larger chunks (array.rechunk)")
 
 
+def _read_around(function, stack, depth, boundary, block_info=None):
+    """A chunk of the stack computed by function with its neighbours' voxels around it, read from
+    the file by the task itself, and trimmed back to the chunk: what map_overlap gives, without
+    slicing the neighbouring chunks and moving the slices between workers. Past the stack's faces
+    the block is padded as Dask pads the array ('reflect' is half-sample symmetric, as
+    numpy.pad's 'symmetric'; 0.0 zeros; 'none' nothing)."""
+    # The read inside the scope of the call that follows: Ctrl-C during it stops that call too.
+    with _stacklens._InterruptScope():
+        return _read_around_here(function, stack, depth, boundary, block_info[None])
+
+
+def _read_around_here(function, stack, depth, boundary, where):
+    read, pad = [], []
+    for (start, stop), n, d in zip(where["array-location"], where["shape"], depth):
+        low, high = max(0, start - d), min(n, stop + d)
+        read.append(slice(low, high))
+        pad.append((0, 0) if boundary == "none" else (d - (start - low), d - (high - stop)))
+    block = stack[tuple(read)]
+    if any(p != (0, 0) for p in pad):
+        block = (np.pad(block, pad, mode="symmetric") if boundary == "reflect"
+                 else np.pad(block, pad, mode="constant", constant_values=boundary))
+    result = function(np.ascontiguousarray(block))
+    return result[tuple(slice(start - r.start + before, start - r.start + before + stop - start)
+                        for (start, stop), r, (before, _) in
+                        zip(where["array-location"], read, pad))]
+
+
 def _overlap(array, function, depth, boundary, what):
     array = da.asarray(array)
     if array.ndim not in (2, 3):
         raise ValueError(f"{what}: expected a 2D (y, x) or 3D (z, y, x) array")
     depth = _depths(array, depth)
     _check_chunks(array, depth, what)
+    stack = getattr(array, "_stacklens_stack", None)
+    if stack is not None and boundary in ("reflect", 0.0, "none"):
+        # Straight from the file (periodic faces would need the far end: map_overlap below).
+        return da.map_blocks(_read_around, function=function, stack=stack, depth=depth,
+                             boundary=boundary, dtype=np.float32, chunks=array.chunks,
+                             meta=np.empty((0,) * array.ndim, np.float32),
+                             name=f"{what}-from-file-{uuid.uuid4().hex}")
     return da.map_overlap(function, array.astype(np.float32), depth=depth, boundary=boundary,
                           dtype=np.float32, meta=np.empty((0,) * array.ndim, np.float32),
                           trim=True)

@@ -171,6 +171,28 @@ class Stacks(unittest.TestCase):
                 self.assertEqual(len(client.scheduler_info()["workers"]), 2)
 
 
+    def test_chunks_read_with_their_halos_from_the_file_give_map_overlaps_result(self):
+        # Operations on from_stack's array read each chunk's halo from the file in the chunk's
+        # own task (padded at the faces as Dask pads); periodic faces go through map_overlap.
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "stack.fits")
+            v = beads((20, 48, 40), 10)
+            sl.write(path, v)
+            chunks = (10, 24, 20)
+            for boundary in ("reflect", "zero", "reflect-exact", "periodic"):
+                got = sld.deconvolve(sld.from_stack(path, chunks=chunks), psf_sigma=1.0,
+                                     iterations=5, boundary=boundary, backend=BACKEND)
+                self.assertEqual("-from-file-" in got.name, boundary != "periodic", boundary)
+                want = sld.deconvolve(da.from_array(v, chunks=chunks), psf_sigma=1.0,
+                                      iterations=5, boundary=boundary, backend=BACKEND)
+                ref.assert_fft_rounding_close(self, got.compute(scheduler="threads"),
+                                              want.compute(scheduler="threads"), boundary)
+            stack, array = sld.from_stack(path, chunks=chunks), da.from_array(v, chunks=chunks)
+            np.testing.assert_array_equal(sld.blur(stack, (1.0, 2.0, 1.5), backend=BACKEND),
+                                          sld.blur(array, (1.0, 2.0, 1.5), backend=BACKEND))
+            np.testing.assert_array_equal(sld.median(stack, 5, backend=BACKEND),
+                                          sld.median(array, 5, backend=BACKEND))
+
     @unittest.skipUnless("STACKLENS_SAMPLES" in os.environ, "the build's samples (ctest sets it)")
     def test_the_bundled_sample_on_two_worker_processes_matches_one_process(self):
         # The microscopy sample (32 x 200 x 200) with its 17^3 PSF in four chunks: two worker

@@ -128,6 +128,40 @@ class KeyboardInterruptInLongCalls(unittest.TestCase):
             prelude=THREADS_STOPPED)
         self.assertIn("threads stopped", out)
 
+    def test_a_call_after_ctrl_c_within_its_tasks_scope_stops_too(self):
+        # stacklens.dask's tasks that read a chunk's halo from the file and then deconvolve it
+        # hold an interrupt scope for both: Ctrl-C during the read stops the call that follows
+        # (without it that call, starting after the signal, ran its whole course).
+        p = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+            import os, signal, threading, time, numpy as np, stacklens as sl
+            from stacklens import _stacklens
+            v = np.random.default_rng(1).uniform(1, 100, (16, 128, 128)).astype(np.float32)
+            reading, read = threading.Event(), threading.Event()
+            def task():
+                with _stacklens._InterruptScope():
+                    reading.set()
+                    read.wait()
+                    try:
+                        sl.deconvolve(v, psf_sigma=2, iterations=100000, backend='{BACKEND}')
+                    except KeyboardInterrupt:
+                        print("the call stopped", flush=True)
+            t = threading.Thread(target=task)
+            t.start()
+            reading.wait()
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)
+            except KeyboardInterrupt:
+                print("KeyboardInterrupt", flush=True)
+            read.set()
+            t.join(60)
+            print("joined" if not t.is_alive() else "still running", flush=True)
+            os._exit(0)
+            """)], capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split(), ["KeyboardInterrupt", "the", "call", "stopped",
+                                            "joined"], p.stderr)
+
 
 class ToFileStopped(unittest.TestCase):
     def setUp(self):
