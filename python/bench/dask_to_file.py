@@ -63,10 +63,12 @@ def main():
             sent = workers_sent(client)
             with get_task_stream(client) as stream:
                 start, started = time.perf_counter(), time.time()
-                result = sld.from_stack(source, chunks=args.chunks) * np.float32(1)
+                result = sld.from_stack(source, chunks=args.chunks)
                 if args.iterations:
                     result = sld.deconvolve(result, psf_sigma=2, iterations=args.iterations,
                                             backend=args.backend)
+                else:
+                    result = result * np.float32(1)  # a task per chunk that reads and writes
                 sld.to_file(result, out)
                 wall, ended = time.perf_counter() - start, time.time()
             sent = tuple(b - a for a, b in zip(sent, workers_sent(client)))
