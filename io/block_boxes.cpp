@@ -159,21 +159,21 @@ void writeBoxRows(int fd, const Placement& p, const Box& b, const float* data,
   });
 }
 
-void writeBoxRowsUnmerged(int fd, const Placement& p, const Box& b, const float* data,
+void writeBoxRowsUnmerged(int fd, const Placement& p, const Box& b, const BoxValues& values,
                           const std::string& path) {
   const int64_t by = b.y1 - b.y0, bx = b.x1 - b.x0;
   const bool wholeRows = bx == p.sx;
   overSlices(b, [&](int64_t from, int64_t to) {
     std::vector<char> rows(static_cast<size_t>((wholeRows ? by : 1) * bx * p.encoding.bytes));
     for (int64_t k = from; k < to; ++k) {
-      const float* slice = data + (k - b.z0) * by * bx;
       if (wholeRows) {
-        p.encoding.encode(slice, by * bx, rows.data());
+        for (int64_t r = 0; r < by; ++r)
+          p.encoding.encode(values.row(k - b.z0, r), bx, rows.data() + r * bx * p.encoding.bytes);
         writeAll(fd, rows.data(), rows.size(), p.offset(k, b.y0, 0), path);
         continue;
       }
       for (int64_t r = 0; r < by; ++r) {
-        p.encoding.encode(slice + r * bx, bx, rows.data());
+        p.encoding.encode(values.row(k - b.z0, r), bx, rows.data());
         writeAll(fd, rows.data(), rows.size(), p.offset(k, b.y0 + r, b.x0), path);
       }
     }
@@ -182,14 +182,13 @@ void writeBoxRowsUnmerged(int fd, const Placement& p, const Box& b, const float*
 
 // Bands of rows converted into place by a few threads, then the band's pages let go of, so that
 // the process does not hold the whole output as resident pages.
-void writeBoxMapped(char* mapped, const Placement& p, const Box& b, const float* data) {
-  const int64_t by = b.y1 - b.y0, bx = b.x1 - b.x0;
+void writeBoxMapped(char* mapped, const Placement& p, const Box& b, const BoxValues& values) {
+  const int64_t bx = b.x1 - b.x0;
   const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   overRowBands(b, [&](int64_t k, int64_t r0, int64_t r1) {
     if (r0 == r1) return;
     for (int64_t r = r0; r < r1; ++r)
-      p.encoding.encode(data + ((k - b.z0) * by + r) * bx, bx,
-                        mapped + p.offset(k, b.y0 + r, b.x0));
+      p.encoding.encode(values.row(k - b.z0, r), bx, mapped + p.offset(k, b.y0 + r, b.x0));
     const auto begin =
         reinterpret_cast<uintptr_t>(mapped + p.offset(k, b.y0 + r0, b.x0)) / page * page;
     const auto end = reinterpret_cast<uintptr_t>(mapped + p.offset(k, b.y0 + r1 - 1, b.x1));

@@ -34,6 +34,18 @@ struct Box {
   int64_t z0, z1, y0, y1, x0, x1;
 };
 
+// A box's values in memory: each row contiguous, rows and slices at any distance (in floats),
+// e.g. the interior of a larger block, written without a copy.
+struct BoxValues {
+  const float* data;
+  int64_t rowStride, sliceStride;
+  static BoxValues contiguous(const Box& b, const float* data) {
+    return {data, b.x1 - b.x0, (b.y1 - b.y0) * (b.x1 - b.x0)};
+  }
+  // Row r of slice k, both counted from the box's first.
+  const float* row(int64_t k, int64_t r) const { return data + k * sliceStride + r * rowStride; }
+};
+
 // All of [offset, offset + bytes) through pwrite or pread, resuming after short transfers; throws
 // IoError naming path.
 void writeAll(int fd, const void* data, size_t bytes, int64_t offset, const std::string& path);
@@ -45,11 +57,11 @@ void writeBoxRows(int fd, const Placement& p, const Box& b, const float* data,
                   const std::string& path);
 // The same with nothing read back: a box as wide as the stack in one write per slice, else one
 // per row. Boxes sharing rows may be written at once, by several processes.
-void writeBoxRowsUnmerged(int fd, const Placement& p, const Box& b, const float* data,
+void writeBoxRowsUnmerged(int fd, const Placement& p, const Box& b, const BoxValues& values,
                           const std::string& path);
 // A box converted into a mapping (sample (k, j, i) at mapped + p.offset(k, j, i)) by a few
 // threads; its pages are let go of once written (they stay in the page cache, dirty).
-void writeBoxMapped(char* mapped, const Placement& p, const Box& b, const float* data);
+void writeBoxMapped(char* mapped, const Placement& p, const Box& b, const BoxValues& values);
 
 // Whether the file lives in memory (tmpfs), or on a network or user-space file system: there a
 // write into a mapping whose page cannot be written back (a lost server, a full quota) would be a

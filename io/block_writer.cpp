@@ -318,7 +318,7 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
   };
   if (s.mapped) {
     waitUntilReserved(s);
-    writeBoxMapped(s.mapped, place, box, data);
+    writeBoxMapped(s.mapped, place, box, BoxValues::contiguous(box, data));
     if (ownsItsPages() || completesBand()) startWriteBack();
     return;
   }

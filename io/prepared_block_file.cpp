@@ -42,7 +42,7 @@ bool reserved(int fd, int64_t offset, int64_t bytes, const std::string& target) 
 
 // The box into its part of the file mapped (from the page its first sample is on); false when it
 // cannot be mapped.
-bool writeMapped(int fd, const Placement& file, const Box& b, const float* data) {
+bool writeMapped(int fd, const Placement& file, const Box& b, const BoxValues& values) {
   const int64_t first = file.offset(b.z0, b.y0, b.x0);
   const int64_t end = file.offset(b.z1 - 1, b.y1 - 1, b.x1);
   const auto page = static_cast<int64_t>(::sysconf(_SC_PAGESIZE));
@@ -54,7 +54,7 @@ bool writeMapped(int fd, const Placement& file, const Box& b, const float* data)
   Placement here = file;
   here.dataStart -= start;
   try {
-    writeBoxMapped(static_cast<char*>(m), here, b, data);
+    writeBoxMapped(static_cast<char*>(m), here, b, values);
   } catch (...) {
     ::munmap(m, bytes);
     throw;
@@ -66,18 +66,22 @@ bool writeMapped(int fd, const Placement& file, const Box& b, const float* data)
 }  // namespace
 
 void writeBoxIntoPreparedFile(const PreparedBlockFile& f, int64_t z0, int64_t z1, int64_t y0,
-                              int64_t y1, int64_t x0, int64_t x1, const float* data) {
+                              int64_t y1, int64_t x0, int64_t x1, const float* data,
+                              int64_t rowStride, int64_t sliceStride) {
   if (z0 < 0 || y0 < 0 || x0 < 0 || z1 > f.z || y1 > f.y || x1 > f.x || z0 >= z1 || y0 >= y1 ||
       x0 >= x1)
     throw IoError(f.target, "a block outside the stack");
   const UniqueFd fd = openPrepared(f);
   const Placement file{f.dataStart, f.y, f.x, encodingOf(f.samples)};
   const Box box{z0, z1, y0, y1, x0, x1};
+  BoxValues values = BoxValues::contiguous(box, data);
+  if (rowStride > 0) values.rowStride = rowStride;
+  if (sliceStride > 0) values.sliceStride = sliceStride;
   const bool network = onNetworkFileSystem(fd.get());
   const int64_t first = file.offset(z0, y0, x0), end = file.offset(z1 - 1, y1 - 1, x1);
   if (network || mappingTurnedOff() || !reserved(fd.get(), first, end - first, f.target) ||
-      !writeMapped(fd.get(), file, box, data))
-    writeBoxRowsUnmerged(fd.get(), file, box, data, f.target);
+      !writeMapped(fd.get(), file, box, values))
+    writeBoxRowsUnmerged(fd.get(), file, box, values, f.target);
   // The preparing process flushes the file before renaming it, but on a network file system its
   // flush does not reach what this host still caches.
   if (network && ::fsync(fd.get()) != 0)

@@ -21,8 +21,9 @@ struct PreparedBlockFile {
   BlockSamples samples = BlockSamples::FitsFloat32;
 };
 
-// Box [z0, z1) × [y0, y1) × [x0, x1) (C order, x fastest) into the prepared file, from any
-// process that sees its path, at the same time as other boxes from other processes (boxes must
+// Box [z0, z1) × [y0, y1) × [x0, x1) (x fastest; rowStride and sliceStride floats apart, 0: C
+// order, e.g. the interior of a larger block written without a copy) into the prepared file, from
+// any process that sees its path, at the same time as other boxes from other processes (boxes must
 // not overlap). Opens the file (never creates it: once the preparing process removed it, a late
 // box fails instead of leaving a file behind), writes the box into it mapped in memory where the
 // file system can reserve the box's blocks (else by pwrite, one write per row of the box, so that
@@ -30,6 +31,7 @@ struct PreparedBlockFile {
 // before it returns (the preparing process's flush does not reach another host's cache). Throws
 // IoError naming the output.
 void writeBoxIntoPreparedFile(const PreparedBlockFile& file, int64_t z0, int64_t z1, int64_t y0,
-                              int64_t y1, int64_t x0, int64_t x1, const float* data);
+                              int64_t y1, int64_t x0, int64_t x1, const float* data,
+                              int64_t rowStride = 0, int64_t sliceStride = 0);
 
 }  // namespace stacklens::io

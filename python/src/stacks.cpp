@@ -103,6 +103,27 @@ class PreparedFile {
  public:
   explicit PreparedFile(io::PreparedBlockFile file) : file_(std::move(file)) {}
   void writeBox(int64_t z0, int64_t y0, int64_t x0, const py::handle& box) const {
+    // A float32 array whose rows are contiguous (a chunk's interior, as Dask trims it) goes in
+    // as it is; others are converted first.
+    if (py::isinstance<py::array_t<float>>(box)) {
+      const auto a = py::reinterpret_borrow<py::array>(box);
+      const py::ssize_t n = a.ndim();
+      auto stride = [&](py::ssize_t axis) { return a.strides(axis) / py::ssize_t(sizeof(float)); };
+      if ((n == 2 || n == 3) && a.strides(n - 1) == sizeof(float) && stride(n - 2) > 0 &&
+          a.strides(n - 2) % sizeof(float) == 0 &&
+          (n == 2 || (stride(0) > 0 && a.strides(0) % sizeof(float) == 0)) && a.size() > 0) {
+        const int64_t bz = n == 3 ? a.shape(0) : 1, by = a.shape(n - 2), bx = a.shape(n - 1);
+        if (z0 < 0 || y0 < 0 || x0 < 0 || z0 + bz > file_.z || y0 + by > file_.y ||
+            x0 + bx > file_.x)
+          throw py::index_error("write_box: the box is outside the stack");
+        const auto* data = static_cast<const float*>(a.data());
+        const int64_t rows = stride(n - 2), slices = n == 3 ? stride(0) : by * rows;
+        py::gil_scoped_release release;
+        io::writeBoxIntoPreparedFile(file_, z0, z0 + bz, y0, y0 + by, x0, x0 + bx, data, rows,
+                                     slices);
+        return;
+      }
+    }
     const compute::Image image = boxInside({file_.z, file_.y, file_.x}, z0, y0, x0, box);
     const compute::Shape s = image.shape();
     py::gil_scoped_release release;

@@ -285,17 +285,18 @@ class WorkersWriteTheirChunks(unittest.TestCase):
 
     def test_plain_copies_are_the_files_the_threaded_path_writes(self):
         # Chunks that split the rows (1030 columns as 500 + 500 + 30): the two workers' boxes
-        # share rows and pages. A slice of the stack is a single FITS image.
+        # share rows and pages. A slice of the stack is a single FITS image; a crop's chunks
+        # are views whose rows are apart (written without a copy).
         a = np.random.default_rng(11).uniform(-1e3, 1e3, (9, 40, 1030)).astype(np.float32)
         source = self.path("in.fits")
         sl.write(source, a, spacing=(2.0, 0.5, 0.5))
         written = ["in.fits"]
-        for name in ("out.fits", "out.tif", "slice.fits", "slice.tif"):
-            one = name.startswith("slice")
+        for name in ("out.fits", "out.tif", "slice.fits", "slice.tif", "crop.fits", "crop.tif"):
+            one, crop = name.startswith("slice"), name.startswith("crop")
 
             def array():
                 d = sld.from_stack(source, chunks=(4, 20, 500)) * 2
-                return d[3] if one else d
+                return d[3] if one else d[:, 3:37, 7:1001] if crop else d
 
             here, there = self.path("threads-" + name), self.path(name)
             sld.to_file(array(), here, like=sl.open(source), history=["a test"])
@@ -303,7 +304,8 @@ class WorkersWriteTheirChunks(unittest.TestCase):
                                                 history=["a test"]))
             with open(here, "rb") as mine, open(there, "rb") as theirs:
                 self.assertTrue(mine.read() == theirs.read(), f"{name}: the files differ")
-            np.testing.assert_array_equal(sl.read(there), a[3:4] * 2 if one else a * 2)
+            np.testing.assert_array_equal(sl.read(there), a[3:4] * 2 if one else
+                                          a[:, 3:37, 7:1001] * 2 if crop else a * 2)
             written += [name, "threads-" + name]
         self.assertEqual(sorted(os.listdir(self.folder.name)), sorted(written))
 
