@@ -1,30 +1,25 @@
-// StackBlockWriter: boxes at their place in the file (FITS: in the data unit after the header;
-// TIFF: after the directories), converted by several threads into the mapped file or pwritten in
-// whole rows; a single FITS image through cfitsio; the temporary file is renamed into place.
+// StackBlockWriter: the header first, then boxes at their place in the file (FITS: in the data
+// unit after the header; TIFF: after the directories), into the mapped file or pwritten in whole
+// rows (io/block_boxes.h), or by other processes into the prepared file; a single FITS image of
+// this process's boxes through cfitsio; the temporary file is renamed into place.
 #include "io/block_writer.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
-#include <atomic>
-#include <bit>
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <exception>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <mutex>
 #include <numeric>
-#include <thread>
-#include <vector>
 
+#include "io/block_boxes.h"
 #include "io/file_checks.h"
 #include "io/fits_support.h"
 #include "io/tiff_layout.h"
@@ -42,28 +37,6 @@ struct Descriptor {
     if (fd >= 0) ::close(fd);
   }
 };
-
-// All of [offset, offset + bytes) through pread or pwrite, resuming after short transfers.
-template <class Transfer, class Pointer>
-void transferAll(Transfer transfer, int fd, Pointer data, size_t bytes, int64_t offset,
-                 const std::string& path, const char* what) {
-  while (bytes > 0) {
-    const ssize_t done = transfer(fd, data, bytes, static_cast<off_t>(offset));
-    if (done < 0 && errno == EINTR) continue;
-    if (done <= 0) throw IoError(path, std::string(what) + ": " + std::strerror(errno));
-    data += done;
-    bytes -= static_cast<size_t>(done);
-    offset += done;
-  }
-}
-
-void writeAll(int fd, const void* data, size_t bytes, int64_t offset, const std::string& path) {
-  transferAll(::pwrite, fd, static_cast<const char*>(data), bytes, offset, path, "cannot write");
-}
-
-void readAll(int fd, void* data, size_t bytes, int64_t offset, const std::string& path) {
-  transferAll(::pread, fd, static_cast<char*>(data), bytes, offset, path, "cannot read back");
-}
 
 // cfitsio writes the header of a stack with two slices (it fills a data unit with zeros when
 // the file is closed: for a whole stack that would be all of it); then NAXIS3 becomes the real
@@ -111,52 +84,20 @@ int64_t pageAlignedDataStart(int fd, int64_t dataStart, int64_t rowBytes, int64_
   return aligned;
 }
 
-// How the file stores samples: bytes per sample, and a run of float32 values converted into them.
-struct SampleEncoding {
-  int64_t bytes;
-  void (*encode)(const float* in, int64_t count, char* out);
-};
-
-constexpr bool kLittleEndianHost = std::endian::native == std::endian::little;
-
-template <bool swap>
-void float32Bytes(const float* in, int64_t count, char* out) {
-  if constexpr (!swap) {
-    std::memcpy(out, in, static_cast<size_t>(count) * sizeof(float));
-  } else {
-    for (int64_t i = 0; i < count; ++i) {
-      uint32_t u;
-      std::memcpy(&u, in + i, sizeof u);
-      u = __builtin_bswap32(u);
-      std::memcpy(out + i * int64_t(sizeof u), &u, sizeof u);
-    }
-  }
-}
-
-void littleEndianUInt16(const float* in, int64_t count, char* out) {
-  for (int64_t i = 0; i < count; ++i) {
-    uint16_t v = toUInt16(in[i]);
-    if constexpr (!kLittleEndianHost) v = __builtin_bswap16(v);
-    std::memcpy(out + i * int64_t(sizeof v), &v, sizeof v);
-  }
-}
-
-constexpr SampleEncoding kFitsFloat32{4, float32Bytes<kLittleEndianHost>};   // big-endian
-constexpr SampleEncoding kTiffFloat32{4, float32Bytes<!kLittleEndianHost>};  // little-endian
-constexpr SampleEncoding kTiffUInt16{2, littleEndianUInt16};
-
 }  // namespace
 
 struct StackBlockWriter::State {
   State(const std::string& p, const std::string& source) : path(p), out(p, source) {}
   std::string path;
   AtomicOutput out;  // removes the temporary file unless committed
+  BoxWriters writers = BoxWriters::ThisWriter;
   // Closed before the temporary file is removed. Stacks: boxes go to their place at once,
   // through the descriptor (FITS: in the data unit; TIFF: after the directories).
   Descriptor data;
   std::unique_ptr<WriteBack> writeBack;  // of data.fd; stopped before it closes
-  SampleEncoding encoding = kFitsFloat32;
+  BlockSamples samples = BlockSamples::FitsFloat32;
   int64_t dataStart = 0;             // of the first sample
+  int64_t fileBytes = 0;             // the file's full length
   std::unique_ptr<FitsHandle> file;  // a single FITS image, through cfitsio
   // Columns written so far of each band of rows (z0, z1, y0, y1) that boxes narrower than the
   // stack share; its pages go back to disk once, when its last box is in.
@@ -181,34 +122,37 @@ bool StackBlockWriter::supports(const std::string& path) {
 }
 
 StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,
-                                   const WriteOptions& options) {
+                                   const WriteOptions& options, BoxWriters writers) {
   if (!supports(path))
     throw IoError(path, "unknown output format (use .fits, .fit, .fts, .tif or .tiff)");
   if (z < 1 || y < 1 || x < 1) throw IoError(path, "cannot write an empty or negative shape");
   state_ = std::make_unique<State>(path, options.sourcePath);
   State& s = *state_;
+  s.writers = writers;
   s.z = z;
   s.y = y;
   s.x = x;
   if (outputFormat(path) == OutputFormat::Tiff) {
     const TiffStackLayout layout =
         layOutTiffStack(path, z, y, x, options, tiffDescription(z, options));
-    s.encoding = options.tiffUInt16 ? kTiffUInt16 : kTiffFloat32;
+    s.samples = options.tiffUInt16 ? BlockSamples::TiffUInt16 : BlockSamples::TiffFloat32;
     openForBoxes(s);
     writeAll(s.data.fd, layout.head.data(), layout.head.size(), 0, path);
     s.dataStart = layout.pixelStart;
     sizeForBoxes(s, layout.fileBytes());
     return;
   }
-  if (z == 1) {
+  if (z == 1 && writers == BoxWriters::ThisWriter) {
     s.file = std::make_unique<FitsHandle>(
         createFitsImage(s.out.tempPath(), path, SampleKind::Float32, z, y, x, options));
     return;
   }
   FitsStatus status(path);
   {
-    FitsHandle header(
-        createFitsImage(s.out.tempPath(), path, SampleKind::Float32, 2, y, x, options));
+    // A single image for other processes: its header as cfitsio writes it, and the data unit of
+    // one slice it fills with zeros on closing.
+    FitsHandle header(createFitsImage(s.out.tempPath(), path, SampleKind::Float32, z == 1 ? 1 : 2,
+                                      y, x, options));
     LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
     fits_get_hduaddrll(header.get(), &headStart, &dataStart, &dataEnd, status.ptr());
     status.check("cannot locate the data unit");
@@ -217,7 +161,7 @@ StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y
     status.check("cannot write the header");
   }
   openForBoxes(s);
-  setSliceCount(s.data.fd, s.dataStart, z, path);
+  if (z > 1) setSliceCount(s.data.fd, s.dataStart, z, path);
   // The data unit at its full length (whole 2880-byte records), zeros until boxes arrive.
   const int64_t bytes = z * y * x * int64_t(sizeof(float));
   s.dataStart =
@@ -233,43 +177,22 @@ void StackBlockWriter::openForBoxes(State& s) {
   s.writeBack = std::make_unique<WriteBack>(s.data.fd);
 }
 
-// The file at its full length, zeros until boxes arrive, and mapped where it can be.
+// The file at its full length, zeros until boxes arrive, and mapped where it can be (or its
+// space reserved for the other processes' boxes).
 void StackBlockWriter::sizeForBoxes(State& s, int64_t fileBytes) {
   if (::ftruncate(s.data.fd, static_cast<off_t>(fileBytes)) != 0)
     throw IoError(s.path, std::string("cannot size the file: ") + std::strerror(errno));
-  mapWhenReserved(s, fileBytes);
+  s.fileBytes = fileBytes;
+  if (s.writers == BoxWriters::ThisWriter)
+    mapWhenReserved(s, fileBytes);
+  else
+    reserveForOthers(s, fileBytes);
 }
 
 namespace {
 
-// Whether the file lives on a network or user-space file system: there a write into a mapping
-// whose page cannot be written back (a lost server, a full quota) would be a signal, not an
-// error, so such outputs keep to pwrite.
-// Whether the file lives in memory (tmpfs, e.g. /dev/shm).
-bool inMemoryFileSystem(int fd) {
-  struct statfs fs {};
-  return ::fstatfs(fd, &fs) == 0 && static_cast<unsigned long>(fs.f_type) == 0x01021994;
-}
-
-bool onNetworkFileSystem(int fd) {
-  struct statfs fs {};
-  if (::fstatfs(fd, &fs) != 0) return true;
-  switch (static_cast<unsigned long>(fs.f_type)) {
-    case 0x6969:      // NFS
-    case 0xFF534D42:  // CIFS
-    case 0xFE534D42:  // SMB2
-    case 0x517B:      // SMB
-    case 0x65735546:  // FUSE (sshfs, s3fs, ...)
-    case 0x01021997:  // 9P
-    case 0x00C36400:  // Ceph
-    case 0x0BD00BD0:  // Lustre
-    case 0x47504653:  // GPFS
-    case 0x013111A8:  // IBRIX
-    case 0x6B414653:  // AFS
-      return true;
-    default:
-      return false;
-  }
+std::string notEnoughSpace(int64_t fileBytes) {
+  return "not enough free space for the output (" + std::to_string(fileBytes >> 20) + " MiB)";
 }
 
 }  // namespace
@@ -280,24 +203,19 @@ bool onNetworkFileSystem(int fd) {
 // no read-back of the rows they share. Where the file system cannot reserve blocks or map the
 // file, boxes go through pwrite as before.
 void StackBlockWriter::mapWhenReserved(State& s, int64_t fileBytes) {
-  // The pwrite path on request too (tests; a file system whose mappings misbehave).
-  if (const char* v = std::getenv("STACKLENS_WRITE_WITHOUT_MAPPING"); v && std::string(v) == "1")
-    return;
-  if (onNetworkFileSystem(s.data.fd)) return;
-  const std::string full =
-      "not enough free space for the output (" + std::to_string(fileBytes >> 20) + " MiB)";
+  if (mappingTurnedOff() || onNetworkFileSystem(s.data.fd)) return;
   if (inMemoryFileSystem(s.data.fd)) {
     // Reserving in tmpfs allocates and zeroes every page (seconds for a whole stack): it runs
     // while the first boxes compute, and writeBox waits for it. The free space is checked now.
     struct statvfs fs {};
     if (::fstatvfs(s.data.fd, &fs) == 0 && int64_t(fs.f_bavail) * int64_t(fs.f_frsize) < fileBytes)
-      throw IoError(s.path, full);
+      throw IoError(s.path, notEnoughSpace(fileBytes));
     const int fd = s.data.fd;
     s.reserved = std::async(std::launch::async, [fd, fileBytes] {
                    return ::fallocate(fd, 0, 0, static_cast<off_t>(fileBytes)) == 0 ? 0 : errno;
                  }).share();
   } else if (::fallocate(s.data.fd, 0, 0, static_cast<off_t>(fileBytes)) != 0) {
-    if (errno == ENOSPC) throw IoError(s.path, full);
+    if (errno == ENOSPC) throw IoError(s.path, notEnoughSpace(fileBytes));
     return;  // e.g. EOPNOTSUPP: no reservation, no mapping
   }
   void* m = ::mmap(nullptr, static_cast<size_t>(fileBytes), PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -311,6 +229,21 @@ void StackBlockWriter::mapWhenReserved(State& s, int64_t fileBytes) {
   s.mappedBytes = static_cast<size_t>(fileBytes);
 }
 
+// The other processes map their boxes where they can reserve them; a full disk is said now. In
+// tmpfs reserving would allocate every page here, one process for all: each writer reserves its
+// own box's pages instead (writeBoxIntoPreparedFile), and the free space is checked now.
+void StackBlockWriter::reserveForOthers(State& s, int64_t fileBytes) {
+  if (mappingTurnedOff() || onNetworkFileSystem(s.data.fd)) return;
+  if (inMemoryFileSystem(s.data.fd)) {
+    struct statvfs fs {};
+    if (::fstatvfs(s.data.fd, &fs) == 0 && int64_t(fs.f_bavail) * int64_t(fs.f_frsize) < fileBytes)
+      throw IoError(s.path, notEnoughSpace(fileBytes));
+    return;
+  }
+  if (::fallocate(s.data.fd, 0, 0, static_cast<off_t>(fileBytes)) != 0 && errno == ENOSPC)
+    throw IoError(s.path, notEnoughSpace(fileBytes));
+}
+
 // Waits for a reservation made in the background (see mapWhenReserved), if any.
 void StackBlockWriter::waitUntilReserved(State& s) {
   if (!s.reserved.valid()) return;
@@ -322,119 +255,18 @@ void StackBlockWriter::waitUntilReserved(State& s) {
 
 StackBlockWriter::~StackBlockWriter() = default;
 
-namespace {
-
-// Where samples go in the file: the stack's rows and columns, the first sample's offset and
-// how samples are stored.
-struct Placement {
-  int64_t dataStart, sy, sx;
-  SampleEncoding encoding;
-  int64_t offset(int64_t k, int64_t j, int64_t i) const {
-    return dataStart + ((k * sy + j) * sx + i) * encoding.bytes;
-  }
-};
-
-// A box: [z0, z1) × [y0, y1) × [x0, x1).
-struct Box {
-  int64_t z0, z1, y0, y1, x0, x1;
-};
-
-// Slices [z0, z1) through slices(from, to), split over a few threads for a large box (the
-// conversion and the copies into the page cache are what take the time); the first failure is
-// rethrown.
-template <class Slices>
-void overSlices(const Box& b, const Slices& slices) {
-  const int64_t count = b.z1 - b.z0;
-  const int threads = static_cast<int>(
-      std::clamp<int64_t>(std::min<int64_t>(count, std::thread::hardware_concurrency()), 1, 8));
-  if (threads == 1 || count * (b.y1 - b.y0) * (b.x1 - b.x0) < (int64_t(1) << 20))
-    return slices(b.z0, b.z1);
-  std::mutex m;
-  std::exception_ptr failure;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      try {
-        slices(b.z0 + count * t / threads, b.z0 + count * (t + 1) / threads);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(m);
-        if (!failure) failure = std::current_exception();
-      }
-    });
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+PreparedBlockFile StackBlockWriter::prepared() const {
+  const State& s = *state_;
+  if (s.data.fd < 0) throw IoError(s.path, "no prepared file (a single image, or finished)");
+  return {std::filesystem::absolute(s.out.tempPath()).string(),
+          s.path,
+          s.z,
+          s.y,
+          s.x,
+          s.dataStart,
+          s.fileBytes,
+          s.samples};
 }
-
-// A box's rows to their places through pwrite. Each slice goes out in one write of whole rows:
-// a box narrower than the stack first reads the band of rows it lies in (other boxes' columns,
-// or zeros) and merges into it, since thousands of small writes per slice serialise on the
-// file's lock. Safe because boxes come one at a time and a box's slices go to different threads.
-void writeBoxRows(int fd, const Placement& p, const Box& b, const float* data,
-                  const std::string& path) {
-  const int64_t by = b.y1 - b.y0, bx = b.x1 - b.x0;
-  overSlices(b, [&](int64_t from, int64_t to) {
-    std::vector<char> band(static_cast<size_t>(by * p.sx * p.encoding.bytes));
-    for (int64_t k = from; k < to; ++k) {
-      const int64_t offset = p.offset(k, b.y0, 0);
-      if (bx != p.sx) readAll(fd, band.data(), band.size(), offset, path);
-      for (int64_t r = 0; r < by; ++r)
-        p.encoding.encode(data + ((k - b.z0) * by + r) * bx, bx,
-                          band.data() + (r * p.sx + b.x0) * p.encoding.bytes);
-      writeAll(fd, band.data(), band.size(), offset, path);
-    }
-  });
-}
-
-// The rows of a box's slices through band(k, r0, r1) (slice k, rows [r0, r1) of the box), split
-// into bands over a few threads for a large box, so that a box of a few slices keeps them busy
-// too; the first failure is rethrown.
-template <class Band>
-void overRowBands(const Box& b, const Band& band) {
-  const int64_t count = b.z1 - b.z0, rows = b.y1 - b.y0;
-  const int threads = static_cast<int>(std::clamp<int64_t>(
-      std::min<int64_t>(count * rows, std::thread::hardware_concurrency()), 1, 8));
-  if (threads == 1 || count * rows * (b.x1 - b.x0) < (int64_t(1) << 20)) {
-    for (int64_t k = b.z0; k < b.z1; ++k) band(k, 0, rows);
-    return;
-  }
-  const int64_t bands = std::clamp<int64_t>(2 * threads / count, 1, rows);
-  std::atomic<int64_t> next{0};
-  std::mutex m;
-  std::exception_ptr failure;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&] {
-      try {
-        for (int64_t i = next++; i < count * bands; i = next++)
-          band(b.z0 + i / bands, rows * (i % bands) / bands, rows * (i % bands + 1) / bands);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(m);
-        if (!failure) failure = std::current_exception();
-      }
-    });
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
-}
-
-// The same into the mapped file: bands of rows converted into place by a few threads, then the
-// band's pages let go of (they stay in the page cache, dirty), so that the process does not hold
-// the whole output as resident pages.
-void writeBoxMapped(char* mapped, const Placement& p, const Box& b, const float* data) {
-  const int64_t by = b.y1 - b.y0, bx = b.x1 - b.x0;
-  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  overRowBands(b, [&](int64_t k, int64_t r0, int64_t r1) {
-    if (r0 == r1) return;
-    for (int64_t r = r0; r < r1; ++r)
-      p.encoding.encode(data + ((k - b.z0) * by + r) * bx, bx,
-                        mapped + p.offset(k, b.y0 + r, b.x0));
-    const auto begin =
-        reinterpret_cast<uintptr_t>(mapped + p.offset(k, b.y0 + r0, b.x0)) / page * page;
-    const auto end = reinterpret_cast<uintptr_t>(mapped + p.offset(k, b.y0 + r1 - 1, b.x1));
-    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-  });
-}
-
-}  // namespace
 
 void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0,
                                 int64_t x1, const float* data) {
@@ -444,6 +276,8 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
   if (z0 < 0 || y0 < 0 || x0 < 0 || z1 > s.z || y1 > s.y || x1 > s.x || z0 >= z1 || y0 >= y1 ||
       x0 >= x1)
     throw IoError(s.path, "a block outside the stack");
+  if (s.writers == BoxWriters::OtherProcesses)
+    return writeBoxIntoPreparedFile(prepared(), z0, z1, y0, y1, x0, x1, data);
   if (s.data.fd < 0) {
     std::lock_guard whole(s.lock);
     FitsStatus status(s.path);
@@ -455,7 +289,7 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
     status.check("cannot write a block");
     return;
   }
-  const Placement place{s.dataStart, s.y, s.x, s.encoding};
+  const Placement place{s.dataStart, s.y, s.x, encodingOf(s.samples)};
   const Box box{z0, z1, y0, y1, x0, x1};
   // Whether the box's band is complete with it: its pages can then go back to disk once.
   auto completesBand = [&] {
@@ -471,7 +305,7 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
   // Whether the box's pages hold nothing of other boxes (see pageAlignedDataStart).
   auto ownsItsPages = [&] {
     const auto page = static_cast<int64_t>(::sysconf(_SC_PAGESIZE));
-    const int64_t bytes = s.encoding.bytes;
+    const int64_t bytes = place.encoding.bytes;
     return page > 0 && s.dataStart % page == 0 && s.x * bytes % page == 0 &&
            x0 * bytes % page == 0 && x1 * bytes % page == 0;
   };
@@ -484,7 +318,7 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
   };
   if (s.mapped) {
     waitUntilReserved(s);
-    writeBoxMapped(s.mapped, place, box, data);
+    writeBoxMapped(s.mapped, place, box, BoxValues::contiguous(box, data));
     if (ownsItsPages() || completesBand()) startWriteBack();
     return;
   }

@@ -5,9 +5,15 @@
 #include <memory>
 #include <string>
 
+#include "io/prepared_block_file.h"
 #include "io/stack_writer.h"
 
 namespace stacklens::io {
+
+// Who writes the boxes: this writer (writeBox, from several threads), or writers in other
+// processes that the writer hands the prepared file to (prepared(), io/prepared_block_file.h),
+// while it only commits once they are all done.
+enum class BoxWriters { ThisWriter, OtherProcesses };
 
 // The header is written first (FITS .fits/.fit/.fts: the header cards; TIFF .tif/.tiff: every
 // page's directory, io/tiff_layout.h, BigTIFF when large), then each box goes straight to its
@@ -19,11 +25,13 @@ namespace stacklens::io {
 // (the values are not known when it is written). Boxes must not overlap; samples no box covered
 // are zero. The file appears at path on commit(); until then it is a temporary file in the same
 // folder, removed when the writer goes uncommitted (an error, a cancelled run). Throws IoError
-// naming path.
+// naming path. For BoxWriters::OtherProcesses the file is laid out the same way (a single FITS
+// image too) and its blocks reserved, but not mapped here; boxes written here go in as the other
+// processes' do.
 class StackBlockWriter {
  public:
   StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,
-                   const WriteOptions& options);
+                   const WriteOptions& options, BoxWriters writers = BoxWriters::ThisWriter);
   ~StackBlockWriter();
   StackBlockWriter(const StackBlockWriter&) = delete;
   StackBlockWriter& operator=(const StackBlockWriter&) = delete;
@@ -33,6 +41,11 @@ class StackBlockWriter {
   // several threads at once.
   void writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
                 const float* data);
+  // What a writer in another process needs to write boxes into the temporary file. Throws for a
+  // single FITS image of BoxWriters::ThisWriter (cfitsio writes it) and once committed.
+  PreparedBlockFile prepared() const;
+  // Flushes the file (the boxes of other processes of this host too: they share its page
+  // cache) and renames it into place.
   void commit();
 
  private:
@@ -40,6 +53,7 @@ class StackBlockWriter {
   static void openForBoxes(State& s);
   static void sizeForBoxes(State& s, int64_t fileBytes);
   static void mapWhenReserved(State& s, int64_t fileBytes);
+  static void reserveForOthers(State& s, int64_t fileBytes);
   static void waitUntilReserved(State& s);
   std::unique_ptr<State> state_;
 };

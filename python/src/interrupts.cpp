@@ -4,6 +4,7 @@
 #include <pythread.h>
 
 #include <csignal>
+#include <memory>
 #include <mutex>
 
 namespace stacklens::python {
@@ -70,9 +71,16 @@ bool onMainThread() {
   return PyThread_get_thread_ident() == main;
 }
 
+// The slot of the innermost Scope on this thread, or -1.
+thread_local int scopeSlot = -1;
+
 }  // namespace
 
 InterruptibleCall::InterruptibleCall() {
+  if (scopeSlot >= 0) {
+    slot_ = scopeSlot;
+    shared_ = true;
+  }
   for (int i = 0; i < kSlots && slot_ < 0; ++i) {
     bool expected = false;
     if (slotUsed[i].compare_exchange_strong(expected, true)) {
@@ -85,7 +93,7 @@ InterruptibleCall::InterruptibleCall() {
 }
 
 InterruptibleCall::~InterruptibleCall() {
-  if (slot_ >= 0) slotUsed[slot_].store(false);
+  if (slot_ >= 0 && !shared_) slotUsed[slot_].store(false);
   std::lock_guard lock(hookLock);
   if (--inFlight == 0 && hooked) unhook();
 }
@@ -94,8 +102,36 @@ compute::Job InterruptibleCall::job() const {
   return slot_ >= 0 ? compute::Job(&slotStop[slot_]) : compute::Job();
 }
 
+InterruptibleCall::Scope::Scope() : outer_(scopeSlot) {
+  if (call_.slot_ >= 0) scopeSlot = call_.slot_;
+}
+
+InterruptibleCall::Scope::~Scope() { scopeSlot = outer_; }
+
 void InterruptibleCall::raiseWhatPythonRaises() const {
   if (onMainThread() && PyErr_CheckSignals() != 0) throw pybind11::error_already_set();
+}
+
+namespace {
+
+class PythonScope {
+ public:
+  void enter() {
+    if (!scope_) scope_ = std::make_unique<InterruptibleCall::Scope>();
+  }
+  void exit() { scope_.reset(); }
+
+ private:
+  std::unique_ptr<InterruptibleCall::Scope> scope_;
+};
+
+}  // namespace
+
+void addInterruptScope(pybind11::module_& m) {
+  pybind11::class_<PythonScope>(m, "_InterruptScope")
+      .def(pybind11::init<>())
+      .def("__enter__", [](PythonScope& s) { s.enter(); })
+      .def("__exit__", [](PythonScope& s, const pybind11::args&) { s.exit(); });
 }
 
 }  // namespace stacklens::python

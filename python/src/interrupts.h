@@ -20,6 +20,10 @@ class InterruptibleCall {
 
   // A job that stops on Ctrl-C.
   compute::Job job() const;
+  // While the scope lives, the calls made on its thread share its stop flag (stacklens.dask's
+  // task that reads a chunk's halo and then deconvolves it: Ctrl-C during the read stops the
+  // deconvolution too, which starts after the signal). Scopes nest.
+  class Scope;
   // After the call threw Cancelled, with the GIL held: on the main thread lets Python run its
   // SIGINT handler now and throws what it raised (KeyboardInterrupt), so that the signal is not
   // raised a second time at the next bytecode.
@@ -27,6 +31,22 @@ class InterruptibleCall {
 
  private:
   int slot_ = -1;
+  bool shared_ = false;  // the slot of the thread's Scope
+};
+
+// stacklens._stacklens._InterruptScope: an InterruptibleCall::Scope as a Python context manager.
+void addInterruptScope(pybind11::module_& m);
+
+class InterruptibleCall::Scope {
+ public:
+  Scope();  // with the GIL held
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  InterruptibleCall call_;
+  int outer_;  // the thread's scope slot before this one
 };
 
 }  // namespace stacklens::python

@@ -13,6 +13,7 @@
 #include "compute/params.h"
 #include "io/io_error.h"
 #include "python/src/arrays.h"
+#include "python/src/interrupts.h"
 #include "python/src/operations.h"
 
 namespace py = pybind11;
@@ -41,6 +42,7 @@ PYBIND11_MODULE(_stacklens, m) {
   stacklens::python::addMeasurements(m);
   stacklens::python::addDeconvolution(m);
   stacklens::python::addStacks(m);
+  stacklens::python::addInterruptScope(m);
   stacklens::python::addCatalogs(m);
   // Where an array's values are read from (tests: no copy for C-contiguous float32).
   m.def("_input_address", [](const py::handle& array) {

@@ -6,9 +6,11 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/block_writer.h"
+#include "io/prepared_block_file.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
 #include "python/src/arrays.h"
@@ -83,29 +85,103 @@ io::WriteOptions writeOptions(const py::handle& spacing, const py::handle& units
   return o;
 }
 
+// A box (z, y, x) or slice (y, x) as float32 C-order values, checked to lie inside shape.
+compute::Image boxInside(const std::vector<int64_t>& shape, int64_t z0, int64_t y0, int64_t x0,
+                         const py::handle& box) {
+  compute::Image image = hostImageFrom(box, "box");
+  const compute::Shape s = image.shape();
+  if (z0 < 0 || y0 < 0 || x0 < 0 || z0 + s.z > shape[0] || y0 + s.y > shape[1] ||
+      x0 + s.x > shape[2])
+    throw py::index_error("write_box: the box is outside the stack");
+  return image;
+}
+
+// Behind stacklens.dask.to_file on a dask.distributed cluster: the file a _BlockWriter prepared,
+// which each task writes its own chunk into, in the worker that computed it (the object travels
+// to the workers by pickle, as the plain values of io::PreparedBlockFile).
+class PreparedFile {
+ public:
+  explicit PreparedFile(io::PreparedBlockFile file) : file_(std::move(file)) {}
+  void writeBox(int64_t z0, int64_t y0, int64_t x0, const py::handle& box) const {
+    // A float32 array whose rows are contiguous (a chunk's interior, as Dask trims it) goes in
+    // as it is; others are converted first.
+    if (py::isinstance<py::array_t<float>>(box)) {
+      const auto a = py::reinterpret_borrow<py::array>(box);
+      const py::ssize_t n = a.ndim();
+      auto stride = [&](py::ssize_t axis) { return a.strides(axis) / py::ssize_t(sizeof(float)); };
+      if ((n == 2 || n == 3) && a.strides(n - 1) == sizeof(float) && stride(n - 2) > 0 &&
+          a.strides(n - 2) % sizeof(float) == 0 &&
+          (n == 2 || (stride(0) > 0 && a.strides(0) % sizeof(float) == 0)) && a.size() > 0) {
+        const int64_t bz = n == 3 ? a.shape(0) : 1, by = a.shape(n - 2), bx = a.shape(n - 1);
+        if (z0 < 0 || y0 < 0 || x0 < 0 || z0 + bz > file_.z || y0 + by > file_.y ||
+            x0 + bx > file_.x)
+          throw py::index_error("write_box: the box is outside the stack");
+        const auto* data = static_cast<const float*>(a.data());
+        const int64_t rows = stride(n - 2), slices = n == 3 ? stride(0) : by * rows;
+        py::gil_scoped_release release;
+        io::writeBoxIntoPreparedFile(file_, z0, z0 + bz, y0, y0 + by, x0, x0 + bx, data, rows,
+                                     slices);
+        return;
+      }
+    }
+    const compute::Image image = boxInside({file_.z, file_.y, file_.x}, z0, y0, x0, box);
+    const compute::Shape s = image.shape();
+    py::gil_scoped_release release;
+    io::writeBoxIntoPreparedFile(file_, z0, z0 + s.z, y0, y0 + s.y, x0, x0 + s.x, image.data());
+  }
+  const io::PreparedBlockFile& file() const { return file_; }
+
+ private:
+  io::PreparedBlockFile file_;
+};
+
+py::tuple preparedState(const PreparedFile& p) {
+  const io::PreparedBlockFile& f = p.file();
+  return py::make_tuple(f.path, f.target, f.z, f.y, f.x, f.dataStart, f.fileBytes,
+                        static_cast<int>(f.samples));
+}
+
+PreparedFile preparedFromState(const py::tuple& t) {
+  if (t.size() != 8) throw py::value_error("_PreparedBlockFile: a state of 8 values expected");
+  io::PreparedBlockFile f;
+  f.path = t[0].cast<std::string>();
+  f.target = t[1].cast<std::string>();
+  f.z = t[2].cast<int64_t>();
+  f.y = t[3].cast<int64_t>();
+  f.x = t[4].cast<int64_t>();
+  f.dataStart = t[5].cast<int64_t>();
+  f.fileBytes = t[6].cast<int64_t>();
+  f.samples = static_cast<io::BlockSamples>(t[7].cast<int>());
+  return PreparedFile(std::move(f));
+}
+
 // Behind stacklens.dask.to_file: a FITS/TIFF file written box by box (io::StackBlockWriter),
 // which appears at its path on commit() and is removed by close() (or when collected) before.
 // Dask's threads may still be writing boxes when a failed or interrupted run closes it: close()
 // waits for the boxes being written (the file is mapped, and unmapping it under them would crash)
-// and later ones are refused.
+// and later ones are refused. With for_workers the boxes come from other processes instead,
+// through prepared_file().
 class BlockWriter {
  public:
   BlockWriter(const std::string& path, const std::vector<int64_t>& shape,
-              const io::WriteOptions& options)
+              const io::WriteOptions& options, bool forWorkers)
       : shape_(shape) {
     if (!io::StackBlockWriter::supports(path))
       throw py::value_error(path + ": expected a .fits, .fit, .fts, .tif or .tiff output");
-    writer_ = std::make_unique<io::StackBlockWriter>(path, shape[0], shape[1], shape[2], options);
+    writer_ = std::make_unique<io::StackBlockWriter>(
+        path, shape[0], shape[1], shape[2], options,
+        forWorkers ? io::BoxWriters::OtherProcesses : io::BoxWriters::ThisWriter);
   }
   void writeBox(int64_t z0, int64_t y0, int64_t x0, const py::handle& box) {
-    const compute::Image image = hostImageFrom(box, "box");
+    const compute::Image image = boxInside(shape_, z0, y0, x0, box);
     const compute::Shape s = image.shape();
-    if (z0 < 0 || y0 < 0 || x0 < 0 || z0 + s.z > shape_[0] || y0 + s.y > shape_[1] ||
-        x0 + s.x > shape_[2])
-      throw py::index_error("write_box: the box is outside the stack");
     py::gil_scoped_release release;
     const std::shared_lock writing(use_);
     open().writeBox(z0, z0 + s.z, y0, y0 + s.y, x0, x0 + s.x, image.data());
+  }
+  PreparedFile preparedFile() {
+    const std::shared_lock reading(use_);
+    return PreparedFile(open().prepared());
   }
   void commit() {
     py::gil_scoped_release release;
@@ -177,16 +253,24 @@ void addStacks(py::module_& m) {
   py::class_<BlockWriter>(m, "_BlockWriter")
       .def(py::init([](const std::string& path, const std::vector<int64_t>& shape,
                        const py::handle& spacing, const py::handle& units, const py::handle& header,
-                       const std::vector<std::string>& history, const Reader* like) {
+                       const std::vector<std::string>& history, const Reader* like,
+                       bool forWorkers) {
              if (shape.size() != 3 || shape[0] < 1 || shape[1] < 1 || shape[2] < 1)
                throw py::value_error("shape: expected (z, y, x), each at least 1");
              const io::WriteOptions o = writeOptions(spacing, units, header, history, false, like);
-             return std::make_unique<BlockWriter>(path, shape, o);
+             return std::make_unique<BlockWriter>(path, shape, o, forWorkers);
            }),
-           "path"_a, "shape"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "like"_a)
+           "path"_a, "shape"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "like"_a,
+           "for_workers"_a = false)
       .def("write_box", &BlockWriter::writeBox, "z0"_a, "y0"_a, "x0"_a, "box"_a)
+      .def("prepared_file", &BlockWriter::preparedFile)
       .def("commit", &BlockWriter::commit)
       .def("close", &BlockWriter::close);
+
+  py::class_<PreparedFile>(m, "_PreparedBlockFile")
+      .def("write_box", &PreparedFile::writeBox, "z0"_a, "y0"_a, "x0"_a, "box"_a)
+      .def_property_readonly("path", [](const PreparedFile& p) { return p.file().path; })
+      .def(py::pickle(&preparedState, &preparedFromState));
 }
 
 }  // namespace stacklens::python

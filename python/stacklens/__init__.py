@@ -128,7 +128,9 @@ class Stack:
             else:
                 parts = [self._reader.read(int(z), int(z) + 1, y0, y1) for z in zs]
             band = parts[0] if len(parts) == 1 else _np.concatenate(parts)
-            out = band[:, ys - y0, :][:, :, kx]
+            # A run of rows is the band as read: indexing it by their numbers would copy it.
+            run = ys.size == y1 - y0 and ys[0] == y0 and _np.all(_np.diff(ys) == 1)
+            out = (band if run else band[:, ys - y0, :])[:, :, kx]
         if _np.ndim(z_index) == 0:
             out = out[0]
             if _np.ndim(y_index) == 0:

@@ -13,6 +13,8 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
+import time
 
 import stacklens
 import stacklens.dask as sld
@@ -64,16 +66,18 @@ def _remove(folders):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _write_zarr(result, out, spacing, units, history, temporaries):
+def _write_zarr(result, out, spacing, units, history, temporaries, client, progress):
     """Into a temporary folder beside OUT (listed in temporaries until it is renamed into
-    place: on failure the caller removes it once nothing writes into it any more)."""
+    place: on failure the caller removes it once nothing writes into it any more). Each task
+    stores the chunk it computed (on a cluster, in its worker)."""
     import zarr
     parent = os.path.dirname(os.path.abspath(out))
     temporary = tempfile.mkdtemp(prefix="." + os.path.basename(out) + ".", dir=parent)
     temporaries.append(temporary)
     store = zarr.DirectoryStore(temporary)
     group = zarr.group(store=store, overwrite=True)
-    result.to_zarr(store, component="0", overwrite=True, compute=True)
+    sld._computed(result.to_zarr(store, component="0", overwrite=True, compute=False), client,
+                  progress)
     unit = {"µm": "micrometer", "um": "micrometer", "micron": "micrometer",
             "nm": "nanometer", "mm": "millimeter"}
     axes = [{"name": n, "type": "space"} for n in ("z", "y", "x")]
@@ -140,25 +144,19 @@ def deconvolve_command(args):
     history = (f"stacklens deconvolve richardson-lucy iterations={args.iterations} "
                f"mode={args.mode} boundary={boundary}{chosen} (python -m stacklens, Dask)")
     client = _client(args)
-    temporaries = []
+    temporaries = _TEMPORARIES
     # Tasks still running when the run fails or is interrupted may write into a temporary
     # folder after it was removed: remove it again once the interpreter has joined them.
     atexit.register(_remove, temporaries)
     try:
-        if client is not None:
-            from distributed import progress
-            result = result.persist()
-            if not args.quiet:
-                progress(result)
-                print(file=sys.stderr)
-        elif not args.quiet:
-            from dask.diagnostics import ProgressBar
-            ProgressBar(out=sys.stderr).register()
+        # Computed and written chunk by chunk by the same tasks: on a cluster each worker writes
+        # what it computed, and no voxels come here.
         if _is_zarr(args.output):
-            _write_zarr(result, args.output, spacing, units, [history], temporaries)
+            _write_zarr(result, args.output, spacing, units, [history], temporaries, client,
+                        not args.quiet)
         else:
             sld.to_file(result, args.output, like=stack, spacing=spacing, units=units,
-                        history=[history])
+                        history=[history], progress=not args.quiet)
     except KeyboardInterrupt:
         sld.stop_tasks()  # so that the interpreter's exit does not wait for them
         raise
@@ -170,6 +168,31 @@ def deconvolve_command(args):
                 cluster.close()  # its workers stop writing
         _remove(temporaries)
     return 0
+
+
+# The temporary folders of this run (removed at the end, on an error, and at exit).
+_TEMPORARIES = []
+
+
+def _leave_after_interrupt(wait=10.0):
+    """Lets the thread pools' workers go (what the interpreter's exit does first), waits up to
+    `wait` seconds for every other thread, removes the temporary folders again and, if a thread
+    is still there, ends the process at once (exit 130). Under load an interrupted run's exit
+    once waited for ever on an idle pool worker whose queue never got its stop mark."""
+    import concurrent.futures.thread as pools
+    release = getattr(pools, "_python_exit", None)  # CPython's own exit step for its pools
+    if release is not None:
+        release()
+    deadline = time.monotonic() + wait
+    others = [t for t in threading.enumerate()
+              if t is not threading.current_thread() and not t.daemon]
+    for t in others:
+        t.join(max(0.0, deadline - time.monotonic()))
+    _remove(_TEMPORARIES)
+    if any(t.is_alive() for t in others):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 def main(argv=None):
@@ -204,6 +227,7 @@ def main(argv=None):
         return 1
     except KeyboardInterrupt:
         print("stacklens: interrupted; nothing was written", file=sys.stderr)
+        _leave_after_interrupt()
         return 130
 
 

@@ -10,10 +10,14 @@ deconvolved with periodic boundaries, exactly as a block of the blocked 3D decon
 Works with dask.distributed: workers import stacklens; backend='auto' computes on a worker's
 GPU when it has one, else on its CPU cores. On a host with several GPUs, the workers of a
 cluster spread over them (worker i takes GPU i modulo their number), unless each worker sees
-only its own (CUDA_VISIBLE_DEVICES, as dask-cuda sets it).
+only its own (CUDA_VISIBLE_DEVICES, as dask-cuda sets it). No voxels pass through the client:
+from_stack's tasks read their chunks from the file, and to_file's tasks write what they computed
+into the output the client prepared.
 """
 
 import math
+import sys
+import uuid
 
 import dask.array as da
 import numpy as np
@@ -52,8 +56,11 @@ def from_stack(stack, chunks="auto"):
     chunk (float32; chunks as dask.array.from_array takes them)."""
     if not isinstance(stack, Stack):
         stack = Stack(stack)
-    return da.from_array(stack, chunks=chunks, asarray=False, fancy=False,
-                         meta=np.empty((0, 0, 0), np.float32))
+    array = da.from_array(stack, chunks=chunks, asarray=False, fancy=False,
+                          meta=np.empty((0, 0, 0), np.float32))
+    # The operations given this array itself read each chunk with its halo from the file.
+    array._stacklens_stack = stack
+    return array
 
 
 class _Boxes:
@@ -77,37 +84,78 @@ def _distributed_client():
         return None
 
 
-def to_file(array, path, *, like=None, spacing=None, units=None, header=None, history=()):
+def _write_chunk(block, prepared, block_info=None):
+    """Writes a chunk into the prepared file where it belongs, in the worker that computed it;
+    what comes back is its voxel count, not its voxels."""
+    ndim = block.ndim
+    origin = tuple(start for start, _ in block_info[0]["array-location"])
+    if ndim == 2:
+        origin, block = (0,) + origin, block[None]
+    prepared.write_box(*origin, block)
+    return np.full((1,) * ndim, block.size, np.int64)
+
+
+def _computed(work, client, progress):
+    """work (a Dask collection) computed on the client's cluster, or on this machine's threads
+    without one; a progress bar on stderr when progress. On an error or an interrupt the tasks
+    not yet started are cancelled before it propagates."""
+    if client is None:
+        if not progress:
+            return work.compute()
+        from dask.diagnostics import ProgressBar
+        with ProgressBar(out=sys.stderr):
+            return work.compute()
+    future = client.compute(work)
+    try:
+        if progress:
+            from distributed import progress as progress_bar
+            progress_bar(future)
+            print(file=sys.stderr)
+        return future.result()
+    except BaseException:
+        client.cancel(future)
+        raise
+
+
+def to_file(array, path, *, like=None, spacing=None, units=None, header=None, history=(),
+            progress=False):
     """Computes a 2D or 3D Dask array into a FITS (.fits, .fit, .fts) or TIFF (.tif, .tiff,
     BigTIFF when large) float32 file chunk by chunk, never holding it whole. With a
-    dask.distributed client the chunks are computed on the cluster and written here in order
-    as each arrives; otherwise on this machine's threads, each written as it is done. The file
-    appears at path when the last chunk is written (a temporary file in the same folder until
-    then, removed on an error or an interrupt). like, spacing, units, header and history as
-    stacklens.write."""
+    dask.distributed client the file is prepared here (its header, or its TIFF directories, and
+    its full length) and each task writes the chunk it computed into it on its worker, which
+    must see the output's folder (the same path: a local cluster, or a shared file system);
+    only the chunks' voxel counts come back. Otherwise the chunks are computed on this machine's
+    threads, each written as it is done. The file appears at path when every chunk is written (a
+    temporary file in the same folder until then, removed on an error or an interrupt). like,
+    spacing, units, header and history as stacklens.write; progress: a progress bar on stderr."""
     array = da.asarray(array)
     if array.ndim not in (2, 3):
         raise ValueError("to_file: expected a 2D (y, x) or 3D (z, y, x) array")
     array = array.astype(np.float32)
     shape = (1,) * (3 - array.ndim) + array.shape
     cards = None if header is None else [tuple(str(v) for v in c) for c in header]
+    client = _distributed_client()
     writer = _stacklens._BlockWriter(str(path), list(shape),
                                      None if spacing is None else tuple(spacing),
                                      None if units is None else tuple(units), cards,
-                                     list(history), None if like is None else like._reader)
+                                     list(history), None if like is None else like._reader,
+                                     for_workers=client is not None)
     try:
-        client = _distributed_client()
         if client is None:
-            da.store(array, _Boxes(writer, array.ndim), lock=False)
+            _computed(da.store(array, _Boxes(writer, array.ndim), lock=False, compute=False),
+                      None, progress)
         else:
-            # The target cannot travel to the workers: the chunks come here, in z-major order
-            # (TIFF pages are written as soon as their rows are complete).
-            array = array.persist()
-            boxes = _Boxes(writer, array.ndim)
-            for index in np.ndindex(*array.numblocks):
-                key = tuple(slice(sum(c[:i]), sum(c[:i + 1]))
-                            for c, i in zip(array.chunks, index))
-                boxes[key] = np.asarray(array.blocks[index].compute())
+            # The workers open the temporary file themselves; a task that starts after an error
+            # or an interrupt removed it fails to open it (it is never created again), and one
+            # still writing writes into a file no longer named, so it can go at once.
+            counts = array.map_blocks(
+                _write_chunk, prepared=writer.prepared_file(), dtype=np.int64,
+                chunks=tuple((1,) * n for n in array.numblocks),
+                meta=np.empty((0,) * array.ndim, np.int64),
+                name="stacklens-to-file-" + uuid.uuid4().hex)
+            written = int(_computed(counts, client, progress).sum())
+            if written != math.prod(shape):
+                raise OSError(f"{path}: {written} of {math.prod(shape)} voxels were written")
         writer.commit()
     finally:
         writer.close()
@@ -204,12 +252,46 @@ def _unless_stopping(function):
     return run
 
 
+def _read_around(function, stack, depth, boundary, block_info=None):
+    """A chunk of the stack computed by function with its neighbours' voxels around it, read from
+    the file by the task itself, and trimmed back to the chunk: what map_overlap gives, without
+    slicing the neighbouring chunks and moving the slices between workers. Past the stack's faces
+    the block is padded as Dask pads the array ('reflect' is half-sample symmetric, as
+    numpy.pad's 'symmetric'; 0.0 zeros; 'none' nothing)."""
+    # The read inside the scope of the call that follows: Ctrl-C during it stops that call too.
+    with _stacklens._InterruptScope():
+        return _read_around_here(function, stack, depth, boundary, block_info[None])
+
+
+def _read_around_here(function, stack, depth, boundary, where):
+    read, pad = [], []
+    for (start, stop), n, d in zip(where["array-location"], where["shape"], depth):
+        low, high = max(0, start - d), min(n, stop + d)
+        read.append(slice(low, high))
+        pad.append((0, 0) if boundary == "none" else (d - (start - low), d - (high - stop)))
+    block = stack[tuple(read)]
+    if any(p != (0, 0) for p in pad):
+        block = (np.pad(block, pad, mode="symmetric") if boundary == "reflect"
+                 else np.pad(block, pad, mode="constant", constant_values=boundary))
+    result = function(np.ascontiguousarray(block))
+    return result[tuple(slice(start - r.start + before, start - r.start + before + stop - start)
+                        for (start, stop), r, (before, _) in
+                        zip(where["array-location"], read, pad))]
+
+
 def _overlap(array, function, depth, boundary, what):
     array = da.asarray(array)
     if array.ndim not in (2, 3):
         raise ValueError(f"{what}: expected a 2D (y, x) or 3D (z, y, x) array")
     depth = _depths(array, depth)
     _check_chunks(array, depth, what)
+    stack = getattr(array, "_stacklens_stack", None)
+    if stack is not None and boundary in ("reflect", 0.0, "none"):
+        # Straight from the file (periodic faces would need the far end: map_overlap below).
+        return da.map_blocks(_read_around, function=_unless_stopping(function), stack=stack,
+                             depth=depth, boundary=boundary, dtype=np.float32, chunks=array.chunks,
+                             meta=np.empty((0,) * array.ndim, np.float32),
+                             name=f"{what}-from-file-{uuid.uuid4().hex}")
     return da.map_overlap(_unless_stopping(function), array.astype(np.float32), depth=depth,
                           boundary=boundary, dtype=np.float32,
                           meta=np.empty((0,) * array.ndim, np.float32),

@@ -171,6 +171,28 @@ class Stacks(unittest.TestCase):
                 self.assertEqual(len(client.scheduler_info()["workers"]), 2)
 
 
+    def test_chunks_read_with_their_halos_from_the_file_give_map_overlaps_result(self):
+        # Operations on from_stack's array read each chunk's halo from the file in the chunk's
+        # own task (padded at the faces as Dask pads); periodic faces go through map_overlap.
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "stack.fits")
+            v = beads((20, 48, 40), 10)
+            sl.write(path, v)
+            chunks = (10, 24, 20)
+            for boundary in ("reflect", "zero", "reflect-exact", "periodic"):
+                got = sld.deconvolve(sld.from_stack(path, chunks=chunks), psf_sigma=1.0,
+                                     iterations=5, boundary=boundary, backend=BACKEND)
+                self.assertEqual("-from-file-" in got.name, boundary != "periodic", boundary)
+                want = sld.deconvolve(da.from_array(v, chunks=chunks), psf_sigma=1.0,
+                                      iterations=5, boundary=boundary, backend=BACKEND)
+                ref.assert_fft_rounding_close(self, got.compute(scheduler="threads"),
+                                              want.compute(scheduler="threads"), boundary)
+            stack, array = sld.from_stack(path, chunks=chunks), da.from_array(v, chunks=chunks)
+            np.testing.assert_array_equal(sld.blur(stack, (1.0, 2.0, 1.5), backend=BACKEND),
+                                          sld.blur(array, (1.0, 2.0, 1.5), backend=BACKEND))
+            np.testing.assert_array_equal(sld.median(stack, 5, backend=BACKEND),
+                                          sld.median(array, 5, backend=BACKEND))
+
     @unittest.skipUnless("STACKLENS_SAMPLES" in os.environ, "the build's samples (ctest sets it)")
     def test_the_bundled_sample_on_two_worker_processes_matches_one_process(self):
         # The microscopy sample (32 x 200 x 200) with its 17^3 PSF in four chunks: two worker
@@ -219,6 +241,117 @@ class Stacks(unittest.TestCase):
         want = sld.deconvolve(da.from_array(v, chunks=(16, 32, 32)), psf_sigma=1.0,
                               iterations=10, backend="cuda:0").compute(scheduler="threads")
         self.assertLessEqual(ref.relative_l2(got, want), 1e-6)
+
+
+class WorkersWriteTheirChunks(unittest.TestCase):
+    """stacklens.dask.to_file with a dask.distributed client: the file is prepared here and each
+    worker writes the chunks it computed into it; only their voxel counts come back."""
+
+    @classmethod
+    def setUpClass(cls):
+        from distributed import Client, LocalCluster
+        cls.config = dask.config.set({"distributed.worker.daemon": False})
+        cls.config.__enter__()
+        cls.cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+        # Not the default client: to_file uses it within on_workers only, and the threaded runs
+        # it is compared with go outside.
+        cls.client = Client(cls.cluster, set_as_default=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.cluster.close()
+        cls.config.__exit__(None, None, None)
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.addCleanup(self.folder.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.folder.name, name)
+
+    def on_workers(self, write):
+        # As a default client would be: to_file finds it, and Dask computes on it.
+        with self.client.as_current(), dask.config.set(scheduler=self.client):
+            return write()
+
+    def sent_to_the_client(self):
+        """Bytes the workers have sent so far to anything but each other: to the client, directly
+        or through the scheduler."""
+        workers = set(self.client.scheduler_info()["workers"])
+        logs = self.client.run(lambda dask_worker: list(dask_worker.transfer_outgoing_log))
+        return sum(t["total"] for log in logs.values() for t in log if t["who"] not in workers)
+
+    def test_plain_copies_are_the_files_the_threaded_path_writes(self):
+        # Chunks that split the rows (1030 columns as 500 + 500 + 30): the two workers' boxes
+        # share rows and pages. A slice of the stack is a single FITS image; a crop's chunks
+        # are views whose rows are apart (written without a copy).
+        a = np.random.default_rng(11).uniform(-1e3, 1e3, (9, 40, 1030)).astype(np.float32)
+        source = self.path("in.fits")
+        sl.write(source, a, spacing=(2.0, 0.5, 0.5))
+        written = ["in.fits"]
+        for name in ("out.fits", "out.tif", "slice.fits", "slice.tif", "crop.fits", "crop.tif"):
+            one, crop = name.startswith("slice"), name.startswith("crop")
+
+            def array():
+                d = sld.from_stack(source, chunks=(4, 20, 500)) * 2
+                return d[3] if one else d[:, 3:37, 7:1001] if crop else d
+
+            here, there = self.path("threads-" + name), self.path(name)
+            sld.to_file(array(), here, like=sl.open(source), history=["a test"])
+            self.on_workers(lambda: sld.to_file(array(), there, like=sl.open(source),
+                                                history=["a test"]))
+            with open(here, "rb") as mine, open(there, "rb") as theirs:
+                self.assertTrue(mine.read() == theirs.read(), f"{name}: the files differ")
+            np.testing.assert_array_equal(sl.read(there), a[3:4] * 2 if one else
+                                          a[:, 3:37, 7:1001] * 2 if crop else a * 2)
+            written += [name, "threads-" + name]
+        self.assertEqual(sorted(os.listdir(self.folder.name)), sorted(written))
+
+    def test_a_deconvolution_written_by_the_workers_matches_the_threaded_one(self):
+        source = self.path("in.tif")
+        sl.write(source, beads((16, 48, 40), 12))
+
+        def result():
+            return sld.deconvolve(sld.from_stack(source, chunks=(8, 24, 40)), psf_sigma=1.0,
+                                  iterations=5, backend=BACKEND)
+
+        for name in ("out.fits", "out.tif"):
+            sld.to_file(result(), self.path("threads-" + name))
+            self.on_workers(lambda: sld.to_file(result(), self.path(name)))
+            # Other processes measure their own FFT plans: rounding apart, not bit for bit.
+            ref.assert_fft_rounding_close(self, sl.read(self.path(name)),
+                                          sl.read(self.path("threads-" + name)), name)
+
+    def test_no_voxels_go_through_the_client(self):
+        # When the chunks came to the client to be written the workers sent it at least the
+        # array's bytes (8 MiB); now only the chunks' voxel counts.
+        a = np.random.default_rng(13).uniform(0, 1, (32, 256, 256)).astype(np.float32)
+        source = self.path("in.fits")
+        sl.write(source, a)
+        d = sld.from_stack(source, chunks=(8, 256, 256)) * 2
+        # Nor does the graph the client sends hold voxels: the tasks read their chunks.
+        import cloudpickle
+        self.assertLess(len(cloudpickle.dumps(dict(d.__dask_graph__()))), a.nbytes // 100)
+        before = self.sent_to_the_client()
+        self.on_workers(lambda: sld.to_file(d, self.path("out.fits")))
+        self.assertLess(self.sent_to_the_client() - before, a.nbytes // 100)
+        np.testing.assert_array_equal(sl.read(self.path("out.fits")), a * 2)
+
+    def test_a_failing_chunk_leaves_nothing(self):
+        def fail(block, block_info=None):
+            if block_info[None]["chunk-location"][0] == 1:
+                raise RuntimeError("a chunk failed")
+            return block
+
+        d = da.ones((6, 20, 20), np.float32, chunks=(3, 20, 20)).map_blocks(fail,
+                                                                            dtype=np.float32)
+        for name in ("out.fits", "out.tif"):
+            with self.assertRaisesRegex(RuntimeError, "a chunk failed"):
+                self.on_workers(lambda: sld.to_file(d, self.path(name)))
+        self.assertEqual(os.listdir(self.folder.name), [])
+
 
 if __name__ == "__main__":
     unittest.main()

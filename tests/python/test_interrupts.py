@@ -128,6 +128,40 @@ class KeyboardInterruptInLongCalls(unittest.TestCase):
             prelude=THREADS_STOPPED)
         self.assertIn("threads stopped", out)
 
+    def test_a_call_after_ctrl_c_within_its_tasks_scope_stops_too(self):
+        # stacklens.dask's tasks that read a chunk's halo from the file and then deconvolve it
+        # hold an interrupt scope for both: Ctrl-C during the read stops the call that follows
+        # (without it that call, starting after the signal, ran its whole course).
+        p = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+            import os, signal, threading, time, numpy as np, stacklens as sl
+            from stacklens import _stacklens
+            v = np.random.default_rng(1).uniform(1, 100, (16, 128, 128)).astype(np.float32)
+            reading, read = threading.Event(), threading.Event()
+            def task():
+                with _stacklens._InterruptScope():
+                    reading.set()
+                    read.wait()
+                    try:
+                        sl.deconvolve(v, psf_sigma=2, iterations=100000, backend='{BACKEND}')
+                    except KeyboardInterrupt:
+                        print("the call stopped", flush=True)
+            t = threading.Thread(target=task)
+            t.start()
+            reading.wait()
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)
+            except KeyboardInterrupt:
+                print("KeyboardInterrupt", flush=True)
+            read.set()
+            t.join(60)
+            print("joined" if not t.is_alive() else "still running", flush=True)
+            os._exit(0)
+            """)], capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split(), ["KeyboardInterrupt", "the", "call", "stopped",
+                                            "joined"], p.stderr)
+
 
 class StopTasks(unittest.TestCase):
     def test_chunks_that_start_after_stop_tasks_compute_nothing(self):
@@ -218,6 +252,48 @@ class ToFileStopped(unittest.TestCase):
             """)
         sent, out_text, err = interrupt_when_busy(p)
         print(f"to_file raised KeyboardInterrupt {latency(sent, out_text):.3f} s after SIGINT")
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("KeyboardInterrupt", out_text)
+        self.assertEqual(os.listdir(self.folder.name), [])
+
+    def test_ctrl_c_on_a_cluster_leaves_nothing(self):
+        # The workers write into the prepared file: the client removes it at once on Ctrl-C
+        # (a worker still writing writes into a file no longer named; one starting later cannot
+        # open it), and nothing stays.
+        out = os.path.join(self.folder.name, "out.fits")
+        p = child(f"""
+            import time, numpy as np, dask, dask.array as da, stacklens.dask as sld
+            from distributed import Client, LocalCluster
+            v = np.random.default_rng(1).uniform(1, 100, (32, 128, 128)).astype(np.float32)
+            d = sld.deconvolve(da.from_array(v, chunks=(16, 64, 64)), psf_sigma=2,
+                               iterations=100000, backend='{BACKEND}')
+            dask.config.set({{"distributed.worker.daemon": False}})
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster):
+                print("started", flush=True)
+                try:
+                    sld.to_file(d, {out!r})
+                except KeyboardInterrupt:
+                    print("KeyboardInterrupt", time.monotonic(), flush=True)
+            """)
+        line = p.stdout.readline()
+        self.assertEqual(line.strip(), "started", p.stderr.read() if line == "" else line)
+        # Signalled once the file is prepared (its temporary folder is there) and the workers
+        # have had time to start on their chunks.
+        deadline = time.monotonic() + 120
+        while not os.listdir(self.folder.name) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(1.0)
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        try:
+            out_text, err = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            raise AssertionError("the child did not stop on SIGINT")
+        print(f"to_file on a cluster raised KeyboardInterrupt {latency(sent, out_text):.3f} s "
+              "after SIGINT")
         self.assertEqual(p.returncode, 0, err)
         self.assertIn("KeyboardInterrupt", out_text)
         self.assertEqual(os.listdir(self.folder.name), [])

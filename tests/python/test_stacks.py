@@ -34,7 +34,8 @@ class Stacks(unittest.TestCase):
             np.testing.assert_allclose(s.spacing, (0.5, 0.1, 0.1), rtol=1e-6)
             keys = [2, -1, (slice(1, 4),), (slice(None), 5), (3, slice(2, 9), slice(4, 20, 3)),
                     (slice(None, None, 2), slice(16, 2, -4), 7), (Ellipsis, 1),
-                    ([0, 4, 5], slice(None)), (slice(2, 2),)]
+                    ([0, 4, 5], slice(None)), (slice(2, 2),), (slice(1, 5), [3, 4, 5, 6]),
+                    (slice(None), [5, 5, 6])]
             for key in keys:
                 np.testing.assert_array_equal(s[key], self.data[key], err_msg=f"{name} {key}")
             np.testing.assert_array_equal(np.asarray(s), self.data)
