@@ -15,9 +15,9 @@ TEST(SoakSampler, ClosesAMinuteAtATimeAndComparesLaterMinutesWithTheFirst) {
   ASSERT_TRUE(soak.enabled());
   EXPECT_FALSE(soak.over());  // not started
   soak.start();
-  // Minute 1: steps of 1..100 ms and the 1 ms step that closes it (p99 = 99). Minutes 2 and 3:
-  // 100 steps of 50 ms and the one that closes each, two of them (one in each) slower than the
-  // first minute's p99.
+  // Minute 1: steps of 1 to 100 and a short one that closes it (its p99 is 99). Minutes 2 and 3:
+  // a hundred steps of 50 and the one that closes each; one step in each is slower than the first
+  // minute's p99.
   int closed = 0;
   for (int i = 1; i <= 100; ++i) {
     now = 0.0099 * i;
