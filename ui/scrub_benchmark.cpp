@@ -184,16 +184,8 @@ void ScrubBenchmark::setSoak(double minutes, int device) {
 }
 
 void ScrubBenchmark::startNewMinute() {
-  // Cleared, not freed: reserved for a minute's steps so that they do not grow with the run.
-  constexpr size_t kStepsPerMinute = size_t(1) << 16;
-  for (auto* v : {&latencies_, &adjacent_, &jumps_, &processingMs_}) {
-    v->clear();
-    v->reserve(kStepsPerMinute);
-  }
-  for (auto& [name, values] : stages_) {
-    values.clear();
-    values.reserve(kStepsPerMinute);
-  }
+  for (auto* v : {&latencies_, &adjacent_, &jumps_, &processingMs_}) startMinuteOf(*v);
+  for (auto& [name, values] : stages_) startMinuteOf(values);
 }
 
 // Where a step's time went, from the slider (t0) to the processed frame's swap. Steps whose job

@@ -25,6 +25,11 @@ double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
 
 }  // namespace
 
+void startMinuteOf(std::vector<double>& steps) {
+  steps.clear();
+  steps.reserve(size_t(1) << 16);
+}
+
 double residentMb() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");
   if (!f) return 0;

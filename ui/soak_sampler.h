@@ -48,6 +48,10 @@ class SoakSampler {
   int64_t laterSteps_ = 0, laterStepsOverFirstP99_ = 0;  // steps after the first minute
 };
 
+// Empties a per-step record for the next minute of a soak, keeping room for a minute's steps:
+// cleared, not freed, so that the record does not grow with the run and count as the viewer's.
+void startMinuteOf(std::vector<double>& steps);
+
 // The process's resident set in MiB (from /proc/self/statm; 0 where it cannot be read).
 double residentMb();
 

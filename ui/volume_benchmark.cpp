@@ -66,11 +66,7 @@ void VolumeBenchmark::setSoak(double minutes, int device) {
 }
 
 void VolumeBenchmark::startNewMinute() {
-  // Cleared, not freed: reserved for a minute's frames so that they do not grow with the run.
-  for (auto* v : {&latency_, &render_}) {
-    v->clear();
-    v->reserve(size_t(1) << 16);
-  }
+  for (auto* v : {&latency_, &render_}) startMinuteOf(*v);
 }
 
 void VolumeBenchmark::nextFrame() {
