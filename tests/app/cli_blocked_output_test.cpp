@@ -9,6 +9,7 @@
 #include "fft_rounding.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
+#include "stack_values.h"
 #include "temp_folder_test.h"
 
 namespace {
@@ -20,13 +21,7 @@ class CliBlockedOutput : public stacklens::testing::TempFolderTest {
   CliBlockedOutput() : TempFolderTest("stacklens_cli_blocked_output_") {}
 };
 
-std::vector<float> readAll(const std::string& path) {
-  auto reader = io::openStack(path);
-  const io::StackInfo& info = reader->info();
-  std::vector<float> out(size_t(info.z * info.y * info.x));
-  for (int64_t k = 0; k < info.z; ++k) reader->readSlice(k, out.data() + k * info.y * info.x);
-  return out;
-}
+using stacklens::testing::stackValues;
 
 // Under budgets small enough to block, the plan printed by --dry-run (blocks, halo, streaming
 // memory) does not depend on the output's format; TIFF outputs used to get half the host budget
@@ -57,8 +52,8 @@ TEST_F(CliBlockedOutput, TiffOutputsGetTheSamePlanAsFits) {
   ASSERT_EQ(runCliSeparately("deconvolve " + in + " " + path("b.fits") + options).code, 0);
   const CliResult tiff = runCliSeparately("deconvolve " + in + " " + path("b.tif") + options);
   ASSERT_EQ(tiff.code, 0) << tiff.err;
-  stacklens::testing::expectWithinFftRounding(readAll(path("b.tif")), readAll(path("b.fits")),
-                                              "TIFF against FITS");
+  stacklens::testing::expectWithinFftRounding(stackValues(path("b.tif")),
+                                              stackValues(path("b.fits")), "TIFF against FITS");
 }
 
 }  // namespace

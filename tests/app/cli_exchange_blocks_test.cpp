@@ -11,6 +11,7 @@
 #include "fits_history.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
+#include "stack_values.h"
 #include "temp_folder_test.h"
 
 namespace {
@@ -22,13 +23,7 @@ class CliExchangeBlocks : public stacklens::testing::TempFolderTest {
   CliExchangeBlocks() : TempFolderTest("stacklens_cli_exchange_blocks_") {}
 };
 
-std::vector<float> readAll(const std::string& path) {
-  auto reader = io::openStack(path);
-  const io::StackInfo& info = reader->info();
-  std::vector<float> out(size_t(info.z * info.y * info.x));
-  for (int64_t k = 0; k < info.z; ++k) reader->readSlice(k, out.data() + k * info.y * info.x);
-  return out;
-}
+using stacklens::testing::stackValues;
 
 TEST_F(CliExchangeBlocks, BlocksThatFitExchangeHalosAndGiveTheUnblockedRun) {
   const int64_t z = 20, y = 48, x = 40;
@@ -50,7 +45,7 @@ TEST_F(CliExchangeBlocks, BlocksThatFitExchangeHalosAndGiveTheUnblockedRun) {
     const CliResult r = runCliSeparately("deconvolve " + in + " " + out + common + blocks);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("exchange halos every iteration"), std::string::npos) << r.err;
-    const std::vector<float> a = readAll(out), b = readAll(path("whole.fits"));
+    const std::vector<float> a = stackValues(out), b = stackValues(path("whole.fits"));
     ASSERT_EQ(a.size(), b.size());
     double num = 0, den = 0;
     for (size_t i = 0; i < a.size(); ++i) {
