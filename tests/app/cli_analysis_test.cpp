@@ -43,6 +43,30 @@ class CliAnalysis : public stacklens::testing::TempFolderTest {
     io::writeStack(path(name), v.data(), z, y, x, options);
     return path(name);
   }
+  // cube.fits: values 5 to 93 in a fixed scramble.
+  std::string writeCube(int64_t z, int64_t y, int64_t x) {
+    std::vector<float> v(size_t(z * y * x));
+    for (int64_t i = 0; i < z * y * x; ++i) v[size_t(i)] = 5.f + float((i * 7919) % 89);
+    return writeImage("cube.fits", v, z, y, x);
+  }
+  // psf7.fits: a symmetric 7³ Gaussian S (σ² 1.2), sum 1. psf8.fits: S in samples 1…7 of an 8³
+  // cube whose 169 unpaired first samples hold 1e-4 each (asymmetric).
+  std::string writeSymmetricPsf() { return writePsf(false); }
+  std::string writeAsymmetricPsf() { return writePsf(true); }
+
+ private:
+  std::string writePsf(bool inEvenCube) {
+    double g[7], sum = 0;
+    for (int i = 0; i < 7; ++i) sum += g[i] = std::exp(-0.5 * (i - 3) * (i - 3) / 1.2);
+    const int n = inEvenCube ? 8 : 7, at = inEvenCube ? 1 : 0;
+    std::vector<float> psf(size_t(n * n * n), inEvenCube ? 1e-4f : 0.f);
+    for (int a = 0; a < 7; ++a)
+      for (int b = 0; b < 7; ++b)
+        for (int c = 0; c < 7; ++c)
+          psf[size_t(((a + at) * n + b + at) * n + c + at)] =
+              float(g[a] * g[b] * g[c] / (sum * sum * sum));
+    return writeImage(inEvenCube ? "psf8.fits" : "psf7.fits", psf, n, n, n);
+  }
 };
 
 TEST_F(CliAnalysis, StatsMatchesAstropyOnHorseHead) {
@@ -223,21 +247,8 @@ TEST_F(CliAnalysis, DeconvolveUsageErrors) {
 // 169 unpaired first samples hold c each, so it differs from S by 169c / (1 + 169c).
 TEST_F(CliAnalysis, DeconvolveTakesThePsfsSymmetricPartWhenAsked) {
   const int64_t z = 9, y = 20, x = 22;
-  std::vector<float> v(size_t(z * y * x));
-  for (int64_t i = 0; i < z * y * x; ++i) v[size_t(i)] = 5.f + float((i * 7919) % 89);
-  const std::string in = writeImage("cube.fits", v, z, y, x);
-  double g[7], sum = 0;
-  for (int i = 0; i < 7; ++i) sum += g[i] = std::exp(-0.5 * (i - 3) * (i - 3) / 1.2);
-  std::vector<float> symmetric(343), psf(512, 1e-4f);
-  for (int a = 0; a < 7; ++a)
-    for (int b = 0; b < 7; ++b)
-      for (int c = 0; c < 7; ++c) {
-        const float s = float(g[a] * g[b] * g[c] / (sum * sum * sum));
-        symmetric[size_t((a * 7 + b) * 7 + c)] = s;
-        psf[size_t(((a + 1) * 8 + b + 1) * 8 + c + 1)] = s;
-      }
-  const std::string psfPath = writeImage("psf8.fits", psf, 8, 8, 8);
-  const std::string symmetricPath = writeImage("psf7.fits", symmetric, 7, 7, 7);
+  const std::string in = writeCube(z, y, x);
+  const std::string psfPath = writeAsymmetricPsf(), symmetricPath = writeSymmetricPsf();
   const std::string run = " --mode 3d --iterations 3 --boundary reflect-exact --backend cpu";
   CliResult refused =
       runCliSeparately("deconvolve " + in + " " + path("no.fits") + " --psf " + psfPath + run);
@@ -275,21 +286,8 @@ TEST_F(CliAnalysis, DeconvolveTakesThePsfsSymmetricPartWhenAsked) {
 // in an 8³ cube whose unpaired first samples hold 1e-4 each (asymmetric).
 TEST_F(CliAnalysis, DeconvolveChoosesReflectExactByItselfWhenThePsfAllows) {
   const int64_t z = 9, y = 20, x = 22;
-  std::vector<float> v(size_t(z * y * x));
-  for (int64_t i = 0; i < z * y * x; ++i) v[size_t(i)] = 5.f + float((i * 7919) % 89);
-  const std::string in = writeImage("cube.fits", v, z, y, x);
-  double g[7], sum = 0;
-  for (int i = 0; i < 7; ++i) sum += g[i] = std::exp(-0.5 * (i - 3) * (i - 3) / 1.2);
-  std::vector<float> symmetric(343), asymmetric(512, 1e-4f);
-  for (int a = 0; a < 7; ++a)
-    for (int b = 0; b < 7; ++b)
-      for (int c = 0; c < 7; ++c) {
-        const float s = float(g[a] * g[b] * g[c] / (sum * sum * sum));
-        symmetric[size_t((a * 7 + b) * 7 + c)] = s;
-        asymmetric[size_t(((a + 1) * 8 + b + 1) * 8 + c + 1)] = s;
-      }
-  const std::string symmetricPath = writeImage("psf7.fits", symmetric, 7, 7, 7);
-  const std::string asymmetricPath = writeImage("psf8.fits", asymmetric, 8, 8, 8);
+  const std::string in = writeCube(z, y, x);
+  const std::string symmetricPath = writeSymmetricPsf(), asymmetricPath = writeAsymmetricPsf();
   auto read = [&](const std::string& name) {
     auto r = io::openStack(path(name));
     std::vector<float> out(size_t(z * y * x));
