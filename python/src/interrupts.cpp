@@ -23,12 +23,21 @@ void stopAll() {
     if (slotUsed[i].load()) slotStop[i].store(true);
 }
 
+// Set for good by stopCallsAfterInterrupt(); then the hook also marks the process interrupted,
+// and every call that starts afterwards begins stopped.
+std::atomic<bool> stopLaterCalls{false};
+std::atomic<bool> interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the handler stores into it");
+
 std::mutex hookLock;
 int inFlight = 0;              // under hookLock
 bool hooked = false;           // under hookLock
+bool pinned = false;           // under hookLock: the hook stays while no call is in flight
 struct sigaction previous {};  // Python's handler, which the hook chains to; under hookLock
 
 extern "C" void onInterrupt(int signal, siginfo_t* info, void* context) {
+  // Marked before the walk: a call that takes a slot after the walk sees the mark.
+  if (stopLaterCalls.load()) interrupted.store(true);
   stopAll();
   if (previous.sa_flags & SA_SIGINFO)
     previous.sa_sigaction(signal, info, context);
@@ -88,6 +97,7 @@ InterruptibleCall::InterruptibleCall() {
       slot_ = i;
     }
   }
+  if (slot_ >= 0 && interrupted.load()) slotStop[slot_].store(true);
   std::lock_guard lock(hookLock);
   if (inFlight++ == 0) hook();
 }
@@ -95,7 +105,7 @@ InterruptibleCall::InterruptibleCall() {
 InterruptibleCall::~InterruptibleCall() {
   if (slot_ >= 0 && !shared_) slotUsed[slot_].store(false);
   std::lock_guard lock(hookLock);
-  if (--inFlight == 0 && hooked) unhook();
+  if (--inFlight == 0 && hooked && !pinned) unhook();
 }
 
 compute::Job InterruptibleCall::job() const {
@@ -127,11 +137,21 @@ class PythonScope {
 
 }  // namespace
 
+void stopCallsAfterInterrupt() {
+  std::lock_guard lock(hookLock);
+  stopLaterCalls.store(true);
+  pinned = true;
+  if (!hooked) hook();
+}
+
 void addInterruptScope(pybind11::module_& m) {
   pybind11::class_<PythonScope>(m, "_InterruptScope")
       .def(pybind11::init<>())
       .def("__enter__", [](PythonScope& s) { s.enter(); })
       .def("__exit__", [](PythonScope& s, const pybind11::args&) { s.exit(); });
+  m.def("_stop_calls_after_interrupt", &stopCallsAfterInterrupt,
+        "From now on SIGINT also stops every call that starts after it (for a program that "
+        "ends on Ctrl-C: a thread pool's next chunk does no work).");
 }
 
 }  // namespace stacklens::python

@@ -34,7 +34,13 @@ class InterruptibleCall {
   bool shared_ = false;  // the slot of the thread's Scope
 };
 
-// stacklens._stacklens._InterruptScope: an InterruptibleCall::Scope as a Python context manager.
+// For a program that ends on Ctrl-C: from now on a SIGINT stops every call in flight and every
+// call started after it, so that no thread goes on to compute another chunk (a chunk that began
+// just after the signal, before Python's handler ran, would otherwise run to its end).
+void stopCallsAfterInterrupt();
+
+// stacklens._stacklens._InterruptScope: an InterruptibleCall::Scope as a Python context manager,
+// and _stop_calls_after_interrupt(): stopCallsAfterInterrupt.
 void addInterruptScope(pybind11::module_& m);
 
 class InterruptibleCall::Scope {

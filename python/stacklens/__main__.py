@@ -176,20 +176,24 @@ _TEMPORARIES = []
 
 def _leave_after_interrupt(wait=10.0):
     """Lets the thread pools' workers go (what the interpreter's exit does first), waits up to
-    `wait` seconds for every other thread, removes the temporary folders again and, if a thread
-    is still there, ends the process at once (exit 130). Under load an interrupted run's exit
-    once waited for ever on an idle pool worker whose queue never got its stop mark."""
+    `wait` seconds in all for them and every other thread, removes the temporary folders again
+    and, if a thread is still there, ends the process at once (exit 130). Under load an
+    interrupted run's exit once waited for ever on an idle pool worker whose queue never got its
+    stop mark; CPython's own release joins each worker without a limit, so it runs on a thread
+    of its own here."""
     import concurrent.futures.thread as pools
+    deadline = time.monotonic() + wait
     release = getattr(pools, "_python_exit", None)  # CPython's own exit step for its pools
     if release is not None:
-        release()
-    deadline = time.monotonic() + wait
+        releasing = threading.Thread(target=release, name="stacklens-release-pools", daemon=True)
+        releasing.start()
+        releasing.join(wait)
     others = [t for t in threading.enumerate()
               if t is not threading.current_thread() and not t.daemon]
     for t in others:
         t.join(max(0.0, deadline - time.monotonic()))
     _remove(_TEMPORARIES)
-    if any(t.is_alive() for t in others):
+    if any(t.is_alive() for t in others) or (release is not None and releasing.is_alive()):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
@@ -220,6 +224,8 @@ def main(argv=None):
     d.add_argument("--connect-timeout", default="10s", help=argparse.SUPPRESS)
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    # This program ends on Ctrl-C: a chunk that a thread starts after the signal does no work.
+    stacklens._stacklens._stop_calls_after_interrupt()
     try:
         return deconvolve_command(args)
     except (OSError, ValueError, MemoryError) as e:

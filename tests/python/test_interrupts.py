@@ -163,6 +163,43 @@ class KeyboardInterruptInLongCalls(unittest.TestCase):
                                             "joined"], p.stderr)
 
 
+    def test_a_program_ending_on_ctrl_c_starts_no_call_after_it(self):
+        # python -m stacklens: a Dask thread that starts a chunk after the signal, before the
+        # main thread's handler ran, once computed all of it while the exit waited. After
+        # _stop_calls_after_interrupt a call that starts after Ctrl-C stops at once; without it
+        # (a notebook that goes on after Ctrl-C) the same call computes.
+        script = textwrap.dedent(f"""
+            import os, signal, sys, threading, numpy as np, stacklens as sl
+            from stacklens import _stacklens
+            if sys.argv[1] == "ends-on-ctrl-c":
+                _stacklens._stop_calls_after_interrupt()
+            v = np.random.default_rng(1).uniform(1, 100, (64, 64)).astype(np.float32)
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                signal.pause()
+            except KeyboardInterrupt:
+                print("KeyboardInterrupt", flush=True)
+            def call():
+                try:
+                    sl.deconvolve(v, psf_sigma=2, iterations=int(sys.argv[2]),
+                                  backend='{BACKEND}')
+                    print("computed", flush=True)
+                except KeyboardInterrupt:
+                    print("stopped", flush=True)
+            t = threading.Thread(target=call)
+            t.start()
+            t.join(120)
+            call()
+            """)
+        for mode, iterations, expected in (("ends-on-ctrl-c", 10 ** 7, "stopped"),
+                                           ("goes-on", 3, "computed")):
+            p = subprocess.run([sys.executable, "-c", script, mode, str(iterations)],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.split(), ["KeyboardInterrupt", expected, expected],
+                             mode + ": " + p.stderr)
+
+
 class StopTasks(unittest.TestCase):
     def test_chunks_that_start_after_stop_tasks_compute_nothing(self):
         # What python -m stacklens does on Ctrl-C: the chunks not yet started must not start a
