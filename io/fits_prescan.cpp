@@ -283,8 +283,11 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
           h.problem = key + " has a string without its closing quote";
         // cfitsio copies a value into 71 bytes: a token from column 10 to 80 (no blank after
         // '=') leaves no room for its end (found by fits_fuzzer: an unquoted TTYPE1 of 71
-        // characters overflowed ffgtbp's strcpy as cfitsio moved into the table).
-        if (value.size() >= 71 && h.overlong.empty()) h.overlong = key;
+        // characters overflowed ffgtbp's strcpy as cfitsio moved into the table). A column's
+        // name goes on into 70 bytes (tcolumn::ttype): an unquoted TTYPEn of 70 characters,
+        // columns 11 to 80, overflowed it too (CI's fits_fuzzer at stop 46).
+        const size_t room = key.rfind("TTYPE", 0) == 0 ? 69 : 70;
+        if (value.size() > room && h.overlong.empty()) h.overlong = key;
         if (quoted) h.quotedKeys.insert(key);
         if (key == "ZIMAGE" && !quoted && !value.empty() && value[0] == 'T') h.zimage = true;
         if (!h.values.count(key)) {
