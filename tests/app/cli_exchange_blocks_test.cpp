@@ -1,6 +1,7 @@
 // stacklens-cli deconvolve --mode 3d --backend cpu in blocks: when the RAM budget holds the
 // whole volume's arrays, the blocks exchange halos every iteration and the result is the
-// unblocked run's; when it does not, the plan says the seams may differ.
+// unblocked run's; when it does not, the plan says the seams may differ and by how much a
+// synthetic trial expects.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -76,6 +77,13 @@ TEST_F(CliExchangeBlocks, BlocksThatFitExchangeHalosAndGiveTheUnblockedRun) {
   EXPECT_NE(stacklens::testing::fitsHistory(path("o.fits"))
                 .find("(seams may differ from an unblocked run)"),
             std::string::npos);
+  // The seam error a synthetic trial expects is said, in the plan too, and kept.
+  EXPECT_NE(overlapping.err.find("expected seam error "), std::string::npos) << overlapping.err;
+  EXPECT_NE(small.out.find("expected seam error "), std::string::npos) << small.out;
+  EXPECT_NE(stacklens::testing::fitsHistory(path("o.fits"))
+                .find("relative L2 near the seams (synthetic trial)"),
+            std::string::npos)
+      << stacklens::testing::fitsHistory(path("o.fits"));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 namespace stacklens::testing {
 
+using compute::Block;
 using compute::BlockPlan;
 using compute::Boundary;
 using compute::DeconvolveParams;
@@ -64,6 +65,64 @@ inline BlockPlan cpuPlan(Shape volume, Shape psf, const DeconvolveParams& p, siz
       compute::planBlocks(volume, psf, p, compute::frameCosts("cpu", p), budget, halo, maxInterior);
   compute::planSlabs(plan, size_t(1) << 30, true);
   return plan;
+}
+
+// Like a bead imaged on a microscope: a Gaussian core, longer along z and a little off centre,
+// on a broad power-law (Moffat-like) halo that fills the whole array and leans along z, with
+// faint noise. symmetric: its mirror-symmetric part on odd sides (for reflect-exact).
+inline Image measuredLikePsf(Shape s, bool symmetric, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0.0, 2e-4);
+  Image psf = Image::host(s);
+  const double cz = s.z / 2 + (symmetric ? 0.0 : 0.4), cy = s.y / 2 + (symmetric ? 0.0 : -0.3),
+               cx = s.x / 2 + (symmetric ? 0.0 : 0.2);
+  for (int64_t z = 0; z < s.z; ++z)
+    for (int64_t y = 0; y < s.y; ++y)
+      for (int64_t x = 0; x < s.x; ++x) {
+        const double dz = z - cz, dy = y - cy, dx = x - cx;
+        const double core = std::exp(-0.5 * (dz * dz / 9.0 + (dy * dy + dx * dx) / 2.25));
+        const double r2 = dz * dz / 16.0 + (dy * dy + dx * dx) / 4.0;
+        const double lean = symmetric ? 1.0 : 1.0 + 0.3 * dz / s.z;
+        const double halo = 0.03 * lean / std::pow(1.0 + r2, 1.2);
+        psf.at(z, y, x) = float(std::max(0.0, core + halo + noise(rng)));
+      }
+  if (!symmetric) return psf;
+  Image mirrored = Image::host(s);
+  for (int64_t z = 0; z < s.z; ++z)
+    for (int64_t y = 0; y < s.y; ++y)
+      for (int64_t x = 0; x < s.x; ++x) {
+        double sum = 0;
+        for (int m = 0; m < 8; ++m)
+          sum += psf.at(m & 1 ? s.z - 1 - z : z, m & 2 ? s.y - 1 - y : y, m & 4 ? s.x - 1 - x : x);
+        mirrored.at(z, y, x) = float(sum / 8);
+      }
+  return mirrored;
+}
+
+// The largest difference within `margin` of a seam between interiors, against the largest
+// value there: what a seam looks like.
+inline double worstAtSeams(const Image& a, const Image& b, const BlockPlan& plan, Shape margin) {
+  const Shape s = a.shape();
+  std::vector<bool> near[3] = {std::vector<bool>(size_t(s.z)), std::vector<bool>(size_t(s.y)),
+                               std::vector<bool>(size_t(s.x))};
+  const int64_t n[3] = {s.z, s.y, s.x}, m[3] = {margin.z, margin.y, margin.x};
+  for (const Block& block : plan.blocks) {
+    const int64_t starts[3] = {block.interior.z0, block.interior.y0, block.interior.x0};
+    for (int axis = 0; axis < 3; ++axis)
+      for (int64_t i = starts[axis] - m[axis]; i < starts[axis] + m[axis]; ++i)
+        if (starts[axis] > 0 && starts[axis] < n[axis] && i >= 0 && i < n[axis])
+          near[axis][size_t(i)] = true;
+  }
+  double worst = 0, largest = 0;
+  for (int64_t z = 0; z < s.z; ++z)
+    for (int64_t y = 0; y < s.y; ++y)
+      for (int64_t x = 0; x < s.x; ++x) {
+        if (!near[0][size_t(z)] && !near[1][size_t(y)] && !near[2][size_t(x)]) continue;
+        const int64_t i = (z * s.y + y) * s.x + x;
+        worst = std::max(worst, double(std::fabs(a.data()[i] - b.data()[i])));
+        largest = std::max(largest, double(std::fabs(b.data()[i])));
+      }
+  return worst / largest;
 }
 
 }  // namespace stacklens::testing

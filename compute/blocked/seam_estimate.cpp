@@ -1,0 +1,164 @@
+// estimateSeamError: the unblocked and the blocked run of a small synthetic trial, compared near
+// the seams.
+#include "compute/blocked/seam_estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "compute/blocked/blocked_deconvolution.h"
+
+namespace stacklens::compute {
+namespace {
+
+int64_t& along(Shape& s, int axis) { return axis == 0 ? s.z : axis == 1 ? s.y : s.x; }
+int64_t along(const Shape& s, int axis) { return axis == 0 ? s.z : axis == 1 ? s.y : s.x; }
+int64_t start(const Box& b, int axis) { return axis == 0 ? b.z0 : axis == 1 ? b.y0 : b.x0; }
+
+// A trial volume cut as the plan is: two interiors of at least twice the halo along each axis
+// the plan cuts (seams far enough from the faces and from each other), and on the others at
+// least the PSF's length, so that the faces' boundary rule acts as in the run.
+Shape trialShape(const BlockPlan& plan) {
+  Shape trial;
+  for (int a = 0; a < 3; ++a) {
+    const int64_t n = along(plan.volume, a);
+    const int64_t cut = 2 * std::max<int64_t>(2 * along(plan.halo, a), 8);
+    const int64_t whole = std::max<int64_t>(along(plan.psf, a), 32);
+    along(trial, a) = std::min(n, along(plan.counts, a) > 1 ? cut : whole);
+  }
+  return trial;
+}
+
+// Fixed pseudo-random numbers in [0, 1) (splitmix64): the same scene on every machine.
+struct Numbers {
+  uint64_t state;
+  double next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return double((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+  }
+};
+
+// Whether voxel (z, y, x) lies within one halo of a seam (an interior's start inside the volume).
+class NearSeams {
+ public:
+  NearSeams(const BlockPlan& trialPlan, Shape halo) : halo_(halo) {
+    for (int a = 0; a < 3; ++a)
+      for (const Block& b : trialPlan.blocks)
+        if (const int64_t s = start(b.interior, a); s > 0) seams_[a].push_back(s);
+  }
+  bool operator()(int64_t z, int64_t y, int64_t x) const {
+    const int64_t at[3] = {z, y, x};
+    for (int a = 0; a < 3; ++a)
+      for (int64_t s : seams_[a])
+        if (std::llabs(at[a] - s) < std::max<int64_t>(1, along(halo_, a))) return true;
+    return false;
+  }
+  bool any() const { return !seams_[0].empty() || !seams_[1].empty() || !seams_[2].empty(); }
+
+ private:
+  Shape halo_;
+  std::vector<int64_t> seams_[3];
+};
+
+}  // namespace
+
+std::string SeamEstimate::describe() const {
+  if (!estimated) return "seam error not estimated: " + reason;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "expected seam error %.1e relative L2 (at most %.1e of the peak) within a halo of "
+                "the seams: a synthetic trial of %lld x %lld x %lld with this PSF, halo and "
+                "iterations",
+                relativeL2, maxRelative, static_cast<long long>(trial.z),
+                static_cast<long long>(trial.y), static_cast<long long>(trial.x));
+  return text;
+}
+
+std::string SeamEstimate::provenance() const {
+  if (!estimated) return "seam error not estimated (" + reason + ")";
+  char text[128];
+  std::snprintf(text, sizeof text,
+                "expected seam error %.1e relative L2 near the seams (synthetic trial)",
+                relativeL2);
+  return text;
+}
+
+Image seamTrialScene(Shape volume, const Image& psf) {
+  const Shape k = psf.shape();
+  double sum = 0;
+  for (int64_t i = 0; i < k.count(); ++i) sum += psf.data()[i];
+  if (!(sum > 0)) throw InvalidArgument("seam estimate: the PSF does not sum to more than 0");
+  Image scene = Image::host(volume);
+  for (int64_t i = 0; i < volume.count(); ++i) scene.data()[i] = 10.0f;
+  // About one source per 20000 voxels, fewer for a large PSF (each adds a whole PSF).
+  const int64_t sources = std::clamp<int64_t>(
+      std::min<int64_t>(volume.count() / 20000, int64_t(200'000'000) / k.count()), 4, 256);
+  Numbers numbers{0x5EA3'5EA3ull + static_cast<uint64_t>(volume.count())};
+  for (int64_t s = 0; s < sources; ++s) {
+    const int64_t sz = static_cast<int64_t>(numbers.next() * volume.z);
+    const int64_t sy = static_cast<int64_t>(numbers.next() * volume.y);
+    const int64_t sx = static_cast<int64_t>(numbers.next() * volume.x);
+    const float flux = static_cast<float>((1000 + 9000 * numbers.next()) / sum);
+    for (int64_t z = std::max<int64_t>(0, sz - k.z / 2); z < std::min(volume.z, sz - k.z / 2 + k.z);
+         ++z)
+      for (int64_t y = std::max<int64_t>(0, sy - k.y / 2);
+           y < std::min(volume.y, sy - k.y / 2 + k.y); ++y)
+        for (int64_t x = std::max<int64_t>(0, sx - k.x / 2);
+             x < std::min(volume.x, sx - k.x / 2 + k.x); ++x)
+          scene.at(z, y, x) += flux * psf.at(z - sz + k.z / 2, y - sy + k.y / 2, x - sx + k.x / 2);
+  }
+  return scene;
+}
+
+SeamEstimate estimateSeamError(Backend& backend, const BlockPlan& plan, const Image& psf,
+                               const DeconvolveParams& p, double maxSeconds, const Job& job) {
+  SeamEstimate e;
+  if (plan.count() <= 1 || plan.scheme != BlockScheme::Overlap) {
+    e.reason = "the run is not cut into overlapping blocks";
+    return e;
+  }
+  e.trial = trialShape(plan);
+  Shape maxInterior{0, 0, 0};
+  for (int a = 0; a < 3; ++a)
+    if (along(plan.counts, a) > 1) along(maxInterior, a) = along(e.trial, a) / 2;
+  const FrameCosts costs = frameCosts(backend.name(), p);
+  BlockPlan trialPlan =
+      planBlocks(e.trial, plan.psf, p, costs, size_t(1) << 50, plan.halo, maxInterior);
+  const NearSeams nearSeams(trialPlan, plan.halo);
+  if (trialPlan.count() <= 1 || !nearSeams.any()) {
+    e.reason = "the trial volume could not be cut as the run is";
+    return e;
+  }
+  // The blocks, and the unblocked run, which costs about as much.
+  const double seconds = 2 * trialPlan.secondsPerIteration * p.iterations;
+  if (seconds > maxSeconds) {
+    char text[128];
+    std::snprintf(text, sizeof text, "the trial would take about %.0f s", seconds);
+    e.reason = text;
+    return e;
+  }
+  planSlabs(trialPlan, size_t(1) << 40, true);
+  const Image scene = seamTrialScene(e.trial, psf);
+  const Image whole = backend.download(backend.richardsonLucy(scene, psf, p, job));
+  const Image blocked = deconvolveBlocked(backend, scene, psf, p, trialPlan, job);
+  double difference = 0, norm = 0, largest = 0, peak = 0;
+  for (int64_t z = 0; z < e.trial.z; ++z)
+    for (int64_t y = 0; y < e.trial.y; ++y)
+      for (int64_t x = 0; x < e.trial.x; ++x) {
+        if (!nearSeams(z, y, x)) continue;
+        const double w = whole.at(z, y, x), d = blocked.at(z, y, x) - w;
+        difference += d * d;
+        norm += w * w;
+        largest = std::max(largest, std::abs(d));
+        peak = std::max(peak, std::abs(w));
+      }
+  e.relativeL2 = norm > 0 ? std::sqrt(difference / norm) : 0;
+  e.maxRelative = peak > 0 ? largest / peak : 0;
+  e.estimated = true;
+  return e;
+}
+
+}  // namespace stacklens::compute
