@@ -27,8 +27,22 @@ stage() {
   fi
 }
 
+# The tests' CUDA code: machine code for the GPU that will run it, or, with no GPU to run it,
+# PTX for one architecture, which compiles every kernel (the check that matters here) in less
+# than half the time of the packaged list (CMakeLists.txt). A CMAKE_CUDA_ARCHITECTURES in the
+# environment wins.
+cuda_architectures() {
+  if [[ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ]]; then
+    echo "$CMAKE_CUDA_ARCHITECTURES"
+  elif nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    echo native
+  else
+    echo 90-virtual
+  fi
+}
 release_build() {
-  cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTACKLENS_WERROR=$werror &&
+  cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTACKLENS_WERROR=$werror \
+    -DCMAKE_CUDA_ARCHITECTURES="$(cuda_architectures)" &&
     cmake --build build/release -j "$jobs"
 }
 release_tests() {
