@@ -17,14 +17,14 @@ int64_t along(const Shape& s, int axis) { return axis == 0 ? s.z : axis == 1 ? s
 int64_t start(const Box& b, int axis) { return axis == 0 ? b.z0 : axis == 1 ? b.y0 : b.x0; }
 
 // A trial volume cut as the plan is: two interiors of at least twice the halo along each axis
-// the plan cuts (seams far enough from the faces and from each other), and on the others at
-// least the PSF's length, so that the faces' boundary rule acts as in the run.
+// the plan cuts (seams far enough from the faces and from each other), and on the others twice
+// the PSF's length, so that the seams lie mostly away from the faces, as in a run's volume.
 Shape trialShape(const BlockPlan& plan) {
   Shape trial;
   for (int a = 0; a < 3; ++a) {
     const int64_t n = along(plan.volume, a);
     const int64_t cut = 2 * std::max<int64_t>(2 * along(plan.halo, a), 8);
-    const int64_t whole = std::max<int64_t>(along(plan.psf, a), 32);
+    const int64_t whole = std::max<int64_t>(2 * along(plan.psf, a), 32);
     along(trial, a) = std::min(n, along(plan.counts, a) > 1 ? cut : whole);
   }
   return trial;
@@ -144,6 +144,13 @@ SeamEstimate estimateSeamError(Backend& backend, const BlockPlan& plan, const Im
   const Image scene = seamTrialScene(e.trial, psf);
   const Image whole = backend.download(backend.richardsonLucy(scene, psf, p, job));
   const Image blocked = deconvolveBlocked(backend, scene, psf, p, trialPlan, job);
+  for (const Image* result : {&whole, &blocked})
+    for (int64_t i = 0; i < e.trial.count(); ++i)
+      if (!std::isfinite(result->data()[i])) {
+        e.reason = std::string("the trial's ") + (result == &whole ? "unblocked" : "blocked") +
+                   " run gave values that are not finite";
+        return e;
+      }
   double difference = 0, norm = 0, largest = 0, peak = 0;
   for (int64_t z = 0; z < e.trial.z; ++z)
     for (int64_t y = 0; y < e.trial.y; ++y)
