@@ -28,6 +28,7 @@ from ._stacklens import (  # noqa: F401
     read_regions,
     remove_outliers,
     resample,
+    seam_estimate,
     segment,
     sigma_clipped_stats,
     symmetric_psf,
@@ -36,7 +37,7 @@ from . import _stacklens
 
 __all__ = [
     "Stack", "auto_boundary", "blur", "crossmatch", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "moment", "open",
-    "project", "read", "read_catalog", "read_regions", "remove_outliers", "resample", "segment", "sigma_clipped_stats",
+    "project", "read", "read_catalog", "read_regions", "remove_outliers", "resample", "seam_estimate", "segment", "sigma_clipped_stats",
     "symmetric_psf", "write",
 ]
 

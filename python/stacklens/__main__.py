@@ -143,6 +143,15 @@ def deconvolve_command(args):
                             accelerate=args.accelerate, halo=halo, backend=args.backend)
     history = (f"stacklens deconvolve richardson-lucy iterations={args.iterations} "
                f"mode={args.mode} boundary={boundary}{chosen} (python -m stacklens, Dask)")
+    if args.mode == "3d" and any(len(c) > 1 for c in data.chunks):
+        # Chunks overlap by their halos and iterate on their own: the seam error a synthetic
+        # trial expects is said and kept, as stacklens-cli does for overlapping blocks.
+        seams = stacklens.seam_estimate(data.shape, data.chunksize, psf, psf_sigma=sigma,
+                                        iterations=args.iterations, boundary=boundary,
+                                        halo=halo, tv=args.tv, accelerate=args.accelerate,
+                                        backend=args.backend, max_seconds=20.0)
+        print(f"stacklens: {seams['description']}", file=sys.stderr)
+        history += f" chunks={','.join(map(str, data.chunksize))} {seams['provenance']}"
     client = _client(args)
     temporaries = _TEMPORARIES
     # Tasks still running when the run fails or is interrupted may write into a temporary
