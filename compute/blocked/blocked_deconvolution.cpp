@@ -73,6 +73,9 @@ struct SharedRun {
   std::mutex progress;
   std::vector<double> fractions;  // per worker: how far its current block is
   size_t blocksDone = 0;
+  // What was reported: a block counts as done once written, which may be after its worker began
+  // the next block (its fraction back at 0), so the sum may step back; the report does not.
+  double reported = 0;
   std::exception_ptr fatal;  // the first read/write error or Cancelled
 
   bool stopping() const { return stop.load() || job.cancelled(); }
@@ -82,7 +85,8 @@ struct SharedRun {
     if (blockDone) ++blocksDone;
     double sum = double(blocksDone);
     for (double f : fractions) sum += f;
-    job.report(std::min(1.0, sum / double(plan.blocks.size())));
+    reported = std::max(reported, std::min(1.0, sum / double(plan.blocks.size())));
+    job.report(reported);
   }
   void fail(std::exception_ptr e) {
     {

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -326,6 +327,30 @@ TEST(BlockedDeconvolution, BlocksAgreeWithTheUnblockedRun) {
     EXPECT_LT(all, c.all) << c.iterations << " iterations, halo " << plan.halo.z;
     EXPECT_LT(away, c.away) << c.iterations << " iterations, halo " << plan.halo.z;
   }
+}
+
+// The progress a run reports never steps back (a block counts as done once written, after its
+// worker began the next; the CLI once printed 10 %, 0 %, 10 %, ...), and ends at 1.
+TEST(BlockedDeconvolution, ProgressNeverStepsBack) {
+  auto cpu = makeCpuBackend(2);
+  const Shape shape{20, 70, 33};
+  const Image volume = beads(shape, 7);
+  const Image psf = gaussianPsf(1.0, 1.0, 1.0);
+  const DeconvolveParams p = params3d(6);
+  const BlockPlan plan =
+      cpuPlan(shape, psf.shape(), p, budgetFor(shape, psf.shape(), p, 0.5), {-1, -1, -1});
+  ASSERT_GE(plan.count(), 3);
+  std::vector<double> seen;
+  std::mutex lock;
+  const std::atomic<bool> never{false};
+  const Job job(&never, [&](double f) {
+    std::lock_guard hold(lock);
+    seen.push_back(f);
+  });
+  deconvolveBlocked(*cpu, volume, psf, p, plan, job);
+  ASSERT_FALSE(seen.empty());
+  for (size_t i = 1; i < seen.size(); ++i) ASSERT_GE(seen[i], seen[i - 1]) << "report " << i;
+  EXPECT_DOUBLE_EQ(seen.back(), 1.0);
 }
 
 // Reflect-exact frames lie inside the volume and the blocks at its faces start there, so each
