@@ -72,6 +72,10 @@ SpeedupLabWindow::SpeedupLabWindow(QWidget* parent) : QMainWindow(parent) {
   connect(cancel_, &QPushButton::clicked, this, &SpeedupLabWindow::cancelRun);
   connect(ops_, &QListWidget::currentTextChanged, this, [this](const QString&) { refresh(); });
   connect(worker_, &SpeedupLabWorker::pointReady, this, &SpeedupLabWindow::addPoint);
+  connect(worker_, &SpeedupLabWorker::machineKnown, this, [this](const lab::Machine& m) {
+    sweep_.machine = m;
+    updateMachine();
+  });
   connect(worker_, &SpeedupLabWorker::progress, this, [this](int done, int total) {
     progress_->setRange(0, total);
     progress_->setValue(done);

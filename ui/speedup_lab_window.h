@@ -48,6 +48,7 @@ class SpeedupLabWindow : public QMainWindow {
   SpeedupLabChart* chart() const { return chart_; }
   SpeedupLabControls* controls() const { return controls_; }
   QLabel* status() const { return status_; }
+  QLabel* machineText() const { return machine_; }
 
  signals:
   void runFinished();

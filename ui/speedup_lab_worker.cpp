@@ -45,6 +45,9 @@ void SpeedupLabWorker::start(lab::SweepSpec spec) {
     (void)lowered;
     lab::SweepCallbacks cb;
     cb.cancel = flag.get();
+    cb.machine = [this, generation](const lab::Machine& m) {
+      post(generation, [m](SpeedupLabWorker* w) { emit w->machineKnown(m); });
+    };
     cb.point = [this, generation](const lab::Point& p) {
       post(generation, [p](SpeedupLabWorker* w) { emit w->pointReady(p); });
     };

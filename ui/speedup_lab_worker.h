@@ -25,6 +25,7 @@ class SpeedupLabWorker : public QObject {
   bool running() const { return running_; }
 
  signals:
+  void machineKnown(const compute::lab::Machine& machine);
   void pointReady(const compute::lab::Point& point);
   void progress(int done, int total);
   // The run's points (the whole sweep; cancelled set when Cancel stopped it).

@@ -46,6 +46,7 @@ class Runner {
     for (int t : resolvedThreads(spec_, allCpu->threads()))
       cpus_.push_back(Cpu{makeCpuBackend(t), 0});
     openGpu();
+    if (cb_.machine) cb_.machine(sweep_.machine);
     total_ = plannedPoints(spec_, gpu_ != nullptr);
     try {
       checkCancel();

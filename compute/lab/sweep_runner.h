@@ -10,6 +10,9 @@
 namespace stacklens::compute::lab {
 
 struct SweepCallbacks {
+  // The machine (CPU, GPU or why none), once, before the first point: a figure can name it
+  // while the sweep runs.
+  std::function<void(const Machine&)> machine;
   // Each point as soon as it is measured (called on the sweep's thread).
   std::function<void(const Point&)> point;
   // Points done out of the total planned, after each point.

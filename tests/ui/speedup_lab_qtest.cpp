@@ -197,6 +197,7 @@ class SpeedupLabTest : public QObject {
     QVERIFY(!window.sweep().cancelled);
     QVERIFY(window.sweep().points.size() >= 2);  // 2 sizes × 1 or 2 thread counts
     QVERIFY(window.chart()->timeCurve("cpu-all-threads"));
+    QCOMPARE(window.machineText()->text().left(5), QString("CPU: "));
 
     c->sizes()->setText("16:4096");
     QVERIFY(window.startRun());

@@ -21,8 +21,13 @@ SweepSpec smallSpec() {
 
 TEST(LabSweepRunner, PointsFollowTheSchema) {
   const SweepSpec spec = smallSpec();
-  int calls = 0, lastDone = 0, total = 0;
+  int calls = 0, lastDone = 0, total = 0, machines = 0;
   SweepCallbacks cb;
+  cb.machine = [&](const Machine& m) {
+    EXPECT_EQ(calls, 0);  // before the first point
+    EXPECT_GE(m.cpuThreads, 1);
+    ++machines;
+  };
   cb.point = [&](const Point&) { ++calls; };
   cb.progress = [&](int done, int all) {
     EXPECT_EQ(done, lastDone + 1);
@@ -37,6 +42,7 @@ TEST(LabSweepRunner, PointsFollowTheSchema) {
   const int expected = plannedPoints(spec, false);
   EXPECT_EQ(int(s.points.size()), expected);
   EXPECT_EQ(calls, expected);
+  EXPECT_EQ(machines, 1);
   EXPECT_EQ(total, expected);
   for (const Point& p : s.points) {
     SCOPED_TRACE(p.op + " " + p.variantName + " " + std::to_string(p.elements()));
