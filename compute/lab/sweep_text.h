@@ -19,7 +19,7 @@ std::vector<std::string> parseOps(const std::string& text);
 
 // The classroom default: the 2D ops and the projection from 256² to 2048², 1 and all threads,
 // 3 repeats: a whole sweep in under 3 minutes on a 2-core laptop without a GPU (measured in
-// compute/BENCHMARKS.md), every op crossing from launch-bound to throughput-bound on a GPU.
+// docs/speedup_lab.md), every op crossing from launch-bound to throughput-bound on a GPU.
 SweepSpec defaultSweepSpec();
 // The text forms of the default, for help texts and the viewer's fields.
 inline constexpr const char* kDefaultOps =
