@@ -36,7 +36,7 @@ from . import _stacklens
 from . import lab  # noqa: F401  (stacklens.lab.sweep: the speedup lab)
 
 __all__ = [
-    "Stack", "auto_boundary", "blur", "crossmatch", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "lab", "median", "moment", "open",
+    "Stack", "auto_boundary", "blur", "crossmatch", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "moment", "open",
     "project", "read", "read_catalog", "read_regions", "remove_outliers", "resample", "segment", "sigma_clipped_stats",
     "symmetric_psf", "write",
 ]
