@@ -5,8 +5,10 @@
 #include <QPointer>
 #include <algorithm>
 
+#include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/speedup_lab_window.h"
+#include "ui/timing_panel.h"
 
 namespace stacklens::ui {
 namespace {
@@ -31,13 +33,24 @@ compute::Image shownSlice(MainWindow* window) {
 
 void installSpeedupLab(MainWindow* window) {
   auto lab = std::make_shared<QPointer<SpeedupLabWindow>>();
-  QAction* action = toolsMenu(window)->addAction(QObject::tr("&Speedup lab…"));
+  QMenu* tools = toolsMenu(window);
+  QAction* action = tools->addAction(QObject::tr("&Speedup lab…"));
   action->setObjectName(QStringLiteral("speedupLabAction"));
-  QObject::connect(action, &QAction::triggered, window, [window, lab] {
+  // One switch for the lecture: the timing panel and the lab together.
+  QAction* present = tools->addAction(QObject::tr("&Presentation mode"));
+  present->setObjectName(QStringLiteral("presentationModeAction"));
+  present->setCheckable(true);
+  QObject::connect(present, &QAction::toggled, window, [window, lab](bool on) {
+    window->liveProcessing()->timingPanel()->setPresentation(on);
+    if (*lab) (*lab)->setPresentation(on);
+  });
+  QObject::connect(action, &QAction::triggered, window, [window, lab, present] {
     if (!*lab) {
       *lab = new SpeedupLabWindow(window);
       (*lab)->setWindowFlag(Qt::Window);
       (*lab)->setSliceProvider([window] { return shownSlice(window); });
+      (*lab)->setPresentation(present->isChecked());
+      QObject::connect(*lab, &SpeedupLabWindow::presentationChanged, present, &QAction::setChecked);
     }
     (*lab)->show();
     (*lab)->raise();

@@ -121,6 +121,7 @@ void SpeedupLabWindow::buildMenus() {
   present->setCheckable(true);
   present->setShortcut(QKeySequence(Qt::Key_F5));
   connect(present, &QAction::toggled, this, &SpeedupLabWindow::setPresentation);
+  connect(present, &QAction::toggled, this, &SpeedupLabWindow::presentationChanged);
 }
 
 void SpeedupLabWindow::setSliceProvider(std::function<compute::Image()> provider) {
@@ -209,6 +210,8 @@ void SpeedupLabWindow::refresh() {
 }
 
 void SpeedupLabWindow::setPresentation(bool on) {
+  if (auto* a = findChild<QAction*>(QStringLiteral("presentationMode")); a && a->isChecked() != on)
+    a->setChecked(on);  // re-enters once through toggled
   presentation_ = on;
   chart_->setPresentation(on);
   side_->setVisible(!on);  // the whole width for the figure on a projector

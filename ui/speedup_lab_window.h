@@ -41,6 +41,7 @@ class SpeedupLabWindow : public QMainWindow {
   bool exportPng(const QString& path);  // the figure as shown
   void copyFigure();
   void setPresentation(bool on);
+  bool presentation() const { return presentation_; }
   // Shows op (one of the sweep's).
   void showOp(const QString& op);
 
@@ -52,6 +53,8 @@ class SpeedupLabWindow : public QMainWindow {
 
  signals:
   void runFinished();
+  // View ▸ Presentation mode toggled here (the viewer applies it to its timing panel too).
+  void presentationChanged(bool on);
 
  private:
   void buildMenus();

@@ -11,10 +11,12 @@
 #include <cmath>
 
 #include "compute/lab/sweep_csv.h"
+#include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/speedup_lab_chart.h"
 #include "ui/speedup_lab_controls.h"
 #include "ui/speedup_lab_window.h"
+#include "ui/timing_panel.h"
 
 using namespace stacklens;
 namespace lab = compute::lab;
@@ -176,6 +178,16 @@ class SpeedupLabTest : public QObject {
     QVERIFY(lab->isVisible());
     action->trigger();  // raised again, not a second window
     QCOMPARE(w.findChildren<ui::SpeedupLabWindow*>().size(), 1);
+    // One switch for the lecture: Tools ▸ Presentation mode reaches the lab and the timings,
+    // and the lab's own switch comes back to it.
+    auto* present = w.findChild<QAction*>("presentationModeAction");
+    QVERIFY(present);
+    present->setChecked(true);
+    QVERIFY(lab->presentation());
+    QVERIFY(w.liveProcessing()->timingPanel()->presentation());
+    lab->findChild<QAction*>("presentationMode")->setChecked(false);
+    QVERIFY(!present->isChecked());
+    QVERIFY(!w.liveProcessing()->timingPanel()->presentation());
     lab->close();
   }
 
