@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  qt6-base-dev libqt6opengl6-dev libgl-dev
+  qt6-base-dev libqt6opengl6-dev libgl-dev qt6-charts-dev
   libcfitsio-dev libtiff-dev wcslib-dev libfftw3-dev libexpat1-dev
   libgtest-dev libegl-dev libopengl-dev
   xvfb xauth libgl1-mesa-dri
@@ -14,6 +14,7 @@ packages=(
   python3-pytest
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
 )
+# qt6-charts-dev draws the speedup lab's figures (Tools ▸ Speedup lab…).
 # clang-14 and its runtime build the FITS and TIFF fuzzers, which the test command runs briefly.
 # The Python module (pybind11) and stacklens.dask, with their tests: Debian's NumPy, Dask,
 # dask.distributed and Zarr. FFmpeg's libraries write movies (H.264 through libx264).

@@ -95,15 +95,16 @@ void TimingChart::paintEvent(QPaintEvent*) {
     if (std::isfinite(gpuBar(*r))) maxMs = std::max(maxMs, gpuBar(*r));
   }
   if (maxMs <= 0) maxMs = 1;
-  const int labelWidth = 100, valueWidth = 70, legend = 18;
-  const int rowHeight = std::max(16, (height() - legend) / int(stages.size()));
+  const auto px = [this](int v) { return int(std::lround(v * scale_)); };
+  const int labelWidth = px(100), valueWidth = px(70), legend = px(18);
+  const int rowHeight = std::max(px(16), (height() - legend) / int(stages.size()));
   const int barSpace = std::max(10, width() - labelWidth - valueWidth - 8);
   const QColor cpuColour(70, 130, 180), gpuColour(118, 185, 0);
   p.setPen(palette().text().color());
-  p.fillRect(4, 4, 10, 10, cpuColour);
-  p.drawText(18, 14, tr("CPU"));
-  p.fillRect(60, 4, 10, 10, gpuColour);
-  p.drawText(74, 14, tr("GPU incl. transfers (kernel only when not measured)"));
+  p.fillRect(px(4), px(4), px(10), px(10), cpuColour);
+  p.drawText(px(18), px(14), tr("CPU"));
+  p.fillRect(px(60), px(4), px(10), px(10), gpuColour);
+  p.drawText(px(74), px(14), tr("GPU incl. transfers (kernel only when not measured)"));
   for (size_t i = 0; i < stages.size(); ++i) {
     const TimingRow& r = *stages[i];
     const int top = legend + int(i) * rowHeight;
@@ -121,6 +122,21 @@ void TimingChart::paintEvent(QPaintEvent*) {
     bar(r.cpuMs, top + 1, cpuColour);
     bar(gpuBar(r), top + 1 + half, gpuColour);
   }
+}
+
+void TimingChart::setScale(double scale) {
+  scale_ = scale;
+  setMinimumHeight(int(std::lround(100 * scale)));  // the constructor's 100 at scale 1
+  update();
+}
+
+void TimingPanel::setPresentation(bool on) {
+  presentation_ = on;
+  QFont f = QApplication::font();
+  if (on) f.setPointSizeF(16);
+  setFont(f);  // children (table, labels, chart) inherit it
+  chart_->setScale(on ? 2 : 1);
+  table_->resizeColumnsToContents();
 }
 
 TimingPanel::TimingPanel(QWidget* parent) : QWidget(parent) {

@@ -32,6 +32,9 @@ class TimingChart : public QWidget {
  public:
   explicit TimingChart(QWidget* parent = nullptr);
   void setRows(std::vector<TimingRow> rows);
+  // Bars, margins and legend scaled by this factor (presentation mode: 2).
+  void setScale(double scale);
+  double scale() const { return scale_; }
   QSize sizeHint() const override { return {360, 160}; }
 
  protected:
@@ -39,6 +42,7 @@ class TimingChart : public QWidget {
 
  private:
   std::vector<TimingRow> rows_;
+  double scale_ = 1;
 };
 
 class TimingPanel : public QWidget {
@@ -71,6 +75,11 @@ class TimingPanel : public QWidget {
   QString asCsv() const;
   // Writes the CSV atomically; on failure returns false and sets *error to the reason.
   bool exportCsv(const QString& path, QString* error = nullptr) const;
+  // Presentation mode: 16 pt text in the table and labels and a chart twice the size, for a
+  // projector (the speedup lab's presentation mode turns it on too).
+  void setPresentation(bool on);
+  bool presentation() const { return presentation_; }
+  TimingChart* chart() const { return chart_; }
 
  signals:
   void benchmarkRequested(int repeats);
@@ -82,6 +91,7 @@ class TimingPanel : public QWidget {
   QString cpuDevice_, gpuDevice_, secondIsCpu_, displayPath_;
   QTableWidget* table_;
   TimingChart* chart_;
+  bool presentation_ = false;
   QLabel* devices_;
   QLabel* summary_;
   QSpinBox* repeats_;

@@ -12,6 +12,7 @@
 #include "ui/psf_measure_dialog.h"
 #include "ui/regions_panel.h"
 #include "ui/session_tool.h"
+#include "ui/speedup_lab_tool.h"
 
 namespace stacklens::ui {
 
@@ -21,6 +22,7 @@ void installWindowTools(MainWindow* window) {
   installPsfMeasureTool(window);
   followRegions(history, installRegionsTool(window));
   installCatalogTool(window);
+  installSpeedupLab(window);
   showLibraryMessages(window->statusBar());
   QObject::connect(
       SessionTool::install(window), &SessionTool::failed, window,

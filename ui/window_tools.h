@@ -1,5 +1,6 @@
 // The tools that add themselves to the main window (menus, docks, overlays): history, Copy as
-// command, PSF measurement and generator, regions, catalogs, sessions and the library's messages.
+// command, PSF measurement and generator, regions, catalogs, sessions, the
+// speedup lab and the library's messages.
 #pragma once
 
 namespace stacklens::ui {

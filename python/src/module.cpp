@@ -44,6 +44,7 @@ PYBIND11_MODULE(_stacklens, m) {
   stacklens::python::addStacks(m);
   stacklens::python::addInterruptScope(m);
   stacklens::python::addCatalogs(m);
+  stacklens::python::addLab(m);
   // Where an array's values are read from (tests: no copy for C-contiguous float32).
   m.def("_input_address", [](const py::handle& array) {
     return reinterpret_cast<uintptr_t>(stacklens::python::imageFrom(array, "array").data());

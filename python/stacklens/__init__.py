@@ -34,6 +34,7 @@ from ._stacklens import (  # noqa: F401
     symmetric_psf,
 )
 from . import _stacklens
+from . import lab  # noqa: F401  (stacklens.lab.sweep: the speedup lab)
 
 __all__ = [
     "Stack", "auto_boundary", "blur", "crossmatch", "cuda_device_count", "cuda_usable", "deconvolve", "gaussian_psf", "median", "moment", "open",

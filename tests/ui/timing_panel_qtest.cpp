@@ -43,6 +43,21 @@ double cellNumber(const TimingPanel& panel, int row, int column) {
 class TimingPanelTest : public QObject {
   Q_OBJECT
  private slots:
+  // Presentation mode: 16 pt text in the table and labels, the chart twice the size; off gives
+  // the application's font back.
+  void presentationModeEnlargesTextAndChart() {
+    TimingPanel panel;
+    const double normal = QApplication::font().pointSizeF();
+    panel.setPresentation(true);
+    QVERIFY(panel.presentation());
+    QCOMPARE(panel.table()->font().pointSizeF(), 16.0);
+    QCOMPARE(panel.chart()->font().pointSizeF(), 16.0);
+    QCOMPARE(panel.chart()->scale(), 2.0);
+    panel.setPresentation(false);
+    QCOMPARE(panel.table()->font().pointSizeF(), normal);
+    QCOMPARE(panel.chart()->scale(), 1.0);
+  }
+
   // The display path (interop or download) and the OpenGL stay under the devices, whatever
   // result comes later.
   void showsTheDisplayPathUnderTheDevices() {
