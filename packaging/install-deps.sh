@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev libgl-dev
   libcfitsio-dev libtiff-dev wcslib-dev libfftw3-dev libexpat1-dev
+  nlohmann-json3-dev libblosc-dev libzstd-dev zlib1g-dev
   libgtest-dev libegl-dev libopengl-dev
   xvfb xauth libgl1-mesa-dri
   clang-14 libclang-rt-14-dev
@@ -14,6 +15,7 @@ packages=(
   python3-pytest
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
 )
+# Zarr/OME-Zarr: nlohmann-json reads the metadata; blosc, zstd and zlib decode the chunks.
 # clang-14 and its runtime build the FITS and TIFF fuzzers, which the test command runs briefly.
 # The Python module (pybind11) and stacklens.dask, with their tests: Debian's NumPy, Dask,
 # dask.distributed and Zarr. FFmpeg's libraries write movies (H.264 through libx264).
