@@ -241,7 +241,7 @@ std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOption
     return std::make_unique<ZarrReader>(folder, options);
   if (std::filesystem::is_directory(path))
     throw IoError(path,
-                  "is a folder, but not a Zarr array or OME-Zarr image (it holds no "
+                  "is a directory, not a file nor a Zarr array or OME-Zarr image (it holds no "
                   "zarr.json, .zarray, .zgroup or .zattrs)");
   const uint64_t size = checkReadableFile(path);
   unsigned char magic[9] = {};

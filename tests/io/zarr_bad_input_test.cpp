@@ -82,7 +82,7 @@ TEST(ZarrBadInput, MetadataThatIsNotZarrIsNamed) {
   EXPECT_TRUE(has(failure(folder), ".zarray: is not valid JSON")) << failure(folder);
   const std::string empty = dir.file("empty");
   std::filesystem::create_directories(empty);
-  EXPECT_TRUE(has(failure(empty), "not a Zarr array or OME-Zarr image")) << failure(empty);
+  EXPECT_TRUE(has(failure(empty), "nor a Zarr array or OME-Zarr image")) << failure(empty);
   const std::string group = dir.file("group.zarr");
   std::filesystem::create_directories(group);
   test::writeBytes(group + "/.zgroup", "{\"zarr_format\": 2}");
