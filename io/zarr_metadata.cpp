@@ -51,13 +51,17 @@ void checkGrid(ZarrArrayMeta& m) {
   }
   if (elements == 0) throw IoError(file, "shape " + joined(m.shape) + " holds no elements");
   ZarrChunkCoding& c = m.coding;
-  int64_t bytes = m.dtype.bytes;
+  int64_t chunkElements = 1;
   for (const int64_t n : c.shape)
-    if (n < 1 || __builtin_mul_overflow(bytes, n, &bytes))
-      throw IoError(file, "chunk shape " + joined(c.shape) + " cannot be real");
-  // Several chunks are decoded at once and kept in a cache; one must be a small part of memory.
+    if (n < 1 || __builtin_mul_overflow(chunkElements, n, &chunkElements) ||
+        chunkElements > (int64_t(1) << 40))
+      throw IoError(file, "chunk shape " + joined(c.shape) +
+                              " holds more elements than StackLens decodes at once");
+  const int64_t bytes = chunkElements * m.dtype.bytes;
+  // Several chunks are decoded at once, each also as float32, and kept in a cache; one must be a
+  // small part of memory in either form.
   const int64_t cap = std::min<int64_t>(int64_t(allocationCap() / 8), int64_t(1) << 31);
-  if (bytes > cap)
+  if (chunkElements * std::max(m.dtype.bytes, 4) > cap)
     throw IoError(file, "chunks of " + joined(c.shape) + " " + m.dtype.name + " decode to " +
                             std::to_string(bytes >> 20) + " MiB each, more than the " +
                             std::to_string(cap >> 20) + " MiB StackLens decodes at once");

@@ -3,6 +3,7 @@
 // the rest of the array still reads.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -72,6 +73,22 @@ TEST(ZarrBadInput, ImpossibleShapesAndGridsAreRefusedAtOpen) {
     EXPECT_TRUE(has(message, folder + "/.zarray: ")) << c.fields << " → " << message;
     EXPECT_TRUE(has(message, c.reason)) << c.fields << " → " << message;
   }
+}
+
+// A chunk is also held as float32: one-byte chunks are capped by their float32 size too.
+TEST(ZarrBadInput, TheChunkCapCountsTheFloat32Copy) {
+  const char* before = std::getenv("STACKLENS_ALLOCATION_CAP_MB");
+  const std::string saved = before ? before : "";
+  ::setenv("STACKLENS_ALLOCATION_CAP_MB", "512", 1);  // chunks up to 64 MiB
+  test::TempDir dir;
+  // 32 Mi elements: 32 MiB as uint8, 128 MiB as float32.
+  const std::string message = failure(
+      writeV2(dir, R"("dtype": "|u1", "shape": [1, 4096, 8192], "chunks": [1, 4096, 8192])"));
+  if (before)
+    ::setenv("STACKLENS_ALLOCATION_CAP_MB", saved.c_str(), 1);
+  else
+    ::unsetenv("STACKLENS_ALLOCATION_CAP_MB");
+  EXPECT_TRUE(has(message, "more than the 64 MiB StackLens decodes at once")) << message;
 }
 
 TEST(ZarrBadInput, MetadataThatIsNotZarrIsNamed) {
