@@ -130,6 +130,7 @@ ZarrImage readMultiscales(const std::string& folder, const Json& multiscales,
   if (!multiscales.is_array() || multiscales.empty())
     throw IoError(file, "multiscales must be a non-empty list");
   const Json& m = multiscales[0];
+  if (!m.is_object()) throw IoError(file, "multiscales must hold objects");
   ZarrImage image;
   image.folder = folder;
   image.omeVersion = version.empty() ? m.value("version", std::string("?")) : version;
@@ -151,20 +152,12 @@ ZarrImage readMultiscales(const std::string& folder, const Json& multiscales,
   return image;
 }
 
-}  // namespace
-
-bool isZarrFolder(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
-  for (const char* name : {"/zarr.json", "/.zarray", "/.zgroup", "/.zattrs"})
-    if (exists(path + name)) return true;
-  return false;
-}
-
-ZarrImage findZarrImage(const std::string& folder) {
+// The image in folder (findZarrImage without the JSON error translation).
+ZarrImage findImage(const std::string& folder) {
   // A v3 node: an array, or a group whose attributes hold "ome" (0.5) or "multiscales".
   const std::string v3 = folder + "/zarr.json";
   if (const auto meta = readJsonFile(v3)) {
+    if (!meta->is_object()) throw IoError(v3, "must hold a JSON object");
     const std::string type = meta->value("node_type", "");
     if (type == "array") {
       ZarrImage image;
@@ -182,7 +175,7 @@ ZarrImage findZarrImage(const std::string& folder) {
         return readMultiscales(folder, ome["multiscales"], ome.value("version", "0.5"),
                                ome.value("omero", Json()), v3);
       if (ome.contains("bioformats2raw.layout") && exists(folder + "/0"))
-        return findZarrImage(folder + "/0");
+        return findImage(folder + "/0");
     }
     if (attributes.contains("multiscales"))
       return readMultiscales(folder, attributes["multiscales"], "",
@@ -204,11 +197,25 @@ ZarrImage findZarrImage(const std::string& folder) {
       return readMultiscales(folder, (*attributes)["multiscales"], "",
                              attributes->value("omero", Json()), v2);
     if (attributes->contains("bioformats2raw.layout") && exists(folder + "/0/.zattrs"))
-      return findZarrImage(folder + "/0");
+      return findImage(folder + "/0");
   }
   if (attributes || exists(folder + "/.zgroup"))
     throw IoError(folder, "a Zarr group without OME multiscales: open one of its arrays instead");
   throw IoError(folder, "not a Zarr folder (no zarr.json, .zarray, .zgroup or .zattrs)");
+}
+
+}  // namespace
+
+bool isZarrFolder(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+  for (const char* name : {"/zarr.json", "/.zarray", "/.zgroup", "/.zattrs"})
+    if (exists(path + name)) return true;
+  return false;
+}
+
+ZarrImage findZarrImage(const std::string& folder) {
+  return asIoError(folder, [&] { return findImage(folder); });
 }
 
 std::string stackUnit(const std::string& omeUnit) {

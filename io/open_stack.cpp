@@ -239,7 +239,7 @@ std::string zarrFolder(const std::string& path) {
 std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options) {
   if (const std::string folder = zarrFolder(path); !folder.empty())
     return std::make_unique<ZarrReader>(folder, options);
-  if (std::filesystem::is_directory(path))
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
     throw IoError(path,
                   "is a directory, not a file nor a Zarr array or OME-Zarr image (it holds no "
                   "zarr.json, .zarray, .zgroup or .zattrs)");

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/io_error.h"
+
 namespace stacklens::io {
 
 using Json = nlohmann::json;
@@ -19,6 +21,17 @@ std::optional<Json> readJsonFile(const std::string& path);
 // Checked field access for messages of the form "<file>: <what> must be ...".
 const Json& jsonMember(const Json& object, const char* key, const std::string& file);
 int64_t jsonInteger(const Json& value, const std::string& what, const std::string& file);
+// Runs read(), turning a JSON library error (a member of an unexpected type that a checked
+// accessor above did not catch first) into IoError(file, ...): metadata is untrusted.
+template <class Read>
+auto asIoError(const std::string& file, Read read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const Json::exception& e) {
+    throw IoError(file, std::string("metadata of an unexpected form (") + e.what() + ")");
+  }
+}
+
 // The value as JSON text, shortened for a message.
 std::string jsonShort(const Json& value);
 std::string jsonText(const Json& value, const std::string& what, const std::string& file);

@@ -337,10 +337,11 @@ ZarrArrayMeta readZarrArrayMeta(const std::string& folder) {
       throw IoError(v3, "zarr_format must be 3 in a zarr.json");
     if (jsonText(jsonMember(*meta, "node_type", v3), "node_type", v3) != "array")
       throw IoError(v3, "is a group, not an array");
-    return readV3(folder, *meta, v3);
+    return asIoError(v3, [&] { return readV3(folder, *meta, v3); });
   }
   const std::string v2 = folder + "/.zarray";
-  if (const auto meta = readJsonFile(v2)) return readV2(folder, *meta, v2);
+  if (const auto meta = readJsonFile(v2))
+    return asIoError(v2, [&] { return readV2(folder, *meta, v2); });
   throw IoError(folder, "no Zarr array here (neither zarr.json nor .zarray)");
 }
 
