@@ -1,10 +1,12 @@
-// openStack: recognises FITS and TIFF by their first bytes and opens the matching reader.
+// openStack: recognises FITS and TIFF by their first bytes, Zarr folders by their metadata files,
+// and opens the matching reader.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <vector>
@@ -14,9 +16,11 @@
 #include "io/file_checks.h"
 #include "io/fits_prescan.h"
 #include "io/fits_reader.h"
+#include "io/ome_zarr.h"
 #include "io/stack.h"
 #include "io/tiff_reader.h"
 #include "io/unique_fd.h"
+#include "io/zarr_reader.h"
 
 namespace stacklens::io {
 
@@ -212,7 +216,33 @@ void StackReader::readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t
   for (int64_t y = 0; y < y1 - y0; ++y) std::copy_n(band.begin() + y * i.x + x0, w, out + y * w);
 }
 
+namespace {
+
+// A Zarr array or OME-Zarr image is a folder; naming one of its metadata files (as a file
+// dialog may) opens the folder. The folder's name without trailing slashes, or "" when path is
+// not Zarr.
+std::string zarrFolder(const std::string& path) {
+  std::string folder = path;
+  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+  if (isZarrFolder(folder)) return folder;
+  const size_t slash = folder.rfind('/');
+  const std::string name = folder.substr(slash == std::string::npos ? 0 : slash + 1);
+  if (name == "zarr.json" || name == ".zarray" || name == ".zattrs" || name == ".zgroup") {
+    const std::string parent = slash == std::string::npos ? "." : folder.substr(0, slash);
+    if (isZarrFolder(parent)) return parent.empty() ? "/" : parent;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options) {
+  if (const std::string folder = zarrFolder(path); !folder.empty())
+    return std::make_unique<ZarrReader>(folder, options);
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+    throw IoError(path,
+                  "is a directory, not a file nor a Zarr array or OME-Zarr image (it holds no "
+                  "zarr.json, .zarray, .zgroup or .zattrs)");
   const uint64_t size = checkReadableFile(path);
   unsigned char magic[9] = {};
   ssize_t got = 0;

@@ -1,4 +1,4 @@
-// The stack model: what a FITS or TIFF stack holds, read one slice at a time.
+// The stack model: what a FITS, TIFF or Zarr stack holds, read one slice at a time.
 #pragma once
 
 #include <array>
@@ -22,7 +22,8 @@ struct HeaderCard {
   std::string comment;
 };
 
-// One HDU of a FITS file (for the HDU chooser); TIFF files have one entry.
+// One HDU of a FITS file (for the HDU chooser); TIFF files have one entry; Zarr images list
+// their multiscale levels (finest first).
 struct HduInfo {
   int index = 0;  // 0 = primary
   std::string name;
@@ -32,7 +33,7 @@ struct HduInfo {
 
 struct StackInfo {
   std::string path;
-  std::string format;            // "fits" or "tiff"
+  std::string format;            // "fits", "tiff" or "zarr"
   int64_t z = 1, y = 0, x = 0;   // shape after dropping degenerate axes
   int64_t planes = 1;            // length of a 4th axis (e.g. Stokes); one plane is shown at a time
   int plane = 0;                 // the plane chosen
@@ -55,7 +56,7 @@ struct StackInfo {
 class Wcs;  // io/wcs.h
 
 struct OpenOptions {
-  int hdu = -1;   // -1: the first HDU with image data
+  int hdu = -1;   // -1: the first HDU with image data (Zarr: the level; -1 is level 0)
   int plane = 0;  // index along a 4th axis
 };
 
@@ -77,8 +78,9 @@ class StackReader {
   virtual const Wcs* wcs() const = 0;
 };
 
-// Opens a FITS (.fits/.fit/.fts, optionally .gz/.fz) or TIFF (.tif/.tiff) stack by content.
-// Throws IoError naming the file and the reason.
+// Opens a FITS (.fits/.fit/.fts, optionally .gz/.fz) or TIFF (.tif/.tiff) stack by content, or a
+// Zarr array or OME-Zarr image folder (io/zarr_reader.h). Throws IoError naming the file and the
+// reason.
 std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options = {});
 
 }  // namespace stacklens::io

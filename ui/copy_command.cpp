@@ -25,6 +25,7 @@ QString pipelineCommandText(const MainWindow* window) {
   const QFileInfo input(QString::fromStdString(info.path));
   QString suffix = input.completeSuffix();
   if (suffix.endsWith(".fz") || suffix.endsWith(".gz")) suffix = "fits";  // written uncompressed
+  if (suffix.endsWith("zarr")) suffix = "fits";  // Zarr is read, not yet written
   compute::CommandContext context;
   context.input = info.path;
   context.output = input.dir().filePath(input.baseName() + "_processed." + suffix).toStdString();

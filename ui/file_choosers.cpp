@@ -8,9 +8,12 @@
 namespace stacklens::ui {
 namespace {
 
+// A Zarr image is a folder; choosing its zarr.json, .zarray or .zattrs opens the folder
+// (io::openStack), for file dialogs that cannot choose folders.
 const char* kStackFilter =
-    "Stacks (*.fits *.fit *.fts *.fz *.fits.gz *.tif *.tiff);;FITS (*.fits *.fit *.fts *.fz "
-    "*.fits.gz);;TIFF (*.tif *.tiff);;All files (*)";
+    "Stacks (*.fits *.fit *.fts *.fz *.fits.gz *.tif *.tiff zarr.json .zarray .zattrs);;FITS "
+    "(*.fits *.fit *.fts *.fz *.fits.gz);;TIFF (*.tif *.tiff);;Zarr metadata (zarr.json .zarray "
+    ".zattrs);;All files (*)";
 
 QFileDialog* fileDialog(MainWindow* window, const QString& title, const QString& filter) {
   auto* dialog = new QFileDialog(window, title, window->lastFolder(), filter);
@@ -31,6 +34,15 @@ QFileDialog* saveDialog(MainWindow* window, const QString& title, const QString&
 void chooseStackToOpen(MainWindow* window) {
   QFileDialog* dialog = fileDialog(window, QObject::tr("Open stack"), kStackFilter);
   dialog->setFileMode(QFileDialog::ExistingFile);
+  QObject::connect(dialog, &QFileDialog::fileSelected, window,
+                   [window](const QString& path) { window->openFile(path); });
+  dialog->open();
+}
+
+void chooseFolderToOpen(MainWindow* window) {
+  QFileDialog* dialog = fileDialog(window, QObject::tr("Open Zarr folder"), QString());
+  dialog->setFileMode(QFileDialog::Directory);
+  dialog->setOption(QFileDialog::ShowDirsOnly);
   QObject::connect(dialog, &QFileDialog::fileSelected, window,
                    [window](const QString& path) { window->openFile(path); });
   dialog->open();

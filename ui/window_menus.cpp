@@ -19,6 +19,8 @@ using render::SliceView;
 WindowMenus buildWindowMenus(MainWindow* w) {
   auto* file = w->menuBar()->addMenu(QObject::tr("&File"));
   file->addAction(QObject::tr("&Open…"), QKeySequence::Open, w, [w] { chooseStackToOpen(w); });
+  file->addAction(QObject::tr("Open &folder (Zarr)…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O),
+                  w, [w] { chooseFolderToOpen(w); });
   QMenu* recent = file->addMenu(QObject::tr("Open &Recent"));
   file->addAction(QObject::tr("&Header…"), QKeySequence(Qt::CTRL | Qt::Key_H), w,
                   &MainWindow::showHeader);

@@ -1,6 +1,6 @@
 // Replays every input kept in data/corpus_regressions/ (inputs that once crashed a fuzzer, plus
 // hand-made hostile files) through the fuzzers' own harnesses, chosen by the name's prefix
-// (catalog_, regions_, pipeline_; anything else is a stack): each must be read or refused
+// (catalog_, regions_, pipeline_, zarr_; anything else is a stack): each must be read or refused
 // cleanly. Session files (session_) need Qt: run-fuzzers.sh seeds session_fuzzer with them and
 // ui_tests holds a test for each.
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include "fuzz/fuzz_target.h"
 #include "fuzz/pipeline_harness.h"
 #include "fuzz/regions_harness.h"
+#include "fuzz/zarr_harness.h"
 
 namespace stacklens::io {
 namespace {
@@ -39,7 +40,13 @@ TEST(CorpusRegressions, EveryKeptInputOpensOrFailsWithIoError) {
       EXPECT_NO_THROW(fuzz::parseRegionsEverything(contents(entry.path())));
     else if (name.starts_with("pipeline_"))
       EXPECT_NO_THROW(fuzz::parsePipelineEverything(contents(entry.path())));
-    else
+    else if (name.starts_with("zarr_")) {
+      const std::string input = contents(entry.path());
+      const std::string root =
+          fuzz::writeZarrInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+      EXPECT_NO_THROW(fuzz::openAndReadEverything(root));
+      fuzz::removeZarrInput(root);
+    } else
       EXPECT_NO_THROW(fuzz::openAndReadEverything(entry.path().string()));
     ++inputs;
   }

@@ -1,4 +1,5 @@
-// stacklens-cli info: describe a FITS or TIFF stack as JSON (reads headers only, never the data).
+// stacklens-cli info: describe a FITS, TIFF or Zarr stack as JSON (reads headers only, never the
+// data).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -71,8 +72,11 @@ int runInfo(const Args& args) {
 const CommandRegistration reg{
     {"info",
      "FILE",
-     "print a stack's shape ([z, y, x]), type, HDUs, spacing, scaling and WCS axes as JSON",
-     {{"hdu", "N", "FITS HDU to describe (0 = primary; default: the first with image data)"},
+     "print a stack's shape ([z, y, x]), type, HDUs (Zarr: levels), spacing, scaling and WCS "
+     "axes as JSON",
+     {{"hdu", "N",
+       "FITS HDU to describe (0 = primary; default: the first with image data), or OME-Zarr "
+       "level (0 = finest)"},
       {"plane", "P",
        "index along a 4th axis (FITS), channel/frame (TIFF hyperstacks) or sample (RGB)"}},
      1,

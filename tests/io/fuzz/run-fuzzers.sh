@@ -7,7 +7,7 @@
 #
 #   tests/io/fuzz/run-fuzzers.sh [SECONDS_PER_TARGET [TARGET...]]   (default 60, every target)
 #
-# Targets: fits_fuzzer, tiff_fuzzer (stacks), catalog_fuzzer (CSV, IPAC, VOTable, FITS tables),
+# Targets: fits_fuzzer, tiff_fuzzer, zarr_fuzzer (stacks), catalog_fuzzer (CSV, IPAC, VOTable, FITS tables),
 # regions_fuzzer (DS9 regions), pipeline_fuzzer (`process` options), session_fuzzer (viewer
 # sessions; built when Qt 6 is installed).
 set -euo pipefail
@@ -20,7 +20,7 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=
   -DSTACKLENS_FUZZ=ON -DSTACKLENS_SANITIZE=ON -DSTACKLENS_GUI=OFF -DSTACKLENS_CUDA=OFF >/dev/null
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(fits_fuzzer tiff_fuzzer catalog_fuzzer regions_fuzzer pipeline_fuzzer)
+  targets=(fits_fuzzer tiff_fuzzer zarr_fuzzer catalog_fuzzer regions_fuzzer pipeline_fuzzer)
   # session_fuzzer exists only where CMake found Qt 6.
   # (The list is read whole first: grep -q would close the pipe early, and with pipefail the
   # writer's SIGPIPE would make the test false.)
@@ -42,6 +42,7 @@ seed() {
     fits_fuzzer) cp -n "$fixtures"/*.fits "$fixtures"/*.fz "$fixtures"/*.gz "$agreement"/*.fits \
       "$kept"/fits_* "$kept"/hostile_fits* "$kept"/handmade_* "$corpus"/ ;;
     tiff_fuzzer) cp -n "$fixtures"/*.tif "$agreement"/*.tif "$kept"/*.tif "$corpus"/ ;;
+    zarr_fuzzer) cp -n "$seeds"/zarr/* "$kept"/zarr_* "$corpus"/ ;;
     catalog_fuzzer) cp -n "$seeds"/catalog/* "$kept"/catalog_* "$corpus"/ ;;
     regions_fuzzer) cp -n tests/io/data/regions/*.reg "$kept"/regions_* "$corpus"/ ;;
     pipeline_fuzzer) cp -n "$seeds"/pipeline/* "$kept"/pipeline_* "$corpus"/ ;;

@@ -1,0 +1,167 @@
+// Chunk decompression for Zarr: each decoder writes at most the chunk's decoded size, so a
+// damaged or hostile chunk can never make it allocate more than the metadata (already capped)
+// allows.
+#include "io/zarr_codecs.h"
+
+#include <array>
+#include <cstring>
+
+#include <blosc.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "io/io_error.h"
+
+namespace stacklens::io {
+
+namespace {
+
+[[noreturn]] void damaged(const std::string& where, const std::string& reason) {
+  throw IoError(where, "damaged chunk: " + reason);
+}
+
+ZarrBytes decodeBlosc(const ZarrBytes& in, int64_t expected, const std::string& where) {
+  size_t nbytes = 0;
+  if (in.size() < BLOSC_MIN_HEADER_LENGTH ||
+      blosc_cbuffer_validate(in.data(), in.size(), &nbytes) != 0)
+    damaged(where, "blosc header invalid or larger than the stored " + std::to_string(in.size()) +
+                       " bytes");
+  if (int64_t(nbytes) != expected)
+    damaged(where, "blosc says " + std::to_string(nbytes) + " bytes, the chunk holds " +
+                       std::to_string(expected));
+  ZarrBytes out(static_cast<size_t>(expected));
+  // One thread: slices already decode several chunks at once.
+  const int got = blosc_decompress_ctx(in.data(), out.data(), out.size(), 1);
+  if (got < 0 || int64_t(got) != expected)
+    damaged(where, "blosc decompression failed (" + std::to_string(got) + ")");
+  return out;
+}
+
+ZarrBytes decodeZstd(const ZarrBytes& in, int64_t expected, const std::string& where) {
+  const unsigned long long content = ZSTD_getFrameContentSize(in.data(), in.size());
+  if (content == ZSTD_CONTENTSIZE_ERROR) damaged(where, "not a zstd frame");
+  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != static_cast<unsigned long long>(expected))
+    damaged(where, "zstd says " + std::to_string(content) + " bytes, the chunk holds " +
+                       std::to_string(expected));
+  ZarrBytes out(static_cast<size_t>(expected));
+  const size_t got = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+  if (ZSTD_isError(got)) damaged(where, std::string("zstd: ") + ZSTD_getErrorName(got));
+  if (int64_t(got) != expected)
+    damaged(where, "zstd gave " + std::to_string(got) + " bytes, the chunk holds " +
+                       std::to_string(expected));
+  return out;
+}
+
+// gzip (windowBits 15 + 32: gzip, or zlib from writers that mislabel it) or zlib (15) streams;
+// inflation stops at the expected size, and anything beyond it is damage, not data.
+ZarrBytes decodeInflate(const ZarrBytes& in, int64_t expected, bool gzip,
+                        const std::string& where) {
+  const char* name = gzip ? "gzip" : "zlib";
+  ZarrBytes out(static_cast<size_t>(expected));
+  z_stream s{};
+  if (inflateInit2(&s, gzip ? 15 + 32 : 15) != Z_OK) damaged(where, "cannot start zlib");
+  s.next_in = const_cast<unsigned char*>(in.data());
+  s.avail_in = static_cast<uInt>(in.size());
+  s.next_out = out.data();
+  s.avail_out = static_cast<uInt>(out.size());
+  if (in.size() > UINT32_MAX || out.size() > UINT32_MAX) {
+    inflateEnd(&s);
+    damaged(where, std::string(name) + " chunk larger than 4 GiB");
+  }
+  int rc = inflate(&s, Z_FINISH);
+  if (rc == Z_BUF_ERROR && s.avail_out == 0) {
+    unsigned char probe = 0;  // more output than the chunk holds?
+    s.next_out = &probe;
+    s.avail_out = 1;
+    rc = inflate(&s, Z_FINISH);
+    if (rc == Z_OK || rc == Z_STREAM_END) rc = s.avail_out == 0 ? Z_BUF_ERROR : rc;
+  }
+  const std::string message = s.msg ? s.msg : "";
+  const uLong total = s.total_out;
+  inflateEnd(&s);
+  if (rc != Z_STREAM_END) {
+    if (rc == Z_BUF_ERROR && total >= uLong(expected))
+      damaged(where, std::string(name) + " inflates to more than the chunk's " +
+                         std::to_string(expected) + " bytes");
+    damaged(where, std::string(name) + ": " + (message.empty() ? "truncated stream" : message));
+  }
+  if (int64_t(total) != expected)
+    damaged(where, std::string(name) + " gave " + std::to_string(total) +
+                       " bytes, the chunk holds " + std::to_string(expected));
+  return out;
+}
+
+std::array<uint32_t, 256> crcTable() {
+  std::array<uint32_t, 256> t{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = c & 1 ? 0x82F63B78u ^ (c >> 1) : c >> 1;
+    t[i] = c;
+  }
+  return t;
+}
+
+}  // namespace
+
+uint32_t crc32c(const unsigned char* data, size_t n) {
+  static const std::array<uint32_t, 256> table = crcTable();
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) c = table[(c ^ data[i]) & 0xff] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+void stripCrc32c(ZarrBytes& bytes, const std::string& where) {
+  if (bytes.size() < 4) damaged(where, "shorter than its crc32c checksum");
+  const size_t n = bytes.size() - 4;
+  const uint32_t stored = uint32_t(bytes[n]) | uint32_t(bytes[n + 1]) << 8 |
+                          uint32_t(bytes[n + 2]) << 16 | uint32_t(bytes[n + 3]) << 24;
+  if (crc32c(bytes.data(), n) != stored) damaged(where, "crc32c checksum mismatch");
+  bytes.resize(n);
+}
+
+ZarrBytes decodeZarrChunk(ZarrBytes stored, const ZarrChunkCoding& coding,
+                          const std::string& where) {
+  const int64_t expected = coding.decodedBytes;
+  // Only the first-applied compression must give the decoded size; a crc32c after it checks the
+  // compressed bytes. Intermediate sizes of two stacked compressors are not known, so a second
+  // one is refused at open (io/zarr_metadata.cpp).
+  for (auto it = coding.compressions.rbegin(); it != coding.compressions.rend(); ++it) {
+    switch (*it) {
+      case ZarrCompression::Crc32c:
+        stripCrc32c(stored, where);
+        break;
+      case ZarrCompression::Blosc:
+        stored = decodeBlosc(stored, expected, where);
+        break;
+      case ZarrCompression::Zstd:
+        stored = decodeZstd(stored, expected, where);
+        break;
+      case ZarrCompression::Gzip:
+      case ZarrCompression::Zlib:
+        stored = decodeInflate(stored, expected, *it == ZarrCompression::Gzip, where);
+        break;
+    }
+  }
+  if (int64_t(stored.size()) != expected)
+    damaged(where, std::to_string(stored.size()) + " bytes where the chunk holds " +
+                       std::to_string(expected));
+  return stored;
+}
+
+const char* compressionName(ZarrCompression c) {
+  switch (c) {
+    case ZarrCompression::Blosc:
+      return "blosc";
+    case ZarrCompression::Zstd:
+      return "zstd";
+    case ZarrCompression::Gzip:
+      return "gzip";
+    case ZarrCompression::Zlib:
+      return "zlib";
+    case ZarrCompression::Crc32c:
+      return "crc32c";
+  }
+  return "?";
+}
+
+}  // namespace stacklens::io
