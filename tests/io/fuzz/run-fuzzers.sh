@@ -90,4 +90,12 @@ for i in "${!pids[@]}"; do
   summary "${names[$i]}"
 done
 ls build/fuzz/findings/*/ 2>/dev/null | grep -v '^$' || true
+# Each finding into the log as well, compressed (a CI machine keeps its log, not its files):
+# base64 -d | gunzip > crash gives the input back.
+for finding in build/fuzz/findings/*/*; do
+  [[ -f $finding ]] || continue
+  echo "== $finding, gzip | base64:"
+  gzip -9 -c "$finding" | base64 -w 0
+  echo
+done
 exit $status
