@@ -23,6 +23,9 @@ class LabSweepTest(unittest.TestCase):
             self.assertTrue(np.all(c["min_s"] <= c["median_s"]))
             self.assertTrue(np.all(c["median_s"] <= c["max_s"]))
             self.assertTrue(np.all(c["max_s"] < 60))  # seconds: a 32² op takes far less
+            # Shapes and counts are integers (int64, checked), so equal means equal.
+            for key in ("nz", "ny", "nx", "elements"):
+                self.assertEqual(c[key].dtype, np.int64, key)
             np.testing.assert_array_equal(c["elements"], c["ny"] * c["nx"] * c["nz"])
             np.testing.assert_allclose(c["floor_s"], c["bytes"] / c["bandwidth_Bps"], rtol=1e-12)
             self.assertTrue(np.all(np.isnan(c["max_rel_diff"])))  # no GPU to compare with
@@ -30,9 +33,11 @@ class LabSweepTest(unittest.TestCase):
             self.assertIsNone(s.break_even["blur"])
             self.assertIn("memory-bound", s.explain["blur"])
             x, y = s.curve("blur", "cpu-all-threads")
+            self.assertEqual(x.dtype, np.int64)  # element counts: exact
             np.testing.assert_array_equal(x, [256, 1024])
 
             back = lab.read_csv(csv)
+            # Names are strings: exact.
             np.testing.assert_array_equal(back.columns["op"], c["op"])
             np.testing.assert_array_equal(back.columns["variant"], c["variant"])
             # %.9g in the file: 9 significant digits.
