@@ -7,17 +7,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "io/io_error.h"
+#include "io/parallel_tasks.h"
 #include "io/writers.h"
 
 namespace stacklens::io {
@@ -71,20 +69,9 @@ void overSlices(const Box& b, const Slices& slices) {
       std::clamp<int64_t>(std::min<int64_t>(count, std::thread::hardware_concurrency()), 1, 8));
   if (threads == 1 || count * (b.y1 - b.y0) * (b.x1 - b.x0) < (int64_t(1) << 20))
     return slices(b.z0, b.z1);
-  std::mutex m;
-  std::exception_ptr failure;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      try {
-        slices(b.z0 + count * t / threads, b.z0 + count * (t + 1) / threads);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(m);
-        if (!failure) failure = std::current_exception();
-      }
-    });
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  runTasks(threads, threads, [&](int64_t t) {
+    slices(b.z0 + count * t / threads, b.z0 + count * (t + 1) / threads);
+  });
 }
 
 // The rows of a box's slices through band(k, r0, r1) (slice k, rows [r0, r1) of the box), split
@@ -100,22 +87,9 @@ void overRowBands(const Box& b, const Band& band) {
     return;
   }
   const int64_t bands = std::clamp<int64_t>(2 * threads / count, 1, rows);
-  std::atomic<int64_t> next{0};
-  std::mutex m;
-  std::exception_ptr failure;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&] {
-      try {
-        for (int64_t i = next++; i < count * bands; i = next++)
-          band(b.z0 + i / bands, rows * (i % bands) / bands, rows * (i % bands + 1) / bands);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(m);
-        if (!failure) failure = std::current_exception();
-      }
-    });
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  runTasks(count * bands, threads, [&](int64_t i) {
+    band(b.z0 + i / bands, rows * (i % bands) / bands, rows * (i % bands + 1) / bands);
+  });
 }
 
 }  // namespace

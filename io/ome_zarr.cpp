@@ -152,6 +152,16 @@ ZarrImage readMultiscales(const std::string& folder, const Json& multiscales,
   return image;
 }
 
+// A plain Zarr array (v2 or v3) as an image of one level, without axes or scales.
+ZarrImage singleArray(const std::string& folder) {
+  ZarrImage image;
+  image.folder = folder;
+  image.levels = {folder};
+  image.scales = {{}};
+  describeImage(image);
+  return image;
+}
+
 // The image in folder (findZarrImage without the JSON error translation).
 ZarrImage findImage(const std::string& folder) {
   // A v3 node: an array, or a group whose attributes hold "ome" (0.5) or "multiscales".
@@ -159,14 +169,7 @@ ZarrImage findImage(const std::string& folder) {
   if (const auto meta = readJsonFile(v3)) {
     if (!meta->is_object()) throw IoError(v3, "must hold a JSON object");
     const std::string type = meta->value("node_type", "");
-    if (type == "array") {
-      ZarrImage image;
-      image.folder = folder;
-      image.levels = {folder};
-      image.scales = {{}};
-      describeImage(image);
-      return image;
-    }
+    if (type == "array") return singleArray(folder);
     if (type != "group") throw IoError(v3, "node_type must be \"array\" or \"group\"");
     const Json attributes = meta->value("attributes", Json::object());
     if (attributes.contains("ome") && attributes["ome"].is_object()) {
@@ -182,14 +185,7 @@ ZarrImage findImage(const std::string& folder) {
                              attributes.value("omero", Json()), v3);
     throw IoError(v3, "a Zarr group without OME multiscales: open one of its arrays instead");
   }
-  if (exists(folder + "/.zarray")) {
-    ZarrImage image;
-    image.folder = folder;
-    image.levels = {folder};
-    image.scales = {{}};
-    describeImage(image);
-    return image;
-  }
+  if (exists(folder + "/.zarray")) return singleArray(folder);
   const std::string v2 = folder + "/.zattrs";
   const auto attributes = readJsonFile(v2);
   if (attributes && attributes->is_object()) {

@@ -2,13 +2,10 @@
 #include "io/zarr_reader.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
-#include <thread>
 
 #include "io/file_checks.h"
 #include "io/io_error.h"
+#include "io/parallel_tasks.h"
 #include "io/zarr_chunk_source.h"
 #include "io/zarr_metadata.h"
 
@@ -201,26 +198,7 @@ void ZarrReader::readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t 
     }
   };
   if (tasks == 1) return copyChunk(0);
-  std::atomic<int64_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failureMutex;
-  const auto work = [&] {
-    for (int64_t t; (t = next.fetch_add(1)) < tasks;) {
-      try {
-        copyChunk(t);
-      } catch (...) {
-        std::lock_guard lock(failureMutex);
-        if (!failure) failure = std::current_exception();
-        next = tasks;  // the read fails as a whole: stop taking chunks
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  const int64_t helpers = std::min<int64_t>(kReadThreads, tasks) - 1;
-  for (int64_t i = 0; i < helpers; ++i) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
+  runTasks(tasks, kReadThreads, copyChunk);
 }
 
 }  // namespace stacklens::io

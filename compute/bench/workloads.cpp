@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "compute/bench/timing_summary.h"
 #include "compute/volume_render.h"
 
 namespace stacklens::compute::bench {
@@ -20,11 +21,7 @@ double seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
+double median(std::vector<double> v) { return summarize(std::move(v)).median; }
 
 std::string jsonString(const std::string& s) {
   std::string out = "\"";

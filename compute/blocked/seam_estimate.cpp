@@ -44,23 +44,26 @@ struct Numbers {
 // Whether voxel (z, y, x) lies within one halo of a seam (an interior's start inside the volume).
 class NearSeams {
  public:
-  NearSeams(const BlockPlan& trialPlan, Shape halo) : halo_(halo) {
-    for (int a = 0; a < 3; ++a)
+  NearSeams(const BlockPlan& trialPlan, Shape halo) {
+    for (int a = 0; a < 3; ++a) {
+      const int64_t n = along(trialPlan.volume, a), h = std::max<int64_t>(1, along(halo, a));
+      near_[a].assign(size_t(n), false);
       for (const Block& b : trialPlan.blocks)
-        if (const int64_t s = start(b.interior, a); s > 0) seams_[a].push_back(s);
+        if (const int64_t s = start(b.interior, a); s > 0) {
+          any_ = true;
+          for (int64_t i = std::max<int64_t>(0, s - h + 1); i < std::min(n, s + h); ++i)
+            near_[a][size_t(i)] = true;
+        }
+    }
   }
   bool operator()(int64_t z, int64_t y, int64_t x) const {
-    const int64_t at[3] = {z, y, x};
-    for (int a = 0; a < 3; ++a)
-      for (int64_t s : seams_[a])
-        if (std::llabs(at[a] - s) < std::max<int64_t>(1, along(halo_, a))) return true;
-    return false;
+    return near_[0][size_t(z)] || near_[1][size_t(y)] || near_[2][size_t(x)];
   }
-  bool any() const { return !seams_[0].empty() || !seams_[1].empty() || !seams_[2].empty(); }
+  bool any() const { return any_; }
 
  private:
-  Shape halo_;
-  std::vector<int64_t> seams_[3];
+  std::vector<bool> near_[3];  // per axis: the coordinates within a halo of a seam
+  bool any_ = false;
 };
 
 }  // namespace

@@ -9,12 +9,15 @@
 #include <memory>
 
 #include "compute/backend.h"
+#include "compute/bench/timing_summary.h"
 #include "compute/lab/bandwidth.h"
 #include "compute/lab/lab_ops.h"
-#include "compute/lab/timing_summary.h"
 
 namespace stacklens::compute::lab {
 namespace {
+
+using bench::summarize;
+using bench::TimingSummary;
 
 using Clock = std::chrono::steady_clock;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "compute/lab/sweep_csv.h"
+#include "tests/compute/lab/timed_point.h"
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/speedup_lab_chart.h"
@@ -24,15 +25,9 @@ namespace lab = compute::lab;
 namespace {
 
 lab::Point point(int64_t edge, lab::Variant v, int threads, double seconds) {
-  lab::Point p;
-  p.op = "blur";
-  p.size = p.ny = p.nx = edge;
-  p.variant = v;
-  p.threads = threads;
-  p.variantName = lab::variantName(v, threads, 4);
+  lab::Point p = testing::timedPoint("blur", edge, v, threads, 4, seconds, 0.95, 1.05);
+  p.size = edge;
   p.repeats = 3;
-  p.medianS = seconds, p.minS = 0.95 * seconds, p.maxS = 1.05 * seconds;
-  p.q1S = p.minS, p.q3S = p.maxS;
   p.bytes = 8.0 * double(edge) * double(edge);
   p.bandwidth = 1e10;
   p.floorS = p.bytes / p.bandwidth;

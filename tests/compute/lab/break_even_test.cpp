@@ -4,19 +4,13 @@
 #include <cmath>
 
 #include "compute/lab/break_even.h"
+#include "tests/compute/lab/timed_point.h"
 
 namespace stacklens::compute::lab {
 namespace {
 
 Point point(const std::string& op, int64_t edge, Variant v, int threads, double seconds) {
-  Point p;
-  p.op = op;
-  p.ny = p.nx = edge;
-  p.variant = v;
-  p.threads = threads;
-  p.variantName = variantName(v, threads, 8);
-  p.medianS = p.minS = p.maxS = p.q1S = p.q3S = seconds;
-  return p;
+  return testing::timedPoint(op, edge, v, threads, 8, seconds);
 }
 
 // CPU t = 1e-9 · n (n elements), GPU t = 1e-4 · n^0.5: equal where n^0.5 = 1e5, n = 1e10, i.e. an

@@ -7,20 +7,14 @@
 #include <sstream>
 
 #include "compute/lab/svg_plot.h"
+#include "tests/compute/lab/timed_point.h"
 
 namespace stacklens::compute::lab {
 namespace {
 
 Point point(const std::string& op, int64_t edge, Variant v, int threads, double seconds) {
-  Point p;
-  p.op = op;
-  p.ny = p.nx = edge;
-  p.variant = v;
-  p.threads = threads;
-  p.variantName = variantName(v, threads, 4);
+  Point p = testing::timedPoint(op, edge, v, threads, 4, seconds, 0.9, 1.2);
   p.repeats = 3;
-  p.medianS = seconds, p.minS = 0.9 * seconds, p.maxS = 1.2 * seconds;
-  p.q1S = p.minS, p.q3S = p.maxS;
   p.bytes = 8.0 * double(edge) * double(edge);
   p.bandwidth = v == Variant::Cpu ? 1e10 : 1e12;
   p.floorS = p.bytes / p.bandwidth;

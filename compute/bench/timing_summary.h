@@ -1,9 +1,10 @@
-// Median, extremes and quartiles of repeated timings (the spread the lab shows around a point).
+// Median, extremes and quartiles of repeated timings: the median `stacklens-cli bench` reports,
+// and the spread the speedup lab shows around a point.
 #pragma once
 
 #include <vector>
 
-namespace stacklens::compute::lab {
+namespace stacklens::compute::bench {
 
 struct TimingSummary {
   double median = 0, min = 0, max = 0, q1 = 0, q3 = 0;
@@ -13,4 +14,4 @@ struct TimingSummary {
 // that a test can check them by hand. Throws InvalidArgument for no samples.
 TimingSummary summarize(std::vector<double> seconds);
 
-}  // namespace stacklens::compute::lab
+}  // namespace stacklens::compute::bench

@@ -1,11 +1,11 @@
 // Median, extremes and quartiles of repeated timings (see timing_summary.h).
-#include "compute/lab/timing_summary.h"
+#include "compute/bench/timing_summary.h"
 
 #include <algorithm>
 
 #include "compute/params.h"
 
-namespace stacklens::compute::lab {
+namespace stacklens::compute::bench {
 namespace {
 
 double percentile(const std::vector<double>& sorted, double q) {
@@ -18,9 +18,9 @@ double percentile(const std::vector<double>& sorted, double q) {
 }  // namespace
 
 TimingSummary summarize(std::vector<double> s) {
-  if (s.empty()) throw InvalidArgument("lab: no timings to summarise");
+  if (s.empty()) throw InvalidArgument("no timings to summarise");
   std::sort(s.begin(), s.end());
   return {percentile(s, 0.5), s.front(), s.back(), percentile(s, 0.25), percentile(s, 0.75)};
 }
 
-}  // namespace stacklens::compute::lab
+}  // namespace stacklens::compute::bench

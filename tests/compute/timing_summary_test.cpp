@@ -1,13 +1,13 @@
 // Median, extremes and quartiles of repeated timings.
 #include <gtest/gtest.h>
 
-#include "compute/lab/timing_summary.h"
+#include "compute/bench/timing_summary.h"
 #include "compute/params.h"
 
-namespace stacklens::compute::lab {
+namespace stacklens::compute::bench {
 namespace {
 
-TEST(LabTimingSummary, QuartilesInterpolateAsNumpyPercentile) {
+TEST(TimingSummary, QuartilesInterpolateAsNumpyPercentile) {
   // np.percentile([4, 1, 3, 2, 10], [25, 50, 75]) == [2, 3, 4]
   const TimingSummary s = summarize({4, 1, 3, 2, 10});
   EXPECT_EQ(s.min, 1);
@@ -22,7 +22,7 @@ TEST(LabTimingSummary, QuartilesInterpolateAsNumpyPercentile) {
   EXPECT_EQ(even.q3, 3.25);
 }
 
-TEST(LabTimingSummary, OneSampleIsEverything) {
+TEST(TimingSummary, OneSampleIsEverything) {
   const TimingSummary s = summarize({0.5});
   EXPECT_EQ(s.min, 0.5);
   EXPECT_EQ(s.q1, 0.5);
@@ -31,4 +31,4 @@ TEST(LabTimingSummary, OneSampleIsEverything) {
 }
 
 }  // namespace
-}  // namespace stacklens::compute::lab
+}  // namespace stacklens::compute::bench
