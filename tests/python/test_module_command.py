@@ -121,7 +121,7 @@ class Interrupted(unittest.TestCase):
             _, err = p.communicate(timeout=300)
             self.assertEqual(p.returncode, 130, err)
             self.assertIn("interrupted; nothing was written", err)
-            self.assertEqual(os.listdir(folder), ["in.fits"])
+            self.assertEqual(os.listdir(folder), ["in.fits"], err)
 
 
 if __name__ == "__main__":
