@@ -9,10 +9,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 
 #include "app/cli/processing.h"
 #include "compute/blocked/planned_run.h"
-#include "compute/blocked/seam_estimate.h"
+#include "compute/blocked/seam_policy.h"
 #include "compute/blocked/slab_reader.h"
 #include "compute/device_list.h"
 #include "io/block_writer.h"
@@ -105,13 +106,20 @@ void printWorkers(const compute::BlockedRunReport& report) {
   }
 }
 
-// What overlapping blocks are expected to leave at their seams, measured on a small synthetic
-// trial when it costs little next to the run (a twentieth of its expected compute, or 2 s).
-compute::SeamEstimate seamEstimate(compute::Backend& backend, const compute::BlockPlan& plan,
-                                   const Deconvolve3d& job) {
-  const double run = plan.secondsPerIteration * job.params.iterations;
-  return compute::estimateSeamError(backend, plan, job.psf, job.params, std::max(2.0, run / 20),
-                                    compute::Job(job.stop));
+// The plan under --seams (compute/blocked/seam_policy.h), its seams weighed by a small synthetic
+// trial when that costs little next to the run (a twentieth of its expected compute, or 2 s).
+compute::SeamChoice choosePlan(const Args& args, compute::Backend& backend,
+                               const compute::PlannedRunRequest& request, const Deconvolve3d& job) {
+  const std::string word = args.get("seams", "exact");
+  const std::optional<compute::SeamRule> rule = compute::seamRuleNamed(word);
+  if (!rule) throw UsageError("--seams: expected exact or fast");
+  // --halo or --block asks for those blocks.
+  const compute::SeamRule use =
+      args.has("halo") || args.has("block") ? compute::SeamRule::Fast : *rule;
+  const compute::BlockPlan fastest = compute::planRun(request, backend.name());
+  const double run = fastest.secondsPerIteration * job.params.iterations;
+  return compute::chooseForSeams(backend, request, job.psf, use, std::max(2.0, run / 20),
+                                 compute::Job(job.stop));
 }
 
 }  // namespace
@@ -146,13 +154,13 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   request.cpuFrameBudget = hostBudget(args) / 2;
   request.devices = static_cast<int>(backends.size());
   if (args.has("dry-run")) {
-    const compute::BlockPlan plan = compute::planRun(request, backend->name());
+    const compute::SeamChoice choice = choosePlan(args, *backend, request, job);
+    const compute::BlockPlan& plan = choice.plan;
     std::printf("backend %s", backend->name().c_str());
     for (compute::Backend* b : backends)
       if (backends.size() > 1) std::printf("\n  %s", b->deviceName().c_str());
     std::printf("\n%s", plan.describe(p.iterations).c_str());
-    if (plan.scheme == compute::BlockScheme::Overlap && plan.count() > 1)
-      std::printf("%s\n", seamEstimate(*backend, plan, job).describe().c_str());
+    if (!choice.summary.empty()) std::printf("%s\n", choice.summary.c_str());
     std::printf(
         "streaming: frames filled and results written %lld slices at a time, while the blocks "
         "next to them compute; host memory for it at most %lld MiB\n",
@@ -168,16 +176,14 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   // HISTORY says how the volume was cut: overlapping blocks may leave seams that an unblocked run
   // does not have. (A run that falls back to smaller blocks on running out of memory is still
   // described by its first plan.)
+  // Overlapping blocks: the seam error a synthetic trial expects is said and kept, and under
+  // --seams exact one block is taken instead where it would show.
   std::string scheme, seamLine;
   try {
-    const compute::BlockPlan plan = compute::planRun(request, backend->name());
-    scheme = plan.provenance();
-    // Overlapping blocks: the seam error a synthetic trial expects is said and kept.
-    if (plan.scheme == compute::BlockScheme::Overlap && plan.count() > 1) {
-      const compute::SeamEstimate seams = seamEstimate(*backend, plan, job);
-      seamLine = seams.describe();
-      scheme += " " + seams.provenance();
-    }
+    const compute::SeamChoice choice = choosePlan(args, *backend, request, job);
+    scheme = choice.provenance;
+    seamLine = choice.summary;
+    request = choice.request;
   } catch (const compute::InvalidArgument&) {
     // No plan fits this backend: planAndDeconvolve below says so or falls back.
   }

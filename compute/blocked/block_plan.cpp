@@ -335,7 +335,8 @@ std::string BlockPlan::provenance() const {
 }
 
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const FrameCosts& costs,
-                     size_t budgetBytes, Shape halo, Shape maxInterior, int devices) {
+                     size_t budgetBytes, Shape halo, Shape maxInterior, int devices,
+                     bool oneBlock) {
   if (devices < 1) throw InvalidArgument("blocked deconvolution: no device to run on");
   if (volume.empty()) throw InvalidArgument("blocked deconvolution: the volume is empty");
   if (psf.empty()) throw InvalidArgument("blocked deconvolution: the PSF is empty");
@@ -364,8 +365,9 @@ BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const F
   // The cuts worth trying on each axis: from the fewest pieces maxInterior allows, 64 more.
   std::vector<AxisCut> options[3];
   for (int a = 0; a < 3; ++a) {
-    const int64_t first = most[a] > 0 ? ceilDiv(n[a], most[a]) : 1;
-    for (int64_t c = first; c <= std::min(n[a], first + 63); ++c)
+    const int64_t first = oneBlock ? 1 : most[a] > 0 ? ceilDiv(n[a], most[a]) : 1;
+    const int64_t last = oneBlock ? 1 : std::min(n[a], first + 63);
+    for (int64_t c = first; c <= last; ++c)
       options[a].push_back(exact ? exactAxisCut(n[a], h[a], c, most[a], costs)
                                  : axisCut(n[a], k[a], h[a], c, periodic, costs));
   }

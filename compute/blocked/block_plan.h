@@ -102,12 +102,12 @@ size_t defaultHostBudget();
 // The plan with the least expected compute whose block fits the budget. halo: voxels on each side
 // (a negative axis: half the PSF, rounded up; less than that is an InvalidArgument). maxInterior:
 // block interiors no longer than this (0: any length). devices: how many run blocks at once
-// (each with the budget), so that the expected time counts rounds of blocks. Throws
-// InvalidArgument when not even the smallest block fits, naming the budget and what that block
-// needs.
+// (each with the budget), so that the expected time counts rounds of blocks. oneBlock: only the
+// unblocked run's one block is weighed. Throws InvalidArgument when not even the smallest block
+// fits, naming the budget and what that block needs.
 BlockPlan planBlocks(Shape volume, Shape psf, const DeconvolveParams& p, const FrameCosts& costs,
                      size_t budgetBytes, Shape halo = {-1, -1, -1}, Shape maxInterior = {0, 0, 0},
-                     int devices = 1);
+                     int devices = 1, bool oneBlock = false);
 
 // Chooses how many slices at a time frames are filled and emptied so that the host memory for it
 // fits hostBudget: staging for two slabs in and two out, plus, with wholeSlices (a reader that

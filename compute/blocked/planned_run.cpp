@@ -29,8 +29,8 @@ std::string mebibytes(size_t bytes) {
 
 BlockPlan planRun(const PlannedRunRequest& r, const std::string& backend) {
   const FrameCosts costs = frameCosts(backend, r.params);
-  BlockPlan plan =
-      planBlocks(r.volume, r.psf, r.params, costs, r.frameBudget, r.halo, r.maxInterior, r.devices);
+  BlockPlan plan = planBlocks(r.volume, r.psf, r.params, costs, r.frameBudget, r.halo,
+                              r.maxInterior, r.devices, r.oneBlock);
   // On the CPU, blocks that exchange halos every iteration give the unblocked run's result
   // (overlapping ones differ near the seams): they are planned whenever their whole-domain
   // arrays and a frame fit the same budget. A halo asked for is the overlapping blocks' (the
@@ -87,6 +87,14 @@ PlannedRunResult planAndDeconvolve(const std::vector<Backend*>& backends,
     } catch (const OutOfDeviceMemory& e) {
       // Results already written came from this plan's blocks; another plan's would not match.
       if (written || cpu) throw;
+      if (attempt.oneBlock) {
+        attempt.oneBlock = false;
+        if (note)
+          note(std::string(e.what()) +
+               "; overlapping blocks instead (near the seams the result may differ from an "
+               "unblocked run's)");
+        continue;
+      }
       if (halvings < 3 && attempt.frameBudget / 2 > 0) {
         ++halvings;
         attempt.frameBudget /= 2;

@@ -21,6 +21,9 @@ struct PlannedRunRequest {
   bool wholeSlices = true;    // the reader reads whole slices (planSlabs)
   size_t cpuFrameBudget = 0;  // frames when the run falls back to the CPU
   int devices = 1;            // backends that run blocks at once (each with frameBudget)
+  // The unblocked run's one block only (compute/blocked/seam_policy.h chose it for its seams);
+  // should the device run out of memory, overlapping blocks after all, as said through note.
+  bool oneBlock = false;
 };
 
 struct PlannedRunResult {

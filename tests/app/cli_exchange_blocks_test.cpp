@@ -87,3 +87,32 @@ TEST_F(CliExchangeBlocks, BlocksThatFitExchangeHalosAndGiveTheUnblockedRun) {
 }
 
 }  // namespace
+
+namespace {
+
+// --seams takes exact or fast, in 3D only; a small budget on the CPU leaves no room for one
+// block either, and the plan says so after the estimate.
+TEST_F(CliExchangeBlocks, SeamsTakesExactOrFast) {
+  std::vector<float> v(size_t(20 * 48 * 40), 50.f);
+  const std::string in = path("flat.fits");
+  io::writeStack(in, v.data(), 20, 48, 40, {});
+  const std::string common =
+      "deconvolve " + in + " " + path("o.fits") + " --psf-sigma 2,1.5,1.5 --iterations 6";
+  const CliResult bad = runCliSeparately(common + " --mode 3d --seams sideways --dry-run");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("--seams: expected exact or fast"), std::string::npos) << bad.err;
+  const CliResult twoD = runCliSeparately(common + " --seams fast");
+  EXPECT_NE(twoD.code, 0);
+  EXPECT_NE(twoD.err.find("--seams needs --mode 3d"), std::string::npos) << twoD.err;
+  const CliResult small =
+      runCliSeparately(common + " --mode 3d --backend cpu --ram-budget-mb 1 --dry-run");
+  ASSERT_EQ(small.code, 0) << small.err;
+  const size_t estimate = small.out.find("expected seam error ");
+  ASSERT_NE(estimate, std::string::npos) << small.out;
+  // A flat volume's trial is not flat (point sources): its estimate decides, and whichever way
+  // it goes the plan stays in blocks here, as one block does not fit 1 MiB.
+  EXPECT_NE(small.out.find("blocks "), std::string::npos) << small.out;
+  EXPECT_EQ(small.out.find("blocks 1 "), std::string::npos) << small.out;
+}
+
+}  // namespace

@@ -242,6 +242,16 @@ class Deconvolution(unittest.TestCase):
         self.assertLess(ref.relative_l2(blocked, whole), 1e-3)
         self.assertGreater(ref.relative_l2(blocked, whole), 0.0)  # really in blocks
 
+    def test_seams_takes_exact_or_fast(self):
+        v = random_image((12, 20, 20), seed=11)
+        exact = sl.deconvolve(v, psf_sigma=1.0, iterations=2, mode="3d", backend=BACKEND)
+        fast = sl.deconvolve(v, psf_sigma=1.0, iterations=2, mode="3d", backend=BACKEND,
+                             seams="fast")
+        # One block either way (the volume fits): the same call twice in one process.
+        self.assertLess(ref.relative_l2(fast, exact), 1e-6)
+        with self.assertRaisesRegex(ValueError, "seams: expected 'exact' or 'fast'"):
+            sl.deconvolve(v, psf_sigma=1.0, iterations=2, mode="3d", seams="Exact")
+
     def test_the_gil_is_released_while_the_kernels_run(self):
         # With the GIL held for the call, this thread could not run for the whole call: its
         # longest pause would be the call's length.

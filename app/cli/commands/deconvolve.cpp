@@ -10,6 +10,7 @@
 #include "app/cli/parameter_options.h"
 #include "app/cli/processing.h"
 #include "compute/auto_boundary.h"
+#include "compute/blocked/seam_policy.h"
 #include "compute/mirror_psf.h"
 #include "compute/params_text.h"
 #include "io/stack.h"
@@ -79,8 +80,10 @@ int runDeconvolve(const Args& args) {
   for (const char* o : {"budget-mb", "ram-budget-mb"})
     if (args.has(o) && args.getInt(o, 0) < 1)
       throw UsageError(std::string("--") + o + ": expected MiB ≥ 1");
-  for (const char* o : {"halo", "block", "dry-run", "devices"})
+  for (const char* o : {"halo", "block", "dry-run", "devices", "seams"})
     if (!p.threeD && args.has(o)) throw UsageError(std::string("--") + o + " needs --mode 3d");
+  if (args.has("seams") && !compute::seamRuleNamed(args.get("seams", "")))
+    throw UsageError("--seams: expected exact or fast");
   const std::string outPath = args.positional(1);
 
   // The PSF is read before the input: the boundary "auto" chooses depends on it.
@@ -150,6 +153,12 @@ std::vector<OptionSpec> options() {
                "given, CPU blocks overlap instead of exchanging halos"});
   o.push_back({"block", "N|Z,Y,X", "3d blocks: longest block interior (default: from the budget)"});
   o.push_back({"dry-run", "", "3d: print the plan of blocks and exit"});
+  o.push_back({"seams", "exact|fast",
+               "3d blocks that overlap may leave seams: a small trial first estimates them. exact "
+               "(default): where it expects more than 1e-4 relative L2 near the seams, the "
+               "volume is deconvolved as one block if the memory budget holds it; fast: the "
+               "fastest blocks whatever their seams (so are --halo and --block). Either way the "
+               "estimate is printed and kept in HISTORY"});
   o.push_back({"devices", "all|N|I,J",
                "3d on CUDA: the GPUs that share the blocks (default all; N: the first N; a list: "
                "those, e.g. 0,2 or 1,)"});

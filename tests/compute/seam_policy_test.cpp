@@ -1,0 +1,119 @@
+// chooseForSeams: the fastest plan is kept where its seams are expected within the tolerance,
+// one block is taken instead where they are not and the budget holds it, and the reasons are said.
+// Two CPU "devices" make overlapping blocks the fastest plan while one block still fits, as a GPU's
+// fast frame lengths do.
+#include "compute/blocked/seam_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/compute/blocked_cases.h"
+
+using namespace stacklens::compute;
+using stacklens::testing::measuredLikePsf;
+using stacklens::testing::params3d;
+
+namespace {
+
+PlannedRunRequest twoDeviceRequest(Shape volume, const Image& psf, const DeconvolveParams& p) {
+  PlannedRunRequest r;
+  r.volume = volume;
+  r.psf = psf.shape();
+  r.params = p;
+  r.frameBudget = size_t(1) << 32;
+  r.slabBudget = size_t(1) << 30;
+  r.cpuFrameBudget = r.frameBudget;
+  r.devices = 2;
+  return r;
+}
+
+// A PSF that is zero beyond two voxels of its centre.
+Image compactPsf() {
+  Image psf = Image::host({5, 5, 5});
+  for (int64_t z = 0; z < 5; ++z)
+    for (int64_t y = 0; y < 5; ++y)
+      for (int64_t x = 0; x < 5; ++x)
+        psf.at(z, y, x) =
+            float(1.0 / (1 + (z - 2) * (z - 2) + (y - 2) * (y - 2) + (x - 2) * (x - 2)));
+  return psf;
+}
+
+bool says(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+}  // namespace
+
+// A measured-like PSF's tails reach past half-PSF halos within a few iterations (the seam
+// estimate's own tests measure a few 1e-3): exact takes one block, fast keeps the blocks.
+TEST(SeamPolicy, VisibleSeamsTakeOneBlockUnlessFastIsAsked) {
+  auto cpu = makeCpuBackend(2);
+  const Image psf = measuredLikePsf({31, 24, 24}, false, 5);
+  const PlannedRunRequest r = twoDeviceRequest({96, 40, 40}, psf, params3d(10));
+  ASSERT_GT(planRun(r, "cpu").count(), 1) << "two devices should make blocks the fastest plan";
+
+  const SeamChoice exact = chooseForSeams(*cpu, r, psf, SeamRule::Exact, 1e9);
+  ASSERT_TRUE(exact.estimate.estimated) << exact.estimate.reason;
+  EXPECT_GT(exact.estimate.relativeL2, kSeamTolerance);
+  EXPECT_EQ(exact.plan.count(), 1);
+  EXPECT_TRUE(exact.request.oneBlock);
+  EXPECT_TRUE(says(exact.summary, "as one block instead")) << exact.summary;
+  EXPECT_TRUE(says(exact.provenance, "one block for exact seams")) << exact.provenance;
+  // What runs is what was chosen.
+  EXPECT_EQ(planRun(exact.request, "cpu").count(), 1);
+
+  const SeamChoice fast = chooseForSeams(*cpu, r, psf, SeamRule::Fast, 1e9);
+  EXPECT_GT(fast.plan.count(), 1);
+  EXPECT_FALSE(fast.request.oneBlock);
+  EXPECT_TRUE(says(fast.provenance, "overlapping")) << fast.provenance;
+  EXPECT_TRUE(says(fast.provenance, "expected seam error")) << fast.provenance;
+}
+
+// One iteration of a PSF of radius 2 reads 4 voxels past a voxel: a halo of 4 holds it all, the
+// trial finds no seam (float rounding, about 1e-7), and the fastest blocks stay.
+TEST(SeamPolicy, SeamsWithinTheToleranceKeepTheBlocks) {
+  auto cpu = makeCpuBackend(2);
+  const Image psf = compactPsf();
+  PlannedRunRequest r = twoDeviceRequest({96, 32, 32}, psf, params3d(1));
+  r.halo = {4, 4, 4};
+  const SeamChoice c = chooseForSeams(*cpu, r, psf, SeamRule::Exact, 1e9);
+  ASSERT_GT(c.plan.count(), 1);
+  ASSERT_TRUE(c.estimate.estimated) << c.estimate.reason;
+  EXPECT_LT(c.estimate.relativeL2, kSeamTolerance);
+  EXPECT_FALSE(c.request.oneBlock);
+  EXPECT_FALSE(says(c.summary, "one block")) << c.summary;
+}
+
+// With no room for one block, the blocks stay and the summary says why.
+TEST(SeamPolicy, NoRoomForOneBlockKeepsTheBlocksAndSaysSo) {
+  auto cpu = makeCpuBackend(2);
+  const Image psf = measuredLikePsf({31, 24, 24}, false, 5);
+  PlannedRunRequest r = twoDeviceRequest({96, 40, 40}, psf, params3d(10));
+  PlannedRunRequest one = r;
+  one.oneBlock = true;
+  r.frameBudget = planRun(one, "cpu").bytesPerBlock - 1;
+  ASSERT_GT(planRun(r, "cpu").count(), 1);
+  const SeamChoice c = chooseForSeams(*cpu, r, psf, SeamRule::Exact, 1e9);
+  EXPECT_GT(c.plan.count(), 1);
+  EXPECT_FALSE(c.request.oneBlock);
+  EXPECT_TRUE(says(c.summary, "one block does not fit")) << c.summary;
+  EXPECT_TRUE(says(c.provenance, "expected seam error")) << c.provenance;
+}
+
+// A trial that would cost too much is skipped with its reason, and the fastest plan stays.
+TEST(SeamPolicy, ASkippedTrialKeepsTheFastestPlan) {
+  auto cpu = makeCpuBackend(2);
+  const Image psf = measuredLikePsf({31, 24, 24}, false, 5);
+  const PlannedRunRequest r = twoDeviceRequest({96, 40, 40}, psf, params3d(10));
+  const SeamChoice c = chooseForSeams(*cpu, r, psf, SeamRule::Exact, 0.0);
+  EXPECT_FALSE(c.estimate.estimated);
+  EXPECT_GT(c.plan.count(), 1);
+  EXPECT_TRUE(says(c.provenance, "not estimated")) << c.provenance;
+}
+
+TEST(SeamPolicy, NamesTheRules) {
+  EXPECT_EQ(seamRuleNamed("exact"), SeamRule::Exact);
+  EXPECT_EQ(seamRuleNamed("fast"), SeamRule::Fast);
+  EXPECT_FALSE(seamRuleNamed("Exact").has_value());
+}
