@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compute/blocked/blocked_deconvolution.h"
+#include "compute/rl_frame.h"
 
 namespace stacklens::compute {
 namespace {
@@ -16,14 +17,33 @@ int64_t& along(Shape& s, int axis) { return axis == 0 ? s.z : axis == 1 ? s.y : 
 int64_t along(const Shape& s, int axis) { return axis == 0 ? s.z : axis == 1 ? s.y : s.x; }
 int64_t start(const Box& b, int axis) { return axis == 0 ? b.z0 : axis == 1 ? b.y0 : b.x0; }
 
+// What the run's frames really hold past an interior face at a seam, per axis: the halo asked
+// for and what rounding the frame up to a fast FFT length added (the least over the seams), or
+// the halo on axes the plan does not cut.
+Shape reachedHalo(const BlockPlan& plan) {
+  Shape h = plan.halo;
+  for (int a = 0; a < 3; ++a) {
+    if (along(plan.counts, a) <= 1) continue;
+    int64_t least = -1;
+    for (const Block& b : plan.blocks) {
+      const int64_t i0 = start(b.interior, a), f0 = start(b.frame, a);
+      const int64_t i1 = i0 + along(b.interior.shape(), a), f1 = f0 + along(b.frame.shape(), a);
+      if (i0 > 0) least = least < 0 ? i0 - f0 : std::min(least, i0 - f0);
+      if (i1 < along(plan.volume, a)) least = least < 0 ? f1 - i1 : std::min(least, f1 - i1);
+    }
+    if (least >= 0) along(h, a) = std::max(along(h, a), least);
+  }
+  return h;
+}
+
 // A trial volume cut as the plan is: two interiors of at least twice the halo along each axis
 // the plan cuts (seams far enough from the faces and from each other), and on the others twice
 // the PSF's length, so that the seams lie mostly away from the faces, as in a run's volume.
-Shape trialShape(const BlockPlan& plan) {
+Shape trialShape(const BlockPlan& plan, Shape halo) {
   Shape trial;
   for (int a = 0; a < 3; ++a) {
     const int64_t n = along(plan.volume, a);
-    const int64_t cut = 2 * std::max<int64_t>(2 * along(plan.halo, a), 8);
+    const int64_t cut = 2 * std::max<int64_t>(2 * along(halo, a), 8);
     const int64_t whole = std::max<int64_t>(2 * along(plan.psf, a), 32);
     along(trial, a) = std::min(n, along(plan.counts, a) > 1 ? cut : whole);
   }
@@ -65,6 +85,25 @@ class NearSeams {
   std::vector<bool> near_[3];  // per axis: the coordinates within a halo of a seam
   bool any_ = false;
 };
+
+// Whether a frame covers a whole axis the plan cuts: its blocks would then be the unblocked run.
+bool framesSpanTheTrial(const BlockPlan& plan) {
+  for (const Block& b : plan.blocks)
+    for (int a = 0; a < 3; ++a)
+      if (along(plan.counts, a) > 1 && start(b.frame, a) <= 0 &&
+          start(b.frame, a) + along(b.frame.shape(), a) >= along(plan.volume, a))
+        return true;
+  return false;
+}
+
+// The unblocked run's frame (compute/rl_frame.h).
+Shape unblockedFrame(Shape volume, Shape psf, const DeconvolveParams& p) {
+  const bool padded = p.boundary == Boundary::Reflect || p.boundary == Boundary::Zero;
+  const int64_t k = padded ? 1 : 0;
+  return rlFrame({volume.z + k * (psf.z / 2 * 2), volume.y + k * (psf.y / 2 * 2),
+                  volume.x + k * (psf.x / 2 * 2)},
+                 {padded, padded, padded});
+}
 
 }  // namespace
 
@@ -123,20 +162,27 @@ SeamEstimate estimateSeamError(Backend& backend, const BlockPlan& plan, const Im
     e.reason = "the run is not cut into overlapping blocks";
     return e;
   }
-  e.trial = trialShape(plan);
+  // The trial's frames hold what the run's do past each seam and no more: planned on the CPU's
+  // lengths (any smooth length) with the run's reached halo, so that a fast length the trial's
+  // small volume happened to allow cannot let its frames see more than the run's.
+  const Shape halo = reachedHalo(plan);
+  e.trial = trialShape(plan, halo);
   Shape maxInterior{0, 0, 0};
   for (int a = 0; a < 3; ++a)
     if (along(plan.counts, a) > 1) along(maxInterior, a) = along(e.trial, a) / 2;
-  const FrameCosts costs = frameCosts(backend.name(), p);
   BlockPlan trialPlan =
-      planBlocks(e.trial, plan.psf, p, costs, size_t(1) << 50, plan.halo, maxInterior);
+      planBlocks(e.trial, plan.psf, p, frameCosts("cpu", p), size_t(1) << 50, halo, maxInterior);
   const NearSeams nearSeams(trialPlan, plan.halo);
-  if (trialPlan.count() <= 1 || !nearSeams.any()) {
+  if (trialPlan.count() <= 1 || !nearSeams.any() || framesSpanTheTrial(trialPlan)) {
     e.reason = "the trial volume could not be cut as the run is";
     return e;
   }
-  // The blocks, and the unblocked run, which costs about as much.
-  const double seconds = 2 * trialPlan.secondsPerIteration * p.iterations;
+  // The blocks and the unblocked run, at this backend's rates.
+  const FrameCosts costs = frameCosts(backend.name(), p);
+  double perIteration = costs.secondsPerIteration(unblockedFrame(e.trial, plan.psf, p));
+  for (const Block& b : trialPlan.blocks)
+    perIteration += costs.secondsPerIteration(b.frame.shape());
+  const double seconds = perIteration * p.iterations;
   if (seconds > maxSeconds) {
     char text[128];
     std::snprintf(text, sizeof text, "the trial would take about %.0f s", seconds);

@@ -106,3 +106,27 @@ TEST(SeamEstimate, SaysWhyThereIsNone) {
   ASSERT_EQ(one.count(), 1);
   EXPECT_FALSE(estimateSeamError(*cpu, one, compactPsf(), p, 1e9).estimated);
 }
+
+// A GPU plan rounds frames up to fast FFT lengths, so they hold more than the halo past each
+// seam; the trial's frames hold as much and no more (planned at the CPU's tight lengths around
+// that reach), so its volume is cut to four times the reached halo, not the nominal one, and its
+// frames, which stop short of its far faces, still leave a seam to measure.
+TEST(SeamEstimate, TheTrialReachesAsFarAsTheRunsFrames) {
+  auto cpu = makeCpuBackend(2);
+  DeconvolveParams p = params3d(20, Boundary::ReflectExact);
+  const Image psf = gaussianPsfFromSigmas({4.0, 1.5, 1.5}, true);
+  const Shape volume{200, 40, 40};
+  const BlockPlan plan = planBlocks(volume, psf.shape(), p, frameCosts("cuda", p), size_t(1) << 40,
+                                    {-1, -1, -1}, {100, 0, 0});
+  ASSERT_EQ(plan.counts.z, 2);
+  int64_t reached = volume.z;
+  for (const Block& b : plan.blocks) {
+    if (b.interior.z0 > 0) reached = std::min(reached, b.interior.z0 - b.frame.z0);
+    if (b.interior.z1 < volume.z) reached = std::min(reached, b.frame.z1 - b.interior.z1);
+  }
+  ASSERT_GT(reached, plan.halo.z) << "the fast lengths should add to the halo here";
+  const SeamEstimate e = estimateSeamError(*cpu, plan, psf, p, 1e9);
+  ASSERT_TRUE(e.estimated) << e.reason;
+  EXPECT_EQ(e.trial.z, std::min(volume.z, 4 * reached));
+  EXPECT_GT(e.relativeL2, 0.0) << e.describe();
+}
