@@ -11,6 +11,7 @@
 #include "compute/image.h"
 #include "compute/job.h"
 #include "compute/params.h"
+#include "compute/resident_frames.h"
 
 namespace stacklens::compute {
 
@@ -45,6 +46,15 @@ class Backend {
   virtual Image gaussianBlur(const Image& in, const BlurParams& p, const Job& job = {}) = 0;
   virtual Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                                const Job& job = {}) = 0;
+  // Frames for blocks that exchange halos where this backend computes (compute/resident_frames.h),
+  // stepping with p (periodic over each frame) and psf as rlPsf gives it; null where the backend
+  // keeps none of this shape. Throws OutOfDeviceMemory when they do not fit.
+  virtual std::unique_ptr<ResidentRlFrames> residentRlFrames(const ResidentLayout& layout,
+                                                             const Image& psf,
+                                                             const DeconvolveParams& p) {
+    (void)layout, (void)psf, (void)p;
+    return nullptr;
+  }
   virtual ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job = {}) = 0;
   virtual Segmentation segment(const Image& in, const SegmentParams& p, const Job& job = {}) = 0;
   virtual Image medianFilter(const Image& in, int size, const Job& job = {}) = 0;

@@ -311,6 +311,9 @@ std::string BlockPlan::describe(int iterations) const {
   if (scheme == BlockScheme::Exchange)
     o << "scheme: the blocks exchange halos every iteration (whole-domain arrays in host memory): "
          "the result is the unblocked run's, up to float rounding\n";
+  else if (scheme == BlockScheme::Resident)
+    o << "scheme: every block's frame stays on the device and the blocks exchange halos there "
+         "every iteration: the result is the unblocked run's, up to float rounding\n";
   else if (count() > 1)
     o << "scheme: overlapping blocks, each iterating on its own: near the seams the result may "
          "differ from an unblocked run's\n";
@@ -329,7 +332,8 @@ std::string BlockPlan::describe(int iterations) const {
 std::string BlockPlan::provenance() const {
   if (count() <= 1) return "";
   const std::string blocks = "blocks=" + std::to_string(count());
-  if (scheme == BlockScheme::Exchange) return blocks + " exchanging halos";
+  if (scheme == BlockScheme::Exchange || scheme == BlockScheme::Resident)
+    return blocks + " exchanging halos";
   return blocks + " overlapping halo=" + std::to_string(halo.z) + "," + std::to_string(halo.y) +
          "," + std::to_string(halo.x) + " (seams may differ from an unblocked run)";
 }

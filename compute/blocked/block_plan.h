@@ -57,8 +57,10 @@ FrameCosts frameCosts(const std::string& backend, const DeconvolveParams& p);
 // those iterations is missing, so near the seams the result may differ from the unblocked run's
 // (any backend). Exchange: every iteration, each block steps once from whole-domain arrays in
 // host memory and gives its interior back, so that the halos are always current: the unblocked
-// run's result, up to float rounding (the CPU; compute/blocked/exchange_run.h).
-enum class BlockScheme { Overlap, Exchange };
+// run's result, up to float rounding (the CPU; compute/blocked/exchange_run.h). Resident: the
+// same exchange, with every block's frame kept where the backend computes and only the halos
+// moving there (compute/blocked/resident_run.h).
+enum class BlockScheme { Overlap, Exchange, Resident };
 
 struct BlockPlan {
   BlockScheme scheme = BlockScheme::Overlap;

@@ -16,6 +16,7 @@
 
 #include "compute/blocked/block_queue.h"
 #include "compute/blocked/exchange_run.h"
+#include "compute/blocked/resident_run.h"
 #include "compute/cpu/thread_pool.h"
 
 namespace stacklens::compute {
@@ -360,6 +361,11 @@ BlockedRunReport deconvolveBlocked(const std::vector<Backend*>& backends, const 
   if (plan.slabSlices < 1)
     throw InvalidArgument("blocked deconvolution: the plan has no slab size (planSlabs)");
   if (backends.empty()) throw InvalidArgument("blocked deconvolution: no backend to run on");
+  if (plan.scheme == BlockScheme::Resident) {
+    if (backends.size() != 1)
+      throw InvalidArgument("blocked deconvolution: resident frames run on one device");
+    return deconvolveResident(*backends.front(), read, write, psf, p, plan, job);
+  }
   if (plan.scheme == BlockScheme::Exchange) {
     if (backends.size() != 1)
       throw InvalidArgument("blocked deconvolution: blocks that exchange halos run on one CPU");

@@ -22,10 +22,13 @@ struct ExchangeAxis {
 // A whole axis that wraps (the torus of the unblocked run's FFT) is its own frame, with no halo;
 // otherwise each interior gets the halo on both sides, and what the frame's smooth length leaves
 // beyond that widens both halos alike.
-ExchangeAxis cutAxis(int64_t start, int64_t length, int64_t halo, int64_t count, bool wraps) {
+// lengthFor: the frame length the backend takes for at least n samples (0: none).
+ExchangeAxis cutAxis(int64_t start, int64_t length, int64_t halo, int64_t count, bool wraps,
+                     int64_t (*lengthFor)(int64_t) = nextSmoothLength) {
   ExchangeAxis a;
   a.count = count;
-  a.frame = count == 1 && wraps ? length : nextSmoothLength(ceilDiv(length, count) + 2 * halo);
+  a.frame = count == 1 && wraps ? length : lengthFor(ceilDiv(length, count) + 2 * halo);
+  if (a.frame == 0) return a;
   for (int64_t i = 0; i <= count; ++i) a.bounds.push_back(start + length * i / count);
   for (int64_t i = 0; i < count; ++i) {
     const int64_t interior = a.bounds[size_t(i + 1)] - a.bounds[size_t(i)];
@@ -46,6 +49,43 @@ Box domainOf(Shape volume, Shape psf, const DeconvolveParams& p) {
               {true, true, true});
   return {-(psf.z / 2),        frame.z - psf.z / 2, -(psf.y / 2),
           frame.y - psf.y / 2, -(psf.x / 2),        frame.x - psf.x / 2};
+}
+
+// Resident frames' memory: on CUDA their observed images and estimates and the shared transform
+// arrays (about as much again); on the CPU each frame is a deconvolver with all its arrays.
+size_t residentBytes(Shape frame, int64_t blocks, bool cuda, const DeconvolveParams& p) {
+  return cuda ? size_t(blocks + 1) * size_t(frame.count()) * kResidentBytesPerVoxel
+              : size_t(blocks) * size_t(frame.count()) * exchangeFrameBytesPerVoxel(p);
+}
+
+// The exchanging plan of the chosen cuts (the caller sets its costs).
+BlockPlan exchangePlanOf(Shape volume, Shape psf, const DeconvolveParams& p, const Box& domain,
+                         const int64_t halos[3], const ExchangeAxis* const chosen[3]) {
+  const ExchangeAxis &cz = *chosen[0], &cy = *chosen[1], &cx = *chosen[2];
+  BlockPlan plan;
+  plan.scheme = BlockScheme::Exchange;
+  plan.volume = volume;
+  plan.psf = psf;
+  plan.halo = {halos[0], halos[1], halos[2]};
+  plan.counts = {cz.count, cy.count, cx.count};
+  plan.frame = {cz.frame, cy.frame, cx.frame};
+  plan.boundary = p.boundary;
+  plan.domain = domain;
+  for (int64_t i = 0; i < cz.count; ++i)
+    for (int64_t j = 0; j < cy.count; ++j)
+      for (int64_t l = 0; l < cx.count; ++l) {
+        Block b;
+        b.interior = {cz.bounds[size_t(i)],     cz.bounds[size_t(i + 1)], cy.bounds[size_t(j)],
+                      cy.bounds[size_t(j + 1)], cx.bounds[size_t(l)],     cx.bounds[size_t(l + 1)]};
+        b.frame = {cz.starts[size_t(i)], cz.starts[size_t(i)] + cz.frame,
+                   cy.starts[size_t(j)], cy.starts[size_t(j)] + cy.frame,
+                   cx.starts[size_t(l)], cx.starts[size_t(l)] + cx.frame};
+        const Shape in = b.interior.shape();
+        plan.interior = {std::max(plan.interior.z, in.z), std::max(plan.interior.y, in.y),
+                         std::max(plan.interior.x, in.x)};
+        plan.blocks.push_back(b);
+      }
+  return plan;
 }
 
 }  // namespace
@@ -104,35 +144,64 @@ std::optional<BlockPlan> planExchange(Shape volume, Shape psf, const DeconvolveP
         }
       }
   if (!chosen[0]) return std::nullopt;
-  const ExchangeAxis &cz = *chosen[0], &cy = *chosen[1], &cx = *chosen[2];
-  BlockPlan plan;
-  plan.scheme = BlockScheme::Exchange;
-  plan.volume = volume;
-  plan.psf = psf;
-  plan.halo = {halos[0], halos[1], halos[2]};
-  plan.counts = {cz.count, cy.count, cx.count};
-  plan.frame = {cz.frame, cy.frame, cx.frame};
-  plan.boundary = p.boundary;
+  BlockPlan plan = exchangePlanOf(volume, psf, p, domain, halos, chosen);
   plan.bytesPerBlock = size_t(plan.frame.count()) * exchangeFrameBytesPerVoxel(p);
   plan.budget = budgetBytes;
   plan.secondsPerIteration = double(plan.count()) * costs.secondsPerIteration(plan.frame);
-  plan.domain = {start[0], start[0] + length[0], start[1], start[1] + length[1],
-                 start[2], start[2] + length[2]};
   plan.domainBytes = domainBytes;
-  for (int64_t i = 0; i < cz.count; ++i)
-    for (int64_t j = 0; j < cy.count; ++j)
-      for (int64_t l = 0; l < cx.count; ++l) {
-        Block b;
-        b.interior = {cz.bounds[size_t(i)],     cz.bounds[size_t(i + 1)], cy.bounds[size_t(j)],
-                      cy.bounds[size_t(j + 1)], cx.bounds[size_t(l)],     cx.bounds[size_t(l + 1)]};
-        b.frame = {cz.starts[size_t(i)], cz.starts[size_t(i)] + cz.frame,
-                   cy.starts[size_t(j)], cy.starts[size_t(j)] + cy.frame,
-                   cx.starts[size_t(l)], cx.starts[size_t(l)] + cx.frame};
-        const Shape in = b.interior.shape();
-        plan.interior = {std::max(plan.interior.z, in.z), std::max(plan.interior.y, in.y),
-                         std::max(plan.interior.x, in.x)};
-        plan.blocks.push_back(b);
+  return plan;
+}
+
+std::optional<BlockPlan> planResident(Shape volume, Shape psf, const DeconvolveParams& p,
+                                      const FrameCosts& costs, size_t budgetBytes,
+                                      Shape maxInterior) {
+  if (volume.empty() || psf.empty() || p.accelerate || p.tvLambda > 0) return std::nullopt;
+  const bool wraps = p.boundary != Boundary::ReflectExact;
+  const bool cuda = costs.backend == "cuda";
+  const Box domain = domainOf(volume, psf, p);
+  const int64_t k[3] = {psf.z, psf.y, psf.x},
+                most[3] = {maxInterior.z, maxInterior.y, maxInterior.x},
+                start[3] = {domain.z0, domain.y0, domain.x0},
+                length[3] = {domain.z1 - domain.z0, domain.y1 - domain.y0, domain.x1 - domain.x0};
+  int64_t halos[3];
+  std::vector<ExchangeAxis> options[3];
+  for (int a = 0; a < 3; ++a) {
+    halos[a] = std::max(k[a] - 1, int64_t(1));
+    const int64_t first = most[a] > 0 ? ceilDiv(length[a], most[a]) : 1;
+    for (int64_t c = first; c <= std::min(length[a], first + 63); ++c) {
+      ExchangeAxis cut = cutAxis(start[a], length[a], halos[a], c, wraps,
+                                 cuda ? nextFastFrameLength : nextSmoothLength);
+      if (cut.frame > 0) options[a].push_back(std::move(cut));
+    }
+  }
+  double best = std::numeric_limits<double>::infinity();
+  const ExchangeAxis* chosen[3] = {};
+  for (const ExchangeAxis& az : options[0])
+    for (const ExchangeAxis& ay : options[1])
+      for (const ExchangeAxis& ax : options[2]) {
+        const int64_t blocks = az.count * ay.count * ax.count;
+        if (blocks < 2) continue;  // one block is the unblocked run, planned as such
+        const Shape f{az.frame, ay.frame, ax.frame};
+        if (cuda && !costs.fast(f)) continue;  // the GPU's resident frames are fused ones
+        if (residentBytes(f, blocks, cuda, p) > budgetBytes) continue;
+        const double cost =
+            double(blocks) * costs.secondsPerIteration(f) * (1 + 1e-9 * double(blocks));
+        if (cost < best) {
+          best = cost;
+          chosen[0] = &az;
+          chosen[1] = &ay;
+          chosen[2] = &ax;
+        }
       }
+  if (!chosen[0]) return std::nullopt;
+  BlockPlan plan = exchangePlanOf(volume, psf, p, domain, halos, chosen);
+  plan.scheme = BlockScheme::Resident;
+  plan.bytesPerBlock = residentBytes(plan.frame, 1, cuda, p);
+  plan.domainBytes = 0;
+  plan.budget = budgetBytes;
+  plan.fastFrame = costs.fast(plan.frame);
+  plan.secondsPerIteration =
+      double(plan.count()) * costs.secondsPerIteration(plan.frame) * kResidentStepOverhead;
   return plan;
 }
 

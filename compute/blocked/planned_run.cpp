@@ -29,6 +29,15 @@ std::string mebibytes(size_t bytes) {
 
 BlockPlan planRun(const PlannedRunRequest& r, const std::string& backend) {
   const FrameCosts costs = frameCosts(backend, r.params);
+  if (r.resident) {
+    std::optional<BlockPlan> resident =
+        planResident(r.volume, r.psf, r.params, costs, r.frameBudget, r.maxInterior);
+    if (!resident)
+      throw InvalidArgument("blocked deconvolution: no blocks with resident frames fit " +
+                            mebibytes(r.frameBudget));
+    planSlabs(*resident, r.slabBudget, r.wholeSlices);
+    return std::move(*resident);
+  }
   BlockPlan plan = planBlocks(r.volume, r.psf, r.params, costs, r.frameBudget, r.halo,
                               r.maxInterior, r.devices, r.oneBlock);
   // On the CPU, blocks that exchange halos every iteration give the unblocked run's result
@@ -87,8 +96,8 @@ PlannedRunResult planAndDeconvolve(const std::vector<Backend*>& backends,
     } catch (const OutOfDeviceMemory& e) {
       // Results already written came from this plan's blocks; another plan's would not match.
       if (written || cpu) throw;
-      if (attempt.oneBlock) {
-        attempt.oneBlock = false;
+      if (attempt.oneBlock || attempt.resident) {
+        attempt.oneBlock = attempt.resident = false;
         if (note)
           note(std::string(e.what()) +
                "; overlapping blocks instead (near the seams the result may differ from an "

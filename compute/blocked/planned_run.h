@@ -24,6 +24,9 @@ struct PlannedRunRequest {
   // The unblocked run's one block only (compute/blocked/seam_policy.h chose it for its seams);
   // should the device run out of memory, overlapping blocks after all, as said through note.
   bool oneBlock = false;
+  // Blocks whose frames stay on the device and exchange halos there (planResident), chosen by
+  // the same rule; out of memory, overlapping blocks after all.
+  bool resident = false;
 };
 
 struct PlannedRunResult {

@@ -34,27 +34,46 @@ SeamChoice chooseForSeams(Backend& backend, const PlannedRunRequest& request, co
   const bool visible = c.estimate.estimated && c.estimate.relativeL2 > kSeamTolerance;
   if (rule != SeamRule::Exact || !visible) return c;
   const std::string above = number("above the exactness bound of %.0e", kSeamTolerance);
-  PlannedRunRequest one = request;
-  one.oneBlock = true;
-  try {
-    BlockPlan whole = planRun(one, backend.name());
-    const double slower = whole.secondsPerIteration / c.plan.secondsPerIteration;
-    c.summary += "\nthat is " + above +
-                 ": deconvolving the volume as one block instead, the unblocked result (" +
-                 number("%.2f", slower) +
-                 " x the blocks' expected compute; --seams fast keeps the blocks)";
-    c.provenance =
-        "one block for exact seams (overlapping blocks: " + c.estimate.provenance() + ")";
-    c.plan = std::move(whole);
-    c.request = one;
-  } catch (const InvalidArgument& e) {
-    c.summary += "\nthat is " + above + ", and one block does not fit (" + e.what() +
+  // The exact plans that fit: the unblocked run's one block, and blocks that keep their frames
+  // on the device and exchange halos there; the one with the least expected compute.
+  std::optional<BlockPlan> exact;
+  PlannedRunRequest exactRequest;
+  std::string refusals;
+  for (bool resident : {false, true}) {
+    PlannedRunRequest r = request;
+    (resident ? r.resident : r.oneBlock) = true;
+    try {
+      BlockPlan plan = planRun(r, backend.name());
+      if (!exact || plan.secondsPerIteration < exact->secondsPerIteration) {
+        exact = std::move(plan);
+        exactRequest = r;
+      }
+    } catch (const InvalidArgument& e) {
+      refusals += std::string(refusals.empty() ? "" : "; ") + e.what();
+    }
+  }
+  if (!exact) {
+    c.summary += "\nthat is " + above + ", and no exact plan fits (" + refusals +
                  "): keeping the overlapping blocks";
     if (backend.name() != "cpu")
       c.summary +=
           " (on the CPU, blocks exchange halos and give the unblocked result where host "
           "memory holds the whole volume's arrays)";
+    return c;
   }
+  const double slower = exact->secondsPerIteration / c.plan.secondsPerIteration;
+  const bool resident = exactRequest.resident;
+  c.summary += "\nthat is " + above + ": " +
+               (resident ? "blocks that keep their frames on the device and exchange halos "
+                           "every iteration instead"
+                         : std::string("deconvolving the volume as one block instead")) +
+               ", the unblocked result (" + number("%.2f", slower) +
+               " x the overlapping blocks' expected compute; --seams fast keeps them)";
+  c.provenance = (resident ? exact->provenance() + " for exact seams"
+                           : std::string("one block for exact seams")) +
+                 " (overlapping blocks: " + c.estimate.provenance() + ")";
+  c.plan = std::move(*exact);
+  c.request = exactRequest;
   return c;
 }
 

@@ -4,6 +4,7 @@
 
 #include "compute/backend.h"
 #include "compute/cpu/operations.h"
+#include "compute/cpu/resident_frames.h"
 
 namespace stacklens::compute {
 namespace {
@@ -47,6 +48,10 @@ class CpuBackend final : public Backend {
   Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                        const Job& job) override {
     return cpu::richardsonLucy(requireHost(in), requireHost(psf), p, job, pool_);
+  }
+  std::unique_ptr<ResidentRlFrames> residentRlFrames(const ResidentLayout& layout, const Image& psf,
+                                                     const DeconvolveParams& p) override {
+    return std::make_unique<cpu::ResidentFrames>(layout, requireHost(psf), p, pool_);
   }
   ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job) override {
     return cpu::sigmaClip(requireHost(in), p, job, pool_);

@@ -105,6 +105,10 @@ class CudaBackend final : public Backend, public DeviceControl {
                              return cpu.richardsonLucy(download(in), download(psf), p, job);
                            }));
   }
+  std::unique_ptr<ResidentRlFrames> residentRlFrames(const ResidentLayout& layout, const Image& psf,
+                                                     const DeconvolveParams& p) override {
+    return cuda::residentFrames(ctx_, layout, psf, p);
+  }
   ClipStats sigmaClip(const Image& in, const ClipParams& p, const Job& job) override {
     lastChunks_ = 1;
     return guarded(

@@ -221,6 +221,12 @@ void readBack(const ContextPtr& ctx, T* host, const T* device, size_t n) {
 Image gaussianBlur(const ContextPtr& ctx, const Image& in, const BlurParams& p, const Job& job);
 Image richardsonLucy(const ContextPtr& ctx, const Image& in, const Image& psf,
                      const DeconvolveParams& p, const Job& job);
+// Richardson–Lucy frames that stay on the device and exchange halos there
+// (compute/resident_frames.h; cuda_resident_frames.cu), or null where the frame has no fused
+// passes or p asks for acceleration or TV. psf: as rlPsf gives it, on the host.
+std::unique_ptr<ResidentRlFrames> residentFrames(const ContextPtr& ctx,
+                                                 const ResidentLayout& layout, const Image& psf,
+                                                 const DeconvolveParams& p);
 // Device bytes Richardson–Lucy needs for one slice of `slice` deconvolved in 2D (its padded FFT
 // frame times the solver's arrays), for planning how many slices fit the memory budget.
 size_t richardsonLucySliceBytes(Shape slice, Shape psf, const DeconvolveParams& p);

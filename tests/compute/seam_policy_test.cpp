@@ -6,9 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "tests/compute/blocked_cases.h"
+#include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
 using stacklens::testing::measuredLikePsf;
@@ -85,19 +87,59 @@ TEST(SeamPolicy, SeamsWithinTheToleranceKeepTheBlocks) {
   EXPECT_FALSE(says(c.summary, "one block")) << c.summary;
 }
 
-// With no room for one block, the blocks stay and the summary says why.
-TEST(SeamPolicy, NoRoomForOneBlockKeepsTheBlocksAndSaysSo) {
+// With no room for one block, blocks that keep their frames where the backend computes and
+// exchange halos take its place when they fit: the unblocked result.
+TEST(SeamPolicy, NoRoomForOneBlockTakesResidentBlocks) {
+  auto cpu = makeCpuBackend(2);
+  const Image psf = measuredLikePsf({31, 24, 24}, false, 5);
+  // Long enough along z that two frames with their halos hold fewer voxels than the unblocked
+  // run's frame: the CPU's resident frames keep all their arrays, so only then do they fit where
+  // one block does not.
+  const Shape volume{192, 64, 64};
+  PlannedRunRequest r = twoDeviceRequest(volume, psf, params3d(10));
+  PlannedRunRequest one = r, resident = r;
+  one.oneBlock = true;
+  resident.resident = true;
+  const size_t oneBytes = planRun(one, "cpu").bytesPerBlock;
+  const BlockPlan residentPlan = planRun(resident, "cpu");
+  const size_t residentBytes = residentPlan.bytesPerBlock * size_t(residentPlan.count());
+  ASSERT_LT(residentBytes, oneBytes) << "the case needs resident frames smaller than one block";
+  r.frameBudget = oneBytes - 1;
+  const SeamChoice c = chooseForSeams(*cpu, r, psf, SeamRule::Exact, 1e9);
+  ASSERT_TRUE(c.request.resident) << c.summary;
+  EXPECT_EQ(c.plan.scheme, BlockScheme::Resident);
+  EXPECT_TRUE(says(c.summary, "exchange halos every iteration instead")) << c.summary;
+  EXPECT_TRUE(says(c.provenance, "exchanging halos for exact seams")) << c.provenance;
+  // It runs as chosen, on one of the devices, and gives the unblocked result.
+  const Image in = stacklens::testing::beads(volume, 41);
+  Image out = Image::host(volume);
+  PlannedRunRequest run = c.request;
+  run.devices = 1;
+  const PlannedRunResult result = planAndDeconvolve(
+      *cpu, run, [&](const BlockPlan&) { return boxReader(in); }, boxWriter(out), psf, {}, {});
+  EXPECT_EQ(result.plan.scheme, BlockScheme::Resident);
+  const Image whole = cpu->download(cpu->richardsonLucy(in, psf, params3d(10)));
+  EXPECT_LT(stacklens::testing::relativeL2(out, whole), 1e-4);
+}
+
+// With no room for any exact plan, the blocks stay and the summary says why.
+TEST(SeamPolicy, NoRoomForAnExactPlanKeepsTheBlocksAndSaysSo) {
   auto cpu = makeCpuBackend(2);
   const Image psf = measuredLikePsf({31, 24, 24}, false, 5);
   PlannedRunRequest r = twoDeviceRequest({96, 40, 40}, psf, params3d(10));
-  PlannedRunRequest one = r;
+  PlannedRunRequest one = r, resident = r;
   one.oneBlock = true;
-  r.frameBudget = planRun(one, "cpu").bytesPerBlock - 1;
+  resident.resident = true;
+  const BlockPlan residentPlan = planRun(resident, "cpu");
+  r.frameBudget = std::min(planRun(one, "cpu").bytesPerBlock,
+                           residentPlan.bytesPerBlock * size_t(residentPlan.count())) -
+                  1;
   ASSERT_GT(planRun(r, "cpu").count(), 1);
   const SeamChoice c = chooseForSeams(*cpu, r, psf, SeamRule::Exact, 1e9);
   EXPECT_GT(c.plan.count(), 1);
   EXPECT_FALSE(c.request.oneBlock);
-  EXPECT_TRUE(says(c.summary, "one block does not fit")) << c.summary;
+  EXPECT_FALSE(c.request.resident);
+  EXPECT_TRUE(says(c.summary, "no exact plan fits")) << c.summary;
   EXPECT_TRUE(says(c.provenance, "expected seam error")) << c.provenance;
 }
 
