@@ -167,7 +167,7 @@ class BlockWriter {
               const io::WriteOptions& options, bool forWorkers)
       : shape_(shape) {
     if (!io::StackBlockWriter::supports(path))
-      throw py::value_error(path + ": expected a .fits, .fit, .fts, .tif or .tiff output");
+      throw py::value_error(path + ": expected a .fits, .fit, .fts, .tif, .tiff or .zarr output");
     writer_ = std::make_unique<io::StackBlockWriter>(
         path, shape[0], shape[1], shape[2], options,
         forWorkers ? io::BoxWriters::OtherProcesses : io::BoxWriters::ThisWriter);

@@ -160,9 +160,10 @@ def _fits_value(text):
 
 
 def open(path, hdu=None, plane=0):  # noqa: A001 - the name the CLI's users expect
-    """Opens a FITS (.fits, .fit, .fts, .fz, .gz) or TIFF (.tif, .tiff, BigTIFF, ImageJ,
-    OME-TIFF) stack lazily; hdu: the FITS HDU (default: the first with an image), plane: the
-    index along a 4th axis. Raises OSError naming the file and the reason."""
+    """Opens a FITS (.fits, .fit, .fts, .fz, .gz), TIFF (.tif, .tiff, BigTIFF, ImageJ,
+    OME-TIFF) or Zarr (a folder: a Zarr v2/v3 array or an OME-Zarr image) stack lazily; hdu: the
+    FITS HDU (default: the first with an image) or the OME-Zarr level, plane: the index along a
+    4th axis. Raises OSError naming the file and the reason."""
     return Stack(path, hdu=hdu, plane=plane)
 
 
@@ -173,8 +174,10 @@ def read(path, hdu=None, plane=0):
 
 def write(path, array, *, spacing=None, units=None, header=None, history=(), like=None,
           uint16=False):
-    """Writes a 2D or 3D array as FITS (.fits, .fit, .fts: float32) or TIFF (.tif, .tiff:
-    float32, or uint16 with uint16=True), atomically (a temporary file renamed into place).
+    """Writes a 2D or 3D array as FITS (.fits, .fit, .fts: float32), TIFF (.tif, .tiff:
+    float32, or uint16 with uint16=True) or OME-Zarr 0.5 (.zarr, a folder: float32, axes z, y, x
+    with the spacing, history in its "stacklens" attribute), atomically (written in a temporary
+    folder and renamed into place).
 
     like: a Stack whose header (its WCS rewritten for the output), spacing and units are
     carried, as the CLI carries its input's (and whose file is never written over); spacing
