@@ -24,9 +24,12 @@ void writeHalvedLevel(const StackReader& from, ZarrArrayWriter& to, const std::s
   const int64_t oy = to.shape()[1], ox = to.shape()[2];
   const int64_t band = to.chunks()[1];
   const int64_t bands = (oy + band - 1) / band;
+  // Band by band, each through every slice: the chunks a band reads hold several slices, and
+  // the reader's cache keeps those of one band (not those of a whole slice) until every slice
+  // has used them.
   runTasks(in.z * bands, kThreads, [&](int64_t task) {
     throwIfWritesStopped(target);
-    const int64_t z = task / bands, oy0 = task % bands * band, oy1 = std::min(oy, oy0 + band);
+    const int64_t z = task % in.z, oy0 = task / in.z * band, oy1 = std::min(oy, oy0 + band);
     const int64_t y0 = 2 * oy0, y1 = std::min(in.y, 2 * oy1);
     std::vector<float> rows(size_t((y1 - y0) * in.x));
     from.readRows(z, y0, y1, rows.data());
