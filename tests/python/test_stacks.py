@@ -81,6 +81,18 @@ class Stacks(unittest.TestCase):
         np.testing.assert_allclose(s.spacing, (0.5, 0.1, 0.1), rtol=1e-12)
         self.assertTrue(any(k == "HISTORY" and "zarr from python" in v + c
                             for k, v, c in s.header))
+        # 0.4 with levels, which Debian's python3-zarr (v2 API) opens.
+        import zarr
+        p4 = self.path("s04.zarr")
+        sl.write(p4, self.data, zarr_version="0.4", zarr_chunks=(2, 8, 8), levels=2)
+        group = zarr.open_group(p4, mode="r")
+        self.assertEqual(group["0"].chunks, (2, 8, 8))
+        np.testing.assert_array_equal(group["0"][...], self.data)
+        np.testing.assert_array_equal(group["1"][...], sl.read(p4, hdu=1))
+        with self.assertRaisesRegex(ValueError, "apply to a .zarr output"):
+            sl.write(self.path("s.fits"), self.data, levels=2)
+        with self.assertRaisesRegex(OSError, "OME-Zarr version"):
+            sl.write(self.path("bad.zarr"), self.data, zarr_version="0.3")
 
     def test_the_clis_ome_zarr_0_4_opens_in_zarr_python(self):
         cli = os.environ.get("STACKLENS_CLI")
