@@ -2,6 +2,10 @@
 // 0.4 in Zarr v2 (WriteOptions::zarr), axes z, y, x with the voxel spacing and units, HISTORY in
 // the "stacklens" attribute, float32 (or int32 labels), chunked and blosc/zstd compressed,
 // optionally with a pyramid of levels each half the last in y and x.
+//
+// Everything but the compression (libblosc, io/zarr_chunk_encoder.h) is written here by hand:
+// Debian packages no C or C++ Zarr library, and this one layout (a group, a few 3D arrays, regular
+// chunks) needs only JSON metadata and chunk files named by io/zarr_chunk_key.h.
 #pragma once
 
 #include <array>
