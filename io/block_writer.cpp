@@ -25,6 +25,7 @@
 #include "io/tiff_layout.h"
 #include "io/write_back.h"
 #include "io/writers.h"
+#include "io/zarr_stack_writer.h"
 
 namespace stacklens::io {
 
@@ -87,9 +88,13 @@ int64_t pageAlignedDataStart(int fd, int64_t dataStart, int64_t rowBytes, int64_
 }  // namespace
 
 struct StackBlockWriter::State {
-  State(const std::string& p, const std::string& source) : path(p), out(p, source) {}
+  State(const std::string& p, const std::string& source, bool folder) : path(p) {
+    if (!folder) out = std::make_unique<AtomicOutput>(p, source);
+  }
   std::string path;
-  AtomicOutput out;  // removes the temporary file unless committed
+  std::unique_ptr<AtomicOutput> out;  // removes the temporary file unless committed
+  // A Zarr output instead (a folder of chunks): boxes go to it, it commits itself.
+  std::unique_ptr<ZarrStackWriter> zarr;
   BoxWriters writers = BoxWriters::ThisWriter;
   // Closed before the temporary file is removed. Stacks: boxes go to their place at once,
   // through the descriptor (FITS: in the data unit; TIFF: after the directories).
@@ -124,14 +129,23 @@ bool StackBlockWriter::supports(const std::string& path) {
 StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,
                                    const WriteOptions& options, BoxWriters writers) {
   if (!supports(path))
-    throw IoError(path, "unknown output format (use .fits, .fit, .fts, .tif or .tiff)");
+    throw IoError(path, "unknown output format (use .fits, .fit, .fts, .tif, .tiff or .zarr)");
   if (z < 1 || y < 1 || x < 1) throw IoError(path, "cannot write an empty or negative shape");
-  state_ = std::make_unique<State>(path, options.sourcePath);
+  const bool zarr = outputFormat(path) == OutputFormat::Zarr;
+  if (zarr && writers == BoxWriters::OtherProcesses)
+    throw IoError(path,
+                  "a Zarr output is written by one process (its chunks gather boxes); "
+                  "write FITS or TIFF from several processes");
+  state_ = std::make_unique<State>(path, options.sourcePath, zarr);
   State& s = *state_;
   s.writers = writers;
   s.z = z;
   s.y = y;
   s.x = x;
+  if (zarr) {
+    s.zarr = std::make_unique<ZarrStackWriter>(path, z, y, x, false, options);
+    return;
+  }
   if (outputFormat(path) == OutputFormat::Tiff) {
     const TiffStackLayout layout =
         layOutTiffStack(path, z, y, x, options, tiffDescription(z, options));
@@ -144,14 +158,14 @@ StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y
   }
   if (z == 1 && writers == BoxWriters::ThisWriter) {
     s.file = std::make_unique<FitsHandle>(
-        createFitsImage(s.out.tempPath(), path, SampleKind::Float32, z, y, x, options));
+        createFitsImage(s.out->tempPath(), path, SampleKind::Float32, z, y, x, options));
     return;
   }
   FitsStatus status(path);
   {
     // A single image for other processes: its header as cfitsio writes it, and the data unit of
     // one slice it fills with zeros on closing.
-    FitsHandle header(createFitsImage(s.out.tempPath(), path, SampleKind::Float32, z == 1 ? 1 : 2,
+    FitsHandle header(createFitsImage(s.out->tempPath(), path, SampleKind::Float32, z == 1 ? 1 : 2,
                                       y, x, options));
     LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
     fits_get_hduaddrll(header.get(), &headStart, &dataStart, &dataEnd, status.ptr());
@@ -171,7 +185,7 @@ StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y
 
 // The header written, boxes go to their place through a descriptor of the temporary file.
 void StackBlockWriter::openForBoxes(State& s) {
-  s.data.fd = ::open(s.out.tempPath().c_str(), O_RDWR | O_CLOEXEC);
+  s.data.fd = ::open(s.out->tempPath().c_str(), O_RDWR | O_CLOEXEC);
   if (s.data.fd < 0)
     throw IoError(s.path, std::string("cannot reopen the file: ") + std::strerror(errno));
   s.writeBack = std::make_unique<WriteBack>(s.data.fd);
@@ -257,8 +271,9 @@ StackBlockWriter::~StackBlockWriter() = default;
 
 PreparedBlockFile StackBlockWriter::prepared() const {
   const State& s = *state_;
+  if (s.zarr) throw IoError(s.path, "no prepared file for a Zarr output (it gathers boxes itself)");
   if (s.data.fd < 0) throw IoError(s.path, "no prepared file (a single image, or finished)");
-  return {std::filesystem::absolute(s.out.tempPath()).string(),
+  return {std::filesystem::absolute(s.out->tempPath()).string(),
           s.path,
           s.z,
           s.y,
@@ -271,6 +286,7 @@ PreparedBlockFile StackBlockWriter::prepared() const {
 void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0,
                                 int64_t x1, const float* data) {
   State& s = *state_;
+  if (s.zarr) return s.zarr->writeBox(z0, z1, y0, y1, x0, x1, data);
   if ((!s.file || !s.file->get()) && s.data.fd < 0)
     throw IoError(s.path, "the file is already finished");
   if (z0 < 0 || y0 < 0 || x0 < 0 || z1 > s.z || y1 > s.y || x1 > s.x || z0 >= z1 || y0 >= y1 ||
@@ -329,6 +345,7 @@ void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, 
 
 void StackBlockWriter::commit() {
   State& s = *state_;
+  if (s.zarr) return s.zarr->commit();
   if (s.data.fd >= 0) {
     waitUntilReserved(s);
     s.writeBack.reset();  // the flush below writes what it had not started
@@ -340,14 +357,14 @@ void StackBlockWriter::commit() {
     s.data.fd = -1;
     if (::close(fd) != 0)
       throw IoError(s.path, std::string("cannot finish the file: ") + std::strerror(errno));
-    s.out.commit();
+    s.out->commit();
     return;
   }
   FitsStatus status(s.path);
   if (!s.file) throw IoError(s.path, "the file is already finished");
   s.file->close(status);
   status.check("cannot finish the file");
-  s.out.commit();
+  s.out->commit();
 }
 
 }  // namespace stacklens::io

@@ -28,6 +28,11 @@ enum class BoxWriters { ThisWriter, OtherProcesses };
 // naming path. For BoxWriters::OtherProcesses the file is laid out the same way (a single FITS
 // image too) and its blocks reserved, but not mapped here; boxes written here go in as the other
 // processes' do.
+//
+// A Zarr path (.zarr) writes an OME-Zarr image instead (io/zarr_stack_writer.h): each box's
+// samples go into the chunks it touches, a chunk is written once all its samples are in, and the
+// levels of WriteOptions::zarr are made at commit; samples no box covered read as NaN. Only
+// BoxWriters::ThisWriter.
 class StackBlockWriter {
  public:
   StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,

@@ -43,8 +43,6 @@ uint64_t allocationCap() {
   return std::clamp<uint64_t>(half, 1ull << 30, 64ull << 30);
 }
 
-namespace {
-
 bool sameFile(const std::string& a, const std::string& b) {
   if (a.empty() || b.empty()) return false;
   struct stat sa {
@@ -56,6 +54,8 @@ bool sameFile(const std::string& a, const std::string& b) {
   auto cb = std::filesystem::weakly_canonical(b, eb);
   return !ea && !eb && ca == cb;
 }
+
+namespace {
 
 // The process umask, read without changing it (umask() would race with other threads).
 mode_t currentUmask() {

@@ -16,6 +16,10 @@ uint64_t checkReadableFile(const std::string& path);
 // compression ratio. STACKLENS_ALLOCATION_CAP_MB sets it instead.
 uint64_t allocationCap();
 
+// Whether a and b name the same file or folder (by inode, else by canonical path); false when
+// either is empty.
+bool sameFile(const std::string& a, const std::string& b);
+
 // A file written under a temporary name in the destination's folder and renamed into place by
 // commit(); destroyed without commit() it removes the temporary file. Refuses to write over
 // sourcePath (the same file by inode, or the same canonical path).

@@ -12,9 +12,7 @@
 #include "io/writers.h"
 
 namespace stacklens::io {
-namespace {
 
-// Cards describing the layout of the input's data, which the writer sets itself.
 bool isStructural(const std::string& key) {
   static const std::set<std::string> exact = {
       "SIMPLE",   "XTENSION", "BITPIX",   "NAXIS",    "EXTEND",   "PCOUNT",   "GCOUNT",
@@ -31,6 +29,8 @@ bool isStructural(const std::string& key) {
       return true;
   return false;
 }
+
+namespace {
 
 // A FITS keyword: up to 8 of A-Z 0-9 - _. TIFF tags ("tiff:..."), lower case and spaces are not.
 bool isFitsKeyword(const std::string& key) {

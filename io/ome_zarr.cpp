@@ -152,6 +152,18 @@ ZarrImage readMultiscales(const std::string& folder, const Json& multiscales,
   return image;
 }
 
+// The HISTORY lines StackLens keeps in its own attribute (io/ome_zarr_metadata_writer.h), as
+// HISTORY cards: a FITS written from the image carries them on, as it does a FITS input's.
+ZarrImage withHistory(ZarrImage image, const Json& attributes) {
+  const auto it = attributes.find("stacklens");
+  if (it == attributes.end() || !it->is_object() || !it->contains("history") ||
+      !(*it)["history"].is_array())
+    return image;
+  for (const Json& line : (*it)["history"])
+    if (line.is_string()) image.describe.push_back({"HISTORY", "", line.get<std::string>()});
+  return image;
+}
+
 // A plain Zarr array (v2 or v3) as an image of one level, without axes or scales.
 ZarrImage singleArray(const std::string& folder) {
   ZarrImage image;
@@ -175,14 +187,16 @@ ZarrImage findImage(const std::string& folder) {
     if (attributes.contains("ome") && attributes["ome"].is_object()) {
       const Json& ome = attributes["ome"];
       if (ome.contains("multiscales"))
-        return readMultiscales(folder, ome["multiscales"], ome.value("version", "0.5"),
-                               ome.value("omero", Json()), v3);
+        return withHistory(readMultiscales(folder, ome["multiscales"], ome.value("version", "0.5"),
+                                           ome.value("omero", Json()), v3),
+                           attributes);
       if (ome.contains("bioformats2raw.layout") && exists(folder + "/0"))
         return findImage(folder + "/0");
     }
     if (attributes.contains("multiscales"))
-      return readMultiscales(folder, attributes["multiscales"], "",
-                             attributes.value("omero", Json()), v3);
+      return withHistory(readMultiscales(folder, attributes["multiscales"], "",
+                                         attributes.value("omero", Json()), v3),
+                         attributes);
     throw IoError(v3, "a Zarr group without OME multiscales: open one of its arrays instead");
   }
   if (exists(folder + "/.zarray")) return singleArray(folder);
@@ -190,8 +204,9 @@ ZarrImage findImage(const std::string& folder) {
   const auto attributes = readJsonFile(v2);
   if (attributes && attributes->is_object()) {
     if (attributes->contains("multiscales"))
-      return readMultiscales(folder, (*attributes)["multiscales"], "",
-                             attributes->value("omero", Json()), v2);
+      return withHistory(readMultiscales(folder, (*attributes)["multiscales"], "",
+                                         attributes->value("omero", Json()), v2),
+                         *attributes);
     if (attributes->contains("bioformats2raw.layout") && exists(folder + "/0/.zattrs"))
       return findImage(folder + "/0");
   }

@@ -8,11 +8,13 @@
 #include "io/file_checks.h"
 #include "io/wcs_subset.h"
 #include "io/writers.h"
+#include "io/zarr_stack_writer.h"
 
 namespace stacklens::io {
 namespace {
 
-std::string lowerExtension(const std::string& path) {
+std::string lowerExtension(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();  // a folder named with a '/'
   auto slash = path.find_last_of('/');
   auto dot = path.find_last_of('.');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
@@ -35,7 +37,9 @@ void write(const std::string& path, const void* data, SampleKind kind, int64_t z
   const bool fits = format == OutputFormat::Fits;
   if (format == OutputFormat::Unknown)
     throw IoError(path, "unknown output format '" + lowerExtension(path) +
-                            "' (use .fits, .fit, .fts, .tif or .tiff)");
+                            "' (use .fits, .fit, .fts, .tif, .tiff or .zarr)");
+  if (format == OutputFormat::Zarr)
+    return writeZarrStack(path, data, kind == SampleKind::Int32, z, y, x, options);
   AtomicOutput out(path, options.sourcePath);
   if (fits)
     writeFitsFile(out.tempPath(), path, data, kind, z, y, x, options);
@@ -76,6 +80,7 @@ OutputFormat outputFormat(const std::string& path) {
   const std::string ext = lowerExtension(path);
   if (ext == ".fits" || ext == ".fit" || ext == ".fts") return OutputFormat::Fits;
   if (ext == ".tif" || ext == ".tiff") return OutputFormat::Tiff;
+  if (ext == ".zarr") return OutputFormat::Zarr;
   return OutputFormat::Unknown;
 }
 

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 
 #include "io/unique_fd.h"
@@ -49,9 +50,11 @@ bool isRandomPart(const std::string& s) {
          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c); });
 }
 
-// Removes folder/entry if it is a folder of ours holding nothing but the temporary file name;
+// Removes folder/entry if it is a folder of ours holding nothing but the temporary file name,
+// or, for a folder output (io/atomic_folder.h), the folders name, name.partial and replaced;
 // else says why not.
-std::string removeIfOnlyTemporary(int parent, const std::string& entry, const std::string& name) {
+std::string removeIfOnlyTemporary(int parent, const std::string& base, const std::string& entry,
+                                  const std::string& name) {
   struct stat st {};
   if (::fstatat(parent, entry.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return "";  // gone
   if (!S_ISDIR(st.st_mode)) return "not a folder";
@@ -60,6 +63,7 @@ std::string removeIfOnlyTemporary(int parent, const std::string& entry, const st
       ::openat(parent, entry.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) return std::strerror(errno);
   bool holdsOther = false, holdsTemporary = false;
+  std::vector<std::string> trees;
   {
     DIR* dir = ::fdopendir(::dup(fd.get()));
     if (!dir) return std::strerror(errno);
@@ -67,9 +71,12 @@ std::string removeIfOnlyTemporary(int parent, const std::string& entry, const st
       const std::string n = e->d_name;
       if (n == "." || n == "..") continue;
       struct stat inner {};
-      if (n == name && ::fstatat(fd.get(), n.c_str(), &inner, AT_SYMLINK_NOFOLLOW) == 0 &&
-          S_ISREG(inner.st_mode))
+      const bool known = ::fstatat(fd.get(), n.c_str(), &inner, AT_SYMLINK_NOFOLLOW) == 0;
+      if (n == name && known && S_ISREG(inner.st_mode))
         holdsTemporary = true;
+      else if ((n == name || n == name + ".partial" || n == "replaced") && known &&
+               S_ISDIR(inner.st_mode))
+        trees.push_back(n);
       else
         holdsOther = true;
     }
@@ -78,6 +85,11 @@ std::string removeIfOnlyTemporary(int parent, const std::string& entry, const st
   if (holdsOther) return "it holds other files";
   if (holdsTemporary && ::unlinkat(fd.get(), name.c_str(), 0) != 0 && errno != ENOENT)
     return std::strerror(errno);
+  for (const std::string& tree : trees) {
+    std::error_code error;
+    std::filesystem::remove_all(base + "/" + entry + "/" + tree, error);
+    if (error) return error.message();
+  }
   if (::unlinkat(parent, entry.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
     return std::strerror(errno);
   return "";
@@ -134,7 +146,7 @@ TemporarySweep sweepTemporaryFolders(const std::string& folder, const std::strin
       sweep.left.push_back(path + " (process " + std::to_string(pid) + " is running)");
       continue;
     }
-    const std::string why = removeIfOnlyTemporary(parent.get(), entry, name);
+    const std::string why = removeIfOnlyTemporary(parent.get(), base, entry, name);
     if (why.empty())
       sweep.removed.push_back(path);
     else

@@ -6,7 +6,8 @@
 // anyone will finish, and is removed. Anything else is left where it is and named in a notice:
 // folders of another host (a shared file system) or of a process still running (a run writing the
 // same output), folders of the old ".NAME.tmp-XXXXXX" form, and folders holding anything but the
-// one temporary file. Other files are never looked at.
+// one temporary file (or, for a folder output such as a Zarr store, the folders NAME,
+// NAME.partial and replaced that io/atomic_folder.h makes). Other files are never looked at.
 #pragma once
 
 #include <functional>

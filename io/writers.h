@@ -62,6 +62,10 @@ inline uint16_t toUInt16(float v) {
 // The ImageJ description of a float32 stack written before its values are known.
 std::string tiffDescription(int64_t z, const WriteOptions& options);
 
+// Cards describing the layout of the input's data (FITS structure, compression, HISTORY), which
+// each writer sets itself.
+bool isStructural(const std::string& key);
+
 // "micron", "µm" and "um" name the same unit; each format has its own spelling.
 bool isMicron(const std::string& unit);
 

@@ -41,6 +41,7 @@ int runAlongZ(const Args& args, const AlongZ& run) {
   io::WriteOptions options = io::carriedCollapsed(info, 0.5 * double(first + last));
   options.history.push_back(run.history(first, last));
   if (run.describe) run.describe(info, options);
+  applyOutputOptions(args, args.positional(1), options);
   io::writeStack(args.positional(1), out.data(), 1, info.y, info.x, options);
   if (args.has("timings"))
     std::fprintf(stderr,
@@ -59,6 +60,7 @@ std::vector<OptionSpec> alongZOptions() {
     if (o.name != "slice") options.push_back(o);
   options.push_back(ramBudgetOption());
   options.push_back(devicesOption());
+  for (auto& o : outputOptions()) options.push_back(o);
   return options;
 }
 

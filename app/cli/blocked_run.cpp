@@ -189,7 +189,7 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   }
   io::StackBlockWriter writer(
       job.outPath, info.z, info.y, info.x,
-      writeOptionsFor(input, job.history + (scheme.empty() ? "" : " ") + scheme));
+      writeOptionsFor(args, input, job.history + (scheme.empty() ? "" : " ") + scheme));
   const compute::PlannedRunResult run = compute::planAndDeconvolve(
       backends, request,
       [&](const compute::BlockPlan& plan) {

@@ -26,6 +26,15 @@ std::vector<OptionSpec> processingOptions() {
            "index along a 4th axis (FITS), channel/frame (TIFF hyperstacks) or sample (RGB)"}};
 }
 
+std::vector<OptionSpec> outputOptions() {
+  return {{"zarr-version", "0.4|0.5",
+           "OUT.zarr: OME-Zarr 0.5 (Zarr v3, default) or 0.4 (Zarr v2, for older readers)"},
+          {"zarr-chunks", "Z,Y,X",
+           "OUT.zarr: the chunk shape (default 16,256,256; 1,512,512 for an image)"},
+          {"levels", "N",
+           "OUT.zarr: N multiscale levels, each the 2x2 mean in y and x of the last (default 1)"}};
+}
+
 double parseNumber(const std::string& text, const std::string& what) {
   if (text.empty()) throw UsageError(what + ": expected a number, got nothing");
   char* end = nullptr;

@@ -60,6 +60,10 @@ struct CommandSpec {
 // Options shared by the processing commands: --backend, --slice, --timings, --hdu, --plane.
 std::vector<OptionSpec> processingOptions();
 
+// Options of the commands that write a stack, for a .zarr OUT: --zarr-version, --zarr-chunks,
+// --levels (app/cli/processing.h applies them).
+std::vector<OptionSpec> outputOptions();
+
 // Parses argv for one command; throws UsageError.
 Args parseArgs(const CommandSpec& spec, const std::vector<std::string>& argv);
 

@@ -120,11 +120,43 @@ compute::Spacing spacingOf(const io::StackInfo& info) {
   return {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown, info.units[2]};
 }
 
-io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& history) {
+io::WriteOptions writeOptionsFor(const Args& args, const InputStack& input,
+                                 const std::string& history) {
   io::WriteOptions options = io::carriedFrom(input.info, input.firstSlice);
   options.history.push_back(history);
   options.sourcePath = input.path;
+  if (args.positional().size() > 1) applyOutputOptions(args, args.positional(1), options);
   return options;
+}
+
+void applyOutputOptions(const Args& args, const std::string& out, io::WriteOptions& options) {
+  const bool zarr = io::outputFormat(out) == io::OutputFormat::Zarr;
+  for (const char* name : {"zarr-version", "zarr-chunks", "levels"})
+    if (args.has(name) && !zarr)
+      throw UsageError(std::string("--") + name + " applies to a .zarr output, not " + out);
+  if (const auto version = args.get("zarr-version")) {
+    if (*version != "0.4" && *version != "0.5")
+      throw UsageError("--zarr-version: expected 0.4 or 0.5, got '" + *version + "'");
+    options.zarr.omeVersion = *version;
+  }
+  if (args.has("zarr-chunks")) {
+    const std::vector<double> chunks = args.getDoubles("zarr-chunks");
+    if (chunks.size() != 3)
+      throw UsageError("--zarr-chunks: expected Z,Y,X (three sizes), got " +
+                       *args.get("zarr-chunks"));
+    for (size_t a = 0; a < 3; ++a) {
+      if (chunks[a] < 1 || chunks[a] > double(int64_t(1) << 31) ||
+          chunks[a] != static_cast<double>(static_cast<int64_t>(chunks[a])))
+        throw UsageError("--zarr-chunks: each size must be a whole number of at least 1, got " +
+                         *args.get("zarr-chunks"));
+      options.zarr.chunks[a] = static_cast<int64_t>(chunks[a]);
+    }
+  }
+  if (args.has("levels")) {
+    const int levels = args.getInt32("levels", 1);
+    if (levels < 1) throw UsageError("--levels: expected 1 or more, got " + std::to_string(levels));
+    options.zarr.levels = levels;
+  }
 }
 
 size_t hostBudget(const Args& args) {
@@ -176,7 +208,7 @@ int streamImageOperation(const Args& args, const std::string& history,
       static_cast<long long>(slabSlices), static_cast<long long>(reach),
       backends.size() > 1 ? (" on " + std::to_string(backends.size()) + " GPUs").c_str() : "");
   io::StackBlockWriter writer(args.positional(1), info.z, info.y, info.x,
-                              writeOptionsFor(input, history));
+                              writeOptionsFor(args, input, history));
   timer.start("stream");
   const compute::SlabStreamReport report =
       compute::streamSlabs(compute::pointersTo(backends), sliceBoxReader(*reader),
@@ -244,7 +276,8 @@ int runImageOperation(const Args& args, const std::string& stage, const std::str
   timer.stop();
   timer.start("write");
   const compute::Shape s = result.shape();
-  io::writeStack(args.positional(1), result.data(), s.z, s.y, s.x, writeOptionsFor(input, history));
+  io::writeStack(args.positional(1), result.data(), s.z, s.y, s.x,
+                 writeOptionsFor(args, input, history));
   timer.stop();
   timer.print(backend->name());
   return kOk;

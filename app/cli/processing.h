@@ -45,8 +45,13 @@ OptionSpec devicesOption();
 
 // The stack's voxel spacing as the compute library takes it.
 compute::Spacing spacingOf(const io::StackInfo& info);
-// Write options that carry the input's header and spacing, plus a HISTORY line.
-io::WriteOptions writeOptionsFor(const InputStack& input, const std::string& history);
+// Write options that carry the input's header and spacing, plus a HISTORY line, and the
+// outputOptions() given for OUT (the second positional argument).
+io::WriteOptions writeOptionsFor(const Args& args, const InputStack& input,
+                                 const std::string& history);
+// Applies --zarr-version, --zarr-chunks and --levels to options for the output out; a UsageError
+// when they are given for an output that is not .zarr, or malformed.
+void applyOutputOptions(const Args& args, const std::string& out, io::WriteOptions& options);
 
 // The image-to-image commands' whole run: read IN, upload, run `operation` (timed as `stage`),
 // download, write OUT with `history` as a HISTORY line; --timings reports each stage.

@@ -85,6 +85,22 @@ io::WriteOptions writeOptions(const py::handle& spacing, const py::handle& units
   return o;
 }
 
+// write's OME-Zarr options (io/stack_writer.h ZarrWriteOptions), refused for other outputs.
+void applyZarrOptions(const std::string& path, const py::handle& version, const py::handle& chunks,
+                      int levels, io::WriteOptions& o) {
+  const bool zarr = io::outputFormat(path) == io::OutputFormat::Zarr;
+  if (!zarr && (!version.is_none() || !chunks.is_none() || levels != 1))
+    throw py::value_error(path + ": zarr_version, zarr_chunks and levels apply to a .zarr output");
+  if (!version.is_none()) o.zarr.omeVersion = version.cast<std::string>();
+  if (!chunks.is_none()) {
+    const auto c = chunks.cast<std::vector<int64_t>>();
+    if (c.size() != 3 || c[0] < 1 || c[1] < 1 || c[2] < 1)
+      throw py::value_error("zarr_chunks: expected (z, y, x), each at least 1");
+    o.zarr.chunks = {c[0], c[1], c[2]};
+  }
+  o.zarr.levels = levels;
+}
+
 // A box (z, y, x) or slice (y, x) as float32 C-order values, checked to lie inside shape.
 compute::Image boxInside(const std::vector<int64_t>& shape, int64_t z0, int64_t y0, int64_t x0,
                          const py::handle& box) {
@@ -167,7 +183,7 @@ class BlockWriter {
               const io::WriteOptions& options, bool forWorkers)
       : shape_(shape) {
     if (!io::StackBlockWriter::supports(path))
-      throw py::value_error(path + ": expected a .fits, .fit, .fts, .tif or .tiff output");
+      throw py::value_error(path + ": expected a .fits, .fit, .fts, .tif, .tiff or .zarr output");
     writer_ = std::make_unique<io::StackBlockWriter>(
         path, shape[0], shape[1], shape[2], options,
         forWorkers ? io::BoxWriters::OtherProcesses : io::BoxWriters::ThisWriter);
@@ -241,14 +257,17 @@ void addStacks(py::module_& m) {
       "_write",
       [](const std::string& path, const py::handle& array, const py::handle& spacing,
          const py::handle& units, const py::handle& header, const std::vector<std::string>& history,
-         bool uint16, const Reader* like) {
-        const io::WriteOptions o = writeOptions(spacing, units, header, history, uint16, like);
+         bool uint16, const Reader* like, const py::handle& zarrVersion,
+         const py::handle& zarrChunks, int levels) {
+        io::WriteOptions o = writeOptions(spacing, units, header, history, uint16, like);
+        applyZarrOptions(path, zarrVersion, zarrChunks, levels, o);
         const compute::Image image = hostImageFrom(array, "array");
         const compute::Shape s = image.shape();
         py::gil_scoped_release release;
         io::writeStack(path, image.data(), s.z, s.y, s.x, o);
       },
-      "path"_a, "array"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "uint16"_a, "like"_a);
+      "path"_a, "array"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "uint16"_a, "like"_a,
+      "zarr_version"_a = py::none(), "zarr_chunks"_a = py::none(), "levels"_a = 1);
 
   py::class_<BlockWriter>(m, "_BlockWriter")
       .def(py::init([](const std::string& path, const std::vector<int64_t>& shape,

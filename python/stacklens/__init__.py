@@ -160,9 +160,10 @@ def _fits_value(text):
 
 
 def open(path, hdu=None, plane=0):  # noqa: A001 - the name the CLI's users expect
-    """Opens a FITS (.fits, .fit, .fts, .fz, .gz) or TIFF (.tif, .tiff, BigTIFF, ImageJ,
-    OME-TIFF) stack lazily; hdu: the FITS HDU (default: the first with an image), plane: the
-    index along a 4th axis. Raises OSError naming the file and the reason."""
+    """Opens a FITS (.fits, .fit, .fts, .fz, .gz), TIFF (.tif, .tiff, BigTIFF, ImageJ,
+    OME-TIFF) or Zarr (a folder: a Zarr v2/v3 array or an OME-Zarr image) stack lazily; hdu: the
+    FITS HDU (default: the first with an image) or the OME-Zarr level, plane: the index along a
+    4th axis. Raises OSError naming the file and the reason."""
     return Stack(path, hdu=hdu, plane=plane)
 
 
@@ -172,16 +173,23 @@ def read(path, hdu=None, plane=0):
 
 
 def write(path, array, *, spacing=None, units=None, header=None, history=(), like=None,
-          uint16=False):
-    """Writes a 2D or 3D array as FITS (.fits, .fit, .fts: float32) or TIFF (.tif, .tiff:
-    float32, or uint16 with uint16=True), atomically (a temporary file renamed into place).
+          uint16=False, zarr_version=None, zarr_chunks=None, levels=1):
+    """Writes a 2D or 3D array as FITS (.fits, .fit, .fts: float32), TIFF (.tif, .tiff:
+    float32, or uint16 with uint16=True) or OME-Zarr 0.5 (.zarr, a folder: float32, axes z, y, x
+    with the spacing, history in its "stacklens" attribute), atomically (written in a temporary
+    folder and renamed into place).
 
     like: a Stack whose header (its WCS rewritten for the output), spacing and units are
     carried, as the CLI carries its input's (and whose file is never written over); spacing
     (z, y, x), units and header ((key, value[, comment]) cards, FITS values as FITS writes them,
-    e.g. strings quoted) add to or replace those; history: HISTORY lines.
+    e.g. strings quoted) add to or replace those; history: HISTORY lines. For .zarr only:
+    zarr_version "0.5" (Zarr v3, the default) or "0.4" (Zarr v2), zarr_chunks (z, y, x) and
+    levels, the multiscale levels (each the 2 x 2 mean in y and x of the one before).
     """
     cards = None if header is None else [tuple(str(v) for v in c) for c in header]
     _stacklens._write(str(path), array, None if spacing is None else tuple(spacing),
                       None if units is None else tuple(units), cards, list(history),
-                      bool(uint16), None if like is None else like._reader)
+                      bool(uint16), None if like is None else like._reader,
+                      None if zarr_version is None else str(zarr_version),
+                      None if zarr_chunks is None else tuple(int(c) for c in zarr_chunks),
+                      int(levels))

@@ -292,6 +292,50 @@ TEST_F(CliInterrupt, Deconvolve3dStopsAndWritesNothing) {
 // SIGKILL (or the OOM killer) leaves the temporary folder of the run; the next run on the same
 // output removes it, says so, and leaves everything else: another host's folder, a running
 // process's folder, other names and the user's files.
+// A Zarr output is a folder of chunks written while the run streams slabs: all of it goes.
+TEST_F(CliInterrupt, BlurIntoZarrStopsAndWritesNothing) {
+  expectCleanStop("blur into .zarr",
+                  {"blur", big(), path("out.zarr"), "--sigma", "12", "--nan-aware", "--backend",
+                   "cpu", "--ram-budget-mb", "128"},
+                  0.5);
+}
+
+// A killed run's Zarr tree (chunks, scratch files) is removed by the next run on the output.
+TEST_F(CliInterrupt, NextRunRemovesTheZarrTreeAKilledRunLeft) {
+  const std::string out = path("out.zarr");
+  const std::string err = path("killed.log");
+  {
+    RunningCli cli({"deconvolve", cube(), out, "--psf-sigma", "2", "--iterations", "100000",
+                    "--mode", "3d", "--backend", "cpu"},
+                   err);
+    ASSERT_GT(cli.pid(), 0);
+    const std::string folder = ".out.zarr.tmp-" + std::to_string(cli.pid()) + "@";
+    bool appeared = false;
+    for (auto started = Clock::now();
+         !appeared && std::chrono::duration<double>(Clock::now() - started).count() < 120;) {
+      for (const std::string& n : entries(dir_)) appeared = appeared || n.rfind(folder, 0) == 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(appeared) << joined(entries(dir_)) << readText(err);
+    ASSERT_GE(cli.stopWith(SIGKILL), 0);
+  }
+  fs::remove(err);
+  const std::vector<std::string> left = entries(dir_);
+  ASSERT_EQ(left.size(), 1u) << joined(left);
+  EXPECT_TRUE(fs::is_directory(path(left[0]) + "/out.zarr")) << left[0];
+  const std::string log = path("next.log");
+  RunningCli next({"convert", cube(), out}, log);
+  ASSERT_GE(next.stopWith(0), 0);  // signal 0: only waits
+  const std::string messages = readText(log);
+  fs::remove(log);
+  ASSERT_TRUE(WIFEXITED(next.status()));
+  ASSERT_EQ(WEXITSTATUS(next.status()), 0) << messages;
+  EXPECT_FALSE(fs::exists(path(left[0]))) << messages;
+  EXPECT_NE(messages.find("removed the temporary folder of a run that died"), std::string::npos)
+      << messages;
+  EXPECT_EQ(entries(dir_), std::vector<std::string>{"out.zarr"});
+}
+
 TEST_F(CliInterrupt, NextRunRemovesWhatAKilledRunLeft) {
   const std::string out = path("out.fits");
   const std::string err = path("killed.log");

@@ -2,6 +2,7 @@
 
 import os
 import pickle
+import subprocess
 import tempfile
 import unittest
 
@@ -68,6 +69,58 @@ class Stacks(unittest.TestCase):
         self.assertEqual(s.shape, (1, 12, 9))
         self.assertEqual(s.stored_dtype, "uint16")
         np.testing.assert_array_equal(s[0], np.clip(np.floor(plane + 0.5), 0, 65535))  # half up
+
+    def test_ome_zarr_is_written_and_read_back(self):
+        p = self.path("s.ome.zarr")
+        sl.write(p, self.data, spacing=(0.5, 0.1, 0.1), units=("um", "um", "um"),
+                 history=["zarr from python"])
+        s = sl.open(p)
+        self.assertEqual(s.shape, (6, 17, 23))
+        # float32 through a lossless codec in this process: exact.
+        np.testing.assert_array_equal(np.asarray(s), self.data)
+        np.testing.assert_allclose(s.spacing, (0.5, 0.1, 0.1), rtol=1e-12)
+        self.assertTrue(any(k == "HISTORY" and "zarr from python" in v + c
+                            for k, v, c in s.header))
+        # 0.4 with levels, which Debian's python3-zarr (v2 API) opens.
+        import zarr
+        p4 = self.path("s04.zarr")
+        sl.write(p4, self.data, zarr_version="0.4", zarr_chunks=(2, 8, 8), levels=2)
+        group = zarr.open_group(p4, mode="r")
+        self.assertEqual(group["0"].chunks, (2, 8, 8))
+        np.testing.assert_array_equal(group["0"][...], self.data)
+        np.testing.assert_array_equal(group["1"][...], sl.read(p4, hdu=1))
+        with self.assertRaisesRegex(ValueError, "apply to a .zarr output"):
+            sl.write(self.path("s.fits"), self.data, levels=2)
+        with self.assertRaisesRegex(OSError, "OME-Zarr version"):
+            sl.write(self.path("bad.zarr"), self.data, zarr_version="0.3")
+
+    def test_the_clis_ome_zarr_0_4_opens_in_zarr_python(self):
+        cli = os.environ.get("STACKLENS_CLI")
+        if not cli:
+            self.skipTest("STACKLENS_CLI is not set (ctest sets it)")
+        import zarr  # Debian's python3-zarr: the v2 API, which reads OME-Zarr 0.4
+        data = self.data.copy()
+        data[2, 3, 4] = np.nan
+        fits, out = self.path("in.fits"), self.path("out.zarr")
+        sl.write(fits, data, spacing=(0.5, 0.1, 0.1), units=("um", "um", "um"))
+        run = subprocess.run([cli, "convert", fits, out, "--zarr-version", "0.4", "--levels", "2",
+                              "--zarr-chunks", "4,8,8"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        group = zarr.open_group(out, mode="r")
+        multiscale = group.attrs["multiscales"][0]
+        self.assertEqual(multiscale["version"], "0.4")
+        self.assertEqual([a["name"] for a in multiscale["axes"]], ["z", "y", "x"])
+        level0 = group[multiscale["datasets"][0]["path"]][...]
+        # convert copies the float32 values, no arithmetic: exact, NaN where NaN.
+        np.testing.assert_array_equal(level0, data)
+        level1 = group[multiscale["datasets"][1]["path"]][...]
+        self.assertEqual(level1.shape, (6, 9, 12))
+        padded = np.full((6, 18, 24), np.nan, np.float32)
+        padded[:, :17, :23] = data
+        with np.errstate(invalid="ignore"):
+            mean = np.nanmean(padded.reshape(6, 9, 2, 12, 2), axis=(2, 4))
+        np.testing.assert_allclose(level1, mean, rtol=1e-6, atol=1e-6)
+        np.testing.assert_array_equal(sl.read(out, hdu=1), level1)
 
 
 @unittest.skipUnless("STACKLENS_SAMPLES" in os.environ, "the build's samples (ctest sets it)")

@@ -47,6 +47,7 @@ std::vector<OptionSpec> blurOptions() {
       {"truncate", "T", "kernel radius = int(T·sigma + 0.5) (default 4, as SciPy)"},
       {"nan-aware", "", "ignore NaN pixels (normalised convolution); NaN pixels stay NaN"}};
   for (auto& o : processingOptions()) options.push_back(o);
+  for (auto& o : outputOptions()) options.push_back(o);
   options.push_back(ramBudgetOption());
   options.push_back(devicesOption());
   return options;

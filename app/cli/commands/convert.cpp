@@ -66,6 +66,7 @@ int runConvert(const Args& args) {
   write.history.push_back("stacklens-cli convert from " + in +
                           (info.format == "fits" ? " (HDU " + std::to_string(info.hdu) + ")" : ""));
   write.sourcePath = in;
+  applyOutputOptions(args, out, write);
   io::StackBlockWriter writer(out, info.z, info.y, info.x, write);
   // Two slabs of float32 in memory, one read while the other is written: a quarter of the host
   // budget each, at most 256 MiB.
@@ -111,13 +112,16 @@ int runConvert(const Args& args) {
 const CommandRegistration reg{
     {"convert",
      "IN OUT",
-     "convert a stack to float32 FITS or TIFF (chosen by OUT's extension), NaN and scaling kept; "
-     "streams slab by slab",
+     "convert a stack to float32 FITS, TIFF or OME-Zarr (chosen by OUT's extension: .zarr is a "
+     "folder), NaN and scaling kept; streams slab by slab",
      {{"hdu", "N", "FITS HDU to convert (0 = primary; default: the first with image data)"},
       {"plane", "P",
        "index along a 4th axis (FITS), channel/frame (TIFF hyperstacks) or sample (RGB)"},
       {"timings", "", "print read and write seconds and rates (of the files' sizes) on stderr"},
-      ramBudgetOption()},
+      ramBudgetOption(),
+      outputOptions()[0],
+      outputOptions()[1],
+      outputOptions()[2]},
      2,
      2,
      runConvert}};

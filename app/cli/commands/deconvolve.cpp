@@ -115,7 +115,7 @@ int runDeconvolve(const Args& args) {
   timer.stop();
   timer.start("write");
   const compute::Shape s = result.shape();
-  io::writeStack(outPath, result.data(), s.z, s.y, s.x, writeOptionsFor(input, history));
+  io::writeStack(outPath, result.data(), s.z, s.y, s.x, writeOptionsFor(args, input, history));
   timer.stop();
   timer.print(backend->name());
   return kOk;
@@ -162,12 +162,13 @@ std::vector<OptionSpec> options() {
   o.push_back({"devices", "all|N|I,J",
                "3d on CUDA: the GPUs that share the blocks (default all; N: the first N; a list: "
                "those, e.g. 0,2 or 1,)"});
+  for (auto& s : outputOptions()) o.push_back(s);
   return o;
 }
 
-const CommandRegistration reg{{"deconvolve", "IN OUT",
-                               "Richardson–Lucy deconvolution; writes float32 FITS or TIFF",
-                               options(), 2, 2, runDeconvolve}};
+const CommandRegistration reg{
+    {"deconvolve", "IN OUT", "Richardson–Lucy deconvolution; writes float32 FITS, TIFF or OME-Zarr",
+     options(), 2, 2, runDeconvolve}};
 
 }  // namespace
 }  // namespace stacklens::cli

@@ -42,7 +42,7 @@ std::string jsonString(const std::string& s) {
 int runMeasurePsf(const Args& args) {
   const std::string outPath = args.positional(1);
   if (io::outputFormat(outPath) == io::OutputFormat::Unknown)
-    throw UsageError("OUT: expected a .fits or .tif name, got '" + outPath + "'");
+    throw UsageError("OUT: expected a .fits, .tif or .zarr name, got '" + outPath + "'");
   if (!args.has("at") && !args.has("stars"))
     throw UsageError("give the stars with --at X,Y[,Z] or let --stars N pick them");
   compute::psf::MeasuredPsfParams p;
@@ -100,6 +100,7 @@ int runMeasurePsf(const Args& args) {
     options.units = {s.unit, s.unit, s.unit};
     options.spacingKnown = true;
   }
+  applyOutputOptions(args, outPath, options);
   const compute::Shape ps = result.psf.shape();
   io::writeStack(outPath, result.psf.data(), ps.z, ps.y, ps.x, options);
 
@@ -139,6 +140,7 @@ std::vector<OptionSpec> options() {
       {"search", "R", "look for each star's peak within R pixels of --at (default 3)"}};
   for (const OptionSpec& shared : processingOptions())
     if (shared.name != "timings") o.push_back(shared);
+  for (const OptionSpec& shared : outputOptions()) o.push_back(shared);
   return o;
 }
 

@@ -27,6 +27,7 @@ std::vector<OptionSpec> medianOptions() {
        "odd window size: each pixel becomes the median of its K×K neighbourhood "
        "(required)"}};
   for (auto& o : processingOptions()) options.push_back(o);
+  for (auto& o : outputOptions()) options.push_back(o);
   options.push_back(ramBudgetOption());
   options.push_back(devicesOption());
   return options;

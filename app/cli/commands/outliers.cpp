@@ -41,6 +41,7 @@ std::vector<OptionSpec> outlierOptions() {
        "(required)"},
       {"mode", "bright|dark|both", "which deviations count (default both)"}};
   for (auto& o : processingOptions()) options.push_back(o);
+  for (auto& o : outputOptions()) options.push_back(o);
   options.push_back(ramBudgetOption());
   options.push_back(devicesOption());
   return options;

@@ -42,8 +42,9 @@ std::string sideTablePath(const std::string& outPath, const std::string& table) 
 }
 
 // The header and HISTORY of the viewer's whole-stack job, so that the two outputs are the same.
-io::WriteOptions wholeStackWriteOptions(const InputStack& input, const std::string& history) {
-  io::WriteOptions options = writeOptionsFor(input, history);
+io::WriteOptions wholeStackWriteOptions(const Args& args, const InputStack& input,
+                                        const std::string& history) {
+  io::WriteOptions options = writeOptionsFor(args, input, history);
   options.history.push_back("stacklens input " + input.info.path);
   return options;
 }
@@ -78,7 +79,7 @@ int runProcess(const Args& args) {
         "--segment(-above)");
   const std::string outPath = args.positional(1);
   if (io::outputFormat(outPath) == io::OutputFormat::Unknown)
-    throw UsageError("OUT must end in .fits, .fit, .fts, .tif or .tiff: '" + outPath + "'");
+    throw UsageError("OUT must end in .fits, .fit, .fts, .tif, .tiff or .zarr: '" + outPath + "'");
   // Ctrl-C from here on stops the run between slices; nothing is written then.
   const std::atomic<bool>* stop = installInterruptHandler();
 
@@ -94,8 +95,9 @@ int runProcess(const Args& args) {
 
   io::StackBlockWriter writer(
       outPath, info.z, info.y, info.x,
-      wholeStackWriteOptions(input, "stacklens whole-stack pipeline " + pipeline.describe() +
-                                        " backend=" + backend->name()));
+      wholeStackWriteOptions(
+          args, input,
+          "stacklens whole-stack pipeline " + pipeline.describe() + " backend=" + backend->name()));
   timer.start("process");
   const compute::StackPipelineReport report = compute::runPipelineOverStack(
       *backend, pipeline, {info.z, info.y, info.x}, spacingOf(info),
@@ -130,6 +132,7 @@ std::vector<OptionSpec> options() {
   // The whole stack, always: what the viewer shows at every slice.
   for (auto& s : processingOptions())
     if (s.name != "slice") o.push_back(s);
+  for (auto& s : outputOptions()) o.push_back(s);
   return o;
 }
 

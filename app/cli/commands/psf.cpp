@@ -8,6 +8,7 @@
 
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
+#include "app/cli/processing.h"
 #include "compute/params.h"
 #include "compute/psf/psf_models.h"
 #include "io/stack_writer.h"
@@ -84,7 +85,7 @@ compute::Image microscope(const Args& args, const std::string& model, std::strin
 int runPsf(const Args& args) {
   const std::string out = args.positional(0);
   if (io::outputFormat(out) == io::OutputFormat::Unknown)
-    throw UsageError("OUT: expected a .fits or .tif name, got '" + out + "'");
+    throw UsageError("OUT: expected a .fits, .tif or .zarr name, got '" + out + "'");
   const std::string model = args.get("model", "gaussian");
   std::string history;
   compute::Image psf;
@@ -106,6 +107,7 @@ int runPsf(const Args& args) {
     options.units = {s.unit, s.unit, s.unit};
     options.spacingKnown = true;
   }
+  applyOutputOptions(args, out, options);
   const compute::Shape shape = psf.shape();
   io::writeStack(out, psf.data(), shape.z, shape.y, shape.x, options);
   std::fprintf(stderr, "%lld x %lld x %lld PSF written to %s\n", static_cast<long long>(shape.z),
@@ -114,30 +116,33 @@ int runPsf(const Args& args) {
 }
 
 std::vector<OptionSpec> psfOptions() {
-  return {{"model", "NAME",
-           "gaussian (default), moffat (astronomy, 2D); born-wolf, gibson-lanni "
-           "(microscopy, 3D)"},
-          {"fwhm", "PX", "gaussian, moffat: FWHM along the major axis (default 3)"},
-          {"beta", "B", "moffat: the power (default 2.5)"},
-          {"ellipticity", "E", "gaussian, moffat: 1 - minor/major (default 0)"},
-          {"angle", "DEG", "gaussian, moffat: the major axis from +x towards +y (default 0)"},
-          {"size", "N|NXY,NZ", "pixels a side (odd; default 4 FWHM and one) or voxels (65,33)"},
-          {"oversampling", "S", "samples per pixel along each axis (default 1)"},
-          {"mode", "NAME", "microscopy: widefield (default), confocal, two-photon"},
-          {"na", "NA", "numerical aperture (default 1.4)"},
-          {"wavelength", "UM", "emission wavelength in µm (default 0.53)"},
-          {"excitation", "UM", "confocal, two-photon: excitation wavelength in µm (default 0.488)"},
-          {"ni", "N", "immersion index (default 1.518); --ni-design the design's (default --ni)"},
-          {"ni-design", "N", "gibson-lanni: the immersion index the objective was designed for"},
-          {"ns", "N", "gibson-lanni: specimen index (default 1.33)"},
-          {"ng", "N", "gibson-lanni: coverslip index (default 1.5); --ng-design likewise"},
-          {"ng-design", "N", "gibson-lanni: the design's coverslip index"},
-          {"tg", "UM", "gibson-lanni: coverslip thickness (default 170); --tg-design likewise"},
-          {"tg-design", "UM", "gibson-lanni: the design's coverslip thickness"},
-          {"ti-design", "UM", "gibson-lanni: working distance (default 150)"},
-          {"depth", "UM", "gibson-lanni: the source's depth below the coverslip (default 0)"},
-          {"lateral", "UM", "microscopy: pixel size in µm (default 0.1)"},
-          {"axial", "UM", "microscopy: plane spacing in µm (default 0.2)"}};
+  std::vector<OptionSpec> o{
+      {"model", "NAME",
+       "gaussian (default), moffat (astronomy, 2D); born-wolf, gibson-lanni "
+       "(microscopy, 3D)"},
+      {"fwhm", "PX", "gaussian, moffat: FWHM along the major axis (default 3)"},
+      {"beta", "B", "moffat: the power (default 2.5)"},
+      {"ellipticity", "E", "gaussian, moffat: 1 - minor/major (default 0)"},
+      {"angle", "DEG", "gaussian, moffat: the major axis from +x towards +y (default 0)"},
+      {"size", "N|NXY,NZ", "pixels a side (odd; default 4 FWHM and one) or voxels (65,33)"},
+      {"oversampling", "S", "samples per pixel along each axis (default 1)"},
+      {"mode", "NAME", "microscopy: widefield (default), confocal, two-photon"},
+      {"na", "NA", "numerical aperture (default 1.4)"},
+      {"wavelength", "UM", "emission wavelength in µm (default 0.53)"},
+      {"excitation", "UM", "confocal, two-photon: excitation wavelength in µm (default 0.488)"},
+      {"ni", "N", "immersion index (default 1.518); --ni-design the design's (default --ni)"},
+      {"ni-design", "N", "gibson-lanni: the immersion index the objective was designed for"},
+      {"ns", "N", "gibson-lanni: specimen index (default 1.33)"},
+      {"ng", "N", "gibson-lanni: coverslip index (default 1.5); --ng-design likewise"},
+      {"ng-design", "N", "gibson-lanni: the design's coverslip index"},
+      {"tg", "UM", "gibson-lanni: coverslip thickness (default 170); --tg-design likewise"},
+      {"tg-design", "UM", "gibson-lanni: the design's coverslip thickness"},
+      {"ti-design", "UM", "gibson-lanni: working distance (default 150)"},
+      {"depth", "UM", "gibson-lanni: the source's depth below the coverslip (default 0)"},
+      {"lateral", "UM", "microscopy: pixel size in µm (default 0.1)"},
+      {"axial", "UM", "microscopy: plane spacing in µm (default 0.2)"}};
+  for (auto& s : outputOptions()) o.push_back(s);
+  return o;
 }
 
 const CommandRegistration reg{{"psf", "OUT",

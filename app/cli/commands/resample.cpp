@@ -80,10 +80,11 @@ void rescaleWcs(std::vector<io::HeaderCard>& header, const std::array<double, 4>
 }
 
 // Output spacing and WCS follow the new grid.
-io::WriteOptions resampledOptions(const InputStack& input, compute::Shape in, compute::Shape out,
-                                  const compute::ResampleParams& p, bool isotropic) {
+io::WriteOptions resampledOptions(const Args& args, const InputStack& input, compute::Shape in,
+                                  compute::Shape out, const compute::ResampleParams& p,
+                                  bool isotropic) {
   io::WriteOptions options = writeOptionsFor(
-      input, "stacklens resample " + compute::describe(p) + (isotropic ? " isotropic" : ""));
+      args, input, "stacklens resample " + compute::describe(p) + (isotropic ? " isotropic" : ""));
   const std::array<int64_t, 3> nIn{in.z, in.y, in.x}, nOut{out.z, out.y, out.x};
   std::array<double, 4> scaleOfFitsAxis{1.0, 1.0, 1.0, 1.0};  // [1] = x, [2] = y, [3] = z
   for (int a = 0; a < 3; ++a) {
@@ -172,8 +173,8 @@ int runResample(const Args& args) {
 
   const double bytes = 2.0 * 4.0 * (double(in.count()) + double(out.count()));
   if (!args.has("slice") && bytes > double(hostBudget(args))) {
-    return streamResample(args, *reader, p, resampledOptions(probe, in, out, p, isotropic), in, out,
-                          timer);
+    return streamResample(args, *reader, p, resampledOptions(args, probe, in, out, p, isotropic),
+                          in, out, timer);
   }
   auto backend = chooseFirstDevice(args);
   timer.start("read");
@@ -191,7 +192,7 @@ int runResample(const Args& args) {
   compute::Image result = backend->download(zoomed);
   timer.stop();
   const io::WriteOptions options =
-      resampledOptions(input, input.image.shape(), result.shape(), p, isotropic);
+      resampledOptions(args, input, input.image.shape(), result.shape(), p, isotropic);
   timer.start("write");
   const compute::Shape s = result.shape();
   io::writeStack(args.positional(1), result.data(), s.z, s.y, s.x, options);
@@ -210,6 +211,7 @@ std::vector<OptionSpec> resampleOptions() {
       ramBudgetOption(),
       devicesOption()};
   for (auto& o : processingOptions()) options.push_back(o);
+  for (auto& o : outputOptions()) options.push_back(o);
   return options;
 }
 

@@ -44,7 +44,7 @@ int runSegment(const Args& args) {
   // With nsigma the threshold comes from the data: the card says what it came to.
   if (!p.absoluteThreshold)
     history += " threshold=" + compute::describeNumber(seg.threshold, compute::Digits::Readable);
-  io::writeLabelStack(outPath, labels.data(), s.z, s.y, s.x, writeOptionsFor(input, history));
+  io::writeLabelStack(outPath, labels.data(), s.z, s.y, s.x, writeOptionsFor(args, input, history));
   if (auto csv = args.get("sources"))
     io::writeWholeFile(*csv, compute::sourcesCsv(seg.sources, s.z > 1), input.path);
   timer.stop();
@@ -65,6 +65,8 @@ std::vector<OptionSpec> options() {
   o.push_back({"sources", "FILE.csv",
                "write the source table (label,x,y,flux,npix,peak,peak_x,"
                "peak_y,xmin,xmax,ymin,ymax; z added for a stack)"});
+  for (auto& s : outputOptions())
+    if (s.name != "levels") o.push_back(s);  // labels have one level
   return o;
 }
 
