@@ -13,8 +13,10 @@ namespace stacklens::compute::lab {
 // z per pixel and runs well below the memory's speed, which would put the floor above the blur.
 double measureMemoryBandwidth(Backend& backend);
 
-// Bytes per second over the host link: a 64 MiB upload and download, best of three, counting
-// both directions. 0 for a backend that computes on the host.
+// Bytes per second over the host link: images of 4, 16 and 64 MiB uploaded, and downloaded into a
+// buffer the program holds, best of three each; the fastest rate of any size and direction, so
+// that the floor it gives is a floor whichever way and at whatever size an op's bytes go. 0 for a
+// backend that computes on the host.
 double measureLinkBandwidth(Backend& backend);
 
 }  // namespace stacklens::compute::lab

@@ -29,15 +29,14 @@ std::optional<BreakEven> breakEven(const std::vector<Point>& points, const std::
   for (const auto& [n, t] : gpu)
     if (auto it = cpu.find(n); it != cpu.end())
       r.emplace_back(std::log(double(n)), std::log(t / it->second));
-  if (r.empty()) return std::nullopt;
-  if (r.front().second < 0) return BreakEven{std::exp(r.front().first), true};
-  for (size_t i = 1; i < r.size(); ++i) {
-    if (r[i].second >= 0) continue;
-    const auto [x0, r0] = r[i - 1];
-    const auto [x1, r1] = r[i];
-    return BreakEven{std::exp(x0 + (0 - r0) * (x1 - x0) / (r1 - r0)), false};
-  }
-  return std::nullopt;
+  // The GPU must be ahead at the largest size; the break-even is the last crossing before it.
+  if (r.empty() || r.back().second >= 0) return std::nullopt;
+  size_t i = r.size() - 1;
+  while (i > 0 && r[i - 1].second < 0) --i;
+  if (i == 0) return BreakEven{std::exp(r.front().first), true};
+  const auto [x0, r0] = r[i - 1];
+  const auto [x1, r1] = r[i];
+  return BreakEven{std::exp(x0 + (0 - r0) * (x1 - x0) / (r1 - r0)), false};
 }
 
 }  // namespace stacklens::compute::lab

@@ -1,4 +1,6 @@
-// The break-even size of an operation: where the GPU, transfers included, starts to beat the CPU.
+// The break-even size of an operation: where the GPU, transfers included, starts to beat the CPU
+// and stays ahead up to the largest size measured (a GPU that wins on small images and loses on
+// large ones, where the transfers grow faster than the CPU's time, has none).
 #pragma once
 
 #include <optional>
@@ -20,7 +22,8 @@ struct BreakEven {
 };
 
 // For op: gpu-with-transfers against the CPU variant with the most threads, at the sizes where
-// both have a finite median. Nothing when the GPU never wins in the range or either is missing.
+// both have a finite median. Nothing when the GPU is not ahead at the largest size or either is
+// missing.
 std::optional<BreakEven> breakEven(const std::vector<Point>& points, const std::string& op);
 
 // The ops of points, in the order they first appear.

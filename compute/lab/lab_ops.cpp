@@ -139,8 +139,14 @@ LabOutput runLabOp(const std::string& op, Backend& b, const Image& in, const Job
   return out;
 }
 
-void downloadOutput(Backend& b, LabOutput& o) {
-  if (!o.image.empty() && !o.image.onHost()) o.image = b.download(o.image);
+void downloadOutput(Backend& b, LabOutput& o, Image* into) {
+  if (o.image.empty() || o.image.onHost()) return;
+  if (into && !into->empty() && into->shape() == o.image.shape()) {
+    b.device().downloadInto(o.image, *into);
+    o.image = *into;
+    return;
+  }
+  o.image = b.download(o.image);
 }
 
 double maxRelativeDifference(const LabOutput& a, const LabOutput& b) {

@@ -34,8 +34,9 @@ struct LabOutput {
 // Runs op on backend with the lab's parameters (lab_ops.cpp says which); job cancels it.
 LabOutput runLabOp(const std::string& op, Backend& backend, const Image& input,
                    const Job& job = {});
-// output.image brought to the host (a no-op when it is there already).
-void downloadOutput(Backend& backend, LabOutput& output);
+// output.image brought to the host (a no-op when it is there already): into `into` when it is a
+// host image of the same shape (output.image then shares it), else a new one.
+void downloadOutput(Backend& backend, LabOutput& output, Image* into = nullptr);
 // Max relative difference: for an image max |a − b| / max |b| (relative to the result's scale,
 // so that pixels near zero do not blow it up); for values max_i |a_i − b_i| / |b_i| (0 / 0 = 0).
 // Both outputs on the host; NaN when their shapes differ.

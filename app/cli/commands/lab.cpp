@@ -57,7 +57,7 @@ void printSummary(const lab::Sweep& s) {
     if (s.machine.gpu.empty())
       std::cout << "no GPU curve, no break-even";
     else if (!be)
-      std::cout << "the GPU with transfers never beat the CPU in this range";
+      std::cout << "the GPU with transfers is not ahead of the CPU at the largest size";
     else
       std::cout << (be->atSmallest ? "GPU faster from the smallest size, " : "break-even at ")
                 << lab::sizeLabel(be->elements);

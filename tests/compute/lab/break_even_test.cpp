@@ -58,6 +58,28 @@ TEST(LabBreakEven, NoneWhenTheGpuNeverWinsOrIsMissing) {
   EXPECT_FALSE(breakEven(powerLaws({100, 1000000}), "median"));
 }
 
+// A GPU ahead on small images and behind on large ones (its transfers growing faster than the
+// CPU's time) has no break-even; one that falls behind and then ahead again breaks even at its
+// last crossing.
+TEST(LabBreakEven, OnlyTheLastCrossingBeforeTheLargestSizeCounts) {
+  auto timings = [](const std::vector<double>& gpuOverCpu) {
+    std::vector<Point> pts;
+    int64_t edge = 256;
+    for (double ratio : gpuOverCpu) {
+      pts.push_back(point("blur", edge, Variant::Cpu, 8, 1e-3));
+      pts.push_back(point("blur", edge, Variant::GpuWithTransfers, 0, 1e-3 * ratio));
+      edge *= 2;
+    }
+    return pts;
+  };
+  EXPECT_FALSE(breakEven(timings({0.5, 0.8, 1.5, 2.0}), "blur"));
+  const auto be = breakEven(timings({0.5, 2.0, std::exp(1.0), std::exp(-1.0)}), "blur");
+  ASSERT_TRUE(be);
+  EXPECT_FALSE(be->atSmallest);
+  // log ratio 1 at 1024², −1 at 2048²: the crossing halfway in log elements, at 1024 · 2048.
+  EXPECT_NEAR(be->elements / (1024.0 * 2048.0), 1.0, 1e-9);
+}
+
 TEST(LabBreakEven, FailedPointsAreSkipped) {
   auto pts = powerLaws({1000, 10000, 100000, 316228});
   // The GPU failing (NaN) at 100000 leaves 10000 → 316228 to interpolate: still exact.
