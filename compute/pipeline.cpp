@@ -1,5 +1,6 @@
 // The live-processing pipeline: stage order, slab handling, per-stage timing, backend comparison.
 #include "compute/pipeline.h"
+#include "compute/auto_boundary.h"
 
 #include <algorithm>
 #include <chrono>
@@ -86,7 +87,7 @@ void Pipeline::validate() const {
   }
   if (deconvolution.enabled) {
     const auto& d = deconvolution;
-    compute::validate(d.params);
+    compute::validate(d.autoBoundary ? deconvolutionParams(*this) : d.params);
     if (d.params.threeD && (d.slabHalfWidth < 1 || d.slabHalfWidth > 64))
       throw InvalidArgument("deconvolution: 3D slab half-width must be 1 to 64 slices, got " +
                             std::to_string(d.slabHalfWidth));
@@ -112,7 +113,8 @@ std::string pipelineText(const Pipeline& p, Digits digits, bool psfChecksum) {
   if (p.blur.enabled) stages.push_back("blur " + describe(p.blur.params, digits));
   if (p.deconvolution.enabled) {
     const auto& d = p.deconvolution;
-    std::string text = "richardson-lucy " + describe(d.params, digits);
+    std::string text = "richardson-lucy " + describe(deconvolutionParams(p), digits);
+    if (d.autoBoundary) text += " (auto)";
     if (d.params.threeD) text += " slab=+-" + std::to_string(d.slabHalfWidth);
     if (d.psf.empty()) {
       text += " psf=gaussian(" + describeNumber(d.params.threeD ? d.psfSigmaZ : 0.0, digits) + "," +
@@ -168,6 +170,15 @@ Image pipelinePsf(const Pipeline& pipeline) {
   return gaussianPsf(d.params.threeD ? d.psfSigmaZ : 0.0, d.psfSigmaY, d.psfSigmaX);
 }
 
+DeconvolveParams deconvolutionParams(const Pipeline& pipeline, const Image& psf) {
+  DeconvolveParams p = pipeline.deconvolution.params;
+  if (!pipeline.deconvolution.autoBoundary) return p;
+  const Image& kernel = psf.empty() ? pipelinePsf(pipeline) : psf;
+  if (!kernel.onHost() || kernel.empty()) return p;
+  p.boundary = autoBoundary(kernel, p).boundary;
+  return p;
+}
+
 Image sliceView(const Image& image, int64_t z) {
   if (z < 0 || z >= image.shape().z)
     throw InvalidArgument("slice " + std::to_string(z) + " is outside the image's " +
@@ -206,7 +217,11 @@ PipelineResult runPipeline(Backend& backend, const Image& slab, int64_t centreIn
   int64_t centre = (blur3D || rl3D) ? centreIndex : 0;
 
   Image psf;
-  if (p.deconvolution.enabled) psf = pipelinePsf(p);
+  DeconvolveParams rlParams;
+  if (p.deconvolution.enabled) {
+    psf = pipelinePsf(p);
+    rlParams = deconvolutionParams(p, psf);
+  }
 
   if (!transfers) {
     const auto t = Clock::now();
@@ -256,7 +271,7 @@ PipelineResult runPipeline(Backend& backend, const Image& slab, int64_t centreIn
         output = backend.gaussianBlur(input, p.blur.params, sub);
         break;
       case Stage::Deconvolution:
-        output = backend.richardsonLucy(input, stagePsf, p.deconvolution.params, sub);
+        output = backend.richardsonLucy(input, stagePsf, rlParams, sub);
         break;
       case Stage::Statistics:
         result.statistics = backend.sigmaClip(input, p.statistics.params, sub);

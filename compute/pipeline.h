@@ -31,8 +31,11 @@ struct Pipeline {
   struct {
     bool enabled = false;
     DeconvolveParams params;  // params.threeD: RL on the slab, keeping its centre slice
-    int slabHalfWidth = 4;    // 3D only: slices on each side of the current one
-    Image psf;                // host, 2D or 3D, e.g. read from a file; empty: the Gaussian below
+    // The boundary chosen from the PSF as compute/auto_boundary.h says, as the CLI's default
+    // (params.boundary is then not read): deconvolutionParams() gives the one that runs.
+    bool autoBoundary = true;
+    int slabHalfWidth = 4;  // 3D only: slices on each side of the current one
+    Image psf;              // host, 2D or 3D, e.g. read from a file; empty: the Gaussian below
     double psfSigmaZ = 2.0, psfSigmaY = 1.5, psfSigmaX = 1.5;  // pixels
   } deconvolution;
   struct {
@@ -66,6 +69,9 @@ Pipeline preset(const std::string& name, Image psf = {});  // throws InvalidArgu
 
 // The PSF the deconvolution stage uses: the given one, else the Gaussian of its σ (2D for 2D RL).
 Image pipelinePsf(const Pipeline& pipeline);
+// The deconvolution's parameters as they run: with autoBoundary, the boundary autoBoundary
+// chooses for pipelinePsf (psf: that PSF when the caller has it already).
+DeconvolveParams deconvolutionParams(const Pipeline& pipeline, const Image& psf = {});
 
 // One stage's measured times. All are wall-clock ms around calls followed by synchronize().
 struct StageTiming {

@@ -1,6 +1,7 @@
 // The table of `stacklens-cli process`'s pipeline options: each entry both writes its value from a
 // Pipeline and reads it back, so "Copy as command" and the command's parser share one description.
 #include "compute/pipeline_command.h"
+#include "compute/auto_boundary.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -283,21 +284,26 @@ std::vector<Rule> makeRules() {
                  auto& d = o.pipeline.deconvolution;
                  parseSigmas(value, d.psfSigmaZ, d.psfSigmaY, d.psfSigmaX, true);
                }});
-  r.push_back({{"boundary", "reflect|periodic|zero|reflect-exact",
-                "how the deconvolved image continues past its edges (default reflect)"},
+  r.push_back({{"boundary", "auto|reflect|periodic|zero|reflect-exact",
+                "how the deconvolved image continues past its edges (default auto: "
+                "reflect-exact when the PSF is mirror-symmetric and --tv is 0, else reflect, as "
+                "stacklens-cli deconvolve)"},
                Stage::Deconvolution,
                kDeconvolve,
                [](const Pipeline& p, const CommandContext&) -> std::optional<std::string> {
                  const auto& d = p.deconvolution;
-                 if (!d.enabled || d.params.boundary == Boundary::Reflect) return std::nullopt;
+                 if (!d.enabled || d.autoBoundary) return std::nullopt;
                  return boundaryName(d.params.boundary);
                },
                [](const std::string& value, PipelineOptions& o) {
+                 auto& d = o.pipeline.deconvolution;
+                 d.autoBoundary = value == kAutoBoundaryWord;
+                 if (d.autoBoundary) return;
                  const std::optional<Boundary> b = boundaryNamed(value);
                  if (!b)
-                   throw InvalidArgument(std::string("expected ") + kBoundaryWords + ", got '" +
-                                         value + "'");
-                 o.pipeline.deconvolution.params.boundary = *b;
+                   throw InvalidArgument(std::string("expected auto, ") + kBoundaryWords +
+                                         ", got '" + value + "'");
+                 d.params.boundary = *b;
                }});
   r.push_back({{"tv", "LAMBDA", "total-variation regularisation weight (default 0: off)"},
                Stage::Deconvolution,
@@ -577,8 +583,8 @@ std::string wholeVolumeLine(const Pipeline& p, const CommandContext& c, const st
     argv.insert(
         argv.end(),
         {"--psf-sigma", joined({number(d.psfSigmaZ), number(d.psfSigmaY), number(d.psfSigmaX)})});
-  if (d.params.boundary != Boundary::Reflect)
-    argv.insert(argv.end(), {"--boundary", boundaryName(d.params.boundary)});
+  // deconvolve's default is auto, as the pipeline's.
+  if (!d.autoBoundary) argv.insert(argv.end(), {"--boundary", boundaryName(d.params.boundary)});
   if (d.params.tvLambda != 0) argv.insert(argv.end(), {"--tv", number(d.params.tvLambda)});
   if (d.params.accelerate) argv.push_back("--accelerate");
   if (!c.backend.empty()) argv.insert(argv.end(), {"--backend", c.backend});

@@ -120,9 +120,13 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   fileRow->addWidget(psfGenerate);
   connect(psfGenerate, &QPushButton::clicked, this, &ProcessingDock::psfGeneratorRequested);
   boundary_ = new QComboBox(deconvolution_);
-  // In Boundary's order.
-  boundary_->addItems({tr("reflect"), tr("periodic"), tr("zero"), tr("reflect-exact")});
-  boundary_->setItemData(3,
+  // auto, then Boundary's order.
+  boundary_->addItems({tr("auto"), tr("reflect"), tr("periodic"), tr("zero"), tr("reflect-exact")});
+  boundary_->setItemData(0,
+                         tr("Reflect-exact when the PSF is mirror-symmetric and TV is off, else "
+                            "reflect, as stacklens-cli deconvolve chooses"),
+                         Qt::ToolTipRole);
+  boundary_->setItemData(4,
                          tr("Every convolution reads the image reflected past its edges: no "
                             "padding; needs a PSF symmetric along each axis"),
                          Qt::ToolTipRole);
@@ -285,7 +289,10 @@ compute::Pipeline ProcessingDock::pipeline() const {
   d.enabled = deconvolution_->isChecked();
   d.params.iterations = iterations_->value();
   d.params.threeD = dimensions_->currentIndex() == 1;
-  d.params.boundary = static_cast<compute::Boundary>(boundary_->currentIndex());
+  d.autoBoundary = boundary_->currentIndex() == 0;
+  d.params.boundary = d.autoBoundary
+                          ? compute::Boundary::Reflect
+                          : static_cast<compute::Boundary>(boundary_->currentIndex() - 1);
   d.params.accelerate = accelerate_->isChecked();
   d.params.tvLambda = tvLambda_->value();
   d.slabHalfWidth = slabHalfWidth_->value();
@@ -334,7 +341,7 @@ void ProcessingDock::setPipeline(const compute::Pipeline& p) {
   deconvolution_->setChecked(d.enabled);
   iterations_->setValue(d.params.iterations);
   dimensions_->setCurrentIndex(d.params.threeD ? 1 : 0);
-  boundary_->setCurrentIndex(static_cast<int>(d.params.boundary));
+  boundary_->setCurrentIndex(d.autoBoundary ? 0 : 1 + static_cast<int>(d.params.boundary));
   accelerate_->setChecked(d.params.accelerate);
   tvLambda_->setValue(d.params.tvLambda);
   slabHalfWidth_->setValue(d.slabHalfWidth);

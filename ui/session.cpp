@@ -14,6 +14,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "compute/auto_boundary.h"
 #include "compute/params_text.h"
 #include "render/scale.h"
 
@@ -133,7 +134,8 @@ QJsonObject pipelineToJson(const Session& s, QStringList* warnings) {
   QJsonObject rl{{"enabled", d.enabled},
                  {"iterations", d.params.iterations},
                  {"three_d", d.params.threeD},
-                 {"boundary", compute::boundaryName(d.params.boundary)},
+                 {"boundary", d.autoBoundary ? compute::kAutoBoundaryWord
+                                             : compute::boundaryName(d.params.boundary)},
                  {"tv_lambda", d.params.tvLambda},
                  {"accelerate", d.params.accelerate},
                  {"slab_half_width", d.slabHalfWidth},
@@ -189,7 +191,10 @@ void pipelineFromJson(const QJsonObject& o, Session& s) {
   d.enabled = flag(rl, "enabled", false);
   d.params.iterations = integer(rl, "iterations", d.params.iterations);
   d.params.threeD = flag(rl, "three_d", false);
-  d.params.boundary = boundaryFromName(text(rl, "boundary", "reflect"));
+  // Sessions from before "auto" name their boundary.
+  const QString boundary = text(rl, "boundary", "reflect");
+  d.autoBoundary = boundary == compute::kAutoBoundaryWord;
+  d.params.boundary = d.autoBoundary ? compute::Boundary::Reflect : boundaryFromName(boundary);
   d.params.tvLambda = number(rl, "tv_lambda", 0);
   d.params.accelerate = flag(rl, "accelerate", false);
   d.slabHalfWidth = integer(rl, "slab_half_width", d.slabHalfWidth);

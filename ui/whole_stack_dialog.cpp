@@ -220,8 +220,8 @@ WholeStackDialog* openWholeStack(MainWindow* window) {
   request.pipeline = current;
   compute::Pipeline rl3d = current;
   rl3d.deconvolution.params.threeD = true;
-  request.params = rl3d.deconvolution.params;
   request.psf = compute::pipelinePsf(rl3d);
+  request.params = compute::deconvolutionParams(rl3d, request.psf);
   const QFileInfo input(window->filePath());
   request.outPath =
       input.dir().filePath(input.completeBaseName() + "_processed.fits").toStdString();

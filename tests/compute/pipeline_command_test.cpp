@@ -90,6 +90,7 @@ Pipeline randomPipeline(std::mt19937& rng, Image& psf) {
   auto& d = p.deconvolution;
   d.params.iterations = integer(1, 200);
   d.params.threeD = coin();
+  d.autoBoundary = coin();
   d.params.boundary = static_cast<Boundary>(integer(0, 2));
   d.params.tvLambda = coin() ? 0.0 : real(0, 0.02);
   d.params.accelerate = coin();
@@ -225,6 +226,7 @@ TEST(PipelineCommand, ThreeDDeconvolutionNotesTheWholeVolumeLine) {
   p.deconvolution.enabled = true;
   p.deconvolution.params.threeD = true;
   p.deconvolution.params.iterations = 30;
+  p.deconvolution.autoBoundary = false;
   p.deconvolution.params.boundary = Boundary::Periodic;
   p.deconvolution.params.accelerate = true;
   p.deconvolution.psf = Image::host({3, 3, 3});
@@ -244,6 +246,55 @@ TEST(PipelineCommand, ThreeDDeconvolutionNotesTheWholeVolumeLine) {
             std::string::npos);
   p.deconvolution.params.threeD = false;
   EXPECT_TRUE(pipelineCommand(p, context).notes.empty());
+}
+
+// The boundary is auto by default, as deconvolve's: not written then, and a chosen one is always
+// written, reflect included (deconvolve would otherwise choose for itself).
+TEST(PipelineCommand, AutoBoundaryIsTheDefaultAndAChosenOneIsWritten) {
+  Pipeline p;
+  p.deconvolution.enabled = true;
+  p.deconvolution.params.threeD = true;
+  const CommandContext context = paths("in.fits", "out.fits");
+  ASSERT_TRUE(p.deconvolution.autoBoundary);
+  const PipelineCommand automatic = pipelineCommand(p, context);
+  EXPECT_EQ(automatic.line.find("--boundary"), std::string::npos) << automatic.line;
+  ASSERT_EQ(automatic.notes.size(), 1u);
+  EXPECT_EQ(automatic.notes[0].find("--boundary"), std::string::npos) << automatic.notes[0];
+  p.deconvolution.autoBoundary = false;
+  p.deconvolution.params.boundary = Boundary::Reflect;
+  const PipelineCommand chosen = pipelineCommand(p, context);
+  EXPECT_NE(chosen.line.find("--boundary reflect"), std::string::npos) << chosen.line;
+  EXPECT_NE(chosen.notes[0].find("--boundary reflect"), std::string::npos) << chosen.notes[0];
+  // And back: auto, or the word given.
+  EXPECT_TRUE(parse({"--deconvolve", "5", "--psf-sigma", "1.5", "--boundary", "auto"})
+                  .pipeline.deconvolution.autoBoundary);
+  const Pipeline zero =
+      parse({"--deconvolve", "5", "--psf-sigma", "1.5", "--boundary", "zero"}).pipeline;
+  EXPECT_FALSE(zero.deconvolution.autoBoundary);
+  EXPECT_EQ(zero.deconvolution.params.boundary, Boundary::Zero);
+  EXPECT_TRUE(
+      parse({"--deconvolve", "5", "--psf-sigma", "1.5"}).pipeline.deconvolution.autoBoundary);
+}
+
+// What auto runs: reflect-exact for a mirror-symmetric PSF (the default Gaussian) without TV,
+// reflect with TV or a PSF that is not its mirror image; a chosen boundary is kept.
+TEST(Pipeline, AutoBoundaryChoosesFromThePsf) {
+  Pipeline p;
+  p.deconvolution.enabled = true;
+  EXPECT_EQ(deconvolutionParams(p).boundary, Boundary::ReflectExact);
+  Pipeline tv = p;
+  tv.deconvolution.params.tvLambda = 0.002;
+  EXPECT_EQ(deconvolutionParams(tv).boundary, Boundary::Reflect);
+  Pipeline lopsided = p;
+  lopsided.deconvolution.psf = Image::host({1, 3, 3});
+  for (int i = 0; i < 9; ++i) lopsided.deconvolution.psf.data()[i] = float(i + 1);
+  EXPECT_EQ(deconvolutionParams(lopsided).boundary, Boundary::Reflect);
+  Pipeline chosen = p;
+  chosen.deconvolution.autoBoundary = false;
+  chosen.deconvolution.params.boundary = Boundary::Zero;
+  EXPECT_EQ(deconvolutionParams(chosen).boundary, Boundary::Zero);
+  EXPECT_NE(p.describe().find("boundary=reflect-exact"), std::string::npos) << p.describe();
+  EXPECT_NE(p.describe().find("(auto)"), std::string::npos) << p.describe();
 }
 
 TEST(PipelineCommand, NotesAPipelineThatLeavesTheImage) {

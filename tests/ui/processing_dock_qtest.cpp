@@ -88,12 +88,22 @@ class ProcessingDockTest : public QObject {
     q.deconvolution.params.threeD = true;
     q.deconvolution.params.iterations = 7;
     q.deconvolution.slabHalfWidth = 3;
+    q.deconvolution.autoBoundary = false;
     q.deconvolution.params.boundary = compute::Boundary::Periodic;
     q.segmentation.enabled = true;
     q.segmentation.params.connectivity = 4;
     q.segmentation.params.minPixels = 9;
     dock.setPipeline(q);
     QCOMPARE(dock.pipeline().fingerprint(), q.fingerprint());
+    QVERIFY(!dock.pipeline().deconvolution.autoBoundary);
+    QCOMPARE(dock.pipeline().deconvolution.params.boundary, compute::Boundary::Periodic);
+    // Auto, the default as in stacklens-cli deconvolve, comes back as auto.
+    q.deconvolution.autoBoundary = true;
+    dock.setPipeline(q);
+    QVERIFY(dock.pipeline().deconvolution.autoBoundary);
+    QCOMPARE(compute::deconvolutionParams(dock.pipeline()).boundary,
+             compute::Boundary::ReflectExact);
+    QVERIFY(ProcessingDock().pipeline().deconvolution.autoBoundary);
   }
 
   void loadsThePsfFileThroughIo() {
