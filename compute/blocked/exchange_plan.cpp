@@ -3,6 +3,7 @@
 #include "compute/blocked/exchange_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -58,19 +59,71 @@ size_t residentBytes(Shape frame, int64_t blocks, bool cuda, const DeconvolvePar
               : size_t(blocks) * size_t(frame.count()) * exchangeFrameBytesPerVoxel(p);
 }
 
-// The exchanging plan of the chosen cuts (the caller sets its costs).
-BlockPlan exchangePlanOf(Shape volume, Shape psf, const DeconvolveParams& p, const Box& domain,
-                         const int64_t halos[3], const ExchangeAxis* const chosen[3]) {
-  const ExchangeAxis &cz = *chosen[0], &cy = *chosen[1], &cx = *chosen[2];
+// A cut of the domain: per axis its pieces and frames.
+struct Cut {
+  Box domain;
+  int64_t halos[3] = {};
+  ExchangeAxis axes[3];
+};
+
+// Of the cuts whose frames have lengthFor's lengths, the one with the least expected compute that
+// fits accepts (frame shape, blocks); between equals, fewer blocks. A frame's halo on each side is
+// what one iteration reads: the PSF's extent less one (blurred, then correlated), which also
+// holds TV's one voxel.
+std::optional<Cut> cheapestCut(Shape volume, Shape psf, const DeconvolveParams& p,
+                               const FrameCosts& costs, Shape maxInterior,
+                               int64_t (*lengthFor)(int64_t),
+                               const std::function<bool(Shape, int64_t)>& fits) {
+  const bool wraps = p.boundary != Boundary::ReflectExact;
+  Cut cut;
+  cut.domain = domainOf(volume, psf, p);
+  const Box& d = cut.domain;
+  const int64_t k[3] = {psf.z, psf.y, psf.x},
+                most[3] = {maxInterior.z, maxInterior.y, maxInterior.x},
+                start[3] = {d.z0, d.y0, d.x0}, length[3] = {d.z1 - d.z0, d.y1 - d.y0, d.x1 - d.x0};
+  std::vector<ExchangeAxis> options[3];
+  for (int a = 0; a < 3; ++a) {
+    cut.halos[a] = std::max(k[a] - 1, int64_t(1));
+    const int64_t first = most[a] > 0 ? ceilDiv(length[a], most[a]) : 1;
+    for (int64_t c = first; c <= std::min(length[a], first + 63); ++c) {
+      ExchangeAxis axis = cutAxis(start[a], length[a], cut.halos[a], c, wraps, lengthFor);
+      if (axis.frame > 0) options[a].push_back(std::move(axis));
+    }
+  }
+  double best = std::numeric_limits<double>::infinity();
+  const ExchangeAxis* chosen[3] = {};
+  for (const ExchangeAxis& az : options[0])
+    for (const ExchangeAxis& ay : options[1])
+      for (const ExchangeAxis& ax : options[2]) {
+        const Shape f{az.frame, ay.frame, ax.frame};
+        const int64_t blocks = az.count * ay.count * ax.count;
+        if (!fits(f, blocks)) continue;
+        const double cost =
+            double(blocks) * costs.secondsPerIteration(f) * (1 + 1e-9 * double(blocks));
+        if (cost < best) {
+          best = cost;
+          chosen[0] = &az;
+          chosen[1] = &ay;
+          chosen[2] = &ax;
+        }
+      }
+  if (!chosen[0]) return std::nullopt;
+  for (int a = 0; a < 3; ++a) cut.axes[a] = *chosen[a];
+  return cut;
+}
+
+// The exchanging plan of a cut (the caller sets its costs).
+BlockPlan exchangePlanOf(Shape volume, Shape psf, const DeconvolveParams& p, const Cut& cut) {
+  const ExchangeAxis &cz = cut.axes[0], &cy = cut.axes[1], &cx = cut.axes[2];
   BlockPlan plan;
   plan.scheme = BlockScheme::Exchange;
   plan.volume = volume;
   plan.psf = psf;
-  plan.halo = {halos[0], halos[1], halos[2]};
+  plan.halo = {cut.halos[0], cut.halos[1], cut.halos[2]};
   plan.counts = {cz.count, cy.count, cx.count};
   plan.frame = {cz.frame, cy.frame, cx.frame};
   plan.boundary = p.boundary;
-  plan.domain = domain;
+  plan.domain = cut.domain;
   for (int64_t i = 0; i < cz.count; ++i)
     for (int64_t j = 0; j < cy.count; ++j)
       for (int64_t l = 0; l < cx.count; ++l) {
@@ -108,43 +161,13 @@ std::optional<BlockPlan> planExchange(Shape volume, Shape psf, const DeconvolveP
                                       const FrameCosts& costs, size_t budgetBytes,
                                       Shape maxInterior) {
   if (volume.empty() || psf.empty()) return std::nullopt;
-  const bool wraps = p.boundary != Boundary::ReflectExact;
-  const Box domain = domainOf(volume, psf, p);
-  const int64_t k[3] = {psf.z, psf.y, psf.x},
-                most[3] = {maxInterior.z, maxInterior.y, maxInterior.x},
-                start[3] = {domain.z0, domain.y0, domain.x0},
-                length[3] = {domain.z1 - domain.z0, domain.y1 - domain.y0, domain.x1 - domain.x0};
-  int64_t halos[3];
-  std::vector<ExchangeAxis> options[3];
-  for (int a = 0; a < 3; ++a) {
-    // One iteration at a voxel reads the estimate within the PSF's extent less one (blurred,
-    // then correlated); TV's divergence reads one voxel on each side.
-    halos[a] = std::max(k[a] - 1, int64_t(1));
-    const int64_t first = most[a] > 0 ? ceilDiv(length[a], most[a]) : 1;
-    for (int64_t c = first; c <= std::min(length[a], first + 63); ++c)
-      options[a].push_back(cutAxis(start[a], length[a], halos[a], c, wraps));
-  }
   const size_t domainBytes = exchangeDomainBytes(volume, psf, p);
-  double best = std::numeric_limits<double>::infinity();
-  const ExchangeAxis* chosen[3] = {};
-  for (const ExchangeAxis& az : options[0])
-    for (const ExchangeAxis& ay : options[1])
-      for (const ExchangeAxis& ax : options[2]) {
-        const Shape f{az.frame, ay.frame, ax.frame};
-        if (domainBytes + size_t(f.count()) * exchangeFrameBytesPerVoxel(p) > budgetBytes) continue;
-        const int64_t blocks = az.count * ay.count * ax.count;
-        // The least compute; between equals, fewer blocks.
-        const double cost =
-            double(blocks) * costs.secondsPerIteration(f) * (1 + 1e-9 * double(blocks));
-        if (cost < best) {
-          best = cost;
-          chosen[0] = &az;
-          chosen[1] = &ay;
-          chosen[2] = &ax;
-        }
-      }
-  if (!chosen[0]) return std::nullopt;
-  BlockPlan plan = exchangePlanOf(volume, psf, p, domain, halos, chosen);
+  const std::optional<Cut> cut =
+      cheapestCut(volume, psf, p, costs, maxInterior, nextSmoothLength, [&](Shape f, int64_t) {
+        return domainBytes + size_t(f.count()) * exchangeFrameBytesPerVoxel(p) <= budgetBytes;
+      });
+  if (!cut) return std::nullopt;
+  BlockPlan plan = exchangePlanOf(volume, psf, p, *cut);
   plan.bytesPerBlock = size_t(plan.frame.count()) * exchangeFrameBytesPerVoxel(p);
   plan.budget = budgetBytes;
   plan.secondsPerIteration = double(plan.count()) * costs.secondsPerIteration(plan.frame);
@@ -156,45 +179,17 @@ std::optional<BlockPlan> planResident(Shape volume, Shape psf, const DeconvolveP
                                       const FrameCosts& costs, size_t budgetBytes,
                                       Shape maxInterior) {
   if (volume.empty() || psf.empty() || p.accelerate || p.tvLambda > 0) return std::nullopt;
-  const bool wraps = p.boundary != Boundary::ReflectExact;
   const bool cuda = costs.backend == "cuda";
-  const Box domain = domainOf(volume, psf, p);
-  const int64_t k[3] = {psf.z, psf.y, psf.x},
-                most[3] = {maxInterior.z, maxInterior.y, maxInterior.x},
-                start[3] = {domain.z0, domain.y0, domain.x0},
-                length[3] = {domain.z1 - domain.z0, domain.y1 - domain.y0, domain.x1 - domain.x0};
-  int64_t halos[3];
-  std::vector<ExchangeAxis> options[3];
-  for (int a = 0; a < 3; ++a) {
-    halos[a] = std::max(k[a] - 1, int64_t(1));
-    const int64_t first = most[a] > 0 ? ceilDiv(length[a], most[a]) : 1;
-    for (int64_t c = first; c <= std::min(length[a], first + 63); ++c) {
-      ExchangeAxis cut = cutAxis(start[a], length[a], halos[a], c, wraps,
-                                 cuda ? nextFastFrameLength : nextSmoothLength);
-      if (cut.frame > 0) options[a].push_back(std::move(cut));
-    }
-  }
-  double best = std::numeric_limits<double>::infinity();
-  const ExchangeAxis* chosen[3] = {};
-  for (const ExchangeAxis& az : options[0])
-    for (const ExchangeAxis& ay : options[1])
-      for (const ExchangeAxis& ax : options[2]) {
-        const int64_t blocks = az.count * ay.count * ax.count;
-        if (blocks < 2) continue;  // one block is the unblocked run, planned as such
-        const Shape f{az.frame, ay.frame, ax.frame};
-        if (cuda && !costs.fast(f)) continue;  // the GPU's resident frames are fused ones
-        if (residentBytes(f, blocks, cuda, p) > budgetBytes) continue;
-        const double cost =
-            double(blocks) * costs.secondsPerIteration(f) * (1 + 1e-9 * double(blocks));
-        if (cost < best) {
-          best = cost;
-          chosen[0] = &az;
-          chosen[1] = &ay;
-          chosen[2] = &ax;
-        }
-      }
-  if (!chosen[0]) return std::nullopt;
-  BlockPlan plan = exchangePlanOf(volume, psf, p, domain, halos, chosen);
+  const std::optional<Cut> cut =
+      cheapestCut(volume, psf, p, costs, maxInterior, cuda ? nextFastFrameLength : nextSmoothLength,
+                  [&](Shape f, int64_t blocks) {
+                    // One block is the unblocked run, planned as such; the GPU's resident frames
+                    // are fused ones.
+                    return blocks >= 2 && (!cuda || costs.fast(f)) &&
+                           residentBytes(f, blocks, cuda, p) <= budgetBytes;
+                  });
+  if (!cut) return std::nullopt;
+  BlockPlan plan = exchangePlanOf(volume, psf, p, *cut);
   plan.scheme = BlockScheme::Resident;
   plan.bytesPerBlock = residentBytes(plan.frame, 1, cuda, p);
   plan.domainBytes = 0;

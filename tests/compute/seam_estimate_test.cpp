@@ -12,23 +12,13 @@
 
 using namespace stacklens::compute;
 using stacklens::testing::beads;
+using stacklens::testing::compactPsf;
 using stacklens::testing::cpuPlan;
 using stacklens::testing::measuredLikePsf;
 using stacklens::testing::params3d;
 using stacklens::testing::worstAtSeams;
 
 namespace {
-
-// A PSF that is zero beyond two voxels of its centre.
-Image compactPsf() {
-  Image psf = Image::host({5, 5, 5});
-  for (int64_t z = 0; z < 5; ++z)
-    for (int64_t y = 0; y < 5; ++y)
-      for (int64_t x = 0; x < 5; ++x)
-        psf.at(z, y, x) =
-            float(1.0 / (1 + (z - 2) * (z - 2) + (y - 2) * (y - 2) + (x - 2) * (x - 2)));
-  return psf;
-}
 
 // The blocks of the real run below: a measured-like PSF whose tails fill its array, halos of
 // half of it, cut along z and y (as BlockedExchange.OverlappingBlocksMissTheTails).

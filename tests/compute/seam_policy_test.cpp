@@ -13,6 +13,7 @@
 #include "tests/compute/image_checks.h"
 
 using namespace stacklens::compute;
+using stacklens::testing::compactPsf;
 using stacklens::testing::measuredLikePsf;
 using stacklens::testing::params3d;
 
@@ -28,17 +29,6 @@ PlannedRunRequest twoDeviceRequest(Shape volume, const Image& psf, const Deconvo
   r.cpuFrameBudget = r.frameBudget;
   r.devices = 2;
   return r;
-}
-
-// A PSF that is zero beyond two voxels of its centre.
-Image compactPsf() {
-  Image psf = Image::host({5, 5, 5});
-  for (int64_t z = 0; z < 5; ++z)
-    for (int64_t y = 0; y < 5; ++y)
-      for (int64_t x = 0; x < 5; ++x)
-        psf.at(z, y, x) =
-            float(1.0 / (1 + (z - 2) * (z - 2) + (y - 2) * (y - 2) + (x - 2) * (x - 2)));
-  return psf;
 }
 
 bool says(const std::string& text, const std::string& what) {
