@@ -11,6 +11,7 @@ import argparse
 import atexit
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -241,10 +242,34 @@ def main(argv=None):
         print(f"stacklens: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("stacklens: interrupted; nothing was written", file=sys.stderr)
-        _leave_after_interrupt()
-        return 130
+        return _interrupted()
+
+
+def _interrupted(leave=_leave_after_interrupt):
+    """Says so, winds down (leave) and gives the exit code 130. One Ctrl-C can raise
+    KeyboardInterrupt twice in this thread: once from the run's own threads, which the hook
+    stops at once, and once more from the signal itself, still pending when the first arrived.
+    Had that second one escaped, the interpreter would have ended on SIGINT (exit -2) after
+    saying it was interrupted. So further Ctrl-Cs are ignored from here on, and one that was
+    pending only repeats the winding down."""
+    said = False
+    while True:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            if not said:
+                said = True
+                print("stacklens: interrupted; nothing was written", file=sys.stderr)
+            leave()
+            return 130
+        except KeyboardInterrupt:
+            continue
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    if code == 130:
+        # Cleaned up already: no interpreter finalisation that a late signal could interrupt.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    sys.exit(code)

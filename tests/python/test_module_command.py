@@ -100,6 +100,30 @@ class ModuleCommand(unittest.TestCase):
 
 
 class Interrupted(unittest.TestCase):
+    def test_a_second_keyboard_interrupt_while_winding_down_still_exits_130(self):
+        # One Ctrl-C can raise KeyboardInterrupt twice in the main thread (from the run's
+        # threads, then from the pending signal); CI once saw exit -2 so.
+        import contextlib
+        import io
+        import signal as signals
+        from stacklens.__main__ import _interrupted
+        calls = []
+
+        def leave():
+            calls.append(1)
+            if len(calls) == 1:
+                raise KeyboardInterrupt
+
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(_interrupted(leave), 130)
+            self.assertEqual(signals.getsignal(signals.SIGINT), signals.SIG_IGN)
+        finally:
+            signals.signal(signals.SIGINT, signals.default_int_handler)
+        self.assertEqual(len(calls), 2)
+        self.assertEqual(err.getvalue().count("interrupted; nothing was written"), 1)
+
     def test_ctrl_c_leaves_no_output_and_no_temporary_folder(self):
         with tempfile.TemporaryDirectory() as folder:
             source = os.path.join(folder, "in.fits")
