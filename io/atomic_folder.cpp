@@ -36,13 +36,6 @@ bool inside(const std::string& inner, const std::string& folder) {
   return !ea && !eb && (a == b || a.rfind(b + "/", 0) == 0);
 }
 
-void flushFolder(const std::string& folder, const std::string& path) {
-  const UniqueFd fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0 || ::fsync(fd.get()) != 0)
-    throw IoError(
-        path, std::string("written, but its folder could not be flushed: ") + std::strerror(errno));
-}
-
 }  // namespace
 
 AtomicFolder::AtomicFolder(const std::string& path, const std::string& sourcePath) {

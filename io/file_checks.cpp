@@ -79,14 +79,14 @@ std::string resolvedDestination(const std::string& path) {
   return ec ? target.string() : resolved.string();
 }
 
+}  // namespace
+
 void flushFolder(const std::string& folder, const std::string& path) {
   const UniqueFd fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0 || ::fsync(fd.get()) != 0)
     throw IoError(
         path, std::string("written, but its folder could not be flushed: ") + std::strerror(errno));
 }
-
-}  // namespace
 
 AtomicOutput::AtomicOutput(const std::string& path, const std::string& sourcePath) {
   if (path.empty()) throw IoError(path, "empty output file name");

@@ -20,6 +20,10 @@ uint64_t allocationCap();
 // either is empty.
 bool sameFile(const std::string& a, const std::string& b);
 
+// Makes a rename inside folder durable (fsync of the folder); an IoError naming path when it
+// cannot be flushed.
+void flushFolder(const std::string& folder, const std::string& path);
+
 // A file written under a temporary name in the destination's folder and renamed into place by
 // commit(); destroyed without commit() it removes the temporary file. Refuses to write over
 // sourcePath (the same file by inode, or the same canonical path).

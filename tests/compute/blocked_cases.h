@@ -1,14 +1,19 @@
 // Volumes, parameters and plans the blocked-deconvolution tests share.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "compute/backend.h"
 #include "compute/blocked/block_plan.h"
+#include "compute/blocked/blocked_deconvolution.h"
 
 namespace stacklens::testing {
 
@@ -134,6 +139,35 @@ inline double worstAtSeams(const Image& a, const Image& b, const BlockPlan& plan
         largest = std::max(largest, double(std::fabs(b.data()[i])));
       }
   return worst / largest;
+}
+
+// The non-finite case both exchanging schemes share: a volume with a NaN and an infinity,
+// deconvolved in the blocks planFor makes (at least four) and unblocked. Non-finite input values
+// count as 0 while iterating and come back unchanged; every other voxel is within tolerance of the
+// unblocked result's largest value.
+inline void expectNonFiniteValuesComeBack(
+    const std::function<BlockPlan(Shape, Shape, const DeconvolveParams&, Shape)>& planFor,
+    double tolerance) {
+  auto cpu = compute::makeCpuBackend(2);
+  const Shape shape{24, 32, 32};
+  Image volume = beads(shape, 29);
+  volume.at(3, 15, 16) = std::numeric_limits<float>::quiet_NaN();
+  volume.at(12, 16, 2) = std::numeric_limits<float>::infinity();
+  const Image psf = measuredLikePsf({9, 8, 8}, false, 7);
+  const DeconvolveParams p = params3d(5);
+  const Image whole = cpu->download(cpu->richardsonLucy(volume, psf, p));
+  const BlockPlan plan = planFor(shape, psf.shape(), p, {12, 16, 0});
+  ASSERT_GE(plan.count(), 4);
+  const Image blocked = compute::deconvolveBlocked(*cpu, volume, psf, p, plan);
+  EXPECT_TRUE(std::isnan(blocked.at(3, 15, 16)));
+  EXPECT_EQ(blocked.at(12, 16, 2), std::numeric_limits<float>::infinity());
+  double worst = 0, largest = 0;
+  for (int64_t i = 0; i < shape.count(); ++i) {
+    if (!std::isfinite(volume.data()[i])) continue;
+    worst = std::max(worst, double(std::fabs(blocked.data()[i] - whole.data()[i])));
+    largest = std::max(largest, double(whole.data()[i]));
+  }
+  EXPECT_LT(worst, tolerance * largest);
 }
 
 }  // namespace stacklens::testing
