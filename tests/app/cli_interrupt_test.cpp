@@ -113,10 +113,7 @@ class RunningCli {
   bool reaped_ = false;
 };
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using stacklens::testing::readText;
 
 std::vector<std::string> entries(const fs::path& dir) {
   std::vector<std::string> names;

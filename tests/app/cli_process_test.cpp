@@ -40,10 +40,7 @@ Stack readStack(const std::string& path) {
   return s;
 }
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using stacklens::testing::readText;
 
 // The HISTORY cards of a file, one text.
 std::string history(const std::string& path) {

@@ -6,9 +6,17 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace stacklens::testing {
+
+// A file's whole text (empty when it cannot be read).
+inline std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 class TempFolderTest : public ::testing::Test {
  protected:

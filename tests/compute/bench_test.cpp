@@ -15,9 +15,10 @@ namespace {
 using namespace stacklens::compute;
 
 // A backend whose operations count their calls, or throw, without computing anything.
-class FakeBackend final : public Backend, public DeviceControl {
+class CallCountingBackend final : public Backend, public DeviceControl {
  public:
-  explicit FakeBackend(bool fail, std::string name = "cpu") : fail_(fail), name_(std::move(name)) {}
+  explicit CallCountingBackend(bool fail, std::string name = "cpu")
+      : fail_(fail), name_(std::move(name)) {}
   std::string name() const override { return name_; }
   std::string deviceName() const override { return "fake \"device\""; }
   int threads() const override { return 3; }
@@ -67,7 +68,7 @@ class FakeBackend final : public Backend, public DeviceControl {
 };
 
 TEST(Bench, RunsOneWarmUpThenTheRepeats) {
-  FakeBackend backend(false);
+  CallCountingBackend backend(false);
   bench::Result r = bench::runWorkload("blur2d_gaussian_f32", backend, 4);
   EXPECT_EQ(backend.calls, 5);
   EXPECT_TRUE(r.error.empty());
@@ -84,7 +85,7 @@ TEST(Bench, RunsOneWarmUpThenTheRepeats) {
 }
 
 TEST(Bench, ACopyingBackendReportsDeviceTimeTransfersAndTheWholeRoundTrip) {
-  FakeBackend backend(false, "cuda");
+  CallCountingBackend backend(false, "cuda");
   backend.deviceMs = 2.5;
   bench::Result r = bench::runWorkload("blur2d_gaussian_f32", backend, 3);
   ASSERT_TRUE(r.error.empty()) << r.error;
@@ -96,14 +97,14 @@ TEST(Bench, ACopyingBackendReportsDeviceTimeTransfersAndTheWholeRoundTrip) {
   EXPECT_NE(json.find("\"kernel_median_s\": 0.0025"), std::string::npos) << json;
   EXPECT_NE(json.find("\"transfer_inclusive_median_s\": "), std::string::npos) << json;
   // Without a device figure the kernel time falls back to the wall time of the call.
-  FakeBackend plain(false, "cuda");
+  CallCountingBackend plain(false, "cuda");
   bench::Result p = bench::runWorkload("blur2d_gaussian_f32", plain, 3);
   ASSERT_TRUE(p.kernelMedianSeconds);
   EXPECT_DOUBLE_EQ(*p.kernelMedianSeconds, p.medianSeconds);
 }
 
 TEST(Bench, AFailingOperationBecomesAnErrorLine) {
-  FakeBackend backend(true);
+  CallCountingBackend backend(true);
   bench::Result r = bench::runWorkload("blur2d_gaussian_f32", backend, 3);
   EXPECT_EQ(r.error, "gaussian_blur is not implemented yet");
   EXPECT_EQ(bench::toJson(r),
@@ -112,7 +113,7 @@ TEST(Bench, AFailingOperationBecomesAnErrorLine) {
 }
 
 TEST(Bench, RejectsUnknownNamesAndRepeats) {
-  FakeBackend backend(false);
+  CallCountingBackend backend(false);
   EXPECT_THROW(bench::runWorkload("nope", backend, 1), InvalidArgument);
   EXPECT_THROW(bench::runWorkload("sigmaclip", backend, 0), InvalidArgument);
   // The names of shared/docs/benchmarks.md, plus our variants (reflect boundary, clipping timed)

@@ -22,6 +22,7 @@
 
 using namespace stacklens::compute;
 using stacklens::testing::beads;
+using stacklens::testing::kExactBlocksTolerance;
 using stacklens::testing::measuredLikePsf;
 using stacklens::testing::params3d;
 using stacklens::testing::relativeL2;
@@ -36,10 +37,6 @@ BlockPlan residentPlan(Shape volume, Shape psf, const DeconvolveParams& p, Shape
   planSlabs(*plan, size_t(1) << 30, true);
   return *plan;
 }
-
-// As for the CPU's exchanging blocks (blocked_exchange_test.cpp): float rounding of FFTs of
-// other lengths, about 1e-6 here, where overlapping blocks miss by more than 1e-3.
-constexpr double kTolerance = 1e-4;
 
 void expectUnblocked(Boundary boundary, int iterations) {
   auto cpu = makeCpuBackend(2);
@@ -62,8 +59,8 @@ void expectUnblocked(Boundary boundary, int iterations) {
       "%s, %d iterations, %lld resident blocks: relative L2 %.2e, worst at the seams "
       "%.2e\n",
       boundaryName(boundary), iterations, (long long)plan.count(), all, seams);
-  EXPECT_LT(all, kTolerance);
-  EXPECT_LT(seams, kTolerance);
+  EXPECT_LT(all, kExactBlocksTolerance);
+  EXPECT_LT(seams, kExactBlocksTolerance);
 }
 
 }  // namespace
@@ -107,7 +104,7 @@ TEST(BlockedResident, TheLayoutMapsHalosToTheInteriorsThatOwnThem) {
 // Non-finite input values count as 0 while iterating and come back unchanged, as in the
 // unblocked run.
 TEST(BlockedResident, NonFiniteValuesComeBackAsInTheUnblockedRun) {
-  stacklens::testing::expectNonFiniteValuesComeBack(residentPlan, kTolerance);
+  stacklens::testing::expectNonFiniteValuesComeBack(residentPlan, kExactBlocksTolerance);
 }
 
 TEST(BlockedResident, CancellingStopsBetweenSteps) {
@@ -171,7 +168,7 @@ TEST(CudaBlockedResident, GivesTheUnblockedRun) {
     std::printf("GPU %s, %lld resident blocks of %s: relative L2 %.2e, worst at the seams %.2e\n",
                 boundaryName(boundary), (long long)plan->count(), plan->frames().c_str(), all,
                 seams);
-    EXPECT_LT(all, kTolerance);
-    EXPECT_LT(seams, kTolerance);
+    EXPECT_LT(all, kExactBlocksTolerance);
+    EXPECT_LT(seams, kExactBlocksTolerance);
   }
 }

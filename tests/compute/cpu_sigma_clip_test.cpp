@@ -19,7 +19,7 @@ using stacklens::testing::clipReference;
 using stacklens::testing::expectClipOnScale;
 using stacklens::testing::expectStatsNear;
 
-Image row(const std::vector<float>& v) {
+Image oneRow(const std::vector<float>& v) {
   Image im = Image::host({1, 1, int64_t(v.size())});
   std::copy(v.begin(), v.end(), im.data());
   return im;
@@ -34,7 +34,7 @@ TEST(CpuSigmaClip, MatchesTheReferenceWithEachThreadCount) {
   for (int threads : {1, 2, 3}) {
     // Run
     cpu::ThreadPool pool(threads);
-    const ClipStats got = cpu::sigmaClip(row(v), p, {}, pool);
+    const ClipStats got = cpu::sigmaClip(oneRow(v), p, {}, pool);
 
     // Verify
     expectStatsNear(got.all, want.all, 1e-6, "all");
@@ -57,12 +57,12 @@ TEST(CpuSigmaClip, CancellationBetweenIterationsLeavesTheScratchUsable) {
   });
 
   // Run, Verify: cancelled from the first progress report, i.e. inside the iterations.
-  EXPECT_THROW(cpu::sigmaClip(row(v), {}, job, pool), Cancelled);
+  EXPECT_THROW(cpu::sigmaClip(oneRow(v), {}, job, pool), Cancelled);
   EXPECT_EQ(reports, 1);
 
   // Run, Verify: the cached scratch is still usable after an exception.
   cancelled = false;
-  const ClipStats after = cpu::sigmaClip(row(v), {3.0, 3.0, -1}, {}, pool);
+  const ClipStats after = cpu::sigmaClip(oneRow(v), {3.0, 3.0, -1}, {}, pool);
   expectClipOnScale(after, clipReference(v, {3.0, 3.0, -1}), 1e-9, "after cancellation");
 }
 

@@ -26,7 +26,7 @@ using stacklens::testing::expectIdentical;
 constexpr Shape kStack{7, 48, 40};
 constexpr size_t kSliceBytes = 48 * 40 * sizeof(float);
 
-Image randomStack(Shape s, unsigned seed) {
+Image stackWithHotPixelsAndNaN(Shape s, unsigned seed) {
   Image im = stacklens::testing::randomImage(s, seed, 0.05f, 1.f);
   // A few hot pixels and NaN, so that the median and outlier paths see them at chunk edges.
   for (int64_t i = 37; i < s.count(); i += 1013) im.data()[i] = 50.f;
@@ -67,7 +67,7 @@ class CudaChunkedStream : public ::testing::Test {
 };
 
 TEST_F(CudaChunkedStream, ChunkedMedianAndOutliersEqualTheSingleShotResultExactly) {
-  const Image in = randomStack(kStack, 1);
+  const Image in = stackWithHotPixelsAndNaN(kStack, 1);
   const Image before = copyOf(in);
   const Image wholeMedian = gpu->download(gpu->medianFilter(in, 5, onHost));
   EXPECT_EQ(gpu->device().lastChunkCount(), 1);
@@ -93,7 +93,7 @@ TEST_F(CudaChunkedStream, ChunkedMedianAndOutliersEqualTheSingleShotResultExactl
 }
 
 TEST_F(CudaChunkedStream, TheBudgetSetsTheChunkCount) {
-  const Image in = randomStack(kStack, 2);
+  const Image in = stackWithHotPixelsAndNaN(kStack, 2);
   const Image whole = gpu->download(gpu->medianFilter(in, 3, onHost));
   for (int64_t perChunk : {1, 2, 3, 6, 7}) {
     const size_t budget = size_t(perChunk) * 4 * kSliceBytes + 64;
@@ -110,7 +110,7 @@ TEST_F(CudaChunkedStream, TheBudgetSetsTheChunkCount) {
 }
 
 TEST_F(CudaChunkedStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleShotResult) {
-  Image in = randomStack(kStack, 3);
+  Image in = stackWithHotPixelsAndNaN(kStack, 3);
   in.data()[kStack.sliceCount() * 2 + 5] = 0.5f;  // RL and the plain blur want finite values
   in.spacing.z = 3.0;
   in.spacing.y = 0.5;
@@ -153,7 +153,7 @@ TEST_F(CudaChunkedStream, ChunkedBlurRichardsonLucyAndResamplingMatchTheSingleSh
 }
 
 TEST_F(CudaChunkedStream, ProgressCoversTheWholeStackAcrossChunks) {
-  const Image in = randomStack(kStack, 4);
+  const Image in = stackWithHotPixelsAndNaN(kStack, 4);
   gpu->device().setMemoryBudget(2 * 4 * kSliceBytes + 100);
   std::vector<double> seen;
   std::atomic<bool> cancel{false};
@@ -172,7 +172,7 @@ TEST_F(CudaChunkedStream, ProgressCoversTheWholeStackAcrossChunks) {
 }
 
 TEST_F(CudaChunkedStream, ASliceOverTheBudgetRunsOnTheCpuWithAMessage) {
-  const Image in = randomStack(kStack, 5);
+  const Image in = stackWithHotPixelsAndNaN(kStack, 5);
   const Image onCpu = makeCpuBackend(1)->medianFilter(in, 3);
   gpu->device().setMemoryBudget(1024);  // less than one slice
   logged.take();
@@ -184,7 +184,7 @@ TEST_F(CudaChunkedStream, ASliceOverTheBudgetRunsOnTheCpuWithAMessage) {
 }
 
 TEST_F(CudaChunkedStream, DeviceInputsStayOnTheDeviceUnchunked) {
-  const Image in = randomStack(kStack, 6);
+  const Image in = stackWithHotPixelsAndNaN(kStack, 6);
   const Image hostResult = gpu->download(gpu->medianFilter(in, 3, onHost));
   const Image dev = gpu->upload(in);
   gpu->device().setMemoryBudget(2 * 4 * kSliceBytes + 100);

@@ -67,7 +67,7 @@ std::unique_ptr<Backend> cudaBackendWithCapacity(double mib) {
 
 // Values in [0.1, 1), plus hot pixels for the median (Richardson-Lucy gets none, as in the
 // parity test that sets its 1e-4 tolerance).
-Image randomStack(Shape s, unsigned seed, bool hotPixels = true) {
+Image stackWithHotPixels(Shape s, unsigned seed, bool hotPixels = true) {
   Image im = stacklens::testing::randomImage(s, seed, 0.1f, 1.f);
   if (hotPixels)
     for (int64_t i = 37; i < s.count(); i += 1013) im.data()[i] = 50.f;
@@ -89,7 +89,7 @@ class CudaOutOfMemory : public stacklens::testing::GpuTest {
 // frame needs well under 1 MiB).
 TEST_F(CudaOutOfMemory, TheHostStackPipelineHalvesItsChunksAndMatchesTheCpu) {
   const Shape shape{16, 128, 128};
-  const Image in = randomStack(shape, 11);
+  const Image in = stackWithHotPixels(shape, 11);
   const Image before = copyOf(in);
 
   // Without the simulated capacity the same budget goes in one chunk.
@@ -111,7 +111,7 @@ TEST_F(CudaOutOfMemory, TheHostStackPipelineHalvesItsChunksAndMatchesTheCpu) {
   EXPECT_FALSE(contains(medianLog, "on the CPU")) << medianLog;
   expectIdentical(median, wantMedian, "median through halved chunks");
 
-  const Image rlInput = randomStack(shape, 21, false);
+  const Image rlInput = stackWithHotPixels(shape, 21, false);
   const Image psf = gaussianPsf(0, 1.5, 1.5);
   const DeconvolveParams p;  // 20 iterations, reflecting boundaries, 2D per slice
   const Image wantRl = cpu->richardsonLucy(rlInput, psf, p);
@@ -133,7 +133,7 @@ TEST_F(CudaOutOfMemory, TheHostStackPipelineHalvesItsChunksAndMatchesTheCpu) {
 // groups of 4 (0.5 MiB more) do.
 TEST_F(CudaOutOfMemory, ADeviceStackIsSplitIntoHalvingGroupsOfSlicesAndMatchesTheCpu) {
   const Shape shape{16, 128, 128};
-  const Image in = randomStack(shape, 12);
+  const Image in = stackWithHotPixels(shape, 12);
   const Image want = cpu->medianFilter(in, 3);
   auto small = cudaBackendWithCapacity(1.75);
   const Image dev = small->upload(in);
@@ -159,7 +159,7 @@ TEST_F(CudaOutOfMemory, WhenNotOneSliceFitsTheCpuRunsItWithAMessage) {
   {
     // 4 slices of 512×512 (1 MiB each) on a 1 MiB device: the pipeline's two input buffers for
     // one slice need 2 MiB.
-    const Image in = randomStack({4, 512, 512}, 13);
+    const Image in = stackWithHotPixels({4, 512, 512}, 13);
     const Image before = copyOf(in);
     const Image want = cpu->medianFilter(in, 3);
     auto small = cudaBackendWithCapacity(1.0);
@@ -176,7 +176,7 @@ TEST_F(CudaOutOfMemory, WhenNotOneSliceFitsTheCpuRunsItWithAMessage) {
   {
     // 4 slices of 256×256 (1 MiB) on a 1.25 MiB device: the upload fits, a one-slice group's
     // copy and result beside it (0.5 MiB) do not.
-    const Image in = randomStack({4, 256, 256}, 14);
+    const Image in = stackWithHotPixels({4, 256, 256}, 14);
     const Image want = cpu->medianFilter(in, 3);
     auto small = cudaBackendWithCapacity(1.25);
     const Image dev = small->upload(in);

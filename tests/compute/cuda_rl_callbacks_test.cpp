@@ -26,11 +26,12 @@ using stacklens::testing::testBackends;
 
 // The GPU result with the default callbacks (where cuFFT can link them), with callbacks on all
 // four transforms, and with separate kernels.
-struct Both {
+struct EachCallbackChoice {
   Image callbacks, all, kernels;
 };
-Both runBoth(Backend* gpu, const Image& in, const Image& psf, const DeconvolveParams& p) {
-  Both r;
+EachCallbackChoice runEachCallbackChoice(Backend* gpu, const Image& in, const Image& psf,
+                                         const DeconvolveParams& p) {
+  EachCallbackChoice r;
   unsetenv("STACKLENS_CUDA_FFT_CALLBACKS");
   r.callbacks = gpu->download(gpu->richardsonLucy(in, psf, p));
   setenv("STACKLENS_CUDA_FFT_CALLBACKS", "1", 1);
@@ -49,7 +50,7 @@ TEST(CudaRlCallbacks, MatchSeparateKernelsAndTheCpu) {
   Image in = randomImage({2, 97, 83}, 11, 0.1f);
   Image psf = gaussianPsf(1.0, 2.0, 1.5);
   for (const auto& [what, p] : rlBoundaryAndOptionCases()) {
-    Both got = runBoth(gpu, in, psf, p);
+    EachCallbackChoice got = runEachCallbackChoice(gpu, in, psf, p);
     Image want = cpu->richardsonLucy(in, psf, p);
     EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << what;
     EXPECT_LT(relativeL2(got.all, got.kernels), 1e-5) << what;
@@ -61,7 +62,7 @@ TEST(CudaRlCallbacks, MatchSeparateKernelsAndTheCpu) {
     p3.threeD = true;
     p3.boundary = b;
     p3.accelerate = b == Boundary::Periodic;
-    Both got = runBoth(gpu, vol, psf, p3);
+    EachCallbackChoice got = runEachCallbackChoice(gpu, vol, psf, p3);
     Image want = cpu->richardsonLucy(vol, psf, p3);
     EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << "3D boundary " << int(b);
     EXPECT_LT(relativeL2(got.all, got.kernels), 1e-5) << "3D boundary " << int(b);
@@ -84,15 +85,15 @@ TEST(CudaRlCallbacks, LargeFramesMatchSeparateKernels) {
   DeconvolveParams p;
   p.iterations = 20;
   Image plane = randomImage({1, 2048, 2048}, 21, 0.1f);
-  Both got = runBoth(gpu, plane, psf, p);
+  EachCallbackChoice got = runEachCallbackChoice(gpu, plane, psf, p);
   EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << "2048² periodic";
   p.boundary = Boundary::Reflect;
-  got = runBoth(gpu, plane, psf, p);
+  got = runEachCallbackChoice(gpu, plane, psf, p);
   EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << "2048² reflect";
   Image vol = randomImage({128, 512, 512}, 22, 0.1f);
   p.threeD = true;
   p.boundary = Boundary::Periodic;
-  got = runBoth(gpu, vol, psf, p);
+  got = runEachCallbackChoice(gpu, vol, psf, p);
   EXPECT_LT(relativeL2(got.callbacks, got.kernels), 1e-5) << "128×512² periodic";
 }
 

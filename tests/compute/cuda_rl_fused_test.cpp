@@ -25,11 +25,12 @@ using stacklens::testing::rlBoundaryAndOptionCases;
 
 using stacklens::testing::GpuTest;
 
-struct Results {
+struct FusedAndCufft {
   Image fused, cufft;
 };
-Results runBoth(Backend* gpu, const Image& in, const Image& psf, const DeconvolveParams& p) {
-  Results r;
+FusedAndCufft runFusedAndCufft(Backend* gpu, const Image& in, const Image& psf,
+                               const DeconvolveParams& p) {
+  FusedAndCufft r;
   unsetenv("STACKLENS_CUDA_RL_FFT");
   r.fused = gpu->download(gpu->richardsonLucy(in, psf, p));
   setenv("STACKLENS_CUDA_RL_FFT", "cufft", 1);
@@ -51,7 +52,7 @@ TEST_F(CudaRlFused, EveryLengthMatchesCufft) {
   for (int64_t h = 64; h <= 4096; h *= 2) {
     const int64_t w = 64 * 8192 / h;
     Image in = randomImage({1, h, w}, static_cast<unsigned>(h), 0.1f);
-    Results r = runBoth(gpu, in, psf, p);
+    FusedAndCufft r = runFusedAndCufft(gpu, in, psf, p);
     const double d = relativeL2(r.fused, r.cufft);
     EXPECT_LT(d, 1e-5) << h << "x" << w;
     // A broken transform gives a result far from the input's scale, not 1e-5 away.
@@ -71,7 +72,7 @@ TEST_F(CudaRlFused, EveryMixedLengthMatchesCufft) {
     for (bool symmetric : {false, true}) {
       Image psf = symmetric ? pointSymmetric({1, 9, 7}, 41) : randomImage({1, 7, 5}, 40, 0.1f);
       Image in = randomImage({1, h, w}, static_cast<unsigned>(h + w), 0.1f);
-      Results r = runBoth(gpu, in, psf, p);
+      FusedAndCufft r = runFusedAndCufft(gpu, in, psf, p);
       EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << h << "x" << w << " " << symmetric;
       EXPECT_GT(relativeL2(r.fused, in), 1e-3) << h << "x" << w;
     }
@@ -81,7 +82,7 @@ TEST_F(CudaRlFused, EveryMixedLengthMatchesCufft) {
   Image psf3 = randomImage({5, 7, 3}, 42, 0.1f);
   for (const Shape s : {Shape{144, 64, 128}, Shape{576, 64, 128}, Shape{144, 288, 576}}) {
     Image vol = randomImage(s, static_cast<unsigned>(s.z + s.y), 0.1f);
-    Results r = runBoth(gpu, vol, psf3, p);
+    FusedAndCufft r = runFusedAndCufft(gpu, vol, psf3, p);
     EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << s.z << "x" << s.y << "x" << s.x;
     EXPECT_GT(relativeL2(r.fused, vol), 1e-3) << s.z << "x" << s.y << "x" << s.x;
   }
@@ -95,7 +96,7 @@ TEST_F(CudaRlFused, ReflectAndZeroFramesTakeTheMixedLengths) {
   Image psf = randomImage({1, 31, 31}, 44, 0.f);
   for (const auto& [what, p] : rlBoundaryAndOptionCases()) {
     if (p.boundary == Boundary::Periodic) continue;
-    Results r = runBoth(gpu, in, psf, p);
+    FusedAndCufft r = runFusedAndCufft(gpu, in, psf, p);
     // Radix-24 stages round a little more than radix-32 ones (their twiddles are products of
     // two table values); the accelerated and TV runs amplify it to about 1.1e-5.
     EXPECT_LT(relativeL2(r.fused, r.cufft), 3e-5) << what;
@@ -106,7 +107,7 @@ TEST_F(CudaRlFused, ReflectAndZeroFramesTakeTheMixedLengths) {
   p.threeD = true;
   Image vol = randomImage({280, 120, 248}, 45, 0.1f);
   Image psf3 = randomImage({9, 9, 9}, 46, 0.f);
-  Results r = runBoth(gpu, vol, psf3, p);
+  FusedAndCufft r = runFusedAndCufft(gpu, vol, psf3, p);
   EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "3D";
   EXPECT_LT(relativeL2(r.fused, cpu->richardsonLucy(vol, psf3, p)), 1e-4) << "3D";
 }
@@ -123,7 +124,7 @@ TEST_F(CudaRlFused, OptionsAndBoundariesMatchCufftAndCpu) {
     for (const Image& periodicIn : periodicIns) {
       if (p.boundary != Boundary::Periodic && &periodicIn != periodicIns) continue;
       const Image& x = p.boundary == Boundary::Periodic ? periodicIn : in;
-      Results r = runBoth(gpu, x, psf, p);
+      FusedAndCufft r = runFusedAndCufft(gpu, x, psf, p);
       Image want = cpu->richardsonLucy(x, psf, p);
       EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << what << " " << x.shape().x;
       EXPECT_LT(relativeL2(r.fused, want), 1e-4) << what << " " << x.shape().x;
@@ -140,7 +141,7 @@ TEST_F(CudaRlFused, VolumesMatchCufftAndCpu) {
   p.boundary = Boundary::Periodic;
   for (int64_t d = 64; d <= 512; d *= 2) {
     Image in = randomImage({d, 64, 128}, static_cast<unsigned>(d), 0.1f);
-    Results r = runBoth(gpu, in, psf, p);
+    FusedAndCufft r = runFusedAndCufft(gpu, in, psf, p);
     EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "depth " << d;
     EXPECT_GT(relativeL2(r.fused, in), 1e-3) << "depth " << d;
   }
@@ -149,7 +150,7 @@ TEST_F(CudaRlFused, VolumesMatchCufftAndCpu) {
     p.iterations = 10;
     p.accelerate = variant == 1;
     p.tvLambda = variant == 2 ? 0.002 : 0.0;
-    Results r = runBoth(gpu, vol, psf, p);
+    FusedAndCufft r = runFusedAndCufft(gpu, vol, psf, p);
     Image want = cpu->richardsonLucy(vol, psf, p);
     EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "variant " << variant;
     EXPECT_LT(relativeL2(r.fused, want), 1e-4) << "variant " << variant;
@@ -175,14 +176,14 @@ TEST_F(CudaRlFused, PointSymmetricPsfsMatchCufftAndCpu) {
   for (int64_t h = 64; h <= 4096; h *= 2) {
     const int64_t w = 32 * 8192 / h;
     Image in = randomImage({1, h, w}, static_cast<unsigned>(h + 1), 0.1f);
-    Results r = runBoth(gpu, in, psf, p);
+    FusedAndCufft r = runFusedAndCufft(gpu, in, psf, p);
     EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << h << "x" << w;
     EXPECT_GT(relativeL2(r.fused, in), 1e-3) << h << "x" << w;
   }
   p.threeD = true;
   for (int64_t d = 64; d <= 256; d *= 4) {
     Image vol = randomImage({d, 32, 64}, static_cast<unsigned>(d + 1), 0.1f);
-    Results r = runBoth(gpu, vol, pointSymmetric({5, 3, 7}, 22), p);
+    FusedAndCufft r = runFusedAndCufft(gpu, vol, pointSymmetric({5, 3, 7}, 22), p);
     EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "depth " << d;
     EXPECT_LT(relativeL2(r.fused, cpu->richardsonLucy(vol, pointSymmetric({5, 3, 7}, 22), p)), 1e-4)
         << "depth " << d;
@@ -195,7 +196,7 @@ TEST_F(CudaRlFused, PointSymmetricPsfsMatchCufftAndCpu) {
     for (const Image& periodicIn : periodicIns) {
       if (q.boundary != Boundary::Periodic && &periodicIn != periodicIns) continue;
       const Image& x = q.boundary == Boundary::Periodic ? periodicIn : in;
-      Results r = runBoth(gpu, x, wide, q);
+      FusedAndCufft r = runFusedAndCufft(gpu, x, wide, q);
       EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << what << " " << x.shape().x;
       EXPECT_LT(relativeL2(r.fused, cpu->richardsonLucy(x, wide, q)), 1e-4)
           << what << " " << x.shape().x;
@@ -236,11 +237,11 @@ TEST_F(CudaRlFused, BenchmarkFrameMatchesCufft) {
   DeconvolveParams p;
   p.iterations = 20;
   p.boundary = Boundary::Periodic;
-  Results r = runBoth(gpu, in, psf, p);
+  FusedAndCufft r = runFusedAndCufft(gpu, in, psf, p);
   EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "2048²";
   Image vol = randomImage({128, 512, 512}, 10, 0.1f);
   p.threeD = true;
-  r = runBoth(gpu, vol, gaussianPsf(3.0, 2.0, 2.0), p);
+  r = runFusedAndCufft(gpu, vol, gaussianPsf(3.0, 2.0, 2.0), p);
   EXPECT_LT(relativeL2(r.fused, r.cufft), 1e-5) << "128×512²";
 }
 

@@ -15,9 +15,12 @@
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/image_checks.h"
 #include "tests/compute/invalid_argument_check.h"
+#include "tests/compute/test_values.h"
 
 namespace {
 
+using stacklens::testing::kInf;
+using stacklens::testing::kNaN;
 using namespace stacklens::compute;
 using stacklens::testing::blurReference;
 using stacklens::testing::expectClose;
@@ -26,9 +29,6 @@ using stacklens::testing::gaussianKernel;
 using stacklens::testing::randomImage;
 using stacklens::testing::readReferenceImage;
 using stacklens::testing::relativeL2;
-
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const float kInf = std::numeric_limits<float>::infinity();
 
 class GaussianBlur : public stacklens::testing::OnEachBackend {};
 STACKLENS_ON_EACH_BACKEND(GaussianBlur);

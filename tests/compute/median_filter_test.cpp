@@ -15,9 +15,12 @@
 #include "tests/compute/image_checks.h"
 #include "tests/compute/invalid_argument_check.h"
 #include "tests/compute/median_reference.h"
+#include "tests/compute/test_values.h"
 
 namespace {
 
+using stacklens::testing::kInf;
+using stacklens::testing::kNaN;
 using namespace stacklens::compute;
 using stacklens::testing::expectIdentical;
 using stacklens::testing::expectInvalidNaming;
@@ -27,9 +30,6 @@ using stacklens::testing::randomImage;
 using stacklens::testing::readReference;
 using stacklens::testing::readReferenceImage;
 using stacklens::testing::tiedImage;
-
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const float kInf = std::numeric_limits<float>::infinity();
 
 class MedianFilter : public stacklens::testing::OnEachBackend {};
 STACKLENS_ON_EACH_BACKEND(MedianFilter);

@@ -13,9 +13,11 @@
 #include "tests/compute/image_checks.h"
 #include "tests/compute/invalid_argument_check.h"
 #include "tests/compute/median_reference.h"
+#include "tests/compute/test_values.h"
 
 namespace {
 
+using stacklens::testing::kNaN;
 using namespace stacklens::compute;
 using stacklens::testing::expectIdentical;
 using stacklens::testing::expectInvalidNaming;
@@ -23,8 +25,6 @@ using stacklens::testing::expectSameValues;
 using stacklens::testing::medianReference;
 using stacklens::testing::outlierReference;
 using stacklens::testing::randomImage;
-
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Noise around 10 with one pixel in ten 20 above or below.
 Image spikyImage(Shape shape, unsigned seed) {

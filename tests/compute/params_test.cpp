@@ -18,8 +18,8 @@ namespace {
 
 using namespace stacklens::compute;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kDoubleNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kDoubleInf = std::numeric_limits<double>::infinity();
 constexpr double kTiny = std::numeric_limits<double>::denorm_min();
 
 // "parameter: message" of the refusal, or "" when the check passes.
@@ -43,13 +43,13 @@ TEST(BlurParams, SigmaOnYAndXIsFiniteAndPositive) {
   BlurParams p;
   p.sigmaY = 0;
   EXPECT_EQ(refusal(p), "sigmaY: blur sigma on y must be finite and > 0, got 0");
-  p.sigmaY = kNaN;
+  p.sigmaY = kDoubleNaN;
   EXPECT_EQ(refusal(p), "sigmaY: blur sigma on y must be finite and > 0, got nan");
   p.sigmaY = kTiny;
   EXPECT_EQ(refusal(p), "");
   p.sigmaX = -1;
   EXPECT_EQ(refusal(p), "sigmaX: blur sigma on x must be finite and > 0, got -1");
-  p.sigmaX = kInf;
+  p.sigmaX = kDoubleInf;
   EXPECT_EQ(refusal(p), "sigmaX: blur sigma on x must be finite and > 0, got inf");
 }
 
@@ -58,7 +58,7 @@ TEST(BlurParams, SigmaOnZIsFiniteAndAtLeastZero) {
   p.sigmaZ = -0.5;
   EXPECT_EQ(refusal(p),
             "sigmaZ: blur sigma on z must be finite and ≥ 0 (0: each slice in 2D), got -0.5");
-  p.sigmaZ = kInf;
+  p.sigmaZ = kDoubleInf;
   EXPECT_NE(refusal(p), "");
   p.sigmaZ = 0;
   EXPECT_EQ(refusal(p), "");
@@ -82,7 +82,7 @@ TEST(BlurParams, TruncateIsFiniteAndPositive) {
   BlurParams p;
   p.truncate = 0;
   EXPECT_EQ(refusal(p), "truncate: blur truncate must be finite and > 0, got 0");
-  p.truncate = kInf;
+  p.truncate = kDoubleInf;
   EXPECT_NE(refusal(p), "");
   p.truncate = kTiny;
   EXPECT_EQ(refusal(p), "");
@@ -106,7 +106,7 @@ TEST(OutlierParams, SizeThresholdAndMode) {
   EXPECT_EQ(refusal(p), "");
   p.threshold = -1e-9;
   EXPECT_EQ(refusal(p), "threshold: outlier threshold must be finite and ≥ 0, got -1e-09");
-  p.threshold = kNaN;
+  p.threshold = kDoubleNaN;
   EXPECT_NE(refusal(p), "");
   p.threshold = 0;
   EXPECT_EQ(refusal(p), "");
@@ -122,7 +122,7 @@ TEST(DeconvolveParams, IterationsTvWeightEpsilonAndBoundary) {
   EXPECT_EQ(refusal(p), "");
   p.tvLambda = -0.25;
   EXPECT_EQ(refusal(p), "tvLambda: deconvolution TV weight must be finite and ≥ 0, got -0.25");
-  p.tvLambda = kInf;
+  p.tvLambda = kDoubleInf;
   EXPECT_NE(refusal(p), "");
   p.tvLambda = 0;
   EXPECT_EQ(refusal(p), "");
@@ -151,7 +151,7 @@ TEST(ClipParams, KappasAreFiniteAndAtLeastZero) {
   EXPECT_EQ(refusal(p), "kappaLower: clipping kappa lower must be finite and ≥ 0, got -1");
   p.kappaLower = 0;  // keeps the values equal to the median
   EXPECT_EQ(refusal(p), "");
-  p.kappaUpper = kNaN;
+  p.kappaUpper = kDoubleNaN;
   EXPECT_EQ(refusal(p), "kappaUpper: clipping kappa upper must be finite and ≥ 0, got nan");
   p.kappaUpper = 0;
   p.maxIterations = -5;  // to convergence
@@ -174,7 +174,7 @@ TEST(SegmentParams, ConnectivityMinimumPixelsAndThreshold) {
   p.nSigma = 0;  // ignored with an absolute threshold
   p.absoluteThreshold = -1e30;
   EXPECT_EQ(refusal(p), "");
-  p.absoluteThreshold = kInf;
+  p.absoluteThreshold = kDoubleInf;
   EXPECT_EQ(refusal(p), "absoluteThreshold: segmentation threshold must be finite, got inf");
 }
 
@@ -189,7 +189,7 @@ TEST(SegmentParams, BackgroundClippingUnlessTheBackgroundIsGiven) {
 }
 
 TEST(ResampleParams, ZoomsAndOrder) {
-  for (double bad : {0.0, -1.0, kNaN, kInf}) {
+  for (double bad : {0.0, -1.0, kDoubleNaN, kDoubleInf}) {
     EXPECT_NE(refusal(ResampleParams{bad, 1, 1, 3}).rfind("zoomZ: resample zoom on z", 0),
               std::string::npos);
     EXPECT_NE(refusal(ResampleParams{1, bad, 1, 3}).rfind("zoomY: resample zoom on y", 0),
@@ -215,9 +215,9 @@ TEST(MomentParams, OrderAndClip) {
   EXPECT_NE(refusal(p), "");
   p.order = 2;
   EXPECT_EQ(refusal(p), "");
-  p.clip = kNaN;
+  p.clip = kDoubleNaN;
   EXPECT_EQ(refusal(p), "clip: moment clip level must be a number, got nan");
-  p.clip = -kInf;
+  p.clip = -kDoubleInf;
   EXPECT_EQ(refusal(p), "");
 }
 

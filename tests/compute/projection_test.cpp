@@ -12,6 +12,7 @@
 #include "compute/projection.h"
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/projection_reference.h"
+#include "tests/compute/test_values.h"
 
 using namespace stacklens::compute;
 
@@ -19,11 +20,11 @@ namespace {
 
 using stacklens::testing::column;
 using stacklens::testing::expectNearOrNan;
+using stacklens::testing::kNaN;
 using stacklens::testing::projectionReference;
 using stacklens::testing::randomStackAndRange;
 using stacklens::testing::stackWithGaps;
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 const Projection kAll[] = {Projection::Max, Projection::Min, Projection::Mean,
                            Projection::Sum, Projection::Std, Projection::Median};
 

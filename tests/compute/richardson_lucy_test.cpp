@@ -21,9 +21,11 @@
 #include "tests/compute/invalid_argument_check.h"
 #include "tests/compute/rl_cases.h"
 #include "tests/compute/rl_reference.h"
+#include "tests/compute/test_values.h"
 
 namespace {
 
+using stacklens::testing::kAnalysisData;
 using namespace stacklens::compute;
 using stacklens::testing::expectInvalidNaming;
 using stacklens::testing::periodicConvolution;
@@ -32,8 +34,6 @@ using stacklens::testing::readReferenceImage;
 using stacklens::testing::relativeL2;
 using stacklens::testing::rlBoundaryAndOptionCases;
 using stacklens::testing::rlPeriodicReference;
-
-const std::string kData = std::string(STACKLENS_TEST_DATA) + "/analysis/";
 
 Image analysisImage(const std::string& name, Shape s) {
   return readReferenceImage("analysis/" + name, s);
@@ -87,7 +87,7 @@ class RichardsonLucy : public stacklens::testing::OnEachBackend {};
 STACKLENS_ON_EACH_BACKEND(RichardsonLucy);
 
 TEST_P(RichardsonLucy, MatchesFloat64NumpyReference) {
-  std::ifstream cases(kData + "rl_cases.txt");
+  std::ifstream cases(kAnalysisData + "rl_cases.txt");
   ASSERT_TRUE(cases);
   std::string line;
   int n = 0;

@@ -61,12 +61,12 @@ std::string text(Shape s) {
   return std::to_string(s.z) + "x" + std::to_string(s.y) + "x" + std::to_string(s.x);
 }
 
-struct Case {
+struct ShapeCase {
   Shape image, psf;
   bool threeD;
 };
 
-void expectMatchesReference(Backend* backend, const Case& c, unsigned seed) {
+void expectMatchesReference(Backend* backend, const ShapeCase& c, unsigned seed) {
   DeconvolveParams p;
   p.boundary = Boundary::ReflectExact;
   p.iterations = 4;
@@ -80,7 +80,7 @@ void expectMatchesReference(Backend* backend, const Case& c, unsigned seed) {
   EXPECT_GT(relativeL2(want, in), 1e-2) << text(c.image);
 }
 
-const Case kCpuCases[] = {
+const ShapeCase kCpuCases[] = {
     {{1, 24, 37}, {1, 7, 5}, false},  // 2D, odd and even sides
     {{1, 8, 12}, {1, 9, 41}, false},  // a PSF longer than the image: reflected again and again
     {{3, 16, 10}, {5, 3, 7}, false},  // 2D mode on a stack: each slice, the PSF's centre slice
@@ -91,7 +91,7 @@ const Case kCpuCases[] = {
 TEST(RlReflectExact, CpuMatchesReflectedIterations) {
   std::unique_ptr<Backend> cpu = makeCpuBackend();
   unsigned seed = 10;
-  for (const Case& c : kCpuCases) expectMatchesReference(cpu.get(), c, seed += 2);
+  for (const ShapeCase& c : kCpuCases) expectMatchesReference(cpu.get(), c, seed += 2);
 }
 
 TEST(RlReflectExact, RejectsAsymmetricPsfAndTv) {
@@ -159,7 +159,7 @@ using RlReflectExactGpu = stacklens::testing::GpuTest;
 
 // Fused frames (powers of two and a mixed length) and cuFFT's (any other shape).
 TEST_F(RlReflectExactGpu, CudaMatchesReflectedIterations) {
-  const Case cases[] = {
+  const ShapeCase cases[] = {
       {{1, 64, 128}, {1, 7, 5}, false},   // fused, 2D
       {{1, 144, 256}, {1, 9, 9}, false},  // fused, a mixed column length
       {{64, 64, 128}, {5, 3, 7}, true},   // fused, 3D
@@ -169,7 +169,7 @@ TEST_F(RlReflectExactGpu, CudaMatchesReflectedIterations) {
       {{10, 13, 16}, {5, 3, 7}, true},    // cuFFT, 3D
   };
   unsigned seed = 30;
-  for (const Case& c : cases) expectMatchesReference(gpu, c, seed += 2);
+  for (const ShapeCase& c : cases) expectMatchesReference(gpu, c, seed += 2);
 }
 
 // CPU and CUDA on fresh inputs, with the acceleration, in a fused and a cuFFT frame.

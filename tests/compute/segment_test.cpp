@@ -18,9 +18,11 @@
 #include "tests/compute/image_checks.h"
 #include "tests/compute/invalid_argument_check.h"
 #include "tests/compute/segment_reference.h"
+#include "tests/compute/test_values.h"
 
 namespace {
 
+using stacklens::testing::kAnalysisData;
 using namespace stacklens::compute;
 using stacklens::testing::expectInvalidNaming;
 using stacklens::testing::expectLabels;
@@ -29,8 +31,6 @@ using stacklens::testing::randomImage;
 using stacklens::testing::readReference;
 using stacklens::testing::readReferenceImage;
 using stacklens::testing::skyImage;
-
-const std::string kData = std::string(STACKLENS_TEST_DATA) + "/analysis/";
 
 template <class T>
 std::vector<T> readRaw(const std::string& path) {
@@ -80,7 +80,7 @@ STACKLENS_ON_EACH_BACKEND(Segment);
 
 TEST_P(Segment, MatchesScipyLabelsWith4And8Connectivity) {
   // Prepare
-  const Image im = imageOf(readRaw<float>(kData + "segment_image.f32"), {1, 48, 64});
+  const Image im = imageOf(readRaw<float>(kAnalysisData + "segment_image.f32"), {1, 48, 64});
   const Shape t{1, 30, 41};
   const Image other = readReferenceImage("cuda_label_in.f32", t);
 
@@ -89,8 +89,8 @@ TEST_P(Segment, MatchesScipyLabelsWith4And8Connectivity) {
   const Segmentation o8 = run(other, absolute(0.6, 8)), o4 = run(other, absolute(0.6, 4));
 
   // Verify
-  expectLabels(s4.labels, readRaw<int32_t>(kData + "segment_labels4.i32"), "4-connected");
-  expectLabels(s8.labels, readRaw<int32_t>(kData + "segment_labels8.i32"), "8-connected");
+  expectLabels(s4.labels, readRaw<int32_t>(kAnalysisData + "segment_labels4.i32"), "4-connected");
+  expectLabels(s8.labels, readRaw<int32_t>(kAnalysisData + "segment_labels8.i32"), "8-connected");
   EXPECT_EQ(s4.sources.size(), 96u);
   EXPECT_EQ(s8.sources.size(), 76u);
   for (const auto& [conn, seg] : {std::pair{8, &o8}, std::pair{4, &o4}}) {
@@ -104,8 +104,8 @@ TEST_P(Segment, MatchesScipyLabelsWith4And8Connectivity) {
 
 TEST_P(Segment, MeasuresMatchScipy) {
   // Prepare
-  const Image im = imageOf(readRaw<float>(kData + "segment_image.f32"), {1, 48, 64});
-  std::ifstream ref(kData + "segment_sources8.txt");
+  const Image im = imageOf(readRaw<float>(kAnalysisData + "segment_image.f32"), {1, 48, 64});
+  std::ifstream ref(kAnalysisData + "segment_sources8.txt");
 
   // Run
   const Segmentation s = run(im, absolute(0.5, 8));
@@ -145,13 +145,13 @@ TEST_P(Segment, MeasuresMatchScipy) {
 
 TEST_P(Segment, StackIsLabelledPerSliceAndNumberedAcrossTheStack) {
   // Prepare
-  const Image im = imageOf(readRaw<float>(kData + "segment_stack.f32"), {2, 32, 40});
+  const Image im = imageOf(readRaw<float>(kAnalysisData + "segment_stack.f32"), {2, 32, 40});
 
   // Run
   const Segmentation s = run(im, absolute(0.5, 8));
 
   // Verify
-  expectLabels(s.labels, readRaw<int32_t>(kData + "segment_stack_labels8.i32"), "stack");
+  expectLabels(s.labels, readRaw<int32_t>(kAnalysisData + "segment_stack_labels8.i32"), "stack");
   ASSERT_FALSE(s.sources.empty());
   EXPECT_EQ(s.sources.front().z, 0);
   EXPECT_EQ(s.sources.back().z, 1);

@@ -18,9 +18,12 @@
 #include "tests/compute/filter_reference.h"
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/image_checks.h"
+#include "tests/compute/test_values.h"
 
 namespace {
 
+using stacklens::testing::kAnalysisData;
+using stacklens::testing::kNaN;
 using namespace stacklens::compute;
 using stacklens::testing::clipReference;
 using stacklens::testing::expectClipOnScale;
@@ -28,9 +31,6 @@ using stacklens::testing::expectStatsNear;
 using stacklens::testing::readReference;
 using stacklens::testing::readReferenceImage;
 using stacklens::testing::skyImage;
-
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const std::string kData = std::string(STACKLENS_TEST_DATA) + "/analysis/";
 
 Image fromValues(const std::vector<float>& v, int64_t y, int64_t x) {
   Image im = Image::host({1, y, x});
@@ -62,7 +62,7 @@ STACKLENS_ON_EACH_BACKEND(SigmaClip);
 
 TEST_P(SigmaClip, MatchesAstropyOnCommittedCases) {
   // Prepare
-  std::ifstream expected(kData + "sigma_clip_expected.txt");
+  std::ifstream expected(kAnalysisData + "sigma_clip_expected.txt");
   ASSERT_TRUE(expected) << "missing reference";
   const double tol = tolerance(1e-6);
   auto expectClose = [&](double got, double want, const std::string& what) {
@@ -92,7 +92,7 @@ TEST_P(SigmaClip, MatchesAstropyOnCommittedCases) {
     for (double& v : f) fields >> v;
     fields >> iterations;
     ASSERT_TRUE(fields) << line;
-    const std::vector<float> values = readF32(kData + "sigma_clip_" + name + ".f32");
+    const std::vector<float> values = readF32(kAnalysisData + "sigma_clip_" + name + ".f32");
     ASSERT_EQ(static_cast<int64_t>(values.size()), count) << name;
 
     // Run

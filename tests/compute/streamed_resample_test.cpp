@@ -13,7 +13,7 @@ using namespace stacklens::compute;
 
 namespace {
 
-Image randomStack(Shape s, unsigned seed) {
+Image signedRandomStack(Shape s, unsigned seed) {
   return stacklens::testing::randomImage(s, seed, -1.f, 1.f);
 }
 
@@ -47,7 +47,7 @@ Streamed streamed(Backend& backend, const Image& in, const ResampleParams& p, in
 
 TEST(StreamedResample, EqualsTheWholeStackRunForEveryOrderZoomAndSlab) {
   auto cpu = makeCpuBackend(2);
-  const Image in = randomStack({90, 13, 11}, 3);
+  const Image in = signedRandomStack({90, 13, 11}, 3);
   for (int order : {1, 3})
     for (const ResampleParams zoom :
          {ResampleParams{2.0, 1.5, 0.7, order}, ResampleParams{0.37, 1.0, 1.3, order},
@@ -90,7 +90,7 @@ TEST(StreamedResample, ALongAxisMatchesTheWholeAxisPrefilter) {
 
 TEST(StreamedResample, KeepingZIsBitIdentical) {
   auto cpu = makeCpuBackend(2);
-  const Image in = randomStack({7, 19, 23}, 5);
+  const Image in = signedRandomStack({7, 19, 23}, 5);
   const ResampleParams p{1.0, 2.1, 0.6, 3};
   const Image whole = cpu->resample(in, p);
   const Streamed s = streamed(*cpu, in, p, 3);

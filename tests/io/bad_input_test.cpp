@@ -13,7 +13,7 @@
 namespace stacklens::io {
 namespace {
 
-const std::string kFixtures = std::string(STACKLENS_TEST_DATA) + "/fixtures/";
+using test::kFixtures;
 
 // A FITS header of the given cards (padded to 2880-byte blocks), then dataBytes zero bytes.
 std::string fitsFile(const std::vector<std::string>& cards, size_t dataBytes) {

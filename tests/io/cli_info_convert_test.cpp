@@ -19,8 +19,8 @@
 namespace stacklens::io {
 namespace {
 
-const std::string kFixtures = std::string(STACKLENS_TEST_DATA) + "/fixtures/";
-const std::string kHorseHead = std::string(STACKLENS_SHARED_DATA) + "/HorseHead.fits";
+using test::kFixtures;
+using test::kHorseHead;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -16,7 +16,7 @@
 namespace stacklens::io {
 namespace {
 
-const std::string kFixtures = std::string(STACKLENS_TEST_DATA) + "/fixtures/";
+using test::kFixtures;
 
 // rice.fits.fz with the card `key` of its compressed HDU replaced.
 std::string damaged(const std::string& key, const std::string& card) {

@@ -10,19 +10,15 @@
 #include "io/ds9_regions.h"
 #include "io/region_geometry.h"
 #include "sky_headers.h"
+#include "test_support.h"
 
 using namespace stacklens::io;
 
 namespace {
 
-const std::string kRegions = std::string(STACKLENS_TEST_DATA) + "/regions/";
+using stacklens::io::test::kRegions;
 
-bool warned(const RegionFile& f, int line, const std::string& word) {
-  const std::string prefix = "line " + std::to_string(line) + ":";
-  return std::any_of(f.warnings.begin(), f.warnings.end(), [&](const std::string& w) {
-    return w.rfind(prefix, 0) == 0 && w.find(word) != std::string::npos;
-  });
-}
+using stacklens::io::test::warned;
 
 PixelRegion toPixels(const Region& r) { return regionsInPixels({r}, nullptr, 0, nullptr).at(0); }
 

@@ -17,19 +17,14 @@ using namespace stacklens::io;
 
 namespace {
 
-const std::string kRegions = std::string(STACKLENS_TEST_DATA) + "/regions/";
+using stacklens::io::test::kRegions;
 
 double hms(double h, double m, double s) { return (h + m / 60 + s / 3600) * 15; }
 double dms(double d, double m, double s) {
   return d < 0 || std::signbit(d) ? d - m / 60 - s / 3600 : d + m / 60 + s / 3600;
 }
 
-bool warned(const RegionFile& f, int line, const std::string& word) {
-  const std::string prefix = "line " + std::to_string(line) + ":";
-  return std::any_of(f.warnings.begin(), f.warnings.end(), [&](const std::string& w) {
-    return w.rfind(prefix, 0) == 0 && w.find(word) != std::string::npos;
-  });
-}
+using stacklens::io::test::warned;
 
 void expectPoint(const std::array<double, 2>& got, double x, double y, double tol = 1e-9) {
   EXPECT_NEAR(got[0], x, tol);

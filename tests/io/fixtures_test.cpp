@@ -14,8 +14,8 @@
 namespace stacklens::io {
 namespace {
 
-const std::string kData = STACKLENS_TEST_DATA;
-const std::string kFixtures = kData + "/fixtures/";
+using test::kFixtures;
+using test::kTestData;
 
 struct Fixture {
   std::string name, dtype, unit;
@@ -25,7 +25,7 @@ struct Fixture {
 };
 
 std::vector<Fixture> fixtures() {
-  std::ifstream in(kData + "/fixtures.txt");
+  std::ifstream in(kTestData + "/fixtures.txt");
   std::vector<Fixture> out;
   Fixture f;
   while (in >> f.name >> f.plane >> f.z >> f.y >> f.x >> f.dtype >> f.hdu >> f.known >> f.sz >>
@@ -144,7 +144,7 @@ TEST(Fixtures, PagesOfDifferentSizeOpenTheFirstSeriesWithAWarning) {
 
 // Compares wcs with the astropy world coordinates stored in wcs.txt for name; returns the count.
 int checkWcsAgainstAstropy(const std::string& name, const Wcs& wcs) {
-  std::ifstream in(kData + "/wcs.txt");
+  std::ifstream in(kTestData + "/wcs.txt");
   std::string line;
   int lines = 0;
   while (std::getline(in, line)) {

@@ -22,9 +22,7 @@
 namespace stacklens::io {
 namespace {
 
-struct Box {
-  int64_t z0, z1, y0, y1, x0, x1;
-};
+using test::Box;
 
 std::vector<float> cut(const std::vector<float>& stack, int64_t y, int64_t x, const Box& b) {
   std::vector<float> part;

@@ -14,7 +14,7 @@
 namespace stacklens::io {
 namespace {
 
-const std::string kData = STACKLENS_TEST_DATA;
+using test::kTestData;
 
 size_t openDescriptors() {
   size_t n = 0;
@@ -47,7 +47,7 @@ std::vector<std::string> filesIn(const std::string& folder) {
 }
 
 TEST(ReaderHandles, DamagedFilesLeaveNoDescriptorOpen) {
-  const std::vector<std::string> files = filesIn(kData + "/corpus_regressions");
+  const std::vector<std::string> files = filesIn(kTestData + "/corpus_regressions");
   ASSERT_GT(files.size(), 10u);
   const size_t before = openDescriptors();
   size_t failed = 0;
@@ -62,7 +62,7 @@ TEST(ReaderHandles, DamagedFilesLeaveNoDescriptorOpen) {
 // A plane that does not exist is refused after every handle is open (FITS: cfitsio's and the
 // pread() descriptor; TIFF: the first libtiff handle).
 TEST(ReaderHandles, ConstructorThrowingLateClosesItsFiles) {
-  const std::vector<std::string> files = filesIn(kData + "/fixtures");
+  const std::vector<std::string> files = filesIn(kTestData + "/fixtures");
   ASSERT_GT(files.size(), 20u);
   OpenOptions options;
   options.plane = 100000;
@@ -76,7 +76,7 @@ TEST(ReaderHandles, ConstructorThrowingLateClosesItsFiles) {
 
 TEST(ReaderHandles, ReadersCloseTheirFilesWhenDestroyed) {
   const size_t before = openDescriptors();
-  for (const std::string& path : filesIn(kData + "/fixtures")) {
+  for (const std::string& path : filesIn(kTestData + "/fixtures")) {
     EXPECT_EQ(openAndReadAll(path), "") << path;
     EXPECT_EQ(openDescriptors(), before) << path;
   }

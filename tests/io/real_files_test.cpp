@@ -13,7 +13,7 @@
 namespace stacklens::io {
 namespace {
 
-const std::string kHorseHead = std::string(STACKLENS_SHARED_DATA) + "/HorseHead.fits";
+using test::kHorseHead;
 const std::string kPsf = std::string(STACKLENS_SHARED_DATA) + "/psf_rfi_8bit_imagej.tif";
 
 TEST(RealFiles, HorseHeadShapeTypeAndPixelsMatchAstropy) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -10,9 +11,35 @@
 #include <string>
 #include <vector>
 
+#include "io/ds9_regions.h"
 #include "io/stack.h"
 
 namespace stacklens::io::test {
+
+// The data the io tests read: one definition, so that the test files can be compiled together in
+// batches (STACKLENS_UNITY_TESTS).
+inline const std::string kTestData = STACKLENS_TEST_DATA;
+inline const std::string kFixtures = kTestData + "/fixtures/";
+inline const std::string kRegions = kTestData + "/regions/";
+inline const std::string kZarrV3 = kTestData + "/zarr/v3";
+inline const std::string kHorseHead = std::string(STACKLENS_SHARED_DATA) + "/HorseHead.fits";
+
+// A box of a stack, half-open on each axis: [z0, z1) × [y0, y1) × [x0, x1).
+struct Box {
+  int64_t z0, z1, y0, y1, x0, x1;
+};
+
+// Whether the region file warned about the given line with a message containing word.
+inline bool warned(const RegionFile& f, int line, const std::string& word) {
+  const std::string prefix = "line " + std::to_string(line) + ":";
+  return std::any_of(f.warnings.begin(), f.warnings.end(), [&](const std::string& w) {
+    return w.rfind(prefix, 0) == 0 && w.find(word) != std::string::npos;
+  });
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // A fresh folder under the system temp dir, removed with its contents at scope exit.
 class TempDir {

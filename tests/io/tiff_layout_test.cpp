@@ -62,9 +62,7 @@ std::vector<float> expectedStack(const Shape& s, bool uint16) {
   return out;
 }
 
-struct Box {
-  int64_t z0, z1, y0, y1, x0, x1;
-};
+using test::Box;
 
 // Boxes on the grid of the given cuts (which need not divide the stack), shuffled.
 std::vector<Box> shuffledBoxes(const std::vector<int64_t>& zs, const std::vector<int64_t>& ys,

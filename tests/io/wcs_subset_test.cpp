@@ -19,7 +19,7 @@ using namespace stacklens::io;
 
 namespace {
 
-const std::string kFixtures = std::string(STACKLENS_TEST_DATA) + "/fixtures/";
+using stacklens::io::test::kFixtures;
 
 // astropy's world values of a fixture at a 0-based pixel (x, y, z), from wcs.txt.
 std::vector<double> astropyWorld(const std::string& file, double x, double y, double z) {

@@ -16,7 +16,7 @@
 namespace stacklens::io {
 namespace {
 
-const std::string kV3 = std::string(STACKLENS_TEST_DATA) + "/zarr/v3";
+using test::kZarrV3;
 
 // A v2 array: a valid float32 (2, 4, 4) array of (1, 4, 4) chunks, uncompressed, with the given
 // .zarray fields (JSON object members) replacing its own.
@@ -43,10 +43,6 @@ std::string failure(const std::string& path) {
   return "(no error)";
 }
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(ZarrBadInput, ImpossibleShapesAndGridsAreRefusedAtOpen) {
   test::TempDir dir;
   struct Case {
@@ -70,8 +66,8 @@ TEST(ZarrBadInput, ImpossibleShapesAndGridsAreRefusedAtOpen) {
   for (const Case& c : cases) {
     const std::string folder = writeV2(dir, c.fields, "case" + std::to_string(i++) + ".zarr");
     const std::string message = failure(folder);
-    EXPECT_TRUE(has(message, folder + "/.zarray: ")) << c.fields << " → " << message;
-    EXPECT_TRUE(has(message, c.reason)) << c.fields << " → " << message;
+    EXPECT_TRUE(test::contains(message, folder + "/.zarray: ")) << c.fields << " → " << message;
+    EXPECT_TRUE(test::contains(message, c.reason)) << c.fields << " → " << message;
   }
 }
 
@@ -88,7 +84,7 @@ TEST(ZarrBadInput, TheChunkCapCountsTheFloat32Copy) {
     ::setenv("STACKLENS_ALLOCATION_CAP_MB", saved.c_str(), 1);
   else
     ::unsetenv("STACKLENS_ALLOCATION_CAP_MB");
-  EXPECT_TRUE(has(message, "more than the 64 MiB StackLens decodes at once")) << message;
+  EXPECT_TRUE(test::contains(message, "more than the 64 MiB StackLens decodes at once")) << message;
 }
 
 TEST(ZarrBadInput, MetadataThatIsNotZarrIsNamed) {
@@ -96,14 +92,15 @@ TEST(ZarrBadInput, MetadataThatIsNotZarrIsNamed) {
   const std::string folder = dir.file("bad.zarr");
   std::filesystem::create_directories(folder);
   test::writeBytes(folder + "/.zarray", "{\"zarr_format\": 2, \"shape\": [");
-  EXPECT_TRUE(has(failure(folder), ".zarray: is not valid JSON")) << failure(folder);
+  EXPECT_TRUE(test::contains(failure(folder), ".zarray: is not valid JSON")) << failure(folder);
   const std::string empty = dir.file("empty");
   std::filesystem::create_directories(empty);
-  EXPECT_TRUE(has(failure(empty), "nor a Zarr array or OME-Zarr image")) << failure(empty);
+  EXPECT_TRUE(test::contains(failure(empty), "nor a Zarr array or OME-Zarr image"))
+      << failure(empty);
   const std::string group = dir.file("group.zarr");
   std::filesystem::create_directories(group);
   test::writeBytes(group + "/.zgroup", "{\"zarr_format\": 2}");
-  EXPECT_TRUE(has(failure(group), "without OME multiscales")) << failure(group);
+  EXPECT_TRUE(test::contains(failure(group), "without OME multiscales")) << failure(group);
 }
 
 TEST(ZarrBadInput, DatasetPathsCannotLeaveTheImage) {
@@ -116,14 +113,14 @@ TEST(ZarrBadInput, DatasetPathsCannotLeaveTheImage) {
         "axes": [{"name": "z"}, {"name": "y"}, {"name": "x"}], "datasets": [{"path": ")") +
                                             path + "\"}]}]}");
     const std::string message = failure(root);
-    EXPECT_TRUE(has(message, "dataset path")) << path << " → " << message;
+    EXPECT_TRUE(test::contains(message, "dataset path")) << path << " → " << message;
   }
   // Axes that do not match the array's.
   std::filesystem::create_directories(root + "/0");
   std::filesystem::copy(dir.file("outside.zarr") + "/.zarray", root + "/0/.zarray");
   test::writeBytes(root + "/.zattrs", R"({"multiscales": [{"version": "0.4",
       "axes": [{"name": "y"}, {"name": "x"}], "datasets": [{"path": "0"}]}]})");
-  EXPECT_TRUE(has(failure(root), "the OME metadata names 2")) << failure(root);
+  EXPECT_TRUE(test::contains(failure(root), "the OME metadata names 2")) << failure(root);
 }
 
 // A damaged chunk: the error names its key and why; the other slices still read.
@@ -155,8 +152,8 @@ TEST(ZarrBadInput, ADamagedChunkIsAnErrorNamingItsKey) {
       reader->readSlice(1, slice.data());
       ADD_FAILURE() << c.compressor << ": no error";
     } catch (const IoError& e) {
-      EXPECT_TRUE(has(e.what(), "1.0.0")) << e.what();
-      EXPECT_TRUE(has(e.what(), c.reason)) << e.what();
+      EXPECT_TRUE(test::contains(e.what(), "1.0.0")) << e.what();
+      EXPECT_TRUE(test::contains(e.what(), c.reason)) << e.what();
     }
   }
 }
@@ -171,15 +168,16 @@ TEST(ZarrBadInput, AChunkInflatingPastItsSizeIsRefused) {
   test::writeBytes(folder + "/0.0.0",
                    std::string(reinterpret_cast<const char*>(stream), sizeof stream));
   const std::string message = failure(folder);
-  EXPECT_TRUE(has(message, "0.0.0")) << message;
-  EXPECT_TRUE(has(message, "more than the chunk's 64 bytes")) << message;
+  EXPECT_TRUE(test::contains(message, "0.0.0")) << message;
+  EXPECT_TRUE(test::contains(message, "more than the chunk's 64 bytes")) << message;
 }
 
 // Shards whose index lies (points past the end), is damaged (crc32c) or is cut short.
 TEST(ZarrBadInput, DamagedShardsNameTheShardAndInnerChunk) {
   test::TempDir dir;
   const std::string folder = dir.file("s.zarr");
-  std::filesystem::copy(kV3 + "/sharded_u2.zarr", folder, std::filesystem::copy_options::recursive);
+  std::filesystem::copy(kZarrV3 + "/sharded_u2.zarr", folder,
+                        std::filesystem::copy_options::recursive);
   const std::string shard = folder + "/c/0/0/0";
   const std::string good = test::readBytes(shard);
   const size_t indexAt = good.size() - (16 * 8 + 4);
@@ -189,12 +187,12 @@ TEST(ZarrBadInput, DamagedShardsNameTheShardAndInnerChunk) {
   // Recompute nothing: the crc32c must catch it first.
   test::writeBytes(shard, lying);
   std::string message = failure(folder);
-  EXPECT_TRUE(has(message, "c/0/0/0")) << message;
-  EXPECT_TRUE(has(message, "crc32c")) << message;
+  EXPECT_TRUE(test::contains(message, "c/0/0/0")) << message;
+  EXPECT_TRUE(test::contains(message, "crc32c")) << message;
 
   test::writeBytes(shard, good.substr(0, 100));  // shorter than its index
   message = failure(folder);
-  EXPECT_TRUE(has(message, "less than its 132-byte index")) << message;
+  EXPECT_TRUE(test::contains(message, "less than its 132-byte index")) << message;
 
   test::writeBytes(shard, good);
   const auto reader = openStack(folder);
@@ -211,15 +209,15 @@ TEST(ZarrBadInput, DamagedShardsNameTheShardAndInnerChunk) {
     again->readSlice(4, slice.data());
     ADD_FAILURE() << "no error";
   } catch (const IoError& e) {
-    EXPECT_TRUE(has(e.what(), "shard c/2/0/0, inner chunk [4, 0, 0]")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "shard c/2/0/0, inner chunk [4, 0, 0]")) << e.what();
   }
   again->readSlice(0, slice.data());  // the rest still reads
 }
 
 TEST(ZarrBadInput, PlanesAndLevelsOutsideTheImageAreRefused) {
-  EXPECT_THROW(openStack(kV3 + "/ome05.zarr", OpenOptions{-1, 4}), IoError);
-  EXPECT_THROW(openStack(kV3 + "/ome05.zarr", OpenOptions{2, 0}), IoError);
-  const auto reader = openStack(kV3 + "/ome05.zarr");
+  EXPECT_THROW(openStack(kZarrV3 + "/ome05.zarr", OpenOptions{-1, 4}), IoError);
+  EXPECT_THROW(openStack(kZarrV3 + "/ome05.zarr", OpenOptions{2, 0}), IoError);
+  const auto reader = openStack(kZarrV3 + "/ome05.zarr");
   std::vector<float> slice(72);
   EXPECT_THROW(reader->readSlice(3, slice.data()), IoError);
   EXPECT_THROW(reader->readBox(0, 0, 9, 0, 9, slice.data()), IoError);

@@ -14,35 +14,31 @@
 namespace stacklens::io {
 namespace {
 
-const std::string kV3 = std::string(STACKLENS_TEST_DATA) + "/zarr/v3";
-
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::kZarrV3;
 
 TEST(ZarrCli, InfoDescribesAnOmeZarrImage) {
-  const CliResult r = runCliSeparately("info " + kV3 + "/ome05.zarr --plane 2");
+  const CliResult r = runCliSeparately("info " + kZarrV3 + "/ome05.zarr --plane 2");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "\"format\": \"zarr\"")) << r.out;
-  EXPECT_TRUE(has(r.out, "\"shape\": [3, 8, 9], \"dtype\": \"uint16\"")) << r.out;
-  EXPECT_TRUE(has(r.out, "\"planes\": 4, \"plane\": 2")) << r.out;
-  EXPECT_TRUE(has(r.out,
-                  "{\"index\": 1, \"name\": \"s1\", \"type\": \"zarr array (level 1)\", "
-                  "\"shape\": [2, 2, 3, 4, 5]}"))
+  EXPECT_TRUE(test::contains(r.out, "\"format\": \"zarr\"")) << r.out;
+  EXPECT_TRUE(test::contains(r.out, "\"shape\": [3, 8, 9], \"dtype\": \"uint16\"")) << r.out;
+  EXPECT_TRUE(test::contains(r.out, "\"planes\": 4, \"plane\": 2")) << r.out;
+  EXPECT_TRUE(test::contains(r.out,
+                             "{\"index\": 1, \"name\": \"s1\", \"type\": \"zarr array (level 1)\", "
+                             "\"shape\": [2, 2, 3, 4, 5]}"))
       << r.out;
-  EXPECT_TRUE(has(r.out, "\"spacing\": [1.5, 0.5, 0.5]")) << r.out;
-  EXPECT_TRUE(has(r.out, "\"units\": [\"micron\", \"micron\", \"micron\"]")) << r.out;
+  EXPECT_TRUE(test::contains(r.out, "\"spacing\": [1.5, 0.5, 0.5]")) << r.out;
+  EXPECT_TRUE(test::contains(r.out, "\"units\": [\"micron\", \"micron\", \"micron\"]")) << r.out;
 }
 
 // Every plane converted to FITS holds the values NumPy wrote.
 TEST(ZarrCli, ConvertToFitsKeepsEveryPlane) {
   test::TempDir dir;
-  const std::vector<float> expected = test::readF32(kV3 + "/ome05.f32");
+  const std::vector<float> expected = test::readF32(kZarrV3 + "/ome05.f32");
   const size_t n = 3 * 8 * 9;
   for (int plane = 0; plane < 4; ++plane) {
     SCOPED_TRACE(plane);
     const std::string out = dir.file("p" + std::to_string(plane) + ".fits");
-    const CliResult r = runCliSeparately("convert " + kV3 + "/ome05.zarr " + out + " --plane " +
+    const CliResult r = runCliSeparately("convert " + kZarrV3 + "/ome05.zarr " + out + " --plane " +
                                          std::to_string(plane));
     ASSERT_EQ(r.code, 0) << r.err;
     const auto fits = openStack(out);
@@ -56,7 +52,7 @@ TEST(ZarrCli, ConvertToFitsKeepsEveryPlane) {
 // A filter reads the Zarr folder as it reads the same data in FITS: the results are equal.
 TEST(ZarrCli, MedianOfZarrEqualsMedianOfTheSameFits) {
   test::TempDir dir;
-  const std::string zarr = kV3 + "/sharded_u2.zarr";
+  const std::string zarr = kZarrV3 + "/sharded_u2.zarr";
   ASSERT_EQ(runCliSeparately("convert " + zarr + " " + dir.file("in.fits")).code, 0);
   const CliResult a =
       runCliSeparately("median " + zarr + " " + dir.file("a.fits") + " --size 3 --backend cpu");
@@ -68,18 +64,18 @@ TEST(ZarrCli, MedianOfZarrEqualsMedianOfTheSameFits) {
   const std::vector<float> fromFits = test::readAll(*openStack(dir.file("b.fits")));
   EXPECT_TRUE(test::sameValues(fromFits, fromZarr));
   // Not the identity: the filter ran.
-  EXPECT_FALSE(test::sameValues(test::readF32(kV3 + "/sharded_u2.f32"), fromZarr));
+  EXPECT_FALSE(test::sameValues(test::readF32(kZarrV3 + "/sharded_u2.f32"), fromZarr));
 }
 
 TEST(ZarrCli, ADamagedChunkExitsWithTheChunkKeyAndNoOutput) {
   test::TempDir dir;
   const std::string zarr = dir.file("d.zarr");
-  std::filesystem::copy(kV3 + "/zstd_f4.zarr", zarr, std::filesystem::copy_options::recursive);
+  std::filesystem::copy(kZarrV3 + "/zstd_f4.zarr", zarr, std::filesystem::copy_options::recursive);
   test::writeBytes(zarr + "/c/0/1/1", "this is not a zstd frame");
   const CliResult r = runCliSeparately("convert " + zarr + " " + dir.file("out.fits"));
   EXPECT_EQ(r.code, 3) << r.err;
-  EXPECT_TRUE(has(r.err, "c/0/1/1")) << r.err;
-  EXPECT_TRUE(has(r.err, "zstd")) << r.err;
+  EXPECT_TRUE(test::contains(r.err, "c/0/1/1")) << r.err;
+  EXPECT_TRUE(test::contains(r.err, "zstd")) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("out.fits")));
   const CliResult bad = runCliSeparately("info " + dir.file("nothing.zarr"));
   EXPECT_EQ(bad.code, 3);

@@ -19,7 +19,7 @@ namespace {
 
 using test::ZarrCase;
 
-const std::string kV3 = std::string(STACKLENS_TEST_DATA) + "/zarr/v3";
+using test::kZarrV3;
 
 // Every plane of every slice equals the expected values.
 void checkCase(const std::string& folder, const ZarrCase& c) {
@@ -52,9 +52,9 @@ TEST(ZarrV2, EveryArrayMatchesZarrPython) {
 }
 
 TEST(ZarrV3, EveryFixtureMatchesNumpy) {
-  const auto cases = test::readZarrManifest(kV3);
+  const auto cases = test::readZarrManifest(kZarrV3);
   ASSERT_EQ(cases.size(), 13u);
-  for (const ZarrCase& c : cases) checkCase(kV3, c);
+  for (const ZarrCase& c : cases) checkCase(kZarrV3, c);
 }
 
 // Boxes that start and end inside chunks, across chunk and shard edges, on four threads' worth
@@ -88,8 +88,8 @@ void checkBoxes(const std::string& path, const std::vector<float>& expected) {
 }
 
 TEST(ZarrBoxes, BoxesAndRowsMatchTheSliceAcrossChunkAndShardEdges) {
-  checkBoxes(kV3 + "/sharded_u2.zarr", test::readF32(kV3 + "/sharded_u2.f32"));
-  checkBoxes(kV3 + "/transpose_be_i2.zarr", test::readF32(kV3 + "/transpose_be_i2.f32"));
+  checkBoxes(kZarrV3 + "/sharded_u2.zarr", test::readF32(kZarrV3 + "/sharded_u2.f32"));
+  checkBoxes(kZarrV3 + "/transpose_be_i2.zarr", test::readF32(kZarrV3 + "/transpose_be_i2.f32"));
   const auto& arrays = test::ZarrV2Arrays::get();
   ASSERT_EQ(arrays.failure(), "");
   checkBoxes(arrays.folder() + "/zstd_i2_F.zarr",
@@ -130,7 +130,7 @@ TEST(OmeZarr, V04SpacingUnitsLevelsAndChannelHints) {
 }
 
 TEST(OmeZarr, V05TimeChannelPlanesAndMultipliedScales) {
-  const auto reader = openStack(kV3 + "/ome05.zarr", OpenOptions{-1, 3});
+  const auto reader = openStack(kZarrV3 + "/ome05.zarr", OpenOptions{-1, 3});
   const StackInfo& info = reader->info();
   EXPECT_EQ(info.planes, 4);  // c + 2·t
   EXPECT_EQ(info.plane, 3);
@@ -151,7 +151,7 @@ TEST(OmeZarr, V05TimeChannelPlanesAndMultipliedScales) {
 
 // A plain array (no OME metadata): the third axis from the end is z, the others are planes.
 TEST(ZarrOpen, APlainArrayShowsTheThirdAxisFromTheEndAsZ) {
-  const auto plain = openStack(kV3 + "/ome05.zarr/s1");
+  const auto plain = openStack(kZarrV3 + "/ome05.zarr/s1");
   EXPECT_EQ(plain->info().z, 3);
   EXPECT_EQ(plain->info().planes, 4);  // c fastest, then t
   EXPECT_FALSE(plain->info().spacingKnown);
@@ -180,8 +180,8 @@ TEST(OmeZarr, TimeIsTheSliderAxisWhenZHasOneSlice) {
 }
 
 TEST(ZarrOpen, AMetadataFileOrATrailingSlashOpensTheFolder) {
-  for (const std::string& path :
-       {kV3 + "/zstd_f4.zarr/zarr.json", kV3 + "/zstd_f4.zarr/", kV3 + "/ome05.zarr/zarr.json"}) {
+  for (const std::string& path : {kZarrV3 + "/zstd_f4.zarr/zarr.json", kZarrV3 + "/zstd_f4.zarr/",
+                                  kZarrV3 + "/ome05.zarr/zarr.json"}) {
     SCOPED_TRACE(path);
     const auto reader = openStack(path);
     EXPECT_EQ(reader->info().format, "zarr");
@@ -191,8 +191,8 @@ TEST(ZarrOpen, AMetadataFileOrATrailingSlashOpensTheFolder) {
 
 // Reads from many threads at once see the same values as one read (the chunk cache is shared).
 TEST(ZarrOpen, ConcurrentSliceReadsAgree) {
-  const auto reader = openStack(kV3 + "/sharded_u2.zarr");
-  const std::vector<float> expected = test::readF32(kV3 + "/sharded_u2.f32");
+  const auto reader = openStack(kZarrV3 + "/sharded_u2.zarr");
+  const std::vector<float> expected = test::readF32(kZarrV3 + "/sharded_u2.f32");
   const StackInfo& i = reader->info();
   std::vector<std::thread> threads;
   std::vector<int> ok(8, 0);

@@ -9,7 +9,7 @@
 namespace stacklens::compute::lab {
 namespace {
 
-Point point(const std::string& op, int64_t edge, Variant v, int threads, double seconds) {
+Point timed(const std::string& op, int64_t edge, Variant v, int threads, double seconds) {
   return testing::timedPoint(op, edge, v, threads, 8, seconds);
 }
 
@@ -19,10 +19,10 @@ std::vector<Point> powerLaws(const std::vector<int64_t>& edges) {
   std::vector<Point> pts;
   for (int64_t e : edges) {
     const double n = double(e) * double(e);
-    pts.push_back(point("blur", e, Variant::Cpu, 8, 1e-9 * n));
-    pts.push_back(point("blur", e, Variant::Cpu, 1, 8e-9 * n));  // slower: must not be used
-    pts.push_back(point("blur", e, Variant::GpuKernel, 0, 1e-6 * std::sqrt(n)));
-    pts.push_back(point("blur", e, Variant::GpuWithTransfers, 0, 1e-4 * std::sqrt(n)));
+    pts.push_back(timed("blur", e, Variant::Cpu, 8, 1e-9 * n));
+    pts.push_back(timed("blur", e, Variant::Cpu, 1, 8e-9 * n));  // slower: must not be used
+    pts.push_back(timed("blur", e, Variant::GpuKernel, 0, 1e-6 * std::sqrt(n)));
+    pts.push_back(timed("blur", e, Variant::GpuWithTransfers, 0, 1e-4 * std::sqrt(n)));
   }
   return pts;
 }
@@ -66,8 +66,8 @@ TEST(LabBreakEven, OnlyTheLastCrossingBeforeTheLargestSizeCounts) {
     std::vector<Point> pts;
     int64_t edge = 256;
     for (double ratio : gpuOverCpu) {
-      pts.push_back(point("blur", edge, Variant::Cpu, 8, 1e-3));
-      pts.push_back(point("blur", edge, Variant::GpuWithTransfers, 0, 1e-3 * ratio));
+      pts.push_back(timed("blur", edge, Variant::Cpu, 8, 1e-3));
+      pts.push_back(timed("blur", edge, Variant::GpuWithTransfers, 0, 1e-3 * ratio));
       edge *= 2;
     }
     return pts;

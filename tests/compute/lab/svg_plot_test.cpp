@@ -12,7 +12,7 @@
 namespace stacklens::compute::lab {
 namespace {
 
-Point point(const std::string& op, int64_t edge, Variant v, int threads, double seconds) {
+Point plottedPoint(const std::string& op, int64_t edge, Variant v, int threads, double seconds) {
   Point p = testing::timedPoint(op, edge, v, threads, 4, seconds, 0.9, 1.2);
   p.repeats = 3;
   p.bytes = 8.0 * double(edge) * double(edge);
@@ -21,7 +21,7 @@ Point point(const std::string& op, int64_t edge, Variant v, int threads, double 
   return p;
 }
 
-Sweep sample() {
+Sweep twoOpSweep() {
   Sweep s;
   s.machine.cpu = "Test CPU";
   s.machine.cpuThreads = 4;
@@ -29,10 +29,10 @@ Sweep sample() {
   for (const char* op : {"blur", "rl2d"})
     for (int64_t e : {256, 512, 1024, 2048, 4096}) {
       const double n = double(e) * double(e);
-      s.points.push_back(point(op, e, Variant::Cpu, 1, 4e-8 * n));
-      s.points.push_back(point(op, e, Variant::Cpu, 4, 1e-8 * n));
-      s.points.push_back(point(op, e, Variant::GpuKernel, 0, 2e-5 + 1e-11 * n));
-      s.points.push_back(point(op, e, Variant::GpuWithTransfers, 0, 1e-3 + 1e-9 * n));
+      s.points.push_back(plottedPoint(op, e, Variant::Cpu, 1, 4e-8 * n));
+      s.points.push_back(plottedPoint(op, e, Variant::Cpu, 4, 1e-8 * n));
+      s.points.push_back(plottedPoint(op, e, Variant::GpuKernel, 0, 2e-5 + 1e-11 * n));
+      s.points.push_back(plottedPoint(op, e, Variant::GpuWithTransfers, 0, 1e-3 + 1e-9 * n));
     }
   return s;
 }
@@ -56,7 +56,7 @@ std::vector<std::pair<double, double>> polylinePoints(const std::string& svg,
 constexpr double kPixelTolerance = 0.0051;
 
 TEST(LabSvgPlot, CurvesAndFloorsLieWhereTheDataSay) {
-  const Sweep s = sample();
+  const Sweep s = twoOpSweep();
   const SvgStyle style;
   const std::string svg = sweepSvg(s, style);
   int panel = 0;
@@ -73,7 +73,7 @@ TEST(LabSvgPlot, CurvesAndFloorsLieWhereTheDataSay) {
         EXPECT_NEAR(pts[i].first, f.px(c.elements[i]), kPixelTolerance);
         EXPECT_NEAR(pts[i].second, f.py(c.median[i]), kPixelTolerance);
         EXPECT_NEAR(floor[i].second, f.py(c.floor[i]), kPixelTolerance);
-        // Inside the plot area: the ranges were widened to hold every point.
+        // Inside the plot area: the ranges were widened to hold every plottedPoint.
         EXPECT_GE(pts[i].first, f.left);
         EXPECT_LE(pts[i].first, f.left + f.width);
         EXPECT_GE(pts[i].second, f.top);
@@ -88,7 +88,7 @@ TEST(LabSvgPlot, CurvesAndFloorsLieWhereTheDataSay) {
 }
 
 TEST(LabSvgPlot, BreakEvenLineSitsAtTheCrossing) {
-  const Sweep s = sample();
+  const Sweep s = twoOpSweep();
   const std::string svg = sweepSvg(s);
   const PanelData d = panelData(s, "blur");
   ASSERT_TRUE(d.breakEven);
@@ -103,7 +103,7 @@ TEST(LabSvgPlot, BreakEvenLineSitsAtTheCrossing) {
 }
 
 TEST(LabSvgPlot, PresentationStyleEnlargesFonts) {
-  const Sweep s = sample();
+  const Sweep s = twoOpSweep();
   SvgStyle big;
   big.fontSize = 26;
   big.lineWidth = 5;

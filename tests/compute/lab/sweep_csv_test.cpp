@@ -10,7 +10,7 @@
 namespace stacklens::compute::lab {
 namespace {
 
-Sweep sample() {
+Sweep twoPointSweep() {
   Sweep s;
   s.machine.cpu = "Test CPU, 2 cores";  // a comma: the '#' line must keep it
   s.machine.cpuThreads = 2;
@@ -54,7 +54,7 @@ void expectClose(double a, double b) {
 }
 
 TEST(LabSweepCsv, RoundTripKeepsEveryField) {
-  const Sweep s = sample();
+  const Sweep s = twoPointSweep();
   std::stringstream io;
   writeCsv(io, s);
   const Sweep r = readCsv(io);
