@@ -13,6 +13,7 @@
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_live_transfers.cuh"
 #include "compute/cuda/cuda_stack_pipeline.cuh"
+#include "compute/cuda/host_result_memory.cuh"
 #include "compute/device_list.h"
 #include "compute/log.h"
 
@@ -195,7 +196,8 @@ class CudaBackend final : public Backend, public DeviceControl {
   template <class T>
   Buffer<T> downloadAny(const Buffer<T>& in) {
     if (in.onHost()) return in;
-    Buffer<T> out = Buffer<T>::host(in.shape());
+    // Written in full by the copy: recycled memory, neither zero-filled nor faulted in afresh.
+    Buffer<T> out = cuda::hostResult<T>(in.shape());
     out.spacing = in.spacing;
     if (in.bytes()) ctx_->download(out.data(), in.data(), in.bytes());
     return out;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/host_copy.cuh"
 #include "compute/driver_release.h"
 #include "compute/log.h"
 
@@ -271,7 +272,7 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
     size_t n = std::min(kStagingBytes, bytes - done);
     int b = static_cast<int>(chunk % 2);
     SL_CUDA(cudaEventSynchronize(stagingFree_[b]));  // its previous DMA has finished
-    std::memcpy(staging_[b].data(), from + done, n);
+    copyParallel(staging_[b].data(), from + done, n);
     SL_CUDA(cudaMemcpyAsync(to + done, staging_[b].data(), n, cudaMemcpyHostToDevice, copyStream_));
     SL_CUDA(cudaEventRecord(stagingFree_[b], copyStream_));
   }
@@ -291,7 +292,7 @@ void Context::download(void* dst, const void* src, size_t bytes) {
   auto drain = [&](int b) {
     if (pending[b] == 0) return;
     SL_CUDA(cudaEventSynchronize(stagingFree_[b]));
-    std::memcpy(to + pendingAt[b], staging_[b].data(), pending[b]);
+    copyParallel(to + pendingAt[b], staging_[b].data(), pending[b]);
     pending[b] = 0;
   };
   for (size_t done = 0, chunk = 0; done < bytes; done += kStagingBytes, ++chunk) {

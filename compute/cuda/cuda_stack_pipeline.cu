@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "compute/cuda/cuda_stack_pipeline.cuh"
+#include "compute/cuda/host_copy.cuh"
+#include "compute/cuda/host_result_memory.cuh"
 #include "compute/log.h"
 
 namespace stacklens::compute::cuda {
@@ -40,35 +42,6 @@ class PipelineEvents {
   }
   cudaEvent_t all_[6] = {};
 };
-
-// memcpy split over a few threads for large copies: one thread copying between pageable and
-// page-locked memory (page faults included) is slower than the PCIe link it feeds.
-void copyParallel(void* dst, const void* src, size_t bytes) {
-  constexpr size_t kPiece = tuning::TransferPolicy::parallelCopyPieceBytes;
-  const size_t threads =
-      std::min<size_t>({tuning::TransferPolicy::parallelCopyMaxThreads,
-                        std::max<size_t>(1, std::thread::hardware_concurrency()), bytes / kPiece});
-  char* d = static_cast<char*>(dst);
-  const char* s = static_cast<const char*>(src);
-  if (threads <= 1) {
-    std::memcpy(d, s, bytes);
-    return;
-  }
-  const size_t part = (bytes / threads + 4095) / 4096 * 4096;
-  std::vector<std::thread> workers;
-  size_t at = part;
-  for (; at < bytes; at += part) {
-    const size_t n = std::min(part, bytes - at);
-    try {
-      workers.emplace_back([=] { std::memcpy(d + at, s + at, n); });
-    } catch (...) {
-      break;  // no thread to be had: the rest is copied here
-    }
-  }
-  std::memcpy(d, s, std::min(part, bytes));
-  if (at < bytes) std::memcpy(d + at, s + at, bytes - at);
-  for (std::thread& w : workers) w.join();
-}
 
 // Waits for both copy streams and the compute stream (no throw): before buffers they may still
 // use are released, after an error or a cancellation.
@@ -144,7 +117,7 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
     if (r.onHost() || r.shape().z != len)
       throw CudaError("stack pipeline: the operation did not return one device slice per slice");
     if (out.empty()) {
-      out = Image::hostUninitialized(Shape{s.z, r.shape().y, r.shape().x});
+      out = hostResult<float>(Shape{s.z, r.shape().y, r.shape().x});
       out.spacing = r.spacing;
     }
     if (outSliceVoxels == 0) {
