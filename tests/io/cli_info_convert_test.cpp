@@ -96,7 +96,7 @@ TEST(CliConvert, FitsToTiffToFitsKeepsScaledValuesAndNan) {
 }
 
 // A stack larger than a slab streams through in slabs (--ram-budget-mb 1: 4 slices of 64 KiB at
-// a time) to FITS and TIFF with every value in place; --timings reports the rates.
+// a time) to FITS, TIFF and Zarr with every value in place; --timings reports the rates.
 TEST(CliConvert, StreamsSlabBySlab) {
   test::TempDir dir;
   const int64_t z = 21, y = 128, x = 128;
@@ -105,11 +105,18 @@ TEST(CliConvert, StreamsSlabBySlab) {
   v[5 * y * x + 17] = std::numeric_limits<float>::quiet_NaN();
   WriteOptions options;
   writeStack(dir.file("in.fits"), v.data(), z, y, x, options);
-  for (const char* name : {"out.fits", "out.tif"}) {
+  for (const char* name : {"out.fits", "out.tif", "out.zarr"}) {
     CliResult r = runCliSeparately("convert " + dir.file("in.fits") + " " + dir.file(name) +
                                    " --ram-budget-mb 1 --timings");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("\"slab_slices\": 4"), std::string::npos) << r.err;
+    // The write rate is of the bytes on disk, a Zarr folder's files summed: positive, and far
+    // below a terabyte per second (file_size's error value on a folder once gave 1.5e8 GB/s).
+    const size_t at = r.err.find("\"write_GBps\": ");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const double rate = std::stod(r.err.substr(at + 14));
+    EXPECT_GT(rate, 0.0) << r.err;
+    EXPECT_LT(rate, 1000.0) << r.err;
     auto reader = openStack(dir.file(name));
     ASSERT_EQ(reader->info().z, z);
     std::vector<float> slice(size_t(y * x));

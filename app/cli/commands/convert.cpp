@@ -4,6 +4,7 @@
 // in memory; --timings reports the read and write rates.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <future>
@@ -21,6 +22,25 @@
 
 namespace stacklens::cli {
 namespace {
+
+// A file's size, or the sum of a folder's files (a Zarr store): what the rates are of. 0 when it
+// cannot be read, rather than file_size's error value.
+uint64_t bytesOnDisk(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    const uintmax_t size = fs::file_size(path, ec);
+    return ec ? 0 : uint64_t(size);
+  }
+  uint64_t total = 0;
+  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::end(it);
+       it.increment(ec))
+    if (it->is_regular_file(ec)) {
+      const uintmax_t size = it->file_size(ec);
+      if (!ec) total += uint64_t(size);
+    }
+  return total;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -97,9 +117,7 @@ int runConvert(const Args& args) {
   writer.commit();
   writeSeconds += secondsSince(t);
   if (args.has("timings")) {
-    std::error_code ec;
-    const double inBytes = double(std::filesystem::file_size(in, ec));
-    const double outBytes = double(std::filesystem::file_size(out, ec));
+    const double inBytes = double(bytesOnDisk(in)), outBytes = double(bytesOnDisk(out));
     std::fprintf(stderr,
                  "{\"read_s\": %.3f, \"write_s\": %.3f, \"wall_s\": %.3f, \"read_GBps\": %.3f, "
                  "\"write_GBps\": %.3f, \"slab_slices\": %lld}\n",
