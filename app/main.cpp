@@ -11,6 +11,7 @@
 #include <string>
 
 #include "compute/volume_render.h"
+#include "ui/lab_benchmark.h"
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/scrub_benchmark.h"
@@ -54,6 +55,9 @@ struct CommandLine {
                                 "Open FILE, print the time from the open request to the first "
                                 "frame presented as JSON, then exit.",
                                 "FILE"};
+  QCommandLineOption lab{"lab-benchmark",
+                         "Open the speedup lab, run its default sweep and print the points, the "
+                         "time and the window's longest pause as JSON, then exit."};
   QCommandLineOption preset{"preset",
                             "Process while scrubbing with a preset: \"astronomy sources\" or "
                             "\"microscopy deconvolution\".",
@@ -79,7 +83,7 @@ struct CommandLine {
                                  "FITS or TIFF stack, or Zarr/OME-Zarr folder, to open (default: "
                                  "the bundled sample)");
     parser.addOptions(
-        {hdu, plane, scrub, frames, soak, firstFrame, volume, volumeSize, volumeMode});
+        {hdu, plane, scrub, frames, soak, firstFrame, lab, volume, volumeSize, volumeMode});
     parser.addOptions({preset, backend, iterations, deconvolution, psf, rawBudget});
   }
 };
@@ -178,6 +182,8 @@ int main(int argc, char** argv) {
   // The device memory a soak watches: the GPU's when processing or drawing runs there.
   const QString backendName = parser.value(backend);
   const int soakDevice = backendName == "cuda" || backendName == "compare" ? 0 : -1;
+
+  if (parser.isSet(commandLine.lab)) return stacklens::ui::runLabBenchmark(app);
 
   stacklens::ui::MainWindow window;
   if (rawBudgetMb > 0) window.setRawSliceBudget(static_cast<size_t>(rawBudgetMb) << 20);

@@ -59,6 +59,7 @@ sanitizer_build() {
 }
 sanitizer_tests() {
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    LSAN_OPTIONS="suppressions=$PWD/tests/lsan_suppressions.txt" \
     ctest --test-dir build/asan --output-on-failure -j "$jobs" --timeout 900 -LE slow
 }
 

@@ -14,11 +14,13 @@ packages=(
   python3-dev pybind11-dev python3-numpy python3-dask python3-distributed python3-zarr
   python3-pytest
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
+  librsvg2-dev
 )
 # qt6-charts-dev draws the speedup lab's figures (Tools ▸ Speedup lab…).
 # clang-14 and its runtime build the FITS and TIFF fuzzers, which the test command runs briefly.
 # The Python module (pybind11) and stacklens.dask, with their tests: Debian's NumPy, Dask,
 # dask.distributed and Zarr. FFmpeg's libraries write movies (H.264 through libx264).
+# librsvg draws the lab's SVG figure as PNG for `stacklens-cli lab --plot OUT.png`.
 # Zarr/OME-Zarr in io/: nlohmann-json reads the metadata; blosc, zstd and zlib decode chunks.
 # Optional extras (reference-data generation) are installed only when asked for, so the common
 # path stays small.

@@ -4,6 +4,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QBuffer>
 #include <QClipboard>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -20,6 +21,8 @@
 #include "compute/lab/svg_plot.h"
 #include "compute/lab/sweep_csv.h"
 #include "compute/params.h"
+#include "io/whole_file.h"
+#include "ui/event_loop_probe.h"
 #include "ui/speedup_lab_chart.h"
 #include "ui/speedup_lab_controls.h"
 #include "ui/speedup_lab_worker.h"
@@ -34,6 +37,7 @@ SpeedupLabWindow::SpeedupLabWindow(QWidget* parent) : QMainWindow(parent) {
   controls_ = new SpeedupLabControls(this);
   chart_ = new SpeedupLabChart(this);
   worker_ = new SpeedupLabWorker(this);
+  probe_ = new EventLoopProbe(this);
   ops_ = new QListWidget(this);
   ops_->setToolTip(tr("The op the figure shows"));
   run_ = new QPushButton(tr("Run sweep"), this);
@@ -42,6 +46,7 @@ SpeedupLabWindow::SpeedupLabWindow(QWidget* parent) : QMainWindow(parent) {
   machine_ = new QLabel(this);
   machine_->setWordWrap(true);
   status_ = new QLabel(this);
+  status_->setObjectName(QStringLiteral("labStatus"));
   status_->setWordWrap(true);
 
   auto* left = side_ = new QWidget(this);
@@ -83,8 +88,9 @@ SpeedupLabWindow::SpeedupLabWindow(QWidget* parent) : QMainWindow(parent) {
   connect(worker_, &SpeedupLabWorker::finished, this, [this](const lab::Sweep& s) {
     setSweep(s);
     setRunning(false);
-    status_->setText(s.cancelled ? tr("Cancelled after %1 points.").arg(s.points.size())
-                                 : tr("Done: %1 points.").arg(s.points.size()));
+    status_->setText((s.cancelled ? tr("Cancelled after %1 points.").arg(s.points.size())
+                                  : tr("Done: %1 points.").arg(s.points.size())) +
+                     pauseNote());
     emit runFinished();
   });
   connect(worker_, &SpeedupLabWorker::failed, this, [this](const QString& why) {
@@ -155,7 +161,18 @@ void SpeedupLabWindow::cancelRun() {
 
 bool SpeedupLabWindow::running() const { return worker_->running(); }
 
+double SpeedupLabWindow::longestPauseMs() const { return probe_->longestPauseMs(); }
+
+QString SpeedupLabWindow::pauseNote() const {
+  return tr(" The window's longest pause while it ran: %1 ms.")
+      .arg(QString::number(probe_->longestPauseMs(), 'f', 0));
+}
+
 void SpeedupLabWindow::setRunning(bool running) {
+  if (running)
+    probe_->start();
+  else
+    probe_->stop();
   run_->setEnabled(!running);
   cancel_->setEnabled(running);
   controls_->setEnabled(!running);
@@ -234,7 +251,7 @@ bool SpeedupLabWindow::openSweep(const QString& path) {
 
 bool SpeedupLabWindow::exportCsv(const QString& path) {
   try {
-    lab::writeCsvFile(path.toStdString(), sweep_);
+    io::writeWholeFile(path.toStdString(), lab::csvText(sweep_));
     return true;
   } catch (const std::exception& e) {
     QMessageBox::warning(this, tr("Export CSV"), QString::fromUtf8(e.what()));
@@ -246,7 +263,7 @@ bool SpeedupLabWindow::exportSvg(const QString& path) {
   lab::SvgStyle style;
   if (presentation_) style.fontSize = 24, style.lineWidth = 4;
   try {
-    lab::writeSvgFile(path.toStdString(), sweep_, style);
+    io::writeWholeFile(path.toStdString(), lab::sweepSvg(sweep_, style));
     return true;
   } catch (const std::exception& e) {
     QMessageBox::warning(this, tr("Export SVG"), QString::fromUtf8(e.what()));
@@ -257,9 +274,17 @@ bool SpeedupLabWindow::exportSvg(const QString& path) {
 QImage SpeedupLabWindow::figure() const { return chart_->grab().toImage(); }
 
 bool SpeedupLabWindow::exportPng(const QString& path) {
-  if (figure().save(path, "PNG")) return true;
-  QMessageBox::warning(this, tr("Export PNG"), tr("%1: cannot write").arg(path));
-  return false;
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  try {
+    if (!figure().save(&buffer, "PNG")) throw std::runtime_error("cannot encode the figure as PNG");
+    io::writeWholeFile(path.toStdString(), bytes.toStdString());
+    return true;
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, tr("Export PNG"), QString::fromUtf8(e.what()));
+    return false;
+  }
 }
 
 void SpeedupLabWindow::copyFigure() { QApplication::clipboard()->setImage(figure()); }

@@ -17,6 +17,7 @@ class QPushButton;
 
 namespace stacklens::ui {
 
+class EventLoopProbe;
 class SpeedupLabChart;
 class SpeedupLabControls;
 class SpeedupLabWorker;
@@ -34,6 +35,8 @@ class SpeedupLabWindow : public QMainWindow {
   bool startRun();
   void cancelRun();
   bool running() const;
+  // The window's longest pause (ms) during the last run: the work stays off the GUI thread.
+  double longestPauseMs() const;
   // Shows a sweep saved as CSV; false (and a message) when it cannot be read.
   bool openSweep(const QString& path);
   bool exportCsv(const QString& path);
@@ -63,12 +66,14 @@ class SpeedupLabWindow : public QMainWindow {
   void refresh();
   void setRunning(bool running);
   void updateMachine();
+  QString pauseNote() const;
   QImage figure() const;
 
   QWidget* side_;  // the choices, hidden in presentation mode
   SpeedupLabControls* controls_;
   SpeedupLabChart* chart_;
   SpeedupLabWorker* worker_;
+  EventLoopProbe* probe_;
   QListWidget* ops_;
   QPushButton* run_;
   QPushButton* cancel_;

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 namespace stacklens::compute::lab {
@@ -171,14 +170,6 @@ std::string sweepSvg(const Sweep& sweep, const SvgStyle& st) {
   }
   o << "</svg>\n";
   return o.str();
-}
-
-void writeSvgFile(const std::string& path, const Sweep& sweep, const SvgStyle& style) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error(path + ": cannot open for writing");
-  out << sweepSvg(sweep, style);
-  out.close();
-  if (!out) throw std::runtime_error(path + ": write failed");
 }
 
 }  // namespace stacklens::compute::lab

@@ -29,7 +29,5 @@ PanelFrame panelFrame(const PanelData& panel, int index, const SvgStyle& style);
 // The figure. Curves are <polyline id="curve-OP-VARIANT">, floors id="floor-OP-VARIANT", the
 // break-even a <line id="breakeven-OP">.
 std::string sweepSvg(const Sweep& sweep, const SvgStyle& style = {});
-// Throws std::runtime_error naming the file when it cannot be written.
-void writeSvgFile(const std::string& path, const Sweep& sweep, const SvgStyle& style = {});
 
 }  // namespace stacklens::compute::lab

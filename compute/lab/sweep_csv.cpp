@@ -111,12 +111,10 @@ void writeCsv(std::ostream& out, const Sweep& s) {
   }
 }
 
-void writeCsvFile(const std::string& path, const Sweep& sweep) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error(path + ": cannot open for writing");
+std::string csvText(const Sweep& sweep) {
+  std::ostringstream out;
   writeCsv(out, sweep);
-  out.close();
-  if (!out) throw std::runtime_error(path + ": write failed");
+  return out.str();
 }
 
 Sweep readCsv(std::istream& in) {

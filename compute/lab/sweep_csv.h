@@ -13,8 +13,9 @@ namespace stacklens::compute::lab {
 const std::string& csvHeader();
 
 void writeCsv(std::ostream& out, const Sweep& sweep);
-// Throws IoError-like std::runtime_error naming the file when it cannot be written.
-void writeCsvFile(const std::string& path, const Sweep& sweep);
+// The whole CSV as text, for io::writeWholeFile (written under a temporary name, renamed into
+// place).
+std::string csvText(const Sweep& sweep);
 
 // Reads what writeCsv wrote (columns found by name, so a reordered or extended file reads too).
 // Throws InvalidArgument naming the line for a malformed file.

@@ -10,6 +10,7 @@
 #include "compute/lab/svg_plot.h"
 #include "compute/lab/sweep_csv.h"
 #include "compute/lab/sweep_runner.h"
+#include "io/whole_file.h"
 #include "python/src/arrays.h"
 #include "python/src/interrupts.h"
 #include "python/src/operations.h"
@@ -104,8 +105,8 @@ void addLab(py::module_& m) {
           call.raiseWhatPythonRaises();
           throw compute::Cancelled();
         }
-        if (!csv.empty()) lab::writeCsvFile(csv, s);
-        if (!plot.empty()) lab::writeSvgFile(plot, s);
+        if (!csv.empty()) io::writeWholeFile(csv, lab::csvText(s));
+        if (!plot.empty()) io::writeWholeFile(plot, lab::sweepSvg(s));
         return toPython(s);
       },
       py::arg("ops"), py::arg("sizes"), py::arg("threads"), py::arg("repeats"), py::arg("gpu"),

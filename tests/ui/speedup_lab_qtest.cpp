@@ -7,11 +7,15 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QThread>
+#include <QTimer>
 #include <QtTest>
 #include <cmath>
 
 #include "compute/lab/sweep_csv.h"
+#include "io/whole_file.h"
 #include "tests/compute/lab/timed_point.h"
+#include "ui/event_loop_probe.h"
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/speedup_lab_chart.h"
@@ -130,7 +134,7 @@ class SpeedupLabTest : public QObject {
   void openSweepShowsTheSavedCurves() {
     QTemporaryDir dir;
     const QString path = dir.filePath("gpu.csv");
-    lab::writeCsvFile(path.toStdString(), sample());
+    io::writeWholeFile(path.toStdString(), lab::csvText(sample()));
     ui::SpeedupLabWindow window;
     QVERIFY(window.openSweep(path));
     QCOMPARE(window.sweep().points.size(), sample().points.size());
@@ -146,7 +150,7 @@ class SpeedupLabTest : public QObject {
     QTemporaryDir dir;
     ui::SpeedupLabWindow window;
     const QString csv = dir.filePath("in.csv");
-    lab::writeCsvFile(csv.toStdString(), sample());
+    io::writeWholeFile(csv.toStdString(), lab::csvText(sample()));
     QVERIFY(window.openSweep(csv));
     window.resize(1000, 700);
     QVERIFY(window.exportCsv(dir.filePath("out.csv")));
@@ -186,6 +190,23 @@ class SpeedupLabTest : public QObject {
     lab->close();
   }
 
+  // The probe behind the lab's "longest pause": a GUI thread held for 120 ms is seen as a pause
+  // of at least 120 ms less one tick (5 ms); the bound holds however busy the machine is, since
+  // a late tick only lengthens what is measured.
+  void theEventLoopProbeSeesAPauseOfTheGuiThread() {
+    ui::EventLoopProbe probe;
+    probe.start();
+    QTest::qWait(30);
+    QTimer::singleShot(0, [] { QThread::msleep(120); });
+    QTest::qWait(60);
+    probe.stop();
+    QVERIFY2(probe.longestPauseMs() >= 115, qPrintable(QString::number(probe.longestPauseMs())));
+    QVERIFY(probe.ticks() >= 2);
+    probe.start();  // a new run forgets the old pause
+    QCOMPARE(probe.longestPauseMs(), 0.0);
+    probe.stop();
+  }
+
   void runsASweepInTheBackgroundAndCancels() {
     ui::SpeedupLabWindow window;
     auto* c = window.controls();
@@ -205,6 +226,8 @@ class SpeedupLabTest : public QObject {
     QVERIFY(window.sweep().points.size() >= 2);  // 2 sizes × 1 or 2 thread counts
     QVERIFY(window.chart()->timeCurve("cpu-all-threads"));
     QCOMPARE(window.machineText()->text().left(5), QString("CPU: "));
+    QVERIFY2(window.status()->text().contains("longest pause"),
+             qPrintable(window.status()->text()));
 
     c->sizes()->setText("16:4096");
     QVERIFY(window.startRun());

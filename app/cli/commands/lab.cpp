@@ -7,6 +7,7 @@
 
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
+#include "app/cli/svg_png.h"
 #include "compute/lab/break_even.h"
 #include "compute/lab/lab_ops.h"
 #include "compute/lab/plot_data.h"
@@ -15,11 +16,28 @@
 #include "compute/lab/sweep_runner.h"
 #include "compute/lab/sweep_text.h"
 #include "compute/params.h"
+#include "io/whole_file.h"
 
 namespace stacklens::cli {
 namespace {
 
 namespace lab = compute::lab;
+
+bool endsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The figure's format from its name, checked before the sweep runs rather than after it.
+bool plotIsPng(const Args& args) {
+  const auto plot = args.get("plot");
+  if (!plot) return false;
+  if (endsWith(*plot, ".svg")) return false;
+  if (!endsWith(*plot, ".png"))
+    throw compute::InvalidArgument("--plot: " + *plot +
+                                   ": the figure's name must end in .svg or .png");
+  if (!canWritePng()) pngFromSvg({}, 1);  // throws the reason
+  return true;
+}
 
 lab::SweepSpec specFrom(const Args& args) try {
   lab::SweepSpec spec = lab::defaultSweepSpec();
@@ -67,6 +85,7 @@ void printSummary(const lab::Sweep& s) {
 
 int runLab(const Args& args) {
   const lab::SweepSpec spec = specFrom(args);
+  const bool png = plotIsPng(args);
   const auto start = std::chrono::steady_clock::now();
   lab::SweepCallbacks cb;
   cb.cancel = installInterruptHandler();
@@ -76,11 +95,13 @@ int runLab(const Args& args) {
   };
   const lab::Sweep sweep = lab::runSweep(spec, cb);
   if (sweep.cancelled) throw compute::Cancelled();  // nothing half-written
-  if (auto csv = args.get("csv")) lab::writeCsvFile(*csv, sweep);
-  if (auto svg = args.get("plot")) {
+  if (auto csv = args.get("csv")) io::writeWholeFile(*csv, lab::csvText(sweep));
+  if (auto plot = args.get("plot")) {
     lab::SvgStyle style;
     if (args.has("presentation")) style.fontSize = 24, style.lineWidth = 4;
-    lab::writeSvgFile(*svg, sweep, style);
+    const std::string svg = lab::sweepSvg(sweep, style);
+    // Twice the SVG's size: sharp on a projector and in slides.
+    io::writeWholeFile(*plot, png ? pngFromSvg(svg, 2) : svg);
   }
   printSummary(sweep);
   const double seconds =
@@ -107,7 +128,7 @@ const CommandRegistration reg{
       {"repeats", "N", "timed runs after one warm-up; the median is plotted (default 3)"},
       {"cpu-only", "", "do not time the GPU even when one is usable"},
       {"csv", "OUT.csv", "write every point (times in s, bytes, bandwidth in B/s)"},
-      {"plot", "OUT.svg", "write the log–log figure as SVG"},
+      {"plot", "OUT.svg|OUT.png", "write the log–log figure as SVG or PNG (by the name's ending)"},
       {"presentation", "", "large fonts and thick lines in the figure"},
       {"quiet", "", "do not print the points as they arrive"}},
      0,
