@@ -1,6 +1,7 @@
 // Display levels of planes too large to hold whole: strided reads equal the slice sampled by
-// hand (every BITPIX, BZERO/BSCALE, BLANK, NaN, gzipped and tile-compressed files), strided levels
-// halve until the coarsest is small, the level for a zoom, and OME-Zarr's own levels.
+// hand (every BITPIX, BZERO/BSCALE, BLANK, NaN, gzipped and tile-compressed FITS; stripped and
+// tiled TIFF, read in bands of rows), strided levels halve until the coarsest is small, the
+// level for a zoom, and OME-Zarr's own levels.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,12 +40,14 @@ void expectStridedMatchesByHand(const StackReader& r, int64_t z, int64_t y0, int
 
 TEST(DisplayLevels, StridedReadsEqualTheSliceSampledByHand) {
   const std::string dir = std::string(STACKLENS_TEST_DATA) + "/fixtures/";
-  for (const char* name :
-       {"bitpix_float32.fits", "bitpix_float64.fits", "bitpix_int16.fits", "bitpix_uint16.fits",
-        "bitpix_int8.fits", "bitpix_uint32.fits", "bitpix_int64.fits", "bitpix_uint64.fits",
-        "scaled_int16.fits", "blank_int16.fits", "nan_float32.fits", "blank_int16.fits.gz",
-        "scaled_int16.fits.gz", "rice.fits.fz", "planes_4d.fits", "degenerate_4d.fits",
-        "tiff_uint16.tif"}) {
+  for (const char* name : {"bitpix_float32.fits",  "bitpix_float64.fits",  "bitpix_int16.fits",
+                           "bitpix_uint16.fits",   "bitpix_int8.fits",     "bitpix_uint32.fits",
+                           "bitpix_int64.fits",    "bitpix_uint64.fits",   "scaled_int16.fits",
+                           "blank_int16.fits",     "nan_float32.fits",     "blank_int16.fits.gz",
+                           "scaled_int16.fits.gz", "rice.fits.fz",         "planes_4d.fits",
+                           "degenerate_4d.fits",   "tiff_uint16.tif",      "tiled_uint16.tif",
+                           "deflate_float32.tif",  "lzw_uint16.tif",       "packbits_uint16.tif",
+                           "bigtiff_uint16.tif",   "imagej_hyperstack.tif"}) {
     auto r = openStack(dir + name);
     const StackInfo& i = r->info();
     for (int64_t step : {1, 2, 3, 4, 16}) {
