@@ -7,6 +7,7 @@
 #include <QtTest>
 #include <vector>
 
+#include "io/stack.h"
 #include "io/stack_writer.h"
 #include "tests/render/gl_qtest_main.h"
 #include "ui/level_view.h"
@@ -111,6 +112,45 @@ class LargePlaneTest : public QObject {
     QVERIFY(refined.wait(10000));
     QCOMPARE(refined.last().at(0).toInt(), 0);
     QVERIFY(!w.currentSlice());  // still never read whole
+  }
+
+  // An OME-Zarr pyramid (900, 450 and 225 pixels wide) is drawn from its own levels: the coarse
+  // level is the last one sampled every 2nd pixel, and at zoom 0.3 the view shows level 1's
+  // own pixels (2 × 2 means written by the pyramid), not samples of level 0.
+  void omeZarrDrawsFromItsOwnLevels() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("large.ome.zarr");
+    std::vector<float> data(size_t(kWidth) * kHeight);
+    for (int y = 0; y < kHeight; ++y)
+      for (int x = 0; x < kWidth; ++x) data[size_t(y) * kWidth + x] = valueAt(x) + float(y % 3);
+    io::WriteOptions options;
+    options.zarr.levels = 3;
+    options.zarr.chunks = {1, 128, 128};
+    io::writeStack(path.toStdString(), data.data(), 1, kHeight, kWidth, options);
+
+    MainWindow w;
+    w.setQuiet(true);
+    w.setRawSliceBudget(size_t(1) << 20);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy opened(&w, &MainWindow::stackOpened);
+    w.openFile(path);
+    QVERIFY(opened.wait(30000));
+    QVERIFY(!w.currentSlice());
+    QCOMPARE(w.sliceView()->levelPatches().front().width, 113);  // level 2 (225) every 2nd pixel
+
+    render::SliceView* view = w.sliceView();
+    view->setZoom(0.3);
+    QTRY_COMPARE(w.levelView()->levelShown(), 1);
+    const render::LevelPatch fine = view->levelPatches().back();
+    io::OpenOptions atOne;
+    atOne.hdu = 1;
+    auto level1 = io::openStack(path.toStdString(), atOne);
+    const int x0 = int(fine.x0 / 2), y0 = int(fine.y0 / 2);
+    std::vector<float> want(size_t(fine.width) * fine.height);
+    level1->readBox(0, y0, y0 + fine.height, x0, x0 + fine.width, want.data());
+    QVERIFY(*fine.pixels == want);
+    QVERIFY(want[0] != data[size_t(2 * y0) * kWidth + 2 * x0]);  // a mean, not a sample
   }
 };
 

@@ -5,9 +5,10 @@
         --file /work/big30000.fits --size 30000 [--runs 3] [--cold]
 
 The file is a float32 image of size × size (3.6 GB at 30000), written row band by row band so
-that writing it needs little memory. The viewer runs with --first-frame-benchmark under
-xvfb-run; its JSON gains the peak resident memory (VmHWM) of the process, read here from the
-viewer's own report. --cold drops the file from the page cache first (needs root), as after a
+that writing it needs little memory; a folder (an OME-Zarr made from it, e.g. with
+`stacklens-cli convert FILE OUT.ome.zarr --levels 5`) is opened as it is. The viewer runs with
+--first-frame-benchmark under xvfb-run and reports its peak resident memory (VmHWM) too.
+--cold drops the file (every file of a folder) from the page cache before each run, as after a
 reboot or for a file just copied from elsewhere.
 """
 import argparse
@@ -46,11 +47,14 @@ def write_plane(path, size):
 
 
 def drop_cache(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
+    files = [path] if not os.path.isdir(path) else [
+        os.path.join(d, f) for d, _, names in os.walk(path) for f in names]
+    for name in files:
+        fd = os.open(name, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
 
 
 def main():
@@ -63,7 +67,9 @@ def main():
     p.add_argument("--timeout", type=int, default=300)
     args = p.parse_args()
     expected = 2880 + -(-args.size * args.size * 4 // 2880) * 2880
-    if not os.path.exists(args.file) or os.path.getsize(args.file) != expected:
+    if os.path.isdir(args.file):
+        pass  # a Zarr folder made beforehand (e.g. stacklens-cli convert … --levels 5)
+    elif not os.path.exists(args.file) or os.path.getsize(args.file) != expected:
         print(f"writing {args.file} ({expected / 2**30:.1f} GiB)", file=sys.stderr)
         write_plane(args.file, args.size)
     results = []
