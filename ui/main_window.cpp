@@ -199,7 +199,8 @@ void MainWindow::install(const OpenedStack& opened) {
   source_->setStack(reader_, rawSliceBudget_, z, first);
   // The processing worker takes its raw slices from the same store, under the same budget.
   live_->setStack(reader_, source_->store());
-  live_->sliceRequested(z);
+  // Live processing takes whole slices: not of planes too large to read whole.
+  if (!levels_->active()) live_->sliceRequested(z);
   ++sliceGeneration_;
   limitsValid_ = false;
   crosshair_.reset();
@@ -234,7 +235,7 @@ void MainWindow::install(const OpenedStack& opened) {
 
 void MainWindow::requestSlice(int z) {
   if (!reader_) return;
-  live_->sliceRequested(z);
+  if (!levels_->active()) live_->sliceRequested(z);
   emit sliceRequested(z);
   requestedZ_ = z;
   const quint64 generation = ++sliceGeneration_;
@@ -345,7 +346,8 @@ void MainWindow::setCrosshair(QPoint pixel) {
   pixel.setY(std::clamp<int>(pixel.y(), 0, int(info_.y) - 1));
   crosshair_ = pixel;
   view_->setCrosshair(QPointF(pixel));
-  docks_.ortho->setCrosshair(crosshair_, currentZ_);
+  // The ortho views cut through whole slices: not of planes too large to read whole.
+  if (!levels_->active()) docks_.ortho->setCrosshair(crosshair_, currentZ_);
 }
 
 render::SliceView* MainWindow::xzView() const { return docks_.ortho->xzView(); }
