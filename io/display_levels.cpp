@@ -85,7 +85,8 @@ void DisplayLevels::read(int level, int64_t z, int64_t y0, int64_t y1, int64_t x
                               " is outside level " + std::to_string(level));
   const int64_t fullZ = sources_[0]->info().z;
   const int64_t zs = fullZ == i.z ? z : std::min(i.z - 1, z * i.z / std::max<int64_t>(1, fullZ));
-  if (l.step == 1) return r.readBox(zs, y0, y1, x0, x1, out);
+  // Strided even at step 1: readBox may read whole rows of the plane between the box's first
+  // and last sample in one buffer, where readStrided reads a row's span (or a band) at a time.
   readStrided(r, zs, y0 * l.step, std::min(y1 * l.step, i.y), x0 * l.step,
               std::min(x1 * l.step, i.x), l.step, out);
 }

@@ -325,9 +325,13 @@ void FitsReader::readStridedPlain(int64_t z, int64_t y0, int64_t y1, int64_t x0,
   for (int64_t y = y0; y < y1; y += step, out += across) {
     const int64_t offset = dataStart_ + (planeElements_ + z * zStride_ + y * info_.x + x0) * bytes;
     readPlainBytes(z, offset, row);
-    for (int64_t i = 0; i < across; ++i)
-      if (!convertFitsSamples(row.data() + i * step * bytes, 1, scaling, out + i))
-        throw IoError(info_.path, "unsupported BITPIX " + std::to_string(bitpix_));
+    bool converted = true;
+    if (step == 1)
+      converted = convertFitsSamples(row.data(), across, scaling, out);
+    else
+      for (int64_t i = 0; i < across && converted; ++i)
+        converted = convertFitsSamples(row.data() + i * step * bytes, 1, scaling, out + i);
+    if (!converted) throw IoError(info_.path, "unsupported BITPIX " + std::to_string(bitpix_));
   }
 }
 

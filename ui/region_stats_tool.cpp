@@ -20,6 +20,7 @@ QString number(double v) { return QString::number(v, 'g', 7); }
 
 // The most pixels a region read from the file may cover (64 MiB of float32).
 constexpr int64_t kMaxFilePixels = int64_t(1) << 24;
+constexpr int64_t kBandRows = 256;
 
 // What a part of a DS9 region covers, e.g. "r 10–20" or "90°–180°, 5 × 2.5–10 × 5" (pixels).
 QString partName(const io::PixelRegion& r, int part) {
@@ -134,7 +135,10 @@ void RegionStatsTool::measureFromFile() {
   label_->setText(tr("Measuring the region at full resolution…"));
   auto read = [reader = reader_, z = z_, x0, x1, y0, y1, r, ellipse = ellipse_] {
     std::vector<float> box(size_t((x1 - x0) * (y1 - y0)));
-    reader->readBox(z, y0, y1, x0, x1, box.data());
+    // In bands of rows: a reader may read whole rows of the plane to give a box's columns.
+    for (int64_t b = y0; b < y1; b += kBandRows)
+      reader->readBox(z, b, std::min(y1, b + kBandRows), x0, x1,
+                      box.data() + size_t((b - y0) * (x1 - x0)));
     return regionStatistics(box.data(), int(x1 - x0), int(y1 - y0),
                             r.translated(-double(x0), -double(y0)), ellipse);
   };
