@@ -10,6 +10,7 @@
 #include "io/stack.h"
 #include "io/stack_writer.h"
 #include "tests/render/gl_qtest_main.h"
+#include "tests/ui/open_in_window.h"
 #include "ui/level_view.h"
 #include "ui/main_window.h"
 
@@ -50,13 +51,9 @@ class LargePlaneTest : public QObject {
     io::writeStack(path.toStdString(), data.data(), 1, kHeight, kWidth, {});
 
     MainWindow w;
-    w.setQuiet(true);
     w.setRawSliceBudget(size_t(1) << 20);  // planes above 256 KiB come from levels
-    w.show();
+    QVERIFY(testing::openInWindow(w, path));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy opened(&w, &MainWindow::stackOpened);
-    w.openFile(path);
-    QVERIFY(opened.wait(30000));
 
     // Never read whole: no slice held, the coarse level (every 8th pixel: 113 × 75) drawn.
     QVERIFY(!w.currentSlice());
@@ -129,13 +126,9 @@ class LargePlaneTest : public QObject {
     io::writeStack(path.toStdString(), data.data(), 1, kHeight, kWidth, options);
 
     MainWindow w;
-    w.setQuiet(true);
     w.setRawSliceBudget(size_t(1) << 20);
-    w.show();
+    QVERIFY(testing::openInWindow(w, path));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy opened(&w, &MainWindow::stackOpened);
-    w.openFile(path);
-    QVERIFY(opened.wait(30000));
     QVERIFY(!w.currentSlice());
     QCOMPARE(w.sliceView()->levelPatches().front().width, 113);  // level 2 (225) every 2nd pixel
 
