@@ -15,6 +15,7 @@
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/scrub_benchmark.h"
+#include "ui/soak_sampler.h"
 #include "ui/volume_benchmark.h"
 
 // The bundled sample: next to an installed binary, else in the build tree.
@@ -53,7 +54,7 @@ struct CommandLine {
                           "M"};
   QCommandLineOption firstFrame{"first-frame-benchmark",
                                 "Open FILE, print the time from the open request to the first "
-                                "frame presented as JSON, then exit.",
+                                "frame presented and the peak resident memory as JSON, then exit.",
                                 "FILE"};
   QCommandLineOption lab{"lab-benchmark",
                          "Open the speedup lab, run its default sweep and print the points, the "
@@ -243,8 +244,8 @@ int main(int argc, char** argv) {
                      [&clock, opened] { *opened = clock.nsecsElapsed() / 1e6; });
     QObject::connect(window.sliceView(), &QOpenGLWindow::frameSwapped, &app, [&clock, opened] {
       if (*opened < 0) return;  // frames before the stack arrived or before the clock started
-      std::printf("{\"open_ms\":%.3f,\"first_frame_ms\":%.3f}\n", *opened,
-                  clock.nsecsElapsed() / 1e6);
+      std::printf("{\"open_ms\":%.3f,\"first_frame_ms\":%.3f,\"peak_rss_mb\":%.1f}\n", *opened,
+                  clock.nsecsElapsed() / 1e6, stacklens::ui::peakResidentMb());
       std::fflush(stdout);
       QCoreApplication::exit(0);
     });

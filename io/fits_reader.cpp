@@ -277,6 +277,19 @@ void FitsReader::readWcs(const std::string& cards, int count, const FitsAxisRole
   info_.fixedPixel = fixedPixel;
 }
 
+void FitsReader::readPlainBytes(int64_t z, int64_t offset, std::vector<unsigned char>& into) const {
+  size_t done = 0;
+  while (done < into.size()) {
+    const ssize_t got = ::pread(plainFd_.get(), into.data() + done, into.size() - done,
+                                static_cast<off_t>(offset + static_cast<int64_t>(done)));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0)
+      throw IoError(info_.path, "cannot read slice " + std::to_string(z) + ": " +
+                                    (got < 0 ? std::strerror(errno) : "unexpected end of file"));
+    done += static_cast<size_t>(got);
+  }
+}
+
 void FitsReader::readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out, int64_t x0,
                                int64_t x1) const {
   if (x1 < 0) x1 = info_.x;
@@ -287,16 +300,7 @@ void FitsReader::readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out, in
   thread_local std::vector<unsigned char> buffer;
   buffer.resize(static_cast<size_t>(count * bytes));
   const int64_t offset = dataStart_ + (planeElements_ + z * zStride_ + y0 * info_.x + x0) * bytes;
-  size_t done = 0;
-  while (done < buffer.size()) {
-    const ssize_t got = ::pread(plainFd_.get(), buffer.data() + done, buffer.size() - done,
-                                static_cast<off_t>(offset + static_cast<int64_t>(done)));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0)
-      throw IoError(info_.path, "cannot read slice " + std::to_string(z) + ": " +
-                                    (got < 0 ? std::strerror(errno) : "unexpected end of file"));
-    done += static_cast<size_t>(got);
-  }
+  readPlainBytes(z, offset, buffer);
   const FitsSampleScaling scaling{bitpix_, info_.dtype, info_.bscale, info_.bzero, info_.blank};
   const int64_t width = x1 - x0;
   if (width == info_.x) {
@@ -309,24 +313,51 @@ void FitsReader::readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out, in
       throw IoError(info_.path, "unsupported BITPIX " + std::to_string(bitpix_));
 }
 
-void FitsReader::readSlice(int64_t z, float* out) const {
-  if (z < 0 || z >= info_.z)
-    throw IoError(info_.path,
-                  "slice " + std::to_string(z) + " is outside 0.." + std::to_string(info_.z - 1));
-  if (plainFd_.get() >= 0) return readPlainRows(z, 0, info_.y, out);
+void FitsReader::readStridedPlain(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+                                  int64_t step, float* out) const {
+  const int64_t bytes = std::abs(bitpix_) / 8;
+  const int64_t across = (x1 - x0 + step - 1) / step;
+  const int64_t span = (across - 1) * step + 1;  // first to last wanted sample of a row
+  const FitsSampleScaling scaling{bitpix_, info_.dtype, info_.bscale, info_.bzero, info_.blank};
+  // pread, not mmap: pages read through a mapping would count in the viewer's resident memory.
+  thread_local std::vector<unsigned char> row;
+  row.resize(static_cast<size_t>(span * bytes));
+  for (int64_t y = y0; y < y1; y += step, out += across) {
+    const int64_t offset = dataStart_ + (planeElements_ + z * zStride_ + y * info_.x + x0) * bytes;
+    readPlainBytes(z, offset, row);
+    bool converted = true;
+    if (step == 1)
+      converted = convertFitsSamples(row.data(), across, scaling, out);
+    else
+      for (int64_t i = 0; i < across && converted; ++i)
+        converted = convertFitsSamples(row.data() + i * step * bytes, 1, scaling, out + i);
+    if (!converted) throw IoError(info_.path, "unsupported BITPIX " + std::to_string(bitpix_));
+  }
+}
+
+void FitsReader::readCfitsioRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<LONGLONG> first = firstPixel_;
   if (zAxis_ >= 0) first[static_cast<size_t>(zAxis_)] = z + 1;
+  if (info_.fileAxes[1] >= 0) first[static_cast<size_t>(info_.fileAxes[1])] = y0 + 1;
   // Integer images: BLANK pixels become NaN. Float images are read unchecked, because cfitsio's
   // null check would also turn ±Inf into the null value; NaN stays NaN either way.
   const bool floating = info_.dtype == DType::Float32 || info_.dtype == DType::Float64;
   float nan = floating ? 0.0f : std::numeric_limits<float>::quiet_NaN();
   int anyNull = 0;
   FitsStatus status(info_.path);
-  // Degenerate axes have length 1, so the slice is one contiguous run of y·x pixels.
-  fits_read_pixll(file_.get(), TFLOAT, first.data(), static_cast<LONGLONG>(info_.y * info_.x), &nan,
-                  out, &anyNull, status.ptr());
+  // Degenerate axes have length 1, so the rows are one contiguous run of pixels.
+  fits_read_pixll(file_.get(), TFLOAT, first.data(), static_cast<LONGLONG>((y1 - y0) * info_.x),
+                  &nan, out, &anyNull, status.ptr());
   status.check("cannot read slice " + std::to_string(z));
+}
+
+void FitsReader::readSlice(int64_t z, float* out) const {
+  if (z < 0 || z >= info_.z)
+    throw IoError(info_.path,
+                  "slice " + std::to_string(z) + " is outside 0.." + std::to_string(info_.z - 1));
+  if (plainFd_.get() >= 0) return readPlainRows(z, 0, info_.y, out);
+  readCfitsioRows(z, 0, info_.y, out);
 }
 
 void FitsReader::readRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
@@ -334,7 +365,7 @@ void FitsReader::readRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
     throw IoError(info_.path, "rows " + std::to_string(y0) + ".." + std::to_string(y1) +
                                   " of slice " + std::to_string(z) + " are outside the stack");
   if (plainFd_.get() >= 0) return readPlainRows(z, y0, y1, out);
-  StackReader::readRows(z, y0, y1, out);
+  readCfitsioRows(z, y0, y1, out);
 }
 
 void FitsReader::readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1,

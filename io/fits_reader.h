@@ -35,6 +35,12 @@ class FitsReader : public StackReader {
   void readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
                float* out) const override;
   const Wcs* wcs() const override { return wcs_.get(); }
+  // Whether the samples are read straight from the file (uncompressed, not gzipped).
+  bool readsPlain() const { return plainFd_.get() >= 0; }
+  // Plain files only: every step-th sample from x0 of every step-th row from y0 of the box
+  // [y0, y1) × [x0, x1) of slice z (io/strided_read.h), reading only the sampled rows.
+  void readStridedPlain(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1, int64_t step,
+                        float* out) const;
 
  private:
   // The constructor's steps, in order.
@@ -67,6 +73,11 @@ class FitsReader : public StackReader {
   // Samples [x0, x1) of rows [y0, y1), read in one pread and converted column range by range.
   void readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out, int64_t x0 = 0,
                      int64_t x1 = -1) const;
+  // Rows [y0, y1) of slice z through cfitsio (compressed or gzipped files): one contiguous run,
+  // so a tile-compressed file decompresses only the tiles of those rows.
+  void readCfitsioRows(int64_t z, int64_t y0, int64_t y1, float* out) const;
+  // into.size() bytes of the file from offset (for slice z's error message).
+  void readPlainBytes(int64_t z, int64_t offset, std::vector<unsigned char>& into) const;
   UniqueFd plainFd_;  // the file, for pread(); -1 when cfitsio must do the reading
   int bitpix_ = 0;
   int64_t dataStart_ = 0;      // byte offset of the data unit

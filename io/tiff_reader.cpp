@@ -95,8 +95,10 @@ struct SliceFailure {
   }
 };
 
+// Rows [rowFrom, rowTo) of the page into out (its first row is rowFrom): only the tiles or strips
+// that hold them are decoded.
 void readTiles(TIFF* t, const TiffReader::Layout& l, DType type, const SamplePlacement& place,
-               const SliceFailure& fail, float* out) {
+               const SliceFailure& fail, size_t rowFrom, size_t rowTo, float* out) {
   uint32_t tw = 0, th = 0;
   TIFFGetField(t, TIFFTAG_TILEWIDTH, &tw);
   TIFFGetField(t, TIFFTAG_TILELENGTH, &th);
@@ -108,21 +110,22 @@ void readTiles(TIFF* t, const TiffReader::Layout& l, DType type, const SamplePla
     fail("a tile of " + std::to_string(size) + " bytes is more than StackLens decodes");
   std::vector<unsigned char> buffer(static_cast<size_t>(size));
   const size_t width = l.width, height = l.height;
-  for (uint32_t y0 = 0; y0 < height; y0 += th)
+  for (size_t y0 = rowFrom / th * th; y0 < rowTo; y0 += th)
     for (uint32_t x0 = 0; x0 < width; x0 += tw) {
-      if (TIFFReadEncodedTile(t, TIFFComputeTile(t, x0, y0, 0, place.samplePlane), buffer.data(),
-                              size) < 0)
+      if (TIFFReadEncodedTile(
+              t, TIFFComputeTile(t, x0, static_cast<uint32_t>(y0), 0, place.samplePlane),
+              buffer.data(), size) < 0)
         fail("bad tile data");
       const size_t rows = std::min<size_t>(th, height - y0),
                    cols = std::min<size_t>(tw, width - x0);
-      for (size_t r = 0; r < rows; ++r)
+      for (size_t r = std::max(y0, rowFrom) - y0; r < rows && y0 + r < rowTo; ++r)
         convertTiffRow(l, type, buffer.data() + r * place.rowBytes(tw), place.step,
-                       place.sampleInPixel, cols, out + (y0 + r) * width + x0);
+                       place.sampleInPixel, cols, out + (y0 + r - rowFrom) * width + x0);
     }
 }
 
 void readStrips(TIFF* t, const TiffReader::Layout& l, DType type, const SamplePlacement& place,
-                const SliceFailure& fail, float* out) {
+                const SliceFailure& fail, size_t rowFrom, size_t rowTo, float* out) {
   uint32_t rowsPerStrip = 0;
   TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rowsPerStrip);
   rowsPerStrip = std::clamp<uint32_t>(rowsPerStrip, 1, l.height);
@@ -132,8 +135,8 @@ void readStrips(TIFF* t, const TiffReader::Layout& l, DType type, const SamplePl
   if (static_cast<uint64_t>(size) > allocationCap())
     fail("a strip of " + std::to_string(size) + " bytes is more than StackLens decodes");
   std::vector<unsigned char> buffer(static_cast<size_t>(size));
-  const uint32_t strips = (l.height + rowsPerStrip - 1) / rowsPerStrip;
-  for (uint32_t s = 0; s < strips; ++s) {
+  const uint32_t strips = static_cast<uint32_t>((rowTo + rowsPerStrip - 1) / rowsPerStrip);
+  for (uint32_t s = static_cast<uint32_t>(rowFrom / rowsPerStrip); s < strips; ++s) {
     const size_t first = size_t{s} * rowsPerStrip;
     const size_t rows = std::min<size_t>(rowsPerStrip, height - first);
     const tmsize_t got = TIFFReadEncodedStrip(
@@ -141,9 +144,9 @@ void readStrips(TIFF* t, const TiffReader::Layout& l, DType type, const SamplePl
         static_cast<tmsize_t>(rows * rowBytes));
     if (got < static_cast<tmsize_t>(rows * rowBytes))
       fail("bad or truncated strip " + std::to_string(s));
-    for (size_t r = 0; r < rows; ++r)
+    for (size_t r = std::max(first, rowFrom) - first; r < rows && first + r < rowTo; ++r)
       convertTiffRow(l, type, buffer.data() + r * rowBytes, place.step, place.sampleInPixel, width,
-                     out + (first + r) * width);
+                     out + (first + r - rowFrom) * width);
   }
 }
 
@@ -255,6 +258,17 @@ void TiffReader::readSlice(int64_t z, float* out) const {
   if (z < 0 || z >= info_.z)
     throw IoError(info_.path,
                   "slice " + std::to_string(z) + " is outside 0.." + std::to_string(info_.z - 1));
+  readPageRows(z, 0, info_.y, out);
+}
+
+void TiffReader::readRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
+  if (z < 0 || z >= info_.z || y0 < 0 || y1 > info_.y || y0 >= y1)
+    throw IoError(info_.path, "rows " + std::to_string(y0) + ".." + std::to_string(y1) +
+                                  " of slice " + std::to_string(z) + " are outside the stack");
+  readPageRows(z, y0, y1, out);
+}
+
+void TiffReader::readPageRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
   // A handle that fails may be in any state: it is closed (by the throw) rather than returned to
   // the pool.
   std::unique_ptr<Handle> handle = acquire();
@@ -265,15 +279,22 @@ void TiffReader::readSlice(int64_t z, float* out) const {
   const TiffPage page = readPage(t);
   if (!sameLayout(page.layout, layout_) || page.layout.tiled != layout_.tiled)
     fail("its page changed");
-  // YCbCr and old-style JPEG pages are read as libtiff's own tools read them (io/tiff_color.h).
+  const size_t from = size_t(y0), to = size_t(y1);
+  // YCbCr and old-style JPEG pages are read as libtiff's own tools read them (io/tiff_color.h),
+  // whole pages only.
   if (prepareColorPath(t) == TiffColorPath::Rgba) {
-    if (const std::string why = readRgbaSample(t, layout_.width, layout_.height, sample_, out);
+    std::vector<float> whole;
+    const bool all = y0 == 0 && y1 == info_.y;
+    if (!all) whole.resize(size_t(info_.x * info_.y));
+    if (const std::string why =
+            readRgbaSample(t, layout_.width, layout_.height, sample_, all ? out : whole.data());
         !why.empty())
       fail(why);
+    if (!all) std::copy(whole.begin() + y0 * info_.x, whole.begin() + y1 * info_.x, out);
   } else if (layout_.tiled) {
-    readTiles(t, layout_, info_.dtype, placeSample(layout_, sample_), fail, out);
+    readTiles(t, layout_, info_.dtype, placeSample(layout_, sample_), fail, from, to, out);
   } else {
-    readStrips(t, layout_, info_.dtype, placeSample(layout_, sample_), fail, out);
+    readStrips(t, layout_, info_.dtype, placeSample(layout_, sample_), fail, from, to, out);
   }
   if (!handle->messages.errors.empty()) fail("libtiff reported an error");
   release(std::move(handle));

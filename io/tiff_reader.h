@@ -36,6 +36,8 @@ class TiffReader : public StackReader {
   ~TiffReader() override;
   const StackInfo& info() const override { return info_; }
   void readSlice(int64_t z, float* out) const override;
+  // Decodes only the strips or tiles that hold the rows (YCbCr and old-style JPEG: the page).
+  void readRows(int64_t z, int64_t y0, int64_t y1, float* out) const override;
   const Wcs* wcs() const override { return nullptr; }
 
   // How every page of the series is laid out (checked equal for all pages at open).
@@ -49,6 +51,7 @@ class TiffReader : public StackReader {
   struct Handle;
   std::unique_ptr<Handle> openHandle(const std::string& failure) const;
   std::unique_ptr<Handle> acquire() const;
+  void readPageRows(int64_t z, int64_t y0, int64_t y1, float* out) const;
   void release(std::unique_ptr<Handle> handle) const;
 
   // The constructor's steps after the pages are found.

@@ -149,6 +149,8 @@ SliceView::~SliceView() {
   glDeleteTextures(secondTexture_ ? 4 : 3, textures);
   if (!tileTextures_.empty())
     glDeleteTextures(static_cast<GLsizei>(tileTextures_.size()), tileTextures_.data());
+  if (!patchTextures_.empty())
+    glDeleteTextures(static_cast<GLsizei>(patchTextures_.size()), patchTextures_.data());
   if (pbo_) glDeleteBuffers(1, &pbo_);
   for (auto& p : programs_) p.reset();
   vao_.destroy();
@@ -159,11 +161,27 @@ SliceView::~SliceView() {
 
 void SliceView::setSlice(SliceData data, int width, int height) {
   const bool sizeChanged = width != width_ || height != height_;
+  patches_.clear();
   data_ = std::move(data);
   sink_ = nullptr;
   width_ = data_ ? width : 0;
   height_ = data_ ? height : 0;
   uploadPending_ = true;
+  cdfDirty_ = true;
+  if (sizeChanged && fitMode_) fitToWindow();
+  scheduleFrame();
+}
+
+void SliceView::setLevelPatches(std::vector<LevelPatch> patches, int width, int height) {
+  if (filledBy_) releaseFilledTexture(true);
+  const bool sizeChanged = width != width_ || height != height_;
+  data_.reset();
+  sink_ = nullptr;
+  second_.reset();
+  patches_ = std::move(patches);
+  width_ = patches_.empty() ? 0 : width;
+  height_ = patches_.empty() ? 0 : height;
+  uploadPending_ = false;
   cdfDirty_ = true;
   if (sizeChanged && fitMode_) fitToWindow();
   scheduleFrame();
@@ -178,6 +196,7 @@ void SliceView::setExternalSlice(TextureSink* sink, int width, int height) {
   if (filledBy_ && filledBy_ != sink) releaseFilledTexture(true);
   const bool sizeChanged = width != width_ || height != height_;
   data_.reset();
+  patches_.clear();
   sink_ = sink;
   width_ = width;
   height_ = height;
@@ -218,6 +237,7 @@ void SliceView::clearSwipe() {
 void SliceView::clearSlice() {
   releaseFilledTexture(true);  // its owner may delete the sink next
   data_.reset();
+  patches_.clear();
   sink_ = nullptr;
   width_ = height_ = 0;
   scheduleFrame();
@@ -238,9 +258,11 @@ void SliceView::setLimits(float low, float high) {
 
 const std::vector<float>& SliceView::cdf() {
   if (cdfDirty_) {
-    if (data_)
-      cdf_ = equalisationCdf(data_->data(), data_->size(), display_.limits.low,
-                             display_.limits.high, cdfStride(data_->size()));
+    // A plane drawn from levels: its coarse level stands for it.
+    const SliceData& from = data_ || patches_.empty() ? data_ : patches_.front().pixels;
+    if (from)
+      cdf_ = equalisationCdf(from->data(), from->size(), display_.limits.low, display_.limits.high,
+                             cdfStride(from->size()));
     else
       cdf_ = equalisationCdf(nullptr, 0, 0.f, 1.f);
     cdfDirty_ = false;
@@ -326,6 +348,8 @@ void SliceView::initializeGL() {
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &maxSize);
   if (maxSize > 0) maxTextureSize_ = maxSize;
   tileTextures_.clear();  // a new context: the old names are gone with it
+  patchTextures_.clear();
+  patchUploaded_.clear();
   secondTexture_ = 0;
   secondPending_ = true;
   // NVIDIA's OpenGL fills a large texture from client memory far more slowly than from a copy
@@ -447,6 +471,39 @@ void SliceView::uploadTiles() {
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
 }
 
+// One texture per patch, uploaded only when its pixels change: a refinement over the same coarse
+// level uploads the refinement alone.
+void SliceView::drawPatches(GLint filter,
+                            const std::function<void(double, double, double, double)>& quadOf) {
+  if (patchTextures_.size() < patches_.size()) {
+    const size_t had = patchTextures_.size();
+    patchTextures_.resize(patches_.size(), 0);
+    patchUploaded_.resize(patches_.size());
+    glGenTextures(static_cast<GLsizei>(patches_.size() - had), patchTextures_.data() + had);
+    for (size_t i = had; i < patches_.size(); ++i) {
+      glBindTexture(GL_TEXTURE_2D, patchTextures_[i]);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    }
+  }
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  for (size_t i = 0; i < patches_.size(); ++i) {
+    const LevelPatch& patch = patches_[i];
+    if (!patch.pixels || patch.width <= 0 || patch.height <= 0) continue;
+    glBindTexture(GL_TEXTURE_2D, patchTextures_[i]);
+    if (patchUploaded_[i] != patch.pixels) {
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, patch.width, patch.height, 0, GL_RED, GL_FLOAT,
+                   patch.pixels->data());
+      patchUploaded_[i] = patch.pixels;
+    }
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+    quadOf(patch.x0, patch.y0, patch.x1, patch.y1);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  }
+}
+
 void SliceView::resizeGL(int, int) {
   if (fitMode_) fitToWindow();
 }
@@ -542,6 +599,9 @@ void SliceView::paintGL() {
       const QPointF b = imageToWidget({width_ - 0.5, height_ - 0.5});
       const float quad[4] = {ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y())};
       composite_.draw(*this, quad, lutTexture_, filter);
+    } else if (!patches_.empty()) {
+      drawPatches(filter,
+                  [&](double x0, double y0, double x1, double y1) { quadOf(p, x0, y0, x1, y1); });
     } else if (!tiled()) {
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     } else {

@@ -33,6 +33,14 @@ namespace stacklens::render {
 // A slice's pixels, shared between the cache, the view and the analysis tools (never copied).
 using SliceData = std::shared_ptr<const std::vector<float>>;
 
+// Pixels of a display level (io/display_levels.h) covering the full-resolution pixels
+// [x0, x1) × [y0, y1) of a plane too large to upload whole.
+struct LevelPatch {
+  SliceData pixels;
+  int width = 0, height = 0;  // level pixels
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
 class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   Q_OBJECT
  public:
@@ -55,6 +63,11 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   // GL_MAX_TEXTURE_SIZE; smaller values for tests).
   void setMaxTextureSide(int side);
   int maxTextureSide() const { return maxSideOverride_ > 0 ? maxSideOverride_ : maxTextureSize_; }
+  // Shows a plane of width × height full-resolution pixels drawn from level patches instead of
+  // its pixels: the first (coarse, the whole plane) under the later (finer, part of it). A patch
+  // whose pixels are those already shown at its place is not uploaded again. setSlice ends it.
+  void setLevelPatches(std::vector<LevelPatch> patches, int width, int height);
+  const std::vector<LevelPatch>& levelPatches() const { return patches_; }
   void clearSlice();
   const SliceData& slice() const { return data_; }
   int sliceWidth() const { return width_; }
@@ -156,7 +169,11 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   }
   void uploadSlice();
   void uploadTiles();  // a plane larger than one texture, from data_
-  bool tiled() const { return width_ > maxTextureSide() || height_ > maxTextureSide(); }
+  bool tiled() const {
+    return patches_.empty() && (width_ > maxTextureSide() || height_ > maxTextureSide());
+  }
+  // Draws the level patches with the bound program; quadOf places a full-resolution box.
+  void drawPatches(GLint filter, const std::function<void(double, double, double, double)>& quadOf);
   void uploadLuts();
   void paintOverlays();
   void drawLines(const std::vector<QPointF>& widgetPoints, GLenum mode, const QColor& colour);
@@ -200,6 +217,9 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   int maxTextureSize_ = 16384, maxSideOverride_ = 0;
   std::vector<TileRect> tiles_;  // when tiled(): where each of tileTextures_ lies
   std::vector<GLuint> tileTextures_;
+  std::vector<LevelPatch> patches_;
+  std::vector<GLuint> patchTextures_;
+  std::vector<SliceData> patchUploaded_;  // the pixels each patch texture holds
   int lutCount_ = 0;
   bool framePosted_ = false;
   FrameTiming lastFrame_;

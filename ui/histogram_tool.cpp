@@ -31,7 +31,7 @@ void HistogramTool::setDock(QDockWidget* dock) {
 }
 
 void HistogramTool::sliceShown(const ShownSlice& shown) {
-  slice_ = shown.data;
+  slice_ = shown.data ? shown.data : shown.overview;
   rest_.start();
 }
 

@@ -17,6 +17,7 @@
 #include "ui/contours_tool.h"
 #include "ui/header_dialog.h"
 #include "ui/histogram_tool.h"
+#include "ui/level_view.h"
 #include "ui/line_profile_tool.h"
 #include "ui/live_processing.h"
 #include "ui/movie_dialog.h"
@@ -76,7 +77,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   opener_ = new StackOpener(&readPool_, this);
   connect(opener_, &StackOpener::opened, this, [this](const QString& path, const OpenedStack& s) {
     path_ = path;
-    install(s.reader, s.z, s.slice);
+    install(s);
     if (s.fromFile) recent_->remember(path);
     emit stackOpened(path);
   });
@@ -84,6 +85,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), why);
     emit openFailed(why);
   });
+  levels_ = new LevelView(view_, &readPool_, this);
+  connect(levels_, &LevelView::readFailed, this,
+          [this](const QString& why) { reportError(tr("Cannot read the plane"), why); });
   source_ = new SliceSource(&readPool_, this);
   connect(source_, &SliceSource::readFailed, this, [this](int z, const QString& why) {
     reportError(tr("Cannot read slice %1").arg(z), why);
@@ -175,21 +179,28 @@ void MainWindow::applySettings() {
 
 void MainWindow::openFile(const QString& path, io::OpenOptions options) {
   statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+  opener_->setLargePlaneBytes(largePlaneBytes());
   opener_->open(path, options);
 }
 
 void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
+  opener_->setLargePlaneBytes(largePlaneBytes());
   opener_->openReader(std::move(reader));
 }
 
-void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceData first) {
-  reader_ = std::move(reader);
+void MainWindow::install(const OpenedStack& opened) {
+  reader_ = opened.reader;
   info_ = reader_->info();
+  const int z = opened.z;
+  SliceData first = opened.slice;
   emit stackInstalled();
+  levels_->setStack(opened.levels, int(info_.x), int(info_.y));
+  overview_.reset();
   source_->setStack(reader_, rawSliceBudget_, z, first);
   // The processing worker takes its raw slices from the same store, under the same budget.
   live_->setStack(reader_, source_->store());
-  live_->sliceRequested(z);
+  // Live processing takes whole slices: not of planes too large to read whole.
+  if (!levels_->active()) live_->sliceRequested(z);
   ++sliceGeneration_;
   limitsValid_ = false;
   crosshair_.reset();
@@ -212,18 +223,29 @@ void MainWindow::install(std::shared_ptr<io::StackReader> reader, int z, SliceDa
   statusBar()->clearMessage();
   view_->fitToWindow();
   currentZ_ = requestedZ_ = z;
-  showSlice(z, std::move(first));
+  if (levels_->active())
+    showLevelSlice(z, opened.coarse);
+  else
+    showSlice(z, std::move(first));
   // Small cubes get their ortho views straight away; big ones when the user clicks.
   const double bytes = double(info_.x) * info_.y * info_.z * sizeof(float);
-  if (cube && bytes <= 512.0 * (1 << 20)) setCrosshair(QPoint(int(info_.x / 2), int(info_.y / 2)));
+  if (cube && !levels_->active() && bytes <= 512.0 * (1 << 20))
+    setCrosshair(QPoint(int(info_.x / 2), int(info_.y / 2)));
 }
 
 void MainWindow::requestSlice(int z) {
   if (!reader_) return;
-  live_->sliceRequested(z);
+  if (!levels_->active()) live_->sliceRequested(z);
   emit sliceRequested(z);
   requestedZ_ = z;
   const quint64 generation = ++sliceGeneration_;
+  if (levels_->active()) {
+    updateWorldLabel();
+    levels_->fetch(z, [this, z, generation](render::LevelPatch coarse) {
+      if (generation == sliceGeneration_) showLevelSlice(z, coarse);
+    });
+    return;
+  }
   if (!source_->store()->contains(z)) updateWorldLabel();  // the label leads while it reads
   source_->fetch(z, [this, z, generation](SliceData s) {
     if (generation == sliceGeneration_ && s) showSlice(z, std::move(s));
@@ -240,12 +262,31 @@ void MainWindow::showSlice(int z, SliceData data) {
     computeLimits(docks_.display->limitsMode());
   }
   updateWorldLabel();
-  // While scrubbing, the histogram, line profile and region statistics wait until the slider
-  // rests.
-  for (ViewerTool* tool : tools_) tool->sliceShown({z, current_, width, height});
+  tellToolsShown(z);
   source_->prefetchAround(z);
   live_->rawSliceShown(z);
   emit sliceShown(z);
+}
+
+void MainWindow::showLevelSlice(int z, const render::LevelPatch& coarse) {
+  currentZ_ = requestedZ_ = z;
+  current_.reset();
+  overview_ = coarse.pixels;
+  levels_->show(z, coarse);
+  if (!limitsValid_) {
+    limitsValid_ = true;
+    computeLimits(docks_.display->limitsMode());  // from the coarse level
+  }
+  updateWorldLabel();
+  tellToolsShown(z);
+  emit sliceShown(z);
+}
+
+// While scrubbing, the histogram, line profile and region statistics wait until the slider
+// rests.
+void MainWindow::tellToolsShown(int z) {
+  const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
+  for (ViewerTool* tool : tools_) tool->sliceShown({z, current_, width, height, overview_});
 }
 
 void MainWindow::setProcessedSlice(int z, SliceData processed) {
@@ -274,8 +315,9 @@ void MainWindow::applyDisplay(const render::DisplaySettings& display) {
 
 void MainWindow::computeLimits(LimitsMode mode) {
   settings_.limitsMode = render::limitsModeName(mode);
-  if (mode == LimitsMode::Manual || !current_) return;
-  docks_.display->showLimits(render::sliceLimits(mode, current_->data(), current_->size()));
+  const SliceData& from = current_ ? current_ : overview_;
+  if (mode == LimitsMode::Manual || !from) return;
+  docks_.display->showLimits(render::sliceLimits(mode, from->data(), from->size()));
 }
 
 void MainWindow::updateWorldLabel() {
@@ -304,7 +346,8 @@ void MainWindow::setCrosshair(QPoint pixel) {
   pixel.setY(std::clamp<int>(pixel.y(), 0, int(info_.y) - 1));
   crosshair_ = pixel;
   view_->setCrosshair(QPointF(pixel));
-  docks_.ortho->setCrosshair(crosshair_, currentZ_);
+  // The ortho views cut through whole slices: not of planes too large to read whole.
+  if (!levels_->active()) docks_.ortho->setCrosshair(crosshair_, currentZ_);
 }
 
 render::SliceView* MainWindow::xzView() const { return docks_.ortho->xzView(); }
@@ -323,7 +366,7 @@ PlotWidget* MainWindow::lineProfilePlot() const { return docks_.line->plot(); }
 const RegionStats& MainWindow::regionStats() const { return docks_.region->stats(); }
 
 QString MainWindow::exportPng(const QString& path, bool colorbar) {
-  if (!current_) return tr("nothing to export: no stack is open");
+  if (!current_ && !overview_) return tr("nothing to export: no stack is open");
   return exportViewPng(view_, path, colorbar, QString::fromStdString(info_.path));
 }
 

@@ -42,6 +42,8 @@ class SaveTool;
 class ToolsBar;
 class SliceSource;
 class StackOpener;
+struct OpenedStack;
+class LevelView;
 class OrthoViews;
 class ProjectionDialog;
 class ViewDecorations;
@@ -90,6 +92,11 @@ class MainWindow : public QMainWindow {
   // live processing's together (one store).
   void setRawSliceBudget(size_t bytes) { rawSliceBudget_ = bytes; }
   size_t rawSliceBudget() const { return rawSliceBudget_; }
+  // Planes above this many bytes (a quarter of the raw slice budget, at most 256 MiB) are never
+  // read whole: the view draws them from display levels (ui/level_view.h).
+  size_t largePlaneBytes() const { return std::min(rawSliceBudget_ / 4, size_t(256) << 20); }
+  // Draws the open plane from its display levels when it is large (else inactive).
+  LevelView* levelView() const { return levels_; }
 
   // Tools for scripted use (tests, benchmarks) doing what the mouse does.
   void setCrosshair(QPoint pixel);
@@ -172,9 +179,12 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void connectDocks();
   void applySettings();
-  void install(std::shared_ptr<io::StackReader> reader, int z, SliceData first);
+  void install(const OpenedStack& opened);
   void requestSlice(int z);
   void showSlice(int z, SliceData data);
+  // A plane shown from display levels: its coarse level stands for the slice.
+  void showLevelSlice(int z, const render::LevelPatch& coarse);
+  void tellToolsShown(int z);
   void applyDisplay(const render::DisplaySettings& display);
   void computeLimits(render::LimitsMode mode);
   void updateWorldLabel();
@@ -189,6 +199,8 @@ class MainWindow : public QMainWindow {
   int currentZ_ = 0;    // the slice shown
   int requestedZ_ = 0;  // the slice asked for (may still be reading)
   SliceData current_;
+  SliceData overview_;  // the coarse level of a plane shown from display levels
+  LevelView* levels_;
   bool limitsValid_ = false;
   std::optional<QPoint> crosshair_;
 

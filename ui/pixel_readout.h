@@ -32,8 +32,19 @@ class PixelReadout : public QLabel, public ViewerTool {
   void refresh();
 
  private:
+  // A plane shown from display levels: the value under the mouse is read from the file, one
+  // pixel, on a worker; an older pixel's read is dropped.
+  QString lazyValue(int x, int y);
+
   QLabel* shape_;
   std::shared_ptr<const io::StackReader> reader_;
+  bool lazy_ = false;
+  struct Probe {
+    int x = -1, y = -1, z = -1;
+    std::optional<float> value;
+    QString error;
+  } probe_;
+  quint64 probeGeneration_ = 0;
   io::StackInfo info_;
   int z_ = 0, processedZ_ = -1;
   render::SliceData raw_, processed_;

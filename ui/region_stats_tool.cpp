@@ -2,7 +2,13 @@
 // the slider rests for 100 ms.
 #include "ui/region_stats_tool.h"
 
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <cmath>
+
 #include "io/region_geometry.h"
+#include "ui/future_result.h"
 
 namespace stacklens::ui {
 
@@ -11,6 +17,10 @@ namespace {
 QString hint() { return QObject::tr("Draw a rectangle or ellipse with the region tools."); }
 
 QString number(double v) { return QString::number(v, 'g', 7); }
+
+// The most pixels a region read from the file may cover (64 MiB of float32).
+constexpr int64_t kMaxFilePixels = int64_t(1) << 24;
+constexpr int64_t kBandRows = 256;
 
 // What a part of a DS9 region covers, e.g. "r 10–20" or "90°–180°, 5 × 2.5–10 × 5" (pixels).
 QString partName(const io::PixelRegion& r, int part) {
@@ -58,6 +68,7 @@ void RegionStatsTool::setRegion(QRectF rect, bool ellipse) {
 void RegionStatsTool::sliceShown(const ShownSlice& shown) {
   z_ = shown.z;
   slice_ = shown.data;
+  fromFile_ = !shown.data && shown.overview;
   width_ = shown.width;
   height_ = shown.height;
   if (region_ || ds9_) rest_.start();
@@ -79,7 +90,10 @@ void RegionStatsTool::clearDs9Region() {
     label_->setText(hint());
 }
 
-void RegionStatsTool::stackOpened(const OpenedStackView&) {
+void RegionStatsTool::stackOpened(const OpenedStackView& stack) {
+  reader_ = stack.reader;
+  fromFile_ = false;
+  ++generation_;
   region_.reset();
   ds9_.reset();
   partStats_.clear();
@@ -90,8 +104,58 @@ void RegionStatsTool::stackOpened(const OpenedStackView&) {
 
 void RegionStatsTool::measure() {
   if (ds9_) return measureDs9Region();
-  if (!region_ || !slice_) return;
+  if (!region_) return;
+  if (!slice_) {
+    if (fromFile_ && reader_) measureFromFile();
+    return;
+  }
   stats_ = regionStatistics(slice_->data(), width_, height_, *region_, ellipse_);
+  showStats();
+}
+
+void RegionStatsTool::measureFromFile() {
+  const QRectF r = *region_;
+  // Every pixel whose centre may lie inside, clamped to the plane.
+  auto clampTo = [](double v, int n) { return std::clamp<int64_t>(int64_t(v), 0, n); };
+  const int64_t x0 = clampTo(std::floor(r.left()) - 1, width_);
+  const int64_t x1 = clampTo(std::ceil(r.right()) + 2, width_);
+  const int64_t y0 = clampTo(std::floor(r.top()) - 1, height_);
+  const int64_t y1 = clampTo(std::ceil(r.bottom()) + 2, height_);
+  const quint64 generation = ++generation_;
+  if (x0 >= x1 || y0 >= y1) {
+    stats_ = {};  // outside the plane: no pixels
+    return showStats();
+  }
+  if ((x1 - x0) * (y1 - y0) > kMaxFilePixels) {
+    label_->setText(tr("The region covers more than %1 pixels: draw a smaller one to measure it "
+                       "at full resolution.")
+                        .arg(kMaxFilePixels));
+    return;
+  }
+  label_->setText(tr("Measuring the region at full resolution…"));
+  auto read = [reader = reader_, z = z_, x0, x1, y0, y1, r, ellipse = ellipse_] {
+    std::vector<float> box(size_t((x1 - x0) * (y1 - y0)));
+    // In bands of rows: a reader may read whole rows of the plane to give a box's columns.
+    for (int64_t b = y0; b < y1; b += kBandRows)
+      reader->readBox(z, b, std::min(y1, b + kBandRows), x0, x1,
+                      box.data() + size_t((b - y0) * (x1 - x0)));
+    return regionStatistics(box.data(), int(x1 - x0), int(y1 - y0),
+                            r.translated(-double(x0), -double(y0)), ellipse);
+  };
+  whenDone(
+      this, QtConcurrent::run(QThreadPool::globalInstance(), read),
+      [this, generation](const RegionStats& stats) {
+        if (generation != generation_) return;
+        stats_ = stats;
+        showStats();
+      },
+      [this, generation](const std::exception& e) {
+        if (generation == generation_)
+          label_->setText(tr("Cannot read the region: %1").arg(QString::fromUtf8(e.what())));
+      });
+}
+
+void RegionStatsTool::showStats() {
   const RegionStats& s = stats_;
   auto n = [](double v) { return QString::number(v, 'g', 7); };
   label_->setText(

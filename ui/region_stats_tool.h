@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QRectF>
 #include <QTimer>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -40,6 +41,10 @@ class RegionStatsTool : public QObject, public ViewerTool {
  private:
   void measure();
   void measureDs9Region();
+  // A plane shown from display levels (no slice in memory): the drawn region's box is read
+  // from the file at full resolution on a worker and measured there.
+  void measureFromFile();
+  void showStats();
 
   render::SliceView* view_;
   QLabel* label_;
@@ -50,6 +55,9 @@ class RegionStatsTool : public QObject, public ViewerTool {
   std::vector<RegionStats> partStats_;
   render::SliceData slice_;
   int z_ = 0, width_ = 0, height_ = 0;
+  std::shared_ptr<const io::StackReader> reader_;
+  bool fromFile_ = false;   // the shown slice is not in memory
+  quint64 generation_ = 0;  // a later region or slice makes a read from the file stale
   QTimer rest_;
 };
 

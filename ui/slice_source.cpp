@@ -30,7 +30,7 @@ void SliceSource::setStack(std::shared_ptr<io::StackReader> reader, size_t budge
   // The read-ahead thread yields to the GUI and the processing.
   store_ = std::make_shared<compute::SliceStore>(sliceSourceOf(reader_), budget,
                                                  [] { lowerThreadPriority(); });
-  store_->insert(z, std::move(first));
+  if (first) store_->insert(z, std::move(first));  // none for a plane shown from levels
 }
 
 void SliceSource::fetch(int z, std::function<void(SliceData)> done) {

@@ -39,6 +39,17 @@ double residentMb() {
   return read == 2 ? double(resident) * double(sysconf(_SC_PAGESIZE)) / (1 << 20) : 0;
 }
 
+double peakResidentMb() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  long kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+  std::fclose(f);
+  return double(kb) / 1024.0;
+}
+
 SoakSampler::SoakSampler(double minutes, int device, std::function<double()> clock)
     : minutes_(minutes), device_(device), clock_(std::move(clock)) {
   // Reserved once: a minute holds some tens of thousands of steps at the live path's rate, and a

@@ -54,5 +54,8 @@ void startMinuteOf(std::vector<double>& steps);
 
 // The process's resident set in MiB (from /proc/self/statm; 0 where it cannot be read).
 double residentMb();
+// The process's largest resident set so far in MiB (VmHWM of /proc/self/status; 0 where it
+// cannot be read).
+double peakResidentMb();
 
 }  // namespace stacklens::ui

@@ -1,21 +1,37 @@
-// The viewer's slider, views and textures count in int, and a slice is held in memory whole:
-// larger stacks are refused, never narrowed.
+// The viewer's slider, views and textures count in int: larger stacks are refused, never
+// narrowed. A slice is held in memory whole unless it is shown from display levels.
 #include "ui/stack_opener.h"
 
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "io/file_checks.h"
 #include "io/io_error.h"
+#include "ui/level_view.h"
 
 namespace stacklens::ui {
 
 namespace {
 
-OpenedStack readMiddle(std::shared_ptr<io::StackReader> reader) {
+bool inLevels(const io::StackInfo& info, size_t largePlaneBytes) {
+  return double(info.x) * double(info.y) * sizeof(float) > double(largePlaneBytes);
+}
+
+OpenedStack readMiddle(std::shared_ptr<io::StackReader> reader, size_t largePlaneBytes) {
   const auto& info = reader->info();
   OpenedStack s;
   s.z = static_cast<int>(info.z / 2);
+  if (inLevels(info, largePlaneBytes)) {
+    // The coarse level is held for the whole plane: a quarter of largePlaneBytes at most.
+    const auto side = std::clamp<int64_t>(int64_t(std::sqrt(double(largePlaneBytes) / 16.0)), 16,
+                                          io::DisplayLevels::kCoarsestSide);
+    s.levels = io::DisplayLevels::of(reader, side);
+    s.coarse = LevelView::readCoarse(*s.levels, s.z);
+    s.reader = std::move(reader);
+    return s;
+  }
   auto pixels = std::make_shared<std::vector<float>>(static_cast<size_t>(info.x * info.y));
   reader->readSlice(s.z, pixels->data());
   s.slice = std::move(pixels);
@@ -27,7 +43,7 @@ OpenedStack readMiddle(std::shared_ptr<io::StackReader> reader) {
 
 StackOpener::StackOpener(QThreadPool* pool, QObject* parent) : QObject(parent), pool_(pool) {}
 
-QString StackOpener::refusal(const io::StackInfo& info) {
+QString StackOpener::refusal(const io::StackInfo& info, bool inLevels) {
   constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
   if (info.x > kMaxInt || info.y > kMaxInt || info.z > kMaxInt)
     return tr("%1 × %2 × %3 is beyond what the viewer shows (at most %4 along each "
@@ -37,7 +53,7 @@ QString StackOpener::refusal(const io::StackInfo& info) {
         .arg(info.x)
         .arg(kMaxInt);
   const double sliceBytes = double(info.x) * double(info.y) * sizeof(float);
-  if (sliceBytes > double(io::allocationCap()))
+  if (!inLevels && sliceBytes > double(io::allocationCap()))
     return tr("one slice of %1 × %2 needs %3 GiB, more than the %4 GiB the viewer may "
               "hold; stacklens-cli processes it in blocks")
         .arg(info.y)
@@ -49,7 +65,7 @@ QString StackOpener::refusal(const io::StackInfo& info) {
 
 void StackOpener::open(const QString& path, io::OpenOptions options) {
   const quint64 generation = ++generation_;
-  (void)QtConcurrent::run(pool_, [this, path, options, generation] {
+  (void)QtConcurrent::run(pool_, [this, path, options, generation, large = largePlaneBytes_] {
     OpenedStack s;
     QString error;
     try {
@@ -57,9 +73,9 @@ void StackOpener::open(const QString& path, io::OpenOptions options) {
       const auto& info = reader->info();
       if (info.x <= 0 || info.y <= 0 || info.z <= 0)
         throw io::IoError(path.toStdString(), "no image data");
-      if (const QString why = refusal(info); !why.isEmpty())
+      if (const QString why = refusal(info, inLevels(info, large)); !why.isEmpty())
         throw io::IoError(path.toStdString(), why.toStdString());
-      s = readMiddle(std::move(reader));
+      s = readMiddle(std::move(reader), large);
     } catch (const std::exception& e) {
       error = QString::fromStdString(e.what());
     }
@@ -79,11 +95,12 @@ void StackOpener::open(const QString& path, io::OpenOptions options) {
 void StackOpener::openReader(std::shared_ptr<io::StackReader> reader) {
   ++generation_;
   const QString path = QString::fromStdString(reader->info().path);
-  if (const QString why = refusal(reader->info()); !why.isEmpty()) {
+  if (const QString why = refusal(reader->info(), inLevels(reader->info(), largePlaneBytes_));
+      !why.isEmpty()) {
     emit failed(path, why);
     return;
   }
-  OpenedStack s = readMiddle(std::move(reader));
+  OpenedStack s = readMiddle(std::move(reader), largePlaneBytes_);
   s.fromFile = false;
   emit opened(path, s);
 }

@@ -8,16 +8,20 @@
 #include <QThreadPool>
 #include <memory>
 
+#include "io/display_levels.h"
 #include "io/stack.h"
 #include "render/slice_view.h"
 
 namespace stacklens::ui {
 
-// What was opened: the reader and its first slice to show (the middle one).
+// What was opened: the reader and its first slice to show (the middle one). A plane larger than
+// the opener's budget is never read whole: levels and the coarse level of the slice instead.
 struct OpenedStack {
   std::shared_ptr<io::StackReader> reader;
   int z = 0;
   render::SliceData slice;
+  std::shared_ptr<const io::DisplayLevels> levels;
+  render::LevelPatch coarse;
   bool fromFile = true;  // false for a reader made by the caller (not a recent file)
 };
 
@@ -31,8 +35,12 @@ class StackOpener : public QObject {
   // An already made reader (tests use in-memory ones): checked and read here, at once.
   void openReader(std::shared_ptr<io::StackReader> reader);
 
-  // Why the viewer cannot show a stack of this shape ("" when it can).
-  static QString refusal(const io::StackInfo& info);
+  // Planes of more bytes (as float32) than this are shown from display levels.
+  void setLargePlaneBytes(size_t bytes) { largePlaneBytes_ = bytes; }
+
+  // Why the viewer cannot show a stack of this shape ("" when it can); inLevels: its planes are
+  // shown from display levels, so one need not fit in memory.
+  static QString refusal(const io::StackInfo& info, bool inLevels = false);
 
  signals:
   void opened(const QString& path, const stacklens::ui::OpenedStack& stack);
@@ -41,6 +49,7 @@ class StackOpener : public QObject {
  private:
   QThreadPool* pool_;
   quint64 generation_ = 0;
+  size_t largePlaneBytes_ = size_t(256) << 20;
 };
 
 }  // namespace stacklens::ui

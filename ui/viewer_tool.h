@@ -19,11 +19,14 @@ struct OpenedStackView {
   std::shared_ptr<compute::SliceStore> slices;
 };
 
-// A slice the view has just shown (width × height values).
+// A slice the view has just shown (width × height values). A plane shown from display levels
+// has no data: overview holds its coarse level instead (for what a sample serves, such as the
+// histogram), and full-resolution values are read from the reader where needed.
 struct ShownSlice {
   int z = 0;
   render::SliceData data;
   int width = 0, height = 0;
+  render::SliceData overview;
 };
 
 class ViewerTool {

@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""First frame of a huge FITS plane: writes the plane (once) and times the viewer opening it.
+
+    ui/bench/first_frame_bench.py --viewer build/release/app/stacklens \
+        --file /work/big30000.fits --size 30000 [--runs 3] [--cold]
+
+The file is a float32 image of size × size (3.6 GB at 30000), written row band by row band so
+that writing it needs little memory; a folder (an OME-Zarr made from it, e.g. with
+`stacklens-cli convert FILE OUT.ome.zarr --levels 5`) is opened as it is. The viewer runs with
+--first-frame-benchmark under xvfb-run and reports its peak resident memory (VmHWM) too.
+--cold drops the file (every file of a folder) from the page cache before each run, as after a
+reboot or for a file just copied from elsewhere.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+
+def card(key, value):
+    text = f"{key:<8}= {value:>20}"
+    return f"{text:<80}".encode("ascii")
+
+
+def write_plane(path, size):
+    header = [card("SIMPLE", "T"), card("BITPIX", "-32"), card("NAXIS", "2"),
+              card("NAXIS1", str(size)), card("NAXIS2", str(size))]
+    header.append(f"{'END':<80}".encode("ascii"))
+    block = b"".join(header)
+    block += b" " * (-len(block) % 2880)
+    x = np.arange(size, dtype=np.float32)
+    tmp = path + ".part"
+    with open(tmp, "wb") as f:
+        f.write(block)
+        band = 256
+        for y0 in range(0, size, band):
+            y = np.arange(y0, min(size, y0 + band), dtype=np.float32)[:, None]
+            # Smooth structure plus a grid of bright points: something to look at when zoomed.
+            rows = 100.0 + 50.0 * np.sin(x / 700.0) * np.cos(y / 900.0)
+            rows[(y.astype(np.int64) % 512 == 0).ravel()[:, None] & (x % 512 == 0)] = 5000.0
+            f.write(rows.astype(">f4").tobytes())
+        f.write(b"\0" * (-(size * size * 4) % 2880))
+    os.replace(tmp, path)
+
+
+def drop_cache(path):
+    files = [path] if not os.path.isdir(path) else [
+        os.path.join(d, f) for d, _, names in os.walk(path) for f in names]
+    for name in files:
+        fd = os.open(name, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--viewer", required=True)
+    p.add_argument("--file", required=True)
+    p.add_argument("--size", type=int, default=30000)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--cold", action="store_true")
+    p.add_argument("--timeout", type=int, default=300)
+    args = p.parse_args()
+    expected = 2880 + -(-args.size * args.size * 4 // 2880) * 2880
+    if os.path.isdir(args.file):
+        pass  # a Zarr folder made beforehand (e.g. stacklens-cli convert … --levels 5)
+    elif not os.path.exists(args.file) or os.path.getsize(args.file) != expected:
+        print(f"writing {args.file} ({expected / 2**30:.1f} GiB)", file=sys.stderr)
+        write_plane(args.file, args.size)
+    results = []
+    for _ in range(args.runs):
+        if args.cold:
+            drop_cache(args.file)
+        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", args.viewer,
+               "--first-frame-benchmark", args.file]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+        if out.returncode != 0 or not lines:
+            sys.exit(f"viewer failed ({out.returncode}): {out.stderr[-2000:]}")
+        results.append(json.loads(lines[-1]))
+        print(json.dumps(results[-1]), flush=True)
+    ff = sorted(r["first_frame_ms"] for r in results)
+    summary = {"size": args.size, "runs": len(results), "first_frame_ms_median": ff[len(ff) // 2]}
+    if all("peak_rss_mb" in r for r in results):
+        summary["peak_rss_mb_max"] = max(r["peak_rss_mb"] for r in results)
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
