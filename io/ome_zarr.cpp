@@ -12,11 +12,6 @@ namespace stacklens::io {
 
 namespace {
 
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
 // A dataset path must stay inside the image's folder: relative, without "..", "." or empty
 // components (metadata is untrusted and could otherwise point anywhere on the disk).
 void checkDatasetPath(const std::string& path, const std::string& file) {
@@ -175,10 +170,10 @@ ZarrImage singleArray(const std::string& folder) {
 }
 
 // The image in folder (findZarrImage without the JSON error translation).
-ZarrImage findImage(const std::string& folder) {
+ZarrImage findImage(const ZarrStore& store, const std::string& folder) {
   // A v3 node: an array, or a group whose attributes hold "ome" (0.5) or "multiscales".
   const std::string v3 = folder + "/zarr.json";
-  if (const auto meta = readJsonFile(v3)) {
+  if (const auto meta = readJsonFile(store, v3)) {
     if (!meta->is_object()) throw IoError(v3, "must hold a JSON object");
     const std::string type = meta->value("node_type", "");
     if (type == "array") return singleArray(folder);
@@ -190,8 +185,8 @@ ZarrImage findImage(const std::string& folder) {
         return withHistory(readMultiscales(folder, ome["multiscales"], ome.value("version", "0.5"),
                                            ome.value("omero", Json()), v3),
                            attributes);
-      if (ome.contains("bioformats2raw.layout") && exists(folder + "/0"))
-        return findImage(folder + "/0");
+      if (ome.contains("bioformats2raw.layout") && store.exists(folder + "/0/zarr.json"))
+        return findImage(store, folder + "/0");
     }
     if (attributes.contains("multiscales"))
       return withHistory(readMultiscales(folder, attributes["multiscales"], "",
@@ -199,18 +194,18 @@ ZarrImage findImage(const std::string& folder) {
                          attributes);
     throw IoError(v3, "a Zarr group without OME multiscales: open one of its arrays instead");
   }
-  if (exists(folder + "/.zarray")) return singleArray(folder);
+  if (store.exists(folder + "/.zarray")) return singleArray(folder);
   const std::string v2 = folder + "/.zattrs";
-  const auto attributes = readJsonFile(v2);
+  const auto attributes = readJsonFile(store, v2);
   if (attributes && attributes->is_object()) {
     if (attributes->contains("multiscales"))
       return withHistory(readMultiscales(folder, (*attributes)["multiscales"], "",
                                          attributes->value("omero", Json()), v2),
                          *attributes);
-    if (attributes->contains("bioformats2raw.layout") && exists(folder + "/0/.zattrs"))
-      return findImage(folder + "/0");
+    if (attributes->contains("bioformats2raw.layout") && store.exists(folder + "/0/.zattrs"))
+      return findImage(store, folder + "/0");
   }
-  if (attributes || exists(folder + "/.zgroup"))
+  if (attributes || store.exists(folder + "/.zgroup"))
     throw IoError(folder, "a Zarr group without OME multiscales: open one of its arrays instead");
   throw IoError(folder, "not a Zarr folder (no zarr.json, .zarray, .zgroup or .zattrs)");
 }
@@ -221,12 +216,12 @@ bool isZarrFolder(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
   for (const char* name : {"/zarr.json", "/.zarray", "/.zgroup", "/.zattrs"})
-    if (exists(path + name)) return true;
+    if (::stat((path + name).c_str(), &st) == 0) return true;
   return false;
 }
 
-ZarrImage findZarrImage(const std::string& folder) {
-  return asIoError(folder, [&] { return findImage(folder); });
+ZarrImage findZarrImage(const ZarrStore& store, const std::string& folder) {
+  return asIoError(folder, [&] { return findImage(store, folder); });
 }
 
 std::string stackUnit(const std::string& omeUnit) {
