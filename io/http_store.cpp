@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -51,8 +52,11 @@ class HttpZarrStore : public ZarrStore {
     HttpRequest r;
     r.url = escapedUrl(location);
     r.head = true;
-    const HttpResponse answer = send(r, location);
+    const HttpResponse answer = send(r, location, /*anyStatus=*/true);
+    // Some servers refuse HEAD: one byte of the object answers as well.
+    if (answer.status == 405 || answer.status == 501) return readRange(location, 0, 1).has_value();
     if (answer.status == 404) return false;
+    if (answer.status / 100 != 2) throw IoError(location, statusText(answer));
     return true;
   }
 
@@ -114,19 +118,21 @@ class HttpZarrStore : public ZarrStore {
   int parallelReads() const override { return 8; }
 
  private:
-  // One transfer on a pooled handle; any status but 2xx and 404 is an error naming the URL.
-  HttpResponse send(const HttpRequest& r, const std::string& location) const {
-    CURL* curl = take();
+  // One transfer on a pooled handle; any status but 2xx and 404 is an error naming the URL,
+  // unless anyStatus.
+  HttpResponse send(const HttpRequest& r, const std::string& location,
+                    bool anyStatus = false) const {
+    const std::unique_ptr<CURL, std::function<void(CURL*)>> curl(take(),
+                                                                 [this](CURL* c) { give(c); });
     HttpResponse answer;
     try {
-      answer = httpTransfer(curl, r, limits_);
-    } catch (const IoError& e) {
-      give(curl);
-      if (dynamic_cast<const StoreObjectTooLarge*>(&e)) throw;
+      answer = httpTransfer(curl.get(), r, limits_);
+    } catch (const StoreObjectTooLarge&) {
+      throw;
+    } catch (const IoError& e) {  // the URL as the reader wrote it, not as it was escaped
       throw IoError(location, e.reason());
     }
-    give(curl);
-    if (answer.status / 100 != 2 && answer.status != 404)
+    if (!anyStatus && answer.status / 100 != 2 && answer.status != 404)
       throw IoError(location, statusText(answer));
     return answer;
   }

@@ -12,6 +12,7 @@ misbehaves where the first path component asks it to.
     /endless/PATH   200 without a length, zeros until the client hangs up
     /norange/PATH   the whole file, whatever the Range
     /overrange/PATH 206 with 100 bytes more than the range asked for
+    /nohead/PATH    405 to HEAD, GET as /ok
 
 A mode ending in "-chunks" (e.g. /stall-chunks/PATH) misbehaves only for chunks and shards; the
 metadata files are served as by /ok, so that the image opens and its reads fail.
@@ -43,7 +44,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_HEAD(self):
-        self.answer(body=False)
+        if self.path.startswith("/nohead/"):
+            return self.plain(405, b"HEAD not allowed")
+        return self.answer(body=False)
 
     def do_GET(self):
         self.answer(body=True)
@@ -90,7 +93,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 SEEN.add(self.path)
             if first:
                 return self.plain(500, b"try again")
-        path = self.file_of(rest)
+        path = self.file_of(rest)  # "ok", "nohead" and the modes below serve the file
         if path is None:
             return self.plain(404, b"not found")
         with open(path, "rb") as f:
