@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <map>
 
 #include "io/io_error.h"
@@ -12,16 +13,33 @@ namespace stacklens::io {
 
 namespace {
 
+// A component as a web server reads it: "%2e%2E" is "..".
+std::string percentDecoded(const std::string& part) {
+  std::string out;
+  for (size_t i = 0; i < part.size(); ++i) {
+    if (part[i] == '%' && i + 2 < part.size() &&
+        std::isxdigit(static_cast<unsigned char>(part[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(part[i + 2]))) {
+      out += char(std::stoi(part.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += part[i];
+    }
+  }
+  return out;
+}
+
 // A dataset path must stay inside the image's folder: relative, without "..", "." or empty
-// components (metadata is untrusted and could otherwise point anywhere on the disk).
+// components, spelled plainly or percent-encoded (metadata is untrusted and could otherwise point
+// anywhere on the disk, or, over HTTP, anywhere on the server).
 void checkDatasetPath(const std::string& path, const std::string& file) {
   if (path.empty() || path.front() == '/' || path.back() == '/')
     throw IoError(file, "dataset path \"" + path + "\" is not a relative path inside the image");
   size_t start = 0;
   while (start <= path.size()) {
     const size_t end = std::min(path.find('/', start), path.size());
-    const std::string part = path.substr(start, end - start);
-    if (part.empty() || part == "." || part == "..")
+    const std::string part = percentDecoded(path.substr(start, end - start));
+    if (part.empty() || part == "." || part == ".." || part.find('/') != std::string::npos)
       throw IoError(file, "dataset path \"" + path + "\" leaves the image's folder");
     start = end + 1;
   }
