@@ -2,6 +2,10 @@
 // A 404 is an object never written (a missing chunk reads as the fill value); any other failure
 // is an IoError naming the URL and the HTTP status. Connections are kept in a small pool of easy
 // handles, one per reading thread, so that the chunks of a slice are fetched in parallel.
+//
+// libcurl does the transfers (TLS, redirects, keep-alive); what a Zarr store needs on top of them
+// (what each status means, ranges taken out of servers that ignore them, the caps) is written
+// here by hand: Debian packages no C or C++ Zarr library, local or remote.
 #pragma once
 
 #include <memory>
