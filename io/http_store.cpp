@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/io_error.h"
+#include "io/read_stop.h"
 
 namespace stacklens::io {
 
@@ -129,6 +130,8 @@ class HttpZarrStore : public ZarrStore {
       answer = httpTransfer(curl.get(), r, limits_);
     } catch (const StoreObjectTooLarge&) {
       throw;
+    } catch (const ReadsStopped&) {
+      throw ReadsStopped(location);
     } catch (const IoError& e) {  // the URL as the reader wrote it, not as it was escaped
       throw IoError(location, e.reason());
     }

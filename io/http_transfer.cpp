@@ -175,7 +175,7 @@ HttpResponse httpTransfer(void* handle, const HttpRequest& request, const HttpLi
   std::string lastFailure;
   for (int i = 0; i < attempts; ++i) {
     if (i > 0) backOff(limits.backoffMs << std::min(i - 1, 10));
-    if (readsStopped()) throw IoError(request.url, "stopped");
+    if (readsStopped()) throw ReadsStopped(request.url);
     Attempt a;
     a.request = &request;
     a.curl = curl;
@@ -185,7 +185,7 @@ HttpResponse httpTransfer(void* handle, const HttpRequest& request, const HttpLi
     configure(curl, request, limits, a, errors);
     const CURLcode code = curl_easy_perform(curl);
     a.response.attempts = i + 1;
-    if (a.stopped) throw IoError(request.url, "stopped");
+    if (a.stopped) throw ReadsStopped(request.url);
     if (a.tooLarge)
       throw StoreObjectTooLarge(request.url, a.announced > a.cap ? int64_t(a.announced) : -1,
                                 a.cap);

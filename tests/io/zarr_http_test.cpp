@@ -164,22 +164,29 @@ TEST(ZarrHttp, AStalledServerEndsInAnErrorAfterItsRetries) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
 }
 
-TEST(ZarrHttp, TheStopFlagEndsAStalledRead) {
+// The process-wide flag (the CLI's Ctrl-C, the viewer closing) and a scope's flag (a Python
+// call, a stale open in the viewer; carried to the threads that read the chunks) each end a read
+// that waits on a stalled server.
+TEST(ZarrHttp, TheStopFlagsEndAStalledRead) {
   HttpLimits patient = quickLimits();
   patient.stallTimeoutMs = patient.totalTimeoutMs = 60000;
   const std::string url = v3Server().url("stall-chunks", "zstd_f4.zarr");
-  std::atomic<bool> stop{false};
-  stopReadsWhen(&stop);
-  std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    stop = true;
-  });
-  const auto start = std::chrono::steady_clock::now();
-  const std::string message = readFailure(url, patient);
-  stopper.join();
-  stopReadsWhen(nullptr);
-  EXPECT_TRUE(has(message, ": stopped")) << message;
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  for (const bool global : {true, false}) {
+    SCOPED_TRACE(global ? "process-wide" : "scope");
+    std::atomic<bool> stop{false};
+    if (global) stopReadsWhen(&stop);
+    const ReadStopScope scope(global ? nullptr : &stop);
+    std::thread stopper([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      stop = true;
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const std::string message = readFailure(url, patient);
+    stopper.join();
+    stopReadsWhen(nullptr);
+    EXPECT_TRUE(has(message, ": stopped")) << message;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  }
 }
 
 TEST(ZarrHttp, ABodyLongerThanAnyEncodingIsRefused) {
