@@ -2,9 +2,12 @@
 folder gives locally, from a loopback server the test starts (tests/io/zarr_http_server.py)."""
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
+import time
 import unittest
 
 import numpy as np
@@ -68,6 +71,35 @@ class OpenOverHttp(unittest.TestCase):
         from stacklens.dask import from_stack
         np.testing.assert_array_equal(
             from_stack(server.url("ok", "p.ome.zarr"), chunks=(1, 35, 50)).compute(), data)
+
+    def test_ctrl_c_ends_a_read_that_waits_on_a_stalled_server(self):
+        server = self.serve(V3)
+        script = textwrap.dedent("""
+            import sys, stacklens as sl
+            s = sl.open(sys.argv[1])
+            print("started", flush=True)
+            try:
+                s[:]
+            except KeyboardInterrupt:
+                print("KeyboardInterrupt", flush=True)
+            """)
+        env = dict(os.environ, STACKLENS_HTTP_TIMEOUT_MS="60000")  # only Ctrl-C ends it early
+        child = subprocess.Popen(
+            [sys.executable, "-c", script, server.url("stall-chunks", "zstd_f4.zarr")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        if child.stdout.readline().strip() != "started":
+            child.kill()
+            self.fail("the child did not start: " + child.communicate()[1])
+        time.sleep(0.5)  # into the wait for the chunks
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        try:
+            out, err = child.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            raise
+        self.assertIn("KeyboardInterrupt", out, err)
+        self.assertLess(time.monotonic() - sent, 10)
 
     def test_a_refusal_is_an_oserror_naming_the_status(self):
         server = self.serve(V3)
