@@ -7,6 +7,7 @@
 
 #include "io/file_checks.h"
 #include "io/io_error.h"
+#include "io/read_stop.h"
 
 namespace stacklens::ui {
 
@@ -47,12 +48,21 @@ QString StackOpener::refusal(const io::StackInfo& info) {
   return {};
 }
 
+void StackOpener::stopWaiting() {
+  if (waiting_) waiting_->store(true);
+  waiting_.reset();
+}
+
 void StackOpener::open(const QString& path, io::OpenOptions options) {
   const quint64 generation = ++generation_;
-  (void)QtConcurrent::run(pool_, [this, path, options, generation] {
+  stopWaiting();
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  waiting_ = stop;
+  (void)QtConcurrent::run(pool_, [this, path, options, generation, stop] {
     OpenedStack s;
     QString error;
     try {
+      const io::ReadStopScope scope(stop.get());
       auto reader = io::openStack(path.toStdString(), options);
       const auto& info = reader->info();
       if (info.x <= 0 || info.y <= 0 || info.z <= 0)
@@ -67,6 +77,7 @@ void StackOpener::open(const QString& path, io::OpenOptions options) {
         this,
         [this, s, error, path, generation] {
           if (generation != generation_) return;
+          waiting_.reset();
           if (!s.reader)
             emit failed(path, error);
           else
@@ -78,6 +89,7 @@ void StackOpener::open(const QString& path, io::OpenOptions options) {
 
 void StackOpener::openReader(std::shared_ptr<io::StackReader> reader) {
   ++generation_;
+  stopWaiting();
   const QString path = QString::fromStdString(reader->info().path);
   if (const QString why = refusal(reader->info()); !why.isEmpty()) {
     emit failed(path, why);

@@ -1,7 +1,9 @@
 // Opening through the window as a user does: the HDU chooser on a multi-extension FITS, the plane
 // chooser on a 4D cube (io's astropy fixtures and their expected values) and drag-and-drop of
-// files (good, bad, not local) and of an http link to an OME-Zarr image.
+// files (good, bad, not local) and of an http link to an OME-Zarr image; a stale open stops
+// waiting on a stalled server.
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QMimeData>
 #include <QProcess>
@@ -15,6 +17,7 @@
 #include "io/stack.h"
 #include "tests/render/gl_qtest_main.h"
 #include "ui/main_window.h"
+#include "ui/stack_opener.h"
 
 using namespace stacklens;
 using ui::MainWindow;
@@ -200,6 +203,35 @@ class OpenFileTest : public QObject {
       local->readSlice(z, want.data() + z * local->info().y * local->info().x);
     QVERIFY(showsSlice(w, want));
     server.closeWriteChannel();  // the server exits when its input closes
+    QVERIFY(server.waitForFinished(10000));
+  }
+
+  // An open that waits on a stalled server gives its thread up as soon as a newer open makes it
+  // stale: with one reading thread, the newer open would otherwise wait for the stall timeout.
+  void aStaleOpenStopsWaitingOnItsServer() {
+    QProcess server;
+    server.start("/usr/bin/python3",
+                 {kFixtures + "/../../zarr_http_server.py", kFixtures + "/../zarr/v3"});
+    QVERIFY(server.waitForStarted(10000));
+    QVERIFY(server.waitForReadyRead(10000));
+    const int port = server.readLine().trimmed().toInt();
+    QVERIFY(port > 0);
+    qputenv("STACKLENS_HTTP_TIMEOUT_MS", "60000");
+    QThreadPool pool;
+    pool.setMaxThreadCount(1);
+    ui::StackOpener opener(&pool);
+    QSignalSpy opened(&opener, &ui::StackOpener::opened);
+    QElapsedTimer clock;
+    clock.start();
+    opener.open(QString("http://127.0.0.1:%1/stall-chunks/zstd_f4.zarr").arg(port), {});
+    QTest::qWait(300);  // into the wait for the middle slice's chunks
+    const QString good = kFixtures + "/bitpix_float32.fits";
+    opener.open(good, {});
+    QVERIFY(opened.wait(30000));
+    QCOMPARE(opened.at(0).at(0).toString(), good);
+    QVERIFY2(clock.elapsed() < 15000, qPrintable(QString::number(clock.elapsed())));
+    qunsetenv("STACKLENS_HTTP_TIMEOUT_MS");
+    server.closeWriteChannel();
     QVERIFY(server.waitForFinished(10000));
   }
 };
