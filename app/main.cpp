@@ -81,8 +81,8 @@ struct CommandLine {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument("file",
-                                 "FITS or TIFF stack, or Zarr/OME-Zarr folder, to open (default: "
-                                 "the bundled sample)");
+                                 "FITS or TIFF stack, or Zarr/OME-Zarr folder or http(s) URL, to "
+                                 "open (default: the bundled sample)");
     parser.addOptions(
         {hdu, plane, scrub, frames, soak, firstFrame, lab, volume, volumeSize, volumeMode});
     parser.addOptions({preset, backend, iterations, deconvolution, psf, rawBudget});

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <map>
 
 #include "io/io_error.h"
@@ -12,21 +13,33 @@ namespace stacklens::io {
 
 namespace {
 
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
+// A component as a web server reads it: "%2e%2E" is "..".
+std::string percentDecoded(const std::string& part) {
+  std::string out;
+  for (size_t i = 0; i < part.size(); ++i) {
+    if (part[i] == '%' && i + 2 < part.size() &&
+        std::isxdigit(static_cast<unsigned char>(part[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(part[i + 2]))) {
+      out += char(std::stoi(part.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += part[i];
+    }
+  }
+  return out;
 }
 
 // A dataset path must stay inside the image's folder: relative, without "..", "." or empty
-// components (metadata is untrusted and could otherwise point anywhere on the disk).
+// components, spelled plainly or percent-encoded (metadata is untrusted and could otherwise point
+// anywhere on the disk, or, over HTTP, anywhere on the server).
 void checkDatasetPath(const std::string& path, const std::string& file) {
   if (path.empty() || path.front() == '/' || path.back() == '/')
     throw IoError(file, "dataset path \"" + path + "\" is not a relative path inside the image");
   size_t start = 0;
   while (start <= path.size()) {
     const size_t end = std::min(path.find('/', start), path.size());
-    const std::string part = path.substr(start, end - start);
-    if (part.empty() || part == "." || part == "..")
+    const std::string part = percentDecoded(path.substr(start, end - start));
+    if (part.empty() || part == "." || part == ".." || part.find('/') != std::string::npos)
       throw IoError(file, "dataset path \"" + path + "\" leaves the image's folder");
     start = end + 1;
   }
@@ -175,10 +188,10 @@ ZarrImage singleArray(const std::string& folder) {
 }
 
 // The image in folder (findZarrImage without the JSON error translation).
-ZarrImage findImage(const std::string& folder) {
+ZarrImage findImage(const ZarrStore& store, const std::string& folder) {
   // A v3 node: an array, or a group whose attributes hold "ome" (0.5) or "multiscales".
   const std::string v3 = folder + "/zarr.json";
-  if (const auto meta = readJsonFile(v3)) {
+  if (const auto meta = readJsonFile(store, v3)) {
     if (!meta->is_object()) throw IoError(v3, "must hold a JSON object");
     const std::string type = meta->value("node_type", "");
     if (type == "array") return singleArray(folder);
@@ -190,8 +203,8 @@ ZarrImage findImage(const std::string& folder) {
         return withHistory(readMultiscales(folder, ome["multiscales"], ome.value("version", "0.5"),
                                            ome.value("omero", Json()), v3),
                            attributes);
-      if (ome.contains("bioformats2raw.layout") && exists(folder + "/0"))
-        return findImage(folder + "/0");
+      if (ome.contains("bioformats2raw.layout") && store.exists(folder + "/0/zarr.json"))
+        return findImage(store, folder + "/0");
     }
     if (attributes.contains("multiscales"))
       return withHistory(readMultiscales(folder, attributes["multiscales"], "",
@@ -199,18 +212,18 @@ ZarrImage findImage(const std::string& folder) {
                          attributes);
     throw IoError(v3, "a Zarr group without OME multiscales: open one of its arrays instead");
   }
-  if (exists(folder + "/.zarray")) return singleArray(folder);
+  if (store.exists(folder + "/.zarray")) return singleArray(folder);
   const std::string v2 = folder + "/.zattrs";
-  const auto attributes = readJsonFile(v2);
+  const auto attributes = readJsonFile(store, v2);
   if (attributes && attributes->is_object()) {
     if (attributes->contains("multiscales"))
       return withHistory(readMultiscales(folder, (*attributes)["multiscales"], "",
                                          attributes->value("omero", Json()), v2),
                          *attributes);
-    if (attributes->contains("bioformats2raw.layout") && exists(folder + "/0/.zattrs"))
-      return findImage(folder + "/0");
+    if (attributes->contains("bioformats2raw.layout") && store.exists(folder + "/0/.zattrs"))
+      return findImage(store, folder + "/0");
   }
-  if (attributes || exists(folder + "/.zgroup"))
+  if (attributes || store.exists(folder + "/.zgroup"))
     throw IoError(folder, "a Zarr group without OME multiscales: open one of its arrays instead");
   throw IoError(folder, "not a Zarr folder (no zarr.json, .zarray, .zgroup or .zattrs)");
 }
@@ -221,12 +234,12 @@ bool isZarrFolder(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
   for (const char* name : {"/zarr.json", "/.zarray", "/.zgroup", "/.zattrs"})
-    if (exists(path + name)) return true;
+    if (::stat((path + name).c_str(), &st) == 0) return true;
   return false;
 }
 
-ZarrImage findZarrImage(const std::string& folder) {
-  return asIoError(folder, [&] { return findImage(folder); });
+ZarrImage findZarrImage(const ZarrStore& store, const std::string& folder) {
+  return asIoError(folder, [&] { return findImage(store, folder); });
 }
 
 std::string stackUnit(const std::string& omeUnit) {

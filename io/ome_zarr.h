@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/stack.h"
+#include "io/zarr_store.h"
 
 namespace stacklens::io {
 
@@ -35,13 +36,14 @@ struct ZarrImage {
   std::vector<HeaderCard> describe;  // what the OME metadata says, for the header viewer
 };
 
-// True when path is a folder holding Zarr metadata (zarr.json, .zarray, .zgroup or .zattrs).
+// True when path is a local folder holding Zarr metadata (zarr.json, .zarray, .zgroup or .zattrs).
 bool isZarrFolder(const std::string& path);
 
-// Finds the image in a Zarr folder: the folder's own array, or the multiscales of an OME-Zarr
-// group (through a bioformats2raw layout's "0" image). Throws IoError naming the metadata file
-// and the reason (no image, an escaping dataset path, axes that do not match).
-ZarrImage findZarrImage(const std::string& folder);
+// Finds the image in a Zarr folder (a path or URL, read through store): the folder's own array, or
+// the multiscales of an OME-Zarr group (through a bioformats2raw layout's "0" image). Throws
+// IoError naming the metadata file and the reason (no image, an escaping dataset path, axes that do
+// not match).
+ZarrImage findZarrImage(const ZarrStore& store, const std::string& folder);
 
 // OME (UDUNITS-2) unit names in the spelling StackLens uses elsewhere ("micrometer" → "micron",
 // "nanometer" → "nm", "second" → "s"); unknown names are kept.

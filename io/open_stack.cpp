@@ -1,5 +1,5 @@
 // openStack: recognises FITS and TIFF by their first bytes, Zarr folders by their metadata files,
-// and opens the matching reader.
+// HTTP(S) URLs as Zarr over the network, and opens the matching reader.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -21,6 +21,7 @@
 #include "io/tiff_reader.h"
 #include "io/unique_fd.h"
 #include "io/zarr_reader.h"
+#include "io/zarr_store.h"
 
 namespace stacklens::io {
 
@@ -234,11 +235,30 @@ std::string zarrFolder(const std::string& path) {
   return "";
 }
 
+// An OME-Zarr image or Zarr array under an HTTP(S) URL, without a trailing slash or a metadata
+// file's name (as a browser's address bar may give it).
+std::string zarrUrl(const std::string& url) {
+  std::string folder = url;
+  while (!folder.empty() && folder.back() == '/') folder.pop_back();
+  for (const char* name : {"/zarr.json", "/.zarray", "/.zattrs", "/.zgroup"}) {
+    const size_t n = std::strlen(name);
+    if (folder.size() > n && folder.compare(folder.size() - n, n, name) == 0) {
+      folder.resize(folder.size() - n);
+      break;
+    }
+  }
+  return folder;
+}
+
 }  // namespace
 
 std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options) {
+  if (isHttpUrl(path)) {
+    const std::string folder = zarrUrl(path);
+    return std::make_unique<ZarrReader>(zarrStoreFor(folder), folder, options);
+  }
   if (const std::string folder = zarrFolder(path); !folder.empty())
-    return std::make_unique<ZarrReader>(folder, options);
+    return std::make_unique<ZarrReader>(localZarrStore(), folder, options);
   if (std::error_code ec; std::filesystem::is_directory(path, ec))
     throw IoError(path,
                   "is a directory, not a file nor a Zarr array or OME-Zarr image (it holds no "

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "io/read_stop.h"
+
 namespace stacklens::io {
 
 void runTasks(int64_t count, int threads, const std::function<void(int64_t)>& task) {
@@ -27,7 +29,13 @@ void runTasks(int64_t count, int threads, const std::function<void(int64_t)>& ta
   };
   std::vector<std::thread> helpers;
   const int64_t extra = std::min<int64_t>(threads, count) - 1;
-  for (int64_t i = 0; i < extra; ++i) helpers.emplace_back(work);
+  // The helpers read for the caller: its read stop flag is theirs (io/read_stop.h).
+  const std::atomic<bool>* stop = threadReadStop();
+  for (int64_t i = 0; i < extra; ++i)
+    helpers.emplace_back([&work, stop] {
+      const ReadStopScope scope(stop);
+      work();
+    });
   work();
   for (std::thread& h : helpers) h.join();
   if (failure) std::rethrow_exception(failure);

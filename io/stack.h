@@ -79,8 +79,8 @@ class StackReader {
 };
 
 // Opens a FITS (.fits/.fit/.fts, optionally .gz/.fz) or TIFF (.tif/.tiff) stack by content, or a
-// Zarr array or OME-Zarr image folder (io/zarr_reader.h). Throws IoError naming the file and the
-// reason.
+// Zarr array or OME-Zarr image folder (io/zarr_reader.h), local or under an http:// or https://
+// URL (io/http_store.h). Throws IoError naming the file or URL and the reason.
 std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options = {});
 
 }  // namespace stacklens::io

@@ -1,15 +1,7 @@
-// Reading and decoding Zarr chunks and shards from a local folder.
+// Reading and decoding Zarr chunks and shards from a store.
 #include "io/zarr_chunk_source.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "io/io_error.h"
-#include "io/unique_fd.h"
 #include "io/zarr_chunk_key.h"
 #include "io/zarr_codecs.h"
 #include "io/zarr_dtype.h"
@@ -26,44 +18,14 @@ std::string gridText(const std::vector<int64_t>& g) {
   return s + "]";
 }
 
-// Reads n bytes at offset; throws IoError(where) on a short read.
-std::vector<unsigned char> readRange(int fd, int64_t offset, int64_t n, const std::string& where) {
-  std::vector<unsigned char> out(static_cast<size_t>(n));
-  int64_t done = 0;
-  while (done < n) {
-    const ssize_t got = ::pread(fd, out.data() + done, size_t(n - done), off_t(offset + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw IoError(where, std::strerror(errno));
-    if (got == 0) throw IoError(where, "damaged chunk: the file ends early");
-    done += got;
-  }
-  return out;
-}
-
-// The open file and its size, or fd -1 where it does not exist (a chunk never written).
-struct OpenedFile {
-  UniqueFd fd;
-  int64_t size = 0;
-};
-
-OpenedFile openIfPresent(const std::string& path) {
-  OpenedFile f;
-  f.fd = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (f.fd.get() < 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return f;
-    throw IoError(path, std::strerror(errno));
-  }
-  struct stat st {};
-  if (::fstat(f.fd.get(), &st) != 0) throw IoError(path, std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw IoError(path, "a chunk that is not a regular file");
-  f.size = st.st_size;
-  return f;
-}
-
 }  // namespace
 
-ZarrChunkSource::ZarrChunkSource(ZarrArrayMeta meta, int64_t cacheBytes)
-    : meta_(std::move(meta)), chunks_(cacheBytes), indexes_(cacheBytes / 4) {
+ZarrChunkSource::ZarrChunkSource(std::shared_ptr<const ZarrStore> store, ZarrArrayMeta meta,
+                                 int64_t cacheBytes)
+    : store_(std::move(store)),
+      meta_(std::move(meta)),
+      chunks_(cacheBytes),
+      indexes_(cacheBytes / 4) {
   const ZarrChunkCoding& c = meta_.coding;
   const size_t n = c.shape.size();
   for (size_t i = 0; i < n; ++i) grid_.push_back((meta_.shape[i] + c.shape[i] - 1) / c.shape[i]);
@@ -101,34 +63,46 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::readPlain(
     const std::vector<int64_t>& grid) const {
   const std::string key = zarrChunkKey(meta_, grid);
   const std::string path = meta_.folder + "/" + key;
-  OpenedFile f = openIfPresent(path);
-  if (f.fd.get() < 0) return std::make_shared<const std::vector<float>>();
-  if (f.size > storedCap_)
-    throw IoError(path, "damaged chunk " + key + ": " + std::to_string(f.size) +
-                            " bytes stored, more than any encoding of its " +
+  std::optional<StoreBytes> stored;
+  try {
+    stored = store_->read(path, storedCap_);
+  } catch (const StoreObjectTooLarge& e) {
+    throw IoError(path, "damaged chunk " + key + ": " +
+                            (e.size() >= 0 ? std::to_string(e.size()) + " bytes stored"
+                                           : "more bytes sent than announced") +
+                            ", more than any encoding of its " +
                             std::to_string(meta_.coding.decodedBytes) + " bytes takes");
-  return decode(readRange(f.fd.get(), 0, f.size, path + " (chunk " + key + ")"),
-                path + " (chunk " + key + ")");
+  }
+  if (!stored) return std::make_shared<const std::vector<float>>();
+  return decode(std::move(*stored), path + " (chunk " + key + ")");
 }
 
-std::shared_ptr<const std::vector<uint64_t>> ZarrChunkSource::shardIndex(const std::string& key,
-                                                                         int fd,
-                                                                         int64_t size) const {
+std::shared_ptr<const std::vector<uint64_t>> ZarrChunkSource::shardIndex(
+    const std::string& key) const {
   if (auto hit = indexes_.find(key)) return hit;
   const ZarrSharding& s = *meta_.sharding;
-  const std::string where = meta_.folder + "/" + key + " (shard " + key + ")";
-  if (size < s.indexBytes)
-    throw IoError(where, "damaged shard: " + std::to_string(size) + " bytes, less than its " +
-                             std::to_string(s.indexBytes) + "-byte index");
-  std::vector<unsigned char> bytes =
-      readRange(fd, s.indexAtEnd ? size - s.indexBytes : 0, s.indexBytes, where);
+  const std::string path = meta_.folder + "/" + key;
+  const std::string where = path + " (shard " + key + ")";
+  auto range = store_->readRange(path, s.indexAtEnd ? -1 : 0, s.indexBytes);
+  if (!range) {  // remembered, so that the shard's other inner chunks ask no more
+    auto absent = std::make_shared<const std::vector<uint64_t>>();
+    indexes_.insert(key, absent);
+    return absent;
+  }
+  if (range->objectSize < s.indexBytes || int64_t(range->bytes.size()) != s.indexBytes)
+    throw IoError(where, "damaged shard: " + std::to_string(range->objectSize) +
+                             " bytes, less than its " + std::to_string(s.indexBytes) +
+                             "-byte index");
+  StoreBytes bytes = std::move(range->bytes);
   if (s.indexChecksum) stripCrc32c(bytes, where + " index");
-  auto index = std::make_shared<std::vector<uint64_t>>(size_t(2 * s.innerCount));
-  for (size_t i = 0; i < index->size(); ++i) {
+  // The pairs, then the shard's size: inner chunks are checked against it before they are read.
+  auto index = std::make_shared<std::vector<uint64_t>>(size_t(2 * s.innerCount + 1));
+  for (size_t i = 0; i + 1 < index->size(); ++i) {
     uint64_t v = 0;
     for (int b = 7; b >= 0; --b) v = v << 8 | bytes[8 * i + size_t(b)];  // little endian
     (*index)[i] = v;
   }
+  index->back() = uint64_t(range->objectSize);
   indexes_.insert(key, index);
   return index;
 }
@@ -145,20 +119,23 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::readInner(
   const std::string key = zarrChunkKey(meta_, shard);
   const std::string path = meta_.folder + "/" + key;
   const std::string where = path + " (shard " + key + ", inner chunk " + gridText(grid) + ")";
-  OpenedFile f = openIfPresent(path);
-  if (f.fd.get() < 0) return std::make_shared<const std::vector<float>>();
-  const auto index = shardIndex(key, f.fd.get(), f.size);
+  const auto index = shardIndex(key);
+  if (index->empty()) return std::make_shared<const std::vector<float>>();
+  const uint64_t size = index->back();
   const uint64_t offset = (*index)[size_t(2 * slot)], nbytes = (*index)[size_t(2 * slot + 1)];
   if (offset == kEmpty && nbytes == kEmpty) return std::make_shared<const std::vector<float>>();
-  if (offset > uint64_t(f.size) || nbytes > uint64_t(f.size) - offset)
+  if (offset > size || nbytes > size - offset)
     throw IoError(where, "damaged shard: the index points at bytes " + std::to_string(offset) +
-                             "+" + std::to_string(nbytes) + " of a " + std::to_string(f.size) +
+                             "+" + std::to_string(nbytes) + " of a " + std::to_string(size) +
                              "-byte shard");
   if (int64_t(nbytes) > storedCap_)
     throw IoError(where, "damaged shard: an inner chunk of " + std::to_string(nbytes) +
                              " bytes, more than any encoding of its " +
                              std::to_string(meta_.coding.decodedBytes) + " bytes takes");
-  return decode(readRange(f.fd.get(), int64_t(offset), int64_t(nbytes), where), where);
+  auto range = store_->readRange(path, int64_t(offset), int64_t(nbytes));
+  if (!range || range->bytes.size() != nbytes)
+    throw IoError(where, "damaged chunk: the shard ends early (it changed while being read)");
+  return decode(std::move(range->bytes), where);
 }
 
 }  // namespace stacklens::io

@@ -1,6 +1,7 @@
-// The decoded chunks of one Zarr array, read from its folder on demand: plain chunk files, or
-// inner chunks read by byte range out of v3 shards through the shard's index. Decoded chunks and
-// shard indexes are kept in bounded caches. Safe to use from several threads at once.
+// The decoded chunks of one Zarr array, read from its store (a local folder or an HTTP(S) URL) on
+// demand: plain chunk objects, or inner chunks read by byte range out of v3 shards through the
+// shard's index. Decoded chunks and shard indexes are kept in bounded caches, whichever the
+// store. Safe to use from several threads at once.
 #pragma once
 
 #include <cstdint>
@@ -10,14 +11,16 @@
 
 #include "io/zarr_chunk_cache.h"
 #include "io/zarr_metadata.h"
+#include "io/zarr_store.h"
 
 namespace stacklens::io {
 
 class ZarrChunkSource {
  public:
-  ZarrChunkSource(ZarrArrayMeta meta, int64_t cacheBytes);
+  ZarrChunkSource(std::shared_ptr<const ZarrStore> store, ZarrArrayMeta meta, int64_t cacheBytes);
 
   const ZarrArrayMeta& meta() const { return meta_; }
+  const ZarrStore& store() const { return *store_; }
   // The read grid: chunks (inner chunks when sharded) along each axis.
   const std::vector<int64_t>& gridShape() const { return grid_; }
   // Element strides, per chunk axis, into a decoded chunk (which is in stored order).
@@ -30,11 +33,13 @@ class ZarrChunkSource {
  private:
   std::shared_ptr<const std::vector<float>> readPlain(const std::vector<int64_t>& grid) const;
   std::shared_ptr<const std::vector<float>> readInner(const std::vector<int64_t>& grid) const;
-  std::shared_ptr<const std::vector<uint64_t>> shardIndex(const std::string& key, int fd,
-                                                          int64_t size) const;
+  // The shard's index of (offset, length) pairs followed by the shard's size in bytes; empty
+  // where the shard is not stored.
+  std::shared_ptr<const std::vector<uint64_t>> shardIndex(const std::string& key) const;
   std::shared_ptr<const std::vector<float>> decode(std::vector<unsigned char> stored,
                                                    const std::string& where) const;
 
+  std::shared_ptr<const ZarrStore> store_;
   ZarrArrayMeta meta_;
   std::vector<int64_t> grid_, strides_;
   int64_t storedCap_ = 0;  // the most bytes any encoding of one chunk can take

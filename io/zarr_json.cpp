@@ -1,12 +1,6 @@
-// Reading Zarr metadata JSON files with a cap, and checked access to their fields.
+// Reading Zarr metadata JSON files (local or over HTTP) with a cap, and checked access to their
+// fields.
 #include "io/zarr_json.h"
-
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "io/io_error.h"
 
@@ -24,20 +18,18 @@ std::string jsonShort(const Json& value) {
   return text;
 }
 
-std::optional<Json> readJsonFile(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
-    throw IoError(path, std::strerror(errno));
+std::optional<Json> readJsonFile(const ZarrStore& store, const std::string& path) {
+  std::optional<StoreBytes> bytes;
+  try {
+    bytes = store.read(path, kMaxMetadataBytes);
+  } catch (const StoreObjectTooLarge& e) {
+    throw IoError(path, "metadata of " +
+                            (e.size() >= 0 ? std::to_string(e.size()) + " bytes"
+                                           : std::string("more bytes than announced")) +
+                            ", more than the 16 MiB any Zarr metadata needs");
   }
-  if (!S_ISREG(st.st_mode)) throw IoError(path, "is not a regular file");
-  if (st.st_size > kMaxMetadataBytes)
-    throw IoError(path, "metadata of " + std::to_string(st.st_size) +
-                            " bytes, more than the 16 MiB any Zarr metadata needs");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(path, std::strerror(errno));
-  const std::string text((std::istreambuf_iterator<char>(in)), {});
-  Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!bytes) return std::nullopt;
+  Json parsed = Json::parse(bytes->begin(), bytes->end(), nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) throw IoError(path, "is not valid JSON");
   return parsed;
 }

@@ -9,14 +9,16 @@
 #include <nlohmann/json.hpp>
 
 #include "io/io_error.h"
+#include "io/zarr_store.h"
 
 namespace stacklens::io {
 
 using Json = nlohmann::json;
 
-// The parsed file, or nullopt when it does not exist. Throws IoError when it exists but cannot
-// be read, is larger than 16 MiB (metadata never is) or is not valid JSON.
-std::optional<Json> readJsonFile(const std::string& path);
+// The parsed file (a local file or a URL, as the store reads it), or nullopt when it does not
+// exist. Throws IoError when it exists but cannot be read, is larger than 16 MiB (metadata never
+// is) or is not valid JSON.
+std::optional<Json> readJsonFile(const ZarrStore& store, const std::string& path);
 
 // Checked field access for messages of the form "<file>: <what> must be ...".
 const Json& jsonMember(const Json& object, const char* key, const std::string& file);

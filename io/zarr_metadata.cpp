@@ -330,9 +330,9 @@ ZarrArrayMeta readV3(const std::string& folder, const Json& meta, const std::str
 
 }  // namespace
 
-ZarrArrayMeta readZarrArrayMeta(const std::string& folder) {
+ZarrArrayMeta readZarrArrayMeta(const ZarrStore& store, const std::string& folder) {
   const std::string v3 = folder + "/zarr.json";
-  if (const auto meta = readJsonFile(v3)) {
+  if (const auto meta = readJsonFile(store, v3)) {
     if (jsonInteger(jsonMember(*meta, "zarr_format", v3), "zarr_format", v3) != 3)
       throw IoError(v3, "zarr_format must be 3 in a zarr.json");
     if (jsonText(jsonMember(*meta, "node_type", v3), "node_type", v3) != "array")
@@ -340,7 +340,7 @@ ZarrArrayMeta readZarrArrayMeta(const std::string& folder) {
     return asIoError(v3, [&] { return readV3(folder, *meta, v3); });
   }
   const std::string v2 = folder + "/.zarray";
-  if (const auto meta = readJsonFile(v2))
+  if (const auto meta = readJsonFile(store, v2))
     return asIoError(v2, [&] { return readV2(folder, *meta, v2); });
   throw IoError(folder, "no Zarr array here (neither zarr.json nor .zarray)");
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/stack.h"
+#include "io/zarr_store.h"
 
 namespace stacklens::io {
 
@@ -62,10 +63,10 @@ struct ZarrArrayMeta {
   std::vector<HeaderCard> describe;         // what the metadata says, for the header viewer
 };
 
-// Reads and checks the array metadata in folder (v3 zarr.json with node_type "array", else v2
-// .zarray). Throws IoError naming the metadata file and the reason: unsupported data types or
-// codecs, and shapes or chunk grids that cannot be real (negative or zero sizes, overflowing
-// products, chunks whose decoded size exceeds the allocation cap).
-ZarrArrayMeta readZarrArrayMeta(const std::string& folder);
+// Reads and checks the array metadata in folder (a path or URL, read through store; v3 zarr.json
+// with node_type "array", else v2 .zarray). Throws IoError naming the metadata file and the reason:
+// unsupported data types or codecs, and shapes or chunk grids that cannot be real (negative or zero
+// sizes, overflowing products, chunks whose decoded size exceeds the allocation cap).
+ZarrArrayMeta readZarrArrayMeta(const ZarrStore& store, const std::string& folder);
 
 }  // namespace stacklens::io

@@ -17,10 +17,6 @@ namespace {
 // (e.g. 64 × 256 × 256 float32 chunks are 16 MiB) while staying a small part of memory.
 int64_t cacheBytes() { return std::min<int64_t>(256ll << 20, int64_t(allocationCap() / 8)); }
 
-// Chunks decoded at once for one read; decoding dominates, and the machines StackLens runs on
-// have at least two cores, usually shared with the viewer's other work.
-constexpr int kReadThreads = 4;
-
 int findAxis(const std::vector<OmeAxis>& axes, const std::string& name, const std::string& type) {
   for (size_t i = 0; i < axes.size(); ++i)
     if (axes[i].name == name) return int(i);
@@ -31,13 +27,14 @@ int findAxis(const std::vector<OmeAxis>& axes, const std::string& name, const st
 
 }  // namespace
 
-ZarrReader::ZarrReader(const std::string& folder, const OpenOptions& options)
-    : image_(findZarrImage(folder)) {
+ZarrReader::ZarrReader(std::shared_ptr<const ZarrStore> store, const std::string& folder,
+                       const OpenOptions& options)
+    : image_(findZarrImage(*store, folder)) {
   const int level = options.hdu < 0 ? 0 : options.hdu;
   if (level >= int(image_.levels.size()))
     throw IoError(folder, "level " + std::to_string(level) + " asked for; the image has " +
                               std::to_string(image_.levels.size()));
-  ZarrArrayMeta meta = readZarrArrayMeta(image_.levels[size_t(level)]);
+  ZarrArrayMeta meta = readZarrArrayMeta(*store, image_.levels[size_t(level)]);
   if (!image_.axes.empty() && image_.axes.size() != meta.shape.size())
     throw IoError(meta.metadataFile, "the array has " + std::to_string(meta.shape.size()) +
                                          " axes, the OME metadata names " +
@@ -52,7 +49,7 @@ ZarrReader::ZarrReader(const std::string& folder, const OpenOptions& options)
   for (const HeaderCard& c : meta.describe) info_.header.push_back(c);
   const std::vector<int64_t> shape = meta.shape;
   const std::vector<double> scale = image_.scales[size_t(level)];
-  source_ = std::make_unique<ZarrChunkSource>(std::move(meta), cacheBytes());
+  source_ = std::make_unique<ZarrChunkSource>(std::move(store), std::move(meta), cacheBytes());
   chooseAxes(shape, options.plane);
   if (!scale.empty() && scale.size() == shape.size()) {
     info_.spacingKnown = true;
@@ -133,7 +130,8 @@ void ZarrReader::describeLevels(int level) {
     if (h.name.empty()) h.name = "array";
     try {
       const std::vector<int64_t> shape =
-          int(i) == level ? source_->meta().shape : readZarrArrayMeta(image_.levels[i]).shape;
+          int(i) == level ? source_->meta().shape
+                          : readZarrArrayMeta(source_->store(), image_.levels[i]).shape;
       h.type = i == 0 ? "zarr array" : "zarr array (level " + std::to_string(i) + ")";
       h.axes.assign(shape.rbegin(), shape.rend());
     } catch (const IoError& e) {
@@ -198,7 +196,7 @@ void ZarrReader::readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t 
     }
   };
   if (tasks == 1) return copyChunk(0);
-  runTasks(tasks, kReadThreads, copyChunk);
+  runTasks(tasks, source.store().parallelReads(), copyChunk);
 }
 
 }  // namespace stacklens::io

@@ -9,6 +9,7 @@
 
 #include "io/ome_zarr.h"
 #include "io/stack.h"
+#include "io/zarr_store.h"
 
 namespace stacklens::io {
 
@@ -22,10 +23,12 @@ class ZarrChunkSource;  // io/zarr_chunk_source.h
 //   other axes from the last to the first (plane = c + C·t for a czyx... tczyx image).
 // Spacing and units come from the level's "scale" transformations and the axes' units.
 // readSlice/readBox read only the chunks the box touches, several at once on a few threads, and
-// keep decoded chunks in a bounded cache; a chunk never written reads as the fill value.
+// keep decoded chunks in a bounded cache; a chunk never written reads as the fill value. The
+// folder is a local path or an HTTP(S) URL; the store reads it (io/zarr_store.h).
 class ZarrReader : public StackReader {
  public:
-  ZarrReader(const std::string& folder, const OpenOptions& options);
+  ZarrReader(std::shared_ptr<const ZarrStore> store, const std::string& folder,
+             const OpenOptions& options);
   ~ZarrReader() override;
   const StackInfo& info() const override { return info_; }
   void readSlice(int64_t z, float* out) const override;

@@ -100,7 +100,7 @@ void ZarrStackWriter::commit() {
   for (size_t level = 1; level < layout_.shapes.size(); ++level) {
     OpenOptions open;
     open.hdu = int(level - 1);
-    const ZarrReader from(folder_.tempPath(), open);
+    const ZarrReader from(localZarrStore(), folder_.tempPath(), open);
     ZarrArrayWriter to(folder_.tempPath(), folder_.scratchPath(), path_, layout_, level,
                        pendingBytes_);
     writeHalvedLevel(from, to, path_);

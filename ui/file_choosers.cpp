@@ -2,6 +2,8 @@
 #include "ui/file_choosers.h"
 
 #include <QFileDialog>
+#include <QInputDialog>
+#include <QUrl>
 
 #include "ui/main_window.h"
 
@@ -45,6 +47,25 @@ void chooseFolderToOpen(MainWindow* window) {
   dialog->setOption(QFileDialog::ShowDirsOnly);
   QObject::connect(dialog, &QFileDialog::fileSelected, window,
                    [window](const QString& path) { window->openFile(path); });
+  dialog->open();
+}
+
+void chooseUrlToOpen(MainWindow* window) {
+  auto* dialog = new QInputDialog(window);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(QObject::tr("Open URL"));
+  dialog->setLabelText(QObject::tr("OME-Zarr image or Zarr array (http:// or https://):"));
+  dialog->setTextValue("https://");
+  dialog->resize(560, dialog->height());
+  QObject::connect(dialog, &QInputDialog::textValueSelected, window, [window](const QString& text) {
+    const QString url = text.trimmed();
+    const QString scheme = QUrl(url).scheme().toLower();
+    if (scheme != "http" && scheme != "https")
+      window->reportError(QObject::tr("Cannot open %1").arg(url),
+                          QObject::tr("not an http:// or https:// URL"));
+    else
+      window->openFile(url);  // read in the background: a slow server never blocks the window
+  });
   dialog->open();
 }
 

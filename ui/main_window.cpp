@@ -9,10 +9,13 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QStatusBar>
+#include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
+#include "io/read_stop.h"
 #include "ui/channels_tool.h"
 #include "ui/contours_tool.h"
 #include "ui/header_dialog.h"
@@ -44,9 +47,14 @@ using render::LimitsMode;
 using render::SliceView;
 
 namespace {
+// A local file or folder, or an http(s) URL (a link dragged from a browser: OME-Zarr over HTTP).
 QString droppedFile(const QMimeData* mime) {
   const auto urls = mime->urls();
-  return urls.isEmpty() || !urls.first().isLocalFile() ? QString() : urls.first().toLocalFile();
+  if (urls.isEmpty()) return {};
+  const QUrl& url = urls.first();
+  if (url.isLocalFile()) return url.toLocalFile();
+  const QString scheme = url.scheme().toLower();
+  return scheme == "http" || scheme == "https" ? url.toString() : QString();
 }
 
 QPoint nearestPixel(QPointF p) { return QPoint(int(std::lround(p.x())), int(std::lround(p.y()))); }
@@ -129,7 +137,12 @@ MainWindow::~MainWindow() {
   docks_.ortho->cancel();
   source_->stop();
   cancelSave();
+  // A read waiting on a stalled server ends now rather than at its timeout; later windows (the
+  // tests make several) read again.
+  std::atomic<bool> stopReads{true};
+  io::stopReadsWhen(&stopReads);
   readPool_.waitForDone();
+  io::stopReadsWhen(nullptr);
 }
 
 void MainWindow::connectDocks() {
@@ -423,7 +436,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   QMainWindow::closeEvent(event);
 }
 
-// A file dropped on the window is opened (the first one, when several are).
+// A file, folder or http(s) URL dropped on the window is opened (the first, when several are).
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   if (!droppedFile(event->mimeData()).isEmpty()) event->acceptProposedAction();
 }

@@ -3,14 +3,20 @@
 
 #include <QFileInfo>
 
+#include "io/zarr_store.h"
+
 namespace stacklens::ui {
 
 RecentFiles::RecentFiles(QMenu* menu, ViewerSettings* settings, QObject* parent)
     : QObject(parent), menu_(menu), settings_(settings) {}
 
 void RecentFiles::remember(const QString& path) {
-  settings_->addRecent(QFileInfo(path).absoluteFilePath());
-  settings_->lastFolder = QFileInfo(path).absolutePath();
+  if (io::isHttpUrl(path.toStdString())) {  // kept as typed; the file dialogs' folder stays
+    settings_->addRecent(path);
+  } else {
+    settings_->addRecent(QFileInfo(path).absoluteFilePath());
+    settings_->lastFolder = QFileInfo(path).absolutePath();
+  }
   rebuild();
 }
 

@@ -1,5 +1,5 @@
-// File ▸ Open Recent: the files opened lately, newest first, kept in the viewer's settings with the
-// folder that file dialogs start in.
+// File ▸ Open Recent: the files, folders and URLs opened lately, newest first, kept in the viewer's
+// settings with the folder that file dialogs start in.
 #pragma once
 
 #include <QMenu>

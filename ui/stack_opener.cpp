@@ -9,6 +9,7 @@
 
 #include "io/file_checks.h"
 #include "io/io_error.h"
+#include "io/read_stop.h"
 #include "ui/level_view.h"
 
 namespace stacklens::ui {
@@ -63,12 +64,21 @@ QString StackOpener::refusal(const io::StackInfo& info, bool inLevels) {
   return {};
 }
 
+void StackOpener::stopWaiting() {
+  if (waiting_) waiting_->store(true);
+  waiting_.reset();
+}
+
 void StackOpener::open(const QString& path, io::OpenOptions options) {
   const quint64 generation = ++generation_;
-  (void)QtConcurrent::run(pool_, [this, path, options, generation, large = largePlaneBytes_] {
+  stopWaiting();
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  waiting_ = stop;
+  (void)QtConcurrent::run(pool_, [this, path, options, generation, stop, large = largePlaneBytes_] {
     OpenedStack s;
     QString error;
     try {
+      const io::ReadStopScope scope(stop.get());
       auto reader = io::openStack(path.toStdString(), options);
       const auto& info = reader->info();
       if (info.x <= 0 || info.y <= 0 || info.z <= 0)
@@ -83,6 +93,7 @@ void StackOpener::open(const QString& path, io::OpenOptions options) {
         this,
         [this, s, error, path, generation] {
           if (generation != generation_) return;
+          waiting_.reset();
           if (!s.reader)
             emit failed(path, error);
           else
@@ -94,6 +105,7 @@ void StackOpener::open(const QString& path, io::OpenOptions options) {
 
 void StackOpener::openReader(std::shared_ptr<io::StackReader> reader) {
   ++generation_;
+  stopWaiting();
   const QString path = QString::fromStdString(reader->info().path);
   if (const QString why = refusal(reader->info(), inLevels(reader->info(), largePlaneBytes_));
       !why.isEmpty()) {

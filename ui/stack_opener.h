@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
+#include <atomic>
 #include <memory>
 
 #include "io/display_levels.h"
@@ -30,7 +31,8 @@ class StackOpener : public QObject {
  public:
   StackOpener(QThreadPool* pool, QObject* parent = nullptr);
 
-  // Emits opened() or failed() on the GUI thread, unless a later open() came first.
+  // Emits opened() or failed() on the GUI thread, unless a later open() came first; an earlier
+  // open still waiting on a server then stops waiting (io/read_stop.h).
   void open(const QString& path, io::OpenOptions options);
   // An already made reader (tests use in-memory ones): checked and read here, at once.
   void openReader(std::shared_ptr<io::StackReader> reader);
@@ -47,9 +49,13 @@ class StackOpener : public QObject {
   void failed(const QString& path, const QString& message);
 
  private:
+  // Stops the reads of the open in flight, when a later one makes it stale.
+  void stopWaiting();
+
   QThreadPool* pool_;
   quint64 generation_ = 0;
   size_t largePlaneBytes_ = size_t(256) << 20;
+  std::shared_ptr<std::atomic<bool>> waiting_;  // the stop flag of the open in flight
 };
 
 }  // namespace stacklens::ui

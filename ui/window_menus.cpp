@@ -21,6 +21,8 @@ WindowMenus buildWindowMenus(MainWindow* w) {
   file->addAction(QObject::tr("&Open…"), QKeySequence::Open, w, [w] { chooseStackToOpen(w); });
   file->addAction(QObject::tr("Open &folder (Zarr)…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O),
                   w, [w] { chooseFolderToOpen(w); });
+  file->addAction(QObject::tr("Open &URL…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), w,
+                  [w] { chooseUrlToOpen(w); });
   QMenu* recent = file->addMenu(QObject::tr("Open &Recent"));
   file->addAction(QObject::tr("&Header…"), QKeySequence(Qt::CTRL | Qt::Key_H), w,
                   &MainWindow::showHeader);

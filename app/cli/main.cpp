@@ -11,6 +11,7 @@
 #include "compute/job.h"
 #include "compute/log.h"
 #include "io/io_error.h"
+#include "io/read_stop.h"
 #include "io/temporary_folders.h"
 #include "io/write_stop.h"
 
@@ -23,7 +24,8 @@ const char* kVersion = "stacklens-cli " STACKLENS_VERSION;
 void printHelp(std::ostream& out) {
   out << "usage: stacklens-cli COMMAND [ARGS] [OPTIONS]\n"
          "       stacklens-cli COMMAND --help\n\n"
-         "Reads FITS and TIFF stacks and runs StackLens's operations on the CPU or a CUDA GPU.\n\n"
+         "Reads FITS, TIFF and Zarr/OME-Zarr stacks (a Zarr input may be an http:// or https://\n"
+         "URL) and runs StackLens's operations on the CPU or a CUDA GPU.\n\n"
          "commands:\n";
   for (const auto& [name, spec] : cli::commands()) {
     std::string head = "  " + name + " " + spec.arguments;
@@ -117,8 +119,11 @@ int main(int argc, char** argv) {
       printCommandHelp(spec, std::cout);
       return cli::kOk;
     }
-  // From here Ctrl-C asks the command to stop and no output is renamed into place after it.
-  stacklens::io::stopWritesWhen(cli::installInterruptHandler());
+  // From here Ctrl-C asks the command to stop and no output is renamed into place after it; a
+  // read waiting on a server ends at once.
+  const std::atomic<bool>* interrupt = cli::installInterruptHandler();
+  stacklens::io::stopWritesWhen(interrupt);
+  stacklens::io::stopReadsWhen(interrupt);
   stacklens::io::setTemporaryNotice(
       [](const std::string& text) { std::fprintf(stderr, "stacklens: %s\n", text.c_str()); });
   try {

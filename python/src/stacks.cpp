@@ -11,9 +11,11 @@
 
 #include "io/block_writer.h"
 #include "io/prepared_block_file.h"
+#include "io/read_stop.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
 #include "python/src/arrays.h"
+#include "python/src/interrupts.h"
 #include "python/src/operations.h"
 
 namespace stacklens::python {
@@ -26,7 +28,17 @@ class Reader {
     io::OpenOptions o;
     o.hdu = hdu;
     o.plane = plane;
-    reader_ = io::openStack(path, o);
+    // An open over HTTP waits on a server: other Python threads run meanwhile, and Ctrl-C ends
+    // the wait (KeyboardInterrupt) instead of the server's timeouts.
+    const InterruptibleCall call;
+    try {
+      py::gil_scoped_release release;
+      const io::ReadStopScope stop(call.job().cancelFlag());
+      reader_ = io::openStack(path, o);
+    } catch (const io::ReadsStopped&) {
+      call.raiseWhatPythonRaises();
+      throw;
+    }
   }
   const io::StackInfo& info() const { return reader_->info(); }
   // Rows [y0, y1) of slices [z0, z1), as float32 (scaling applied, BLANK as NaN).
@@ -38,12 +50,19 @@ class Reader {
     py::array_t<float> out(dims, stridesOf(dims, sizeof(float)));
     float* data = out.mutable_data();
     const int64_t slice = (y1 - y0) * i.x;
-    py::gil_scoped_release release;
-    for (int64_t z = z0; z < z1; ++z) {
-      if (y0 == 0 && y1 == i.y)
-        reader_->readSlice(z, data + (z - z0) * slice);
-      else if (y1 > y0)
-        reader_->readRows(z, y0, y1, data + (z - z0) * slice);
+    const InterruptibleCall call;  // as for the open
+    try {
+      py::gil_scoped_release release;
+      const io::ReadStopScope stop(call.job().cancelFlag());
+      for (int64_t z = z0; z < z1; ++z) {
+        if (y0 == 0 && y1 == i.y)
+          reader_->readSlice(z, data + (z - z0) * slice);
+        else if (y1 > y0)
+          reader_->readRows(z, y0, y1, data + (z - z0) * slice);
+      }
+    } catch (const io::ReadsStopped&) {
+      call.raiseWhatPythonRaises();
+      throw;
     }
     return out;
   }

@@ -161,9 +161,10 @@ def _fits_value(text):
 
 def open(path, hdu=None, plane=0):  # noqa: A001 - the name the CLI's users expect
     """Opens a FITS (.fits, .fit, .fts, .fz, .gz), TIFF (.tif, .tiff, BigTIFF, ImageJ,
-    OME-TIFF) or Zarr (a folder: a Zarr v2/v3 array or an OME-Zarr image) stack lazily; hdu: the
-    FITS HDU (default: the first with an image) or the OME-Zarr level, plane: the index along a
-    4th axis. Raises OSError naming the file and the reason."""
+    OME-TIFF) or Zarr (a folder, or an http:// or https:// URL: a Zarr v2/v3 array or an OME-Zarr
+    image) stack lazily; hdu: the FITS HDU (default: the first with an image) or the OME-Zarr
+    level, plane: the index along a 4th axis. Raises OSError naming the file or URL and the
+    reason (for HTTP, the status)."""
     return Stack(path, hdu=hdu, plane=plane)
 
 

@@ -108,7 +108,8 @@ TEST(ZarrBadInput, DatasetPathsCannotLeaveTheImage) {
   writeV2(dir, "", "outside.zarr");
   const std::string root = dir.file("image.zarr");
   std::filesystem::create_directories(root);
-  for (const char* path : {"../outside.zarr", "/etc", "a/../../outside.zarr"}) {
+  for (const char* path : {"../outside.zarr", "/etc", "a/../../outside.zarr", "%2e%2E/outside.zarr",
+                           "a%2f..%2F..%2foutside.zarr"}) {
     test::writeBytes(root + "/.zattrs", std::string(R"({"multiscales": [{"version": "0.4",
         "axes": [{"name": "z"}, {"name": "y"}, {"name": "x"}], "datasets": [{"path": ")") +
                                             path + "\"}]}]}");

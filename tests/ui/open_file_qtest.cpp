@@ -1,9 +1,12 @@
 // Opening through the window as a user does: the HDU chooser on a multi-extension FITS, the plane
 // chooser on a 4D cube (io's astropy fixtures and their expected values) and drag-and-drop of
-// files (good, bad, not local).
+// files (good, bad, not local) and of an http link to an OME-Zarr image; a stale open stops
+// waiting on a stalled server.
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QMimeData>
+#include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSurfaceFormat>
@@ -11,8 +14,10 @@
 #include <QtTest>
 #include <cstring>
 
+#include "io/stack.h"
 #include "tests/render/gl_qtest_main.h"
 #include "ui/main_window.h"
+#include "ui/stack_opener.h"
 
 using namespace stacklens;
 using ui::MainWindow;
@@ -165,11 +170,69 @@ class OpenFileTest : public QObject {
     QCOMPARE(QString::fromStdString(w.info().path), good);
     for (QWidget* top : QApplication::topLevelWidgets())
       QVERIFY(!top->inherits("QMessageBox") || !top->isVisible());
-    // Not a local file: the drag is refused and nothing is opened.
-    QVERIFY(!dropOn(w, {QUrl("https://example.org/cube.fits")}));
+    // Neither a local file nor http(s): the drag is refused and nothing is opened.
+    QVERIFY(!dropOn(w, {QUrl("ftp://example.org/cube.fits")}));
     QTest::qWait(100);
     QCOMPARE(opened.count(), 1);
     QCOMPARE(failed.count(), 1);
+  }
+
+  // A link to an OME-Zarr image on a (loopback) web server opens in the background and shows what
+  // the same folder shows locally.
+  void droppedHttpLinkOpensOmeZarr() {
+    const QString v3 = kFixtures + "/../zarr/v3";
+    QProcess server;
+    server.start("/usr/bin/python3", {kFixtures + "/../../zarr_http_server.py", v3});
+    QVERIFY(server.waitForStarted(10000));
+    QVERIFY(server.waitForReadyRead(10000));
+    const int port = server.readLine().trimmed().toInt();
+    QVERIFY(port > 0);
+    const QString url = QString("http://127.0.0.1:%1/ok/ome05.zarr").arg(port);
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy opened(&w, &MainWindow::stackOpened);
+    QVERIFY(dropOn(w, {QUrl(url)}));
+    QVERIFY(opened.wait(30000));
+    QCOMPARE(opened.at(0).at(0).toString(), url);
+    QCOMPARE(QString::fromStdString(w.info().format), QString("zarr"));
+    const auto local = io::openStack((v3 + "/ome05.zarr").toStdString());
+    std::vector<float> want(size_t(local->info().z * local->info().y * local->info().x));
+    for (int64_t z = 0; z < local->info().z; ++z)
+      local->readSlice(z, want.data() + z * local->info().y * local->info().x);
+    QVERIFY(showsSlice(w, want));
+    server.closeWriteChannel();  // the server exits when its input closes
+    QVERIFY(server.waitForFinished(10000));
+  }
+
+  // An open that waits on a stalled server gives its thread up as soon as a newer open makes it
+  // stale: with one reading thread, the newer open would otherwise wait for the stall timeout.
+  void aStaleOpenStopsWaitingOnItsServer() {
+    QProcess server;
+    server.start("/usr/bin/python3",
+                 {kFixtures + "/../../zarr_http_server.py", kFixtures + "/../zarr/v3"});
+    QVERIFY(server.waitForStarted(10000));
+    QVERIFY(server.waitForReadyRead(10000));
+    const int port = server.readLine().trimmed().toInt();
+    QVERIFY(port > 0);
+    qputenv("STACKLENS_HTTP_TIMEOUT_MS", "60000");
+    QThreadPool pool;
+    pool.setMaxThreadCount(1);
+    ui::StackOpener opener(&pool);
+    QSignalSpy opened(&opener, &ui::StackOpener::opened);
+    QElapsedTimer clock;
+    clock.start();
+    opener.open(QString("http://127.0.0.1:%1/stall-chunks/zstd_f4.zarr").arg(port), {});
+    QTest::qWait(300);  // into the wait for the middle slice's chunks
+    const QString good = kFixtures + "/bitpix_float32.fits";
+    opener.open(good, {});
+    QVERIFY(opened.wait(30000));
+    QCOMPARE(opened.at(0).at(0).toString(), good);
+    QVERIFY2(clock.elapsed() < 15000, qPrintable(QString::number(clock.elapsed())));
+    qunsetenv("STACKLENS_HTTP_TIMEOUT_MS");
+    server.closeWriteChannel();
+    QVERIFY(server.waitForFinished(10000));
   }
 };
 
