@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-"$(dirname "$0")/install-deps.sh"
+packaging/install-deps.sh
 
 # Packaging tools, not needed to build or test StackLens: dpkg-shlibdeps finds the shared-library
 # dependencies, help2man writes the man pages, lintian checks the result.
