@@ -35,13 +35,14 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${CMAKE_PROJECT_NAME} built using CMake")
 set(backends "This build computes on the CPU (FFTW, all cores).")
 if(STACKLENS_HAVE_CUDA)
-  set(backends "This build computes on an NVIDIA GPU (CUDA, cuFFT) when one is found,
-else on the CPU (FFTW, all cores).")
+  set(backends "This build computes on an NVIDIA GPU (CUDA, cuFFT) when one is
+found, else on the CPU (FFTW, all cores).")
 endif()
-set(common "StackLens reads FITS (tile-compressed and gzipped too), TIFF (BigTIFF, ImageJ
-hyperstacks, OME-TIFF) and Zarr or OME-Zarr image stacks, and runs Richardson-Lucy
-deconvolution, blur, kappa-sigma clipping, segmentation, median and outlier filters,
-resampling, projections and moment maps on them. ${backends}")
+set(common "StackLens reads FITS (tile-compressed and gzipped too), TIFF (BigTIFF,
+ImageJ hyperstacks, OME-TIFF) and Zarr or OME-Zarr image stacks, and runs
+Richardson-Lucy deconvolution, blur, kappa-sigma clipping, segmentation,
+median and outlier filters, resampling, projections and moment maps on them.
+${backends}")
 
 set(CPACK_DEBIAN_VIEWER_PACKAGE_NAME stacklens)
 # The viewer opens a sample when started without a file, and points to stacklens-cli for what
@@ -89,7 +90,8 @@ set(CPACK_DEBIAN_DATA_DESCRIPTION "sample image stacks for StackLens
 ${common}
 
 This package holds the samples in /usr/share/stacklens/samples: a microscopy
-z-stack of beads and filaments with its PSF, and a radio cube with its sources
-as CSV and DS9 regions. The viewer opens the first when started without a file.")
+z-stack of beads and filaments with its PSF, and a radio cube with its
+sources as CSV and DS9 regions. The viewer opens the first when started
+without a file.")
 
 include(CPack)
