@@ -20,6 +20,17 @@ if(TARGET _stacklens)
   list(APPEND CPACK_COMPONENTS_ALL python)
 endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+# A CUDA build links cuFFT from NVIDIA's toolkit, which no Debian package provides, and CPack
+# runs dpkg-shlibdeps with --ignore-missing-info, so it would name nothing for it: the
+# dependency is NVIDIA's own package of that cuFFT, from NVIDIA's apt repository, for the
+# viewer, the CLI and the module. The CUDA runtime is linked statically and loads the driver
+# only when one is present.
+set(cufft "")
+set(cufft_list "")
+if(STACKLENS_HAVE_CUDA)
+  set(cufft "libcufft-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
+  set(cufft_list ", ${cufft}")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
@@ -47,7 +58,8 @@ ${backends}")
 set(CPACK_DEBIAN_VIEWER_PACKAGE_NAME stacklens)
 # The viewer opens a sample when started without a file, and points to stacklens-cli for what
 # is too large for it. Qt's platform plugins are no library that dpkg-shlibdeps can see.
-set(CPACK_DEBIAN_VIEWER_PACKAGE_DEPENDS "stacklens-data (= ${PROJECT_VERSION}), qt6-qpa-plugins")
+set(CPACK_DEBIAN_VIEWER_PACKAGE_DEPENDS
+    "stacklens-data (= ${PROJECT_VERSION}), qt6-qpa-plugins${cufft_list}")
 set(CPACK_DEBIAN_VIEWER_PACKAGE_RECOMMENDS "stacklens-cli")
 set(CPACK_DEBIAN_VIEWER_DESCRIPTION "viewer for FITS, TIFF and Zarr image stacks
 ${common}
@@ -57,6 +69,7 @@ live as they are shown, with timings, 3D views, profiles, statistics, regions,
 catalogs and movies.")
 
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME stacklens-cli)
+set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "${cufft}")
 set(CPACK_DEBIAN_CLI_PACKAGE_RECOMMENDS "stacklens-data")
 set(CPACK_DEBIAN_CLI_DESCRIPTION "FITS, TIFF and Zarr image stack processing on the command line
 ${common}
@@ -70,7 +83,7 @@ set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
 set(python_this "${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}")
 math(EXPR python_next_minor "${Python3_VERSION_MINOR} + 1")
 set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= ${python_this}~), \
-python3 (<< ${Python3_VERSION_MAJOR}.${python_next_minor}), python3-numpy")
+python3 (<< ${Python3_VERSION_MAJOR}.${python_next_minor}), python3-numpy${cufft_list}")
 set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-dask")
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-distributed, python3-zarr")
 # Byte-compiled at installation and cleaned at removal, as dh_python3 does for Debian's modules.
