@@ -2,8 +2,9 @@
 # Checks the Debian packages where no developer tools are: makes a clean Debian 12 root from
 # Debian's archive (mmdebstrap, essential packages and apt only), installs the packages there
 # with apt (so the declared dependencies are all they get), uses them (the CLI, the Python
-# module, the file types, the viewer on the host's Xvfb with a screenshot), purges them with the
-# dependencies they pulled in, and checks that nothing of them is left.
+# module, the file types, the viewer on the host's Xvfb with a screenshot), purges them, and
+# checks that the root's files are those it had with their dependencies alone (outside /tmp,
+# the user's files, and apt's and dpkg's state and caches).
 # Usage (as root): packaging/test-deb-clean-root.sh [DEB...]; default build/deb/packages/*.deb
 # (packaging/make-deb.sh). Writes build/deb/clean-root/: test.log, apt-install.log and the
 # screenshot viewer.png. KEEP_ROOT=1 keeps the root. Not in CI: it downloads a root and the
@@ -87,15 +88,25 @@ in_root apt-get update -qq
 # cache and gio (which file managers' "open" follows). Part of the baseline, not of the test.
 in_root apt-get install -y -qq --no-install-recommends shared-mime-info desktop-file-utils \
   libglib2.0-bin >/dev/null
-before=$(mktemp)
-list_files >"$before"
 
 step "Install ${debs[*]##*/} with apt"
 cp "${debs[@]}" "$root/tmp/debs/"
-in_root sh -c 'apt-get install -y -q /tmp/debs/*.deb' >"$results/apt-install.log"
-grep -E "newly installed|^Need to get|^After this operation" "$results/apt-install.log"
+ours=(stacklens stacklens-cli python3-stacklens stacklens-data)
+# First what apt would install with them (dependencies and recommendations), then the packages:
+# the root in between is the baseline that purging them must return to.
+in_root sh -c 'apt-get install -s -q /tmp/debs/*.deb' >"$work/plan.txt"
+grep -E "newly installed" "$work/plan.txt"
+mapfile -t dependencies < <(sed -n 's/^Inst \([^ ]*\) .*/\1/p' "$work/plan.txt" |
+  grep -vxF "$(printf '%s\n' "${ours[@]}")")
+in_root apt-get install -y -q --no-install-recommends "${dependencies[@]}" \
+  >"$results/apt-install.log"
+grep -E "^Need to get|^After this operation" "$results/apt-install.log"
+before=$(mktemp)
+list_files >"$before"
+in_root sh -c 'apt-get install -y -q /tmp/debs/*.deb' >>"$results/apt-install.log"
+grep -E "newly installed" "$results/apt-install.log" | tail -n 1
 in_root dpkg-query -W -f '${Package} ${Version} ${Installed-Size} KiB\n' \
-  stacklens stacklens-cli python3-stacklens stacklens-data
+  "${ours[@]}"
 
 step "stacklens-cli --version, info, deconvolve on the bundled sample"
 samples=/usr/share/stacklens/samples
@@ -167,13 +178,13 @@ colours=$(convert "$results/viewer.png" -format %k info:)
 echo "screenshot $results/viewer.png: $colours colours"
 ((colours > 64))
 
-step "Purge the packages and what apt pulled in for them"
-in_root apt-get purge -y -q stacklens stacklens-cli python3-stacklens stacklens-data | tail -n 1
+step "Purge the packages"
+in_root apt-get purge -y -q "${ours[@]}" | tail -n 1
 in_root apt-get autoremove --purge -y -q | tail -n 1
 after=$(mktemp)
 list_files >"$after"
 left=$(comm -13 "$before" "$after")
-echo "files added since before the installation: ${left:-none}"
+echo "files added since before the packages were installed: ${left:-none}"
 named=$(cd "$root" && find . -xdev \( -path ./proc -o -path ./dev -o -path ./tmp \) -prune \
   -o -iname '*stacklens*' -print)
 echo "files named *stacklens* outside /tmp: ${named:-none}"
