@@ -166,7 +166,11 @@ for _ in $(seq 50); do [[ -e /tmp/.X11-unix/X${display#:} ]] && break; sleep 0.2
 mount --bind /tmp/.X11-unix "$root/tmp/.X11-unix"
 in_root stacklens --version
 # Not through in_root: run in the background, a function would leave the viewer a grandchild.
+# The user's files stay in /tmp/home: settings ($HOME), Mesa's shader cache (which otherwise
+# follows the passwd entry to /root) and the runtime folder.
+mkdir -p -m 0700 "$root/tmp/home/runtime"
 chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp/home LANG=C.UTF-8 DISPLAY="$display" \
+  XDG_CACHE_HOME=/tmp/home/.cache XDG_RUNTIME_DIR=/tmp/home/runtime \
   stacklens $samples/radio_cube.fits &
 viewer_pid=$!
 sleep "${VIEWER_WAIT:-15}"
