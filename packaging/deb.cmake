@@ -77,25 +77,28 @@ ${common}
 This package holds stacklens-cli: StackLens's reading and processing without a
 display (info, convert, deconvolve, segment, project, moments, movie, ...).")
 
-set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-stacklens)
-set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
-# The module is built for one Python version's ABI, as Debian's own extension modules are.
-set(python_this "${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}")
-math(EXPR python_next_minor "${Python3_VERSION_MINOR} + 1")
-set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= ${python_this}~), \
+# Where the module is built (not under the sanitizers, nor without pybind11).
+if(TARGET _stacklens)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-stacklens)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+  # The module is built for one Python version's ABI, as Debian's own extension modules are.
+  set(python_this "${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}")
+  math(EXPR python_next_minor "${Python3_VERSION_MINOR} + 1")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= ${python_this}~), \
 python3 (<< ${Python3_VERSION_MAJOR}.${python_next_minor}), python3-numpy${cufft_list}")
-set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-dask")
-set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-distributed, python3-zarr")
-# Byte-compiled at installation and cleaned at removal, as dh_python3 does for Debian's modules.
-set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA
-    ${CMAKE_CURRENT_LIST_DIR}/deb/python3-stacklens/postinst
-    ${CMAKE_CURRENT_LIST_DIR}/deb/python3-stacklens/prerm)
-set(CPACK_DEBIAN_PYTHON_DESCRIPTION "FITS, TIFF and Zarr image stack processing in Python 3
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-dask")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-distributed, python3-zarr")
+  # Byte-compiled at installation and cleaned at removal, as dh_python3 does for Debian's modules.
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA
+      ${CMAKE_CURRENT_LIST_DIR}/deb/python3-stacklens/postinst
+      ${CMAKE_CURRENT_LIST_DIR}/deb/python3-stacklens/prerm)
+  set(CPACK_DEBIAN_PYTHON_DESCRIPTION "FITS, TIFF and Zarr image stack processing in Python 3
 ${common}
 
 This package holds the stacklens module for Python 3 (NumPy arrays in and out),
 stacklens.dask for stacks larger than memory, and python3 -m stacklens, which
 deconvolves with Dask on one machine or a cluster.")
+endif()
 
 set(CPACK_DEBIAN_DATA_PACKAGE_NAME stacklens-data)
 set(CPACK_DEBIAN_DATA_PACKAGE_ARCHITECTURE all)
