@@ -7,8 +7,10 @@
 #include <QSurfaceFormat>
 #include <QTimer>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "compute/volume_render.h"
 #include "ui/lab_benchmark.h"
@@ -17,6 +19,7 @@
 #include "ui/scrub_benchmark.h"
 #include "ui/soak_sampler.h"
 #include "ui/volume_benchmark.h"
+#include "version/build_info.h"
 
 // The bundled sample: next to an installed binary, else in the build tree.
 static QString defaultSample() {
@@ -91,19 +94,17 @@ struct CommandLine {
 
 // --help and --version print text only: they must work without a display, where creating the
 // QApplication would abort.
-bool asksForTextOnly(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version")
-      return true;
-  }
+bool asksFor(int argc, char** argv, std::initializer_list<std::string_view> flags) {
+  for (int i = 1; i < argc; ++i)
+    for (std::string_view flag : flags)
+      if (argv[i] == flag) return true;
   return false;
 }
 
 void nameApplication() {
   QCoreApplication::setApplicationName("StackLens");
   QCoreApplication::setOrganizationName("StackLens");
-  QCoreApplication::setApplicationVersion(STACKLENS_VERSION);
+  QCoreApplication::setApplicationVersion(QString::fromStdString(stacklens::build_info::version()));
 }
 
 // Benchmark modes: no dialogs, the bench's JSON on stdout, exit code 3 when the file cannot be
@@ -127,7 +128,12 @@ int runBenchmark(QApplication& app, stacklens::ui::MainWindow& window, Bench* be
 }
 
 int main(int argc, char** argv) {
-  if (asksForTextOnly(argc, argv)) {
+  // Qt's own --version would print the version alone; this says what the About box says.
+  if (asksFor(argc, argv, {"-v", "--version"})) {
+    std::fputs(stacklens::build_info::describe("StackLens").c_str(), stdout);
+    return 0;
+  }
+  if (asksFor(argc, argv, {"-h", "--help", "--help-all"})) {
     QCoreApplication core(argc, argv);
     nameApplication();
     CommandLine text;

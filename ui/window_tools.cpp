@@ -3,6 +3,7 @@
 
 #include <QStatusBar>
 
+#include "ui/about_box.h"
 #include "ui/catalog_panel.h"
 #include "ui/copy_command.h"
 #include "ui/history_tool.h"
@@ -29,6 +30,7 @@ void installWindowTools(MainWindow* window) {
       [window](const QString& why) { window->reportError(QObject::tr("Open session"), why); });
   QObject::connect(window->liveProcessing()->dock(), &ProcessingDock::psfGeneratorRequested, window,
                    &MainWindow::openPsfGenerator);
+  installAboutBox(window);
 }
 
 }  // namespace stacklens::ui

@@ -1,6 +1,6 @@
 // The tools that add themselves to the main window (menus, docks, overlays): history, Copy as
 // command, PSF measurement and generator, regions, catalogs, sessions, the
-// speedup lab and the library's messages.
+// speedup lab, the library's messages and the About box.
 #pragma once
 
 namespace stacklens::ui {

@@ -14,12 +14,11 @@
 #include "io/read_stop.h"
 #include "io/temporary_folders.h"
 #include "io/write_stop.h"
+#include "version/build_info.h"
 
 using namespace stacklens;
 
 namespace {
-
-const char* kVersion = "stacklens-cli " STACKLENS_VERSION;
 
 void printHelp(std::ostream& out) {
   out << "usage: stacklens-cli COMMAND [ARGS] [OPTIONS]\n"
@@ -35,7 +34,8 @@ void printHelp(std::ostream& out) {
       head += "\n" + std::string(28, ' ');
     out << head << spec.summary << "\n";
   }
-  out << "\noptions:\n  --help       this help\n  --version    print the version\n\n"
+  out << "\noptions:\n  --help       this help\n  --version    print the version, git revision and "
+         "backends built\n\n"
          "exit codes: 0 success, 2 usage error, 3 input/output error, 4 backend unavailable,\n"
          "            130 interrupted (Ctrl-C; nothing written)\n";
 }
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     return cli::kOk;
   }
   if (args[0] == "--version") {
-    std::cout << kVersion << "\n";
+    std::cout << build_info::describe("stacklens-cli");
     return cli::kOk;
   }
   auto it = cli::commands().find(args[0]);

@@ -16,6 +16,13 @@ TEST(Cli, VersionPrintsTheVersionAndSucceeds) {
   EXPECT_NE(r.out.find("stacklens-cli 0."), std::string::npos) << r.out;
 }
 
+TEST(Cli, VersionNamesTheRevisionAndTheBackendsBuilt) {
+  CliResult r = runCli("--version");
+  EXPECT_EQ(r.code, 0);
+  for (const char* line : {"\nrevision: ", "\nCUDA toolkit: ", "\ncuFFT: ", "\nFFTW: 3.", "\nQt: "})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << " in " << r.out;
+}
+
 TEST(Cli, HelpListsTheCommands) {
   CliResult r = runCli("--help");
   EXPECT_EQ(r.code, 0);
