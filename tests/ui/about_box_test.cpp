@@ -16,6 +16,8 @@ TEST(AboutBox, NamesTheVersionRevisionAndEachBackend) {
   EXPECT_TRUE(text.contains(QString::fromStdString(build_info::revision()))) << text.toStdString();
   for (const build_info::Component& c : build_info::components()) {
     EXPECT_TRUE(text.contains(QString::fromStdString(c.name) + ":")) << c.name;
-    if (!c.version.empty()) EXPECT_TRUE(text.contains(QString::fromStdString(c.version))) << c.name;
+    if (!c.version.empty()) {
+      EXPECT_TRUE(text.contains(QString::fromStdString(c.version))) << c.name;
+    }
   }
 }

@@ -27,29 +27,36 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Device-to-device copy bandwidth (read + write bytes per second), the floor's yardstick.
-double measureBandwidth() {
-  size_t bytes = size_t(1) << 30;
-  void *a = nullptr, *b = nullptr;
-  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) return 0;
+// The median time of one cudaMemcpy of `bytes` (CUDA events), over 5 runs after a first that
+// pays for mappings.
+double copySeconds(void* to, const void* from, size_t bytes, cudaMemcpyKind kind) {
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   std::vector<double> t;
   for (int i = 0; i < 6; ++i) {
     cudaEventRecord(e0);
-    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    cudaMemcpyAsync(to, from, bytes, kind);
     cudaEventRecord(e1);
     cudaEventSynchronize(e1);
     float ms = 0;
     cudaEventElapsedTime(&ms, e0, e1);
     if (i > 0) t.push_back(ms * 1e-3);
   }
-  cudaFree(a);
-  cudaFree(b);
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
-  return 2.0 * double(bytes) / median(t);
+  return median(t);
+}
+
+// Device-to-device copy bandwidth (read + write bytes per second), the floor's yardstick.
+double measureBandwidth() {
+  size_t bytes = size_t(1) << 30;
+  void *a = nullptr, *b = nullptr;
+  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) return 0;
+  const double seconds = copySeconds(b, a, bytes, cudaMemcpyDeviceToDevice);
+  cudaFree(a);
+  cudaFree(b);
+  return 2.0 * double(bytes) / seconds;
 }
 
 // Host ↔ device bandwidth from page-locked memory (bytes per second each way): the bus's speed,
@@ -62,31 +69,11 @@ LinkBandwidth measureLinkBandwidth() {
   const size_t bytes = size_t(256) << 20;
   void *host = nullptr, *dev = nullptr;
   LinkBandwidth link;
-  if (cudaMallocHost(&host, bytes) != cudaSuccess || cudaMalloc(&dev, bytes) != cudaSuccess) {
-    cudaFreeHost(host);
-    cudaGetLastError();
-    return link;
+  if (cudaMallocHost(&host, bytes) == cudaSuccess && cudaMalloc(&dev, bytes) == cudaSuccess) {
+    link.up = double(bytes) / copySeconds(dev, host, bytes, cudaMemcpyHostToDevice);
+    link.down = double(bytes) / copySeconds(host, dev, bytes, cudaMemcpyDeviceToHost);
   }
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  auto rate = [&](void* to, const void* from, cudaMemcpyKind kind) {
-    std::vector<double> t;
-    for (int i = 0; i < 6; ++i) {
-      cudaEventRecord(e0);
-      cudaMemcpyAsync(to, from, bytes, kind);
-      cudaEventRecord(e1);
-      cudaEventSynchronize(e1);
-      float ms = 0;
-      cudaEventElapsedTime(&ms, e0, e1);
-      if (i > 0) t.push_back(ms * 1e-3);  // the first pays for mappings
-    }
-    return double(bytes) / median(t);
-  };
-  link.up = rate(dev, host, cudaMemcpyHostToDevice);
-  link.down = rate(host, dev, cudaMemcpyDeviceToHost);
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
+  cudaGetLastError();  // a refused allocation leaves the link unmeasured, not the bench failed
   cudaFree(dev);
   cudaFreeHost(host);
   return link;
