@@ -110,12 +110,13 @@ TEST(CliConvert, StreamsSlabBySlab) {
                                    " --ram-budget-mb 1 --timings");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("\"slab_slices\": 4"), std::string::npos) << r.err;
-    // The write rate is of the bytes on disk, a Zarr folder's files summed: positive, and far
-    // below a terabyte per second (file_size's error value on a folder once gave 1.5e8 GB/s).
+    // The write rate is of the bytes on disk, a Zarr folder's files summed: far below a terabyte
+    // per second (file_size's error value on a folder once gave 1.5e8 GB/s). It prints with three
+    // decimals, so a small compressed output on a slow machine may read 0.000.
     const size_t at = r.err.find("\"write_GBps\": ");
     ASSERT_NE(at, std::string::npos) << r.err;
     const double rate = std::stod(r.err.substr(at + 14));
-    EXPECT_GT(rate, 0.0) << r.err;
+    EXPECT_GE(rate, 0.0) << r.err;
     EXPECT_LT(rate, 1000.0) << r.err;
     auto reader = openStack(dir.file(name));
     ASSERT_EQ(reader->info().z, z);
