@@ -1,20 +1,34 @@
 // Point-spread functions made from parameters (a sampled Gaussian, normalised to sum 1).
 #include <cmath>
+#include <string>
 
 #include "compute/backend.h"
 
 namespace stacklens::compute {
+
+// The largest Gaussian PSF made here: 4σ each side of the centre, so σ up to 512 pixels gives
+// at most 4097 an axis, and 2^26 values (256 MiB of floats) in all. A σ beyond is refused before
+// anything is allocated (a typed σ of 4e6 asked for petabytes).
+constexpr double kMaxPsfSigma = 512;
+constexpr int64_t kMaxPsfValues = int64_t(1) << 26;
 
 static int64_t defaultPsfSize(double sigma) {
   return sigma > 0 ? 2 * static_cast<int64_t>(std::ceil(4.0 * sigma)) + 1 : 1;
 }
 
 Image gaussianPsf(double sigmaZ, double sigmaY, double sigmaX, Shape size) {
-  if (sigmaY <= 0 || sigmaX <= 0 || sigmaZ < 0)
+  if (!(sigmaY > 0) || !(sigmaX > 0) || !(sigmaZ >= 0))
     throw InvalidArgument("PSF sigma must be positive (z may be 0 for a 2D PSF)");
+  if (sigmaZ > kMaxPsfSigma || sigmaY > kMaxPsfSigma || sigmaX > kMaxPsfSigma)
+    throw InvalidArgument("PSF sigma must be at most 512 pixels, got " + std::to_string(sigmaZ) +
+                          "," + std::to_string(sigmaY) + "," + std::to_string(sigmaX));
   Shape s{size.z > 0 ? size.z : defaultPsfSize(sigmaZ),
           size.y > 0 ? size.y : defaultPsfSize(sigmaY),
           size.x > 0 ? size.x : defaultPsfSize(sigmaX)};
+  if (double(s.z) * double(s.y) * double(s.x) > double(kMaxPsfValues))
+    throw InvalidArgument("a Gaussian PSF of " + std::to_string(s.z) + " x " + std::to_string(s.y) +
+                          " x " + std::to_string(s.x) +
+                          " values is more than StackLens makes (2^26); give smaller sigmas");
   Image psf = Image::host(s);
   auto weight = [](int64_t i, int64_t n, double sigma) {
     if (sigma <= 0) return 1.0;

@@ -10,6 +10,7 @@
 #include <numbers>
 #include <vector>
 
+#include "compute/backend.h"
 #include "compute/params.h"
 #include "compute/psf/psf_models.h"
 
@@ -189,4 +190,18 @@ TEST(Psf, RejectsWhatTheModelsCannotMake) {
   EXPECT_THROW(microscopePsf(m), InvalidArgument);
   m.lateral = 0.1, m.sizeXY = 4099;
   EXPECT_THROW(microscopePsf(m), InvalidArgument);
+}
+
+// A Gaussian PSF is refused, not allocated, when its σ or its size is beyond what is made (the
+// pipeline fuzzer's σ 4e6 asked for petabytes); the largest σ in 2D is still made.
+TEST(Psf, GaussianSigmasBeyondTheLimitAreRefusedBeforeAllocating) {
+  EXPECT_THROW(gaussianPsf(0, 4.0e6, 4.0e6), InvalidArgument);
+  EXPECT_THROW(gaussianPsf(0, 1e300, 1), InvalidArgument);
+  EXPECT_THROW(gaussianPsf(0, std::nan(""), 1), InvalidArgument);
+  EXPECT_THROW(gaussianPsf(165, 165, 165), InvalidArgument);  // 1321³ values
+  const Image widest = gaussianPsf(0, 512, 1);
+  EXPECT_EQ(widest.shape().y, 4097);
+  double sum = 0;
+  for (int64_t i = 0; i < widest.shape().count(); ++i) sum += widest.data()[i];
+  EXPECT_NEAR(sum, 1.0, 1e-4);  // float rounding of 4097 positive terms
 }
