@@ -56,6 +56,7 @@ class OpenOverHttp(unittest.TestCase):
             remote = sl.open(server.url("ok", "ome05.zarr"), plane=plane)
             self.assertEqual(remote.shape, local.shape)
             self.assertEqual(remote.spacing, local.spacing)
+            # The same chunk bytes through the same decoders: a copy, so the values are exact.
             np.testing.assert_array_equal(remote[:], local[:])
             np.testing.assert_array_equal(remote[1, 2:5], local[1, 2:5])
 
@@ -67,6 +68,7 @@ class OpenOverHttp(unittest.TestCase):
         for level in (0, 1):
             local = sl.open(os.path.join(self.folder.name, "p.ome.zarr"), hdu=level)
             remote = sl.open(server.url("ok", "p.ome.zarr"), hdu=level)
+            # Same bytes, same decoders, either side: a copy, exact.
             np.testing.assert_array_equal(remote.read(), local.read())
         from stacklens.dask import from_stack
         np.testing.assert_array_equal(
