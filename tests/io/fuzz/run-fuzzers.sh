@@ -7,6 +7,10 @@
 #
 #   tests/io/fuzz/run-fuzzers.sh [SECONDS_PER_TARGET [TARGET...]]   (default 60, every target)
 #
+# FUZZ_BUILD names a build folder that already has the targets (configured by clang with
+# STACKLENS_FUZZ=ON and STACKLENS_SANITIZE=ON, as the test command's sanitizer build is); then it
+# is used as it is, and its findings, logs and corpora go under it.
+#
 # Targets: fits_fuzzer, tiff_fuzzer, zarr_fuzzer (stacks), catalog_fuzzer (CSV, IPAC, VOTable, FITS tables),
 # regions_fuzzer (DS9 regions), pipeline_fuzzer (`process` options), session_fuzzer (viewer
 # sessions; built when Qt 6 is installed).
@@ -16,19 +20,26 @@ seconds=${1:-60}
 shift || true
 jobs=${JOBS:-2}
 
-CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DSTACKLENS_FUZZ=ON -DSTACKLENS_SANITIZE=ON -DSTACKLENS_GUI=OFF -DSTACKLENS_CUDA=OFF >/dev/null
+build=${FUZZ_BUILD:-build/fuzz}
+if [[ -z ${FUZZ_BUILD:-} ]]; then
+  # -O1 with line tables only, as OSS-Fuzz builds: fast enough to fuzz, and a crash names file
+  # and line, at a fraction of -O2 -g's compile time.
+  CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DSTACKLENS_FUZZ=ON \
+    -DSTACKLENS_SANITIZE=ON -DSTACKLENS_GUI=OFF -DSTACKLENS_CUDA=OFF >/dev/null
+fi
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   targets=(fits_fuzzer tiff_fuzzer zarr_fuzzer catalog_fuzzer regions_fuzzer pipeline_fuzzer)
   # session_fuzzer exists only where CMake found Qt 6.
   # (The list is read whole first: grep -q would close the pipe early, and with pipefail the
   # writer's SIGPIPE would make the test false.)
-  if grep -q '^session_fuzzer:' <<<"$(ninja -C build/fuzz -t targets all 2>/dev/null)"; then
+  if grep -q '^session_fuzzer:' <<<"$(ninja -C "$build" -t targets all 2>/dev/null)"; then
     targets+=(session_fuzzer)
   fi
 fi
-cmake --build build/fuzz -j "$jobs" --target "${targets[@]}"
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 fixtures=tests/io/data/fixtures
 agreement=tests/io/data/reference_agreement  # old-style JPEG, YCbCr, random groups, ...
@@ -53,21 +64,21 @@ seed() {
 # Runs one target for $seconds; its output goes to build/fuzz/logs/<target>.log.
 run() {
   local target=$1
-  local corpus=build/fuzz/corpus/$target findings=build/fuzz/findings/$target
-  mkdir -p "$corpus" "$findings" build/fuzz/logs
+  local corpus=$build/corpus/$target findings=$build/findings/$target
+  mkdir -p "$corpus" "$findings" "$build/logs"
   seed "$target" "$corpus"
   # -rss_limit_mb bounds what a hostile input can make the parsers allocate (the harnesses cap
   # the readers at 512 MiB). -fork=1 with -ignore_crashes=1 keeps fuzzing after a finding, so
   # that one run lists them all.
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "build/fuzz/tests/io/$target" "$corpus" -max_total_time="$seconds" -max_len=65536 \
+    "$build/tests/io/$target" "$corpus" -max_total_time="$seconds" -max_len=65536 \
     -rss_limit_mb=2048 -timeout=10 -fork=1 -ignore_crashes=1 -artifact_prefix="$findings/" \
-    -print_final_stats=1 >"build/fuzz/logs/$target.log" 2>&1
+    -print_final_stats=1 >"$build/logs/$target.log" 2>&1
 }
 
 # The last progress line of target's log (inputs run, coverage, oom/timeout/crash counts).
-summary() { grep -E '^#[0-9]+|^INFO: exiting|ERROR' "build/fuzz/logs/$1.log" | tail -n 2 || true; }
+summary() { grep -E '^#[0-9]+|^INFO: exiting|ERROR' "$build/logs/$1.log" | tail -n 2 || true; }
 
 status=0
 pids=()
@@ -89,10 +100,10 @@ for i in "${!pids[@]}"; do
   wait "${pids[$i]}" || { echo "!! ${names[$i]} failed"; status=1; }
   summary "${names[$i]}"
 done
-ls build/fuzz/findings/*/ 2>/dev/null | grep -v '^$' || true
+ls "$build"/findings/*/ 2>/dev/null | grep -v '^$' || true
 # Each finding into the log as well, compressed (a CI machine keeps its log, not its files):
 # base64 -d | gunzip > crash gives the input back.
-for finding in build/fuzz/findings/*/*; do
+for finding in "$build"/findings/*/*; do
   [[ -f $finding ]] || continue
   echo "== $finding, gzip | base64:"
   gzip -9 -c "$finding" | base64 -w 0
