@@ -14,6 +14,7 @@
 
 #include "compute/volume_render.h"
 #include "ui/lab_benchmark.h"
+#include "ui/lab_standalone.h"
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/scrub_benchmark.h"
@@ -62,6 +63,11 @@ struct CommandLine {
   QCommandLineOption lab{"lab-benchmark",
                          "Open the speedup lab, run its default sweep and print the points, the "
                          "time and the window's longest pause as JSON, then exit."};
+  QCommandLineOption labWindow{"lab",
+                               "Open the speedup lab alone; with a file, show that sweep (a CSV "
+                               "saved by the lab or by stacklens-cli lab)."};
+  QCommandLineOption grab{
+      "grab", "With --lab: save the window as PNG to FILE once drawn, then exit.", "FILE"};
   QCommandLineOption preset{"preset",
                             "Process while scrubbing with a preset: \"astronomy sources\" or "
                             "\"microscopy deconvolution\".",
@@ -86,8 +92,8 @@ struct CommandLine {
     parser.addPositionalArgument("file",
                                  "FITS or TIFF stack, or Zarr/OME-Zarr folder or http(s) URL, to "
                                  "open (default: the bundled sample)");
-    parser.addOptions(
-        {hdu, plane, scrub, frames, soak, firstFrame, lab, volume, volumeSize, volumeMode});
+    parser.addOptions({hdu, plane, scrub, frames, soak, firstFrame, lab, labWindow, grab, volume,
+                       volumeSize, volumeMode});
     parser.addOptions({preset, backend, iterations, deconvolution, psf, rawBudget});
   }
 };
@@ -191,6 +197,15 @@ int main(int argc, char** argv) {
   const int soakDevice = backendName == "cuda" || backendName == "compare" ? 0 : -1;
 
   if (parser.isSet(commandLine.lab)) return stacklens::ui::runLabBenchmark(app);
+  if (parser.isSet(commandLine.labWindow)) {
+    const QStringList files = parser.positionalArguments();
+    return stacklens::ui::runLabWindow(app, files.isEmpty() ? QString() : files.front(),
+                                       parser.value(commandLine.grab));
+  }
+  if (parser.isSet(commandLine.grab)) {
+    std::fprintf(stderr, "stacklens: error: --grab goes with --lab\n");
+    return 2;
+  }
 
   stacklens::ui::MainWindow window;
   if (rawBudgetMb > 0) window.setRawSliceBudget(static_cast<size_t>(rawBudgetMb) << 20);

@@ -80,6 +80,9 @@ QCategoryAxis* sizeAxis(double lo, double hi, const Style& st) {
 
 QChart* newChart(const QString& title, const Style& st) {
   auto* chart = new QChart;
+  // The theme's drop shadow is a blur redrawn with every repaint: a pause of the window each time
+  // a point arrives.
+  chart->setDropShadowEnabled(false);
   chart->setTitle(title);
   QFont f = chart->titleFont();
   f.setPointSizeF(st.font * 1.3);

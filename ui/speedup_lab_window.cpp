@@ -31,6 +31,11 @@ namespace stacklens::ui {
 
 namespace lab = compute::lab;
 
+namespace {
+// The figure's redraws while points arrive: often enough to watch the curves grow.
+constexpr int kRedrawMs = 200;
+}  // namespace
+
 SpeedupLabWindow::SpeedupLabWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("Speedup lab"));
   setObjectName(QStringLiteral("speedupLab"));
@@ -72,6 +77,9 @@ SpeedupLabWindow::SpeedupLabWindow(QWidget* parent) : QMainWindow(parent) {
   buildMenus();
   setRunning(false);
   resize(1200, 800);
+  redraw_.setSingleShot(true);
+  redraw_.setInterval(kRedrawMs);
+  connect(&redraw_, &QTimer::timeout, this, [this] { refresh(); });
 
   connect(run_, &QPushButton::clicked, this, [this] { startRun(); });
   connect(cancel_, &QPushButton::clicked, this, &SpeedupLabWindow::cancelRun);
@@ -186,7 +194,10 @@ void SpeedupLabWindow::addPoint(const lab::Point& p) {
     ops_->addItem(op);
     if (ops_->count() == 1) ops_->setCurrentRow(0);
   }
-  if (ops_->currentItem() && ops_->currentItem()->text() == op) refresh();
+  // Points can come faster than a person reads them; each redraw rebuilds both charts, so the
+  // figure follows them a few times a second.
+  if (ops_->currentItem() && ops_->currentItem()->text() == op && !redraw_.isActive())
+    redraw_.start();
 }
 
 void SpeedupLabWindow::setSweep(lab::Sweep sweep) {
@@ -219,6 +230,7 @@ void SpeedupLabWindow::showOp(const QString& op) {
 }
 
 void SpeedupLabWindow::refresh() {
+  redraw_.stop();  // this redraw serves any that was pending
   if (!ops_->currentItem()) {
     chart_->clear();
     return;
@@ -241,6 +253,7 @@ void SpeedupLabWindow::setPresentation(bool on) {
 bool SpeedupLabWindow::openSweep(const QString& path) {
   try {
     setSweep(lab::readCsvFile(path.toStdString()));
+    progress_->setRange(0, 1), progress_->setValue(1);  // nothing left to run: not "0 %"
     status_->setText(tr("Opened %1 (%2 points).").arg(path).arg(sweep_.points.size()));
     return true;
   } catch (const std::exception& e) {

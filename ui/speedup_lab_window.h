@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QTimer>
 #include <functional>
 
 #include "compute/image.h"
@@ -78,6 +79,7 @@ class SpeedupLabWindow : public QMainWindow {
   QPushButton* run_;
   QPushButton* cancel_;
   QProgressBar* progress_;
+  QTimer redraw_;  // coalesces the redraws of points that arrive close together
   QLabel* machine_;
   QLabel* status_;
   compute::lab::Sweep sweep_;

@@ -65,8 +65,15 @@ std::string sizeLabel(double elements) {
   const double edge = std::sqrt(elements);
   const double rounded = std::round(edge);
   char buf[32];
-  if (std::abs(edge - rounded) < 1e-6 * edge && rounded >= 1)
+  if (std::abs(edge - rounded) < 1e-6 * edge && rounded >= 1) {
     std::snprintf(buf, sizeof buf, "%.0f²", rounded);
+    return buf;
+  }
+  // Three significant digits, written out: "1880²", never "1.88e+03²" on a slide.
+  const double unit = std::pow(10.0, std::floor(std::log10(edge)) - 2);
+  const double three = std::round(edge / unit) * unit;
+  if (three >= 100)
+    std::snprintf(buf, sizeof buf, "%.0f²", three);
   else
     std::snprintf(buf, sizeof buf, "%.3g²", edge);
   return buf;

@@ -48,6 +48,15 @@ TEST_F(CliLab, TinySweepWritesCsvAndSvg) {
   const std::string text((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(text.find("id=\"curve-blur-cpu-all-threads\""), std::string::npos);
   EXPECT_NE(text.find("id=\"curve-projection-cpu-all-threads\""), std::string::npos);
+
+  // --from draws the saved sweep again: the same figure, with nothing measured.
+  const std::string again = path("again.svg");
+  const CliResult redraw = runCli("lab --from " + csv + " --plot " + again);
+  ASSERT_EQ(redraw.code, 0) << redraw.out;
+  std::ifstream in2(again);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in2)), {}), text);
+  EXPECT_EQ(runCli("lab --from " + csv + " --sizes 16").code, 2);
+  EXPECT_EQ(runCli("lab --from " + path("missing.csv")).code, 3);
 }
 
 #ifdef STACKLENS_HAVE_RSVG

@@ -16,6 +16,7 @@
 #include "io/whole_file.h"
 #include "tests/compute/lab/timed_point.h"
 #include "ui/event_loop_probe.h"
+#include "ui/lab_standalone.h"
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
 #include "ui/speedup_lab_chart.h"
@@ -188,6 +189,31 @@ class SpeedupLabTest : public QObject {
     QVERIFY(!present->isChecked());
     QVERIFY(!w.liveProcessing()->timingPanel()->presentation());
     lab->close();
+  }
+
+  // `stacklens --lab SWEEP --grab PNG`: the saved sweep in the lab's own window, saved as pixels
+  // in which the curves are drawn; a sweep that cannot be read ends with code 3 and no file.
+  void aSavedSweepOpensAloneAndIsGrabbedAsPng() {
+    QTemporaryDir dir;
+    const QString csv = dir.filePath("sweep.csv"), png = dir.filePath("lab.png");
+    io::writeWholeFile(csv.toStdString(), lab::csvText(sample()));
+    QCOMPARE(ui::runLabWindow(*qApp, csv, png), 0);
+    const QImage im(png);
+    QVERIFY(!im.isNull());
+    QVERIFY2(im.width() >= 800 && im.height() >= 600,
+             qPrintable(QString("%1x%2").arg(im.width()).arg(im.height())));
+    // The curves of the first op, in their variants' colours (a few hundred pixels each).
+    for (const QColor c : {QColor("#d62728"), QColor("#2ca02c")}) {
+      int near = 0;
+      for (int y = 0; y < im.height(); ++y)
+        for (int x = 0; x < im.width(); ++x) near += colourNear(im, QPointF(x, y), c, 0);
+      QVERIFY2(near > 100, qPrintable(QString("%1 pixels of %2").arg(near).arg(c.name())));
+    }
+
+    const QString bad = dir.filePath("bad.csv"), none = dir.filePath("none.png");
+    io::writeWholeFile(bad.toStdString(), "not a sweep\n");
+    QCOMPARE(ui::runLabWindow(*qApp, bad, none), 3);
+    QVERIFY(!QFile::exists(none));
   }
 
   // The probe behind the lab's "longest pause": a GUI thread held for a while is seen as a pause

@@ -83,18 +83,30 @@ void printSummary(const lab::Sweep& s) {
   }
 }
 
-int runLab(const Args& args) {
+// The sweep measured now, or the one saved at --from (figures for slides without the GPU machine).
+lab::Sweep sweepFor(const Args& args) {
+  if (auto from = args.get("from")) {
+    for (const char* option : {"ops", "sizes", "threads", "repeats", "cpu-only"})
+      if (args.has(option))
+        throw UsageError(std::string("--") + option + " describes a new sweep; --from reads one");
+    return lab::readCsvFile(*from);
+  }
   const lab::SweepSpec spec = specFrom(args);
-  const bool png = plotIsPng(args);
-  const auto start = std::chrono::steady_clock::now();
   lab::SweepCallbacks cb;
   cb.cancel = installInterruptHandler();
   const bool quiet = args.has("quiet");
   cb.point = [quiet](const lab::Point& p) {
     if (!quiet) printPoint(p);
   };
-  const lab::Sweep sweep = lab::runSweep(spec, cb);
+  lab::Sweep sweep = lab::runSweep(spec, cb);
   if (sweep.cancelled) throw compute::Cancelled();  // nothing half-written
+  return sweep;
+}
+
+int runLab(const Args& args) {
+  const bool png = plotIsPng(args);
+  const auto start = std::chrono::steady_clock::now();
+  const lab::Sweep sweep = sweepFor(args);
   if (auto csv = args.get("csv")) io::writeWholeFile(*csv, lab::csvText(sweep));
   if (auto plot = args.get("plot")) {
     lab::SvgStyle style;
@@ -127,6 +139,7 @@ const CommandRegistration reg{
       {"threads", "LIST", "CPU thread counts, 'all' for every thread (default 1,all)"},
       {"repeats", "N", "timed runs after one warm-up; the median is plotted (default 3)"},
       {"cpu-only", "", "do not time the GPU even when one is usable"},
+      {"from", "SWEEP.csv", "draw and summarise a saved sweep instead of measuring one"},
       {"csv", "OUT.csv", "write every point (times in s, bytes, bandwidth in B/s)"},
       {"plot", "OUT.svg|OUT.png", "write the log–log figure as SVG or PNG (by the name's ending)"},
       {"presentation", "", "large fonts and thick lines in the figure"},

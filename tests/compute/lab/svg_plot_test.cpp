@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "compute/lab/plot_data.h"
 #include "compute/lab/svg_plot.h"
 #include "tests/compute/lab/timed_point.h"
 
@@ -115,3 +116,13 @@ TEST(LabSvgPlot, PresentationStyleEnlargesFonts) {
 
 }  // namespace
 }  // namespace stacklens::compute::lab
+
+// Sizes on axes and in the break-even: whole edges as they are, others to three digits, written
+// out.
+TEST(LabSvgPlot, SizeLabelsAreWrittenOut) {
+  EXPECT_EQ(stacklens::compute::lab::sizeLabel(2048.0 * 2048), "2048²");
+  EXPECT_EQ(stacklens::compute::lab::sizeLabel(1884.4 * 1884.4), "1880²");
+  EXPECT_EQ(stacklens::compute::lab::sizeLabel(12345.6 * 12345.6), "12300²");
+  EXPECT_EQ(stacklens::compute::lab::sizeLabel(254.3 * 254.3), "254²");
+  EXPECT_EQ(stacklens::compute::lab::sizeLabel(37.21 * 37.21), "37.2²");
+}
