@@ -51,6 +51,10 @@ struct StackInfo {
   // from (io/wcs_subset.h).
   std::array<int, 3> fileAxes{-1, -1, -1};
   std::vector<double> fixedPixel;
+  // (z, y, x): the box the storage reads as one piece (Zarr's chunk, its inner chunk when
+  // sharded), so that parallel readers can split the stack along its seams (Dask's chunks); 0
+  // along an axis where any length reads as well (FITS, TIFF).
+  std::array<int64_t, 3> readUnit{0, 0, 0};
 };
 
 class Wcs;  // io/wcs.h

@@ -118,6 +118,9 @@ void ZarrReader::chooseAxes(const std::vector<int64_t>& shape, int plane) {
   info_.x = shape[size_t(xAxis_)];
   info_.y = yAxis_ >= 0 ? shape[size_t(yAxis_)] : 1;
   info_.z = zAxis_ >= 0 ? shape[size_t(zAxis_)] : 1;
+  const std::vector<int64_t>& chunk = source_->meta().coding.shape;
+  auto along = [&](int axis) { return axis >= 0 ? chunk[size_t(axis)] : int64_t(1); };
+  info_.readUnit = {along(zAxis_), along(yAxis_), along(xAxis_)};
 }
 
 // The levels, listed as the HDUs are for FITS: each with its shape (x first), "unreadable" when

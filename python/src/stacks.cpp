@@ -270,6 +270,11 @@ void addStacks(py::module_& m) {
                                return py::make_tuple(u[0], u[1], u[2]);
                              })
       .def_property_readonly("header", [](const Reader& r) { return headerList(r.info().header); })
+      .def_property_readonly("read_unit",
+                             [](const Reader& r) {
+                               const auto& u = r.info().readUnit;
+                               return py::make_tuple(u[0], u[1], u[2]);
+                             })
       .def("read", &Reader::read, "z0"_a, "z1"_a, "y0"_a, "y1"_a);
 
   m.def(

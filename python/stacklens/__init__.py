@@ -49,7 +49,7 @@ class Stack:
     ``stack[z]`` is one slice (y, x), ``stack[10:20, 100:200, :]`` a box; the values are
     float32 with the file's scaling applied (BLANK as NaN). Attributes: shape (z, y, x), dtype
     (float32, what indexing gives), stored_dtype (as in the file), spacing (z, y, x) and units,
-    spacing_known, header (a list of (key, value, comment)), path, format, hdu, plane.
+    spacing_known, header (a list of (key, value, comment)), path, format, hdu, plane, chunks.
     Usable with dask.array.from_array (see stacklens.dask.from_stack).
     """
 
@@ -66,6 +66,14 @@ class Stack:
 
     def __len__(self):
         return self.shape[0]
+
+    @property
+    def chunks(self):
+        """(z, y, x): the boxes the file reads as one piece (a Zarr array's chunks, whole rows
+        along x, as indexing reads them), or None when any box reads as well (FITS, TIFF).
+        dask.array.from_array(stack) makes its chunks multiples of them."""
+        z, y, _ = self._reader.read_unit
+        return (z, y, self.shape[2]) if z > 0 and y > 0 else None
 
     @property
     def wcs_header(self):

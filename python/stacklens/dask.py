@@ -52,8 +52,10 @@ def _backend_here(backend):
 
 
 def from_stack(stack, chunks="auto"):
-    """A Dask array over a FITS/TIFF stack (a path or a stacklens.Stack), read lazily chunk by
-    chunk (float32; chunks as dask.array.from_array takes them)."""
+    """A Dask array over a FITS/TIFF stack or a Zarr array (a path, URL or stacklens.Stack),
+    read lazily chunk by chunk (float32; chunks as dask.array.from_array takes them: "auto"
+    makes them multiples of a Zarr array's own chunks, Stack.chunks, so that no Zarr chunk is
+    read by two tasks)."""
     if not isinstance(stack, Stack):
         stack = Stack(stack)
     array = da.from_array(stack, chunks=chunks, asarray=False, fancy=False,

@@ -116,6 +116,29 @@ class DaskFilters(unittest.TestCase):
             sl.remove_outliers(a, 3, 30.0, backend=BACKEND))
 
 
+class FromStack(unittest.TestCase):
+    def test_auto_chunks_are_multiples_of_a_zarr_arrays_chunks(self):
+        a = np.random.default_rng(9).uniform(0, 100, (12, 48, 40)).astype(np.float32)
+        with tempfile.TemporaryDirectory() as folder:
+            for version in ("0.4", "0.5"):
+                path = os.path.join(folder, f"in{version}.zarr")
+                sl.write(path, a, zarr_version=version, zarr_chunks=(3, 16, 20))
+                stack = sl.open(path)
+                self.assertEqual(stack.chunks, (3, 16, 40))  # whole rows, as indexing reads
+                # A chunk budget of a few Zarr chunks, so that the array has several.
+                with dask.config.set({"array.chunk-size": "40KiB"}):
+                    d = sld.from_stack(stack)
+                self.assertGreater(d.npartitions, 1)
+                for axis, unit in ((0, 3), (1, 16)):
+                    starts = np.cumsum((0,) + d.chunks[axis][:-1])
+                    self.assertTrue(all(s % unit == 0 for s in starts), d.chunks)
+                self.assertEqual(d.chunks[2], (40,))
+                np.testing.assert_array_equal(d.compute(), a)  # a copy of the stored values
+            tif = os.path.join(folder, "in.tif")
+            sl.write(tif, a)
+            self.assertIsNone(sl.open(tif).chunks)
+
+
 class ToFile(unittest.TestCase):
     def test_chunks_written_in_place_as_fits_and_tiff(self):
         a = np.random.default_rng(7).uniform(0, 100, (9, 40, 30)).astype(np.float32)
