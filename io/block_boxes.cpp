@@ -101,6 +101,7 @@ SampleEncoding encodingOf(BlockSamples samples) {
     case BlockSamples::TiffUInt16:
       return {2, littleEndianUInt16};
     case BlockSamples::FitsFloat32:
+    case BlockSamples::ZarrFloat32:  // never placed in a file (its chunks are encoded)
       break;
   }
   return {4, float32Bytes<kLittleEndianHost>};  // big-endian

@@ -132,10 +132,6 @@ StackBlockWriter::StackBlockWriter(const std::string& path, int64_t z, int64_t y
     throw IoError(path, "unknown output format (use .fits, .fit, .fts, .tif, .tiff or .zarr)");
   if (z < 1 || y < 1 || x < 1) throw IoError(path, "cannot write an empty or negative shape");
   const bool zarr = outputFormat(path) == OutputFormat::Zarr;
-  if (zarr && writers == BoxWriters::OtherProcesses)
-    throw IoError(path,
-                  "a Zarr output is written by one process (its chunks gather boxes); "
-                  "write FITS or TIFF from several processes");
   state_ = std::make_unique<State>(path, options.sourcePath, zarr);
   State& s = *state_;
   s.writers = writers;
@@ -271,16 +267,25 @@ StackBlockWriter::~StackBlockWriter() = default;
 
 PreparedBlockFile StackBlockWriter::prepared() const {
   const State& s = *state_;
-  if (s.zarr) throw IoError(s.path, "no prepared file for a Zarr output (it gathers boxes itself)");
+  if (s.zarr) {
+    PreparedBlockFile f;
+    f.path = std::filesystem::absolute(s.zarr->tempFolder()).string();
+    f.target = s.path;
+    f.z = s.z, f.y = s.y, f.x = s.x;
+    f.samples = BlockSamples::ZarrFloat32;
+    f.zarrVersion = s.zarr->layout().omeVersion;
+    f.zarrChunks = s.zarr->layout().chunks;
+    return f;
+  }
   if (s.data.fd < 0) throw IoError(s.path, "no prepared file (a single image, or finished)");
-  return {std::filesystem::absolute(s.out->tempPath()).string(),
-          s.path,
-          s.z,
-          s.y,
-          s.x,
-          s.dataStart,
-          s.fileBytes,
-          s.samples};
+  PreparedBlockFile f;
+  f.path = std::filesystem::absolute(s.out->tempPath()).string();
+  f.target = s.path;
+  f.z = s.z, f.y = s.y, f.x = s.x;
+  f.dataStart = s.dataStart;
+  f.fileBytes = s.fileBytes;
+  f.samples = s.samples;
+  return f;
 }
 
 void StackBlockWriter::writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0,

@@ -31,8 +31,8 @@ enum class BoxWriters { ThisWriter, OtherProcesses };
 //
 // A Zarr path (.zarr) writes an OME-Zarr image instead (io/zarr_stack_writer.h): each box's
 // samples go into the chunks it touches, a chunk is written once all its samples are in, and the
-// levels of WriteOptions::zarr are made at commit; samples no box covered read as NaN. Only
-// BoxWriters::ThisWriter.
+// levels of WriteOptions::zarr are made at commit; samples no box covered read as NaN. Boxes from
+// other processes must cover whole chunks (io/prepared_block_file.h).
 class StackBlockWriter {
  public:
   StackBlockWriter(const std::string& path, int64_t z, int64_t y, int64_t x,
@@ -46,8 +46,9 @@ class StackBlockWriter {
   // several threads at once.
   void writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
                 const float* data);
-  // What a writer in another process needs to write boxes into the temporary file. Throws for a
-  // single FITS image of BoxWriters::ThisWriter (cfitsio writes it) and once committed.
+  // What a writer in another process needs to write boxes into the temporary file (or Zarr
+  // folder). Throws for a single FITS image of BoxWriters::ThisWriter (cfitsio writes it) and once
+  // committed.
   PreparedBlockFile prepared() const;
   // Flushes the file (the boxes of other processes of this host too: they share its page
   // cache) and renames it into place.

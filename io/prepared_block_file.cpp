@@ -12,6 +12,7 @@
 
 #include "io/block_boxes.h"
 #include "io/io_error.h"
+#include "io/prepared_zarr_boxes.h"
 #include "io/unique_fd.h"
 
 namespace stacklens::io {
@@ -71,6 +72,8 @@ void writeBoxIntoPreparedFile(const PreparedBlockFile& f, int64_t z0, int64_t z1
   if (z0 < 0 || y0 < 0 || x0 < 0 || z1 > f.z || y1 > f.y || x1 > f.x || z0 >= z1 || y0 >= y1 ||
       x0 >= x1)
     throw IoError(f.target, "a block outside the stack");
+  if (f.samples == BlockSamples::ZarrFloat32)
+    return writeBoxIntoPreparedZarr(f, {z0, z1, y0, y1, x0, x1}, data, rowStride, sliceStride);
   const UniqueFd fd = openPrepared(f);
   const Placement file{f.dataStart, f.y, f.x, encodingOf(f.samples)};
   const Box box{z0, z1, y0, y1, x0, x1};

@@ -2,6 +2,7 @@
 #include "io/zarr_array_writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -176,16 +177,21 @@ void ZarrArrayWriter::store(int64_t index, const std::vector<uint32_t>& values) 
   const std::string key = zarrChunkKey(keys_, {g[0], g[1], g[2]});
   const std::string path = folder_ + "/" + key;
   const ZarrBytes encoded = encodeBloscChunk(values.data(), values.size() * 4, 4, path);
-  if (const size_t slash = key.rfind('/'); slash != std::string::npos) {
-    std::error_code error;
-    std::filesystem::create_directories(folder_ + "/" + key.substr(0, slash), error);
-    if (error)
-      throw IoError(target_, "cannot create the chunk folder for " + path + ": " + error.message());
+  // The key's folders below the level's (made with the metadata), one at a time: never the
+  // level's folder itself, so that a writer in another process whose output was given up (its
+  // temporary folder removed) fails instead of making it again.
+  for (size_t slash = key.find('/'); slash != std::string::npos; slash = key.find('/', slash + 1)) {
+    const std::string folder = folder_ + "/" + key.substr(0, slash);
+    if (::mkdir(folder.c_str(), 0777) != 0 && errno != EEXIST)
+      throw IoError(target_,
+                    "cannot create the chunk folder " + folder + ": " + std::strerror(errno));
   }
   const UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
   if (fd.get() < 0)
     throw IoError(target_, "cannot create the chunk file " + path + ": " + std::strerror(errno));
   writeAll(fd.get(), encoded.data(), encoded.size(), 0, target_);
+  if (sync_ && onNetworkFileSystem(fd.get()) && ::fdatasync(fd.get()) != 0)
+    throw IoError(target_, "cannot flush the chunk file " + path + ": " + std::strerror(errno));
 }
 
 void ZarrArrayWriter::finish() {

@@ -41,6 +41,9 @@ class ZarrArrayWriter {
   void writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
                 const void* data);
   void finish();
+  // Each chunk file on a network file system is flushed once written: for a writer in another
+  // process, whose chunks the committing process's flush does not reach from another host.
+  void syncEachChunk() { sync_ = true; }
   // How many chunks went to scratch files at least once (for the tests of the bound).
   int64_t spills() const { return spills_.load(); }
 
@@ -65,6 +68,7 @@ class ZarrArrayWriter {
   std::vector<uint8_t> done_;  // per chunk: written
   std::atomic<int64_t> held_{0}, spills_{0};
   bool finished_ = false;
+  bool sync_ = false;
 };
 
 // The most partial-chunk bytes a writer holds in memory by default: a quarter of the allocation

@@ -44,6 +44,8 @@ class ZarrStackWriter {
   ZarrStackWriter& operator=(const ZarrStackWriter&) = delete;
 
   const OmeZarrLayout& layout() const { return layout_; }
+  // Where the image is built until commit() (io/atomic_folder.h): for writers in other processes.
+  const std::string& tempFolder() const { return folder_.tempPath(); }
   // 4-byte samples (float32, or int32 for labels), C order.
   void writeBox(int64_t z0, int64_t z1, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
                 const void* data);

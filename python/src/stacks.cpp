@@ -172,12 +172,14 @@ class PreparedFile {
 
 py::tuple preparedState(const PreparedFile& p) {
   const io::PreparedBlockFile& f = p.file();
+  const auto& c = f.zarrChunks;
   return py::make_tuple(f.path, f.target, f.z, f.y, f.x, f.dataStart, f.fileBytes,
-                        static_cast<int>(f.samples));
+                        static_cast<int>(f.samples), f.zarrVersion,
+                        py::make_tuple(c[0], c[1], c[2]));
 }
 
 PreparedFile preparedFromState(const py::tuple& t) {
-  if (t.size() != 8) throw py::value_error("_PreparedBlockFile: a state of 8 values expected");
+  if (t.size() != 10) throw py::value_error("_PreparedBlockFile: a state of 10 values expected");
   io::PreparedBlockFile f;
   f.path = t[0].cast<std::string>();
   f.target = t[1].cast<std::string>();
@@ -187,15 +189,19 @@ PreparedFile preparedFromState(const py::tuple& t) {
   f.dataStart = t[5].cast<int64_t>();
   f.fileBytes = t[6].cast<int64_t>();
   f.samples = static_cast<io::BlockSamples>(t[7].cast<int>());
+  f.zarrVersion = t[8].cast<std::string>();
+  const auto chunks = t[9].cast<std::vector<int64_t>>();
+  if (chunks.size() != 3) throw py::value_error("_PreparedBlockFile: chunks (z, y, x) expected");
+  f.zarrChunks = {chunks[0], chunks[1], chunks[2]};
   return PreparedFile(std::move(f));
 }
 
-// Behind stacklens.dask.to_file: a FITS/TIFF file written box by box (io::StackBlockWriter),
-// which appears at its path on commit() and is removed by close() (or when collected) before.
-// Dask's threads may still be writing boxes when a failed or interrupted run closes it: close()
-// waits for the boxes being written (the file is mapped, and unmapping it under them would crash)
-// and later ones are refused. With for_workers the boxes come from other processes instead,
-// through prepared_file().
+// Behind stacklens.dask.to_file: a FITS/TIFF file or OME-Zarr image written box by box
+// (io::StackBlockWriter), which appears at its path on commit() and is removed by close() (or when
+// collected) before. Dask's threads may still be writing boxes when a failed or interrupted run
+// closes it: close() waits for the boxes being written (the file is mapped, and unmapping it under
+// them would crash) and later ones are refused. With for_workers the boxes come from other
+// processes instead, through prepared_file().
 class BlockWriter {
  public:
   BlockWriter(const std::string& path, const std::vector<int64_t>& shape,
@@ -296,15 +302,17 @@ void addStacks(py::module_& m) {
   py::class_<BlockWriter>(m, "_BlockWriter")
       .def(py::init([](const std::string& path, const std::vector<int64_t>& shape,
                        const py::handle& spacing, const py::handle& units, const py::handle& header,
-                       const std::vector<std::string>& history, const Reader* like,
-                       bool forWorkers) {
+                       const std::vector<std::string>& history, const Reader* like, bool forWorkers,
+                       const py::handle& zarrVersion, const py::handle& zarrChunks, int levels) {
              if (shape.size() != 3 || shape[0] < 1 || shape[1] < 1 || shape[2] < 1)
                throw py::value_error("shape: expected (z, y, x), each at least 1");
-             const io::WriteOptions o = writeOptions(spacing, units, header, history, false, like);
+             io::WriteOptions o = writeOptions(spacing, units, header, history, false, like);
+             applyZarrOptions(path, zarrVersion, zarrChunks, levels, o);
              return std::make_unique<BlockWriter>(path, shape, o, forWorkers);
            }),
            "path"_a, "shape"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "like"_a,
-           "for_workers"_a = false)
+           "for_workers"_a = false, "zarr_version"_a = py::none(), "zarr_chunks"_a = py::none(),
+           "levels"_a = 1)
       .def("write_box", &BlockWriter::writeBox, "z0"_a, "y0"_a, "x0"_a, "box"_a)
       .def("prepared_file", &BlockWriter::preparedFile)
       .def("commit", &BlockWriter::commit)
@@ -313,6 +321,13 @@ void addStacks(py::module_& m) {
   py::class_<PreparedFile>(m, "_PreparedBlockFile")
       .def("write_box", &PreparedFile::writeBox, "z0"_a, "y0"_a, "x0"_a, "box"_a)
       .def_property_readonly("path", [](const PreparedFile& p) { return p.file().path; })
+      .def_property_readonly("zarr_chunks",
+                             [](const PreparedFile& p) -> py::object {
+                               const io::PreparedBlockFile& f = p.file();
+                               if (f.samples != io::BlockSamples::ZarrFloat32) return py::none();
+                               const auto& c = f.zarrChunks;
+                               return py::make_tuple(c[0], c[1], c[2]);
+                             })
       .def(py::pickle(&preparedState, &preparedFromState));
 }
 

@@ -2,18 +2,16 @@
 
 Deconvolves a stack with Dask: on this machine's threads (the default), on a LocalCluster of
 worker processes (--local-workers N), or on a running dask.distributed cluster (--scheduler
-ADDRESS). IN: FITS, TIFF or Zarr (a folder holding an array, or an OME-Zarr image's level 0).
-OUT: Zarr (a folder .zarr, with OME-Zarr metadata and the voxel spacing), FITS or TIFF. Nothing
-is left at OUT when the run fails or is interrupted.
+ADDRESS). IN: FITS, TIFF or Zarr (a folder or http(s) URL holding an array, or an OME-Zarr
+image's level 0). OUT: OME-Zarr (a folder .zarr, 0.5 or 0.4, as stacklens-cli writes it), FITS
+or TIFF; the workers write it chunk by chunk. Nothing is left at OUT when the run fails or is
+interrupted.
 """
 
 import argparse
-import atexit
 import os
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 
@@ -31,72 +29,12 @@ def _numbers(text, kind, count_ok, what):
     return values
 
 
-def _is_zarr(path):
-    return path.rstrip("/").endswith(".zarr") or os.path.isdir(path)
-
-
 def _open_input(path, chunks):
-    """The input as a Dask array, its spacing (z, y, x) and units, and its Stack (FITS/TIFF)."""
-    import dask.array as da
-    if _is_zarr(path):
-        import zarr
-        group_or_array = zarr.open(path, mode="r")
-        spacing, units = None, None
-        if isinstance(group_or_array, zarr.hierarchy.Group):
-            multiscales = group_or_array.attrs.get("multiscales")
-            if not multiscales:
-                raise OSError(f"{path}: a Zarr group without OME-Zarr multiscales metadata")
-            level = multiscales[0]["datasets"][0]
-            array = group_or_array[level["path"]]
-            for t in level.get("coordinateTransformations", []):
-                if t.get("type") == "scale":
-                    spacing = tuple(float(v) for v in t["scale"][-3:])
-            units = tuple(a.get("unit", "") for a in multiscales[0].get("axes", [])[-3:]) or None
-        else:
-            array = group_or_array
-        if array.ndim != 3:
-            raise OSError(f"{path}: expected a 3D (z, y, x) array, got {array.ndim} dimensions")
-        return da.from_zarr(array, chunks=chunks or array.chunks), spacing, units, None
+    """The input as a Dask array (its chunks, by default, whole chunks of a Zarr input), its
+    spacing (z, y, x) and units, and its Stack."""
     stack = stacklens.open(path)
     data = sld.from_stack(stack, chunks=chunks or "auto")
     return (data, stack.spacing if stack.spacing_known else None, stack.units, stack)
-
-
-def _remove(folders):
-    for folder in list(folders):
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _write_zarr(result, out, spacing, units, history, temporaries, client, progress):
-    """Into a temporary folder beside OUT (listed in temporaries until it is renamed into
-    place: on failure the caller removes it once nothing writes into it any more). Each task
-    stores the chunk it computed (on a cluster, in its worker)."""
-    import zarr
-    parent = os.path.dirname(os.path.abspath(out))
-    temporary = tempfile.mkdtemp(prefix="." + os.path.basename(out) + ".", dir=parent)
-    temporaries.append(temporary)
-    store = zarr.DirectoryStore(temporary)
-    group = zarr.group(store=store, overwrite=True)
-    sld._computed(result.to_zarr(store, component="0", overwrite=True, compute=False), client,
-                  progress)
-    unit = {"µm": "micrometer", "um": "micrometer", "micron": "micrometer",
-            "nm": "nanometer", "mm": "millimeter"}
-    axes = [{"name": n, "type": "space"} for n in ("z", "y", "x")]
-    if units:
-        for a, u in zip(axes, units):
-            if u:
-                a["unit"] = unit.get(u, u)
-    scale = list(spacing) if spacing else [1.0, 1.0, 1.0]
-    group.attrs["multiscales"] = [{
-        "version": "0.4", "name": os.path.basename(out), "axes": axes,
-        "datasets": [{"path": "0", "coordinateTransformations": [
-            {"type": "scale", "scale": scale}]}],
-    }]
-    group.attrs["stacklens"] = {"history": history}
-    if os.path.exists(out):
-        shutil.rmtree(out) if os.path.isdir(out) else os.remove(out)
-    os.rename(temporary, out)
-    temporaries.remove(temporary)
 
 
 def _client(args):
@@ -154,19 +92,18 @@ def deconvolve_command(args):
         print(f"stacklens: {seams['description']}", file=sys.stderr)
         history += f" chunks={','.join(map(str, data.chunksize))} {seams['provenance']}"
     client = _client(args)
-    temporaries = _TEMPORARIES
-    # Tasks still running when the run fails or is interrupted may write into a temporary
-    # folder after it was removed: remove it again once the interpreter has joined them.
-    atexit.register(_remove, temporaries)
+    zarr = {}
+    if args.output.rstrip("/").endswith(".zarr"):
+        zarr = {"zarr_version": args.zarr_version, "levels": args.levels}
+    elif args.zarr_version or args.levels != 1:
+        raise SystemExit("stacklens: --zarr-version and --levels apply to a .zarr output")
     try:
         # Computed and written chunk by chunk by the same tasks: on a cluster each worker writes
-        # what it computed, and no voxels come here.
-        if _is_zarr(args.output):
-            _write_zarr(result, args.output, spacing, units, [history], temporaries, client,
-                        not args.quiet)
-        else:
-            sld.to_file(result, args.output, like=stack, spacing=spacing, units=units,
-                        history=[history], progress=not args.quiet)
+        # what it computed (whole chunks of a Zarr output), and no voxels come here. A task that
+        # is still running when the run fails or is interrupted cannot write into the output's
+        # temporary file or folder once it is removed.
+        sld.to_file(result, args.output, like=stack, spacing=spacing, units=units,
+                    history=[history], progress=not args.quiet, **zarr)
     except KeyboardInterrupt:
         sld.stop_tasks()  # so that the interpreter's exit does not wait for them
         raise
@@ -176,18 +113,13 @@ def deconvolve_command(args):
             client.close()
             if cluster is not None:
                 cluster.close()  # its workers stop writing
-        _remove(temporaries)
     return 0
-
-
-# The temporary folders of this run (removed at the end, on an error, and at exit).
-_TEMPORARIES = []
 
 
 def _leave_after_interrupt(wait=10.0):
     """Lets the thread pools' workers go (what the interpreter's exit does first), waits up to
-    `wait` seconds in all for them and every other thread, removes the temporary folders again
-    and, if a thread is still there, ends the process at once (exit 130). Under load an
+    `wait` seconds in all for them and every other thread and, if a thread is still there, ends
+    the process at once (exit 130). Under load an
     interrupted run's exit once waited for ever on an idle pool worker whose queue never got its
     stop mark; CPython's own release joins each worker without a limit, so it runs on a thread
     of its own here."""
@@ -202,7 +134,6 @@ def _leave_after_interrupt(wait=10.0):
               if t is not threading.current_thread() and not t.daemon]
     for t in others:
         t.join(max(0.0, deadline - time.monotonic()))
-    _remove(_TEMPORARIES)
     if any(t.is_alive() for t in others) or (release is not None and releasing.is_alive()):
         sys.stdout.flush()
         sys.stderr.flush()
@@ -216,6 +147,10 @@ def main(argv=None):
     d = commands.add_parser("deconvolve", help="Richardson-Lucy deconvolution with Dask")
     d.add_argument("input", help="FITS, TIFF or Zarr stack")
     d.add_argument("output", help="OUT.zarr (OME-Zarr), OUT.fits or OUT.tif")
+    d.add_argument("--zarr-version", choices=("0.4", "0.5"),
+                   help="OME-Zarr version of a .zarr output (default 0.5: Zarr v3)")
+    d.add_argument("--levels", type=int, default=1,
+                   help="levels of a .zarr output's pyramid (default 1)")
     d.add_argument("--psf", help="PSF file (FITS or TIFF)")
     d.add_argument("--psf-sigma", help="Gaussian PSF: S or SZ,SY,SX pixels")
     d.add_argument("--iterations", type=int, required=True)
@@ -226,7 +161,8 @@ def main(argv=None):
     d.add_argument("--tv", type=float, default=0.0, help="total-variation weight (0: off)")
     d.add_argument("--accelerate", action="store_true", help="Biggs-Andrews acceleration")
     d.add_argument("--halo", help="voxels of the neighbours per side: N or Z,Y,X (default half the PSF)")
-    d.add_argument("--chunks", help="Z,Y,X chunk shape (default: the input's, or Dask's choice)")
+    d.add_argument("--chunks", help="Z,Y,X chunk shape (default: Dask's choice, in whole chunks "
+                   "of a Zarr input)")
     d.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto")
     where = d.add_mutually_exclusive_group()
     where.add_argument("--scheduler", help="address of a dask.distributed scheduler")

@@ -119,17 +119,31 @@ def _computed(work, client, progress):
         raise
 
 
+def _on_chunk_grid(array, zarr_chunks):
+    """array rechunked so that its chunks are whole chunks of the Zarr output (multiples of
+    zarr_chunks, (z, y, x), near the sizes it had): each then has one task as its writer."""
+    grid = zarr_chunks[3 - array.ndim:]
+    aligned = []
+    for sizes, c, n in zip(array.chunks, grid, array.shape):
+        step = max(c, int(np.median(sizes)) // c * c)
+        aligned.append(min(step, n))
+    return array.rechunk(tuple(aligned))
+
+
 def to_file(array, path, *, like=None, spacing=None, units=None, header=None, history=(),
-            progress=False):
+            progress=False, zarr_version=None, zarr_chunks=None, levels=1):
     """Computes a 2D or 3D Dask array into a FITS (.fits, .fit, .fts) or TIFF (.tif, .tiff,
-    BigTIFF when large) float32 file chunk by chunk, never holding it whole. With a
-    dask.distributed client the file is prepared here (its header, or its TIFF directories, and
-    its full length) and each task writes the chunk it computed into it on its worker, which
-    must see the output's folder (the same path: a local cluster, or a shared file system);
-    only the chunks' voxel counts come back. Otherwise the chunks are computed on this machine's
-    threads, each written as it is done. The file appears at path when every chunk is written (a
-    temporary file in the same folder until then, removed on an error or an interrupt). like,
-    spacing, units, header and history as stacklens.write; progress: a progress bar on stderr."""
+    BigTIFF when large) float32 file, or an OME-Zarr image (.zarr), chunk by chunk, never
+    holding it whole. With a dask.distributed client the output is prepared here (its header, or
+    its TIFF directories, and its full length; a Zarr output's metadata) and each task writes the
+    chunk it computed into it on its worker, which must see the output's folder (the same path:
+    a local cluster, or a shared file system); only the chunks' voxel counts come back. For a
+    Zarr output the array is first rechunked to whole Zarr chunks, so that no Zarr chunk has two
+    writers. Otherwise the chunks are computed on this machine's threads, each written as it is
+    done. The output appears at path when every chunk is written (a temporary file or folder
+    beside it until then, removed on an error or an interrupt; a Zarr output's further levels
+    are made then). like, spacing, units, header, history, zarr_version, zarr_chunks and levels
+    as stacklens.write; progress: a progress bar on stderr."""
     array = da.asarray(array)
     if array.ndim not in (2, 3):
         raise ValueError("to_file: expected a 2D (y, x) or 3D (z, y, x) array")
@@ -137,21 +151,26 @@ def to_file(array, path, *, like=None, spacing=None, units=None, header=None, hi
     shape = (1,) * (3 - array.ndim) + array.shape
     cards = None if header is None else [tuple(str(v) for v in c) for c in header]
     client = _distributed_client()
-    writer = _stacklens._BlockWriter(str(path), list(shape),
-                                     None if spacing is None else tuple(spacing),
-                                     None if units is None else tuple(units), cards,
-                                     list(history), None if like is None else like._reader,
-                                     for_workers=client is not None)
+    writer = _stacklens._BlockWriter(
+        str(path), list(shape), None if spacing is None else tuple(spacing),
+        None if units is None else tuple(units), cards, list(history),
+        None if like is None else like._reader, for_workers=client is not None,
+        zarr_version=None if zarr_version is None else str(zarr_version),
+        zarr_chunks=None if zarr_chunks is None else tuple(int(c) for c in zarr_chunks),
+        levels=int(levels))
     try:
         if client is None:
             _computed(da.store(array, _Boxes(writer, array.ndim), lock=False, compute=False),
                       None, progress)
         else:
+            prepared = writer.prepared_file()
+            if prepared.zarr_chunks is not None:
+                array = _on_chunk_grid(array, prepared.zarr_chunks)
             # The workers open the temporary file themselves; a task that starts after an error
             # or an interrupt removed it fails to open it (it is never created again), and one
             # still writing writes into a file no longer named, so it can go at once.
             counts = array.map_blocks(
-                _write_chunk, prepared=writer.prepared_file(), dtype=np.int64,
+                _write_chunk, prepared=prepared, dtype=np.int64,
                 chunks=tuple((1,) * n for n in array.numblocks),
                 meta=np.empty((0,) * array.ndim, np.int64),
                 name="stacklens-to-file-" + uuid.uuid4().hex)

@@ -1,6 +1,7 @@
 // writeBoxIntoPreparedFile: boxes from child processes into the file a StackBlockWriter prepared
 // give the same file, byte for byte, as the writer's own boxes (FITS, a single FITS image, TIFF;
-// mapped and through pwrite); once the writer gave up, a late box fails and leaves nothing.
+// mapped and through pwrite), and an OME-Zarr output from whole chunks; once the writer gave up, a
+// late box fails and leaves nothing.
 #include "io/prepared_block_file.h"
 
 #include <gtest/gtest.h>
@@ -112,6 +113,49 @@ TEST(PreparedBlockFile, BoxesFromOtherProcessesGiveTheWritersOwnFile) {
   unsetenv("STACKLENS_WRITE_WITHOUT_MAPPING");
 }
 
+// An OME-Zarr output (both versions, with a second level): boxes of whole chunks from other
+// processes give the stored values; a box off the chunk grid is refused, naming the chunks.
+TEST(PreparedBlockFile, WholeChunksFromOtherProcessesMakeTheZarrOutput) {
+  const int64_t z = 5, y = 40, x = 50;
+  std::vector<float> want(size_t(z * y * x));
+  for (size_t i = 0; i < want.size(); ++i) want[i] = float(i % 4093) * 0.5f - 7.f;
+  // Chunks of 2 × 16 × 20: the boxes end on the grid or at the stack's end (5, 40, 50).
+  std::vector<Box> boxes;
+  for (const auto& [z0, z1] : {std::pair<int64_t, int64_t>{0, 2}, {2, 5}})
+    for (const auto& [y0, y1] : {std::pair<int64_t, int64_t>{0, 32}, {32, 40}})
+      for (const auto& [x0, x1] : {std::pair<int64_t, int64_t>{0, 20}, {20, 50}})
+        boxes.push_back({z0, z1, y0, y1, x0, x1});
+  for (const char* version : {"0.4", "0.5"}) {
+    SCOPED_TRACE(version);
+    WriteOptions options;
+    options.zarr.omeVersion = version;
+    options.zarr.chunks = {2, 16, 20};
+    options.zarr.levels = 2;
+    test::TempDir dir;
+    const std::string out = dir.file("out.zarr");
+    {
+      StackBlockWriter w(out, z, y, x, options, BoxWriters::OtherProcesses);
+      const PreparedBlockFile file = w.prepared();
+      EXPECT_EQ(file.samples, BlockSamples::ZarrFloat32);
+      ASSERT_TRUE(writeFromChildren(file, boxes, want));
+      const std::vector<float> part(2 * 16 * 10, 1.f);
+      try {
+        writeBoxIntoPreparedFile(file, 0, 2, 0, 16, 10, 20, part.data());
+        ADD_FAILURE() << "a box off the chunk grid was taken";
+      } catch (const IoError& e) {
+        EXPECT_NE(std::string(e.what()).find("whole chunks of 2 x 16 x 20"), std::string::npos)
+            << e.what();
+      }
+      w.commit();
+    }
+    EXPECT_TRUE(test::sameValues(want, test::readAll(*openStack(out))));
+    OpenOptions level1;
+    level1.hdu = 1;
+    EXPECT_EQ(openStack(out, level1)->info().x, 25);  // made at commit from the workers' chunks
+    EXPECT_EQ(dir.entries().size(), 1u);              // the output alone
+  }
+}
+
 TEST(PreparedBlockFile, ABoxAfterTheWriterGaveUpFailsAndLeavesNothing) {
   test::TempDir dir;
   PreparedBlockFile file;
@@ -130,6 +174,21 @@ TEST(PreparedBlockFile, ABoxAfterTheWriterGaveUpFailsAndLeavesNothing) {
     EXPECT_NE(std::string(e.what()).find("the run was stopped"), std::string::npos) << e.what();
   }
   EXPECT_EQ(dir.entries().size(), 0u);  // neither the file nor its temporary folder
+
+  {
+    WriteOptions options;
+    options.zarr.chunks = {1, 1, 4};
+    StackBlockWriter w(dir.file("gone.zarr"), 2, 3, 4, options, BoxWriters::OtherProcesses);
+    file = w.prepared();
+    writeBoxIntoPreparedFile(file, 0, 1, 0, 1, 0, 4, row.data());
+  }
+  try {
+    writeBoxIntoPreparedFile(file, 1, 2, 0, 1, 0, 4, row.data());
+    ADD_FAILURE() << "a box went into a Zarr folder that was given up";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("the run was stopped"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(dir.entries().size(), 0u);
 }
 
 }  // namespace

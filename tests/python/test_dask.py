@@ -337,6 +337,31 @@ class WorkersWriteTheirChunks(unittest.TestCase):
             written += [name, "threads-" + name]
         self.assertEqual(sorted(os.listdir(self.folder.name)), sorted(written))
 
+    def test_workers_write_whole_chunks_of_an_ome_zarr_output(self):
+        # Dask chunks of 4 × 20 × 500 against Zarr chunks of 3 × 16 × 256: rechunked to whole
+        # Zarr chunks, each then written by the worker that computed it; the second level is
+        # made at commit from what the workers wrote.
+        a = np.random.default_rng(17).uniform(-1e3, 1e3, (9, 40, 1030)).astype(np.float32)
+        source = self.path("in.fits")
+        sl.write(source, a, spacing=(2.0, 0.5, 0.5))
+        for version in ("0.4", "0.5"):
+            name = f"out{version}.zarr"
+            d = sld.from_stack(source, chunks=(4, 20, 500)) * 2
+            before = self.sent_to_the_client()
+            self.on_workers(lambda: sld.to_file(d, self.path(name), like=sl.open(source),
+                                                history=["a test"], zarr_version=version,
+                                                zarr_chunks=(3, 16, 256), levels=2))
+            self.assertLess(self.sent_to_the_client() - before, a.nbytes // 100)
+            got = sl.open(self.path(name))
+            # Values times two, copied into the chunks: exact in float32.
+            np.testing.assert_array_equal(got.read(), a * 2)
+            self.assertEqual(got.spacing, (2.0, 0.5, 0.5))
+            self.assertEqual(got.chunks, (3, 16, 1030))
+            self.assertEqual(sl.open(self.path(name), hdu=1).shape, (9, 20, 515))
+            self.assertIn("a test", " ".join(v + c for k, v, c in got.header))
+        self.assertEqual(sorted(os.listdir(self.folder.name)),
+                         ["in.fits", "out0.4.zarr", "out0.5.zarr"])
+
     def test_a_deconvolution_written_by_the_workers_matches_the_threaded_one(self):
         source = self.path("in.tif")
         sl.write(source, beads((16, 48, 40), 12))
@@ -375,7 +400,7 @@ class WorkersWriteTheirChunks(unittest.TestCase):
 
         d = da.ones((6, 20, 20), np.float32, chunks=(3, 20, 20)).map_blocks(fail,
                                                                             dtype=np.float32)
-        for name in ("out.fits", "out.tif"):
+        for name in ("out.fits", "out.tif", "out.zarr"):
             with self.assertRaisesRegex(RuntimeError, "a chunk failed"):
                 self.on_workers(lambda: sld.to_file(d, self.path(name)))
         self.assertEqual(os.listdir(self.folder.name), [])
