@@ -4,7 +4,6 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QBuffer>
 #include <QClipboard>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -26,6 +25,7 @@
 #include "ui/speedup_lab_chart.h"
 #include "ui/speedup_lab_controls.h"
 #include "ui/speedup_lab_worker.h"
+#include "ui/view_export.h"
 
 namespace stacklens::ui {
 
@@ -250,11 +250,15 @@ void SpeedupLabWindow::setPresentation(bool on) {
   refresh();
 }
 
+void SpeedupLabWindow::showSweep(lab::Sweep sweep, const QString& source) {
+  setSweep(std::move(sweep));
+  progress_->setRange(0, 1), progress_->setValue(1);  // nothing left to run: not "0 %"
+  status_->setText(tr("Opened %1 (%2 points).").arg(source).arg(sweep_.points.size()));
+}
+
 bool SpeedupLabWindow::openSweep(const QString& path) {
   try {
-    setSweep(lab::readCsvFile(path.toStdString()));
-    progress_->setRange(0, 1), progress_->setValue(1);  // nothing left to run: not "0 %"
-    status_->setText(tr("Opened %1 (%2 points).").arg(path).arg(sweep_.points.size()));
+    showSweep(lab::readCsvFile(path.toStdString()), path);
     return true;
   } catch (const std::exception& e) {
     QMessageBox::warning(this, tr("Open sweep"), QString::fromUtf8(e.what()));
@@ -287,17 +291,10 @@ bool SpeedupLabWindow::exportSvg(const QString& path) {
 QImage SpeedupLabWindow::figure() const { return chart_->grab().toImage(); }
 
 bool SpeedupLabWindow::exportPng(const QString& path) {
-  QByteArray bytes;
-  QBuffer buffer(&bytes);
-  buffer.open(QIODevice::WriteOnly);
-  try {
-    if (!figure().save(&buffer, "PNG")) throw std::runtime_error("cannot encode the figure as PNG");
-    io::writeWholeFile(path.toStdString(), bytes.toStdString());
-    return true;
-  } catch (const std::exception& e) {
-    QMessageBox::warning(this, tr("Export PNG"), QString::fromUtf8(e.what()));
-    return false;
-  }
+  const QString error = savePngAtomically(figure(), path, {});
+  if (error.isEmpty()) return true;
+  QMessageBox::warning(this, tr("Export PNG"), error);
+  return false;
 }
 
 void SpeedupLabWindow::copyFigure() { QApplication::clipboard()->setImage(figure()); }

@@ -40,6 +40,8 @@ class SpeedupLabWindow : public QMainWindow {
   double longestPauseMs() const;
   // Shows a sweep saved as CSV; false (and a message) when it cannot be read.
   bool openSweep(const QString& path);
+  // Shows a sweep read elsewhere; source names it in the status line.
+  void showSweep(compute::lab::Sweep sweep, const QString& source);
   bool exportCsv(const QString& path);
   bool exportSvg(const QString& path);  // every op, one panel each (compute/lab/svg_plot.h)
   bool exportPng(const QString& path);  // the figure as shown
