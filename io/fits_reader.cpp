@@ -128,12 +128,14 @@ int64_t countElements(const std::vector<int64_t>& axes, const std::string& path,
 
 FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
                        std::shared_ptr<std::vector<char>> memory,
-                       std::map<int, std::string> unreadable)
-    : memory_(std::move(memory)) {
+                       std::map<int, std::string> unreadable,
+                       std::shared_ptr<const InflatedFile> inflated)
+    : memory_(std::move(memory)), inflated_(std::move(inflated)) {
   info_.path = path;
   info_.format = "fits";
-  PlainFile plain = memory_ ? PlainFile{} : openPlainFile(path);
-  openFile(path);
+  const std::string readPath = inflated_ ? inflated_->readPath() : path;
+  PlainFile plain = memory_ ? PlainFile{} : openPlainFile(readPath);
+  openFile(readPath);
   info_.hdus = listHdus(file_.get(), path, unreadable);
   info_.hdu = chooseHdu(info_.hdus, options, unreadable, path);
   moveToHdu(info_.hdu);
@@ -145,15 +147,16 @@ FitsReader::FitsReader(const std::string& path, const OpenOptions& options,
   int count = 0;
   const std::string cards = readHeader(count);
   readLinearSpacing(info_.header, roles, info_);
-  setUpReads(roles, compressed ? UniqueFd()
-                               : keepIfSameFile(std::move(plain), path, file_->Fptr->logfilesize));
+  setUpReads(roles, compressed
+                        ? UniqueFd()
+                        : keepIfSameFile(std::move(plain), readPath, file_->Fptr->logfilesize));
   readWcs(cards, count, roles);
 }
 
 FitsReader::~FitsReader() = default;
 
-void FitsReader::openFile(const std::string& path) {
-  FitsStatus status(path);
+void FitsReader::openFile(const std::string& readPath) {
+  FitsStatus status(info_.path);
   fitsfile* opened = nullptr;
   if (memory_) {
     // cfitsio's memory driver loads whole 2880-byte records: past a file whose size is not a
@@ -162,11 +165,11 @@ void FitsReader::openFile(const std::string& path) {
     memorySize_ = memory_->size();
     memory_->resize(memorySize_ + 2 * 2880, '\0');
     memoryPointer_ = memory_->data();
-    fits_open_memfile(&opened, path.c_str(), READONLY, &memoryPointer_, &memorySize_, 0, nullptr,
-                      status.ptr());
+    fits_open_memfile(&opened, info_.path.c_str(), READONLY, &memoryPointer_, &memorySize_, 0,
+                      nullptr, status.ptr());
   } else {
     // The disk-file entry point takes the name literally (no cfitsio "[ext]" filename syntax).
-    fits_open_diskfile(&opened, path.c_str(), READONLY, status.ptr());
+    fits_open_diskfile(&opened, readPath.c_str(), READONLY, status.ptr());
   }
   // A file cfitsio failed to open is not ours to close: cfitsio has released it.
   status.check("not a readable FITS file");

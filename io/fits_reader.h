@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/fits_support.h"
+#include "io/gzip_inflation.h"
 #include "io/stack.h"
 #include "io/unique_fd.h"
 
@@ -20,12 +21,14 @@ struct FitsAxisRoles;  // io/fits_axes.h
 
 class FitsReader : public StackReader {
  public:
-  // memory: the file's bytes when they were inflated from a .gz (read there, not from path).
-  // unreadable: HDUs (0-based) our header pass rejected, with the reason; memory then holds a
-  // copy in which their headers are harmless (io/fits_prescan.h).
+  // memory: the file's first bytes, read there and not from the file: a copy in which the
+  // headers of the HDUs our header pass rejected (unreadable, 0-based, with the reason) are
+  // harmless (io/fits_prescan.h). inflated: where a .gz file was inflated, read there instead of
+  // path (which names the file in messages).
   FitsReader(const std::string& path, const OpenOptions& options,
              std::shared_ptr<std::vector<char>> memory = nullptr,
-             std::map<int, std::string> unreadable = {});
+             std::map<int, std::string> unreadable = {},
+             std::shared_ptr<const InflatedFile> inflated = nullptr);
   ~FitsReader() override;
 
   const StackInfo& info() const override { return info_; }
@@ -35,7 +38,8 @@ class FitsReader : public StackReader {
   void readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
                float* out) const override;
   const Wcs* wcs() const override { return wcs_.get(); }
-  // Whether the samples are read straight from the file (uncompressed, not gzipped).
+  // Whether the samples are read straight from the file (not tile-compressed; a .gz from where it
+  // was inflated).
   bool readsPlain() const { return plainFd_.get() >= 0; }
   // Plain files only: every step-th sample from x0 of every step-th row from y0 of the box
   // [y0, y1) × [x0, x1) of slice z (io/strided_read.h), reading only the sampled rows.
@@ -44,7 +48,7 @@ class FitsReader : public StackReader {
 
  private:
   // The constructor's steps, in order.
-  void openFile(const std::string& path);
+  void openFile(const std::string& readPath);
   void moveToHdu(int index);
   void setShape(const FitsAxisRoles& roles, int plane);
   bool checkDataUnit(const std::vector<int64_t>& axes, const std::string& where);
@@ -56,9 +60,10 @@ class FitsReader : public StackReader {
 
   StackInfo info_;
   std::unique_ptr<Wcs> wcs_;
-  // An inflated .gz file and the pointer and size cfitsio keeps the addresses of: declared before
-  // file_, so that they outlive it.
+  // The bytes in memory and the pointer and size cfitsio keeps the addresses of, and an inflated
+  // .gz file: declared before file_, so that they outlive it.
   std::shared_ptr<std::vector<char>> memory_;
+  std::shared_ptr<const InflatedFile> inflated_;
   void* memoryPointer_ = nullptr;
   size_t memorySize_ = 0;
   // One cfitsio handle: cfitsio shares a file's buffers between handles opened on the same
@@ -68,12 +73,13 @@ class FitsReader : public StackReader {
   std::vector<LONGLONG> firstPixel_;  // 1-based, per file axis; the z axis is set per read
   int zAxis_ = -1;                    // the file axis that is z, or -1 for a single image
 
-  // Plain (uncompressed, not gzipped) images are read with pread() and converted here: no lock,
-  // so slices are read in parallel, and about twice as fast as going through cfitsio's buffers.
-  // Samples [x0, x1) of rows [y0, y1), read in one pread and converted column range by range.
+  // Plain (not tile-compressed, not in memory) images are read with pread() and converted here: no
+  // lock, so slices are read in parallel, and about twice as fast as going through cfitsio's
+  // buffers. Samples [x0, x1) of rows [y0, y1), read in one pread and converted column range by
+  // range.
   void readPlainRows(int64_t z, int64_t y0, int64_t y1, float* out, int64_t x0 = 0,
                      int64_t x1 = -1) const;
-  // Rows [y0, y1) of slice z through cfitsio (compressed or gzipped files): one contiguous run,
+  // Rows [y0, y1) of slice z through cfitsio (compressed files or bytes in memory): one run,
   // so a tile-compressed file decompresses only the tiles of those rows.
   void readCfitsioRows(int64_t z, int64_t y0, int64_t y1, float* out) const;
   // into.size() bytes of the file from offset (for slice z's error message).

@@ -11,11 +11,10 @@
 #include <memory>
 #include <vector>
 
-#include <zlib.h>
-
 #include "io/file_checks.h"
 #include "io/fits_prescan.h"
 #include "io/fits_reader.h"
+#include "io/gzip_inflation.h"
 #include "io/ome_zarr.h"
 #include "io/stack.h"
 #include "io/tiff_reader.h"
@@ -53,63 +52,16 @@ const char* dtypeName(DType t) {
 
 namespace {
 
-struct GzCloser {
-  void operator()(gzFile_s* in) const noexcept { gzclose(in); }
-};
-using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
-
 UniqueFd openForReading(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) throw IoError(path, std::strerror(errno));
   return fd;
 }
 
-// A gzip file inflated whole into memory, every member (concatenated members are one stream to
-// gzread), refusing more than the allocation cap: cfitsio's own inflation trusts the trailer,
-// which a damaged file can make claim gigabytes, and sees only the first member.
-std::shared_ptr<std::vector<char>> inflateGzip(const std::string& path) {
-  const GzFile in(gzopen(path.c_str(), "rb"));
-  if (!in) throw IoError(path, "cannot open the gzip stream");
-  auto out = std::make_shared<std::vector<char>>();
-  const uint64_t cap = allocationCap();
-  size_t used = 0;
-  for (;;) {
-    if (out->size() - used < (size_t(1) << 20)) {
-      if (out->size() >= cap)
-        throw IoError(path, "decompresses to more than " + std::to_string(cap >> 20) +
-                                " MiB, the most StackLens holds for a .gz file (gunzip it "
-                                "first: a plain FITS file is read slice by slice)");
-      out->resize(std::min<uint64_t>(cap, std::max<uint64_t>(out->size() * 2, 1 << 22)));
-    }
-    const unsigned want = static_cast<unsigned>(std::min<size_t>(out->size() - used, 1u << 30));
-    const int got = gzread(in.get(), out->data() + used, want);
-    if (got < 0) {
-      int code = 0;
-      throw IoError(path, "damaged gzip file: " + std::string(gzerror(in.get(), &code)));
-    }
-    if (got == 0) break;
-    used += static_cast<size_t>(got);
-  }
-  out->resize(used);
-  if (used < 2880 || std::memcmp(out->data(), "SIMPLE  =", 9) != 0)
-    throw IoError(path, "a gzip file that does not hold a FITS file (" + std::to_string(used) +
-                            " bytes decompressed)");
-  return out;
-}
-
-// Our own pass over the headers (io/fits_prescan.h), of the bytes in memory or else of the file.
-std::vector<PrescannedHdu> prescan(const std::string& path, uint64_t size,
-                                   const std::shared_ptr<std::vector<char>>& memory) {
-  if (memory) {
-    const auto& m = *memory;
-    return prescanFits(
-        [&m](int64_t offset, size_t n) {
-          if (offset >= static_cast<int64_t>(m.size())) return std::string();
-          return std::string(m.data() + offset, std::min(n, m.size() - size_t(offset)));
-        },
-        static_cast<int64_t>(m.size()));
-  }
-  const UniqueFd fd = openForReading(path);
+// Our own pass over the headers (io/fits_prescan.h) of the file at readPath (the file itself, or
+// where it was inflated).
+std::vector<PrescannedHdu> prescan(const std::string& readPath, uint64_t size) {
+  const UniqueFd fd = openForReading(readPath);
   return prescanFits(
       [&fd](int64_t offset, size_t n) {
         std::string out(n, '\0');
@@ -130,10 +82,10 @@ int64_t checkedEnd(const std::vector<PrescannedHdu>& hdus, uint64_t size) {
   return end >= static_cast<int64_t>(size) ? -1 : end;  // -1: nothing behind it
 }
 
-// The first `bytes` of the file, which must fit the allocation cap to be read around a damaged
-// HDU.
-std::shared_ptr<std::vector<char>> readHead(const std::string& path, uint64_t bytes,
-                                            const std::vector<PrescannedHdu>& hdus,
+// The first `bytes` of the file at readPath, which must fit the allocation cap to be read around
+// a damaged HDU.
+std::shared_ptr<std::vector<char>> readHead(const std::string& path, const std::string& readPath,
+                                            uint64_t bytes, const std::vector<PrescannedHdu>& hdus,
                                             const std::map<int, std::string>& unreadable) {
   if (bytes > allocationCap()) {
     const int at =
@@ -144,7 +96,7 @@ std::shared_ptr<std::vector<char>> readHead(const std::string& path, uint64_t by
                             ") and the file is too large to read around it");
   }
   auto memory = std::make_shared<std::vector<char>>(bytes);
-  const UniqueFd fd = openForReading(path);
+  const UniqueFd fd = openForReading(readPath);
   size_t done = 0;
   while (done < bytes) {
     const ssize_t got =
@@ -172,22 +124,24 @@ void neutraliseRejected(std::vector<char>& memory, const std::vector<PrescannedH
   }
 }
 
-// Opens a FITS file (bytes in memory for a .gz) after our own pass over its headers: when an HDU
-// is rejected, cfitsio reads a copy in which that HDU's header is replaced by a harmless one of
-// the same size, so that counting and moving through HDUs never parses it; the reader lists it
-// as unreadable, with the reason.
+// Opens a FITS file (inflated into a temporary file for a .gz) after our own pass over its
+// headers: when an HDU is rejected, cfitsio reads a copy in which that HDU's header is replaced
+// by a harmless one of the same size, so that counting and moving through HDUs never parses it;
+// the reader lists it as unreadable, with the reason.
 std::unique_ptr<StackReader> openFits(const std::string& path, const OpenOptions& options,
-                                      uint64_t size, std::shared_ptr<std::vector<char>> memory) {
-  const std::vector<PrescannedHdu> hdus = prescan(path, size, memory);
+                                      uint64_t size,
+                                      std::shared_ptr<const InflatedFile> inflated = nullptr) {
+  const std::string readPath = inflated ? inflated->readPath() : path;
+  const std::vector<PrescannedHdu> hdus = prescan(readPath, size);
   std::map<int, std::string> unreadable;
   for (size_t i = 0; i < hdus.size(); ++i)
     if (!hdus[i].rejection.empty()) unreadable[static_cast<int>(i)] = hdus[i].rejection;
   const int64_t end = checkedEnd(hdus, size);
   if (unreadable.empty() && end < 0)
-    return std::make_unique<FitsReader>(path, options, std::move(memory));
+    return std::make_unique<FitsReader>(path, options, nullptr, std::move(unreadable),
+                                        std::move(inflated));
   const uint64_t copied = end >= 0 ? static_cast<uint64_t>(end) : size;
-  if (!memory) memory = readHead(path, copied, hdus, unreadable);
-  memory->resize(static_cast<size_t>(copied));
+  auto memory = readHead(path, readPath, copied, hdus, unreadable);
   neutraliseRejected(*memory, hdus, unreadable);
   return std::make_unique<FitsReader>(path, options, std::move(memory), std::move(unreadable));
 }
@@ -274,12 +228,13 @@ std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOption
   const auto starts = [&](const char* m, size_t n) {
     return static_cast<size_t>(got) >= n && std::memcmp(magic, m, n) == 0;
   };
-  if (starts("SIMPLE  =", 9)) return openFits(path, options, size, nullptr);
-  // gzip-compressed FITS (.fits.gz), by its content: inflated here, read from memory.
+  if (starts("SIMPLE  =", 9)) return openFits(path, options, size);
+  // gzip-compressed FITS (.fits.gz), by its content: inflated into a temporary file, then read
+  // as a plain one.
   if (starts("\x1f\x8b", 2)) {
-    auto memory = inflateGzip(path);
-    const uint64_t inflated = memory->size();  // before the pointer moves into the call
-    return openFits(path, options, inflated, std::move(memory));
+    auto inflated = inflateGzip(path);
+    const uint64_t inflatedSize = inflated->size();  // before the pointer moves into the call
+    return openFits(path, options, inflatedSize, std::move(inflated));
   }
   if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4))
     return std::make_unique<TiffReader>(path, options, size);
