@@ -1,4 +1,4 @@
-// Display levels: stored OME-Zarr levels first, then strided levels of the coarsest one.
+// Display levels: stored levels (OME-Zarr, TIFF SubIFDs) first, then strided ones of the coarsest.
 #include "io/display_levels.h"
 
 #include <algorithm>
@@ -10,14 +10,14 @@ namespace stacklens::io {
 
 namespace {
 
-// The OME-Zarr levels coarser than the one opened, each opened on the same plane; a level that
-// cannot be opened, or is not coarser than the last, ends the list (the strided levels of the
-// last one take over).
+// The stored levels (OME-Zarr, TIFF SubIFDs) coarser than the one opened, each opened on the same
+// plane; a level that cannot be opened, or is not coarser than the last, ends the list (the strided
+// levels of the last one take over).
 std::vector<std::shared_ptr<const StackReader>> storedLevels(
     const std::shared_ptr<const StackReader>& full) {
   std::vector<std::shared_ptr<const StackReader>> sources{full};
   const StackInfo& info = full->info();
-  if (info.format != "zarr") return sources;
+  if (info.format != "zarr" && info.format != "tiff") return sources;
   for (size_t k = size_t(info.hdu) + 1; k < info.hdus.size(); ++k) {
     const StackInfo& last = sources.back()->info();
     try {

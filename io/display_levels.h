@@ -1,6 +1,7 @@
 // The display levels of a plane too large to hold whole: what a viewer draws from at each zoom.
-// OME-Zarr images use their own multiscale levels; other stacks (FITS, TIFF, plain Zarr) are
-// sampled every 2^k pixels (io/strided_read.h), halving until the coarsest level is small.
+// OME-Zarr images and TIFF pyramids (SubIFDs) use their own stored levels; other stacks (FITS,
+// TIFF, plain Zarr) are sampled every 2^k pixels (io/strided_read.h), halving until the coarsest
+// level is small.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 #include "io/tiff_pages.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "io/file_checks.h"
 #include "io/tiff_metadata.h"
@@ -10,6 +11,7 @@ namespace stacklens::io {
 namespace {
 
 constexpr size_t kMaxPages = 1u << 20;
+constexpr uint16_t kMaxLevels = 32;  // a pyramid of 2^32 pixels a side has fewer
 
 }  // namespace
 
@@ -25,6 +27,10 @@ TiffPage readPage(TIFF* t) {
   TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &p.compression);
   TIFFGetField(t, TIFFTAG_SUBFILETYPE, &p.subfileType);
   p.layout.tiled = TIFFIsTiled(t) != 0;
+  uint16_t count = 0;
+  uint64_t* offsets = nullptr;  // libtiff's, valid while the directory is current
+  if (TIFFGetField(t, TIFFTAG_SUBIFD, &count, &offsets) && offsets)
+    p.subIfds.assign(offsets, offsets + std::min(count, kMaxLevels));
   return p;
 }
 
@@ -34,7 +40,8 @@ bool sameLayout(const TiffReader::Layout& a, const TiffReader::Layout& b) {
 }
 
 std::vector<TiffPage> listFullResolutionPages(TIFF* t, const TiffMessages& messages,
-                                              const std::string& path) {
+                                              const std::string& path,
+                                              std::vector<TiffPage>& reduced) {
   // Every IFD once, remembering its offset so that a slice read can jump straight to it.
   std::vector<TiffPage> pages;
   do {
@@ -47,12 +54,47 @@ std::vector<TiffPage> listFullResolutionPages(TIFF* t, const TiffMessages& messa
                             std::to_string(pages.size() - 1) + ": " +
                             clipCardText(messages.errors));
   // Reduced-resolution copies (thumbnails, pyramid levels) are not slices.
-  pages.erase(std::remove_if(
-                  pages.begin(), pages.end(),
-                  [](const TiffPage& p) { return (p.subfileType & FILETYPE_REDUCEDIMAGE) != 0; }),
-              pages.end());
+  const auto isReduced = [](const TiffPage& p) {
+    return (p.subfileType & FILETYPE_REDUCEDIMAGE) != 0;
+  };
+  reduced.clear();
+  std::copy_if(pages.begin(), pages.end(), std::back_inserter(reduced), isReduced);
+  pages.erase(std::remove_if(pages.begin(), pages.end(), isReduced), pages.end());
   if (pages.empty()) throw IoError(path, "the TIFF file has no full-resolution image");
   return pages;
+}
+
+TiffLevels listPyramidLevels(TIFF* t, const std::vector<const TiffPage*>& slices,
+                             const std::vector<TiffPage>& reduced) {
+  TiffLevels levels;
+  if (slices.empty()) return levels;
+  const TiffReader::Layout& full = slices[0]->layout;
+  // Whether page can be the next level: page 0's samples, and smaller than the level before.
+  const auto next = [&](const TiffPage& page) {
+    const TiffReader::Layout& before = levels.pages.empty() ? full : levels.pages.back().layout;
+    const TiffReader::Layout& l = page.layout;
+    return l.bits == full.bits && l.format == full.format && l.samples == full.samples &&
+           l.planar == full.planar && l.width > 0 && l.height > 0 && l.width <= before.width &&
+           l.height <= before.height && (l.width < before.width || l.height < before.height);
+  };
+  size_t count = slices[0]->subIfds.size();
+  for (const TiffPage* page : slices) count = std::min(count, page->subIfds.size());
+  for (size_t k = 0; k < count; ++k) {
+    if (!TIFFSetSubDirectory(t, slices[0]->subIfds[k])) break;
+    const TiffPage level = readPage(t);
+    if (!next(level)) break;
+    levels.pages.push_back(level);
+    levels.offsets.emplace_back();
+    for (const TiffPage* page : slices) levels.offsets.back().push_back(page->subIfds[k]);
+  }
+  if (!levels.pages.empty() || slices.size() != 1) return levels;
+  for (const TiffPage& page : reduced) {
+    if (page.offset <= slices[0]->offset) continue;  // a thumbnail before the image
+    if (!next(page)) break;
+    levels.pages.push_back(page);
+    levels.offsets.push_back({page.offset});
+  }
+  return levels;
 }
 
 std::string keepFirstSeries(std::vector<TiffPage>& pages) {

@@ -157,7 +157,8 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
   info_.format = "tiff";
   std::unique_ptr<Handle> handle = openHandle("not a readable TIFF file");
   TIFF* t = handle->tif.get();
-  std::vector<TiffPage> pages = listFullResolutionPages(t, handle->messages, path);
+  std::vector<TiffPage> reduced;
+  std::vector<TiffPage> pages = listFullResolutionPages(t, handle->messages, path, reduced);
   layout_ = pages[0].layout;
   checkHasPixels(layout_, path);
   info_.dtype = tiffSampleType(layout_, path);
@@ -180,10 +181,8 @@ TiffReader::TiffReader(const std::string& path, const OpenOptions& options, uint
   addTagCards(t, pages[0], pages.size(), description, resolution, info_.header);
   const TiffDimensions dims =
       readStackOrder(description, static_cast<long long>(pages.size()), resolution);
-  choosePlane(dims, options.plane, pages);
-  info_.y = layout_.height;
-  info_.x = layout_.width;
-  info_.hdus.push_back({0, "", "image", {info_.x, info_.y, info_.z}});
+  const std::vector<const TiffPage*> slices = choosePlane(dims, options.plane, pages);
+  chooseLevel(listPyramidLevels(t, slices, reduced), options.hdu, slices);
   handle->messages = {};
   release(std::move(handle));
 }
@@ -210,8 +209,8 @@ TiffDimensions TiffReader::readStackOrder(const std::string& description, long l
 
 // The scrubbed axis is z; without a z axis, time; without either, channels. The other axes make
 // up the planes (OpenOptions::plane), channel fastest, after the samples of a pixel.
-void TiffReader::choosePlane(const TiffDimensions& dims, int plane,
-                             const std::vector<TiffPage>& pages) {
+std::vector<const TiffPage*> TiffReader::choosePlane(const TiffDimensions& dims, int plane,
+                                                     const std::vector<TiffPage>& pages) {
   const int zDim = dims.sizes[1] > 1 ? 1 : dims.sizes[2] > 1 ? 2 : 0;
   std::vector<int> planeDims;
   for (int d : {0, 1, 2})
@@ -229,10 +228,40 @@ void TiffReader::choosePlane(const TiffDimensions& dims, int plane,
     base += (rest % dims.sizes[d]) * dims.strides[d];
     rest /= dims.sizes[d];
   }
-  sliceOffsets_.resize(static_cast<size_t>(info_.z));
+  std::vector<const TiffPage*> slices(static_cast<size_t>(info_.z));
   for (long long k = 0; k < info_.z; ++k)
-    sliceOffsets_[static_cast<size_t>(k)] =
-        pages[static_cast<size_t>(base + k * dims.strides[zDim])].offset;
+    slices[static_cast<size_t>(k)] = &pages[static_cast<size_t>(base + k * dims.strides[zDim])];
+  return slices;
+}
+
+// The pyramid's levels are listed as HDUs, as for OME-Zarr; hdu k > 0 reads every slice from its
+// level-k page, with the spacing of that level's pixels.
+void TiffReader::chooseLevel(const TiffLevels& levels, int hdu,
+                             const std::vector<const TiffPage*>& slices) {
+  const int64_t fullX = layout_.width, fullY = layout_.height;
+  info_.hdus.push_back({0, "", "image", {fullX, fullY, info_.z}});
+  for (size_t k = 0; k < levels.pages.size(); ++k) {
+    const TiffReader::Layout& l = levels.pages[k].layout;
+    info_.hdus.push_back({int(k + 1),
+                          "level " + std::to_string(k + 1),
+                          "image (pyramid level " + std::to_string(k + 1) + ")",
+                          {int64_t(l.width), int64_t(l.height), info_.z}});
+  }
+  const int level = std::max(hdu, 0);
+  if (level > int(levels.pages.size()))
+    throw IoError(info_.path, "HDU " + std::to_string(hdu) + " is outside 0.." +
+                                  std::to_string(levels.pages.size()) + " (the pyramid's levels)");
+  sliceOffsets_.clear();
+  for (const TiffPage* page : slices) sliceOffsets_.push_back(page->offset);
+  if (level > 0) {
+    sliceOffsets_ = levels.offsets[size_t(level - 1)];
+    layout_ = levels.pages[size_t(level - 1)].layout;
+    info_.hdu = level;
+    info_.spacing[1] *= double(fullY) / double(layout_.height);
+    info_.spacing[2] *= double(fullX) / double(layout_.width);
+  }
+  info_.y = layout_.height;
+  info_.x = layout_.width;
 }
 
 TiffReader::~TiffReader() = default;

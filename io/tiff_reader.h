@@ -12,6 +12,7 @@
 namespace stacklens::io {
 
 struct TiffDimensions;  // io/tiff_metadata.h
+struct TiffLevels;      // io/tiff_pages.h
 struct TiffPage;        // io/tiff_pages.h
 struct TiffResolution;  // io/tiff_metadata.h
 
@@ -30,6 +31,9 @@ struct TiffResolution;  // io/tiff_metadata.h
 // Spacing: ImageJ "spacing"/"unit" plus XResolution/YResolution (ResolutionUnit none); OME
 // PhysicalSizeX/Y/Z (µm unless a unit is given); otherwise only a centimetre ResolutionUnit is
 // trusted (inch values are usually print DPI).
+// Pyramids (stored as SubIFDs of the slices' pages, as in OME-TIFF, or for a single image as
+// reduced-resolution pages after it) are listed as HDUs 1, 2, ... after the image, as OME-Zarr
+// levels are: OpenOptions::hdu opens one.
 class TiffReader : public StackReader {
  public:
   TiffReader(const std::string& path, const OpenOptions& options, uint64_t fileSize);
@@ -57,7 +61,10 @@ class TiffReader : public StackReader {
   // The constructor's steps after the pages are found.
   TiffDimensions readStackOrder(const std::string& description, long long pageCount,
                                 const TiffResolution& resolution);
-  void choosePlane(const TiffDimensions& dims, int plane, const std::vector<TiffPage>& pages);
+  // The pages shown as the slices, in z order.
+  std::vector<const TiffPage*> choosePlane(const TiffDimensions& dims, int plane,
+                                           const std::vector<TiffPage>& pages);
+  void chooseLevel(const TiffLevels& levels, int hdu, const std::vector<const TiffPage*>& slices);
 
   StackInfo info_;
   Layout layout_;

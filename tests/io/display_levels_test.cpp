@@ -1,7 +1,7 @@
 // Display levels of planes too large to hold whole: strided reads equal the slice sampled by
 // hand (every BITPIX, BZERO/BSCALE, BLANK, NaN, gzipped and tile-compressed FITS; stripped and
 // tiled TIFF, read in bands of rows), strided levels halve until the coarsest is small, the
-// level for a zoom, and OME-Zarr's own levels.
+// level for a zoom, and the stored levels of OME-Zarr and TIFF pyramids.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -150,6 +150,40 @@ TEST(DisplayLevels, OmeZarrUsesItsOwnLevels) {
   ASSERT_EQ(fromOne->levels().size(), 3u);
   EXPECT_EQ(fromOne->levels()[1].width, x / 4);
   EXPECT_DOUBLE_EQ(fromOne->levels()[1].scaleX, 2.0);
+}
+
+// tifffile's OME-TIFF pyramid (tests/io/data/make_fixtures.py): 96 × 80 slices with every 2nd
+// and every 4th pixel in each page's SubIFDs.
+TEST(DisplayLevels, TiffSubIfdPyramidsUseTheirOwnLevels) {
+  const std::string path = kFixtures + "pyramid.ome.tif";
+  std::shared_ptr<const StackReader> full = openStack(path);
+  ASSERT_EQ(full->info().hdus.size(), 3u);
+  auto levels = DisplayLevels::of(full, 10);
+  // Stored levels of 80, 40 and 20 pixels, then 10 and 5 strided from the last.
+  ASSERT_EQ(levels->levels().size(), 5u);
+  std::vector<float> fullSlice(size_t(96 * 80));
+  full->readSlice(1, fullSlice.data());
+  for (int k = 0; k < 5; ++k) {
+    const DisplayLevel& l = levels->levels()[size_t(k)];
+    const int64_t step = int64_t(1) << k;
+    EXPECT_EQ(l.source, std::min(k, 2));
+    EXPECT_EQ(l.width, stridedCount(0, 80, step));
+    EXPECT_DOUBLE_EQ(l.scaleX, double(step));
+    // The fixture's levels are every step-th pixel of level 0, so each display level is too.
+    std::vector<float> want, got(size_t(l.width * l.height));
+    for (int64_t y = 0; y < 96; y += step)
+      for (int64_t x = 0; x < 80; x += step) want.push_back(fullSlice[size_t(y * 80 + x)]);
+    levels->read(k, 1, 0, l.height, 0, l.width, got.data());
+    EXPECT_TRUE(test::sameValues(want, got)) << k;
+  }
+  OpenOptions beyond;
+  beyond.hdu = 3;
+  try {
+    openStack(path, beyond);
+    FAIL() << "opened a fourth level";
+  } catch (const IoError& e) {
+    EXPECT_TRUE(test::contains(e.what(), "outside 0..2")) << e.what();
+  }
 }
 
 }  // namespace

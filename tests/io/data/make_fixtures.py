@@ -233,6 +233,27 @@ def main():
                      metadata={"axes": "ZYX", "PhysicalSizeX": 0.2, "PhysicalSizeY": 0.2,
                                "PhysicalSizeZ": 0.5})
     expect("ome.ome.tif", d, "uint16", spacing=(0.5, 0.2, 0.2), unit="micron")
+    # OME-TIFF pyramid as Bio-Formats reads them: each slice's levels in its SubIFDs (tiled),
+    # every 2nd and every 4th pixel, so that each level's values are known exactly.
+    d = pattern((3, 96, 80), np.uint16)
+    with tifffile.TiffWriter(os.path.join(OUT, "pyramid.ome.tif")) as tw:
+        options = dict(tile=(32, 32), photometric="minisblack")
+        tw.write(d, subifds=2, metadata={"axes": "ZYX", "PhysicalSizeX": 0.2,
+                                         "PhysicalSizeY": 0.2, "PhysicalSizeZ": 0.5}, **options)
+        tw.write(d[:, ::2, ::2], subfiletype=1, **options)
+        tw.write(d[:, ::4, ::4], subfiletype=1, **options)
+    for hdu, step in ((0, 1), (1, 2), (2, 4)):
+        expect("pyramid.ome.tif", d[:, ::step, ::step], "uint16", hdu=hdu,
+               spacing=(0.5, 0.2 * step, 0.2 * step), unit="micron")
+    # A single image's pyramid as libvips writes it: reduced-resolution pages after the image in
+    # the page chain (no SubIFDs), each half the one before.
+    d = pattern((100, 72), np.float32)
+    with tifffile.TiffWriter(os.path.join(OUT, "pyramid_pages.tif")) as tw:
+        for step in (1, 2, 4):
+            tw.write(d[::step, ::step], tile=(16, 16), photometric="minisblack",
+                     subfiletype=0 if step == 1 else 1)
+    for hdu, step in ((0, 1), (1, 2), (2, 4)):
+        expect("pyramid_pages.tif", d[::step, ::step], "float32", hdu=hdu)
     # Pages of different size: the first series (3 pages) is shown, with a warning.
     d = pattern(shape, np.uint8)
     path = os.path.join(OUT, "mixed_sizes.tif")
