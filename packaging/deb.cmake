@@ -20,16 +20,14 @@ if(TARGET _stacklens)
   list(APPEND CPACK_COMPONENTS_ALL python)
 endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-# A CUDA build links cuFFT from NVIDIA's toolkit, which no Debian package provides, and CPack
-# runs dpkg-shlibdeps with --ignore-missing-info, so it would name nothing for it: the
-# dependency is NVIDIA's own package of that cuFFT, from NVIDIA's apt repository, for the
-# viewer, the CLI and the module. The CUDA runtime is linked statically and loads the driver
-# only when one is present.
-set(cufft "")
-set(cufft_list "")
+# A CUDA build loads cuFFT at run time (compute/cuda/cufft_loader.cpp) and links the CUDA
+# runtime statically, which loads the driver only when one is present: neither is a dependency,
+# so the packages install and compute on the CPU where NVIDIA's libraries are missing. cuFFT
+# (no Debian package provides it) is suggested by the name of NVIDIA's own package, from
+# NVIDIA's apt repository.
+set(cufft_suggests "")
 if(STACKLENS_HAVE_CUDA)
-  set(cufft "libcufft-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
-  set(cufft_list ", ${cufft}")
+  set(cufft_suggests "libcufft-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
 endif()
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
@@ -46,8 +44,8 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${CMAKE_PROJECT_NAME} built using CMake")
 set(backends "This build computes on the CPU (FFTW, all cores).")
 if(STACKLENS_HAVE_CUDA)
-  set(backends "This build computes on an NVIDIA GPU (CUDA, cuFFT) when one is
-found, else on the CPU (FFTW, all cores).")
+  set(backends "This build computes on an NVIDIA GPU (CUDA, cuFFT) when one and
+NVIDIA's cuFFT are found, else on the CPU (FFTW, all cores).")
 endif()
 set(common "StackLens reads FITS (tile-compressed and gzipped too), TIFF (BigTIFF,
 ImageJ hyperstacks, OME-TIFF) and Zarr or OME-Zarr image stacks, and runs
@@ -59,8 +57,9 @@ set(CPACK_DEBIAN_VIEWER_PACKAGE_NAME stacklens)
 # The viewer opens a sample when started without a file, and points to stacklens-cli for what
 # is too large for it. Qt's platform plugins are no library that dpkg-shlibdeps can see.
 set(CPACK_DEBIAN_VIEWER_PACKAGE_DEPENDS
-    "stacklens-data (= ${PROJECT_VERSION}), qt6-qpa-plugins${cufft_list}")
+    "stacklens-data (= ${PROJECT_VERSION}), qt6-qpa-plugins")
 set(CPACK_DEBIAN_VIEWER_PACKAGE_RECOMMENDS "stacklens-cli")
+set(CPACK_DEBIAN_VIEWER_PACKAGE_SUGGESTS "${cufft_suggests}")
 set(CPACK_DEBIAN_VIEWER_DESCRIPTION "viewer for FITS, TIFF and Zarr image stacks
 ${common}
 
@@ -69,8 +68,8 @@ live as they are shown, with timings, 3D views, profiles, statistics, regions,
 catalogs and movies.")
 
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME stacklens-cli)
-set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "${cufft}")
 set(CPACK_DEBIAN_CLI_PACKAGE_RECOMMENDS "stacklens-data")
+set(CPACK_DEBIAN_CLI_PACKAGE_SUGGESTS "${cufft_suggests}")
 set(CPACK_DEBIAN_CLI_DESCRIPTION "FITS, TIFF and Zarr image stack processing on the command line
 ${common}
 
@@ -85,9 +84,12 @@ if(TARGET _stacklens)
   set(python_this "${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}")
   math(EXPR python_next_minor "${Python3_VERSION_MINOR} + 1")
   set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= ${python_this}~), \
-python3 (<< ${Python3_VERSION_MAJOR}.${python_next_minor}), python3-numpy${cufft_list}")
+python3 (<< ${Python3_VERSION_MAJOR}.${python_next_minor}), python3-numpy")
   set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-dask")
   set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-distributed, python3-zarr")
+  if(cufft_suggests)
+    string(APPEND CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS ", ${cufft_suggests}")
+  endif()
   # Byte-compiled at installation and cleaned at removal, as dh_python3 does for Debian's modules.
   set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA
       ${CMAKE_CURRENT_LIST_DIR}/deb/python3-stacklens/postinst

@@ -4,7 +4,8 @@
 # lists them.
 # Install them with apt (see README); packaging/test-deb-clean-root.sh checks them in a clean root.
 # The packages are CPU-only unless STACKLENS_CUDA=ON is given: Debian 12 has no CUDA 12.4 or
-# newer, so a CUDA build's cuFFT would come from NVIDIA's toolkit, which no Debian package names.
+# newer. A CUDA build loads the driver and NVIDIA's cuFFT only when it runs, so its packages
+# install where neither is present and compute on the CPU there.
 # JOBS sets the build's parallelism (default: every core).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -106,7 +106,9 @@ int main(int argc, char** argv) {
     return cli::kOk;
   }
   if (args[0] == "--version") {
-    std::cout << build_info::describe("stacklens-cli");
+    std::string why;
+    std::cout << build_info::describe("stacklens-cli") << "on this machine: "
+              << (compute::cudaUsable(&why) ? "the GPU" : "the CPU (" + why + ")") << "\n";
     return cli::kOk;
   }
   auto it = cli::commands().find(args[0]);

@@ -13,6 +13,7 @@
 #include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_live_transfers.cuh"
 #include "compute/cuda/cuda_stack_pipeline.cuh"
+#include "compute/cuda/cufft_loader.h"
 #include "compute/cuda/host_result_memory.cuh"
 #include "compute/device_list.h"
 #include "compute/log.h"
@@ -409,7 +410,7 @@ bool cudaUsable(std::string* why) {
     cudaGetLastError();
     return false;
   }
-  return true;
+  return cuda::cufftLoaded(why);
 }
 
 int cudaDeviceCount() {

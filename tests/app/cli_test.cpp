@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
+#include "compute/backend.h"
 
 #include <sys/wait.h>
 #include <array>
@@ -21,6 +22,31 @@ TEST(Cli, VersionNamesTheRevisionAndTheBackendsBuilt) {
   EXPECT_EQ(r.code, 0);
   for (const char* line : {"\nrevision: ", "\nCUDA toolkit: ", "\ncuFFT: ", "\nFFTW: 3.", "\nQt: "})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << " in " << r.out;
+}
+
+TEST(Cli, VersionSaysWhereThisMachineComputesAndWhy) {
+  std::string why;
+  const bool gpu = stacklens::compute::cudaUsable(&why);
+  CliResult r = runCli("--version");
+  EXPECT_EQ(r.code, 0);
+  const std::string line =
+      gpu ? "\non this machine: the GPU\n" : "\non this machine: the CPU (" + why + ")\n";
+  EXPECT_NE(r.out.find(line), std::string::npos) << line << " in " << r.out;
+}
+
+// cuFFT is loaded at run time: where it cannot be, a build with CUDA computes on the CPU and says
+// why. Where no GPU is usable anyway (CI), the reason stays the GPU's; the GPU machine runs this
+// test too.
+TEST(Cli, WithoutCufftTheCpuComputesAndTheReasonNamesIt) {
+  std::string why;
+  const bool gpu = stacklens::compute::cudaUsable(&why);
+  const std::string missing = "/nonexistent/libcufft.so.12";
+  setenv("STACKLENS_CUFFT_LIBRARY", missing.c_str(), 1);
+  CliResult version = runCli("--version");
+  unsetenv("STACKLENS_CUFFT_LIBRARY");
+  const std::string reason = gpu ? "cuFFT (" + missing + ") could not be loaded" : why;
+  EXPECT_NE(version.out.find("\non this machine: the CPU (" + reason), std::string::npos)
+      << version.out;
 }
 
 TEST(Cli, HelpListsTheCommands) {
