@@ -259,6 +259,21 @@ const float* Context::constants(const std::vector<float>& values) {
   return static_cast<const float*>(p);
 }
 
+namespace {
+
+// Whether host memory is page-locked (cudaHostRegister or cudaMallocHost): the DMA then reads or
+// writes it directly, with no staging.
+bool pageLocked(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
+}  // namespace
+
 void Context::upload(void* dst, const void* src, size_t bytes) {
   // The compute stream may still be using dst's previous contents: order the copies after it.
   cudaEvent_t ready;
@@ -268,7 +283,13 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
   cudaEventDestroy(ready);
   const char* from = static_cast<const char*>(src);
   char* to = static_cast<char*>(dst);
-  for (size_t done = 0, chunk = 0; done < bytes; done += kStagingBytes, ++chunk) {
+  const bool direct = pageLocked(src);
+  if (direct) {
+    // The caller may reuse src once this returns, as it may after the staged copies below.
+    SL_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, copyStream_));
+    SL_CUDA(cudaStreamSynchronize(copyStream_));
+  }
+  for (size_t done = direct ? bytes : 0, chunk = 0; done < bytes; done += kStagingBytes, ++chunk) {
     size_t n = std::min(kStagingBytes, bytes - done);
     int b = static_cast<int>(chunk % 2);
     SL_CUDA(cudaEventSynchronize(stagingFree_[b]));  // its previous DMA has finished
@@ -285,6 +306,11 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
 }
 
 void Context::download(void* dst, const void* src, size_t bytes) {
+  if (pageLocked(dst)) {
+    SL_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+    SL_CUDA(cudaStreamSynchronize(stream_));
+    return;
+  }
   const char* from = static_cast<const char*>(src);
   char* to = static_cast<char*>(dst);
   size_t pending[2] = {0, 0};
