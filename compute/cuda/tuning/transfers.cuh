@@ -15,10 +15,10 @@ struct TransferPolicy {
   // several chunks whose copies overlap the compute.
   static constexpr size_t targetChunkBytes = size_t(32) << 20;
   // The host copies between pageable and page-locked memory (the staging buffers' and the
-  // pipeline's) are split over threads, at least 4 MiB each: one thread copying (page faults
-  // included) is slower than the PCIe link it feeds, and smaller pieces cost more to start than
-  // they save.
-  static constexpr size_t parallelCopyPieceBytes = size_t(4) << 20;
+  // pipeline's) are split over threads, at least 1 MiB each: one thread copying (page faults
+  // included) is slower than the PCIe link it feeds, so a 16 MiB staging buffer is filled by all
+  // eight; smaller pieces cost more to start than they save.
+  static constexpr size_t parallelCopyPieceBytes = size_t(1) << 20;
   // At most 8 such threads: more only compete for the host's memory bandwidth.
   static constexpr size_t parallelCopyMaxThreads = 8;
 };
