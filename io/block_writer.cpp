@@ -275,6 +275,7 @@ PreparedBlockFile StackBlockWriter::prepared() const {
     f.samples = BlockSamples::ZarrFloat32;
     f.zarrVersion = s.zarr->layout().omeVersion;
     f.zarrChunks = s.zarr->layout().chunks;
+    f.zarrShards = s.zarr->layout().shards;
     return f;
   }
   if (s.data.fd < 0) throw IoError(s.path, "no prepared file (a single image, or finished)");

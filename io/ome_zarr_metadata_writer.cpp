@@ -84,6 +84,16 @@ std::array<int64_t, 3> OmeZarrLayout::levelChunks(size_t level) const {
   return c;
 }
 
+std::array<int64_t, 3> OmeZarrLayout::levelShards(size_t level) const {
+  const std::array<int64_t, 3> c = levelChunks(level);
+  std::array<int64_t, 3> s{};
+  for (size_t a = 0; a < 3; ++a) {
+    const int64_t wholeChunks = (shapes[level][a] + c[a] - 1) / c[a] * c[a];
+    s[a] = std::min(shards[a], wholeChunks);
+  }
+  return s;
+}
+
 ZarrArrayMeta OmeZarrLayout::keyMeta() const {
   ZarrArrayMeta m;
   m.zarrFormat = zarrFormat();
@@ -125,22 +135,33 @@ Json zarrArrayMetadata(const OmeZarrLayout& layout, size_t level) {
             {"order", "C"},
             {"filters", nullptr},
             {"dimension_separator", "."}};
+  const Json codecs = Json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
+                                   {{"name", "blosc"},
+                                    {"configuration",
+                                     {{"cname", ZarrBloscSettings::cname},
+                                      {"clevel", ZarrBloscSettings::clevel},
+                                      {"shuffle", "shuffle"},
+                                      {"typesize", 4},
+                                      {"blocksize", 0}}}}});
+  const Json sharding = {
+      {"name", "sharding_indexed"},
+      {"configuration",
+       {{"chunk_shape", shapeJson(chunks)},
+        {"codecs", codecs},
+        {"index_codecs",
+         Json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
+                      {{"name", "crc32c"}}})},
+        {"index_location", "end"}}}};
   return {{"zarr_format", 3},
           {"node_type", "array"},
           {"shape", shapeJson(layout.shapes[level])},
           {"data_type", layout.int32 ? "int32" : "float32"},
           {"chunk_grid",
-           {{"name", "regular"}, {"configuration", {{"chunk_shape", shapeJson(chunks)}}}}},
+           {{"name", "regular"},
+            {"configuration", {{"chunk_shape", shapeJson(layout.levelObjects(level))}}}}},
           {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
           {"fill_value", fill},
-          {"codecs", Json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
-                                  {{"name", "blosc"},
-                                   {"configuration",
-                                    {{"cname", ZarrBloscSettings::cname},
-                                     {"clevel", ZarrBloscSettings::clevel},
-                                     {"shuffle", "shuffle"},
-                                     {"typesize", 4},
-                                     {"blocksize", 0}}}}})},
+          {"codecs", layout.sharded() ? Json::array({sharding}) : codecs},
           {"attributes", Json::object()},
           {"dimension_names", Json::array({"z", "y", "x"})}};
 }

@@ -21,11 +21,21 @@ struct OmeZarrLayout {
   std::string omeVersion;                      // "0.4" or "0.5"
   std::vector<std::array<int64_t, 3>> shapes;  // per level, (z, y, x)
   std::array<int64_t, 3> chunks{};             // level 0's; each level's clipped to its shape
-  bool int32 = false;                          // int32 labels instead of float32 values
-  std::string name;                            // the image's name (the output's file name)
+  // Zarr v3 only: level 0's shards (sharding_indexed, the chunks inside them), each a multiple
+  // of chunks or at least the shape; 0: not sharded.
+  std::array<int64_t, 3> shards{};
+  bool int32 = false;  // int32 labels instead of float32 values
+  std::string name;    // the image's name (the output's file name)
 
   int zarrFormat() const { return omeVersion == "0.4" ? 2 : 3; }
   std::array<int64_t, 3> levelChunks(size_t level) const;
+  bool sharded() const { return shards[0] > 0; }
+  // A level's shards: level 0's, clipped to the level's whole chunks (a multiple of them still).
+  std::array<int64_t, 3> levelShards(size_t level) const;
+  // What one stored object (file) of a level holds: its shard when sharded, else its chunk.
+  std::array<int64_t, 3> levelObjects(size_t level) const {
+    return sharded() ? levelShards(level) : levelChunks(level);
+  }
   // What zarrChunkKey (io/zarr_chunk_key.h) needs to name a level's chunks: v2 "z.y.x",
   // v3 "c/z/y/x".
   ZarrArrayMeta keyMeta() const;
@@ -33,7 +43,9 @@ struct OmeZarrLayout {
 
 // The array metadata of one level (.zarray for v2, zarr.json for v3): C order, little-endian,
 // blosc (io/zarr_chunk_encoder.h), fill value NaN (0 for labels) so that a chunk never written
-// reads as "no value" (io/zarr_dtype.h reads "NaN" back).
+// reads as "no value" (io/zarr_dtype.h reads "NaN" back). A sharded v3 level has the shards as
+// its chunk grid and one sharding_indexed codec holding the chunks' codecs, its index little-
+// endian with a crc32c at the shard's end (io/zarr_shard_encoder.h).
 Json zarrArrayMetadata(const OmeZarrLayout& layout, size_t level);
 // The group's attributes: 0.4 the .zattrs object {"multiscales", "stacklens"}; 0.5 the zarr.json
 // "attributes" {"ome": {"version", "multiscales"}, "stacklens"}. "stacklens" holds the HISTORY

@@ -16,7 +16,8 @@ enum class BlockSamples : int { FitsFloat32, TiffFloat32, TiffUInt16, ZarrFloat3
 // An OME-Zarr output (ZarrFloat32) is a temporary folder with its metadata written; each box is
 // encoded into the level-0 chunks it covers, which must be whole: a box starts on the chunk grid
 // and ends on it or at the stack's end (a chunk shared by two boxes would need both, and they may
-// come from two processes).
+// come from two processes). A sharded output's boxes cover whole shards in the same way: one
+// process writes each shard file.
 struct PreparedBlockFile {
   std::string path;    // the temporary file (or Zarr folder), absolute (the workers' may differ)
   std::string target;  // the output it becomes, for the errors
@@ -26,6 +27,7 @@ struct PreparedBlockFile {
   BlockSamples samples = BlockSamples::FitsFloat32;
   std::string zarrVersion;              // ZarrFloat32: "0.4" or "0.5"
   std::array<int64_t, 3> zarrChunks{};  // ZarrFloat32: level 0's chunks (z, y, x)
+  std::array<int64_t, 3> zarrShards{};  // ZarrFloat32: level 0's shards; 0: not sharded
 };
 
 // Box [z0, z1) × [y0, y1) × [x0, x1) (x fastest; rowStride and sliceStride floats apart, 0: C

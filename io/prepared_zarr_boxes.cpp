@@ -10,6 +10,7 @@
 
 #include "io/io_error.h"
 #include "io/zarr_array_writer.h"
+#include "io/zarr_chunk_key.h"
 
 namespace stacklens::io {
 namespace {
@@ -25,11 +26,29 @@ void writeBoxIntoPreparedZarr(const PreparedBlockFile& f, const Box& b, const fl
                               int64_t rowStride, int64_t sliceStride) {
   const auto [cz, cy, cx] = f.zarrChunks;
   if (cz < 1 || cy < 1 || cx < 1) throw IoError(f.target, "the prepared output has no chunks");
-  if (!onTheGrid(b.z0, b.z1, cz, f.z) || !onTheGrid(b.y0, b.y1, cy, f.y) ||
-      !onTheGrid(b.x0, b.x1, cx, f.x))
-    throw IoError(f.target, "a box of another process must cover whole chunks of " +
-                                std::to_string(cz) + " x " + std::to_string(cy) + " x " +
-                                std::to_string(cx) + " (rechunk to multiples of them)");
+  OmeZarrLayout layout;
+  layout.omeVersion = f.zarrVersion;
+  layout.shapes = {{f.z, f.y, f.x}};
+  layout.chunks = f.zarrChunks;
+  layout.shards = f.zarrShards;
+  const auto [oz, oy, ox] = layout.levelObjects(0);
+  if (!onTheGrid(b.z0, b.z1, oz, f.z) || !onTheGrid(b.y0, b.y1, oy, f.y) ||
+      !onTheGrid(b.x0, b.x1, ox, f.x)) {
+    // The object the box cuts: the one holding its first sample when that is off the grid, else
+    // the one holding its last.
+    const bool startOff = b.z0 % oz != 0 || b.y0 % oy != 0 || b.x0 % ox != 0;
+    const std::vector<int64_t> cut =
+        startOff ? std::vector<int64_t>{b.z0 / oz, b.y0 / oy, b.x0 / ox}
+                 : std::vector<int64_t>{(b.z1 - 1) / oz, (b.y1 - 1) / oy, (b.x1 - 1) / ox};
+    const std::string what = layout.sharded() ? "shard" : "chunk";
+    throw IoError(f.target, "a box of another process must cover whole " + what + "s of " +
+                                std::to_string(oz) + " x " + std::to_string(oy) + " x " +
+                                std::to_string(ox) + " (rechunk to multiples of them); box [" +
+                                std::to_string(b.z0) + ":" + std::to_string(b.z1) + ", " +
+                                std::to_string(b.y0) + ":" + std::to_string(b.y1) + ", " +
+                                std::to_string(b.x0) + ":" + std::to_string(b.x1) + "] cuts " +
+                                what + " " + zarrChunkKey(layout.keyMeta(), cut));
+  }
   // Level 0's folder is made with the metadata; once the preparing process removed the output's
   // temporary folder, a late box must fail rather than make it again.
   struct stat st {};
@@ -39,11 +58,8 @@ void writeBoxIntoPreparedZarr(const PreparedBlockFile& f, const Box& b, const fl
                                 std::strerror(errno) +
                                 " (the run was stopped, or this worker does not see the output's "
                                 "folder)");
-  OmeZarrLayout layout;
-  layout.omeVersion = f.zarrVersion;
-  layout.shapes = {{f.z, f.y, f.x}};
-  layout.chunks = f.zarrChunks;
-  // A box of whole chunks completes each chunk it touches at once: nothing waits or spills.
+  // A box of whole chunks (or shards) completes each chunk it touches at once: nothing waits or
+  // spills.
   ZarrArrayWriter level(f.path, f.path, f.target, layout, 0, 0);
   level.syncEachChunk();
   const int64_t bz = b.z1 - b.z0, by = b.y1 - b.y0, bx = b.x1 - b.x0;

@@ -15,7 +15,10 @@ namespace stacklens::io {
 struct ZarrWriteOptions {
   std::string omeVersion = "0.5";          // "0.5" (Zarr v3) or "0.4" (Zarr v2)
   std::array<int64_t, 3> chunks{0, 0, 0};  // (z, y, x); 0 along an axis: the default
-  int levels = 1;                          // multiscale levels, each half the last in y and x
+  // 0.5 only: Zarr v3 shards (z, y, x), each a multiple of the chunk (or the shape or more);
+  // 0, 0, 0: not sharded, the default (io/zarr_stack_writer.h says why).
+  std::array<int64_t, 3> shards{0, 0, 0};
+  int levels = 1;  // multiscale levels, each half the last in y and x
   // Partial chunks held in memory while boxes arrive, beyond which they wait in files of the
   // temporary folder instead; 0: the default (io/zarr_array_writer.h).
   int64_t pendingBytes = 0;

@@ -18,6 +18,7 @@
 #include "io/write_stop.h"
 #include "io/zarr_chunk_encoder.h"
 #include "io/zarr_chunk_key.h"
+#include "io/zarr_shard_encoder.h"
 
 namespace stacklens::io {
 
@@ -52,7 +53,7 @@ ZarrArrayWriter::ZarrArrayWriter(const std::string& folder, const std::string& s
       keys_(layout.keyMeta()),
       level_(level),
       shape_(layout.shapes[level]),
-      chunks_(layout.levelChunks(level)),
+      chunks_(layout.levelObjects(level)),
       pendingCap_(pendingCap > 0 ? pendingCap : defaultZarrPendingBytes()) {
   int64_t count = 1;
   chunkSamples_ = 1;
@@ -67,6 +68,8 @@ ZarrArrayWriter::ZarrArrayWriter(const std::string& folder, const std::string& s
                               std::to_string(chunks_[2]) + " are too many; choose larger chunks");
   done_.assign(size_t(count), 0);
   fill_ = layout.int32 ? 0u : 0x7FC00000u;  // int32 0, float32 quiet NaN
+  nanFill_ = !layout.int32;
+  if (layout.sharded()) inner_ = layout.levelChunks(level);
 }
 
 ZarrArrayWriter::~ZarrArrayWriter() = default;
@@ -176,7 +179,10 @@ void ZarrArrayWriter::store(int64_t index, const std::vector<uint32_t>& values) 
   const std::array<int64_t, 3> g = gridOf(index);
   const std::string key = zarrChunkKey(keys_, {g[0], g[1], g[2]});
   const std::string path = folder_ + "/" + key;
-  const ZarrBytes encoded = encodeBloscChunk(values.data(), values.size() * 4, 4, path);
+  const ZarrBytes encoded =
+      inner_[0] > 0 ? encodeZarrShard(values.data(), chunks_, inner_, {fill_, nanFill_}, path)
+                    : encodeBloscChunk(values.data(), values.size() * 4, 4, path);
+  if (encoded.empty()) return;  // a shard all of fill: not stored, it reads as the fill value
   // The key's folders below the level's (made with the metadata), one at a time: never the
   // level's folder itself, so that a writer in another process whose output was given up (its
   // temporary folder removed) fails instead of making it again.
@@ -186,12 +192,25 @@ void ZarrArrayWriter::store(int64_t index, const std::vector<uint32_t>& values) 
       throw IoError(target_,
                     "cannot create the chunk folder " + folder + ": " + std::strerror(errno));
   }
-  const UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
-  if (fd.get() < 0)
-    throw IoError(target_, "cannot create the chunk file " + path + ": " + std::strerror(errno));
-  writeAll(fd.get(), encoded.data(), encoded.size(), 0, target_);
-  if (sync_ && onNetworkFileSystem(fd.get()) && ::fdatasync(fd.get()) != 0)
-    throw IoError(target_, "cannot flush the chunk file " + path + ": " + std::strerror(errno));
+  // Written under a temporary name and renamed: a reader of the folder (or a writer retried after
+  // a failure) never meets half a chunk or shard, whose index would lie at the wrong end.
+  const std::string temporary = path + ".partial";
+  {
+    const UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+    if (fd.get() < 0)
+      throw IoError(target_,
+                    "cannot create the chunk file " + temporary + ": " + std::strerror(errno));
+    writeAll(fd.get(), encoded.data(), encoded.size(), 0, target_);
+    if (sync_ && onNetworkFileSystem(fd.get()) && ::fdatasync(fd.get()) != 0)
+      throw IoError(target_,
+                    "cannot flush the chunk file " + temporary + ": " + std::strerror(errno));
+  }
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    throw IoError(target_,
+                  "cannot rename " + temporary + " to " + path + ": " + std::strerror(error));
+  }
 }
 
 void ZarrArrayWriter::finish() {

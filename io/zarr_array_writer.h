@@ -16,6 +16,9 @@ namespace stacklens::io {
 
 // Boxes come in any order, from several threads at once, and must not overlap. A chunk is
 // encoded (io/zarr_chunk_encoder.h) and written as soon as all of its samples have arrived;
+// in a sharded array "chunk" here means the stored object, the shard (io/zarr_shard_encoder.h),
+// which waits whole in the same way and is written without the inner chunks all of fill (and
+// not at all when every one is);
 // until then its samples wait in a buffer of one whole chunk (the samples not yet arrived hold
 // the fill value). So a box that covers whole chunks never waits, and a chunk straddling boxes
 // waits for the last of them: for slabs of whole slices, the chunks of the slab's last, partly
@@ -35,6 +38,7 @@ class ZarrArrayWriter {
   ZarrArrayWriter& operator=(const ZarrArrayWriter&) = delete;
 
   const std::array<int64_t, 3>& shape() const { return shape_; }
+  // The stored objects' shape: the shards of a sharded array, else the chunks.
   const std::array<int64_t, 3>& chunks() const { return chunks_; }
   // Box [z0, z1) × [y0, y1) × [x0, x1) of 4-byte samples (float32 or int32 as the layout says),
   // C order, x fastest.
@@ -61,9 +65,11 @@ class ZarrArrayWriter {
   ZarrArrayMeta keys_;
   size_t level_;
   std::array<int64_t, 3> shape_, chunks_, grid_;
+  std::array<int64_t, 3> inner_{};  // a sharded array's chunks inside each shard; else 0
   int64_t chunkSamples_ = 0, pendingCap_ = 0;
   uint32_t fill_ = 0;
-  std::mutex lock_;  // pending_ and done_
+  bool nanFill_ = false;  // float32: any NaN is the fill value (a shard's inner chunks all NaN)
+  std::mutex lock_;       // pending_ and done_
   std::unordered_map<int64_t, std::shared_ptr<Pending>> pending_;
   std::vector<uint8_t> done_;  // per chunk: written
   std::atomic<int64_t> held_{0}, spills_{0};

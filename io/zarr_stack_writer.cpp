@@ -27,6 +27,39 @@ std::string nameOf(const std::string& path) {
   return std::filesystem::path(p).filename().string();
 }
 
+std::string joined(const std::array<int64_t, 3>& v) {
+  return std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]);
+}
+
+// Shards as the sharding_indexed codec needs them (a whole number of chunks along each axis; a
+// shard of the shape or more is clipped to the shape's whole chunks, as the chunks are to the
+// shape) and as the writer can hold them: a shard is gathered whole in memory before it is
+// encoded, and its index must be one the reader accepts.
+void checkShards(const std::string& path, const std::array<int64_t, 3>& shards,
+                 OmeZarrLayout& layout, const std::array<int64_t, 3>& shape, int64_t cap) {
+  if (layout.omeVersion != "0.5")
+    throw IoError(path, "shards are Zarr v3: OME-Zarr 0.5 only, not " + layout.omeVersion);
+  int64_t samples = 1, inner = 1;
+  for (size_t a = 0; a < 3; ++a) {
+    const int64_t c = std::min(layout.chunks[a], shape[a]);
+    const int64_t whole = (shape[a] + c - 1) / c * c;
+    if (shards[a] < 1 || (shards[a] < whole && shards[a] % layout.chunks[a] != 0))
+      throw IoError(path, "shards of " + joined(shards) + " are not whole numbers of the chunks " +
+                              joined(layout.chunks));
+    const int64_t s = std::min(shards[a], whole);
+    samples *= s;
+    inner *= s / c;
+  }
+  if (samples * 4 > cap)
+    throw IoError(path, "shards of " + std::to_string(samples * 4 >> 20) +
+                            " MiB are more than the " + std::to_string(cap >> 20) +
+                            " MiB StackLens gathers at once");
+  if (inner > (int64_t(1) << 24))
+    throw IoError(path, "shards of " + joined(shards) + " hold more than 2^24 chunks of " +
+                            joined(layout.chunks));
+  layout.shards = shards;
+}
+
 OmeZarrLayout layoutFor(const std::string& path, int64_t z, int64_t y, int64_t x, bool int32,
                         const ZarrWriteOptions& o) {
   if (o.omeVersion != "0.4" && o.omeVersion != "0.5")
@@ -58,6 +91,7 @@ OmeZarrLayout layoutFor(const std::string& path, int64_t z, int64_t y, int64_t x
                             " MiB are more than the " + std::to_string(cap >> 20) +
                             " MiB StackLens decodes at once");
   std::array<int64_t, 3> shape{z, y, x};
+  if (o.shards != std::array<int64_t, 3>{0, 0, 0}) checkShards(path, o.shards, layout, shape, cap);
   for (int level = 0; level < o.levels; ++level) {
     layout.shapes.push_back(shape);
     shape[1] = (shape[1] + 1) / 2;
@@ -114,10 +148,11 @@ void writeZarrStack(const std::string& path, const void* data, bool int32, int64
                     int64_t x, const WriteOptions& options) {
   ZarrStackWriter writer(path, z, y, x, int32, options);
   const auto* bytes = static_cast<const char*>(data);
-  const int64_t depth = std::min(z, writer.layout().chunks[0]), layers = (z + depth - 1) / depth;
-  // Whole chunk layers are contiguous in data; with one slice per layer, so are bands of chunk
-  // rows, which keeps a single image on several threads too.
-  const int64_t band = depth == 1 ? std::min(y, writer.layout().chunks[1]) : y;
+  // Whole layers of stored objects (chunks, or shards) are contiguous in data; with one slice per
+  // layer, so are bands of their rows, which keeps a single image on several threads too.
+  const std::array<int64_t, 3> objects = writer.layout().levelObjects(0);
+  const int64_t depth = std::min(z, objects[0]), layers = (z + depth - 1) / depth;
+  const int64_t band = depth == 1 ? std::min(y, objects[1]) : y;
   const int64_t bands = (y + band - 1) / band;
   runTasks(layers * bands, kWriteThreads, [&](int64_t task) {
     const int64_t z0 = task / bands * depth, z1 = std::min(z, z0 + depth);

@@ -1,7 +1,16 @@
 // Writing a stack as an OME-Zarr image (a folder OUT.zarr or OUT.ome.zarr): NGFF 0.5 in Zarr v3 or
 // 0.4 in Zarr v2 (WriteOptions::zarr), axes z, y, x with the voxel spacing and units, HISTORY in
 // the "stacklens" attribute, float32 (or int32 labels), chunked and blosc/zstd compressed,
-// optionally with a pyramid of levels each half the last in y and x.
+// optionally with a pyramid of levels each half the last in y and x, and optionally (0.5 only)
+// sharded: ZarrWriteOptions::shards groups the chunks into one file per shard (the v3
+// sharding_indexed codec, io/zarr_shard_encoder.h), every level with the same shards clipped to
+// its whole chunks.
+//
+// Not sharded by default: readers without sharding (zarr-python 2, Debian's python3-zarr, tools
+// built on them) could not open the output, and the streaming writers hold a shard whole until its
+// last sample arrives, so large shards cost memory (or scratch files) that chunks do not. Shards
+// are for the outputs where file counts hurt: millions of chunk files on a cluster file system or
+// an object store.
 //
 // Everything but the compression (libblosc, io/zarr_chunk_encoder.h) is written here by hand:
 // Debian packages no C or C++ Zarr library, and this one layout (a group, a few 3D arrays, regular

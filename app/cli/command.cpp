@@ -31,6 +31,10 @@ std::vector<OptionSpec> outputOptions() {
            "OUT.zarr: OME-Zarr 0.5 (Zarr v3, default) or 0.4 (Zarr v2, for older readers)"},
           {"zarr-chunks", "Z,Y,X",
            "OUT.zarr: the chunk shape (default 16,256,256; 1,512,512 for an image)"},
+          {"zarr-shards", "Z,Y,X",
+           "OUT.zarr with --zarr-version 0.5: one file per shard of this shape, each a multiple of "
+           "the chunks (default: no shards, so that readers without Zarr v3 sharding can open "
+           "the output; use shards when there would be very many chunk files)"},
           {"levels", "N",
            "OUT.zarr: N multiscale levels, each the 2x2 mean in y and x of the last (default 1)"}};
 }

@@ -61,7 +61,7 @@ struct CommandSpec {
 std::vector<OptionSpec> processingOptions();
 
 // Options of the commands that write a stack, for a .zarr OUT: --zarr-version, --zarr-chunks,
-// --levels (app/cli/processing.h applies them).
+// --zarr-shards, --levels (app/cli/processing.h applies them).
 std::vector<OptionSpec> outputOptions();
 
 // Parses argv for one command; throws UsageError.

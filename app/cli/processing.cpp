@@ -129,9 +129,29 @@ io::WriteOptions writeOptionsFor(const Args& args, const InputStack& input,
   return options;
 }
 
+namespace {
+
+// --zarr-chunks and --zarr-shards: Z,Y,X whole numbers of at least 1.
+std::array<int64_t, 3> zarrShapeOption(const Args& args, const std::string& name) {
+  const std::vector<double> sizes = args.getDoubles(name);
+  if (sizes.size() != 3)
+    throw UsageError("--" + name + ": expected Z,Y,X (three sizes), got " + *args.get(name));
+  std::array<int64_t, 3> shape{};
+  for (size_t a = 0; a < 3; ++a) {
+    if (sizes[a] < 1 || sizes[a] > double(int64_t(1) << 31) ||
+        sizes[a] != static_cast<double>(static_cast<int64_t>(sizes[a])))
+      throw UsageError("--" + name + ": each size must be a whole number of at least 1, got " +
+                       *args.get(name));
+    shape[a] = static_cast<int64_t>(sizes[a]);
+  }
+  return shape;
+}
+
+}  // namespace
+
 void applyOutputOptions(const Args& args, const std::string& out, io::WriteOptions& options) {
   const bool zarr = io::outputFormat(out) == io::OutputFormat::Zarr;
-  for (const char* name : {"zarr-version", "zarr-chunks", "levels"})
+  for (const char* name : {"zarr-version", "zarr-chunks", "zarr-shards", "levels"})
     if (args.has(name) && !zarr)
       throw UsageError(std::string("--") + name + " applies to a .zarr output, not " + out);
   if (const auto version = args.get("zarr-version")) {
@@ -139,18 +159,18 @@ void applyOutputOptions(const Args& args, const std::string& out, io::WriteOptio
       throw UsageError("--zarr-version: expected 0.4 or 0.5, got '" + *version + "'");
     options.zarr.omeVersion = *version;
   }
-  if (args.has("zarr-chunks")) {
-    const std::vector<double> chunks = args.getDoubles("zarr-chunks");
-    if (chunks.size() != 3)
-      throw UsageError("--zarr-chunks: expected Z,Y,X (three sizes), got " +
-                       *args.get("zarr-chunks"));
-    for (size_t a = 0; a < 3; ++a) {
-      if (chunks[a] < 1 || chunks[a] > double(int64_t(1) << 31) ||
-          chunks[a] != static_cast<double>(static_cast<int64_t>(chunks[a])))
-        throw UsageError("--zarr-chunks: each size must be a whole number of at least 1, got " +
-                         *args.get("zarr-chunks"));
-      options.zarr.chunks[a] = static_cast<int64_t>(chunks[a]);
-    }
+  if (args.has("zarr-chunks")) options.zarr.chunks = zarrShapeOption(args, "zarr-chunks");
+  if (args.has("zarr-shards")) {
+    if (options.zarr.omeVersion != "0.5")
+      throw UsageError("--zarr-shards: shards are Zarr v3, written with --zarr-version 0.5 only");
+    const std::array<int64_t, 3> shards = zarrShapeOption(args, "zarr-shards");
+    // Against the default chunks (which depend on the stack's shape) the writer checks them.
+    if (args.has("zarr-chunks"))
+      for (size_t a = 0; a < 3; ++a)
+        if (shards[a] % options.zarr.chunks[a] != 0)
+          throw UsageError("--zarr-shards: each size must be a multiple of --zarr-chunks " +
+                           *args.get("zarr-chunks") + ", got " + *args.get("zarr-shards"));
+    options.zarr.shards = shards;
   }
   if (args.has("levels")) {
     const int levels = args.getInt32("levels", 1);

@@ -49,8 +49,9 @@ compute::Spacing spacingOf(const io::StackInfo& info);
 // outputOptions() given for OUT (the second positional argument).
 io::WriteOptions writeOptionsFor(const Args& args, const InputStack& input,
                                  const std::string& history);
-// Applies --zarr-version, --zarr-chunks and --levels to options for the output out; a UsageError
-// when they are given for an output that is not .zarr, or malformed.
+// Applies --zarr-version, --zarr-chunks, --zarr-shards and --levels to options for the output
+// out; a UsageError when they are given for an output that is not .zarr, or malformed (shards
+// without 0.5, or not multiples of the chunks given).
 void applyOutputOptions(const Args& args, const std::string& out, io::WriteOptions& options);
 
 // The image-to-image commands' whole run: read IN, upload, run `operation` (timed as `stage`),

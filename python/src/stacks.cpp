@@ -2,6 +2,7 @@
 // stacklens.Stack in Python builds on it), and the atomic writers.
 #include <pybind11/stl.h>
 
+#include <array>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -104,18 +105,31 @@ io::WriteOptions writeOptions(const py::handle& spacing, const py::handle& units
   return o;
 }
 
-// write's OME-Zarr options (io/stack_writer.h ZarrWriteOptions), refused for other outputs.
+// A (z, y, x) of sizes at least 1, for zarr_chunks and zarr_shards.
+std::array<int64_t, 3> zarrShape(const py::handle& value, const char* name) {
+  const auto c = value.cast<std::vector<int64_t>>();
+  if (c.size() != 3 || c[0] < 1 || c[1] < 1 || c[2] < 1)
+    throw py::value_error(std::string(name) + ": expected (z, y, x), each at least 1");
+  return {c[0], c[1], c[2]};
+}
+
+// write's OME-Zarr options (io/stack_writer.h ZarrWriteOptions), refused for other outputs;
+// shards that are no multiple of the chunks are refused by the writer, which knows the chunks.
 void applyZarrOptions(const std::string& path, const py::handle& version, const py::handle& chunks,
-                      int levels, io::WriteOptions& o) {
+                      int levels, const py::handle& shards, io::WriteOptions& o) {
   const bool zarr = io::outputFormat(path) == io::OutputFormat::Zarr;
-  if (!zarr && (!version.is_none() || !chunks.is_none() || levels != 1))
-    throw py::value_error(path + ": zarr_version, zarr_chunks and levels apply to a .zarr output");
+  if (!zarr && (!version.is_none() || !chunks.is_none() || !shards.is_none() || levels != 1))
+    throw py::value_error(path +
+                          ": zarr_version, zarr_chunks, zarr_shards and levels apply to a .zarr "
+                          "output");
   if (!version.is_none()) o.zarr.omeVersion = version.cast<std::string>();
-  if (!chunks.is_none()) {
-    const auto c = chunks.cast<std::vector<int64_t>>();
-    if (c.size() != 3 || c[0] < 1 || c[1] < 1 || c[2] < 1)
-      throw py::value_error("zarr_chunks: expected (z, y, x), each at least 1");
-    o.zarr.chunks = {c[0], c[1], c[2]};
+  if (!chunks.is_none()) o.zarr.chunks = zarrShape(chunks, "zarr_chunks");
+  if (!shards.is_none()) {
+    if (o.zarr.omeVersion != "0.5")
+      throw py::value_error(
+          "zarr_shards: shards are Zarr v3, written with zarr_version \"0.5\" "
+          "only");
+    o.zarr.shards = zarrShape(shards, "zarr_shards");
   }
   o.zarr.levels = levels;
 }
@@ -173,13 +187,14 @@ class PreparedFile {
 py::tuple preparedState(const PreparedFile& p) {
   const io::PreparedBlockFile& f = p.file();
   const auto& c = f.zarrChunks;
+  const auto& s = f.zarrShards;
   return py::make_tuple(f.path, f.target, f.z, f.y, f.x, f.dataStart, f.fileBytes,
                         static_cast<int>(f.samples), f.zarrVersion,
-                        py::make_tuple(c[0], c[1], c[2]));
+                        py::make_tuple(c[0], c[1], c[2]), py::make_tuple(s[0], s[1], s[2]));
 }
 
 PreparedFile preparedFromState(const py::tuple& t) {
-  if (t.size() != 10) throw py::value_error("_PreparedBlockFile: a state of 10 values expected");
+  if (t.size() != 11) throw py::value_error("_PreparedBlockFile: a state of 11 values expected");
   io::PreparedBlockFile f;
   f.path = t[0].cast<std::string>();
   f.target = t[1].cast<std::string>();
@@ -193,6 +208,9 @@ PreparedFile preparedFromState(const py::tuple& t) {
   const auto chunks = t[9].cast<std::vector<int64_t>>();
   if (chunks.size() != 3) throw py::value_error("_PreparedBlockFile: chunks (z, y, x) expected");
   f.zarrChunks = {chunks[0], chunks[1], chunks[2]};
+  const auto shards = t[10].cast<std::vector<int64_t>>();
+  if (shards.size() != 3) throw py::value_error("_PreparedBlockFile: shards (z, y, x) expected");
+  f.zarrShards = {shards[0], shards[1], shards[2]};
   return PreparedFile(std::move(f));
 }
 
@@ -288,31 +306,33 @@ void addStacks(py::module_& m) {
       [](const std::string& path, const py::handle& array, const py::handle& spacing,
          const py::handle& units, const py::handle& header, const std::vector<std::string>& history,
          bool uint16, const Reader* like, const py::handle& zarrVersion,
-         const py::handle& zarrChunks, int levels) {
+         const py::handle& zarrChunks, int levels, const py::handle& zarrShards) {
         io::WriteOptions o = writeOptions(spacing, units, header, history, uint16, like);
-        applyZarrOptions(path, zarrVersion, zarrChunks, levels, o);
+        applyZarrOptions(path, zarrVersion, zarrChunks, levels, zarrShards, o);
         const compute::Image image = hostImageFrom(array, "array");
         const compute::Shape s = image.shape();
         py::gil_scoped_release release;
         io::writeStack(path, image.data(), s.z, s.y, s.x, o);
       },
       "path"_a, "array"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "uint16"_a, "like"_a,
-      "zarr_version"_a = py::none(), "zarr_chunks"_a = py::none(), "levels"_a = 1);
+      "zarr_version"_a = py::none(), "zarr_chunks"_a = py::none(), "levels"_a = 1,
+      "zarr_shards"_a = py::none());
 
   py::class_<BlockWriter>(m, "_BlockWriter")
       .def(py::init([](const std::string& path, const std::vector<int64_t>& shape,
                        const py::handle& spacing, const py::handle& units, const py::handle& header,
                        const std::vector<std::string>& history, const Reader* like, bool forWorkers,
-                       const py::handle& zarrVersion, const py::handle& zarrChunks, int levels) {
+                       const py::handle& zarrVersion, const py::handle& zarrChunks, int levels,
+                       const py::handle& zarrShards) {
              if (shape.size() != 3 || shape[0] < 1 || shape[1] < 1 || shape[2] < 1)
                throw py::value_error("shape: expected (z, y, x), each at least 1");
              io::WriteOptions o = writeOptions(spacing, units, header, history, false, like);
-             applyZarrOptions(path, zarrVersion, zarrChunks, levels, o);
+             applyZarrOptions(path, zarrVersion, zarrChunks, levels, zarrShards, o);
              return std::make_unique<BlockWriter>(path, shape, o, forWorkers);
            }),
            "path"_a, "shape"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "like"_a,
            "for_workers"_a = false, "zarr_version"_a = py::none(), "zarr_chunks"_a = py::none(),
-           "levels"_a = 1)
+           "levels"_a = 1, "zarr_shards"_a = py::none())
       .def("write_box", &BlockWriter::writeBox, "z0"_a, "y0"_a, "x0"_a, "box"_a)
       .def("prepared_file", &BlockWriter::preparedFile)
       .def("commit", &BlockWriter::commit)
@@ -327,6 +347,14 @@ void addStacks(py::module_& m) {
                                if (f.samples != io::BlockSamples::ZarrFloat32) return py::none();
                                const auto& c = f.zarrChunks;
                                return py::make_tuple(c[0], c[1], c[2]);
+                             })
+      .def_property_readonly("zarr_shards",
+                             [](const PreparedFile& p) -> py::object {
+                               const io::PreparedBlockFile& f = p.file();
+                               const auto& s = f.zarrShards;
+                               if (f.samples != io::BlockSamples::ZarrFloat32 || s[0] < 1)
+                                 return py::none();
+                               return py::make_tuple(s[0], s[1], s[2]);
                              })
       .def(py::pickle(&preparedState, &preparedFromState));
 }

@@ -182,7 +182,7 @@ def read(path, hdu=None, plane=0):
 
 
 def write(path, array, *, spacing=None, units=None, header=None, history=(), like=None,
-          uint16=False, zarr_version=None, zarr_chunks=None, levels=1):
+          uint16=False, zarr_version=None, zarr_chunks=None, zarr_shards=None, levels=1):
     """Writes a 2D or 3D array as FITS (.fits, .fit, .fts: float32), TIFF (.tif, .tiff:
     float32, or uint16 with uint16=True) or OME-Zarr 0.5 (.zarr, a folder: float32, axes z, y, x
     with the spacing, history in its "stacklens" attribute), atomically (written in a temporary
@@ -192,8 +192,10 @@ def write(path, array, *, spacing=None, units=None, header=None, history=(), lik
     carried, as the CLI carries its input's (and whose file is never written over); spacing
     (z, y, x), units and header ((key, value[, comment]) cards, FITS values as FITS writes them,
     e.g. strings quoted) add to or replace those; history: HISTORY lines. For .zarr only:
-    zarr_version "0.5" (Zarr v3, the default) or "0.4" (Zarr v2), zarr_chunks (z, y, x) and
-    levels, the multiscale levels (each the 2 x 2 mean in y and x of the one before).
+    zarr_version "0.5" (Zarr v3, the default) or "0.4" (Zarr v2), zarr_chunks (z, y, x),
+    zarr_shards (z, y, x; 0.5 only: one file per shard, each a multiple of the chunks; default
+    none, so that readers without Zarr v3 sharding can open the output) and levels, the
+    multiscale levels (each the 2 x 2 mean in y and x of the one before).
     """
     cards = None if header is None else [tuple(str(v) for v in c) for c in header]
     _stacklens._write(str(path), array, None if spacing is None else tuple(spacing),
@@ -201,4 +203,5 @@ def write(path, array, *, spacing=None, units=None, header=None, history=(), lik
                       bool(uint16), None if like is None else like._reader,
                       None if zarr_version is None else str(zarr_version),
                       None if zarr_chunks is None else tuple(int(c) for c in zarr_chunks),
-                      int(levels))
+                      int(levels),
+                      None if zarr_shards is None else tuple(int(c) for c in zarr_shards))

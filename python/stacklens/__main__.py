@@ -95,8 +95,14 @@ def deconvolve_command(args):
     zarr = {}
     if args.output.rstrip("/").endswith(".zarr"):
         zarr = {"zarr_version": args.zarr_version, "levels": args.levels}
-    elif args.zarr_version or args.levels != 1:
-        raise SystemExit("stacklens: --zarr-version and --levels apply to a .zarr output")
+        if args.zarr_shards:
+            if args.zarr_version not in (None, "0.5"):
+                raise SystemExit("stacklens: --zarr-shards: shards are Zarr v3, written with "
+                                 "--zarr-version 0.5 only")
+            zarr["zarr_shards"] = _numbers(args.zarr_shards, int, (3,), "--zarr-shards")
+    elif args.zarr_version or args.zarr_shards or args.levels != 1:
+        raise SystemExit("stacklens: --zarr-version, --zarr-shards and --levels apply to a .zarr "
+                         "output")
     try:
         # Computed and written chunk by chunk by the same tasks: on a cluster each worker writes
         # what it computed (whole chunks of a Zarr output), and no voxels come here. A task that
@@ -149,6 +155,10 @@ def main(argv=None):
     d.add_argument("output", help="OUT.zarr (OME-Zarr), OUT.fits or OUT.tif")
     d.add_argument("--zarr-version", choices=("0.4", "0.5"),
                    help="OME-Zarr version of a .zarr output (default 0.5: Zarr v3)")
+    d.add_argument("--zarr-shards", metavar="Z,Y,X",
+                   help="a 0.5 .zarr output in one file per shard of Z,Y,X, each a multiple of "
+                   "the chunks (default: no shards, readable by readers without Zarr v3 "
+                   "sharding; use shards where very many chunk files would be slow)")
     d.add_argument("--levels", type=int, default=1,
                    help="levels of a .zarr output's pyramid (default 1)")
     d.add_argument("--psf", help="PSF file (FITS or TIFF)")

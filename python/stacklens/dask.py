@@ -120,8 +120,9 @@ def _computed(work, client, progress):
 
 
 def _on_chunk_grid(array, zarr_chunks):
-    """array rechunked so that its chunks are whole chunks of the Zarr output (multiples of
-    zarr_chunks, (z, y, x), near the sizes it had): each then has one task as its writer."""
+    """array rechunked so that its chunks are whole chunks (or shards) of the Zarr output
+    (multiples of zarr_chunks, (z, y, x), near the sizes it had): each then has one task as its
+    writer."""
     grid = zarr_chunks[3 - array.ndim:]
     aligned = []
     for sizes, c, n in zip(array.chunks, grid, array.shape):
@@ -131,7 +132,7 @@ def _on_chunk_grid(array, zarr_chunks):
 
 
 def to_file(array, path, *, like=None, spacing=None, units=None, header=None, history=(),
-            progress=False, zarr_version=None, zarr_chunks=None, levels=1):
+            progress=False, zarr_version=None, zarr_chunks=None, zarr_shards=None, levels=1):
     """Computes a 2D or 3D Dask array into a FITS (.fits, .fit, .fts) or TIFF (.tif, .tiff,
     BigTIFF when large) float32 file, or an OME-Zarr image (.zarr), chunk by chunk, never
     holding it whole. With a dask.distributed client the output is prepared here (its header, or
@@ -139,11 +140,12 @@ def to_file(array, path, *, like=None, spacing=None, units=None, header=None, hi
     chunk it computed into it on its worker, which must see the output's folder (the same path:
     a local cluster, or a shared file system); only the chunks' voxel counts come back. For a
     Zarr output the array is first rechunked to whole Zarr chunks, so that no Zarr chunk has two
-    writers. Otherwise the chunks are computed on this machine's threads, each written as it is
+    writers (to whole shards for a sharded output: one writer per shard file). Otherwise the
+    chunks are computed on this machine's threads, each written as it is
     done. The output appears at path when every chunk is written (a temporary file or folder
     beside it until then, removed on an error or an interrupt; a Zarr output's further levels
-    are made then). like, spacing, units, header, history, zarr_version, zarr_chunks and levels
-    as stacklens.write; progress: a progress bar on stderr."""
+    are made then). like, spacing, units, header, history, zarr_version, zarr_chunks,
+    zarr_shards and levels as stacklens.write; progress: a progress bar on stderr."""
     array = da.asarray(array)
     if array.ndim not in (2, 3):
         raise ValueError("to_file: expected a 2D (y, x) or 3D (z, y, x) array")
@@ -157,14 +159,17 @@ def to_file(array, path, *, like=None, spacing=None, units=None, header=None, hi
         None if like is None else like._reader, for_workers=client is not None,
         zarr_version=None if zarr_version is None else str(zarr_version),
         zarr_chunks=None if zarr_chunks is None else tuple(int(c) for c in zarr_chunks),
-        levels=int(levels))
+        levels=int(levels),
+        zarr_shards=None if zarr_shards is None else tuple(int(c) for c in zarr_shards))
     try:
         if client is None:
             _computed(da.store(array, _Boxes(writer, array.ndim), lock=False, compute=False),
                       None, progress)
         else:
             prepared = writer.prepared_file()
-            if prepared.zarr_chunks is not None:
+            if prepared.zarr_shards is not None:
+                array = _on_chunk_grid(array, prepared.zarr_shards)
+            elif prepared.zarr_chunks is not None:
                 array = _on_chunk_grid(array, prepared.zarr_chunks)
             # The workers open the temporary file themselves; a task that starts after an error
             # or an interrupt removed it fails to open it (it is never created again), and one

@@ -1,10 +1,12 @@
 // stacklens-cli writing OME-Zarr (OUT.zarr): convert for both versions with levels, a streamed
-// command, labels, the options' usage errors and help, and a failed run leaving an existing
-// output as it was.
+// command, labels, sharded 0.5 outputs, the options' usage errors and help, and a failed run
+// leaving an existing output as it was.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -42,6 +44,11 @@ class CliZarrOutput : public stacklens::testing::TempFolderTest {
     std::vector<float> out(size_t(info.z * info.y * info.x));
     for (int64_t k = 0; k < info.z; ++k) reader->readSlice(k, out.data() + k * info.y * info.x);
     return out;
+  }
+
+  static std::string readText(const std::string& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
   }
 
   static bool same(const std::vector<float>& a, const std::vector<float>& b) {
@@ -100,6 +107,61 @@ TEST_F(CliZarrOutput, SegmentWritesLabels) {
       runCli("segment " + path("in.fits") + " " + path("l.zarr") + " --threshold 20 --backend cpu");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(openStack(path("l.zarr"))->info().dtype, stacklens::io::DType::Int32);
+}
+
+// --zarr-shards: convert and a streamed command write sharded 0.5 outputs (a file per shard, the
+// pyramid sharded too) holding the input's values.
+TEST_F(CliZarrOutput, ZarrShardsWritesOneFilePerShard) {
+  const std::string out = path("s.ome.zarr");
+  CliResult r = runCli("convert " + path("in.fits") + " " + out +
+                       " --zarr-chunks 2,8,8 --zarr-shards 4,16,32 --levels 2");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(same(values_, readAll(out)));
+  // 6 x 41 x 43 in shards of 4 x 16 x 32: 2 x 3 x 2 files, none all fill.
+  int files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(out + "/0/c"))
+    files += e.is_regular_file();
+  EXPECT_EQ(files, 12);
+  for (const char* level : {"/0/zarr.json", "/1/zarr.json"}) {
+    const std::string meta = readText(out + level);
+    EXPECT_NE(meta.find("sharding_indexed"), std::string::npos) << level;
+  }
+  r = runCli("blur " + path("in.fits") + " " + path("b.zarr") +
+             " --sigma 1 --backend cpu --zarr-shards 32,64,64");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(openStack(path("b.zarr"))->info().z, z_);
+  EXPECT_NE(readText(path("b.zarr/0/zarr.json")).find("sharding_indexed"), std::string::npos);
+}
+
+TEST_F(CliZarrOutput, ZarrShardsErrorsNameTheOption) {
+  const std::string in = path("in.fits");
+  CliResult r =
+      runCli("convert " + in + " " + path("o.zarr") + " --zarr-version 0.4 --zarr-shards 4,16,16");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--zarr-shards"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0.5"), std::string::npos) << r.out;
+  r = runCli("convert " + in + " " + path("o.zarr") + " --zarr-chunks 2,8,8 --zarr-shards 4,12,16");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--zarr-shards: each size must be a multiple of --zarr-chunks"),
+            std::string::npos)
+      << r.out;
+  r = runCli("convert " + in + " " + path("o.zarr") + " --zarr-shards 4,16");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--zarr-shards: expected Z,Y,X"), std::string::npos) << r.out;
+  r = runCli("convert " + in + " " + path("o.fits") + " --zarr-shards 4,16,16");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--zarr-shards applies to a .zarr output"), std::string::npos) << r.out;
+  // Against the default chunks (16,256,256 clipped to 6,41,43) the writer checks: 4 is not whole
+  // chunks of 6 along z.
+  r = runCli("convert " + in + " " + path("o.zarr") + " --zarr-shards 4,64,64");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.out.find("shards of 4,64,64 are not whole numbers of the chunks"), std::string::npos)
+      << r.out;
+  EXPECT_FALSE(std::filesystem::exists(path("o.zarr")));
+  for (const std::string command : {"convert", "blur", "deconvolve", "psf", "project"}) {
+    r = runCli(command + " --help");
+    EXPECT_NE(r.out.find("--zarr-shards"), std::string::npos) << command << ": " << r.out;
+  }
 }
 
 TEST_F(CliZarrOutput, OptionsAreCheckedAndDocumented) {

@@ -2,6 +2,7 @@
 when the chunks are its blocks, stay close to the whole-volume run, and run on a
 dask.distributed cluster."""
 
+import json
 import os
 import tempfile
 import unittest
@@ -364,6 +365,49 @@ class WorkersWriteTheirChunks(unittest.TestCase):
             self.assertIn("a test", " ".join(v + c for k, v, c in got.header))
         self.assertEqual(sorted(os.listdir(self.folder.name)),
                          ["in.fits", "out0.4.zarr", "out0.5.zarr"])
+
+    def test_workers_write_whole_shards_of_a_sharded_output(self):
+        # Dask chunks of 4 x 20 x 500 against shards of 6 x 32 x 512 (chunks 3 x 16 x 256):
+        # rechunked to whole shards, each shard file then written by the one worker that
+        # computed it; the threaded path writes the same values.
+        a = np.random.default_rng(19).uniform(-1e3, 1e3, (9, 40, 1030)).astype(np.float32)
+        a[:6, :32, :512] = np.nan  # a shard all fill: no file
+        source = self.path("in.fits")
+        sl.write(source, a)
+        options = dict(zarr_chunks=(3, 16, 256), zarr_shards=(6, 32, 512), levels=2)
+        d = sld.from_stack(source, chunks=(4, 20, 500)) * 2
+        self.on_workers(lambda: sld.to_file(d, self.path("workers.zarr"), **options))
+        sld.to_file(d, self.path("threads.zarr"), **options)
+        for name in ("workers.zarr", "threads.zarr"):
+            got = sl.read(self.path(name))
+            # Exact on purpose: x2 only raises each float32's exponent.
+            np.testing.assert_array_equal(got, a * 2, err_msg=name)
+            level0 = os.path.join(self.path(name), "0")
+            with open(os.path.join(level0, "zarr.json"), encoding="utf-8") as f:
+                meta = json.load(f)
+            self.assertEqual(meta["codecs"][0]["name"], "sharding_indexed")
+            self.assertEqual(meta["chunk_grid"]["configuration"]["chunk_shape"], [6, 32, 512])
+            files = sorted(os.path.relpath(os.path.join(p, f), level0)
+                           for p, _, names in os.walk(os.path.join(level0, "c")) for f in names)
+            # 2 x 2 x 3 shards, the first all NaN and left out; nothing else (no temporary).
+            self.assertEqual(len(files), 11, files)
+            self.assertNotIn(os.path.join("c", "0", "0", "0"), files)
+        self.assertEqual(sl.open(self.path("workers.zarr"), hdu=1).shape, (9, 20, 515))
+
+    def test_a_box_off_the_shard_grid_is_refused_naming_the_shard(self):
+        writer = sl._stacklens._BlockWriter(
+            self.path("grid.zarr"), [4, 32, 32], None, None, None, [], None, for_workers=True,
+            zarr_chunks=(2, 8, 8), zarr_shards=(4, 16, 16))
+        try:
+            prepared = writer.prepared_file()
+            self.assertEqual(prepared.zarr_shards, (4, 16, 16))
+            with self.assertRaisesRegex(OSError, "shard c/0/1/0"):
+                prepared.write_box(0, 16, 0, np.ones((4, 8, 16), np.float32))
+        finally:
+            writer.close()
+        with self.assertRaisesRegex(ValueError, "zarr_shards"):
+            sld.to_file(da.zeros((4, 8, 8), dtype=np.float32), self.path("v4.zarr"),
+                        zarr_version="0.4", zarr_shards=(4, 8, 8))
 
     def test_a_deconvolution_written_by_the_workers_matches_the_threaded_one(self):
         source = self.path("in.tif")

@@ -1,6 +1,7 @@
 """python3 -m stacklens deconvolve: FITS/TIFF/Zarr in, Zarr (OME-Zarr) or FITS out, on threads
 or a LocalCluster; a clear error and no output when it cannot run."""
 
+import json
 import os
 import signal
 import subprocess
@@ -100,6 +101,24 @@ class ModuleCommand(unittest.TestCase):
                           if k == "HISTORY").replace(" ", "")
         self.assertIn("relativeL2neartheseams(synthetictrial)", history)
         self.assertEqual([n for n in os.listdir(self.folder.name) if n.startswith(".")], [])
+
+    def test_zarr_shards_write_a_sharded_output_and_need_0_5(self):
+        out = self.path("sharded.zarr")
+        r = run("deconvolve", self.input, out, "--psf", self.psf, "--iterations", "4",
+                "--chunks", "12,20,18", "--backend", BACKEND, "--quiet", "--zarr-shards",
+                "12,64,64")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "0", "zarr.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        self.assertEqual(meta["codecs"][0]["name"], "sharding_indexed")
+        # Shards of the shape or more: one shard holding the whole array, clipped to it.
+        self.assertEqual(meta["chunk_grid"]["configuration"]["chunk_shape"], [12, 40, 36])
+        ref.assert_fft_rounding_close(self, sl.read(out), self.want)
+        r = run("deconvolve", self.input, self.path("v04.zarr"), "--psf", self.psf,
+                "--iterations", "1", "--zarr-version", "0.4", "--zarr-shards", "12,64,64")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--zarr-shards", r.stderr)
+        self.assertFalse(os.path.exists(self.path("v04.zarr")))
 
     def test_an_unreachable_scheduler_or_a_missing_psf_is_an_error_and_writes_nothing(self):
         out = self.path("never.zarr")

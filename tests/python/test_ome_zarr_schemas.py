@@ -109,6 +109,17 @@ class OmeZarrSchemas(unittest.TestCase):
                                    "--backend", "cpu")
                 self.assert_valid(out, version, 2)
 
+    def test_a_sharded_0_5_output_validates(self):
+        # --zarr-shards changes the arrays' codecs, never the OME attributes: still valid, and
+        # every level's zarr.json names the sharding codec.
+        out = self.written(self.stack, "0.5", 3, "convert", "--zarr-chunks", "2,8,8",
+                           "--zarr-shards", "4,16,16")
+        self.assert_valid(out, "0.5", 3)
+        for level in ("0", "1", "2"):
+            with open(os.path.join(out, level, "zarr.json"), encoding="utf-8") as f:
+                meta = json.load(f)
+            self.assertEqual(meta["codecs"][0]["name"], "sharding_indexed", level)
+
     def test_the_schemas_reject_what_they_should(self):
         # The validators are not vacuous: a multiscale without axes or datasets fails.
         for version in ("0.4", "0.5"):

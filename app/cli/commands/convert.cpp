@@ -127,22 +127,22 @@ int runConvert(const Args& args) {
   return kOk;
 }
 
-const CommandRegistration reg{
-    {"convert",
-     "IN OUT",
-     "convert a stack to float32 FITS, TIFF or OME-Zarr (chosen by OUT's extension: .zarr is a "
-     "folder), NaN and scaling kept; streams slab by slab",
-     {{"hdu", "N", "FITS HDU to convert (0 = primary; default: the first with image data)"},
+std::vector<OptionSpec> convertOptions() {
+  std::vector<OptionSpec> o = {
+      {"hdu", "N", "FITS HDU to convert (0 = primary; default: the first with image data)"},
       {"plane", "P",
        "index along a 4th axis (FITS), channel/frame (TIFF hyperstacks) or sample (RGB)"},
       {"timings", "", "print read and write seconds and rates (of the files' sizes) on stderr"},
-      ramBudgetOption(),
-      outputOptions()[0],
-      outputOptions()[1],
-      outputOptions()[2]},
-     2,
-     2,
-     runConvert}};
+      ramBudgetOption()};
+  for (auto& s : outputOptions()) o.push_back(s);
+  return o;
+}
+
+const CommandRegistration reg{
+    {"convert", "IN OUT",
+     "convert a stack to float32 FITS, TIFF or OME-Zarr (chosen by OUT's extension: .zarr is a "
+     "folder), NaN and scaling kept; streams slab by slab",
+     convertOptions(), 2, 2, runConvert}};
 
 }  // namespace
 }  // namespace stacklens::cli
