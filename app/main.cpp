@@ -43,6 +43,9 @@ struct CommandLine {
                            "FILE"};
   QCommandLineOption frames{
       "frames", "Steps for --scrub-benchmark and --pan-benchmark (default 200).", "N", "200"};
+  QCommandLineOption scrubCold{"scrub-cold",
+                               "With --scrub-benchmark: read no slice beforehand; each step "
+                               "shows a slice not shown before, read while scrubbing."};
   QCommandLineOption volume{"volume-benchmark",
                             "Open FILE, show it in the 3D view, turn it --frames times (frames "
                             "of --volume-size pixels, --volume-mode) and print the frame times "
@@ -102,8 +105,8 @@ struct CommandLine {
     parser.addPositionalArgument("file",
                                  "FITS or TIFF stack, or Zarr/OME-Zarr folder or http(s) URL, to "
                                  "open (default: the bundled sample)");
-    parser.addOptions({hdu, plane, scrub, frames, soak, firstFrame, pan, panZoom, panStep, lab,
-                       labWindow, grab, volume, volumeSize, volumeMode});
+    parser.addOptions({hdu, plane, scrub, scrubCold, frames, soak, firstFrame, pan, panZoom,
+                       panStep, lab, labWindow, grab, volume, volumeSize, volumeMode});
     parser.addOptions({preset, backend, iterations, deconvolution, psf, rawBudget});
   }
 };
@@ -239,6 +242,7 @@ int main(int argc, char** argv) {
     auto* bench = new stacklens::ui::ScrubBenchmark(&window, frameCount, &window);
     if (processing) bench->setProcessing(window.liveProcessing());
     bench->setSoak(soakMinutes, soakDevice);
+    bench->setCold(parser.isSet(commandLine.scrubCold));
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
                      &stacklens::ui::ScrubBenchmark::start);
     return runBenchmark(app, window, bench, parser.value(scrub), options);
