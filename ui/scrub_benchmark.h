@@ -47,7 +47,8 @@ class ScrubBenchmark : public QObject {
   void setSoak(double minutes, int device);
   // Reads while scrubbing: no slice is read before the first step, every step goes to a slice
   // not shown before (at most the stack's depth − 1 steps) and its frame waits for the read
-  // (the viewer's read-ahead of the neighbours included). Adds "cold" and "file_reads".
+  // (the viewer's read-ahead of the neighbours included). Adds "cold" and "file_reads" (slices
+  // read from the file since the stack opened, the opener's first slice not counted).
   void setCold(bool cold) { cold_ = cold; }
 
  signals:
@@ -95,7 +96,6 @@ class ScrubBenchmark : public QObject {
   double guiCpuStartMs_ = 0, guiCpuPerFrameMs_ = -1;  // the GUI thread's alone
   SoakSampler soak_{0, -1};
   bool cold_ = false;
-  int readsAtStart_ = 0;
 };
 
 }  // namespace stacklens::ui
