@@ -16,16 +16,9 @@ import os
 import subprocess
 import sys
 
+from bench_common import viewer_json
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def viewer_json(viewer, args, timeout):
-    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", viewer] + args
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
-    if out.returncode != 0 or not lines:
-        sys.exit(f"viewer failed ({out.returncode}): {out.stderr[-2000:]}")
-    return json.loads(lines[-1])
 
 
 def main():

@@ -22,10 +22,11 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
+
+from bench_common import drop_cache, viewer_json
 
 
 def card(key, value):
@@ -92,17 +93,6 @@ def disk_bytes(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
 
-def drop_cache(path):
-    files = [path] if not os.path.isdir(path) else [
-        os.path.join(d, f) for d, _, names in os.walk(path) for f in names]
-    for name in files:
-        fd = os.open(name, os.O_RDONLY)
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--viewer", required=True)
@@ -132,13 +122,7 @@ def main():
             for _ in range(args.runs):
                 if args.drop_cache:
                     drop_cache(path)
-                cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", args.viewer,
-                       "--scrub-benchmark", path] + extra
-                out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-                lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
-                if out.returncode != 0 or not lines:
-                    sys.exit(f"viewer failed ({out.returncode}): {out.stderr[-2000:]}")
-                r = json.loads(lines[-1])
+                r = viewer_json(args.viewer, ["--scrub-benchmark", path] + extra, args.timeout)
                 print(json.dumps({"mode": mode, "format": name, **r}), flush=True)
                 table.append((mode, name, r["frames"], r["p50_ms"], r["p95_ms"], r["max_ms"],
                               r["dropped"]))
