@@ -17,6 +17,7 @@
 #include "ui/lab_standalone.h"
 #include "ui/live_processing.h"
 #include "ui/main_window.h"
+#include "ui/pan_benchmark.h"
 #include "ui/scrub_benchmark.h"
 #include "ui/soak_sampler.h"
 #include "ui/volume_benchmark.h"
@@ -40,8 +41,11 @@ struct CommandLine {
                            "Open FILE, step the slider through cached slices and print the "
                            "slider-to-frame latency as JSON, then exit.",
                            "FILE"};
-  QCommandLineOption frames{"frames", "Slider steps for --scrub-benchmark (default 200).", "N",
-                            "200"};
+  QCommandLineOption frames{
+      "frames", "Steps for --scrub-benchmark and --pan-benchmark (default 200).", "N", "200"};
+  QCommandLineOption scrubCold{"scrub-cold",
+                               "With --scrub-benchmark: read no slice beforehand; each step "
+                               "shows a slice not shown before, read while scrubbing."};
   QCommandLineOption volume{"volume-benchmark",
                             "Open FILE, show it in the 3D view, turn it --frames times (frames "
                             "of --volume-size pixels, --volume-mode) and print the frame times "
@@ -60,6 +64,15 @@ struct CommandLine {
                                 "Open FILE, print the time from the open request to the first "
                                 "frame presented and the peak resident memory as JSON, then exit.",
                                 "FILE"};
+  QCommandLineOption pan{"pan-benchmark",
+                         "Open FILE, set --pan-zoom, drag the view across the plane --frames "
+                         "times by --pan-step screen pixels and print frames per second, frame "
+                         "times and placeholder frames as JSON, then exit.",
+                         "FILE"};
+  QCommandLineOption panZoom{
+      "pan-zoom", "Screen pixels per image pixel for --pan-benchmark (default 0.25).", "Z", "0.25"};
+  QCommandLineOption panStep{
+      "pan-step", "Screen pixels per frame for --pan-benchmark (default 16).", "N", "16"};
   QCommandLineOption lab{"lab-benchmark",
                          "Open the speedup lab, run its default sweep and print the points, the "
                          "time and the window's longest pause as JSON, then exit."};
@@ -92,8 +105,8 @@ struct CommandLine {
     parser.addPositionalArgument("file",
                                  "FITS or TIFF stack, or Zarr/OME-Zarr folder or http(s) URL, to "
                                  "open (default: the bundled sample)");
-    parser.addOptions({hdu, plane, scrub, frames, soak, firstFrame, lab, labWindow, grab, volume,
-                       volumeSize, volumeMode});
+    parser.addOptions({hdu, plane, scrub, scrubCold, frames, soak, firstFrame, pan, panZoom,
+                       panStep, lab, labWindow, grab, volume, volumeSize, volumeMode});
     parser.addOptions({preset, backend, iterations, deconvolution, psf, rawBudget});
   }
 };
@@ -229,6 +242,7 @@ int main(int argc, char** argv) {
     auto* bench = new stacklens::ui::ScrubBenchmark(&window, frameCount, &window);
     if (processing) bench->setProcessing(window.liveProcessing());
     bench->setSoak(soakMinutes, soakDevice);
+    bench->setCold(parser.isSet(commandLine.scrubCold));
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
                      &stacklens::ui::ScrubBenchmark::start);
     return runBenchmark(app, window, bench, parser.value(scrub), options);
@@ -254,6 +268,21 @@ int main(int argc, char** argv) {
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
                      &stacklens::ui::VolumeBenchmark::start, Qt::SingleShotConnection);
     return runBenchmark(app, window, bench, parser.value(commandLine.volume), options);
+  }
+
+  if (parser.isSet(commandLine.pan)) {
+    const double zoom = parser.value(commandLine.panZoom).toDouble(&ok);
+    const int step = ok ? parser.value(commandLine.panStep).toInt(&ok) : 0;
+    if (!ok || !(zoom >= 1e-3 && zoom <= 1e3) || step < 1) {
+      std::fprintf(
+          stderr,
+          "stacklens: error: --pan-zoom takes 0.001..1000, --pan-step a positive integer\n");
+      return 2;
+    }
+    auto* bench = new stacklens::ui::PanBenchmark(&window, frameCount, zoom, step, &window);
+    QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
+                     &stacklens::ui::PanBenchmark::start, Qt::SingleShotConnection);
+    return runBenchmark(app, window, bench, parser.value(commandLine.pan), options);
   }
 
   if (parser.isSet(firstFrame)) {

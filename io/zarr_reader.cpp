@@ -61,10 +61,9 @@ ZarrReader::ZarrReader(std::shared_ptr<const ZarrStore> store, const std::string
           info_.units[size_t(k)] = stackUnit(image_.axes[size_t(roles[k])].unit);
       }
   }
+  // A plane larger than memory still opens (a sky mosaic of 100000² mostly unwritten chunks):
+  // it is read by boxes and display levels; only a whole-slice read is refused (readSlice).
   describeLevels(level);
-  if (info_.y * info_.x > int64_t(allocationCap() / sizeof(float)))
-    throw IoError(folder, "slices of " + std::to_string(info_.y) + " × " + std::to_string(info_.x) +
-                              " are more than StackLens can hold");
 }
 
 ZarrReader::~ZarrReader() = default;
@@ -144,7 +143,13 @@ void ZarrReader::describeLevels(int level) {
   }
 }
 
-void ZarrReader::readSlice(int64_t z, float* out) const { readBox(z, 0, info_.y, 0, info_.x, out); }
+void ZarrReader::readSlice(int64_t z, float* out) const {
+  if (info_.y * info_.x > int64_t(allocationCap() / sizeof(float)))
+    throw IoError(info_.path, "slices of " + std::to_string(info_.y) + " × " +
+                                  std::to_string(info_.x) +
+                                  " are more than StackLens can hold whole (read them by boxes)");
+  readBox(z, 0, info_.y, 0, info_.x, out);
+}
 
 void ZarrReader::readRows(int64_t z, int64_t y0, int64_t y1, float* out) const {
   readBox(z, y0, y1, 0, info_.x, out);

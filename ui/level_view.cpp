@@ -90,6 +90,28 @@ void LevelView::draw() {
   view_->setLevelPatches(std::move(patches), width_, height_);
 }
 
+LevelView::Box LevelView::visibleBox(const io::DisplayLevel& l) const {
+  const QPointF a = view_->widgetToImage({0, 0});
+  const QPointF b = view_->widgetToImage({double(view_->width()), double(view_->height())});
+  auto clampTo = [](double v, int64_t n) { return std::clamp<int64_t>(int64_t(v), 0, n); };
+  return {clampTo(std::min(a.x(), b.x()) / l.scaleX, l.width),
+          clampTo(std::min(a.y(), b.y()) / l.scaleY, l.height),
+          clampTo(std::max(a.x(), b.x()) / l.scaleX + 1, l.width),
+          clampTo(std::max(a.y(), b.y()) / l.scaleY + 1, l.height)};
+}
+
+bool LevelView::viewRefined() const {
+  if (!levels_) return true;
+  const int level = levels_->levelForZoom(view_->zoom());
+  if (level >= coarsestLevel()) return true;
+  if (fineLevel_ != level || !fine_.pixels) return false;
+  // The fine patch's box in the level's pixels (its full-resolution box divided back).
+  const io::DisplayLevel& l = levels_->levels()[size_t(level)];
+  const Box v = visibleBox(l);
+  return v.x0 >= std::llround(fine_.x0 / l.scaleX) && v.x1 <= std::llround(fine_.x1 / l.scaleX) &&
+         v.y0 >= std::llround(fine_.y0 / l.scaleY) && v.y1 <= std::llround(fine_.y1 / l.scaleY);
+}
+
 void LevelView::refine() {
   if (!levels_ || !coarse_.pixels || view_->width() <= 0 || view_->height() <= 0) return;
   const int level = levels_->levelForZoom(view_->zoom());
@@ -114,11 +136,8 @@ void LevelView::refine() {
   const int64_t y1 = clampTo(std::ceil((std::max(a.y(), b.y()) + my) / l.scaleY) + 1, l.height);
   if (x0 >= x1 || y0 >= y1) return;
   // Held (or being read) already: the visible part without its margin lies inside.
-  const int64_t vx0 = clampTo(std::min(a.x(), b.x()) / l.scaleX, l.width);
-  const int64_t vx1 = clampTo(std::max(a.x(), b.x()) / l.scaleX + 1, l.width);
-  const int64_t vy0 = clampTo(std::min(a.y(), b.y()) / l.scaleY, l.height);
-  const int64_t vy1 = clampTo(std::max(a.y(), b.y()) / l.scaleY + 1, l.height);
-  if (level == boxLevel_ && vx0 >= boxX0_ && vx1 <= boxX1_ && vy0 >= boxY0_ && vy1 <= boxY1_)
+  const Box v = visibleBox(l);
+  if (level == boxLevel_ && v.x0 >= boxX0_ && v.x1 <= boxX1_ && v.y0 >= boxY0_ && v.y1 <= boxY1_)
     return;
   boxLevel_ = level;
   boxX0_ = x0, boxX1_ = x1, boxY0_ = y0, boxY1_ = y1;

@@ -32,6 +32,12 @@ class LevelView : public QObject {
   void fetch(int z, std::function<void(render::LevelPatch)> done);
   // The finest level drawn now (for tests and the status).
   int levelShown() const { return fineLevel_ >= 0 ? fineLevel_ : coarsestLevel(); }
+  // Whether the visible part is drawn from the level the zoom asks for, not from a coarser
+  // placeholder (true when no levels are in use).
+  bool viewRefined() const;
+  // The level drawn at this zoom once refined, and how many levels there are (0: none in use).
+  int levelForZoom(double zoom) const { return levels_ ? levels_->levelForZoom(zoom) : 0; }
+  int levelCount() const { return levels_ ? coarsestLevel() + 1 : 0; }
 
  signals:
   void refined(int level);  // a finer part was drawn over the coarse level
@@ -41,6 +47,11 @@ class LevelView : public QObject {
   int coarsestLevel() const { return levels_ ? levels_->coarsest() : -1; }
   void refine();
   void draw();
+  // The level's pixels [x0, x1) × [y0, y1) that the view shows now (no margin).
+  struct Box {
+    int64_t x0, y0, x1, y1;
+  };
+  Box visibleBox(const io::DisplayLevel& l) const;
 
   render::SliceView* view_;
   QThreadPool* pool_;

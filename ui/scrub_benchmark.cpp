@@ -65,24 +65,28 @@ static double processCpuMs() {
 }
 
 void ScrubBenchmark::start() {
-  connect(
-      window_, &MainWindow::preloaded, this,
-      [this] {
-        auto begin = [this] {
-          clock_.start();
-          heartbeat_.start();
-          cpuStartMs_ = processCpuMs();
-          guiCpuStartMs_ = threadCpuMs();
-          soak_.start();
-          QTimer::singleShot(50, this, &ScrubBenchmark::step);
-        };
-        // The chosen backend is made off the GUI thread: measure with it, not the one before.
-        if (live_ && live_->backendsPending())
-          connect(live_, &LiveProcessing::backendsReady, this, begin, Qt::SingleShotConnection);
-        else
-          begin();
-      },
-      Qt::SingleShotConnection);
+  auto begin = [this] {
+    clock_.start();
+    heartbeat_.start();
+    cpuStartMs_ = processCpuMs();
+    guiCpuStartMs_ = threadCpuMs();
+    soak_.start();
+    QTimer::singleShot(50, this, &ScrubBenchmark::step);
+  };
+  auto whenReady = [this, begin] {
+    // The chosen backend is made off the GUI thread: measure with it, not the one before.
+    if (live_ && live_->backendsPending())
+      connect(live_, &LiveProcessing::backendsReady, this, begin, Qt::SingleShotConnection);
+    else
+      begin();
+  };
+  if (cold_) {
+    frames_ = std::max(1, std::min(frames_, window_->navigation()->count() - 1));
+    timeout_.setInterval(10000);             // a slow read is slow, not dropped
+    QTimer::singleShot(0, this, whenReady);  // nothing read ahead of the steps
+    return;
+  }
+  connect(window_, &MainWindow::preloaded, this, whenReady, Qt::SingleShotConnection);
   window_->preload(std::min<int>(frames_, static_cast<int>(window_->info().z)));
 }
 
@@ -125,7 +129,7 @@ void ScrubBenchmark::step() {
     return;
   }
   const int count = std::max(1, window_->navigation()->count());
-  const int cached = std::min(count, frames_);
+  const int cached = cold_ ? count : std::min(count, frames_);
   int next = (window_->currentZ() + 1) % cached;
   if (count == 1) next = 0;
   targetZ_ = next;
@@ -153,6 +157,8 @@ void ScrubBenchmark::frameArrived() {
     if (f.filled) addStage("other_frame_fill", (f.fillEndNs - f.paintStartNs) / 1e6);
     return;
   }
+  // Read while scrubbing: a frame drawn before the slice arrived (an overlay's) is not it.
+  if (cold_ && done_ < frames_ && window_->currentZ() != targetZ_) return;
   processedSeen_ = false;
   waiting_ = false;
   timeout_.stop();
@@ -233,6 +239,11 @@ void ScrubBenchmark::finish() {
   o["p95_ms"] = round3(percentile(sorted, 0.95));
   o["max_ms"] = round3(sorted.empty() ? 0.0 : sorted.back());
   o["dropped"] = dropped_;
+  if (cold_) {
+    o["cold"] = true;
+    // Since the stack opened: the read-ahead may have read the first step's slice already.
+    if (window_->slices()) o["file_reads"] = window_->slices()->fileReads();
+  }
   std::sort(adjacent_.begin(), adjacent_.end());
   std::sort(jumps_.begin(), jumps_.end());
   o["adjacent_p50_ms"] = round3(percentile(adjacent_, 0.5));

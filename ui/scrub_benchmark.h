@@ -45,6 +45,11 @@ class ScrubBenchmark : public QObject {
   // as "soak"; the other figures are then those of the last minute. device: the CUDA device to
   // watch, −1 for none.
   void setSoak(double minutes, int device);
+  // Reads while scrubbing: no slice is read before the first step, every step goes to a slice
+  // not shown before (at most the stack's depth − 1 steps) and its frame waits for the read
+  // (the viewer's read-ahead of the neighbours included). Adds "cold" and "file_reads" (slices
+  // read from the file since the stack opened, the opener's first slice not counted).
+  void setCold(bool cold) { cold_ = cold; }
 
  signals:
   void finished(const QString& json);
@@ -90,6 +95,7 @@ class ScrubBenchmark : public QObject {
   double cpuStartMs_ = 0, cpuPerFrameMs_ = -1;        // process CPU time over the slider steps
   double guiCpuStartMs_ = 0, guiCpuPerFrameMs_ = -1;  // the GUI thread's alone
   SoakSampler soak_{0, -1};
+  bool cold_ = false;
 };
 
 }  // namespace stacklens::ui

@@ -3,6 +3,7 @@
 // the rest of the array still reads.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -85,6 +86,41 @@ TEST(ZarrBadInput, TheChunkCapCountsTheFloat32Copy) {
   else
     ::unsetenv("STACKLENS_ALLOCATION_CAP_MB");
   EXPECT_TRUE(test::contains(message, "more than the 64 MiB StackLens decodes at once")) << message;
+}
+
+// A 100000² plane of unwritten chunks (a mosaic's blank sky) opens and reads by boxes as the
+// fill value; only reading a slice whole, beyond the allocation cap, is refused.
+TEST(ZarrBadInput, APlaneLargerThanMemoryOpensButIsNotReadWhole) {
+  const char* before = std::getenv("STACKLENS_ALLOCATION_CAP_MB");
+  const std::string saved = before ? before : "";
+  ::setenv("STACKLENS_ALLOCATION_CAP_MB", "512", 1);
+  test::TempDir dir;
+  const std::string folder = writeV2(
+      dir, R"("shape": [1, 100000, 100000], "chunks": [1, 1024, 1024], "fill_value": "NaN")");
+  std::string message = "(no error)";
+  bool readByBoxes = false;
+  try {
+    const auto reader = openStack(folder);
+    EXPECT_EQ(reader->info().x, 100000);
+    EXPECT_EQ(reader->info().y, 100000);
+    std::vector<float> box(4 * 6, 0.f);
+    reader->readBox(0, 99996, 100000, 50000, 50006, box.data());
+    for (float v : box) EXPECT_TRUE(std::isnan(v));
+    readByBoxes = true;
+    std::vector<float> one(1);
+    reader->readSlice(0, one.data());  // refused before anything is written to the buffer
+  } catch (const IoError& e) {
+    message = e.what();
+  }
+  if (before)
+    ::setenv("STACKLENS_ALLOCATION_CAP_MB", saved.c_str(), 1);
+  else
+    ::unsetenv("STACKLENS_ALLOCATION_CAP_MB");
+  EXPECT_TRUE(readByBoxes) << message;
+  EXPECT_TRUE(test::contains(message, folder +
+                                          ": slices of 100000 × 100000 are more than StackLens "
+                                          "can hold whole"))
+      << message;
 }
 
 TEST(ZarrBadInput, MetadataThatIsNotZarrIsNamed) {

@@ -14,10 +14,11 @@ reboot or for a file just copied from elsewhere.
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from bench_common import drop_cache, viewer_json
 
 
 def card(key, value):
@@ -46,17 +47,6 @@ def write_plane(path, size):
     os.replace(tmp, path)
 
 
-def drop_cache(path):
-    files = [path] if not os.path.isdir(path) else [
-        os.path.join(d, f) for d, _, names in os.walk(path) for f in names]
-    for name in files:
-        fd = os.open(name, os.O_RDONLY)
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--viewer", required=True)
@@ -76,13 +66,8 @@ def main():
     for _ in range(args.runs):
         if args.cold:
             drop_cache(args.file)
-        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", args.viewer,
-               "--first-frame-benchmark", args.file]
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-        lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
-        if out.returncode != 0 or not lines:
-            sys.exit(f"viewer failed ({out.returncode}): {out.stderr[-2000:]}")
-        results.append(json.loads(lines[-1]))
+        results.append(viewer_json(args.viewer, ["--first-frame-benchmark", args.file],
+                                   args.timeout))
         print(json.dumps(results[-1]), flush=True)
     ff = sorted(r["first_frame_ms"] for r in results)
     summary = {"size": args.size, "runs": len(results), "first_frame_ms_median": ff[len(ff) // 2]}
