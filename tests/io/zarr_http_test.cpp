@@ -224,9 +224,9 @@ TEST(ZarrHttp, AUrlsQueryGoesWithEveryRequest) {
 
 // Opens share the process's connections: two opens of one image, each reading every slice on up
 // to parallelReads() threads, use no more connections than one reader's threads. (A reading
-// thread holds one pooled handle at a time, the pool lends the handles given back last, and each
-// keeps its connection to this server alive; a pool per open would use up to twice as many,
-// since a slice of this array has 9 chunks.)
+// thread holds one pooled connection cache at a time, the pool lends the caches given back last,
+// and each keeps its connection to this server alive; a pool per open would use up to twice as
+// many, since a slice of this array has 9 chunks, and no reuse at all 40.)
 TEST(ZarrHttp, OpensOfOneServerShareTheirConnections) {
   const test::LoopbackHttpServer server(kV3);
   ASSERT_EQ(server.failure(), "");
