@@ -1,16 +1,14 @@
 // The HTTP(S) Zarr store: what each answer means for a chunk, a shard range or metadata.
 #include "io/http_store.h"
 
-#include <curl/curl.h>
 #include <strings.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <mutex>
-#include <vector>
 
+#include "io/http_connections.h"
 #include "io/io_error.h"
 #include "io/read_stop.h"
 
@@ -18,13 +16,13 @@ namespace stacklens::io {
 
 namespace {
 
-// Characters a URL cannot hold as they are (keys come from metadata and may hold anything the
-// checks on dataset paths let through); '%' is kept, the user's URL may be escaped already.
-std::string escapedUrl(const std::string& url) {
+// Characters a URL cannot hold as they are, plus those in alsoEscaped. '%' is kept: the user's
+// URL may be escaped already, and is sent as given.
+std::string escaped(const std::string& text, const char* alsoEscaped) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
-  for (const unsigned char c : url) {
-    if (c <= 0x20 || c >= 0x7f || std::strchr("\"<>\\^`{|}#?", c)) {
+  for (const unsigned char c : text) {
+    if (c <= 0x20 || c >= 0x7f || std::strchr(alsoEscaped, c)) {
       out += '%';
       out += hex[c >> 4];
       out += hex[c & 15];
@@ -44,26 +42,26 @@ std::string statusText(const HttpResponse& r) {
 
 class HttpZarrStore : public ZarrStore {
  public:
-  explicit HttpZarrStore(const HttpLimits& limits) : limits_(limits) {}
-  ~HttpZarrStore() override {
-    for (CURL* c : idle_) curl_easy_cleanup(c);
-  }
+  HttpZarrStore(const HttpLimits& limits, std::string query)
+      : limits_(limits), query_(std::move(query)) {}
 
   bool exists(const std::string& location) const override {
     HttpRequest r;
-    r.url = escapedUrl(location);
+    r.url = urlOf(location);
     r.head = true;
-    const HttpResponse answer = send(r, location, /*anyStatus=*/true);
+    const HttpResponse answer = send(r, location);
     // Some servers refuse HEAD: one byte of the object answers as well.
-    if (answer.status == 405 || answer.status == 501) return readRange(location, 0, 1).has_value();
+    if (answer.status == 405 || answer.status == 501)
+      return fetchRange(location, 0, 1, StoreObject::Metadata).has_value();
     if (answer.status == 404) return false;
     if (answer.status / 100 != 2) throw IoError(location, statusText(answer));
     return true;
   }
 
-  std::optional<StoreBytes> read(const std::string& location, int64_t maxBytes) const override {
+  std::optional<StoreBytes> read(const std::string& location, int64_t maxBytes,
+                                 StoreObject what) const override {
     HttpRequest r;
-    r.url = escapedUrl(location);
+    r.url = urlOf(location);
     r.maxBody = maxBytes;
     HttpResponse answer;
     try {
@@ -71,14 +69,47 @@ class HttpZarrStore : public ZarrStore {
     } catch (const StoreObjectTooLarge& e) {  // named by the location, as a file's would be
       throw StoreObjectTooLarge(location, e.size(), maxBytes);
     }
-    if (answer.status == 404) return std::nullopt;
+    if (absent(answer, what, location)) return std::nullopt;
     return std::move(answer.body);
   }
 
   std::optional<StoreRange> readRange(const std::string& location, int64_t offset,
                                       int64_t n) const override {
+    return fetchRange(location, offset, n, StoreObject::Chunk);
+  }
+
+  int parallelReads() const override { return std::max(1, limits_.parallelReads); }
+
+  int64_t forbiddenAsAbsent() const override { return forbidden_.load(); }
+
+  std::string reopenable(const std::string& location) const override {
+    return query_.empty() ? location : location + "?" + query_;
+  }
+
+ private:
+  std::string urlOf(const std::string& location) const {
+    // Keys may hold anything the checks on dataset paths let through, '?' and '#' included.
+    const std::string url = escaped(location, "\"<>\\^`{|}#?");
+    return query_.empty() ? url : url + "?" + escaped(query_, "#");
+  }
+
+  // Whether answer says that nothing is stored at location: 404, or for a chunk or shard 403 (S3
+  // and GCS answer so for an absent key where the bucket may not be listed; counted, for the
+  // reader to say). Any other status but 2xx is an error naming the URL.
+  bool absent(const HttpResponse& answer, StoreObject what, const std::string& location) const {
+    if (answer.status == 404) return true;
+    if (answer.status == 403 && what == StoreObject::Chunk) {
+      ++forbidden_;
+      return true;
+    }
+    if (answer.status / 100 != 2) throw IoError(location, statusText(answer));
+    return false;
+  }
+
+  std::optional<StoreRange> fetchRange(const std::string& location, int64_t offset, int64_t n,
+                                       StoreObject what) const {
     HttpRequest r;
-    r.url = escapedUrl(location);
+    r.url = urlOf(location);
     r.rangeOffset = offset;
     r.rangeBytes = n;
     r.maxBody = kMaxUnrangedBytes;
@@ -93,7 +124,7 @@ class HttpZarrStore : public ZarrStore {
                               std::to_string(e.size()) + " bytes, more than the " +
                               std::to_string(kMaxUnrangedBytes) + " read whole");
     }
-    if (answer.status == 404) return std::nullopt;
+    if (absent(answer, what, location)) return std::nullopt;
     StoreRange out;
     if (answer.status == 206) {
       const int64_t wanted = offset < 0 ? answer.objectSize - int64_t(answer.body.size()) : offset;
@@ -115,19 +146,12 @@ class HttpZarrStore : public ZarrStore {
     return out;
   }
 
-  // Requests wait on the network, not on the cores: more in flight than local reads use.
-  int parallelReads() const override { return 8; }
-
- private:
-  // One transfer on a pooled handle; any status but 2xx and 404 is an error naming the URL,
-  // unless anyStatus.
-  HttpResponse send(const HttpRequest& r, const std::string& location,
-                    bool anyStatus = false) const {
-    const std::unique_ptr<CURL, std::function<void(CURL*)>> curl(take(),
-                                                                 [this](CURL* c) { give(c); });
+  // One transfer through a pooled connection cache; the answer whatever its status.
+  HttpResponse send(const HttpRequest& r, const std::string& location) const {
+    const PooledConnections connections;
     HttpResponse answer;
     try {
-      answer = httpTransfer(curl.get(), r, limits_);
+      answer = httpTransfer(connections.get(), r, limits_);
     } catch (const StoreObjectTooLarge&) {
       throw;
     } catch (const ReadsStopped&) {
@@ -135,32 +159,12 @@ class HttpZarrStore : public ZarrStore {
     } catch (const IoError& e) {  // the URL as the reader wrote it, not as it was escaped
       throw IoError(location, e.reason());
     }
-    if (!anyStatus && answer.status / 100 != 2 && answer.status != 404)
-      throw IoError(location, statusText(answer));
     return answer;
   }
 
-  CURL* take() const {
-    {
-      std::lock_guard lock(mutex_);
-      if (!idle_.empty()) {
-        CURL* c = idle_.back();
-        idle_.pop_back();
-        return c;
-      }
-    }
-    CURL* c = curl_easy_init();
-    if (!c) throw std::bad_alloc();
-    return c;
-  }
-  void give(CURL* c) const {
-    std::lock_guard lock(mutex_);
-    idle_.push_back(c);
-  }
-
   HttpLimits limits_;
-  mutable std::mutex mutex_;
-  mutable std::vector<CURL*> idle_;  // at most as many as threads that read at once
+  std::string query_;  // sent with every request (a presigned URL's signature, a token)
+  mutable std::atomic<int64_t> forbidden_{0};
 };
 
 int environmentInt(const char* name, int fallback) {
@@ -184,8 +188,17 @@ HttpLimits httpLimitsFromEnvironment() {
   return l;
 }
 
-std::shared_ptr<const ZarrStore> makeHttpStore(const HttpLimits& limits) {
-  return std::make_shared<const HttpZarrStore>(limits);
+std::shared_ptr<const ZarrStore> makeHttpStore(const HttpLimits& limits, const std::string& query) {
+  return std::make_shared<const HttpZarrStore>(limits, query);
+}
+
+ZarrUrl splitZarrUrl(const std::string& url) {
+  const std::string withoutFragment = url.substr(0, url.find('#'));
+  const size_t question = withoutFragment.find('?');
+  ZarrUrl parts;
+  parts.folder = withoutFragment.substr(0, question);
+  if (question != std::string::npos) parts.query = withoutFragment.substr(question + 1);
+  return parts;
 }
 
 bool isHttpUrl(const std::string& path) {
@@ -194,15 +207,6 @@ bool isHttpUrl(const std::string& path) {
     return path.size() > n && strncasecmp(path.c_str(), scheme, n) == 0;
   };
   return starts("http://") || starts("https://");
-}
-
-std::shared_ptr<const ZarrStore> zarrStoreFor(const std::string& location) {
-  if (!isHttpUrl(location)) return localZarrStore();
-  if (location.find_first_of("?#") != std::string::npos)
-    throw IoError(location,
-                  "a URL with a query or fragment cannot be read as Zarr: the keys of the "
-                  "metadata and chunks are added to its path");
-  return makeHttpStore(httpLimitsFromEnvironment());
 }
 
 }  // namespace stacklens::io

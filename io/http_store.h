@@ -1,7 +1,14 @@
 // Zarr over HTTP(S): metadata, chunks and shard ranges read with libcurl (io/http_transfer.h).
-// A 404 is an object never written (a missing chunk reads as the fill value); any other failure
-// is an IoError naming the URL and the HTTP status. Connections are kept in a small pool of easy
-// handles, one per reading thread, so that the chunks of a slice are fetched in parallel.
+// A 404 is an object never written (a missing chunk reads as the fill value). So is a 403 for a
+// chunk or shard, since S3 and GCS answer 403 for an absent key where the bucket may not be
+// listed; the store counts those (ZarrStore::forbiddenAsAbsent) and the reader says so once. A
+// 403 for metadata and any other failure is an IoError naming the URL and the HTTP status. The
+// connection caches come from a process-wide pool (io/http_connections.h), one per reading
+// thread, so that the chunks of a slice are fetched in parallel and later opens reuse the
+// connections.
+//
+// A URL's query (a presigned URL's signature, a token) is kept on every request, each key being
+// joined to the path before it; a fragment is dropped. The path's escapes are sent as given.
 //
 // libcurl does the transfers (TLS, redirects, keep-alive); what a Zarr store needs on top of them
 // (what each status means, ranges taken out of servers that ignore them, the caps) is written
@@ -16,10 +23,19 @@
 
 namespace stacklens::io {
 
-// A store reading URLs with these limits.
-std::shared_ptr<const ZarrStore> makeHttpStore(const HttpLimits& limits);
+// A store reading URLs with these limits, adding query (without its '?'; "" for none) to each.
+std::shared_ptr<const ZarrStore> makeHttpStore(const HttpLimits& limits,
+                                               const std::string& query = "");
+
+// A Zarr URL's path, which keys are joined to, and its query; the fragment is dropped.
+struct ZarrUrl {
+  std::string folder;
+  std::string query;
+};
+ZarrUrl splitZarrUrl(const std::string& url);
+
 // The default limits, or STACKLENS_HTTP_TIMEOUT_MS (the stall and connect timeouts) and
-// STACKLENS_HTTP_RETRIES from the environment: what zarrStoreFor gives a URL.
+// STACKLENS_HTTP_RETRIES from the environment: what openStack gives a URL.
 HttpLimits httpLimitsFromEnvironment();
 
 // The most bytes of a whole object read from a server that ignores range requests, to take

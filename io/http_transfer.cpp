@@ -1,4 +1,4 @@
-// libcurl easy transfers with a body cap, stall detection, the stop flag and bounded retries.
+// libcurl transfers with a body cap, stall detection, the stop flag and bounded retries.
 #include "io/http_transfer.h"
 
 #include <curl/curl.h>
@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 
+#include "io/http_connections.h"
 #include "io/io_error.h"
 #include "io/read_stop.h"
 
@@ -17,6 +19,8 @@ namespace stacklens::io {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr int kMaxRedirects = 5;
 
 // What the callbacks of one attempt see and leave behind.
 struct Attempt {
@@ -29,6 +33,8 @@ struct Attempt {
   int64_t announced = -1;  // Content-Length, where the server gave it
   Clock::time_point lastByte;
   curl_off_t received = 0;
+  curl_off_t downloaded = 0;  // the body's bytes, when the transfer ended
+  std::string redirect;       // a 3xx answer's Location, resolved
   int stallMs = 0;
   bool stalled = false, stopped = false;
 };
@@ -119,15 +125,12 @@ void initialiseCurl() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-void configure(CURL* curl, const HttpRequest& r, const HttpLimits& limits, Attempt& a,
-               char* errors) {
-  curl_easy_reset(curl);  // keeps the connection cache
-  curl_easy_setopt(curl, CURLOPT_URL, r.url.c_str());
+void configure(CURL* curl, const std::string& url, const HttpRequest& r, const HttpLimits& limits,
+               Attempt& a, char* errors) {
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // several threads transfer at once
+  // Redirects are followed by httpTransfer, each on a new easy handle (io/http_connections.h).
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, long(limits.connectTimeoutMs));
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, long(limits.totalTimeoutMs));
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errors);
@@ -150,6 +153,7 @@ void configure(CURL* curl, const HttpRequest& r, const HttpLimits& limits, Attem
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, onProgress);
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &a);
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  if (limits.adjustHandle) limits.adjustHandle(curl);
 }
 
 std::string seconds(int ms) {
@@ -166,46 +170,87 @@ void backOff(int ms) {
         std::min<Clock::duration>(end - Clock::now(), std::chrono::milliseconds(20)));
 }
 
+// Runs one request for url on a new easy handle through connections (a CURLM*), leaving in a
+// what the callbacks saw, the status, the bytes received and where a redirect points.
+CURLcode performOnce(CURLM* connections, const std::string& url, const HttpRequest& request,
+                     const HttpLimits& limits, Attempt& a, char* errors) {
+  const std::unique_ptr<CURL, void (*)(CURL*)> curl(static_cast<CURL*>(newTransferHandle()),
+                                                    curl_easy_cleanup);
+  a.curl = curl.get();
+  configure(curl.get(), url, request, limits, a, errors);
+  if (curl_multi_add_handle(connections, curl.get()) != CURLM_OK) return CURLE_OUT_OF_MEMORY;
+  CURLcode code = CURLE_OK;
+  int running = 1;
+  while (running) {
+    // The progress callback sees the stop flag and stalls at least this often.
+    CURLMcode m = curl_multi_perform(connections, &running);
+    if (m == CURLM_OK && running) m = curl_multi_poll(connections, nullptr, 0, 100, nullptr);
+    if (m != CURLM_OK) {
+      code = CURLE_RECV_ERROR;
+      std::snprintf(errors, CURL_ERROR_SIZE, "%s", curl_multi_strerror(m));
+      break;
+    }
+  }
+  int left = 0;
+  while (CURLMsg* message = curl_multi_info_read(connections, &left))
+    if (message->msg == CURLMSG_DONE && message->easy_handle == curl.get())
+      code = message->data.result;
+  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &a.response.status);
+  curl_easy_getinfo(curl.get(), CURLINFO_SIZE_DOWNLOAD_T, &a.downloaded);
+  const char* next = nullptr;
+  if (curl_easy_getinfo(curl.get(), CURLINFO_REDIRECT_URL, &next) == CURLE_OK && next)
+    a.redirect = next;
+  curl_multi_remove_handle(connections, curl.get());  // its connection stays in the cache
+  return code;
+}
+
 }  // namespace
 
-HttpResponse httpTransfer(void* handle, const HttpRequest& request, const HttpLimits& limits) {
+HttpResponse httpTransfer(void* connections, const HttpRequest& request, const HttpLimits& limits) {
   initialiseCurl();
-  CURL* curl = static_cast<CURL*>(handle);
+  CURLM* multi = static_cast<CURLM*>(connections);
   const int attempts = 1 + std::max(0, limits.retries);
   std::string lastFailure;
   for (int i = 0; i < attempts; ++i) {
     if (i > 0) backOff(limits.backoffMs << std::min(i - 1, 10));
-    if (readsStopped()) throw ReadsStopped(request.url);
-    Attempt a;
-    a.request = &request;
-    a.curl = curl;
-    a.stallMs = limits.stallTimeoutMs;
-    a.lastByte = Clock::now();
-    char errors[CURL_ERROR_SIZE] = {};
-    configure(curl, request, limits, a, errors);
-    const CURLcode code = curl_easy_perform(curl);
-    a.response.attempts = i + 1;
-    if (a.stopped) throw ReadsStopped(request.url);
-    if (a.tooLarge)
-      throw StoreObjectTooLarge(request.url, a.announced > a.cap ? int64_t(a.announced) : -1,
-                                a.cap);
-    if (a.stalled || code == CURLE_OPERATION_TIMEDOUT) {
-      lastFailure = a.stalled ? "the server sent nothing for " + seconds(limits.stallTimeoutMs)
-                              : std::string("no complete answer in time (") + errors + ")";
-      continue;
+    std::string url = request.url;
+    for (int redirects = 0;; ++redirects) {
+      if (readsStopped()) throw ReadsStopped(request.url);
+      Attempt a;
+      a.request = &request;
+      a.stallMs = limits.stallTimeoutMs;
+      a.lastByte = Clock::now();
+      char errors[CURL_ERROR_SIZE] = {};
+      const CURLcode code = performOnce(multi, url, request, limits, a, errors);
+      a.response.attempts = i + 1;
+      if (a.stopped) throw ReadsStopped(request.url);
+      if (a.tooLarge)
+        throw StoreObjectTooLarge(request.url, a.announced > a.cap ? int64_t(a.announced) : -1,
+                                  a.cap);
+      if (a.stalled || code == CURLE_OPERATION_TIMEDOUT) {
+        lastFailure = a.stalled ? "the server sent nothing for " + seconds(limits.stallTimeoutMs)
+                                : std::string("no complete answer in time (") + errors + ")";
+        break;  // to the next attempt
+      }
+      if (code == CURLE_PARTIAL_FILE)
+        throw IoError(request.url, "the answer ended after " + std::to_string(a.downloaded) +
+                                       " of the " + std::to_string(a.announced) +
+                                       " bytes it announced");
+      if (code == CURLE_BAD_FUNCTION_ARGUMENT)  // what libcurl says of a header it cannot store
+        throw IoError(request.url, "a malformed answer (a header line folded onto no header)");
+      if (code != CURLE_OK)
+        throw IoError(request.url, std::string("no answer: ") + curl_easy_strerror(code) +
+                                       (errors[0] ? std::string(" (") + errors + ")" : ""));
+      if (a.response.status / 100 == 3 && !a.redirect.empty()) {
+        if (redirects == kMaxRedirects)
+          throw IoError(request.url, "more than " + std::to_string(kMaxRedirects) +
+                                         " redirects (the last to " + a.redirect + ")");
+        url = a.redirect;
+        continue;
+      }
+      if (a.response.status / 100 == 5 && i + 1 < attempts) break;
+      return std::move(a.response);
     }
-    if (code == CURLE_PARTIAL_FILE) {
-      curl_off_t got = 0;
-      curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &got);
-      throw IoError(request.url, "the answer ended after " + std::to_string(got) + " of the " +
-                                     std::to_string(a.announced) + " bytes it announced");
-    }
-    if (code != CURLE_OK)
-      throw IoError(request.url, std::string("no answer: ") + curl_easy_strerror(code) +
-                                     (errors[0] ? std::string(" (") + errors + ")" : ""));
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &a.response.status);
-    if (a.response.status / 100 == 5 && i + 1 < attempts) continue;
-    return std::move(a.response);
   }
   throw IoError(request.url, lastFailure + " (" + std::to_string(attempts) +
                                  (attempts == 1 ? " attempt)" : " attempts)"));

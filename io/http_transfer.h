@@ -1,9 +1,10 @@
-// One HTTP(S) GET or HEAD through a libcurl easy handle, with the limits a reader of untrusted
+// One HTTP(S) GET or HEAD through libcurl, with the limits a reader of untrusted
 // servers needs: a cap on the body (announced or streamed), connect, total and stall timeouts,
 // the process-wide stop flag (io/read_stop.h), and retries of 5xx answers and timeouts.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "io/zarr_store.h"
@@ -16,6 +17,12 @@ struct HttpLimits {
   int stallTimeoutMs = 30000;    // no byte for this long ends the attempt
   int retries = 3;               // further attempts after a 5xx answer or a timeout
   int backoffMs = 250;           // before the first retry, doubled before each next
+  // Requests of one slice in flight at once: they wait on the network, not on the cores, so
+  // more than local reads use.
+  int parallelReads = 8;
+  // Called with the CURL* after the options of each attempt are set: the HTTP fuzzer connects
+  // the handle to its own socket here.
+  std::function<void(void* curl)> adjustHandle;
 };
 
 struct HttpRequest {
@@ -35,11 +42,13 @@ struct HttpResponse {
   int attempts = 0;
 };
 
-// Sends request through handle (a CURL*, reused for its connections), retrying as limits say.
-// Returns the last answer whatever its status (the caller decides what a 404 means). Throws
+// Sends request through connections (a CURLM* from io/http_connections.h, whose open
+// connections it reuses), on a new easy handle per request, following up to 5 redirects and
+// retrying as limits say. Returns the last answer whatever its status (the caller decides what a
+// 404 means). Throws
 // StoreObjectTooLarge for a body above the cap (announced or streamed), IoError(url, reason) when
 // no complete answer came: the connection failed, timed out or stalled, the body ended before its
 // announced length, or the reads were stopped.
-HttpResponse httpTransfer(void* handle, const HttpRequest& request, const HttpLimits& limits);
+HttpResponse httpTransfer(void* connections, const HttpRequest& request, const HttpLimits& limits);
 
 }  // namespace stacklens::io

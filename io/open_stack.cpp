@@ -15,6 +15,7 @@
 #include "io/fits_prescan.h"
 #include "io/fits_reader.h"
 #include "io/gzip_inflation.h"
+#include "io/http_store.h"
 #include "io/ome_zarr.h"
 #include "io/stack.h"
 #include "io/tiff_reader.h"
@@ -189,8 +190,8 @@ std::string zarrFolder(const std::string& path) {
   return "";
 }
 
-// An OME-Zarr image or Zarr array under an HTTP(S) URL, without a trailing slash or a metadata
-// file's name (as a browser's address bar may give it).
+// An OME-Zarr image or Zarr array under an HTTP(S) URL's path, without a trailing slash or a
+// metadata file's name (as a browser's address bar may give it).
 std::string zarrUrl(const std::string& url) {
   std::string folder = url;
   while (!folder.empty() && folder.back() == '/') folder.pop_back();
@@ -208,8 +209,9 @@ std::string zarrUrl(const std::string& url) {
 
 std::unique_ptr<StackReader> openStack(const std::string& path, const OpenOptions& options) {
   if (isHttpUrl(path)) {
-    const std::string folder = zarrUrl(path);
-    return std::make_unique<ZarrReader>(zarrStoreFor(folder), folder, options);
+    const ZarrUrl url = splitZarrUrl(path);
+    return std::make_unique<ZarrReader>(makeHttpStore(httpLimitsFromEnvironment(), url.query),
+                                        zarrUrl(url.folder), options);
   }
   if (const std::string folder = zarrFolder(path); !folder.empty())
     return std::make_unique<ZarrReader>(localZarrStore(), folder, options);

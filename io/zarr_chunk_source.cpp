@@ -65,7 +65,7 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::readPlain(
   const std::string path = meta_.folder + "/" + key;
   std::optional<StoreBytes> stored;
   try {
-    stored = store_->read(path, storedCap_);
+    stored = store_->read(path, storedCap_, StoreObject::Chunk);
   } catch (const StoreObjectTooLarge& e) {
     throw IoError(path, "damaged chunk " + key + ": " +
                             (e.size() >= 0 ? std::to_string(e.size()) + " bytes stored"

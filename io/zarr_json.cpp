@@ -21,7 +21,7 @@ std::string jsonShort(const Json& value) {
 std::optional<Json> readJsonFile(const ZarrStore& store, const std::string& path) {
   std::optional<StoreBytes> bytes;
   try {
-    bytes = store.read(path, kMaxMetadataBytes);
+    bytes = store.read(path, kMaxMetadataBytes, StoreObject::Metadata);
   } catch (const StoreObjectTooLarge& e) {
     throw IoError(path, "metadata of " +
                             (e.size() >= 0 ? std::to_string(e.size()) + " bytes"

@@ -56,7 +56,8 @@ class LocalZarrStore : public ZarrStore {
     return ::stat(location.c_str(), &st) == 0;
   }
 
-  std::optional<StoreBytes> read(const std::string& location, int64_t maxBytes) const override {
+  std::optional<StoreBytes> read(const std::string& location, int64_t maxBytes,
+                                 StoreObject) const override {
     OpenedFile f = openIfPresent(location);
     if (f.fd.get() < 0) return std::nullopt;
     if (f.size > maxBytes) throw StoreObjectTooLarge(location, f.size, maxBytes);

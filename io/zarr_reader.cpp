@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "compute/log.h"
 #include "io/file_checks.h"
 #include "io/io_error.h"
 #include "io/parallel_tasks.h"
@@ -39,7 +40,7 @@ ZarrReader::ZarrReader(std::shared_ptr<const ZarrStore> store, const std::string
     throw IoError(meta.metadataFile, "the array has " + std::to_string(meta.shape.size()) +
                                          " axes, the OME metadata names " +
                                          std::to_string(image_.axes.size()));
-  info_.path = folder;
+  info_.path = store->reopenable(folder);
   info_.format = "zarr";
   info_.dtype = meta.dtype.stackType();
   info_.hdu = level;
@@ -203,8 +204,22 @@ void ZarrReader::readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t 
         for (int64_t x = 0; x < xb - xa; ++x) row[x] = in[x * sx];
     }
   };
-  if (tasks == 1) return copyChunk(0);
-  runTasks(tasks, source.store().parallelReads(), copyChunk);
+  if (tasks == 1)
+    copyChunk(0);
+  else
+    runTasks(tasks, source.store().parallelReads(), copyChunk);
+  reportForbiddenChunks();
+}
+
+// Once per open: chunks read as the fill value because the server answered 403 for them.
+void ZarrReader::reportForbiddenChunks() const {
+  const int64_t n = source_->store().forbiddenAsAbsent();
+  if (n == 0 || forbiddenReported_.exchange(true)) return;
+  compute::logMessage(compute::LogLevel::Warning,
+                      image_.folder + ": " + std::to_string(n) + (n == 1 ? " chunk" : " chunks") +
+                          " answered 403 Forbidden and read as the fill value (an object store "
+                          "hides absent keys this way; if the data should be there, check the "
+                          "URL's credentials)");
 }
 
 }  // namespace stacklens::io

@@ -2,6 +2,7 @@
 // picks another; the levels are listed as the HDUs), read chunk by chunk on demand.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,8 +24,9 @@ class ZarrChunkSource;  // io/zarr_chunk_source.h
 //   other axes from the last to the first (plane = c + C·t for a czyx... tczyx image).
 // Spacing and units come from the level's "scale" transformations and the axes' units.
 // readSlice/readBox read only the chunks the box touches, several at once on a few threads, and
-// keep decoded chunks in a bounded cache; a chunk never written reads as the fill value. The
-// folder is a local path or an HTTP(S) URL; the store reads it (io/zarr_store.h).
+// keep decoded chunks in a bounded cache; a chunk never written reads as the fill value (one
+// that an HTTP server answered 403 for too, said once through compute/log.h). The folder is a
+// local path or an HTTP(S) URL without its query; the store reads it (io/zarr_store.h).
 class ZarrReader : public StackReader {
  public:
   ZarrReader(std::shared_ptr<const ZarrStore> store, const std::string& folder,
@@ -44,12 +46,14 @@ class ZarrReader : public StackReader {
  private:
   void chooseAxes(const std::vector<int64_t>& shape, int plane);
   void describeLevels(int level);
+  void reportForbiddenChunks() const;
 
   ZarrImage image_;
   std::unique_ptr<ZarrChunkSource> source_;
   int xAxis_ = -1, yAxis_ = -1, zAxis_ = -1;
   std::vector<int64_t> fixed_;  // the index along every axis for the chosen plane (z, y, x: 0)
   StackInfo info_;
+  mutable std::atomic<bool> forbiddenReported_{false};
 };
 
 }  // namespace stacklens::io

@@ -36,6 +36,10 @@ class StoreObjectTooLarge : public IoError {
   int64_t size_, maxBytes_;
 };
 
+// What an object is to the reader: an HTTP store takes a 403 for an absent chunk, never for
+// absent metadata (io/http_store.h).
+enum class StoreObject { Metadata, Chunk };
+
 class ZarrStore {
  public:
   virtual ~ZarrStore() = default;
@@ -44,13 +48,19 @@ class ZarrStore {
   // The whole object, or nullopt where nothing is stored (a chunk never written). Throws IoError
   // naming location when it cannot be read, StoreObjectTooLarge when the object is larger than
   // maxBytes (before more than that is read).
-  virtual std::optional<StoreBytes> read(const std::string& location, int64_t maxBytes) const = 0;
-  // n bytes from offset, or the last n bytes when offset < 0 (a shard's index), with the
+  virtual std::optional<StoreBytes> read(const std::string& location, int64_t maxBytes,
+                                         StoreObject what) const = 0;
+  // n bytes of a shard from offset, or the last n bytes when offset < 0 (its index), with the
   // object's size; nullopt where nothing is stored. Throws IoError naming location.
   virtual std::optional<StoreRange> readRange(const std::string& location, int64_t offset,
                                               int64_t n) const = 0;
   // How many reads of one slice are worth having in flight at once.
   virtual int parallelReads() const = 0;
+  // How many chunk reads so far found nothing because the server answered 403 Forbidden.
+  virtual int64_t forbiddenAsAbsent() const { return 0; }
+  // The location as it is opened again, for StackInfo::path (an HTTP store adds its URL's
+  // query, which the locations in messages leave out).
+  virtual std::string reopenable(const std::string& location) const { return location; }
 };
 
 // The store for files on this machine.
@@ -58,8 +68,5 @@ std::shared_ptr<const ZarrStore> localZarrStore();
 
 // Whether path is an http:// or https:// URL (case-insensitive scheme).
 bool isHttpUrl(const std::string& path);
-
-// The store that reads location: HTTP(S) for a URL, else the local files.
-std::shared_ptr<const ZarrStore> zarrStoreFor(const std::string& location);
 
 }  // namespace stacklens::io

@@ -2,12 +2,16 @@
 // 127.0.0.1 with a port the system picks, stopped with the program (its standard input closes).
 #pragma once
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace stacklens::io::test {
@@ -54,6 +58,31 @@ class LoopbackHttpServer {
     return base_ + "/" + mode + "/" + path;
   }
   const std::string& failure() const { return failure_; }
+
+  // How many TCP connections the server has accepted, asked on a connection of its own (which
+  // the server does not count); -1 when it does not answer.
+  int connectionsAccepted() const {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(uint16_t(std::atoi(base_.c_str() + base_.rfind(':') + 1)));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string answer;
+    const char request[] =
+        "GET /connections HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+        ::write(fd, request, sizeof request - 1) == ssize_t(sizeof request - 1)) {
+      char buffer[4096];
+      for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;)
+        answer.append(buffer, size_t(n));
+    }
+    ::close(fd);
+    const size_t body = answer.find("\r\n\r\n");
+    if (answer.compare(0, 12, "HTTP/1.0 200") != 0 && answer.compare(0, 12, "HTTP/1.1 200") != 0)
+      return -1;
+    return body == std::string::npos ? -1 : std::atoi(answer.c_str() + body + 4);
+  }
 
  private:
   pid_t pid_ = -1;

@@ -13,6 +13,12 @@ misbehaves where the first path component asks it to.
     /norange/PATH   the whole file, whatever the Range
     /overrange/PATH 206 with 100 bytes more than the range asked for
     /nohead/PATH    405 to HEAD, GET as /ok
+    /token/PATH     as /ok when the query holds token=secret, else 403
+    /folded/PATH    200 whose first header line is folded (starts with a space), then closes
+    /connections    the number of TCP connections accepted so far, less those that asked this
+                    (each on a connection of its own)
+
+PATH is percent-decoded; the query is ignored but by /token.
 
 A mode ending in "-chunks" (e.g. /stall-chunks/PATH) misbehaves only for chunks and shards; the
 metadata files are served as by /ok, so that the image opens and its reads fail.
@@ -28,10 +34,13 @@ import re
 import sys
 import threading
 import time
+import urllib.parse
 
 FOLDER = os.path.realpath(sys.argv[1])
 SEEN = set()  # /flaky paths already answered with 500
 SEEN_LOCK = threading.Lock()
+CONNECTIONS = 0  # accepted so far
+CONNECTIONS_LOCK = threading.Lock()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -75,7 +84,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
             pass
 
     def answer(self, body):
-        mode, _, rest = self.path.lstrip("/").partition("/")
+        url = urllib.parse.urlsplit(self.path)
+        mode, _, rest = urllib.parse.unquote(url.path).lstrip("/").partition("/")
+        if mode == "connections":
+            global CONNECTIONS
+            with CONNECTIONS_LOCK:
+                CONNECTIONS -= 1  # the connection asking is not counted
+                return self.plain(200, str(CONNECTIONS).encode())
+        if mode == "token":
+            if urllib.parse.parse_qs(url.query).get("token") != ["secret"]:
+                return self.plain(403, b"no token")
+            mode = "ok"
         if mode.endswith("-chunks"):
             metadata = os.path.basename(rest) in ("zarr.json", ".zarray", ".zattrs", ".zgroup")
             mode = "ok" if metadata else mode[:-len("-chunks")]
@@ -83,6 +102,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.plain(503, b"down for a test")
         if mode == "forbidden":
             return self.plain(403, b"no")
+        if mode == "folded":
+            self.close_connection = True
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n folded: yes\r\nContent-Length: 0\r\n\r\n")
+            return None
         if mode == "stall":
             self.close_connection = True
             time.sleep(60)
@@ -138,8 +161,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(data)
 
 
+class CountingServer(http.server.ThreadingHTTPServer):
+    # More than a reader's threads connecting at once: with the default of 5, a handshake the
+    # full backlog dropped showed up as one more connection, carrying no request.
+    request_queue_size = 64
+    def get_request(self):
+        accepted = super().get_request()
+        global CONNECTIONS
+        with CONNECTIONS_LOCK:
+            CONNECTIONS += 1
+        return accepted
+
+
 def main():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = CountingServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()

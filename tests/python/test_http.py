@@ -103,6 +103,18 @@ class OpenOverHttp(unittest.TestCase):
         self.assertIn("KeyboardInterrupt", out, err)
         self.assertLess(time.monotonic() - sent, 10)
 
+    def test_a_token_url_reads_and_dask_keeps_its_query(self):
+        server = self.serve(V3)
+        url = server.url("token", "ome05.zarr") + "?token=secret"
+        local = sl.open(os.path.join(V3, "ome05.zarr"), plane=1)
+        np.testing.assert_array_equal(sl.open(url, plane=1)[:], local[:])
+        # dask opens the stack again in each task, by the URL with its query.
+        from stacklens.dask import from_stack
+        np.testing.assert_array_equal(from_stack(url).compute(), sl.open(url).read())
+        with self.assertRaises(OSError) as caught:
+            sl.open(server.url("token", "ome05.zarr"))
+        self.assertIn("HTTP status 403", str(caught.exception))
+
     def test_a_refusal_is_an_oserror_naming_the_status(self):
         server = self.serve(V3)
         with self.assertRaises(OSError) as caught:

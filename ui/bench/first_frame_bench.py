@@ -3,18 +3,25 @@
 
     ui/bench/first_frame_bench.py --viewer build/release/app/stacklens \
         --file /work/big30000.fits --size 30000 [--runs 3] [--cold]
+    ui/bench/first_frame_bench.py --viewer ... --file http://HOST/x.ome.zarr
+    ui/bench/first_frame_bench.py --viewer ... --serve /work/pyr30000.ome.zarr
 
 The file is a float32 image of size × size (3.6 GB at 30000), written row band by row band so
 that writing it needs little memory; a folder (an OME-Zarr made from it, e.g. with
 `stacklens-cli convert FILE OUT.ome.zarr --levels 5`) is opened as it is. The viewer runs with
 --first-frame-benchmark under xvfb-run and reports its peak resident memory (VmHWM) too.
 --cold drops the file (every file of a folder) from the page cache before each run, as after a
-reboot or for a file just copied from elsewhere.
+reboot or for a file just copied from elsewhere. --file may be an http(s) URL of an OME-Zarr,
+opened as it is; --serve FOLDER serves the Zarr folder on a loopback port for the runs (through
+the Zarr-over-HTTP tests' threaded server, tests/io/zarr_http_server.py, with range requests and
+keep-alive) and opens it by URL.
 """
 import argparse
 import json
 import os
+import subprocess
 import sys
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -47,27 +54,54 @@ def write_plane(path, size):
     os.replace(tmp, path)
 
 
+@contextmanager
+def loopback_server(folder):
+    """The URL of folder served on 127.0.0.1 while the block runs."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "io",
+                          "zarr_http_server.py")
+    root, name = os.path.split(os.path.abspath(folder.rstrip("/")))
+    server = subprocess.Popen([sys.executable, script, root], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(server.stdout.readline())
+        yield f"http://127.0.0.1:{port}/ok/{name}"
+    finally:
+        server.stdin.close()  # the server stops when its standard input closes
+        server.wait(timeout=10)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--viewer", required=True)
-    p.add_argument("--file", required=True)
+    p.add_argument("--file", help="FITS file, Zarr folder or http(s) URL (or give --serve)")
     p.add_argument("--size", type=int, default=30000)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--cold", action="store_true")
     p.add_argument("--timeout", type=int, default=300)
+    p.add_argument("--serve", metavar="FOLDER", help="serve this Zarr folder on loopback HTTP")
     args = p.parse_args()
+    if bool(args.file) == bool(args.serve):
+        p.error("give --file or --serve")
+    if args.serve:
+        with loopback_server(args.serve) as url:
+            run(args, url, args.serve)
+    else:
+        run(args, args.file, args.file)
+
+
+def run(args, target, local):
+    """Opens target (a path or URL) args.runs times; local is its files, for --cold."""
     expected = 2880 + -(-args.size * args.size * 4 // 2880) * 2880
-    if os.path.isdir(args.file):
-        pass  # a Zarr folder made beforehand (e.g. stacklens-cli convert … --levels 5)
-    elif not os.path.exists(args.file) or os.path.getsize(args.file) != expected:
-        print(f"writing {args.file} ({expected / 2**30:.1f} GiB)", file=sys.stderr)
-        write_plane(args.file, args.size)
+    if os.path.isdir(local) or "://" in local:
+        pass  # a Zarr folder made beforehand (e.g. stacklens-cli convert … --levels 5), or a URL
+    elif not os.path.exists(local) or os.path.getsize(local) != expected:
+        print(f"writing {local} ({expected / 2**30:.1f} GiB)", file=sys.stderr)
+        write_plane(local, args.size)
     results = []
     for _ in range(args.runs):
-        if args.cold:
-            drop_cache(args.file)
-        results.append(viewer_json(args.viewer, ["--first-frame-benchmark", args.file],
-                                   args.timeout))
+        if args.cold and "://" not in local:
+            drop_cache(local)
+        results.append(viewer_json(args.viewer, ["--first-frame-benchmark", target], args.timeout))
         print(json.dumps(results[-1]), flush=True)
     ff = sorted(r["first_frame_ms"] for r in results)
     summary = {"size": args.size, "runs": len(results), "first_frame_ms_median": ff[len(ff) // 2]}

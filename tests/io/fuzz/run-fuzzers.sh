@@ -11,7 +11,8 @@
 # STACKLENS_FUZZ=ON and STACKLENS_SANITIZE=ON, as the test command's sanitizer build is); then it
 # is used as it is, and its findings, logs and corpora go under it.
 #
-# Targets: fits_fuzzer, tiff_fuzzer, zarr_fuzzer (stacks), catalog_fuzzer (CSV, IPAC, VOTable, FITS tables),
+# Targets: fits_fuzzer, tiff_fuzzer, zarr_fuzzer (stacks), http_fuzzer (a Zarr store's HTTP
+# answers), catalog_fuzzer (CSV, IPAC, VOTable, FITS tables),
 # regions_fuzzer (DS9 regions), pipeline_fuzzer (`process` options), session_fuzzer (viewer
 # sessions; built when Qt 6 is installed).
 set -euo pipefail
@@ -31,7 +32,8 @@ if [[ -z ${FUZZ_BUILD:-} ]]; then
 fi
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(fits_fuzzer tiff_fuzzer zarr_fuzzer catalog_fuzzer regions_fuzzer pipeline_fuzzer)
+  targets=(fits_fuzzer tiff_fuzzer zarr_fuzzer http_fuzzer catalog_fuzzer regions_fuzzer
+    pipeline_fuzzer)
   # session_fuzzer exists only where CMake found Qt 6.
   # (The list is read whole first: grep -q would close the pipe early, and with pipefail the
   # writer's SIGPIPE would make the test false.)
@@ -54,6 +56,7 @@ seed() {
       "$kept"/fits_* "$kept"/hostile_fits* "$kept"/handmade_* "$corpus"/ ;;
     tiff_fuzzer) cp -n "$fixtures"/*.tif "$agreement"/*.tif "$kept"/*.tif "$corpus"/ ;;
     zarr_fuzzer) cp -n "$seeds"/zarr/* "$kept"/zarr_* "$corpus"/ ;;
+    http_fuzzer) cp -n "$seeds"/http/* "$kept"/http_* "$corpus"/ ;;
     catalog_fuzzer) cp -n "$seeds"/catalog/* "$kept"/catalog_* "$corpus"/ ;;
     regions_fuzzer) cp -n tests/io/data/regions/*.reg "$kept"/regions_* "$corpus"/ ;;
     pipeline_fuzzer) cp -n "$seeds"/pipeline/* "$kept"/pipeline_* "$corpus"/ ;;
