@@ -19,6 +19,7 @@
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/image_checks.h"
+#include "tests/scoped_variable.h"
 
 using namespace stacklens::compute;
 
@@ -32,26 +33,7 @@ constexpr const char* kCapacityVariable = "STACKLENS_CUDA_SIMULATED_CAPACITY_MB"
 // Large enough that the budget alone plans each stack below in a single chunk.
 constexpr size_t kBudget = size_t(256) << 20;
 
-// Sets an environment variable for its lifetime, then restores what was there.
-class ScopedVariable {
- public:
-  ScopedVariable(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedVariable() {
-    if (previous_)
-      setenv(name_, previous_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  ScopedVariable(const ScopedVariable&) = delete;
-  ScopedVariable& operator=(const ScopedVariable&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
-};
+using stacklens::test::ScopedVariable;
 
 // A CUDA backend whose context refuses allocations beyond `mib` MiB in all. The variable is set
 // only while the backend is made (the context reads it then), so no other backend sees it.

@@ -15,8 +15,11 @@
 
 #include "io/ds9_regions.h"
 #include "io/stack.h"
+#include "tests/scoped_variable.h"
 
 namespace stacklens::io::test {
+
+using stacklens::test::ScopedVariable;
 
 // The data the io tests read: one definition, so that the test files can be compiled together in
 // batches (STACKLENS_UNITY_TESTS).
@@ -70,27 +73,6 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
-};
-
-// Sets an environment variable for its lifetime, then restores what was there.
-class ScopedVariable {
- public:
-  ScopedVariable(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedVariable() {
-    if (previous_)
-      setenv(name_, previous_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  ScopedVariable(const ScopedVariable&) = delete;
-  ScopedVariable& operator=(const ScopedVariable&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
 };
 
 inline void writeBytes(const std::string& path, const std::string& bytes) {
