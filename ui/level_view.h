@@ -24,7 +24,7 @@ class LevelView : public QObject {
   // Tiles are this many level pixels on a side: a few per view, each one read in one go.
   static constexpr int kTileSide = 512;
   // The tiles read are kept up to this many bytes (those the view shows always).
-  static constexpr int64_t kTileCacheBytes = int64_t(256) << 20;
+  static constexpr int64_t kTileCacheBytes = int64_t(128) << 20;
 
   LevelView(render::SliceView* view, QThreadPool* pool, QObject* parent = nullptr);
 
