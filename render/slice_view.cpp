@@ -178,11 +178,14 @@ void SliceView::setLevelPatches(std::vector<LevelPatch> patches, int width, int 
   data_.reset();
   sink_ = nullptr;
   second_.reset();
+  // The coarse (first) patch stands for the plane in equalisation: only it redoes the CDF.
+  const bool coarseChanged =
+      patches_.empty() || patches.empty() || patches_.front().pixels != patches.front().pixels;
   patches_ = std::move(patches);
   width_ = patches_.empty() ? 0 : width;
   height_ = patches_.empty() ? 0 : height;
   uploadPending_ = false;
-  cdfDirty_ = true;
+  if (coarseChanged || sizeChanged) cdfDirty_ = true;
   if (sizeChanged && fitMode_) fitToWindow();
   scheduleFrame();
 }
@@ -471,31 +474,52 @@ void SliceView::uploadTiles() {
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
 }
 
-// One texture per patch, uploaded only when its pixels change: a refinement over the same coarse
-// level uploads the refinement alone.
+// One texture per patch, uploaded only when its pixels change: a patch takes the texture that
+// holds its pixels already (wherever it stood in the list before), so a refinement over the same
+// coarse level, or a tile that stays in view while others come and go, is not uploaded again.
 void SliceView::drawPatches(GLint filter,
                             const std::function<void(double, double, double, double)>& quadOf) {
-  if (patchTextures_.size() < patches_.size()) {
-    const size_t had = patchTextures_.size();
-    patchTextures_.resize(patches_.size(), 0);
-    patchUploaded_.resize(patches_.size());
-    glGenTextures(static_cast<GLsizei>(patches_.size() - had), patchTextures_.data() + had);
-    for (size_t i = had; i < patches_.size(); ++i) {
-      glBindTexture(GL_TEXTURE_2D, patchTextures_[i]);
+  std::vector<int> slotOf(patches_.size(), -1);
+  std::vector<char> taken(patchTextures_.size(), 0);
+  for (size_t i = 0; i < patches_.size(); ++i)
+    for (size_t s = 0; s < patchTextures_.size() && patches_[i].pixels; ++s)
+      if (!taken[s] && patchUploaded_[s] == patches_[i].pixels) {
+        slotOf[i] = int(s);
+        taken[s] = 1;
+        break;
+      }
+  size_t free = 0;
+  for (size_t i = 0; i < patches_.size(); ++i) {
+    if (slotOf[i] >= 0) continue;
+    while (free < taken.size() && taken[free]) ++free;
+    if (free == taken.size()) {
+      GLuint texture = 0;
+      glGenTextures(1, &texture);
+      glBindTexture(GL_TEXTURE_2D, texture);
       glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
       glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+      patchTextures_.push_back(texture);
+      patchUploaded_.emplace_back();
+      taken.push_back(0);
     }
+    slotOf[i] = int(free);
+    taken[free] = 1;
+    patchUploaded_[free].reset();  // to be filled below
   }
+  // Textures no patch uses now keep no pixels alive.
+  for (size_t s = 0; s < taken.size(); ++s)
+    if (!taken[s]) patchUploaded_[s].reset();
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   for (size_t i = 0; i < patches_.size(); ++i) {
     const LevelPatch& patch = patches_[i];
     if (!patch.pixels || patch.width <= 0 || patch.height <= 0) continue;
-    glBindTexture(GL_TEXTURE_2D, patchTextures_[i]);
-    if (patchUploaded_[i] != patch.pixels) {
+    const size_t s = size_t(slotOf[i]);
+    glBindTexture(GL_TEXTURE_2D, patchTextures_[s]);
+    if (patchUploaded_[s] != patch.pixels) {
       glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, patch.width, patch.height, 0, GL_RED, GL_FLOAT,
                    patch.pixels->data());
-      patchUploaded_[i] = patch.pixels;
+      patchUploaded_[s] = patch.pixels;
     }
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);

@@ -1,5 +1,6 @@
-// The refinement reads at most about three times the view's pixels (a level whose pixels are
-// between half and one screen pixel, and a margin for panning), whatever the plane's size.
+// Each move of the view asks for the tiles it shows, and those half a view ahead in the direction
+// of the pan, at the zoom's level; the queue is rebuilt on every move, so what scrolled away is
+// never read, and at most maxReads() tiles are read at once whatever the plane's size.
 #include "ui/level_view.h"
 
 #include <QtConcurrent/QtConcurrentRun>
@@ -22,21 +23,14 @@ render::LevelPatch readPatch(const io::DisplayLevels& levels, int level, int z, 
           y0 * l.scaleY,     x1 * l.scaleX, y1 * l.scaleY};
 }
 
-// Panning by a quarter of the view on each side needs no new read.
-constexpr double kMargin = 0.25;
-// The view rests this long before a refinement is read (a wheel turn is many events).
-constexpr int kRestMs = 60;
+// A pan reads ahead by this much of the view in its direction: tiles arrive before they show.
+constexpr double kAhead = 0.5;
 
 }  // namespace
 
 LevelView::LevelView(render::SliceView* view, QThreadPool* pool, QObject* parent)
     : QObject(parent), view_(view), pool_(pool) {
-  rest_.setSingleShot(true);
-  rest_.setInterval(kRestMs);
-  connect(&rest_, &QTimer::timeout, this, &LevelView::refine);
-  connect(view_, &render::SliceView::viewMoved, this, [this] {
-    if (levels_) rest_.start();
-  });
+  connect(view_, &render::SliceView::viewMoved, this, [this] { viewMoved(); });
 }
 
 render::LevelPatch LevelView::readCoarse(const io::DisplayLevels& levels, int z) {
@@ -44,28 +38,32 @@ render::LevelPatch LevelView::readCoarse(const io::DisplayLevels& levels, int z)
   return readPatch(levels, levels.coarsest(), z, 0, 0, l.width, l.height);
 }
 
+int LevelView::maxReads() const { return std::max(2, pool_->maxThreadCount()); }
+
 void LevelView::setStack(std::shared_ptr<const io::DisplayLevels> levels, int width, int height) {
   ++generation_;
   ++fetchGeneration_;
-  rest_.stop();
   levels_ = std::move(levels);
   width_ = width;
   height_ = height;
-  coarse_ = fine_ = {};
-  fineLevel_ = boxLevel_ = -1;
+  coarse_ = {};
+  shownLevel_ = -1;
+  cache_.clear();
+  queue_.clear();
+  reading_.clear();
+  wanted_.clear();
+  visible_.clear();
+  failed_.clear();
+  drawn_.clear();
+  motion_ = {};
+  counts_ = {};
 }
 
 void LevelView::show(int z, render::LevelPatch coarse) {
   if (!levels_) return;
-  if (z != z_) {
-    fine_ = {};
-    fineLevel_ = boxLevel_ = -1;
-    ++generation_;
-  }
   z_ = z;
   coarse_ = std::move(coarse);
-  draw();
-  rest_.start();
+  request();
 }
 
 void LevelView::fetch(int z, std::function<void(render::LevelPatch)> done) {
@@ -84,12 +82,6 @@ void LevelView::fetch(int z, std::function<void(render::LevelPatch)> done) {
       });
 }
 
-void LevelView::draw() {
-  std::vector<render::LevelPatch> patches{coarse_};
-  if (fine_.pixels) patches.push_back(fine_);
-  view_->setLevelPatches(std::move(patches), width_, height_);
-}
-
 LevelView::Box LevelView::visibleBox(const io::DisplayLevel& l) const {
   const QPointF a = view_->widgetToImage({0, 0});
   const QPointF b = view_->widgetToImage({double(view_->width()), double(view_->height())});
@@ -100,68 +92,135 @@ LevelView::Box LevelView::visibleBox(const io::DisplayLevel& l) const {
           clampTo(std::max(a.y(), b.y()) / l.scaleY + 1, l.height)};
 }
 
+std::vector<TileKey> LevelView::tilesOver(int level, const Box& box) const {
+  std::vector<TileKey> tiles;
+  if (box.x0 >= box.x1 || box.y0 >= box.y1) return tiles;
+  for (int64_t ty = box.y0 / kTileSide; ty <= (box.y1 - 1) / kTileSide; ++ty)
+    for (int64_t tx = box.x0 / kTileSide; tx <= (box.x1 - 1) / kTileSide; ++tx)
+      tiles.push_back({level, z_, tx, ty});
+  return tiles;
+}
+
 bool LevelView::viewRefined() const {
   if (!levels_) return true;
   const int level = levels_->levelForZoom(view_->zoom());
   if (level >= coarsestLevel()) return true;
-  if (fineLevel_ != level || !fine_.pixels) return false;
-  // The fine patch's box in the level's pixels (its full-resolution box divided back).
-  const io::DisplayLevel& l = levels_->levels()[size_t(level)];
-  const Box v = visibleBox(l);
-  return v.x0 >= std::llround(fine_.x0 / l.scaleX) && v.x1 <= std::llround(fine_.x1 / l.scaleX) &&
-         v.y0 >= std::llround(fine_.y0 / l.scaleY) && v.y1 <= std::llround(fine_.y1 / l.scaleY);
+  for (const TileKey& key : tilesOver(level, visibleBox(levels_->levels()[size_t(level)])))
+    if (!cache_.contains(key)) return false;
+  return true;
 }
 
-void LevelView::refine() {
+void LevelView::viewMoved() {
+  if (!levels_) return;
+  const QPointF centre = view_->widgetToImage({view_->width() / 2.0, view_->height() / 2.0});
+  if (view_->zoom() != lastZoom_)
+    motion_ = {};
+  else if (centre != lastCentre_)
+    motion_ = centre - lastCentre_;
+  lastCentre_ = centre;
+  lastZoom_ = view_->zoom();
+  request();
+}
+
+void LevelView::request() {
   if (!levels_ || !coarse_.pixels || view_->width() <= 0 || view_->height() <= 0) return;
   const int level = levels_->levelForZoom(view_->zoom());
-  if (level >= levels_->coarsest()) {
-    if (fine_.pixels) {
-      fine_ = {};
-      fineLevel_ = boxLevel_ = -1;
-      ++generation_;
-      draw();
-    }
-    return;
+  std::vector<TileKey> order;  // visible tiles first, then those ahead; nearest the centre first
+  visible_.clear();
+  if (level < coarsestLevel()) {
+    const io::DisplayLevel& l = levels_->levels()[size_t(level)];
+    const Box v = visibleBox(l);
+    Box ahead = v;
+    const int64_t w = v.x1 - v.x0, h = v.y1 - v.y0;
+    if (motion_.x() > 0) ahead.x1 = std::min(l.width, v.x1 + int64_t(w * kAhead));
+    if (motion_.x() < 0) ahead.x0 = std::max<int64_t>(0, v.x0 - int64_t(w * kAhead));
+    if (motion_.y() > 0) ahead.y1 = std::min(l.height, v.y1 + int64_t(h * kAhead));
+    if (motion_.y() < 0) ahead.y0 = std::max<int64_t>(0, v.y0 - int64_t(h * kAhead));
+    const double cx = (v.x0 + v.x1) / 2.0 / kTileSide, cy = (v.y0 + v.y1) / 2.0 / kTileSide;
+    auto byDistance = [cx, cy](std::vector<TileKey> tiles) {
+      auto d = [cx, cy](const TileKey& k) { return std::hypot(k.tx + 0.5 - cx, k.ty + 0.5 - cy); };
+      std::stable_sort(tiles.begin(), tiles.end(),
+                       [&d](const TileKey& a, const TileKey& b) { return d(a) < d(b); });
+      return tiles;
+    };
+    order = byDistance(tilesOver(level, v));
+    visible_.insert(order.begin(), order.end());
+    for (const TileKey& key : byDistance(tilesOver(level, ahead)))
+      if (!visible_.count(key)) order.push_back(key);
   }
-  // The visible full-resolution box, with a margin, in the level's pixels.
-  const QPointF a = view_->widgetToImage({0, 0});
-  const QPointF b = view_->widgetToImage({double(view_->width()), double(view_->height())});
-  const double mx = std::abs(b.x() - a.x()) * kMargin, my = std::abs(b.y() - a.y()) * kMargin;
-  const io::DisplayLevel& l = levels_->levels()[size_t(level)];
-  auto clampTo = [](double v, int64_t n) { return std::clamp<int64_t>(int64_t(v), 0, n); };
-  const int64_t x0 = clampTo(std::floor((std::min(a.x(), b.x()) - mx) / l.scaleX), l.width);
-  const int64_t x1 = clampTo(std::ceil((std::max(a.x(), b.x()) + mx) / l.scaleX) + 1, l.width);
-  const int64_t y0 = clampTo(std::floor((std::min(a.y(), b.y()) - my) / l.scaleY), l.height);
-  const int64_t y1 = clampTo(std::ceil((std::max(a.y(), b.y()) + my) / l.scaleY) + 1, l.height);
-  if (x0 >= x1 || y0 >= y1) return;
-  // Held (or being read) already: the visible part without its margin lies inside.
-  const Box v = visibleBox(l);
-  if (level == boxLevel_ && v.x0 >= boxX0_ && v.x1 <= boxX1_ && v.y0 >= boxY0_ && v.y1 <= boxY1_)
-    return;
-  boxLevel_ = level;
-  boxX0_ = x0, boxX1_ = x1, boxY0_ = y0, boxY1_ = y1;
-  const quint64 generation = ++generation_;
-  auto current = [this, levels = levels_, generation] {
-    return levels == levels_ && generation == generation_;
-  };
-  auto read = [levels = levels_, level, z = z_, x0, y0, x1, y1] {
-    return readPatch(*levels, level, z, x0, y0, x1, y1);
-  };
-  whenDone(
-      this, QtConcurrent::run(pool_, read),
-      [this, current, level](const render::LevelPatch& patch) {
-        if (!current()) return;
-        fine_ = patch;
-        fineLevel_ = level;
-        draw();
-        emit refined(level);
-      },
-      [this, current](const std::exception& e) {
-        if (!current()) return;
-        boxLevel_ = -1;
-        emit readFailed(QString::fromStdString(e.what()));
-      });
+  wanted_ = std::set<TileKey>(order.begin(), order.end());
+  const std::set<TileKey> queued(queue_.begin(), queue_.end());
+  for (const TileKey& key : queue_)
+    if (!wanted_.count(key)) ++counts_.cancelled;
+  queue_.clear();
+  for (const TileKey& key : order) {
+    if (cache_.contains(key) || reading_.count(key) || failed_.count(key)) continue;
+    if (!queued.count(key)) ++counts_.requested;
+    queue_.push_back(key);
+  }
+  startReads();
+  draw();
+}
+
+void LevelView::startReads() {
+  while (int(reading_.size()) < maxReads() && !queue_.empty()) {
+    const TileKey key = queue_.front();
+    queue_.erase(queue_.begin());
+    reading_.insert(key);
+    const io::DisplayLevel& l = levels_->levels()[size_t(key.level)];
+    const int64_t x0 = key.tx * kTileSide, y0 = key.ty * kTileSide;
+    const int64_t x1 = std::min(l.width, x0 + kTileSide), y1 = std::min(l.height, y0 + kTileSide);
+    auto read = [levels = levels_, key, x0, y0, x1, y1] {
+      return readPatch(*levels, key.level, key.z, x0, y0, x1, y1);
+    };
+    const quint64 generation = generation_;
+    whenDone(
+        this, QtConcurrent::run(pool_, read),
+        [this, key, generation](const render::LevelPatch& patch) {
+          if (generation != generation_) return;
+          reading_.erase(key);
+          tileRead(key, patch);
+        },
+        [this, key, generation](const std::exception& e) {
+          if (generation != generation_) return;
+          reading_.erase(key);
+          failed_.insert(key);  // not asked for again for this stack: one message per tile
+          emit readFailed(QString::fromStdString(e.what()));
+          startReads();
+        });
+  }
+}
+
+void LevelView::tileRead(const TileKey& key, render::LevelPatch patch) {
+  ++counts_.read;
+  if (!wanted_.count(key)) ++counts_.readStale;
+  cache_.insert(key, std::move(patch), visible_);
+  startReads();
+  if (visible_.count(key)) draw();
+}
+
+void LevelView::draw() {
+  if (!levels_ || !coarse_.pixels) return;
+  std::vector<render::LevelPatch> patches{coarse_};
+  int shown = -1;
+  const int level = levels_->levelForZoom(view_->zoom());
+  if (level < coarsestLevel()) {
+    // Until the zoom's level covers the view, coarser tiles still held stand in under it.
+    const int from = viewRefined() ? level : coarsestLevel() - 1;
+    for (int l = from; l >= level; --l)
+      for (const TileKey& key : tilesOver(l, visibleBox(levels_->levels()[size_t(l)])))
+        if (const render::LevelPatch* tile = cache_.find(key)) {
+          patches.push_back(*tile);
+          shown = l;
+        }
+  }
+  shownLevel_ = shown;
+  std::vector<const void*> drawn;
+  for (const render::LevelPatch& p : patches) drawn.push_back(p.pixels.get());
+  if (drawn == drawn_) return;  // the same pixels: moving the view is enough
+  drawn_ = std::move(drawn);
+  view_->setLevelPatches(std::move(patches), width_, height_);
+  if (shown >= 0) emit refined(shown);
 }
 
 }  // namespace stacklens::ui

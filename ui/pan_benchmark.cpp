@@ -113,6 +113,7 @@ void PanBenchmark::frameArrived() {
       QTimer::singleShot(0, this, &PanBenchmark::step);
       return;
     case Phase::Panning:
+      if (levels->viewRefined()) movesRefined(now);
       if (!timeout_.isActive()) return;  // a frame of no move (none is waiting)
       timeout_.stop();
       frameMs_.push_back((now - stepStartNs_) / 1e6);
@@ -125,6 +126,7 @@ void PanBenchmark::frameArrived() {
       return;
     case Phase::Refining:
       if (!levels->viewRefined()) return;
+      movesRefined(now);
       refineMs_ = (now - phaseStartNs_) / 1e6;
       finish();
       return;
@@ -142,6 +144,7 @@ void PanBenchmark::step() {
   mouse_.rx() -= stepPixels_;  // the image follows the mouse left: the view travels right
   distance_ += stepPixels_ / zoom_;
   stepStartNs_ = clock_.nsecsElapsed();
+  unrefinedMoveNs_.push_back(stepStartNs_);
   timeout_.start(kFrameTimeoutMs);
   sendMouse(QEvent::MouseMove, mouse_);
 }
@@ -156,6 +159,11 @@ void PanBenchmark::release() {
     return;
   }
   timeout_.start(kRefineTimeoutMs);
+}
+
+void PanBenchmark::movesRefined(qint64 now) {
+  for (qint64 start : unrefinedMoveNs_) moveRefinedMs_.push_back((now - start) / 1e6);
+  unrefinedMoveNs_.clear();
 }
 
 void PanBenchmark::finish(const QString& error) {
@@ -181,6 +189,16 @@ void PanBenchmark::finish(const QString& error) {
   o["frame_max_ms"] =
       round3(frameMs_.empty() ? 0.0 : *std::max_element(frameMs_.begin(), frameMs_.end()));
   o["placeholder_frames"] = placeholders_;
+  o["move_refined_p50_ms"] = round3(percentile(moveRefinedMs_, 0.5));
+  o["move_refined_p95_ms"] = round3(percentile(moveRefinedMs_, 0.95));
+  o["move_refined_max_ms"] = round3(
+      moveRefinedMs_.empty() ? 0.0
+                             : *std::max_element(moveRefinedMs_.begin(), moveRefinedMs_.end()));
+  o["moves_never_refined"] = int(unrefinedMoveNs_.size());
+  const LevelView::TileCounts& tiles = levels->tileCounts();
+  o["tiles_read"] = tiles.read;
+  o["tiles_cancelled"] = tiles.cancelled;
+  o["tiles_read_stale"] = tiles.readStale;
   o["dropped"] = dropped_;
   o["settle_ms"] = round3(settleMs_);
   o["refine_after_pan_ms"] = round3(refineMs_);

@@ -21,6 +21,10 @@ class MainWindow;
 // travelled), fps_median and fps_p5 (from the intervals between consecutive presented frames),
 // frame_p50_ms/frame_p95_ms/frame_max_ms (from a move to its frame's swap), placeholder_frames
 // (frames whose visible part was not all drawn from that level: a coarser level stood in),
+// move_refined_p50_ms/_p95_ms/_max_ms (from each move to the first frame after it drawn wholly
+// from that level, the release's wait included), moves_never_refined, tiles_read,
+// tiles_cancelled (queued, then scrolled away unread) and tiles_read_stale (read after they
+// scrolled away; ui/level_view.h),
 // refine_after_pan_ms (from the release to the first frame drawn wholly from that level; −1: not
 // within 30 s), gui_stall_max_ms (the GUI thread's longest gap between event-loop turns while
 // panning), peak_rss_mb, dropped (moves whose frame did not come within 2 s), view_size and the
@@ -43,6 +47,8 @@ class PanBenchmark : public QObject {
   void step();
   void release();
   void finish(const QString& error = {});
+  // The moves since the last frame drawn wholly from the zoom's level are refined at now.
+  void movesRefined(qint64 now);
   void sendMouse(int type, QPointF pos);
 
   MainWindow* window_;
@@ -54,7 +60,8 @@ class PanBenchmark : public QObject {
   QElapsedTimer clock_;
   qint64 phaseStartNs_ = 0, stepStartNs_ = 0, lastFrameNs_ = -1, lastBeatNs_ = 0;
   double settleMs_ = -1, refineMs_ = -1, stallMaxMs_ = 0, distance_ = 0;
-  std::vector<double> frameMs_, intervalMs_;
+  std::vector<double> frameMs_, intervalMs_, moveRefinedMs_;
+  std::vector<qint64> unrefinedMoveNs_;  // moves not yet shown wholly from the zoom's level
   QTimer heartbeat_, timeout_;
 };
 

@@ -92,6 +92,12 @@ class PanBenchmarkTest : public QObject {
     const int placeholders = o["placeholder_frames"].toInt(-1);
     QVERIFY(placeholders >= 0 && placeholders <= 6);
     QVERIFY(o["refine_after_pan_ms"].toDouble(-1) >= 0);  // refined after the release
+    // Every move was shown from the level by the end, each no sooner than its own frame.
+    QCOMPARE(o["moves_never_refined"].toInt(-1), 0);
+    QVERIFY(o["move_refined_p50_ms"].toDouble() >= o["frame_p50_ms"].toDouble());
+    QVERIFY(o["move_refined_max_ms"].toDouble() >= o["move_refined_p95_ms"].toDouble());
+    QVERIFY(o["tiles_read"].toInt() > 0);  // level 1's tiles at least
+    QVERIFY(o["tiles_read_stale"].toInt(-1) >= 0 && o["tiles_cancelled"].toInt(-1) >= 0);
     QVERIFY(o["settle_ms"].toDouble(-1) >= 0);
     for (const char* key : {"fps_median", "fps_p5", "frame_p50_ms", "frame_p95_ms", "frame_max_ms",
                             "gui_stall_max_ms", "peak_rss_mb"})

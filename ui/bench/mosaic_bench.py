@@ -49,7 +49,9 @@ def main():
     for zoom, r in pans.items():
         summary[f"pan_{zoom}"] = {k: r.get(k) for k in (
             "level", "fps_median", "fps_p5", "frame_p50_ms", "frame_p95_ms", "placeholder_frames",
-            "frames", "refine_after_pan_ms", "gui_stall_max_ms", "peak_rss_mb")}
+            "frames", "move_refined_p50_ms", "move_refined_p95_ms", "move_refined_max_ms",
+            "tiles_read", "tiles_cancelled", "refine_after_pan_ms", "gui_stall_max_ms",
+            "peak_rss_mb")}
     summary["goal_first_frame_1s"] = summary["first_frame_ms_median"] <= 1000
     summary["goal_pan_30fps"] = all(r["fps_median"] >= 30 for r in pans.values())
     print(json.dumps(summary, indent=1))
