@@ -4,7 +4,6 @@
 #include "io/io_error.h"
 #include "io/zarr_chunk_key.h"
 #include "io/zarr_codecs.h"
-#include "io/zarr_dtype.h"
 
 namespace stacklens::io {
 
@@ -41,7 +40,7 @@ ZarrChunkSource::ZarrChunkSource(std::shared_ptr<const ZarrStore> store, ZarrArr
   storedCap_ = c.decodedBytes + c.decodedBytes / 64 + (64 << 10);
 }
 
-std::shared_ptr<const std::vector<float>> ZarrChunkSource::chunk(
+std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::chunk(
     const std::vector<int64_t>& grid) const {
   const std::string cacheKey = gridText(grid);
   if (auto hit = chunks_.find(cacheKey)) return hit;
@@ -50,16 +49,14 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::chunk(
   return values;
 }
 
-std::shared_ptr<const std::vector<float>> ZarrChunkSource::decode(std::vector<unsigned char> stored,
-                                                                  const std::string& where) const {
-  const ZarrBytes raw = decodeZarrChunk(std::move(stored), meta_.coding, where);
-  auto values =
-      std::make_shared<std::vector<float>>(size_t(raw.size()) / size_t(meta_.dtype.bytes));
-  convertZarrElements(raw.data(), int64_t(values->size()), meta_.dtype, values->data());
-  return values;
+std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::decode(
+    const std::vector<unsigned char>& stored, const std::string& where) const {
+  auto bytes = std::make_shared<ZarrChunkBytes>(size_t(meta_.coding.decodedBytes));
+  decodeZarrChunk(stored.data(), stored.size(), meta_.coding, where, bytes->data());
+  return bytes;
 }
 
-std::shared_ptr<const std::vector<float>> ZarrChunkSource::readPlain(
+std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::readPlain(
     const std::vector<int64_t>& grid) const {
   const std::string key = zarrChunkKey(meta_, grid);
   const std::string path = meta_.folder + "/" + key;
@@ -73,8 +70,8 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::readPlain(
                             ", more than any encoding of its " +
                             std::to_string(meta_.coding.decodedBytes) + " bytes takes");
   }
-  if (!stored) return std::make_shared<const std::vector<float>>();
-  return decode(std::move(*stored), path + " (chunk " + key + ")");
+  if (!stored) return std::make_shared<const ZarrChunkBytes>();
+  return decode(*stored, path + " (chunk " + key + ")");
 }
 
 std::shared_ptr<const std::vector<uint64_t>> ZarrChunkSource::shardIndex(
@@ -107,7 +104,7 @@ std::shared_ptr<const std::vector<uint64_t>> ZarrChunkSource::shardIndex(
   return index;
 }
 
-std::shared_ptr<const std::vector<float>> ZarrChunkSource::readInner(
+std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::readInner(
     const std::vector<int64_t>& grid) const {
   const ZarrSharding& s = *meta_.sharding;
   std::vector<int64_t> shard(grid.size());
@@ -120,10 +117,10 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::readInner(
   const std::string path = meta_.folder + "/" + key;
   const std::string where = path + " (shard " + key + ", inner chunk " + gridText(grid) + ")";
   const auto index = shardIndex(key);
-  if (index->empty()) return std::make_shared<const std::vector<float>>();
+  if (index->empty()) return std::make_shared<const ZarrChunkBytes>();
   const uint64_t size = index->back();
   const uint64_t offset = (*index)[size_t(2 * slot)], nbytes = (*index)[size_t(2 * slot + 1)];
-  if (offset == kEmpty && nbytes == kEmpty) return std::make_shared<const std::vector<float>>();
+  if (offset == kEmpty && nbytes == kEmpty) return std::make_shared<const ZarrChunkBytes>();
   if (offset > size || nbytes > size - offset)
     throw IoError(where, "damaged shard: the index points at bytes " + std::to_string(offset) +
                              "+" + std::to_string(nbytes) + " of a " + std::to_string(size) +
@@ -135,7 +132,7 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::readInner(
   auto range = store_->readRange(path, int64_t(offset), int64_t(nbytes));
   if (!range || range->bytes.size() != nbytes)
     throw IoError(where, "damaged chunk: the shard ends early (it changed while being read)");
-  return decode(std::move(range->bytes), where);
+  return decode(range->bytes, where);
 }
 
 }  // namespace stacklens::io
