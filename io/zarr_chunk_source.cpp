@@ -1,6 +1,8 @@
 // Reading and decoding Zarr chunks and shards from a store.
 #include "io/zarr_chunk_source.h"
 
+#include <algorithm>
+
 #include "io/io_error.h"
 #include "io/zarr_chunk_key.h"
 #include "io/zarr_codecs.h"
@@ -38,6 +40,11 @@ ZarrChunkSource::ZarrChunkSource(std::shared_ptr<const ZarrStore> store, ZarrArr
   // Compressors add at most a few bytes per kB (blosc 16 + 1/256, zstd and deflate less than
   // 1/128, plus headers); anything larger is damage, refused before it is read.
   storedCap_ = c.decodedBytes + c.decodedBytes / 64 + (64 << 10);
+  // Enough for the chunks a slice's parallel reads decode while the cache lets go of as many,
+  // and at most 1/16 of the cache's bytes beside it.
+  const int64_t spares = std::clamp<int64_t>(cacheBytes / 16 / std::max<int64_t>(1, c.decodedBytes),
+                                             0, 2 * int64_t(store_->parallelReads()));
+  spares_ = std::make_shared<ZarrSpareBuffers>(size_t(c.decodedBytes), size_t(spares));
 }
 
 std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::chunk(
@@ -51,7 +58,7 @@ std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::chunk(
 
 std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::decode(
     const std::vector<unsigned char>& stored, const std::string& where) const {
-  auto bytes = std::make_shared<ZarrChunkBytes>(size_t(meta_.coding.decodedBytes));
+  auto bytes = std::make_shared<ZarrChunkBytes>(spares_);
   decodeZarrChunk(stored.data(), stored.size(), meta_.coding, where, bytes->data());
   return bytes;
 }

@@ -46,6 +46,7 @@ class ZarrChunkSource {
   ZarrArrayMeta meta_;
   std::vector<int64_t> grid_, strides_;
   int64_t storedCap_ = 0;  // the most bytes any encoding of one chunk can take
+  std::shared_ptr<ZarrSpareBuffers> spares_;
   mutable ZarrChunkCache<ZarrChunkBytes> chunks_;
   mutable ZarrChunkCache<std::vector<uint64_t>> indexes_;
 };
