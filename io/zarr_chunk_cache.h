@@ -9,14 +9,14 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 namespace stacklens::io {
 
-template <class T>
+// Container: a std::vector, or anything with size() and value_type (io/zarr_chunk_bytes.h).
+template <class Container>
 class ZarrChunkCache {
  public:
-  using Value = std::shared_ptr<const std::vector<T>>;
+  using Value = std::shared_ptr<const Container>;
   explicit ZarrChunkCache(int64_t capacityBytes) : capacity_(capacityBytes) {}
 
   // The cached value, or nullptr (a missing chunk is not cached here: callers cache its absence
@@ -52,7 +52,8 @@ class ZarrChunkCache {
 
  private:
   static int64_t bytesOf(const Value& v) {
-    return int64_t(sizeof(T)) * int64_t(v->size()) + 64;  // + bookkeeping, so empties count
+    return int64_t(sizeof(typename Container::value_type)) * int64_t(v->size()) +
+           64;  // + bookkeeping, so empties count
   }
   mutable std::mutex mutex_;
   int64_t capacity_, used_ = 0;

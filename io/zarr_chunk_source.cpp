@@ -1,10 +1,11 @@
 // Reading and decoding Zarr chunks and shards from a store.
 #include "io/zarr_chunk_source.h"
 
+#include <algorithm>
+
 #include "io/io_error.h"
 #include "io/zarr_chunk_key.h"
 #include "io/zarr_codecs.h"
-#include "io/zarr_dtype.h"
 
 namespace stacklens::io {
 
@@ -39,9 +40,14 @@ ZarrChunkSource::ZarrChunkSource(std::shared_ptr<const ZarrStore> store, ZarrArr
   // Compressors add at most a few bytes per kB (blosc 16 + 1/256, zstd and deflate less than
   // 1/128, plus headers); anything larger is damage, refused before it is read.
   storedCap_ = c.decodedBytes + c.decodedBytes / 64 + (64 << 10);
+  // Enough for the chunks a slice's parallel reads decode while the cache lets go of as many,
+  // and at most 1/16 of the cache's bytes beside it.
+  const int64_t spares = std::clamp<int64_t>(cacheBytes / 16 / std::max<int64_t>(1, c.decodedBytes),
+                                             0, 2 * int64_t(store_->parallelReads()));
+  spares_ = std::make_shared<ZarrSpareBuffers>(size_t(c.decodedBytes), size_t(spares));
 }
 
-std::shared_ptr<const std::vector<float>> ZarrChunkSource::chunk(
+std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::chunk(
     const std::vector<int64_t>& grid) const {
   const std::string cacheKey = gridText(grid);
   if (auto hit = chunks_.find(cacheKey)) return hit;
@@ -50,16 +56,14 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::chunk(
   return values;
 }
 
-std::shared_ptr<const std::vector<float>> ZarrChunkSource::decode(std::vector<unsigned char> stored,
-                                                                  const std::string& where) const {
-  const ZarrBytes raw = decodeZarrChunk(std::move(stored), meta_.coding, where);
-  auto values =
-      std::make_shared<std::vector<float>>(size_t(raw.size()) / size_t(meta_.dtype.bytes));
-  convertZarrElements(raw.data(), int64_t(values->size()), meta_.dtype, values->data());
-  return values;
+std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::decode(
+    const std::vector<unsigned char>& stored, const std::string& where) const {
+  auto bytes = std::make_shared<ZarrChunkBytes>(spares_);
+  decodeZarrChunk(stored.data(), stored.size(), meta_.coding, where, bytes->data());
+  return bytes;
 }
 
-std::shared_ptr<const std::vector<float>> ZarrChunkSource::readPlain(
+std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::readPlain(
     const std::vector<int64_t>& grid) const {
   const std::string key = zarrChunkKey(meta_, grid);
   const std::string path = meta_.folder + "/" + key;
@@ -73,8 +77,8 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::readPlain(
                             ", more than any encoding of its " +
                             std::to_string(meta_.coding.decodedBytes) + " bytes takes");
   }
-  if (!stored) return std::make_shared<const std::vector<float>>();
-  return decode(std::move(*stored), path + " (chunk " + key + ")");
+  if (!stored) return std::make_shared<const ZarrChunkBytes>();
+  return decode(*stored, path + " (chunk " + key + ")");
 }
 
 std::shared_ptr<const std::vector<uint64_t>> ZarrChunkSource::shardIndex(
@@ -107,7 +111,7 @@ std::shared_ptr<const std::vector<uint64_t>> ZarrChunkSource::shardIndex(
   return index;
 }
 
-std::shared_ptr<const std::vector<float>> ZarrChunkSource::readInner(
+std::shared_ptr<const ZarrChunkBytes> ZarrChunkSource::readInner(
     const std::vector<int64_t>& grid) const {
   const ZarrSharding& s = *meta_.sharding;
   std::vector<int64_t> shard(grid.size());
@@ -120,10 +124,10 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::readInner(
   const std::string path = meta_.folder + "/" + key;
   const std::string where = path + " (shard " + key + ", inner chunk " + gridText(grid) + ")";
   const auto index = shardIndex(key);
-  if (index->empty()) return std::make_shared<const std::vector<float>>();
+  if (index->empty()) return std::make_shared<const ZarrChunkBytes>();
   const uint64_t size = index->back();
   const uint64_t offset = (*index)[size_t(2 * slot)], nbytes = (*index)[size_t(2 * slot + 1)];
-  if (offset == kEmpty && nbytes == kEmpty) return std::make_shared<const std::vector<float>>();
+  if (offset == kEmpty && nbytes == kEmpty) return std::make_shared<const ZarrChunkBytes>();
   if (offset > size || nbytes > size - offset)
     throw IoError(where, "damaged shard: the index points at bytes " + std::to_string(offset) +
                              "+" + std::to_string(nbytes) + " of a " + std::to_string(size) +
@@ -135,7 +139,7 @@ std::shared_ptr<const std::vector<float>> ZarrChunkSource::readInner(
   auto range = store_->readRange(path, int64_t(offset), int64_t(nbytes));
   if (!range || range->bytes.size() != nbytes)
     throw IoError(where, "damaged chunk: the shard ends early (it changed while being read)");
-  return decode(std::move(range->bytes), where);
+  return decode(range->bytes, where);
 }
 
 }  // namespace stacklens::io

@@ -20,51 +20,48 @@ namespace {
   throw IoError(where, "damaged chunk: " + reason);
 }
 
-ZarrBytes decodeBlosc(const ZarrBytes& in, int64_t expected, const std::string& where) {
+// Each decoder writes exactly expected bytes to out or throws.
+void decodeBlosc(const unsigned char* in, size_t n, int64_t expected, const std::string& where,
+                 unsigned char* out) {
   size_t nbytes = 0;
-  if (in.size() < BLOSC_MIN_HEADER_LENGTH ||
-      blosc_cbuffer_validate(in.data(), in.size(), &nbytes) != 0)
-    damaged(where, "blosc header invalid or larger than the stored " + std::to_string(in.size()) +
-                       " bytes");
+  if (n < BLOSC_MIN_HEADER_LENGTH || blosc_cbuffer_validate(in, n, &nbytes) != 0)
+    damaged(where,
+            "blosc header invalid or larger than the stored " + std::to_string(n) + " bytes");
   if (int64_t(nbytes) != expected)
     damaged(where, "blosc says " + std::to_string(nbytes) + " bytes, the chunk holds " +
                        std::to_string(expected));
-  ZarrBytes out(static_cast<size_t>(expected));
   // One thread: slices already decode several chunks at once.
-  const int got = blosc_decompress_ctx(in.data(), out.data(), out.size(), 1);
+  const int got = blosc_decompress_ctx(in, out, size_t(expected), 1);
   if (got < 0 || int64_t(got) != expected)
     damaged(where, "blosc decompression failed (" + std::to_string(got) + ")");
-  return out;
 }
 
-ZarrBytes decodeZstd(const ZarrBytes& in, int64_t expected, const std::string& where) {
-  const unsigned long long content = ZSTD_getFrameContentSize(in.data(), in.size());
+void decodeZstd(const unsigned char* in, size_t n, int64_t expected, const std::string& where,
+                unsigned char* out) {
+  const unsigned long long content = ZSTD_getFrameContentSize(in, n);
   if (content == ZSTD_CONTENTSIZE_ERROR) damaged(where, "not a zstd frame");
   if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != static_cast<unsigned long long>(expected))
     damaged(where, "zstd says " + std::to_string(content) + " bytes, the chunk holds " +
                        std::to_string(expected));
-  ZarrBytes out(static_cast<size_t>(expected));
-  const size_t got = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+  const size_t got = ZSTD_decompress(out, size_t(expected), in, n);
   if (ZSTD_isError(got)) damaged(where, std::string("zstd: ") + ZSTD_getErrorName(got));
   if (int64_t(got) != expected)
     damaged(where, "zstd gave " + std::to_string(got) + " bytes, the chunk holds " +
                        std::to_string(expected));
-  return out;
 }
 
 // gzip (windowBits 15 + 32: gzip, or zlib from writers that mislabel it) or zlib (15) streams;
 // inflation stops at the expected size, and anything beyond it is damage, not data.
-ZarrBytes decodeInflate(const ZarrBytes& in, int64_t expected, bool gzip,
-                        const std::string& where) {
+void decodeInflate(const unsigned char* in, size_t n, int64_t expected, bool gzip,
+                   const std::string& where, unsigned char* out) {
   const char* name = gzip ? "gzip" : "zlib";
-  ZarrBytes out(static_cast<size_t>(expected));
   z_stream s{};
   if (inflateInit2(&s, gzip ? 15 + 32 : 15) != Z_OK) damaged(where, "cannot start zlib");
-  s.next_in = const_cast<unsigned char*>(in.data());
-  s.avail_in = static_cast<uInt>(in.size());
-  s.next_out = out.data();
-  s.avail_out = static_cast<uInt>(out.size());
-  if (in.size() > UINT32_MAX || out.size() > UINT32_MAX) {
+  s.next_in = const_cast<unsigned char*>(in);
+  s.avail_in = static_cast<uInt>(n);
+  s.next_out = out;
+  s.avail_out = static_cast<uInt>(expected);
+  if (n > UINT32_MAX || uint64_t(expected) > UINT32_MAX) {
     inflateEnd(&s);
     damaged(where, std::string(name) + " chunk larger than 4 GiB");
   }
@@ -88,7 +85,16 @@ ZarrBytes decodeInflate(const ZarrBytes& in, int64_t expected, bool gzip,
   if (int64_t(total) != expected)
     damaged(where, std::string(name) + " gave " + std::to_string(total) +
                        " bytes, the chunk holds " + std::to_string(expected));
-  return out;
+}
+
+// The length of data without its trailing little-endian crc32c, which is checked.
+size_t checkedCrc32cLength(const unsigned char* data, size_t n, const std::string& where) {
+  if (n < 4) damaged(where, "shorter than its crc32c checksum");
+  n -= 4;
+  const uint32_t stored = uint32_t(data[n]) | uint32_t(data[n + 1]) << 8 |
+                          uint32_t(data[n + 2]) << 16 | uint32_t(data[n + 3]) << 24;
+  if (crc32c(data, n) != stored) damaged(where, "crc32c checksum mismatch");
+  return n;
 }
 
 std::array<uint32_t, 256> crcTable() {
@@ -111,41 +117,40 @@ uint32_t crc32c(const unsigned char* data, size_t n) {
 }
 
 void stripCrc32c(ZarrBytes& bytes, const std::string& where) {
-  if (bytes.size() < 4) damaged(where, "shorter than its crc32c checksum");
-  const size_t n = bytes.size() - 4;
-  const uint32_t stored = uint32_t(bytes[n]) | uint32_t(bytes[n + 1]) << 8 |
-                          uint32_t(bytes[n + 2]) << 16 | uint32_t(bytes[n + 3]) << 24;
-  if (crc32c(bytes.data(), n) != stored) damaged(where, "crc32c checksum mismatch");
-  bytes.resize(n);
+  bytes.resize(checkedCrc32cLength(bytes.data(), bytes.size(), where));
 }
 
-ZarrBytes decodeZarrChunk(ZarrBytes stored, const ZarrChunkCoding& coding,
-                          const std::string& where) {
+void decodeZarrChunk(const unsigned char* stored, size_t n, const ZarrChunkCoding& coding,
+                     const std::string& where, unsigned char* out) {
   const int64_t expected = coding.decodedBytes;
+  const unsigned char* at = stored;  // the bytes as far as decoded, and their length
+  size_t length = n;
   // Only the first-applied compression must give the decoded size; a crc32c after it checks the
   // compressed bytes. Intermediate sizes of two stacked compressors are not known, so a second
   // one is refused at open (io/zarr_metadata.cpp).
   for (auto it = coding.compressions.rbegin(); it != coding.compressions.rend(); ++it) {
     switch (*it) {
       case ZarrCompression::Crc32c:
-        stripCrc32c(stored, where);
-        break;
+        length = checkedCrc32cLength(at, length, where);
+        continue;
       case ZarrCompression::Blosc:
-        stored = decodeBlosc(stored, expected, where);
+        decodeBlosc(at, length, expected, where, out);
         break;
       case ZarrCompression::Zstd:
-        stored = decodeZstd(stored, expected, where);
+        decodeZstd(at, length, expected, where, out);
         break;
       case ZarrCompression::Gzip:
       case ZarrCompression::Zlib:
-        stored = decodeInflate(stored, expected, *it == ZarrCompression::Gzip, where);
+        decodeInflate(at, length, expected, *it == ZarrCompression::Gzip, where, out);
         break;
     }
+    at = out;
+    length = size_t(expected);
   }
-  if (int64_t(stored.size()) != expected)
-    damaged(where, std::to_string(stored.size()) + " bytes where the chunk holds " +
-                       std::to_string(expected));
-  return stored;
+  if (int64_t(length) != expected)
+    damaged(where,
+            std::to_string(length) + " bytes where the chunk holds " + std::to_string(expected));
+  if (at != out) std::memcpy(out, at, length);  // stored uncompressed
 }
 
 const char* compressionName(ZarrCompression c) {

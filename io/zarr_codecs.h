@@ -12,10 +12,11 @@ namespace stacklens::io {
 
 using ZarrBytes = std::vector<unsigned char>;
 
-// Undoes the chunk's compressions (last applied first) and checks that the result holds exactly
-// coding.decodedBytes. Throws IoError(where, reason) for damaged data, naming the codec.
-ZarrBytes decodeZarrChunk(ZarrBytes stored, const ZarrChunkCoding& coding,
-                          const std::string& where);
+// Undoes the chunk's compressions (last applied first) on the n stored bytes, checks that the
+// result holds exactly coding.decodedBytes and writes it to out, which holds that many. Throws
+// IoError(where, reason) for damaged data, naming the codec.
+void decodeZarrChunk(const unsigned char* stored, size_t n, const ZarrChunkCoding& coding,
+                     const std::string& where, unsigned char* out);
 
 // CRC-32C (Castagnoli), as the Zarr v3 crc32c codec appends it. Written here because Debian 12
 // has no packaged C library for it that is worth a dependency for 20 lines.

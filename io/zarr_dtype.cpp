@@ -151,12 +151,14 @@ float halfToFloat(uint16_t h) {
   return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
-template <class T>
-void convertAs(const unsigned char* in, int64_t n, bool swap, float* out) {
+// Element i is read from in + i × stride elements.
+template <class T, bool Swap>
+void convertAs(const unsigned char* in, int64_t n, int64_t stride, float* out) {
+  const int64_t step = stride * int64_t(sizeof(T));
   for (int64_t i = 0; i < n; ++i) {
     unsigned char bytes[sizeof(T)];
-    std::memcpy(bytes, in + i * int64_t(sizeof(T)), sizeof(T));
-    if (swap)
+    std::memcpy(bytes, in + i * step, sizeof(T));
+    if constexpr (Swap)
       for (size_t k = 0; k < sizeof(T) / 2; ++k) std::swap(bytes[k], bytes[sizeof(T) - 1 - k]);
     T v;
     std::memcpy(&v, bytes, sizeof(T));
@@ -164,9 +166,20 @@ void convertAs(const unsigned char* in, int64_t n, bool swap, float* out) {
   }
 }
 
-void convertHalf(const unsigned char* in, int64_t n, bool swap, float* out) {
+template <class T>
+void convertAs(const unsigned char* in, int64_t n, int64_t stride, bool swap, float* out) {
+  // Separate loops for the contiguous, unswapped case: the one that is read most, vectorised.
+  if (swap)
+    convertAs<T, true>(in, n, stride, out);
+  else if (stride == 1)
+    convertAs<T, false>(in, n, 1, out);
+  else
+    convertAs<T, false>(in, n, stride, out);
+}
+
+void convertHalf(const unsigned char* in, int64_t n, int64_t stride, bool swap, float* out) {
   for (int64_t i = 0; i < n; ++i) {
-    const uint16_t a = in[2 * i], b = in[2 * i + 1];
+    const uint16_t a = in[2 * i * stride], b = in[2 * i * stride + 1];
     out[i] = halfToFloat(static_cast<uint16_t>(swap ? (a << 8) | b : (b << 8) | a));
   }
 }
@@ -174,31 +187,30 @@ void convertHalf(const unsigned char* in, int64_t n, bool swap, float* out) {
 }  // namespace
 
 void convertZarrElements(const unsigned char* in, int64_t n, const ZarrDataType& type, float* out) {
+  convertZarrElements(in, n, 1, type, out);
+}
+
+void convertZarrElements(const unsigned char* in, int64_t n, int64_t stride,
+                         const ZarrDataType& type, float* out) {
   const bool swap = type.bigEndian != (std::endian::native == std::endian::big);
   switch (type.kind) {
     case ZarrScalar::Bool:
-      for (int64_t i = 0; i < n; ++i) out[i] = in[i] ? 1.0f : 0.0f;
+      for (int64_t i = 0; i < n; ++i) out[i] = in[i * stride] ? 1.0f : 0.0f;
       return;
     case ZarrScalar::Int:
-      if (type.bytes == 1) return convertAs<int8_t>(in, n, false, out);
-      if (type.bytes == 2) return convertAs<int16_t>(in, n, swap, out);
-      if (type.bytes == 4) return convertAs<int32_t>(in, n, swap, out);
-      return convertAs<int64_t>(in, n, swap, out);
+      if (type.bytes == 1) return convertAs<int8_t>(in, n, stride, false, out);
+      if (type.bytes == 2) return convertAs<int16_t>(in, n, stride, swap, out);
+      if (type.bytes == 4) return convertAs<int32_t>(in, n, stride, swap, out);
+      return convertAs<int64_t>(in, n, stride, swap, out);
     case ZarrScalar::UInt:
-      if (type.bytes == 1) return convertAs<uint8_t>(in, n, false, out);
-      if (type.bytes == 2) {
-        for (int64_t i = 0; i < n; ++i) {
-          const uint16_t a = in[2 * i], b = in[2 * i + 1];
-          out[i] = float(swap ? (a << 8) | b : (b << 8) | a);
-        }
-        return;
-      }
-      if (type.bytes == 4) return convertAs<uint32_t>(in, n, swap, out);
-      return convertAs<uint64_t>(in, n, swap, out);
+      if (type.bytes == 1) return convertAs<uint8_t>(in, n, stride, false, out);
+      if (type.bytes == 2) return convertAs<uint16_t>(in, n, stride, swap, out);
+      if (type.bytes == 4) return convertAs<uint32_t>(in, n, stride, swap, out);
+      return convertAs<uint64_t>(in, n, stride, swap, out);
     case ZarrScalar::Float:
-      if (type.bytes == 2) return convertHalf(in, n, swap, out);
-      if (type.bytes == 4) return convertAs<float>(in, n, swap, out);
-      return convertAs<double>(in, n, swap, out);
+      if (type.bytes == 2) return convertHalf(in, n, stride, swap, out);
+      if (type.bytes == 4) return convertAs<float>(in, n, stride, swap, out);
+      return convertAs<double>(in, n, stride, swap, out);
   }
 }
 

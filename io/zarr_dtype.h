@@ -20,5 +20,8 @@ double parseZarrFillValue(const Json& fill, const ZarrDataType& type, const std:
 
 // Converts n stored elements (in the stored byte order) to float32.
 void convertZarrElements(const unsigned char* in, int64_t n, const ZarrDataType& type, float* out);
+// The same for elements stride elements apart (a row of a chunk stored in F order).
+void convertZarrElements(const unsigned char* in, int64_t n, int64_t stride,
+                         const ZarrDataType& type, float* out);
 
 }  // namespace stacklens::io

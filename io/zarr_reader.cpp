@@ -8,6 +8,7 @@
 #include "io/io_error.h"
 #include "io/parallel_tasks.h"
 #include "io/zarr_chunk_source.h"
+#include "io/zarr_dtype.h"
 #include "io/zarr_metadata.h"
 
 namespace stacklens::io {
@@ -182,26 +183,24 @@ void ZarrReader::readBox(int64_t z, int64_t y0, int64_t y1, int64_t x0, int64_t 
   const int64_t gy0 = y0 / cy, gy1 = (y1 - 1) / cy, gx0 = x0 / cx, gx1 = (x1 - 1) / cx;
   const int64_t tasks = (gy1 - gy0 + 1) * (gx1 - gx0 + 1), width = x1 - x0;
   const float fill = static_cast<float>(source.meta().fillValue);
+  const ZarrDataType& type = source.meta().dtype;
 
   const auto copyChunk = [&](int64_t task) {
     const int64_t gy = gy0 + task / (gx1 - gx0 + 1), gx = gx0 + task % (gx1 - gx0 + 1);
     std::vector<int64_t> at = grid;
     if (yAxis_ >= 0) at[size_t(yAxis_)] = gy;
     at[size_t(xAxis_)] = gx;
-    const auto values = source.chunk(at);
+    const auto bytes = source.chunk(at);
     const int64_t ya = std::max(y0, gy * cy), yb = std::min(y1, (gy + 1) * cy);
     const int64_t xa = std::max(x0, gx * cx), xb = std::min(x1, (gx + 1) * cx);
     for (int64_t y = ya; y < yb; ++y) {
       float* row = out + (y - y0) * width + (xa - x0);
-      if (values->empty()) {
+      if (bytes->empty()) {
         std::fill(row, row + (xb - xa), fill);
         continue;
       }
-      const float* in = values->data() + base + (y - gy * cy) * sy + (xa - gx * cx) * sx;
-      if (sx == 1)
-        std::copy(in, in + (xb - xa), row);
-      else
-        for (int64_t x = 0; x < xb - xa; ++x) row[x] = in[x * sx];
+      const int64_t first = base + (y - gy * cy) * sy + (xa - gx * cx) * sx;
+      convertZarrElements(bytes->data() + first * type.bytes, xb - xa, sx, type, row);
     }
   };
   if (tasks == 1)

@@ -97,6 +97,26 @@ TEST(ZarrBoxes, BoxesAndRowsMatchTheSliceAcrossChunkAndShardEdges) {
   checkBoxes(arrays.folder() + "/blosc_f4.zarr", test::readF32(arrays.folder() + "/blosc_f4.f32"));
 }
 
+// Chunks are converted from their stored type straight into the box read: every type, both byte
+// orders, C and F order (strided rows), missing chunks (the fill value) and sharded inner chunks,
+// each box starting and ending inside chunks.
+TEST(ZarrBoxes, BoxesOfEveryTypeOrderAndFillMatchTheSlice) {
+  const auto& arrays = test::ZarrV2Arrays::get();
+  ASSERT_EQ(arrays.failure(), "");
+  int checked = 0;
+  for (const std::string& folder : {arrays.folder(), kZarrV3})
+    for (const ZarrCase& c : test::readZarrManifest(folder)) {
+      int level = 0;
+      const std::string path = test::zarrFolderOf(folder, c, level);
+      // checkBoxes reads plane 0 of level 0, boxes need 5 rows and 6 columns.
+      if (c.planes != 1 || level != 0 || c.y < 5 || c.x < 6) continue;
+      SCOPED_TRACE(c.name);
+      checkBoxes(path, test::readF32(folder + "/" + c.name + ".f32"));
+      ++checked;
+    }
+  EXPECT_GE(checked, 25);  // the types, orders and fills listed above, not a few of them
+}
+
 TEST(OmeZarr, V04SpacingUnitsLevelsAndChannelHints) {
   const auto& arrays = test::ZarrV2Arrays::get();
   ASSERT_EQ(arrays.failure(), "");

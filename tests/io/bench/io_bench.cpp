@@ -5,6 +5,9 @@
 //
 //   io_bench [FOLDER] [--slices N] [--cli PATH/stacklens-cli]   (default: /tmp, 1000 slices;
 //   with --cli, also times whole `stacklens-cli info` runs on the same files)
+//
+//   io_bench --scan STACK...   reads every slice of each existing stack once, in order (as
+//   scrubbing through it does), and reports the median wall and process CPU time per slice
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -30,6 +33,13 @@ constexpr int64_t kSide = 2048;
 double threadCpuMilliseconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// CPU time of the whole process: slices of chunked stacks are read by several threads.
+double processCpuMilliseconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
@@ -151,12 +161,47 @@ void bench(const std::string& path, const std::string& header, uint64_t totalByt
   ::unlink(path.c_str());
 }
 
+// Every slice once, in order, from a freshly opened reader.
+void scan(const std::string& path) {
+  const auto reader = stacklens::io::openStack(path);
+  const auto& info = reader->info();
+  std::vector<float> slice(static_cast<size_t>(info.y * info.x));
+  std::vector<double> wall, cpu;
+  for (int64_t z = 0; z < info.z; ++z) {
+    const double cpuStart = processCpuMilliseconds();
+    const auto start = Clock::now();
+    reader->readSlice(z, slice.data());
+    wall.push_back(millisecondsSince(start));
+    cpu.push_back(processCpuMilliseconds() - cpuStart);
+  }
+  double wallSum = 0, cpuSum = 0;
+  for (size_t i = 0; i < wall.size(); ++i) wallSum += wall[i], cpuSum += cpu[i];
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  const size_t n = wall.size(), p95 = std::min(n - 1, n * 95 / 100);
+  std::printf(
+      "%s (%s, %lld x %lld x %lld), ms per slice: wall median %.2f p95 %.2f mean %.2f; "
+      "CPU median %.2f p95 %.2f mean %.2f\n",
+      path.c_str(), info.format.c_str(), static_cast<long long>(info.z),
+      static_cast<long long>(info.y), static_cast<long long>(info.x), wall[n / 2], wall[p95],
+      wallSum / double(n), cpu[n / 2], cpu[p95], cpuSum / double(n));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string folder = "/tmp";
   int64_t slices = 1000;
   std::string cli;
+  if (argc > 1 && std::strcmp(argv[1], "--scan") == 0) {
+    try {
+      for (int i = 2; i < argc; ++i) scan(argv[i]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "io_bench: %s\n", e.what());
+      return 1;
+    }
+    return 0;
+  }
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--slices") == 0 && i + 1 < argc)
       slices = std::atoll(argv[++i]);
