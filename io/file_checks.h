@@ -11,9 +11,9 @@ namespace stacklens::io {
 uint64_t checkReadableFile(const std::string& path);
 
 // The most bytes a reader allocates for what a file claims to hold (a compressed TIFF page, the
-// head of a FITS file read around a damaged HDU): half the machine's memory, at most 64 GiB. A claim above it is
-// refused with a message rather than trusted; below it a valid file opens whatever its
-// compression ratio. STACKLENS_ALLOCATION_CAP_MB sets it instead.
+// head of a FITS file read around a damaged HDU): half the machine's memory, at most 64 GiB. A
+// claim above it is refused with a message rather than trusted; below it a valid file opens
+// whatever its compression ratio. STACKLENS_ALLOCATION_CAP_MB sets it instead.
 uint64_t allocationCap();
 
 // Whether a and b name the same file or folder (by inode, else by canonical path); false when
