@@ -8,8 +8,8 @@
 #include <QtTest>
 #include <vector>
 
-#include "io/stack_writer.h"
 #include "tests/render/gl_qtest_main.h"
+#include "tests/ui/striped_plane.h"
 #include "ui/level_view.h"
 #include "ui/main_window.h"
 #include "ui/pan_benchmark.h"
@@ -22,15 +22,9 @@ constexpr int kWidth = 4000, kHeight = 500;
 
 // Vertical stripes 50 pixels wide: any horizontal move of the view changes the frame.
 QString writeStripes(const QTemporaryDir& dir) {
-  const QString path = dir.filePath("stripes.ome.zarr");
-  std::vector<float> data(size_t(kWidth) * kHeight);
-  for (int y = 0; y < kHeight; ++y)
-    for (int x = 0; x < kWidth; ++x) data[size_t(y) * kWidth + x] = float((x / 50) % 2 * 1000);
-  io::WriteOptions options;
-  options.zarr.levels = 3;  // 4000, 2000 and 1000 pixels wide
-  options.zarr.chunks = {1, 128, 128};
-  io::writeStack(path.toStdString(), data.data(), 1, kHeight, kWidth, options);
-  return path;
+  // Levels 4000, 2000 and 1000 pixels wide.
+  return test::writeStripedOmeZarr(
+      dir, kWidth, kHeight, [](int x) { return float((x / 50) % 2 * 1000); }, 3, 128);
 }
 
 // Runs the benchmark on path in a window whose memory budget makes the plane come from levels;

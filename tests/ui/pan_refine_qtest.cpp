@@ -7,10 +7,10 @@
 #include <QtTest>
 #include <vector>
 
-#include "io/stack_writer.h"
 #include "render/display_settings.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
+#include "tests/ui/striped_plane.h"
 #include "ui/level_view.h"
 #include "ui/main_window.h"
 
@@ -26,15 +26,7 @@ constexpr int kWidth = 8192, kHeight = 1024;
 float valueAt(int64_t x) { return (x / 4) % 2 ? 1000.f : 0.f; }
 
 QString writeStripes(const QTemporaryDir& dir) {
-  const QString path = dir.filePath("stripes.ome.zarr");
-  std::vector<float> data(size_t(kWidth) * kHeight);
-  for (int y = 0; y < kHeight; ++y)
-    for (int x = 0; x < kWidth; ++x) data[size_t(y) * kWidth + x] = valueAt(x);
-  io::WriteOptions options;
-  options.zarr.levels = 3;  // 8192, 4096 and 2048 pixels wide
-  options.zarr.chunks = {1, 256, 256};
-  io::writeStack(path.toStdString(), data.data(), 1, kHeight, kWidth, options);
-  return path;
+  return test::writeStripedOmeZarr(dir, kWidth, kHeight, valueAt, 3, 256);  // 8192, 4096, 2048
 }
 
 void sendMouse(render::SliceView* view, QEvent::Type type, QPointF pos) {
