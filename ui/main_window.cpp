@@ -191,7 +191,8 @@ void MainWindow::applySettings() {
 }
 
 void MainWindow::openFile(const QString& path, io::OpenOptions options) {
-  statusBar()->showMessage(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+  openingMessage_ = tr("Opening %1…").arg(QFileInfo(path).fileName());
+  statusBar()->showMessage(openingMessage_);
   opener_->setLargePlaneBytes(largePlaneBytes());
   opener_->open(path, options);
 }
@@ -233,7 +234,8 @@ void MainWindow::install(const OpenedStack& opened) {
   docks_.yzDock->setVisible(cube);
   if (auto* d = findChild<QDockWidget*>(cube ? "zProfileDock" : "regionDock")) d->raise();
   setWindowTitle(QFileInfo(QString::fromStdString(info_.path)).fileName() + " — StackLens");
-  statusBar()->clearMessage();
+  // Only "Opening…": a reader's warning while opening (chunks answered 403) must stay readable.
+  if (statusBar()->currentMessage() == openingMessage_) statusBar()->clearMessage();
   view_->fitToWindow();
   currentZ_ = requestedZ_ = z;
   if (levels_->active())

@@ -9,6 +9,7 @@
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QSurfaceFormat>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -58,6 +59,13 @@ bool dropOn(MainWindow& w, const QList<QUrl>& urls) {
   QDropEvent drop(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QApplication::sendEvent(&w, &drop);
   return drop.isAccepted();
+}
+
+// Starts zarr_http_server.py serving folder; its port, or 0.
+int startZarrServer(QProcess& server, const QString& folder) {
+  server.start("/usr/bin/python3", {kFixtures + "/../../zarr_http_server.py", folder});
+  if (!server.waitForStarted(10000) || !server.waitForReadyRead(10000)) return 0;
+  return server.readLine().trimmed().toInt();
 }
 
 }  // namespace
@@ -182,10 +190,7 @@ class OpenFileTest : public QObject {
   void droppedHttpLinkOpensOmeZarr() {
     const QString v3 = kFixtures + "/../zarr/v3";
     QProcess server;
-    server.start("/usr/bin/python3", {kFixtures + "/../../zarr_http_server.py", v3});
-    QVERIFY(server.waitForStarted(10000));
-    QVERIFY(server.waitForReadyRead(10000));
-    const int port = server.readLine().trimmed().toInt();
+    const int port = startZarrServer(server, v3);
     QVERIFY(port > 0);
     const QString url = QString("http://127.0.0.1:%1/ok/ome05.zarr").arg(port);
     MainWindow w;
@@ -206,15 +211,35 @@ class OpenFileTest : public QObject {
     QVERIFY(server.waitForFinished(10000));
   }
 
+  // Chunks answered 403 (how S3 and GCS hide absent keys) read as the fill value; the window
+  // still opens the image and says on its status bar that they did, so that a reader whose
+  // credentials are wrong is not left looking at an empty image without a word.
+  void chunksAnswered403AreSaidOnTheStatusBar() {
+    QProcess server;
+    const int port = startZarrServer(server, kFixtures + "/../zarr/v3");
+    QVERIFY(port > 0);
+    const QString url = QString("http://127.0.0.1:%1/forbidden-chunks/ome05.zarr").arg(port);
+    MainWindow w;
+    w.setQuiet(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy opened(&w, &MainWindow::stackOpened);
+    QVERIFY(dropOn(w, {QUrl(url)}));
+    QVERIFY(opened.wait(30000));
+    QCOMPARE(opened.at(0).at(0).toString(), url);
+    QTRY_VERIFY_WITH_TIMEOUT(w.statusBar()->currentMessage().contains("answered 403 Forbidden"),
+                             15000);
+    QVERIFY2(w.statusBar()->currentMessage().contains("ome05.zarr"),
+             qPrintable(w.statusBar()->currentMessage()));
+    server.closeWriteChannel();
+    QVERIFY(server.waitForFinished(10000));
+  }
+
   // An open that waits on a stalled server gives its thread up as soon as a newer open makes it
   // stale: with one reading thread, the newer open would otherwise wait for the stall timeout.
   void aStaleOpenStopsWaitingOnItsServer() {
     QProcess server;
-    server.start("/usr/bin/python3",
-                 {kFixtures + "/../../zarr_http_server.py", kFixtures + "/../zarr/v3"});
-    QVERIFY(server.waitForStarted(10000));
-    QVERIFY(server.waitForReadyRead(10000));
-    const int port = server.readLine().trimmed().toInt();
+    const int port = startZarrServer(server, kFixtures + "/../zarr/v3");
     QVERIFY(port > 0);
     qputenv("STACKLENS_HTTP_TIMEOUT_MS", "60000");
     QThreadPool pool;
