@@ -5,9 +5,12 @@ import subprocess
 import sys
 
 
-def viewer_json(viewer, args, timeout):
-    """Runs the viewer under xvfb-run (1280 × 1024) with args; its last JSON line, or exits."""
-    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", viewer] + args
+def viewer_json(viewer, args, timeout, launcher=None):
+    """Runs the viewer with args under xvfb-run (1280 × 1024), or under launcher (a command line
+    that starts a program with its arguments on a display, e.g. the GPU machine's
+    `run-on-gpu.sh env`); its last JSON line, or exits."""
+    prefix = launcher.split() if launcher else ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24"]
+    cmd = prefix + [viewer] + args
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
     if out.returncode != 0 or not lines:

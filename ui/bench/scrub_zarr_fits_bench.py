@@ -2,7 +2,8 @@
 """Scrubbing the same z-stack as FITS and as OME-Zarr: slider-step latency side by side.
 
     ui/bench/scrub_zarr_fits_bench.py --viewer build/release/app/stacklens \
-        --dir /work/bench-data [--slices 500] [--size 2048] [--runs 1] [--drop-cache]
+        --dir /work/bench-data [--slices 500] [--size 2048] [--runs 1] [--drop-cache] \
+        [--dtype uint16|float32] [--zarr-writer python|CLI] [--launcher COMMAND]
 
 Writes (once, kept while the shape matches) DIR/zstack.fits and DIR/zstack.ome.zarr: slices ×
 size × size uint16 (the issue's stack is 2000 × 2048² float32, 32 GB in each format; uint16 and
@@ -10,7 +11,12 @@ size × size uint16 (the issue's stack is 2000 × 2048² float32, 32 GB in each 
 bead field: a background of 100 counts with Gaussian noise (σ 10), beads that brighten and fade
 along z; the same values in both files. The FITS is BITPIX 16 with BZERO 32768; the OME-Zarr
 (0.4, Zarr v2, python3-zarr) has one level, chunks of 1 × 1024 × 1024, Blosc zstd with byte
-shuffle. Then for each file, stacklens --scrub-benchmark under xvfb-run in two modes:
+shuffle. --dtype float32 writes float32 instead (the FITS BITPIX -32). --zarr-writer CLI (a path
+to stacklens-cli) writes the OME-Zarr with `stacklens-cli convert` from the FITS instead (0.4,
+the same chunks, its default Blosc zstd with shuffle; it writes float32), for a machine without
+python3-zarr: use it with --dtype float32 so that both files hold the same values. Then for each
+file, stacklens --scrub-benchmark under xvfb-run (or --launcher, e.g. the GPU machine's
+`run-on-gpu.sh env`) in two modes:
   cached: --frames 64, every slice read into the viewer's cache first (64 float32 slices fit its
           default budget), then stepped through: the display path alone;
   cold:   --scrub-cold --frames 200, no slice read beforehand, each step a new slice, read
@@ -34,8 +40,9 @@ def card(key, value):
     return f"{text:<80}".encode("ascii")
 
 
-def slices(n, size):
-    """The stack's slices one at a time (uint16), the same on every call."""
+def slices(n, size, dtype):
+    """The stack's slices one at a time, the same on every call: counts rounded to uint16, or
+    float32 unrounded (as processed data are, so that their low bits compress as such data do)."""
     rng = np.random.default_rng(2000)
     yy, xx = np.mgrid[0:size, 0:size]
     beads = np.zeros((size, size), np.float32)
@@ -52,22 +59,52 @@ def slices(n, size):
         for (y, x), d in zip(centres[near], depth[near]):
             beads[y - 8:y + 9, x - 8:x + 9] += stamp * np.float32(3000 * np.exp(-((z - d) / 10) ** 2))
         plane = np.roll(noise[z % 8], z * 7, axis=1) + beads
-        yield np.clip(np.rint(plane), 0, 65535).astype(np.uint16)
+        if dtype == "float32":
+            yield plane.astype(np.float32)
+        else:
+            yield np.clip(np.rint(plane), 0, 65535).astype(np.uint16)
 
 
-def write_both(fits_path, zarr_path, n, size):
+def fits_header(n, size, dtype):
+    cards = [card("SIMPLE", "T"), card("BITPIX", "16" if dtype == "uint16" else "-32"),
+             card("NAXIS", "3"), card("NAXIS1", str(size)), card("NAXIS2", str(size)),
+             card("NAXIS3", str(n))]
+    if dtype == "uint16":
+        cards += [card("BZERO", "32768"), card("BSCALE", "1")]
+    block = b"".join(cards + [f"{'END':<80}".encode("ascii")])
+    return block + b" " * (-len(block) % 2880)
+
+
+def fits_bytes(plane, dtype):
+    if dtype == "uint16":
+        return (plane.astype(np.int32) - 32768).astype(">i2").tobytes()
+    return plane.astype(">f4").tobytes()
+
+
+def write_with_cli(fits_path, zarr_path, n, size, dtype, cli):
+    """The FITS written here, the OME-Zarr by stacklens-cli convert from it."""
+    import subprocess
+    with open(fits_path + ".part", "wb") as f:
+        f.write(fits_header(n, size, dtype))
+        for plane in slices(n, size, dtype):
+            f.write(fits_bytes(plane, dtype))
+        f.write(b"\0" * (-(n * size * size * (2 if dtype == "uint16" else 4)) % 2880))
+    os.replace(fits_path + ".part", fits_path)
+    shutil.rmtree(zarr_path, ignore_errors=True)
+    subprocess.run([cli, "convert", fits_path, zarr_path, "--zarr-version", "0.4",
+                    "--zarr-chunks", "1,1024,1024"], check=True)
+
+
+def write_both(fits_path, zarr_path, n, size, dtype):
     """The FITS and the OME-Zarr of the same slices, in one pass; each renamed when complete."""
     import zarr
     from numcodecs import Blosc
-    header = [card("SIMPLE", "T"), card("BITPIX", "16"), card("NAXIS", "3"),
-              card("NAXIS1", str(size)), card("NAXIS2", str(size)), card("NAXIS3", str(n)),
-              card("BZERO", "32768"), card("BSCALE", "1"), f"{'END':<80}".encode("ascii")]
-    block = b"".join(header)
-    block += b" " * (-len(block) % 2880)
+    block = fits_header(n, size, dtype)
     part = zarr_path + ".part"
     shutil.rmtree(part, ignore_errors=True)
     root = zarr.open_group(zarr.DirectoryStore(part), mode="w")
-    a = root.create_dataset("0", shape=(n, size, size), chunks=(1, 1024, 1024), dtype="<u2",
+    a = root.create_dataset("0", shape=(n, size, size), chunks=(1, 1024, 1024),
+                            dtype="<u2" if dtype == "uint16" else "<f4",
                             compressor=Blosc(cname="zstd", clevel=3, shuffle=Blosc.SHUFFLE),
                             dimension_separator="/")
     root.attrs["multiscales"] = [{
@@ -78,10 +115,10 @@ def write_both(fits_path, zarr_path, n, size):
             {"type": "scale", "scale": [1.0, 1.0, 1.0]}]}]}]
     with open(fits_path + ".part", "wb") as f:
         f.write(block)
-        for z, plane in enumerate(slices(n, size)):
-            f.write((plane.astype(np.int32) - 32768).astype(">i2").tobytes())
+        for z, plane in enumerate(slices(n, size, dtype)):
+            f.write(fits_bytes(plane, dtype))
             a[z] = plane
-        f.write(b"\0" * (-(n * size * size * 2) % 2880))
+        f.write(b"\0" * (-(n * size * size * (2 if dtype == "uint16" else 4)) % 2880))
     os.replace(fits_path + ".part", fits_path)
     shutil.rmtree(zarr_path, ignore_errors=True)
     os.replace(part, zarr_path)
@@ -102,16 +139,23 @@ def main():
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--drop-cache", action="store_true")
     p.add_argument("--timeout", type=int, default=600)
+    p.add_argument("--dtype", choices=("uint16", "float32"), default="uint16")
+    p.add_argument("--zarr-writer", default="python",
+                   help="python (python3-zarr) or the path of a stacklens-cli")
+    p.add_argument("--launcher", help="command that runs the viewer on a display (default xvfb-run)")
     args = p.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     fits = os.path.join(args.dir, "zstack.fits")
     zarr_path = os.path.join(args.dir, "zstack.ome.zarr")
-    shape = f"{args.slices}x{args.size}x{args.size}"
+    shape = f"{args.slices}x{args.size}x{args.size} {args.dtype} {args.zarr_writer}"
     stamp = os.path.join(args.dir, "zstack.shape")
     if not (os.path.exists(stamp) and open(stamp).read() == shape
             and os.path.exists(fits) and os.path.isdir(zarr_path)):
-        print(f"writing {fits} and {zarr_path} ({shape} uint16)", file=sys.stderr, flush=True)
-        write_both(fits, zarr_path, args.slices, args.size)
+        print(f"writing {fits} and {zarr_path} ({shape})", file=sys.stderr, flush=True)
+        if args.zarr_writer == "python":
+            write_both(fits, zarr_path, args.slices, args.size, args.dtype)
+        else:
+            write_with_cli(fits, zarr_path, args.slices, args.size, args.dtype, args.zarr_writer)
         with open(stamp, "w") as f:
             f.write(shape)
     print(json.dumps({"fits_bytes": disk_bytes(fits), "zarr_bytes": disk_bytes(zarr_path)}))
@@ -122,7 +166,8 @@ def main():
             for _ in range(args.runs):
                 if args.drop_cache:
                     drop_cache(path)
-                r = viewer_json(args.viewer, ["--scrub-benchmark", path] + extra, args.timeout)
+                r = viewer_json(args.viewer, ["--scrub-benchmark", path] + extra, args.timeout,
+                                args.launcher)
                 print(json.dumps({"mode": mode, "format": name, **r}), flush=True)
                 table.append((mode, name, r["frames"], r["p50_ms"], r["p95_ms"], r["max_ms"],
                               r["dropped"]))
