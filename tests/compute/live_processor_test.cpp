@@ -29,8 +29,10 @@ compute::Pipeline deconvolution2D(int iterations = 2) {
   return p;
 }
 
+// Bounded only so that a failure cannot hang the suite: a read-ahead thread of lowered priority
+// on a loaded machine may wait seconds for a core.
 bool waitUntil(const std::function<bool()>& done) {
-  for (int i = 0; i < 2000 && !done(); ++i)
+  for (int i = 0; i < 60000 && !done(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return done();
 }
