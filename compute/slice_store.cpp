@@ -19,8 +19,8 @@ bool onDevice(const Image& image) { return !image.empty() && !image.onHost(); }
 
 }  // namespace
 
-// The read-ahead thread is detached: it holds the store only while it reads a slice, so the last
-// owner (often the GUI thread, opening another stack) never waits for a read in progress.
+// The read-ahead threads are detached: each holds the store only while it reads a slice, so the
+// last owner (often the GUI thread, opening another stack) never waits for a read in progress.
 struct SliceStore::ReadAheadQueue {
   std::mutex mutex;
   std::condition_variable changed;
@@ -28,13 +28,19 @@ struct SliceStore::ReadAheadQueue {
   bool stop = false;
 };
 
-SliceStore::SliceStore(SliceSource source, size_t budgetBytes, std::function<void()> readerStart)
+SliceStore::SliceStore(SliceSource source, size_t budgetBytes, std::function<void()> readerStart,
+                       int readAheadThreads)
     : source_(std::move(source)),
       budget_(budgetBytes),
       pool_(std::make_shared<PixelPool>()),
       readAhead_(std::make_shared<ReadAheadQueue>()),
-      readerStart_(std::move(readerStart)) {
+      readerStart_(std::move(readerStart)),
+      readAheadThreads_(std::max(1, readAheadThreads)) {
   if (!source_.read) throw InvalidArgument("slice store: no slice source");
+}
+
+int SliceStore::defaultReadAheadThreads() {
+  return std::clamp(int(std::thread::hardware_concurrency() / 4), 1, 4);
 }
 
 SliceStore::~SliceStore() {
@@ -53,10 +59,11 @@ void SliceStore::readAhead(const std::vector<int64_t>& zs) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!readerStarted_) {
       readerStarted_ = true;
-      std::thread([queue = readAhead_, self, start = readerStart_] {
-        if (start) start();
-        readAheadLoop(queue, self);
-      }).detach();
+      for (int i = 0; i < readAheadThreads_; ++i)
+        std::thread([queue = readAhead_, self, start = readerStart_] {
+          if (start) start();
+          readAheadLoop(queue, self);
+        }).detach();
     }
   }
   {
@@ -77,12 +84,17 @@ void SliceStore::readAheadLoop(std::shared_ptr<ReadAheadQueue> queue,
     const int64_t z = queue->slices.front();
     queue->slices.pop_front();
     lock.unlock();
-    if (std::shared_ptr<SliceStore> alive = store.lock()) {
-      try {
-        alive->get(z);
-      } catch (...) {
-        // A failed read-ahead is forgotten: whoever asks for the slice reads it again and reports
-        // the error itself.
+    {
+      // Let go before the queue's lock is taken again: the store's destructor takes it.
+      std::shared_ptr<SliceStore> alive = store.lock();
+      // A slice another thread reads already is not waited for: this thread takes the next.
+      if (alive && !alive->keptOrBeingRead(z)) {
+        try {
+          alive->get(z);
+        } catch (...) {
+          // A failed read-ahead is forgotten: whoever asks for the slice reads it again and
+          // reports the error itself.
+        }
       }
     }
     lock.lock();
@@ -101,6 +113,11 @@ SliceStore::Pixels SliceStore::find(int64_t z) {
   if (it == entries_.end()) return nullptr;
   touch(it->second);
   return it->second.host;
+}
+
+bool SliceStore::keptOrBeingRead(int64_t z) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.count(z) != 0 || reading_.count(z) != 0;
 }
 
 bool SliceStore::contains(int64_t z) const {

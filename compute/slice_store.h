@@ -1,6 +1,6 @@
 // One owner of an open stack's raw slices, for the viewer, its tools and live processing alike:
 // each slice is read from the file once while it stays (asked for, or read ahead on the store's
-// own thread), kept on the host and, once a backend has uploaded it, where that backend computes
+// own threads), kept on the host and, once a backend has uploaded it, where that backend computes
 // as well, all under one byte budget (the least recently used slice goes first, with its device
 // copy). Thread-safe.
 #pragma once
@@ -36,9 +36,15 @@ class SliceStore : public std::enable_shared_from_this<SliceStore> {
   // A slice's pixels, shared with whoever shows or processes them (never copied).
   using Pixels = std::shared_ptr<const std::vector<float>>;
 
-  // readerStart runs first on the read-ahead thread (e.g. to lower its priority).
-  SliceStore(SliceSource source, size_t budgetBytes, std::function<void()> readerStart = {});
-  ~SliceStore();  // never waits for the read-ahead thread, which may be reading
+  // readerStart runs first on each read-ahead thread (e.g. to lower its priority).
+  // readAheadThreads read different slices ahead at once (a slice of a compressed format takes
+  // longer to decode than to show, so one thread could not keep up with a scrub).
+  SliceStore(SliceSource source, size_t budgetBytes, std::function<void()> readerStart = {},
+             int readAheadThreads = defaultReadAheadThreads());
+  ~SliceStore();  // never waits for the read-ahead threads, which may be reading
+  // A quarter of the machine's hardware threads, 1 to 4: the rest are the viewer's and the
+  // processing's.
+  static int defaultReadAheadThreads();
   SliceStore(const SliceStore&) = delete;
   SliceStore& operator=(const SliceStore&) = delete;
 
@@ -51,9 +57,10 @@ class SliceStore : public std::enable_shared_from_this<SliceStore> {
   // Slice z: kept, or read now on the caller's thread; while another thread reads it, waits for
   // that read (one read per slice at a time). Throws what the source throws.
   Pixels get(int64_t z);
-  // Reads these slices (those neither kept nor being read) on the read-ahead thread, in this
-  // order, replacing earlier requests; a store that is not held by a shared_ptr reads nothing
-  // ahead. Nothing is uploaded: that happens in onBackend(), on the backend's thread.
+  // Reads these slices (those neither kept nor being read) on the read-ahead threads, in this
+  // order (each thread takes the next), replacing earlier requests; a store that is not held by a
+  // shared_ptr reads nothing ahead. Nothing is uploaded: that happens in onBackend(), on the
+  // backend's thread.
   void readAhead(const std::vector<int64_t>& zs);
   // Keeps a slice read elsewhere (the opener's first slice). The newest slice is always kept,
   // even alone over the budget.
@@ -106,7 +113,8 @@ class SliceStore : public std::enable_shared_from_this<SliceStore> {
   void trim();                          // mutex held
   void forgetUpload(Entry& e);          // mutex held
   bool held(int64_t z) const;           // mutex held
-  struct ReadAheadQueue;                // shared with the read-ahead thread, which may outlive us
+  bool keptOrBeingRead(int64_t z) const;
+  struct ReadAheadQueue;  // shared with the read-ahead threads, which may outlive us
   static void readAheadLoop(std::shared_ptr<ReadAheadQueue> queue, std::weak_ptr<SliceStore> store);
 
   SliceSource source_;
@@ -124,7 +132,8 @@ class SliceStore : public std::enable_shared_from_this<SliceStore> {
   int fileReads_ = 0;
   std::shared_ptr<ReadAheadQueue> readAhead_;
   std::function<void()> readerStart_;
-  bool readerStarted_ = false;  // the thread starts at the first readAhead()
+  int readAheadThreads_;
+  bool readerStarted_ = false;  // the threads start at the first readAhead()
 };
 
 }  // namespace stacklens::compute

@@ -265,6 +265,7 @@ void MainWindow::requestSlice(int z) {
   source_->fetch(z, [this, z, generation](SliceData s) {
     if (generation == sliceGeneration_ && s) showSlice(z, std::move(s));
   });
+  source_->prefetchAround(z);  // the next slices read while this one is read and shown
 }
 
 void MainWindow::showSlice(int z, SliceData data) {

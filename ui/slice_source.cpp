@@ -31,6 +31,7 @@ void SliceSource::setStack(std::shared_ptr<io::StackReader> reader, size_t budge
   store_ = std::make_shared<compute::SliceStore>(sliceSourceOf(reader_), budget,
                                                  [] { lowerThreadPriority(); });
   if (first) store_->insert(z, std::move(first));  // none for a plane shown from levels
+  lastPrefetch_ = -1;
 }
 
 void SliceSource::fetch(int z, std::function<void(SliceData)> done) {
@@ -60,7 +61,22 @@ void SliceSource::fetch(int z, std::function<void(SliceData)> done) {
 }
 
 void SliceSource::prefetchAround(int z) {
-  if (store_) store_->readAhead({z + 1, z - 1});
+  if (!store_ || z == lastPrefetch_) return;  // asked at the request and again when shown
+  const int step = z - lastPrefetch_;
+  lastPrefetch_ = z;
+  const int way = step < 0 ? -1 : 1;
+  const int ahead = (step == 1 || step == -1) ? readAheadDepth() : 1;
+  std::vector<int64_t> zs;
+  for (int i = 1; i <= ahead; ++i) zs.push_back(z + way * i);
+  zs.push_back(z - way);
+  store_->readAhead(zs);
+}
+
+int SliceSource::readAheadDepth() const {
+  if (!store_) return 1;
+  const compute::Shape slice = store_->sliceShape();
+  const size_t sliceBytes = size_t(std::max<int64_t>(1, slice.y * slice.x)) * sizeof(float);
+  return int(std::clamp<size_t>(store_->budget() / 4 / sliceBytes, 1, 8));
 }
 
 void SliceSource::preload(int count, std::function<void(const QString&)> done) {

@@ -37,8 +37,12 @@ class SliceSource : public QObject {
   // Slice z on the GUI thread: at once when cached, else after a read on the pool (null after a
   // read error, which readFailed reports). Nothing is called for a stack replaced meanwhile.
   void fetch(int z, std::function<void(SliceData)> done);
-  // The store reads the neighbours of z ahead, on its own thread.
+  // The store reads the neighbours of z ahead, on its own threads: when z is one step on from
+  // the last z asked for, the next readAheadDepth() slices the way the slider moves (a scrub
+  // then finds its slices read), and the one behind; else the one on each side.
   void prefetchAround(int z);
+  // How many slices a scrub reads ahead: 8, at most a quarter of the store's budget.
+  int readAheadDepth() const;
   // Reads slices [0, count) into the cache; done gets "" or the error, on the GUI thread.
   void preload(int count, std::function<void(const QString& error)> done);
   // The window is closing: preloads stop at their next slice.
@@ -52,6 +56,7 @@ class SliceSource : public QObject {
   std::shared_ptr<io::StackReader> reader_;
   std::shared_ptr<compute::SliceStore> store_;
   int64_t depth_ = 0;
+  int lastPrefetch_ = -1;
   std::shared_ptr<std::atomic<bool>> stopped_ = std::make_shared<std::atomic<bool>>(false);
 };
 

@@ -208,13 +208,34 @@ TEST(SliceStore, ReadsAheadOnItsOwnThread) {
       src.source(), 10 * kSlice, [&] { startedElsewhere = std::this_thread::get_id() != caller; });
   store->get(2);
   store->readAhead({3, 1, 2, 6, -1});  // 2 is kept; 6 and -1 are outside the stack
-  for (int i = 0; i < 2000 && !(store->contains(3) && store->contains(1)); ++i)
+  for (int i = 0; i < 60000 && !(store->contains(3) && store->contains(1)); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_TRUE(store->contains(3));
   EXPECT_TRUE(store->contains(1));
   EXPECT_TRUE(startedElsewhere.load());
   EXPECT_EQ(src.reads->load(), 3);
   EXPECT_FALSE(store->uploaded(3));  // read ahead only: nothing is uploaded
+}
+
+// Each read-ahead thread takes the next slice: with three threads, three reads are under way at
+// once (held until the test lets them go, so no clock decides), and each slice is read once.
+TEST(SliceStore, ReadAheadThreadsReadDifferentSlicesAtOnce) {
+  CountingSource src(8);
+  *src.hold = true;
+  auto store = std::make_shared<SliceStore>(src.source(), 10 * kSlice, nullptr, 3);
+  store->readAhead({1, 2, 3, 4, 5});
+  for (int i = 0; i < 60000 && src.reads->load() < 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(src.reads->load(), 3);  // three held at once; the fourth waits for a thread
+  *src.hold = false;
+  for (int i = 0; i < 60000 && store->count() < 5; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int z = 1; z <= 5; ++z) {
+    ASSERT_TRUE(store->contains(z)) << z;
+    EXPECT_EQ((*store->find(z))[0], src.at(z, 0, 0)) << z;
+  }
+  EXPECT_EQ(src.reads->load(), 5);  // each once
+  EXPECT_EQ(store->fileReads(), 5);
 }
 
 TEST(SliceStore, TheLastOwnerDoesNotWaitForAReadAheadInProgress) {
