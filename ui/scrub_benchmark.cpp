@@ -1,6 +1,7 @@
 // The --scrub-benchmark driver: cached slices, slider steps, frame latency percentiles.
 #include "ui/scrub_benchmark.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <algorithm>
@@ -243,6 +244,10 @@ void ScrubBenchmark::finish() {
     o["cold"] = true;
     // Since the stack opened: the read-ahead may have read the first step's slice already.
     if (window_->slices()) o["file_reads"] = window_->slices()->fileReads();
+    // In order: where the slow steps fall (every n-th, after a jump, at the start) tells why.
+    QJsonArray steps;
+    for (double ms : latencies_) steps.append(round3(ms));
+    o["steps_ms"] = steps;
   }
   std::sort(adjacent_.begin(), adjacent_.end());
   std::sort(jumps_.begin(), jumps_.end());
