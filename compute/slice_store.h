@@ -23,7 +23,7 @@ namespace stacklens::compute {
 class PixelPool;
 
 // Where the raw slices come from (e.g. an io::StackReader): z slices of y × x float32 values.
-struct SliceSource {
+struct RawSliceReader {
   Shape shape;
   Spacing spacing;
   // Writes slice z (y·x values) to out; throws on failure (naming the file). Called from several
@@ -37,12 +37,12 @@ class SliceStore : public std::enable_shared_from_this<SliceStore> {
   using Pixels = std::shared_ptr<const std::vector<float>>;
 
   // readerStart runs first on the read-ahead thread (e.g. to lower its priority).
-  SliceStore(SliceSource source, size_t budgetBytes, std::function<void()> readerStart = {});
+  SliceStore(RawSliceReader source, size_t budgetBytes, std::function<void()> readerStart = {});
   ~SliceStore();  // never waits for the read-ahead thread, which may be reading
   SliceStore(const SliceStore&) = delete;
   SliceStore& operator=(const SliceStore&) = delete;
 
-  const SliceSource& source() const { return source_; }
+  const RawSliceReader& source() const { return source_; }
   Shape sliceShape() const { return {1, source_.shape.y, source_.shape.x}; }
 
   // Slice z when kept, else null; a hit makes it the most recent.
@@ -109,7 +109,7 @@ class SliceStore : public std::enable_shared_from_this<SliceStore> {
   struct ReadAheadQueue;                // shared with the read-ahead thread, which may outlive us
   static void readAheadLoop(std::shared_ptr<ReadAheadQueue> queue, std::weak_ptr<SliceStore> store);
 
-  SliceSource source_;
+  RawSliceReader source_;
   size_t budget_;
   std::shared_ptr<PixelPool> pool_;
 

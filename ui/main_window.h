@@ -40,7 +40,7 @@ class RegionStatsTool;
 class PixelReadout;
 class SaveTool;
 class ToolsBar;
-class SliceSource;
+class SliceFetcher;
 class StackOpener;
 struct OpenedStack;
 class LevelView;
@@ -193,8 +193,8 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<io::StackReader> reader_;
   io::StackInfo info_;
   QString path_;
-  StackOpener* opener_;  // opens files on a worker
-  SliceSource* source_;  // the raw slices: reads, the store, read-ahead
+  StackOpener* opener_;   // opens files on a worker
+  SliceFetcher* source_;  // the raw slices: reads, the store, read-ahead
   size_t rawSliceBudget_ = size_t(1536) << 20;
   int currentZ_ = 0;    // the slice shown
   int requestedZ_ = 0;  // the slice asked for (may still be reading)

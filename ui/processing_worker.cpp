@@ -19,7 +19,7 @@
 #include "compute/pipeline_at_slice.h"
 #include "compute/pixel_pool.h"
 #include "render/frame_timing.h"
-#include "ui/slice_source.h"
+#include "ui/slice_fetcher.h"
 #include "ui/stack_spacing.h"
 
 namespace stacklens::ui {
@@ -146,7 +146,7 @@ void ProcessingWorker::setSource(std::shared_ptr<const io::StackReader> reader,
   reader_ = std::move(reader);
   slices_ = std::move(slices);
   if (!slices_ && reader_)
-    slices_ = std::make_shared<compute::SliceStore>(sliceSourceOf(reader_), kOwnStoreBudget,
+    slices_ = std::make_shared<compute::SliceStore>(rawSliceReaderOf(reader_), kOwnStoreBudget,
                                                     [] { lowerThreadPriority(); });
   dropLive();  // raw slices of another stack
   lastZ_ = -1;
