@@ -67,6 +67,20 @@ Image psfFrom(const py::handle& psf, const py::handle& sigma, bool threeD) {
   }
 }
 
+// 3D Richardson-Lucy parameters, boundary "auto" resolved for the kernel, validated.
+compute::DeconvolveParams threeDParams(int iterations, double tv, bool accelerate,
+                                       const std::string& boundary, const Image& kernel) {
+  compute::DeconvolveParams p;
+  p.iterations = iterations;
+  p.threeD = true;
+  p.tvLambda = tv;
+  p.accelerate = accelerate;
+  p.boundary = boundary == compute::kAutoBoundaryWord ? compute::autoBoundary(kernel, p).boundary
+                                                      : boundaryFrom(boundary);
+  compute::validate(p);
+  return p;
+}
+
 // The planned run's request for a 3D deconvolution, set up as the CLI's
 // (compute/blocked/whole_stack_setup.h: a foreground job, the volume read from memory).
 compute::PlannedRunRequest wholeStackRequest(const std::vector<compute::Backend*>& backends,
@@ -249,14 +263,8 @@ input was (a CuPy array on its GPU, deconvolved there whole).)");
          std::optional<int64_t> budgetMb, std::optional<int64_t> ramBudgetMb,
          const py::handle& halo, const py::handle& block) {
         if (shape.size() != 3) throw compute::InvalidArgument("shape: expected (Z, Y, X)");
-        compute::DeconvolveParams p;
-        p.iterations = iterations;
-        p.threeD = true;
         const Image kernel = psfFrom(psf, psfSigma, true);
-        p.boundary = boundary == compute::kAutoBoundaryWord
-                         ? compute::autoBoundary(kernel, p).boundary
-                         : boundaryFrom(boundary);
-        compute::validate(p);
+        const compute::DeconvolveParams p = threeDParams(iterations, 0.0, false, boundary, kernel);
         const compute::Shape h = shapeFrom(halo, -1, "halo"), most = shapeFrom(block, 0, "block");
         compute::PlannedRunRequest r;
         compute::BlockPlan plan;
@@ -350,16 +358,9 @@ part would misplace a tenth of its flux); limit=None takes any PSF.)");
          const py::handle& psfSigma, int iterations, const std::string& boundary,
          const py::handle& halo, double tv, bool accelerate, const std::string& backend,
          double maxSeconds) {
-        compute::DeconvolveParams p;
-        p.iterations = iterations;
-        p.threeD = true;
-        p.tvLambda = tv;
-        p.accelerate = accelerate;
         const Image kernel = psfFrom(psf, psfSigma, true);
-        p.boundary = boundary == compute::kAutoBoundaryWord
-                         ? compute::autoBoundary(kernel, p).boundary
-                         : boundaryFrom(boundary);
-        compute::validate(p);
+        const compute::DeconvolveParams p =
+            threeDParams(iterations, tv, accelerate, boundary, kernel);
         if (shape.size() != 3) throw compute::InvalidArgument("shape: expected (Z, Y, X)");
         const compute::Shape volume{shape[0], shape[1], shape[2]};
         compute::BlockPlan plan = compute::planBlocks(
