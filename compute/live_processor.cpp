@@ -26,7 +26,7 @@ LiveProcessor::LiveProcessor(std::shared_ptr<Backend> backend, std::shared_ptr<S
   if (store_->source().shape.empty()) throw InvalidArgument("live processing: the stack is empty");
 }
 
-LiveProcessor::LiveProcessor(std::shared_ptr<Backend> backend, SliceSource source,
+LiveProcessor::LiveProcessor(std::shared_ptr<Backend> backend, RawSliceReader source,
                              size_t budgetBytes, std::function<void()> readerStart)
     : LiveProcessor(std::move(backend), std::make_shared<SliceStore>(std::move(source), budgetBytes,
                                                                      std::move(readerStart))) {

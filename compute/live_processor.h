@@ -22,7 +22,7 @@ class LiveProcessor {
   LiveProcessor(std::shared_ptr<Backend> backend, std::shared_ptr<SliceStore> store);
   // A store of its own, of budgetBytes, over source; readerStart runs first on its read-ahead
   // thread (e.g. to lower its priority).
-  LiveProcessor(std::shared_ptr<Backend> backend, SliceSource source,
+  LiveProcessor(std::shared_ptr<Backend> backend, RawSliceReader source,
                 size_t budgetBytes = size_t(256) << 20, std::function<void()> readerStart = {});
   LiveProcessor(const LiveProcessor&) = delete;
   LiveProcessor& operator=(const LiveProcessor&) = delete;
@@ -49,7 +49,7 @@ class LiveProcessor {
 
   Backend& backend() const { return *backend_; }
   const std::shared_ptr<Backend>& backendPtr() const { return backend_; }
-  const SliceSource& source() const { return store_->source(); }
+  const RawSliceReader& source() const { return store_->source(); }
   const std::shared_ptr<SliceStore>& store() const { return store_; }
   size_t rawBytes() const { return store_->bytes(); }  // host + device bytes of the kept slices
   size_t rawDeviceBytes() const { return store_->deviceBytes(); }  // of those, on the device

@@ -28,7 +28,7 @@ struct SliceStore::ReadAheadQueue {
   bool stop = false;
 };
 
-SliceStore::SliceStore(SliceSource source, size_t budgetBytes, std::function<void()> readerStart,
+SliceStore::SliceStore(RawSliceReader source, size_t budgetBytes, std::function<void()> readerStart,
                        int readAheadThreads)
     : source_(std::move(source)),
       budget_(budgetBytes),

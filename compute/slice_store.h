@@ -23,7 +23,7 @@ namespace stacklens::compute {
 class PixelPool;
 
 // Where the raw slices come from (e.g. an io::StackReader): z slices of y × x float32 values.
-struct SliceSource {
+struct RawSliceReader {
   Shape shape;
   Spacing spacing;
   // Writes slice z (y·x values) to out; throws on failure (naming the file). Called from several
@@ -39,7 +39,7 @@ class SliceStore : public std::enable_shared_from_this<SliceStore> {
   // readerStart runs first on each read-ahead thread (e.g. to lower its priority).
   // readAheadThreads read different slices ahead at once (a slice of a compressed format takes
   // longer to decode than to show, so one thread could not keep up with a scrub).
-  SliceStore(SliceSource source, size_t budgetBytes, std::function<void()> readerStart = {},
+  SliceStore(RawSliceReader source, size_t budgetBytes, std::function<void()> readerStart = {},
              int readAheadThreads = defaultReadAheadThreads());
   ~SliceStore();  // never waits for the read-ahead threads, which may be reading
   // A quarter of the machine's hardware threads, 1 to 4: the rest are the viewer's and the
@@ -48,7 +48,7 @@ class SliceStore : public std::enable_shared_from_this<SliceStore> {
   SliceStore(const SliceStore&) = delete;
   SliceStore& operator=(const SliceStore&) = delete;
 
-  const SliceSource& source() const { return source_; }
+  const RawSliceReader& source() const { return source_; }
   Shape sliceShape() const { return {1, source_.shape.y, source_.shape.x}; }
 
   // Slice z when kept, else null; a hit makes it the most recent.
@@ -117,7 +117,7 @@ class SliceStore : public std::enable_shared_from_this<SliceStore> {
   struct ReadAheadQueue;  // shared with the read-ahead threads, which may outlive us
   static void readAheadLoop(std::shared_ptr<ReadAheadQueue> queue, std::weak_ptr<SliceStore> store);
 
-  SliceSource source_;
+  RawSliceReader source_;
   size_t budget_;
   std::shared_ptr<PixelPool> pool_;
 

@@ -3,12 +3,12 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <utility>
+
+#include "io/byte_budget_lru.h"
 
 namespace stacklens::io {
 
@@ -17,49 +17,37 @@ template <class Container>
 class ZarrChunkCache {
  public:
   using Value = std::shared_ptr<const Container>;
-  explicit ZarrChunkCache(int64_t capacityBytes) : capacity_(capacityBytes) {}
+  explicit ZarrChunkCache(int64_t capacityBytes) : lru_(capacityBytes) {}
 
   // The cached value, or nullptr (a missing chunk is not cached here: callers cache its absence
   // as an empty vector).
   Value find(const std::string& key) {
     std::lock_guard lock(mutex_);
-    const auto it = index_.find(key);
-    if (it == index_.end()) return nullptr;
-    order_.splice(order_.begin(), order_, it->second);  // most recently used first
-    return it->second->second;
+    const Value* v = lru_.find(key);
+    return v ? *v : nullptr;
   }
 
-  // Keeps value unless it alone exceeds the capacity; drops the least recently used to fit.
+  // Keeps value unless it alone exceeds the capacity (or another thread decoded it too); drops
+  // the least recently used to fit.
   void insert(const std::string& key, Value value) {
-    const int64_t bytes = bytesOf(value);
-    if (bytes > capacity_) return;
     std::lock_guard lock(mutex_);
-    if (index_.count(key)) return;  // another thread decoded it too
-    order_.emplace_front(key, std::move(value));
-    index_[key] = order_.begin();
-    used_ += bytes;
-    while (used_ > capacity_ && !order_.empty()) {
-      used_ -= bytesOf(order_.back().second);
-      index_.erase(order_.back().first);
-      order_.pop_back();
-    }
+    lru_.insertIfFits(key, std::move(value));
   }
 
   int64_t usedBytes() const {
     std::lock_guard lock(mutex_);
-    return used_;
+    return lru_.bytes();
   }
 
  private:
-  static int64_t bytesOf(const Value& v) {
-    return int64_t(sizeof(typename Container::value_type)) * int64_t(v->size()) +
-           64;  // + bookkeeping, so empties count
-  }
+  struct BytesOf {
+    int64_t operator()(const Value& v) const {
+      return int64_t(sizeof(typename Container::value_type)) * int64_t(v->size()) +
+             64;  // + bookkeeping, so empties count
+    }
+  };
   mutable std::mutex mutex_;
-  int64_t capacity_, used_ = 0;
-  std::list<std::pair<std::string, Value>> order_;
-  std::unordered_map<std::string, typename std::list<std::pair<std::string, Value>>::iterator>
-      index_;
+  ByteBudgetLru<std::string, Value, BytesOf, std::unordered_map> lru_;
 };
 
 }  // namespace stacklens::io

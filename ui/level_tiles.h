@@ -2,12 +2,12 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
-#include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "io/byte_budget_lru.h"
 #include "render/slice_view.h"
 
 namespace stacklens::ui {
@@ -30,33 +30,29 @@ struct TileKey {
 // pinned (those the view shows) are never evicted, so the budget can be exceeded by them alone.
 class TileCache {
  public:
-  explicit TileCache(int64_t budgetBytes) : budget_(budgetBytes) {}
+  explicit TileCache(int64_t budgetBytes) : tiles_(budgetBytes) {}
 
-  void setBudget(int64_t bytes);
-  int64_t budget() const { return budget_; }
-  int64_t bytes() const { return bytes_; }
+  void setBudget(int64_t bytes) { tiles_.setBudget(bytes); }
+  int64_t budget() const { return tiles_.budget(); }
+  int64_t bytes() const { return tiles_.bytes(); }
   size_t size() const { return tiles_.size(); }
-  void clear();
+  void clear() { tiles_.clear(); }
 
   // The tile, marked as just used; null when not held.
-  const render::LevelPatch* find(const TileKey& key);
-  bool contains(const TileKey& key) const { return tiles_.count(key) != 0; }
+  const render::LevelPatch* find(const TileKey& key) { return tiles_.find(key); }
+  bool contains(const TileKey& key) const { return tiles_.contains(key); }
   // Adds (or replaces) a tile, then evicts down to the budget, sparing the pinned ones.
-  void insert(const TileKey& key, render::LevelPatch patch, const std::set<TileKey>& pinned);
+  void insert(const TileKey& key, render::LevelPatch patch, const std::set<TileKey>& pinned) {
+    tiles_.put(key, std::move(patch), pinned);
+  }
 
  private:
-  struct Entry {
-    render::LevelPatch patch;
-    std::list<TileKey>::iterator use;  // its place in uses_ (front: most recent)
+  struct BytesOf {
+    int64_t operator()(const render::LevelPatch& p) const {
+      return int64_t(p.width) * p.height * int64_t(sizeof(float));
+    }
   };
-  static int64_t bytesOf(const render::LevelPatch& p) {
-    return int64_t(p.width) * p.height * int64_t(sizeof(float));
-  }
-  void evict(const std::set<TileKey>& pinned);
-
-  int64_t budget_, bytes_ = 0;
-  std::map<TileKey, Entry> tiles_;
-  std::list<TileKey> uses_;
+  io::ByteBudgetLru<TileKey, render::LevelPatch, BytesOf> tiles_;
 };
 
 }  // namespace stacklens::ui

@@ -31,7 +31,7 @@
 #include "ui/recent_files.h"
 #include "ui/region_stats_tool.h"
 #include "ui/save_tool.h"
-#include "ui/slice_source.h"
+#include "ui/slice_fetcher.h"
 #include "ui/stack_opener.h"
 #include "ui/tools_bar.h"
 #include "ui/view_decorations.h"
@@ -96,8 +96,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   levels_ = new LevelView(view_, &readPool_, this);
   connect(levels_, &LevelView::readFailed, this,
           [this](const QString& why) { reportError(tr("Cannot read the plane"), why); });
-  source_ = new SliceSource(&readPool_, this);
-  connect(source_, &SliceSource::readFailed, this, [this](int z, const QString& why) {
+  source_ = new SliceFetcher(&readPool_, this);
+  connect(source_, &SliceFetcher::readFailed, this, [this](int z, const QString& why) {
     reportError(tr("Cannot read slice %1").arg(z), why);
   });
   saveTool_ = new SaveTool(statusBar(), &readPool_, this);

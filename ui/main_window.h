@@ -40,7 +40,7 @@ class RegionStatsTool;
 class PixelReadout;
 class SaveTool;
 class ToolsBar;
-class SliceSource;
+class SliceFetcher;
 class StackOpener;
 struct OpenedStack;
 class LevelView;
@@ -195,7 +195,7 @@ class MainWindow : public QMainWindow {
   QString path_;
   QString openingMessage_;  // shown while a file opens; cleared when it has opened
   StackOpener* opener_;     // opens files on a worker
-  SliceSource* source_;     // the raw slices: reads, the store, read-ahead
+  SliceFetcher* source_;     // the raw slices: reads, the store, read-ahead
   size_t rawSliceBudget_ = size_t(1536) << 20;
   int currentZ_ = 0;    // the slice shown
   int requestedZ_ = 0;  // the slice asked for (may still be reading)

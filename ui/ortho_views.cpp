@@ -7,7 +7,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
-#include "ui/slice_source.h"
+#include "ui/slice_fetcher.h"
 
 namespace stacklens::ui {
 

@@ -12,13 +12,14 @@
 #endif
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <tuple>
 #include <vector>
 
 #include "compute/pipeline_at_slice.h"
 #include "compute/pixel_pool.h"
 #include "render/frame_timing.h"
-#include "ui/slice_source.h"
+#include "ui/slice_fetcher.h"
 #include "ui/stack_spacing.h"
 
 namespace stacklens::ui {
@@ -136,8 +137,6 @@ void ProcessingWorker::configurationChanged() {
   ++config_;
   pixelsWanted_.reset();
   cache_.clear();
-  cacheIndex_.clear();
-  cacheBytes_ = 0;
   prefetchQueue_.clear();
   if (running_) running_->cancel->store(true);
 }
@@ -147,7 +146,7 @@ void ProcessingWorker::setSource(std::shared_ptr<const io::StackReader> reader,
   reader_ = std::move(reader);
   slices_ = std::move(slices);
   if (!slices_ && reader_)
-    slices_ = std::make_shared<compute::SliceStore>(sliceSourceOf(reader_), kOwnStoreBudget,
+    slices_ = std::make_shared<compute::SliceStore>(rawSliceReaderOf(reader_), kOwnStoreBudget,
                                                     [] { lowerThreadPriority(); });
   dropLive();  // raw slices of another stack
   lastZ_ = -1;
@@ -179,8 +178,7 @@ void ProcessingWorker::setPipeline(const compute::Pipeline& pipeline) {
 }
 
 void ProcessingWorker::setCacheBudget(size_t bytes) {
-  cacheBudget_ = bytes;
-  trimCache();
+  cache_.setBudget(int64_t(std::min<size_t>(bytes, INT64_MAX)));
 }
 
 void ProcessingWorker::setPrefetchRadius(int slices) { prefetchRadius_ = std::max(0, slices); }
@@ -195,7 +193,8 @@ void ProcessingWorker::setTextureInterop(bool on) {
 
 size_t ProcessingWorker::cacheDeviceBytes() const {
   size_t n = 0;
-  for (const auto& [key, result] : cache_) n += result->deviceBytes();
+  cache_.forEach(
+      [&n](const Key&, const ProcessingResultPtr& result) { n += result->deviceBytes(); });
   return n;
 }
 
@@ -210,44 +209,26 @@ std::shared_ptr<compute::LiveProcessor> ProcessingWorker::liveFor() {
 }
 
 void ProcessingWorker::attachPixels(quint64 config, int z, Pixels pixels) {
-  auto it = cacheIndex_.find(Key{config, z});
-  if (it != cacheIndex_.end()) {
-    auto copy = std::make_shared<ProcessingResult>(*it->second->second);
+  // In its place in the order of use: attaching pixels is no use of the result.
+  if (const ProcessingResultPtr* held = cache_.peek(Key{config, z})) {
+    auto copy = std::make_shared<ProcessingResult>(**held);
     copy->pixels = pixels;
-    cacheBytes_ -= it->second->second->bytes();
-    cacheBytes_ += copy->bytes();
-    it->second->second = std::move(copy);
-    trimCache();
+    cache_.replace(Key{config, z}, std::move(copy));
   }
   if (config == config_) emit processedPixelsReady(z, std::move(pixels));
 }
 
-bool ProcessingWorker::cached(int z) const { return cacheIndex_.count(Key{config_, z}) != 0; }
+bool ProcessingWorker::cached(int z) const { return cache_.contains(Key{config_, z}); }
 
 ProcessingResultPtr ProcessingWorker::findCached(int z) {
-  auto it = cacheIndex_.find(Key{config_, z});
-  if (it == cacheIndex_.end()) return {};
-  cache_.splice(cache_.begin(), cache_, it->second);  // most recently used
-  return it->second->second;
+  const ProcessingResultPtr* held = cache_.find(Key{config_, z});  // now the most recently used
+  return held ? *held : ProcessingResultPtr{};
 }
 
 void ProcessingWorker::insertCached(int z, ProcessingResultPtr result) {
-  const Key key{config_, z};
-  if (cacheIndex_.count(key)) return;
-  const size_t bytes = result->bytes();
-  if (bytes > cacheBudget_) return;  // would evict everything and still not fit
-  cache_.emplace_front(key, std::move(result));
-  cacheIndex_[key] = cache_.begin();
-  cacheBytes_ += bytes;
-  trimCache();
-}
-
-void ProcessingWorker::trimCache() {
-  while (cacheBytes_ > cacheBudget_ && !cache_.empty()) {
-    cacheBytes_ -= cache_.back().second->bytes();
-    cacheIndex_.erase(cache_.back().first);
-    cache_.pop_back();
-  }
+  // Not when held already, nor when it alone exceeds the budget (it would evict everything and
+  // still not fit).
+  cache_.insertIfFits(Key{config_, z}, std::move(result));
 }
 
 quint64 ProcessingWorker::request(int z) {

@@ -11,7 +11,6 @@
 #include <atomic>
 #include <functional>
 #include <list>
-#include <map>
 #include <memory>
 #include <optional>
 #include <tuple>
@@ -21,6 +20,7 @@
 #include "compute/pipeline.h"
 #include "compute/pixel_pool.h"
 #include "compute/slice_store.h"
+#include "io/byte_budget_lru.h"
 #include "io/stack.h"
 
 namespace stacklens::ui {
@@ -109,7 +109,7 @@ class ProcessingWorker : public QObject {
   void cancel();
 
   bool busy() const { return running_.has_value(); }
-  size_t cacheBytes() const { return cacheBytes_; }
+  size_t cacheBytes() const { return size_t(cache_.bytes()); }
   size_t cacheDeviceBytes() const;
   // The raw-slice store of Single mode (null until the first job); for tests and diagnostics.
   std::shared_ptr<const compute::LiveProcessor> liveProcessor() const { return live_; }
@@ -160,7 +160,6 @@ class ProcessingWorker : public QObject {
   void deliverCached(quint64 generation, int z, const ProcessingResultPtr& result);
   ProcessingResultPtr findCached(int z);
   void insertCached(int z, ProcessingResultPtr result);
-  void trimCache();
   void attachPixels(quint64 config, int z, std::shared_ptr<const std::vector<float>> pixels);
   std::shared_ptr<compute::LiveProcessor> liveFor();
   void dropLive();
@@ -185,10 +184,10 @@ class ProcessingWorker : public QObject {
   std::list<Task> prefetchQueue_;
   ProcessingResultPtr pixelsWanted_;  // a delivered device result whose host pixels are due
 
-  // LRU: most recently used at the front.
-  std::list<std::pair<Key, ProcessingResultPtr>> cache_;
-  std::map<Key, decltype(cache_)::iterator> cacheIndex_;
-  size_t cacheBytes_ = 0, cacheBudget_ = size_t(512) << 20;
+  struct ResultBytes {
+    int64_t operator()(const ProcessingResultPtr& r) const { return int64_t(r->bytes()); }
+  };
+  io::ByteBudgetLru<Key, ProcessingResultPtr, ResultBytes> cache_{int64_t(512) << 20};
   int prefetchRadius_ = 1;
   int progressDelayMs_ = 200;
   int jobsStarted_ = 0, jobsCancelled_ = 0;

@@ -7,6 +7,7 @@
 
 #include "compute/blocked/planned_run.h"
 #include "compute/blocked/slab_reader.h"
+#include "compute/blocked/whole_stack_setup.h"
 #include "compute/device_list.h"
 #include "compute/params_text.h"
 #include "compute/pipeline_over_stack.h"
@@ -17,38 +18,21 @@
 namespace stacklens::ui {
 namespace {
 
-compute::DeconvolveParams threeD(compute::DeconvolveParams p) {
-  p.threeD = true;
-  return p;
-}
-
-// Host memory for the job: ramBudget, else compute::defaultHostBudget().
-size_t hostBudget(size_t ramBudget) { return ramBudget ? ramBudget : compute::defaultHostBudget(); }
-
-// The frames: GPU memory on the GPU, half the host budget on the CPU.
-size_t frameBudget(compute::Backend& backend, size_t ramBudget) {
-  if (backend.name() == "cuda") return backend.device().setMemoryBudget(0);
-  return hostBudget(ramBudget) / 2;
-}
-
-// Filling frames and emptying results: a quarter of the host budget (the CPU's frames take half).
-size_t slabBudget(size_t ramBudget) { return hostBudget(ramBudget) / 4; }
-
-// What the job asks of compute's planned run.
+// What the job asks of compute's planned run: the viewer's set-up by compute's one rule
+// (compute/blocked/whole_stack_setup.h), which keeps a share of the host budget for the viewer.
 compute::PlannedRunRequest runRequest(const WholeStackRequest& request, compute::Backend& backend,
                                       size_t ramBudget) {
   const io::StackInfo& info = request.reader->info();
-  compute::PlannedRunRequest r;
-  r.volume = {info.z, info.y, info.x};
-  r.psf = request.psf.shape();
-  r.params = threeD(request.params);
-  r.frameBudget = frameBudget(backend, ramBudget);
-  r.slabBudget = slabBudget(ramBudget);
-  r.wholeSlices = info.format != "fits";
-  r.cpuFrameBudget = hostBudget(ramBudget) / 2;
-  if (backend.name() == "cuda" && request.devices.size() > 1)
-    r.devices = static_cast<int>(request.devices.size());
-  return r;
+  compute::WholeStackJob job;
+  job.volume = {info.z, info.y, info.x};
+  job.psf = request.psf.shape();
+  job.params = request.params;
+  job.format = info.format;
+  job.backends = {&backend};
+  job.devices = static_cast<int>(std::max<size_t>(1, request.devices.size()));
+  if (ramBudget) job.hostBudget = ramBudget;  // 0: the default
+  job.caller = compute::JobCaller::Viewer;
+  return compute::setUpWholeStackJob(job);
 }
 
 io::WriteOptions writeOptions(const io::StackInfo& info, const std::string& history) {

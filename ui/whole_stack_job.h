@@ -38,9 +38,11 @@ std::string sideTablePath(const std::string& outPath, const std::string& table);
 std::string describeWholeStack(const WholeStackRequest& request, compute::Backend& backend,
                                size_t ramBudget = 0);
 
-// The plan the job will follow on this backend: frames within the GPU's budget (on the CPU half
-// the host budget: ramBudget, or half the machine's memory), the slices one block reads within
-// a quarter of the host budget, the PSF's halo.
+// The plan the job will follow on this backend, its budgets by compute's rule for the viewer
+// (compute/blocked/whole_stack_setup.h; the host budget is ramBudget, or half the machine's
+// memory): frames within the GPU's budget or on the CPU half the host budget, the slices one
+// block reads within what is left after the frames and the quarter the viewer keeps, the PSF's
+// halo.
 compute::BlockPlan planWholeStack(const WholeStackRequest& request, compute::Backend& backend,
                                   size_t ramBudget = 0);
 

@@ -15,6 +15,7 @@
 #include "compute/blocked/planned_run.h"
 #include "compute/blocked/seam_policy.h"
 #include "compute/blocked/slab_reader.h"
+#include "compute/blocked/whole_stack_setup.h"
 #include "compute/device_list.h"
 #include "io/block_writer.h"
 
@@ -30,30 +31,6 @@ compute::Shape shapeOption(const Args& args, const std::string& name, int64_t fa
     if (d < 0 || d != std::floor(d)) throw UsageError("--" + name + ": expected whole numbers ≥ 0");
   if (v.size() == 1) return {int64_t(v[0]), int64_t(v[0]), int64_t(v[0])};
   return {int64_t(v[0]), int64_t(v[1]), int64_t(v[2])};
-}
-
-struct Budgets {
-  size_t frames;  // what one block's deconvolution may use (GPU memory, or RAM on the CPU)
-  size_t slab;    // host memory for filling frames and emptying results
-};
-
-// On the GPU the frames take device memory (--budget-mb, default the backend's) and the slabs
-// the host budget; on the CPU both share the host budget, half each. The output (FITS or TIFF)
-// holds nothing back: each block's interior goes straight to its place in the file.
-Budgets budgetsFor(const Args& args, const std::vector<compute::Backend*>& backends) {
-  const size_t host = hostBudget(args);
-  Budgets b{0, host};
-  if (backends.front()->name() == "cuda") {
-    // Each device plans with the budget; blocks are the same size everywhere, so the smallest.
-    const size_t mb = static_cast<size_t>(args.getInt("budget-mb", 0));
-    b.frames = SIZE_MAX;
-    for (compute::Backend* backend : backends)
-      b.frames = std::min(b.frames, backend->device().setMemoryBudget(mb << 20));
-  } else {
-    b.frames = host / 2;
-    b.slab = host / 2;
-  }
-  return b;
 }
 
 // blocks: the blocks of the plan that runs (set when it is made).
@@ -137,22 +114,22 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
   auto owned = chooseBackends(args);
   const std::vector<compute::Backend*> backends = compute::pointersTo(owned);
   compute::Backend* backend = backends.front();
-  const Budgets budgets = budgetsFor(args, backends);
-  // FITS is read row band by row band (an uncompressed file reads only those bytes); other
-  // formats slice by slice, keeping the slices of a slab.
-  const bool rows = info.format == "fits";
-  const compute::Shape most = shapeOption(args, "block", 0);
-  compute::PlannedRunRequest request;
-  request.volume = shape;
-  request.psf = job.psf.shape();
-  request.halo = shapeOption(args, "halo", -1);
-  request.maxInterior = most;
-  request.params = p;
-  request.frameBudget = budgets.frames;
-  request.slabBudget = budgets.slab;
-  request.wholeSlices = !rows;
-  request.cpuFrameBudget = hostBudget(args) / 2;
-  request.devices = static_cast<int>(backends.size());
+  // The budgets by compute's one rule (compute/blocked/whole_stack_setup.h): on the GPU the
+  // frames take device memory (--budget-mb, default the backend's) and the slabs the host budget;
+  // on the CPU both share the host budget, half each. The output (FITS or TIFF) holds nothing
+  // back: each block's interior goes straight to its place in the file.
+  compute::WholeStackJob setup;
+  setup.volume = shape;
+  setup.psf = job.psf.shape();
+  setup.params = p;
+  setup.format = info.format;
+  setup.backends = backends;
+  setup.hostBudget = hostBudget(args);
+  setup.deviceBudget = static_cast<size_t>(args.getInt("budget-mb", 0)) << 20;
+  setup.halo = shapeOption(args, "halo", -1);
+  setup.maxInterior = shapeOption(args, "block", 0);
+  compute::PlannedRunRequest request = compute::setUpWholeStackJob(setup);
+  const bool rows = !request.wholeSlices;
   if (args.has("dry-run")) {
     const compute::SeamChoice choice = choosePlan(args, *backend, request, job);
     const compute::BlockPlan& plan = choice.plan;
@@ -164,7 +141,7 @@ int runDeconvolve3d(const Args& args, const Deconvolve3d& job) {
     std::printf(
         "streaming: frames filled and results written %lld slices at a time, while the blocks "
         "next to them compute; host memory for it at most %lld MiB\n",
-        static_cast<long long>(plan.slabSlices), static_cast<long long>(budgets.slab >> 20));
+        static_cast<long long>(plan.slabSlices), static_cast<long long>(request.slabBudget >> 20));
     return kOk;
   }
   int64_t blocks = 1;

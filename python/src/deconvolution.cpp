@@ -14,6 +14,7 @@
 #include "compute/blocked/planned_run.h"
 #include "compute/blocked/seam_estimate.h"
 #include "compute/blocked/seam_policy.h"
+#include "compute/blocked/whole_stack_setup.h"
 #include "compute/device_list.h"
 #include "compute/mirror_psf.h"
 #include "compute/params.h"
@@ -66,32 +67,51 @@ Image psfFrom(const py::handle& psf, const py::handle& sigma, bool threeD) {
   }
 }
 
+// 3D Richardson-Lucy parameters, boundary "auto" resolved for the kernel, validated.
+compute::DeconvolveParams threeDParams(int iterations, double tv, bool accelerate,
+                                       const std::string& boundary, const Image& kernel) {
+  compute::DeconvolveParams p;
+  p.iterations = iterations;
+  p.threeD = true;
+  p.tvLambda = tv;
+  p.accelerate = accelerate;
+  p.boundary = boundary == compute::kAutoBoundaryWord ? compute::autoBoundary(kernel, p).boundary
+                                                      : boundaryFrom(boundary);
+  compute::validate(p);
+  return p;
+}
+
+// The planned run's request for a 3D deconvolution, set up as the CLI's
+// (compute/blocked/whole_stack_setup.h: a foreground job, the volume read from memory).
+compute::PlannedRunRequest wholeStackRequest(const std::vector<compute::Backend*>& backends,
+                                             compute::Shape volume, compute::Shape psf,
+                                             const compute::DeconvolveParams& p,
+                                             std::optional<int64_t> budgetMb,
+                                             std::optional<int64_t> ramBudgetMb,
+                                             compute::Shape halo, compute::Shape block) {
+  compute::WholeStackJob setup;
+  setup.volume = volume;
+  setup.psf = psf;
+  setup.params = p;
+  setup.backends = backends;
+  if (ramBudgetMb) setup.hostBudget = size_t(*ramBudgetMb) << 20;
+  setup.deviceBudget = budgetMb ? size_t(*budgetMb) << 20 : 0;
+  setup.halo = halo;
+  setup.maxInterior = block;
+  return compute::setUpWholeStackJob(setup);
+}
+
 // 3D: planned blocks on the backends (a one-block plan is the unblocked run; several CUDA
-// backends share the blocks), the budgets as the CLI's; out of device memory, smaller blocks,
+// backends share the blocks), set up by wholeStackRequest; out of device memory, smaller blocks,
 // then the CPU (each step said on stderr).
 Image deconvolve3d(const std::vector<compute::Backend*>& backends, const Image& volume,
                    const Image& psf, const compute::DeconvolveParams& p,
                    std::optional<int64_t> budgetMb, std::optional<int64_t> ramBudgetMb,
                    compute::Shape halo, compute::Shape block, compute::SeamRule seams,
                    const compute::Job& job) {
-  const size_t host = ramBudgetMb ? size_t(*ramBudgetMb) << 20 : compute::defaultHostBudget();
-  compute::PlannedRunRequest r;
-  r.volume = volume.shape();
-  r.psf = psf.shape();
-  r.halo = halo;
-  r.maxInterior = block;
-  r.params = p;
-  r.slabBudget = host / 2;
-  r.cpuFrameBudget = host / 2;
-  r.wholeSlices = true;
-  r.devices = static_cast<int>(backends.size());
+  compute::PlannedRunRequest r = wholeStackRequest(backends, volume.shape(), psf.shape(), p,
+                                                   budgetMb, ramBudgetMb, halo, block);
   const bool cuda = backends.front()->name() == "cuda";
-  r.frameBudget = cuda ? SIZE_MAX : host / 2;
-  // Blocks are the same size on every device: the smallest budget plans them.
-  if (cuda)
-    for (compute::Backend* b : backends)
-      r.frameBudget = std::min(r.frameBudget,
-                               b->device().setMemoryBudget(budgetMb ? size_t(*budgetMb) << 20 : 0));
   struct RestoreBudgets {
     const std::vector<compute::Backend*>& backends;
     bool restore;
@@ -237,6 +257,49 @@ shared among those GPUs, as `stacklens-cli deconvolve --devices`. Returns float3
 input was (a CuPy array on its GPU, deconvolved there whole).)");
 
   m.def(
+      "_whole_stack_plan",
+      [](const std::vector<int64_t>& shape, const py::handle& psf, const py::handle& psfSigma,
+         int iterations, const std::string& boundary, const std::string& backend,
+         std::optional<int64_t> budgetMb, std::optional<int64_t> ramBudgetMb,
+         const py::handle& halo, const py::handle& block) {
+        if (shape.size() != 3) throw compute::InvalidArgument("shape: expected (Z, Y, X)");
+        const Image kernel = psfFrom(psf, psfSigma, true);
+        const compute::DeconvolveParams p = threeDParams(iterations, 0.0, false, boundary, kernel);
+        const compute::Shape h = shapeFrom(halo, -1, "halo"), most = shapeFrom(block, 0, "block");
+        compute::PlannedRunRequest r;
+        compute::BlockPlan plan;
+        {
+          py::gil_scoped_release release;
+          BackendUse use = useBackend(backend);
+          // A budget given is the plan's only: the backend's default is back when it returns.
+          struct RestoreBudget {
+            compute::Backend& backend;
+            bool restore;
+            ~RestoreBudget() {
+              if (restore) backend.device().setMemoryBudget(0);
+            }
+          } restore{use.backend, budgetMb.has_value()};
+          r = wholeStackRequest({&use.backend}, {shape[0], shape[1], shape[2]}, kernel.shape(), p,
+                                budgetMb, ramBudgetMb, h, most);
+          plan = compute::planRun(r, use.backend.name());
+        }
+        py::dict out;
+        out["describe"] = plan.describe(p.iterations);
+        out["slab_slices"] = plan.slabSlices;
+        out["frame_budget"] = r.frameBudget;
+        out["slab_budget"] = r.slabBudget;
+        out["cpu_frame_budget"] = r.cpuFrameBudget;
+        return out;
+      },
+      "shape"_a, "psf"_a = py::none(), py::kw_only(), "psf_sigma"_a = py::none(),
+      "iterations"_a = 20, "boundary"_a = "auto", "backend"_a = "auto", "budget_mb"_a = py::none(),
+      "ram_budget_mb"_a = py::none(), "halo"_a = py::none(), "block"_a = py::none(),
+      R"(The plan deconvolve(mode='3d') would start from for a volume of this shape on one backend
+(before the seams' rule, as `stacklens-cli deconvolve --seams fast --dry-run` prints it): a dict
+of describe (the plan's text), slab_slices, and the budgets it was made with in bytes
+(frame_budget, slab_budget, cpu_frame_budget). For tests and for checking a budget.)");
+
+  m.def(
       "auto_boundary",
       [](const py::handle& psf, const py::handle& psfSigma, const std::string& mode, double tv) {
         if (mode != "2d" && mode != "3d")
@@ -295,16 +358,9 @@ part would misplace a tenth of its flux); limit=None takes any PSF.)");
          const py::handle& psfSigma, int iterations, const std::string& boundary,
          const py::handle& halo, double tv, bool accelerate, const std::string& backend,
          double maxSeconds) {
-        compute::DeconvolveParams p;
-        p.iterations = iterations;
-        p.threeD = true;
-        p.tvLambda = tv;
-        p.accelerate = accelerate;
         const Image kernel = psfFrom(psf, psfSigma, true);
-        p.boundary = boundary == compute::kAutoBoundaryWord
-                         ? compute::autoBoundary(kernel, p).boundary
-                         : boundaryFrom(boundary);
-        compute::validate(p);
+        const compute::DeconvolveParams p =
+            threeDParams(iterations, tv, accelerate, boundary, kernel);
         if (shape.size() != 3) throw compute::InvalidArgument("shape: expected (Z, Y, X)");
         const compute::Shape volume{shape[0], shape[1], shape[2]};
         compute::BlockPlan plan = compute::planBlocks(

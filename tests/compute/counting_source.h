@@ -1,5 +1,6 @@
-// A compute::SliceSource over the ramp stack (tests/compute/fake_backend.h's rampSlab) that counts
-// its reads and can be slowed down or told to fail, for the live processor and slice store tests.
+// A compute::RawSliceReader over the ramp stack (tests/compute/fake_backend.h's rampSlab) that
+// counts its reads and can be slowed down or told to fail, for the live processor and slice store
+// tests.
 #pragma once
 
 #include <algorithm>
@@ -26,8 +27,8 @@ struct CountingSource {
 
   explicit CountingSource(int64_t z, int64_t y = 6, int64_t x = 5) : stack(rampSlab(z, y, x)) {}
   // A failed read throws "stack.fits: slice z: bad".
-  compute::SliceSource source() const {
-    compute::SliceSource s;
+  compute::RawSliceReader source() const {
+    compute::RawSliceReader s;
     s.shape = stack.shape();
     s.read = [stack = stack, reads = reads, fail = fail, delay = delayMs, hold = hold](int64_t z,
                                                                                        float* out) {

@@ -1,5 +1,5 @@
 // The viewer's read-ahead while scrubbing: which slices the store is asked to read ahead after
-// a step, against the rule in ui/slice_source.h.
+// a step, against the rule in ui/slice_fetcher.h.
 #include <gtest/gtest.h>
 
 #include <QThreadPool>
@@ -8,18 +8,18 @@
 #include <thread>
 
 #include "tests/ui/memory_stack.h"
-#include "ui/slice_source.h"
+#include "ui/slice_fetcher.h"
 
 namespace {
 
 using stacklens::testing::MemoryStack;
-using stacklens::ui::SliceSource;
+using stacklens::ui::SliceFetcher;
 
 constexpr int64_t kDepth = 30, kSide = 4;
 constexpr size_t kSliceBytes = kSide * kSide * sizeof(float);
 
 // Waits (bounded, so that a failure cannot hang the suite) until every expected slice is kept.
-void waitForReadAhead(const SliceSource& source, const std::vector<int>& expected) {
+void waitForReadAhead(const SliceFetcher& source, const std::vector<int>& expected) {
   for (int i = 0; i < 60000; ++i) {
     bool all = true;
     for (int z : expected) all = all && source.store()->contains(z);
@@ -28,7 +28,7 @@ void waitForReadAhead(const SliceSource& source, const std::vector<int>& expecte
   }
 }
 
-std::vector<int> kept(const SliceSource& source) {
+std::vector<int> kept(const SliceFetcher& source) {
   std::vector<int> zs;
   for (int z = 0; z < kDepth; ++z)
     if (source.store()->contains(z)) zs.push_back(z);
@@ -38,7 +38,7 @@ std::vector<int> kept(const SliceSource& source) {
 struct Scrub {
   std::shared_ptr<MemoryStack> stack = std::make_shared<MemoryStack>(kDepth, kSide, kSide);
   QThreadPool pool;
-  SliceSource source{&pool};
+  SliceFetcher source{&pool};
   explicit Scrub(size_t budget) { source.setStack(stack, budget, 0, nullptr); }
 };
 

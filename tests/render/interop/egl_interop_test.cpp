@@ -114,13 +114,13 @@ TEST(CudaGlInterop, HostImageIsRefused) {
 namespace {
 
 // A 3-slice stack in memory with a different bead pattern per slice.
-compute::SliceSource memorySource(int64_t z, int64_t h, int64_t w) {
+compute::RawSliceReader memorySource(int64_t z, int64_t h, int64_t w) {
   auto data = std::make_shared<std::vector<float>>(static_cast<size_t>(z * h * w));
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> value(0.f, 10.f);
   for (auto& v : *data) v = value(rng);
   for (int64_t k = 0; k < z; ++k) (*data)[static_cast<size_t>((k * h + h / 2) * w + w / 3)] = 500.f;
-  compute::SliceSource s;
+  compute::RawSliceReader s;
   s.shape = {z, h, w};
   s.read = [data, h, w](int64_t k, float* out) {
     std::copy_n(data->data() + k * h * w, h * w, out);
@@ -153,7 +153,7 @@ TEST(LiveGpuPath, DeviceResultGoesStraightIntoTheTextureAndMatchesTheCpu) {
   HeadlessContext gl;
   if (!gl.ok()) GTEST_SKIP() << gl.error;
   const int w = 97, h = 64;
-  const compute::SliceSource source = memorySource(3, h, w);
+  const compute::RawSliceReader source = memorySource(3, h, w);
   std::shared_ptr<compute::Backend> cuda = compute::makeCudaBackend();
   compute::LiveProcessor gpu(cuda, source, size_t(64) << 20);
   compute::LiveProcessor cpu(compute::makeCpuBackend(1), source, size_t(64) << 20);

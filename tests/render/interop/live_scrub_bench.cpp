@@ -107,7 +107,7 @@ int run(int argc, char** argv) {
 
   std::shared_ptr<const io::StackReader> reader = io::openStack(path);
   const io::StackInfo& info = reader->info();
-  compute::SliceSource source;
+  compute::RawSliceReader source;
   source.shape = {info.z, info.y, info.x};
   source.read = [reader](int64_t z, float* out) { reader->readSlice(z, out); };
   std::shared_ptr<compute::Backend> backend = compute::makeBackend(backendName);

@@ -20,14 +20,14 @@ namespace stacklens::ui {
 using render::SliceData;
 
 // The reader's slices as the compute library takes them (shape, spacing, a thread-safe read).
-compute::SliceSource sliceSourceOf(std::shared_ptr<const io::StackReader> reader);
+compute::RawSliceReader rawSliceReaderOf(std::shared_ptr<const io::StackReader> reader);
 
-class SliceSource : public QObject {
+class SliceFetcher : public QObject {
   Q_OBJECT
  public:
   // Reads run on pool (shared with the window's other workers).
-  SliceSource(QThreadPool* pool, QObject* parent = nullptr);
-  ~SliceSource() override;
+  SliceFetcher(QThreadPool* pool, QObject* parent = nullptr);
+  ~SliceFetcher() override;
 
   // A new stack, a new store of budget bytes holding the slice already read (first, at z).
   void setStack(std::shared_ptr<io::StackReader> reader, size_t budget, int z, SliceData first);

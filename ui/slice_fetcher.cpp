@@ -1,6 +1,6 @@
 // A read's result belongs to the store it was started for: when the stack changed meanwhile (a new
 // store), the result is dropped and nothing is called.
-#include "ui/slice_source.h"
+#include "ui/slice_fetcher.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
@@ -10,31 +10,31 @@
 
 namespace stacklens::ui {
 
-compute::SliceSource sliceSourceOf(std::shared_ptr<const io::StackReader> reader) {
+compute::RawSliceReader rawSliceReaderOf(std::shared_ptr<const io::StackReader> reader) {
   const io::StackInfo& info = reader->info();
-  compute::SliceSource source;
+  compute::RawSliceReader source;
   source.shape = {info.z, info.y, info.x};
   source.spacing = spacingOf(info);
   source.read = [reader = std::move(reader)](int64_t z, float* out) { reader->readSlice(z, out); };
   return source;
 }
 
-SliceSource::SliceSource(QThreadPool* pool, QObject* parent) : QObject(parent), pool_(pool) {}
+SliceFetcher::SliceFetcher(QThreadPool* pool, QObject* parent) : QObject(parent), pool_(pool) {}
 
-SliceSource::~SliceSource() { stop(); }
+SliceFetcher::~SliceFetcher() { stop(); }
 
-void SliceSource::setStack(std::shared_ptr<io::StackReader> reader, size_t budget, int z,
-                           SliceData first) {
+void SliceFetcher::setStack(std::shared_ptr<io::StackReader> reader, size_t budget, int z,
+                            SliceData first) {
   reader_ = std::move(reader);
   depth_ = reader_->info().z;
   // The read-ahead thread yields to the GUI and the processing.
-  store_ = std::make_shared<compute::SliceStore>(sliceSourceOf(reader_), budget,
+  store_ = std::make_shared<compute::SliceStore>(rawSliceReaderOf(reader_), budget,
                                                  [] { lowerThreadPriority(); });
   if (first) store_->insert(z, std::move(first));  // none for a plane shown from levels
   lastPrefetch_ = -1;
 }
 
-void SliceSource::fetch(int z, std::function<void(SliceData)> done) {
+void SliceFetcher::fetch(int z, std::function<void(SliceData)> done) {
   if (!reader_) return;
   if (SliceData s = store_->find(z)) {
     done(std::move(s));
@@ -60,7 +60,7 @@ void SliceSource::fetch(int z, std::function<void(SliceData)> done) {
   });
 }
 
-void SliceSource::prefetchAround(int z) {
+void SliceFetcher::prefetchAround(int z) {
   if (!store_ || z == lastPrefetch_) return;  // asked at the request and again when shown
   const int step = z - lastPrefetch_;
   lastPrefetch_ = z;
@@ -72,14 +72,14 @@ void SliceSource::prefetchAround(int z) {
   store_->readAhead(zs);
 }
 
-int SliceSource::readAheadDepth() const {
+int SliceFetcher::readAheadDepth() const {
   if (!store_) return 1;
   const compute::Shape slice = store_->sliceShape();
   const size_t sliceBytes = size_t(std::max<int64_t>(1, slice.y * slice.x)) * sizeof(float);
   return int(std::clamp<size_t>(store_->budget() / 4 / sliceBytes, 1, 8));
 }
 
-void SliceSource::preload(int count, std::function<void(const QString&)> done) {
+void SliceFetcher::preload(int count, std::function<void(const QString&)> done) {
   if (!reader_) return;
   auto store = store_;
   count = int(std::min<int64_t>(count, depth_));
