@@ -13,7 +13,7 @@
 #include <functional>
 
 #include "compute/job.h"
-#include "ui/processing_worker.h"
+#include "ui/thread_priority.h"
 
 namespace stacklens::ui {
 
