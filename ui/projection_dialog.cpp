@@ -216,8 +216,8 @@ ProjectionDialog* openProjection(MainWindow* window) {
   if (!window->stack()) return nullptr;
   ProjectionRequest request;
   request.reader = window->sharedStack();
-  request.pipeline = window->liveProcessing()->dock()->pipeline();
-  const bool gpu = window->gpuChosen();
+  request.pipeline = window->tool<LiveProcessing>()->dock()->pipeline();
+  const bool gpu = window->tool<LiveProcessing>()->gpuChosen();
   auto cpu = [] { return compute::makeCpuBackend(); };
   std::function<std::unique_ptr<compute::Backend>()> make = cpu, twin;
   if (gpu) {
@@ -240,7 +240,7 @@ ProjectionDialog* openProjection(MainWindow* window) {
                      } else {
                        row.cpuMs = o.milliseconds;
                      }
-                     window->liveProcessing()->timingPanel()->showOperation(row);
+                     window->tool<LiveProcessing>()->timingPanel()->showOperation(row);
                      if (dialog->openWhenDone()) window->openFile(out);
                    });
   dialog->show();

@@ -216,7 +216,7 @@ WholeStackDialog* openWholeStack(MainWindow* window) {
   if (!window->stack()) return nullptr;
   WholeStackRequest request;
   request.reader = window->sharedStack();
-  const compute::Pipeline current = window->liveProcessing()->dock()->pipeline();
+  const compute::Pipeline current = window->tool<LiveProcessing>()->dock()->pipeline();
   request.pipeline = current;
   compute::Pipeline rl3d = current;
   rl3d.deconvolution.params.threeD = true;
@@ -225,7 +225,7 @@ WholeStackDialog* openWholeStack(MainWindow* window) {
   const QFileInfo input(window->filePath());
   request.outPath =
       input.dir().filePath(input.completeBaseName() + "_processed.fits").toStdString();
-  const bool gpu = window->gpuChosen();
+  const bool gpu = window->tool<LiveProcessing>()->gpuChosen();
   std::function<std::unique_ptr<compute::Backend>()> make;
   if (gpu)
     make = [] { return compute::makeCudaBackend(); };
