@@ -228,11 +228,11 @@ int main(int argc, char** argv) {
   if (processing) {
     bool okIterations = true;
     const int n = parser.isSet(iterations) ? parser.value(iterations).toInt(&okIterations) : 0;
-    const QString error =
-        okIterations && n >= 0
-            ? window.liveProcessing()->configure(parser.value(preset), parser.value(backend), n,
-                                                 parser.value(deconvolution), parser.value(psf))
-            : QString("--iterations takes a positive integer");
+    const QString error = okIterations && n >= 0
+                              ? window.tool<stacklens::ui::LiveProcessing>()->configure(
+                                    parser.value(preset), parser.value(backend), n,
+                                    parser.value(deconvolution), parser.value(psf))
+                              : QString("--iterations takes a positive integer");
     if (!error.isEmpty()) {
       std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(error));
       return error.startsWith("GPU unavailable") ? 4 : 2;
@@ -240,7 +240,7 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(scrub)) {
     auto* bench = new stacklens::ui::ScrubBenchmark(&window, frameCount, &window);
-    if (processing) bench->setProcessing(window.liveProcessing());
+    if (processing) bench->setProcessing(window.tool<stacklens::ui::LiveProcessing>());
     bench->setSoak(soakMinutes, soakDevice);
     bench->setCold(parser.isSet(commandLine.scrubCold));
     QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,

@@ -375,14 +375,14 @@ void CatalogPanel::chooseAndExport() {
 
 CatalogPanel* installCatalogTool(MainWindow* window) {
   if (auto* existing = window->findChild<CatalogPanel*>()) return existing;
-  auto* panel = new CatalogPanel(window->decorations(), window->sliceView());
+  auto* panel = new CatalogPanel(window->tool<ViewDecorations>(), window->sliceView());
   addAnalysisDock(window, panel,
                   {QObject::tr("Catalog"), "catalogToolDock", QObject::tr("&Catalog…"),
                    QObject::tr("Import &catalog…")},
                   [panel] { panel->chooseAndImport(); });
   panel->setWcsSource(
       [window]() -> const io::Wcs* { return window->stack() ? window->stack()->wcs() : nullptr; });
-  SourcesPanel* sources = window->liveProcessing()->sourcesPanel();
+  SourcesPanel* sources = window->tool<LiveProcessing>()->sourcesPanel();
   QObject::connect(window, &MainWindow::stackOpened, panel,
                    [panel, window] { panel->placeAgain(window->currentZ()); });
   QObject::connect(sources, &SourcesPanel::sourcesShown, panel,

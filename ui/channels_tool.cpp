@@ -8,6 +8,7 @@
 
 #include "ui/channels_panel.h"
 #include "ui/main_window.h"
+#include "ui/pixel_readout.h"
 
 namespace stacklens::ui {
 
@@ -27,12 +28,13 @@ ChannelsPanel* showChannels(MainWindow* window) {
           QObject::tr("Images (*.fits *.fit *.fts *.fz *.gz *.tif *.tiff)"));
       if (!path.isEmpty()) panel->addChannel(path, -1, 0);
     });
-    QObject::connect(panel, &ChannelsPanel::compositeShown, window, &MainWindow::refreshReadout);
+    PixelReadout* readout = window->tool<PixelReadout>();
+    QObject::connect(panel, &ChannelsPanel::compositeShown, readout, &PixelReadout::refresh);
     QObject::connect(window, &MainWindow::stackInstalled, panel,
                      [window, panel] { panel->setStack(window->sharedStack()); });
     QObject::connect(window, &MainWindow::sliceRequested, panel, &ChannelsPanel::showSlice);
     QPointer<ChannelsPanel> alive(panel);
-    window->addReadoutPart([alive](QPointF at) { return alive ? alive->readout(at) : QString(); });
+    readout->addPart([alive](QPointF at) { return alive ? alive->readout(at) : QString(); });
     panel->setStack(window->sharedStack());
     panel->showSlice(window->currentZ());
   }

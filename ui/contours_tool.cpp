@@ -10,13 +10,14 @@
 #include "ui/contours_panel.h"
 #include "ui/display_panel.h"
 #include "ui/main_window.h"
+#include "ui/view_decorations.h"
 
 namespace stacklens::ui {
 
 ContoursPanel* showContours(MainWindow* window) {
   auto* panel = window->findChild<ContoursPanel*>();
   if (!panel) {
-    panel = new ContoursPanel(window->decorations());
+    panel = new ContoursPanel(window->tool<ViewDecorations>());
     auto* dock = new QDockWidget(QObject::tr("Contours"), window);
     dock->setObjectName("contoursDock");
     dock->setWidget(panel);

@@ -21,7 +21,7 @@ namespace stacklens::ui {
 QString pipelineCommandText(const MainWindow* window) {
   if (!window->stack()) return {};
   const io::StackInfo& info = window->info();
-  const ProcessingDock* dock = window->liveProcessing()->dock();
+  const ProcessingDock* dock = window->tool<LiveProcessing>()->dock();
   const QFileInfo input(QString::fromStdString(info.path));
   QString suffix = input.completeSuffix();
   if (suffix.endsWith(".fz") || suffix.endsWith(".gz")) suffix = "fits";  // written uncompressed

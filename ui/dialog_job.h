@@ -1,7 +1,7 @@
-// What the dialogs that run one job off the GUI thread share (Process whole stack, Z projection,
-// Export movie): the job runs on the dialog's pool at the processing priority (the backends'
-// threads inherit it, so the viewer stays responsive); whatever it posts, and its end, reach the
-// dialog queued on the GUI thread, and only while the dialog exists.
+// How a job dialog (ui/job_dialog.h: Process whole stack, Z projection, Export movie) runs its
+// job: on the dialog's pool at the processing priority (the backends' threads inherit it, so the
+// viewer stays responsive); whatever it posts, and its end, reach the dialog queued on the GUI
+// thread, and only while the dialog exists.
 #pragma once
 
 #include <QMetaObject>
@@ -13,7 +13,7 @@
 #include <functional>
 
 #include "compute/job.h"
-#include "ui/processing_worker.h"
+#include "ui/thread_priority.h"
 
 namespace stacklens::ui {
 

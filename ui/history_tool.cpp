@@ -81,7 +81,7 @@ SettingsHistory* installHistory(MainWindow* window) {
   if (auto* existing = window->findChild<SettingsHistory*>()) return existing;
   auto* history = new SettingsHistory(window);
   followDisplay(history, window->displayPanel());
-  followPipeline(history, window->liveProcessing()->dock());
+  followPipeline(history, window->tool<LiveProcessing>()->dock());
 
   QAction* undo = history->undoStack()->createUndoAction(window, QObject::tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);

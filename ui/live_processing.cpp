@@ -156,6 +156,10 @@ void LiveProcessing::setStack(std::shared_ptr<const io::StackReader> reader,
   sources_->clear();
 }
 
+bool LiveProcessing::gpuChosen() const {
+  return dock_->backendChoice() != ProcessingDock::BackendChoice::Cpu && dock_->gpuAvailable();
+}
+
 void LiveProcessing::sliceRequested(int z) {
   currentZ_ = z;
   requestNs_ = render::steadyNowNs();

@@ -1,5 +1,6 @@
 // Live processing in a main window: the processing, timing and sources docks, the worker, and
-// what the view shows (raw, processed, side by side, blink). The window forwards three events.
+// what the view shows (raw, processed, side by side, blink). A viewer tool: it follows the stack,
+// the slices requested and the raw slices shown.
 #pragma once
 
 #include <QDockWidget>
@@ -19,23 +20,33 @@
 #include "ui/processing_worker.h"
 #include "ui/sources_panel.h"
 #include "ui/timing_panel.h"
+#include "ui/viewer_tool.h"
 
 namespace stacklens::ui {
 
-class LiveProcessing : public QObject {
+class LiveProcessing : public QObject, public ViewerTool {
   Q_OBJECT
  public:
   // Adds its docks to window; processed slices are drawn into view (the window's slice view).
   LiveProcessing(QMainWindow* window, render::SliceView* view);
   ~LiveProcessing() override;
 
-  // What the window forwards: a stack was opened, the slider asked for slice z, and the raw
-  // slice z is now on the view (processed pixels are put back on top when they are shown).
-  // slices: the window's store of the stack's raw slices, which the worker shares (null: the
-  // worker keeps its own).
+  // As a viewer tool: the worker shares the window's store of the stack's raw slices; processed
+  // pixels go back on top of each raw slice shown; holdSlice is holdRawSlice.
+  void stackOpened(const OpenedStackView& stack) override { setStack(stack.reader, stack.slices); }
+  bool holdSlice(const ShownSlice& slice) override {
+    return holdRawSlice(slice.z, slice.data, slice.width, slice.height);
+  }
+  void sliceShown(const ShownSlice& slice) override {
+    if (slice.data) rawSliceShown(slice.z);  // not for planes drawn from display levels
+  }
+
+  // A stack was opened, the slider asked for slice z, and the raw slice z is now on the view
+  // (processed pixels are put back on top when they are shown). slices: the window's store of
+  // the stack's raw slices, which the worker shares (null: the worker keeps its own).
   void setStack(std::shared_ptr<const io::StackReader> reader,
                 std::shared_ptr<compute::SliceStore> slices = {});
-  void sliceRequested(int z);
+  void sliceRequested(int z) override;
   void rawSliceShown(int z);
   // The window is about to draw raw slice z. In the Processed view, while results arrive within
   // kRawHoldMs of the request, the processed slice replaces the previous one directly: returns
@@ -49,6 +60,8 @@ class LiveProcessing : public QObject {
 
   // Some stage is enabled.
   bool active() const;
+  // The processing dock runs on a usable GPU (the jobs of the dialogs follow its choice).
+  bool gpuChosen() const;
   // For --scrub-benchmark and scripts: preset name, backend "cpu" | "cuda" | "compare",
   // iterations (> 0 overrides the preset), deconvolution "2d" | "3d" | "" (preset's choice),
   // PSF file ("" for the Gaussian). Returns "" or the reason it cannot be done.

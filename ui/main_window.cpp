@@ -1,5 +1,6 @@
-// The viewer's main window: it assembles the view, the navigation, the docks, the menus and the
-// tools, and passes each opened stack and shown slice on to the tools.
+// The viewer's main window: it assembles the view, the navigation, the docks and the menus, has
+// the tools it is given install themselves, and passes each opened stack, requested slice and
+// shown slice on to the tools.
 #include "ui/main_window.h"
 
 #include <QCloseEvent>
@@ -16,18 +17,11 @@
 #include <cmath>
 
 #include "io/read_stop.h"
-#include "ui/channels_tool.h"
-#include "ui/contours_tool.h"
-#include "ui/header_dialog.h"
 #include "ui/histogram_tool.h"
 #include "ui/level_view.h"
 #include "ui/line_profile_tool.h"
-#include "ui/live_processing.h"
-#include "ui/movie_dialog.h"
 #include "ui/ortho_views.h"
 #include "ui/pixel_readout.h"
-#include "ui/projection_dialog.h"
-#include "ui/psf_dialog.h"
 #include "ui/recent_files.h"
 #include "ui/region_stats_tool.h"
 #include "ui/save_tool.h"
@@ -36,10 +30,7 @@
 #include "ui/tools_bar.h"
 #include "ui/view_decorations.h"
 #include "ui/view_export.h"
-#include "ui/volume_tool.h"
-#include "ui/whole_stack_dialog.h"
 #include "ui/window_menus.h"
-#include "ui/window_tools.h"
 
 namespace stacklens::ui {
 
@@ -60,7 +51,7 @@ QString droppedFile(const QMimeData* mime) {
 QPoint nearestPixel(QPointF p) { return QPoint(int(std::lround(p.x())), int(std::lround(p.y()))); }
 }  // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(void (*installTools)(MainWindow*), QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("StackLens");
   setAcceptDrops(true);
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
@@ -113,12 +104,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             docks_.line,        docks_.region, docks_.ortho};
   connectDocks();
   buildMenus();
-  live_ = new LiveProcessing(this, view_);
-  installWindowTools(this);
+  installTools(this);
   arrangeDefaultLayout(this);
-  connect(live_, &LiveProcessing::processedSliceReady, this, &MainWindow::setProcessedSlice);
-  connect(live_, &LiveProcessing::centreOn, this,
-          [this](QPointF p) { setCrosshair(nearestPixel(p)); });
 
   connect(nav_, &NavigationBar::valueChanged, this, &MainWindow::requestSlice);
   connect(view_, &SliceView::hovered, this, &MainWindow::hoverAt);
@@ -165,12 +152,9 @@ void MainWindow::connectDocks() {
 }
 
 void MainWindow::buildMenus() {
-  const WindowMenus menus = buildWindowMenus(this);
-  fileMenu_ = menus.file;
-  recent_ = new RecentFiles(menus.recent, &settings_, this);
+  menus_ = buildWindowMenus(this, view_, decorations_.get(), nav_);
+  recent_ = new RecentFiles(menus_.recent, &settings_, this);
   connect(recent_, &RecentFiles::chosen, this, [this](const QString& path) { openFile(path); });
-  editMenu_ = menus.edit;
-  analysisMenu_ = menus.analysis;
 
   toolsBar_ = new ToolsBar(view_, this);
   addToolBar(toolsBar_);
@@ -211,16 +195,15 @@ void MainWindow::install(const OpenedStack& opened) {
   levels_->setStack(opened.levels, int(info_.x), int(info_.y));
   overview_.reset();
   source_->setStack(reader_, rawSliceBudget_, z, first);
-  // The processing worker takes its raw slices from the same store, under the same budget.
-  live_->setStack(reader_, source_->store());
-  // Live processing takes whole slices: not of planes too large to read whole.
-  if (!levels_->active()) live_->sliceRequested(z);
   ++sliceGeneration_;
   limitsValid_ = false;
   crosshair_.reset();
   view_->setCrosshair(std::nullopt);
   view_->clearSlice();
+  // The tools take their raw slices from the same store, under the same budget.
   for (ViewerTool* tool : tools_) tool->stackOpened({reader_, source_->store()});
+  if (!levels_->active())
+    for (ViewerTool* tool : tools_) tool->sliceRequested(z);
   // FITS images have their first row at the bottom; microscopy TIFFs at the top.
   view_->setOriginBottom(info_.format == "fits");
   {
@@ -250,7 +233,9 @@ void MainWindow::install(const OpenedStack& opened) {
 
 void MainWindow::requestSlice(int z) {
   if (!reader_) return;
-  if (!levels_->active()) live_->sliceRequested(z);
+  // Slices are requested whole only where planes are read whole.
+  if (!levels_->active())
+    for (ViewerTool* tool : tools_) tool->sliceRequested(z);
   emit sliceRequested(z);
   requestedZ_ = z;
   const quint64 generation = ++sliceGeneration_;
@@ -272,7 +257,10 @@ void MainWindow::showSlice(int z, SliceData data) {
   currentZ_ = requestedZ_ = z;
   current_ = std::move(data);
   const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
-  if (!live_->holdRawSlice(z, current_, width, height)) view_->setSlice(current_, width, height);
+  const ShownSlice shown{z, current_, width, height, overview_};
+  if (std::none_of(tools_.begin(), tools_.end(),
+                   [&shown](ViewerTool* tool) { return tool->holdSlice(shown); }))
+    view_->setSlice(current_, width, height);
   if (!limitsValid_) {
     limitsValid_ = true;
     computeLimits(docks_.display->limitsMode());
@@ -280,7 +268,6 @@ void MainWindow::showSlice(int z, SliceData data) {
   updateWorldLabel();
   tellToolsShown(z);
   source_->prefetchAround(z);
-  live_->rawSliceShown(z);
   emit sliceShown(z);
 }
 
@@ -303,10 +290,6 @@ void MainWindow::showLevelSlice(int z, const render::LevelPatch& coarse) {
 void MainWindow::tellToolsShown(int z) {
   const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
   for (ViewerTool* tool : tools_) tool->sliceShown({z, current_, width, height, overview_});
-}
-
-void MainWindow::setProcessedSlice(int z, SliceData processed) {
-  readout_->setProcessed(z, std::move(processed));
 }
 
 void MainWindow::preload(int count) {
@@ -366,20 +349,9 @@ void MainWindow::setCrosshair(QPoint pixel) {
   if (!levels_->active()) docks_.ortho->setCrosshair(crosshair_, currentZ_);
 }
 
-render::SliceView* MainWindow::xzView() const { return docks_.ortho->xzView(); }
-render::SliceView* MainWindow::yzView() const { return docks_.ortho->yzView(); }
-PlotWidget* MainWindow::zProfilePlot() const { return docks_.ortho->zProfile(); }
 QComboBox* MainWindow::hduBox() const { return toolsBar_->hduBox(); }
 QSpinBox* MainWindow::planeBox() const { return toolsBar_->planeBox(); }
-void MainWindow::addReadoutPart(std::function<QString(QPointF)> part) {
-  readout_->addPart(std::move(part));
-}
-void MainWindow::refreshReadout() { readout_->refresh(); }
-QString MainWindow::readout() const { return readout_->text(); }
 compute::SliceStore* MainWindow::slices() const { return source_->store().get(); }
-HistogramWidget* MainWindow::histogram() const { return docks_.histogram->histogram(); }
-PlotWidget* MainWindow::lineProfilePlot() const { return docks_.line->plot(); }
-const RegionStats& MainWindow::regionStats() const { return docks_.region->stats(); }
 
 QString MainWindow::exportPng(const QString& path, bool colorbar) {
   if (!current_ && !overview_) return tr("nothing to export: no stack is open");
@@ -414,20 +386,9 @@ void MainWindow::reportError(const QString& title, const QString& message) {
   box->open();
 }
 
-// Dialogs in their own files.
-void MainWindow::processWholeStack() { openWholeStack(this); }
-ProjectionDialog* MainWindow::projectStack() { return openProjection(this); }
-PsfDialog* MainWindow::openPsfGenerator() { return ui::openPsfGenerator(this); }
-MovieDialog* MainWindow::exportMovie() { return openMovieExport(this); }
-void MainWindow::showHeader() { ui::showHeader(this); }
-
-VolumePanel* MainWindow::showVolumeView() { return ui::showVolumeView(this); }
-ContoursPanel* MainWindow::showContours() { return ui::showContours(this); }
-ChannelsPanel* MainWindow::showChannels() { return ui::showChannels(this); }
-
-bool MainWindow::gpuChosen() const {
-  return live_->dock()->backendChoice() != ProcessingDock::BackendChoice::Cpu &&
-         live_->dock()->gpuAvailable();
+void MainWindow::addMenuAction(MenuPlace place, QAction* action) {
+  const WindowMenus::Place& at = menus_.places[size_t(place)];
+  at.menu->insertAction(at.before, action);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -1,6 +1,7 @@
-// The viewer's main window: slice view, navigation, docks (display, histogram, ortho views,
-// profiles, region statistics), menus and the status-bar readout. Disk work runs off the GUI
-// thread.
+// The viewer's main window, a frame: slice view, navigation, docks (display, histogram, ortho
+// views, profiles, region statistics), menus and the status-bar readout; the tools it is given
+// add their menu actions and docks and follow the stack and the slice shown. Disk work runs off
+// the GUI thread.
 #pragma once
 
 #include <QComboBox>
@@ -24,13 +25,11 @@
 #include "io/stack.h"
 #include "render/slice_view.h"
 #include "ui/display_panel.h"
-#include "ui/histogram_widget.h"
 #include "ui/navigation_bar.h"
-#include "ui/plot_widget.h"
-#include "ui/region_stats.h"
 #include "ui/viewer_settings.h"
 #include "ui/viewer_tool.h"
 #include "ui/window_docks.h"
+#include "ui/window_menus.h"
 
 namespace stacklens::ui {
 
@@ -45,45 +44,37 @@ class StackOpener;
 struct OpenedStack;
 class LevelView;
 class OrthoViews;
-class ProjectionDialog;
 class ViewDecorations;
-class MovieDialog;
-class VolumePanel;
-class ChannelsPanel;
-class PsfDialog;
-class ContoursPanel;
+class RecentFiles;
+class MainWindow;
 
-class LiveProcessing;
-class RecentFiles;  // ui/live_processing.h
+// The viewer's tools, in the order they are installed (the tool list, ui/viewer_tools.cpp).
+void installViewerTools(MainWindow* window);
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  explicit MainWindow(QWidget* parent = nullptr);
+  // installTools adds the tools once the frame's docks and menus exist, before the saved layout
+  // is restored.
+  explicit MainWindow(void (*installTools)(MainWindow*) = installViewerTools,
+                      QWidget* parent = nullptr);
   ~MainWindow() override;
+
+  // A tool told of each opened stack, requested slice and shown slice (after those before it).
+  void addTool(ViewerTool* tool) { tools_.push_back(tool); }
+  // The first tool of type Tool added, or null.
+  template <class Tool>
+  Tool* tool() const {
+    for (ViewerTool* t : tools_)
+      if (auto* found = dynamic_cast<Tool*>(t)) return found;
+    return nullptr;
+  }
+  // Puts action at place in the menus, after the actions added there before.
+  void addMenuAction(MenuPlace place, QAction* action);
 
   // Opens a stack on a worker thread (reading only the slice shown first); emits stackOpened()
   // or openFailed(). Errors also go to an error dialog unless quiet.
   void openFile(const QString& path, io::OpenOptions options = {});
-  // File ▸ Process whole stack…: the dialog for 3D deconvolution of the open stack into a file.
-  void processWholeStack();
-  // Image ▸ Z projection / moment map…: the dialog (ui/projection_dialog.h); its result goes to
-  // the timing panel and is opened when asked. Returns the dialog (deleted when closed).
-  ProjectionDialog* projectStack();
-  // File ▸ Export movie…: the dialog (ui/movie_dialog.h) with the view's display settings.
-  MovieDialog* exportMovie();
-  // View ▸ 3D view: the dock with the volume of the open stack (ui/volume_panel.h), made on first
-  // use, shown and raised.
-  VolumePanel* showVolumeView();
-  // View ▸ Channels: the dock that blends channels of the open stack (ui/channels_panel.h),
-  // made on first use, shown, and blending.
-  ChannelsPanel* showChannels();
-  // The processing dock's PSF ▸ Generate…: the PSF generator (ui/psf_dialog.h), whose "Use for
-  // deconvolution" hands its PSF to the dock. Deleted when closed.
-  PsfDialog* openPsfGenerator();
-  // View ▸ Contours: the dock that draws contours over the view (ui/contours_panel.h), made on
-  // first use, shown, and drawing.
-  ContoursPanel* showContours();
   // Shows an already opened stack (tests use in-memory readers).
   void openReader(std::shared_ptr<io::StackReader> reader);
   // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.
@@ -105,7 +96,6 @@ class MainWindow : public QMainWindow {
   void hoverAt(QPointF imagePos);
   // The folder file dialogs start in: the last one a stack was opened from.
   QString lastFolder() const { return settings_.lastFolder; }
-  void showHeader();  // File ▸ Header…
   // Writes the view (optionally with a colorbar) as PNG; returns an error message or "".
   QString exportPng(const QString& path, bool colorbar);
   // Saves the whole stack or the current slice slice by slice on a worker, with a progress bar
@@ -114,43 +104,26 @@ class MainWindow : public QMainWindow {
   void cancelSave();  // the running save stops at its next slice and writes nothing
   // Reads slices [0, count) into the cache on a worker; emits preloaded().
   void preload(int count);
-  // The later processing dock puts its result for slice z here (shown in the readout).
-  void setProcessedSlice(int z, SliceData processed);
 
   const io::StackReader* stack() const { return reader_.get(); }
   std::shared_ptr<io::StackReader> sharedStack() const { return reader_; }
   QString filePath() const { return path_; }
-  bool gpuChosen() const;  // the processing dock runs on a usable GPU
-  // Tools add text to the status-bar readout at the hovered image point (e.g. other channels'
-  // values); refreshReadout() redraws it.
-  void addReadoutPart(std::function<QString(QPointF)> part);
-  void refreshReadout();
   const io::StackInfo& info() const { return info_; }
   int currentZ() const { return currentZ_; }  // the slice shown (the slider may be ahead)
   std::optional<QPoint> crosshair() const { return crosshair_; }
   SliceData currentSlice() const { return current_; }
   compute::SliceStore* slices() const;  // the open stack's raw slices
   render::SliceView* sliceView() const { return view_; }
-  render::SliceView* xzView() const;
-  render::SliceView* yzView() const;
   NavigationBar* navigation() const { return nav_; }
   QSlider* slider() const { return nav_->slider(); }
   DisplayPanel* displayPanel() const { return docks_.display; }
-  HistogramWidget* histogram() const;
-  PlotWidget* lineProfilePlot() const;
-  PlotWidget* zProfilePlot() const;
-  QString readout() const;
-  const RegionStats& regionStats() const;
   QComboBox* hduBox() const;
   QSpinBox* planeBox() const;
-  // Processing while scrubbing: its docks, worker and backends.
-  LiveProcessing* liveProcessing() const { return live_; }
-  ViewDecorations* decorations() const { return decorations_.get(); }
   // Menus that tools in their own files add their actions to (Edit: history and commands;
   // Analysis: measurements over the view such as PSFs and catalogs).
-  QMenu* fileMenu() const { return fileMenu_; }
-  QMenu* editMenu() const { return editMenu_; }
-  QMenu* analysisMenu() const { return analysisMenu_; }
+  QMenu* fileMenu() const { return menus_.file; }
+  QMenu* editMenu() const { return menus_.edit; }
+  QMenu* analysisMenu() const { return menus_.analysis; }
   // Shows the error in the status bar and, unless quiet, in a window-modal box; emits
   // errorReported().
   void reportError(const QString& title, const QString& message);
@@ -221,10 +194,7 @@ class MainWindow : public QMainWindow {
   PixelReadout* readout_;
   ToolsBar* toolsBar_;             // mouse tools, HDU and plane choosers
   RecentFiles* recent_ = nullptr;  // File ▸ Open Recent
-  QMenu* fileMenu_ = nullptr;
-  QMenu* editMenu_ = nullptr;
-  QMenu* analysisMenu_ = nullptr;
-  LiveProcessing* live_ = nullptr;
+  WindowMenus menus_{};
 };
 
 }  // namespace stacklens::ui

@@ -1,7 +1,6 @@
 // The movie dialog: frames made and encoded on a pool thread, progress queued back.
 #include "ui/movie_dialog.h"
 
-#include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -22,9 +21,8 @@
 namespace stacklens::ui {
 
 MovieDialog::MovieDialog(MovieRequest request, QWidget* parent)
-    : QDialog(parent), request_(std::move(request)) {
+    : JobDialog(tr("Export"), parent), request_(std::move(request)) {
   setWindowTitle(tr("Export movie"));
-  pool_.setMaxThreadCount(1);
   const io::StackInfo& info = request_.reader->info();
   auto* form = new QFormLayout;
   first_ = new QSpinBox;
@@ -75,22 +73,12 @@ MovieDialog::MovieDialog(MovieRequest request, QWidget* parent)
   row->addWidget(output_);
   row->addWidget(browse);
   form->addRow(tr("Output:"), row);
-  progress_ = new QProgressBar;
-  progress_->setRange(0, 1000);
-  status_ =
-      new QLabel(tr("MP4 (H.264), GIF, or PNG frames (name_0000.png, ...) by the name's "
-                    "extension."));
+  status_->setText(
+      tr("MP4 (H.264), GIF, or PNG frames (name_0000.png, ...) by the name's extension."));
   status_->setWordWrap(true);
-  start_ = new QPushButton(tr("Export"));
-  close_ = new QPushButton(tr("Close"));
-  auto* buttons = new QDialogButtonBox;
-  buttons->addButton(start_, QDialogButtonBox::AcceptRole);
-  buttons->addButton(close_, QDialogButtonBox::RejectRole);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
-  layout->addWidget(progress_);
-  layout->addWidget(status_);
-  layout->addWidget(buttons);
+  addJobRows(layout);
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export the movie to"), output_->text(), tr("Movies (*.mp4 *.gif *.png)"));
@@ -103,44 +91,18 @@ MovieDialog::MovieDialog(MovieRequest request, QWidget* parent)
     width_->setValue(turn ? request_.view.width : int(info.x));
     height_->setValue(turn ? request_.view.height : int(info.y));
   });
-  connect(start_, &QPushButton::clicked, this, &MovieDialog::start);
-  connect(close_, &QPushButton::clicked, this, [this] {
-    if (running_)
-      cancel();
-    else
-      close();
-  });
 }
 
-MovieDialog::~MovieDialog() {
-  stop_ = true;
-  future_.waitForFinished();
-}
-
-void MovieDialog::setRunning(bool on) {
-  running_ = on;
+void MovieDialog::setInputsEnabled(bool enabled) {
   const bool turn = kind_->currentIndex() == 1;
-  for (QWidget* w : std::initializer_list<QWidget*>{start_, fps_, width_, height_, output_, kind_})
-    w->setEnabled(!on);
-  for (QWidget* w : std::initializer_list<QWidget*>{first_, last_}) w->setEnabled(!on && !turn);
-  turnFrames_->setEnabled(!on && turn);
-  close_->setText(on ? tr("Cancel") : tr("Close"));
-}
-
-void MovieDialog::jobEnded(int progress, const QString& status) {
-  setRunning(false);
-  if (progress >= 0) progress_->setValue(progress);
-  status_->setText(status);
-}
-
-void MovieDialog::cancel() {
-  if (!running_) return;
-  stop_ = true;
-  status_->setText(tr("Cancelling…"));
+  for (QWidget* w : std::initializer_list<QWidget*>{fps_, width_, height_, output_, kind_})
+    w->setEnabled(enabled);
+  for (QWidget* w : std::initializer_list<QWidget*>{first_, last_}) w->setEnabled(enabled && !turn);
+  turnFrames_->setEnabled(enabled && turn);
 }
 
 void MovieDialog::start() {
-  if (running_) return;
+  if (running()) return;
   const std::string out = output_->text().toStdString();
   if (!io::MovieWriter::supports(out)) {
     status_->setText(tr("The name must end in .mp4, .gif or .png."));
@@ -163,10 +125,7 @@ void MovieDialog::start() {
            : io::FrameLayout{info.x, info.y, width_->value(), height_->value(),
                              info.format == "fits"};
   const int frames = turn ? turnFrames_->value() : last - first + 1;
-  stop_ = false;
-  setRunning(true);
-  progress_->setValue(0);
-  status_->setText(tr("Exporting…"));
+  begin(tr("Exporting…"));
   future_ = runForDialog<MovieDialog>(
       pool_, this,
       [this, out, first, last, options, layout, turn, frames,

@@ -6,22 +6,16 @@
 #pragma once
 
 #include <QComboBox>
-#include <QDialog>
 #include <QDoubleSpinBox>
-#include <QFuture>
-#include <QLabel>
 #include <QLineEdit>
-#include <QProgressBar>
-#include <QPushButton>
 #include <QSpinBox>
-#include <QThreadPool>
-#include <atomic>
 #include <memory>
 #include <vector>
 
 #include "compute/params.h"
 #include "io/stack.h"
 #include "render/display_settings.h"
+#include "ui/job_dialog.h"
 #include "ui/volume_source.h"
 
 namespace stacklens::ui {
@@ -39,18 +33,12 @@ struct MovieRequest {
   bool viewOriginBottom = false;  // the 3D view's rows run up the screen (FITS)
 };
 
-class MovieDialog : public QDialog {
+class MovieDialog : public JobDialog {
   Q_OBJECT
  public:
   MovieDialog(MovieRequest request, QWidget* parent = nullptr);
-  ~MovieDialog() override;  // cancels a running export and waits for it
 
-  void start();
-  void cancel();
-  // The end of a run (ui/dialog_job.h): inputs enabled again, the bar at progress (as it is
-  // when negative), the status line.
-  void jobEnded(int progress, const QString& status);
-  bool running() const { return running_; }
+  void start() override;
   QSpinBox* firstBox() const { return first_; }
   QSpinBox* lastBox() const { return last_; }
   QDoubleSpinBox* fpsBox() const { return fps_; }
@@ -59,29 +47,18 @@ class MovieDialog : public QDialog {
   QComboBox* kindBox() const { return kind_; }  // 0: slices, 1: 3D rotation
   QSpinBox* turnFramesBox() const { return turnFrames_; }
   QLineEdit* outputEdit() const { return output_; }
-  QProgressBar* progressBar() const { return progress_; }
-  QLabel* statusLabel() const { return status_; }
 
  signals:
   void finished(const QString& path);
-  void failed(const QString& message);
-  void cancelled();
 
  private:
-  void setRunning(bool on);
+  void setInputsEnabled(bool enabled) override;
 
   MovieRequest request_;
   QSpinBox *first_, *last_, *width_, *height_, *turnFrames_;
   QComboBox* kind_;
   QDoubleSpinBox* fps_;
   QLineEdit* output_;
-  QLabel* status_;
-  QProgressBar* progress_;
-  QPushButton *start_, *close_;
-  std::atomic<bool> stop_{false};
-  bool running_ = false;
-  QThreadPool pool_;
-  QFuture<void> future_;
 };
 
 class MainWindow;

@@ -2,17 +2,11 @@
 #include "ui/processing_worker.h"
 
 #include <QMetaObject>
-#include <cstdlib>
-#include <exception>
-#include <thread>
-#if defined(__linux__)
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <exception>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -21,6 +15,7 @@
 #include "render/frame_timing.h"
 #include "ui/slice_fetcher.h"
 #include "ui/stack_spacing.h"
+#include "ui/thread_priority.h"
 
 namespace stacklens::ui {
 namespace {
@@ -59,21 +54,6 @@ std::pair<float, float> displayLimits(const compute::Image& image) {
 }
 
 }  // namespace
-
-void lowerThreadPriority() {
-#if defined(__linux__)
-  // Nice +5 gives the GUI thread and the renderer about three times the CPU share of a busy
-  // processing thread without starving processing on a machine shared with other work (+10 made
-  // scrubbing twice as slow on our loaded 2-core machine). STACKLENS_PROCESSING_NICE overrides.
-  static const int nice = [] {
-    const char* text = std::getenv("STACKLENS_PROCESSING_NICE");
-    return text ? std::clamp(std::atoi(text), 0, 19) : 5;
-  }();
-  // On Linux the nice value is per thread (PRIO_PROCESS with a thread id); failure only means
-  // processing competes with the GUI at equal priority.
-  if (nice > 0) (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
-#endif
-}
 
 std::shared_ptr<compute::Backend> makeBackgroundBackend(
     const std::function<std::unique_ptr<compute::Backend>()>& make) {

@@ -53,11 +53,6 @@ struct ProcessingResult {
 };
 using ProcessingResultPtr = std::shared_ptr<const ProcessingResult>;
 
-// Lowers the calling thread's scheduling priority (Linux: nice +5, or STACKLENS_PROCESSING_NICE;
-// elsewhere nothing), so that processing yields the CPU to the GUI thread and the renderer.
-// Threads it creates later inherit the lower priority.
-void lowerThreadPriority();
-
 // Makes a backend on a short-lived thread of lowered priority: the backend's worker threads
 // (thread pool, FFTW) inherit that priority.
 std::shared_ptr<compute::Backend> makeBackgroundBackend(

@@ -1,7 +1,6 @@
 // The projection dialog: the job on a pool thread, its reports queued back to the dialog.
 #include "ui/projection_dialog.h"
 
-#include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -31,12 +30,11 @@ ProjectionDialog::ProjectionDialog(ProjectionRequest request,
                                    std::function<std::unique_ptr<compute::Backend>()> makeBackend,
                                    std::function<std::unique_ptr<compute::Backend>()> makeTwin,
                                    const QString& backendName, QWidget* parent)
-    : QDialog(parent),
+    : JobDialog(tr("Start"), parent),
       request_(std::move(request)),
       makeBackend_(std::move(makeBackend)),
       makeTwin_(std::move(makeTwin)) {
   setWindowTitle(tr("Z projection / moment map"));
-  pool_.setMaxThreadCount(1);
   pipeline_ = request_.pipeline;
   const io::StackInfo& info = request_.reader->info();
   auto* form = new QFormLayout;
@@ -87,37 +85,15 @@ ProjectionDialog::ProjectionDialog(ProjectionRequest request,
   open_ = new QCheckBox(tr("Open the result when done"));
   open_->setChecked(true);
   form->addRow(QString(), open_);
-  progress_ = new QProgressBar;
-  progress_->setRange(0, 1000);
-  status_ = new QLabel;
   status_->setWordWrap(true);
-  start_ = new QPushButton(tr("Start"));
-  close_ = new QPushButton(tr("Close"));
-  auto* buttons = new QDialogButtonBox;
-  buttons->addButton(start_, QDialogButtonBox::AcceptRole);
-  buttons->addButton(close_, QDialogButtonBox::RejectRole);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
-  layout->addWidget(progress_);
-  layout->addWidget(status_);
-  layout->addWidget(buttons);
+  addJobRows(layout);
   connect(kind_, &QComboBox::currentIndexChanged, this, &ProjectionDialog::choiceChanged);
   connect(data_, &QComboBox::currentIndexChanged, this, &ProjectionDialog::choiceChanged);
   connect(output_, &QLineEdit::textEdited, this, [this] { outputEdited_ = true; });
   connect(browse, &QPushButton::clicked, this, &ProjectionDialog::chooseOutput);
-  connect(start_, &QPushButton::clicked, this, &ProjectionDialog::start);
-  connect(close_, &QPushButton::clicked, this, [this] {
-    if (running_)
-      cancel();
-    else
-      close();
-  });
   choiceChanged();
-}
-
-ProjectionDialog::~ProjectionDialog() {
-  stop_ = true;
-  future_.waitForFinished();
 }
 
 ProjectionRequest ProjectionDialog::request() const {
@@ -156,35 +132,18 @@ void ProjectionDialog::chooseOutput() {
   outputEdited_ = true;
 }
 
-void ProjectionDialog::setRunning(bool on) {
-  running_ = on;
-  for (QWidget* w : std::initializer_list<QWidget*>{start_, kind_, data_, first_, last_, clip_,
-                                                    clipValue_, output_})
-    w->setEnabled(!on);
-  if (!on) choiceChanged();  // the clip's state follows the kind again
-  close_->setText(on ? tr("Cancel") : tr("Close"));
-}
-
-void ProjectionDialog::jobEnded(int progress, const QString& status) {
-  setRunning(false);
-  if (progress >= 0) progress_->setValue(progress);
-  status_->setText(status);
-}
-
-void ProjectionDialog::cancel() {
-  if (!running_) return;
-  stop_ = true;
-  status_->setText(tr("Cancelling…"));
+void ProjectionDialog::setInputsEnabled(bool enabled) {
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{kind_, data_, first_, last_, clip_, clipValue_, output_})
+    w->setEnabled(enabled);
+  if (enabled) choiceChanged();  // the clip's state follows the kind again
 }
 
 void ProjectionDialog::start() {
-  if (running_) return;
+  if (running()) return;
   const ProjectionRequest request = this->request();
   auto twin = compare_ && compare_->isChecked() ? makeTwin_ : nullptr;
-  stop_ = false;
-  setRunning(true);
-  progress_->setValue(0);
-  status_->setText(tr("Starting…"));
+  begin(tr("Starting…"));
   future_ = runForDialog<ProjectionDialog>(
       pool_, this,
       [this, request, make = makeBackend_, twin](const PostToDialog<ProjectionDialog>& post) {
@@ -216,8 +175,8 @@ ProjectionDialog* openProjection(MainWindow* window) {
   if (!window->stack()) return nullptr;
   ProjectionRequest request;
   request.reader = window->sharedStack();
-  request.pipeline = window->liveProcessing()->dock()->pipeline();
-  const bool gpu = window->gpuChosen();
+  request.pipeline = window->tool<LiveProcessing>()->dock()->pipeline();
+  const bool gpu = window->tool<LiveProcessing>()->gpuChosen();
   auto cpu = [] { return compute::makeCpuBackend(); };
   std::function<std::unique_ptr<compute::Backend>()> make = cpu, twin;
   if (gpu) {
@@ -240,7 +199,7 @@ ProjectionDialog* openProjection(MainWindow* window) {
                      } else {
                        row.cpuMs = o.milliseconds;
                      }
-                     window->liveProcessing()->timingPanel()->showOperation(row);
+                     window->tool<LiveProcessing>()->timingPanel()->showOperation(row);
                      if (dialog->openWhenDone()) window->openFile(out);
                    });
   dialog->show();

@@ -283,7 +283,7 @@ PsfDialog* openPsfGenerator(MainWindow* window) {
                      compute::Image own = compute::Image::host(psf.shape());
                      std::copy_n(psf.data(), psf.shape().count(), own.data());
                      own.spacing = psf.spacing;
-                     if (window->liveProcessing()->dock()->setPsf(std::move(own), what))
+                     if (window->tool<LiveProcessing>()->dock()->setPsf(std::move(own), what))
                        window->statusBar()->showMessage(
                            QObject::tr("Deconvolution uses the generated PSF: %1").arg(what), 5000);
                    });

@@ -219,7 +219,7 @@ PsfMeasureDialog::PsfMeasureDialog(MainWindow* window) : QDialog(window), window
     clearStars();
     forgetResult();
   });
-  SourcesPanel* sources = window_->liveProcessing()->sourcesPanel();
+  SourcesPanel* sources = window_->tool<LiveProcessing>()->sourcesPanel();
   connect(sources, &SourcesPanel::sourcesShown, this, [this, sources](int z) {
     if (!pendingPick_ || *pendingPick_ != z) return;
     pendingPick_.reset();
@@ -328,7 +328,7 @@ void PsfMeasureDialog::refreshTable() {
 // Circles with numbers where the stars are, rejected ones crossed in red; in 3D, beads away from
 // the slice shown (farther than half the cut-out depth) are dashed.
 void PsfMeasureDialog::refreshOverlay() {
-  ViewDecorations* decorations = window_->decorations();
+  ViewDecorations* decorations = window_->tool<ViewDecorations>();
   if (!decorations || !isVisible() || stars_.empty()) {
     removeOverlay();
     return;
@@ -378,7 +378,7 @@ void PsfMeasureDialog::refreshOverlay() {
 
 void PsfMeasureDialog::removeOverlay() {
   if (!overlayShown_) return;
-  if (ViewDecorations* decorations = window_->decorations())
+  if (ViewDecorations* decorations = window_->tool<ViewDecorations>())
     decorations->setOverlay(kOverlayKey, {});
   overlayShown_ = false;
 }
@@ -391,12 +391,12 @@ void PsfMeasureDialog::pickFromSources() {
     return;
   }
   const int z = window_->currentZ();
-  SourcesPanel* panel = window_->liveProcessing()->sourcesPanel();
+  SourcesPanel* panel = window_->tool<LiveProcessing>()->sourcesPanel();
   if (panel->slice() == z) {
     addPicked(panel->sources(), z, tr("the sources table"));
     return;
   }
-  if (window_->liveProcessing()->dock()->pipeline().segmentation.enabled) {
+  if (window_->tool<LiveProcessing>()->dock()->pipeline().segmentation.enabled) {
     pendingPick_ = z;  // the table of this slice is on its way
     status_->setText(tr("Waiting for the sources of slice %1…").arg(z));
     return;
@@ -662,7 +662,7 @@ QString PsfMeasureDialog::describe() const {
 
 void PsfMeasureDialog::useForDeconvolution() {
   if (result_.psf.empty()) return;
-  ProcessingDock* dock = window_->liveProcessing()->dock();
+  ProcessingDock* dock = window_->tool<LiveProcessing>()->dock();
   if (dock->setPsf(compute::cloneHost(result_.psf), describe())) {
     status_->setText(tr("The Processing dock deconvolves with the PSF %1.").arg(describe()));
     window_->statusBar()->showMessage(tr("Deconvolution uses the PSF %1").arg(describe()), 5000);

@@ -547,7 +547,7 @@ void RegionsPanel::chooseAndExport() {
 
 RegionsPanel* installRegionsTool(MainWindow* window) {
   if (auto* existing = window->findChild<RegionsPanel*>()) return existing;
-  auto* panel = new RegionsPanel(window->decorations(), window->sliceView());
+  auto* panel = new RegionsPanel(window->tool<ViewDecorations>(), window->sliceView());
   addAnalysisDock(window, panel,
                   {QObject::tr("Regions"), "regionsToolDock", QObject::tr("&Regions…"),
                    QObject::tr("Import DS9 &regions…")},

@@ -77,7 +77,7 @@ Session SessionTool::capture() const {
   if (auto c = window_->crosshair()) s.crosshair = QPointF(*c);
   s.display = window_->displayPanel()->settings();
   s.limitsMode = window_->displayPanel()->limitsMode();
-  const ProcessingDock* dock = window_->liveProcessing()->dock();
+  const ProcessingDock* dock = window_->tool<LiveProcessing>()->dock();
   s.pipeline = dock->pipeline();
   s.psfName = dock->psfName();
   s.psfFile = dock->psfFile();
@@ -135,7 +135,7 @@ void SessionTool::restore(const Session& session) {
 }
 
 void SessionTool::applyAfterOpen(const Session& s) {
-  ProcessingDock* dock = window_->liveProcessing()->dock();
+  ProcessingDock* dock = window_->tool<LiveProcessing>()->dock();
   compute::Pipeline pipeline = s.pipeline;
   QString psfName = s.psfName;
   QStringList problems;

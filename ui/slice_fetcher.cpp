@@ -5,8 +5,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "ui/processing_worker.h"
 #include "ui/stack_spacing.h"
+#include "ui/thread_priority.h"
 
 namespace stacklens::ui {
 

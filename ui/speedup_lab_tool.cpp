@@ -41,7 +41,7 @@ void installSpeedupLab(MainWindow* window) {
   present->setObjectName(QStringLiteral("presentationModeAction"));
   present->setCheckable(true);
   QObject::connect(present, &QAction::toggled, window, [window, lab](bool on) {
-    window->liveProcessing()->timingPanel()->setPresentation(on);
+    window->tool<LiveProcessing>()->timingPanel()->setPresentation(on);
     if (*lab) (*lab)->setPresentation(on);
   });
   QObject::connect(action, &QAction::triggered, window, [window, lab, present] {

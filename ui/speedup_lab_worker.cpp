@@ -6,7 +6,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "compute/lab/sweep_runner.h"
-#include "ui/processing_worker.h"
+#include "ui/thread_priority.h"
 
 namespace stacklens::ui {
 

@@ -1,5 +1,6 @@
 // The common interface of the viewer's tools (as MRtrix3's mrview tool/base.h): MainWindow tells
-// each tool when a stack is opened and when a slice is shown; the tool does the rest itself.
+// each tool when a stack is opened, a slice requested and a slice shown; the tool does the rest
+// itself. Tools put their menu actions at the places of the window's menus named here.
 #pragma once
 
 #include <memory>
@@ -29,11 +30,32 @@ struct ShownSlice {
   render::SliceData overview;
 };
 
+// Where in the window's menus a tool's action goes: each place keeps its actions together, in
+// the order they were added (MainWindow::addMenuAction).
+enum class MenuPlace {
+  FileOpen,    // File: opening stacks (above Open Recent)
+  FileInfo,    // File: about the open stack (below Open Recent)
+  FileExport,  // File: writing what the view shows
+  FileSave,    // File: writing the stack's data
+  FileJobs,    // File: jobs over the whole stack, each with its dialog
+  ViewPanels,  // View: panels that show the stack another way (below the overlays)
+};
+inline constexpr int kMenuPlaces = int(MenuPlace::ViewPanels) + 1;
+
 class ViewerTool {
  public:
   virtual ~ViewerTool() = default;
   // A new stack is open: drop what was shown of the last one.
   virtual void stackOpened(const OpenedStackView& stack) = 0;
+  // The slider asks for slice z, which is read whole (not told for planes drawn from display
+  // levels). It is shown later, with sliceShown.
+  virtual void sliceRequested(int z) { (void)z; }
+  // The view is about to draw this raw slice: a tool that puts something else up in its place
+  // (live processing, its processed slice) returns true and draws the slice itself if need be.
+  virtual bool holdSlice(const ShownSlice& slice) {
+    (void)slice;
+    return false;
+  }
   // The view shows a new slice. Called while scrubbing: tools whose work is slow wait until the
   // slider rests.
   virtual void sliceShown(const ShownSlice& slice) = 0;

@@ -8,6 +8,7 @@
 #include "compute/volume_render.h"
 #include "ui/main_window.h"
 #include "ui/volume_panel.h"
+#include "ui/volume_tool.h"
 
 namespace stacklens::ui {
 namespace {
@@ -30,7 +31,7 @@ VolumeBenchmark::VolumeBenchmark(MainWindow* window, int frames, QSize output,
 
 void VolumeBenchmark::start() {
   load_.start();
-  panel_ = window_->showVolumeView();
+  panel_ = showVolumeView(window_);
   panel_->setOutputSize(output_);
   panel_->setMode(mode_);
   connect(panel_, &VolumePanel::volumeLoaded, this,

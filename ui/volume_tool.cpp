@@ -22,9 +22,10 @@ VolumePanel* showVolumeView(MainWindow* window) {
     window->addDockWidget(Qt::RightDockWidgetArea, dock);
     dock->setFloating(true);
     dock->resize(720, 760);
-    ProcessingDock* processing = window->liveProcessing()->dock();
+    ProcessingDock* processing = window->tool<LiveProcessing>()->dock();
     auto followStack = [window, panel] {
-      if (window->sharedStack()) panel->setStack(window->sharedStack(), window->gpuChosen());
+      if (window->sharedStack())
+        panel->setStack(window->sharedStack(), window->tool<LiveProcessing>()->gpuChosen());
     };
     panel->setDisplay(window->displayPanel()->settings());
     panel->setPipeline(processing->pipeline());
@@ -39,7 +40,7 @@ VolumePanel* showVolumeView(MainWindow* window) {
       followStack();
     });
     QObject::connect(panel, &VolumePanel::operationTimed, window, [window](const TimingRow& row) {
-      window->liveProcessing()->timingPanel()->showOperation(row);
+      window->tool<LiveProcessing>()->timingPanel()->showOperation(row);
     });
   }
   auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget());

@@ -7,7 +7,7 @@
 
 #include "compute/pipeline.h"
 #include "compute/volume_render.h"
-#include "ui/processing_worker.h"
+#include "ui/thread_priority.h"
 
 namespace stacklens::ui {
 namespace {

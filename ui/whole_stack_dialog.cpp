@@ -1,7 +1,6 @@
 // The whole-stack dialog: the job on a pool thread, its reports queued back to the dialog.
 #include "ui/whole_stack_dialog.h"
 
-#include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -28,9 +27,10 @@ WholeStackDialog::WholeStackDialog(WholeStackRequest request,
                                    std::function<std::unique_ptr<compute::Backend>()> makeBackend,
                                    const QString& backendName, QWidget* parent,
                                    const std::vector<std::string>& gpuNames)
-    : QDialog(parent), request_(std::move(request)), makeBackend_(std::move(makeBackend)) {
+    : JobDialog(tr("Start"), parent),
+      request_(std::move(request)),
+      makeBackend_(std::move(makeBackend)) {
   setWindowTitle(tr("Process whole stack"));
-  pool_.setMaxThreadCount(1);
   const io::StackInfo& info = request_.reader->info();
   auto* form = new QFormLayout;
   form->addRow(tr("Input:"), new QLabel(QString("%1 (%2 × %3 × %4)")
@@ -78,35 +78,13 @@ WholeStackDialog::WholeStackDialog(WholeStackRequest request,
   form->addRow(QString(), open_);
   plan_ = new QLabel(tr("The plan of blocks is made when the job starts."));
   plan_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  progress_ = new QProgressBar;
-  progress_->setRange(0, 1000);
-  status_ = new QLabel;
-  start_ = new QPushButton(tr("Start"));
-  cancel_ = new QPushButton(tr("Close"));
-  auto* buttons = new QDialogButtonBox;
-  buttons->addButton(start_, QDialogButtonBox::AcceptRole);
-  buttons->addButton(cancel_, QDialogButtonBox::RejectRole);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
   layout->addWidget(plan_);
-  layout->addWidget(progress_);
-  layout->addWidget(status_);
-  layout->addWidget(buttons);
+  addJobRows(layout);
   connect(operation_, &QComboBox::currentIndexChanged, this, &WholeStackDialog::showOperation);
   showOperation();
   connect(browse, &QPushButton::clicked, this, &WholeStackDialog::chooseOutput);
-  connect(start_, &QPushButton::clicked, this, &WholeStackDialog::start);
-  connect(cancel_, &QPushButton::clicked, this, [this] {
-    if (running_)
-      cancel();
-    else
-      close();
-  });
-}
-
-WholeStackDialog::~WholeStackDialog() {
-  stop_ = true;
-  future_.waitForFinished();  // the job stops within an iteration
 }
 
 // The request follows the chosen operation; the text says what it will run.
@@ -147,39 +125,21 @@ std::vector<int> WholeStackDialog::chosenDevices() const {
   return chosen;
 }
 
-void WholeStackDialog::setRunning(bool on) {
-  running_ = on;
-  start_->setEnabled(!on);
-  output_->setEnabled(!on);
-  operation_->setEnabled(!on);
-  if (devices_) devices_->setEnabled(!on);
-  cancel_->setText(on ? tr("Cancel") : tr("Close"));
-}
-
-void WholeStackDialog::jobEnded(int progress, const QString& status) {
-  setRunning(false);
-  if (progress >= 0) progress_->setValue(progress);
-  status_->setText(status);
-}
-
-void WholeStackDialog::cancel() {
-  if (!running_) return;
-  stop_ = true;
-  status_->setText(tr("Cancelling…"));
+void WholeStackDialog::setInputsEnabled(bool enabled) {
+  output_->setEnabled(enabled);
+  operation_->setEnabled(enabled);
+  if (devices_) devices_->setEnabled(enabled);
 }
 
 void WholeStackDialog::start() {
-  if (running_) return;
+  if (running()) return;
   request_.outPath = output_->text().toStdString();
   request_.devices = chosenDevices();
   if (devices_ && request_.devices.empty()) {
     status_->setText(tr("Check at least one GPU."));
     return;
   }
-  stop_ = false;
-  setRunning(true);
-  progress_->setValue(0);
-  status_->setText(tr("Starting…"));
+  begin(tr("Starting…"));
   future_ = runForDialog<WholeStackDialog>(
       pool_, this,
       [this, request = request_, make = makeBackend_](const PostToDialog<WholeStackDialog>& post) {
@@ -216,7 +176,7 @@ WholeStackDialog* openWholeStack(MainWindow* window) {
   if (!window->stack()) return nullptr;
   WholeStackRequest request;
   request.reader = window->sharedStack();
-  const compute::Pipeline current = window->liveProcessing()->dock()->pipeline();
+  const compute::Pipeline current = window->tool<LiveProcessing>()->dock()->pipeline();
   request.pipeline = current;
   compute::Pipeline rl3d = current;
   rl3d.deconvolution.params.threeD = true;
@@ -225,7 +185,7 @@ WholeStackDialog* openWholeStack(MainWindow* window) {
   const QFileInfo input(window->filePath());
   request.outPath =
       input.dir().filePath(input.completeBaseName() + "_processed.fits").toStdString();
-  const bool gpu = window->gpuChosen();
+  const bool gpu = window->tool<LiveProcessing>()->gpuChosen();
   std::function<std::unique_ptr<compute::Backend>()> make;
   if (gpu)
     make = [] { return compute::makeCudaBackend(); };

@@ -5,25 +5,20 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDialog>
-#include <QFuture>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QThreadPool>
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "ui/job_dialog.h"
 #include "ui/whole_stack_job.h"
 
 namespace stacklens::ui {
 
-class WholeStackDialog : public QDialog {
+class WholeStackDialog : public JobDialog {
   Q_OBJECT
  public:
   // makeBackend runs on the job's thread (a CUDA context takes a while to make). With
@@ -34,31 +29,21 @@ class WholeStackDialog : public QDialog {
                    std::function<std::unique_ptr<compute::Backend>()> makeBackend,
                    const QString& backendName, QWidget* parent = nullptr,
                    const std::vector<std::string>& gpuNames = {});
-  ~WholeStackDialog() override;  // cancels a running job and waits for it
 
-  void start();
-  void cancel();
-  // The end of a run (ui/dialog_job.h): inputs enabled again, the bar at progress (as it is
-  // when negative), the status line.
-  void jobEnded(int progress, const QString& status);
-  bool running() const { return running_; }
+  void start() override;
   QLineEdit* outputEdit() const { return output_; }
   QComboBox* operationBox() const { return operation_; }  // 0: pipeline, 1: 3D RL
-  QProgressBar* progressBar() const { return progress_; }
   QLabel* planLabel() const { return plan_; }
-  QLabel* statusLabel() const { return status_; }
   bool openWhenDone() const { return open_->isChecked(); }
   QListWidget* devicesList() const { return devices_; }  // null without GPUs
   std::vector<int> chosenDevices() const;                // the checked GPUs' indices
 
  signals:
   void finished(const QString& outPath);  // written (and to be opened when openWhenDone())
-  void failed(const QString& message);
-  void cancelled();
 
  private:
   void chooseOutput();
-  void setRunning(bool on);
+  void setInputsEnabled(bool enabled) override;
   void showOperation();
 
   enum Operation { CurrentPipeline = 0, Deconvolution3D = 1 };
@@ -71,13 +56,7 @@ class WholeStackDialog : public QDialog {
   QLineEdit* output_;
   QCheckBox* open_;
   QListWidget* devices_ = nullptr;
-  QLabel *plan_, *status_;
-  QProgressBar* progress_;
-  QPushButton *start_, *cancel_;
-  std::atomic<bool> stop_{false};
-  bool running_ = false;
-  QThreadPool pool_;  // one thread of its own, at the processing priority
-  QFuture<void> future_;
+  QLabel* plan_;
 };
 
 class MainWindow;

@@ -91,9 +91,9 @@ class CatalogTest : public QObject {
     QTRY_VERIFY(view->isExposed() && view->width() > 200);
     ui::CatalogPanel* panel = ui::installCatalogTool(&w);
     QCOMPARE(ui::installCatalogTool(&w), panel);
-    ui::SourcesPanel* sources = w.liveProcessing()->sourcesPanel();
+    ui::SourcesPanel* sources = w.tool<ui::LiveProcessing>()->sourcesPanel();
     QSignalSpy shown(sources, &ui::SourcesPanel::sourcesShown);
-    w.liveProcessing()->dock()->applyPreset("astronomy sources");
+    w.tool<ui::LiveProcessing>()->dock()->applyPreset("astronomy sources");
     QTRY_VERIFY_WITH_TIMEOUT(sources->slice() == w.currentZ(), 30000);
 
     // The dialog preselects the RA/Dec columns in degrees; every row lands on its pixel.
@@ -279,7 +279,7 @@ class CatalogTest : public QObject {
     QVERIFY(dialog);
     dialog->reject();
     QVERIFY(!panel->table());
-    QVERIFY(!w.decorations()->hasOverlay(ui::CatalogPanel::kOverlayKey));
+    QVERIFY(!w.tool<ui::ViewDecorations>()->hasOverlay(ui::CatalogPanel::kOverlayKey));
   }
 };
 

@@ -15,8 +15,10 @@
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
 #include "ui/channels_panel.h"
+#include "ui/channels_tool.h"
 #include "ui/main_window.h"
 #include "ui/navigation_bar.h"
+#include "ui/pixel_readout.h"
 
 using namespace stacklens;
 
@@ -63,7 +65,7 @@ class ChannelsTest : public QObject {
     QVERIFY(!p0.empty() && !p1.empty());
     ui::MainWindow w;
     QVERIFY(testing::openInWindow(w, kFixture, QSize(900, 700)));
-    ui::ChannelsPanel* panel = w.showChannels();
+    ui::ChannelsPanel* panel = ui::showChannels(&w);
     QSignalSpy shown(panel, &ui::ChannelsPanel::compositeShown);
     QTRY_VERIFY_WITH_TIMEOUT(panel->channelCount() == 2 && panel->channels().size() == 2, 10000);
     render::SliceView* view = w.sliceView();
@@ -80,8 +82,10 @@ class ChannelsTest : public QObject {
     QVERIFY(bright > panel->channels()[0].low);  // not all black
 
     w.hoverAt({3, 2});
-    QVERIFY(w.readout().contains(QString::number(p0[size_t(z * 48 + 2 * 8 + 3)], 'g', 7)));
-    QVERIFY(w.readout().contains(QString::number(p1[size_t(z * 48 + 2 * 8 + 3)], 'g', 7)));
+    QVERIFY(w.tool<ui::PixelReadout>()->text().contains(
+        QString::number(p0[size_t(z * 48 + 2 * 8 + 3)], 'g', 7)));
+    QVERIFY(w.tool<ui::PixelReadout>()->text().contains(
+        QString::number(p1[size_t(z * 48 + 2 * 8 + 3)], 'g', 7)));
 
     // The slider: every channel's next slice.
     shown.clear();

@@ -15,6 +15,7 @@
 #include "tests/ui/framebuffer_checks.h"
 #include "tests/ui/open_in_window.h"
 #include "ui/contours_panel.h"
+#include "ui/contours_tool.h"
 #include "ui/main_window.h"
 #include "ui/navigation_bar.h"
 
@@ -38,7 +39,7 @@ class ContoursTest : public QObject {
     io::writeStack(path.toStdString(), v.data(), 2, n, n, {});
     ui::MainWindow w;
     QVERIFY(testing::openInWindow(w, path, QSize(900, 700)));
-    ui::ContoursPanel* panel = w.showContours();
+    ui::ContoursPanel* panel = ui::showContours(&w);
     QSignalSpy ready(panel, &ui::ContoursPanel::contoursReady);
     ready.clear();
     panel->setLevelList("10, 20");

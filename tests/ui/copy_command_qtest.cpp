@@ -37,9 +37,9 @@ class CopyCommandTest : public QObject {
 
     ui::MainWindow w;
     QVERIFY(testing::openInWindow(w, input, QSize(700, 600)));
-    ui::ProcessingDock* dock = w.liveProcessing()->dock();
+    ui::ProcessingDock* dock = w.tool<ui::LiveProcessing>()->dock();
     dock->setBackendChoice(ui::ProcessingDock::BackendChoice::Cpu);
-    QSignalSpy ready(w.liveProcessing(), &ui::LiveProcessing::processedSliceReady);
+    QSignalSpy ready(w.tool<ui::LiveProcessing>(), &ui::LiveProcessing::processedSliceReady);
     compute::Pipeline p;
     p.median.enabled = true;
     p.median.size = 3;
@@ -80,7 +80,7 @@ class CopyCommandTest : public QObject {
     io::writeStack(input.toStdString(), v.data(), 2, 32, 32, {});
     ui::MainWindow w;
     QVERIFY(testing::openInWindow(w, input, QSize(600, 500)));
-    ui::ProcessingDock* dock = w.liveProcessing()->dock();
+    ui::ProcessingDock* dock = w.tool<ui::LiveProcessing>()->dock();
     compute::Image psf = compute::Image::host({1, 3, 3});
     for (int i = 0; i < 9; ++i) psf.data()[i] = 1.f;
     QVERIFY(dock->setPsf(psf, "measured"));

@@ -124,7 +124,7 @@ class HistoryTest : public QObject {
     QTemporaryDir dir;
     ui::MainWindow w;
     QVERIFY(testing::openInWindow(w, writeFlatStack(dir), QSize(700, 600)));
-    ui::ProcessingDock* dock = w.liveProcessing()->dock();
+    ui::ProcessingDock* dock = w.tool<ui::LiveProcessing>()->dock();
     QUndoStack* undo = ui::installHistory(&w)->undoStack();
     undo->clear();
     ui::installHistory(&w)->restart();
@@ -190,7 +190,7 @@ class HistoryTest : public QObject {
       QVERIFY(testing::openInWindow(w, stack, QSize(700, 600)));
       w.displayPanel()->setColormap("viridis");
       w.displayPanel()->setManualLimits({5, 40});
-      ui::ProcessingDock* dock = w.liveProcessing()->dock();
+      ui::ProcessingDock* dock = w.tool<ui::LiveProcessing>()->dock();
       QVERIFY(dock->setPsf(smallPsf(), "measured from 3 stars"));
       compute::Pipeline p = dock->pipeline();
       p.blur.enabled = true;

@@ -13,6 +13,8 @@
 #include "tests/ui/open_in_window.h"
 #include "ui/level_view.h"
 #include "ui/main_window.h"
+#include "ui/pixel_readout.h"
+#include "ui/region_stats_tool.h"
 
 using namespace stacklens;
 using ui::MainWindow;
@@ -77,17 +79,19 @@ class LargePlaneTest : public QObject {
 
     // The readout reads the pixel from the file: 701 is no sample of the coarse level.
     w.hoverAt(QPointF(701, 301));
-    QTRY_VERIFY2(w.readout().contains("value 1001"), qPrintable(w.readout()));
+    QTRY_VERIFY2(w.tool<ui::PixelReadout>()->text().contains("value 1001"),
+                 qPrintable(w.tool<ui::PixelReadout>()->text()));
     w.hoverAt(QPointF(453, 10));
-    QTRY_VERIFY2(w.readout().contains("value 1005"), qPrintable(w.readout()));
+    QTRY_VERIFY2(w.tool<ui::PixelReadout>()->text().contains("value 1005"),
+                 qPrintable(w.tool<ui::PixelReadout>()->text()));
 
     // Region statistics are measured at full resolution from the file.
     double sum = 0, max = 0;
     for (int x = 447; x <= 457; ++x) sum += 6 * valueAt(x), max = std::max<double>(max, valueAt(x));
     w.setRegion(QRectF(447, 100, 10, 5), false);
-    QTRY_COMPARE(w.regionStats().npix, int64_t(66));
-    QCOMPARE(w.regionStats().sum, sum);
-    QCOMPARE(w.regionStats().max, max);
+    QTRY_COMPARE(w.tool<ui::RegionStatsTool>()->stats().npix, int64_t(66));
+    QCOMPARE(w.tool<ui::RegionStatsTool>()->stats().sum, sum);
+    QCOMPARE(w.tool<ui::RegionStatsTool>()->stats().max, max);
 
     // Refined progressively: at the fitted zoom (about 0.8 here) the finest level is read for
     // the view and drawn over the coarse one. The coarse sample of columns 448–455 is column 448

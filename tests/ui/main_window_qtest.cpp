@@ -2,6 +2,7 @@
 // sample, bad files), slider and keys, readout and WCS, display changes drawn in the framebuffer,
 // limits, histogram dragging, region/line/z profiles, ortho views, export, save and settings.
 #include <QApplication>
+#include <QMenuBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSurfaceFormat>
@@ -15,7 +16,12 @@
 #include "render/colormap.h"
 #include "tests/render/gl_qtest_main.h"
 #include "ui/header_dialog.h"
+#include "ui/histogram_tool.h"
+#include "ui/line_profile_tool.h"
 #include "ui/main_window.h"
+#include "ui/ortho_views.h"
+#include "ui/pixel_readout.h"
+#include "ui/region_stats_tool.h"
 #include "ui/whole_stack_dialog.h"
 
 using namespace stacklens;
@@ -132,21 +138,63 @@ class MainWindowTest : public QObject {
     QVERIFY(waitShown(w, 0));
   }
 
+  // The tools put their actions at their places between the frame's own (ui/viewer_tools.cpp):
+  // the menus read as they did when the window built them all itself.
+  void menusListEachToolsActionsInItsPlace() {
+    MainWindow w;
+    auto texts = [](const QMenu* menu) {
+      QStringList list;
+      for (const QAction* a : menu->actions())
+        if (a->isVisible()) list << (a->isSeparator() ? QString("|") : a->text());
+      return list;
+    };
+    QCOMPARE(texts(w.fileMenu()),
+             QStringList({"&Open…", "Open &folder (Zarr)…", "Open &URL…", "Open &Recent",
+                          "&Header…", "|", "&Export view as PNG…", "Export view with &colorbar…",
+                          "Export &movie…", "Save &slice as…", "Save s&tack as…", "|",
+                          "&Process whole stack…", "Z projection / &moment map…", "|",
+                          "Open sess&ion…", "Save sessio&n…", "|", "&Quit"}));
+    const QMenu* view = nullptr;
+    for (const QAction* a : w.menuBar()->actions())
+      if (a->text() == "&View") view = a->menu();
+    QVERIFY(view);
+    const QStringList viewTexts = texts(view);
+    const QStringList expected{"&Fit to window",
+                               "&1:1",
+                               "Zoom &in",
+                               "Zoom &out",
+                               "|",
+                               "&Colorbar",
+                               "Co&mpass (north and east)",
+                               "&Scale bar",
+                               "Coordinate &grid",
+                               "&3D view",
+                               "C&hannels (composite)",
+                               "Con&tours",
+                               "|"};
+    QCOMPARE(viewTexts.mid(0, expected.size()), expected);  // then the docks' toggles
+    // Each tool's shortcut reaches it: Ctrl+Shift+P is File ▸ Process whole stack….
+    for (const QAction* a : w.fileMenu()->actions())
+      if (a->text() == "&Process whole stack…")
+        QCOMPARE(a->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+  }
+
   void readoutShowsTheValueUnderTheCursor() {
     MainWindow w;
+    auto* readout = w.tool<ui::PixelReadout>();
     w.setQuiet(true);
     w.show();
     w.openReader(std::make_shared<FakeReader>());
     w.hoverAt(QPointF(5.2, 6.8));  // nearest pixel (5, 7)
-    QVERIFY2(w.readout().contains("x 5  y 7  z 2") && w.readout().contains("value 2075"),
-             qPrintable(w.readout()));
+    QVERIFY2(readout->text().contains("x 5  y 7  z 2") && readout->text().contains("value 2075"),
+             qPrintable(readout->text()));
     w.hoverAt(QPointF(4, 3));
-    QVERIFY2(w.readout().contains("value NaN"), qPrintable(w.readout()));
+    QVERIFY2(readout->text().contains("value NaN"), qPrintable(readout->text()));
     auto processed = std::make_shared<std::vector<float>>(kX * kY, 0.5f);
-    w.setProcessedSlice(2, processed);
-    QVERIFY2(w.readout().contains("processed 0.5"), qPrintable(w.readout()));
+    readout->setProcessed(2, processed);
+    QVERIFY2(readout->text().contains("processed 0.5"), qPrintable(readout->text()));
     w.hoverAt(QPointF(-3, 2));
-    QVERIFY(w.readout().isEmpty());
+    QVERIFY(readout->text().isEmpty());
   }
 
   void colormapAndScaleChangesReachTheFramebuffer() {
@@ -184,7 +232,7 @@ class MainWindowTest : public QObject {
     QSignalSpy histogramSpy(&w, &MainWindow::histogramUpdated);
     w.openReader(std::make_shared<FakeReader>());
     QVERIFY(histogramSpy.count() > 0 || histogramSpy.wait(30000));
-    auto* h = w.histogram();
+    auto* h = w.tool<ui::HistogramTool>()->histogram();
     const double oldHigh = w.sliceView()->display().limits.high;
     const int from = int(h->xOf(oldHigh)), to = from - 40;
     QTest::mousePress(h, Qt::LeftButton, {}, QPoint(from, h->height() / 2));
@@ -198,62 +246,65 @@ class MainWindowTest : public QObject {
 
   void regionLineAndOrthoViewsMatchTheVoxels() {
     MainWindow w;
+    auto* region = w.tool<ui::RegionStatsTool>();
+    auto* line = w.tool<ui::LineProfileTool>();
+    auto* ortho = w.tool<ui::OrthoViews>();
     w.setQuiet(true);
     w.show();
     QSignalSpy orthoSpy(&w, &MainWindow::orthoViewsUpdated);
     w.openReader(std::make_shared<FakeReader>());
     // Rectangle x 1…3, y 2…3 on slice 2: mean of 1000·2 + 10y + x.
     w.setRegion(QRectF(QPointF(1, 2), QPointF(3, 3)), false);
-    QCOMPARE(w.regionStats().npix, int64_t(6));
-    QCOMPARE(w.regionStats().mean, 2000.0 + 25.0 + 2.0);
-    QCOMPARE(w.regionStats().min, 2021.0);
-    QCOMPARE(w.regionStats().max, 2033.0);
+    QCOMPARE(region->stats().npix, int64_t(6));
+    QCOMPARE(region->stats().mean, 2000.0 + 25.0 + 2.0);
+    QCOMPARE(region->stats().min, 2021.0);
+    QCOMPARE(region->stats().max, 2033.0);
     w.setLine(QPointF(0, 1), QPointF(10, 1));
-    const auto& ys = w.lineProfilePlot()->ys();
+    const auto& ys = line->plot()->ys();
     QCOMPARE(ys.size(), size_t(11));
     for (int x = 0; x <= 10; ++x) QCOMPARE(ys[size_t(x)], double(voxel(2, 1, x)));
     // Both follow the slice once the slider rests.
     w.slider()->setValue(3);
     QVERIFY(waitShown(w, 3));
-    QTRY_COMPARE(w.regionStats().mean, 3000.0 + 25.0 + 2.0);
-    QTRY_COMPARE(w.lineProfilePlot()->ys()[4], double(voxel(3, 1, 4)));
+    QTRY_COMPARE(region->stats().mean, 3000.0 + 25.0 + 2.0);
+    QTRY_COMPARE(line->plot()->ys()[4], double(voxel(3, 1, 4)));
     w.slider()->setValue(2);
     QVERIFY(waitShown(w, 2));
-    QTRY_COMPARE(w.regionStats().mean, 2000.0 + 25.0 + 2.0);
+    QTRY_COMPARE(region->stats().mean, 2000.0 + 25.0 + 2.0);
     // Ortho views at the crosshair (x 3, y 6).
     orthoSpy.clear();
     w.setCrosshair(QPoint(3, 6));
     QVERIFY(orthoSpy.wait(30000));
-    const auto xz = w.xzView()->slice(), yz = w.yzView()->slice();
-    QCOMPARE(w.xzView()->sliceWidth(), int(kX));
-    QCOMPARE(w.xzView()->sliceHeight(), int(kZ));
-    QCOMPARE(w.yzView()->sliceWidth(), int(kZ));
-    QCOMPARE(w.yzView()->sliceHeight(), int(kY));
+    const auto xz = ortho->xzView()->slice(), yz = ortho->yzView()->slice();
+    QCOMPARE(ortho->xzView()->sliceWidth(), int(kX));
+    QCOMPARE(ortho->xzView()->sliceHeight(), int(kZ));
+    QCOMPARE(ortho->yzView()->sliceWidth(), int(kZ));
+    QCOMPARE(ortho->yzView()->sliceHeight(), int(kY));
     for (int z = 0; z < kZ; ++z) {
       for (int x = 0; x < kX; ++x) QCOMPARE((*xz)[z * kX + x], voxel(z, 6, x));
       for (int y = 0; y < kY; ++y) {
         const float want = voxel(z, y, 3);
         QVERIFY(std::isnan(want) ? std::isnan((*yz)[y * kZ + z]) : (*yz)[y * kZ + z] == want);
       }
-      QCOMPARE(w.zProfilePlot()->ys()[size_t(z)], double(voxel(z, 6, 3)));
+      QCOMPARE(ortho->zProfile()->ys()[size_t(z)], double(voxel(z, 6, 3)));
     }
     // While the slider moves, the ortho crosshairs follow at once (at most every 40 ms) and the
     // z-profile marker when it rests.
     QTest::qWait(60);
     w.slider()->setValue(1);
     if (w.currentZ() == 1) {  // a cached slice is shown at once
-      QCOMPARE(w.xzView()->crosshair()->y(), 1.0);
-      QCOMPARE(w.yzView()->crosshair()->x(), 1.0);
-      QVERIFY(w.zProfilePlot()->marker() != 1.0);
+      QCOMPARE(ortho->xzView()->crosshair()->y(), 1.0);
+      QCOMPARE(ortho->yzView()->crosshair()->x(), 1.0);
+      QVERIFY(ortho->zProfile()->marker() != 1.0);
     }
     w.slider()->setValue(0);
-    QTRY_COMPARE(w.zProfilePlot()->marker(), 0.0);
-    QCOMPARE(w.xzView()->crosshair()->y(), 0.0);
-    QCOMPARE(w.yzView()->crosshair()->x(), 0.0);
+    QTRY_COMPARE(ortho->zProfile()->marker(), 0.0);
+    QCOMPARE(ortho->xzView()->crosshair()->y(), 0.0);
+    QCOMPARE(ortho->yzView()->crosshair()->x(), 0.0);
     // The XZ view's pixels are 4× as tall as wide (z spacing 2 µm, x spacing 0.5 µm).
     const double rowHeight =
-        w.xzView()->imageToWidget({0, 1}).y() - w.xzView()->imageToWidget({0, 0}).y();
-    QVERIFY(std::abs(rowHeight / w.xzView()->zoom() - 4.0) < 1e-9);
+        ortho->xzView()->imageToWidget({0, 1}).y() - ortho->xzView()->imageToWidget({0, 0}).y();
+    QVERIFY(std::abs(rowHeight / ortho->xzView()->zoom() - 4.0) < 1e-9);
   }
 
   void playbackLoopsAndBounces() {
@@ -303,6 +354,7 @@ class MainWindowTest : public QObject {
         for (int64_t x = 0; x < kX; ++x) data[(z * kY + y) * kX + x] = voxel(z, y, x);
     io::writeStack(in, data.data(), kZ, kY, kX, {});
     MainWindow w;
+    auto* readout = w.tool<ui::PixelReadout>();
     w.setQuiet(true);
     w.show();
     QSignalSpy opened(&w, &MainWindow::stackOpened);
@@ -311,7 +363,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(w.info().format, std::string("fits"));
     QVERIFY(w.sliceView()->originBottom());
     w.hoverAt(QPointF(7, 9));
-    QVERIFY2(w.readout().contains("value 2097"), qPrintable(w.readout()));
+    QVERIFY2(readout->text().contains("value 2097"), qPrintable(readout->text()));
     // Save the whole stack as TIFF and the slice as FITS; read them back with io.
     QSignalSpy saved(&w, &MainWindow::saved);
     const QString stackOut = dir.filePath("copy.tif"), sliceOut = dir.filePath("slice.fits");
@@ -470,6 +522,7 @@ class MainWindowTest : public QObject {
     const QString path = STACKLENS_SHARED_DATA "/HorseHead.fits";
     if (!QFileInfo::exists(path)) QSKIP("shared sample data not present");
     MainWindow w;
+    auto* readout = w.tool<ui::PixelReadout>();
     w.setQuiet(true);
     w.show();
     QSignalSpy opened(&w, &MainWindow::stackOpened);
@@ -477,7 +530,7 @@ class MainWindowTest : public QObject {
     QVERIFY(opened.wait(10000));
     // astropy: data[200, 100] = 7547 at RA 85.37172°, Dec −2.52723°.
     w.hoverAt(QPointF(100, 200));
-    const QString r = w.readout();
+    const QString r = readout->text();
     QVERIFY2(r.contains("value 7547") && r.contains("85.3717") && r.contains("2.5272"),
              qPrintable(r));
   }
@@ -540,7 +593,7 @@ class MainWindowTest : public QObject {
     w.show();
     QSignalSpy opened(&w, &MainWindow::stackOpened);
     w.openReader(std::make_shared<FakeReader>());
-    w.processWholeStack();
+    ui::openWholeStack(&w);
     auto* dialog = w.findChild<ui::WholeStackDialog*>();
     QVERIFY(dialog);
     QCOMPARE(dialog->outputEdit()->text(), QString("/fake/stack_processed.fits"));

@@ -19,6 +19,7 @@
 #include "ui/main_window.h"
 #include "ui/movie_dialog.h"
 #include "ui/volume_panel.h"
+#include "ui/volume_tool.h"
 #ifdef STACKLENS_HAVE_MOVIE
 #include "tests/io/movie_decode.h"
 #endif
@@ -53,7 +54,7 @@ class MovieDialogTest : public QObject {
     w.displayPanel()->colormapBox()->setCurrentText("magma");
     QTRY_COMPARE(w.displayPanel()->settings().colormap, QString("magma"));
     const render::DisplaySettings display = w.displayPanel()->settings();
-    ui::MovieDialog* dialog = w.exportMovie();
+    ui::MovieDialog* dialog = ui::openMovieExport(&w);
     QVERIFY(dialog);
     dialog->firstBox()->setValue(1);
     dialog->lastBox()->setValue(4);
@@ -87,11 +88,11 @@ class MovieDialogTest : public QObject {
     writeTestStack(in, 12, 20, 24);
     ui::MainWindow w;
     QVERIFY(stacklens::testing::openInWindow(w, in));
-    ui::VolumePanel* panel = w.showVolumeView();
+    ui::VolumePanel* panel = ui::showVolumeView(&w);
     QSignalSpy loaded(panel, &ui::VolumePanel::volumeLoaded);
     QVERIFY(panel->volume() || loaded.wait(20000));
     panel->turn(15, 30);
-    ui::MovieDialog* dialog = w.exportMovie();
+    ui::MovieDialog* dialog = ui::openMovieExport(&w);
     QVERIFY(dialog);
     dialog->kindBox()->setCurrentIndex(1);
     QVERIFY(!dialog->firstBox()->isEnabled());
@@ -134,7 +135,7 @@ class MovieDialogTest : public QObject {
     io::writeStack(in.toStdString(), v.data(), nz, ny, nx, {});
     ui::MainWindow w;
     QVERIFY(stacklens::testing::openInWindow(w, in));
-    ui::MovieDialog* dialog = w.exportMovie();
+    ui::MovieDialog* dialog = ui::openMovieExport(&w);
     const QString out = dir.filePath("cancelled.mp4");
     dialog->outputEdit()->setText(out);
     QSignalSpy cancelled(dialog, &ui::MovieDialog::cancelled);

@@ -160,7 +160,7 @@ class ProjectionDialogTest : public QObject {
     QSignalSpy opened(&w, &ui::MainWindow::stackOpened);
     w.openFile(cubePath);
     QVERIFY(opened.wait(10000));
-    ProjectionDialog* dialog = w.projectStack();
+    ProjectionDialog* dialog = ui::openProjection(&w);
     QVERIFY(dialog);
     dialog->kindBox()->setCurrentIndex(7);  // moment 1
     dialog->clipBox()->setChecked(true);
@@ -170,7 +170,7 @@ class ProjectionDialogTest : public QObject {
     dialog->start();
     QVERIFY(opened.wait(20000));
     QCOMPARE(opened.last().at(0).toString(), out);
-    const auto& rows = w.liveProcessing()->timingPanel()->rows();
+    const auto& rows = w.tool<ui::LiveProcessing>()->timingPanel()->rows();
     QVERIFY(!rows.empty() && rows.back().stage.startsWith("Moment 1 (0–31)"));
     QVERIFY(std::isfinite(rows.back().cpuMs) || std::isfinite(rows.back().gpuTotalMs));
     // A direct computation on the cube, in km/s.

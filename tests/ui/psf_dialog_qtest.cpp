@@ -23,7 +23,7 @@ class PsfDialogTest : public QObject {
     ui::MainWindow w;
     w.setQuiet(true);
     w.show();
-    ui::PsfDialog* dialog = w.openPsfGenerator();
+    ui::PsfDialog* dialog = ui::openPsfGenerator(&w);
     QVERIFY(QTest::qWaitForWindowExposed(dialog));
     dialog->modelBox()->setCurrentIndex(1);  // Moffat
     QVERIFY(dialog->field("beta")->isVisible());
@@ -46,7 +46,7 @@ class PsfDialogTest : public QObject {
 
     // Use it: the dock deconvolves with it.
     dialog->useButton()->click();
-    const compute::Pipeline p = w.liveProcessing()->dock()->pipeline();
+    const compute::Pipeline p = w.tool<ui::LiveProcessing>()->dock()->pipeline();
     QCOMPARE(p.deconvolution.psf.shape(), want.shape());
     QCOMPARE(p.deconvolution.psf.data()[10 * 21 + 10], want.data()[10 * 21 + 10]);
 

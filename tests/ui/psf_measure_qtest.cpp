@@ -134,7 +134,7 @@ class PsfMeasureTest : public QObject {
 
     // The rest from the sources table: the clicked ones are not added twice.
     QSignalSpy picked(dialog, &ui::PsfMeasureDialog::picked);
-    w.liveProcessing()->dock()->applyPreset("astronomy sources");
+    w.tool<ui::LiveProcessing>()->dock()->applyPreset("astronomy sources");
     dialog->pickFromSources();
     QVERIFY2(picked.count() > 0 || picked.wait(20000), qPrintable(dialog->status()));
     QCOMPARE(int(dialog->stars().size()), int(stars.size()));
@@ -182,7 +182,7 @@ class PsfMeasureTest : public QObject {
 
     // Use for deconvolution: the dock's PSF is this one, sum 1.
     dialog->useButton()->click();
-    ui::ProcessingDock* dock = w.liveProcessing()->dock();
+    ui::ProcessingDock* dock = w.tool<ui::LiveProcessing>()->dock();
     const compute::Image& psf = dock->pipeline().deconvolution.psf;
     QCOMPARE(psf.shape(), s);
     double sum = 0;
@@ -269,9 +269,9 @@ class PsfMeasureTest : public QObject {
     QVERIFY(qGray(section.pixel(c.toPoint())) > qGray(section.pixel(edge.toPoint())));
 
     dialog->useButton()->click();
-    const compute::Image& psf = w.liveProcessing()->dock()->pipeline().deconvolution.psf;
+    const compute::Image& psf = w.tool<ui::LiveProcessing>()->dock()->pipeline().deconvolution.psf;
     QCOMPARE(psf.shape(), result.psf.shape());
-    QVERIFY(w.liveProcessing()->dock()->psfName().contains("beads"));
+    QVERIFY(w.tool<ui::LiveProcessing>()->dock()->psfName().contains("beads"));
   }
 
   void cancelStopsAMeasurement() {
@@ -306,7 +306,7 @@ class PsfMeasureTest : public QObject {
     io::writeStack(path.toStdString(), pixels.data(), 1, n, n, {});
     ui::MainWindow w;
     QVERIFY(testing::openInWindow(w, path, QSize(1000, 800)));
-    QVERIFY(!w.liveProcessing()->dock()->pipeline().segmentation.enabled);
+    QVERIFY(!w.tool<ui::LiveProcessing>()->dock()->pipeline().segmentation.enabled);
     ui::PsfMeasureDialog* dialog = ui::openPsfMeasure(&w);
     dialog->pickCountBox()->setValue(5);
     QSignalSpy picked(dialog, &ui::PsfMeasureDialog::picked);
@@ -323,9 +323,9 @@ class PsfMeasureTest : public QObject {
         first = std::hypot(dialog->stars()[0].x - s.x, dialog->stars()[0].y - s.y) < 1;
     QVERIFY(first);
     // Closing removes the markers from the view.
-    QVERIFY(w.decorations()->hasOverlay(ui::PsfMeasureDialog::kOverlayKey));
+    QVERIFY(w.tool<ui::ViewDecorations>()->hasOverlay(ui::PsfMeasureDialog::kOverlayKey));
     dialog->close();
-    QVERIFY(!w.decorations()->hasOverlay(ui::PsfMeasureDialog::kOverlayKey));
+    QVERIFY(!w.tool<ui::ViewDecorations>()->hasOverlay(ui::PsfMeasureDialog::kOverlayKey));
   }
 };
 

@@ -295,14 +295,14 @@ class RegionsTest : public QObject {
     panel->clear();
     QCOMPARE(edited.count(), 4);
     QVERIFY(panel->regions().empty());
-    QVERIFY(!w.decorations()->hasOverlay(ui::RegionsPanel::kOverlayKey));
+    QVERIFY(!w.tool<ui::ViewDecorations>()->hasOverlay(ui::RegionsPanel::kOverlayKey));
 
     // Undo puts the list back without a signal.
     panel->setRegions(two);
     QCOMPARE(edited.count(), 4);
     QCOMPARE(int(panel->regions().size()), 2);
     QCOMPARE(panel->regions()[1].sizes, two[1].sizes);
-    QVERIFY(w.decorations()->hasOverlay(ui::RegionsPanel::kOverlayKey));
+    QVERIFY(w.tool<ui::ViewDecorations>()->hasOverlay(ui::RegionsPanel::kOverlayKey));
 
     // An import is an edit too.
     QSignalSpy imported(panel, &ui::RegionsPanel::imported);

@@ -28,7 +28,7 @@ class SliceStoreTest : public QObject {
       QVERIFY(QTest::qWaitForWindowExposed(&w));
       auto stack = std::make_shared<MemoryStack>(kZ, kY, kX);
       w.openReader(stack);
-      ui::LiveProcessing* live = w.liveProcessing();
+      ui::LiveProcessing* live = w.tool<ui::LiveProcessing>();
       QCOMPARE(live->worker()->slices().get(), w.slices());
       auto gpu = std::make_shared<FakeBackend>(true);
       gpu->blurOffset = 5000.f;

@@ -184,10 +184,10 @@ class SpeedupLabTest : public QObject {
     QVERIFY(present);
     present->setChecked(true);
     QVERIFY(lab->presentation());
-    QVERIFY(w.liveProcessing()->timingPanel()->presentation());
+    QVERIFY(w.tool<ui::LiveProcessing>()->timingPanel()->presentation());
     lab->findChild<QAction*>("presentationMode")->setChecked(false);
     QVERIFY(!present->isChecked());
-    QVERIFY(!w.liveProcessing()->timingPanel()->presentation());
+    QVERIFY(!w.tool<ui::LiveProcessing>()->timingPanel()->presentation());
     lab->close();
   }
 

@@ -39,8 +39,8 @@ class ViewDecorationsTest : public QObject {
     QVERIFY2(std::abs(dirs->first.x()) < 0.01 && dirs->first.y() < -0.99, "north is up");
     QVERIFY2(dirs->second.x() < -0.99 && std::abs(dirs->second.y()) < 0.01, "east is left");
 
-    w.decorations()->setColorbar(true);
-    w.decorations()->setCompass(true);
+    w.tool<ui::ViewDecorations>()->setColorbar(true);
+    w.tool<ui::ViewDecorations>()->setCompass(true);
     QImage image = view->grabFramebuffer();
     const double ratio = image.devicePixelRatio();
     auto at = [&](QPointF p) { return image.pixelColor(int(p.x() * ratio), int(p.y() * ratio)); };
@@ -92,7 +92,7 @@ class ViewDecorationsTest : public QObject {
     QVERIFY2(longitudes >= 2 && longitudes <= 12, qPrintable(QString::number(longitudes)));
     QVERIFY2(latitudes >= 2 && latitudes <= 12, qPrintable(QString::number(latitudes)));
     // Drawn: the grid's colour appears in the view along a latitude line.
-    w.decorations()->setGrid(true);
+    w.tool<ui::ViewDecorations>()->setGrid(true);
     const QImage image = view->grabFramebuffer().scaled(view->size());
     const auto& line =
         *std::find_if(grid.begin(), grid.end(), [](auto& l) { return !l.longitude; });
@@ -126,7 +126,7 @@ class ViewDecorationsTest : public QObject {
       QVERIFY(bar.pixels > 40 && bar.pixels <= 100);
       if (path == beads)
         QVERIFY2(bar.label.endsWith(QString::fromUtf8("µm")), qPrintable(bar.label));
-      w.decorations()->setScaleBar(true);
+      w.tool<ui::ViewDecorations>()->setScaleBar(true);
       const QImage image = view->grabFramebuffer();
       const double ratio = image.devicePixelRatio();
       const QPointF a = ui::ViewDecorations::scaleBarOrigin(*view);
@@ -137,7 +137,7 @@ class ViewDecorationsTest : public QObject {
       }
       QVERIFY(white > int(bar.pixels) - 8);  // the bar's length, drawn in white
       if (path == beads) {
-        w.decorations()->setGrid(true);
+        w.tool<ui::ViewDecorations>()->setGrid(true);
         const QImage grid = view->grabFramebuffer();
         int lines = 0;
         for (int x = 0; x < grid.width(); ++x) {
@@ -158,7 +158,7 @@ class ViewDecorationsTest : public QObject {
     QVERIFY(stacklens::testing::openInWindow(w, path, {700, 500}));
     render::SliceView* view = w.sliceView();
     QTRY_VERIFY(view->isExposed() && view->width() > 200);
-    w.decorations()->setCompass(true);
+    w.tool<ui::ViewDecorations>()->setCompass(true);
     const QImage image = view->grabFramebuffer().scaled(view->size());
     QVERIFY(!greenNear(image, {46, view->height() - 46.0 - 14}, 3));
   }

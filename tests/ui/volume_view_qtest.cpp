@@ -16,6 +16,7 @@
 #include "ui/main_window.h"
 #include "ui/timing_panel.h"
 #include "ui/volume_panel.h"
+#include "ui/volume_tool.h"
 
 using namespace stacklens;
 
@@ -64,7 +65,7 @@ class VolumeViewTest : public QObject {
     if (!QFileInfo::exists(kBeads)) QSKIP("the bundled samples are not built");
     ui::MainWindow w;
     QVERIFY(testing::openInWindow(w, kBeads, QSize(1100, 800)));
-    ui::VolumePanel* panel = w.showVolumeView();
+    ui::VolumePanel* panel = ui::showVolumeView(&w);
     QVERIFY(panel);
     QSignalSpy loaded(panel, &ui::VolumePanel::volumeLoaded);
     QSignalSpy shown(panel, &ui::VolumePanel::frameShown);
@@ -111,7 +112,7 @@ class VolumeViewTest : public QObject {
     QSignalSpy timed(panel, &ui::VolumePanel::operationTimed);
     panel->compareWithCpu();
     QVERIFY(timed.wait(20000));
-    const auto& rows = w.liveProcessing()->timingPanel()->rows();
+    const auto& rows = w.tool<ui::LiveProcessing>()->timingPanel()->rows();
     QVERIFY(!rows.empty() && rows.back().stage.startsWith("3D view mip"));
     QVERIFY(rows.back().cpuMs > 0);
 
