@@ -20,6 +20,7 @@
 #include "io/file_checks.h"
 #include "io/fits_support.h"
 #include "io/fits_table_file.h"
+#include "io/sexagesimal.h"
 #include "io/text_fields.h"
 
 namespace stacklens::io {
@@ -1107,53 +1108,8 @@ CatalogTable readCatalog(const std::string& path, const CatalogReadOptions& opti
 
 namespace {
 
-// "12:34:56.7", "12 34 56.7", "12h34m56.7s", "-12d34m56.7s" → value in the first field's unit;
-// hours is set for the h form.
-bool parseSexagesimalCell(const std::string& cell, double& value, bool& hours) {
-  std::string s = trimmed(cell);
-  hours = false;
-  if (s.empty()) return false;
-  bool negative = false;
-  if (s[0] == '-' || s[0] == '+' || s.rfind("\xe2\x88\x92", 0) == 0) {
-    negative = s[0] == '-' || s[0] != '+';
-    s.erase(0, s[0] == '-' || s[0] == '+' ? 1 : 3);
-  }
-  for (char& c : s) {
-    if (c == 'h' || c == 'H') {
-      hours = true;
-      c = ' ';
-    } else if (c == ':' || c == 'd' || c == 'D' || c == 'm' || c == '\'' || c == 's' || c == '"') {
-      c = ' ';
-    }
-  }
-  // The degree sign and the prime symbols.
-  for (const char* mark : {"\xc2\xb0", "\xe2\x80\xb2", "\xe2\x80\xb3"}) {
-    size_t p = 0;
-    while ((p = s.find(mark, p)) != std::string::npos) s.replace(p, std::strlen(mark), " ");
-  }
-  std::vector<double> parts;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && s[i] == ' ') ++i;
-    size_t j = i;
-    while (j < s.size() && s[j] != ' ') ++j;
-    if (j > i) {
-      double v = 0;
-      if (!parseNumber(std::string_view(s).substr(i, j - i), v) || v < 0) return false;
-      parts.push_back(v);
-    }
-    i = j;
-  }
-  if (parts.size() < 2 || parts.size() > 3) return false;
-  value = parts[0] + parts[1] / 60.0 + (parts.size() > 2 ? parts[2] / 3600.0 : 0.0);
-  if (negative) value = -value;
-  return true;
-}
-
 bool isSexagesimalText(const std::string& cell) {
-  double v = 0;
-  bool hours = false;
-  return !looksNumeric(cell) && parseSexagesimalCell(cell, v, hours);
+  return !looksNumeric(cell) && parseSexagesimal(cell).has_value();
 }
 
 }  // namespace
@@ -1166,11 +1122,10 @@ std::vector<double> numericColumn(const CatalogTable& table, int column, bool ho
     if (static_cast<size_t>(column) >= row.size()) continue;
     const std::string cell = trimmed(row[static_cast<size_t>(column)]);
     double v = 0;
-    bool h = false;
     if (parseNumber(cell, v)) {
       out[r] = hours ? v * 15.0 : v;
-    } else if (parseSexagesimalCell(cell, v, h)) {
-      out[r] = hours || h ? v * 15.0 : v;
+    } else if (const auto angle = parseSexagesimal(cell)) {
+      out[r] = hours || angle->hours ? angle->value * 15.0 : angle->value;
     }
   }
   return out;

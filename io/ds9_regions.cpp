@@ -1,6 +1,7 @@
 // DS9 region files: a line-by-line reader that keeps going past what it cannot use. Placing
 // the regions on an image is in ds9_region_placement.cpp, writing them in ds9_region_writer.cpp.
 #include "io/ds9_regions.h"
+#include "io/sexagesimal.h"
 #include "io/text_fields.h"
 
 #include <algorithm>
@@ -32,60 +33,6 @@ bool leadingNumber(std::string_view s, double& v, std::string_view& rest) {
   return true;
 }
 
-// "12:34:56.7", "-00:30:00", "12h34m56.7s", "-12d34m56.7s", "12d34'56.7\"" → value in the unit
-// of the first field (hours or degrees); false when s is not sexagesimal.
-bool parseSexagesimal(std::string_view s, double& value, bool& hours) {
-  std::string t = trimmed(s);
-  if (t.empty()) return false;
-  bool negative = false;
-  if (t[0] == '-' || t[0] == '+') {
-    negative = t[0] == '-';
-    t.erase(0, 1);
-  }
-  hours = false;
-  std::vector<std::string> fields;
-  if (t.find(':') != std::string::npos) {
-    std::string field;
-    for (char c : t) {
-      if (c == ':') {
-        fields.push_back(field);
-        field.clear();
-      } else {
-        field += c;
-      }
-    }
-    fields.push_back(field);
-  } else {
-    const size_t h = t.find_first_of("hH");
-    const size_t d = t.find_first_of("dD");
-    const size_t first = h != std::string::npos ? h : d;
-    if (first == std::string::npos) return false;
-    hours = h != std::string::npos;
-    fields.push_back(t.substr(0, first));
-    std::string rest = t.substr(first + 1);
-    const size_t m = rest.find_first_of("m'");
-    if (m == std::string::npos) {
-      if (!rest.empty()) return false;
-      if (!hours) return false;  // "12.5d" is plain degrees, read elsewhere
-    } else {
-      fields.push_back(rest.substr(0, m));
-      rest = rest.substr(m + 1);
-      if (!rest.empty() && (rest.back() == 's' || rest.back() == '"')) rest.pop_back();
-      if (!rest.empty()) fields.push_back(rest);
-    }
-  }
-  if (fields.empty() || fields.size() > 3) return false;
-  double total = 0, scale = 1;
-  for (const std::string& f : fields) {
-    double v = 0;
-    if (!parseNumber(f, v) || v < 0) return false;
-    total += v / scale;
-    scale *= 60;
-  }
-  value = negative ? -total : total;
-  return true;
-}
-
 bool isEquatorial(SkyFrame f) {
   return f == SkyFrame::Icrs || f == SkyFrame::Fk5 || f == SkyFrame::Fk4 || f == SkyFrame::Native;
 }
@@ -101,17 +48,18 @@ bool parseCoordinate(const std::string& token, SkyFrame frame, bool longitude, d
     out = v - 1.0;
     return true;
   }
-  double v = 0;
-  bool hours = false;
+  // Colons leave the unit to the frame; the h / d forms say it themselves.
   if (token.find(':') != std::string::npos) {
-    if (!parseSexagesimal(token, v, hours)) return false;
-    out = longitude && isEquatorial(frame) ? v * 15.0 : v;
+    const auto angle = parseSexagesimal(token);
+    if (!angle) return false;
+    out = longitude && isEquatorial(frame) ? angle->value * 15.0 : angle->value;
     return true;
   }
-  if (parseSexagesimal(token, v, hours)) {
-    out = hours ? v * 15.0 : v;
+  if (const auto angle = parseSexagesimal(token)) {
+    out = angle->hours ? angle->value * 15.0 : angle->value;
     return true;
   }
+  double v = 0;
   std::string_view rest;
   if (!leadingNumber(token, v, rest)) return false;
   if (rest.empty() || rest == "d" || rest == "D") {
