@@ -45,11 +45,6 @@ class ZarrChunkCache {
     }
   }
 
-  int64_t usedBytes() const {
-    std::lock_guard lock(mutex_);
-    return used_;
-  }
-
  private:
   static int64_t bytesOf(const Value& v) {
     return int64_t(sizeof(typename Container::value_type)) * int64_t(v->size()) +
