@@ -47,8 +47,6 @@ class LiveProcessor {
   // when it is on the host already).
   Image download(const Image& image);
 
-  Backend& backend() const { return *backend_; }
-  const std::shared_ptr<Backend>& backendPtr() const { return backend_; }
   const RawSliceReader& source() const { return store_->source(); }
   const std::shared_ptr<SliceStore>& store() const { return store_; }
   size_t rawBytes() const { return store_->bytes(); }  // host + device bytes of the kept slices

@@ -37,9 +37,25 @@ void validate(const BlurParams& p) {
   // A radius this large means billions of taps (and more than an int holds on the GPU): refused
   // instead of running for hours.
   for (const double sigma : {p.sigmaZ, p.sigmaY, p.sigmaX})
-    if (!(p.truncate * sigma + 0.5 < 1.0e6))
+    if (!(blurRadius(sigma, p.truncate) < 1000000))
       reject("truncate", "blur truncate · sigma (the kernel radius)", "below 10^6 pixels",
              p.truncate * sigma);
+}
+
+int64_t blurRadius(double sigma, double truncate) {
+  const double reach = truncate * sigma + 0.5;
+  // Saturated below 2^63 (and for NaN) so that the conversion is always defined.
+  if (!(reach < 9.0e18)) return std::numeric_limits<int64_t>::max();
+  return reach > 0 ? static_cast<int64_t>(reach) : 0;
+}
+
+Sigmas sigmasFromList(const std::vector<double>& values, OneSigma one) {
+  if (values.size() == 1) {
+    const double s = values[0];
+    return {one == OneSigma::EveryAxis ? s : 0.0, s, s};
+  }
+  if (values.size() == 3) return {values[0], values[1], values[2]};
+  throw InvalidArgument("expected S or SZ,SY,SX, got " + std::to_string(values.size()) + " values");
 }
 
 void validateMedianSize(int size) {

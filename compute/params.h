@@ -51,6 +51,21 @@ struct BlurParams {
 // σy, σx finite and > 0; σz finite and ≥ 0 (0: 2D); truncate finite and > 0; truncate · σ (the
 // kernel radius) below 10^6 pixels.
 void validate(const BlurParams& p);
+// The Gaussian kernel's radius in pixels, as SciPy's gaussian_filter: int(truncate · σ + 0.5),
+// 0 for σ = 0. The one rule for every backend, the pipeline's slab and the CLI's reach; a
+// radius past what an int64_t holds (or NaN) saturates, so that a check can refuse it.
+int64_t blurRadius(double sigma, double truncate);
+
+// σ per axis from the "S or SZ,SY,SX" a user gives for a blur or a Gaussian PSF.
+struct Sigmas {
+  double z = 0, y = 0, x = 0;
+};
+// What one value S means: σy = σx = S with σz = 0 (a blur of each slice in 2D), or S on every
+// axis (an isotropic PSF).
+enum class OneSigma { PerSlice, EveryAxis };
+// One value or three (z, y, x); InvalidArgument "expected S or SZ,SY,SX, got N values" else.
+// The values are not checked further (validate and gaussianPsf do that).
+Sigmas sigmasFromList(const std::vector<double>& values, OneSigma one);
 
 // The median filter's window (and the outlier removal's): odd, 1 to kLargestMedianWindow. A
 // larger window takes over a million values per pixel: hours, never what was meant.

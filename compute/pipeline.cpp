@@ -71,7 +71,7 @@ int Pipeline::slabHalfWidth() const {
     half = std::max(half, deconvolution.slabHalfWidth);
   // A 3D blur needs its kernel radius of neighbours, as SciPy computes it.
   if (blur.enabled && blur.params.sigmaZ > 0)
-    half = std::max(half, static_cast<int>(blur.params.truncate * blur.params.sigmaZ + 0.5));
+    half = std::max(half, static_cast<int>(blurRadius(blur.params.sigmaZ, blur.params.truncate)));
   return half;
 }
 

@@ -69,17 +69,12 @@ std::string sigmas(double z, double y, double x) {
   return joined({number(z), number(y), number(x)});
 }
 
-void parseSigmas(const std::string& value, double& z, double& y, double& x, bool oneIsIsotropic) {
-  const auto p = parts(value, 1, 3, "S or SZ,SY,SX");
-  if (p.size() == 2) throw InvalidArgument("expected S or SZ,SY,SX, got '" + value + "'");
-  if (p.size() == 1) {
-    y = x = parseDouble(p[0]);
-    z = oneIsIsotropic ? y : 0.0;
-  } else {
-    z = parseDouble(p[0]);
-    y = parseDouble(p[1]);
-    x = parseDouble(p[2]);
-  }
+void parseSigmas(const std::string& value, double& z, double& y, double& x, OneSigma one) {
+  std::vector<double> values;
+  for (const std::string& part : parts(value, 1, 3, "S or SZ,SY,SX"))
+    values.push_back(parseDouble(part));
+  const Sigmas s = sigmasFromList(values, one);
+  z = s.z, y = s.y, x = s.x;
 }
 
 // KLOWER,KUPPER,MAXITER; K alone clips both sides, MAXITER defaults to ClipParams's.
@@ -196,7 +191,8 @@ std::vector<Rule> makeRules() {
                [](const std::string& value, PipelineOptions& o) {
                  auto& b = o.pipeline.blur;
                  b.enabled = true;
-                 parseSigmas(value, b.params.sigmaZ, b.params.sigmaY, b.params.sigmaX, false);
+                 parseSigmas(value, b.params.sigmaZ, b.params.sigmaY, b.params.sigmaX,
+                             OneSigma::PerSlice);
                }});
   r.push_back({{"blur-truncate", "T", "blur kernel radius = int(T·σ + 0.5) (default 4)"},
                Stage::Blur,
@@ -282,7 +278,7 @@ std::vector<Rule> makeRules() {
                },
                [](const std::string& value, PipelineOptions& o) {
                  auto& d = o.pipeline.deconvolution;
-                 parseSigmas(value, d.psfSigmaZ, d.psfSigmaY, d.psfSigmaX, true);
+                 parseSigmas(value, d.psfSigmaZ, d.psfSigmaY, d.psfSigmaX, OneSigma::EveryAxis);
                }});
   r.push_back({{"boundary", "auto|reflect|periodic|zero|reflect-exact",
                 "how the deconvolved image continues past its edges (default auto: "

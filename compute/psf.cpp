@@ -48,11 +48,9 @@ Image gaussianPsf(double sigmaZ, double sigmaY, double sigmaX, Shape size) {
 }
 
 Image gaussianPsfFromSigmas(const std::vector<double>& sigma, bool threeD) {
-  if (sigma.size() != 1 && sigma.size() != 3)
-    throw InvalidArgument("expected one sigma, or three (z, y, x)");
-  const double z = sigma.front(), y = sigma[sigma.size() / 2], x = sigma.back();
-  if (y <= 0 || x <= 0 || z < 0) throw InvalidArgument("sigmas must be positive");
-  return gaussianPsf(threeD ? z : 0.0, y, x);
+  const Sigmas s = sigmasFromList(sigma, OneSigma::EveryAxis);
+  if (s.y <= 0 || s.x <= 0 || s.z < 0) throw InvalidArgument("sigmas must be positive");
+  return gaussianPsf(threeD ? s.z : 0.0, s.y, s.x);
 }
 
 }  // namespace stacklens::compute

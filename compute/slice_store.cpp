@@ -101,10 +101,6 @@ void SliceStore::readAheadLoop(std::shared_ptr<ReadAheadQueue> queue,
   }
 }
 
-size_t SliceStore::entryBytes(const Entry& e) const {
-  return pixelBytes(e.host) + (onDevice(e.device) ? e.device.bytes() : 0);
-}
-
 void SliceStore::touch(Entry& e) { order_.splice(order_.begin(), order_, e.order); }
 
 SliceStore::Pixels SliceStore::find(int64_t z) {

@@ -107,7 +107,6 @@ class SliceStore : public std::enable_shared_from_this<SliceStore> {
     const Backend* uploader{};  // the backend that made device
     std::list<int64_t>::iterator order;
   };
-  size_t entryBytes(const Entry& e) const;
   void touch(Entry& e);
   void keep(int64_t z, Pixels pixels);  // mutex held
   void trim();                          // mutex held

@@ -1,6 +1,8 @@
-// DS9 region files: a line-by-line reader that keeps going past what it cannot use. Placing
-// the regions on an image is in ds9_region_placement.cpp, writing them in ds9_region_writer.cpp.
+// DS9 region files: a line-by-line reader that keeps going past what it cannot use. Its values
+// (coordinates, sizes, properties) are read in ds9_region_values.cpp, placing the regions on an
+// image is in ds9_region_placement.cpp, writing them in ds9_region_writer.cpp.
 #include "io/ds9_regions.h"
+#include "io/ds9_region_values.h"
 #include "io/text_fields.h"
 
 #include <algorithm>
@@ -19,303 +21,7 @@ namespace stacklens::io {
 
 namespace {
 
-constexpr double kDeg = 3.14159265358979323846 / 180.0;
-
-// The leading number of s; rest is what follows it.
-bool leadingNumber(std::string_view s, double& v, std::string_view& rest) {
-  const bool plus = !s.empty() && s.front() == '+';
-  if (plus) s.remove_prefix(1);
-  if (s.empty() || s.front() == '+') return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc()) return false;
-  rest = s.substr(static_cast<size_t>(end - s.data()));
-  return true;
-}
-
-// "12:34:56.7", "-00:30:00", "12h34m56.7s", "-12d34m56.7s", "12d34'56.7\"" → value in the unit
-// of the first field (hours or degrees); false when s is not sexagesimal.
-bool parseSexagesimal(std::string_view s, double& value, bool& hours) {
-  std::string t = trimmed(s);
-  if (t.empty()) return false;
-  bool negative = false;
-  if (t[0] == '-' || t[0] == '+') {
-    negative = t[0] == '-';
-    t.erase(0, 1);
-  }
-  hours = false;
-  std::vector<std::string> fields;
-  if (t.find(':') != std::string::npos) {
-    std::string field;
-    for (char c : t) {
-      if (c == ':') {
-        fields.push_back(field);
-        field.clear();
-      } else {
-        field += c;
-      }
-    }
-    fields.push_back(field);
-  } else {
-    const size_t h = t.find_first_of("hH");
-    const size_t d = t.find_first_of("dD");
-    const size_t first = h != std::string::npos ? h : d;
-    if (first == std::string::npos) return false;
-    hours = h != std::string::npos;
-    fields.push_back(t.substr(0, first));
-    std::string rest = t.substr(first + 1);
-    const size_t m = rest.find_first_of("m'");
-    if (m == std::string::npos) {
-      if (!rest.empty()) return false;
-      if (!hours) return false;  // "12.5d" is plain degrees, read elsewhere
-    } else {
-      fields.push_back(rest.substr(0, m));
-      rest = rest.substr(m + 1);
-      if (!rest.empty() && (rest.back() == 's' || rest.back() == '"')) rest.pop_back();
-      if (!rest.empty()) fields.push_back(rest);
-    }
-  }
-  if (fields.empty() || fields.size() > 3) return false;
-  double total = 0, scale = 1;
-  for (const std::string& f : fields) {
-    double v = 0;
-    if (!parseNumber(f, v) || v < 0) return false;
-    total += v / scale;
-    scale *= 60;
-  }
-  value = negative ? -total : total;
-  return true;
-}
-
-bool isEquatorial(SkyFrame f) {
-  return f == SkyFrame::Icrs || f == SkyFrame::Fk5 || f == SkyFrame::Fk4 || f == SkyFrame::Native;
-}
-
-// A position's coordinate. Image: 1-based → 0-based. Sky: degrees, or sexagesimal (hours for
-// an equatorial longitude, degrees otherwise), with the d / r / h unit forms.
-bool parseCoordinate(const std::string& token, SkyFrame frame, bool longitude, double& out) {
-  if (frame == SkyFrame::Image) {
-    std::string_view t = token;
-    if (!t.empty() && (t.back() == 'i' || t.back() == 'p')) t.remove_suffix(1);
-    double v = 0;
-    if (!parseNumber(t, v)) return false;
-    out = v - 1.0;
-    return true;
-  }
-  double v = 0;
-  bool hours = false;
-  if (token.find(':') != std::string::npos) {
-    if (!parseSexagesimal(token, v, hours)) return false;
-    out = longitude && isEquatorial(frame) ? v * 15.0 : v;
-    return true;
-  }
-  if (parseSexagesimal(token, v, hours)) {
-    out = hours ? v * 15.0 : v;
-    return true;
-  }
-  std::string_view rest;
-  if (!leadingNumber(token, v, rest)) return false;
-  if (rest.empty() || rest == "d" || rest == "D") {
-    out = v;
-  } else if (rest == "r" || rest == "R") {
-    out = v / kDeg;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-enum class SizeKind { Pixels, Degrees };
-
-// A length: " arcsec, ' arcmin, d degrees, r radians, i / p pixels; no unit: pixels in image
-// frames, degrees in sky frames.
-bool parseSize(const std::string& token, SkyFrame frame, double& value, SizeKind& kind) {
-  double v = 0;
-  std::string_view rest;
-  if (!leadingNumber(token, v, rest)) return false;
-  if (rest.empty()) {
-    value = v;
-    kind = frame == SkyFrame::Image ? SizeKind::Pixels : SizeKind::Degrees;
-  } else if (rest == "\"") {
-    value = v / 3600.0, kind = SizeKind::Degrees;
-  } else if (rest == "'") {
-    value = v / 60.0, kind = SizeKind::Degrees;
-  } else if (rest == "d" || rest == "D") {
-    value = v, kind = SizeKind::Degrees;
-  } else if (rest == "r" || rest == "R") {
-    value = v / kDeg, kind = SizeKind::Degrees;
-  } else if (rest == "i" || rest == "p" || rest == "I" || rest == "P") {
-    value = v, kind = SizeKind::Pixels;
-  } else {
-    return false;
-  }
-  return std::isfinite(value);
-}
-
-bool parseAngle(const std::string& token, double& out) {
-  double v = 0;
-  std::string_view rest;
-  if (!leadingNumber(token, v, rest)) return false;
-  if (rest.empty() || rest == "d" || rest == "D")
-    out = v;
-  else if (rest == "r" || rest == "R")
-    out = v / kDeg;
-  else
-    return false;
-  return std::isfinite(out);
-}
-
-// The most rings or sectors one annulus or panda may have: DS9 has no limit, but a file asking
-// for millions is damaged, and each costs memory.
-constexpr int kMaxParts = 1000;
-
-// A count of rings or sectors: a whole number from 1 to kMaxParts.
-bool parseCount(const std::string& token, int& out) {
-  double v = 0;
-  if (!parseNumber(token, v) || v < 1 || v > kMaxParts || v != std::floor(v)) return false;
-  out = static_cast<int>(v);
-  return true;
-}
-
-// Index just past the closing delimiter of a quoted or braced run starting at s[i].
-size_t skipQuoted(const std::string& s, size_t i) {
-  const char open = s[i];
-  const char close = open == '{' ? '}' : open;
-  size_t j = s.find(close, i + 1);
-  return j == std::string::npos ? s.size() : j + 1;
-}
-
-// Splits the arguments of a shape: commas and spaces separate, braces group (text).
-std::vector<std::string> splitArguments(const std::string& s) {
-  std::vector<std::string> out;
-  std::string current;
-  for (size_t i = 0; i < s.size();) {
-    const char c = s[i];
-    if (c == '{') {
-      const size_t j = skipQuoted(s, i);
-      current += s.substr(i, j - i);
-      i = j;
-      continue;
-    }
-    if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
-      if (!current.empty()) out.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-    ++i;
-  }
-  if (!current.empty()) out.push_back(current);
-  return out;
-}
-
-std::string unquote(const std::string& v) {
-  if (v.size() >= 2 &&
-      ((v.front() == '{' && v.back() == '}') || (v.front() == '"' && v.back() == '"') ||
-       (v.front() == '\'' && v.back() == '\'')))
-    return v.substr(1, v.size() - 2);
-  return v;
-}
-
-// key=value pairs after a `#` or `global`: values may be {braced}, "quoted" or 'quoted'; bare
-// words after a value belong to it (point=x 11, dashlist=8 3, line=0 1); `source` and
-// `background` stand alone.
-std::vector<std::pair<std::string, std::string>> parseProperties(const std::string& s) {
-  std::vector<std::pair<std::string, std::string>> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    if (i >= s.size()) break;
-    size_t j = i;
-    while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j])) && s[j] != '=') ++j;
-    std::string key = lowerCase(s.substr(i, j - i));
-    size_t k = j;
-    while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
-    if (k < s.size() && s[k] == '=') {
-      ++k;
-      while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
-      size_t end = k;
-      if (k < s.size() && (s[k] == '{' || s[k] == '"' || s[k] == '\''))
-        end = skipQuoted(s, k);
-      else
-        while (end < s.size() && !std::isspace(static_cast<unsigned char>(s[end]))) ++end;
-      out.emplace_back(key, s.substr(k, end - k));
-      i = end;
-    } else if (key == "source" || key == "background" || out.empty()) {
-      out.emplace_back(key, "");
-      i = j;
-    } else {
-      std::string& v = out.back().second;
-      v += (v.empty() ? "" : " ") + s.substr(i, j - i);
-      i = j;
-    }
-  }
-  return out;
-}
-
-const char* const kPointTypes[] = {"circle", "box", "diamond", "cross", "x", "arrow", "boxcircle"};
-
-bool isPointType(const std::string& w) {
-  return std::find(std::begin(kPointTypes), std::end(kPointTypes), w) != std::end(kPointTypes);
-}
-
-void applyProperty(Region& r, const std::string& key, const std::string& value) {
-  const std::string v = unquote(value);
-  if (key == "color") {
-    r.color = v;
-  } else if (key == "width") {
-    double w = 1;
-    if (parseNumber(v, w) && w >= 0 && w < 1000) r.width = static_cast<int>(w);
-  } else if (key == "dash") {
-    r.dash = v == "1";
-  } else if (key == "fill") {
-    r.fill = v == "1";
-  } else if (key == "font") {
-    r.font = v;
-  } else if (key == "text") {
-    r.text = v;
-  } else if (key == "tag") {
-    if (r.tag.empty()) r.tag = v;
-  } else if (key == "include") {
-    r.exclude = v == "0";
-  } else if (key == "source") {
-    r.source = v != "0";
-  } else if (key == "background") {
-    r.source = false;
-  } else if (key == "point") {
-    std::istringstream in(v);
-    std::string type;
-    double size = 0;
-    if (in >> type) r.pointType = lowerCase(type);
-    if (in >> size && size > 0 && size < 1000) r.pointSize = static_cast<int>(size);
-  }
-}
-
-bool frameNamed(const std::string& word, SkyFrame& frame, bool& physical) {
-  physical = false;
-  if (word == "image") return frame = SkyFrame::Image, true;
-  if (word == "physical" || word == "detector" || word == "amplifier") {
-    physical = true;
-    return frame = SkyFrame::Image, true;
-  }
-  if (word == "fk5" || word == "j2000") return frame = SkyFrame::Fk5, true;
-  if (word == "fk4" || word == "b1950") return frame = SkyFrame::Fk4, true;
-  if (word == "icrs") return frame = SkyFrame::Icrs, true;
-  if (word == "galactic") return frame = SkyFrame::Galactic, true;
-  if (word == "ecliptic") return frame = SkyFrame::Ecliptic, true;
-  if (word == "wcs" ||
-      (word.size() == 4 && word.compare(0, 3, "wcs") == 0 && word[3] >= 'a' && word[3] <= 'z'))
-    return frame = SkyFrame::Native, true;
-  return false;
-}
-
-const char* const kShapes[] = {"circle",    "ellipse", "box",    "polygon", "point",      "line",
-                               "text",      "vector",  "ruler",  "compass", "projection", "annulus",
-                               "panda",     "epanda",  "bpanda", "segment", "composite",  "rotbox",
-                               "rectangle", "pie",     "sector", "field"};
-
-bool isShape(const std::string& w) {
-  return std::find(std::begin(kShapes), std::end(kShapes), w) != std::end(kShapes);
-}
+using namespace ds9;
 
 class Parser {
  public:
@@ -326,39 +32,12 @@ class Parser {
     std::string s = trimmed(raw);
     if (s.empty()) return;
     if (s[0] == '#') {
-      // DS9 writes the shapes funtools does not know (text, vector, ruler, compass, projection,
-      // composite, segment) behind a `#`: read them; other comment lines are comments.
-      std::string rest = trimmed(std::string_view(s).substr(1));
-      size_t w = 0;
-      while (w < rest.size() && std::isalpha(static_cast<unsigned char>(rest[w]))) ++w;
-      const size_t paren = rest.find_first_not_of(" \t", w);
-      if (!isShape(lowerCase(rest.substr(0, w))) || paren == std::string::npos ||
-          rest[paren] != '(')
-        return;
-      s = rest;
+      const std::optional<std::string> commented = commentedShape(s);
+      if (!commented) return;
+      s = *commented;
     }
-    // The body (shapes separated by `;`) and the properties after the first `#` outside braces.
-    std::vector<std::string> segments;
-    std::string current, properties;
-    for (size_t i = 0; i < s.size();) {
-      const char c = s[i];
-      if (c == '{') {
-        const size_t j = skipQuoted(s, i);
-        current += s.substr(i, j - i);
-        i = j;
-      } else if (c == '#') {
-        properties = s.substr(i + 1);
-        break;
-      } else if (c == ';') {
-        segments.push_back(current);
-        current.clear();
-        ++i;
-      } else {
-        current += c;
-        ++i;
-      }
-    }
-    segments.push_back(current);
+    std::string properties;
+    const std::vector<std::string> segments = splitSegments(s, properties);
     // Properties belong to the last shape of the line.
     size_t last = segments.size();
     for (size_t i = segments.size(); i-- > 0;)
@@ -385,6 +64,46 @@ class Parser {
     result.warnings.push_back("line " + std::to_string(lineNumber_) + ": " + what);
   }
 
+  // DS9 writes the shapes funtools does not know (text, vector, ruler, compass, projection,
+  // composite, segment) behind a `#`: the shape of such a comment line, or nothing for other
+  // comment lines (comments).
+  static std::optional<std::string> commentedShape(const std::string& s) {
+    std::string rest = trimmed(std::string_view(s).substr(1));
+    size_t w = 0;
+    while (w < rest.size() && std::isalpha(static_cast<unsigned char>(rest[w]))) ++w;
+    const size_t paren = rest.find_first_not_of(" \t", w);
+    if (!isShape(lowerCase(rest.substr(0, w))) || paren == std::string::npos || rest[paren] != '(')
+      return std::nullopt;
+    return rest;
+  }
+
+  // The body of a line as its segments (shapes separated by `;`), and in properties what follows
+  // the first `#` outside braces.
+  static std::vector<std::string> splitSegments(const std::string& s, std::string& properties) {
+    std::vector<std::string> segments;
+    std::string current;
+    for (size_t i = 0; i < s.size();) {
+      const char c = s[i];
+      if (c == '{') {
+        const size_t j = skipQuoted(s, i);
+        current += s.substr(i, j - i);
+        i = j;
+      } else if (c == '#') {
+        properties = s.substr(i + 1);
+        break;
+      } else if (c == ';') {
+        segments.push_back(current);
+        current.clear();
+        ++i;
+      } else {
+        current += c;
+        ++i;
+      }
+    }
+    segments.push_back(current);
+    return segments;
+  }
+
   void segment(std::string s, const std::string& properties) {
     // Funtools' region algebra (`||`, `&&`) and composite members' `||`: not shapes.
     while (s.size() >= 2 &&
@@ -404,22 +123,7 @@ class Parser {
     SkyFrame frame;
     bool physical = false;
     if (frameNamed(word, frame, physical) && trimmed(std::string_view(s).substr(w)).empty()) {
-      // `wcsa; linear` is linear: the last system named counts.
-      frame_ = frame;
-      linear_ = false;
-      frameUsable_ = true;
-      if (word.size() == 4 && word.compare(0, 3, "wcs") == 0 && !warnedAlternate_) {
-        warn("'" + word + "': alternate WCS are not read; the image's primary WCS is used");
-        warnedAlternate_ = true;
-      }
-      physical_ = word == "physical";
-      // Detector and amplifier pixels of mosaics (DTM/DTV, ATM/ATV) are not read.
-      if (physical && !physical_ && !warnedPhysical_) {
-        warn("'" + word +
-             "' coordinates read as image coordinates (DTM/DTV and ATM/ATV are not "
-             "applied)");
-        warnedPhysical_ = true;
-      }
+      useFrame(word, frame, physical);
       return;
     }
     if (word == "linear") {
@@ -433,21 +137,74 @@ class Parser {
     shape(s, properties);
   }
 
+  // The coordinate system `word` names (frameNamed) in force for the shapes that follow.
+  void useFrame(const std::string& word, SkyFrame frame, bool physical) {
+    // `wcsa; linear` is linear: the last system named counts.
+    frame_ = frame;
+    linear_ = false;
+    frameUsable_ = true;
+    if (word.size() == 4 && word.compare(0, 3, "wcs") == 0 && !warnedAlternate_) {
+      warn("'" + word + "': alternate WCS are not read; the image's primary WCS is used");
+      warnedAlternate_ = true;
+    }
+    physical_ = word == "physical";
+    // Detector and amplifier pixels of mosaics (DTM/DTV, ATM/ATV) are not read.
+    if (physical && !physical_ && !warnedPhysical_) {
+      warn("'" + word +
+           "' coordinates read as image coordinates (DTM/DTV and ATM/ATV are not "
+           "applied)");
+      warnedPhysical_ = true;
+    }
+  }
+
   void shape(std::string s, const std::string& properties) {
+    Region r = regionHere();
+    if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+      r.exclude = s[0] == '-';
+      s = trimmed(std::string_view(s).substr(1));
+    }
+    std::string rest;
+    const std::string name = shapeName(s, r, rest);
+    if (!isShape(name)) {
+      warn("'" + (name.empty() ? s : name) + "' is not a DS9 region shape; skipped");
+      return;
+    }
+    std::string args, trailing;
+    if (!splitParentheses(name, trimmed(rest), args, trailing)) return;
+    std::vector<std::string> a = splitArguments(args);
+    // After the parentheses: a text (`text(x,y) {Hi}`), or the properties of a shape DS9 wrote
+    // behind a `#` (`# text(x,y) text={Hi}`), which have no `#` of their own.
+    std::string allProperties = properties;
+    if (!trailing.empty() && (trailing[0] == '{' || trailing[0] == '"' || trailing[0] == '\''))
+      for (const std::string& t : splitArguments(trailing)) a.push_back(t);
+    else if (!trailing.empty())
+      allProperties = trailing + " " + properties;
+    const std::string own = applyProperties(name, allProperties, r);
+    if (!frameUsable_) {
+      warn(name + " in an unsupported coordinate system; skipped");
+      return;
+    }
+    if (lowerCase(own) == "ignore") return;
+    build(name, a, r, own);
+  }
+
+  // A region with the global properties, on this line, in the coordinate system now in force.
+  Region regionHere() const {
     Region r = defaults_;
     r.line = lineNumber_;
     r.frame = frame_;
     r.physical = physical_ && frame_ == SkyFrame::Image;
     r.linear = linear_ && frame_ == SkyFrame::Image;
-    if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
-      r.exclude = s[0] == '-';
-      s = trimmed(std::string_view(s).substr(1));
-    }
-    // The name, with DS9's `circle point`, `x point` forms.
+    return r;
+  }
+
+  // The shape's name at the start of s (lower case), with DS9's `circle point`, `x point` forms
+  // read as a point of that type; rest is what follows the name.
+  std::string shapeName(const std::string& s, Region& r, std::string& rest) {
     size_t w = 0;
     while (w < s.size() && std::isalpha(static_cast<unsigned char>(s[w]))) ++w;
     std::string name = lowerCase(s.substr(0, w));
-    std::string rest = s.substr(w);
+    rest = s.substr(w);
     if (isPointType(name)) {
       const std::string after = trimmed(rest);
       if (lowerCase(after.substr(0, 5)) == "point" &&
@@ -457,58 +214,50 @@ class Parser {
         rest = after.substr(5);
       }
     }
-    if (!isShape(name)) {
-      warn("'" + (name.empty() ? s : name) + "' is not a DS9 region shape; skipped");
-      return;
-    }
-    // Arguments: inside parentheses (up to the matching one, braces grouping) or the rest of
-    // the segment.
-    rest = trimmed(rest);
-    std::string args = rest, trailing;
-    if (!rest.empty() && rest[0] == '(') {
-      int depth = 0;
-      size_t close = std::string::npos;
-      for (size_t i = 0; i < rest.size(); ++i) {
-        if (rest[i] == '{') {
-          i = skipQuoted(rest, i) - 1;
-        } else if (rest[i] == '(') {
-          ++depth;
-        } else if (rest[i] == ')' && --depth == 0) {
-          close = i;
-          break;
-        }
+    return name;
+  }
+
+  // The arguments: inside parentheses (up to the matching one, braces grouping), trailing what
+  // follows them; or, without parentheses, the rest of the segment. False, having warned, when
+  // the parenthesis does not close.
+  bool splitParentheses(const std::string& name, const std::string& rest, std::string& args,
+                        std::string& trailing) {
+    args = rest;
+    trailing.clear();
+    if (rest.empty() || rest[0] != '(') return true;
+    int depth = 0;
+    size_t close = std::string::npos;
+    for (size_t i = 0; i < rest.size(); ++i) {
+      if (rest[i] == '{') {
+        i = skipQuoted(rest, i) - 1;
+      } else if (rest[i] == '(') {
+        ++depth;
+      } else if (rest[i] == ')' && --depth == 0) {
+        close = i;
+        break;
       }
-      if (close == std::string::npos) {
-        warn(name + ": no closing parenthesis; skipped");
-        return;
-      }
-      args = rest.substr(1, close - 1);
-      trailing = trimmed(std::string_view(rest).substr(close + 1));
     }
-    std::vector<std::string> a = splitArguments(args);
-    // After the parentheses: a text (`text(x,y) {Hi}`), or the properties of a shape DS9 wrote
-    // behind a `#` (`# text(x,y) text={Hi}`), which have no `#` of their own.
-    std::string allProperties = properties;
-    if (!trailing.empty() && (trailing[0] == '{' || trailing[0] == '"' || trailing[0] == '\''))
-      for (const std::string& t : splitArguments(trailing)) a.push_back(t);
-    else if (!trailing.empty())
-      allProperties = trailing + " " + properties;
-    // The shape's own property (`panda=…`, `compass=…`). DS9 writes a panda whose angles or radii
-    // are not evenly spaced as one line per sector and ring: the first carries the whole panda
-    // in `panda=(angles)(radii)`, the others `panda=ignore`.
+    if (close == std::string::npos) {
+      warn(name + ": no closing parenthesis; skipped");
+      return false;
+    }
+    args = rest.substr(1, close - 1);
+    trailing = trimmed(std::string_view(rest).substr(close + 1));
+    return true;
+  }
+
+  // Applies the properties to r and returns the shape's own one (`panda=…`, `compass=…`). DS9
+  // writes a panda whose angles or radii are not evenly spaced as one line per sector and ring:
+  // the first carries the whole panda in `panda=(angles)(radii)`, the others `panda=ignore`.
+  std::string applyProperties(const std::string& name, const std::string& properties, Region& r) {
     std::string own;
     textAngle_ = 0;
-    for (const auto& [key, value] : parseProperties(allProperties)) {
+    for (const auto& [key, value] : parseProperties(properties)) {
       applyProperty(r, key, value);
       if (key == name) own = trimmed(value);
       if (key == "textangle" && !parseAngle(unquote(value), textAngle_)) textAngle_ = 0;
     }
-    if (!frameUsable_) {
-      warn(name + " in an unsupported coordinate system; skipped");
-      return;
-    }
-    if (lowerCase(own) == "ignore") return;
-    build(name, a, r, own);
+    return own;
   }
 
   bool point(const std::vector<std::string>& a, size_t i, Region& r) {
@@ -546,103 +295,50 @@ class Parser {
     return true;
   }
 
-  void build(const std::string& name, std::vector<std::string> a, Region r,
-             const std::string& own) {
-    auto bad = [&] { warn(name + ": cannot read its arguments; skipped"); };
-    // `n=4` in the annulus forms.
-    int count = 0;
+  void unreadable(const std::string& name) { warn(name + ": cannot read its arguments; skipped"); }
+
+  // Takes the `n=N` of the annulus forms out of a into count (0 without one); false, having
+  // warned, when N is not a count.
+  bool takeCount(const std::string& name, std::vector<std::string>& a, int& count) {
+    count = 0;
     for (auto it = a.begin(); it != a.end();) {
       if (lowerCase(it->substr(0, 2)) == "n=") {
         if (!parseCount(it->substr(2), count)) {
           warn(name + ": n must be a whole number from 1 to " + std::to_string(kMaxParts) +
                "; skipped");
-          return;
+          return false;
         }
         it = a.erase(it);
       } else {
         ++it;
       }
     }
-    const size_t n = a.size();
+    return true;
+  }
+
+  // The region of shape `name` from its arguments a, added when they can be read.
+  void build(const std::string& name, std::vector<std::string> a, Region r,
+             const std::string& own) {
+    int count = 0;
+    if (!takeCount(name, a, count)) return;
     if (name == "circle") {
-      r.shape = RegionShape::Circle;
-      if (n != 3 || !point(a, 0, r) || !sizes(a, 2, 1, r)) return bad();
-      add(r);
+      circle(a, r);
     } else if (name == "annulus") {
-      // annulus x y r1 r2 r3… or annulus x y inner outer n=N.
-      r.shape = RegionShape::Annulus;
-      if (n < 3 || !point(a, 0, r) || !sizes(a, 2, n - 2, r)) return bad();
-      if (count > 0 && !interpolate(r, 1, count)) return;
-      if (!ascending(r, 1)) return;
-      add(r);
+      annulus(a, r, count);
     } else if (name == "ellipse" || name == "box" || name == "rotbox") {
-      const bool ellipse = name == "ellipse";
-      if (n < 4 || !point(a, 0, r)) return bad();
-      // x y r1 r2 [angle], or the annulus forms x y r11 r12 r21 r22 … [angle] and
-      // x y r11 r12 r21 r22 n=N [angle].
-      const size_t rest = n - 2;
-      const bool hasAngle = rest % 2 == 1;
-      const size_t pairs = rest / 2;
-      if (pairs < 1 || !sizes(a, 2, 2 * pairs, r)) return bad();
-      if (hasAngle && !parseAngle(a[n - 1], r.angle)) return bad();
-      if (pairs == 1 && count == 0) {
-        r.shape = ellipse ? RegionShape::Ellipse : RegionShape::Box;
-      } else {
-        r.shape = ellipse ? RegionShape::EllipseAnnulus : RegionShape::BoxAnnulus;
-        if (count > 0 && !interpolate(r, 2, count)) return;
-        if (!ascending(r, 2)) return;
-      }
-      add(r);
+      ellipseOrBox(name, a, r, count);
     } else if (name == "panda" || name == "epanda" || name == "bpanda") {
       panda(name, a, r, own);
     } else if (name == "rectangle") {
-      // CIAO's rectangle(x1, y1, x2, y2): corners.
-      Region c = r;
-      if (n != 4 || !point(a, 0, c) || !point(a, 2, c)) return bad();
-      r.shape = RegionShape::Box;
-      if (r.frame != SkyFrame::Image) {
-        warn("rectangle in sky coordinates is not supported; skipped");
-        return;
-      }
-      r.points = {{(c.points[0][0] + c.points[1][0]) / 2, (c.points[0][1] + c.points[1][1]) / 2}};
-      r.sizes = {std::fabs(c.points[1][0] - c.points[0][0]),
-                 std::fabs(c.points[1][1] - c.points[0][1])};
-      r.sizesInDegrees = false;
-      r.sizesInPhysical = r.physical;
-      add(r);
-    } else if (name == "polygon") {
-      r.shape = RegionShape::Polygon;
-      if (n < 6 || n % 2 != 0) return bad();
-      for (size_t i = 0; i < n; i += 2)
-        if (!point(a, i, r)) return bad();
-      add(r);
+      rectangle(a, r);
+    } else if (name == "polygon" || name == "segment") {
+      pointList(name, a, r);
     } else if (name == "point") {
-      r.shape = RegionShape::Point;
-      if (n < 2 || n % 2 != 0) return bad();
-      // DS9 accepts several points in one point(…): one region each.
-      for (size_t i = 0; i < n; i += 2) {
-        Region p = r;
-        if (!point(a, i, p)) return bad();
-        add(p);
-      }
+      points(a, r);
     } else if (name == "line" || name == "ruler" || name == "projection") {
-      r.shape = RegionShape::Line;
-      if (n < 4 || !point(a, 0, r) || !point(a, 2, r)) return bad();
-      if (name != "line") warn(name + " read as a line");
-      add(r);
-    } else if (name == "segment") {
-      // A polyline through all its points, drawn open.
-      r.shape = RegionShape::Line;
-      if (n < 4 || n % 2 != 0) return bad();
-      for (size_t i = 0; i < n; i += 2)
-        if (!point(a, i, r)) return bad();
-      add(r);
+      straightLine(name, a, r);
     } else if (name == "text") {
-      r.shape = RegionShape::Text;
-      if (n < 2 || !point(a, 0, r)) return bad();
-      if (n >= 3) r.text = unquote(a[2]);
-      r.angle = textAngle_;  // `textangle=`: the baseline's angle in the region's system
-      add(r);
+      text(a, r);
     } else if (name == "vector") {
       vector(a, r);
     } else if (name == "compass") {
@@ -652,6 +348,101 @@ class Parser {
     } else {
       warn(name + " regions are not supported; skipped");
     }
+  }
+
+  void circle(const std::vector<std::string>& a, Region r) {
+    r.shape = RegionShape::Circle;
+    if (a.size() != 3 || !point(a, 0, r) || !sizes(a, 2, 1, r)) return unreadable("circle");
+    add(r);
+  }
+
+  // annulus x y r1 r2 r3… or annulus x y inner outer n=N.
+  void annulus(const std::vector<std::string>& a, Region r, int count) {
+    const size_t n = a.size();
+    r.shape = RegionShape::Annulus;
+    if (n < 3 || !point(a, 0, r) || !sizes(a, 2, n - 2, r)) return unreadable("annulus");
+    if (count > 0 && !interpolate(r, 1, count)) return;
+    if (!ascending(r, 1)) return;
+    add(r);
+  }
+
+  // x y r1 r2 [angle], or the annulus forms x y r11 r12 r21 r22 … [angle] and
+  // x y r11 r12 r21 r22 n=N [angle].
+  void ellipseOrBox(const std::string& name, const std::vector<std::string>& a, Region r,
+                    int count) {
+    const bool ellipse = name == "ellipse";
+    const size_t n = a.size();
+    if (n < 4 || !point(a, 0, r)) return unreadable(name);
+    const size_t rest = n - 2;
+    const bool hasAngle = rest % 2 == 1;
+    const size_t pairs = rest / 2;
+    if (pairs < 1 || !sizes(a, 2, 2 * pairs, r)) return unreadable(name);
+    if (hasAngle && !parseAngle(a[n - 1], r.angle)) return unreadable(name);
+    if (pairs == 1 && count == 0) {
+      r.shape = ellipse ? RegionShape::Ellipse : RegionShape::Box;
+    } else {
+      r.shape = ellipse ? RegionShape::EllipseAnnulus : RegionShape::BoxAnnulus;
+      if (count > 0 && !interpolate(r, 2, count)) return;
+      if (!ascending(r, 2)) return;
+    }
+    add(r);
+  }
+
+  // CIAO's rectangle(x1, y1, x2, y2): corners.
+  void rectangle(const std::vector<std::string>& a, Region r) {
+    Region c = r;
+    if (a.size() != 4 || !point(a, 0, c) || !point(a, 2, c)) return unreadable("rectangle");
+    r.shape = RegionShape::Box;
+    if (r.frame != SkyFrame::Image) {
+      warn("rectangle in sky coordinates is not supported; skipped");
+      return;
+    }
+    r.points = {{(c.points[0][0] + c.points[1][0]) / 2, (c.points[0][1] + c.points[1][1]) / 2}};
+    r.sizes = {std::fabs(c.points[1][0] - c.points[0][0]),
+               std::fabs(c.points[1][1] - c.points[0][1])};
+    r.sizesInDegrees = false;
+    r.sizesInPhysical = r.physical;
+    add(r);
+  }
+
+  // A polygon (closed, three points or more) or a segment (a polyline through all its points,
+  // drawn open, two or more).
+  void pointList(const std::string& name, const std::vector<std::string>& a, Region r) {
+    const bool polygon = name == "polygon";
+    const size_t n = a.size();
+    r.shape = polygon ? RegionShape::Polygon : RegionShape::Line;
+    if (n < (polygon ? 6u : 4u) || n % 2 != 0) return unreadable(name);
+    for (size_t i = 0; i < n; i += 2)
+      if (!point(a, i, r)) return unreadable(name);
+    add(r);
+  }
+
+  // DS9 accepts several points in one point(…): one region each.
+  void points(const std::vector<std::string>& a, Region r) {
+    const size_t n = a.size();
+    r.shape = RegionShape::Point;
+    if (n < 2 || n % 2 != 0) return unreadable("point");
+    for (size_t i = 0; i < n; i += 2) {
+      Region p = r;
+      if (!point(a, i, p)) return unreadable("point");
+      add(p);
+    }
+  }
+
+  // A line; a ruler and a projection are read as their line.
+  void straightLine(const std::string& name, const std::vector<std::string>& a, Region r) {
+    r.shape = RegionShape::Line;
+    if (a.size() < 4 || !point(a, 0, r) || !point(a, 2, r)) return unreadable(name);
+    if (name != "line") warn(name + " read as a line");
+    add(r);
+  }
+
+  void text(const std::vector<std::string>& a, Region r) {
+    r.shape = RegionShape::Text;
+    if (a.size() < 2 || !point(a, 0, r)) return unreadable("text");
+    if (a.size() >= 3) r.text = unquote(a[2]);
+    r.angle = textAngle_;  // `textangle=`: the baseline's angle in the region's system
+    add(r);
   }
 
   // Sizes of n + 1 boundaries from the first and last of r.sizes (taken `stride` at a time):
@@ -777,17 +568,43 @@ class Parser {
   // physical coordinates are +y and +x, as DS9 takes them; a sky compass needs sky coordinates
   // here (its directions in pixels need the image's WCS). DS9 keeps its length in screen
   // pixels whatever the zoom; here it is the length given, on the image.
-  void compass(const std::vector<std::string>& a, Region r, const std::string& own) {
+  // `compass=<system> {N} {E} …`: the system's word ("" when not given) and the two labels.
+  static std::string compassProperty(const std::string& own, std::vector<std::string>& labels) {
     std::istringstream in(own);
     std::string system;
     in >> system;
-    std::vector<std::string> labels;
+    labels.clear();
     for (const std::string& t : splitArguments(own.substr(std::min(own.size(), system.size()))))
       if (labels.size() < 2 && (t.front() == '{' || t.front() == '"' || t.front() == '\''))
         labels.push_back(unquote(t));
     labels.resize(2);
     if (labels[0].empty()) labels[0] = "N";
     if (labels[1].empty()) labels[1] = "E";
+    return system;
+  }
+
+  // The ends of a sky compass of `length` degrees at (x, y) in `frame`: north and east of the
+  // compass's frame, found from the centre in that frame, given back in the region's. False when
+  // the compass's frame cannot be reached from the region's.
+  static bool skyCompassEnds(SkyFrame frame, SkyFrame compassFrame, double x, double y,
+                             double length, std::array<double, 2>& north,
+                             std::array<double, 2>& east) {
+    const SkyFrame from = frame == SkyFrame::Native ? compassFrame : frame;
+    const SkyFrame to = compassFrame == SkyFrame::Native ? from : compassFrame;
+    double lon = x, lat = y;
+    if (from != to && !convertSkyFrame(from, to, lon, lat)) return false;
+    for (auto [pa, end] : {std::pair{0.0, &north}, std::pair{90.0, &east}}) {
+      double l = 0, b = 0;
+      offsetOnSky(lon, lat, pa, length, l, b);
+      if (from != to) convertSkyFrame(to, from, l, b);
+      *end = {l, b};
+    }
+    return true;
+  }
+
+  void compass(const std::vector<std::string>& a, Region r, const std::string& own) {
+    std::vector<std::string> labels;
+    const std::string system = compassProperty(own, labels);
     SkyFrame compassFrame = SkyFrame::Image;
     bool physical = false;
     if (system.empty())
@@ -816,19 +633,9 @@ class Parser {
             "skipped");
         return;
       }
-      // North and east of the compass's frame, from the centre in that frame.
-      const SkyFrame from = r.frame == SkyFrame::Native ? compassFrame : r.frame;
-      const SkyFrame to = compassFrame == SkyFrame::Native ? from : compassFrame;
-      double lon = x, lat = y;
-      if (from != to && !convertSkyFrame(from, to, lon, lat)) {
+      if (!skyCompassEnds(r.frame, compassFrame, x, y, length, north, east)) {
         warn("compass: its frame cannot be reached from the region's; skipped");
         return;
-      }
-      for (auto [pa, end] : {std::pair{0.0, &north}, std::pair{90.0, &east}}) {
-        double l = 0, b = 0;
-        offsetOnSky(lon, lat, pa, length, l, b);
-        if (from != to) convertSkyFrame(to, from, l, b);
-        *end = {l, b};
       }
     }
     for (int k = 0; k < 2; ++k) {

@@ -22,7 +22,9 @@ std::vector<uint8_t> movieFrame(const float* slice, const FrameLayout& layout,
                                 const std::function<uint8_t(float)>& index);
 
 // The [low, high] that keeps the central `percent` % of a sample of up to `samples` finite
-// values from `count` values (nearest ranks); {0, 1} when there is none.
+// values from `count` values (every (count / samples)-th value; the nearest ranks outward);
+// {0, 1} when there is none, and high = low + 1 for a flat sample. The one sampled display range:
+// the movie, the channels and the processed view's own limits all take it.
 std::pair<float, float> percentileRange(const float* values, int64_t count, double percent,
                                         int64_t samples = 1 << 20);
 

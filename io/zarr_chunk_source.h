@@ -22,8 +22,6 @@ class ZarrChunkSource {
 
   const ZarrArrayMeta& meta() const { return meta_; }
   const ZarrStore& store() const { return *store_; }
-  // The read grid: chunks (inner chunks when sharded) along each axis.
-  const std::vector<int64_t>& gridShape() const { return grid_; }
   // Element strides, per chunk axis, into a decoded chunk (which is in stored order).
   const std::vector<int64_t>& strides() const { return strides_; }
 

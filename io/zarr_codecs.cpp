@@ -153,20 +153,4 @@ void decodeZarrChunk(const unsigned char* stored, size_t n, const ZarrChunkCodin
   if (at != out) std::memcpy(out, at, length);  // stored uncompressed
 }
 
-const char* compressionName(ZarrCompression c) {
-  switch (c) {
-    case ZarrCompression::Blosc:
-      return "blosc";
-    case ZarrCompression::Zstd:
-      return "zstd";
-    case ZarrCompression::Gzip:
-      return "gzip";
-    case ZarrCompression::Zlib:
-      return "zlib";
-    case ZarrCompression::Crc32c:
-      return "crc32c";
-  }
-  return "?";
-}
-
 }  // namespace stacklens::io

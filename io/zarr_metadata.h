@@ -25,7 +25,6 @@ struct ZarrDataType {
 
 // A bytes-to-bytes step of a chunk's encoding (v2 compressor, v3 bytes codecs).
 enum class ZarrCompression { Blosc, Zstd, Gzip, Zlib, Crc32c };
-const char* compressionName(ZarrCompression c);
 
 // How one stored chunk's bytes become its values.
 struct ZarrChunkCoding {

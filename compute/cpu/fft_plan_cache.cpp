@@ -144,13 +144,4 @@ const FftPlans& cosinePlans(int64_t z, int64_t y, int64_t x, int threads) {
   return plansFor(z, y, x, threads, /*cosine=*/true);
 }
 
-int64_t fftFriendlySize(int64_t n) {
-  for (int64_t m = std::max<int64_t>(n, 1);; ++m) {
-    int64_t r = m;
-    for (int64_t p : {2, 3, 5, 7})
-      while (r % p == 0) r /= p;
-    if (r == 1) return m;
-  }
-}
-
 }  // namespace stacklens::compute::cpu

@@ -48,7 +48,4 @@ const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads);
 // The same for the cosine transforms (in place on real arrays), cached and planned alike.
 const FftPlans& cosinePlans(int64_t z, int64_t y, int64_t x, int threads);
 
-// The smallest n' ≥ n whose only prime factors are 2, 3, 5 and 7 (sizes FFTW is fastest on).
-int64_t fftFriendlySize(int64_t n);
-
 }  // namespace stacklens::compute::cpu

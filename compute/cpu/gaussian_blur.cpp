@@ -25,9 +25,9 @@ namespace {
 
 // The normalised 1D Gaussian, centre at index radius; float weights of a double computation.
 std::vector<float> gaussianKernel(double sigma, double truncate) {
-  const double reach = truncate * sigma + 0.5;
+  const int64_t reach = blurRadius(sigma, truncate);
   // A radius this large means billions of taps: refuse instead of running for hours.
-  if (!(reach < 1.0e6))
+  if (!(reach < 1000000))
     throw InvalidArgument("gaussian_blur: truncate·sigma = " + std::to_string(truncate * sigma) +
                           " gives a kernel radius over 10^6 pixels");
   const int radius = static_cast<int>(reach);

@@ -35,10 +35,9 @@ class Deconvolver {
   // Deconvolves one block of data into out (p.iterations, from estimate = image).
   void run(const float* in, float* out, const Job& job, double progressBase, double progressSpan);
 
-  // For callers that fill the frame themselves: the frame's shape, its observed image and
+  // For callers that fill the frame themselves: its observed image and
   // estimate (C order, finite values), one iteration on them, and with p.accelerate what that
   // iteration changed (new − old estimate). Extrapolation is the caller's.
-  Shape frame() const { return {z_.padded, y_.padded, x_.padded}; }
   float* image() { return image_.get(); }
   float* estimate() { return estimate_.get(); }
   const float* change() const { return change_.get(); }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "compute/backend.h"
 #include "compute/params.h"
@@ -86,6 +87,58 @@ TEST(BlurParams, TruncateIsFiniteAndPositive) {
   EXPECT_NE(refusal(p), "");
   p.truncate = kTiny;
   EXPECT_EQ(refusal(p), "");
+}
+
+TEST(BlurRadius, IsSciPysIntOfTruncateTimesSigmaPlusAHalf) {
+  // scipy.ndimage.gaussian_filter: radius = int(truncate * sigma + 0.5).
+  EXPECT_EQ(blurRadius(1.0, 4.0), 4);
+  EXPECT_EQ(blurRadius(1.5, 4.0), 6);
+  EXPECT_EQ(blurRadius(0.6, 4.0), 2);    // 2.9 rounds down
+  EXPECT_EQ(blurRadius(0.625, 4.0), 3);  // 3.0 exactly
+  EXPECT_EQ(blurRadius(3.5, 2.0), 7);    // the bench's 15 taps
+  EXPECT_EQ(blurRadius(0.0, 4.0), 0);    // sigma 0: no neighbours (a 2D blur's z)
+  EXPECT_EQ(blurRadius(0.1, 1.0), 0);
+}
+
+TEST(BlurRadius, SaturatesInsteadOfOverflowing) {
+  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(blurRadius(1e300, 1e300), kMost);
+  EXPECT_EQ(blurRadius(kDoubleInf, 4.0), kMost);
+  EXPECT_EQ(blurRadius(kDoubleNaN, 4.0), kMost);
+  EXPECT_EQ(blurRadius(1e12, 4.0), int64_t(4e12));
+}
+
+TEST(SigmasFromList, OneValueMeansYAndXWithZAsTheCallerSays) {
+  const Sigmas perSlice = sigmasFromList({1.5}, OneSigma::PerSlice);
+  EXPECT_EQ(perSlice.z, 0.0);
+  EXPECT_EQ(perSlice.y, 1.5);
+  EXPECT_EQ(perSlice.x, 1.5);
+  const Sigmas everyAxis = sigmasFromList({1.5}, OneSigma::EveryAxis);
+  EXPECT_EQ(everyAxis.z, 1.5);
+  EXPECT_EQ(everyAxis.y, 1.5);
+  EXPECT_EQ(everyAxis.x, 1.5);
+}
+
+TEST(SigmasFromList, ThreeValuesAreZYX) {
+  for (OneSigma one : {OneSigma::PerSlice, OneSigma::EveryAxis}) {
+    const Sigmas s = sigmasFromList({2, 1.5, 0.5}, one);
+    EXPECT_EQ(s.z, 2.0);
+    EXPECT_EQ(s.y, 1.5);
+    EXPECT_EQ(s.x, 0.5);
+  }
+}
+
+TEST(SigmasFromList, OtherCountsAreRefusedSayingTheNotation) {
+  for (const std::vector<double>& v :
+       {std::vector<double>{}, std::vector<double>{1, 2}, std::vector<double>{1, 2, 3, 4}}) {
+    try {
+      sigmasFromList(v, OneSigma::PerSlice);
+      ADD_FAILURE() << v.size() << " values were taken";
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "expected S or SZ,SY,SX, got " + std::to_string(v.size()) + " values");
+    }
+  }
 }
 
 TEST(MedianSize, IsOddFromOneToTheLargestWindow) {

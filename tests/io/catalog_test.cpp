@@ -349,6 +349,18 @@ TEST(CatalogText, CsvWithQuotesCommentsAndSexagesimal) {
   EXPECT_DOUBLE_EQ(flux[2], 0.03);
 }
 
+// The forms only DS9 files used to take are read in catalogs too (one sexagesimal grammar):
+// hours alone, and colons in a column the caller says is hours.
+TEST(CatalogText, SexagesimalFormsOfRegionFilesAreReadToo) {
+  const CatalogTable t = parseCatalogText("name,ra\na,12.5h\nb,12h30m\nc,-1:30\n", "ds9.csv");
+  const auto ra = numericColumn(t, 1);
+  ASSERT_EQ(ra.size(), 3u);
+  EXPECT_NEAR(ra[0], 12.5 * 15, 1e-12);  // an h makes hours whatever the caller says
+  EXPECT_NEAR(ra[1], 12.5 * 15, 1e-12);
+  EXPECT_NEAR(ra[2], -1.5, 1e-12);  // colons alone: the caller's unit (degrees here)
+  EXPECT_NEAR(numericColumn(t, 1, true)[2], -1.5 * 15, 1e-12);
+}
+
 TEST(CatalogText, SniffsTabsSemicolonsBlanksAndVizierUnits) {
   // VizieR's TSV: names, units, a rule.
   CatalogTable t = parseCatalogText(

@@ -9,20 +9,14 @@ namespace stacklens::cli {
 namespace {
 
 int runBlur(const Args& args) {
-  const std::vector<double> sigma = args.getDoubles("sigma");
+  if (!args.has("sigma")) throw UsageError("--sigma is required (S, or SZ,SY,SX)");
   compute::BlurParams p;
-  if (sigma.size() == 1) {
-    p.sigmaZ = 0;
-    p.sigmaY = p.sigmaX = sigma[0];
-  } else if (sigma.size() == 3) {
-    p.sigmaZ = sigma[0];
-    p.sigmaY = sigma[1];
-    p.sigmaX = sigma[2];
-  } else if (sigma.empty()) {
-    throw UsageError("--sigma is required (S, or SZ,SY,SX)");
-  } else {
-    throw UsageError("--sigma takes one value (2D per slice) or three (SZ,SY,SX), got " +
-                     std::to_string(sigma.size()));
+  try {
+    const compute::Sigmas s =
+        compute::sigmasFromList(args.getDoubles("sigma"), compute::OneSigma::PerSlice);
+    p.sigmaZ = s.z, p.sigmaY = s.y, p.sigmaX = s.x;
+  } catch (const compute::InvalidArgument& e) {
+    throw UsageError(std::string("--sigma: ") + e.what());
   }
   p.truncate = args.getDouble("truncate", 4.0);
   p.nanAware = args.has("nan-aware");
@@ -30,7 +24,7 @@ int runBlur(const Args& args) {
       [&] { compute::validate(p); },
       {{"sigmaZ", "sigma"}, {"sigmaY", "sigma"}, {"sigmaX", "sigma"}, {"truncate", "truncate"}});
   // A 3D blur reads its kernel's radius of slices on each side (as the backends' kernels).
-  const int64_t reach = p.sigmaZ > 0 ? static_cast<int64_t>(p.truncate * p.sigmaZ + 0.5) : 0;
+  const int64_t reach = compute::blurRadius(p.sigmaZ, p.truncate);
   return runImageOperation(
       args, "blur", "stacklens blur " + compute::describe(p),
       [&](compute::Backend& b, const compute::Image& in) {
