@@ -25,8 +25,6 @@ __global__ void probeKernel(int* out) {
   if (out) *out = 1;
 }
 
-const char* opName(const char* name) { return name; }
-
 class CudaBackend final : public Backend, public DeviceControl {
  public:
   CudaBackend() : ctx_(std::make_shared<cuda::Context>()) {
@@ -267,9 +265,8 @@ class CudaBackend final : public Backend, public DeviceControl {
       return timed([&] { return gpu(in); });
     } catch (const cuda::DeviceOutOfMemory& e) {
       if (!sliceWise || in.shape().z < 2) return fallBack(what, e.what(), cpu);
-      logMessage(LogLevel::Info, std::string(opName(what)) +
-                                     " does not fit on the GPU in one piece (" + e.what() +
-                                     "); splitting the stack into groups of slices");
+      logMessage(LogLevel::Info, std::string(what) + " does not fit on the GPU in one piece (" +
+                                     e.what() + "); splitting the stack into groups of slices");
       try {
         return inSliceGroups(in, gpu);
       } catch (const cuda::DeviceOutOfMemory& again) {
@@ -344,9 +341,9 @@ class CudaBackend final : public Backend, public DeviceControl {
   template <class Cpu>
   auto fallBack(const char* what, const char* why, Cpu cpu) {
     if (!cpuFallbackAllowed_)
-      throw OutOfDeviceMemory(std::string(opName(what)) + " does not fit on the GPU (" + why + ")");
-    logMessage(LogLevel::Warning, std::string(opName(what)) + " does not fit on the GPU (" + why +
-                                      "); running it on the CPU");
+      throw OutOfDeviceMemory(std::string(what) + " does not fit on the GPU (" + why + ")");
+    logMessage(LogLevel::Warning,
+               std::string(what) + " does not fit on the GPU (" + why + "); running it on the CPU");
     if (!cpuFallback_) cpuFallback_ = makeCpuBackend();
     return cpu(*cpuFallback_);
   }

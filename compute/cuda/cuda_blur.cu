@@ -12,6 +12,7 @@
 #include "compute/cuda/cuda_filters.cuh"
 #include "compute/cuda/cuda_kernels.cuh"
 #include "compute/cuda/tuning/blur.cuh"
+#include "compute/params.h"
 
 namespace stacklens::compute::cuda {
 namespace {
@@ -160,8 +161,9 @@ void blurAllAxes(const ContextPtr& ctx, const T* in, T* a, T* b, T** result, con
     int64_t n = axis == 0 ? s.z : axis == 1 ? s.y : s.x;
     if (sigma <= 0 || n <= 1) continue;
     job.checkCancelled();
-    int radius = static_cast<int>(p.truncate * sigma + 0.5);
-    if (radius > 8192) throw InvalidArgument("gaussian blur: sigma too large (radius > 8192)");
+    const int64_t reach = blurRadius(sigma, p.truncate);
+    if (reach > 8192) throw InvalidArgument("gaussian blur: sigma too large (radius > 8192)");
+    const int radius = static_cast<int>(reach);
     std::vector<float> hw = gaussianWeights(sigma, radius);
     const float* w = ctx->constants(hw);
     T* dst = targets[which];
@@ -184,10 +186,11 @@ Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& 
   const int64_t count = s.count();
   Image out = deviceBuffer<float>(ctx, s);
   out.spacing = in.spacing;
-  const int rx = static_cast<int>(p.truncate * p.sigmaX + 0.5);
-  const int ry = static_cast<int>(p.truncate * p.sigmaY + 0.5);
-  if (!p.nanAware && s.x > 1 && s.y > 1 && rx == ry && rx >= 1 && rx <= kFuseMaxRadius &&
-      s.z <= 65535) {
+  const int64_t reachX = blurRadius(p.sigmaX, p.truncate),
+                reachY = blurRadius(p.sigmaY, p.truncate);
+  if (!p.nanAware && s.x > 1 && s.y > 1 && reachX == reachY && reachX >= 1 &&
+      reachX <= kFuseMaxRadius && s.z <= 65535) {
+    const int rx = static_cast<int>(reachX), ry = rx;
     FusedTaps taps{};
     const std::vector<float> wx = gaussianWeights(p.sigmaX, rx), wy = gaussianWeights(p.sigmaY, ry);
     std::copy(wx.begin(), wx.end(), taps.x);
@@ -199,8 +202,9 @@ Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& 
                                                                     int(s.x), taps);
     SL_LAUNCHED();
     if (!(p.sigmaZ > 0) || s.z <= 1) return out;
-    const int rz = static_cast<int>(p.truncate * p.sigmaZ + 0.5);
-    if (rz > 8192) throw InvalidArgument("gaussian blur: sigma too large (radius > 8192)");
+    const int64_t reachZ = blurRadius(p.sigmaZ, p.truncate);
+    if (reachZ > 8192) throw InvalidArgument("gaussian blur: sigma too large (radius > 8192)");
+    const int rz = static_cast<int>(reachZ);
     job.checkCancelled();
     Image along = deviceBuffer<float>(ctx, s);
     along.spacing = in.spacing;
