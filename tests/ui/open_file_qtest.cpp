@@ -68,6 +68,18 @@ int startZarrServer(QProcess& server, const QString& folder) {
   return server.readLine().trimmed().toInt();
 }
 
+// Shows w, drops url on it and waits until it has opened: "" or what went wrong.
+QString dropAndWaitForOpen(MainWindow& w, const QString& url) {
+  w.setQuiet(true);
+  w.show();
+  if (!QTest::qWaitForWindowExposed(&w)) return "the window was not shown";
+  QSignalSpy opened(&w, &MainWindow::stackOpened);
+  if (!dropOn(w, {QUrl(url)})) return "the drop was refused";
+  if (!opened.wait(30000)) return url + " did not open";
+  const QString got = opened.at(0).at(0).toString();
+  return got == url ? QString() : "opened " + got + " instead of " + url;
+}
+
 }  // namespace
 
 class OpenFileTest : public QObject {
@@ -194,13 +206,8 @@ class OpenFileTest : public QObject {
     QVERIFY(port > 0);
     const QString url = QString("http://127.0.0.1:%1/ok/ome05.zarr").arg(port);
     MainWindow w;
-    w.setQuiet(true);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy opened(&w, &MainWindow::stackOpened);
-    QVERIFY(dropOn(w, {QUrl(url)}));
-    QVERIFY(opened.wait(30000));
-    QCOMPARE(opened.at(0).at(0).toString(), url);
+    const QString error = dropAndWaitForOpen(w, url);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(QString::fromStdString(w.info().format), QString("zarr"));
     const auto local = io::openStack((v3 + "/ome05.zarr").toStdString());
     std::vector<float> want(size_t(local->info().z * local->info().y * local->info().x));
@@ -220,13 +227,8 @@ class OpenFileTest : public QObject {
     QVERIFY(port > 0);
     const QString url = QString("http://127.0.0.1:%1/forbidden-chunks/ome05.zarr").arg(port);
     MainWindow w;
-    w.setQuiet(true);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy opened(&w, &MainWindow::stackOpened);
-    QVERIFY(dropOn(w, {QUrl(url)}));
-    QVERIFY(opened.wait(30000));
-    QCOMPARE(opened.at(0).at(0).toString(), url);
+    const QString error = dropAndWaitForOpen(w, url);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
     QTRY_VERIFY_WITH_TIMEOUT(w.statusBar()->currentMessage().contains("answered 403 Forbidden"),
                              15000);
     QVERIFY2(w.statusBar()->currentMessage().contains("ome05.zarr"),
