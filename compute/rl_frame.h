@@ -1,9 +1,9 @@
 // The padded frame of Richardson–Lucy, one rule for both backends so that they compute the same
 // thing. An axis padded for a reflect or zero boundary needs its data and half the PSF on each
 // side; the frame's length is then either the next 2,3,5,7-smooth length (FFTW and cuFFT are
-// fast there) or the next length our fused CUDA passes take (compute/cuda/block_fft.cuh: powers
-// of two and 288, 576, 1152, 2304, 3456), whichever the whole frame favours: the fused lengths
-// when every axis has one and the frame has at most kFastFrameGrowth times the voxels. The
+// fast there) or the next length our fused CUDA passes take (compute/cuda/kernels/block_fft.cuh:
+// powers of two and 288, 576, 1152, 2304, 3456), whichever the whole frame favours: the fused
+// lengths when every axis has one and the frame has at most kFastFrameGrowth times the voxels. The
 // padding past half the PSF continues the boundary rule, so the length changes only how far the
 // padded region reaches, not the data's reflection.
 #pragma once

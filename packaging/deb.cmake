@@ -20,7 +20,7 @@ if(TARGET _stacklens)
   list(APPEND CPACK_COMPONENTS_ALL python)
 endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-# A CUDA build loads cuFFT at run time (compute/cuda/cufft_loader.cpp) and links the CUDA
+# A CUDA build loads cuFFT at run time (compute/cuda/host/cufft_loader.cpp) and links the CUDA
 # runtime statically, which loads the driver only when one is present: neither is a dependency,
 # so the packages install and compute on the CPU where NVIDIA's libraries are missing. cuFFT
 # (no Debian package provides it) is suggested by the name of NVIDIA's own package, from

@@ -9,12 +9,12 @@
 #include <string>
 
 #include "compute/backend.h"
-#include "compute/cuda/cuda_block_transfers.cuh"
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/cuda_live_transfers.cuh"
-#include "compute/cuda/cuda_stack_pipeline.cuh"
-#include "compute/cuda/cufft_loader.h"
-#include "compute/cuda/host_result_memory.cuh"
+#include "compute/cuda/host/cuda_block_transfers.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/host/cuda_live_transfers.cuh"
+#include "compute/cuda/host/cuda_stack_pipeline.cuh"
+#include "compute/cuda/host/cufft_loader.h"
+#include "compute/cuda/host/host_result_memory.cuh"
 #include "compute/device_list.h"
 #include "compute/log.h"
 

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/cuda_filters.cuh"
-#include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/kernels/cuda_filters.cuh"
+#include "compute/cuda/kernels/cuda_kernels.cuh"
 #include "compute/cuda/tuning/blur.cuh"
 #include "compute/params.h"
 

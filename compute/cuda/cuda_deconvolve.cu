@@ -26,14 +26,14 @@
 #include <tuple>
 #include <vector>
 
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/cuda_kernels.cuh"
 #include "compute/cuda/cuda_rl_fused.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/host/rl_otf_cache.cuh"
+#include "compute/cuda/host/rl_prepared_psf.cuh"
+#include "compute/cuda/kernels/cuda_kernels.cuh"
 #include "compute/cuda/lto/rl_callback_args.h"
 #include "compute/cuda/psf_symmetry.h"
 #include "compute/cuda/reflect_exact.cuh"
-#include "compute/cuda/rl_otf_cache.cuh"
-#include "compute/cuda/rl_prepared_psf.cuh"
 #include "compute/cuda/tuning/deconvolve.cuh"
 #include "compute/log.h"
 #include "compute/rl_frame.h"

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/cuda_kernels.cuh"
-#include "compute/cuda/median_networks.h"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/kernels/cuda_kernels.cuh"
+#include "compute/cuda/kernels/median_networks.h"
 #include "compute/cuda/tuning/median.cuh"
 
 namespace stacklens::compute::cuda {

@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/kernels/cuda_kernels.cuh"
 #include "compute/cuda/tuning/projection.cuh"
 #include "compute/projection.h"
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/cuda_filters.cuh"
-#include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/kernels/cuda_filters.cuh"
+#include "compute/cuda/kernels/cuda_kernels.cuh"
 #include "compute/cuda/tuning/resample.cuh"
 
 namespace stacklens::compute::cuda {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "compute/cuda/cuda_context.cuh"
 #include "compute/cuda/cuda_rl_fused.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
 #include "compute/cuda/psf_symmetry.h"
 #include "compute/resident_frames.h"
 

@@ -1,5 +1,5 @@
 // Richardson–Lucy's fused FFT passes for frames whose sides are powers of two or mixed lengths of
-// compute/cuda/block_fft.cuh (see cuda_rl_fused.cuh).
+// compute/cuda/kernels/block_fft.cuh (see cuda_rl_fused.cuh).
 // The spectrum is kept as depth × height rows of width/2 + 1 complex values (pitch rounded up for
 // aligned column accesses, tuning/rl_fused.cuh); the 1/N normalisation is in the OTF. A
 // point-symmetric PSF's OTF is real: only that is kept, blocked by column group (ColumnArgs).
@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "compute/cuda/block_fft.cuh"
 #include "compute/cuda/cuda_rl_fused.cuh"
+#include "compute/cuda/kernels/block_fft.cuh"
 #include "compute/cuda/reflect_exact.cuh"
 #include "compute/cuda/tuning/rl_fused.cuh"
 

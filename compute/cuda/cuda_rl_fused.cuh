@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
 
 namespace stacklens::compute::cuda {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/kernels/cuda_kernels.cuh"
 #include "compute/cuda/tuning/segment.cuh"
 
 namespace stacklens::compute::cuda {

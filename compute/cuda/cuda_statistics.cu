@@ -19,8 +19,8 @@
 #include <memory>
 #include <string>
 
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/kernels/cuda_kernels.cuh"
 #include "compute/cuda/tuning/statistics.cuh"
 
 #if CUDART_VERSION < 12040

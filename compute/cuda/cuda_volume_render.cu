@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
 #include "compute/cuda/tuning/volume_render.cuh"
 #include "compute/volume_render.h"
 

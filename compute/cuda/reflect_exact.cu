@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/kernels/cuda_kernels.cuh"
 #include "compute/cuda/reflect_exact.cuh"
 
 namespace stacklens::compute::cuda::reflect_exact {

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
 
 namespace stacklens::compute::cuda::reflect_exact {
 

@@ -1,5 +1,5 @@
-// The min/max networks of the GPU 5×5 median (compute/cuda/median_networks.h), checked on the CPU
-// against sorting: they run here without a device, so CI exercises the selection logic.
+// The min/max networks of the GPU 5×5 median (compute/cuda/kernels/median_networks.h), checked on
+// the CPU against sorting: they run here without a device, so CI exercises the selection logic.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "compute/cuda/median_networks.h"
+#include "compute/cuda/kernels/median_networks.h"
 
 namespace stacklens::compute::cuda::networks {
 namespace {

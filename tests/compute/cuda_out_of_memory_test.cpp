@@ -1,9 +1,9 @@
 // The CUDA backend's out-of-memory paths, driven by a simulated device capacity
-// (STACKLENS_CUDA_SIMULATED_CAPACITY_MB, compute/cuda/cuda_context.cuh): the host-stack pipeline
-// halves its chunks, a device stack is split into halving groups of slices, and when not even one
-// slice fits the CPU runs the operation with a message; each result equals the CPU backend's. A
-// memory budget (STACKLENS_CUDA_BUDGET_MB) below the stack's need takes the same two steps.
-// Skipped without a GPU.
+// (STACKLENS_CUDA_SIMULATED_CAPACITY_MB, compute/cuda/host/cuda_context.cuh): the host-stack
+// pipeline halves its chunks, a device stack is split into halving groups of slices, and when not
+// even one slice fits the CPU runs the operation with a message; each result equals the CPU
+// backend's. A memory budget (STACKLENS_CUDA_BUDGET_MB) below the stack's need takes the same two
+// steps. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include "tests/compute/log_capture.h"

@@ -1,5 +1,5 @@
 // Launch shapes, queue depth, caches and cuFFT-callback defaults of Richardson–Lucy on cuFFT
-// (compute/cuda/cuda_deconvolve.cu, compute/cuda/rl_otf_cache.cuh; the fused passes are in
+// (compute/cuda/cuda_deconvolve.cu, compute/cuda/host/rl_otf_cache.cuh; the fused passes are in
 // tuning/rl_fused.cuh); the measurements that chose them are in compute/BENCHMARKS.md.
 // (For compute/cuda/*.cu only.)
 #pragma once

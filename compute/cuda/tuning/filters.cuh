@@ -1,5 +1,5 @@
-// Launch shapes of the separable 1D filters (compute/cuda/cuda_filters.cuh: the Gaussian blur's
-// passes and the resampling's spline prefilter); the measurements that chose them are in
+// Launch shapes of the separable 1D filters (compute/cuda/kernels/cuda_filters.cuh: the Gaussian
+// blur's passes and the resampling's spline prefilter); the measurements that chose them are in
 // compute/BENCHMARKS.md. (For compute/cuda/*.cu only.)
 #pragma once
 

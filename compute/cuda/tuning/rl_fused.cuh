@@ -1,6 +1,6 @@
 // Launch shapes of Richardson–Lucy's fused FFT passes (compute/cuda/cuda_rl_fused.cu) and the
-// shared-memory line layout of their block FFTs (compute/cuda/block_fft.cuh); the measurements
-// that chose them are in compute/BENCHMARKS.md. (For compute/cuda/*.cu only.)
+// shared-memory line layout of their block FFTs (compute/cuda/kernels/block_fft.cuh); the
+// measurements that chose them are in compute/BENCHMARKS.md. (For compute/cuda/*.cu only.)
 #pragma once
 
 namespace stacklens::compute::cuda::tuning {

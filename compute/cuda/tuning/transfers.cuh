@@ -1,6 +1,6 @@
 // Staging buffer sizes, chunk sizes and copy threads of the host ↔ device transfers
-// (compute/cuda/cuda_context.cu, compute/cuda/cuda_stack_pipeline.cu); the measurements that chose
-// them are in compute/BENCHMARKS.md. (For compute/cuda/*.cu only.)
+// (compute/cuda/host/cuda_context.cu, compute/cuda/host/cuda_stack_pipeline.cu); the measurements
+// that chose them are in compute/BENCHMARKS.md. (For compute/cuda/*.cu only.)
 #pragma once
 
 #include <cstddef>

@@ -3,8 +3,8 @@
 
 #include <cstring>
 
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/cuda_live_transfers.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/host/cuda_live_transfers.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {

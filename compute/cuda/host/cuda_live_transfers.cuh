@@ -1,7 +1,7 @@
 // Transfers for live slices (for compute/cuda/*.cu only): see DeviceControl's transfers.
 #pragma once
 
-#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
 
 namespace stacklens::compute::cuda {
 

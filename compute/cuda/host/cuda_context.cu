@@ -6,8 +6,8 @@
 #include <iomanip>
 #include <sstream>
 
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/host_copy.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/host/host_copy.cuh"
 #include "compute/driver_release.h"
 #include "compute/log.h"
 

@@ -4,9 +4,9 @@
 
 #include <cstring>
 
-#include "compute/cuda/cuda_block_transfers.cuh"
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/page_locked_buffer.cuh"
+#include "compute/cuda/host/cuda_block_transfers.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/host/page_locked_buffer.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {

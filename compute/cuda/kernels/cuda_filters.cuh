@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "compute/cuda/cuda_context.cuh"
-#include "compute/cuda/cuda_kernels.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/kernels/cuda_kernels.cuh"
 #include "compute/cuda/tuning/filters.cuh"
 
 namespace stacklens::compute::cuda {

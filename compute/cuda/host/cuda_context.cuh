@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "compute/backend.h"
-#include "compute/cuda/page_locked_buffer.cuh"
+#include "compute/cuda/host/page_locked_buffer.cuh"
 #include "compute/cuda/tuning/transfers.cuh"
 #include "compute/image.h"
 #include "compute/job.h"

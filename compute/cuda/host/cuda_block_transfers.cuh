@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "compute/block_transfers.h"
-#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
 
 namespace stacklens::compute::cuda {
 

@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
 #include "compute/cuda/tuning/transfers.cuh"
 
 namespace stacklens::compute::cuda {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
 #include "compute/cuda/tuning/deconvolve.cuh"
 
 namespace stacklens::compute::cuda {

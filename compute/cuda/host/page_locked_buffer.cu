@@ -1,4 +1,4 @@
-#include "compute/cuda/page_locked_buffer.cuh"
+#include "compute/cuda/host/page_locked_buffer.cuh"
 
 #include <cuda_runtime.h>
 #include <sys/mman.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <utility>
 
-#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {

@@ -1,7 +1,7 @@
 // The cuFFT functions StackLens calls, defined here to forward to the library loaded with dlopen
-// (compute/cuda/cufft_loader.h). Without the library each returns CUFFT_NOT_SUPPORTED, which the
-// backend never meets: cudaUsable() refuses the GPU first, giving cufftLoaded()'s reason.
-#include "compute/cuda/cufft_loader.h"
+// (compute/cuda/host/cufft_loader.h). Without the library each returns CUFFT_NOT_SUPPORTED, which
+// the backend never meets: cudaUsable() refuses the GPU first, giving cufftLoaded()'s reason.
+#include "compute/cuda/host/cufft_loader.h"
 
 #include <cufft.h>
 #include <cufftXt.h>

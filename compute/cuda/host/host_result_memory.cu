@@ -1,5 +1,5 @@
 // hostResultMemory: a bounded cache of large host buffers, keyed by their rounded size.
-#include "compute/cuda/host_result_memory.cuh"
+#include "compute/cuda/host/host_result_memory.cuh"
 
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 // copyParallel: a memcpy cut into page-aligned parts, one thread each.
-#include "compute/cuda/host_copy.cuh"
+#include "compute/cuda/host/host_copy.cuh"
 
 #include <algorithm>
 #include <cstring>

@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "compute/cuda/cuda_stack_pipeline.cuh"
-#include "compute/cuda/host_copy.cuh"
-#include "compute/cuda/host_result_memory.cuh"
+#include "compute/cuda/host/cuda_stack_pipeline.cuh"
+#include "compute/cuda/host/host_copy.cuh"
+#include "compute/cuda/host/host_result_memory.cuh"
 #include "compute/log.h"
 
 namespace stacklens::compute::cuda {

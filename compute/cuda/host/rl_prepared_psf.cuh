@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "compute/cuda/cuda_context.cuh"
+#include "compute/cuda/host/cuda_context.cuh"
 #include "compute/rl_psf.h"
 
 namespace stacklens::compute::cuda {
