@@ -1,7 +1,7 @@
-// How a job dialog (ui/jobs/job_dialog.h: Process whole stack, Z projection, Export movie) runs its
-// job: on the dialog's pool at the processing priority (the backends' threads inherit it, so the
-// viewer stays responsive); whatever it posts, and its end, reach the dialog queued on the GUI
-// thread, and only while the dialog exists.
+// How a job dialog (ui/jobs/job_dialog.h: Process whole stack, Z projection, Export movie, the PSF
+// dialogs) runs its job: on the dialog's pool at the processing priority (the backends' threads
+// inherit it, so the viewer stays responsive); whatever it posts, and its end, reach the dialog
+// queued on the GUI thread, and only while the dialog exists.
 #pragma once
 
 #include <QMetaObject>

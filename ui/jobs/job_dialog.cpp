@@ -29,9 +29,10 @@ JobDialog::~JobDialog() {
   future_.waitForFinished();
 }
 
-void JobDialog::addJobRows(QVBoxLayout* layout) {
+void JobDialog::addJobRows(QVBoxLayout* layout, std::initializer_list<QPushButton*> extraButtons) {
   auto* buttons = new QDialogButtonBox;
   buttons->addButton(start_, QDialogButtonBox::AcceptRole);
+  for (QPushButton* button : extraButtons) buttons->addButton(button, QDialogButtonBox::ActionRole);
   buttons->addButton(close_, QDialogButtonBox::RejectRole);
   layout->addWidget(progress_);
   layout->addWidget(status_);

@@ -1,7 +1,7 @@
 // The base of the dialogs that run one job off the GUI thread (Process whole stack, Z projection,
-// Export movie): Start and Close (Cancel while running), a progress bar, a status line, the
-// running state, the stop flag the job polls, and a pool of one thread for the job
-// (ui/jobs/dialog_job.h runs it there at the processing priority).
+// Export movie, PSF generator, Measure PSF): Start and Close (Cancel while running), a progress
+// bar, a status line, the running state, the stop flag the job polls, and a pool of one thread
+// for the job (ui/jobs/dialog_job.h runs it there at the processing priority).
 #pragma once
 
 #include <QDialog>
@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QThreadPool>
 #include <atomic>
+#include <initializer_list>
 
 class QVBoxLayout;
 
@@ -29,6 +30,7 @@ class JobDialog : public QDialog {
   // when negative), the status line.
   void jobEnded(int progress, const QString& status);
   bool running() const { return running_; }
+  QPushButton* startButton() const { return start_; }
   QProgressBar* progressBar() const { return progress_; }
   QLabel* statusLabel() const { return status_; }
 
@@ -39,8 +41,9 @@ class JobDialog : public QDialog {
  protected:
   // startText: the start button's label.
   JobDialog(const QString& startText, QWidget* parent);
-  // The progress bar, the status line and the buttons, below the subclass's own rows.
-  void addJobRows(QVBoxLayout* layout);
+  // The progress bar, the status line and the buttons, below the subclass's own rows;
+  // extraButtons (a PSF dialog's Use and Save…) join Start and Close in the button row.
+  void addJobRows(QVBoxLayout* layout, std::initializer_list<QPushButton*> extraButtons = {});
   // A run begins: inputs disabled, Close becomes Cancel, the bar at 0, the status line.
   void begin(const QString& status);
   // The subclass's inputs follow the running state (disabled while a job runs).

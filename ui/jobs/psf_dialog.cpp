@@ -1,6 +1,5 @@
 #include "ui/jobs/psf_dialog.h"
 
-#include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QVBoxLayout>
@@ -45,9 +44,8 @@ const FieldSpec kFields[] = {
 
 }  // namespace
 
-PsfDialog::PsfDialog(QWidget* parent) : QDialog(parent) {
+PsfDialog::PsfDialog(QWidget* parent) : JobDialog(tr("Generate"), parent) {
   setWindowTitle(tr("PSF generator"));
-  pool_.setMaxThreadCount(1);
   model_ = new QComboBox;
   model_->addItems({tr("Gaussian star (2D)"), tr("Moffat star (2D)"), tr("Born & Wolf (3D)"),
                     tr("Gibson & Lanni (3D)")});
@@ -87,31 +85,19 @@ PsfDialog::PsfDialog(QWidget* parent) : QDialog(parent) {
   d.scale = render::Scale::Log;
   preview_->setDisplay(d);
 
-  progress_ = new QProgressBar;
-  progress_->setRange(0, 1000);
-  status_ = new QLabel;
   status_->setWordWrap(true);
-  generate_ = new QPushButton(tr("Generate"));
   use_ = new QPushButton(tr("Use for deconvolution"));
   saveButton_ = new QPushButton(tr("Save…"));
-  close_ = new QPushButton(tr("Close"));
   use_->setEnabled(false);
   saveButton_->setEnabled(false);
-  auto* buttons = new QDialogButtonBox;
-  for (QPushButton* b : {generate_, use_, saveButton_})
-    buttons->addButton(b, QDialogButtonBox::ActionRole);
-  buttons->addButton(close_, QDialogButtonBox::RejectRole);
   auto* columns = new QHBoxLayout;
   columns->addLayout(form_);
   columns->addWidget(container, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(columns);
-  layout->addWidget(progress_);
-  layout->addWidget(status_);
-  layout->addWidget(buttons);
+  addJobRows(layout, {use_, saveButton_});
 
   connect(model_, &QComboBox::currentIndexChanged, this, &PsfDialog::showFields);
-  connect(generate_, &QPushButton::clicked, this, &PsfDialog::start);
   connect(use_, &QPushButton::clicked, this, [this] { emit usePsf(psf_, describe()); });
   connect(saveButton_, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save the PSF as"), "psf.tif",
@@ -120,18 +106,7 @@ PsfDialog::PsfDialog(QWidget* parent) : QDialog(parent) {
     const QString error = save(path);
     status_->setText(error.isEmpty() ? tr("Saved: %1").arg(path) : error);
   });
-  connect(close_, &QPushButton::clicked, this, [this] {
-    if (running_)
-      cancel();
-    else
-      close();
-  });
   showFields();
-}
-
-PsfDialog::~PsfDialog() {
-  stop_ = true;
-  future_.waitForFinished();
 }
 
 QDoubleSpinBox* PsfDialog::field(const QString& name) const {
@@ -194,36 +169,20 @@ QString PsfDialog::describe() const {
       .arg(field("wavelength")->value());
 }
 
-void PsfDialog::setRunning(bool on) {
-  running_ = on;
-  for (QWidget* w : std::initializer_list<QWidget*>{generate_, model_, mode_}) w->setEnabled(!on);
-  use_->setEnabled(!on && !psf_.empty());
-  saveButton_->setEnabled(!on && !psf_.empty());
-  close_->setText(on ? tr("Cancel") : tr("Close"));
-}
-
-void PsfDialog::jobEnded(int progress, const QString& status) {
-  setRunning(false);
-  if (progress >= 0) progress_->setValue(progress);
-  status_->setText(status);
-}
-
-void PsfDialog::cancel() {
-  if (!running_) return;
-  stop_ = true;
-  status_->setText(tr("Cancelling…"));
+void PsfDialog::setInputsEnabled(bool enabled) {
+  model_->setEnabled(enabled);
+  mode_->setEnabled(enabled);
+  use_->setEnabled(enabled && !psf_.empty());
+  saveButton_->setEnabled(enabled && !psf_.empty());
 }
 
 void PsfDialog::start() {
-  if (running_) return;
+  if (running()) return;
   const bool star = starModel();
   const auto starParams = this->starParams();
   const auto microscopeParams = this->microscopeParams();
-  stop_ = false;
   psf_ = {};
-  setRunning(true);
-  progress_->setValue(0);
-  status_->setText(tr("Generating…"));
+  begin(tr("Generating…"));
   future_ = runForDialog<PsfDialog>(
       pool_, this, [this, star, starParams, microscopeParams](const PostToDialog<PsfDialog>& post) {
         compute::Image psf =

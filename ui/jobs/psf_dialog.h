@@ -5,32 +5,24 @@
 #pragma once
 
 #include <QComboBox>
-#include <QDialog>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
-#include <QFuture>
-#include <QLabel>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QThreadPool>
-#include <atomic>
 
 #include "compute/image.h"
 #include "compute/psf/psf_models.h"
 #include "render/slice_view.h"
+#include "ui/jobs/job_dialog.h"
 
 namespace stacklens::ui {
 
-class PsfDialog : public QDialog {
+class PsfDialog : public JobDialog {
   Q_OBJECT
  public:
   explicit PsfDialog(QWidget* parent = nullptr);
-  ~PsfDialog() override;  // cancels a running job and waits for it
 
-  void start();  // Generate
-  void cancel();
-  void jobEnded(int progress, const QString& status);  // ui/jobs/dialog_job.h
+  void start() override;  // Generate
   // Writes the PSF (FITS or TIFF by the extension) with its spacing; returns an error or "".
   QString save(const QString& path) const;
   const compute::Image& psf() const { return psf_; }
@@ -50,26 +42,18 @@ class PsfDialog : public QDialog {
 
  signals:
   void finished();
-  void failed(const QString& message);
-  void cancelled();
   void usePsf(const compute::Image& psf, const QString& description);
 
  private:
   void showFields();
-  void setRunning(bool on);
+  void setInputsEnabled(bool enabled) override;
 
   QComboBox *model_, *mode_;
   QFormLayout* form_;
   QSpinBox *size_, *sizeZ_, *oversampling_;
-  QProgressBar* progress_;
-  QLabel* status_;
-  QPushButton *generate_, *use_, *saveButton_, *close_;
+  QPushButton *use_, *saveButton_;
   render::SliceView* preview_;
   compute::Image psf_;
-  std::atomic<bool> stop_{false};
-  bool running_ = false;
-  QThreadPool pool_;
-  QFuture<void> future_;
 };
 
 class MainWindow;

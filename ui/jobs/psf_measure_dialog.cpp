@@ -1,7 +1,6 @@
 #include "ui/jobs/psf_measure_dialog.h"
 
 #include <QAction>
-#include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -58,10 +57,10 @@ void showPlane(render::SliceView* view, std::vector<float> plane, int width, int
 
 }  // namespace
 
-PsfMeasureDialog::PsfMeasureDialog(MainWindow* window) : QDialog(window), window_(window) {
+PsfMeasureDialog::PsfMeasureDialog(MainWindow* window)
+    : JobDialog(tr("Measure"), window), window_(window) {
   setWindowTitle(tr("Measure PSF from stars or beads"));
   setObjectName(kDialogName);
-  pool_.setMaxThreadCount(1);
 
   mode_ = new QComboBox;
   mode_->addItems({tr("2D stars (the slice shown)"), tr("3D beads (the whole stack)")});
@@ -160,28 +159,17 @@ PsfMeasureDialog::PsfMeasureDialog(MainWindow* window) : QDialog(window), window
   right->addWidget(sectionHolder_, 1);
   right->addWidget(fwhm_);
 
-  progress_ = new QProgressBar;
-  progress_->setRange(0, 1000);
-  status_ = new QLabel;
   status_->setWordWrap(true);
-  measure_ = new QPushButton(tr("Measure"));
   use_ = new QPushButton(tr("Use for deconvolution"));
   saveButton_ = new QPushButton(tr("Save…"));
-  close_ = new QPushButton(tr("Close"));
   use_->setEnabled(false);
   saveButton_->setEnabled(false);
-  auto* buttons = new QDialogButtonBox;
-  for (QPushButton* b : {measure_, use_, saveButton_})
-    buttons->addButton(b, QDialogButtonBox::ActionRole);
-  buttons->addButton(close_, QDialogButtonBox::RejectRole);
   auto* columns = new QHBoxLayout;
   columns->addLayout(left, 1);
   columns->addLayout(right, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(columns, 1);
-  layout->addWidget(progress_);
-  layout->addWidget(status_);
-  layout->addWidget(buttons);
+  addJobRows(layout, {use_, saveButton_});
 
   connect(mode_, &QComboBox::currentIndexChanged, this, [this] { setMode(mode()); });
   connect(pick_, &QPushButton::clicked, this, &PsfMeasureDialog::pickFromSources);
@@ -189,15 +177,8 @@ PsfMeasureDialog::PsfMeasureDialog(MainWindow* window) : QDialog(window), window
   connect(clear_, &QPushButton::clicked, this, &PsfMeasureDialog::clearStars);
   connect(size_, &QSpinBox::valueChanged, this, &PsfMeasureDialog::refreshOverlay);
   connect(sizeZ_, &QSpinBox::valueChanged, this, &PsfMeasureDialog::refreshOverlay);
-  connect(measure_, &QPushButton::clicked, this, &PsfMeasureDialog::measure);
   connect(use_, &QPushButton::clicked, this, &PsfMeasureDialog::useForDeconvolution);
   connect(saveButton_, &QPushButton::clicked, this, &PsfMeasureDialog::chooseAndSave);
-  connect(close_, &QPushButton::clicked, this, [this] {
-    if (running_)
-      cancel();
-    else
-      close();
-  });
   // Closed (not destroyed with the window, whose decorations are gone by then): the markers go.
   connect(this, &QDialog::finished, this, [this] {
     cancel();
@@ -207,7 +188,7 @@ PsfMeasureDialog::PsfMeasureDialog(MainWindow* window) : QDialog(window), window
   });
 
   connect(window_->sliceView(), &render::SliceView::clicked, this, [this](QPointF p) {
-    if (!addByClicking_->isChecked() || running_ || !isVisible()) return;
+    if (!addByClicking_->isChecked() || running() || !isVisible()) return;
     addStar({std::round(p.x()), std::round(p.y()), double(window_->currentZ())});
   });
   connect(window_, &MainWindow::sliceShown, this, &PsfMeasureDialog::refreshOverlay);
@@ -468,27 +449,13 @@ compute::psf::MeasuredPsfParams PsfMeasureDialog::params() const {
   return p;
 }
 
-void PsfMeasureDialog::setRunning(bool on) {
-  running_ = on;
-  for (QWidget* w : std::initializer_list<QWidget*>{mode_, measure_, pick_, remove_, clear_,
-                                                    addByClicking_, size_, clip_, saturation_})
-    w->setEnabled(!on);
-  sizeZ_->setEnabled(!on && mode() == Mode::Beads3D);
-  use_->setEnabled(!on && !result_.psf.empty());
-  saveButton_->setEnabled(!on && !result_.psf.empty());
-  close_->setText(on ? tr("Cancel") : tr("Close"));
-}
-
-void PsfMeasureDialog::jobEnded(int progress, const QString& status) {
-  setRunning(false);
-  if (progress >= 0) progress_->setValue(progress);
-  status_->setText(status);
-}
-
-void PsfMeasureDialog::cancel() {
-  if (!running_) return;
-  stop_ = true;
-  status_->setText(tr("Cancelling…"));
+void PsfMeasureDialog::setInputsEnabled(bool enabled) {
+  for (QWidget* w : std::initializer_list<QWidget*>{mode_, pick_, remove_, clear_, addByClicking_,
+                                                    size_, clip_, saturation_})
+    w->setEnabled(enabled);
+  sizeZ_->setEnabled(enabled && mode() == Mode::Beads3D);
+  use_->setEnabled(enabled && !result_.psf.empty());
+  saveButton_->setEnabled(enabled && !result_.psf.empty());
 }
 
 void PsfMeasureDialog::forgetResult() {
@@ -502,7 +469,7 @@ void PsfMeasureDialog::forgetResult() {
 }
 
 void PsfMeasureDialog::measure() {
-  if (running_) return;
+  if (running()) return;
   const io::StackReader* stack = window_->stack();
   if (!stack) {
     status_->setText(tr("Open a stack first."));
@@ -543,10 +510,7 @@ void PsfMeasureDialog::measure() {
       return;
     }
   }
-  stop_ = false;
-  setRunning(true);
-  progress_->setValue(0);
-  status_->setText(p.threeD ? tr("Reading the stack…") : tr("Measuring…"));
+  begin(p.threeD ? tr("Reading the stack…") : tr("Measuring…"));
   resultSlice_ = window_->currentZ();
   const quint64 generation = ++measureGeneration_;
   future_ = runForDialog<PsfMeasureDialog>(

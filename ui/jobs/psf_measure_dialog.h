@@ -8,27 +8,23 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDialog>
 #include <QDoubleSpinBox>
-#include <QFuture>
 #include <QLabel>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
-#include <QThreadPool>
-#include <atomic>
 #include <optional>
 #include <vector>
 
 #include "compute/psf/measured_psf.h"
 #include "render/slice_view.h"
+#include "ui/jobs/job_dialog.h"
 
 namespace stacklens::ui {
 
 class MainWindow;
 
-class PsfMeasureDialog : public QDialog {
+class PsfMeasureDialog : public JobDialog {
   Q_OBJECT
  public:
   enum class Mode { Stars2D, Beads3D };
@@ -57,9 +53,7 @@ class PsfMeasureDialog : public QDialog {
   // Measure: on a worker, with the progress bar and Cancel; emits measured(), failed() or
   // cancelled().
   void measure();
-  void cancel();
-  bool running() const { return running_; }
-  void jobEnded(int progress, const QString& status);  // ui/jobs/dialog_job.h
+  void start() override { measure(); }
 
   // Hands the PSF to the Processing dock's deconvolution ("measured from N stars").
   void useForDeconvolution();
@@ -82,7 +76,7 @@ class PsfMeasureDialog : public QDialog {
   QSpinBox* sizeZBox() const { return sizeZ_; }
   QDoubleSpinBox* clipBox() const { return clip_; }
   QDoubleSpinBox* saturationBox() const { return saturation_; }  // 0: none
-  QPushButton* measureButton() const { return measure_; }
+  QPushButton* measureButton() const { return startButton(); }
   QPushButton* useButton() const { return use_; }
   QPushButton* saveButton() const { return saveButton_; }
   render::SliceView* preview() const { return preview_; }
@@ -94,15 +88,13 @@ class PsfMeasureDialog : public QDialog {
   void starsChanged();
   void picked(int added);
   void measured();
-  void failed(const QString& message);
-  void cancelled();
   void saved(const QString& path, const QString& error);
 
  protected:
   void showEvent(QShowEvent* event) override;
 
  private:
-  void setRunning(bool on);
+  void setInputsEnabled(bool enabled) override;
   void refreshTable();
   void refreshOverlay();
   void removeOverlay();
@@ -117,9 +109,8 @@ class PsfMeasureDialog : public QDialog {
   QPushButton *addByClicking_, *pick_, *remove_, *clear_;
   QSpinBox *pickCount_, *size_, *sizeZ_;
   QDoubleSpinBox *clip_, *saturation_;
-  QProgressBar* progress_;
-  QLabel *fwhm_, *status_;
-  QPushButton *measure_, *use_, *saveButton_, *close_;
+  QLabel* fwhm_;
+  QPushButton *use_, *saveButton_;
   QWidget* sectionHolder_;
   render::SliceView *preview_, *section_;
 
@@ -134,10 +125,6 @@ class PsfMeasureDialog : public QDialog {
   std::optional<int> pendingPick_;  // the slice whose sources table a pick waits for
   quint64 pickGeneration_ = 0;
   quint64 measureGeneration_ = 0;  // a result of an older stack is dropped
-  std::atomic<bool> stop_{false};
-  bool running_ = false;
-  QThreadPool pool_;
-  QFuture<void> future_;
 };
 
 // Analysis ▸ Measure PSF from stars/beads…: the window's dialog, made (non-modal, deleted when
