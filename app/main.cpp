@@ -13,14 +13,14 @@
 #include <string_view>
 
 #include "compute/volume_render.h"
-#include "ui/lab_benchmark.h"
-#include "ui/lab_standalone.h"
-#include "ui/live_processing.h"
-#include "ui/main_window.h"
-#include "ui/pan_benchmark.h"
-#include "ui/scrub_benchmark.h"
-#include "ui/soak_sampler.h"
-#include "ui/volume_benchmark.h"
+#include "ui/bench/lab_benchmark.h"
+#include "ui/bench/pan_benchmark.h"
+#include "ui/bench/scrub_benchmark.h"
+#include "ui/bench/soak_sampler.h"
+#include "ui/bench/volume_benchmark.h"
+#include "ui/frame/main_window.h"
+#include "ui/lab/lab_standalone.h"
+#include "ui/live/live_processing.h"
 #include "version/build_info.h"
 
 // The bundled sample: next to an installed binary, else in the build tree.

@@ -1,6 +1,6 @@
 // Contour lines of an image (DS9's and CARTA's contours): marching squares with linear
 // interpolation along the cells' edges, the pieces joined into polylines. Qt-free; the viewer
-// draws them (ui/contours_panel.h) and the coordinate grid uses the segments.
+// draws them (ui/display/contours_panel.h) and the coordinate grid uses the segments.
 #pragma once
 
 #include <cstdint>

@@ -120,7 +120,7 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void setTool(Tool tool) { tool_ = tool; }
   Tool tool() const { return tool_; }
   // Drawn with QPainter over the slice and the overlays in every frame (and in
-  // grabFramebuffer): the colorbar and compass of ui/view_decorations.h; empty: nothing.
+  // grabFramebuffer): the colorbar and compass of ui/display/view_decorations.h; empty: nothing.
   void setDecoration(std::function<void(QPainter&, const SliceView&)> paint);
   void setCrosshair(std::optional<QPointF> imagePos);
   const std::optional<QPointF>& crosshair() const { return crosshair_; }

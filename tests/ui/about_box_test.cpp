@@ -1,6 +1,6 @@
 // Help ▸ About StackLens says what --version prints: the version, the revision and every
 // backend the build has or lacks.
-#include "ui/about_box.h"
+#include "ui/frame/about_box.h"
 
 #include <gtest/gtest.h>
 

@@ -6,9 +6,9 @@
 #include <numeric>
 #include <vector>
 
-#include "ui/histogram_widget.h"
-#include "ui/profiles.h"
-#include "ui/region_stats.h"
+#include "ui/analysis/profiles.h"
+#include "ui/analysis/region_stats.h"
+#include "ui/display/histogram_widget.h"
 
 using namespace stacklens::ui;
 

@@ -18,14 +18,14 @@
 #include "render/slice_view.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/catalog_columns_dialog.h"
-#include "ui/catalog_panel.h"
-#include "ui/live_processing.h"
-#include "ui/main_window.h"
-#include "ui/navigation_bar.h"
-#include "ui/processing_dock.h"
-#include "ui/sources_panel.h"
-#include "ui/view_decorations.h"
+#include "ui/analysis/catalog_columns_dialog.h"
+#include "ui/analysis/catalog_panel.h"
+#include "ui/display/view_decorations.h"
+#include "ui/frame/main_window.h"
+#include "ui/frame/navigation_bar.h"
+#include "ui/live/live_processing.h"
+#include "ui/live/processing_dock.h"
+#include "ui/live/sources_panel.h"
 
 using namespace stacklens;
 

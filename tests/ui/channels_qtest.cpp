@@ -14,11 +14,11 @@
 #include "render/slice_view.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/channels_panel.h"
-#include "ui/channels_tool.h"
-#include "ui/main_window.h"
-#include "ui/navigation_bar.h"
-#include "ui/pixel_readout.h"
+#include "ui/display/channels_panel.h"
+#include "ui/display/channels_tool.h"
+#include "ui/frame/main_window.h"
+#include "ui/frame/navigation_bar.h"
+#include "ui/frame/pixel_readout.h"
 
 using namespace stacklens;
 

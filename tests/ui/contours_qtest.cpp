@@ -14,10 +14,10 @@
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/framebuffer_checks.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/contours_panel.h"
-#include "ui/contours_tool.h"
-#include "ui/main_window.h"
-#include "ui/navigation_bar.h"
+#include "ui/display/contours_panel.h"
+#include "ui/display/contours_tool.h"
+#include "ui/frame/main_window.h"
+#include "ui/frame/navigation_bar.h"
 
 using namespace stacklens;
 

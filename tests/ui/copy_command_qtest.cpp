@@ -15,10 +15,10 @@
 #include "io/stack_writer.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/copy_command.h"
-#include "ui/live_processing.h"
-#include "ui/main_window.h"
-#include "ui/processing_dock.h"
+#include "ui/frame/main_window.h"
+#include "ui/live/copy_command.h"
+#include "ui/live/live_processing.h"
+#include "ui/live/processing_dock.h"
 
 using namespace stacklens;
 

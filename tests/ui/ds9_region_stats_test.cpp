@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "ui/region_stats.h"
+#include "ui/analysis/region_stats.h"
 
 using namespace stacklens;
 using namespace stacklens::ui;

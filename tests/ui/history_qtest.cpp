@@ -16,14 +16,14 @@
 #include "render/slice_view.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/display_panel.h"
-#include "ui/history_tool.h"
-#include "ui/live_processing.h"
-#include "ui/main_window.h"
-#include "ui/navigation_bar.h"
-#include "ui/processing_dock.h"
-#include "ui/regions_panel.h"
-#include "ui/session_tool.h"
+#include "ui/analysis/regions_panel.h"
+#include "ui/display/display_panel.h"
+#include "ui/frame/main_window.h"
+#include "ui/frame/navigation_bar.h"
+#include "ui/live/live_processing.h"
+#include "ui/live/processing_dock.h"
+#include "ui/state/history_tool.h"
+#include "ui/state/session_tool.h"
 
 using namespace stacklens;
 

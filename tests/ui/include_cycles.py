@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Lists the modules of ui/ (a .h and its .cpp) that include each other, directly (pairs) or
-round a longer loop; exits 1 when there are any. Usage: include_cycles.py [ui folder]."""
+"""Lists the modules of ui/'s folders (a .h and its .cpp) that include each other, directly (pairs)
+or round a longer loop; exits 1 when there are any. Usage: include_cycles.py [ui folder]."""
 import collections
 import pathlib
 import re
@@ -8,11 +8,12 @@ import sys
 
 folder = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parents[2] / "ui")
 includes = collections.defaultdict(set)  # module -> the ui/ modules its .h and .cpp include
-for path in sorted(folder.glob("*")):
+for path in sorted(folder.rglob("*")):
     if path.suffix in (".h", ".cpp"):
-        for name in re.findall(r'^#include "ui/(\w+)\.h"', path.read_text(), re.M):
-            if name != path.stem:
-                includes[path.stem].add(name)
+        module = path.relative_to(folder).with_suffix("").as_posix()  # e.g. frame/main_window
+        for name in re.findall(r'^#include "ui/([\w/]+)\.h"', path.read_text(), re.M):
+            if name != module:
+                includes[module].add(name)
 
 pairs = sorted({tuple(sorted((a, b))) for a in includes for b in includes[a] if a in includes.get(b, ())})
 for a, b in pairs:

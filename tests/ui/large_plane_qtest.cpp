@@ -11,10 +11,10 @@
 #include "io/stack_writer.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/level_view.h"
-#include "ui/main_window.h"
-#include "ui/pixel_readout.h"
-#include "ui/region_stats_tool.h"
+#include "ui/analysis/region_stats_tool.h"
+#include "ui/display/level_view.h"
+#include "ui/frame/main_window.h"
+#include "ui/frame/pixel_readout.h"
 
 using namespace stacklens;
 using ui::MainWindow;

@@ -1,6 +1,6 @@
 // The display-level tile cache evicts the least recently used tiles past its budget, never the
 // pinned ones (those the view shows).
-#include "ui/level_tiles.h"
+#include "ui/display/level_tiles.h"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include "tests/compute/fake_backend.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/memory_stack.h"
-#include "ui/live_processing.h"
+#include "ui/live/live_processing.h"
 
 using namespace stacklens;
 using stacklens::testing::FakeBackend;

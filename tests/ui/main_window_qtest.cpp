@@ -15,14 +15,14 @@
 #include "io/wcs.h"
 #include "render/colormap.h"
 #include "tests/render/gl_qtest_main.h"
-#include "ui/header_dialog.h"
-#include "ui/histogram_tool.h"
-#include "ui/line_profile_tool.h"
-#include "ui/main_window.h"
-#include "ui/ortho_views.h"
-#include "ui/pixel_readout.h"
-#include "ui/region_stats_tool.h"
-#include "ui/whole_stack_dialog.h"
+#include "ui/analysis/line_profile_tool.h"
+#include "ui/analysis/ortho_views.h"
+#include "ui/analysis/region_stats_tool.h"
+#include "ui/display/histogram_tool.h"
+#include "ui/frame/main_window.h"
+#include "ui/frame/pixel_readout.h"
+#include "ui/jobs/whole_stack_dialog.h"
+#include "ui/stack/header_dialog.h"
 
 using namespace stacklens;
 using ui::MainWindow;
@@ -138,8 +138,8 @@ class MainWindowTest : public QObject {
     QVERIFY(waitShown(w, 0));
   }
 
-  // The tools put their actions at their places between the frame's own (ui/viewer_tools.cpp):
-  // the menus read as they did when the window built them all itself.
+  // The tools put their actions at their places between the frame's own
+  // (ui/frame/viewer_tools.cpp): the menus read as they did when the window built them all itself.
   void menusListEachToolsActionsInItsPlace() {
     MainWindow w;
     auto texts = [](const QMenu* menu) {

@@ -15,11 +15,11 @@
 #include "render/display_settings.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/display_panel.h"
-#include "ui/main_window.h"
-#include "ui/movie_dialog.h"
-#include "ui/volume_panel.h"
-#include "ui/volume_tool.h"
+#include "ui/display/display_panel.h"
+#include "ui/frame/main_window.h"
+#include "ui/jobs/movie_dialog.h"
+#include "ui/volume/volume_panel.h"
+#include "ui/volume/volume_tool.h"
 #ifdef STACKLENS_HAVE_MOVIE
 #include "tests/io/movie_decode.h"
 #endif

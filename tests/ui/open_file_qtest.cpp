@@ -17,8 +17,8 @@
 
 #include "io/stack.h"
 #include "tests/render/gl_qtest_main.h"
-#include "ui/main_window.h"
-#include "ui/stack_opener.h"
+#include "ui/frame/main_window.h"
+#include "ui/stack/stack_opener.h"
 
 using namespace stacklens;
 using ui::MainWindow;

@@ -5,7 +5,7 @@
 #include <QSize>
 #include <QString>
 
-#include "ui/main_window.h"
+#include "ui/frame/main_window.h"
 
 namespace stacklens::testing {
 

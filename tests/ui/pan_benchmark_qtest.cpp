@@ -10,9 +10,9 @@
 
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/striped_plane.h"
-#include "ui/level_view.h"
-#include "ui/main_window.h"
-#include "ui/pan_benchmark.h"
+#include "ui/bench/pan_benchmark.h"
+#include "ui/display/level_view.h"
+#include "ui/frame/main_window.h"
 
 using namespace stacklens;
 

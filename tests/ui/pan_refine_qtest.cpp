@@ -11,8 +11,8 @@
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
 #include "tests/ui/striped_plane.h"
-#include "ui/level_view.h"
-#include "ui/main_window.h"
+#include "ui/display/level_view.h"
+#include "ui/frame/main_window.h"
 
 using namespace stacklens;
 

@@ -9,8 +9,8 @@
 
 #include "io/stack.h"
 #include "io/wcs.h"
-#include "ui/processing_dock.h"
-#include "ui/sources_panel.h"
+#include "ui/live/processing_dock.h"
+#include "ui/live/sources_panel.h"
 
 using namespace stacklens;
 using ui::ProcessingDock;

@@ -7,7 +7,7 @@
 
 #include "tests/compute/fake_backend.h"
 #include "tests/ui/memory_stack.h"
-#include "ui/processing_worker.h"
+#include "ui/live/processing_worker.h"
 
 using namespace stacklens;
 using stacklens::testing::FakeBackend;

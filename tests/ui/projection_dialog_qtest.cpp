@@ -14,11 +14,11 @@
 #include "io/z_coordinate.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/memory_stack.h"
-#include "ui/live_processing.h"
-#include "ui/main_window.h"
-#include "ui/processing_dock.h"
-#include "ui/projection_dialog.h"
-#include "ui/timing_panel.h"
+#include "ui/frame/main_window.h"
+#include "ui/jobs/projection_dialog.h"
+#include "ui/live/live_processing.h"
+#include "ui/live/processing_dock.h"
+#include "ui/live/timing_panel.h"
 
 using namespace stacklens;
 using stacklens::testing::MemoryStack;

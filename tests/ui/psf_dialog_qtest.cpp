@@ -9,10 +9,10 @@
 
 #include "io/stack.h"
 #include "tests/render/gl_qtest_main.h"
-#include "ui/live_processing.h"
-#include "ui/main_window.h"
-#include "ui/processing_dock.h"
-#include "ui/psf_dialog.h"
+#include "ui/frame/main_window.h"
+#include "ui/jobs/psf_dialog.h"
+#include "ui/live/live_processing.h"
+#include "ui/live/processing_dock.h"
 
 using namespace stacklens;
 

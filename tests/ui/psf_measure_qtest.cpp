@@ -20,12 +20,12 @@
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/framebuffer_checks.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/live_processing.h"
-#include "ui/main_window.h"
-#include "ui/navigation_bar.h"
-#include "ui/processing_dock.h"
-#include "ui/psf_measure_dialog.h"
-#include "ui/view_decorations.h"
+#include "ui/display/view_decorations.h"
+#include "ui/frame/main_window.h"
+#include "ui/frame/navigation_bar.h"
+#include "ui/jobs/psf_measure_dialog.h"
+#include "ui/live/live_processing.h"
+#include "ui/live/processing_dock.h"
 
 using namespace stacklens;
 using stacklens::testing::greenNear;

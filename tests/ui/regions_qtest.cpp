@@ -19,10 +19,10 @@
 #include "render/slice_view.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/main_window.h"
-#include "ui/region_stats_tool.h"
-#include "ui/regions_panel.h"
-#include "ui/view_decorations.h"
+#include "ui/analysis/region_stats_tool.h"
+#include "ui/analysis/regions_panel.h"
+#include "ui/display/view_decorations.h"
+#include "ui/frame/main_window.h"
 
 using namespace stacklens;
 

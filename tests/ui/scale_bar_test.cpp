@@ -1,6 +1,6 @@
 // The scale bar's round lengths and units, and the colorbar's ticks, against values worked out by
 // hand.
-#include "ui/scale_bar.h"
+#include "ui/display/scale_bar.h"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 
 #include "io/stack_writer.h"
 #include "tests/render/gl_qtest_main.h"
-#include "ui/main_window.h"
-#include "ui/scrub_benchmark.h"
+#include "ui/bench/scrub_benchmark.h"
+#include "ui/frame/main_window.h"
 
 using namespace stacklens;
 

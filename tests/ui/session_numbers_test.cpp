@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "ui/session.h"
+#include "ui/state/session.h"
 
 namespace {
 

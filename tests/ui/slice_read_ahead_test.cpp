@@ -1,5 +1,5 @@
 // The viewer's read-ahead while scrubbing: which slices the store is asked to read ahead after
-// a step, against the rule in ui/slice_fetcher.h.
+// a step, against the rule in ui/stack/slice_fetcher.h.
 #include <gtest/gtest.h>
 
 #include <QThreadPool>
@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "tests/ui/memory_stack.h"
-#include "ui/slice_fetcher.h"
+#include "ui/stack/slice_fetcher.h"
 
 namespace {
 

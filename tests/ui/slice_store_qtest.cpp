@@ -7,8 +7,8 @@
 #include "tests/compute/fake_backend.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/memory_stack.h"
-#include "ui/live_processing.h"
-#include "ui/main_window.h"
+#include "ui/frame/main_window.h"
+#include "ui/live/live_processing.h"
 
 using namespace stacklens;
 using stacklens::testing::FakeBackend;

@@ -1,10 +1,10 @@
-// SoakSampler's per-minute figures (ui/soak_sampler.h), on a clock the test moves.
+// SoakSampler's per-minute figures (ui/bench/soak_sampler.h), on a clock the test moves.
 #include <gtest/gtest.h>
 
 #include <QJsonArray>
 #include <QJsonObject>
 
-#include "ui/soak_sampler.h"
+#include "ui/bench/soak_sampler.h"
 
 namespace stacklens::ui {
 namespace {

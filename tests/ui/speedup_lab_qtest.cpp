@@ -15,14 +15,14 @@
 #include "compute/lab/sweep_csv.h"
 #include "io/whole_file.h"
 #include "tests/compute/lab/timed_point.h"
-#include "ui/event_loop_probe.h"
-#include "ui/lab_standalone.h"
-#include "ui/live_processing.h"
-#include "ui/main_window.h"
-#include "ui/speedup_lab_chart.h"
-#include "ui/speedup_lab_controls.h"
-#include "ui/speedup_lab_window.h"
-#include "ui/timing_panel.h"
+#include "ui/frame/main_window.h"
+#include "ui/lab/event_loop_probe.h"
+#include "ui/lab/lab_standalone.h"
+#include "ui/lab/speedup_lab_chart.h"
+#include "ui/lab/speedup_lab_controls.h"
+#include "ui/lab/speedup_lab_window.h"
+#include "ui/live/live_processing.h"
+#include "ui/live/timing_panel.h"
 
 using namespace stacklens;
 namespace lab = compute::lab;

@@ -9,8 +9,8 @@
 
 #include "tests/compute/fake_backend.h"
 #include "tests/ui/memory_stack.h"
-#include "ui/processing_worker.h"
-#include "ui/timing_panel.h"
+#include "ui/live/processing_worker.h"
+#include "ui/live/timing_panel.h"
 
 using namespace stacklens;
 using stacklens::testing::FakeBackend;

@@ -14,10 +14,10 @@
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/framebuffer_checks.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/display_panel.h"
-#include "ui/main_window.h"
-#include "ui/scale_bar.h"
-#include "ui/view_decorations.h"
+#include "ui/display/display_panel.h"
+#include "ui/display/scale_bar.h"
+#include "ui/display/view_decorations.h"
+#include "ui/frame/main_window.h"
 
 using namespace stacklens;
 

@@ -11,7 +11,7 @@
 #include "compute/backend.h"
 #include "compute/volume_binning.h"
 #include "tests/ui/memory_stack.h"
-#include "ui/volume_source.h"
+#include "ui/volume/volume_source.h"
 
 using namespace stacklens;
 

@@ -12,11 +12,11 @@
 #include "render/slice_view.h"
 #include "tests/render/gl_qtest_main.h"
 #include "tests/ui/open_in_window.h"
-#include "ui/live_processing.h"
-#include "ui/main_window.h"
-#include "ui/timing_panel.h"
-#include "ui/volume_panel.h"
-#include "ui/volume_tool.h"
+#include "ui/frame/main_window.h"
+#include "ui/live/live_processing.h"
+#include "ui/live/timing_panel.h"
+#include "ui/volume/volume_panel.h"
+#include "ui/volume/volume_tool.h"
 
 using namespace stacklens;
 

@@ -12,7 +12,7 @@
 #include "compute/pipeline.h"
 #include "io/stack.h"
 #include "tests/ui/memory_stack.h"
-#include "ui/whole_stack_dialog.h"
+#include "ui/jobs/whole_stack_dialog.h"
 
 using namespace stacklens;
 using stacklens::testing::MemoryStack;

@@ -1,7 +1,7 @@
 // The viewer's whole-stack job plans with compute's one set-up for the viewer
 // (compute/blocked/whole_stack_setup.h): on the CPU the frames take half the host budget, the
 // viewer keeps a quarter, the slabs get the rest.
-#include "ui/whole_stack_job.h"
+#include "ui/jobs/whole_stack_job.h"
 
 #include <gtest/gtest.h>
 

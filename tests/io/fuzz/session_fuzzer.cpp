@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <exception>
 
-#include "ui/session.h"
+#include "ui/state/session.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const QJsonDocument doc = QJsonDocument::fromJson(

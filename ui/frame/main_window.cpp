@@ -1,0 +1,415 @@
+// The viewer's main window: it assembles the view, the navigation, the docks and the menus, has
+// the tools it is given install themselves, and passes each opened stack, requested slice and
+// shown slice on to the tools.
+#include "ui/frame/main_window.h"
+
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QStatusBar>
+#include <QUrl>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+#include "io/read_stop.h"
+#include "ui/analysis/line_profile_tool.h"
+#include "ui/analysis/ortho_views.h"
+#include "ui/analysis/region_stats_tool.h"
+#include "ui/display/histogram_tool.h"
+#include "ui/display/level_view.h"
+#include "ui/display/view_decorations.h"
+#include "ui/display/view_export.h"
+#include "ui/frame/pixel_readout.h"
+#include "ui/frame/tools_bar.h"
+#include "ui/frame/window_menus.h"
+#include "ui/stack/save_tool.h"
+#include "ui/stack/slice_fetcher.h"
+#include "ui/stack/stack_opener.h"
+#include "ui/state/recent_files.h"
+
+namespace stacklens::ui {
+
+using render::LimitsMode;
+using render::SliceView;
+
+namespace {
+// A local file or folder, or an http(s) URL (a link dragged from a browser: OME-Zarr over HTTP).
+QString droppedFile(const QMimeData* mime) {
+  const auto urls = mime->urls();
+  if (urls.isEmpty()) return {};
+  const QUrl& url = urls.first();
+  if (url.isLocalFile()) return url.toLocalFile();
+  const QString scheme = url.scheme().toLower();
+  return scheme == "http" || scheme == "https" ? url.toString() : QString();
+}
+
+QPoint nearestPixel(QPointF p) { return QPoint(int(std::lround(p.x())), int(std::lround(p.y()))); }
+}  // namespace
+
+MainWindow::MainWindow(void (*installTools)(MainWindow*), QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle("StackLens");
+  setAcceptDrops(true);
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+  readPool_.setMaxThreadCount(2);
+
+  auto* central = new QWidget(this);
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  view_ = new SliceView();
+  decorations_ = std::make_unique<ViewDecorations>(view_);
+  QWidget* viewBox = embedView(view_, central);
+  viewBox->setMinimumSize(320, 240);
+  nav_ = new NavigationBar(central);
+  layout->addWidget(viewBox, 1);
+  layout->addWidget(nav_);
+  setCentralWidget(central);
+
+  readout_ = new PixelReadout(this);
+  statusBar()->addWidget(readout_, 1);
+  statusBar()->addPermanentWidget(readout_->shapeLabel());
+  opener_ = new StackOpener(&readPool_, this);
+  connect(opener_, &StackOpener::opened, this, [this](const QString& path, const OpenedStack& s) {
+    path_ = path;
+    install(s);
+    if (s.fromFile) recent_->remember(path);
+    emit stackOpened(path);
+  });
+  connect(opener_, &StackOpener::failed, this, [this](const QString& path, const QString& why) {
+    reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), why);
+    emit openFailed(why);
+  });
+  levels_ = new LevelView(view_, &readPool_, this);
+  connect(levels_, &LevelView::readFailed, this,
+          [this](const QString& why) { reportError(tr("Cannot read the plane"), why); });
+  source_ = new SliceFetcher(&readPool_, this);
+  connect(source_, &SliceFetcher::readFailed, this, [this](int z, const QString& why) {
+    reportError(tr("Cannot read slice %1").arg(z), why);
+  });
+  saveTool_ = new SaveTool(statusBar(), &readPool_, this);
+  connect(saveTool_, &SaveTool::saved, this, &MainWindow::saved);
+  connect(saveTool_, &SaveTool::cancelled, this, &MainWindow::saveCancelled);
+  connect(saveTool_, &SaveTool::failed, this, [this](const QString& path, const QString& why) {
+    reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()), why);
+  });
+
+  docks_ = buildWindowDocks(this, view_, &readPool_);
+  // The tools that follow the open stack and the slice shown, in the order they are told.
+  tools_ = {decorations_.get(), readout_,      docks_.histogram,
+            docks_.line,        docks_.region, docks_.ortho};
+  connectDocks();
+  buildMenus();
+  installTools(this);
+  arrangeDefaultLayout(this);
+
+  connect(nav_, &NavigationBar::valueChanged, this, &MainWindow::requestSlice);
+  connect(view_, &SliceView::hovered, this, &MainWindow::hoverAt);
+  connect(view_, &SliceView::clicked, this, [this](QPointF p) { setCrosshair(nearestPixel(p)); });
+  connect(view_, &SliceView::lineDrawn, this, &MainWindow::setLine);
+  connect(view_, &SliceView::regionDrawn, this, &MainWindow::setRegion);
+
+  settings_ = loadViewerSettings();
+  applySettings();
+  restoreWindowLayout(this, settings_, docks_);
+}
+
+MainWindow::~MainWindow() {
+  // Workers post results to this object: stop the long ones (a save, a preload) at their next
+  // slice and let them finish before it goes.
+  docks_.ortho->cancel();
+  source_->stop();
+  cancelSave();
+  // A read waiting on a stalled server ends now rather than at its timeout; later windows (the
+  // tests make several) read again.
+  std::atomic<bool> stopReads{true};
+  io::stopReadsWhen(&stopReads);
+  readPool_.waitForDone();
+  io::stopReadsWhen(nullptr);
+}
+
+void MainWindow::connectDocks() {
+  DisplayPanel* display = docks_.display;
+  connect(display, &DisplayPanel::displayChanged, this, &MainWindow::applyDisplay);
+  connect(display, &DisplayPanel::limitsModeChanged, this, &MainWindow::computeLimits);
+  connect(docks_.histogram, &HistogramTool::limitsDragged, this,
+          [display](double low, double high) {
+            display->setManualLimits({float(low), float(high)});
+          });
+  connect(docks_.histogram, &HistogramTool::updated, this, &MainWindow::histogramUpdated);
+  connect(docks_.ortho, &OrthoViews::pointed, this, [this](QPoint crosshair, int z) {
+    setCrosshair(crosshair);
+    nav_->setValue(z);
+  });
+  connect(docks_.ortho, &OrthoViews::updated, this, &MainWindow::orthoViewsUpdated);
+  connect(docks_.ortho, &OrthoViews::failed, this, [this](const QString& why) {
+    reportError(tr("Cannot build the orthogonal views"), why);
+  });
+}
+
+void MainWindow::buildMenus() {
+  menus_ = buildWindowMenus(this, view_, decorations_.get(), nav_);
+  recent_ = new RecentFiles(menus_.recent, &settings_, this);
+  connect(recent_, &RecentFiles::chosen, this, [this](const QString& path) { openFile(path); });
+
+  toolsBar_ = new ToolsBar(view_, this);
+  addToolBar(toolsBar_);
+  // Another HDU (at its first plane) or another plane of this HDU: the file is opened again.
+  connect(toolsBar_, &ToolsBar::hduChosen, this, [this](int hdu) {
+    openFile(path_, io::OpenOptions{hdu, 0});
+  });
+  connect(toolsBar_, &ToolsBar::planeChosen, this, [this](int plane) {
+    if (plane != info_.plane && !path_.isEmpty())
+      openFile(path_, io::OpenOptions{info_.hdu, plane});
+  });
+}
+
+void MainWindow::applySettings() {
+  // Each setter feeds back into settings_ through applyDisplay(): apply from a copy.
+  applyViewerSettings(docks_.display, ViewerSettings(settings_));
+  recent_->rebuild();
+}
+
+void MainWindow::openFile(const QString& path, io::OpenOptions options) {
+  openingMessage_ = tr("Opening %1…").arg(QFileInfo(path).fileName());
+  statusBar()->showMessage(openingMessage_);
+  opener_->setLargePlaneBytes(largePlaneBytes());
+  opener_->open(path, options);
+}
+
+void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
+  opener_->setLargePlaneBytes(largePlaneBytes());
+  opener_->openReader(std::move(reader));
+}
+
+void MainWindow::install(const OpenedStack& opened) {
+  reader_ = opened.reader;
+  info_ = reader_->info();
+  const int z = opened.z;
+  SliceData first = opened.slice;
+  emit stackInstalled();
+  levels_->setStack(opened.levels, int(info_.x), int(info_.y));
+  overview_.reset();
+  source_->setStack(reader_, rawSliceBudget_, z, first);
+  ++sliceGeneration_;
+  limitsValid_ = false;
+  crosshair_.reset();
+  view_->setCrosshair(std::nullopt);
+  view_->clearSlice();
+  // The tools take their raw slices from the same store, under the same budget.
+  for (ViewerTool* tool : tools_) tool->stackOpened({reader_, source_->store()});
+  if (!levels_->active())
+    for (ViewerTool* tool : tools_) tool->sliceRequested(z);
+  // FITS images have their first row at the bottom; microscopy TIFFs at the top.
+  view_->setOriginBottom(info_.format == "fits");
+  {
+    const QSignalBlocker block(nav_);
+    nav_->setCount(static_cast<int>(info_.z));
+    nav_->setValue(z);
+  }
+  toolsBar_->showStack(info_);
+  const bool cube = info_.z > 1;
+  docks_.xzDock->setVisible(cube);
+  docks_.yzDock->setVisible(cube);
+  if (auto* d = findChild<QDockWidget*>(cube ? "zProfileDock" : "regionDock")) d->raise();
+  setWindowTitle(QFileInfo(QString::fromStdString(info_.path)).fileName() + " — StackLens");
+  // Only "Opening…": a reader's warning while opening (chunks answered 403) must stay readable.
+  if (statusBar()->currentMessage() == openingMessage_) statusBar()->clearMessage();
+  view_->fitToWindow();
+  currentZ_ = requestedZ_ = z;
+  if (levels_->active())
+    showLevelSlice(z, opened.coarse);
+  else
+    showSlice(z, std::move(first));
+  // Small cubes get their ortho views straight away; big ones when the user clicks.
+  const double bytes = double(info_.x) * info_.y * info_.z * sizeof(float);
+  if (cube && !levels_->active() && bytes <= 512.0 * (1 << 20))
+    setCrosshair(QPoint(int(info_.x / 2), int(info_.y / 2)));
+}
+
+void MainWindow::requestSlice(int z) {
+  if (!reader_) return;
+  // Slices are requested whole only where planes are read whole.
+  if (!levels_->active())
+    for (ViewerTool* tool : tools_) tool->sliceRequested(z);
+  emit sliceRequested(z);
+  requestedZ_ = z;
+  const quint64 generation = ++sliceGeneration_;
+  if (levels_->active()) {
+    updateWorldLabel();
+    levels_->fetch(z, [this, z, generation](render::LevelPatch coarse) {
+      if (generation == sliceGeneration_) showLevelSlice(z, coarse);
+    });
+    return;
+  }
+  if (!source_->store()->contains(z)) updateWorldLabel();  // the label leads while it reads
+  source_->fetch(z, [this, z, generation](SliceData s) {
+    if (generation == sliceGeneration_ && s) showSlice(z, std::move(s));
+  });
+  source_->prefetchAround(z);  // the next slices read while this one is read and shown
+}
+
+void MainWindow::showSlice(int z, SliceData data) {
+  currentZ_ = requestedZ_ = z;
+  current_ = std::move(data);
+  const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
+  const ShownSlice shown{z, current_, width, height, overview_};
+  if (std::none_of(tools_.begin(), tools_.end(),
+                   [&shown](ViewerTool* tool) { return tool->holdSlice(shown); }))
+    view_->setSlice(current_, width, height);
+  if (!limitsValid_) {
+    limitsValid_ = true;
+    computeLimits(docks_.display->limitsMode());
+  }
+  updateWorldLabel();
+  tellToolsShown(z);
+  source_->prefetchAround(z);
+  emit sliceShown(z);
+}
+
+void MainWindow::showLevelSlice(int z, const render::LevelPatch& coarse) {
+  currentZ_ = requestedZ_ = z;
+  current_.reset();
+  overview_ = coarse.pixels;
+  levels_->show(z, coarse);
+  if (!limitsValid_) {
+    limitsValid_ = true;
+    computeLimits(docks_.display->limitsMode());  // from the coarse level
+  }
+  updateWorldLabel();
+  tellToolsShown(z);
+  emit sliceShown(z);
+}
+
+// While scrubbing, the histogram, line profile and region statistics wait until the slider
+// rests.
+void MainWindow::tellToolsShown(int z) {
+  const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
+  for (ViewerTool* tool : tools_) tool->sliceShown({z, current_, width, height, overview_});
+}
+
+void MainWindow::preload(int count) {
+  if (!reader_) return;
+  source_->preload(count, [this](const QString& error) {
+    if (!error.isEmpty()) reportError(tr("Cannot read the stack"), error);
+    emit preloaded();
+  });
+}
+
+void MainWindow::applyDisplay(const render::DisplaySettings& display) {
+  view_->setDisplay(display);
+  docks_.ortho->setDisplay(display);
+  docks_.histogram->setLimits(display.limits.low, display.limits.high);
+  settings_.colormap = display.colormap;
+  settings_.scale = render::scaleName(display.scale);
+  settings_.invert = display.invert;
+  settings_.smooth = display.smooth;
+  settings_.nanColour = display.nanColour;
+  settings_.limitsMode = render::limitsModeName(docks_.display->limitsMode());
+}
+
+void MainWindow::computeLimits(LimitsMode mode) {
+  settings_.limitsMode = render::limitsModeName(mode);
+  const SliceData& from = current_ ? current_ : overview_;
+  if (mode == LimitsMode::Manual || !from) return;
+  docks_.display->showLimits(render::sliceLimits(mode, from->data(), from->size()));
+}
+
+void MainWindow::updateWorldLabel() {
+  nav_->setWorldText(
+      NavigationBar::worldText(info_, reader_ ? reader_->wcs() : nullptr, requestedZ_));
+}
+
+void MainWindow::hoverAt(QPointF imagePos) {
+  readout_->hover(imagePos);
+  docks_.ortho->hover(imagePos, currentZ_);  // the z profile, when the stack is in memory
+}
+
+void MainWindow::setLine(QPointF from, QPointF to) {
+  docks_.line->setLine(from, to);
+  if (auto* d = findChild<QDockWidget*>("lineProfileDock")) d->raise();
+}
+
+void MainWindow::setRegion(QRectF rect, bool ellipse) {
+  docks_.region->setRegion(rect, ellipse);
+  if (auto* d = findChild<QDockWidget*>("regionDock")) d->raise();
+}
+
+void MainWindow::setCrosshair(QPoint pixel) {
+  if (!reader_) return;
+  pixel.setX(std::clamp<int>(pixel.x(), 0, int(info_.x) - 1));
+  pixel.setY(std::clamp<int>(pixel.y(), 0, int(info_.y) - 1));
+  crosshair_ = pixel;
+  view_->setCrosshair(QPointF(pixel));
+  // The ortho views cut through whole slices: not of planes too large to read whole.
+  if (!levels_->active()) docks_.ortho->setCrosshair(crosshair_, currentZ_);
+}
+
+QComboBox* MainWindow::hduBox() const { return toolsBar_->hduBox(); }
+QSpinBox* MainWindow::planeBox() const { return toolsBar_->planeBox(); }
+compute::SliceStore* MainWindow::slices() const { return source_->store().get(); }
+
+QString MainWindow::exportPng(const QString& path, bool colorbar) {
+  if (!current_ && !overview_) return tr("nothing to export: no stack is open");
+  return exportViewPng(view_, path, colorbar, QString::fromStdString(info_.path));
+}
+
+void MainWindow::saveData(const QString& path, bool wholeStack) {
+  if (!reader_) {
+    reportError(tr("Cannot save"), tr("no stack is open"));
+    return;
+  }
+  const SaveRequest request{reader_,
+                            source_->store(),
+                            info_,
+                            wholeStack ? 0 : currentZ_,
+                            wholeStack ? info_.z : 1,
+                            path.toStdString()};
+  if (!saveTool_->save(request, path))
+    reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()),
+                tr("another save is still running"));
+}
+
+void MainWindow::cancelSave() { saveTool_->cancel(); }
+
+void MainWindow::reportError(const QString& title, const QString& message) {
+  statusBar()->showMessage(title + ": " + message, 10000);
+  emit errorReported(message);
+  if (quiet_) return;
+  // Window-modal and non-blocking: no nested event loop in the middle of a slot.
+  auto* box = new QMessageBox(QMessageBox::Critical, title, message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+void MainWindow::addMenuAction(MenuPlace place, QAction* action) {
+  const WindowMenus::Place& at = menus_.places[size_t(place)];
+  at.menu->insertAction(at.before, action);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  source_->stop();  // background reads and a save stop at their next slice
+  cancelSave();
+  settings_.geometry = saveGeometry();
+  settings_.windowState = saveState();
+  saveViewerSettings(settings_);
+  QMainWindow::closeEvent(event);
+}
+
+// A file, folder or http(s) URL dropped on the window is opened (the first, when several are).
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!droppedFile(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QString path = droppedFile(event->mimeData());
+  if (path.isEmpty()) return;
+  openFile(path);
+  event->acceptProposedAction();
+}
+
+}  // namespace stacklens::ui

@@ -1,0 +1,200 @@
+// The viewer's main window, a frame: slice view, navigation, docks (display, histogram, ortho
+// views, profiles, region statistics), menus and the status-bar readout; the tools it is given
+// add their menu actions and docks and follow the stack and the slice shown. Disk work runs off
+// the GUI thread.
+#pragma once
+
+#include <QComboBox>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QMainWindow>
+#include <QPointer>
+#include <QProgressBar>
+#include <QSpinBox>
+#include <QThreadPool>
+#include <QTimer>
+#include <QToolButton>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "compute/slice_store.h"
+#include "io/stack.h"
+#include "render/slice_view.h"
+#include "ui/display/display_panel.h"
+#include "ui/frame/navigation_bar.h"
+#include "ui/frame/viewer_tool.h"
+#include "ui/frame/window_docks.h"
+#include "ui/frame/window_menus.h"
+#include "ui/state/viewer_settings.h"
+
+namespace stacklens::ui {
+
+class HistogramTool;
+class LineProfileTool;
+class RegionStatsTool;
+class PixelReadout;
+class SaveTool;
+class ToolsBar;
+class SliceFetcher;
+class StackOpener;
+struct OpenedStack;
+class LevelView;
+class OrthoViews;
+class ViewDecorations;
+class RecentFiles;
+class MainWindow;
+
+// The viewer's tools, in the order they are installed (the tool list, ui/frame/viewer_tools.cpp).
+void installViewerTools(MainWindow* window);
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  // installTools adds the tools once the frame's docks and menus exist, before the saved layout
+  // is restored.
+  explicit MainWindow(void (*installTools)(MainWindow*) = installViewerTools,
+                      QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // A tool told of each opened stack, requested slice and shown slice (after those before it).
+  void addTool(ViewerTool* tool) { tools_.push_back(tool); }
+  // The first tool of type Tool added, or null.
+  template <class Tool>
+  Tool* tool() const {
+    for (ViewerTool* t : tools_)
+      if (auto* found = dynamic_cast<Tool*>(t)) return found;
+    return nullptr;
+  }
+  // Puts action at place in the menus, after the actions added there before.
+  void addMenuAction(MenuPlace place, QAction* action);
+
+  // Opens a stack on a worker thread (reading only the slice shown first); emits stackOpened()
+  // or openFailed(). Errors also go to an error dialog unless quiet.
+  void openFile(const QString& path, io::OpenOptions options = {});
+  // Shows an already opened stack (tests use in-memory readers).
+  void openReader(std::shared_ptr<io::StackReader> reader);
+  // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.
+  void setQuiet(bool quiet) { quiet_ = quiet; }
+  // The byte budget of the next stack's raw slices: host and device copies, the viewer's and the
+  // live processing's together (one store).
+  void setRawSliceBudget(size_t bytes) { rawSliceBudget_ = bytes; }
+  size_t rawSliceBudget() const { return rawSliceBudget_; }
+  // Planes above this many bytes (a quarter of the raw slice budget, at most 256 MiB) are never
+  // read whole: the view draws them from display levels (ui/display/level_view.h).
+  size_t largePlaneBytes() const { return std::min(rawSliceBudget_ / 4, size_t(256) << 20); }
+  // Draws the open plane from its display levels when it is large (else inactive).
+  LevelView* levelView() const { return levels_; }
+
+  // Tools for scripted use (tests, benchmarks) doing what the mouse does.
+  void setCrosshair(QPoint pixel);
+  void setLine(QPointF from, QPointF to);
+  void setRegion(QRectF rect, bool ellipse);
+  void hoverAt(QPointF imagePos);
+  // The folder file dialogs start in: the last one a stack was opened from.
+  QString lastFolder() const { return settings_.lastFolder; }
+  // Writes the view (optionally with a colorbar) as PNG; returns an error message or "".
+  QString exportPng(const QString& path, bool colorbar);
+  // Saves the whole stack or the current slice slice by slice on a worker, with a progress bar
+  // and Cancel in the status bar; one save at a time.
+  void saveData(const QString& path, bool wholeStack);
+  void cancelSave();  // the running save stops at its next slice and writes nothing
+  // Reads slices [0, count) into the cache on a worker; emits preloaded().
+  void preload(int count);
+
+  const io::StackReader* stack() const { return reader_.get(); }
+  std::shared_ptr<io::StackReader> sharedStack() const { return reader_; }
+  QString filePath() const { return path_; }
+  const io::StackInfo& info() const { return info_; }
+  int currentZ() const { return currentZ_; }  // the slice shown (the slider may be ahead)
+  std::optional<QPoint> crosshair() const { return crosshair_; }
+  SliceData currentSlice() const { return current_; }
+  compute::SliceStore* slices() const;  // the open stack's raw slices
+  render::SliceView* sliceView() const { return view_; }
+  NavigationBar* navigation() const { return nav_; }
+  QSlider* slider() const { return nav_->slider(); }
+  DisplayPanel* displayPanel() const { return docks_.display; }
+  QComboBox* hduBox() const;
+  QSpinBox* planeBox() const;
+  // Menus that tools in their own files add their actions to (Edit: history and commands;
+  // Analysis: measurements over the view such as PSFs and catalogs).
+  QMenu* fileMenu() const { return menus_.file; }
+  QMenu* editMenu() const { return menus_.edit; }
+  QMenu* analysisMenu() const { return menus_.analysis; }
+  // Shows the error in the status bar and, unless quiet, in a window-modal box; emits
+  // errorReported().
+  void reportError(const QString& title, const QString& message);
+
+ signals:
+  void stackOpened(const QString& path);
+  // A new stack is in place (before its first slice is shown): tools follow it.
+  void stackInstalled();
+  // The slider asks for slice z (it is shown later, with sliceShown).
+  void sliceRequested(int z);
+  void openFailed(const QString& message);
+  void errorReported(const QString& message);
+  void sliceShown(int z);
+  void orthoViewsUpdated();
+  void histogramUpdated();
+  void saved(const QString& path);
+  void saveCancelled(const QString& path);
+  void preloaded();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void buildMenus();
+  void connectDocks();
+  void applySettings();
+  void install(const OpenedStack& opened);
+  void requestSlice(int z);
+  void showSlice(int z, SliceData data);
+  // A plane shown from display levels: its coarse level stands for the slice.
+  void showLevelSlice(int z, const render::LevelPatch& coarse);
+  void tellToolsShown(int z);
+  void applyDisplay(const render::DisplaySettings& display);
+  void computeLimits(render::LimitsMode mode);
+  void updateWorldLabel();
+
+  // Reader and state of the open stack.
+  std::shared_ptr<io::StackReader> reader_;
+  io::StackInfo info_;
+  QString path_;
+  QString openingMessage_;  // shown while a file opens; cleared when it has opened
+  StackOpener* opener_;     // opens files on a worker
+  SliceFetcher* source_;    // the raw slices: reads, the store, read-ahead
+  size_t rawSliceBudget_ = size_t(1536) << 20;
+  int currentZ_ = 0;    // the slice shown
+  int requestedZ_ = 0;  // the slice asked for (may still be reading)
+  SliceData current_;
+  SliceData overview_;  // the coarse level of a plane shown from display levels
+  LevelView* levels_;
+  bool limitsValid_ = false;
+  std::optional<QPoint> crosshair_;
+
+  // Request tokens: a result whose token is stale is dropped.
+  quint64 sliceGeneration_ = 0;
+  QThreadPool readPool_;
+  SaveTool* saveTool_;  // saves on a worker, with progress and Cancel in the status bar
+
+  bool quiet_ = false;
+  ViewerSettings settings_;
+
+  render::SliceView* view_;
+  std::unique_ptr<ViewDecorations> decorations_;  // colorbar and compass over view_
+  NavigationBar* nav_;
+  WindowDocks docks_;
+  std::vector<ViewerTool*> tools_;  // told of each opened stack and shown slice
+  PixelReadout* readout_;
+  ToolsBar* toolsBar_;             // mouse tools, HDU and plane choosers
+  RecentFiles* recent_ = nullptr;  // File ▸ Open Recent
+  WindowMenus menus_{};
+};
+
+}  // namespace stacklens::ui
