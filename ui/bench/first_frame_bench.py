@@ -9,7 +9,8 @@
 The file is a float32 image of size × size (3.6 GB at 30000), written row band by row band so
 that writing it needs little memory; a folder (an OME-Zarr made from it, e.g. with
 `stacklens-cli convert FILE OUT.ome.zarr --levels 5`) is opened as it is. The viewer runs with
---first-frame-benchmark under xvfb-run and reports its peak resident memory (VmHWM) too.
+--first-frame-benchmark under xvfb-run (or --launcher, e.g. the GPU machine's `run-on-gpu.sh env`)
+and reports its peak resident memory (VmHWM) too.
 --cold drops the file (every file of a folder) from the page cache before each run, as after a
 reboot or for a file just copied from elsewhere. --file may be an http(s) URL of an OME-Zarr,
 opened as it is; --serve FOLDER serves the Zarr folder on a loopback port for the runs (through
@@ -79,6 +80,7 @@ def main():
     p.add_argument("--cold", action="store_true")
     p.add_argument("--timeout", type=int, default=300)
     p.add_argument("--serve", metavar="FOLDER", help="serve this Zarr folder on loopback HTTP")
+    p.add_argument("--launcher", help="command that runs the viewer on a display (default xvfb-run)")
     args = p.parse_args()
     if bool(args.file) == bool(args.serve):
         p.error("give --file or --serve")
@@ -101,7 +103,8 @@ def run(args, target, local):
     for _ in range(args.runs):
         if args.cold and "://" not in local:
             drop_cache(local)
-        results.append(viewer_json(args.viewer, ["--first-frame-benchmark", target], args.timeout))
+        results.append(viewer_json(args.viewer, ["--first-frame-benchmark", target], args.timeout,
+                                   args.launcher))
         print(json.dumps(results[-1]), flush=True)
     ff = sorted(r["first_frame_ms"] for r in results)
     summary = {"size": args.size, "runs": len(results), "first_frame_ms_median": ff[len(ff) // 2]}
