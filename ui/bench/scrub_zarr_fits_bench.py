@@ -81,15 +81,22 @@ def fits_bytes(plane, dtype):
     return plane.astype(">f4").tobytes()
 
 
+def write_fits(fits_path, n, size, dtype, each_slice=lambda z, plane: None):
+    """The FITS of the stack, renamed into place when complete; each_slice(z, plane) sees every
+    slice as it is written (to write another file of the same values in the same pass)."""
+    with open(fits_path + ".part", "wb") as f:
+        f.write(fits_header(n, size, dtype))
+        for z, plane in enumerate(slices(n, size, dtype)):
+            f.write(fits_bytes(plane, dtype))
+            each_slice(z, plane)
+        f.write(b"\0" * (-(n * size * size * (2 if dtype == "uint16" else 4)) % 2880))
+    os.replace(fits_path + ".part", fits_path)
+
+
 def write_with_cli(fits_path, zarr_path, n, size, dtype, cli):
     """The FITS written here, the OME-Zarr by stacklens-cli convert from it."""
     import subprocess
-    with open(fits_path + ".part", "wb") as f:
-        f.write(fits_header(n, size, dtype))
-        for plane in slices(n, size, dtype):
-            f.write(fits_bytes(plane, dtype))
-        f.write(b"\0" * (-(n * size * size * (2 if dtype == "uint16" else 4)) % 2880))
-    os.replace(fits_path + ".part", fits_path)
+    write_fits(fits_path, n, size, dtype)
     shutil.rmtree(zarr_path, ignore_errors=True)
     subprocess.run([cli, "convert", fits_path, zarr_path, "--zarr-version", "0.4",
                     "--zarr-chunks", "1,1024,1024"], check=True)
@@ -99,7 +106,6 @@ def write_both(fits_path, zarr_path, n, size, dtype):
     """The FITS and the OME-Zarr of the same slices, in one pass; each renamed when complete."""
     import zarr
     from numcodecs import Blosc
-    block = fits_header(n, size, dtype)
     part = zarr_path + ".part"
     shutil.rmtree(part, ignore_errors=True)
     root = zarr.open_group(zarr.DirectoryStore(part), mode="w")
@@ -113,13 +119,7 @@ def write_both(fits_path, zarr_path, n, size, dtype):
                  {"name": "x", "type": "space"}],
         "datasets": [{"path": "0", "coordinateTransformations": [
             {"type": "scale", "scale": [1.0, 1.0, 1.0]}]}]}]
-    with open(fits_path + ".part", "wb") as f:
-        f.write(block)
-        for z, plane in enumerate(slices(n, size, dtype)):
-            f.write(fits_bytes(plane, dtype))
-            a[z] = plane
-        f.write(b"\0" * (-(n * size * size * (2 if dtype == "uint16" else 4)) % 2880))
-    os.replace(fits_path + ".part", fits_path)
+    write_fits(fits_path, n, size, dtype, lambda z, plane: a.__setitem__(z, plane))
     shutil.rmtree(zarr_path, ignore_errors=True)
     os.replace(part, zarr_path)
 
