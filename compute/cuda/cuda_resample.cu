@@ -1,8 +1,8 @@
 // Resampling on the GPU as scipy.ndimage.zoom(mode='mirror'), one axis at a time (shrinking axes
-// first): the cubic B-spline prefilter as a 33-tap FIR on the mirror-extended line, then the 4-tap
-// gather at o·(n_in−1)/(n_out−1); order 1 gathers 2 taps from the samples. The FIR runs through
-// the shared-memory tiles of cuda_filters.cuh; the gather has one thread per output with
-// neighbouring threads along x, so its loads are coalesced. Launch shape: tuning/resample.cuh.
+// first). Order 3: one fused pass per axis (kernels/spline_zoom.cuh) makes the B-spline
+// coefficients in shared memory and gathers 4 taps at o·(n_in−1)/(n_out−1); order 1 gathers 2
+// taps from the samples, one thread per output with neighbouring threads along x, so that its
+// loads are coalesced. Launch shapes: tuning/resample.cuh.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -10,27 +10,14 @@
 #include <vector>
 
 #include "compute/cuda/host/cuda_context.cuh"
-#include "compute/cuda/kernels/cuda_filters.cuh"
 #include "compute/cuda/kernels/cuda_kernels.cuh"
+#include "compute/cuda/kernels/spline_zoom.cuh"
 #include "compute/cuda/tuning/resample.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {
 
-// The cubic B-spline prefilter as a symmetric FIR: the inverse of (z + 4 + z⁻¹)/6 has the
-// impulse response √3·z^|k| (z = √3 − 2); on the mirror-extended line this equals SciPy's exact
-// recursive filter with mirror initial conditions, up to the truncated tail |z|^17 < 2e-10.
-constexpr int kSplineReach = 16;
-
 constexpr int kGatherThreads = tuning::ResamplePolicy::gatherThreads;
-
-std::vector<float> splineTaps() {
-  const double z = std::sqrt(3.0) - 2.0;
-  std::vector<float> taps(2 * kSplineReach + 1);
-  for (int k = -kSplineReach; k <= kSplineReach; ++k)
-    taps[k + kSplineReach] = static_cast<float>(std::sqrt(3.0) * std::pow(z, std::abs(k)));
-  return taps;
-}
 
 struct AxisGeometry {
   int nx, ny;      // the array's x and y lengths (z is the grid's)
@@ -44,12 +31,11 @@ __device__ inline int positionOn(const AxisGeometry& g, int z, int y, int x) {
   return g.axis == 2 ? x : g.axis == 1 ? y : z;
 }
 
-// Output (z, y, x) of an array whose `axis` has length nOut, gathered from `src` whose axis has
-// length nIn (the other axes equal): 4 taps of the cubic B-spline, or 2 linear ones.
-template <int Order>
-__global__ void gatherAlongAxis(const float* __restrict__ src, float* __restrict__ out,
-                                AxisGeometry outGeometry, int nIn, int64_t inStride, double step,
-                                int z0) {
+// Output (z, y, x) of an array whose `axis` has length nOut, gathered linearly from `src` whose
+// axis has length nIn (the other axes equal).
+__global__ void gatherLinearAlongAxis(const float* __restrict__ src, float* __restrict__ out,
+                                      AxisGeometry outGeometry, int nIn, int64_t inStride,
+                                      double step, int z0) {
   const AxisGeometry& g = outGeometry;
   int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = z0 + blockIdx.z;
   if (x >= g.nx) return;
@@ -67,22 +53,8 @@ __global__ void gatherAlongAxis(const float* __restrict__ src, float* __restrict
   double fl = floor(c);
   float t = static_cast<float>(c - fl);
   int i0 = static_cast<int>(fl);
-  float v;
-  if (Order == 3) {
-    float u = 1.f - t;
-    float w0 = u * u * u / 6.f;
-    float w1 = (3.f * t * t * t - 6.f * t * t + 4.f) / 6.f;
-    float w3 = t * t * t / 6.f;
-    float w2 = 1.f - w0 - w1 - w3;
-    v = w0 * line[mirrorIndex(i0 - 1, nIn) * inStride] +
-        w1 * line[mirrorIndex(i0, nIn) * inStride] +
-        w2 * line[mirrorIndex(i0 + 1, nIn) * inStride] +
-        w3 * line[mirrorIndex(i0 + 2, nIn) * inStride];
-  } else {
-    v = (1.f - t) * line[mirrorIndex(i0, nIn) * inStride] +
-        t * line[mirrorIndex(i0 + 1, nIn) * inStride];
-  }
-  out[(int64_t(z) * g.ny + y) * g.nx + x] = v;
+  out[(int64_t(z) * g.ny + y) * g.nx + x] = (1.f - t) * line[mirrorIndex(i0, nIn) * inStride] +
+                                            t * line[mirrorIndex(i0 + 1, nIn) * inStride];
 }
 
 // Runs kernel(grid, z0) over an array of shape s, the grid's z in chunks of at most 65535.
@@ -93,6 +65,40 @@ void overGrid(const Shape& s, Launch launch) {
               static_cast<unsigned>(std::min<int64_t>(65535, s.z - z0)));
     launch(grid, static_cast<int>(z0));
   }
+}
+
+// One axis of the cubic zoom: `in` of shape `cur` to `out` with nOut values along `axis`.
+void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const Shape& cur, int axis,
+                     int64_t nOut) {
+  cudaStream_t st = ctx->stream();
+  constexpr int kMaxGrid = 65535;
+  const dim3 threads(kZoomLines, kZoomThreadRows);
+  if (axis == 2) {
+    const SplineZoomAxis a = splineZoomAxis(cur.x, nOut, cur.z * cur.y);
+    const int64_t rowBlocks = (a.lines + kZoomLines - 1) / kZoomLines;
+    for (int64_t b0 = 0; b0 < rowBlocks; b0 += kMaxGrid) {
+      dim3 grid(blocksFor(a.nOut, a.outputsPerBlock),
+                static_cast<unsigned>(std::min<int64_t>(kMaxGrid, rowBlocks - b0)));
+      splineZoomRows<<<grid, threads, splineZoomSharedBytes(a), st>>>(in, out, a, b0 * kZoomLines);
+      SL_LAUNCHED();
+    }
+    return;
+  }
+  const int64_t n = axis == 0 ? cur.z : cur.y;
+  const int64_t inner = axis == 0 ? cur.y * cur.x : cur.x;
+  const int64_t outer = axis == 0 ? 1 : cur.z;
+  const SplineZoomAxis a = splineZoomAxis(n, nOut, inner);
+  const int64_t columnBlocks = (inner + kZoomLines - 1) / kZoomLines;
+  if (columnBlocks > INT32_MAX) throw InvalidArgument("resample: the slices are too large");
+  const int64_t outputBlocks = blocksFor(a.nOut, a.outputsPerBlock);
+  for (int64_t o0 = 0; o0 < outputBlocks; o0 += kMaxGrid)
+    for (int64_t s0 = 0; s0 < outer; s0 += kMaxGrid) {
+      dim3 grid(static_cast<unsigned>(columnBlocks),
+                static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outputBlocks - o0)),
+                static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outer - s0)));
+      splineZoomColumns<<<grid, threads, splineZoomSharedBytes(a), st>>>(in, out, a, int(o0), s0);
+      SL_LAUNCHED();
+    }
 }
 
 }  // namespace
@@ -115,7 +121,6 @@ Image resample(const ContextPtr& ctx, const Image& input, const ResampleParams& 
   for (int64_t n : {nOut[0], nOut[1], nOut[2], nIn[0], nIn[1], nIn[2]})
     if (n > INT32_MAX / 2) throw InvalidArgument("resample: an axis is too long");
   Image current = in;
-  DeviceArray<float> coefficients;
   cudaStream_t st = ctx->stream();
   for (int axis : order) {
     if (nOut[axis] == nIn[axis]) continue;  // coordinates o·(n−1)/(n−1) = o: the identity
@@ -123,26 +128,18 @@ Image resample(const ContextPtr& ctx, const Image& input, const ResampleParams& 
     Shape next = cur;
     (axis == 0 ? next.z : axis == 1 ? next.y : next.x) = nOut[axis];
     Image dst = deviceBuffer<float>(ctx, next);
-    const int64_t inStride = axis == 0 ? cur.y * cur.x : axis == 1 ? cur.x : 1;
-    const float* source = current.data();
     if (p.order == 3) {
-      if (coefficients.size() < size_t(cur.count()))
-        coefficients = DeviceArray<float>(ctx, cur.count());
-      filterAlong<float, true>(ctx, current.data(), coefficients.get(), cur, axis,
-                               ctx->constants(splineTaps()), kSplineReach);
-      source = coefficients.get();
+      splineZoomAlong(ctx, current.data(), dst.data(), cur, axis, nOut[axis]);
+    } else {
+      const int64_t inStride = axis == 0 ? cur.y * cur.x : axis == 1 ? cur.x : 1;
+      const double step = nOut[axis] > 1 ? double(nIn[axis] - 1) / double(nOut[axis] - 1) : 0.0;
+      AxisGeometry og{int(next.x), int(next.y), axis, int(nOut[axis]), 0};
+      overGrid(next, [&](dim3 grid, int z0) {
+        gatherLinearAlongAxis<<<grid, kGatherThreads, 0, st>>>(current.data(), dst.data(), og,
+                                                               int(nIn[axis]), inStride, step, z0);
+      });
+      SL_LAUNCHED();
     }
-    const double step = nOut[axis] > 1 ? double(nIn[axis] - 1) / double(nOut[axis] - 1) : 0.0;
-    AxisGeometry og{int(next.x), int(next.y), axis, int(nOut[axis]), 0};
-    overGrid(next, [&](dim3 grid, int z0) {
-      if (p.order == 3)
-        gatherAlongAxis<3><<<grid, kGatherThreads, 0, st>>>(source, dst.data(), og, int(nIn[axis]),
-                                                            inStride, step, z0);
-      else
-        gatherAlongAxis<1><<<grid, kGatherThreads, 0, st>>>(source, dst.data(), og, int(nIn[axis]),
-                                                            inStride, step, z0);
-    });
-    SL_LAUNCHED();
     current = dst;
     cur = next;
   }

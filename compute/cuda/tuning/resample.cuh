@@ -1,13 +1,33 @@
-// Launch shape of the resampling's gather kernel (compute/cuda/cuda_resample.cu; its spline
-// prefilter runs on the separable filters of tuning/filters.cuh). (For compute/cuda/*.cu only.)
+// Launch shapes of the resampling (compute/cuda/cuda_resample.cu: the cubic path's fused kernel in
+// kernels/spline_zoom.cuh, the linear path's gather). (For compute/cuda/*.cu only.)
 #pragma once
 
 namespace stacklens::compute::cuda::tuning {
 
 struct ResamplePolicy {
-  // gatherAlongAxis: 256 threads along x, one output each, so that a warp's loads of each tap
-  // are neighbouring values; 8 blocks fill an SM's 2048 thread slots.
+  // gatherAlongAxis (order 1): 256 threads along x, one output each, so that a warp's loads of
+  // each tap are neighbouring values; 8 blocks fill an SM's 2048 thread slots.
   static constexpr int gatherThreads = 256;
+};
+
+struct SplineZoomPolicy {
+  // 256 threads: 32 lines × 8 rows of threads, each row a warp.
+  static constexpr int threads = 256;
+  // Coefficients a thread makes in one run of the recursions: each run starts its two sums
+  // afresh (32 multiply–adds), so longer runs cost less per value; 16 gives 32 lines × 8
+  // segments = one per thread for a block of 128 coefficients.
+  static constexpr int segment = 16;
+  // Coefficients a block's outputs read, about: the prefilter's reach (16 each side) is staged
+  // by the blocks on both sides of a run, so runs much longer than the reach keep the extra
+  // reads few, while the shared arrays (about 38 KiB) still let five blocks share an SM (64,
+  // eight blocks of 22 KiB, measured slower).
+  static constexpr int coefficientsPerBlock = 128;
+  // Sample loads a thread issues before storing them to shared memory: a block's staging then
+  // waits for memory a few times, not once per sample.
+  static constexpr int loadsInFlight = 8;
+  // Outputs along the axis per block when enlarging a lot, so that long axes still make many
+  // blocks.
+  static constexpr int maxOutputsPerBlock = 1024;
 };
 
 }  // namespace stacklens::compute::cuda::tuning
