@@ -90,6 +90,8 @@ Context::Context() {
     staging_[i] = PageLockedBuffer(kStagingBytes, device_);
     SL_CUDA(cudaEventCreateWithFlags(&stagingFree_[i], cudaEventDisableTiming));
   }
+  for (cudaEvent_t& e : uploadSlotFree_)
+    SL_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
 }
 
 Context::~Context() {
@@ -106,6 +108,7 @@ Context::~Context() {
   for (auto& [values, p] : constants_) release(p);
   cudaStreamSynchronize(stream_);
   for (int i = 0; i < 2; ++i) cudaEventDestroy(stagingFree_[i]);
+  for (cudaEvent_t e : uploadSlotFree_) cudaEventDestroy(e);
   cudaStreamDestroy(downloadStream_);
   cudaStreamDestroy(copyStream_);
   cudaStreamDestroy(stream_);
@@ -289,13 +292,16 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
     SL_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, copyStream_));
     SL_CUDA(cudaStreamSynchronize(copyStream_));
   }
-  for (size_t done = direct ? bytes : 0, chunk = 0; done < bytes; done += kStagingBytes, ++chunk) {
-    size_t n = std::min(kStagingBytes, bytes - done);
-    int b = static_cast<int>(chunk % 2);
-    SL_CUDA(cudaEventSynchronize(stagingFree_[b]));  // its previous DMA has finished
-    copyParallel(staging_[b].data(), from + done, n);
-    SL_CUDA(cudaMemcpyAsync(to + done, staging_[b].data(), n, cudaMemcpyHostToDevice, copyStream_));
-    SL_CUDA(cudaEventRecord(stagingFree_[b], copyStream_));
+  constexpr int kSlotsPerBuffer = kUploadSlots / 2;
+  for (size_t done = direct ? bytes : 0, piece = 0; done < bytes; done += kUploadPiece, ++piece) {
+    const size_t n = std::min(kUploadPiece, bytes - done);
+    const int slot = static_cast<int>(piece % kUploadSlots);
+    char* staged = static_cast<char*>(staging_[slot / kSlotsPerBuffer].data()) +
+                   (slot % kSlotsPerBuffer) * kUploadPiece;
+    SL_CUDA(cudaEventSynchronize(uploadSlotFree_[slot]));  // its previous DMA has finished
+    copyParallel(staged, from + done, n);
+    SL_CUDA(cudaMemcpyAsync(to + done, staged, n, cudaMemcpyHostToDevice, copyStream_));
+    SL_CUDA(cudaEventRecord(uploadSlotFree_[slot], copyStream_));
   }
   // Work queued later on the compute stream sees the uploaded data.
   cudaEvent_t done;

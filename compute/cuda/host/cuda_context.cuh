@@ -134,8 +134,8 @@ class Context {
   // for the context's life, so repeated calls (slider steps) upload nothing.
   const float* constants(const std::vector<float>& values);
 
-  // Host ↔ device copies through pinned, double-buffered staging (overlapping the host-side
-  // copy of one chunk with the DMA of the previous); ordered on stream().
+  // Host ↔ device copies through pinned staging (overlapping the host-side copy of one piece
+  // with the DMA of the previous); ordered on stream().
   void upload(void* dst, const void* src, size_t bytes);
   void download(void* dst, const void* src, size_t bytes);
 
@@ -157,6 +157,12 @@ class Context {
   static constexpr size_t kStagingBytes = tuning::TransferPolicy::stagingBytes;
   PageLockedBuffer staging_[2];
   cudaEvent_t stagingFree_[2] = {nullptr, nullptr};
+  // upload()'s pieces: kUploadSlots slots over the two staging buffers, each free once the DMA
+  // recorded last on it has finished.
+  static constexpr size_t kUploadPiece = tuning::TransferPolicy::uploadPieceBytes;
+  static constexpr int kUploadSlots = int(2 * (kStagingBytes / kUploadPiece));
+  static_assert(kStagingBytes % kUploadPiece == 0, "pieces tile a staging buffer");
+  cudaEvent_t uploadSlotFree_[kUploadSlots] = {};
   // cudaMallocAsync, or its refusal when the simulated capacity would be exceeded.
   cudaError_t poolAllocate(void** p, size_t bytes);
   // The simulated capacity's bookkeeping (untouched when it is off); release() may run on any

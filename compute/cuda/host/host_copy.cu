@@ -1,40 +1,70 @@
-// copyParallel: a memcpy cut into page-aligned parts, one thread each.
+// copyParallel: a memcpy cut into page-aligned parts, one per copy thread.
 #include "compute/cuda/host/host_copy.cuh"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <thread>
-#include <vector>
 
+#include "compute/cpu/thread_pool.h"
 #include "compute/cuda/tuning/transfers.cuh"
 
 namespace stacklens::compute::cuda {
+namespace {
+
+constexpr size_t kMaxThreads = tuning::TransferPolicy::parallelCopyMaxThreads;
+
+// Two sets of copy threads, started on the first parallel copies and kept: starting threads for
+// each staged piece would cost more than copying it. Two, so that an upload's copies and a
+// download's (the stack pipeline runs both at once) do not wait for each other. Never destroyed,
+// as copies may run from other static objects' destructors at exit.
+struct CopyThreads {
+  std::mutex busy;
+  cpu::ThreadPool pool{static_cast<int>(
+      std::min<size_t>(kMaxThreads, std::max(1u, std::thread::hardware_concurrency())))};
+};
+constexpr int kCopyThreadSets = 2;
+
+CopyThreads& copyThreads(int set) {
+  static CopyThreads* sets = new CopyThreads[kCopyThreadSets];
+  return sets[set];
+}
+
+// Runs body on a set of copy threads that no other copy is using, waiting for the first set
+// when both are.
+template <class Body>
+void onFreeCopyThreads(Body body) {
+  for (int set = 0; set < kCopyThreadSets; ++set) {
+    std::unique_lock<std::mutex> lock(copyThreads(set).busy, std::try_to_lock);
+    if (lock.owns_lock()) return body(copyThreads(set).pool);
+  }
+  std::lock_guard<std::mutex> lock(copyThreads(0).busy);
+  body(copyThreads(0).pool);
+}
+
+}  // namespace
 
 void copyParallel(void* dst, const void* src, size_t bytes) {
   constexpr size_t kPiece = tuning::TransferPolicy::parallelCopyPieceBytes;
-  const size_t threads =
-      std::min<size_t>({tuning::TransferPolicy::parallelCopyMaxThreads,
-                        std::max<size_t>(1, std::thread::hardware_concurrency()), bytes / kPiece});
+  const size_t parts = std::min<size_t>(
+      {kMaxThreads, std::max<size_t>(1, std::thread::hardware_concurrency()), bytes / kPiece});
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
-  if (threads <= 1) {
+  if (parts <= 1) {
     std::memcpy(d, s, bytes);
     return;
   }
-  const size_t part = (bytes / threads + 4095) / 4096 * 4096;
-  std::vector<std::thread> workers;
-  size_t at = part;
-  for (; at < bytes; at += part) {
-    const size_t n = std::min(part, bytes - at);
-    try {
-      workers.emplace_back([=] { std::memcpy(d + at, s + at, n); });
-    } catch (...) {
-      break;  // no thread to be had: the rest is copied here
-    }
-  }
-  std::memcpy(d, s, std::min(part, bytes));
-  if (at < bytes) std::memcpy(d + at, s + at, bytes - at);
-  for (std::thread& w : workers) w.join();
+  const size_t part = (bytes / parts + 4095) / 4096 * 4096;
+  const int64_t count = static_cast<int64_t>((bytes + part - 1) / part);
+  onFreeCopyThreads([&](cpu::ThreadPool& pool) {
+    pool.parallelFor(count, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const size_t at = size_t(i) * part;
+        std::memcpy(d + at, s + at, std::min(part, bytes - at));
+      }
+    });
+  });
 }
 
 }  // namespace stacklens::compute::cuda

@@ -7,8 +7,8 @@
 
 namespace stacklens::compute::cuda {
 
-// memcpy(dst, src, bytes) on up to TransferPolicy::parallelCopyMaxThreads threads, each with at
-// least parallelCopyPieceBytes: one thread copying (page faults included) is slower than the
+// memcpy(dst, src, bytes) on up to TransferPolicy::parallelCopyMaxThreads kept threads, each with
+// at least parallelCopyPieceBytes: one thread copying (page faults included) is slower than the
 // PCIe link it feeds. Small copies stay on the calling thread.
 void copyParallel(void* dst, const void* src, size_t bytes);
 

@@ -11,9 +11,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
+#include <list>
 #include <mutex>
 #include <new>
+#include <vector>
 
 namespace stacklens::compute::cuda {
 
@@ -52,29 +53,38 @@ size_t cacheCap() {
   return std::min(size_t(2) << 30, ram / 16);
 }
 
+// The buffers last given back are kept, the oldest freed first: the next result is most often the
+// size of a recent one (the same operation again as a slider moves, or the same bench workload).
 class Cache {
  public:
   LargeBuffer take(size_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = free_.find(bytes);
-    if (it == free_.end()) return {};
-    LargeBuffer b = it->second;
-    free_.erase(it);
-    cached_ -= bytes;
-    return b;
+    for (auto it = free_.begin(); it != free_.end(); ++it)
+      if (it->bytes == bytes) {
+        LargeBuffer b = it->buffer;
+        free_.erase(it);
+        cached_ -= bytes;
+        return b;
+      }
+    return {};
   }
-  // Keeps p unless that would pass the cap (then p is freed: which size comes back next is
-  // unknown, so the buffers already kept are as good a guess as p).
   void give(const LargeBuffer& b, size_t bytes) {
+    std::vector<LargeBuffer> evicted;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (cached_ + bytes <= cap_) {
-        free_.emplace(bytes, b);
+      if (bytes <= cap_) {
+        while (cached_ + bytes > cap_) {
+          evicted.push_back(free_.back().buffer);
+          cached_ -= free_.back().bytes;
+          free_.pop_back();
+        }
+        free_.push_front({bytes, b});
         cached_ += bytes;
-        return;
+      } else {
+        evicted.push_back(b);
       }
     }
-    freeLarge(b);
+    for (const LargeBuffer& e : evicted) freeLarge(e);  // unregistering takes a while: unlocked
   }
   size_t cached() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -82,8 +92,12 @@ class Cache {
   }
 
  private:
+  struct Kept {
+    size_t bytes;
+    LargeBuffer buffer;
+  };
   std::mutex mutex_;
-  std::multimap<size_t, LargeBuffer> free_;
+  std::list<Kept> free_;  // the most recently given back first
   size_t cached_ = 0;
   const size_t cap_ = cacheCap();
 };

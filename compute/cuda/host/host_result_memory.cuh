@@ -12,7 +12,8 @@ namespace stacklens::compute::cuda {
 
 // bytes of host memory with unspecified contents, 2 MiB aligned (huge pages where the kernel
 // allows); a buffer of 2 MiB or more returns to a cache of at most min(2 GiB, RAM / 16) when its
-// last holder lets go, and is handed out again for the same size. Throws std::bad_alloc.
+// last holder lets go (the oldest kept buffers freed to make room), and is handed out again for the
+// same size. Throws std::bad_alloc.
 std::shared_ptr<void> hostResultMemory(size_t bytes);
 
 // A host buffer of `shape` in such memory, for results written in full.
