@@ -33,6 +33,7 @@ namespace {
 constexpr int kThreads = tuning::SigmaClipPolicy::threads;
 constexpr int kBins = 2048;  // 11-bit digits: bits 31..21, 20..10, then 10 bits 9..0
 constexpr int kCandidates = tuning::SigmaClipPolicy::candidates;
+constexpr int kBlockCandidates = tuning::SigmaClipPolicy::blockCandidates;
 static_assert(kBins % kThreads == 0, "chooseDigit scans kBins / kThreads bins a thread");
 __host__ __device__ constexpr int digitShift(int pass) {
   return pass == 0 ? 21 : pass == 1 ? 10 : 0;
@@ -266,6 +267,11 @@ __global__ void __launch_bounds__(kThreads)
   const FloatBounds bounds = floatBounds(ws->control);
   __shared__ uint32_t hist[2][kBins];
   for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&hist[0][0])[i] = 0;
+  // The guessed bin's values this block finds, gathered here first: appending each warp's
+  // straight to the global list made every warp with one wait on the same counter.
+  __shared__ float blockCandidates[kBlockCandidates];
+  __shared__ unsigned blockCandidateCount;
+  if (threadIdx.x == 0) blockCandidateCount = 0;
   __syncthreads();
   constexpr int shift = digitShift(Pass);
   constexpr int matchShift = Pass == 0 ? 0 : digitShift(Pass - 1);
@@ -296,15 +302,21 @@ __global__ void __launch_bounds__(kThreads)
         below += valid && digit < guess;
         const bool mine = valid && digit == guess;
         inBin += mine;
-        // Warp-aggregated append of the bin's keys (dropped beyond the buffer: then a miss).
+        // Warp-aggregated append of the bin's values to the block's list; beyond its room,
+        // straight to the global list (dropped beyond that one's: then a miss).
         const unsigned lanes = __ballot_sync(0xffffffffu, mine);
         if (lanes) {
           const int lane = threadIdx.x & 31, leader = __ffs(lanes) - 1;
-          unsigned long long base = 0;
-          if (lane == leader) base = atomicAdd(&ws->candidateCount, __popc(lanes));
+          unsigned base = 0;
+          if (lane == leader) base = atomicAdd(&blockCandidateCount, unsigned(__popc(lanes)));
           base = __shfl_sync(0xffffffffu, base, leader);
-          const unsigned long long at = base + __popc(lanes & ((1u << lane) - 1));
-          if (mine && at < kCandidates) candidates[at] = v;
+          const unsigned at = base + __popc(lanes & ((1u << lane) - 1));
+          if (mine && at < kBlockCandidates) {
+            blockCandidates[at] = v;
+          } else if (mine) {
+            const unsigned long long g = atomicAdd(&ws->candidateCount, 1ull);
+            if (g < kCandidates) candidates[g] = v;
+          }
         }
       } else {
         addToBin(hist[0], valid, digit, matchAny);
@@ -325,6 +337,14 @@ __global__ void __launch_bounds__(kThreads)
     }
   });
   __syncthreads();
+  if (Pass == 0 && useGuess) {  // the block's list, appended to the global one at once
+    const unsigned kept = min(blockCandidateCount, unsigned(kBlockCandidates));
+    __shared__ unsigned long long globalBase;
+    if (threadIdx.x == 0 && kept > 0) globalBase = atomicAdd(&ws->candidateCount, kept);
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < kept; i += blockDim.x)
+      if (globalBase + i < kCandidates) candidates[globalBase + i] = blockCandidates[i];
+  }
   int histograms = (Pass == 0 || same) ? 1 : 2;
   for (int h = 0; h < histograms; ++h)
     for (int i = threadIdx.x; i < kBins; i += blockDim.x)

@@ -15,6 +15,10 @@ struct SigmaClipPolicy {
   // context's life) so that the later digit passes read only those; a fuller bin counts as a
   // miss and those passes read the whole data.
   static constexpr int candidates = 1 << 16;
+  // Of those, each block of the moments pass gathers up to 2048 (8 KiB of shared memory) before
+  // appending them with one global atomic: a block sees about 16 Ki values of a 2048² image, a
+  // few hundred of them in the median's bin.
+  static constexpr int blockCandidates = 2048;
   // Histogram bins counted with one shared atomic per value, not with the lanes of a bin added
   // first (__match_any_sync), which cost more than the conflicts it saves on sky data.
   // STACKLENS_CLIP_BINNING=match overrides it, to compare the two.
