@@ -73,4 +73,25 @@ class DeviceControl {
 // The defaults, for a backend that computes on the host (stateless, shared).
 DeviceControl& hostDeviceControl();
 
+// A host image page-locked for one device while this lives (DeviceControl::pinHostMemory), as the
+// viewer's slices are: the benches and the speedup lab time "with transfers" on the same path.
+class PinnedWhileAlive {
+ public:
+  PinnedWhileAlive(DeviceControl& device, const Image& host)
+      : device_(device),
+        data_(host.onHost() && !host.empty() ? const_cast<float*>(host.data()) : nullptr),
+        pinned_(data_ && device.pinHostMemory(data_, host.bytes())) {}
+  ~PinnedWhileAlive() {
+    if (pinned_) device_.unpinHostMemory(data_);
+  }
+  PinnedWhileAlive(const PinnedWhileAlive&) = delete;
+  PinnedWhileAlive& operator=(const PinnedWhileAlive&) = delete;
+  bool pinned() const { return pinned_; }
+
+ private:
+  DeviceControl& device_;
+  float* data_;
+  bool pinned_;
+};
+
 }  // namespace stacklens::compute

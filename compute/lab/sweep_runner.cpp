@@ -163,6 +163,9 @@ class Runner {
     kernel.floorS = kernel.bytes / gpuBandwidth_;
     whole.floorS = kernel.floorS + bytesTransferred(op, shape) / linkBandwidth_;
     try {
+      // The input page-locked, as the viewer's slices are (compute/pixel_pool.h): "with
+      // transfers" is then the link's time, not a staging copy's.
+      const PinnedWhileAlive pinned(gpu_->device(), input);
       const Image onDevice = gpu_->upload(input);
       LabOutput out =
           runLabOp(op, *gpu_, onDevice, job());  // warm-up: plans, pools, the download path

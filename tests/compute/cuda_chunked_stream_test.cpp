@@ -92,6 +92,27 @@ TEST_F(CudaChunkedStream, ChunkedMedianAndOutliersEqualTheSingleShotResultExactl
   expectIdentical(in, before, "input after the operations");
 }
 
+// Page-locked input (as the viewer's slices) and results of 2 MiB or more (page-locked host
+// result memory) skip the staging copies: the DMA reads and writes them in place, chunk by chunk.
+TEST_F(CudaChunkedStream, PageLockedInputAndLargeResultsGiveTheSameChunkedResult) {
+  constexpr Shape kLarge{7, 512, 512};  // 7 MiB: a result in page-locked result memory
+  const Image in = stackWithHotPixelsAndNaN(kLarge, 7);
+  const Image before = copyOf(in);
+  const Image whole = gpu->download(gpu->medianFilter(in, 3, onHost));
+  ASSERT_EQ(gpu->device().lastChunkCount(), 1);
+  const size_t slice = size_t(kLarge.sliceCount()) * sizeof(float);
+  gpu->device().setMemoryBudget(2 * 4 * slice + 100);
+  const Image pageable = gpu->medianFilter(in, 3, onHost);
+  EXPECT_EQ(gpu->device().lastChunkCount(), 4);
+  expectIdentical(pageable, whole, "pageable input");
+  const PinnedWhileAlive pinned(gpu->device(), in);
+  ASSERT_TRUE(pinned.pinned());
+  const Image locked = gpu->medianFilter(in, 3, onHost);
+  EXPECT_EQ(gpu->device().lastChunkCount(), 4);
+  expectIdentical(locked, whole, "page-locked input");
+  expectIdentical(in, before, "input after the operations");
+}
+
 TEST_F(CudaChunkedStream, TheBudgetSetsTheChunkCount) {
   const Image in = stackWithHotPixelsAndNaN(kStack, 2);
   const Image whole = gpu->download(gpu->medianFilter(in, 3, onHost));

@@ -86,6 +86,10 @@ struct Timing {
   double events =
       0;  // DeviceControl::lastDeviceMs(): CUDA events around the operation's device work
   double bytesUp = 0, bytesDown = 0;  // what the transfer-inclusive run moves each way
+  // The transfer-inclusive run's two copies alone (medians): where its time goes.
+  double upload = 0, download = 0;
+  // The same run from a page-locked input (as the viewer's slices), and its upload alone.
+  double transferPinned = 0, uploadPinned = 0;
 };
 
 // op(input) must return the result where the backend computes; runs: repeats after a warm-up.
@@ -111,12 +115,44 @@ Timing timeIt(Backend& gpu, const Image& host, const std::function<Image(const I
     r = gpu.download(r);
     t.push_back(std::chrono::duration<double>(Clock::now() - a).count());
   }
-  return {median(d),
-          median(t),
-          *std::min_element(d.begin(), d.end()),
-          median(e),
-          double(host.bytes()),
-          double(resultBytes)};
+  std::vector<double> up, down;
+  const Image result = op(dev);
+  for (int i = 0; i < runs; ++i) {
+    auto a = Clock::now();
+    Image uploaded = gpu.upload(host);
+    gpu.synchronize();
+    up.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+    if (!resultBytes) continue;
+    a = Clock::now();
+    Image downloaded = gpu.download(result);
+    down.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+  }
+  Timing timing{median(d),
+                median(t),
+                *std::min_element(d.begin(), d.end()),
+                median(e),
+                double(host.bytes()),
+                double(resultBytes)};
+  timing.upload = median(up);
+  timing.download = down.empty() ? 0 : median(down);
+  const PinnedWhileAlive pinned(gpu.device(), host);
+  if (pinned.pinned()) {
+    std::vector<double> tp, upPinned;
+    for (int i = 0; i < runs; ++i) {
+      auto a = Clock::now();
+      Image r = op(host);
+      if (r.data() != host.data()) r = gpu.download(r);
+      gpu.synchronize();
+      tp.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+      a = Clock::now();
+      Image uploaded = gpu.upload(host);
+      gpu.synchronize();
+      upPinned.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+    }
+    timing.transferPinned = median(tp);
+    timing.uploadPinned = median(upPinned);
+  }
+  return timing;
 }
 
 void emit(const std::string& name, const Timing& t, double floorBytes, double bandwidth,
@@ -130,10 +166,13 @@ void emit(const std::string& name, const Timing& t, double floorBytes, double ba
       "{\"workload\": \"%s\", \"backend\": \"cuda\", \"median_s\": %.6g, \"min_s\": %.6g, "
       "\"event_median_s\": %.6g, \"transfer_median_s\": %.6g, \"floor_bytes\": %.4g, "
       "\"floor_s\": %.4g, \"x_floor\": %.3g, \"transfer_floor_s\": %.4g, "
-      "\"x_transfer_floor\": %.3g%s}\n",
+      "\"x_transfer_floor\": %.3g, \"upload_s\": %.4g, \"download_s\": %.4g, "
+      "\"transfer_pinned_median_s\": %.6g, \"x_transfer_floor_pinned\": %.3g, "
+      "\"upload_pinned_s\": %.4g%s}\n",
       name.c_str(), t.device, t.deviceMin, t.events, t.transfer, floorBytes, floor,
       floor > 0 ? t.device / floor : 0.0, transferFloor,
-      transferFloor > 0 ? t.transfer / transferFloor : 0.0, extra.c_str());
+      transferFloor > 0 ? t.transfer / transferFloor : 0.0, t.upload, t.download, t.transferPinned,
+      transferFloor > 0 ? t.transferPinned / transferFloor : 0.0, t.uploadPinned, extra.c_str());
   std::fflush(stdout);
 }
 

@@ -262,20 +262,14 @@ const float* Context::constants(const std::vector<float>& values) {
   return static_cast<const float*>(p);
 }
 
-namespace {
-
-// Whether host memory is page-locked (cudaHostRegister or cudaMallocHost): the DMA then reads or
-// writes it directly, with no staging.
 bool pageLocked(const void* p) {
   cudaPointerAttributes a{};
   if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
+    cudaGetLastError();  // plain pageable memory on old drivers reports an error: clear it
     return false;
   }
   return a.type == cudaMemoryTypeHost;
 }
-
-}  // namespace
 
 void Context::upload(void* dst, const void* src, size_t bytes) {
   // The compute stream may still be using dst's previous contents: order the copies after it.

@@ -7,19 +7,6 @@
 #include "compute/cuda/host/cuda_live_transfers.cuh"
 
 namespace stacklens::compute::cuda {
-namespace {
-
-bool pageLocked(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();  // plain pageable memory on old drivers reports an error: clear it
-    return false;
-  }
-  return a.type == cudaMemoryTypeHost;
-}
-
-}  // namespace
-
 bool pinHostMemory(void* p, size_t bytes) {
   if (!p || bytes == 0) return false;
   if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {

@@ -81,20 +81,30 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
   // The input buffers were allocated on the compute stream: uploads start after that.
   for (int b = 0; b < 2; ++b) SL_CUDA(cudaEventRecord(ev.computed(b), compute));
 
+  // Page-locked input (the viewer's slices) and output (hostResult's memory) are read and written
+  // by the DMA itself; else through the staging buffers, with a host copy each.
+  const bool inputLocked = pageLocked(in.data());
+  bool outputLocked = false;
   auto stage = [&](int64_t k) {
     const int b = int(k % 2);
     const size_t bytes = size_t(chunkLength(k)) * size_t(sliceVoxels) * sizeof(float);
-    SL_CUDA(cudaEventSynchronize(ev.uploaded(b)));  // its staging's previous DMA has finished
-    copyParallel(stagedIn[b], in.data() + chunkStart(k) * sliceVoxels, bytes);
+    const float* from = in.data() + chunkStart(k) * sliceVoxels;
+    if (!inputLocked) {
+      SL_CUDA(cudaEventSynchronize(ev.uploaded(b)));  // its staging's previous DMA has finished
+      copyParallel(stagedIn[b], from, bytes);
+      from = stagedIn[b];
+    }
     SL_CUDA(cudaStreamWaitEvent(up, ev.computed(b)));  // chunk k−2 no longer reads input[b]
-    SL_CUDA(cudaMemcpyAsync(input[b].get(), stagedIn[b], bytes, cudaMemcpyHostToDevice, up));
+    SL_CUDA(cudaMemcpyAsync(input[b].get(), from, bytes, cudaMemcpyHostToDevice, up));
     SL_CUDA(cudaEventRecord(ev.uploaded(b), up));
   };
   auto finish = [&](int64_t k) {
     const int b = int(k % 2);
     SL_CUDA(cudaEventSynchronize(ev.downloaded(b)));
     const size_t count = size_t(chunkLength(k)) * size_t(outSliceVoxels);
-    copyParallel(out.data() + chunkStart(k) * outSliceVoxels, stagedOut[b], count * sizeof(float));
+    if (!outputLocked)
+      copyParallel(out.data() + chunkStart(k) * outSliceVoxels, stagedOut[b],
+                   count * sizeof(float));
     result[b] = Image();  // freed on the compute stream, after its download
     *done = chunkStart(k) + chunkLength(k);
   };
@@ -120,6 +130,7 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
       out = hostResult<float>(Shape{s.z, r.shape().y, r.shape().x});
       out.spacing = r.spacing;
     }
+    if (outSliceVoxels == 0) outputLocked = pageLocked(out.data());
     if (outSliceVoxels == 0) {
       outSliceVoxels = r.shape().sliceCount();
       const size_t outBytes = size_t(g) * size_t(outSliceVoxels) * sizeof(float);
@@ -129,7 +140,8 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
     if (r.shape().y != out.shape().y || r.shape().x != out.shape().x)
       throw CudaError("stack pipeline: chunks gave slices of different sizes");
     SL_CUDA(cudaStreamWaitEvent(down, ev.computed(b)));
-    SL_CUDA(cudaMemcpyAsync(stagedOut[b], r.data(), r.bytes(), cudaMemcpyDeviceToHost, down));
+    float* to = outputLocked ? out.data() + z0 * outSliceVoxels : stagedOut[b];
+    SL_CUDA(cudaMemcpyAsync(to, r.data(), r.bytes(), cudaMemcpyDeviceToHost, down));
     SL_CUDA(cudaEventRecord(ev.downloaded(b), down));
     result[b] = std::move(r);
     ++*chunks;
