@@ -54,22 +54,28 @@ FrameAxis makeAxis(int64_t n, int64_t psfSize, bool deconvolved, Boundary bounda
 
 }  // namespace
 
+Shape Deconvolver::frameOf(Shape data, Shape ps, const DeconvolveParams& p) {
+  const std::array<bool, 3> padded{isPadded(p.threeD, p.boundary), isPadded(true, p.boundary),
+                                   isPadded(true, p.boundary)};
+  return rlFrame({data.z + (padded[0] ? ps.z / 2 * 2 : 0), data.y + (padded[1] ? ps.y / 2 * 2 : 0),
+                  data.x + (padded[2] ? ps.x / 2 * 2 : 0)},
+                 padded);
+}
+
+const FftPlans& Deconvolver::plansOf(Shape f, const DeconvolveParams& p, int threads) {
+  return p.boundary == Boundary::ReflectExact ? cosinePlans(f.z, f.y, f.x, threads)
+                                              : fftPlans(f.z, f.y, f.x, threads);
+}
+
 Deconvolver::Deconvolver(Shape data, const Image& psf, const DeconvolveParams& p, ThreadPool& pool)
     : p_(p), pool_(pool) {
-  const bool threeD = p.threeD;
   const Shape ps = psf.shape();
-  const std::array<bool, 3> padded{isPadded(threeD, p.boundary), isPadded(true, p.boundary),
-                                   isPadded(true, p.boundary)};
-  const Shape frame =
-      rlFrame({data.z + (padded[0] ? ps.z / 2 * 2 : 0), data.y + (padded[1] ? ps.y / 2 * 2 : 0),
-               data.x + (padded[2] ? ps.x / 2 * 2 : 0)},
-              padded);
-  z_ = makeAxis(data.z, ps.z, threeD, p.boundary, frame.z);
+  const Shape frame = frameOf(data, ps, p);
+  z_ = makeAxis(data.z, ps.z, p.threeD, p.boundary, frame.z);
   y_ = makeAxis(data.y, ps.y, true, p.boundary, frame.y);
   x_ = makeAxis(data.x, ps.x, true, p.boundary, frame.x);
   reflectExact_ = p.boundary == Boundary::ReflectExact;
-  plans_ = reflectExact_ ? &cosinePlans(z_.padded, y_.padded, x_.padded, pool.size())
-                         : &fftPlans(z_.padded, y_.padded, x_.padded, pool.size());
+  plans_ = &plansOf(frame, p, pool.size());
   n_ = plans_->realCount();
   nc_ = plans_->complexCount();
   image_ = allocFloats(n_);
@@ -125,6 +131,7 @@ void Deconvolver::makeOtf(const Image& psf) {
         real[(zz * Y + yy) * X + xx] += psf.at(a, b, c);
       }
   plans_->r2c(real, otf_.get());
+  ++executed_.forward;
   const float scale = 1.0f / static_cast<float>(n_);
   float* h = reinterpret_cast<float*>(otf_.get());
   for (size_t i = 0; i < 2 * nc_; ++i) h[i] *= scale;
@@ -187,20 +194,24 @@ void Deconvolver::convolve(const float* src, float* dst, bool adjoint) {
   if (reflectExact_) {  // the PSF is symmetric: convolution and correlation are the same
     if (dst != src) std::memcpy(dst, src, n_ * sizeof(float));
     plans_->dct2(dst);
+    ++executed_.forward;
     const float* h = transfer_.get();
     forChunks(pool_, n_, [dst, h](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) dst[i] *= h[i];
     });
     plans_->dct3(dst);
+    ++executed_.backward;
     return;
   }
   float* spec = reinterpret_cast<float*>(spectrum_.get());
   const float* otf = reinterpret_cast<const float*>(otf_.get());
   plans_->r2c(const_cast<float*>(src), spectrum_.get());
+  ++executed_.forward;
   forChunks(pool_, nc_, [spec, otf, adjoint](size_t b, size_t e) {
     rl::multiplySpectrum(spec + 2 * b, otf + 2 * b, e - b, adjoint);
   });
   plans_->c2r(spectrum_.get(), dst);
+  ++executed_.backward;
 }
 
 void Deconvolver::fillPadded(const float* in) {

@@ -27,6 +27,17 @@ struct FrameAxis {
 
 class Deconvolver {
  public:
+  // The transforms executed: r2c (DCT-II) and c2r (DCT-III) runs of the frame's cached plans.
+  struct TransformCount {
+    int64_t forward = 0, backward = 0;
+    bool operator==(const TransformCount&) const = default;
+  };
+
+  // The frame a deconvolver of `data` with a PSF of shape `psf` transforms (its padded lengths).
+  static Shape frameOf(Shape data, Shape psf, const DeconvolveParams& p);
+  // That frame's cached plans on `threads` threads: the FFT's, or ReflectExact's cosine plans.
+  static const FftPlans& plansOf(Shape frame, const DeconvolveParams& p, int threads);
+
   // data: the shape deconvolved (a slice in 2D mode, the stack in 3D mode); its frame is padded
   // as p.boundary says (Periodic: the frame is `data`). psf: as rlPsf gives it. p and pool must
   // outlive the deconvolver.
@@ -42,6 +53,10 @@ class Deconvolver {
   float* estimate() { return estimate_.get(); }
   const float* change() const { return change_.get(); }
   void step(const Job& job);
+
+  // The OTF's forward transform (none for ReflectExact), then per iteration two forward and two
+  // backward, one pair for each convolution; the benchmark's FFTW-only yardstick runs the same.
+  TransformCount transformsExecuted() const { return executed_; }
 
  private:
   void makeOtf(const Image& psf);
@@ -60,6 +75,7 @@ class Deconvolver {
   FftwFloats image_, estimate_, work_, divergence_, previous_, change_, changePrevious_;
   FftwFloats transfer_;  // ReflectExact's eigenvalues (makeTransfer)
   FftwComplex spectrum_, otf_;
+  TransformCount executed_;
 };
 
 }  // namespace stacklens::compute::cpu
