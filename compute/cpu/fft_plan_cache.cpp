@@ -57,6 +57,7 @@ void saveWisdom(const std::string& path) {
 
 struct Cache {
   std::map<std::tuple<int64_t, int64_t, int64_t, int, bool>, FftPlans> plans;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, RowColumnPlans> rowColumn;
   bool initialised = false;
   std::string wisdom;
   // At exit: plans and FFTW's own planner state are released (keeps leak checkers quiet).
@@ -65,6 +66,9 @@ struct Cache {
       fftwf_destroy_plan(p.forward);
       fftwf_destroy_plan(p.backward);
     }
+    for (auto& [key, p] : rowColumn)
+      for (fftwf_plan plan : {p.rowForward, p.rowBackward, p.columnForward, p.columnBackward})
+        fftwf_destroy_plan(plan);
     if (initialised) fftwf_cleanup_threads();
   }
 };
@@ -86,8 +90,7 @@ FftwComplex allocComplex(size_t n) {
 
 namespace {
 
-const FftPlans& plansFor(int64_t z, int64_t y, int64_t x, int threads, bool cosine) {
-  std::lock_guard lock(plannerMutex());
+Cache& cacheLocked() {
   static Cache cache;
   if (!cache.initialised) {
     fftwf_init_threads();
@@ -95,6 +98,23 @@ const FftPlans& plansFor(int64_t z, int64_t y, int64_t x, int threads, bool cosi
     if (!cache.wisdom.empty()) fftwf_import_wisdom_from_filename(cache.wisdom.c_str());
     cache.initialised = true;
   }
+  return cache;
+}
+
+// Plans with `make(flags)`: from the wisdom if it has them, else measured up to kMeasureLimit
+// values (or when asked) and estimated above. make returns false when a plan is missing.
+template <class Make>
+void planWithWisdom(const Cache& cache, size_t values, const Make& make) {
+  if (make(FFTW_MEASURE | FFTW_WISDOM_ONLY)) return;
+  const bool measure = measureRequested() || values <= kMeasureLimit;
+  if (!make(measure ? FFTW_MEASURE : FFTW_ESTIMATE))
+    throw std::runtime_error("FFTW could not plan a transform");
+  if (measure) saveWisdom(cache.wisdom);
+}
+
+const FftPlans& plansFor(int64_t z, int64_t y, int64_t x, int threads, bool cosine) {
+  std::lock_guard lock(plannerMutex());
+  Cache& cache = cacheLocked();
   auto key = std::make_tuple(z, y, x, threads, cosine);
   auto found = cache.plans.find(key);
   if (found != cache.plans.end()) return found->second;
@@ -113,24 +133,18 @@ const FftPlans& plansFor(int64_t z, int64_t y, int64_t x, int threads, bool cosi
   const fftwf_r2r_kind dct2[3] = {FFTW_REDFT10, FFTW_REDFT10, FFTW_REDFT10},
                        dct3[3] = {FFTW_REDFT01, FFTW_REDFT01, FFTW_REDFT01};
   auto make = [&](unsigned flags) {
+    if (plans.forward) fftwf_destroy_plan(plans.forward);
+    if (plans.backward) fftwf_destroy_plan(plans.backward);
     if (cosine) {
       plans.forward = fftwf_plan_r2r(rank, dims, real.get(), real.get(), dct2, flags);
       plans.backward = fftwf_plan_r2r(rank, dims, real.get(), real.get(), dct3, flags);
-      return;
+    } else {
+      plans.forward = fftwf_plan_dft_r2c(rank, dims, real.get(), spectrum.get(), flags);
+      plans.backward = fftwf_plan_dft_c2r(rank, dims, spectrum.get(), real.get(), flags);
     }
-    plans.forward = fftwf_plan_dft_r2c(rank, dims, real.get(), spectrum.get(), flags);
-    plans.backward = fftwf_plan_dft_c2r(rank, dims, spectrum.get(), real.get(), flags);
+    return plans.forward && plans.backward;
   };
-  make(FFTW_MEASURE | FFTW_WISDOM_ONLY);
-  if (!plans.forward || !plans.backward) {
-    if (plans.forward) fftwf_destroy_plan(plans.forward);
-    if (plans.backward) fftwf_destroy_plan(plans.backward);
-    const bool measure = measureRequested() || plans.realCount() <= kMeasureLimit;
-    make(measure ? FFTW_MEASURE : FFTW_ESTIMATE);
-    if (measure) saveWisdom(cache.wisdom);
-  }
-  if (!plans.forward || !plans.backward)
-    throw std::runtime_error("FFTW could not plan a transform");
+  planWithWisdom(cache, plans.realCount(), make);
   return cache.plans.emplace(key, plans).first->second;
 }
 
@@ -142,6 +156,35 @@ const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads) {
 
 const FftPlans& cosinePlans(int64_t z, int64_t y, int64_t x, int threads) {
   return plansFor(z, y, x, threads, /*cosine=*/true);
+}
+
+const RowColumnPlans& rowColumnPlans(int64_t y, int64_t x, int64_t width) {
+  std::lock_guard lock(plannerMutex());
+  Cache& cache = cacheLocked();
+  auto key = std::make_tuple(y, x, width);
+  auto found = cache.rowColumn.find(key);
+  if (found != cache.rowColumn.end()) return found->second;
+
+  const int64_t xc = x / 2 + 1;
+  FftwFloats row = allocFloats(size_t(x));
+  FftwComplex half = allocComplex(size_t(xc)), block = allocComplex(size_t(y * width));
+  const int n = static_cast<int>(y), w = static_cast<int>(width);
+  fftwf_plan_with_nthreads(1);
+  RowColumnPlans plans;
+  auto make = [&](unsigned flags) {
+    for (fftwf_plan p :
+         {plans.rowForward, plans.rowBackward, plans.columnForward, plans.columnBackward})
+      if (p) fftwf_destroy_plan(p);
+    plans.rowForward = fftwf_plan_dft_r2c_1d(static_cast<int>(x), row.get(), half.get(), flags);
+    plans.rowBackward = fftwf_plan_dft_c2r_1d(static_cast<int>(x), half.get(), row.get(), flags);
+    plans.columnForward = fftwf_plan_many_dft(1, &n, w, block.get(), nullptr, w, 1, block.get(),
+                                              nullptr, w, 1, FFTW_FORWARD, flags);
+    plans.columnBackward = fftwf_plan_many_dft(1, &n, w, block.get(), nullptr, w, 1, block.get(),
+                                               nullptr, w, 1, FFTW_BACKWARD, flags);
+    return plans.rowForward && plans.rowBackward && plans.columnForward && plans.columnBackward;
+  };
+  planWithWisdom(cache, size_t(y * x), make);
+  return cache.rowColumn.emplace(key, plans).first->second;
 }
 
 }  // namespace stacklens::compute::cpu

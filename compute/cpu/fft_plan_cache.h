@@ -48,4 +48,15 @@ const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads);
 // The same for the cosine transforms (in place on real arrays), cached and planned alike.
 const FftPlans& cosinePlans(int64_t z, int64_t y, int64_t x, int threads);
 
+// fftPlans(1, y, x)'s 2D transform split into its passes, each on one thread (the caller runs
+// them in parallel and fuses its own work in: compute/cpu/row_column_fft.h). Rows: r2c and c2r of
+// x samples ↔ x/2 + 1 complex values, out of place. Columns: complex forward and backward
+// transforms of `width` interleaved columns of y values (value i of column c at i · width + c),
+// in place. Executed on other arrays of fftwf_malloc's alignment; cached and planned as above.
+struct RowColumnPlans {
+  fftwf_plan rowForward = nullptr, rowBackward = nullptr;
+  fftwf_plan columnForward = nullptr, columnBackward = nullptr;
+};
+const RowColumnPlans& rowColumnPlans(int64_t y, int64_t x, int64_t width);
+
 }  // namespace stacklens::compute::cpu

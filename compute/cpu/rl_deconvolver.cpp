@@ -87,6 +87,9 @@ Deconvolver::Deconvolver(Shape data, const Image& psf, const DeconvolveParams& p
     spectrum_ = allocComplex(nc_);
     otf_ = allocComplex(nc_);
   }
+  // A 2D frame's transforms run as row and column passes that carry the element-wise work.
+  if (!reflectExact_ && z_.padded == 1)
+    passes_ = std::make_unique<RowColumnFft>(y_.padded, x_.padded, pool);
   if (p.tvLambda > 0) divergence_ = allocFloats(n_);
   if (p.accelerate) {
     previous_ = allocFloats(n_);
@@ -103,9 +106,17 @@ void Deconvolver::run(const float* in, float* out, const Job& job, double progre
   std::memcpy(estimate_.get(), image_.get(), n_ * sizeof(float));
   if (p_.accelerate) std::memcpy(previous_.get(), image_.get(), n_ * sizeof(float));
   Extrapolation extrapolation(n_, pool_);
+  bool ready = false;  // spectrum_ holds the estimate's row transforms (the passes' start)
   for (int k = 0; k < p_.iterations; ++k) {
     job.checkCancelled();
-    step(job);
+    if (passes_) {
+      // Extrapolation changes the estimate after the step: its row transforms are made afresh.
+      const bool prepareNext = !p_.accelerate && k + 1 < p_.iterations;
+      stepInPasses(job, ready, prepareNext);
+      ready = prepareNext;
+    } else {
+      step(job);
+    }
     if (p_.accelerate && k + 1 < p_.iterations) {
       extrapolation.apply(estimate_.get(), previous_.get(), change_.get(), changePrevious_.get());
       std::swap(change_, changePrevious_);
@@ -135,6 +146,11 @@ void Deconvolver::makeOtf(const Image& psf) {
   const float scale = 1.0f / static_cast<float>(n_);
   float* h = reinterpret_cast<float*>(otf_.get());
   for (size_t i = 0; i < 2 * nc_; ++i) h[i] *= scale;
+  if (passes_) {
+    otfColumns_ = allocComplex(passes_->blockedCount());
+    passes_->toColumnBlocks(otf_.get(), otfColumns_.get());
+    otf_.reset();
+  }
 }
 
 // Boundary::ReflectExact: the convolution of the data mirrored past every edge is diagonal in
@@ -250,6 +266,7 @@ void Deconvolver::crop(const float* in, float* out) {
 }
 
 void Deconvolver::step(const Job& job) {
+  if (passes_) return stepInPasses(job, /*ready=*/false, /*prepareNext=*/false);
   float* work = work_.get();
   float* est = estimate_.get();
   const float* img = image_.get();
@@ -290,6 +307,52 @@ void Deconvolver::step(const Job& job) {
       for (size_t i = b; i < e; ++i) change[i] = est[i] - change[i];
     });
   }
+}
+
+// The same iteration as step()'s, each array swept once per pass: the forward column pass
+// multiplies by the OTF between the column transforms, the row passes take the ratio and the
+// update between a row's inverse and forward transforms.
+void Deconvolver::stepInPasses(const Job& job, bool ready, bool prepareNext) {
+  const int64_t X = x_.padded;
+  float* est = estimate_.get();
+  const float* img = image_.get();
+  fftwf_complex* spectrum = spectrum_.get();
+  if (p_.tvLambda > 0) computeDivergence();
+  // blurred = PSF ⊛ estimate
+  if (!ready)
+    passes_->rows(spectrum, /*inverse=*/false, /*forward=*/true, [est, X](int64_t i, float* row) {
+      std::memcpy(row, est + i * X, size_t(X) * sizeof(float));
+    });
+  passes_->filterColumns(spectrum, otfColumns_.get(), /*conjugate=*/false);
+  job.checkCancelled();
+  // ratio = image / max(blurred, ε); correction = PSF* ⊛ ratio
+  const float eps = p_.epsilon;
+  passes_->rows(spectrum, true, true, [img, X, eps](int64_t i, float* row) {
+    rl::divideByBlurred(row, img + i * X, size_t(X), eps);
+  });
+  passes_->filterColumns(spectrum, otfColumns_.get(), /*conjugate=*/true);
+  // estimate ← max(estimate · correction [/ TV factor], 0)
+  passes_->rows(spectrum, true, prepareNext, [this, est, X, prepareNext](int64_t i, float* row) {
+    updateRow(est + i * X, row, i * X);
+    if (prepareNext) std::memcpy(row, est + i * X, size_t(X) * sizeof(float));
+  });
+  executed_.forward += 2;
+  executed_.backward += 2;
+}
+
+// step()'s update on one row of the frame (offset: its first value's index).
+void Deconvolver::updateRow(float* est, const float* correction, int64_t offset) {
+  const size_t n = size_t(x_.padded);
+  float* change = p_.accelerate ? change_.get() + offset : nullptr;
+  if (change && p_.tvLambda <= 0) return rl::updateEstimateTracked(est, correction, change, n);
+  if (change) std::memcpy(change, est, n * sizeof(float));
+  if (p_.tvLambda > 0)
+    rl::updateEstimateTv(est, correction, divergence_.get() + offset, n,
+                         static_cast<float>(p_.tvLambda), kTvFloor);
+  else
+    rl::updateEstimate(est, correction, n);
+  if (change)
+    for (size_t i = 0; i < n; ++i) change[i] = est[i] - change[i];
 }
 
 // div(∇u / |∇u|) of the estimate, forward-difference gradient, backward-difference divergence,

@@ -7,9 +7,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "compute/cpu/fft_plan_cache.h"
+#include "compute/cpu/row_column_fft.h"
 #include "compute/cpu/thread_pool.h"
 #include "compute/image.h"
 #include "compute/job.h"
@@ -65,6 +67,11 @@ class Deconvolver {
   void fillPadded(const float* in);
   void crop(const float* in, float* out);
   void computeDivergence();
+  // One iteration on a 2D frame with the element-wise work inside the FFT's row and column
+  // passes. ready: spectrum_ already holds the estimate's row transforms; prepareNext: leave the
+  // new estimate's there for the next iteration.
+  void stepInPasses(const Job& job, bool ready, bool prepareNext);
+  void updateRow(float* estimate, const float* correction, int64_t offset);
 
   const DeconvolveParams& p_;
   ThreadPool& pool_;
@@ -76,6 +83,9 @@ class Deconvolver {
   FftwFloats transfer_;  // ReflectExact's eigenvalues (makeTransfer)
   FftwComplex spectrum_, otf_;
   TransformCount executed_;
+  // 2D frames (not ReflectExact): the FFT's passes, and the OTF laid out for their column blocks.
+  std::unique_ptr<RowColumnFft> passes_;
+  FftwComplex otfColumns_;
 };
 
 }  // namespace stacklens::compute::cpu
