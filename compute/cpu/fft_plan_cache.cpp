@@ -2,6 +2,8 @@
 #include "compute/cpu/fft_plan_cache.h"
 
 #include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -57,7 +59,7 @@ void saveWisdom(const std::string& path) {
 
 struct Cache {
   std::map<std::tuple<int64_t, int64_t, int64_t, int, bool>, FftPlans> plans;
-  std::map<std::tuple<int64_t, int64_t, int64_t>, RowColumnPlans> rowColumn;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, SlabColumnPlans> slabColumn;
   bool initialised = false;
   std::string wisdom;
   // At exit: plans and FFTW's own planner state are released (keeps leak checkers quiet).
@@ -66,8 +68,8 @@ struct Cache {
       fftwf_destroy_plan(p.forward);
       fftwf_destroy_plan(p.backward);
     }
-    for (auto& [key, p] : rowColumn)
-      for (fftwf_plan plan : {p.rowForward, p.rowBackward, p.columnForward, p.columnBackward})
+    for (auto& [key, p] : slabColumn)
+      for (fftwf_plan plan : {p.slabForward, p.slabBackward, p.columnForward, p.columnBackward})
         fftwf_destroy_plan(plan);
     if (initialised) fftwf_cleanup_threads();
   }
@@ -158,33 +160,38 @@ const FftPlans& cosinePlans(int64_t z, int64_t y, int64_t x, int threads) {
   return plansFor(z, y, x, threads, /*cosine=*/true);
 }
 
-const RowColumnPlans& rowColumnPlans(int64_t y, int64_t x, int64_t width) {
+const SlabColumnPlans& slabColumnPlans(int64_t z, int64_t y, int64_t x, int64_t width) {
   std::lock_guard lock(plannerMutex());
   Cache& cache = cacheLocked();
-  auto key = std::make_tuple(y, x, width);
-  auto found = cache.rowColumn.find(key);
-  if (found != cache.rowColumn.end()) return found->second;
+  auto key = std::make_tuple(z, y, x, width);
+  auto found = cache.slabColumn.find(key);
+  if (found != cache.slabColumn.end()) return found->second;
 
-  const int64_t xc = x / 2 + 1;
-  FftwFloats row = allocFloats(size_t(x));
-  FftwComplex half = allocComplex(size_t(xc)), block = allocComplex(size_t(y * width));
-  const int n = static_cast<int>(y), w = static_cast<int>(width);
+  const bool twoD = z == 1;
+  const int64_t slabReal = twoD ? x : y * x, columns = (twoD ? 1 : y) * (x / 2 + 1);
+  const int64_t length = twoD ? y : z;
+  FftwFloats slab = allocFloats(size_t(slabReal));
+  FftwComplex half = allocComplex(size_t(columns)), block = allocComplex(size_t(length * width));
+  const int dims[2] = {static_cast<int>(y), static_cast<int>(x)};
+  const int rank = twoD ? 1 : 2;
+  const int* slabDims = twoD ? dims + 1 : dims;
+  const int n = static_cast<int>(length), w = static_cast<int>(width);
   fftwf_plan_with_nthreads(1);
-  RowColumnPlans plans;
+  SlabColumnPlans plans;
   auto make = [&](unsigned flags) {
     for (fftwf_plan p :
-         {plans.rowForward, plans.rowBackward, plans.columnForward, plans.columnBackward})
+         {plans.slabForward, plans.slabBackward, plans.columnForward, plans.columnBackward})
       if (p) fftwf_destroy_plan(p);
-    plans.rowForward = fftwf_plan_dft_r2c_1d(static_cast<int>(x), row.get(), half.get(), flags);
-    plans.rowBackward = fftwf_plan_dft_c2r_1d(static_cast<int>(x), half.get(), row.get(), flags);
+    plans.slabForward = fftwf_plan_dft_r2c(rank, slabDims, slab.get(), half.get(), flags);
+    plans.slabBackward = fftwf_plan_dft_c2r(rank, slabDims, half.get(), slab.get(), flags);
     plans.columnForward = fftwf_plan_many_dft(1, &n, w, block.get(), nullptr, w, 1, block.get(),
                                               nullptr, w, 1, FFTW_FORWARD, flags);
     plans.columnBackward = fftwf_plan_many_dft(1, &n, w, block.get(), nullptr, w, 1, block.get(),
                                                nullptr, w, 1, FFTW_BACKWARD, flags);
-    return plans.rowForward && plans.rowBackward && plans.columnForward && plans.columnBackward;
+    return plans.slabForward && plans.slabBackward && plans.columnForward && plans.columnBackward;
   };
-  planWithWisdom(cache, size_t(y * x), make);
-  return cache.rowColumn.emplace(key, plans).first->second;
+  planWithWisdom(cache, size_t(std::max(slabReal, length * width)), make);  // the largest plan
+  return cache.slabColumn.emplace(key, plans).first->second;
 }
 
 }  // namespace stacklens::compute::cpu

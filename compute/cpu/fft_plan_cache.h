@@ -48,15 +48,16 @@ const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads);
 // The same for the cosine transforms (in place on real arrays), cached and planned alike.
 const FftPlans& cosinePlans(int64_t z, int64_t y, int64_t x, int threads);
 
-// fftPlans(1, y, x)'s 2D transform split into its passes, each on one thread (the caller runs
-// them in parallel and fuses its own work in: compute/cpu/row_column_fft.h). Rows: r2c and c2r of
-// x samples ↔ x/2 + 1 complex values, out of place. Columns: complex forward and backward
-// transforms of `width` interleaved columns of y values (value i of column c at i · width + c),
-// in place. Executed on other arrays of fftwf_malloc's alignment; cached and planned as above.
-struct RowColumnPlans {
-  fftwf_plan rowForward = nullptr, rowBackward = nullptr;
+// fftPlans(z, y, x)'s transform split into its passes (compute/cpu/slab_column_fft.h), each plan
+// on one thread: the caller runs them in parallel and fuses its own work in. Slabs (rows of x
+// when z == 1, else planes of y × x): r2c and c2r, out of place. Columns across the slabs (of
+// length y when z == 1, else z): complex forward and backward transforms of `width` interleaved
+// columns (value i of column c at i · width + c), in place. Executed on other arrays of
+// fftwf_malloc's alignment; cached and planned as above.
+struct SlabColumnPlans {
+  fftwf_plan slabForward = nullptr, slabBackward = nullptr;
   fftwf_plan columnForward = nullptr, columnBackward = nullptr;
 };
-const RowColumnPlans& rowColumnPlans(int64_t y, int64_t x, int64_t width);
+const SlabColumnPlans& slabColumnPlans(int64_t z, int64_t y, int64_t x, int64_t width);
 
 }  // namespace stacklens::compute::cpu

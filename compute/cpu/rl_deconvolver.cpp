@@ -87,9 +87,9 @@ Deconvolver::Deconvolver(Shape data, const Image& psf, const DeconvolveParams& p
     spectrum_ = allocComplex(nc_);
     otf_ = allocComplex(nc_);
   }
-  // A 2D frame's transforms run as row and column passes that carry the element-wise work.
-  if (!reflectExact_ && z_.padded == 1)
-    passes_ = std::make_unique<RowColumnFft>(y_.padded, x_.padded, pool);
+  // The transforms run as slab and column passes that carry the element-wise work.
+  if (!reflectExact_)
+    passes_ = std::make_unique<SlabColumnFft>(z_.padded, y_.padded, x_.padded, pool);
   if (p.tvLambda > 0) divergence_ = allocFloats(n_);
   if (p.accelerate) {
     previous_ = allocFloats(n_);
@@ -106,11 +106,11 @@ void Deconvolver::run(const float* in, float* out, const Job& job, double progre
   std::memcpy(estimate_.get(), image_.get(), n_ * sizeof(float));
   if (p_.accelerate) std::memcpy(previous_.get(), image_.get(), n_ * sizeof(float));
   Extrapolation extrapolation(n_, pool_);
-  bool ready = false;  // spectrum_ holds the estimate's row transforms (the passes' start)
+  bool ready = false;  // spectrum_ holds the estimate's slab transforms (the passes' start)
   for (int k = 0; k < p_.iterations; ++k) {
     job.checkCancelled();
     if (passes_) {
-      // Extrapolation changes the estimate after the step: its row transforms are made afresh.
+      // Extrapolation changes the estimate after the step: its slab transforms are made afresh.
       const bool prepareNext = !p_.accelerate && k + 1 < p_.iterations;
       stepInPasses(job, ready, prepareNext);
       ready = prepareNext;
@@ -205,28 +205,17 @@ void Deconvolver::makeTransfer(const Image& psf) {
   });
 }
 
-// dst ← PSF ⊛ src (adjoint: correlation); dst may be src.
-void Deconvolver::convolve(const float* src, float* dst, bool adjoint) {
-  if (reflectExact_) {  // the PSF is symmetric: convolution and correlation are the same
-    if (dst != src) std::memcpy(dst, src, n_ * sizeof(float));
-    plans_->dct2(dst);
-    ++executed_.forward;
-    const float* h = transfer_.get();
-    forChunks(pool_, n_, [dst, h](size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) dst[i] *= h[i];
-    });
-    plans_->dct3(dst);
-    ++executed_.backward;
-    return;
-  }
-  float* spec = reinterpret_cast<float*>(spectrum_.get());
-  const float* otf = reinterpret_cast<const float*>(otf_.get());
-  plans_->r2c(const_cast<float*>(src), spectrum_.get());
+// ReflectExact's dst ← PSF ⊛ src; dst may be src. The PSF is symmetric: convolution and
+// correlation are the same. (The other boundaries convolve inside stepInPasses' passes.)
+void Deconvolver::convolve(const float* src, float* dst) {
+  if (dst != src) std::memcpy(dst, src, n_ * sizeof(float));
+  plans_->dct2(dst);
   ++executed_.forward;
-  forChunks(pool_, nc_, [spec, otf, adjoint](size_t b, size_t e) {
-    rl::multiplySpectrum(spec + 2 * b, otf + 2 * b, e - b, adjoint);
+  const float* h = transfer_.get();
+  forChunks(pool_, n_, [dst, h](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) dst[i] *= h[i];
   });
-  plans_->c2r(spectrum_.get(), dst);
+  plans_->dct3(dst);
   ++executed_.backward;
 }
 
@@ -267,12 +256,13 @@ void Deconvolver::crop(const float* in, float* out) {
 
 void Deconvolver::step(const Job& job) {
   if (passes_) return stepInPasses(job, /*ready=*/false, /*prepareNext=*/false);
+  // ReflectExact: whole-array cosine transforms, the element-wise work in passes of its own.
   float* work = work_.get();
   float* est = estimate_.get();
   const float* img = image_.get();
   if (p_.tvLambda > 0) computeDivergence();
   // blurred = PSF ⊛ estimate; ratio = image / max(blurred, ε)
-  convolve(est, work, /*adjoint=*/false);
+  convolve(est, work);
   // Half an iteration of a large 3D frame is long on a busy CPU: a cancel need not wait for both
   // halves.
   job.checkCancelled();
@@ -281,7 +271,7 @@ void Deconvolver::step(const Job& job) {
     rl::divideByBlurred(work + b, img + b, e - b, eps);
   });
   // correction = PSF* ⊛ ratio
-  convolve(work, work, /*adjoint=*/true);
+  convolve(work, work);
   // estimate ← max(estimate · correction [/ TV factor], 0)
   if (p_.accelerate && p_.tvLambda <= 0) {
     float* change = change_.get();
@@ -309,40 +299,39 @@ void Deconvolver::step(const Job& job) {
   }
 }
 
-// The same iteration as step()'s, each array swept once per pass: the forward column pass
-// multiplies by the OTF between the column transforms, the row passes take the ratio and the
-// update between a row's inverse and forward transforms.
+// The same iteration as step()'s, each array swept once per pass: the column passes multiply by
+// the OTF between the column transforms, the slab passes take the ratio and the update between a
+// slab's inverse and forward transforms.
 void Deconvolver::stepInPasses(const Job& job, bool ready, bool prepareNext) {
-  const int64_t X = x_.padded;
+  const int64_t S = passes_->slabValues();
   float* est = estimate_.get();
   const float* img = image_.get();
   fftwf_complex* spectrum = spectrum_.get();
   if (p_.tvLambda > 0) computeDivergence();
   // blurred = PSF ⊛ estimate
   if (!ready)
-    passes_->rows(spectrum, /*inverse=*/false, /*forward=*/true, [est, X](int64_t i, float* row) {
-      std::memcpy(row, est + i * X, size_t(X) * sizeof(float));
+    passes_->slabs(spectrum, /*inverse=*/false, /*forward=*/true, [est, S](int64_t s, float* v) {
+      std::memcpy(v, est + s * S, size_t(S) * sizeof(float));
     });
   passes_->filterColumns(spectrum, otfColumns_.get(), /*conjugate=*/false);
   job.checkCancelled();
   // ratio = image / max(blurred, ε); correction = PSF* ⊛ ratio
   const float eps = p_.epsilon;
-  passes_->rows(spectrum, true, true, [img, X, eps](int64_t i, float* row) {
-    rl::divideByBlurred(row, img + i * X, size_t(X), eps);
+  passes_->slabs(spectrum, true, true, [img, S, eps](int64_t s, float* v) {
+    rl::divideByBlurred(v, img + s * S, size_t(S), eps);
   });
   passes_->filterColumns(spectrum, otfColumns_.get(), /*conjugate=*/true);
   // estimate ← max(estimate · correction [/ TV factor], 0)
-  passes_->rows(spectrum, true, prepareNext, [this, est, X, prepareNext](int64_t i, float* row) {
-    updateRow(est + i * X, row, i * X);
-    if (prepareNext) std::memcpy(row, est + i * X, size_t(X) * sizeof(float));
+  passes_->slabs(spectrum, true, prepareNext, [this, est, S, prepareNext](int64_t s, float* v) {
+    updateSlab(est + s * S, v, s * S, size_t(S));
+    if (prepareNext) std::memcpy(v, est + s * S, size_t(S) * sizeof(float));
   });
   executed_.forward += 2;
   executed_.backward += 2;
 }
 
-// step()'s update on one row of the frame (offset: its first value's index).
-void Deconvolver::updateRow(float* est, const float* correction, int64_t offset) {
-  const size_t n = size_t(x_.padded);
+// step()'s update on n values of the frame from index `offset`.
+void Deconvolver::updateSlab(float* est, const float* correction, int64_t offset, size_t n) {
   float* change = p_.accelerate ? change_.get() + offset : nullptr;
   if (change && p_.tvLambda <= 0) return rl::updateEstimateTracked(est, correction, change, n);
   if (change) std::memcpy(change, est, n * sizeof(float));

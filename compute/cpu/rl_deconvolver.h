@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "compute/cpu/fft_plan_cache.h"
-#include "compute/cpu/row_column_fft.h"
+#include "compute/cpu/slab_column_fft.h"
 #include "compute/cpu/thread_pool.h"
 #include "compute/image.h"
 #include "compute/job.h"
@@ -63,15 +63,15 @@ class Deconvolver {
  private:
   void makeOtf(const Image& psf);
   void makeTransfer(const Image& psf);
-  void convolve(const float* src, float* dst, bool adjoint);
+  void convolve(const float* src, float* dst);
   void fillPadded(const float* in);
   void crop(const float* in, float* out);
   void computeDivergence();
-  // One iteration on a 2D frame with the element-wise work inside the FFT's row and column
-  // passes. ready: spectrum_ already holds the estimate's row transforms; prepareNext: leave the
-  // new estimate's there for the next iteration.
+  // One iteration with the element-wise work inside the FFT's slab and column passes. ready:
+  // spectrum_ already holds the estimate's slab transforms; prepareNext: leave the new
+  // estimate's there for the next iteration.
   void stepInPasses(const Job& job, bool ready, bool prepareNext);
-  void updateRow(float* estimate, const float* correction, int64_t offset);
+  void updateSlab(float* estimate, const float* correction, int64_t offset, size_t n);
 
   const DeconvolveParams& p_;
   ThreadPool& pool_;
@@ -83,8 +83,8 @@ class Deconvolver {
   FftwFloats transfer_;  // ReflectExact's eigenvalues (makeTransfer)
   FftwComplex spectrum_, otf_;
   TransformCount executed_;
-  // 2D frames (not ReflectExact): the FFT's passes, and the OTF laid out for their column blocks.
-  std::unique_ptr<RowColumnFft> passes_;
+  // Not ReflectExact: the FFT's passes, and the OTF laid out for their column blocks.
+  std::unique_ptr<SlabColumnFft> passes_;
   FftwComplex otfColumns_;
 };
 
