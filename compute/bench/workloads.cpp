@@ -6,10 +6,15 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <random>
 #include <sstream>
 
+#include "compute/bench/floor_bytes.h"
 #include "compute/bench/timing_summary.h"
+#include "compute/cpu/rl_deconvolver.h"
+#include "compute/cpu/rl_transforms_only.h"
+#include "compute/rl_psf.h"
 #include "compute/volume_render.h"
 
 namespace stacklens::compute::bench {
@@ -54,7 +59,26 @@ struct Workload {
   std::vector<int64_t> shape;
   Image input;
   std::function<Image(Backend&, const Image&)> run;  // returns an image to download (or empty)
+  // The floor's bytes given the last run's result (floor_bytes.h); unset: no floor.
+  std::function<double(const Image&)> floorBytes;
+  // Richardson–Lucy's transforms alone on the CPU's plans for `threads` threads (seconds).
+  std::function<double(int)> transformsOnly;
 };
+
+// Richardson–Lucy's floor and FFTW-only yardstick, for its input shape, PSF and parameters.
+void addRlYardsticks(Workload& w, const Image& psf, const DeconvolveParams& p) {
+  const Shape s = w.input.shape(), ps = rlPsf(psf, p).shape();  // as richardsonLucy takes it
+  const Shape frame = cpu::Deconvolver::frameOf(p.threeD ? s : Shape{1, s.y, s.x}, ps, p);
+  const double values = double(frame.count()) * (p.threeD ? 1 : s.z);
+  // As the CUDA benchmark: a real OTF in 2D (a symmetric PSF), complex in 3D and reflect-exact.
+  const bool realOtf = !p.threeD && p.boundary != Boundary::ReflectExact;
+  w.floorBytes = [values, p, realOtf](const Image&) {
+    return rlBytes(values, p.iterations, p.threeD, realOtf);
+  };
+  w.transformsOnly = [s, ps, p](int threads) {
+    return cpu::runTransformsOnly(s, ps, p, threads).seconds;
+  };
+}
 
 Workload makeWorkload(const std::string& name, bool gpu) {
   Workload w;
@@ -69,13 +93,18 @@ Workload makeWorkload(const std::string& name, bool gpu) {
       p.truncate = 2.0;
       return b.gaussianBlur(in, p);
     };
+    w.floorBytes = [](const Image&) { return readWriteBytes(2048.0 * 2048); };
   } else if (name == "sigmaclip") {
     w.input = syntheticSky(2048, 1);
-    w.run = [](Backend& b, const Image& in) {
+    auto iterations = std::make_shared<int>(0);
+    w.run = [iterations](Backend& b, const Image& in) {
       ClipParams p;
       p.maxIterations = -1;  // to convergence, as the peers
-      b.sigmaClip(in, p);
+      *iterations = b.sigmaClip(in, p).iterations;
       return Image();
+    };
+    w.floorBytes = [iterations](const Image&) {
+      return sigmaClipBytes(2048.0 * 2048, *iterations);
     };
   } else if (name == "segment_label_measure" || name == "segment_with_clip") {
     w.input = syntheticSky(2048, 1);
@@ -90,6 +119,7 @@ Workload makeWorkload(const std::string& name, bool gpu) {
       b.segment(in, p);
       return Image();
     };
+    w.floorBytes = [](const Image&) { return readWriteBytes(2048.0 * 2048); };
   } else if (name == "rl2d_fft20" || name == "rl2d_fft20_reflect") {
     // Positive sky (the content does not change the FFT work).
     w.input = syntheticSky(2048, 2);
@@ -97,28 +127,27 @@ Workload makeWorkload(const std::string& name, bool gpu) {
       w.input.data()[i] = std::max(w.input.data()[i], 0.f) + 0.011f;
     const Boundary boundary = name == "rl2d_fft20" ? Boundary::Periodic : Boundary::Reflect;
     Image psf = gaussianPsf(0, 3.0, 3.0, {1, 31, 31});
-    w.run = [psf, boundary](Backend& b, const Image& in) {
-      DeconvolveParams p;
-      p.iterations = 20;
-      p.boundary = boundary;
-      return b.richardsonLucy(in, psf, p);
-    };
+    DeconvolveParams p;
+    p.iterations = 20;
+    p.boundary = boundary;
+    w.run = [psf, p](Backend& b, const Image& in) { return b.richardsonLucy(in, psf, p); };
+    addRlYardsticks(w, psf, p);
   } else if (name == "rl3d_fft20" || name == "rl3d_fft20_reflect") {
     const Shape s = gpu ? Shape{256, 1024, 1024} : Shape{128, 512, 512};
     w.input = uniformStack(s, 3, 0.1f);
     const Boundary boundary = name == "rl3d_fft20" ? Boundary::Periodic : Boundary::Reflect;
     Image psf = gaussianPsf(3.0, 2.0, 2.0, {32, 32, 32});
-    w.run = [psf, boundary](Backend& b, const Image& in) {
-      DeconvolveParams p;
-      p.iterations = 20;
-      p.threeD = true;
-      p.boundary = boundary;
-      return b.richardsonLucy(in, psf, p);
-    };
+    DeconvolveParams p;
+    p.iterations = 20;
+    p.threeD = true;
+    p.boundary = boundary;
+    w.run = [psf, p](Backend& b, const Image& in) { return b.richardsonLucy(in, psf, p); };
+    addRlYardsticks(w, psf, p);
   } else if (name == "median3_stack" || name == "median5_stack") {
     w.input = uniformStack({16, 2048, 2048}, 4, 0.f);
     const int size = name == "median3_stack" ? 3 : 5;
     w.run = [size](Backend& b, const Image& in) { return b.medianFilter(in, size); };
+    w.floorBytes = [](const Image& out) { return readWriteBytes(double(out.shape().count())); };
   } else if (name == "project_max" || name == "project_median" || name == "moment1") {
     // A cube of 256 channels of 1024²: a z-projection or moment map as the viewer makes one.
     const Shape s = gpu ? Shape{256, 1024, 1024} : Shape{64, 512, 512};
@@ -154,6 +183,10 @@ Workload makeWorkload(const std::string& name, bool gpu) {
       p.zoomY = p.zoomX = 0.7;
       p.order = 3;
       return b.resample(in, p);
+    };
+    const double inputValues = double(s.count());
+    w.floorBytes = [inputValues](const Image& out) {
+      return resampleBytes(inputValues, double(out.shape().count()));
     };
   } else {
     std::string known;
@@ -221,7 +254,7 @@ Image syntheticSky(int64_t n, uint64_t seed) {
   return im;
 }
 
-Result runWorkload(const std::string& name, Backend& backend, int repeat) {
+Result runWorkload(const std::string& name, Backend& backend, int repeat, double hostBandwidth) {
   if (repeat < 1) throw InvalidArgument("bench: --repeat must be ≥ 1");
   const bool gpu = backend.name() != "cpu";
   Workload w = makeWorkload(name, gpu);  // throws InvalidArgument for an unknown name
@@ -243,13 +276,18 @@ Result runWorkload(const std::string& name, Backend& backend, int repeat) {
     backend.synchronize();
     // The host-in → host-out runs read a page-locked input, as the viewer's slices are.
     const PinnedWhileAlive pinned(backend.device(), w.input);
-    std::vector<double> times, kernels, transfers, inclusive;
+    // The FFTW-only yardstick runs after each timed run, so that both see the same load.
+    const bool yardsticks = hostBandwidth > 0 && !gpu;
+    std::vector<double> times, kernels, transfers, inclusive, transformsOnly;
+    Image out;
     for (int i = 0; i < repeat; ++i) {
+      out = Image();  // the last result is freed before the next run, as in the warm-up
       auto start = Clock::now();
-      Image out = w.run(backend, input);
+      out = w.run(backend, input);
       backend.synchronize();
       auto stop = Clock::now();
       times.push_back(seconds(start, stop));
+      if (yardsticks && w.transformsOnly) transformsOnly.push_back(w.transformsOnly(r.threads));
       const double deviceMs = backend.device().lastDeviceMs();
       kernels.push_back(deviceMs >= 0 ? deviceMs / 1e3 : times.back());
       if (gpu) {
@@ -276,6 +314,11 @@ Result runWorkload(const std::string& name, Backend& backend, int repeat) {
       r.transferMedianSeconds = median(transfers);
       r.inclusiveMedianSeconds = median(inclusive);
     }
+    if (yardsticks) {
+      r.bandwidth = hostBandwidth;
+      if (w.floorBytes) r.floorBytes = w.floorBytes(out);
+      if (!transformsOnly.empty()) r.fftOnlySeconds = median(transformsOnly);
+    }
   } catch (const std::exception& e) {
     r.error = e.what();
   }
@@ -299,6 +342,15 @@ std::string toJson(const Result& r) {
   if (r.transferMedianSeconds) out << ", \"transfer_median_s\": " << *r.transferMedianSeconds;
   if (r.inclusiveMedianSeconds)
     out << ", \"transfer_inclusive_median_s\": " << *r.inclusiveMedianSeconds;
+  if (r.bandwidth) out << ", \"memory_bandwidth_GBps\": " << *r.bandwidth / 1e9;
+  if (r.bandwidth && r.floorBytes) {
+    const double floor = *r.floorBytes / *r.bandwidth;
+    out << ", \"floor_bytes\": " << *r.floorBytes << ", \"floor_s\": " << floor
+        << ", \"x_floor\": " << r.medianSeconds / floor;
+  }
+  if (r.fftOnlySeconds)
+    out << ", \"fft_only_s\": " << *r.fftOnlySeconds
+        << ", \"x_fft\": " << r.medianSeconds / *r.fftOnlySeconds;
   out << "}";
   return out.str();
 }

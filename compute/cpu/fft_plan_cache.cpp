@@ -2,6 +2,8 @@
 #include "compute/cpu/fft_plan_cache.h"
 
 #include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -57,6 +59,7 @@ void saveWisdom(const std::string& path) {
 
 struct Cache {
   std::map<std::tuple<int64_t, int64_t, int64_t, int, bool>, FftPlans> plans;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, SlabColumnPlans> slabColumn;
   bool initialised = false;
   std::string wisdom;
   // At exit: plans and FFTW's own planner state are released (keeps leak checkers quiet).
@@ -65,6 +68,9 @@ struct Cache {
       fftwf_destroy_plan(p.forward);
       fftwf_destroy_plan(p.backward);
     }
+    for (auto& [key, p] : slabColumn)
+      for (fftwf_plan plan : {p.slabForward, p.slabBackward, p.columnForward, p.columnBackward})
+        fftwf_destroy_plan(plan);
     if (initialised) fftwf_cleanup_threads();
   }
 };
@@ -86,8 +92,7 @@ FftwComplex allocComplex(size_t n) {
 
 namespace {
 
-const FftPlans& plansFor(int64_t z, int64_t y, int64_t x, int threads, bool cosine) {
-  std::lock_guard lock(plannerMutex());
+Cache& cacheLocked() {
   static Cache cache;
   if (!cache.initialised) {
     fftwf_init_threads();
@@ -95,6 +100,23 @@ const FftPlans& plansFor(int64_t z, int64_t y, int64_t x, int threads, bool cosi
     if (!cache.wisdom.empty()) fftwf_import_wisdom_from_filename(cache.wisdom.c_str());
     cache.initialised = true;
   }
+  return cache;
+}
+
+// Plans with `make(flags)`: from the wisdom if it has them, else measured up to kMeasureLimit
+// values (or when asked) and estimated above. make returns false when a plan is missing.
+template <class Make>
+void planWithWisdom(const Cache& cache, size_t values, const Make& make) {
+  if (make(FFTW_MEASURE | FFTW_WISDOM_ONLY)) return;
+  const bool measure = measureRequested() || values <= kMeasureLimit;
+  if (!make(measure ? FFTW_MEASURE : FFTW_ESTIMATE))
+    throw std::runtime_error("FFTW could not plan a transform");
+  if (measure) saveWisdom(cache.wisdom);
+}
+
+const FftPlans& plansFor(int64_t z, int64_t y, int64_t x, int threads, bool cosine) {
+  std::lock_guard lock(plannerMutex());
+  Cache& cache = cacheLocked();
   auto key = std::make_tuple(z, y, x, threads, cosine);
   auto found = cache.plans.find(key);
   if (found != cache.plans.end()) return found->second;
@@ -113,24 +135,18 @@ const FftPlans& plansFor(int64_t z, int64_t y, int64_t x, int threads, bool cosi
   const fftwf_r2r_kind dct2[3] = {FFTW_REDFT10, FFTW_REDFT10, FFTW_REDFT10},
                        dct3[3] = {FFTW_REDFT01, FFTW_REDFT01, FFTW_REDFT01};
   auto make = [&](unsigned flags) {
+    if (plans.forward) fftwf_destroy_plan(plans.forward);
+    if (plans.backward) fftwf_destroy_plan(plans.backward);
     if (cosine) {
       plans.forward = fftwf_plan_r2r(rank, dims, real.get(), real.get(), dct2, flags);
       plans.backward = fftwf_plan_r2r(rank, dims, real.get(), real.get(), dct3, flags);
-      return;
+    } else {
+      plans.forward = fftwf_plan_dft_r2c(rank, dims, real.get(), spectrum.get(), flags);
+      plans.backward = fftwf_plan_dft_c2r(rank, dims, spectrum.get(), real.get(), flags);
     }
-    plans.forward = fftwf_plan_dft_r2c(rank, dims, real.get(), spectrum.get(), flags);
-    plans.backward = fftwf_plan_dft_c2r(rank, dims, spectrum.get(), real.get(), flags);
+    return plans.forward && plans.backward;
   };
-  make(FFTW_MEASURE | FFTW_WISDOM_ONLY);
-  if (!plans.forward || !plans.backward) {
-    if (plans.forward) fftwf_destroy_plan(plans.forward);
-    if (plans.backward) fftwf_destroy_plan(plans.backward);
-    const bool measure = measureRequested() || plans.realCount() <= kMeasureLimit;
-    make(measure ? FFTW_MEASURE : FFTW_ESTIMATE);
-    if (measure) saveWisdom(cache.wisdom);
-  }
-  if (!plans.forward || !plans.backward)
-    throw std::runtime_error("FFTW could not plan a transform");
+  planWithWisdom(cache, plans.realCount(), make);
   return cache.plans.emplace(key, plans).first->second;
 }
 
@@ -142,6 +158,40 @@ const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads) {
 
 const FftPlans& cosinePlans(int64_t z, int64_t y, int64_t x, int threads) {
   return plansFor(z, y, x, threads, /*cosine=*/true);
+}
+
+const SlabColumnPlans& slabColumnPlans(int64_t z, int64_t y, int64_t x, int64_t width) {
+  std::lock_guard lock(plannerMutex());
+  Cache& cache = cacheLocked();
+  auto key = std::make_tuple(z, y, x, width);
+  auto found = cache.slabColumn.find(key);
+  if (found != cache.slabColumn.end()) return found->second;
+
+  const bool twoD = z == 1;
+  const int64_t slabReal = twoD ? x : y * x, columns = (twoD ? 1 : y) * (x / 2 + 1);
+  const int64_t length = twoD ? y : z;
+  FftwFloats slab = allocFloats(size_t(slabReal));
+  FftwComplex half = allocComplex(size_t(columns)), block = allocComplex(size_t(length * width));
+  const int dims[2] = {static_cast<int>(y), static_cast<int>(x)};
+  const int rank = twoD ? 1 : 2;
+  const int* slabDims = twoD ? dims + 1 : dims;
+  const int n = static_cast<int>(length), w = static_cast<int>(width);
+  fftwf_plan_with_nthreads(1);
+  SlabColumnPlans plans;
+  auto make = [&](unsigned flags) {
+    for (fftwf_plan p :
+         {plans.slabForward, plans.slabBackward, plans.columnForward, plans.columnBackward})
+      if (p) fftwf_destroy_plan(p);
+    plans.slabForward = fftwf_plan_dft_r2c(rank, slabDims, slab.get(), half.get(), flags);
+    plans.slabBackward = fftwf_plan_dft_c2r(rank, slabDims, half.get(), slab.get(), flags);
+    plans.columnForward = fftwf_plan_many_dft(1, &n, w, block.get(), nullptr, w, 1, block.get(),
+                                              nullptr, w, 1, FFTW_FORWARD, flags);
+    plans.columnBackward = fftwf_plan_many_dft(1, &n, w, block.get(), nullptr, w, 1, block.get(),
+                                               nullptr, w, 1, FFTW_BACKWARD, flags);
+    return plans.slabForward && plans.slabBackward && plans.columnForward && plans.columnBackward;
+  };
+  planWithWisdom(cache, size_t(std::max(slabReal, length * width)), make);  // the largest plan
+  return cache.slabColumn.emplace(key, plans).first->second;
 }
 
 }  // namespace stacklens::compute::cpu

@@ -48,4 +48,16 @@ const FftPlans& fftPlans(int64_t z, int64_t y, int64_t x, int threads);
 // The same for the cosine transforms (in place on real arrays), cached and planned alike.
 const FftPlans& cosinePlans(int64_t z, int64_t y, int64_t x, int threads);
 
+// fftPlans(z, y, x)'s transform split into its passes (compute/cpu/slab_column_fft.h), each plan
+// on one thread: the caller runs them in parallel and fuses its own work in. Slabs (rows of x
+// when z == 1, else planes of y × x): r2c and c2r, out of place. Columns across the slabs (of
+// length y when z == 1, else z): complex forward and backward transforms of `width` interleaved
+// columns (value i of column c at i · width + c), in place. Executed on other arrays of
+// fftwf_malloc's alignment; cached and planned as above.
+struct SlabColumnPlans {
+  fftwf_plan slabForward = nullptr, slabBackward = nullptr;
+  fftwf_plan columnForward = nullptr, columnBackward = nullptr;
+};
+const SlabColumnPlans& slabColumnPlans(int64_t z, int64_t y, int64_t x, int64_t width);
+
 }  // namespace stacklens::compute::cpu

@@ -43,7 +43,8 @@
 // Performance: one set of buffers per call, the OTF computed once, real-to-complex transforms
 // with plans cached per shape (fft_plan_cache), element-wise work fused into single passes
 // (rl_kernels, run-time dispatched AVX-512/AVX2) and split over the thread pool; nothing is
-// allocated inside the iteration loop.
+// allocated inside the iteration loop. The FFT runs as its slab and column passes
+// (slab_column_fft) with that work inside them, so that each array is swept once per pass.
 //
 // The frame, its buffers and the iteration are compute/cpu/rl_deconvolver's.
 #include <cmath>

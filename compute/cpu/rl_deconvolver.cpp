@@ -54,22 +54,28 @@ FrameAxis makeAxis(int64_t n, int64_t psfSize, bool deconvolved, Boundary bounda
 
 }  // namespace
 
+Shape Deconvolver::frameOf(Shape data, Shape ps, const DeconvolveParams& p) {
+  const std::array<bool, 3> padded{isPadded(p.threeD, p.boundary), isPadded(true, p.boundary),
+                                   isPadded(true, p.boundary)};
+  return rlFrame({data.z + (padded[0] ? ps.z / 2 * 2 : 0), data.y + (padded[1] ? ps.y / 2 * 2 : 0),
+                  data.x + (padded[2] ? ps.x / 2 * 2 : 0)},
+                 padded);
+}
+
+const FftPlans& Deconvolver::plansOf(Shape f, const DeconvolveParams& p, int threads) {
+  return p.boundary == Boundary::ReflectExact ? cosinePlans(f.z, f.y, f.x, threads)
+                                              : fftPlans(f.z, f.y, f.x, threads);
+}
+
 Deconvolver::Deconvolver(Shape data, const Image& psf, const DeconvolveParams& p, ThreadPool& pool)
     : p_(p), pool_(pool) {
-  const bool threeD = p.threeD;
   const Shape ps = psf.shape();
-  const std::array<bool, 3> padded{isPadded(threeD, p.boundary), isPadded(true, p.boundary),
-                                   isPadded(true, p.boundary)};
-  const Shape frame =
-      rlFrame({data.z + (padded[0] ? ps.z / 2 * 2 : 0), data.y + (padded[1] ? ps.y / 2 * 2 : 0),
-               data.x + (padded[2] ? ps.x / 2 * 2 : 0)},
-              padded);
-  z_ = makeAxis(data.z, ps.z, threeD, p.boundary, frame.z);
+  const Shape frame = frameOf(data, ps, p);
+  z_ = makeAxis(data.z, ps.z, p.threeD, p.boundary, frame.z);
   y_ = makeAxis(data.y, ps.y, true, p.boundary, frame.y);
   x_ = makeAxis(data.x, ps.x, true, p.boundary, frame.x);
   reflectExact_ = p.boundary == Boundary::ReflectExact;
-  plans_ = reflectExact_ ? &cosinePlans(z_.padded, y_.padded, x_.padded, pool.size())
-                         : &fftPlans(z_.padded, y_.padded, x_.padded, pool.size());
+  plans_ = &plansOf(frame, p, pool.size());
   n_ = plans_->realCount();
   nc_ = plans_->complexCount();
   image_ = allocFloats(n_);
@@ -81,6 +87,9 @@ Deconvolver::Deconvolver(Shape data, const Image& psf, const DeconvolveParams& p
     spectrum_ = allocComplex(nc_);
     otf_ = allocComplex(nc_);
   }
+  // The transforms run as slab and column passes that carry the element-wise work.
+  if (!reflectExact_)
+    passes_ = std::make_unique<SlabColumnFft>(z_.padded, y_.padded, x_.padded, pool);
   if (p.tvLambda > 0) divergence_ = allocFloats(n_);
   if (p.accelerate) {
     previous_ = allocFloats(n_);
@@ -97,9 +106,17 @@ void Deconvolver::run(const float* in, float* out, const Job& job, double progre
   std::memcpy(estimate_.get(), image_.get(), n_ * sizeof(float));
   if (p_.accelerate) std::memcpy(previous_.get(), image_.get(), n_ * sizeof(float));
   Extrapolation extrapolation(n_, pool_);
+  bool ready = false;  // spectrum_ holds the estimate's slab transforms (the passes' start)
   for (int k = 0; k < p_.iterations; ++k) {
     job.checkCancelled();
-    step(job);
+    if (passes_) {
+      // Extrapolation changes the estimate after the step: its slab transforms are made afresh.
+      const bool prepareNext = !p_.accelerate && k + 1 < p_.iterations;
+      stepInPasses(job, ready, prepareNext);
+      ready = prepareNext;
+    } else {
+      step(job);
+    }
     if (p_.accelerate && k + 1 < p_.iterations) {
       extrapolation.apply(estimate_.get(), previous_.get(), change_.get(), changePrevious_.get());
       std::swap(change_, changePrevious_);
@@ -125,9 +142,15 @@ void Deconvolver::makeOtf(const Image& psf) {
         real[(zz * Y + yy) * X + xx] += psf.at(a, b, c);
       }
   plans_->r2c(real, otf_.get());
+  ++executed_.forward;
   const float scale = 1.0f / static_cast<float>(n_);
   float* h = reinterpret_cast<float*>(otf_.get());
   for (size_t i = 0; i < 2 * nc_; ++i) h[i] *= scale;
+  if (passes_) {
+    otfColumns_ = allocComplex(passes_->blockedCount());
+    passes_->toColumnBlocks(otf_.get(), otfColumns_.get());
+    otf_.reset();
+  }
 }
 
 // Boundary::ReflectExact: the convolution of the data mirrored past every edge is diagonal in
@@ -182,25 +205,18 @@ void Deconvolver::makeTransfer(const Image& psf) {
   });
 }
 
-// dst ← PSF ⊛ src (adjoint: correlation); dst may be src.
-void Deconvolver::convolve(const float* src, float* dst, bool adjoint) {
-  if (reflectExact_) {  // the PSF is symmetric: convolution and correlation are the same
-    if (dst != src) std::memcpy(dst, src, n_ * sizeof(float));
-    plans_->dct2(dst);
-    const float* h = transfer_.get();
-    forChunks(pool_, n_, [dst, h](size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) dst[i] *= h[i];
-    });
-    plans_->dct3(dst);
-    return;
-  }
-  float* spec = reinterpret_cast<float*>(spectrum_.get());
-  const float* otf = reinterpret_cast<const float*>(otf_.get());
-  plans_->r2c(const_cast<float*>(src), spectrum_.get());
-  forChunks(pool_, nc_, [spec, otf, adjoint](size_t b, size_t e) {
-    rl::multiplySpectrum(spec + 2 * b, otf + 2 * b, e - b, adjoint);
+// ReflectExact's dst ← PSF ⊛ src; dst may be src. The PSF is symmetric: convolution and
+// correlation are the same. (The other boundaries convolve inside stepInPasses' passes.)
+void Deconvolver::convolve(const float* src, float* dst) {
+  if (dst != src) std::memcpy(dst, src, n_ * sizeof(float));
+  plans_->dct2(dst);
+  ++executed_.forward;
+  const float* h = transfer_.get();
+  forChunks(pool_, n_, [dst, h](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) dst[i] *= h[i];
   });
-  plans_->c2r(spectrum_.get(), dst);
+  plans_->dct3(dst);
+  ++executed_.backward;
 }
 
 void Deconvolver::fillPadded(const float* in) {
@@ -239,12 +255,14 @@ void Deconvolver::crop(const float* in, float* out) {
 }
 
 void Deconvolver::step(const Job& job) {
+  if (passes_) return stepInPasses(job, /*ready=*/false, /*prepareNext=*/false);
+  // ReflectExact: whole-array cosine transforms, the element-wise work in passes of its own.
   float* work = work_.get();
   float* est = estimate_.get();
   const float* img = image_.get();
   if (p_.tvLambda > 0) computeDivergence();
   // blurred = PSF ⊛ estimate; ratio = image / max(blurred, ε)
-  convolve(est, work, /*adjoint=*/false);
+  convolve(est, work);
   // Half an iteration of a large 3D frame is long on a busy CPU: a cancel need not wait for both
   // halves.
   job.checkCancelled();
@@ -253,7 +271,7 @@ void Deconvolver::step(const Job& job) {
     rl::divideByBlurred(work + b, img + b, e - b, eps);
   });
   // correction = PSF* ⊛ ratio
-  convolve(work, work, /*adjoint=*/true);
+  convolve(work, work);
   // estimate ← max(estimate · correction [/ TV factor], 0)
   if (p_.accelerate && p_.tvLambda <= 0) {
     float* change = change_.get();
@@ -279,6 +297,51 @@ void Deconvolver::step(const Job& job) {
       for (size_t i = b; i < e; ++i) change[i] = est[i] - change[i];
     });
   }
+}
+
+// The same iteration as step()'s, each array swept once per pass: the column passes multiply by
+// the OTF between the column transforms, the slab passes take the ratio and the update between a
+// slab's inverse and forward transforms.
+void Deconvolver::stepInPasses(const Job& job, bool ready, bool prepareNext) {
+  const int64_t S = passes_->slabValues();
+  float* est = estimate_.get();
+  const float* img = image_.get();
+  fftwf_complex* spectrum = spectrum_.get();
+  if (p_.tvLambda > 0) computeDivergence();
+  // blurred = PSF ⊛ estimate
+  if (!ready)
+    passes_->slabs(spectrum, /*inverse=*/false, /*forward=*/true, [est, S](int64_t s, float* v) {
+      std::memcpy(v, est + s * S, size_t(S) * sizeof(float));
+    });
+  passes_->filterColumns(spectrum, otfColumns_.get(), /*conjugate=*/false);
+  job.checkCancelled();
+  // ratio = image / max(blurred, ε); correction = PSF* ⊛ ratio
+  const float eps = p_.epsilon;
+  passes_->slabs(spectrum, true, true, [img, S, eps](int64_t s, float* v) {
+    rl::divideByBlurred(v, img + s * S, size_t(S), eps);
+  });
+  passes_->filterColumns(spectrum, otfColumns_.get(), /*conjugate=*/true);
+  // estimate ← max(estimate · correction [/ TV factor], 0)
+  passes_->slabs(spectrum, true, prepareNext, [this, est, S, prepareNext](int64_t s, float* v) {
+    updateSlab(est + s * S, v, s * S, size_t(S));
+    if (prepareNext) std::memcpy(v, est + s * S, size_t(S) * sizeof(float));
+  });
+  executed_.forward += 2;
+  executed_.backward += 2;
+}
+
+// step()'s update on n values of the frame from index `offset`.
+void Deconvolver::updateSlab(float* est, const float* correction, int64_t offset, size_t n) {
+  float* change = p_.accelerate ? change_.get() + offset : nullptr;
+  if (change && p_.tvLambda <= 0) return rl::updateEstimateTracked(est, correction, change, n);
+  if (change) std::memcpy(change, est, n * sizeof(float));
+  if (p_.tvLambda > 0)
+    rl::updateEstimateTv(est, correction, divergence_.get() + offset, n,
+                         static_cast<float>(p_.tvLambda), kTvFloor);
+  else
+    rl::updateEstimate(est, correction, n);
+  if (change)
+    for (size_t i = 0; i < n; ++i) change[i] = est[i] - change[i];
 }
 
 // div(∇u / |∇u|) of the estimate, forward-difference gradient, backward-difference divergence,

@@ -7,9 +7,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "compute/cpu/fft_plan_cache.h"
+#include "compute/cpu/slab_column_fft.h"
 #include "compute/cpu/thread_pool.h"
 #include "compute/image.h"
 #include "compute/job.h"
@@ -27,6 +29,17 @@ struct FrameAxis {
 
 class Deconvolver {
  public:
+  // The transforms executed: r2c (DCT-II) and c2r (DCT-III) runs of the frame's cached plans.
+  struct TransformCount {
+    int64_t forward = 0, backward = 0;
+    bool operator==(const TransformCount&) const = default;
+  };
+
+  // The frame a deconvolver of `data` with a PSF of shape `psf` transforms (its padded lengths).
+  static Shape frameOf(Shape data, Shape psf, const DeconvolveParams& p);
+  // That frame's cached plans on `threads` threads: the FFT's, or ReflectExact's cosine plans.
+  static const FftPlans& plansOf(Shape frame, const DeconvolveParams& p, int threads);
+
   // data: the shape deconvolved (a slice in 2D mode, the stack in 3D mode); its frame is padded
   // as p.boundary says (Periodic: the frame is `data`). psf: as rlPsf gives it. p and pool must
   // outlive the deconvolver.
@@ -43,13 +56,22 @@ class Deconvolver {
   const float* change() const { return change_.get(); }
   void step(const Job& job);
 
+  // The OTF's forward transform (none for ReflectExact), then per iteration two forward and two
+  // backward, one pair for each convolution; the benchmark's FFTW-only yardstick runs the same.
+  TransformCount transformsExecuted() const { return executed_; }
+
  private:
   void makeOtf(const Image& psf);
   void makeTransfer(const Image& psf);
-  void convolve(const float* src, float* dst, bool adjoint);
+  void convolve(const float* src, float* dst);
   void fillPadded(const float* in);
   void crop(const float* in, float* out);
   void computeDivergence();
+  // One iteration with the element-wise work inside the FFT's slab and column passes. ready:
+  // spectrum_ already holds the estimate's slab transforms; prepareNext: leave the new
+  // estimate's there for the next iteration.
+  void stepInPasses(const Job& job, bool ready, bool prepareNext);
+  void updateSlab(float* estimate, const float* correction, int64_t offset, size_t n);
 
   const DeconvolveParams& p_;
   ThreadPool& pool_;
@@ -60,6 +82,10 @@ class Deconvolver {
   FftwFloats image_, estimate_, work_, divergence_, previous_, change_, changePrevious_;
   FftwFloats transfer_;  // ReflectExact's eigenvalues (makeTransfer)
   FftwComplex spectrum_, otf_;
+  TransformCount executed_;
+  // Not ReflectExact: the FFT's passes, and the OTF laid out for their column blocks.
+  std::unique_ptr<SlabColumnFft> passes_;
+  FftwComplex otfColumns_;
 };
 
 }  // namespace stacklens::compute::cpu

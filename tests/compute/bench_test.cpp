@@ -103,6 +103,37 @@ TEST(Bench, ACopyingBackendReportsDeviceTimeTransfersAndTheWholeRoundTrip) {
   EXPECT_DOUBLE_EQ(*p.kernelMedianSeconds, p.medianSeconds);
 }
 
+TEST(Bench, CpuLinesAppendTheFloorAndTheFftOnlyYardstick) {
+  bench::Result r;
+  r.workload = "rl2d_fft20";
+  r.backend = "cpu";
+  r.shape = {8, 8};
+  r.minSeconds = 1.5;
+  r.medianSeconds = 2;
+  r.threads = 2;
+  r.device = "cpu";
+  const std::string plain = bench::toJson(r);
+  r.bandwidth = 4e9;
+  r.floorBytes = 2e9;
+  r.fftOnlySeconds = 1.6;
+  const std::string json = bench::toJson(r);
+  // The older fields keep their order; the new ones follow them.
+  EXPECT_EQ(json.rfind(plain.substr(0, plain.size() - 1), 0), 0u) << json;
+  EXPECT_NE(json.find(", \"memory_bandwidth_GBps\": 4, \"floor_bytes\": 2e+09, \"floor_s\": 0.5, "
+                      "\"x_floor\": 4, \"fft_only_s\": 1.6, \"x_fft\": 1.25}"),
+            std::string::npos)
+      << json;
+  // runWorkload fills them in for the CPU only, given a bandwidth; the blur has no FFT.
+  CallCountingBackend cpu(false);
+  bench::Result blur = bench::runWorkload("blur2d_gaussian_f32", cpu, 2, 1e10);
+  ASSERT_TRUE(blur.bandwidth && blur.floorBytes);
+  EXPECT_DOUBLE_EQ(*blur.floorBytes, 2 * 4.0 * 2048 * 2048);  // one read and one write
+  EXPECT_FALSE(blur.fftOnlySeconds);
+  EXPECT_FALSE(bench::runWorkload("blur2d_gaussian_f32", cpu, 1).floorBytes);
+  CallCountingBackend gpu(false, "cuda");
+  EXPECT_FALSE(bench::runWorkload("blur2d_gaussian_f32", gpu, 1, 1e10).floorBytes);
+}
+
 TEST(Bench, AFailingOperationBecomesAnErrorLine) {
   CallCountingBackend backend(true);
   bench::Result r = bench::runWorkload("blur2d_gaussian_f32", backend, 3);

@@ -4,6 +4,7 @@
 #include "app/cli/command.h"
 #include "app/cli/interrupt.h"
 #include "compute/backend.h"
+#include "compute/bench/host_bandwidth.h"
 #include "compute/bench/workloads.h"
 
 namespace stacklens::cli {
@@ -37,11 +38,17 @@ int runBench(const Args& args) {
     else
       std::cerr << "stacklens-cli: note: skipping CUDA (" << why << ")\n";
   }
+  // The CPU's floors divide by the host's copy bandwidth on the backend's thread count, measured
+  // once.
+  double hostBandwidth = 0;
+  for (auto& backend : backends)
+    if (backend->name() == "cpu")
+      hostBandwidth = compute::bench::hostCopyBandwidth(backend->threads());
   for (const auto& name : names)
     for (auto& backend : backends) {
       throwIfInterrupted();
-      compute::bench::Result r =
-          compute::bench::runWorkload(name, *backend, static_cast<int>(repeat));
+      compute::bench::Result r = compute::bench::runWorkload(
+          name, *backend, static_cast<int>(repeat), backend->name() == "cpu" ? hostBandwidth : 0);
       std::cout << compute::bench::toJson(r) << std::endl;  // flushed: long runs show progress
     }
   return kOk;
@@ -51,7 +58,9 @@ const CommandRegistration reg{
     {"bench",
      "",
      "time the benchmark workloads (shared/docs/benchmarks.md); one JSON line per workload and "
-     "backend, or an \"error\" line for a workload that cannot run",
+     "backend, or an \"error\" line for a workload that cannot run; CPU lines add the host's "
+     "copy bandwidth, each workload's memory floor (floor_s, x_floor) and, for Richardson-Lucy, "
+     "FFTW's time alone for the same transforms (fft_only_s, x_fft)",
      {{"backend", "cpu|cuda|all", "backends to time (default all: the CPU, and CUDA when usable)"},
       {"workload", "NAME", "a workload to run (repeatable; default all)", true},
       {"repeat", "N", "timed runs after one warm-up run (default 5); the median is reported"}},

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compute/backend.h"
+#include "compute/bench/floor_bytes.h"
 #include "compute/rl_frame.h"
 
 using namespace stacklens::compute;
@@ -282,7 +283,6 @@ int runAll(int argc, char** argv) {
       "{\"device\": \"%s\", \"copy_bandwidth_GBps\": %.1f, \"page_locked_h2d_GBps\": %.1f, "
       "\"page_locked_d2h_GBps\": %.1f}\n",
       gpu->deviceName().c_str(), bw / 1e9, gLink.up / 1e9, gLink.down / 1e9);
-  const double f4 = 4.0;
   for (const auto& [f, exact] : frames) frameBenchmark(*gpu, f, 10, bw, exact);
   if (!frames.empty() && only.empty()) return 0;
 
@@ -294,7 +294,7 @@ int runAll(int argc, char** argv) {
     Timing t = timeIt(
         *gpu, deltas, [&](const Image& a) { return gpu->gaussianBlur(a, p); }, 20);
     // Floor: one read and one write of the image (a fused 2D kernel's traffic).
-    emit("blur2d_gaussian_f32", t, 2 * f4 * 2048 * 2048, bw, "");
+    emit("blur2d_gaussian_f32", t, bench::readWriteBytes(2048.0 * 2048), bw, "");
   }
   Image sky1;
   if (want("sigmaclip") || want("segment_label_measure")) sky1 = sky(*gpu, 2048, 1);
@@ -315,7 +315,7 @@ int runAll(int argc, char** argv) {
     e << ", \"iterations\": " << iterations << ", \"result_n\": " << st.clipped.n
       << ", \"result_std\": " << st.clipped.std;
     // Floor: one read of the finite values per iteration plus the first (all values).
-    emit("sigmaclip", t, (iterations + 1) * f4 * 2048 * 2048, bw, e.str());
+    emit("sigmaclip", t, bench::sigmaClipBytes(2048.0 * 2048, iterations), bw, e.str());
   }
   if (want("segment_label_measure")) {
     SegmentParams full;
@@ -335,7 +335,7 @@ int runAll(int argc, char** argv) {
         10);
     std::ostringstream e;
     e << ", \"n_sources\": " << n << ", \"threshold\": " << seg.threshold;
-    emit("segment_label_measure", t, 2 * f4 * 2048 * 2048, bw, e.str());
+    emit("segment_label_measure", t, bench::readWriteBytes(2048.0 * 2048), bw, e.str());
     Timing tf = timeIt(
         *gpu, sky1,
         [&](const Image& a) {
@@ -343,20 +343,8 @@ int runAll(int argc, char** argv) {
           return a;
         },
         10);
-    emit("segment_with_clipping", tf, 2 * f4 * 2048 * 2048, bw, e.str());
+    emit("segment_with_clipping", tf, bench::readWriteBytes(2048.0 * 2048), bw, e.str());
   }
-  // RL floor: the bytes our fused passes (compute/cuda/cuda_rl_fused.cuh) cannot avoid, each
-  // array read or written once per pass. Per iteration: two last-axis passes (spectrum read and
-  // written, the OTF read: 4 bytes per value when it is real, 8 when complex), the ratio row pass
-  // (spectrum read and written, observed read), the update row pass (spectrum read and written,
-  // estimate read and written); in 3D also four y passes (spectrum read and written).
-  auto rlFloor = [](double n, int it, bool threeD, bool realOtf) {
-    double nc = n / 2;          // complex values of an R2C spectrum, ≈ n/2
-    double spectrum = 16 * nc;  // read and written
-    double lastAxis = 2 * (spectrum + (realOtf ? 4 : 8) * nc);
-    double rows = (spectrum + 4 * n) + (spectrum + 8 * n);
-    return it * (lastAxis + rows + (threeD ? 4 * spectrum : 0));
-  };
   if (want("rl2d_fft20")) {
     Image truth = sky(*gpu, 2048, 2);
     for (int64_t i = 0; i < truth.shape().count(); ++i)
@@ -382,7 +370,7 @@ int runAll(int argc, char** argv) {
                                        : b == Boundary::Reflect ? "_reflect"
                                                                 : "_reflect_exact");
       // Reflect-exact reads transfer pairs: 8 bytes per spectrum value, as a complex OTF.
-      emit(name, t, rlFloor(double(f.count()), 20, false, b != Boundary::ReflectExact), bw,
+      emit(name, t, bench::rlBytes(double(f.count()), 20, false, b != Boundary::ReflectExact), bw,
            e.str());
     }
   }
@@ -407,7 +395,7 @@ int runAll(int argc, char** argv) {
                         : Shape{256, 1024, 1024};
     std::ostringstream e;
     e << ", \"frame\": [" << f.z << ", " << f.y << ", " << f.x << "]";
-    emit(name, t, rlFloor(double(f.count()), 20, true, false), bw, e.str());
+    emit(name, t, bench::rlBytes(double(f.count()), 20, true, false), bw, e.str());
   }
   if (want("median3_stack") || want("median5_stack")) {
     Image stack = uniform({16, 2048, 2048}, 4, 0.f, 1.f);
@@ -416,7 +404,7 @@ int runAll(int argc, char** argv) {
       if (!want(name)) continue;
       Timing t = timeIt(
           *gpu, stack, [&](const Image& a) { return gpu->medianFilter(a, k); }, 10);
-      emit(name, t, 2 * f4 * stack.shape().count(), bw, "");
+      emit(name, t, bench::readWriteBytes(double(stack.shape().count())), bw, "");
     }
   }
   if (want("zoom3d_order3")) {
@@ -429,7 +417,7 @@ int runAll(int argc, char** argv) {
     Timing t = timeIt(
         *gpu, vol, [&](const Image& a) { return gpu->resample(a, p); }, 5);
     double out = 825.0 * 426 * 606;
-    emit("zoom3d_order3", t, f4 * (vol.shape().count() + out), bw, "");
+    emit("zoom3d_order3", t, bench::resampleBytes(double(vol.shape().count()), out), bw, "");
   }
   // The zoom's three passes alone, each on the array it meets there (x, then y, then z), against
   // its own floor; only when named.
