@@ -435,7 +435,7 @@ int runAll(int argc, char** argv) {
     Timing t = timeIt(
         *gpu, vol, [&](const Image& a) { return gpu->resample(a, p); }, 5);
     const double out = double(resampledShape(vol.shape(), p).count());
-    emit(name, t, f4 * (vol.shape().count() + out), bw, "");
+    emit(name, t, bench::resampleBytes(double(vol.shape().count()), out), bw, "");
   }
   return 0;
 }
