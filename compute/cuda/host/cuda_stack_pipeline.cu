@@ -130,8 +130,8 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
       out = hostResult<float>(Shape{s.z, r.shape().y, r.shape().x});
       out.spacing = r.spacing;
     }
-    if (outSliceVoxels == 0) outputLocked = pageLocked(out.data());
     if (outSliceVoxels == 0) {
+      outputLocked = pageLocked(out.data());
       outSliceVoxels = r.shape().sliceCount();
       const size_t outBytes = size_t(g) * size_t(outSliceVoxels) * sizeof(float);
       stagedOut[0] = ctx->pinnedStaging(2, outBytes);
