@@ -32,14 +32,6 @@ class CatalogColumnsDialog : public QDialog {
   CatalogColumns choice() const;
   void setChoice(const CatalogColumns& choice);
 
-  QComboBox* lonBox() const { return lon_; }
-  QComboBox* latBox() const { return lat_; }
-  QComboBox* xBox() const { return x_; }
-  QComboBox* yBox() const { return y_; }
-  QComboBox* frameBox() const { return frame_; }
-  QComboBox* pixelBaseBox() const { return base_; }
-  QCheckBox* hoursBox() const { return hours_; }
-
  private:
   void frameChanged();
   void showColour();

@@ -229,7 +229,6 @@ void CatalogPanel::setMatchRadius(double radius, bool arcsec) {
   unit_->setCurrentIndex(arcsec ? 0 : 1);
 }
 void CatalogPanel::setOneToOne(bool on) { oneToOne_->setChecked(on); }
-void CatalogPanel::setFollowSlice(bool on) { follow_->setChecked(on); }
 
 bool CatalogPanel::arcsecUnit() const { return unit_->currentIndex() == 0 && unit_->isEnabled(); }
 

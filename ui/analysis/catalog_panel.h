@@ -74,7 +74,6 @@ class CatalogPanel : public QWidget {
   // Match settings: radius in arcsec (needs a celestial WCS) or pixels.
   void setMatchRadius(double radius, bool arcsec);
   void setOneToOne(bool on);
-  void setFollowSlice(bool on);
   bool arcsecUnit() const;
   // Cross-matches the catalog with the sources on a worker; emits matched() later.
   void match();

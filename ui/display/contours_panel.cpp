@@ -97,7 +97,6 @@ void ContoursPanel::setLevelList(const QString& list) {
   mode_->setCurrentIndex(1);
   recompute();
 }
-void ContoursPanel::setSmoothing(double sigma) { smoothing_->setValue(sigma); }
 
 void ContoursPanel::setSourceFile(const QString& path) {
   std::shared_ptr<const io::StackReader> reader;

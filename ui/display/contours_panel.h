@@ -38,7 +38,6 @@ class ContoursPanel : public QWidget {
   // Levels: a count inside the limits, or a list ("1, 2.5, 4").
   void setLevelCount(int count);
   void setLevelList(const QString& list);
-  void setSmoothing(double sigma);
   // Contours of this file's slice instead of the shown one ("" for the shown slice again).
   void setSourceFile(const QString& path);
   std::vector<double> levels() const;

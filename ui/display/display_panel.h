@@ -34,8 +34,6 @@ class DisplayPanel : public QWidget {
   void setManualLimits(render::Limits limits);
 
   QComboBox* colormapBox() const { return colormap_; }
-  QComboBox* scaleBox() const { return scale_; }
-  QComboBox* limitsBox() const { return limitsMode_; }
 
  signals:
   void displayChanged(const render::DisplaySettings& settings);

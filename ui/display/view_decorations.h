@@ -59,7 +59,6 @@ class ViewDecorations : public ViewerTool {
   void setOverlay(const QString& key, Overlay paint);
   bool hasOverlay(const QString& key) const { return overlays_.count(key) > 0; }
   bool colorbar() const { return colorbar_; }
-  bool scaleBarShown() const { return scaleBar_; }
   bool compass() const { return compass_; }
   bool grid() const { return grid_; }
 

@@ -82,7 +82,6 @@ class MainWindow : public QMainWindow {
   // The byte budget of the next stack's raw slices: host and device copies, the viewer's and the
   // live processing's together (one store).
   void setRawSliceBudget(size_t bytes) { rawSliceBudget_ = bytes; }
-  size_t rawSliceBudget() const { return rawSliceBudget_; }
   // Planes above this many bytes (a quarter of the raw slice budget, at most 256 MiB) are never
   // read whole: the view draws them from display levels (ui/display/level_view.h).
   size_t largePlaneBytes() const { return std::min(rawSliceBudget_ / 4, size_t(256) << 20); }

@@ -41,7 +41,6 @@ class MovieDialog : public JobDialog {
   void start() override;
   QSpinBox* firstBox() const { return first_; }
   QSpinBox* lastBox() const { return last_; }
-  QDoubleSpinBox* fpsBox() const { return fps_; }
   QSpinBox* widthBox() const { return width_; }
   QSpinBox* heightBox() const { return height_; }
   QComboBox* kindBox() const { return kind_; }  // 0: slices, 1: 3D rotation

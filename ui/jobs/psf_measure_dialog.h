@@ -69,16 +69,12 @@ class PsfMeasureDialog : public JobDialog {
 
   QComboBox* modeBox() const { return mode_; }
   QTableWidget* starTable() const { return table_; }
-  QPushButton* addByClickingButton() const { return addByClicking_; }
-  QPushButton* pickButton() const { return pick_; }
   QSpinBox* pickCountBox() const { return pickCount_; }
   QSpinBox* sizeBox() const { return size_; }
   QSpinBox* sizeZBox() const { return sizeZ_; }
   QDoubleSpinBox* clipBox() const { return clip_; }
-  QDoubleSpinBox* saturationBox() const { return saturation_; }  // 0: none
   QPushButton* measureButton() const { return startButton(); }
   QPushButton* useButton() const { return use_; }
-  QPushButton* saveButton() const { return saveButton_; }
   render::SliceView* preview() const { return preview_; }
   render::SliceView* sectionPreview() const { return section_; }  // XZ through the centre (3D)
   QString fwhmText() const { return fwhm_->text(); }

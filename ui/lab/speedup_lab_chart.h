@@ -29,8 +29,6 @@ class SpeedupLabChart : public QWidget {
   void setPresentation(bool on);
   bool presentation() const { return presentation_; }
 
-  QChartView* timeView() const { return timeView_; }
-  QChartView* speedupView() const { return speedupView_; }
   QLabel* explanation() const { return explanation_; }
   // Where (elements, seconds) of the time chart lies in this widget's coordinates; the curve of
   // variant name there (for tests and hit checks). Null when the variant is not drawn.

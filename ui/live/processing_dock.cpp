@@ -443,8 +443,6 @@ void ProcessingDock::showPsfName() {
   updateEnabledWidgets();
 }
 
-void ProcessingDock::useGaussianPsf() { psfGaussian_->setChecked(true); }
-
 void ProcessingDock::showProgress(double fraction) {
   progress_->setVisible(true);
   cancel_->setVisible(true);

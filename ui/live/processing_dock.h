@@ -56,7 +56,6 @@ class ProcessingDock : public QDockWidget {
   // A PSF made elsewhere (the PSF generator, a measured one), normalised here; false when it
   // sums to zero. name: what the dock shows for it; file: the file it was read from, if any.
   bool setPsf(compute::Image psf, const QString& name, const QString& file = QString());
-  void useGaussianPsf();
 
   // Feedback from the worker.
   void showProgress(double fraction);
@@ -67,7 +66,6 @@ class ProcessingDock : public QDockWidget {
   QComboBox* backendBox() const { return backend_; }
   QSpinBox* blinkBox() const { return blinkMs_; }
   QComboBox* presetBox() const { return preset_; }
-  QPushButton* cancelButton() const { return cancel_; }
   QLabel* statusLabel() const { return status_; }
 
  signals:

@@ -153,8 +153,6 @@ void ProcessingWorker::setCacheBudget(size_t bytes) {
 
 void ProcessingWorker::setPrefetchRadius(int slices) { prefetchRadius_ = std::max(0, slices); }
 
-void ProcessingWorker::setProgressDelayMs(int ms) { progressDelayMs_ = std::max(0, ms); }
-
 void ProcessingWorker::setTextureInterop(bool on) {
   if (on == textureInterop_) return;
   textureInterop_ = on;

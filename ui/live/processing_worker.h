@@ -82,7 +82,6 @@ class ProcessingWorker : public QObject {
 
   void setCacheBudget(size_t bytes);   // 0 disables the cache
   void setPrefetchRadius(int slices);  // neighbours on each side prefetched when idle; 0: off
-  void setProgressDelayMs(int ms);     // jobs running longer than this report progress (200)
   const std::shared_ptr<compute::SliceStore>& slices() const { return slices_; }
   // How device results reach the screen: through CUDA–GL interop (true: no download before the
   // frame; the host pixels follow by processedPixelsReady) or as host pixels (false, the
