@@ -19,7 +19,10 @@ TransformsOnly runTransformsOnly(Shape shape, Shape psf, const DeconvolveParams&
   FftwComplex spectrum = allocComplex(cosine ? 1 : plans.complexCount());
   std::fill(source.get(), source.get() + n, 0.f);
   std::fill(result.get(), result.get() + n, 0.f);
-  if (!cosine) std::fill(spectrum.get()[0], spectrum.get()[0] + 2 * plans.complexCount(), 0.f);
+  if (!cosine) {
+    float* values = reinterpret_cast<float*>(spectrum.get());  // fftwf_complex is float[2]
+    std::fill(values, values + 2 * plans.complexCount(), 0.f);
+  }
 
   TransformsOnly t;
   auto convolution = [&] {
