@@ -15,30 +15,20 @@ constexpr int64_t kColumnBlockBytes = int64_t{256} << 10;
 constexpr int64_t kMaxColumnBlock = 16;
 
 // Scratch of each thread of the pool, aligned as FFTW's planning arrays (fftwf_malloc), kept for
-// the thread's life so that no pass allocates.
-template <class Buffer>
-struct Scratch {
-  Buffer buffer;
-  size_t count = 0;
-};
-
-float* scratchReal(size_t n) {
-  thread_local Scratch<FftwFloats> s;
-  if (s.count < n) {
-    s.buffer = allocFloats(n);
-    s.count = n;
+// the thread's life so that no pass allocates: at least n values of what allocate(n) returns.
+template <auto allocate>
+auto* threadScratch(size_t n) {
+  thread_local decltype(allocate(0)) buffer;
+  thread_local size_t count = 0;
+  if (count < n) {
+    buffer = allocate(n);
+    count = n;
   }
-  return s.buffer.get();
+  return buffer.get();
 }
 
-fftwf_complex* scratchComplex(size_t n) {
-  thread_local Scratch<FftwComplex> s;
-  if (s.count < n) {
-    s.buffer = allocComplex(n);
-    s.count = n;
-  }
-  return s.buffer.get();
-}
+float* scratchReal(size_t n) { return threadScratch<allocFloats>(n); }
+fftwf_complex* scratchComplex(size_t n) { return threadScratch<allocComplex>(n); }
 
 int64_t columnBlockWidth(int64_t length) {
   int64_t w = 1;

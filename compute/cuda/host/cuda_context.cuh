@@ -220,6 +220,7 @@ Image onDevice(const ContextPtr& ctx, const Image& in);
 // Whether host memory is page-locked (cudaHostRegister or cudaMallocHost): a DMA then reads or
 // writes it directly, with no staging copy.
 bool pageLocked(const void* p);
+
 // Reads n values from the device into host memory (synchronises the stream).
 template <class T>
 void readBack(const ContextPtr& ctx, T* host, const T* device, size_t n) {
