@@ -6,8 +6,21 @@
 
 namespace stacklens::compute {
 
-BoundaryChoice autoBoundary(const Image& psf, const DeconvolveParams& p) {
+namespace {
+BoundaryChoice needsPadding(const DeconvolveParams& p) {
   if (p.tvLambda > 0) return {Boundary::Reflect, "the TV term needs the padded frame"};
+  return {};
+}
+constexpr const char* kSymmetric = "the PSF is mirror-symmetric";
+}  // namespace
+
+BoundaryChoice autoBoundaryForGaussian(const DeconvolveParams& p) {
+  if (BoundaryChoice padded = needsPadding(p); !padded.reason.empty()) return padded;
+  return {Boundary::ReflectExact, kSymmetric};
+}
+
+BoundaryChoice autoBoundary(const Image& psf, const DeconvolveParams& p) {
+  if (BoundaryChoice padded = needsPadding(p); !padded.reason.empty()) return padded;
   if (psf.empty()) return {Boundary::Reflect, "no PSF"};
   Shape shape = psf.shape();
   const float* start = psf.data();
@@ -16,7 +29,7 @@ BoundaryChoice autoBoundary(const Image& psf, const DeconvolveParams& p) {
     shape.z = 1;
   }
   const double differs = mirrorSymmetricPart(start, shape).differs;
-  if (differs <= kMirrorTolerance) return {Boundary::ReflectExact, "the PSF is mirror-symmetric"};
+  if (differs <= kMirrorTolerance) return {Boundary::ReflectExact, kSymmetric};
   char reason[128];
   std::snprintf(reason, sizeof reason,
                 "the PSF differs from its mirror image by %.2g of its sum (reflect-exact needs "

@@ -24,5 +24,9 @@ struct BoundaryChoice {
 // The boundary for p (its mode and TV weight) and this PSF (on the host; in 2D mode its centre
 // slice is what counts, as in compute/rl_psf.h).
 BoundaryChoice autoBoundary(const Image& psf, const DeconvolveParams& p);
+// The same for the Gaussian PSF gaussianPsf makes at its default size: its sides are odd, so it
+// equals its mirror image exactly and only p decides. The choice costs nothing, where building
+// a wide 3D Gaussian only to check it cost seconds whenever a pipeline was parsed.
+BoundaryChoice autoBoundaryForGaussian(const DeconvolveParams& p);
 
 }  // namespace stacklens::compute

@@ -108,6 +108,8 @@ std::unique_ptr<Backend> makeBackend(const std::string& name, std::string* note 
 // A Gaussian PSF of odd size (2·ceil(4σ)+1 per axis unless size is given), normalised to sum 1;
 // InvalidArgument for σ beyond 512 pixels or more than 2^26 values, before allocating.
 Image gaussianPsf(double sigmaZ, double sigmaY, double sigmaX, Shape size = {0, 0, 0});
+// The shape gaussianPsf gives for these arguments, with the same checks, without building it.
+Shape gaussianPsfShape(double sigmaZ, double sigmaY, double sigmaX, Shape size = {0, 0, 0});
 // The same from the sigmas a user gives: one (every axis of a 3D PSF, or y and x of a 2D one)
 // or three (z, y, x; z ignored for a 2D PSF). InvalidArgument says what is wrong.
 Image gaussianPsfFromSigmas(const std::vector<double>& sigma, bool threeD);

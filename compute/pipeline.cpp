@@ -172,8 +172,15 @@ Image pipelinePsf(const Pipeline& pipeline) {
 
 DeconvolveParams deconvolutionParams(const Pipeline& pipeline, const Image& psf) {
   DeconvolveParams p = pipeline.deconvolution.params;
-  if (!pipeline.deconvolution.autoBoundary) return p;
-  const Image& kernel = psf.empty() ? pipelinePsf(pipeline) : psf;
+  const auto& d = pipeline.deconvolution;
+  if (!d.autoBoundary) return p;
+  if (psf.empty() && d.psf.empty()) {
+    // The Gaussian is checked against its limits, not built: see autoBoundaryForGaussian.
+    gaussianPsfShape(p.threeD ? d.psfSigmaZ : 0.0, d.psfSigmaY, d.psfSigmaX);
+    p.boundary = autoBoundaryForGaussian(p).boundary;
+    return p;
+  }
+  const Image& kernel = psf.empty() ? d.psf : psf;
   if (!kernel.onHost() || kernel.empty()) return p;
   p.boundary = autoBoundary(kernel, p).boundary;
   return p;

@@ -1,6 +1,7 @@
 // Point-spread functions made from parameters (a sampled Gaussian, normalised to sum 1).
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "compute/backend.h"
 
@@ -16,7 +17,7 @@ static int64_t defaultPsfSize(double sigma) {
   return sigma > 0 ? 2 * static_cast<int64_t>(std::ceil(4.0 * sigma)) + 1 : 1;
 }
 
-Image gaussianPsf(double sigmaZ, double sigmaY, double sigmaX, Shape size) {
+Shape gaussianPsfShape(double sigmaZ, double sigmaY, double sigmaX, Shape size) {
   if (!(sigmaY > 0) || !(sigmaX > 0) || !(sigmaZ >= 0))
     throw InvalidArgument("PSF sigma must be positive (z may be 0 for a 2D PSF)");
   if (sigmaZ > kMaxPsfSigma || sigmaY > kMaxPsfSigma || sigmaX > kMaxPsfSigma)
@@ -29,20 +30,37 @@ Image gaussianPsf(double sigmaZ, double sigmaY, double sigmaX, Shape size) {
     throw InvalidArgument("a Gaussian PSF of " + std::to_string(s.z) + " x " + std::to_string(s.y) +
                           " x " + std::to_string(s.x) +
                           " values is more than StackLens makes (2^26); give smaller sigmas");
+  return s;
+}
+
+// The unnormalised weights along one axis of n samples, centred on sample n / 2.
+static std::vector<double> axisWeights(int64_t n, double sigma) {
+  std::vector<double> w(static_cast<size_t>(n), 1.0);
+  if (sigma <= 0) return w;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(i - n / 2);
+    w[static_cast<size_t>(i)] = std::exp(-0.5 * d * d / (sigma * sigma));
+  }
+  return w;
+}
+
+Image gaussianPsf(double sigmaZ, double sigmaY, double sigmaX, Shape size) {
+  const Shape s = gaussianPsfShape(sigmaZ, sigmaY, sigmaX, size);
   Image psf = Image::host(s);
-  auto weight = [](int64_t i, int64_t n, double sigma) {
-    if (sigma <= 0) return 1.0;
-    double d = static_cast<double>(i - n / 2);
-    return std::exp(-0.5 * d * d / (sigma * sigma));
-  };
+  // Separable: each axis's weights once, their product per value.
+  const std::vector<double> wz = axisWeights(s.z, sigmaZ), wy = axisWeights(s.y, sigmaY),
+                            wx = axisWeights(s.x, sigmaX);
   double sum = 0;
   for (int64_t z = 0; z < s.z; ++z)
-    for (int64_t y = 0; y < s.y; ++y)
+    for (int64_t y = 0; y < s.y; ++y) {
+      const double wzy = wz[static_cast<size_t>(z)] * wy[static_cast<size_t>(y)];
+      float* row = &psf.at(z, y, 0);
       for (int64_t x = 0; x < s.x; ++x) {
-        double w = weight(z, s.z, sigmaZ) * weight(y, s.y, sigmaY) * weight(x, s.x, sigmaX);
-        psf.at(z, y, x) = static_cast<float>(w);
+        const double w = wzy * wx[static_cast<size_t>(x)];
+        row[x] = static_cast<float>(w);
         sum += w;
       }
+    }
   for (int64_t i = 0; i < s.count(); ++i) psf.data()[i] = static_cast<float>(psf.data()[i] / sum);
   return psf;
 }

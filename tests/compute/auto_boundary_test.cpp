@@ -45,6 +45,20 @@ TEST(AutoBoundary, TakesReflectOtherwiseAndSaysWhy) {
   EXPECT_NE(tv.reason.find("TV"), std::string::npos);
 }
 
+// The choice made without building the Gaussian is the one checking the built PSF gives, for odd
+// and fractional σ, in 2D and 3D, with and without TV.
+TEST(AutoBoundary, ForAGaussianItIsTheChoiceItsBuiltPsfGives) {
+  for (const double sigma : {0.4, 1.0, 1.3, 2.75})
+    for (bool threeD : {true, false})
+      for (double tv : {0.0, 0.002}) {
+        const Image psf = gaussianPsf(threeD ? sigma : 0.0, sigma * 1.1, sigma);
+        const BoundaryChoice built = autoBoundary(psf, params(threeD, tv));
+        const BoundaryChoice unbuilt = autoBoundaryForGaussian(params(threeD, tv));
+        EXPECT_EQ(built.boundary, unbuilt.boundary) << sigma << " " << threeD << " " << tv;
+        EXPECT_EQ(built.reason, unbuilt.reason);
+      }
+}
+
 TEST(AutoBoundary, In2dOnlyTheCentreSliceCounts) {
   // Symmetric in y and x on every slice, but its slices differ along z without mirror symmetry.
   Image psf = gaussianPsf(1.0, 1.0, 1.0);

@@ -256,6 +256,25 @@ TEST(Pipeline, RefusesBadSettingsNamingTheParameter) {
   EXPECT_TRUE(backend.calls().empty());
 }
 
+// With the boundary left to auto, a Gaussian PSF's limits are still checked when the pipeline is,
+// and a wide one's boundary (the fuzzer's σ 20 in 3D: 161³ values) is chosen without building it.
+TEST(Pipeline, AutoBoundaryOfAGaussianPsfChecksItsLimitsWithoutBuildingIt) {
+  Pipeline p;
+  p.deconvolution.enabled = true;
+  p.deconvolution.params.threeD = true;
+  p.deconvolution.psfSigmaZ = p.deconvolution.psfSigmaY = p.deconvolution.psfSigmaX = 20;
+  EXPECT_NO_THROW(p.validate());
+  EXPECT_EQ(deconvolutionParams(p).boundary, Boundary::ReflectExact);
+  p.deconvolution.params.tvLambda = 0.002;
+  EXPECT_EQ(deconvolutionParams(p).boundary, Boundary::Reflect);
+  p.deconvolution.psfSigmaZ = p.deconvolution.psfSigmaY = p.deconvolution.psfSigmaX = 165;
+  EXPECT_THROW(p.validate(), InvalidArgument);  // 1321³ values
+  p.deconvolution.params.threeD = false;        // 2D: only y and x count
+  EXPECT_NO_THROW(p.validate());
+  p.deconvolution.psfSigmaY = 600;
+  EXPECT_THROW(p.validate(), InvalidArgument);
+}
+
 TEST(Pipeline, FingerprintFollowsWhatChangesTheResult) {
   Pipeline p = preset("microscopy deconvolution", gaussianPsf(1, 1, 1));
   const std::string base = p.fingerprint();

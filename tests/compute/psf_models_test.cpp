@@ -192,6 +192,35 @@ TEST(Psf, RejectsWhatTheModelsCannotMake) {
   EXPECT_THROW(microscopePsf(m), InvalidArgument);
 }
 
+// The Gaussian PSF against its closed form, exp(-d²/2σ²) per axis summed to 1 in double, value by
+// value (float rounding of the stored values), and gaussianPsfShape against the built shape.
+TEST(Psf, GaussianIsTheSampledClosedFormNormalised) {
+  const double sz = 1.7, sy = 0.9, sx = 2.2;
+  const Image psf = gaussianPsf(sz, sy, sx);
+  const Shape s = psf.shape();
+  EXPECT_EQ(s.z, 2 * 7 + 1);  // 2·ceil(4σ) + 1
+  EXPECT_EQ(s.y, 2 * 4 + 1);
+  EXPECT_EQ(s.x, 2 * 9 + 1);
+  const Shape predicted = gaussianPsfShape(sz, sy, sx);
+  EXPECT_EQ(predicted.z, s.z);
+  EXPECT_EQ(predicted.y, s.y);
+  EXPECT_EQ(predicted.x, s.x);
+  std::vector<double> want;
+  double sum = 0;
+  for (int64_t z = 0; z < s.z; ++z)
+    for (int64_t y = 0; y < s.y; ++y)
+      for (int64_t x = 0; x < s.x; ++x) {
+        const double dz = double(z - s.z / 2), dy = double(y - s.y / 2), dx = double(x - s.x / 2);
+        want.push_back(
+            std::exp(-dz * dz / (2 * sz * sz) - dy * dy / (2 * sy * sy) - dx * dx / (2 * sx * sx)));
+        sum += want.back();
+      }
+  for (int64_t i = 0; i < s.count(); ++i)
+    EXPECT_NEAR(psf.data()[i], want[size_t(i)] / sum, 4e-7 * want[size_t(i)] / sum + 1e-12) << i;
+  EXPECT_THROW(gaussianPsfShape(165, 165, 165), InvalidArgument);
+  EXPECT_THROW(gaussianPsfShape(0, 600, 1), InvalidArgument);
+}
+
 // A Gaussian PSF is refused, not allocated, when its σ or its size is beyond what is made (the
 // pipeline fuzzer's σ 4e6 asked for petabytes); the largest σ in 2D is still made.
 TEST(Psf, GaussianSigmasBeyondTheLimitAreRefusedBeforeAllocating) {
