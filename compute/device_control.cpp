@@ -2,6 +2,7 @@
 #include "compute/device_control.h"
 
 #include <cstring>
+#include <string>
 
 #include "compute/params.h"
 
@@ -13,6 +14,27 @@ void DeviceControl::downloadInto(const Image& image, Image& host) {
     throw InvalidArgument("download: the host buffer must have the image's shape");
   if (!image.empty()) std::memcpy(host.data(), image.data(), image.bytes());
   host.spacing = image.spacing;
+}
+
+Shape stackedShape(const std::vector<Image>& slices) {
+  if (slices.empty()) throw InvalidArgument("stack slices: no slices");
+  const Shape first = slices.front().shape();
+  for (const Image& s : slices)
+    if (s.shape().z != 1 || s.shape().y != first.y || s.shape().x != first.x)
+      throw InvalidArgument("stack slices: every slice must be 1 × " + std::to_string(first.y) +
+                            " × " + std::to_string(first.x));
+  return {static_cast<int64_t>(slices.size()), first.y, first.x};
+}
+
+Image DeviceControl::stackSlices(const std::vector<Image>& slices) {
+  Image out = Image::hostUninitialized(stackedShape(slices));
+  out.spacing = slices.front().spacing;
+  for (size_t k = 0; k < slices.size(); ++k) {
+    if (!slices[k].onHost())
+      throw InvalidArgument("stack slices: this backend holds no device images");
+    std::memcpy(out.slice(static_cast<int64_t>(k)), slices[k].data(), slices[k].bytes());
+  }
+  return out;
 }
 
 Image DeviceControl::downloadRows(const Image& image, int64_t z, int64_t step) {

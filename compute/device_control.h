@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "compute/block_transfers.h"
 #include "compute/image.h"
@@ -54,6 +55,10 @@ class DeviceControl {
   // synchronize() see the data. The source must stay unchanged until then (the result keeps it
   // alive). Without a page-locked source it waits, as Backend::upload().
   virtual Image uploadAsync(const Image& image) { return image; }
+  // The slices (each 1 × y × x, of one shape, where this backend computes or on the host) stacked
+  // in order into one image where this backend computes: the live path's 3D slab, made from the
+  // slices it has uploaded already (CUDA: copies on the device, queued; no host round trip).
+  virtual Image stackSlices(const std::vector<Image>& slices);
   // Copies image (any location) into host, a host buffer of the same shape (e.g. a PixelPool
   // vector page-locked for this backend), and waits for the copy.
   virtual void downloadInto(const Image& image, Image& host);
@@ -69,6 +74,9 @@ class DeviceControl {
   // thread other than the one that made the backend.
   virtual void bindToThisThread() {}
 };
+
+// The shape of slices stacked by stackSlices (InvalidArgument when none, or their shapes differ).
+Shape stackedShape(const std::vector<Image>& slices);
 
 // The defaults, for a backend that computes on the host (stateless, shared).
 DeviceControl& hostDeviceControl();

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <exception>
+#include <vector>
 
 namespace stacklens::compute {
 namespace {
@@ -44,30 +44,28 @@ LiveProcessor::Frame LiveProcessor::process(int64_t z, const Pipeline& pipeline,
   const int64_t z0 = std::max<int64_t>(0, z - half);
   const int64_t z1 = std::min<int64_t>(stack.z - 1, z + half);
   const int64_t n = z1 - z0 + 1;
-  const int64_t sliceCount = stack.sliceCount();
   const SliceStore::Hold hold(*store_, z0, z1);  // the frame's slices stay while it runs
 
   Frame frame;
-  Image input;
   const auto readStart = Clock::now();
-  if (n > 1) {
-    // 3D: runPipeline uploads the slab assembled here.
-    input = Image::hostUninitialized({n, stack.y, stack.x});
-    input.spacing = store_->source().spacing;
-    for (int64_t k = z0; k <= z1; ++k) {
-      job.checkCancelled();
-      const Image slice = store_->hostImage(k);
-      if (k == z) frame.raw = slice;
-      std::memcpy(input.slice(k - z0), slice.data(),
-                  static_cast<size_t>(sliceCount) * sizeof(float));
-    }
-  } else {
+  for (int64_t k = z0; k <= z1; ++k) {
     job.checkCancelled();
-    frame.raw = store_->hostImage(z);
+    const Image slice = store_->hostImage(k);  // read now unless kept or read ahead
+    if (k == z) frame.raw = slice;
   }
   const double readMs = msSince(readStart);
   const auto queueStart = Clock::now();
-  if (n == 1) input = store_->onBackend(z, *backend_);  // 2D: the slice uploaded once
+  // Each slice is uploaded once while the store keeps it; a 3D slab is stacked from the uploads
+  // where the backend computes, so a step uploads only the slice that entered the slab.
+  Image input;
+  if (n == 1) {
+    input = store_->onBackend(z, *backend_);
+  } else {
+    std::vector<Image> slices;
+    for (int64_t k = z0; k <= z1; ++k) slices.push_back(store_->onBackend(k, *backend_));
+    input = backend_->device().stackSlices(slices);
+    input.spacing = store_->source().spacing;
+  }
   const double queueMs = msSince(queueStart);
 
   RunOptions options;

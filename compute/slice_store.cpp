@@ -182,7 +182,15 @@ bool SliceStore::held(int64_t z) const {
 }
 
 void SliceStore::trim() {
-  // The newest slice stays even alone over the budget: it is the one about to be shown.
+  // Uploads go first, least recent first: one is made again from its host copy at the link's
+  // speed, where a host slice costs a read of the file (a cyclic scrub of a stack just over the
+  // budget would otherwise read every step's slice). The newest slice stays even alone over the
+  // budget: it is the one about to be shown.
+  for (auto it = order_.end(); bytes_ > budget_ && it != order_.begin();) {
+    --it;
+    if (it == order_.begin()) break;
+    if (!held(*it)) forgetUpload(entries_.find(*it)->second);
+  }
   for (auto it = order_.end(); bytes_ > budget_ && it != order_.begin();) {
     --it;
     if (it == order_.begin()) break;

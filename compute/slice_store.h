@@ -1,8 +1,8 @@
 // One owner of an open stack's raw slices, for the viewer, its tools and live processing alike:
 // each slice is read from the file once while it stays (asked for, or read ahead on the store's
 // own threads), kept on the host and, once a backend has uploaded it, where that backend computes
-// as well, all under one byte budget (the least recently used slice goes first, with its device
-// copy). Thread-safe.
+// as well, all under one byte budget (over it, uploads go first, then host slices, each least
+// recently used first). Thread-safe.
 #pragma once
 
 #include <condition_variable>

@@ -70,6 +70,9 @@ class CudaBackend final : public Backend, public DeviceControl {
   void downloadInto(const Image& image, Image& host) override {
     cuda::downloadInto(ctx_, image, host);
   }
+  Image stackSlices(const std::vector<Image>& slices) override {
+    return cuda::stackSlices(ctx_, slices);
+  }
   void setCpuFallback(bool allowed) override { cpuFallbackAllowed_ = allowed; }
   std::unique_ptr<BlockTransfers> blockTransfers() override {
     return cuda::makeBlockTransfers(ctx_);

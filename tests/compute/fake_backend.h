@@ -2,6 +2,7 @@
 // pipeline, cancellation, caching and timing tests do not depend on the real operations' speed.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -36,6 +37,10 @@ class FakeBackend : public compute::Backend, public compute::DeviceControl {
 
   Image upload(const Image& image) override {
     sleepMs(uploadSleepMs);
+    if (image.onHost()) {
+      std::lock_guard lock(mutex_);
+      uploadedShapes.push_back(image.shape());
+    }
     return toDevice(image);
   }
   Image toDevice(const Image& image) const {
@@ -65,6 +70,13 @@ class FakeBackend : public compute::Backend, public compute::DeviceControl {
   double lastDeviceMs() const override { return reportedDeviceMs; }
   // Transfers through upload() and download(), so that device images stay marked as such.
   Image uploadAsync(const Image& image) override { return upload(image); }
+  // On the "device" when the slices are (as a GPU backend stacks its uploads there).
+  Image stackSlices(const std::vector<Image>& slices) override {
+    stacks.fetch_add(1);
+    std::vector<Image> host;
+    for (const Image& s : slices) host.push_back(s.onHost() ? s : compute::cloneHost(asHost(s)));
+    return toDevice(DeviceControl::stackSlices(host));
+  }
   void downloadInto(const Image& image, Image& host) override {
     DeviceControl::downloadInto(download(image), host);
   }
@@ -175,6 +187,13 @@ class FakeBackend : public compute::Backend, public compute::DeviceControl {
   std::optional<compute::ClipStats> segmentBackground;  // as the last segment() got it
   std::atomic<int> opCalls{0};
   std::atomic<int> synchronizeCalls{0};
+  std::atomic<int> stacks{0};  // stackSlices calls
+  // Of the host images upload() was given, in order.
+  std::vector<compute::Shape> uploadedShapes;
+  int uploadsOf(compute::Shape shape) const {
+    std::lock_guard lock(mutex_);
+    return static_cast<int>(std::count(uploadedShapes.begin(), uploadedShapes.end(), shape));
+  }
   std::vector<compute::Shape> psfShapes;
   double iterationSleepMs = 0, uploadSleepMs = 0, downloadSleepMs = 0;
   double reportedDeviceMs = -1;
@@ -184,6 +203,13 @@ class FakeBackend : public compute::Backend, public compute::DeviceControl {
   int pins = 0, unpins = 0;
 
  private:
+  // A "device" image's memory as a host image (it is host memory), without download()'s delay.
+  static Image asHost(const Image& image) {
+    Image view(image.shape(), compute::Location::Host,
+               std::shared_ptr<float>(const_cast<float*>(image.data()), [image](float*) {}));
+    view.spacing = image.spacing;
+    return view;
+  }
   static void sleepMs(double ms) {
     if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
   }

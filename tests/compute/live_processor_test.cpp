@@ -9,7 +9,10 @@
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
+#include "compute/device_control.h"
+#include "compute/pipeline.h"
 #include "tests/compute/counting_source.h"
 #include "tests/compute/fake_backend.h"
 
@@ -81,27 +84,49 @@ TEST(LiveProcessor, DeviceResultStaysOnTheDeviceAndTheRawSliceIsUploadedOnce) {
   // A 2D pipeline on a 2D slice: RL's slice index is 0, so v + 0.
 }
 
-TEST(LiveProcessor, KeptRawSlicesAreEvictedByBytesLeastRecentlyUsedFirst) {
+TEST(LiveProcessor, KeptRawSlicesGiveUpTheirUploadsFirstThenGoLeastRecentlyUsedFirst) {
   CountingSource src(5);
   auto gpu = std::make_shared<FakeBackend>(true);
   const size_t slice = 6 * 5 * sizeof(float);
-  LiveProcessor live(gpu, src.source(), 4 * slice);  // two slices, host + device each
+  LiveProcessor live(gpu, src.source(), 4 * slice);  // four slices' bytes, host and device
   const compute::Pipeline p = deconvolution2D();
   for (int z : {0, 1, 2, 3}) {
     live.process(z, p);
     EXPECT_LE(live.rawBytes(), 4 * slice);
   }
-  EXPECT_EQ(live.rawSlices(), 2);
+  // Three host copies and the newest upload: older uploads went before any host slice did.
+  EXPECT_EQ(live.rawSlices(), 3);
   EXPECT_FALSE(live.kept(0));
+  EXPECT_TRUE(live.kept(1));
+  EXPECT_TRUE(live.kept(2));
+  EXPECT_TRUE(live.kept(3));
+  EXPECT_EQ(live.rawDeviceBytes(), slice);
+  EXPECT_TRUE(live.onBackend(3));
+  EXPECT_FALSE(live.onBackend(2));
+  live.process(2, p);  // kept on the host: uploaded again, not read
+  EXPECT_EQ(src.reads->load(), 4);
+  EXPECT_TRUE(live.onBackend(2));
+  EXPECT_FALSE(live.onBackend(3));
+  live.process(0, p);  // evicted: read again, and 1, the least recent host slice, goes
+  EXPECT_EQ(src.reads->load(), 5);
   EXPECT_FALSE(live.kept(1));
   EXPECT_TRUE(live.kept(2));
   EXPECT_TRUE(live.kept(3));
-  EXPECT_EQ(live.rawDeviceBytes(), 2 * slice);
-  live.process(2, p);  // kept: no read
+}
+
+// A cyclic scrub of a stack whose host slices fit the budget but not their uploads as well (a
+// 16 × 4096² stack in the viewer's store) reads each slice once, however many times round.
+TEST(LiveProcessor, ACyclicScrubReadsEachSliceOnceWhenTheHostSlicesFit) {
+  CountingSource src(4);
+  auto gpu = std::make_shared<FakeBackend>(true);
+  const size_t slice = 6 * 5 * sizeof(float);
+  LiveProcessor live(gpu, src.source(), 6 * slice);
+  for (int round = 0; round < 3; ++round)
+    for (int z = 0; z < 4; ++z) live.process(z, deconvolution2D());
   EXPECT_EQ(src.reads->load(), 4);
-  live.process(0, p);  // evicted: read again, and 3 is now the oldest
-  EXPECT_EQ(src.reads->load(), 5);
-  EXPECT_FALSE(live.kept(3));
+  EXPECT_EQ(live.rawSlices(), 4);
+  // Every step's slice, uploaded again from its host copy.
+  EXPECT_EQ(gpu->uploadsOf({1, 6, 5}), 12);
 }
 
 TEST(LiveProcessor, ReadAheadReadsNeighboursSoTheNextStepReadsNothing) {
@@ -134,6 +159,30 @@ TEST(LiveProcessor, ThreeDStagesGetTheSlabAroundTheSlice) {
   const auto calls = cpu->calls();
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[1].shape.z, 3);
+}
+
+// On a device the slab is stacked from the slices' uploads there: a step uploads only the slice
+// that entered the slab, and the operation gets a device image with the slab's values.
+TEST(LiveProcessor, ThreeDSlabOnADeviceIsStackedFromTheKeptUploads) {
+  CountingSource src(6);
+  auto gpu = std::make_shared<FakeBackend>(true);
+  LiveProcessor live(gpu, src.source());
+  compute::Pipeline p = deconvolution2D();
+  p.deconvolution.params.threeD = true;
+  p.deconvolution.slabHalfWidth = 1;
+  const LiveProcessor::Frame f = live.process(2, p);  // slices 1, 2, 3
+  EXPECT_EQ(gpu->uploadsOf({1, 6, 5}), 3);
+  EXPECT_EQ(gpu->stacks.load(), 1);
+  EXPECT_EQ(f.result.image.location(), compute::Location::Cuda);
+  const Image r = gpu->download(f.result.image);
+  EXPECT_EQ(r.at(0, 2, 3), src.stack.at(2, 2, 3) + 1000.f);  // index 1 of the slab
+  EXPECT_EQ(f.raw.at(0, 2, 3), src.stack.at(2, 2, 3));
+  live.process(3, p);  // slices 2, 3, 4: only 4 is new
+  EXPECT_EQ(gpu->uploadsOf({1, 6, 5}), 4);
+  const auto calls = gpu->calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1].shape, (compute::Shape{3, 6, 5}));
+  EXPECT_EQ(src.reads->load(), 4);
 }
 
 TEST(LiveProcessor, ReadFailureIsReportedWithTheSourcesMessageAndLeavesNoEntry) {
@@ -171,4 +220,29 @@ TEST(Backend, DefaultDownloadRowsTakesEveryStepthRow) {
   EXPECT_EQ(host.at(1, 6, 2), 162.f);
   Image wrong = Image::host({1, 7, 3});
   EXPECT_THROW(gpu.device().downloadInto(device, wrong), compute::InvalidArgument);
+}
+
+// stackSlices on the host (the default) and on CUDA, from device uploads, a page-locked host
+// slice and a pageable one, against the slices themselves; shapes that differ are refused.
+TEST(Backend, StackSlicesStacksDeviceAndHostSlicesInOrder) {
+  std::vector<std::shared_ptr<compute::Backend>> backends{compute::makeCpuBackend(1)};
+  if (compute::cudaUsable()) backends.push_back(compute::makeCudaBackend());
+  for (const auto& backend : backends) {
+    SCOPED_TRACE(backend->name());
+    const Image slab = rampSlab(4, 7, 3);
+    std::vector<Image> slices;
+    for (int64_t z = 0; z < 4; ++z)
+      slices.push_back(compute::cloneHost(compute::sliceView(slab, z)));
+    Image pinnedHost = compute::cloneHost(slices[2]);
+    const compute::PinnedWhileAlive pinned(backend->device(), pinnedHost);
+    const std::vector<Image> mixed{backend->upload(slices[0]), backend->upload(slices[1]),
+                                   pinnedHost, slices[3]};
+    const Image stacked = backend->download(backend->device().stackSlices(mixed));
+    ASSERT_EQ(stacked.shape(), slab.shape());
+    for (int64_t i = 0; i < slab.shape().count(); ++i)
+      ASSERT_EQ(stacked.data()[i], slab.data()[i]) << i;
+    EXPECT_THROW(backend->device().stackSlices({slices[0], rampSlab(1, 7, 4)}),
+                 compute::InvalidArgument);
+    EXPECT_THROW(backend->device().stackSlices({}), compute::InvalidArgument);
+  }
 }

@@ -108,17 +108,22 @@ TEST(SliceStore, OneBudgetCoversHostSlicesAndTheirUploads) {
   EXPECT_EQ(store.bytes(), 4 * kSlice);
   // The kept upload is handed out again, not made again.
   EXPECT_EQ(store.onBackend(0, *gpu).data(), d0.data());
-  store.onBackend(2, *gpu);  // five slices' bytes: 1, the least recent, goes
+  // Five slices' bytes: an upload goes before any host slice, least recent first (0's).
+  store.onBackend(2, *gpu);
+  EXPECT_EQ(store.bytes(), 4 * kSlice);
+  EXPECT_TRUE(store.contains(0));
+  EXPECT_TRUE(store.contains(1));
+  EXPECT_FALSE(store.uploaded(0));
+  EXPECT_TRUE(store.uploaded(2));
+  store.get(3);  // over again: 2's upload goes, the host slices stay
+  EXPECT_EQ(store.deviceBytes(), 0u);
+  EXPECT_EQ(store.count(), 4u);
+  // Uploaded again; no upload is left to give up, so 1, the least recent slice, goes.
+  const Image h2 = gpu->download(store.onBackend(2, *gpu));
   EXPECT_EQ(store.bytes(), 4 * kSlice);
   EXPECT_FALSE(store.contains(1));
   EXPECT_TRUE(store.contains(0));
-  EXPECT_TRUE(store.contains(2));
-  store.get(3);  // 0 is now the least recent: it goes with its upload
-  EXPECT_FALSE(store.contains(0));
-  EXPECT_EQ(store.deviceBytes(), kSlice);
-  EXPECT_EQ(store.bytes(), 3 * kSlice);
   // The upload holds the slice's values.
-  const Image h2 = gpu->download(store.onBackend(2, *gpu));
   EXPECT_EQ(h2.at(0, 3, 4), src.at(2, 3, 4));
   EXPECT_EQ(src.reads->load(), 4);
 }

@@ -5,6 +5,7 @@
 
 #include "compute/cuda/host/cuda_context.cuh"
 #include "compute/cuda/host/cuda_live_transfers.cuh"
+#include "compute/device_control.h"
 
 namespace stacklens::compute::cuda {
 bool pinHostMemory(void* p, size_t bytes) {
@@ -51,6 +52,26 @@ void downloadInto(const ContextPtr& ctx, const Image& in, Image& host) {
   } else {
     ctx->download(host.data(), in.data(), in.bytes());
   }
+}
+
+Image stackSlices(const ContextPtr& ctx, const std::vector<Image>& slices) {
+  Image out = deviceBuffer<float>(ctx, stackedShape(slices));
+  out.spacing = slices.front().spacing;
+  // Device slices (the store's uploads) are copied on the device; a host slice is uploaded, in
+  // one DMA when page-locked (then, as every copy here, queued on the compute stream).
+  for (size_t k = 0; k < slices.size(); ++k) {
+    const Image& slice = slices[k];
+    float* to = out.slice(static_cast<int64_t>(k));
+    if (!slice.onHost())
+      SL_CUDA(cudaMemcpyAsync(to, slice.data(), slice.bytes(), cudaMemcpyDeviceToDevice,
+                              ctx->stream()));
+    else if (pageLocked(slice.data()))
+      SL_CUDA(
+          cudaMemcpyAsync(to, slice.data(), slice.bytes(), cudaMemcpyHostToDevice, ctx->stream()));
+    else
+      ctx->upload(to, slice.data(), slice.bytes());
+  }
+  return out;
 }
 
 Image downloadRows(const ContextPtr& ctx, const Image& in, int64_t z, int64_t step) {

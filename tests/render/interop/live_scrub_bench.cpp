@@ -10,7 +10,10 @@
 //
 //   live_scrub_bench --make FILE [--slices 16] [--size 2048]   writes a test stack (float32 FITS)
 //   live_scrub_bench FILE [--frames 200] [--iterations 20] [--backend cuda|cpu] [--download]
-//                    [--no-read-ahead] [--boundary reflect|periodic] [--raw-budget-mb 512]
+//                    [--no-read-ahead] [--boundary auto|reflect|reflect-exact|periodic]
+//                    [--deconvolution 2d|3d] [--slab-half 4] [--raw-budget-mb 512]
+// (auto, the default, is the viewer's: the boundary compute/auto_boundary.h chooses; 3d runs RL
+// on the slab of --slab-half slices each side of the current one, as the viewer's 3D mode.)
 // prints {frames, p50_ms, p95_ms, max_ms, dropped, ...} as one JSON line.
 #include <algorithm>
 #include <chrono>
@@ -26,6 +29,7 @@
 
 #include "compute/backend.h"
 #include "compute/live_processor.h"
+#include "compute/params_text.h"
 #include "io/stack.h"
 #include "io/stack_writer.h"
 #include "render/interop/cuda_texture_writer.h"
@@ -103,7 +107,9 @@ int run(int argc, char** argv) {
   const std::string backendName = arg(argc, argv, "--backend", "cuda");
   const bool download = flag(argc, argv, "--download");
   const bool readAhead = !flag(argc, argv, "--no-read-ahead");
-  const std::string boundary = arg(argc, argv, "--boundary", "reflect");
+  const std::string boundary = arg(argc, argv, "--boundary", "auto");
+  const std::string mode = arg(argc, argv, "--deconvolution", "2d");
+  if (mode != "2d" && mode != "3d") throw std::invalid_argument("--deconvolution must be 2d or 3d");
 
   std::shared_ptr<const io::StackReader> reader = io::openStack(path);
   const io::StackInfo& info = reader->info();
@@ -113,12 +119,17 @@ int run(int argc, char** argv) {
   std::shared_ptr<compute::Backend> backend = compute::makeBackend(backendName);
 
   compute::Pipeline pipeline = compute::preset("microscopy deconvolution");
-  pipeline.deconvolution.params.threeD = false;
+  pipeline.deconvolution.params.threeD = mode == "3d";
+  pipeline.deconvolution.slabHalfWidth = std::stoi(arg(argc, argv, "--slab-half", "4"));
   pipeline.deconvolution.params.iterations = iterations;
-  if (boundary == "periodic")
-    pipeline.deconvolution.params.boundary = compute::Boundary::Periodic;
-  else if (boundary != "reflect")
-    throw std::invalid_argument("--boundary must be reflect or periodic");
+  pipeline.deconvolution.autoBoundary = boundary == "auto";
+  if (!pipeline.deconvolution.autoBoundary) {
+    const auto named = compute::boundaryNamed(boundary);
+    if (!named) throw std::invalid_argument("--boundary: unknown boundary " + boundary);
+    pipeline.deconvolution.params.boundary = *named;
+  }
+  const std::string boundaryRun =
+      compute::boundaryName(compute::deconvolutionParams(pipeline).boundary);
 
   egl_test::HeadlessContext gl;
   if (!gl.ok()) throw std::runtime_error("no headless OpenGL context: " + gl.error);
@@ -182,22 +193,25 @@ int run(int argc, char** argv) {
   auto r3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
   std::printf(
       "{\"frames\": %d, \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": %.3f, \"dropped\": %d, "
-      "\"processing_p50_ms\": %.3f, \"deconvolution_p50_ms\": %.3f, "
+      "\"processing_p50_ms\": %.3f, \"processing_p95_ms\": %.3f, "
+      "\"deconvolution_p50_ms\": %.3f, \"deconvolution_p95_ms\": %.3f, "
       "\"deconvolution_device_p50_ms\": %.3f, \"read_wait_p50_ms\": %.3f, "
-      "\"read_wait_max_ms\": %.3f, \"upload_p50_ms\": %.3f, \"to_texture_p50_ms\": %.3f, "
+      "\"read_wait_max_ms\": %.3f, \"upload_p50_ms\": %.3f, \"upload_p95_ms\": %.3f, "
+      "\"to_texture_p50_ms\": %.3f, "
       "\"file_reads\": %d, \"raw_budget_mb\": %zu, \"slices\": %lld, \"size\": \"%dx%d\", "
-      "\"iterations\": %d, "
+      "\"iterations\": %d, \"deconvolution\": \"%s\", "
       "\"boundary\": \"%s\", \"read_ahead\": %s, \"backend\": \"%s\", \"device\": \"%s\", "
       "\"gl_vendor\": \"%s\", \"path\": \"%s\"}\n",
       frames, r3(percentile(step, 0.5)), r3(percentile(step, 0.95)),
       r3(step.empty() ? 0 : *std::max_element(step.begin(), step.end())), dropped,
-      r3(percentile(processing, 0.5)), r3(percentile(deconv, 0.5)),
+      r3(percentile(processing, 0.5)), r3(percentile(processing, 0.95)),
+      r3(percentile(deconv, 0.5)), r3(percentile(deconv, 0.95)),
       r3(deconvDevice.empty() ? -1 : percentile(deconvDevice, 0.5)), r3(percentile(readWait, 0.5)),
       r3(readWait.empty() ? 0 : *std::max_element(readWait.begin(), readWait.end())),
-      r3(percentile(upload, 0.5)), r3(percentile(toTexture, 0.5)), live.fileReads(), budget >> 20,
-      static_cast<long long>(info.z), w, h, iterations, boundary.c_str(),
-      readAhead ? "true" : "false", backend->name().c_str(), backend->deviceName().c_str(),
-      gl.vendor.c_str(), path_.c_str());
+      r3(percentile(upload, 0.5)), r3(percentile(upload, 0.95)), r3(percentile(toTexture, 0.5)),
+      live.fileReads(), budget >> 20, static_cast<long long>(info.z), w, h, iterations,
+      mode.c_str(), boundaryRun.c_str(), readAhead ? "true" : "false", backend->name().c_str(),
+      backend->deviceName().c_str(), gl.vendor.c_str(), path_.c_str());
   writer.reset();
   glDeleteTextures(1, &texture);
   return dropped == 0 ? 0 : 1;
