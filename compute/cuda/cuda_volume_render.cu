@@ -1,20 +1,19 @@
 // The volume renderer on the GPU (semantics in compute/params.h; the rays in
 // compute/volume_ray.h, shared with the CPU twin). The volume lives in a 3D texture: the texture
 // unit does the trilinear interpolation and the edge clamping in one fetch, and its cache serves
-// neighbouring rays. One thread per output pixel, in square tiles (tuning/volume_render.cuh) so
-// that neighbouring rays share cached texels. The texture is kept (a context extension) for the
-// last volume given, so a view that turns uploads nothing.
+// neighbouring rays. One thread per output pixel (kernels/volume_render.cuh), in square tiles
+// (tuning/volume_render.cuh) so that neighbouring rays share cached texels. The texture is kept (a
+// context extension) for the last volume given, so a view that turns uploads nothing.
 #include <memory>
 #include <string>
 
 #include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/kernels/volume_render.cuh"
 #include "compute/cuda/tuning/volume_render.cuh"
 #include "compute/volume_render.h"
 
 namespace stacklens::compute::cuda {
 namespace {
-
-constexpr int kTile = tuning::VolumeRenderPolicy::tile;
 
 struct VolumeTexture : Context::Extension {
   Image source;  // kept alive, so that its storage's address names it
@@ -25,20 +24,6 @@ struct VolumeTexture : Context::Extension {
     if (array) cudaFreeArray(array);
   }
 };
-
-struct TextureSampler {
-  cudaTextureObject_t texture;
-  __device__ float operator()(float x, float y, float z) const {
-    return tex3D<float>(texture, x + 0.5f, y + 0.5f, z + 0.5f);  // texel centres at .5
-  }
-};
-
-__global__ void marchRays(VolumeGeometry g, cudaTextureObject_t texture, float* __restrict__ out) {
-  const int i = int(blockIdx.x) * kTile + int(threadIdx.x);
-  const int j = int(blockIdx.y) * kTile + int(threadIdx.y);
-  if (i >= g.width || j >= g.height) return;
-  out[int64_t(j) * g.width + i] = marchVolumeRay(g, i, j, TextureSampler{texture});
-}
 
 bool sameVolume(const Image& a, const Image& b) {
   return a.data() == b.data() && a.shape() == b.shape() && a.location() == b.location();
