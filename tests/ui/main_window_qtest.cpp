@@ -229,7 +229,7 @@ class MainWindowTest : public QObject {
     w.setQuiet(true);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy histogramSpy(&w, &MainWindow::histogramUpdated);
+    QSignalSpy histogramSpy(w.tool<ui::HistogramTool>(), &ui::HistogramTool::updated);
     w.openReader(std::make_shared<FakeReader>());
     QVERIFY(histogramSpy.count() > 0 || histogramSpy.wait(30000));
     auto* h = w.tool<ui::HistogramTool>()->histogram();
@@ -251,7 +251,7 @@ class MainWindowTest : public QObject {
     auto* ortho = w.tool<ui::OrthoViews>();
     w.setQuiet(true);
     w.show();
-    QSignalSpy orthoSpy(&w, &MainWindow::orthoViewsUpdated);
+    QSignalSpy orthoSpy(ortho, &ui::OrthoViews::updated);
     w.openReader(std::make_shared<FakeReader>());
     // Rectangle x 1…3, y 2…3 on slice 2: mean of 1000·2 + 10y + x.
     w.setRegion(QRectF(QPointF(1, 2), QPointF(3, 3)), false);

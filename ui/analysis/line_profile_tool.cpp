@@ -12,6 +12,11 @@ LineProfileTool::LineProfileTool(render::SliceView* view, QObject* parent)
   connect(&rest_, &QTimer::timeout, this, &LineProfileTool::measure);
 }
 
+void LineProfileTool::lineDrawn(QPointF from, QPointF to) {
+  setLine(from, to);
+  if (dock_) dock_->raise();
+}
+
 void LineProfileTool::setLine(QPointF from, QPointF to) {
   line_ = std::make_pair(from, to);
   view_->setLine(line_);

@@ -2,6 +2,7 @@
 // redrawn for each slice once the slider rests.
 #pragma once
 
+#include <QDockWidget>
 #include <QObject>
 #include <QPointF>
 #include <QTimer>
@@ -21,7 +22,9 @@ class LineProfileTool : public QObject, public ViewerTool {
   explicit LineProfileTool(render::SliceView* view, QObject* parent = nullptr);
 
   PlotWidget* plot() const { return plot_; }
-  void setLine(QPointF from, QPointF to);             // shown and measured at once
+  void setDock(QDockWidget* dock) { dock_ = dock; }  // raised when a line is drawn
+  void setLine(QPointF from, QPointF to);            // shown and measured at once
+  void lineDrawn(QPointF from, QPointF to) override;
   void stackOpened(const OpenedStackView&) override;  // no line
   void sliceShown(const ShownSlice& slice) override;
 
@@ -30,6 +33,7 @@ class LineProfileTool : public QObject, public ViewerTool {
 
   render::SliceView* view_;
   PlotWidget* plot_;
+  QDockWidget* dock_ = nullptr;
   std::optional<std::pair<QPointF, QPointF>> line_;
   render::SliceData slice_;
   int width_ = 0, height_ = 0;

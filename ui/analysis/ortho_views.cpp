@@ -54,6 +54,15 @@ void OrthoViews::stackOpened(const OpenedStackView& stack) {
   xz_->setPixelAspect(info_.spacingKnown ? sp[0] / sp[2] : 1.0);
   yz_->setPixelAspect(info_.spacingKnown ? sp[1] / sp[0] : 1.0);
   zProfile_->setData({}, {});
+  // A single image has no z to cut along: its docks go, and come back with the next cube.
+  const bool cube = info_.z > 1;
+  for (QDockWidget* d : {docks_.xz, docks_.yz})
+    if (d) d->setVisible(cube);
+  if (cube && docks_.zProfile) docks_.zProfile->raise();
+}
+
+void OrthoViews::crosshairMoved(QPoint pixel, int z, bool wholeSlices) {
+  if (wholeSlices) setCrosshair(pixel, z);
 }
 
 void OrthoViews::setDisplay(const render::DisplaySettings& display) {

@@ -4,6 +4,7 @@
 // kFollowIntervalMs, and land with the profile's marker when it rests.
 #pragma once
 
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QObject>
 #include <QPoint>
@@ -34,6 +35,12 @@ class OrthoViews : public QObject, public ViewerTool {
   render::SliceView* yzView() const { return yz_; }
   PlotWidget* zProfile() const { return zProfile_; }
 
+  // The docks the window put the views and the plot in: shown for cubes only.
+  struct Docks {
+    QDockWidget *xz = nullptr, *yz = nullptr, *zProfile = nullptr;
+  };
+  void setDocks(Docks docks) { docks_ = docks; }
+
   // A new stack: the views cleared, their aspect and origin set from its spacing and format.
   void stackOpened(const OpenedStackView& stack) override;
   // The crosshair moved (null: none): the cut is made again.
@@ -46,6 +53,11 @@ class OrthoViews : public QObject, public ViewerTool {
   // A running cut stops at its next slice and shows nothing (the window is closing).
   void cancel() { generation_->fetch_add(1); }
 
+  void displayChanged(const render::DisplaySettings& display) override { setDisplay(display); }
+  void pointerAt(QPointF imagePos, int z) override { hover(imagePos, z); }
+  void crosshairMoved(QPoint pixel, int z, bool wholeSlices) override;
+  void stop() override { cancel(); }
+
  signals:
   void updated();  // new cuts are in the views and the plot
   // A click in the XZ or YZ view: the crosshair and the slice it points at.
@@ -57,6 +69,7 @@ class OrthoViews : public QObject, public ViewerTool {
   void cut();
 
   QThreadPool* pool_;
+  Docks docks_;
   render::SliceView* xz_;
   render::SliceView* yz_;
   PlotWidget* zProfile_;

@@ -56,6 +56,11 @@ RegionStatsTool::RegionStatsTool(render::SliceView* view, QObject* parent)
   connect(&rest_, &QTimer::timeout, this, &RegionStatsTool::measure);
 }
 
+void RegionStatsTool::regionDrawn(QRectF rect, bool ellipse) {
+  setRegion(rect, ellipse);
+  if (dock_) dock_->raise();
+}
+
 void RegionStatsTool::setRegion(QRectF rect, bool ellipse) {
   ds9_.reset();
   partStats_.clear();
@@ -100,6 +105,7 @@ void RegionStatsTool::stackOpened(const OpenedStackView& stack) {
   slice_.reset();
   view_->setRegion(std::nullopt, false);
   label_->setText(hint());
+  if (dock_ && reader_ && reader_->info().z <= 1) dock_->raise();
 }
 
 void RegionStatsTool::measure() {

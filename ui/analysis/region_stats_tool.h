@@ -4,6 +4,7 @@
 // once the slider rests.
 #pragma once
 
+#include <QDockWidget>
 #include <QLabel>
 #include <QObject>
 #include <QRectF>
@@ -30,7 +31,10 @@ class RegionStatsTool : public QObject, public ViewerTool {
   const RegionStats& stats() const { return stats_; }
   // Every part of the DS9 region measured (empty while a drawn region is measured).
   const std::vector<RegionStats>& partStats() const { return partStats_; }
+  // Raised when a region is drawn, and when a single image opens (nothing to profile in z).
+  void setDock(QDockWidget* dock) { dock_ = dock; }
   void setRegion(QRectF rect, bool ellipse);  // shown and measured at once
+  void regionDrawn(QRectF rect, bool ellipse) override;
   // A DS9 region measured part by part at once, until another is chosen or a region is drawn;
   // clearDs9Region() goes back to the drawn region.
   void setDs9Region(const io::PixelRegion& region);
@@ -48,6 +52,7 @@ class RegionStatsTool : public QObject, public ViewerTool {
 
   render::SliceView* view_;
   QLabel* label_;
+  QDockWidget* dock_ = nullptr;
   std::optional<QRectF> region_;
   bool ellipse_ = false;
   std::optional<io::PixelRegion> ds9_;

@@ -28,6 +28,9 @@ class HistogramTool : public QObject, public ViewerTool {
   // Its histogram follows when the slider rests.
   void sliceShown(const ShownSlice& slice) override;
   void setLimits(float low, float high) { histogram_->setLimits(low, high); }
+  void displayChanged(const render::DisplaySettings& display) override {
+    setLimits(display.limits.low, display.limits.high);
+  }
   void update();  // now (when visible)
 
  signals:

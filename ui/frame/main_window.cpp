@@ -17,15 +17,12 @@
 #include <cmath>
 
 #include "io/read_stop.h"
-#include "ui/analysis/line_profile_tool.h"
-#include "ui/analysis/ortho_views.h"
-#include "ui/analysis/region_stats_tool.h"
-#include "ui/display/histogram_tool.h"
 #include "ui/display/level_view.h"
 #include "ui/display/view_decorations.h"
 #include "ui/display/view_export.h"
 #include "ui/frame/pixel_readout.h"
 #include "ui/frame/tools_bar.h"
+#include "ui/frame/window_docks.h"
 #include "ui/frame/window_menus.h"
 #include "ui/stack/save_tool.h"
 #include "ui/stack/slice_fetcher.h"
@@ -98,11 +95,19 @@ MainWindow::MainWindow(void (*installTools)(MainWindow*), QWidget* parent) : QMa
     reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()), why);
   });
 
-  docks_ = buildWindowDocks(this, view_, &readPool_);
+  const DockRequests requests{
+      [this](QPoint crosshair, int z) {
+        setCrosshair(crosshair);
+        nav_->setValue(z);
+      },
+      [this](const QString& title, const QString& message) { reportError(title, message); }};
+  WindowDocks docks = buildWindowDocks(this, view_, &readPool_, requests);
+  display_ = docks.display;
+  connect(display_, &DisplayPanel::displayChanged, this, &MainWindow::applyDisplay);
+  connect(display_, &DisplayPanel::limitsModeChanged, this, &MainWindow::computeLimits);
   // The tools that follow the open stack and the slice shown, in the order they are told.
-  tools_ = {decorations_.get(), readout_,      docks_.histogram,
-            docks_.line,        docks_.region, docks_.ortho};
-  connectDocks();
+  tools_ = {decorations_.get(), readout_};
+  tools_.insert(tools_.end(), docks.tools.begin(), docks.tools.end());
   buildMenus();
   installTools(this);
   arrangeDefaultLayout(this);
@@ -115,13 +120,13 @@ MainWindow::MainWindow(void (*installTools)(MainWindow*), QWidget* parent) : QMa
 
   settings_ = loadViewerSettings();
   applySettings();
-  restoreWindowLayout(this, settings_, docks_);
+  restoreWindowLayout(this, settings_);
 }
 
 MainWindow::~MainWindow() {
   // Workers post results to this object: stop the long ones (a save, a preload) at their next
   // slice and let them finish before it goes.
-  docks_.ortho->cancel();
+  for (ViewerTool* tool : tools_) tool->stop();
   source_->stop();
   cancelSave();
   // A read waiting on a stalled server ends now rather than at its timeout; later windows (the
@@ -130,25 +135,6 @@ MainWindow::~MainWindow() {
   io::stopReadsWhen(&stopReads);
   readPool_.waitForDone();
   io::stopReadsWhen(nullptr);
-}
-
-void MainWindow::connectDocks() {
-  DisplayPanel* display = docks_.display;
-  connect(display, &DisplayPanel::displayChanged, this, &MainWindow::applyDisplay);
-  connect(display, &DisplayPanel::limitsModeChanged, this, &MainWindow::computeLimits);
-  connect(docks_.histogram, &HistogramTool::limitsDragged, this,
-          [display](double low, double high) {
-            display->setManualLimits({float(low), float(high)});
-          });
-  connect(docks_.histogram, &HistogramTool::updated, this, &MainWindow::histogramUpdated);
-  connect(docks_.ortho, &OrthoViews::pointed, this, [this](QPoint crosshair, int z) {
-    setCrosshair(crosshair);
-    nav_->setValue(z);
-  });
-  connect(docks_.ortho, &OrthoViews::updated, this, &MainWindow::orthoViewsUpdated);
-  connect(docks_.ortho, &OrthoViews::failed, this, [this](const QString& why) {
-    reportError(tr("Cannot build the orthogonal views"), why);
-  });
 }
 
 void MainWindow::buildMenus() {
@@ -170,7 +156,7 @@ void MainWindow::buildMenus() {
 
 void MainWindow::applySettings() {
   // Each setter feeds back into settings_ through applyDisplay(): apply from a copy.
-  applyViewerSettings(docks_.display, ViewerSettings(settings_));
+  applyViewerSettings(display_, ViewerSettings(settings_));
   recent_->rebuild();
 }
 
@@ -213,9 +199,6 @@ void MainWindow::install(const OpenedStack& opened) {
   }
   toolsBar_->showStack(info_);
   const bool cube = info_.z > 1;
-  docks_.xzDock->setVisible(cube);
-  docks_.yzDock->setVisible(cube);
-  if (auto* d = findChild<QDockWidget*>(cube ? "zProfileDock" : "regionDock")) d->raise();
   setWindowTitle(QFileInfo(QString::fromStdString(info_.path)).fileName() + " — StackLens");
   // Only "Opening…": a reader's warning while opening (chunks answered 403) must stay readable.
   if (statusBar()->currentMessage() == openingMessage_) statusBar()->clearMessage();
@@ -263,7 +246,7 @@ void MainWindow::showSlice(int z, SliceData data) {
     view_->setSlice(current_, width, height);
   if (!limitsValid_) {
     limitsValid_ = true;
-    computeLimits(docks_.display->limitsMode());
+    computeLimits(display_->limitsMode());
   }
   updateWorldLabel();
   tellToolsShown(z);
@@ -278,7 +261,7 @@ void MainWindow::showLevelSlice(int z, const render::LevelPatch& coarse) {
   levels_->show(z, coarse);
   if (!limitsValid_) {
     limitsValid_ = true;
-    computeLimits(docks_.display->limitsMode());  // from the coarse level
+    computeLimits(display_->limitsMode());  // from the coarse level
   }
   updateWorldLabel();
   tellToolsShown(z);
@@ -302,21 +285,20 @@ void MainWindow::preload(int count) {
 
 void MainWindow::applyDisplay(const render::DisplaySettings& display) {
   view_->setDisplay(display);
-  docks_.ortho->setDisplay(display);
-  docks_.histogram->setLimits(display.limits.low, display.limits.high);
+  for (ViewerTool* tool : tools_) tool->displayChanged(display);
   settings_.colormap = display.colormap;
   settings_.scale = render::scaleName(display.scale);
   settings_.invert = display.invert;
   settings_.smooth = display.smooth;
   settings_.nanColour = display.nanColour;
-  settings_.limitsMode = render::limitsModeName(docks_.display->limitsMode());
+  settings_.limitsMode = render::limitsModeName(display_->limitsMode());
 }
 
 void MainWindow::computeLimits(LimitsMode mode) {
   settings_.limitsMode = render::limitsModeName(mode);
   const SliceData& from = current_ ? current_ : overview_;
   if (mode == LimitsMode::Manual || !from) return;
-  docks_.display->showLimits(render::sliceLimits(mode, from->data(), from->size()));
+  display_->showLimits(render::sliceLimits(mode, from->data(), from->size()));
 }
 
 void MainWindow::updateWorldLabel() {
@@ -325,18 +307,15 @@ void MainWindow::updateWorldLabel() {
 }
 
 void MainWindow::hoverAt(QPointF imagePos) {
-  readout_->hover(imagePos);
-  docks_.ortho->hover(imagePos, currentZ_);  // the z profile, when the stack is in memory
+  for (ViewerTool* tool : tools_) tool->pointerAt(imagePos, currentZ_);
 }
 
 void MainWindow::setLine(QPointF from, QPointF to) {
-  docks_.line->setLine(from, to);
-  if (auto* d = findChild<QDockWidget*>("lineProfileDock")) d->raise();
+  for (ViewerTool* tool : tools_) tool->lineDrawn(from, to);
 }
 
 void MainWindow::setRegion(QRectF rect, bool ellipse) {
-  docks_.region->setRegion(rect, ellipse);
-  if (auto* d = findChild<QDockWidget*>("regionDock")) d->raise();
+  for (ViewerTool* tool : tools_) tool->regionDrawn(rect, ellipse);
 }
 
 void MainWindow::setCrosshair(QPoint pixel) {
@@ -345,8 +324,7 @@ void MainWindow::setCrosshair(QPoint pixel) {
   pixel.setY(std::clamp<int>(pixel.y(), 0, int(info_.y) - 1));
   crosshair_ = pixel;
   view_->setCrosshair(QPointF(pixel));
-  // The ortho views cut through whole slices: not of planes too large to read whole.
-  if (!levels_->active()) docks_.ortho->setCrosshair(crosshair_, currentZ_);
+  for (ViewerTool* tool : tools_) tool->crosshairMoved(pixel, currentZ_, !levels_->active());
 }
 
 QComboBox* MainWindow::hduBox() const { return toolsBar_->hduBox(); }

@@ -27,7 +27,6 @@
 #include "ui/display/display_panel.h"
 #include "ui/frame/navigation_bar.h"
 #include "ui/frame/viewer_tool.h"
-#include "ui/frame/window_docks.h"
 #include "ui/frame/window_menus.h"
 #include "ui/state/viewer_settings.h"
 
@@ -115,7 +114,7 @@ class MainWindow : public QMainWindow {
   render::SliceView* sliceView() const { return view_; }
   NavigationBar* navigation() const { return nav_; }
   QSlider* slider() const { return nav_->slider(); }
-  DisplayPanel* displayPanel() const { return docks_.display; }
+  DisplayPanel* displayPanel() const { return display_; }
   QComboBox* hduBox() const;
   QSpinBox* planeBox() const;
   // Menus that tools in their own files add their actions to (Edit: history and commands;
@@ -136,8 +135,6 @@ class MainWindow : public QMainWindow {
   void openFailed(const QString& message);
   void errorReported(const QString& message);
   void sliceShown(int z);
-  void orthoViewsUpdated();
-  void histogramUpdated();
   void saved(const QString& path);
   void saveCancelled(const QString& path);
   void preloaded();
@@ -149,7 +146,6 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildMenus();
-  void connectDocks();
   void applySettings();
   void install(const OpenedStack& opened);
   void requestSlice(int z);
@@ -188,8 +184,8 @@ class MainWindow : public QMainWindow {
   render::SliceView* view_;
   std::unique_ptr<ViewDecorations> decorations_;  // colorbar and compass over view_
   NavigationBar* nav_;
-  WindowDocks docks_;
-  std::vector<ViewerTool*> tools_;  // told of each opened stack and shown slice
+  DisplayPanel* display_ = nullptr;  // the frame's own control, as the navigation bar
+  std::vector<ViewerTool*> tools_;   // told of each opened stack and shown slice
   PixelReadout* readout_;
   ToolsBar* toolsBar_;             // mouse tools, HDU and plane choosers
   RecentFiles* recent_ = nullptr;  // File ▸ Open Recent

@@ -27,6 +27,7 @@ class PixelReadout : public QLabel, public ViewerTool {
   void sliceShown(const ShownSlice& slice) override;
   void setProcessed(int z, render::SliceData processed);
   void hover(QPointF imagePos);
+  void pointerAt(QPointF imagePos, int) override { hover(imagePos); }
   // A tool's text at the hovered point ("" for none), shown after the values.
   void addPart(std::function<QString(QPointF)> part) { parts_.push_back(std::move(part)); }
   void refresh();

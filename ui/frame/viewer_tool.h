@@ -1,8 +1,12 @@
 // The common interface of the viewer's tools (as MRtrix3's mrview tool/base.h): MainWindow tells
-// each tool when a stack is opened, a slice requested and a slice shown; the tool does the rest
-// itself. Tools put their menu actions at the places of the window's menus named here.
+// each tool when a stack is opened, a slice requested and a slice shown, and what the user does
+// in the view; the tool does the rest itself. Tools put their menu actions at the places of the
+// window's menus named here.
 #pragma once
 
+#include <QPoint>
+#include <QPointF>
+#include <QRectF>
 #include <memory>
 
 #include "compute/slice_store.h"
@@ -59,6 +63,34 @@ class ViewerTool {
   // The view shows a new slice. Called while scrubbing: tools whose work is slow wait until the
   // slider rests.
   virtual void sliceShown(const ShownSlice& slice) = 0;
+
+  // What the user does in the view and the display panel, told to every tool; a tool follows
+  // what concerns it.
+  // The display settings changed (colormap, scale, limits): tools that draw the data follow.
+  virtual void displayChanged(const render::DisplaySettings& display) { (void)display; }
+  // The mouse is over image position imagePos of slice z.
+  virtual void pointerAt(QPointF imagePos, int z) {
+    (void)imagePos;
+    (void)z;
+  }
+  // A line or a region was drawn on the view (or set by a script).
+  virtual void lineDrawn(QPointF from, QPointF to) {
+    (void)from;
+    (void)to;
+  }
+  virtual void regionDrawn(QRectF rect, bool ellipse) {
+    (void)rect;
+    (void)ellipse;
+  }
+  // The crosshair moved to pixel on slice z. wholeSlices is false for a plane drawn from display
+  // levels, which is never read whole: tools that cut through whole slices leave it alone.
+  virtual void crosshairMoved(QPoint pixel, int z, bool wholeSlices) {
+    (void)pixel;
+    (void)z;
+    (void)wholeSlices;
+  }
+  // The window is going: long work stops at its next step and shows nothing.
+  virtual void stop() {}
 };
 
 }  // namespace stacklens::ui

@@ -19,7 +19,8 @@ QWidget* embedView(render::SliceView* view, QWidget* parent) {
   return box;
 }
 
-WindowDocks buildWindowDocks(QMainWindow* window, render::SliceView* view, QThreadPool* pool) {
+WindowDocks buildWindowDocks(QMainWindow* window, render::SliceView* view, QThreadPool* pool,
+                             const DockRequests& requests) {
   auto dock = [window](const QString& title, const QString& name, QWidget* content,
                        Qt::DockWidgetArea area) {
     auto* d = new QDockWidget(title, window);
@@ -28,38 +29,50 @@ WindowDocks buildWindowDocks(QMainWindow* window, render::SliceView* view, QThre
     window->addDockWidget(area, d);
     return d;
   };
-  WindowDocks docks;
-  docks.display = new DisplayPanel(window);
-  dock(QObject::tr("Display"), "displayDock", docks.display, Qt::RightDockWidgetArea);
+  auto* display = new DisplayPanel(window);
+  dock(QObject::tr("Display"), "displayDock", display, Qt::RightDockWidgetArea);
 
-  docks.histogram = new HistogramTool(pool, window);
-  docks.histogramDock = dock(QObject::tr("Histogram"), "histogramDock", docks.histogram->widget(),
-                             Qt::RightDockWidgetArea);
-  docks.histogram->setDock(docks.histogramDock);
+  auto* histogram = new HistogramTool(pool, window);
+  histogram->setDock(dock(QObject::tr("Histogram"), "histogramDock", histogram->widget(),
+                          Qt::RightDockWidgetArea));
+  QObject::connect(histogram, &HistogramTool::limitsDragged, display,
+                   [display](double low, double high) {
+                     display->setManualLimits({float(low), float(high)});
+                   });
 
-  docks.region = new RegionStatsTool(view, window);
-  QDockWidget* regionDock = dock(QObject::tr("Region statistics"), "regionDock",
-                                 docks.region->label(), Qt::RightDockWidgetArea);
+  auto* region = new RegionStatsTool(view, window);
+  QDockWidget* regionDock = dock(QObject::tr("Region statistics"), "regionDock", region->label(),
+                                 Qt::RightDockWidgetArea);
+  region->setDock(regionDock);
 
-  docks.ortho = new OrthoViews(pool, window);
-  QWidget* xzBox = embedView(docks.ortho->xzView(), window);
-  QWidget* yzBox = embedView(docks.ortho->yzView(), window);
+  auto* ortho = new OrthoViews(pool, window);
+  QWidget* xzBox = embedView(ortho->xzView(), window);
+  QWidget* yzBox = embedView(ortho->yzView(), window);
   xzBox->setMinimumSize(160, 120);
   yzBox->setMinimumSize(120, 160);
-  docks.xzDock = dock(QObject::tr("XZ at crosshair"), "xzDock", xzBox, Qt::BottomDockWidgetArea);
-  docks.yzDock = dock(QObject::tr("YZ at crosshair"), "yzDock", yzBox, Qt::LeftDockWidgetArea);
+  QDockWidget* xzDock =
+      dock(QObject::tr("XZ at crosshair"), "xzDock", xzBox, Qt::BottomDockWidgetArea);
+  QDockWidget* yzDock =
+      dock(QObject::tr("YZ at crosshair"), "yzDock", yzBox, Qt::LeftDockWidgetArea);
+  QObject::connect(ortho, &OrthoViews::pointed, window, requests.point);
+  QObject::connect(ortho, &OrthoViews::failed, window,
+                   [report = requests.reportError](const QString& why) {
+                     report(QObject::tr("Cannot build the orthogonal views"), why);
+                   });
 
-  docks.line = new LineProfileTool(view, window);
-  QDockWidget* lineDock = dock(QObject::tr("Line profile"), "lineProfileDock", docks.line->plot(),
-                               Qt::RightDockWidgetArea);
-  QDockWidget* zDock = dock(QObject::tr("Z profile at cursor"), "zProfileDock",
-                            docks.ortho->zProfile(), Qt::RightDockWidgetArea);
+  auto* line = new LineProfileTool(view, window);
+  QDockWidget* lineDock =
+      dock(QObject::tr("Line profile"), "lineProfileDock", line->plot(), Qt::RightDockWidgetArea);
+  line->setDock(lineDock);
+  QDockWidget* zDock = dock(QObject::tr("Z profile at cursor"), "zProfileDock", ortho->zProfile(),
+                            Qt::RightDockWidgetArea);
+  ortho->setDocks({xzDock, yzDock, zDock});
   window->tabifyDockWidget(regionDock, lineDock);
   window->tabifyDockWidget(lineDock, zDock);
   zDock->raise();
-  window->resizeDocks({docks.xzDock}, {230}, Qt::Vertical);
-  window->resizeDocks({docks.yzDock}, {230}, Qt::Horizontal);
-  return docks;
+  window->resizeDocks({xzDock}, {230}, Qt::Vertical);
+  window->resizeDocks({yzDock}, {230}, Qt::Horizontal);
+  return {display, {histogram, line, region, ortho}};
 }
 
 // The right column takes the full height, and processing joins its analysis tabs: one above
@@ -73,8 +86,7 @@ void arrangeDefaultLayout(QMainWindow* window) {
   if (zDock) zDock->raise();
 }
 
-void restoreWindowLayout(QMainWindow* window, const ViewerSettings& settings,
-                         const WindowDocks& docks) {
+void restoreWindowLayout(QMainWindow* window, const ViewerSettings& settings) {
   // On a 1280-wide screen 1400 pixels cut off the docks.
   QSize size(1400, 940);
   if (QScreen* screen = QGuiApplication::primaryScreen())
@@ -86,11 +98,16 @@ void restoreWindowLayout(QMainWindow* window, const ViewerSettings& settings,
     return;
   }
   // Dock sizes take effect once the window is laid out, hence after the first show.
-  QTimer::singleShot(0, window, [window, docks] {
-    if (auto* displayDock = window->findChild<QDockWidget*>("displayDock"))
-      window->resizeDocks({displayDock, docks.histogramDock}, {190, 150}, Qt::Vertical);
-    window->resizeDocks({docks.xzDock}, {230}, Qt::Vertical);
-    window->resizeDocks({docks.xzDock}, {320}, Qt::Horizontal);
+  QTimer::singleShot(0, window, [window] {
+    auto* displayDock = window->findChild<QDockWidget*>("displayDock");
+    auto* histogramDock = window->findChild<QDockWidget*>("histogramDock");
+    auto* xzDock = window->findChild<QDockWidget*>("xzDock");
+    if (displayDock && histogramDock)
+      window->resizeDocks({displayDock, histogramDock}, {190, 150}, Qt::Vertical);
+    if (xzDock) {
+      window->resizeDocks({xzDock}, {230}, Qt::Vertical);
+      window->resizeDocks({xzDock}, {320}, Qt::Horizontal);
+    }
   });
 }
 

@@ -1,10 +1,12 @@
 // The docks around the slice view — display, histogram, region statistics, line and z profiles,
-// XZ and YZ views — and their default layout. The window connects them to the view.
+// XZ and YZ views — and their default layout.
 #pragma once
 
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QThreadPool>
+#include <functional>
+#include <vector>
 
 #include "render/slice_view.h"
 #include "ui/state/viewer_settings.h"
@@ -12,24 +14,27 @@
 namespace stacklens::ui {
 
 class DisplayPanel;
-class HistogramTool;
-class LineProfileTool;
-class OrthoViews;
-class RegionStatsTool;
+class ViewerTool;
 
+// What the docks ask of the window: the crosshair and the slider moved to a point of another
+// view, an error reported.
+struct DockRequests {
+  std::function<void(QPoint crosshair, int z)> point;
+  std::function<void(const QString& title, const QString& message)> reportError;
+};
+
+// The display panel (the frame's own control) and the tools in the docks, in the order they are
+// told of stacks and slices: histogram, line profile, region statistics, ortho views.
 struct WindowDocks {
   DisplayPanel* display = nullptr;
-  HistogramTool* histogram = nullptr;
-  RegionStatsTool* region = nullptr;
-  LineProfileTool* line = nullptr;
-  OrthoViews* ortho = nullptr;  // XZ, YZ and the z profile through the crosshair
-  QDockWidget* histogramDock = nullptr;
-  QDockWidget* xzDock = nullptr;
-  QDockWidget* yzDock = nullptr;
+  std::vector<ViewerTool*> tools;
 };
 
 // The tools are children of window; reads run on pool; profiles and regions are drawn on view.
-WindowDocks buildWindowDocks(QMainWindow* window, render::SliceView* view, QThreadPool* pool);
+// The docks' links to each other (the histogram's dragged limits to the display panel) are made
+// here.
+WindowDocks buildWindowDocks(QMainWindow* window, render::SliceView* view, QThreadPool* pool,
+                             const DockRequests& requests);
 
 // A SliceView (a QWindow) inside the widget tree; keyboard focus stays with the widgets so the
 // window's shortcuts keep working after a click in the view.
@@ -39,7 +44,6 @@ QWidget* embedView(render::SliceView* view, QWidget* parent);
 void arrangeDefaultLayout(QMainWindow* window);
 // The window's size, place and docks as saved in settings, or the default size within the
 // screen and the default dock sizes.
-void restoreWindowLayout(QMainWindow* window, const ViewerSettings& settings,
-                         const WindowDocks& docks);
+void restoreWindowLayout(QMainWindow* window, const ViewerSettings& settings);
 
 }  // namespace stacklens::ui
