@@ -23,6 +23,7 @@
 #include "ui/frame/pixel_readout.h"
 #include "ui/jobs/whole_stack_dialog.h"
 #include "ui/stack/header_dialog.h"
+#include "ui/stack/save_tool.h"
 
 using namespace stacklens;
 using ui::MainWindow;
@@ -365,11 +366,11 @@ class MainWindowTest : public QObject {
     w.hoverAt(QPointF(7, 9));
     QVERIFY2(readout->text().contains("value 2097"), qPrintable(readout->text()));
     // Save the whole stack as TIFF and the slice as FITS; read them back with io.
-    QSignalSpy saved(&w, &MainWindow::saved);
+    QSignalSpy saved(w.tool<ui::SaveTool>(), &ui::SaveTool::saved);
     const QString stackOut = dir.filePath("copy.tif"), sliceOut = dir.filePath("slice.fits");
-    w.saveData(stackOut, true);
+    w.tool<ui::SaveTool>()->saveData(stackOut, true);
     QVERIFY(saved.wait(30000));
-    w.saveData(sliceOut, false);
+    w.tool<ui::SaveTool>()->saveData(sliceOut, false);
     QVERIFY(saved.wait(30000));
     auto copy = io::openStack(stackOut.toStdString());
     QCOMPARE(copy->info().z, kZ);
@@ -382,7 +383,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(slice[1 * kX + 2], voxel(2, 1, 2));
     // Writing over the open file is refused with an error, not a crash.
     QSignalSpy errors(&w, &MainWindow::errorReported);
-    w.saveData(QString::fromStdString(in), true);
+    w.tool<ui::SaveTool>()->saveData(QString::fromStdString(in), true);
     QVERIFY(errors.wait(30000));
   }
 
@@ -440,9 +441,9 @@ class MainWindowTest : public QObject {
     QVERIFY(opened.wait(10000));
     w.slider()->setValue(10);
     QTRY_COMPARE(w.currentZ(), 10);
-    QSignalSpy saved(&w, &MainWindow::saved);
+    QSignalSpy saved(w.tool<ui::SaveTool>(), &ui::SaveTool::saved);
     const QString out = dir.filePath("slice10.fits");
-    w.saveData(out, false);
+    w.tool<ui::SaveTool>()->saveData(out, false);
     QVERIFY(saved.wait(10000));
     auto cube = io::openStack(cubePath.toStdString());
     auto one = io::openStack(out.toStdString());
@@ -474,14 +475,14 @@ class MainWindowTest : public QObject {
       w.setQuiet(true);
       w.show();
       w.openReader(std::make_shared<SlowReader>());
-      QSignalSpy cancelled(&w, &MainWindow::saveCancelled);
-      w.saveData(out, true);  // 100 slices: 10 s
+      QSignalSpy cancelled(w.tool<ui::SaveTool>(), &ui::SaveTool::cancelled);
+      w.tool<ui::SaveTool>()->saveData(out, true);  // 100 slices: 10 s
       QTest::qWait(150);
-      w.cancelSave();
+      w.tool<ui::SaveTool>()->cancel();
       QVERIFY(cancelled.wait(30000));
       QVERIFY(!QFile::exists(out));
       QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(), 0);
-      w.saveData(out, true);
+      w.tool<ui::SaveTool>()->saveData(out, true);
       QTest::qWait(150);
       closing.start();
       w.close();
@@ -505,9 +506,9 @@ class MainWindowTest : public QObject {
     QVERIFY(opened.wait(30000));
     w.slider()->setValue(2);
     QTRY_COMPARE(w.currentZ(), 2);
-    QSignalSpy saved(&w, &MainWindow::saved);
+    QSignalSpy saved(w.tool<ui::SaveTool>(), &ui::SaveTool::saved);
     const QString out = dir.filePath("slice2.fits");
-    w.saveData(out, false);
+    w.tool<ui::SaveTool>()->saveData(out, false);
     QVERIFY(saved.wait(30000));
     auto one = io::openStack(out.toStdString());
     QVERIFY(one->wcs());

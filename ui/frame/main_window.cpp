@@ -24,7 +24,6 @@
 #include "ui/frame/tools_bar.h"
 #include "ui/frame/window_docks.h"
 #include "ui/frame/window_menus.h"
-#include "ui/stack/save_tool.h"
 #include "ui/stack/slice_fetcher.h"
 #include "ui/stack/stack_opener.h"
 #include "ui/state/recent_files.h"
@@ -88,12 +87,6 @@ MainWindow::MainWindow(void (*installTools)(MainWindow*), QWidget* parent) : QMa
   connect(source_, &SliceFetcher::readFailed, this, [this](int z, const QString& why) {
     reportError(tr("Cannot read slice %1").arg(z), why);
   });
-  saveTool_ = new SaveTool(statusBar(), &readPool_, this);
-  connect(saveTool_, &SaveTool::saved, this, &MainWindow::saved);
-  connect(saveTool_, &SaveTool::cancelled, this, &MainWindow::saveCancelled);
-  connect(saveTool_, &SaveTool::failed, this, [this](const QString& path, const QString& why) {
-    reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()), why);
-  });
 
   const DockRequests requests{
       [this](QPoint crosshair, int z) {
@@ -124,11 +117,10 @@ MainWindow::MainWindow(void (*installTools)(MainWindow*), QWidget* parent) : QMa
 }
 
 MainWindow::~MainWindow() {
-  // Workers post results to this object: stop the long ones (a save, a preload) at their next
-  // slice and let them finish before it goes.
+  // Workers post results to this object and the tools: stop the long ones (a save, a preload) at
+  // their next slice and let them finish before it goes.
   for (ViewerTool* tool : tools_) tool->stop();
   source_->stop();
-  cancelSave();
   // A read waiting on a stalled server ends now rather than at its timeout; later windows (the
   // tests make several) read again.
   std::atomic<bool> stopReads{true};
@@ -336,24 +328,6 @@ QString MainWindow::exportPng(const QString& path, bool colorbar) {
   return exportViewPng(view_, path, colorbar, QString::fromStdString(info_.path));
 }
 
-void MainWindow::saveData(const QString& path, bool wholeStack) {
-  if (!reader_) {
-    reportError(tr("Cannot save"), tr("no stack is open"));
-    return;
-  }
-  const SaveRequest request{reader_,
-                            source_->store(),
-                            info_,
-                            wholeStack ? 0 : currentZ_,
-                            wholeStack ? info_.z : 1,
-                            path.toStdString()};
-  if (!saveTool_->save(request, path))
-    reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()),
-                tr("another save is still running"));
-}
-
-void MainWindow::cancelSave() { saveTool_->cancel(); }
-
 void MainWindow::reportError(const QString& title, const QString& message) {
   statusBar()->showMessage(title + ": " + message, 10000);
   emit errorReported(message);
@@ -371,7 +345,7 @@ void MainWindow::addMenuAction(MenuPlace place, QAction* action) {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   source_->stop();  // background reads and a save stop at their next slice
-  cancelSave();
+  for (ViewerTool* tool : tools_) tool->stop();
   settings_.geometry = saveGeometry();
   settings_.windowState = saveState();
   saveViewerSettings(settings_);

@@ -36,7 +36,6 @@ class HistogramTool;
 class LineProfileTool;
 class RegionStatsTool;
 class PixelReadout;
-class SaveTool;
 class ToolsBar;
 class SliceFetcher;
 class StackOpener;
@@ -96,10 +95,6 @@ class MainWindow : public QMainWindow {
   QString lastFolder() const { return settings_.lastFolder; }
   // Writes the view (optionally with a colorbar) as PNG; returns an error message or "".
   QString exportPng(const QString& path, bool colorbar);
-  // Saves the whole stack or the current slice slice by slice on a worker, with a progress bar
-  // and Cancel in the status bar; one save at a time.
-  void saveData(const QString& path, bool wholeStack);
-  void cancelSave();  // the running save stops at its next slice and writes nothing
   // Reads slices [0, count) into the cache on a worker; emits preloaded().
   void preload(int count);
 
@@ -135,8 +130,6 @@ class MainWindow : public QMainWindow {
   void openFailed(const QString& message);
   void errorReported(const QString& message);
   void sliceShown(int z);
-  void saved(const QString& path);
-  void saveCancelled(const QString& path);
   void preloaded();
 
  protected:
@@ -176,7 +169,6 @@ class MainWindow : public QMainWindow {
   // Request tokens: a result whose token is stale is dropped.
   quint64 sliceGeneration_ = 0;
   QThreadPool readPool_;
-  SaveTool* saveTool_;  // saves on a worker, with progress and Cancel in the status bar
 
   bool quiet_ = false;
   ViewerSettings settings_;

@@ -2,6 +2,7 @@
 // it and where they go, in the order the tools are installed. MainWindow is the frame and knows
 // none of them.
 #include <QAction>
+#include <QFileInfo>
 #include <QStatusBar>
 #include <cmath>
 #include <functional>
@@ -24,6 +25,7 @@
 #include "ui/live/live_processing.h"
 #include "ui/stack/file_choosers.h"
 #include "ui/stack/header_dialog.h"
+#include "ui/stack/save_tool.h"
 #include "ui/state/history_tool.h"
 #include "ui/state/session_tool.h"
 #include "ui/volume/volume_tool.h"
@@ -51,6 +53,16 @@ void installLiveProcessing(MainWindow* window) {
   window->addTool(live);
 }
 
+// Saving the stack or the slice shown, with its progress and Cancel in the status bar.
+void installSaving(MainWindow* window) {
+  auto* save = new SaveTool(window->statusBar(), window);
+  QObject::connect(
+      save, &SaveTool::failed, window, [window](const QString& path, const QString& why) {
+        window->reportError(QObject::tr("Cannot save %1").arg(QFileInfo(path).fileName()), why);
+      });
+  window->addTool(save);
+}
+
 }  // namespace
 
 void installViewerTools(MainWindow* w) {
@@ -72,6 +84,7 @@ void installViewerTools(MainWindow* w) {
             [w] { chooseWhereToExport(w, true); });
   addAction(w, MenuPlace::FileExport, QObject::tr("Export &movie…"), Key(),
             [w] { openMovieExport(w); });
+  installSaving(w);
   addAction(w, MenuPlace::FileSave, QObject::tr("Save &slice as…"), Key::Save,
             [w] { chooseWhereToSave(w, false); });
   addAction(w, MenuPlace::FileSave, QObject::tr("Save s&tack as…"), Key::SaveAs,

@@ -6,6 +6,7 @@
 #include <QUrl>
 
 #include "ui/frame/main_window.h"
+#include "ui/stack/save_tool.h"
 
 namespace stacklens::ui {
 namespace {
@@ -74,9 +75,10 @@ void chooseWhereToSave(MainWindow* window, bool wholeStack) {
   QFileDialog* dialog =
       saveDialog(window, wholeStack ? QObject::tr("Save stack") : QObject::tr("Save slice"),
                  "FITS (*.fits);;TIFF (*.tif *.tiff)", "fits");
-  QObject::connect(
-      dialog, &QFileDialog::fileSelected, window,
-      [window, wholeStack](const QString& path) { window->saveData(path, wholeStack); });
+  QObject::connect(dialog, &QFileDialog::fileSelected, window,
+                   [window, wholeStack](const QString& path) {
+                     if (auto* save = window->tool<SaveTool>()) save->saveData(path, wholeStack);
+                   });
   dialog->open();
 }
 

@@ -7,12 +7,8 @@
 
 namespace stacklens::ui {
 
-SaveTool::SaveTool(QStatusBar* bar, QThreadPool* pool, QObject* parent)
-    : QObject(parent),
-      bar_(bar),
-      pool_(pool),
-      progress_(new QProgressBar),
-      cancelButton_(new QToolButton) {
+SaveTool::SaveTool(QStatusBar* bar, QObject* parent)
+    : QObject(parent), bar_(bar), progress_(new QProgressBar), cancelButton_(new QToolButton) {
   progress_->setRange(0, 100);
   progress_->setMaximumWidth(160);
   progress_->hide();
@@ -21,6 +17,28 @@ SaveTool::SaveTool(QStatusBar* bar, QThreadPool* pool, QObject* parent)
   connect(cancelButton_, &QToolButton::clicked, this, &SaveTool::cancel);
   bar_->addPermanentWidget(progress_);
   bar_->addPermanentWidget(cancelButton_);
+}
+
+SaveTool::~SaveTool() {
+  cancel();
+  pool_.waitForDone();
+}
+
+void SaveTool::stackOpened(const OpenedStackView& stack) {
+  reader_ = stack.reader;
+  slices_ = stack.slices;
+  z_ = 0;
+}
+
+void SaveTool::saveData(const QString& path, bool wholeStack) {
+  if (!reader_) {
+    emit failed(path, tr("no stack is open"));
+    return;
+  }
+  const io::StackInfo& info = reader_->info();
+  const SaveRequest request{
+      reader_, slices_, info, wholeStack ? 0 : z_, wholeStack ? info.z : 1, path.toStdString()};
+  if (!save(request, path)) emit failed(path, tr("another save is still running"));
 }
 
 void SaveTool::cancel() {
@@ -35,7 +53,7 @@ bool SaveTool::save(const SaveRequest& request, const QString& path) {
   progress_->show();
   cancelButton_->show();
   bar_->showMessage(tr("Saving %1…").arg(QFileInfo(path).fileName()));
-  (void)QtConcurrent::run(pool_, [this, request, cancel, path] {
+  (void)QtConcurrent::run(&pool_, [this, request, cancel, path] {
     QString error;
     bool written = false;
     try {
