@@ -133,12 +133,8 @@ std::optional<std::string> flag(bool set) {
   return set ? std::optional<std::string>("") : std::nullopt;
 }
 
-// Called from other files' static initialisers (the CLI's command registration): no globals of
-// this file with constructors may be used here.
-std::vector<Rule> makeRules() {
-  const std::vector<std::string> kDeconvolve{"deconvolve"};
-  const std::vector<std::string> kSegment{"segment", "segment-above"};
-  std::vector<Rule> r;
+// The filters run first on each slice: outliers, median, blur.
+void addFilterRules(std::vector<Rule>& r) {
   r.push_back({{"outliers", "SIZE,THRESHOLD[,MODE]",
                 "outlier removal: a pixel farther than THRESHOLD from its SIZE×SIZE median "
                 "becomes that median; MODE bright|dark|both (default both)"},
@@ -213,6 +209,11 @@ std::vector<Rule> makeRules() {
          return flag(p.blur.enabled && p.blur.params.nanAware);
        },
        [](const std::string&, PipelineOptions& o) { o.pipeline.blur.params.nanAware = true; }});
+}
+
+// Richardson–Lucy and its PSF, mode and boundary.
+void addDeconvolutionRules(std::vector<Rule>& r) {
+  const std::vector<std::string> kDeconvolve{"deconvolve"};
   r.push_back(
       {{"deconvolve", "ITERATIONS", "Richardson–Lucy deconvolution with --psf or --psf-sigma"},
        Stage::Deconvolution,
@@ -335,6 +336,11 @@ std::vector<Rule> makeRules() {
                  // Past float's range this is ±inf or 0, which the stage's validation refuses.
                  o.pipeline.deconvolution.params.epsilon = static_cast<float>(parseDouble(value));
                }});
+}
+
+// Statistics and segmentation, and the tables they write.
+void addMeasurementRules(std::vector<Rule>& r) {
+  const std::vector<std::string> kSegment{"segment", "segment-above"};
   r.push_back({{"stats", "K|KLOWER,KUPPER[,MAXITER]",
                 "sigma-clipped statistics of each processed slice (astropy sigma_clip; "
                 "MAXITER default 10, ≤ 0: to convergence)"},
@@ -416,6 +422,15 @@ std::vector<Rule> makeRules() {
                  if (value.empty()) throw InvalidArgument("expected a file name");
                  o.statisticsCsv = value;
                }});
+}
+
+// Called from other files' static initialisers (the CLI's command registration): no globals of
+// this file with constructors may be used here.
+std::vector<Rule> makeRules() {
+  std::vector<Rule> r;
+  addFilterRules(r);
+  addDeconvolutionRules(r);
+  addMeasurementRules(r);
   return r;
 }
 
