@@ -344,124 +344,40 @@ void ProcessingWorker::startPixels(const ProcessingResultPtr& result) {
   });
 }
 
+// What one job runs with, copied on the GUI thread: the job reads no member of the worker.
+struct ProcessingWorker::JobInputs {
+  Task task;
+  quint64 config = 0;
+  std::shared_ptr<std::atomic<bool>> cancel;
+  bool compare = false, interop = false, limits = false;
+  int delayMs = 0, radius = 0;
+  std::shared_ptr<compute::LiveProcessor> live;  // Single mode, not for benchmarks
+  QString setupError;                            // making `live` failed: the job reports it
+  std::shared_ptr<compute::PixelPool> pixelPool;
+  std::shared_ptr<const io::StackReader> reader;
+  std::shared_ptr<compute::SliceStore> slices;
+  std::shared_ptr<compute::Backend> primary, secondary;
+  compute::Pipeline pipeline;
+};
+
 void ProcessingWorker::start(const Task& task) {
   const bool wasBusy = running_.has_value();
   running_ = Running{task, config_, std::make_shared<std::atomic<bool>>(false)};
   ++jobsStarted_;
   if (!wasBusy) emit busyChanged(true);
-
-  const auto cancel = running_->cancel;
-  const quint64 config = config_;
-  const bool compare = mode_ == Mode::Compare;
-  const int delayMs = progressDelayMs_;
-  const bool interop = textureInterop_;
-  const bool limits = displayLimits_;
-  const int radius = prefetchRadius_;
-  std::shared_ptr<compute::LiveProcessor> live;
-  QString setupError;
-  try {
-    if (task.kind != Kind::Benchmark) live = liveFor();
-  } catch (const std::exception& e) {
-    setupError = QString::fromStdString(e.what());
-  }
-  pool_.start([this, task, config, cancel, compare, delayMs, interop, limits, radius, live,
-               pixelPool = pixelPool_, setupError, reader = reader_, slices = slices_,
-               primary = primary_, secondary = secondary_, pipeline = pipeline_] {
+  auto in = std::make_shared<const JobInputs>(jobInputs(task));
+  pool_.start([this, in] {
     static thread_local const bool lowered = (lowerThreadPriority(), true);
     (void)lowered;
     const int64_t jobStartNs = render::steadyNowNs();
     ProcessingResultPtr out;
     QString error;
     bool cancelled = false;
-    QElapsedTimer clock;
-    clock.start();
-    std::atomic<qint64> lastReportMs{-1000};  // operations may report from any thread
-    const compute::Job job(cancel.get(), [&](double fraction) {
-      const qint64 now = clock.elapsed();
-      qint64 last = lastReportMs.load();
-      if (now < delayMs || now - last < 40) return;  // fast jobs stay quiet
-      if (!lastReportMs.compare_exchange_strong(last, now)) return;
-      QMetaObject::invokeMethod(
-          this,
-          [this, fraction, cancel] {
-            if (running_ && running_->cancel == cancel && running_->task.kind != Kind::Prefetch)
-              emit progress(running_->task.generation, fraction);
-          },
-          Qt::QueuedConnection);
-    });
     try {
-      if (!setupError.isEmpty()) throw std::runtime_error(setupError.toStdString());
-      if (!reader) throw compute::InvalidArgument("no stack is open");
-      if (!primary) throw compute::InvalidArgument("no processing backend is chosen");
-      if (compare && !secondary)
-        throw compute::InvalidArgument("Compare needs a second backend (GPU or a CPU stand-in)");
-      const io::StackInfo& info = reader->info();
-      if (task.z < 0 || task.z >= info.z)
-        throw compute::InvalidArgument("slice " + std::to_string(task.z) + " is outside the stack");
-      auto r = std::make_shared<ProcessingResult>();
-      r->z = task.z;
-      r->generation = task.generation;
+      auto r = processSlice(*in, reportingJob(*in));
       r->jobStartNs = jobStartNs;
-      r->prefetched = task.kind == Kind::Prefetch;
-      if (live && !compare && task.kind != Kind::Benchmark) {
-        // Single mode: raw slices read once, kept where the backend computes, neighbours read
-        // ahead while this slice is processed (by prefetches too: a scrub adopts them, and the
-        // slice after must not wait for the file); a GPU result stays on the device.
-        if (radius > 0) {
-          std::vector<int64_t> around;
-          for (int d = 1; d <= radius; ++d) around.insert(around.end(), {task.z + d, task.z - d});
-          live->readAhead(around);
-        }
-        compute::LiveProcessor::Frame frame = live->process(task.z, pipeline, job);
-        r->result = std::move(frame.result);
-        r->raw = frame.raw;
-      } else {
-        // From the store the viewer shares: kept slices are not read again.
-        const compute::SliceRead read = [&](int64_t k, float* out) {
-          const compute::SliceStore::Pixels pixels = slices->get(k);
-          std::copy(pixels->begin(), pixels->end(), out);
-        };
-        compute::SliceRunRequest request;
-        request.volume = {info.z, info.y, info.x};
-        request.spacing = spacingOf(info);
-        request.z = task.z;
-        request.primary = primary.get();
-        if (compare) request.secondary = secondary.get();
-        if (task.kind == Kind::Benchmark) request.repeats = task.repeats;
-        compute::SliceRun run = compute::runPipelineAtSlice(pipeline, request, read, job);
-        r->benchmark = task.kind == Kind::Benchmark;
-        if (r->benchmark) r->repeats = task.repeats;
-        r->result = std::move(run.result);
-        r->comparison = std::move(run.comparison);
-        r->raw = std::move(run.raw);
-      }
       r->pipelineEndNs = render::steadyNowNs();
-      compute::Image& image = r->result.image;
-      if (image.onHost()) {
-        // One copy here instead of two on the GUI thread (view and readout share it).
-        auto [pixels, alias] = pixelPool->image(image.shape());
-        std::copy_n(image.data(), image.shape().count(), pixels->data());
-        alias.spacing = image.spacing;
-        image = alias;
-        r->pixels = pixels;
-        if (limits) std::tie(r->displayLow, r->displayHigh) = displayLimits(image);
-      } else if (!interop) {
-        // No interop: one download, straight into the pixels the view uploads.
-        QElapsedTimer download;
-        download.start();
-        auto [pixels, host] = pixelPool->image(image.shape(), primary);
-        primary->device().downloadInto(image, host);
-        r->result.downloadMs = static_cast<double>(download.nsecsElapsed()) / 1e6;
-        r->result.totalMs += r->result.downloadMs;
-        r->pixels = pixels;
-        if (limits) std::tie(r->displayLow, r->displayHigh) = displayLimits(host);
-      } else if (limits) {
-        // Interop: the view's texture is written from the device; limits from sampled rows.
-        const compute::Image sample =
-            primary->device().downloadRows(image, 0, sampleRowStep(image.shape()));
-        std::tie(r->displayLow, r->displayHigh) = displayLimits(sample);
-      }
-      r->hasDisplayLimits = limits;
+      prepareForDisplay(*in, *r);
       r->postedNs = render::steadyNowNs();
       out = std::move(r);
     } catch (const compute::Cancelled&) {
@@ -471,9 +387,140 @@ void ProcessingWorker::start(const Task& task) {
       if (error.isEmpty()) error = "processing failed";
     }
     QMetaObject::invokeMethod(
-        this, [this, config, out, error, cancelled] { finished(config, out, error, cancelled); },
+        this,
+        [this, config = in->config, out, error, cancelled] {
+          finished(config, out, error, cancelled);
+        },
         Qt::QueuedConnection);
   });
+}
+
+ProcessingWorker::JobInputs ProcessingWorker::jobInputs(const Task& task) {
+  JobInputs in;
+  in.task = task;
+  in.config = config_;
+  in.cancel = running_->cancel;
+  in.compare = mode_ == Mode::Compare;
+  in.interop = textureInterop_;
+  in.limits = displayLimits_;
+  in.delayMs = progressDelayMs_;
+  in.radius = prefetchRadius_;
+  try {
+    if (task.kind != Kind::Benchmark) in.live = liveFor();
+  } catch (const std::exception& e) {
+    in.setupError = QString::fromStdString(e.what());
+  }
+  in.pixelPool = pixelPool_;
+  in.reader = reader_;
+  in.slices = slices_;
+  in.primary = primary_;
+  in.secondary = secondary_;
+  in.pipeline = pipeline_;
+  return in;
+}
+
+// The job's progress goes to the GUI thread at most every 40 ms, and only once it has run for
+// the delay (fast jobs stay quiet); a report that arrives after its job was replaced is dropped.
+compute::Job ProcessingWorker::reportingJob(const JobInputs& in) {
+  struct Reports {
+    QElapsedTimer clock;
+    std::atomic<qint64> lastMs{-1000};  // operations may report from any thread
+  };
+  auto reports = std::make_shared<Reports>();
+  reports->clock.start();
+  return compute::Job(
+      in.cancel.get(), [this, reports, delayMs = in.delayMs, cancel = in.cancel](double fraction) {
+        const qint64 now = reports->clock.elapsed();
+        qint64 last = reports->lastMs.load();
+        if (now < delayMs || now - last < 40) return;
+        if (!reports->lastMs.compare_exchange_strong(last, now)) return;
+        QMetaObject::invokeMethod(
+            this,
+            [this, fraction, cancel] {
+              if (running_ && running_->cancel == cancel && running_->task.kind != Kind::Prefetch)
+                emit progress(running_->task.generation, fraction);
+            },
+            Qt::QueuedConnection);
+      });
+}
+
+std::shared_ptr<ProcessingResult> ProcessingWorker::processSlice(const JobInputs& in,
+                                                                 const compute::Job& job) {
+  const Task& task = in.task;
+  if (!in.setupError.isEmpty()) throw std::runtime_error(in.setupError.toStdString());
+  if (!in.reader) throw compute::InvalidArgument("no stack is open");
+  if (!in.primary) throw compute::InvalidArgument("no processing backend is chosen");
+  if (in.compare && !in.secondary)
+    throw compute::InvalidArgument("Compare needs a second backend (GPU or a CPU stand-in)");
+  const io::StackInfo& info = in.reader->info();
+  if (task.z < 0 || task.z >= info.z)
+    throw compute::InvalidArgument("slice " + std::to_string(task.z) + " is outside the stack");
+  auto r = std::make_shared<ProcessingResult>();
+  r->z = task.z;
+  r->generation = task.generation;
+  r->prefetched = task.kind == Kind::Prefetch;
+  if (in.live && !in.compare && task.kind != Kind::Benchmark) {
+    // Single mode: raw slices read once, kept where the backend computes, neighbours read
+    // ahead while this slice is processed (by prefetches too: a scrub adopts them, and the
+    // slice after must not wait for the file); a GPU result stays on the device.
+    if (in.radius > 0) {
+      std::vector<int64_t> around;
+      for (int d = 1; d <= in.radius; ++d) around.insert(around.end(), {task.z + d, task.z - d});
+      in.live->readAhead(around);
+    }
+    compute::LiveProcessor::Frame frame = in.live->process(task.z, in.pipeline, job);
+    r->result = std::move(frame.result);
+    r->raw = frame.raw;
+    return r;
+  }
+  // From the store the viewer shares: kept slices are not read again.
+  const compute::SliceRead read = [&](int64_t k, float* out) {
+    const compute::SliceStore::Pixels pixels = in.slices->get(k);
+    std::copy(pixels->begin(), pixels->end(), out);
+  };
+  compute::SliceRunRequest request;
+  request.volume = {info.z, info.y, info.x};
+  request.spacing = spacingOf(info);
+  request.z = task.z;
+  request.primary = in.primary.get();
+  if (in.compare) request.secondary = in.secondary.get();
+  if (task.kind == Kind::Benchmark) request.repeats = task.repeats;
+  compute::SliceRun run = compute::runPipelineAtSlice(in.pipeline, request, read, job);
+  r->benchmark = task.kind == Kind::Benchmark;
+  if (r->benchmark) r->repeats = task.repeats;
+  r->result = std::move(run.result);
+  r->comparison = std::move(run.comparison);
+  r->raw = std::move(run.raw);
+  return r;
+}
+
+void ProcessingWorker::prepareForDisplay(const JobInputs& in, ProcessingResult& r) {
+  compute::Image& image = r.result.image;
+  if (image.onHost()) {
+    // One copy here instead of two on the GUI thread (view and readout share it).
+    auto [pixels, alias] = in.pixelPool->image(image.shape());
+    std::copy_n(image.data(), image.shape().count(), pixels->data());
+    alias.spacing = image.spacing;
+    image = alias;
+    r.pixels = pixels;
+    if (in.limits) std::tie(r.displayLow, r.displayHigh) = displayLimits(image);
+  } else if (!in.interop) {
+    // No interop: one download, straight into the pixels the view uploads.
+    QElapsedTimer download;
+    download.start();
+    auto [pixels, host] = in.pixelPool->image(image.shape(), in.primary);
+    in.primary->device().downloadInto(image, host);
+    r.result.downloadMs = static_cast<double>(download.nsecsElapsed()) / 1e6;
+    r.result.totalMs += r.result.downloadMs;
+    r.pixels = pixels;
+    if (in.limits) std::tie(r.displayLow, r.displayHigh) = displayLimits(host);
+  } else if (in.limits) {
+    // Interop: the view's texture is written from the device; limits from sampled rows.
+    const compute::Image sample =
+        in.primary->device().downloadRows(image, 0, sampleRowStep(image.shape()));
+    std::tie(r.displayLow, r.displayHigh) = displayLimits(sample);
+  }
+  r.hasDisplayLimits = in.limits;
 }
 
 void ProcessingWorker::finished(quint64 config, ProcessingResultPtr result, const QString& error,

@@ -146,7 +146,15 @@ class ProcessingWorker : public QObject {
 
   void configurationChanged();
   void startNext();
+  // A job in named steps: its inputs copied on the GUI thread, its progress reports, the slice
+  // processed (live or through runPipelineAtSlice), the result made ready for the view.
+  struct JobInputs;
   void start(const Task& task);
+  JobInputs jobInputs(const Task& task);
+  compute::Job reportingJob(const JobInputs& in);
+  static std::shared_ptr<ProcessingResult> processSlice(const JobInputs& in,
+                                                        const compute::Job& job);
+  static void prepareForDisplay(const JobInputs& in, ProcessingResult& result);
   void startPixels(const ProcessingResultPtr& result);
   void schedulePixels(const ProcessingResultPtr& result);
   void finished(quint64 config, ProcessingResultPtr result, const QString& error, bool cancelled);
