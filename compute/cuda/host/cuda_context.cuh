@@ -108,13 +108,6 @@ class Context {
   void* allocate(size_t bytes);
   void release(void* p);
 
-  // Fault injection for testing the out-of-memory paths (no real device runs out on demand):
-  // STACKLENS_CUDA_SIMULATED_CAPACITY_MB=N (MiB, fractions allowed), read when a context is made,
-  // makes allocate() fail exactly as a full device does once the bytes this context holds would
-  // exceed N MiB. The budget is not derived from it, so plans made from the budget meet the
-  // shortage as they would when another program takes the memory. 0 (unset): off, at no cost.
-  size_t simulatedCapacity() const { return simulatedCapacity_; }
-
   // A real-to-complex and a complex-to-real plan for one shape (2D when nz == 1), made once
   // and reused (the plan's work area comes from the pool and is shared by both directions).
   struct FftPlans {
@@ -165,8 +158,13 @@ class Context {
   cudaEvent_t uploadSlotFree_[kUploadSlots] = {};
   // cudaMallocAsync, or its refusal when the simulated capacity would be exceeded.
   cudaError_t poolAllocate(void** p, size_t bytes);
-  // The simulated capacity's bookkeeping (untouched when it is off); release() may run on any
-  // thread, from the deleters of buffers.
+  // Fault injection for testing the out-of-memory paths (no real device runs out on demand):
+  // STACKLENS_CUDA_SIMULATED_CAPACITY_MB=N (MiB, fractions allowed), read when a context is made,
+  // makes allocate() fail exactly as a full device does once the bytes this context holds would
+  // exceed N MiB. The budget is not derived from it, so plans made from the budget meet the
+  // shortage as they would when another program takes the memory. 0 (unset): off, at no cost.
+  // Its bookkeeping is untouched when it is off; release() may run on any thread, from the
+  // deleters of buffers.
   size_t simulatedCapacity_ = 0;
   size_t liveBytes_ = 0;
   std::map<void*, size_t> liveSizes_;
