@@ -81,6 +81,18 @@ struct Workspace {
   uint32_t histogram[2][kBins];
 };
 
+// True in every thread of the last block of the grid to get here; the fences publish every
+// block's atomics to it. The pass that ends resets *blocksDone.
+__device__ inline bool lastBlockToFinish(unsigned* blocksDone) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(blocksDone, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
 // The bounds as the floats [lo, hi] that hold exactly the floats inside them (lower rounded up,
 // upper down), so that testing a value needs no conversion to double.
 struct FloatBounds {
@@ -370,14 +382,8 @@ __global__ void __launch_bounds__(kThreads)
       atomicMax(&ws->moments.maxKey, mx);
     }
   }
-  // The last block to finish completes the step (the fences publish every block's atomics).
-  __shared__ bool last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(&ws->blocksDone, 1u) == gridDim.x - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
+  // The last block to finish completes the step.
+  if (!lastBlockToFinish(&ws->blocksDone)) return;
   if (Pass == 0 && useGuess) {
     // Both middle ranks inside the guessed bin: the first digit is known without a histogram.
     if (threadIdx.x == 0) {
@@ -433,13 +439,7 @@ __global__ void __launch_bounds__(kThreads) digit0Fallback(Workspace* ws) {
   __syncthreads();
   for (int i = threadIdx.x; i < kBins; i += blockDim.x)
     if (hist[i]) atomicAdd(&ws->histogram[0][i], hist[i]);
-  __shared__ bool last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(&ws->blocksDone, 1u) == gridDim.x - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
+  if (!lastBlockToFinish(&ws->blocksDone)) return;
   chooseDigit<0>(ws);
   if (threadIdx.x == 0) {
     ws->blocksDone = 0;
