@@ -11,6 +11,7 @@
 #include "compute/blocked/block_plan.h"
 #include "compute/blocked/slab_stream.h"
 #include "compute/device_list.h"
+#include "compute/stack_spacing.h"
 #include "io/block_writer.h"
 
 namespace stacklens::cli {
@@ -43,7 +44,7 @@ InputStack readInput(const Args& args) {
     throwIfInterrupted();  // a large input takes long to read
     reader->readSlice(first + k, input.image.slice(k));
   }
-  input.image.spacing = spacingOf(info);
+  input.image.spacing = compute::spacingOf(info);
   return input;
 }
 
@@ -114,10 +115,6 @@ OptionSpec devicesOption() {
   return {"devices", "all|N|I,J",
           "on CUDA, the GPUs that share a stack processed in blocks or slabs (default all; N: the "
           "first N; a list: those, e.g. 0,2 or 1,)"};
-}
-
-compute::Spacing spacingOf(const io::StackInfo& info) {
-  return {info.spacing[0], info.spacing[1], info.spacing[2], info.spacingKnown, info.units[2]};
 }
 
 io::WriteOptions writeOptionsFor(const Args& args, const InputStack& input,

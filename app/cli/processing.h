@@ -43,8 +43,6 @@ std::unique_ptr<compute::Backend> chooseFirstDevice(const Args& args);
 // The --devices option of those commands.
 OptionSpec devicesOption();
 
-// The stack's voxel spacing as the compute library takes it.
-compute::Spacing spacingOf(const io::StackInfo& info);
 // Write options that carry the input's header and spacing, plus a HISTORY line, and the
 // outputOptions() given for OUT (the second positional argument).
 io::WriteOptions writeOptionsFor(const Args& args, const InputStack& input,

@@ -1,5 +1,4 @@
 #include "ui/jobs/projection_job.h"
-#include "ui/stack/stack_spacing.h"
 
 #include <chrono>
 #include <cmath>
@@ -9,6 +8,7 @@
 #include "compute/blocked/block_plan.h"
 #include "compute/pipeline_over_stack.h"
 #include "compute/projection.h"
+#include "compute/stack_spacing.h"
 #include "io/stack_writer.h"
 #include "io/z_coordinate.h"
 
@@ -47,9 +47,9 @@ compute::ZBand processedBand(const ProjectionRequest& r, compute::Backend& backe
         " MiB): choose a shorter range, or process the whole stack into a file first");
   compute::ZBand band{compute::Image::host({keep1 - keep0, info.y, info.x}), keep0, first - keep0,
                       last - keep0};
-  band.slices.spacing = spacingOf(info);
+  band.slices.spacing = compute::spacingOf(info);
   compute::runPipelineOverStack(
-      backend, *r.pipeline, {z1 - z0, info.y, info.x}, spacingOf(info),
+      backend, *r.pipeline, {z1 - z0, info.y, info.x}, compute::spacingOf(info),
       [&](int64_t z, float* out) { r.reader->readSlice(z0 + z, out); },
       [&](int64_t z, const float* data) {
         const int64_t k = z0 + z - keep0;
@@ -107,7 +107,7 @@ ProjectionOutcome runProjection(const ProjectionRequest& r, compute::Backend& ba
   } else {
     compute::AlongZTimes times;
     result = compute::collapseAlongZ(
-        backend, {info.z, info.y, info.x}, spacingOf(info), first, last, context, budget,
+        backend, {info.z, info.y, info.x}, compute::spacingOf(info), first, last, context, budget,
         [&](int64_t k, int64_t y0, int64_t y1, float* out) { r.reader->readRows(k, y0, y1, out); },
         collapse, job, &times);
     outcome.milliseconds = 1e3 * times.computeSeconds;
@@ -121,7 +121,7 @@ ProjectionOutcome runProjection(const ProjectionRequest& r, compute::Backend& ba
     } else {
       compute::AlongZTimes times;
       cpu = compute::collapseAlongZ(
-          *twin, {info.z, info.y, info.x}, spacingOf(info), first, last, context, budget,
+          *twin, {info.z, info.y, info.x}, compute::spacingOf(info), first, last, context, budget,
           [&](int64_t k, int64_t y0, int64_t y1, float* out) {
             r.reader->readRows(k, y0, y1, out);
           },

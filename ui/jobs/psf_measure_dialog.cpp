@@ -17,12 +17,12 @@
 
 #include "compute/backend.h"
 #include "compute/blocked/block_plan.h"
+#include "compute/stack_spacing.h"
 #include "io/stack_writer.h"
 #include "ui/display/view_decorations.h"
 #include "ui/frame/main_window.h"
 #include "ui/jobs/dialog_job.h"
 #include "ui/live/live_processing.h"
-#include "ui/stack/stack_spacing.h"
 
 namespace stacklens::ui {
 namespace {
@@ -537,7 +537,7 @@ void PsfMeasureDialog::measure() {
           }
           post([](PsfMeasureDialog* d) { d->status_->setText(tr("Measuring…")); });
         }
-        data.spacing = spacingOf(info);
+        data.spacing = compute::spacingOf(info);
         const double start = p.threeD ? 0.5 : 0;
         compute::psf::MeasuredPsf result = compute::psf::measurePsf(
             data, stars, p,

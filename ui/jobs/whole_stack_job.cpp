@@ -1,6 +1,5 @@
 // runWholeStack: slices in, blocks deconvolved, interiors out, with the result's provenance.
 #include "ui/jobs/whole_stack_job.h"
-#include "ui/stack/stack_spacing.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include "compute/params_text.h"
 #include "compute/pipeline_over_stack.h"
 #include "compute/source_table.h"
+#include "compute/stack_spacing.h"
 #include "io/block_writer.h"
 #include "io/whole_file.h"
 
@@ -56,7 +56,7 @@ void runPipelineOverWholeStack(const WholeStackRequest& request, compute::Backen
     if (progress) progress({"processing", 0.98 * f});
   });
   const compute::StackPipelineReport report = compute::runPipelineOverStack(
-      backend, pipeline, {info.z, info.y, info.x}, spacingOf(info),
+      backend, pipeline, {info.z, info.y, info.x}, compute::spacingOf(info),
       [&](int64_t z, float* out) { request.reader->readSlice(z, out); },
       [&](int64_t z, const float* data) { writer.writeBox(z, z + 1, 0, info.y, 0, info.x, data); },
       job);

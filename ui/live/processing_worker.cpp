@@ -12,11 +12,11 @@
 
 #include "compute/pipeline_at_slice.h"
 #include "compute/pixel_pool.h"
+#include "compute/stack_spacing.h"
 #include "io/movie_frame.h"
 #include "render/frame_timing.h"
 #include "ui/frame/thread_priority.h"
 #include "ui/stack/slice_fetcher.h"
-#include "ui/stack/stack_spacing.h"
 
 namespace stacklens::ui {
 namespace {
@@ -480,7 +480,7 @@ std::shared_ptr<ProcessingResult> ProcessingWorker::processSlice(const JobInputs
   };
   compute::SliceRunRequest request;
   request.volume = {info.z, info.y, info.x};
-  request.spacing = spacingOf(info);
+  request.spacing = compute::spacingOf(info);
   request.z = task.z;
   request.primary = in.primary.get();
   if (in.compare) request.secondary = in.secondary.get();

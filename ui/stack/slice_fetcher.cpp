@@ -5,8 +5,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
+#include "compute/stack_spacing.h"
 #include "ui/frame/thread_priority.h"
-#include "ui/stack/stack_spacing.h"
 
 namespace stacklens::ui {
 
@@ -14,7 +14,7 @@ compute::RawSliceReader rawSliceReaderOf(std::shared_ptr<const io::StackReader> 
   const io::StackInfo& info = reader->info();
   compute::RawSliceReader source;
   source.shape = {info.z, info.y, info.x};
-  source.spacing = spacingOf(info);
+  source.spacing = compute::spacingOf(info);
   source.read = [reader = std::move(reader)](int64_t z, float* out) { reader->readSlice(z, out); };
   return source;
 }

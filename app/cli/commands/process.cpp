@@ -14,6 +14,7 @@
 #include "compute/pipeline_command.h"
 #include "compute/pipeline_over_stack.h"
 #include "compute/source_table.h"
+#include "compute/stack_spacing.h"
 #include "io/block_writer.h"
 #include "io/io_error.h"
 #include "io/stack.h"
@@ -100,7 +101,7 @@ int runProcess(const Args& args) {
           "stacklens whole-stack pipeline " + pipeline.describe() + " backend=" + backend->name()));
   timer.start("process");
   const compute::StackPipelineReport report = compute::runPipelineOverStack(
-      *backend, pipeline, {info.z, info.y, info.x}, spacingOf(info),
+      *backend, pipeline, {info.z, info.y, info.x}, compute::spacingOf(info),
       [&reader](int64_t z, float* out) { reader->readSlice(z, out); },
       [&writer, &info](int64_t z, const float* data) {
         writer.writeBox(z, z + 1, 0, info.y, 0, info.x, data);
