@@ -24,10 +24,25 @@ std::string trim(std::string s) {
 
 // The value field of a keyword card (columns 11-80): a quoted string without its quotes, or the
 // text before a comment. `closed` is false for a string without its closing quote.
-std::string cardValue(const std::string& card, bool& quoted, bool& closed) {
-  // From column 10: after "= " that is a blank, and after '=' with anything else in column 10
-  // (which cfitsio also reads as a value) it is the value's first character.
-  const std::string field = card.size() > 9 ? card.substr(9) : "";
+// Where cfitsio's ffpsvc starts a card's value, or npos for a card without one. cfitsio reads a
+// card without its trailing blanks, and one of fewer than 9 characters has no value; COMMENT,
+// HISTORY, CONTINUE and blank-named cards have none either. Else the value follows '=' in column
+// 9 (with a blank or anything else in column 10), or the card's first '=' wherever it is (found by
+// fits_fuzzer: cfitsio reads 'ZVAL1      =    0   32' as ZVAL1 = 0, a RICE block size of 0, and
+// divides by it in imcomp_calc_max_elem); HIERARCH takes its first '=' too.
+size_t valueStart(const std::string& card) {
+  const size_t last = card.find_last_not_of(' ');
+  if (last == std::string::npos || last < 8) return std::string::npos;
+  for (const char* none : {"COMMENT ", "HISTORY ", "CONTINUE", "        "})
+    if (card.compare(0, 8, none) == 0) return std::string::npos;
+  if (card[8] == '=') return 9;
+  const size_t equals = card.find('=');
+  return equals == std::string::npos ? std::string::npos : equals + 1;
+}
+
+// The value from `start` (valueStart) as cfitsio parses it.
+std::string cardValue(const std::string& card, size_t start, bool& quoted, bool& closed) {
+  const std::string field = card.size() > start ? card.substr(start) : "";
   const size_t first = field.find_first_not_of(' ');
   quoted = first != std::string::npos && field[first] == '\'';
   closed = true;
@@ -269,16 +284,18 @@ std::vector<PrescannedHdu> prescanFits(const std::function<std::string(int64_t, 
           end = true;
           break;
         }
-        if (!key.empty() && key.front() == ' ') continue;
-        // cfitsio names a keyword by its characters up to the first blank (ffgknm): 'ZTILE2 z='
-        // is a second ZTILE2 to it (found by fits_fuzzer: holding a string, it made a tile
-        // length of 0 and SIGFPE in imcomp_get_compressed_image_par).
-        if (const size_t blank = key.find(' '); blank != std::string::npos) key.resize(blank);
+        // cfitsio names a keyword by its characters up to the first blank or '=' (ffgknm, up to
+        // 75 of them): 'ZTILE2 z=' is a second ZTILE2 to it (found by fits_fuzzer: holding a
+        // string, it made a tile length of 0 and SIGFPE in imcomp_get_compressed_image_par), and
+        // 'ZVAL1=0   x = 1' is ZVAL1. A blank first column names nothing.
+        key = card.substr(0, std::min(card.find_first_of(" ="), size_t(75)));
         // A value follows '=' in column 9 whatever column 10 holds, as cfitsio reads it (found
-        // by fits_fuzzer: 'ZVAL2   =(   2' went unchecked here and overflowed cfitsio's ffc2j).
-        if (card[8] != '=' || key.empty()) continue;
+        // by fits_fuzzer: 'ZVAL2   =(   2' went unchecked here and overflowed cfitsio's ffc2j),
+        // or the card's first '=' elsewhere (valueStart).
+        const size_t start = valueStart(card);
+        if (start == std::string::npos || key.empty()) continue;
         bool quoted = false, closed = true;
-        const std::string value = cardValue(card, quoted, closed);
+        const std::string value = cardValue(card, start, quoted, closed);
         if (!closed && h.problem.empty())
           h.problem = key + " has a string without its closing quote";
         // cfitsio copies a value into 71 bytes: a token from column 10 to 80 (no blank after
