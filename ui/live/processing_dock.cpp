@@ -52,6 +52,25 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   auto* content = new QWidget(this);
   auto* layout = new QVBoxLayout(content);
 
+  addPresetRow(content, layout);
+  addFilterGroups(content, layout);
+  addDeconvolutionGroup(content, layout);
+  addMeasurementGroups(content, layout);
+  addRunControls(content, layout);
+  addProgressRow(content, layout);
+  showIdle();
+
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(content);
+  scroll->setWidgetResizable(true);
+  setWidget(scroll);
+
+  connectControls();
+  updateEnabledWidgets();
+}
+
+// The preset chooser above the stages ("Custom" once any parameter is changed).
+void ProcessingDock::addPresetRow(QWidget* content, QVBoxLayout* layout) {
   auto* presetRow = new QHBoxLayout();
   preset_ = new QComboBox(content);
   preset_->addItem(tr("Custom"));
@@ -59,7 +78,10 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   presetRow->addWidget(new QLabel(tr("Preset"), content));
   presetRow->addWidget(preset_, 1);
   layout->addLayout(presetRow);
+}
 
+// The per-slice filters, in the order the pipeline runs them: outliers, median, blur.
+void ProcessingDock::addFilterGroups(QWidget* content, QVBoxLayout* layout) {
   QFormLayout* form = nullptr;
   outliers_ = group(content, tr("Outlier removal"), &form);
   outlierSize_ = intBox(outliers_, 3, 31, 3, 2);
@@ -88,7 +110,11 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   form->addRow(tr("σ x (px)"), blurSigmaX_);
   form->addRow(tr("σ z (slices)"), blurSigmaZ_);
   layout->addWidget(blur_);
+}
 
+// Richardson–Lucy: iterations, mode and slab, the PSF (Gaussian or a file), boundary, TV.
+void ProcessingDock::addDeconvolutionGroup(QWidget* content, QVBoxLayout* layout) {
+  QFormLayout* form = nullptr;
   deconvolution_ = group(content, tr("Richardson–Lucy deconvolution"), &form);
   iterations_ = intBox(deconvolution_, 1, 1000, 20);
   dimensions_ = new QComboBox(deconvolution_);
@@ -145,7 +171,11 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   form->addRow(accelerate_);
   form->addRow(tr("TV λ"), tvLambda_);
   layout->addWidget(deconvolution_);
+}
 
+// Background statistics and segmentation.
+void ProcessingDock::addMeasurementGroups(QWidget* content, QVBoxLayout* layout) {
+  QFormLayout* form = nullptr;
   statistics_ = group(content, tr("Background statistics (σ-clipped)"), &form);
   clipLower_ = doubleBox(statistics_, 0.1, 100, 3, 2, 0.1);
   clipUpper_ = doubleBox(statistics_, 0.1, 100, 3, 2, 0.1);
@@ -166,7 +196,10 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   form->addRow(tr("Connectivity"), connectivity_);
   form->addRow(tr("Min pixels"), minPixels_);
   layout->addWidget(segmentation_);
+}
 
+// Where it runs and what the view shows: backend, view mode, blink interval, result cache.
+void ProcessingDock::addRunControls(QWidget* content, QVBoxLayout* layout) {
   auto* run = new QFormLayout();
   backend_ = new QComboBox(content);
   backend_->addItems({tr("CPU"), tr("GPU (CUDA)"), tr("Compare CPU vs GPU")});
@@ -197,7 +230,10 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   run->addRow(tr("Blink every"), blinkMs_);
   run->addRow(tr("Result cache"), cacheMiB_);
   layout->addLayout(run);
+}
 
+// Progress and Cancel, the background statistics and the status line.
+void ProcessingDock::addProgressRow(QWidget* content, QVBoxLayout* layout) {
   auto* progressRow = new QHBoxLayout();
   progress_ = new QProgressBar(content);
   progress_->setRange(0, 1000);
@@ -214,14 +250,11 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   layout->addWidget(background_);
   layout->addWidget(status_);
   layout->addStretch(1);
-  showIdle();
+}
 
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidget(content);
-  scroll->setWidgetResizable(true);
-  setWidget(scroll);
-
-  // Any parameter change: the preset becomes "Custom" and the pipeline is re-read.
+// Any parameter change marks the preset "Custom" and re-reads the pipeline; the other controls
+// say what they change.
+void ProcessingDock::connectControls() {
   for (auto* g : {outliers_, median_, blur_, deconvolution_, statistics_, segmentation_})
     connect(g, &QGroupBox::toggled, this, &ProcessingDock::changed);
   for (auto* s :
@@ -250,7 +283,6 @@ ProcessingDock::ProcessingDock(QWidget* parent) : QDockWidget(tr("Processing"), 
   connect(cacheMiB_, &QSpinBox::valueChanged, this,
           [this] { emit cacheBudgetChanged(cacheBudgetBytes()); });
   connect(cancel_, &QPushButton::clicked, this, &ProcessingDock::cancelRequested);
-  updateEnabledWidgets();
 }
 
 void ProcessingDock::changed() {

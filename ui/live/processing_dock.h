@@ -14,6 +14,7 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSpinBox>
+#include <QVBoxLayout>
 
 #include "compute/pipeline.h"
 
@@ -78,6 +79,14 @@ class ProcessingDock : public QDockWidget {
   void cancelRequested();
 
  private:
+  // The constructor's steps, in the order the widgets are laid out.
+  void addPresetRow(QWidget* content, QVBoxLayout* layout);
+  void addFilterGroups(QWidget* content, QVBoxLayout* layout);
+  void addDeconvolutionGroup(QWidget* content, QVBoxLayout* layout);
+  void addMeasurementGroups(QWidget* content, QVBoxLayout* layout);
+  void addRunControls(QWidget* content, QVBoxLayout* layout);
+  void addProgressRow(QWidget* content, QVBoxLayout* layout);
+  void connectControls();
   void changed();
   void updateEnabledWidgets();
   void showPsfName();
