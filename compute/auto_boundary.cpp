@@ -7,20 +7,19 @@
 namespace stacklens::compute {
 
 namespace {
-BoundaryChoice needsPadding(const DeconvolveParams& p) {
-  if (p.tvLambda > 0) return {Boundary::Reflect, "the TV term needs the padded frame"};
-  return {};
-}
 constexpr const char* kSymmetric = "the PSF is mirror-symmetric";
+BoundaryChoice tvNeedsPadding() {
+  return {Boundary::Reflect, "the TV term needs the padded frame"};
+}
 }  // namespace
 
 BoundaryChoice autoBoundaryForGaussian(const DeconvolveParams& p) {
-  if (BoundaryChoice padded = needsPadding(p); !padded.reason.empty()) return padded;
+  if (p.tvLambda > 0) return tvNeedsPadding();
   return {Boundary::ReflectExact, kSymmetric};
 }
 
 BoundaryChoice autoBoundary(const Image& psf, const DeconvolveParams& p) {
-  if (BoundaryChoice padded = needsPadding(p); !padded.reason.empty()) return padded;
+  if (p.tvLambda > 0) return tvNeedsPadding();
   if (psf.empty()) return {Boundary::Reflect, "no PSF"};
   Shape shape = psf.shape();
   const float* start = psf.data();
