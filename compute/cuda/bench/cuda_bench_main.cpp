@@ -258,122 +258,130 @@ void frameBenchmark(Backend& gpu, Shape s, int iterations, double bandwidth, boo
   std::fflush(stdout);
 }
 
-int runAll(int argc, char** argv) {
+namespace {
+
+// The workloads asked for on the command line (all of them when none is named), and the RL
+// frames to time.
+struct Wanted {
   std::set<std::string> only;
   std::vector<std::pair<Shape, bool>> frames;  // with reflect-exact
+  bool operator()(const std::string& w) const { return only.empty() || only.count(w); }
+  bool named(const std::string& w) const { return only.count(w) > 0; }
+};
+
+Wanted parseArguments(int argc, char** argv) {
+  Wanted want;
   for (int i = 1; i < argc; ++i) {
     long long z = 0, y = 0, x = 0;
     if (std::sscanf(argv[i], "rl3d_frame=%lldx%lldx%lld", &z, &y, &x) == 3)
-      frames.push_back({{z, y, x}, false});
+      want.frames.push_back({{z, y, x}, false});
     else if (std::sscanf(argv[i], "rl3d_exact_frame=%lldx%lldx%lld", &z, &y, &x) == 3)
-      frames.push_back({{z, y, x}, true});
+      want.frames.push_back({{z, y, x}, true});
     else
-      only.insert(argv[i]);
+      want.only.insert(argv[i]);
   }
-  auto want = [&](const std::string& w) { return only.empty() || only.count(w); };
-  std::string why;
-  if (!cudaUsable(&why)) {
-    std::fprintf(stderr, "stacklens-cuda-bench: %s\n", why.c_str());
-    return 4;
-  }
-  auto gpu = makeCudaBackend();
-  double bw = measureBandwidth();
-  gLink = measureLinkBandwidth();
-  std::printf(
-      "{\"device\": \"%s\", \"copy_bandwidth_GBps\": %.1f, \"page_locked_h2d_GBps\": %.1f, "
-      "\"page_locked_d2h_GBps\": %.1f}\n",
-      gpu->deviceName().c_str(), bw / 1e9, gLink.up / 1e9, gLink.down / 1e9);
-  for (const auto& [f, exact] : frames) frameBenchmark(*gpu, f, 10, bw, exact);
-  if (!frames.empty() && only.empty()) return 0;
+  return want;
+}
 
-  if (want("blur2d_gaussian_f32")) {
-    Image deltas = Image::host({1, 2048, 2048});
-    for (int64_t y = 8; y < 2048; y += 16)
-      for (int64_t x = 8; x < 2048; x += 16) deltas.at(0, y, x) = 1.f;
-    BlurParams p{0.0, 3.5, 3.5, 2.0, false};
+// Gaussian blur of a 2048² field of deltas (the peers' seed).
+void benchBlur(Backend& gpu, double bw, const Wanted& want) {
+  if (!want("blur2d_gaussian_f32")) return;
+  Image deltas = Image::host({1, 2048, 2048});
+  for (int64_t y = 8; y < 2048; y += 16)
+    for (int64_t x = 8; x < 2048; x += 16) deltas.at(0, y, x) = 1.f;
+  BlurParams p{0.0, 3.5, 3.5, 2.0, false};
+  Timing t = timeIt(
+      gpu, deltas, [&](const Image& a) { return gpu.gaussianBlur(a, p); }, 20);
+  // Floor: one read and one write of the image (a fused 2D kernel's traffic).
+  emit("blur2d_gaussian_f32", t, bench::readWriteBytes(2048.0 * 2048), bw, "");
+}
+
+// Sigma clipping of the synthetic sky to convergence.
+void benchSigmaClip(Backend& gpu, double bw, const Wanted& want, const Image& sky1) {
+  if (!want("sigmaclip")) return;
+  ClipParams p;
+  p.maxIterations = -1;
+  ClipStats st;
+  int iterations = 0;
+  Timing t = timeIt(
+      gpu, sky1,
+      [&](const Image& a) {
+        st = gpu.sigmaClip(a, p);
+        iterations = st.iterations;
+        return a;
+      },
+      10);
+  std::ostringstream e;
+  e << ", \"iterations\": " << iterations << ", \"result_n\": " << st.clipped.n
+    << ", \"result_std\": " << st.clipped.std;
+  // Floor: one read of the finite values per iteration plus the first (all values).
+  emit("sigmaclip", t, bench::sigmaClipBytes(2048.0 * 2048, iterations), bw, e.str());
+}
+
+// Segmentation of the synthetic sky: with the background known, and with its clipping timed.
+void benchSegmentation(Backend& gpu, double bw, const Wanted& want, const Image& sky1) {
+  if (!want("segment_label_measure")) return;
+  SegmentParams full;
+  full.clip.maxIterations = -1;
+  Segmentation seg = gpu.segment(gpu.upload(sky1), full);
+  // As the peer (and compute/bench): the background statistics are known before the clock
+  // starts, so the timing is threshold + label + measure.
+  SegmentParams fixed = full;
+  fixed.background = seg.background;
+  size_t n = 0;
+  Timing t = timeIt(
+      gpu, sky1,
+      [&](const Image& a) {
+        n = gpu.segment(a, fixed).sources.size();
+        return a;
+      },
+      10);
+  std::ostringstream e;
+  e << ", \"n_sources\": " << n << ", \"threshold\": " << seg.threshold;
+  emit("segment_label_measure", t, bench::readWriteBytes(2048.0 * 2048), bw, e.str());
+  Timing tf = timeIt(
+      gpu, sky1,
+      [&](const Image& a) {
+        gpu.segment(a, full);
+        return a;
+      },
+      10);
+  emit("segment_with_clipping", tf, bench::readWriteBytes(2048.0 * 2048), bw, e.str());
+}
+
+// 2D Richardson–Lucy on a blurred 2048² sky, each boundary.
+void benchRl2d(Backend& gpu, double bw, const Wanted& want) {
+  if (!want("rl2d_fft20")) return;
+  Image truth = sky(gpu, 2048, 2);
+  for (int64_t i = 0; i < truth.shape().count(); ++i)
+    truth.data()[i] = std::max(truth.data()[i], 0.f) + 0.01f;
+  Image psf = gaussianPsf(0, 3.0, 3.0, {1, 31, 31});
+  Image blurred = gpu.download(gpu.gaussianBlur(truth, BlurParams{0, 3.0, 3.0, 5.0, false}));
+  for (int64_t i = 0; i < blurred.shape().count(); ++i) blurred.data()[i] += 1e-3f;
+  for (Boundary b : {Boundary::Periodic, Boundary::Reflect, Boundary::ReflectExact}) {
+    DeconvolveParams p;
+    p.iterations = 20;
+    p.boundary = b;
     Timing t = timeIt(
-        *gpu, deltas, [&](const Image& a) { return gpu->gaussianBlur(a, p); }, 20);
-    // Floor: one read and one write of the image (a fused 2D kernel's traffic).
-    emit("blur2d_gaussian_f32", t, bench::readWriteBytes(2048.0 * 2048), bw, "");
-  }
-  Image sky1;
-  if (want("sigmaclip") || want("segment_label_measure")) sky1 = sky(*gpu, 2048, 1);
-  if (want("sigmaclip")) {
-    ClipParams p;
-    p.maxIterations = -1;
-    ClipStats st;
-    int iterations = 0;
-    Timing t = timeIt(
-        *gpu, sky1,
-        [&](const Image& a) {
-          st = gpu->sigmaClip(a, p);
-          iterations = st.iterations;
-          return a;
-        },
-        10);
+        gpu, blurred, [&](const Image& a) { return gpu.richardsonLucy(a, psf, p); }, 5);
+    // The frame both backends use (compute/rl_frame.h): 2048² periodic and reflect-exact,
+    // 2304² reflect.
+    const Shape f = b == Boundary::Reflect ? rlFrame({1, 2048 + 30, 2048 + 30}, {false, true, true})
+                                           : Shape{1, 2048, 2048};
     std::ostringstream e;
-    e << ", \"iterations\": " << iterations << ", \"result_n\": " << st.clipped.n
-      << ", \"result_std\": " << st.clipped.std;
-    // Floor: one read of the finite values per iteration plus the first (all values).
-    emit("sigmaclip", t, bench::sigmaClipBytes(2048.0 * 2048, iterations), bw, e.str());
+    e << ", \"frame\": [" << f.y << ", " << f.x << "]";
+    const std::string name =
+        std::string("rl2d_fft20") + (b == Boundary::Periodic  ? ""
+                                     : b == Boundary::Reflect ? "_reflect"
+                                                              : "_reflect_exact");
+    // Reflect-exact reads transfer pairs: 8 bytes per spectrum value, as a complex OTF.
+    emit(name, t, bench::rlBytes(double(f.count()), 20, false, b != Boundary::ReflectExact), bw,
+         e.str());
   }
-  if (want("segment_label_measure")) {
-    SegmentParams full;
-    full.clip.maxIterations = -1;
-    Segmentation seg = gpu->segment(gpu->upload(sky1), full);
-    // As the peer (and compute/bench): the background statistics are known before the clock
-    // starts, so the timing is threshold + label + measure.
-    SegmentParams fixed = full;
-    fixed.background = seg.background;
-    size_t n = 0;
-    Timing t = timeIt(
-        *gpu, sky1,
-        [&](const Image& a) {
-          n = gpu->segment(a, fixed).sources.size();
-          return a;
-        },
-        10);
-    std::ostringstream e;
-    e << ", \"n_sources\": " << n << ", \"threshold\": " << seg.threshold;
-    emit("segment_label_measure", t, bench::readWriteBytes(2048.0 * 2048), bw, e.str());
-    Timing tf = timeIt(
-        *gpu, sky1,
-        [&](const Image& a) {
-          gpu->segment(a, full);
-          return a;
-        },
-        10);
-    emit("segment_with_clipping", tf, bench::readWriteBytes(2048.0 * 2048), bw, e.str());
-  }
-  if (want("rl2d_fft20")) {
-    Image truth = sky(*gpu, 2048, 2);
-    for (int64_t i = 0; i < truth.shape().count(); ++i)
-      truth.data()[i] = std::max(truth.data()[i], 0.f) + 0.01f;
-    Image psf = gaussianPsf(0, 3.0, 3.0, {1, 31, 31});
-    Image blurred = gpu->download(gpu->gaussianBlur(truth, BlurParams{0, 3.0, 3.0, 5.0, false}));
-    for (int64_t i = 0; i < blurred.shape().count(); ++i) blurred.data()[i] += 1e-3f;
-    for (Boundary b : {Boundary::Periodic, Boundary::Reflect, Boundary::ReflectExact}) {
-      DeconvolveParams p;
-      p.iterations = 20;
-      p.boundary = b;
-      Timing t = timeIt(
-          *gpu, blurred, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 5);
-      // The frame both backends use (compute/rl_frame.h): 2048² periodic and reflect-exact,
-      // 2304² reflect.
-      const Shape f = b == Boundary::Reflect
-                          ? rlFrame({1, 2048 + 30, 2048 + 30}, {false, true, true})
-                          : Shape{1, 2048, 2048};
-      std::ostringstream e;
-      e << ", \"frame\": [" << f.y << ", " << f.x << "]";
-      const std::string name =
-          std::string("rl2d_fft20") + (b == Boundary::Periodic  ? ""
-                                       : b == Boundary::Reflect ? "_reflect"
-                                                                : "_reflect_exact");
-      // Reflect-exact reads transfer pairs: 8 bytes per spectrum value, as a complex OTF.
-      emit(name, t, bench::rlBytes(double(f.count()), 20, false, b != Boundary::ReflectExact), bw,
-           e.str());
-    }
-  }
+}
+
+// 3D Richardson–Lucy on 256 × 1024², each boundary.
+void benchRl3d(Backend& gpu, double bw, const Wanted& want) {
   for (Boundary b : {Boundary::Periodic, Boundary::Reflect, Boundary::ReflectExact}) {
     const std::string name = b == Boundary::Periodic  ? "rl3d_fft20"
                              : b == Boundary::Reflect ? "rl3d_fft20_reflect"
@@ -388,7 +396,7 @@ int runAll(int argc, char** argv) {
     p.threeD = true;
     p.boundary = b;
     Timing t = timeIt(
-        *gpu, vol, [&](const Image& a) { return gpu->richardsonLucy(a, psf, p); }, 3);
+        gpu, vol, [&](const Image& a) { return gpu.richardsonLucy(a, psf, p); }, 3);
     // The frame both backends use (compute/rl_frame.h): 256 × 1024², or 288 × 1152² reflected.
     const Shape f = b == Boundary::Reflect
                         ? rlFrame({256 + 32, 1024 + 32, 1024 + 32}, {true, true, true})
@@ -397,35 +405,44 @@ int runAll(int argc, char** argv) {
     e << ", \"frame\": [" << f.z << ", " << f.y << ", " << f.x << "]";
     emit(name, t, bench::rlBytes(double(f.count()), 20, true, false), bw, e.str());
   }
-  if (want("median3_stack") || want("median5_stack")) {
-    Image stack = uniform({16, 2048, 2048}, 4, 0.f, 1.f);
-    for (int k : {3, 5}) {
-      std::string name = "median" + std::to_string(k) + "_stack";
-      if (!want(name)) continue;
-      Timing t = timeIt(
-          *gpu, stack, [&](const Image& a) { return gpu->medianFilter(a, k); }, 10);
-      emit(name, t, bench::readWriteBytes(double(stack.shape().count())), bw, "");
-    }
-  }
-  if (want("zoom3d_order3")) {
-    Image vol = uniform({330, 608, 865}, 5, 0.f, 1.f);
-    ResampleParams p;
-    p.zoomZ = 2.5;
-    p.zoomY = 0.7;
-    p.zoomX = 0.7;
-    p.order = 3;
+}
+
+// 3×3 and 5×5 medians of a 16 × 2048² stack.
+void benchMedians(Backend& gpu, double bw, const Wanted& want) {
+  if (!(want("median3_stack") || want("median5_stack"))) return;
+  Image stack = uniform({16, 2048, 2048}, 4, 0.f, 1.f);
+  for (int k : {3, 5}) {
+    std::string name = "median" + std::to_string(k) + "_stack";
+    if (!want(name)) continue;
     Timing t = timeIt(
-        *gpu, vol, [&](const Image& a) { return gpu->resample(a, p); }, 5);
-    double out = 825.0 * 426 * 606;
-    emit("zoom3d_order3", t, bench::resampleBytes(double(vol.shape().count()), out), bw, "");
+        gpu, stack, [&](const Image& a) { return gpu.medianFilter(a, k); }, 10);
+    emit(name, t, bench::readWriteBytes(double(stack.shape().count())), bw, "");
   }
-  // The zoom's three passes alone, each on the array it meets there (x, then y, then z), against
-  // its own floor; only when named.
+}
+
+// Cubic zoom of a 330 × 608 × 865 volume.
+void benchZoom(Backend& gpu, double bw, const Wanted& want) {
+  if (!want("zoom3d_order3")) return;
+  Image vol = uniform({330, 608, 865}, 5, 0.f, 1.f);
+  ResampleParams p;
+  p.zoomZ = 2.5;
+  p.zoomY = 0.7;
+  p.zoomX = 0.7;
+  p.order = 3;
+  Timing t = timeIt(
+      gpu, vol, [&](const Image& a) { return gpu.resample(a, p); }, 5);
+  double out = 825.0 * 426 * 606;
+  emit("zoom3d_order3", t, bench::resampleBytes(double(vol.shape().count()), out), bw, "");
+}
+
+// The zoom's three passes alone, each on the array it meets there (x, then y, then z), against
+// its own floor; only when named.
+void benchZoomPasses(Backend& gpu, double bw, const Wanted& want) {
   const Shape passInputs[3] = {{330, 426, 606}, {330, 608, 606}, {330, 608, 865}};
   const double passZooms[3] = {2.5, 0.7, 0.7};
   for (int axis : {2, 1, 0}) {
     const std::string name = std::string("zoom3d_order3_") + "zyx"[axis];
-    if (!only.count(name)) continue;
+    if (!want.named(name)) continue;
     Image vol = uniform(passInputs[axis], 6, 0.f, 1.f);
     ResampleParams p;
     p.zoomZ = axis == 0 ? passZooms[0] : 1.0;
@@ -433,10 +450,41 @@ int runAll(int argc, char** argv) {
     p.zoomX = axis == 2 ? passZooms[2] : 1.0;
     p.order = 3;
     Timing t = timeIt(
-        *gpu, vol, [&](const Image& a) { return gpu->resample(a, p); }, 5);
+        gpu, vol, [&](const Image& a) { return gpu.resample(a, p); }, 5);
     const double out = double(resampledShape(vol.shape(), p).count());
     emit(name, t, bench::resampleBytes(double(vol.shape().count()), out), bw, "");
   }
+}
+
+}  // namespace
+
+int runAll(int argc, char** argv) {
+  const Wanted want = parseArguments(argc, argv);
+  std::string why;
+  if (!cudaUsable(&why)) {
+    std::fprintf(stderr, "stacklens-cuda-bench: %s\n", why.c_str());
+    return 4;
+  }
+  auto gpu = makeCudaBackend();
+  double bw = measureBandwidth();
+  gLink = measureLinkBandwidth();
+  std::printf(
+      "{\"device\": \"%s\", \"copy_bandwidth_GBps\": %.1f, \"page_locked_h2d_GBps\": %.1f, "
+      "\"page_locked_d2h_GBps\": %.1f}\n",
+      gpu->deviceName().c_str(), bw / 1e9, gLink.up / 1e9, gLink.down / 1e9);
+  for (const auto& [f, exact] : want.frames) frameBenchmark(*gpu, f, 10, bw, exact);
+  if (!want.frames.empty() && want.only.empty()) return 0;
+
+  benchBlur(*gpu, bw, want);
+  Image sky1;
+  if (want("sigmaclip") || want("segment_label_measure")) sky1 = sky(*gpu, 2048, 1);
+  benchSigmaClip(*gpu, bw, want, sky1);
+  benchSegmentation(*gpu, bw, want, sky1);
+  benchRl2d(*gpu, bw, want);
+  benchRl3d(*gpu, bw, want);
+  benchMedians(*gpu, bw, want);
+  benchZoom(*gpu, bw, want);
+  benchZoomPasses(*gpu, bw, want);
   return 0;
 }
 
