@@ -29,12 +29,25 @@ bool sameCamera(const compute::VolumeRenderParams& a, const compute::VolumeRende
 }  // namespace
 
 VolumePanel::VolumePanel(QWidget* parent) : QWidget(parent) {
+  QWidget* viewContainer = makeView();
+  makeControls();
+  layOut(viewContainer);
+  startWorker();
+  connectControls();
+  connectView();
+}
+
+// The view draws the frames and turns mouse drags into orbits; it lives in a window container.
+QWidget* VolumePanel::makeView() {
   view_ = new render::SliceView;
   view_->setTool(render::SliceView::Tool::Orbit);
   QWidget* container = QWidget::createWindowContainer(view_, this);
   container->setMinimumSize(160, 160);
   container->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+  return container;
+}
 
+void VolumePanel::makeControls() {
   source_ = new QComboBox;
   source_->addItems({tr("Raw stack"), tr("Processed (current pipeline)")});
   mode_ = new QComboBox;
@@ -56,9 +69,9 @@ VolumePanel::VolumePanel(QWidget* parent) : QWidget(parent) {
   quality_->addItems({tr("Fine (½ voxel steps)"), tr("Normal (1 voxel)"), tr("Fast (2 voxels)")});
   quality_->setCurrentIndex(1);
 
-  auto* reset = new QPushButton(tr("Reset"));
-  auto* side = new QPushButton(tr("Side"));
-  auto* top = new QPushButton(tr("Top"));
+  reset_ = new QPushButton(tr("Reset"));
+  side_ = new QPushButton(tr("Side"));
+  top_ = new QPushButton(tr("Top"));
   compare_ = new QPushButton(tr("Compare with CPU"));
   compare_->setToolTip(
       tr("Draw this frame on the CPU too, and show both times and their "
@@ -68,7 +81,10 @@ VolumePanel::VolumePanel(QWidget* parent) : QWidget(parent) {
   progress_->setRange(0, 1000);
   status_ = new QLabel;
   status_->setWordWrap(true);
+}
 
+// Controls above, the view in the middle (taking the space), the loading bar and status below.
+void VolumePanel::layOut(QWidget* viewContainer) {
   auto* controls = new QGridLayout;
   controls->addWidget(new QLabel(tr("Data")), 0, 0);
   controls->addWidget(source_, 0, 1);
@@ -81,19 +97,22 @@ VolumePanel::VolumePanel(QWidget* parent) : QWidget(parent) {
   controls->addWidget(new QLabel(tr("Sampling")), 2, 0);
   controls->addWidget(quality_, 2, 1);
   auto* buttons = new QHBoxLayout;
-  for (QPushButton* b : {reset, side, top, compare_}) buttons->addWidget(b);
+  for (QPushButton* b : {reset_, side_, top_, compare_}) buttons->addWidget(b);
   auto* loading = new QHBoxLayout;
   loading->addWidget(progress_);
   loading->addWidget(cancel_);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(controls);
   layout->addLayout(buttons);
-  layout->addWidget(container, 1);
+  layout->addWidget(viewContainer, 1);
   layout->addLayout(loading);
   layout->addWidget(status_);
   progress_->hide();
   cancel_->hide();
+}
 
+// Loading and rendering run on the worker; its callbacks come back on the GUI thread.
+void VolumePanel::startWorker() {
   VolumeWorker::Callbacks callbacks;
   callbacks.progress = [this](double f) { progress_->setValue(int(1000 * f)); };
   callbacks.loaded = [this](auto volume, const QString& gpuNote) { onLoaded(volume, gpuNote); };
@@ -111,18 +130,20 @@ VolumePanel::VolumePanel(QWidget* parent) : QWidget(parent) {
     emit operationTimed(row);
   };
   worker_ = std::make_unique<VolumeWorker>(std::move(callbacks));
+}
 
+void VolumePanel::connectControls() {
   connect(source_, &QComboBox::currentIndexChanged, this, [this] { load(); });
   connect(mode_, &QComboBox::currentIndexChanged, this, [this] { requestFrame(); });
   connect(attenuation_, &QDoubleSpinBox::valueChanged, this, [this] { requestFrame(); });
   connect(isoLevel_, &QDoubleSpinBox::valueChanged, this, [this] { requestFrame(); });
   connect(quality_, &QComboBox::currentIndexChanged, this, [this] { requestFrame(); });
-  connect(reset, &QPushButton::clicked, this, &VolumePanel::resetView);
-  connect(side, &QPushButton::clicked, this, [this] {
+  connect(reset_, &QPushButton::clicked, this, &VolumePanel::resetView);
+  connect(side_, &QPushButton::clicked, this, [this] {
     compute::orbitRotation(90, 0, params_.rotation);
     requestFrame();
   });
-  connect(top, &QPushButton::clicked, this, [this] {
+  connect(top_, &QPushButton::clicked, this, [this] {
     compute::orbitRotation(0, 90, params_.rotation);
     requestFrame();
   });
@@ -134,6 +155,9 @@ VolumePanel::VolumePanel(QWidget* parent) : QWidget(parent) {
     status_->setText(tr("Loading cancelled."));
     stale_ = true;
   });
+}
+
+void VolumePanel::connectView() {
   connect(view_, &render::SliceView::orbited, this, [this](QPointF d) {
     // The volume's front follows the mouse (rows run up the screen when the origin is at the
     // bottom, as for FITS).

@@ -72,6 +72,14 @@ class VolumePanel : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  // The constructor's steps.
+  QWidget* makeView();
+  void makeControls();
+  void layOut(QWidget* viewContainer);
+  void startWorker();
+  void connectControls();
+  void connectView();
+
   void load();
   void requestFrame();
   void onLoaded(std::shared_ptr<const LoadedVolume> volume, const QString& gpuNote);
@@ -86,6 +94,9 @@ class VolumePanel : public QWidget {
   QDoubleSpinBox* attenuation_ = nullptr;
   QDoubleSpinBox* isoLevel_ = nullptr;
   QComboBox* quality_ = nullptr;
+  QPushButton* reset_ = nullptr;  // the camera: back to the start, seen from the side, the top
+  QPushButton* side_ = nullptr;
+  QPushButton* top_ = nullptr;
   QPushButton* compare_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QProgressBar* progress_ = nullptr;
