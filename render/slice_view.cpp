@@ -541,117 +541,138 @@ void SliceView::paintGL() {
   glClearColor(0.12f, 0.12f, 0.14f, 1.f);
   glClear(GL_COLOR_BUFFER_BIT);
   if (width_ > 0 && height_ > 0) {
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, sliceTexture_);
-    if (uploadPending_) {
-      timing.filled = true;
-      timing.external = sink_ != nullptr;
-      uploadSlice();
-      uploadPending_ = false;
-      timing.fillEndNs = steadyNowNs();
-    }
-    glBindTexture(GL_TEXTURE_2D, sliceTexture_);
     const GLint filter = display_.smooth ? GL_LINEAR : GL_NEAREST;
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
-    glActiveTexture(GL_TEXTURE1);
-    glBindTexture(GL_TEXTURE_2D, lutTexture_);
-    glActiveTexture(GL_TEXTURE2);
-    glBindTexture(GL_TEXTURE_2D, cdfTexture_);
-    if (display_.scale == Scale::HistEq) {
-      cdf();
-      if (cdfUploadPending_) {
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, kCdfSize, 1, 0, GL_RED, GL_FLOAT, cdf_.data());
-        cdfUploadPending_ = false;
-      }
-    } else if (cdfUploadPending_) {
-      // Keep a valid texture bound even when equalisation is off.
-      const float ramp[2] = {0.5f, 1.f};
-      glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, 2, 1, 0, GL_RED, GL_FLOAT, ramp);
-    }
-    glActiveTexture(GL_TEXTURE0);
-
-    auto ndcX = [&](double x) { return float(2.0 * x / std::max(1, width()) - 1.0); };
-    auto ndcY = [&](double y) { return float(1.0 - 2.0 * y / std::max(1, height())); };
-    // The quad of image pixels [x0, x1) × [y0, y1) in normalised device coordinates.
-    auto quadOf = [&](QOpenGLShaderProgram& program, double x0, double y0, double x1, double y1) {
-      const QPointF a = imageToWidget({x0 - 0.5, y0 - 0.5});
-      const QPointF b = imageToWidget({x1 - 0.5, y1 - 0.5});
-      program.setUniformValue("quad", ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y()));
-    };
+    bindSliceTextures(filter, timing);
     const bool swipe = swiping();
-    if (swipe) {
-      glActiveTexture(GL_TEXTURE3);
-      if (!secondTexture_) {
-        glGenTextures(1, &secondTexture_);
-        glBindTexture(GL_TEXTURE_2D, secondTexture_);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-      }
-      glBindTexture(GL_TEXTURE_2D, secondTexture_);
-      if (secondPending_) {
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, width_, height_, 0, GL_RED, GL_FLOAT,
-                     second_->data());
-        secondPending_ = false;
-      }
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
-      glActiveTexture(GL_TEXTURE0);
-    }
+    if (swipe) bindSecondTexture(filter);
     QOpenGLShaderProgram& p = *program(display_.scale, swipe);
     p.bind();
-    if (swipe) {
-      p.setUniformValue("second", 3);
-      p.setUniformValue("divide", float((*divider_ + 0.5) / width_));
-    }
-    quadOf(p, 0, 0, width_, height_);
-    p.setUniformValue("slice", 0);
-    p.setUniformValue("luts", 1);
-    p.setUniformValue("cdf", 2);
-    p.setUniformValue("lutRow", std::max(0, int(colormapNames().indexOf(display_.colormap))));
-    p.setUniformValue("low", display_.limits.low);
-    p.setUniformValue("high", display_.limits.high);
-    p.setUniformValue("expo", display_.exponent);
-    p.setUniformValue("invert", display_.invert);
-    p.setUniformValue("nanColour", display_.nanColour);
-    vao_.bind();
-    if (composite_.active(width_, height_) && !tiled()) {
-      p.release();
-      const QPointF a = imageToWidget({-0.5, -0.5});
-      const QPointF b = imageToWidget({width_ - 0.5, height_ - 0.5});
-      const float quad[4] = {ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y())};
-      composite_.draw(*this, quad, lutTexture_, filter);
-    } else if (!patches_.empty()) {
-      drawPatches(filter,
-                  [&](double x0, double y0, double x1, double y1) { quadOf(p, x0, y0, x1, y1); });
-    } else if (!tiled()) {
-      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-    } else {
-      for (size_t i = 0; i < tiles_.size() && i < tileTextures_.size(); ++i) {
-        const TileRect& t = tiles_[i];
-        glBindTexture(GL_TEXTURE_2D, tileTextures_[i]);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
-        quadOf(p, t.x0, t.y0, t.x0 + t.width, t.y0 + t.height);
-        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-      }
-    }
-    vao_.release();
+    setDisplayUniforms(p, swipe);
+    drawSlice(p, filter);
     p.release();
     if (crosshair_ || line_ || region_ || swipe) paintOverlays();
-    if (decoration_) {
-      // Into whichever framebuffer is bound (the window's, or grabFramebuffer's).
-      QOpenGLPaintDevice device(size() * devicePixelRatio());
-      device.setDevicePixelRatio(devicePixelRatio());
-      QPainter painter(&device);
-      painter.setRenderHint(QPainter::Antialiasing);
-      decoration_(painter, *this);
-    }
+    if (decoration_) paintDecoration();
   }
   timing.paintEndNs = steadyNowNs();
   lastFrame_ = timing;
+}
+
+float SliceView::ndcX(double x) const { return float(2.0 * x / std::max(1, width()) - 1.0); }
+float SliceView::ndcY(double y) const { return float(1.0 - 2.0 * y / std::max(1, height())); }
+
+// The quad of image pixels [x0, x1) × [y0, y1) in normalised device coordinates.
+void SliceView::setQuad(QOpenGLShaderProgram& program, double x0, double y0, double x1, double y1) {
+  const QPointF a = imageToWidget({x0 - 0.5, y0 - 0.5});
+  const QPointF b = imageToWidget({x1 - 0.5, y1 - 0.5});
+  program.setUniformValue("quad", ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y()));
+}
+
+// Units 0, 1, 2: the slice (uploaded first when a new one is pending), the colour maps and the
+// equalisation's CDF; unit 0 is left active.
+void SliceView::bindSliceTextures(GLint filter, FrameTiming& timing) {
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, sliceTexture_);
+  if (uploadPending_) {
+    timing.filled = true;
+    timing.external = sink_ != nullptr;
+    uploadSlice();
+    uploadPending_ = false;
+    timing.fillEndNs = steadyNowNs();
+  }
+  glBindTexture(GL_TEXTURE_2D, sliceTexture_);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_2D, lutTexture_);
+  glActiveTexture(GL_TEXTURE2);
+  glBindTexture(GL_TEXTURE_2D, cdfTexture_);
+  if (display_.scale == Scale::HistEq) {
+    cdf();
+    if (cdfUploadPending_) {
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, kCdfSize, 1, 0, GL_RED, GL_FLOAT, cdf_.data());
+      cdfUploadPending_ = false;
+    }
+  } else if (cdfUploadPending_) {
+    // Keep a valid texture bound even when equalisation is off.
+    const float ramp[2] = {0.5f, 1.f};
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, 2, 1, 0, GL_RED, GL_FLOAT, ramp);
+  }
+  glActiveTexture(GL_TEXTURE0);
+}
+
+// Unit 3: the swipe's second image, made on first use and uploaded when a new one is pending.
+void SliceView::bindSecondTexture(GLint filter) {
+  glActiveTexture(GL_TEXTURE3);
+  if (!secondTexture_) {
+    glGenTextures(1, &secondTexture_);
+    glBindTexture(GL_TEXTURE_2D, secondTexture_);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  }
+  glBindTexture(GL_TEXTURE_2D, secondTexture_);
+  if (secondPending_) {
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, width_, height_, 0, GL_RED, GL_FLOAT, second_->data());
+    secondPending_ = false;
+  }
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+  glActiveTexture(GL_TEXTURE0);
+}
+
+// The bound program's textures, the whole slice's quad and the display settings.
+void SliceView::setDisplayUniforms(QOpenGLShaderProgram& p, bool swipe) {
+  if (swipe) {
+    p.setUniformValue("second", 3);
+    p.setUniformValue("divide", float((*divider_ + 0.5) / width_));
+  }
+  setQuad(p, 0, 0, width_, height_);
+  p.setUniformValue("slice", 0);
+  p.setUniformValue("luts", 1);
+  p.setUniformValue("cdf", 2);
+  p.setUniformValue("lutRow", std::max(0, int(colormapNames().indexOf(display_.colormap))));
+  p.setUniformValue("low", display_.limits.low);
+  p.setUniformValue("high", display_.limits.high);
+  p.setUniformValue("expo", display_.exponent);
+  p.setUniformValue("invert", display_.invert);
+  p.setUniformValue("nanColour", display_.nanColour);
+}
+
+// The slice as it is held: composited channels, display-level patches, one texture, or tiles.
+void SliceView::drawSlice(QOpenGLShaderProgram& p, GLint filter) {
+  vao_.bind();
+  if (composite_.active(width_, height_) && !tiled()) {
+    p.release();
+    const QPointF a = imageToWidget({-0.5, -0.5});
+    const QPointF b = imageToWidget({width_ - 0.5, height_ - 0.5});
+    const float quad[4] = {ndcX(a.x()), ndcY(a.y()), ndcX(b.x()), ndcY(b.y())};
+    composite_.draw(*this, quad, lutTexture_, filter);
+  } else if (!patches_.empty()) {
+    drawPatches(filter,
+                [&](double x0, double y0, double x1, double y1) { setQuad(p, x0, y0, x1, y1); });
+  } else if (!tiled()) {
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  } else {
+    for (size_t i = 0; i < tiles_.size() && i < tileTextures_.size(); ++i) {
+      const TileRect& t = tiles_[i];
+      glBindTexture(GL_TEXTURE_2D, tileTextures_[i]);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+      setQuad(p, t.x0, t.y0, t.x0 + t.width, t.y0 + t.height);
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+  }
+  vao_.release();
+}
+
+// Into whichever framebuffer is bound (the window's, or grabFramebuffer's).
+void SliceView::paintDecoration() {
+  QOpenGLPaintDevice device(size() * devicePixelRatio());
+  device.setDevicePixelRatio(devicePixelRatio());
+  QPainter painter(&device);
+  painter.setRenderHint(QPainter::Antialiasing);
+  decoration_(painter, *this);
 }
 
 // Overlays are plain GL lines: QPainter on a GL surface costs more per frame than the slice.

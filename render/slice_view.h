@@ -176,6 +176,15 @@ class SliceView : public QOpenGLWindow, protected QOpenGLFunctions_3_3_Core {
   void drawPatches(GLint filter, const std::function<void(double, double, double, double)>& quadOf);
   void uploadLuts();
   void paintOverlays();
+  // paintGL's steps.
+  void bindSliceTextures(GLint filter, FrameTiming& timing);
+  void bindSecondTexture(GLint filter);
+  void setDisplayUniforms(QOpenGLShaderProgram& program, bool swipe);
+  void drawSlice(QOpenGLShaderProgram& program, GLint filter);
+  void paintDecoration();
+  void setQuad(QOpenGLShaderProgram& program, double x0, double y0, double x1, double y1);
+  float ndcX(double x) const;  // widget pixels to normalised device coordinates
+  float ndcY(double y) const;
   void drawLines(const std::vector<QPointF>& widgetPoints, GLenum mode, const QColor& colour);
   double verticalScale() const;  // signed screen pixels per image row
 
