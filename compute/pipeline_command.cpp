@@ -211,9 +211,9 @@ void addFilterRules(std::vector<Rule>& r) {
        [](const std::string&, PipelineOptions& o) { o.pipeline.blur.params.nanAware = true; }});
 }
 
-// Richardson–Lucy and its PSF, mode and boundary.
-void addDeconvolutionRules(std::vector<Rule>& r) {
-  const std::vector<std::string> kDeconvolve{"deconvolve"};
+// Richardson–Lucy itself: its iterations, 2d or 3d, and the slab that 3d sees.
+void addDeconvolutionRunRules(std::vector<Rule>& r,
+                              const std::vector<std::string>& needsDeconvolve) {
   r.push_back(
       {{"deconvolve", "ITERATIONS", "Richardson–Lucy deconvolution with --psf or --psf-sigma"},
        Stage::Deconvolution,
@@ -230,7 +230,7 @@ void addDeconvolutionRules(std::vector<Rule>& r) {
                 "2d: each slice with the PSF's centre slice (default); 3d: the slab of --slab "
                 "slices on each side, keeping its centre"},
                Stage::Deconvolution,
-               kDeconvolve,
+               needsDeconvolve,
                [](const Pipeline& p, const CommandContext&) -> std::optional<std::string> {
                  if (!p.deconvolution.enabled) return std::nullopt;
                  return p.deconvolution.params.threeD ? "3d" : "2d";
@@ -244,7 +244,7 @@ void addDeconvolutionRules(std::vector<Rule>& r) {
                 "3d: slices on each side of each slice that the deconvolution sees (default " +
                     std::to_string(Pipeline{}.deconvolution.slabHalfWidth) + ")"},
                Stage::Deconvolution,
-               kDeconvolve,
+               needsDeconvolve,
                [](const Pipeline& p, const CommandContext&) -> std::optional<std::string> {
                  const auto& d = p.deconvolution;
                  if (!d.enabled || !d.params.threeD) return std::nullopt;
@@ -253,10 +253,14 @@ void addDeconvolutionRules(std::vector<Rule>& r) {
                [](const std::string& value, PipelineOptions& o) {
                  o.pipeline.deconvolution.slabHalfWidth = parseInt(value);
                }});
+}
+
+// The PSF: a file, or a Gaussian's σ.
+void addPsfRules(std::vector<Rule>& r, const std::vector<std::string>& needsDeconvolve) {
   r.push_back(
       {{"psf", "FILE", "the point-spread function (FITS or TIFF, 2D or 3D; scaled to sum to 1)"},
        Stage::Deconvolution,
-       kDeconvolve,
+       needsDeconvolve,
        [](const Pipeline& p, const CommandContext& c) -> std::optional<std::string> {
          const auto& d = p.deconvolution;
          if (!d.enabled || d.psf.empty()) return std::nullopt;
@@ -269,7 +273,7 @@ void addDeconvolutionRules(std::vector<Rule>& r) {
   r.push_back({{"psf-sigma", "S|SZ,SY,SX",
                 "a Gaussian PSF instead: one σ, or σz,σy,σx, in pixels (2d uses σy,σx)"},
                Stage::Deconvolution,
-               kDeconvolve,
+               needsDeconvolve,
                [](const Pipeline& p, const CommandContext&) -> std::optional<std::string> {
                  const auto& d = p.deconvolution;
                  if (!d.enabled || !d.psf.empty()) return std::nullopt;
@@ -281,12 +285,17 @@ void addDeconvolutionRules(std::vector<Rule>& r) {
                  auto& d = o.pipeline.deconvolution;
                  parseSigmas(value, d.psfSigmaZ, d.psfSigmaY, d.psfSigmaX, OneSigma::EveryAxis);
                }});
+}
+
+// How the deconvolution continues past the edges, regularises, accelerates and guards its ratio.
+void addDeconvolutionTuningRules(std::vector<Rule>& r,
+                                 const std::vector<std::string>& needsDeconvolve) {
   r.push_back({{"boundary", "auto|reflect|periodic|zero|reflect-exact",
                 "how the deconvolved image continues past its edges (default auto: "
                 "reflect-exact when the PSF is mirror-symmetric and --tv is 0, else reflect, as "
                 "stacklens-cli deconvolve)"},
                Stage::Deconvolution,
-               kDeconvolve,
+               needsDeconvolve,
                [](const Pipeline& p, const CommandContext&) -> std::optional<std::string> {
                  const auto& d = p.deconvolution;
                  if (!d.enabled || d.autoBoundary) return std::nullopt;
@@ -304,7 +313,7 @@ void addDeconvolutionRules(std::vector<Rule>& r) {
                }});
   r.push_back({{"tv", "LAMBDA", "total-variation regularisation weight (default 0: off)"},
                Stage::Deconvolution,
-               kDeconvolve,
+               needsDeconvolve,
                [](const Pipeline& p, const CommandContext&) -> std::optional<std::string> {
                  const auto& d = p.deconvolution;
                  if (!d.enabled || d.params.tvLambda == 0) return std::nullopt;
@@ -315,7 +324,7 @@ void addDeconvolutionRules(std::vector<Rule>& r) {
                }});
   r.push_back({{"accelerate", "", "Biggs–Andrews acceleration of the deconvolution"},
                Stage::Deconvolution,
-               kDeconvolve,
+               needsDeconvolve,
                [](const Pipeline& p, const CommandContext&) {
                  return flag(p.deconvolution.enabled && p.deconvolution.params.accelerate);
                },
@@ -325,7 +334,7 @@ void addDeconvolutionRules(std::vector<Rule>& r) {
   r.push_back({{"rl-epsilon", "E",
                 "guard of the deconvolution's ratio image / (PSF ⊛ estimate) (default 1e-12)"},
                Stage::Deconvolution,
-               kDeconvolve,
+               needsDeconvolve,
                [](const Pipeline& p, const CommandContext&) -> std::optional<std::string> {
                  const auto& d = p.deconvolution;
                  if (!d.enabled || d.params.epsilon == DeconvolveParams{}.epsilon)
@@ -336,6 +345,14 @@ void addDeconvolutionRules(std::vector<Rule>& r) {
                  // Past float's range this is ±inf or 0, which the stage's validation refuses.
                  o.pipeline.deconvolution.params.epsilon = static_cast<float>(parseDouble(value));
                }});
+}
+
+// Richardson–Lucy and its PSF, mode and boundary, in --help's order.
+void addDeconvolutionRules(std::vector<Rule>& r) {
+  const std::vector<std::string> kDeconvolve{"deconvolve"};
+  addDeconvolutionRunRules(r, kDeconvolve);
+  addPsfRules(r, kDeconvolve);
+  addDeconvolutionTuningRules(r, kDeconvolve);
 }
 
 // Statistics and segmentation, and the tables they write.
