@@ -138,6 +138,144 @@ std::vector<int64_t> connectRuns(const std::vector<Run>& runs, int connectivity)
   return parent;
 }
 
+// The background statistics and the threshold above them (see the semantics above); returns the
+// clipped median that fluxes and centroid weights are measured from.
+double setBackgroundAndThreshold(const Image& in, const SegmentParams& p, const Job& job,
+                                 ThreadPool& pool, Segmentation& out) {
+  out.background = p.background ? *p.background : sigmaClip(in, p.clip, job, pool);
+  if (out.background.clipped.n == 0 && !p.absoluteThreshold)
+    throw InvalidArgument("segment: the image has no finite values to estimate the background");
+  const double median = out.background.clipped.n > 0 ? out.background.clipped.median : 0.0;
+  out.threshold =
+      p.absoluteThreshold ? *p.absoluteThreshold : median + p.nSigma * out.background.clipped.std;
+  return median;
+}
+
+// The comparison runs in float: with fthreshold the largest float ≤ threshold, a float x
+// satisfies x > threshold (in double) exactly when x > fthreshold, as no float lies in
+// (fthreshold, threshold].
+float floatThreshold(double threshold) {
+  float fthreshold = static_cast<float>(
+      std::clamp(threshold, -static_cast<double>(std::numeric_limits<float>::max()),
+                 static_cast<double>(std::numeric_limits<float>::max())));
+  if (static_cast<double>(fthreshold) > threshold)
+    fthreshold = std::nextafter(fthreshold, -std::numeric_limits<float>::infinity());
+  return fthreshold;
+}
+
+// Every row is zeroed by findRuns before its labels are painted, so no zero fill here.
+LabelImage unfilledLabels(const Shape& shape) {
+  return LabelImage(shape, Location::Host,
+                    std::shared_ptr<int32_t>(new int32_t[static_cast<size_t>(shape.count())],
+                                             std::default_delete<int32_t[]>()));
+}
+
+// Labels for the roots whose components keep at least minPixels pixels, numbered on from
+// nextLabel in order of the roots (their first run), with a Source begun for each; 0 for the
+// rest and for runs that are not roots.
+std::vector<int32_t> labelComponents(const std::vector<Run>& runs, const std::vector<int64_t>& root,
+                                     int64_t minPixels, int64_t z, const Shape& shape,
+                                     int32_t& nextLabel, std::vector<Source>& sources) {
+  std::vector<int64_t> npix(runs.size(), 0);
+  for (size_t k = 0; k < runs.size(); ++k) npix[root[k]] += runs[k].end - runs[k].start;
+  std::vector<int32_t> labelOfRoot(runs.size(), 0);
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (root[k] != static_cast<int64_t>(k) || npix[k] < minPixels) continue;
+    if (nextLabel == std::numeric_limits<int32_t>::max())
+      throw InvalidArgument("segment: more than 2^31 − 1 components");
+    labelOfRoot[k] = ++nextLabel;
+    Source s;
+    s.label = nextLabel;
+    s.z = z;
+    s.peak = -std::numeric_limits<float>::infinity();
+    s.xMin = shape.x;
+    s.yMin = shape.y;
+    s.xMax = s.yMax = -1;
+    sources.push_back(s);
+  }
+  return labelOfRoot;
+}
+
+// Measures the sources from firstSource on: runs are visited in raster order, so the first
+// maximum found is the raster-first.
+void measureSources(const std::vector<Run>& runs, const std::vector<int64_t>& root,
+                    const std::vector<int32_t>& labelOfRoot, const float* slice, int64_t cols,
+                    double median, size_t firstSource, std::vector<Source>& sources) {
+  std::vector<double> sumW(sources.size() - firstSource, 0.0), sumWX(sumW.size(), 0.0),
+      sumWY(sumW.size(), 0.0), sumX(sumW.size(), 0.0), sumY(sumW.size(), 0.0);
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const int32_t label = labelOfRoot[root[k]];
+    if (label == 0) continue;
+    const size_t idx = static_cast<size_t>(label - 1) - firstSource;
+    Source& s = sources[firstSource + idx];
+    const Run& r = runs[k];
+    const float* row = slice + r.row * cols;
+    double w = 0, wx = 0, sx = 0;
+    for (int64_t x = r.start; x < r.end; ++x) {
+      const double d = static_cast<double>(row[x]) - median;
+      w += d;
+      wx += d * static_cast<double>(x);
+      sx += static_cast<double>(x);
+      if (row[x] > s.peak) {
+        s.peak = row[x];
+        s.peakX = x;
+        s.peakY = r.row;
+      }
+    }
+    s.npix += r.end - r.start;
+    s.flux += w;
+    sumW[idx] += w;
+    sumWX[idx] += wx;
+    sumWY[idx] += w * static_cast<double>(r.row);
+    sumX[idx] += sx;
+    sumY[idx] += static_cast<double>(r.row) * static_cast<double>(r.end - r.start);
+    s.xMin = std::min(s.xMin, r.start);
+    s.xMax = std::max(s.xMax, r.end - 1);
+    s.yMin = std::min(s.yMin, r.row);
+    s.yMax = std::max(s.yMax, r.row);
+  }
+  for (size_t idx = 0; idx < sumW.size(); ++idx) {
+    Source& s = sources[firstSource + idx];
+    if (sumW[idx] > 0) {
+      s.centroidX = sumWX[idx] / sumW[idx];
+      s.centroidY = sumWY[idx] / sumW[idx];
+    } else {
+      s.centroidX = sumX[idx] / static_cast<double>(s.npix);
+      s.centroidY = sumY[idx] / static_cast<double>(s.npix);
+    }
+  }
+}
+
+// Paints the label image (zeroed by findRuns) run by run, in parallel over runs.
+void paintLabels(const std::vector<Run>& runs, const std::vector<int64_t>& root,
+                 const std::vector<int32_t>& labelOfRoot, int64_t cols, int32_t* labels,
+                 ThreadPool& pool) {
+  pool.parallelFor(
+      static_cast<int64_t>(runs.size()),
+      [&](int64_t k0, int64_t k1) {
+        for (int64_t k = k0; k < k1; ++k) {
+          const int32_t label = labelOfRoot[root[k]];
+          if (label == 0) continue;
+          std::fill(labels + runs[k].row * cols + runs[k].start,
+                    labels + runs[k].row * cols + runs[k].end, label);
+        }
+      },
+      1024);
+}
+
+// One slice: its runs, their components, the sources they make and its label rows.
+void segmentSlice(const float* slice, int64_t z, const Shape& shape, float threshold, double median,
+                  const SegmentParams& p, ThreadPool& pool, int32_t* labels, int32_t& nextLabel,
+                  std::vector<Source>& sources) {
+  std::vector<Run> runs = findRuns(slice, shape.y, shape.x, threshold, labels, pool);
+  std::vector<int64_t> root = connectRuns(runs, p.connectivity);
+  const size_t firstSource = sources.size();
+  const std::vector<int32_t> labelOfRoot =
+      labelComponents(runs, root, p.minPixels, z, shape, nextLabel, sources);
+  measureSources(runs, root, labelOfRoot, slice, shape.x, median, firstSource, sources);
+  paintLabels(runs, root, labelOfRoot, shape.x, labels, pool);
+}
+
 }  // namespace
 
 Segmentation segment(const Image& in, const SegmentParams& p, const Job& job, ThreadPool& pool) {
@@ -148,108 +286,15 @@ Segmentation segment(const Image& in, const SegmentParams& p, const Job& job, Th
     throw InvalidArgument("segment: the image is too large");
 
   Segmentation out;
-  out.background = p.background ? *p.background : sigmaClip(in, p.clip, job, pool);
-  if (out.background.clipped.n == 0 && !p.absoluteThreshold)
-    throw InvalidArgument("segment: the image has no finite values to estimate the background");
-  const double median = out.background.clipped.n > 0 ? out.background.clipped.median : 0.0;
-  out.threshold =
-      p.absoluteThreshold ? *p.absoluteThreshold : median + p.nSigma * out.background.clipped.std;
-  // The comparison runs in float: with fthreshold the largest float ≤ threshold, a float x
-  // satisfies x > threshold (in double) exactly when x > fthreshold, as no float lies in
-  // (fthreshold, threshold].
-  float fthreshold = static_cast<float>(
-      std::clamp(out.threshold, -static_cast<double>(std::numeric_limits<float>::max()),
-                 static_cast<double>(std::numeric_limits<float>::max())));
-  if (static_cast<double>(fthreshold) > out.threshold)
-    fthreshold = std::nextafter(fthreshold, -std::numeric_limits<float>::infinity());
-
-  // Every row is zeroed by findRuns before its labels are painted.
-  out.labels = LabelImage(shape, Location::Host,
-                          std::shared_ptr<int32_t>(new int32_t[static_cast<size_t>(shape.count())],
-                                                   std::default_delete<int32_t[]>()));
+  const double median = setBackgroundAndThreshold(in, p, job, pool, out);
+  const float fthreshold = floatThreshold(out.threshold);
+  out.labels = unfilledLabels(shape);
   out.labels.spacing = in.spacing;
   int32_t nextLabel = 0;
   for (int64_t z = 0; z < shape.z; ++z) {
     job.checkCancelled();
-    const float* slice = in.slice(z);
-    int32_t* labels = out.labels.slice(z);
-    std::vector<Run> runs = findRuns(slice, shape.y, shape.x, fthreshold, labels, pool);
-    std::vector<int64_t> root = connectRuns(runs, p.connectivity);
-    // Pixel counts per root; then labels in order of the roots (their first run).
-    std::vector<int64_t> npix(runs.size(), 0);
-    for (size_t k = 0; k < runs.size(); ++k) npix[root[k]] += runs[k].end - runs[k].start;
-    std::vector<int32_t> labelOfRoot(runs.size(), 0);
-    const size_t firstSource = out.sources.size();
-    for (size_t k = 0; k < runs.size(); ++k) {
-      if (root[k] != static_cast<int64_t>(k) || npix[k] < p.minPixels) continue;
-      if (nextLabel == std::numeric_limits<int32_t>::max())
-        throw InvalidArgument("segment: more than 2^31 − 1 components");
-      labelOfRoot[k] = ++nextLabel;
-      Source s;
-      s.label = nextLabel;
-      s.z = z;
-      s.peak = -std::numeric_limits<float>::infinity();
-      s.xMin = shape.x;
-      s.yMin = shape.y;
-      s.xMax = s.yMax = -1;
-      out.sources.push_back(s);
-    }
-    // Measure: runs are visited in raster order, so the first maximum found is the raster-first.
-    std::vector<double> sumW(out.sources.size() - firstSource, 0.0), sumWX(sumW.size(), 0.0),
-        sumWY(sumW.size(), 0.0), sumX(sumW.size(), 0.0), sumY(sumW.size(), 0.0);
-    for (size_t k = 0; k < runs.size(); ++k) {
-      const int32_t label = labelOfRoot[root[k]];
-      if (label == 0) continue;
-      const size_t idx = static_cast<size_t>(label - 1) - firstSource;
-      Source& s = out.sources[firstSource + idx];
-      const Run& r = runs[k];
-      const float* row = slice + r.row * shape.x;
-      double w = 0, wx = 0, sx = 0;
-      for (int64_t x = r.start; x < r.end; ++x) {
-        const double d = static_cast<double>(row[x]) - median;
-        w += d;
-        wx += d * static_cast<double>(x);
-        sx += static_cast<double>(x);
-        if (row[x] > s.peak) {
-          s.peak = row[x];
-          s.peakX = x;
-          s.peakY = r.row;
-        }
-      }
-      s.npix += r.end - r.start;
-      s.flux += w;
-      sumW[idx] += w;
-      sumWX[idx] += wx;
-      sumWY[idx] += w * static_cast<double>(r.row);
-      sumX[idx] += sx;
-      sumY[idx] += static_cast<double>(r.row) * static_cast<double>(r.end - r.start);
-      s.xMin = std::min(s.xMin, r.start);
-      s.xMax = std::max(s.xMax, r.end - 1);
-      s.yMin = std::min(s.yMin, r.row);
-      s.yMax = std::max(s.yMax, r.row);
-    }
-    for (size_t idx = 0; idx < sumW.size(); ++idx) {
-      Source& s = out.sources[firstSource + idx];
-      if (sumW[idx] > 0) {
-        s.centroidX = sumWX[idx] / sumW[idx];
-        s.centroidY = sumWY[idx] / sumW[idx];
-      } else {
-        s.centroidX = sumX[idx] / static_cast<double>(s.npix);
-        s.centroidY = sumY[idx] / static_cast<double>(s.npix);
-      }
-    }
-    // Paint the label image (zeroed by findRuns) run by run, in parallel over runs.
-    pool.parallelFor(
-        static_cast<int64_t>(runs.size()),
-        [&](int64_t k0, int64_t k1) {
-          for (int64_t k = k0; k < k1; ++k) {
-            const int32_t label = labelOfRoot[root[k]];
-            if (label == 0) continue;
-            std::fill(labels + runs[k].row * shape.x + runs[k].start,
-                      labels + runs[k].row * shape.x + runs[k].end, label);
-          }
-        },
-        1024);
+    segmentSlice(in.slice(z), z, shape, fthreshold, median, p, pool, out.labels.slice(z), nextLabel,
+                 out.sources);
     job.report(static_cast<double>(z + 1) / static_cast<double>(shape.z));
   }
   return out;
