@@ -80,119 +80,165 @@ void addRlYardsticks(Workload& w, const Image& psf, const DeconvolveParams& p) {
   };
 }
 
+// Each maker fills a workload's input, run and floor; makers of a family tell their members
+// apart by name, and gpu picks the larger inputs that a GPU is timed on.
+using WorkloadMaker = void (*)(Workload& w, const std::string& name, bool gpu);
+
+// Deltas every 16 px convolved with σ = 3.5, truncate 2 (15 taps), as the peers' seed.
+void makeBlur2d(Workload& w, const std::string&, bool) {
+  w.input = Image::host({1, 2048, 2048});
+  for (int64_t y = 8; y < 2048; y += 16)
+    for (int64_t x = 8; x < 2048; x += 16) w.input.at(0, y, x) = 1.f;
+  w.run = [](Backend& b, const Image& in) {
+    BlurParams p;
+    p.sigmaY = p.sigmaX = 3.5;
+    p.truncate = 2.0;
+    return b.gaussianBlur(in, p);
+  };
+  w.floorBytes = [](const Image&) { return readWriteBytes(2048.0 * 2048); };
+}
+
+void makeSigmaClip(Workload& w, const std::string&, bool) {
+  w.input = syntheticSky(2048, 1);
+  auto iterations = std::make_shared<int>(0);
+  w.run = [iterations](Backend& b, const Image& in) {
+    ClipParams p;
+    p.maxIterations = -1;  // to convergence, as the peers
+    *iterations = b.sigmaClip(in, p).iterations;
+    return Image();
+  };
+  w.floorBytes = [iterations](const Image&) { return sigmaClipBytes(2048.0 * 2048, *iterations); };
+}
+
+void makeSegment(Workload& w, const std::string& name, bool) {
+  w.input = syntheticSky(2048, 1);
+  SegmentParams p;
+  p.nSigma = 5;
+  p.clip.maxIterations = -1;
+  // As the peers time it: the background is known before the clock starts (the pipeline's
+  // statistics stage hands it over the same way); segment_with_clip clips inside the timing.
+  if (name == "segment_label_measure") p.background = makeCpuBackend()->sigmaClip(w.input, p.clip);
+  w.run = [p](Backend& b, const Image& in) {
+    b.segment(in, p);
+    return Image();
+  };
+  w.floorBytes = [](const Image&) { return readWriteBytes(2048.0 * 2048); };
+}
+
+void makeRl2d(Workload& w, const std::string& name, bool) {
+  // Positive sky (the content does not change the FFT work).
+  w.input = syntheticSky(2048, 2);
+  for (int64_t i = 0; i < w.input.shape().count(); ++i)
+    w.input.data()[i] = std::max(w.input.data()[i], 0.f) + 0.011f;
+  const Boundary boundary = name == "rl2d_fft20" ? Boundary::Periodic : Boundary::Reflect;
+  Image psf = gaussianPsf(0, 3.0, 3.0, {1, 31, 31});
+  DeconvolveParams p;
+  p.iterations = 20;
+  p.boundary = boundary;
+  w.run = [psf, p](Backend& b, const Image& in) { return b.richardsonLucy(in, psf, p); };
+  addRlYardsticks(w, psf, p);
+}
+
+void makeRl3d(Workload& w, const std::string& name, bool gpu) {
+  const Shape s = gpu ? Shape{256, 1024, 1024} : Shape{128, 512, 512};
+  w.input = uniformStack(s, 3, 0.1f);
+  const Boundary boundary = name == "rl3d_fft20" ? Boundary::Periodic : Boundary::Reflect;
+  Image psf = gaussianPsf(3.0, 2.0, 2.0, {32, 32, 32});
+  DeconvolveParams p;
+  p.iterations = 20;
+  p.threeD = true;
+  p.boundary = boundary;
+  w.run = [psf, p](Backend& b, const Image& in) { return b.richardsonLucy(in, psf, p); };
+  addRlYardsticks(w, psf, p);
+}
+
+void makeMedianStack(Workload& w, const std::string& name, bool) {
+  w.input = uniformStack({16, 2048, 2048}, 4, 0.f);
+  const int size = name == "median3_stack" ? 3 : 5;
+  w.run = [size](Backend& b, const Image& in) { return b.medianFilter(in, size); };
+  w.floorBytes = [](const Image& out) { return readWriteBytes(double(out.shape().count())); };
+}
+
+// A cube of 256 channels of 1024²: a z-projection or moment map as the viewer makes one.
+void makeProjection(Workload& w, const std::string& name, bool gpu) {
+  const Shape s = gpu ? Shape{256, 1024, 1024} : Shape{64, 512, 512};
+  w.input = uniformStack(s, 6, 0.f);
+  if (name == "moment1")
+    w.run = [](Backend& b, const Image& in) {
+      MomentParams p;
+      p.order = 1;
+      for (int64_t k = 0; k < in.shape().z; ++k) p.coordinate.push_back(-500.0 + 2.5 * double(k));
+      return b.moment(in, p);
+    };
+  else
+    w.run = [name](Backend& b, const Image& in) {
+      return b.project(in, {name == "project_max" ? Projection::Max : Projection::Median});
+    };
+}
+
+// One frame of the 3D view, turned off every axis: 512 × 1024² at 1024² on the GPU (the volume
+// is uploaded once, in the warm-up, as the view does), 256³ at 512² on the CPU.
+void makeVolumeRender(Workload& w, const std::string& name, bool gpu) {
+  const Shape s = gpu ? Shape{512, 1024, 1024} : Shape{256, 256, 256};
+  w.input = uniformStack(s, 7, 0.f);
+  VolumeRenderParams p;
+  p.mode = name == "volume_mip" ? VolumeMode::Mip : VolumeMode::IsoSurface;
+  p.width = p.height = gpu ? 1024 : 512;
+  p.low = 0, p.high = 1, p.isoLevel = 0.9;
+  orbitRotation(30, 20, p.rotation);
+  w.run = [p](Backend& b, const Image& in) { return b.renderVolume(in, p); };
+}
+
+void makeZoom3d(Workload& w, const std::string&, bool gpu) {
+  const Shape s = gpu ? Shape{330, 608, 865} : Shape{110, 203, 289};
+  w.input = uniformStack(s, 5, 0.f);
+  w.run = [](Backend& b, const Image& in) {
+    ResampleParams p;
+    p.zoomZ = 2.5;
+    p.zoomY = p.zoomX = 0.7;
+    p.order = 3;
+    return b.resample(in, p);
+  };
+  const double inputValues = double(s.count());
+  w.floorBytes = [inputValues](const Image& out) {
+    return resampleBytes(inputValues, double(out.shape().count()));
+  };
+}
+
+struct NamedMaker {
+  const char* name;
+  WorkloadMaker make;
+};
+
+// Every name of workloadNames() with the maker of its family.
+constexpr NamedMaker kMakers[] = {{"blur2d_gaussian_f32", makeBlur2d},
+                                  {"sigmaclip", makeSigmaClip},
+                                  {"segment_label_measure", makeSegment},
+                                  {"segment_with_clip", makeSegment},
+                                  {"rl2d_fft20", makeRl2d},
+                                  {"rl2d_fft20_reflect", makeRl2d},
+                                  {"rl3d_fft20", makeRl3d},
+                                  {"rl3d_fft20_reflect", makeRl3d},
+                                  {"median3_stack", makeMedianStack},
+                                  {"median5_stack", makeMedianStack},
+                                  {"project_max", makeProjection},
+                                  {"project_median", makeProjection},
+                                  {"moment1", makeProjection},
+                                  {"volume_mip", makeVolumeRender},
+                                  {"volume_iso", makeVolumeRender},
+                                  {"zoom3d_order3", makeZoom3d}};
+
+WorkloadMaker makerFor(const std::string& name) {
+  for (const NamedMaker& m : kMakers)
+    if (name == m.name) return m.make;
+  std::string known;
+  for (const auto& n : workloadNames()) known += (known.empty() ? "" : ", ") + n;
+  throw InvalidArgument("unknown workload '" + name + "' (known: " + known + ")");
+}
+
 Workload makeWorkload(const std::string& name, bool gpu) {
   Workload w;
-  if (name == "blur2d_gaussian_f32") {
-    // Deltas every 16 px convolved with σ = 3.5, truncate 2 (15 taps), as the peers' seed.
-    w.input = Image::host({1, 2048, 2048});
-    for (int64_t y = 8; y < 2048; y += 16)
-      for (int64_t x = 8; x < 2048; x += 16) w.input.at(0, y, x) = 1.f;
-    w.run = [](Backend& b, const Image& in) {
-      BlurParams p;
-      p.sigmaY = p.sigmaX = 3.5;
-      p.truncate = 2.0;
-      return b.gaussianBlur(in, p);
-    };
-    w.floorBytes = [](const Image&) { return readWriteBytes(2048.0 * 2048); };
-  } else if (name == "sigmaclip") {
-    w.input = syntheticSky(2048, 1);
-    auto iterations = std::make_shared<int>(0);
-    w.run = [iterations](Backend& b, const Image& in) {
-      ClipParams p;
-      p.maxIterations = -1;  // to convergence, as the peers
-      *iterations = b.sigmaClip(in, p).iterations;
-      return Image();
-    };
-    w.floorBytes = [iterations](const Image&) {
-      return sigmaClipBytes(2048.0 * 2048, *iterations);
-    };
-  } else if (name == "segment_label_measure" || name == "segment_with_clip") {
-    w.input = syntheticSky(2048, 1);
-    SegmentParams p;
-    p.nSigma = 5;
-    p.clip.maxIterations = -1;
-    // As the peers time it: the background is known before the clock starts (the pipeline's
-    // statistics stage hands it over the same way); segment_with_clip clips inside the timing.
-    if (name == "segment_label_measure")
-      p.background = makeCpuBackend()->sigmaClip(w.input, p.clip);
-    w.run = [p](Backend& b, const Image& in) {
-      b.segment(in, p);
-      return Image();
-    };
-    w.floorBytes = [](const Image&) { return readWriteBytes(2048.0 * 2048); };
-  } else if (name == "rl2d_fft20" || name == "rl2d_fft20_reflect") {
-    // Positive sky (the content does not change the FFT work).
-    w.input = syntheticSky(2048, 2);
-    for (int64_t i = 0; i < w.input.shape().count(); ++i)
-      w.input.data()[i] = std::max(w.input.data()[i], 0.f) + 0.011f;
-    const Boundary boundary = name == "rl2d_fft20" ? Boundary::Periodic : Boundary::Reflect;
-    Image psf = gaussianPsf(0, 3.0, 3.0, {1, 31, 31});
-    DeconvolveParams p;
-    p.iterations = 20;
-    p.boundary = boundary;
-    w.run = [psf, p](Backend& b, const Image& in) { return b.richardsonLucy(in, psf, p); };
-    addRlYardsticks(w, psf, p);
-  } else if (name == "rl3d_fft20" || name == "rl3d_fft20_reflect") {
-    const Shape s = gpu ? Shape{256, 1024, 1024} : Shape{128, 512, 512};
-    w.input = uniformStack(s, 3, 0.1f);
-    const Boundary boundary = name == "rl3d_fft20" ? Boundary::Periodic : Boundary::Reflect;
-    Image psf = gaussianPsf(3.0, 2.0, 2.0, {32, 32, 32});
-    DeconvolveParams p;
-    p.iterations = 20;
-    p.threeD = true;
-    p.boundary = boundary;
-    w.run = [psf, p](Backend& b, const Image& in) { return b.richardsonLucy(in, psf, p); };
-    addRlYardsticks(w, psf, p);
-  } else if (name == "median3_stack" || name == "median5_stack") {
-    w.input = uniformStack({16, 2048, 2048}, 4, 0.f);
-    const int size = name == "median3_stack" ? 3 : 5;
-    w.run = [size](Backend& b, const Image& in) { return b.medianFilter(in, size); };
-    w.floorBytes = [](const Image& out) { return readWriteBytes(double(out.shape().count())); };
-  } else if (name == "project_max" || name == "project_median" || name == "moment1") {
-    // A cube of 256 channels of 1024²: a z-projection or moment map as the viewer makes one.
-    const Shape s = gpu ? Shape{256, 1024, 1024} : Shape{64, 512, 512};
-    w.input = uniformStack(s, 6, 0.f);
-    if (name == "moment1")
-      w.run = [](Backend& b, const Image& in) {
-        MomentParams p;
-        p.order = 1;
-        for (int64_t k = 0; k < in.shape().z; ++k) p.coordinate.push_back(-500.0 + 2.5 * double(k));
-        return b.moment(in, p);
-      };
-    else
-      w.run = [name](Backend& b, const Image& in) {
-        return b.project(in, {name == "project_max" ? Projection::Max : Projection::Median});
-      };
-  } else if (name == "volume_mip" || name == "volume_iso") {
-    // One frame of the 3D view, turned off every axis: 512 × 1024² at 1024² on the GPU (the
-    // volume is uploaded once, in the warm-up, as the view does), 256³ at 512² on the CPU.
-    const Shape s = gpu ? Shape{512, 1024, 1024} : Shape{256, 256, 256};
-    w.input = uniformStack(s, 7, 0.f);
-    VolumeRenderParams p;
-    p.mode = name == "volume_mip" ? VolumeMode::Mip : VolumeMode::IsoSurface;
-    p.width = p.height = gpu ? 1024 : 512;
-    p.low = 0, p.high = 1, p.isoLevel = 0.9;
-    orbitRotation(30, 20, p.rotation);
-    w.run = [p](Backend& b, const Image& in) { return b.renderVolume(in, p); };
-  } else if (name == "zoom3d_order3") {
-    const Shape s = gpu ? Shape{330, 608, 865} : Shape{110, 203, 289};
-    w.input = uniformStack(s, 5, 0.f);
-    w.run = [](Backend& b, const Image& in) {
-      ResampleParams p;
-      p.zoomZ = 2.5;
-      p.zoomY = p.zoomX = 0.7;
-      p.order = 3;
-      return b.resample(in, p);
-    };
-    const double inputValues = double(s.count());
-    w.floorBytes = [inputValues](const Image& out) {
-      return resampleBytes(inputValues, double(out.shape().count()));
-    };
-  } else {
-    std::string known;
-    for (const auto& n : workloadNames()) known += (known.empty() ? "" : ", ") + n;
-    throw InvalidArgument("unknown workload '" + name + "' (known: " + known + ")");
-  }
+  makerFor(name)(w, name, gpu);
   const Shape s = w.input.shape();
   w.shape = s.z == 1 ? std::vector<int64_t>{s.y, s.x} : std::vector<int64_t>{s.z, s.y, s.x};
   return w;
