@@ -210,7 +210,7 @@ struct NamedMaker {
   WorkloadMaker make;
 };
 
-// Every name of workloadNames() with the maker of its family.
+// Every workload's name with the maker of its family, in the order workloadNames() lists them.
 constexpr NamedMaker kMakers[] = {{"blur2d_gaussian_f32", makeBlur2d},
                                   {"sigmaclip", makeSigmaClip},
                                   {"segment_label_measure", makeSegment},
@@ -221,12 +221,12 @@ constexpr NamedMaker kMakers[] = {{"blur2d_gaussian_f32", makeBlur2d},
                                   {"rl3d_fft20_reflect", makeRl3d},
                                   {"median3_stack", makeMedianStack},
                                   {"median5_stack", makeMedianStack},
+                                  {"zoom3d_order3", makeZoom3d},
                                   {"project_max", makeProjection},
                                   {"project_median", makeProjection},
                                   {"moment1", makeProjection},
                                   {"volume_mip", makeVolumeRender},
-                                  {"volume_iso", makeVolumeRender},
-                                  {"zoom3d_order3", makeZoom3d}};
+                                  {"volume_iso", makeVolumeRender}};
 
 WorkloadMaker makerFor(const std::string& name) {
   for (const NamedMaker& m : kMakers)
@@ -247,22 +247,11 @@ Workload makeWorkload(const std::string& name, bool gpu) {
 }  // namespace
 
 const std::vector<std::string>& workloadNames() {
-  static const std::vector<std::string> names = {"blur2d_gaussian_f32",
-                                                 "sigmaclip",
-                                                 "segment_label_measure",
-                                                 "segment_with_clip",
-                                                 "rl2d_fft20",
-                                                 "rl2d_fft20_reflect",
-                                                 "rl3d_fft20",
-                                                 "rl3d_fft20_reflect",
-                                                 "median3_stack",
-                                                 "median5_stack",
-                                                 "zoom3d_order3",
-                                                 "project_max",
-                                                 "project_median",
-                                                 "moment1",
-                                                 "volume_mip",
-                                                 "volume_iso"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const NamedMaker& m : kMakers) all.push_back(m.name);
+    return all;
+  }();
   return names;
 }
 
