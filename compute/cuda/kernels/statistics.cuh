@@ -140,21 +140,24 @@ __device__ void chooseDigit(Workspace* ws) {
     same = Pass == 0 || (sel.prefix[0] >> matchShift) == (sel.prefix[1] >> matchShift);
   }
   __syncthreads();
-  for (int s = 0; s < 2; ++s) {
-    const uint32_t* hist = ws->histogram[same ? 0 : s];
-    const unsigned long long rank = sel.rank[s];  // read before any thread updates it
+  // Both ranks in one histogram (they share the prefix so far): one scan places both.
+  const bool shared = same;
+  for (int s = 0; s < (shared ? 1 : 2); ++s) {
+    const uint32_t* hist = ws->histogram[s];
+    const unsigned long long rank[2] = {sel.rank[0], sel.rank[1]};  // read before any update
     unsigned long long items[kItems], inclusive[kItems];
     for (int k = 0; k < kItems; ++k) items[k] = __ldcg(&hist[threadIdx.x * kItems + k]);
     Scan(temp).InclusiveSum(items, inclusive);
     __syncthreads();
-    for (int k = 0; k < kItems; ++k) {
-      unsigned long long before = inclusive[k] - items[k];
-      if (items[k] > 0 && before <= rank && rank < inclusive[k]) {
-        uint32_t digit = threadIdx.x * kItems + k;
-        sel.prefix[s] |= digit << digitShift(Pass);
-        sel.rank[s] = rank - before;
+    for (int r = shared ? 0 : s; r <= (shared ? 1 : s); ++r)
+      for (int k = 0; k < kItems; ++k) {
+        unsigned long long before = inclusive[k] - items[k];
+        if (items[k] > 0 && before <= rank[r] && rank[r] < inclusive[k]) {
+          uint32_t digit = threadIdx.x * kItems + k;
+          sel.prefix[r] |= digit << digitShift(Pass);
+          sel.rank[r] = rank[r] - before;
+        }
       }
-    }
     __syncthreads();
   }
   for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&ws->histogram[0][0])[i] = 0;
@@ -222,6 +225,20 @@ __device__ void finishStats(Workspace* ws) {
   advance(control, r);
   ws->control = control;
 }
+
+// A block's share of the moments pass, reduced in one go.
+struct BlockMoments {
+  unsigned long long count, below, inBin;
+  double sum, sumSquares;
+  uint32_t minKey, maxKey;
+};
+struct CombineMoments {
+  __device__ BlockMoments operator()(const BlockMoments& a, const BlockMoments& b) const {
+    return {a.count + b.count,      a.below + b.below,           a.inBin + b.inBin,
+            a.sum + b.sum,          a.sumSquares + b.sumSquares, min(a.minKey, b.minKey),
+            max(a.maxKey, b.maxKey)};
+  }
+};
 
 // Calls visit(value, valid) for every value, warp-synchronously (whole warps go round together,
 // as the bins are counted with warp-aggregated atomics), with two 16-byte loads in flight per
@@ -349,27 +366,14 @@ __global__ void __launch_bounds__(kThreads)
     for (int i = threadIdx.x; i < kBins; i += blockDim.x)
       if (hist[h][i]) atomicAdd(&ws->histogram[h][i], hist[h][i]);
   if constexpr (Pass == 0) {
-    using ReduceU = cub::BlockReduce<unsigned long long, kThreads>;
-    using ReduceD = cub::BlockReduce<double, kThreads>;
-    using ReduceK = cub::BlockReduce<uint32_t, kThreads>;
-    __shared__ union {
-      typename ReduceU::TempStorage u;
-      typename ReduceD::TempStorage d;
-      typename ReduceK::TempStorage k;
-    } temp;
-    unsigned long long c = ReduceU(temp.u).Sum(count);
-    __syncthreads();
-    double s = ReduceD(temp.d).Sum(sum);
-    __syncthreads();
-    double s2 = ReduceD(temp.d).Sum(sumSquares);
-    __syncthreads();
-    uint32_t mn = ReduceK(temp.k).Reduce(minKey, ::cuda::minimum<>{});
-    __syncthreads();
-    uint32_t mx = ReduceK(temp.k).Reduce(maxKey, ::cuda::maximum<>{});
-    __syncthreads();
-    unsigned long long b = ReduceU(temp.u).Sum(below);
-    __syncthreads();
-    unsigned long long in = ReduceU(temp.u).Sum(inBin);
+    // One block reduction of all the sums (the same tree for each as a reduction of its own).
+    using Reduce = cub::BlockReduce<BlockMoments, kThreads>;
+    __shared__ typename Reduce::TempStorage temp;
+    const BlockMoments total = Reduce(temp).Reduce(
+        BlockMoments{count, below, inBin, sum, sumSquares, minKey, maxKey}, CombineMoments{});
+    const unsigned long long c = total.count, b = total.below, in = total.inBin;
+    const double s = total.sum, s2 = total.sumSquares;
+    const uint32_t mn = total.minKey, mx = total.maxKey;
     if (threadIdx.x == 0 && useGuess) {
       atomicAdd(&ws->below, b);
       atomicAdd(&ws->inBin, in);
