@@ -216,33 +216,37 @@ void TimingPanel::clear() {
   fill();
 }
 
-void TimingPanel::showResult(const ProcessingResultPtr& result) {
-  rows_.clear();
-  secondIsCpu_.clear();
-  if (!result) {
-    fill();
-    return;
-  }
+namespace {
+
+// Which of a run's results fills the CPU columns and which the GPU's (a comparison has both),
+// and the stage differences between them.
+struct ResultSides {
   const compute::PipelineResult* cpu = nullptr;
   const compute::PipelineResult* gpu = nullptr;
   const std::vector<compute::StageDifference>* differences = nullptr;
-  if (result->comparison) {
-    const auto& c = *result->comparison;
-    const bool aIsGpu = c.a.backend == "cuda" && c.b.backend != "cuda";
-    cpu = aIsGpu ? &c.b : &c.a;
-    gpu = aIsGpu ? &c.a : &c.b;
-    differences = &c.differences;
-    if (gpu->backend != "cuda")
-      secondIsCpu_ = tr("No GPU: the GPU columns show a second CPU backend (%1, %2 threads) "
-                        "standing in, to check the comparison.")
-                         .arg(QString::fromStdString(gpu->backend))
-                         .arg(gpu->threads);
-  } else if (result->result.backend == "cuda") {
-    gpu = &result->result;
-  } else {
-    cpu = &result->result;
-  }
+};
 
+ResultSides sidesOf(const ProcessingResult& result) {
+  ResultSides sides;
+  if (result.comparison) {
+    const auto& c = *result.comparison;
+    const bool aIsGpu = c.a.backend == "cuda" && c.b.backend != "cuda";
+    sides.cpu = aIsGpu ? &c.b : &c.a;
+    sides.gpu = aIsGpu ? &c.a : &c.b;
+    sides.differences = &c.differences;
+  } else if (result.result.backend == "cuda") {
+    sides.gpu = &result.result;
+  } else {
+    sides.cpu = &result.result;
+  }
+  return sides;
+}
+
+// One row per stage, then the total: the GPU's total kernel time is the sum of its stages'.
+std::vector<TimingRow> timingRows(const ResultSides& sides) {
+  std::vector<TimingRow> rows;
+  const compute::PipelineResult* cpu = sides.cpu;
+  const compute::PipelineResult* gpu = sides.gpu;
   const compute::PipelineResult& any = cpu ? *cpu : *gpu;
   TimingRow total;
   total.stage = "total";
@@ -265,13 +269,13 @@ void TimingPanel::showResult(const ProcessingResultPtr& result) {
     }
     row.speedupKernel = row.cpuMs / row.gpuKernelMs;
     row.speedupTotal = row.cpuMs / row.gpuTotalMs;
-    if (differences)
-      for (const auto& d : *differences)
+    if (sides.differences)
+      for (const auto& d : *sides.differences)
         if (d.stage == any.timings[s].stage) {
           row.maxAbs = d.maxAbs;
           row.relL2 = d.relL2;
         }
-    rows_.push_back(row);
+    rows.push_back(row);
   }
   if (cpu) {
     total.cpuMs = cpu->totalMs;
@@ -284,19 +288,25 @@ void TimingPanel::showResult(const ProcessingResultPtr& result) {
   }
   total.speedupKernel = total.cpuMs / total.gpuKernelMs;
   total.speedupTotal = total.cpuMs / total.gpuTotalMs;
-  rows_.push_back(total);
+  rows.push_back(total);
+  return rows;
+}
 
+}  // namespace
+
+// What the times are: a benchmark's medians or a live run, and on the live GPU path what the
+// total holds besides the kernels.
+QString TimingPanel::summaryOf(const ProcessingResult& result, bool gpu) const {
   QString what =
-      result->benchmark
+      result.benchmark
           ? tr("Benchmark of slice %1: medians of %2 runs after one warm-up run.")
-                .arg(result->z)
-                .arg(result->repeats)
+                .arg(result.z)
+                .arg(result.repeats)
           : tr("Live run of slice %1%2.")
-                .arg(result->z)
-                .arg(result->fromCache ? tr(" (from the cache; times of when it ran)") : QString());
-  if (gpu && !result->comparison && !result->benchmark) {
-    // The live GPU path: what the total contains besides the kernels.
-    const auto& r = result->result;
+                .arg(result.z)
+                .arg(result.fromCache ? tr(" (from the cache; times of when it ran)") : QString());
+  if (gpu && !result.comparison && !result.benchmark) {
+    const auto& r = result.result;
     what += tr(" GPU total = waiting for the file %1 ms + upload %2 ms + stages + %3.")
                 .arg(r.readMs, 0, 'f', 2)
                 .arg(r.uploadMs, 0, 'f', 2)
@@ -306,10 +316,28 @@ void TimingPanel::showResult(const ProcessingResultPtr& result) {
                               "the GPU)"));
   }
   what += tr(" * = synchronized wall time (the backend reports no device time).");
-  summary_->setText(what);
-  setDevices(cpu ? QString::fromStdString(cpu->device) + QString(", %1 threads").arg(cpu->threads)
-                 : QString(),
-             gpu ? QString::fromStdString(gpu->device) : QString());
+  return what;
+}
+
+void TimingPanel::showResult(const ProcessingResultPtr& result) {
+  rows_.clear();
+  secondIsCpu_.clear();
+  if (!result) {
+    fill();
+    return;
+  }
+  const ResultSides sides = sidesOf(*result);
+  if (result->comparison && sides.gpu->backend != "cuda")
+    secondIsCpu_ = tr("No GPU: the GPU columns show a second CPU backend (%1, %2 threads) "
+                      "standing in, to check the comparison.")
+                       .arg(QString::fromStdString(sides.gpu->backend))
+                       .arg(sides.gpu->threads);
+  rows_ = timingRows(sides);
+  summary_->setText(summaryOf(*result, sides.gpu != nullptr));
+  setDevices(sides.cpu ? QString::fromStdString(sides.cpu->device) +
+                             QString(", %1 threads").arg(sides.cpu->threads)
+                       : QString(),
+             sides.gpu ? QString::fromStdString(sides.gpu->device) : QString());
   fill();
 }
 

@@ -86,6 +86,7 @@ class TimingPanel : public QWidget {
 
  private:
   void fill();
+  QString summaryOf(const ProcessingResult& result, bool gpu) const;
 
   std::vector<TimingRow> rows_, operations_, shown_;
   QString cpuDevice_, gpuDevice_, secondIsCpu_, displayPath_;
