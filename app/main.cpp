@@ -221,7 +221,8 @@ int main(int argc, char** argv) {
   }
 
   stacklens::ui::MainWindow window;
-  if (rawBudgetMb > 0) window.setRawSliceBudget(static_cast<size_t>(rawBudgetMb) << 20);
+  if (rawBudgetMb > 0)
+    window.slicePath()->setRawSliceBudget(static_cast<size_t>(rawBudgetMb) << 20);
   const bool processing = parser.isSet(preset) || parser.isSet(backend) ||
                           parser.isSet(iterations) || parser.isSet(deconvolution) ||
                           parser.isSet(psf);

@@ -94,7 +94,7 @@ class CatalogTest : public QObject {
     ui::SourcesPanel* sources = w.tool<ui::LiveProcessing>()->sourcesPanel();
     QSignalSpy shown(sources, &ui::SourcesPanel::sourcesShown);
     w.tool<ui::LiveProcessing>()->dock()->applyPreset("astronomy sources");
-    QTRY_VERIFY_WITH_TIMEOUT(sources->slice() == w.currentZ(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(sources->slice() == w.slicePath()->currentZ(), 30000);
 
     // The dialog preselects the RA/Dec columns in degrees; every row lands on its pixel.
     QSignalSpy imported(panel, &ui::CatalogPanel::imported);
@@ -139,7 +139,8 @@ class CatalogTest : public QObject {
       size_t which = 0;
       for (size_t s = 0; s < found.size(); ++s) {
         double lng = 0, lat = 0;
-        QVERIFY(wcs->celestial(found[s].centroidX, found[s].centroidY, w.currentZ(), lng, lat));
+        QVERIFY(wcs->celestial(found[s].centroidX, found[s].centroidY, w.slicePath()->currentZ(),
+                               lng, lat));
         const double d = io::skySeparation(ra[size_t(k)], dec[size_t(k)], lng, lat) * 3600;
         if (d < best) best = d, which = s;
       }
@@ -215,7 +216,7 @@ class CatalogTest : public QObject {
 
     // Following the slice: another slice's sources are matched without asking.
     matched.clear();
-    const int other = w.currentZ() == 0 ? 1 : 0;
+    const int other = w.slicePath()->currentZ() == 0 ? 1 : 0;
     w.navigation()->setValue(other);
     QTRY_VERIFY_WITH_TIMEOUT(!matched.isEmpty() && matched.last().at(0).toInt() == other, 30000);
     QVERIFY(panel->result().matched.size() >= 20);  // flat spectra: the same sources

@@ -69,7 +69,7 @@ class ChannelsTest : public QObject {
     QSignalSpy shown(panel, &ui::ChannelsPanel::compositeShown);
     QTRY_VERIFY_WITH_TIMEOUT(panel->channelCount() == 2 && panel->channels().size() == 2, 10000);
     render::SliceView* view = w.sliceView();
-    const int z = w.currentZ();
+    const int z = w.slicePath()->currentZ();
     for (int i = 0; i < 48; ++i) {
       QCOMPARE((*panel->channels()[0].data)[size_t(i)], p0[size_t(z * 48 + i)]);
       QCOMPARE((*panel->channels()[1].data)[size_t(i)], p1[size_t(z * 48 + i)]);

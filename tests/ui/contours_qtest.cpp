@@ -44,7 +44,7 @@ class ContoursTest : public QObject {
     ready.clear();
     panel->setLevelList("10, 20");
     QVERIFY(ready.count() > 0 || ready.wait(10000));
-    const int first = w.currentZ();  // the viewer opens at the middle slice
+    const int first = w.slicePath()->currentZ();  // the viewer opens at the middle slice
     for (int z : {first, 1 - first}) {
       if (z != first) {
         ready.clear();

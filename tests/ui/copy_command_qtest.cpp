@@ -47,7 +47,7 @@ class CopyCommandTest : public QObject {
     p.blur.params.sigmaY = 1.3;
     p.blur.params.sigmaX = 0.7;
     dock->setPipeline(p);
-    const int shown = w.currentZ();
+    const int shown = w.slicePath()->currentZ();
     QTRY_VERIFY_WITH_TIMEOUT(!ready.isEmpty() && ready.last().at(0).toInt() == shown, 10000);
     const auto viewer = ready.last().at(1).value<std::shared_ptr<const std::vector<float>>>();
     QVERIFY(viewer && viewer->size() == size_t(n * n));

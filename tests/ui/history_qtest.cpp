@@ -199,7 +199,7 @@ class HistoryTest : public QObject {
       p.deconvolution.params.iterations = 7;
       dock->setPipeline(p);
       w.navigation()->setValue(2);
-      QTRY_COMPARE(w.currentZ(), 2);
+      QTRY_COMPARE(w.slicePath()->currentZ(), 2);
       // Added first: adding selects the region, which centres the view on it.
       auto* regions = w.findChild<ui::RegionsPanel*>();
       regions->setDrawnRegion(QRectF(5, 6, 10, 4), false);
@@ -218,7 +218,7 @@ class HistoryTest : public QObject {
     QSignalSpy restored(tool, &ui::SessionTool::restored);
     QVERIFY(tool->open(sessionPath));
     QVERIFY(restored.count() > 0 || restored.wait(10000));
-    QTRY_COMPARE(w.currentZ(), 2);
+    QTRY_COMPARE(w.slicePath()->currentZ(), 2);
     const ui::Session back = tool->capture();
     QCOMPARE(back.file, saved.file);
     QCOMPARE(back.slice, 2);

@@ -53,15 +53,15 @@ class LargePlaneTest : public QObject {
     io::writeStack(path.toStdString(), data.data(), 1, kHeight, kWidth, {});
 
     MainWindow w;
-    w.setRawSliceBudget(size_t(1) << 20);  // planes above 256 KiB come from levels
+    w.slicePath()->setRawSliceBudget(size_t(1) << 20);  // planes above 256 KiB come from levels
     QVERIFY(testing::openInWindow(w, path));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
 
     // Never read whole: no slice held, the coarse level (every 8th pixel: 113 × 75) drawn.
-    QVERIFY(!w.currentSlice());
-    QVERIFY(w.levelView()->active());
-    QCOMPARE(w.levelView()->levelShown(), 3);
-    QVERIFY(w.slices()->count() == 0);
+    QVERIFY(!w.slicePath()->currentSlice());
+    QVERIFY(w.slicePath()->levelView()->active());
+    QCOMPARE(w.slicePath()->levelView()->levelShown(), 3);
+    QVERIFY(w.slicePath()->slices()->count() == 0);
     const auto& patches = w.sliceView()->levelPatches();
     QCOMPARE(patches.size(), size_t(1));
     QCOMPARE(patches[0].width, 113);
@@ -96,26 +96,26 @@ class LargePlaneTest : public QObject {
     // Refined progressively: at the fitted zoom (about 0.8 here) the finest level is read for
     // the view and drawn over the coarse one. The coarse sample of columns 448–455 is column 448
     // (dark); at full resolution column 452 is bright.
-    QTRY_COMPARE(w.levelView()->levelShown(), 0);
+    QTRY_COMPARE(w.slicePath()->levelView()->levelShown(), 0);
     frame = view->grabFramebuffer();
     QVERIFY(brightness(frame, view->imageToWidget({452, 300})) > left + 60);
     QVERIFY(brightness(frame, view->imageToWidget({447, 300})) < right - 60);
 
     // Zoomed out, the level whose pixels fit a screen pixel; zoomed in again, the finest.
     view->setZoom(0.3);
-    QTRY_COMPARE(w.levelView()->levelShown(), 1);
+    QTRY_COMPARE(w.slicePath()->levelView()->levelShown(), 1);
     view->setZoom(0.01);
-    QTRY_COMPARE(w.levelView()->levelShown(), 3);
+    QTRY_COMPARE(w.slicePath()->levelView()->levelShown(), 3);
     QCOMPARE(view->levelPatches().size(), size_t(1));
     // Level 0's tiles there were read before: drawn again from the tile cache.
-    QSignalSpy refined(w.levelView(), &ui::LevelView::refined);
+    QSignalSpy refined(w.slicePath()->levelView(), &ui::LevelView::refined);
     view->setView(2.0, QPointF(kEdge, 300));
     view->setZoom(2.0);
-    QTRY_COMPARE(w.levelView()->levelShown(), 0);
-    QVERIFY(w.levelView()->viewRefined());
+    QTRY_COMPARE(w.slicePath()->levelView()->levelShown(), 0);
+    QVERIFY(w.slicePath()->levelView()->viewRefined());
     QVERIFY(!refined.isEmpty());
     QCOMPARE(refined.last().at(0).toInt(), 0);
-    QVERIFY(!w.currentSlice());  // still never read whole
+    QVERIFY(!w.slicePath()->currentSlice());  // still never read whole
   }
 
   // An OME-Zarr pyramid (900, 450 and 225 pixels wide) is drawn from its own levels: the coarse
@@ -133,15 +133,15 @@ class LargePlaneTest : public QObject {
     io::writeStack(path.toStdString(), data.data(), 1, kHeight, kWidth, options);
 
     MainWindow w;
-    w.setRawSliceBudget(size_t(1) << 20);
+    w.slicePath()->setRawSliceBudget(size_t(1) << 20);
     QVERIFY(testing::openInWindow(w, path));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(!w.currentSlice());
+    QVERIFY(!w.slicePath()->currentSlice());
     QCOMPARE(w.sliceView()->levelPatches().front().width, 113);  // level 2 (225) every 2nd pixel
 
     render::SliceView* view = w.sliceView();
     view->setZoom(0.3);
-    QTRY_COMPARE(w.levelView()->levelShown(), 1);
+    QTRY_COMPARE(w.slicePath()->levelView()->levelShown(), 1);
     const render::LevelPatch fine = view->levelPatches().back();
     io::OpenOptions atOne;
     atOne.hdu = 1;

@@ -91,9 +91,9 @@ class TooDeepReader : public FakeReader {
 };
 
 bool waitShown(MainWindow& w, int z) {
-  if (w.currentZ() == z && w.currentSlice()) return true;
-  QSignalSpy spy(&w, &MainWindow::sliceShown);
-  return spy.wait(30000) && w.currentZ() == z;
+  if (w.slicePath()->currentZ() == z && w.slicePath()->currentSlice()) return true;
+  QSignalSpy spy(w.slicePath(), &ui::SlicePath::sliceShown);
+  return spy.wait(30000) && w.slicePath()->currentZ() == z;
 }
 
 std::string readFile(const std::string& path) {
@@ -119,12 +119,12 @@ class MainWindowTest : public QObject {
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.openReader(std::make_shared<FakeReader>());
-    QCOMPARE(w.currentZ(), 2);
+    QCOMPARE(w.slicePath()->currentZ(), 2);
     QCOMPARE(w.slider()->maximum(), int(kZ - 1));
     QCOMPARE(w.sliceView()->sliceWidth(), int(kX));
     w.slider()->setValue(4);
     QVERIFY(waitShown(w, 4));
-    QCOMPARE((*w.currentSlice())[7 * kX + 5], voxel(4, 7, 5));
+    QCOMPARE((*w.slicePath()->currentSlice())[7 * kX + 5], voxel(4, 7, 5));
     QCOMPARE(w.navigation()->worldText(), QString("z = 8 µm"));
     // Keys: ←, Home, End, PgUp.
     w.activateWindow();
@@ -293,7 +293,7 @@ class MainWindowTest : public QObject {
     // z-profile marker when it rests.
     QTest::qWait(60);
     w.slider()->setValue(1);
-    if (w.currentZ() == 1) {  // a cached slice is shown at once
+    if (w.slicePath()->currentZ() == 1) {  // a cached slice is shown at once
       QCOMPARE(ortho->xzView()->crosshair()->y(), 1.0);
       QCOMPARE(ortho->yzView()->crosshair()->x(), 1.0);
       QVERIFY(ortho->zProfile()->marker() != 1.0);
@@ -412,7 +412,7 @@ class MainWindowTest : public QObject {
     QVERIFY2(failed.first().at(0).toString().contains("ZTILE2"),
              qPrintable(failed.first().at(0).toString()));
     QCOMPARE(w.info().path, std::string("/fake/stack.tif"));
-    QVERIFY(w.currentSlice());
+    QVERIFY(w.slicePath()->currentSlice());
   }
 
   // Dimensions beyond the viewer's are refused at open with a message, never narrowed.
@@ -424,7 +424,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(failed.count(), 1);
     QVERIFY2(failed.first().at(0).toString().contains("3000000000"),
              qPrintable(failed.first().at(0).toString()));
-    QVERIFY(!w.currentSlice());
+    QVERIFY(!w.slicePath()->currentSlice());
   }
 
   // The check on the bundled radio cube: slice 10 saved, its RA/Dec at four pixels and
@@ -440,7 +440,7 @@ class MainWindowTest : public QObject {
     w.openFile(cubePath);
     QVERIFY(opened.wait(10000));
     w.slider()->setValue(10);
-    QTRY_COMPARE(w.currentZ(), 10);
+    QTRY_COMPARE(w.slicePath()->currentZ(), 10);
     QSignalSpy saved(w.tool<ui::SaveTool>(), &ui::SaveTool::saved);
     const QString out = dir.filePath("slice10.fits");
     w.tool<ui::SaveTool>()->saveData(out, false);
@@ -505,7 +505,7 @@ class MainWindowTest : public QObject {
     w.openFile(QStringLiteral(STACKLENS_IO_FIXTURES "/cube_vopt.fits"));
     QVERIFY(opened.wait(30000));
     w.slider()->setValue(2);
-    QTRY_COMPARE(w.currentZ(), 2);
+    QTRY_COMPARE(w.slicePath()->currentZ(), 2);
     QSignalSpy saved(w.tool<ui::SaveTool>(), &ui::SaveTool::saved);
     const QString out = dir.filePath("slice2.fits");
     w.tool<ui::SaveTool>()->saveData(out, false);

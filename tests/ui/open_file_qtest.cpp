@@ -41,10 +41,11 @@ std::vector<float> expected(const QString& name, int hdu, int plane) {
 bool showsSlice(const MainWindow& w, const std::vector<float>& want) {
   const auto& info = w.info();
   const size_t plane = static_cast<size_t>(info.x * info.y);
-  if (!w.currentSlice() || want.size() != plane * static_cast<size_t>(info.z)) return false;
-  const auto& got = *w.currentSlice();
+  if (!w.slicePath()->currentSlice() || want.size() != plane * static_cast<size_t>(info.z))
+    return false;
+  const auto& got = *w.slicePath()->currentSlice();
   for (size_t i = 0; i < plane; ++i)
-    if (got[i] != want[static_cast<size_t>(w.currentZ()) * plane + i]) return false;
+    if (got[i] != want[static_cast<size_t>(w.slicePath()->currentZ()) * plane + i]) return false;
   return true;
 }
 
@@ -123,8 +124,8 @@ class OpenFileTest : public QObject {
     const auto err = expected("multi_ext.fits", 3, 0);
     QVERIFY(showsSlice(w, err));
     w.slider()->setValue(0);
-    QSignalSpy shown(&w, &MainWindow::sliceShown);
-    QVERIFY(w.currentZ() == 0 || shown.wait(30000));
+    QSignalSpy shown(w.slicePath(), &ui::SlicePath::sliceShown);
+    QVERIFY(w.slicePath()->currentZ() == 0 || shown.wait(30000));
     QVERIFY(showsSlice(w, err));
     // The command line's --hdu goes through the same options.
     io::OpenOptions sci;

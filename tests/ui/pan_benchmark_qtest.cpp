@@ -33,7 +33,8 @@ QJsonObject runPan(const QString& path, int steps, double zoom, int stepPixels,
                    std::vector<QImage>* frames) {
   ui::MainWindow w;
   w.setQuiet(true);
-  w.setRawSliceBudget(size_t(1) << 20);  // planes above 256 KiB come from display levels
+  w.slicePath()->setRawSliceBudget(size_t(1)
+                                   << 20);  // planes above 256 KiB come from display levels
   w.resize(800, 600);
   auto* bench = new ui::PanBenchmark(&w, steps, zoom, stepPixels, &w);
   QObject::connect(&w, &ui::MainWindow::stackOpened, bench, &ui::PanBenchmark::start,

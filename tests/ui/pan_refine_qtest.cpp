@@ -84,11 +84,12 @@ class PanRefineTest : public QObject {
     QTemporaryDir dir;
     const QString path = writeStripes(dir);
     ui::MainWindow w;
-    w.setRawSliceBudget(size_t(1) << 20);  // planes above 256 KiB come from display levels
+    w.slicePath()->setRawSliceBudget(size_t(1)
+                                     << 20);  // planes above 256 KiB come from display levels
     QVERIFY(testing::openInWindow(w, path, QSize(800, 600)));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     render::SliceView* view = w.sliceView();
-    ui::LevelView* levels = w.levelView();
+    ui::LevelView* levels = w.slicePath()->levelView();
     QVERIFY(levels->active());
     constexpr int64_t kTileBytes = int64_t(ui::LevelView::kTileSide) * ui::LevelView::kTileSide * 4;
     levels->setTileCacheBytes(12 * kTileBytes);  // the 32 tiles of level 0 do not all fit
@@ -133,11 +134,11 @@ class PanRefineTest : public QObject {
     QTemporaryDir dir;
     const QString path = writeStripes(dir);
     ui::MainWindow w;
-    w.setRawSliceBudget(size_t(1) << 20);
+    w.slicePath()->setRawSliceBudget(size_t(1) << 20);
     QVERIFY(testing::openInWindow(w, path, QSize(800, 600)));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     render::SliceView* view = w.sliceView();
-    ui::LevelView* levels = w.levelView();
+    ui::LevelView* levels = w.slicePath()->levelView();
     showAtZoomOne(w);
     QTRY_COMPARE(levels->readsPending(), 0);
     const ui::LevelView::TileCounts before = levels->tileCounts();

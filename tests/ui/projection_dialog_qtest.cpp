@@ -183,8 +183,9 @@ class ProjectionDialogTest : public QObject {
     p.clip = 0.005;
     p.coordinate = io::zCoordinate(*cube).values;
     const compute::Image want = oneThread()->moment(volume, p);
-    QTRY_VERIFY(w.currentSlice() && w.currentSlice()->size() == size_t(ny * nx));
-    const std::vector<float>& shown = *w.currentSlice();
+    QTRY_VERIFY(w.slicePath()->currentSlice() &&
+                w.slicePath()->currentSlice()->size() == size_t(ny * nx));
+    const std::vector<float>& shown = *w.slicePath()->currentSlice();
     int compared = 0;
     for (int64_t i = 0; i < ny * nx; ++i) {
       const float a = shown[size_t(i)], b = want.data()[i];

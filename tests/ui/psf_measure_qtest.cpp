@@ -235,11 +235,11 @@ class PsfMeasureTest : public QObject {
     QVERIFY(!dialog->starTable()->isColumnHidden(ui::PsfMeasureDialog::Z));
 
     // The first bead clicked on its slice, the others given near their centres.
-    QSignalSpy shown(&w, &ui::MainWindow::sliceShown);
+    QSignalSpy shown(w.slicePath(), &ui::SlicePath::sliceShown);
     const int z0 = int(std::lround(beads[0].z));
-    if (w.currentZ() != z0) {
+    if (w.slicePath()->currentZ() != z0) {
       w.navigation()->setValue(z0);
-      QTRY_COMPARE_WITH_TIMEOUT(w.currentZ(), z0, 10000);
+      QTRY_COMPARE_WITH_TIMEOUT(w.slicePath()->currentZ(), z0, 10000);
     }
     dialog->setAddByClicking(true);
     clickPixel(w.sliceView(), {beads[0].x, beads[0].y});

@@ -336,7 +336,7 @@ class RegionsTest : public QObject {
     QVERIFY(wcs);
     const double ra = (5 + 40 / 60.0 + 59.21 / 3600) * 15, dec = -(2 + 27 / 60.0 + 30.6 / 3600);
     double x = 0, y = 0;
-    QVERIFY(wcs->skyToPixel(io::SkyFrame::Fk5, ra, dec, w.currentZ(), x, y));
+    QVERIFY(wcs->skyToPixel(io::SkyFrame::Fk5, ra, dec, w.slicePath()->currentZ(), x, y));
     const std::vector<io::PixelRegion> after = panel->regions();
     QCOMPARE(after.size(), before.size());
     QVERIFY2(

@@ -23,13 +23,13 @@ class SliceStoreTest : public QObject {
     for (const size_t budget : {2 * kZ * kSlice, 5 * kSlice}) {
       ui::MainWindow w;
       w.setQuiet(true);
-      w.setRawSliceBudget(budget);
+      w.slicePath()->setRawSliceBudget(budget);
       w.show();
       QVERIFY(QTest::qWaitForWindowExposed(&w));
       auto stack = std::make_shared<MemoryStack>(kZ, kY, kX);
       w.openReader(stack);
       ui::LiveProcessing* live = w.tool<ui::LiveProcessing>();
-      QCOMPARE(live->worker()->slices().get(), w.slices());
+      QCOMPARE(live->worker()->slices().get(), w.slicePath()->slices());
       auto gpu = std::make_shared<FakeBackend>(true);
       gpu->blurOffset = 5000.f;
       live->worker()->setBackends(gpu);
@@ -44,13 +44,14 @@ class SliceStoreTest : public QObject {
         // The processed slice is the stack's slice (100 z + 10 y + x) plus the fake blur's 5010.
         const auto pixels = ready.last().at(1).value<std::shared_ptr<const std::vector<float>>>();
         QCOMPARE((*pixels)[7 * kX + 5], float(100 * z + 70 + 5 + 5010));
-        QVERIFY2(w.slices()->bytes() <= budget,
-                 qPrintable(QString("%1 > %2 bytes").arg(w.slices()->bytes()).arg(budget)));
+        QVERIFY2(
+            w.slicePath()->slices()->bytes() <= budget,
+            qPrintable(QString("%1 > %2 bytes").arg(w.slicePath()->slices()->bytes()).arg(budget)));
       }
-      QVERIFY(w.slices()->deviceBytes() < w.slices()->bytes());
+      QVERIFY(w.slicePath()->slices()->deviceBytes() < w.slicePath()->slices()->bytes());
       if (budget >= 2 * kZ * kSlice) {
         // The processing's uploads are in the same store, and with room for all they stay.
-        QVERIFY(w.slices()->deviceBytes() > 0);
+        QVERIFY(w.slicePath()->slices()->deviceBytes() > 0);
         QCOMPARE(stack->reads.load(), int(kZ));  // viewer and processing: each slice once
       } else {
         // Too small a budget: uploads go first (the slices read ahead push them out), and

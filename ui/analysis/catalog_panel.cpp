@@ -383,10 +383,10 @@ CatalogPanel* installCatalogTool(MainWindow* window) {
       [window]() -> const io::Wcs* { return window->stack() ? window->stack()->wcs() : nullptr; });
   SourcesPanel* sources = window->tool<LiveProcessing>()->sourcesPanel();
   QObject::connect(window, &MainWindow::stackOpened, panel,
-                   [panel, window] { panel->placeAgain(window->currentZ()); });
+                   [panel, window] { panel->placeAgain(window->slicePath()->currentZ()); });
   QObject::connect(sources, &SourcesPanel::sourcesShown, panel,
                    [panel, sources](int z) { panel->setSources(sources->sources(), z); });
-  if (window->stack()) panel->placeAgain(window->currentZ());
+  if (window->stack()) panel->placeAgain(window->slicePath()->currentZ());
   panel->setSources(sources->sources(), sources->slice());
   return panel;
 }

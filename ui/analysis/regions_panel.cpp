@@ -559,7 +559,7 @@ RegionsPanel* installRegionsTool(MainWindow* window) {
                            : io::PhysicalToImage{};
   });
   QObject::connect(window, &MainWindow::stackOpened, panel,
-                   [panel, window] { panel->placeAgain(window->currentZ()); });
+                   [panel, window] { panel->placeAgain(window->slicePath()->currentZ()); });
   QObject::connect(window->sliceView(), &render::SliceView::regionDrawn, panel,
                    &RegionsPanel::setDrawnRegion);
   if (auto* stats = window->findChild<RegionStatsTool*>()) {
@@ -570,7 +570,7 @@ RegionsPanel* installRegionsTool(MainWindow* window) {
       if (auto* dock = window->findChild<QDockWidget*>("regionDock")) dock->raise();
     });
   }
-  if (window->stack()) panel->placeAgain(window->currentZ());
+  if (window->stack()) panel->placeAgain(window->slicePath()->currentZ());
   return panel;
 }
 

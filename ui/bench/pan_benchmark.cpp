@@ -99,7 +99,7 @@ void PanBenchmark::sendMouse(int type, QPointF pos) {
 
 void PanBenchmark::frameArrived() {
   const qint64 now = clock_.nsecsElapsed();
-  LevelView* levels = window_->levelView();
+  LevelView* levels = window_->slicePath()->levelView();
   switch (phase_) {
     case Phase::Settling:
       if (!levels->viewRefined()) return;
@@ -153,7 +153,7 @@ void PanBenchmark::release() {
   sendMouse(QEvent::MouseButtonRelease, mouse_);
   phase_ = Phase::Refining;
   phaseStartNs_ = clock_.nsecsElapsed();
-  if (window_->levelView()->viewRefined()) {
+  if (window_->slicePath()->levelView()->viewRefined()) {
     refineMs_ = 0;  // the last frame was drawn from the level already
     finish();
     return;
@@ -171,7 +171,7 @@ void PanBenchmark::finish(const QString& error) {
   timeout_.stop();
   heartbeat_.stop();
   const render::SliceView* view = window_->sliceView();
-  const LevelView* levels = window_->levelView();
+  const LevelView* levels = window_->slicePath()->levelView();
   std::vector<double> fps;
   for (double ms : intervalMs_) fps.push_back(ms > 0 ? 1000.0 / ms : 0.0);
   QJsonObject o;

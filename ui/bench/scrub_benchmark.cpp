@@ -87,8 +87,8 @@ void ScrubBenchmark::start() {
     QTimer::singleShot(0, this, whenReady);  // nothing read ahead of the steps
     return;
   }
-  connect(window_, &MainWindow::preloaded, this, whenReady, Qt::SingleShotConnection);
-  window_->preload(std::min<int>(frames_, static_cast<int>(window_->info().z)));
+  connect(window_->slicePath(), &SlicePath::preloaded, this, whenReady, Qt::SingleShotConnection);
+  window_->slicePath()->preload(std::min<int>(frames_, static_cast<int>(window_->info().z)));
 }
 
 void ScrubBenchmark::step() {
@@ -131,10 +131,10 @@ void ScrubBenchmark::step() {
   }
   const int count = std::max(1, window_->navigation()->count());
   const int cached = cold_ ? count : std::min(count, frames_);
-  int next = (window_->currentZ() + 1) % cached;
+  int next = (window_->slicePath()->currentZ() + 1) % cached;
   if (count == 1) next = 0;
   targetZ_ = next;
-  jump_ = std::abs(next - window_->currentZ()) > 1;
+  jump_ = std::abs(next - window_->slicePath()->currentZ()) > 1;
   stepStartSteadyNs_ = render::steadyNowNs();
   if (live_ && live_->active() && next == window_->navigation()->value())
     live_->sliceRequested(next);  // the slider cannot move: ask for the slice again
@@ -159,7 +159,7 @@ void ScrubBenchmark::frameArrived() {
     return;
   }
   // Read while scrubbing: a frame drawn before the slice arrived (an overlay's) is not it.
-  if (cold_ && done_ < frames_ && window_->currentZ() != targetZ_) return;
+  if (cold_ && done_ < frames_ && window_->slicePath()->currentZ() != targetZ_) return;
   processedSeen_ = false;
   waiting_ = false;
   timeout_.stop();
@@ -243,7 +243,8 @@ void ScrubBenchmark::finish() {
   if (cold_) {
     o["cold"] = true;
     // Since the stack opened: the read-ahead may have read the first step's slice already.
-    if (window_->slices()) o["file_reads"] = window_->slices()->fileReads();
+    if (window_->slicePath()->slices())
+      o["file_reads"] = window_->slicePath()->slices()->fileReads();
     // In order: where the slow steps fall (every n-th, after a jump, at the start) tells why.
     QJsonArray steps;
     for (double ms : latencies_) steps.append(round3(ms));

@@ -32,11 +32,12 @@ ChannelsPanel* showChannels(MainWindow* window) {
     QObject::connect(panel, &ChannelsPanel::compositeShown, readout, &PixelReadout::refresh);
     QObject::connect(window, &MainWindow::stackInstalled, panel,
                      [window, panel] { panel->setStack(window->sharedStack()); });
-    QObject::connect(window, &MainWindow::sliceRequested, panel, &ChannelsPanel::showSlice);
+    QObject::connect(window->slicePath(), &SlicePath::sliceRequested, panel,
+                     &ChannelsPanel::showSlice);
     QPointer<ChannelsPanel> alive(panel);
     readout->addPart([alive](QPointF at) { return alive ? alive->readout(at) : QString(); });
     panel->setStack(window->sharedStack());
-    panel->showSlice(window->currentZ());
+    panel->showSlice(window->slicePath()->currentZ());
   }
   if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) {
     dock->show();

@@ -34,15 +34,15 @@ ContoursPanel* showContours(MainWindow* window) {
       if (!error.isEmpty()) QMessageBox::warning(window, QObject::tr("Export contours"), error);
     });
     auto followSlice = [window, panel] {
-      panel->setSlice(window->currentZ(), window->currentSlice(), int(window->info().x),
-                      int(window->info().y));
+      panel->setSlice(window->slicePath()->currentZ(), window->slicePath()->currentSlice(),
+                      int(window->info().x), int(window->info().y));
     };
     auto followLimits = [panel](const render::DisplaySettings& d) {
       panel->setLimits(d.limits.low, d.limits.high);
     };
     QObject::connect(window, &MainWindow::stackInstalled, panel,
                      [window, panel] { panel->setStack(window->sharedStack()); });
-    QObject::connect(window, &MainWindow::sliceShown, panel, followSlice);
+    QObject::connect(window->slicePath(), &SlicePath::sliceShown, panel, followSlice);
     QObject::connect(window->displayPanel(), &DisplayPanel::displayChanged, panel, followLimits);
     panel->setStack(window->sharedStack());
     followLimits(window->displayPanel()->settings());

@@ -1,6 +1,6 @@
 // The viewer's main window: it assembles the view, the navigation, the docks and the menus, has
-// the tools it is given install themselves, and passes each opened stack, requested slice and
-// shown slice on to the tools.
+// the tools it is given install themselves, and wires the slider to the slice path, which takes
+// each slice to the view and the tools. It tells the tools what the user does in the view.
 #include "ui/frame/main_window.h"
 
 #include <QCloseEvent>
@@ -17,14 +17,12 @@
 #include <cmath>
 
 #include "io/read_stop.h"
-#include "ui/display/level_view.h"
 #include "ui/display/view_decorations.h"
 #include "ui/display/view_export.h"
 #include "ui/frame/pixel_readout.h"
 #include "ui/frame/tools_bar.h"
 #include "ui/frame/window_docks.h"
 #include "ui/frame/window_menus.h"
-#include "ui/stack/slice_fetcher.h"
 #include "ui/stack/stack_opener.h"
 #include "ui/state/recent_files.h"
 
@@ -80,13 +78,6 @@ MainWindow::MainWindow(void (*installTools)(MainWindow*), QWidget* parent) : QMa
     reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), why);
     emit openFailed(why);
   });
-  levels_ = new LevelView(view_, &readPool_, this);
-  connect(levels_, &LevelView::readFailed, this,
-          [this](const QString& why) { reportError(tr("Cannot read the plane"), why); });
-  source_ = new SliceFetcher(&readPool_, this);
-  connect(source_, &SliceFetcher::readFailed, this, [this](int z, const QString& why) {
-    reportError(tr("Cannot read slice %1").arg(z), why);
-  });
 
   const DockRequests requests{
       [this](QPoint crosshair, int z) {
@@ -101,11 +92,13 @@ MainWindow::MainWindow(void (*installTools)(MainWindow*), QWidget* parent) : QMa
   // The tools that follow the open stack and the slice shown, in the order they are told.
   tools_ = {decorations_.get(), readout_};
   tools_.insert(tools_.end(), docks.tools.begin(), docks.tools.end());
+  slicePath_ = new SlicePath({view_, nav_, display_, &tools_, &readPool_}, this);
+  connect(slicePath_, &SlicePath::readFailed, this, &MainWindow::reportError);
   buildMenus();
   installTools(this);
   arrangeDefaultLayout(this);
 
-  connect(nav_, &NavigationBar::valueChanged, this, &MainWindow::requestSlice);
+  connect(nav_, &NavigationBar::valueChanged, slicePath_, &SlicePath::request);
   connect(view_, &SliceView::hovered, this, &MainWindow::hoverAt);
   connect(view_, &SliceView::clicked, this, [this](QPointF p) { setCrosshair(nearestPixel(p)); });
   connect(view_, &SliceView::lineDrawn, this, &MainWindow::setLine);
@@ -120,7 +113,7 @@ MainWindow::~MainWindow() {
   // Workers post results to this object and the tools: stop the long ones (a save, a preload) at
   // their next slice and let them finish before it goes.
   for (ViewerTool* tool : tools_) tool->stop();
-  source_->stop();
+  slicePath_->stop();
   // A read waiting on a stalled server ends now rather than at its timeout; later windows (the
   // tests make several) read again.
   std::atomic<bool> stopReads{true};
@@ -155,124 +148,30 @@ void MainWindow::applySettings() {
 void MainWindow::openFile(const QString& path, io::OpenOptions options) {
   openingMessage_ = tr("Opening %1…").arg(QFileInfo(path).fileName());
   statusBar()->showMessage(openingMessage_);
-  opener_->setLargePlaneBytes(largePlaneBytes());
+  opener_->setLargePlaneBytes(slicePath_->largePlaneBytes());
   opener_->open(path, options);
 }
 
 void MainWindow::openReader(std::shared_ptr<io::StackReader> reader) {
-  opener_->setLargePlaneBytes(largePlaneBytes());
+  opener_->setLargePlaneBytes(slicePath_->largePlaneBytes());
   opener_->openReader(std::move(reader));
 }
 
 void MainWindow::install(const OpenedStack& opened) {
   reader_ = opened.reader;
   info_ = reader_->info();
-  const int z = opened.z;
-  SliceData first = opened.slice;
   emit stackInstalled();
-  levels_->setStack(opened.levels, int(info_.x), int(info_.y));
-  overview_.reset();
-  source_->setStack(reader_, rawSliceBudget_, z, first);
-  ++sliceGeneration_;
-  limitsValid_ = false;
   crosshair_.reset();
   view_->setCrosshair(std::nullopt);
-  view_->clearSlice();
-  // The tools take their raw slices from the same store, under the same budget.
-  for (ViewerTool* tool : tools_) tool->stackOpened({reader_, source_->store()});
-  if (!levels_->active())
-    for (ViewerTool* tool : tools_) tool->sliceRequested(z);
-  // FITS images have their first row at the bottom; microscopy TIFFs at the top.
-  view_->setOriginBottom(info_.format == "fits");
-  {
-    const QSignalBlocker block(nav_);
-    nav_->setCount(static_cast<int>(info_.z));
-    nav_->setValue(z);
-  }
   toolsBar_->showStack(info_);
-  const bool cube = info_.z > 1;
   setWindowTitle(QFileInfo(QString::fromStdString(info_.path)).fileName() + " — StackLens");
   // Only "Opening…": a reader's warning while opening (chunks answered 403) must stay readable.
   if (statusBar()->currentMessage() == openingMessage_) statusBar()->clearMessage();
-  view_->fitToWindow();
-  currentZ_ = requestedZ_ = z;
-  if (levels_->active())
-    showLevelSlice(z, opened.coarse);
-  else
-    showSlice(z, std::move(first));
+  slicePath_->setStack(opened);
   // Small cubes get their ortho views straight away; big ones when the user clicks.
   const double bytes = double(info_.x) * info_.y * info_.z * sizeof(float);
-  if (cube && !levels_->active() && bytes <= 512.0 * (1 << 20))
+  if (info_.z > 1 && slicePath_->wholeSlices() && bytes <= 512.0 * (1 << 20))
     setCrosshair(QPoint(int(info_.x / 2), int(info_.y / 2)));
-}
-
-void MainWindow::requestSlice(int z) {
-  if (!reader_) return;
-  // Slices are requested whole only where planes are read whole.
-  if (!levels_->active())
-    for (ViewerTool* tool : tools_) tool->sliceRequested(z);
-  emit sliceRequested(z);
-  requestedZ_ = z;
-  const quint64 generation = ++sliceGeneration_;
-  if (levels_->active()) {
-    updateWorldLabel();
-    levels_->fetch(z, [this, z, generation](render::LevelPatch coarse) {
-      if (generation == sliceGeneration_) showLevelSlice(z, coarse);
-    });
-    return;
-  }
-  if (!source_->store()->contains(z)) updateWorldLabel();  // the label leads while it reads
-  source_->fetch(z, [this, z, generation](SliceData s) {
-    if (generation == sliceGeneration_ && s) showSlice(z, std::move(s));
-  });
-  source_->prefetchAround(z);  // the next slices read while this one is read and shown
-}
-
-void MainWindow::showSlice(int z, SliceData data) {
-  currentZ_ = requestedZ_ = z;
-  current_ = std::move(data);
-  const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
-  const ShownSlice shown{z, current_, width, height, overview_};
-  if (std::none_of(tools_.begin(), tools_.end(),
-                   [&shown](ViewerTool* tool) { return tool->holdSlice(shown); }))
-    view_->setSlice(current_, width, height);
-  if (!limitsValid_) {
-    limitsValid_ = true;
-    computeLimits(display_->limitsMode());
-  }
-  updateWorldLabel();
-  tellToolsShown(z);
-  source_->prefetchAround(z);
-  emit sliceShown(z);
-}
-
-void MainWindow::showLevelSlice(int z, const render::LevelPatch& coarse) {
-  currentZ_ = requestedZ_ = z;
-  current_.reset();
-  overview_ = coarse.pixels;
-  levels_->show(z, coarse);
-  if (!limitsValid_) {
-    limitsValid_ = true;
-    computeLimits(display_->limitsMode());  // from the coarse level
-  }
-  updateWorldLabel();
-  tellToolsShown(z);
-  emit sliceShown(z);
-}
-
-// While scrubbing, the histogram, line profile and region statistics wait until the slider
-// rests.
-void MainWindow::tellToolsShown(int z) {
-  const int width = static_cast<int>(info_.x), height = static_cast<int>(info_.y);
-  for (ViewerTool* tool : tools_) tool->sliceShown({z, current_, width, height, overview_});
-}
-
-void MainWindow::preload(int count) {
-  if (!reader_) return;
-  source_->preload(count, [this](const QString& error) {
-    if (!error.isEmpty()) reportError(tr("Cannot read the stack"), error);
-    emit preloaded();
-  });
 }
 
 void MainWindow::applyDisplay(const render::DisplaySettings& display) {
@@ -288,18 +187,11 @@ void MainWindow::applyDisplay(const render::DisplaySettings& display) {
 
 void MainWindow::computeLimits(LimitsMode mode) {
   settings_.limitsMode = render::limitsModeName(mode);
-  const SliceData& from = current_ ? current_ : overview_;
-  if (mode == LimitsMode::Manual || !from) return;
-  display_->showLimits(render::sliceLimits(mode, from->data(), from->size()));
-}
-
-void MainWindow::updateWorldLabel() {
-  nav_->setWorldText(
-      NavigationBar::worldText(info_, reader_ ? reader_->wcs() : nullptr, requestedZ_));
+  slicePath_->showLimits(mode);
 }
 
 void MainWindow::hoverAt(QPointF imagePos) {
-  for (ViewerTool* tool : tools_) tool->pointerAt(imagePos, currentZ_);
+  for (ViewerTool* tool : tools_) tool->pointerAt(imagePos, slicePath_->currentZ());
 }
 
 void MainWindow::setLine(QPointF from, QPointF to) {
@@ -316,15 +208,16 @@ void MainWindow::setCrosshair(QPoint pixel) {
   pixel.setY(std::clamp<int>(pixel.y(), 0, int(info_.y) - 1));
   crosshair_ = pixel;
   view_->setCrosshair(QPointF(pixel));
-  for (ViewerTool* tool : tools_) tool->crosshairMoved(pixel, currentZ_, !levels_->active());
+  for (ViewerTool* tool : tools_)
+    tool->crosshairMoved(pixel, slicePath_->currentZ(), slicePath_->wholeSlices());
 }
 
 QComboBox* MainWindow::hduBox() const { return toolsBar_->hduBox(); }
 QSpinBox* MainWindow::planeBox() const { return toolsBar_->planeBox(); }
-compute::SliceStore* MainWindow::slices() const { return source_->store().get(); }
 
 QString MainWindow::exportPng(const QString& path, bool colorbar) {
-  if (!current_ && !overview_) return tr("nothing to export: no stack is open");
+  if (!slicePath_->currentSlice() && !slicePath_->overview())
+    return tr("nothing to export: no stack is open");
   return exportViewPng(view_, path, colorbar, QString::fromStdString(info_.path));
 }
 
@@ -344,7 +237,7 @@ void MainWindow::addMenuAction(MenuPlace place, QAction* action) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  source_->stop();  // background reads and a save stop at their next slice
+  slicePath_->stop();  // background reads and a save stop at their next slice
   for (ViewerTool* tool : tools_) tool->stop();
   settings_.geometry = saveGeometry();
   settings_.windowState = saveState();

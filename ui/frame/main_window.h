@@ -26,6 +26,7 @@
 #include "render/slice_view.h"
 #include "ui/display/display_panel.h"
 #include "ui/frame/navigation_bar.h"
+#include "ui/frame/slice_path.h"
 #include "ui/frame/viewer_tool.h"
 #include "ui/frame/window_menus.h"
 #include "ui/state/viewer_settings.h"
@@ -37,10 +38,8 @@ class LineProfileTool;
 class RegionStatsTool;
 class PixelReadout;
 class ToolsBar;
-class SliceFetcher;
 class StackOpener;
 struct OpenedStack;
-class LevelView;
 class OrthoViews;
 class ViewDecorations;
 class RecentFiles;
@@ -77,14 +76,9 @@ class MainWindow : public QMainWindow {
   void openReader(std::shared_ptr<io::StackReader> reader);
   // Quiet: errors are reported only through errorReported() and the status bar, never a dialog.
   void setQuiet(bool quiet) { quiet_ = quiet; }
-  // The byte budget of the next stack's raw slices: host and device copies, the viewer's and the
-  // live processing's together (one store).
-  void setRawSliceBudget(size_t bytes) { rawSliceBudget_ = bytes; }
-  // Planes above this many bytes (a quarter of the raw slice budget, at most 256 MiB) are never
-  // read whole: the view draws them from display levels (ui/display/level_view.h).
-  size_t largePlaneBytes() const { return std::min(rawSliceBudget_ / 4, size_t(256) << 20); }
-  // Draws the open plane from its display levels when it is large (else inactive).
-  LevelView* levelView() const { return levels_; }
+  // Where the slider's slice index goes: the slice shown, the store of raw slices, the display
+  // levels of a large plane, the raw slice budget.
+  SlicePath* slicePath() const { return slicePath_; }
 
   // Tools for scripted use (tests, benchmarks) doing what the mouse does.
   void setCrosshair(QPoint pixel);
@@ -95,17 +89,12 @@ class MainWindow : public QMainWindow {
   QString lastFolder() const { return settings_.lastFolder; }
   // Writes the view (optionally with a colorbar) as PNG; returns an error message or "".
   QString exportPng(const QString& path, bool colorbar);
-  // Reads slices [0, count) into the cache on a worker; emits preloaded().
-  void preload(int count);
 
   const io::StackReader* stack() const { return reader_.get(); }
   std::shared_ptr<io::StackReader> sharedStack() const { return reader_; }
   QString filePath() const { return path_; }
   const io::StackInfo& info() const { return info_; }
-  int currentZ() const { return currentZ_; }  // the slice shown (the slider may be ahead)
   std::optional<QPoint> crosshair() const { return crosshair_; }
-  SliceData currentSlice() const { return current_; }
-  compute::SliceStore* slices() const;  // the open stack's raw slices
   render::SliceView* sliceView() const { return view_; }
   NavigationBar* navigation() const { return nav_; }
   QSlider* slider() const { return nav_->slider(); }
@@ -125,12 +114,8 @@ class MainWindow : public QMainWindow {
   void stackOpened(const QString& path);
   // A new stack is in place (before its first slice is shown): tools follow it.
   void stackInstalled();
-  // The slider asks for slice z (it is shown later, with sliceShown).
-  void sliceRequested(int z);
   void openFailed(const QString& message);
   void errorReported(const QString& message);
-  void sliceShown(int z);
-  void preloaded();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -141,14 +126,8 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void applySettings();
   void install(const OpenedStack& opened);
-  void requestSlice(int z);
-  void showSlice(int z, SliceData data);
-  // A plane shown from display levels: its coarse level stands for the slice.
-  void showLevelSlice(int z, const render::LevelPatch& coarse);
-  void tellToolsShown(int z);
   void applyDisplay(const render::DisplaySettings& display);
   void computeLimits(render::LimitsMode mode);
-  void updateWorldLabel();
 
   // Reader and state of the open stack.
   std::shared_ptr<io::StackReader> reader_;
@@ -156,18 +135,7 @@ class MainWindow : public QMainWindow {
   QString path_;
   QString openingMessage_;  // shown while a file opens; cleared when it has opened
   StackOpener* opener_;     // opens files on a worker
-  SliceFetcher* source_;    // the raw slices: reads, the store, read-ahead
-  size_t rawSliceBudget_ = size_t(1536) << 20;
-  int currentZ_ = 0;    // the slice shown
-  int requestedZ_ = 0;  // the slice asked for (may still be reading)
-  SliceData current_;
-  SliceData overview_;  // the coarse level of a plane shown from display levels
-  LevelView* levels_;
-  bool limitsValid_ = false;
   std::optional<QPoint> crosshair_;
-
-  // Request tokens: a result whose token is stale is dropped.
-  quint64 sliceGeneration_ = 0;
   QThreadPool readPool_;
 
   bool quiet_ = false;
@@ -178,6 +146,7 @@ class MainWindow : public QMainWindow {
   NavigationBar* nav_;
   DisplayPanel* display_ = nullptr;  // the frame's own control, as the navigation bar
   std::vector<ViewerTool*> tools_;   // told of each opened stack and shown slice
+  SlicePath* slicePath_;             // the slider's slices to the view and the tools
   PixelReadout* readout_;
   ToolsBar* toolsBar_;             // mouse tools, HDU and plane choosers
   RecentFiles* recent_ = nullptr;  // File ▸ Open Recent

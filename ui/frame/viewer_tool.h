@@ -1,7 +1,7 @@
-// The common interface of the viewer's tools (as MRtrix3's mrview tool/base.h): MainWindow tells
-// each tool when a stack is opened, a slice requested and a slice shown, and what the user does
-// in the view; the tool does the rest itself. Tools put their menu actions at the places of the
-// window's menus named here.
+// The common interface of the viewer's tools (as MRtrix3's mrview tool/base.h): the window's
+// slice path (ui/frame/slice_path.h) tells each tool when a stack is opened, a slice requested
+// and a slice shown, MainWindow what the user does in the view; the tool does the rest itself.
+// Tools put their menu actions at the places of the window's menus named here.
 #pragma once
 
 #include <QPoint>

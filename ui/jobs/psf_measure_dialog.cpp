@@ -189,9 +189,9 @@ PsfMeasureDialog::PsfMeasureDialog(MainWindow* window)
 
   connect(window_->sliceView(), &render::SliceView::clicked, this, [this](QPointF p) {
     if (!addByClicking_->isChecked() || running() || !isVisible()) return;
-    addStar({std::round(p.x()), std::round(p.y()), double(window_->currentZ())});
+    addStar({std::round(p.x()), std::round(p.y()), double(window_->slicePath()->currentZ())});
   });
-  connect(window_, &MainWindow::sliceShown, this, &PsfMeasureDialog::refreshOverlay);
+  connect(window_->slicePath(), &SlicePath::sliceShown, this, &PsfMeasureDialog::refreshOverlay);
   connect(window_, &MainWindow::stackOpened, this, [this] {
     cancel();
     ++measureGeneration_;
@@ -331,7 +331,7 @@ void PsfMeasureDialog::refreshOverlay() {
                            : !result_.psf.empty() ? double(std::max<int64_t>(measured.z / 2, 1))
                                                   : 2.0;
   const bool threeD = mode() == Mode::Beads3D;
-  const double z = window_->currentZ();
+  const double z = window_->slicePath()->currentZ();
   decorations->setOverlay(kOverlayKey, [markers = std::move(markers), radius, halfDepth, threeD, z](
                                            QPainter& p, const render::SliceView& view) {
     p.save();
@@ -366,12 +366,12 @@ void PsfMeasureDialog::removeOverlay() {
 
 void PsfMeasureDialog::pickFromSources() {
   const io::StackReader* stack = window_->stack();
-  const render::SliceData slice = window_->currentSlice();
+  const render::SliceData slice = window_->slicePath()->currentSlice();
   if (!stack || !slice) {
     status_->setText(tr("Open a stack first."));
     return;
   }
-  const int z = window_->currentZ();
+  const int z = window_->slicePath()->currentZ();
   SourcesPanel* panel = window_->tool<LiveProcessing>()->sourcesPanel();
   if (panel->slice() == z) {
     addPicked(panel->sources(), z, tr("the sources table"));
@@ -486,7 +486,7 @@ void PsfMeasureDialog::measure() {
   std::vector<PsfStar> stars = stars_;
   render::SliceData slice;
   if (!p.threeD) {
-    slice = window_->currentSlice();
+    slice = window_->slicePath()->currentSlice();
     if (!slice) {
       status_->setText(tr("The slice shown is still being read; try again."));
       return;
@@ -511,7 +511,7 @@ void PsfMeasureDialog::measure() {
     }
   }
   begin(p.threeD ? tr("Reading the stack…") : tr("Measuring…"));
-  resultSlice_ = window_->currentZ();
+  resultSlice_ = window_->slicePath()->currentZ();
   const quint64 generation = ++measureGeneration_;
   future_ = runForDialog<PsfMeasureDialog>(
       pool_, this,

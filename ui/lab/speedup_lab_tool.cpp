@@ -21,7 +21,7 @@ QMenu* toolsMenu(MainWindow* window) {
 
 // The shown slice as a host image (empty when none is open).
 compute::Image shownSlice(MainWindow* window) {
-  const SliceData slice = window->currentSlice();
+  const SliceData slice = window->slicePath()->currentSlice();
   const auto& info = window->info();
   if (!slice || int64_t(slice->size()) != info.y * info.x || slice->empty()) return {};
   compute::Image im = compute::Image::host({1, info.y, info.x});

@@ -83,7 +83,7 @@ void chooseWhereToSave(MainWindow* window, bool wholeStack) {
 }
 
 void chooseWhereToExport(MainWindow* window, bool colorbar) {
-  if (!window->currentSlice()) return;
+  if (!window->slicePath()->currentSlice()) return;
   QFileDialog* dialog = saveDialog(window, QObject::tr("Export view"), "PNG (*.png)", "png");
   QObject::connect(dialog, &QFileDialog::fileSelected, window,
                    [window, colorbar](const QString& path) {

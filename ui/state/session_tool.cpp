@@ -69,7 +69,7 @@ Session SessionTool::capture() const {
   s.file = QString::fromStdString(info.path);
   s.hdu = info.hdu;
   s.plane = info.plane;
-  s.slice = window_->currentZ();
+  s.slice = window_->slicePath()->currentZ();
   const render::SliceView* view = window_->sliceView();
   s.fit = view->fitsWindow();
   s.zoom = view->zoom();
