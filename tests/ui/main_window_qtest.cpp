@@ -120,9 +120,9 @@ class MainWindowTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.openReader(std::make_shared<FakeReader>());
     QCOMPARE(w.slicePath()->currentZ(), 2);
-    QCOMPARE(w.slider()->maximum(), int(kZ - 1));
+    QCOMPARE(w.navigation()->slider()->maximum(), int(kZ - 1));
     QCOMPARE(w.sliceView()->sliceWidth(), int(kX));
-    w.slider()->setValue(4);
+    w.navigation()->slider()->setValue(4);
     QVERIFY(waitShown(w, 4));
     QCOMPARE((*w.slicePath()->currentSlice())[7 * kX + 5], voxel(4, 7, 5));
     QCOMPARE(w.navigation()->worldText(), QString("z = 8 µm"));
@@ -265,11 +265,11 @@ class MainWindowTest : public QObject {
     QCOMPARE(ys.size(), size_t(11));
     for (int x = 0; x <= 10; ++x) QCOMPARE(ys[size_t(x)], double(voxel(2, 1, x)));
     // Both follow the slice once the slider rests.
-    w.slider()->setValue(3);
+    w.navigation()->slider()->setValue(3);
     QVERIFY(waitShown(w, 3));
     QTRY_COMPARE(region->stats().mean, 3000.0 + 25.0 + 2.0);
     QTRY_COMPARE(line->plot()->ys()[4], double(voxel(3, 1, 4)));
-    w.slider()->setValue(2);
+    w.navigation()->slider()->setValue(2);
     QVERIFY(waitShown(w, 2));
     QTRY_COMPARE(region->stats().mean, 2000.0 + 25.0 + 2.0);
     // Ortho views at the crosshair (x 3, y 6).
@@ -292,13 +292,13 @@ class MainWindowTest : public QObject {
     // While the slider moves, the ortho crosshairs follow at once (at most every 40 ms) and the
     // z-profile marker when it rests.
     QTest::qWait(60);
-    w.slider()->setValue(1);
+    w.navigation()->slider()->setValue(1);
     if (w.slicePath()->currentZ() == 1) {  // a cached slice is shown at once
       QCOMPARE(ortho->xzView()->crosshair()->y(), 1.0);
       QCOMPARE(ortho->yzView()->crosshair()->x(), 1.0);
       QVERIFY(ortho->zProfile()->marker() != 1.0);
     }
-    w.slider()->setValue(0);
+    w.navigation()->slider()->setValue(0);
     QTRY_COMPARE(ortho->zProfile()->marker(), 0.0);
     QCOMPARE(ortho->xzView()->crosshair()->y(), 0.0);
     QCOMPARE(ortho->yzView()->crosshair()->x(), 0.0);
@@ -439,7 +439,7 @@ class MainWindowTest : public QObject {
     QSignalSpy opened(&w, &MainWindow::stackOpened);
     w.openFile(cubePath);
     QVERIFY(opened.wait(10000));
-    w.slider()->setValue(10);
+    w.navigation()->slider()->setValue(10);
     QTRY_COMPARE(w.slicePath()->currentZ(), 10);
     QSignalSpy saved(w.tool<ui::SaveTool>(), &ui::SaveTool::saved);
     const QString out = dir.filePath("slice10.fits");
@@ -504,7 +504,7 @@ class MainWindowTest : public QObject {
     QSignalSpy opened(&w, &MainWindow::stackOpened);
     w.openFile(QStringLiteral(STACKLENS_IO_FIXTURES "/cube_vopt.fits"));
     QVERIFY(opened.wait(30000));
-    w.slider()->setValue(2);
+    w.navigation()->slider()->setValue(2);
     QTRY_COMPARE(w.slicePath()->currentZ(), 2);
     QSignalSpy saved(w.tool<ui::SaveTool>(), &ui::SaveTool::saved);
     const QString out = dir.filePath("slice2.fits");

@@ -18,6 +18,7 @@
 #include "io/stack.h"
 #include "tests/render/gl_qtest_main.h"
 #include "ui/frame/main_window.h"
+#include "ui/frame/tools_bar.h"
 #include "ui/stack/stack_opener.h"
 
 using namespace stacklens;
@@ -105,7 +106,7 @@ class OpenFileTest : public QObject {
     QCOMPARE(w.info().hdu, 2);  // the first HDU with an image
     QCOMPARE(w.info().z, int64_t(1));
     QVERIFY(showsSlice(w, expected("multi_ext.fits", 2, 0)));
-    QComboBox* box = w.hduBox();
+    QComboBox* box = w.toolsBar()->hduBox();
     QVERIFY(box->isEnabled());
     QCOMPARE(box->count(), 2);  // neither the empty primary nor the table
     QCOMPARE(box->itemData(0).toInt(), 2);
@@ -119,11 +120,11 @@ class OpenFileTest : public QObject {
     QVERIFY(opened.wait(30000));
     QCOMPARE(w.info().hdu, 3);
     QCOMPARE(w.info().z, int64_t(3));
-    QCOMPARE(w.slider()->maximum(), 2);
+    QCOMPARE(w.navigation()->slider()->maximum(), 2);
     QCOMPARE(box->currentIndex(), 1);
     const auto err = expected("multi_ext.fits", 3, 0);
     QVERIFY(showsSlice(w, err));
-    w.slider()->setValue(0);
+    w.navigation()->slider()->setValue(0);
     QSignalSpy shown(w.slicePath(), &ui::SlicePath::sliceShown);
     QVERIFY(w.slicePath()->currentZ() == 0 || shown.wait(30000));
     QVERIFY(showsSlice(w, err));
@@ -146,21 +147,21 @@ class OpenFileTest : public QObject {
     QVERIFY(opened.wait(30000));
     QCOMPARE(w.info().planes, int64_t(2));
     QCOMPARE(w.info().plane, int64_t(0));
-    QVERIFY(w.planeBox()->isVisibleTo(&w));
-    QCOMPARE(w.planeBox()->maximum(), 1);
+    QVERIFY(w.toolsBar()->planeBox()->isVisibleTo(&w));
+    QCOMPARE(w.toolsBar()->planeBox()->maximum(), 1);
     const auto plane0 = expected("planes_4d.fits", 0, 0), plane1 = expected("planes_4d.fits", 0, 1);
     QVERIFY(!plane0.empty() && plane0 != plane1);
     QVERIFY(showsSlice(w, plane0));
-    w.planeBox()->setValue(1);
+    w.toolsBar()->planeBox()->setValue(1);
     QVERIFY(opened.wait(30000));
     QCOMPARE(w.info().plane, int64_t(1));
-    QCOMPARE(w.planeBox()->value(), 1);
+    QCOMPARE(w.toolsBar()->planeBox()->value(), 1);
     QVERIFY(showsSlice(w, plane1));
     // A 3D file hides the plane chooser again.
     w.openFile(kFixtures + "/bitpix_float32.fits");
     QVERIFY(opened.wait(30000));
-    QVERIFY(!w.planeBox()->isVisibleTo(&w));
-    QVERIFY(!w.hduBox()->isEnabled());
+    QVERIFY(!w.toolsBar()->planeBox()->isVisibleTo(&w));
+    QVERIFY(!w.toolsBar()->hduBox()->isEnabled());
   }
 
   void droppedFilesOpenAndBadOnesReportAnError() {

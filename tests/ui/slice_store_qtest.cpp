@@ -39,7 +39,7 @@ class SliceStoreTest : public QObject {
       QSignalSpy ready(live, &ui::LiveProcessing::processedSliceReady);
       for (int z : {0, 1, 2, 3, 4, 5, 4, 3, 2}) {
         ready.clear();
-        w.slider()->setValue(z);
+        w.navigation()->slider()->setValue(z);
         QTRY_VERIFY_WITH_TIMEOUT(!ready.isEmpty() && ready.last().at(0).toInt() == z, 10000);
         // The processed slice is the stack's slice (100 z + 10 y + x) plus the fake blur's 5010.
         const auto pixels = ready.last().at(1).value<std::shared_ptr<const std::vector<float>>>();

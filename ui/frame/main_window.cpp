@@ -212,9 +212,6 @@ void MainWindow::setCrosshair(QPoint pixel) {
     tool->crosshairMoved(pixel, slicePath_->currentZ(), slicePath_->wholeSlices());
 }
 
-QComboBox* MainWindow::hduBox() const { return toolsBar_->hduBox(); }
-QSpinBox* MainWindow::planeBox() const { return toolsBar_->planeBox(); }
-
 QString MainWindow::exportPng(const QString& path, bool colorbar) {
   if (!slicePath_->currentSlice() && !slicePath_->overview())
     return tr("nothing to export: no stack is open");

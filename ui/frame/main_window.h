@@ -97,10 +97,8 @@ class MainWindow : public QMainWindow {
   std::optional<QPoint> crosshair() const { return crosshair_; }
   render::SliceView* sliceView() const { return view_; }
   NavigationBar* navigation() const { return nav_; }
-  QSlider* slider() const { return nav_->slider(); }
   DisplayPanel* displayPanel() const { return display_; }
-  QComboBox* hduBox() const;
-  QSpinBox* planeBox() const;
+  ToolsBar* toolsBar() const { return toolsBar_; }  // mouse tools, HDU and plane choosers
   // Menus that tools in their own files add their actions to (Edit: history and commands;
   // Analysis: measurements over the view such as PSFs and catalogs).
   QMenu* fileMenu() const { return menus_.file; }
