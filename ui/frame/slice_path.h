@@ -27,8 +27,8 @@ struct OpenedStack;
 class SlicePath : public QObject {
   Q_OBJECT
  public:
-  // The window's parts the slices go through. tools is the window's tool list, which outlives
-  // this path; reads run on pool.
+  // The window's parts the slices go through. tools is the window's tool list, read at each
+  // stack and slice (tools added later are told too); reads run on pool.
   struct Parts {
     render::SliceView* view;
     NavigationBar* navigation;
@@ -36,7 +36,7 @@ class SlicePath : public QObject {
     const std::vector<ViewerTool*>* tools;
     QThreadPool* pool;
   };
-  SlicePath(const Parts& parts, QObject* parent = nullptr);
+  explicit SlicePath(const Parts& parts, QObject* parent = nullptr);
 
   // The byte budget of the next stack's raw slices: host and device copies, the viewer's and the
   // live processing's together (one store).
