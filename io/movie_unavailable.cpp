@@ -7,6 +7,7 @@ namespace stacklens::io {
 struct MovieWriter::State {};
 
 bool MovieWriter::supports(const std::string&) { return false; }
+bool MovieWriter::available() { return false; }
 
 MovieWriter::MovieWriter(const std::string& path, int, int, const MovieOptions&) {
   throw IoError(path, "this build of StackLens writes no movies (built without FFmpeg)");

@@ -100,6 +100,8 @@ struct MovieWriter::State {
   }
 };
 
+bool MovieWriter::available() { return true; }
+
 bool MovieWriter::supports(const std::string& path) {
   const std::string e = lowerExtension(path);
   return e == ".mp4" || e == ".gif" || e == ".png";

@@ -29,6 +29,8 @@ class MovieWriter {
   MovieWriter& operator=(const MovieWriter&) = delete;
 
   static bool supports(const std::string& path);  // .mp4, .gif or .png
+  // False in a build without FFmpeg (STACKLENS_MOVIE=OFF), which writes no movie.
+  static bool available();
   // width · height indices, row by row, the first row at the top.
   void addFrame(const uint8_t* indices);
   void finish();

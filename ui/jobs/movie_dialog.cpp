@@ -104,6 +104,10 @@ void MovieDialog::setInputsEnabled(bool enabled) {
 void MovieDialog::start() {
   if (running()) return;
   const std::string out = output_->text().toStdString();
+  if (!io::MovieWriter::available()) {
+    status_->setText(tr("This build of StackLens writes no movies (built without FFmpeg)."));
+    return;
+  }
   if (!io::MovieWriter::supports(out)) {
     status_->setText(tr("The name must end in .mp4, .gif or .png."));
     return;

@@ -115,6 +115,8 @@ int runMovie(const Args& args) {
   auto reader = openInput(args, input);
   const io::StackInfo& info = input.info;
   const std::string out = args.positional(1);
+  if (!io::MovieWriter::available())
+    throw UsageError("this build of StackLens writes no movies (built without FFmpeg)");
   if (!io::MovieWriter::supports(out))
     throw UsageError("OUT: expected a .mp4, .gif or .png (numbered frames) name, got '" + out +
                      "'");
