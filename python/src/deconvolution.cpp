@@ -28,6 +28,7 @@ namespace stacklens::python {
 namespace {
 
 using compute::Image;
+using namespace pybind11::literals;
 
 compute::Boundary boundaryFrom(const std::string& name) {
   if (const std::optional<compute::Boundary> b = compute::boundaryNamed(name)) return *b;
@@ -170,10 +171,9 @@ Image deconvolveOnDevices(const std::vector<int>& devices, const Image& volume, 
   return deconvolve3d(backends, volume, psf, p, budgetMb, ramBudgetMb, halo, block, seams, job);
 }
 
-}  // namespace
-
-void addDeconvolution(py::module_& m) {
-  using namespace pybind11::literals;
+// deconvolve: the module's main entry point, checked argument by argument as the CLI's
+// `deconvolve` is, then run on several GPUs, planned in blocks, or whole.
+void addDeconvolve(py::module_& m) {
   m.def(
       "deconvolve",
       [](const py::handle& image, const py::handle& psf, const py::handle& psfSigma, int iterations,
@@ -255,7 +255,11 @@ or block given keeps those blocks). devices ('all', N, 'I,J' or a list of
 indices; mode='3d', CUDA): the blocks are
 shared among those GPUs, as `stacklens-cli deconvolve --devices`. Returns float32 where the
 input was (a CuPy array on its GPU, deconvolved there whole).)");
+}
 
+// _whole_stack_plan: the block plan a 3D deconvolve would start from, without running it, so
+// that tests and users can check a budget.
+void addWholeStackPlan(py::module_& m) {
   m.def(
       "_whole_stack_plan",
       [](const std::vector<int64_t>& shape, const py::handle& psf, const py::handle& psfSigma,
@@ -298,7 +302,11 @@ input was (a CuPy array on its GPU, deconvolved there whole).)");
 (before the seams' rule, as `stacklens-cli deconvolve --seams fast --dry-run` prints it): a dict
 of describe (the plan's text), slab_slices, and the budgets it was made with in bytes
 (frame_budget, slab_budget, cpu_frame_budget). For tests and for checking a budget.)");
+}
 
+// auto_boundary, gaussian_psf, symmetric_psf: the PSF and boundary choices deconvolve makes,
+// exposed so that a caller can see or prepare them beforehand.
+void addPsfPreparation(py::module_& m) {
   m.def(
       "auto_boundary",
       [](const py::handle& psf, const py::handle& psfSigma, const std::string& mode, double tv) {
@@ -351,7 +359,11 @@ what that changes, in absolute value, as a fraction of the sum of the PSF's abso
 ValueError when differs is above limit (default 0.1, as stacklens-cli deconvolve
 --symmetrize-psf: a PSF that far from symmetric is off-centre or aberrated, and its symmetric
 part would misplace a tenth of its flux); limit=None takes any PSF.)");
+}
 
+// seam_estimate and _next_fast_frame_length: for callers that deconvolve in chunks of their own
+// (stacklens.dask), what the seams will cost and the frame lengths the block planner takes.
+void addChunkedDeconvolution(py::module_& m) {
   m.def(
       "seam_estimate",
       [](const std::vector<int64_t>& shape, const py::handle& chunks, const py::handle& psf,
@@ -397,6 +409,15 @@ description, and provenance (for HISTORY).)");
 
   // For stacklens.dask, which widens chunks' halos to the lengths the block planner takes.
   m.def("_next_fast_frame_length", &compute::nextFastFrameLength, "n"_a);
+}
+
+}  // namespace
+
+void addDeconvolution(py::module_& m) {
+  addDeconvolve(m);
+  addWholeStackPlan(m);
+  addPsfPreparation(m);
+  addChunkedDeconvolution(m);
 }
 
 }  // namespace stacklens::python
