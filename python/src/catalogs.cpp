@@ -87,9 +87,8 @@ io::CatalogTable sourcesTable(const py::handle& sources, std::string& name) {
   return t;
 }
 
-}  // namespace
-
-void addCatalogs(py::module_& m) {
+// read_regions: a DS9 region file placed on an image as the viewer draws it, one dict a region.
+void addReadRegions(py::module_& m) {
   m.def(
       "read_regions",
       [](const py::handle& path, const py::handle& image, std::optional<int> hdu, int plane,
@@ -146,7 +145,10 @@ ring's radii or axes, ascending), angles (a panda's sector edges, degrees), angl
 from +x), sky (the points' (lon, lat) in degrees in sky_frame, the
 image's celestial frame; None without one), text, color, tag, exclude, source. Without an image
 only image-frame regions are placed. Lines left out or changed are UserWarnings.)");
+}
 
+// read_catalog: a catalog as the viewer reads it, with the position columns it would preselect.
+void addReadCatalog(py::module_& m) {
   m.def(
       "read_catalog",
       [](const py::handle& path, std::optional<int> table) {
@@ -177,7 +179,11 @@ name, columns, units, ucds, datatypes, rows (lists of the cells as text; '' for 
 (which table of several, what was left out) and positions, the position columns the viewer
 preselects (lon, lat or x, y by name; frame; lon_in_hours). table: which table of a file with
 several (0-based; default the first with rows).)");
+}
 
+// crossmatch: a catalog placed on an image and matched with segment()'s sources, as the
+// viewer and `stacklens-cli crossmatch` match them.
+void addCrossmatch(py::module_& m) {
   m.def(
       "crossmatch",
       [](const py::handle& catalog, const py::handle& sources, const py::handle& image,
@@ -290,6 +296,14 @@ arrays of the matches, unmatched_catalog, unmatched_sources, outside_image (cata
 the image), unit, slice, and table: the matched table as read_catalog gives tables (the
 catalog's columns, then source_label, source_x, source_y, source_flux, source_peak, source_ra,
 source_dec or source_glon, source_glat, separation_arcsec or separation_px).)");
+}
+
+}  // namespace
+
+void addCatalogs(py::module_& m) {
+  addReadRegions(m);
+  addReadCatalog(m);
+  addCrossmatch(m);
 }
 
 }  // namespace stacklens::python
