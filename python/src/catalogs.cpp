@@ -181,6 +181,77 @@ preselects (lon, lat or x, y by name; frame; lon_in_hours). table: which table o
 several (0-based; default the first with rows).)");
 }
 
+// The catalog's position columns: the viewer's guess unless lon/lat (sky) or x/y (pixels) name
+// them, with frame, hours and zero_based applied; checked before the match, which needs columns
+// it can place.
+compute::CatalogPositions positionColumns(const io::CatalogTable& t, const std::string& catalogFile,
+                                          const std::optional<std::string>& lon,
+                                          const std::optional<std::string>& lat,
+                                          const std::optional<std::string>& frame, bool hours,
+                                          const std::optional<std::string>& x,
+                                          const std::optional<std::string>& y, bool zeroBased) {
+  compute::CatalogPositions c = compute::guessCatalogPositions(t);
+  if ((lon || lat) && (x || y))
+    throw compute::InvalidArgument("give lon and lat (sky) or x and y (pixels), not both");
+  if (lon || lat) {
+    if (!lon || !lat) throw compute::InvalidArgument("lon and lat go together");
+    const int k = compute::catalogColumn(t, *lon, catalogFile);
+    c.lonInHours = k == c.lon && c.lonInHours;
+    c.lon = k, c.lat = compute::catalogColumn(t, *lat, catalogFile);
+    if (!c.sky()) c.frame = io::SkyFrame::Fk5;
+  } else if (x || y) {
+    if (!x || !y) throw compute::InvalidArgument("x and y go together");
+    c.x = compute::catalogColumn(t, *x, catalogFile);
+    c.y = compute::catalogColumn(t, *y, catalogFile);
+    c.frame = io::SkyFrame::Image;
+  }
+  if (frame) {
+    bool known = false;
+    for (io::SkyFrame f : {io::SkyFrame::Icrs, io::SkyFrame::Fk5, io::SkyFrame::Fk4,
+                           io::SkyFrame::Galactic, io::SkyFrame::Ecliptic})
+      if (*frame == io::skyFrameName(f)) c.frame = f, known = true;
+    if (!known || !c.sky())
+      throw compute::InvalidArgument(
+          "frame: expected icrs, fk5, fk4, galactic or ecliptic for sky columns");
+  }
+  c.lonInHours = c.lonInHours || hours;
+  c.oneBased = !zeroBased;
+  if (!c.valid())
+    throw io::IoError(catalogFile, "no position columns found: name them (lon, lat or x, y)");
+  return c;
+}
+
+// crossmatch's result: NumPy arrays for the matches and the rows and sources left over (what a
+// script indexes with), and the matched table as read_catalog gives tables (what it writes).
+py::dict matchDict(const compute::CatalogMatch& match, const io::CatalogTable& matched) {
+  const size_t n = match.result.matched.size();
+  const std::vector<py::ssize_t> dims{py::ssize_t(n)};
+  py::array_t<int64_t> rows(dims, stridesOf(dims, 8)), src(dims, stridesOf(dims, 8));
+  py::array_t<double> separation(dims, stridesOf(dims, 8));
+  for (size_t i = 0; i < n; ++i) {
+    rows.mutable_at(py::ssize_t(i)) = match.result.matched[i].a;
+    src.mutable_at(py::ssize_t(i)) = match.result.matched[i].b;
+    separation.mutable_at(py::ssize_t(i)) = match.result.matched[i].separation;
+  }
+  auto indices = [](const std::vector<int64_t>& v) {
+    const std::vector<py::ssize_t> d{py::ssize_t(v.size())};
+    py::array_t<int64_t> a(d, stridesOf(d, 8));
+    for (size_t i = 0; i < v.size(); ++i) a.mutable_at(py::ssize_t(i)) = v[i];
+    return a;
+  };
+  py::dict out;
+  out["catalog_row"] = rows;
+  out["source"] = src;
+  out["separation"] = separation;
+  out["unit"] = match.sky ? "arcsec" : "pixels";
+  out["unmatched_catalog"] = indices(match.result.unmatchedA);
+  out["unmatched_sources"] = indices(match.result.unmatchedB);
+  out["outside_image"] = match.outsideImage;
+  out["slice"] = match.sourcesZ;
+  out["table"] = tableDict(matched);
+  return out;
+}
+
 // crossmatch: a catalog placed on an image and matched with segment()'s sources, as the
 // viewer and `stacklens-cli crossmatch` match them.
 void addCrossmatch(py::module_& m) {
@@ -210,34 +281,8 @@ void addCrossmatch(py::module_& m) {
         io::CatalogReadOptions read;
         read.table = table.value_or(-1);
         const io::CatalogTable t = io::readCatalog(catalogFile, read);
-        compute::CatalogPositions c = compute::guessCatalogPositions(t);
-        if ((lon || lat) && (x || y))
-          throw compute::InvalidArgument("give lon and lat (sky) or x and y (pixels), not both");
-        if (lon || lat) {
-          if (!lon || !lat) throw compute::InvalidArgument("lon and lat go together");
-          const int k = compute::catalogColumn(t, *lon, catalogFile);
-          c.lonInHours = k == c.lon && c.lonInHours;
-          c.lon = k, c.lat = compute::catalogColumn(t, *lat, catalogFile);
-          if (!c.sky()) c.frame = io::SkyFrame::Fk5;
-        } else if (x || y) {
-          if (!x || !y) throw compute::InvalidArgument("x and y go together");
-          c.x = compute::catalogColumn(t, *x, catalogFile);
-          c.y = compute::catalogColumn(t, *y, catalogFile);
-          c.frame = io::SkyFrame::Image;
-        }
-        if (frame) {
-          bool known = false;
-          for (io::SkyFrame f : {io::SkyFrame::Icrs, io::SkyFrame::Fk5, io::SkyFrame::Fk4,
-                                 io::SkyFrame::Galactic, io::SkyFrame::Ecliptic})
-            if (*frame == io::skyFrameName(f)) c.frame = f, known = true;
-          if (!known || !c.sky())
-            throw compute::InvalidArgument(
-                "frame: expected icrs, fk5, fk4, galactic or ecliptic for sky columns");
-        }
-        c.lonInHours = c.lonInHours || hours;
-        c.oneBased = !zeroBased;
-        if (!c.valid())
-          throw io::IoError(catalogFile, "no position columns found: name them (lon, lat or x, y)");
+        const compute::CatalogPositions c =
+            positionColumns(t, catalogFile, lon, lat, frame, hours, x, y, zeroBased);
         std::string sourcesName;
         const io::CatalogTable st = sourcesTable(sources, sourcesName);
         compute::SliceSources s = compute::sourcesFromTable(st, sourcesName, slice);
@@ -253,32 +298,7 @@ void addCrossmatch(py::module_& m) {
                                         s.z, {radius, u == "arcsec", oneToOne});
           matched = compute::matchedTable(t, match, wcs);
         }
-        const size_t n = match.result.matched.size();
-        const std::vector<py::ssize_t> dims{py::ssize_t(n)};
-        py::array_t<int64_t> rows(dims, stridesOf(dims, 8)), src(dims, stridesOf(dims, 8));
-        py::array_t<double> separation(dims, stridesOf(dims, 8));
-        for (size_t i = 0; i < n; ++i) {
-          rows.mutable_at(py::ssize_t(i)) = match.result.matched[i].a;
-          src.mutable_at(py::ssize_t(i)) = match.result.matched[i].b;
-          separation.mutable_at(py::ssize_t(i)) = match.result.matched[i].separation;
-        }
-        auto indices = [](const std::vector<int64_t>& v) {
-          const std::vector<py::ssize_t> d{py::ssize_t(v.size())};
-          py::array_t<int64_t> a(d, stridesOf(d, 8));
-          for (size_t i = 0; i < v.size(); ++i) a.mutable_at(py::ssize_t(i)) = v[i];
-          return a;
-        };
-        py::dict out;
-        out["catalog_row"] = rows;
-        out["source"] = src;
-        out["separation"] = separation;
-        out["unit"] = match.sky ? "arcsec" : "pixels";
-        out["unmatched_catalog"] = indices(match.result.unmatchedA);
-        out["unmatched_sources"] = indices(match.result.unmatchedB);
-        out["outside_image"] = match.outsideImage;
-        out["slice"] = match.sourcesZ;
-        out["table"] = tableDict(matched);
-        return out;
+        return matchDict(match, matched);
       },
       "catalog"_a, "sources"_a, "image"_a, "radius"_a, py::kw_only(), "unit"_a = py::none(),
       "one_to_one"_a = false, "lon"_a = py::none(), "lat"_a = py::none(), "frame"_a = py::none(),
