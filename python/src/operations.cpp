@@ -15,6 +15,7 @@ namespace stacklens::python {
 namespace {
 
 using compute::Image;
+using namespace pybind11::literals;
 
 std::vector<double> numbers(const py::handle& v) {
   if (py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) return {v.cast<double>()};
@@ -82,10 +83,8 @@ py::dict sourceTable(const std::vector<compute::Source>& sources) {
   return t;
 }
 
-}  // namespace
-
-void addFilters(py::module_& m) {
-  using namespace pybind11::literals;
+// blur and median: the per-slice smoothing filters, as scipy.ndimage's with mode='reflect'.
+void addSmoothing(py::module_& m) {
   m.def(
       "blur",
       [](const py::handle& image, const py::handle& sigma, double truncate, bool nanAware,
@@ -126,7 +125,10 @@ and stay NaN. backend: 'auto' (CUDA when usable), 'cpu' or 'cuda'. Returns float
       "image"_a, "size"_a, py::kw_only(), "backend"_a = "auto",
       R"(Median filter of each slice over a size x size window (odd size), edges reflected as
 scipy.ndimage.median_filter(mode='reflect'). Returns float32.)");
+}
 
+// project and moment: a stack reduced along z to one image, as the CLI's project and moments.
+void addProjections(py::module_& m) {
   m.def(
       "project",
       [](const py::handle& image, const std::string& op, int64_t first, const py::handle& last,
@@ -172,7 +174,10 @@ into a (y, x) image, as stacklens-cli project: op 'max', 'min', 'mean', 'sum', '
 moments (CASA's immoments): 0: sum(I * dv), 1: sum(I * v) / sum(I), 2: sqrt(sum(I * (v - M1)**2) /
 sum(I)). coordinate: each slice's world value v (default the slice index); dv is its channel
 width from the neighbouring slices. Voxels below clip and NaN voxels are left out.)");
+}
 
+// remove_outliers: hot and cold pixels replaced by the local median, as Fiji's Remove Outliers.
+void addOutlierRemoval(py::module_& m) {
   m.def(
       "remove_outliers",
       [](const py::handle& image, int size, double threshold, const std::string& mode,
@@ -192,7 +197,10 @@ width from the neighbouring slices. Voxels below clip and NaN voxels are left ou
       "image"_a, "size"_a, "threshold"_a, py::kw_only(), "mode"_a = "both", "backend"_a = "auto",
       R"(Replaces pixels that differ from the local median (odd size x size window) by more than
 threshold with that median, as Fiji's Remove Outliers; mode: 'bright', 'dark' or 'both'.)");
+}
 
+// resample: spline zoom, as scipy.ndimage.zoom, so that a stack can be brought to a new grid.
+void addResampling(py::module_& m) {
   m.def(
       "resample",
       [](const py::handle& image, const py::handle& zoom, int order, const std::string& backend) {
@@ -214,6 +222,15 @@ threshold with that median, as Fiji's Remove Outliers; mode: 'bright', 'dark' or
       R"(Spline resampling as scipy.ndimage.zoom(grid_mode=False, mode='mirror'): the output
 shape is round(n * zoom) per axis; zoom F scales y and x, (Fz, Fy, Fx) all three; order 1
 (linear) or 3 (cubic B-spline).)");
+}
+
+}  // namespace
+
+void addFilters(py::module_& m) {
+  addSmoothing(m);
+  addProjections(m);
+  addOutlierRemoval(m);
+  addResampling(m);
 }
 
 void addMeasurements(py::module_& m) {
