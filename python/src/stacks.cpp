@@ -22,6 +22,8 @@
 namespace stacklens::python {
 namespace {
 
+using namespace pybind11::literals;
+
 // The reader behind stacklens.Stack.
 class Reader {
  public:
@@ -263,10 +265,8 @@ class BlockWriter {
   std::unique_ptr<io::StackBlockWriter> writer_;
 };
 
-}  // namespace
-
-void addStacks(py::module_& m) {
-  using namespace pybind11::literals;
+// _Reader: the file behind the lazy stacklens.Stack, which reads only the slices asked for.
+void addReader(py::module_& m) {
   py::class_<Reader>(m, "_Reader")
       .def(py::init<const std::string&, int, int>(), "path"_a, "hdu"_a = -1, "plane"_a = 0)
       .def_property_readonly("path", [](const Reader& r) { return r.info().path; })
@@ -300,7 +300,10 @@ void addStacks(py::module_& m) {
                                return py::make_tuple(u[0], u[1], u[2]);
                              })
       .def("read", &Reader::read, "z0"_a, "z1"_a, "y0"_a, "y1"_a);
+}
 
+// _write: stacklens.write's whole array at once, written beside the output and renamed.
+void addWrite(py::module_& m) {
   m.def(
       "_write",
       [](const std::string& path, const py::handle& array, const py::handle& spacing,
@@ -317,7 +320,10 @@ void addStacks(py::module_& m) {
       "path"_a, "array"_a, "spacing"_a, "units"_a, "header"_a, "history"_a, "uint16"_a, "like"_a,
       "zarr_version"_a = py::none(), "zarr_chunks"_a = py::none(), "levels"_a = 1,
       "zarr_shards"_a = py::none());
+}
 
+// _BlockWriter: stacklens.dask.to_file's output, written box by box and committed at the end.
+void addBlockWriter(py::module_& m) {
   py::class_<BlockWriter>(m, "_BlockWriter")
       .def(py::init([](const std::string& path, const std::vector<int64_t>& shape,
                        const py::handle& spacing, const py::handle& units, const py::handle& header,
@@ -337,7 +343,10 @@ void addStacks(py::module_& m) {
       .def("prepared_file", &BlockWriter::preparedFile)
       .def("commit", &BlockWriter::commit)
       .def("close", &BlockWriter::close);
+}
 
+// _PreparedBlockFile: what Dask's worker processes write their chunks through (picklable).
+void addPreparedBlockFile(py::module_& m) {
   py::class_<PreparedFile>(m, "_PreparedBlockFile")
       .def("write_box", &PreparedFile::writeBox, "z0"_a, "y0"_a, "x0"_a, "box"_a)
       .def_property_readonly("path", [](const PreparedFile& p) { return p.file().path; })
@@ -357,6 +366,15 @@ void addStacks(py::module_& m) {
                                return py::make_tuple(s[0], s[1], s[2]);
                              })
       .def(py::pickle(&preparedState, &preparedFromState));
+}
+
+}  // namespace
+
+void addStacks(py::module_& m) {
+  addReader(m);
+  addWrite(m);
+  addBlockWriter(m);
+  addPreparedBlockFile(m);
 }
 
 }  // namespace stacklens::python
