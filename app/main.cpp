@@ -4,6 +4,9 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QMessageBox>
+#include <QOffscreenSurface>
+#include <QOpenGLContext>
 #include <QSurfaceFormat>
 #include <QTimer>
 #include <cstdio>
@@ -146,6 +149,193 @@ int runBenchmark(QApplication& app, stacklens::ui::MainWindow& window, Bench* be
   return app.exec();
 }
 
+// Options every mode reads: the plane to open, steps, the slice budget and a soak's length.
+struct CommonOptions {
+  stacklens::io::OpenOptions open;
+  int frameCount = 0;
+  int rawBudgetMb = 0;
+  double soakMinutes = 0;
+  int soakDevice = -1;  // the device memory a soak watches (-1: none)
+};
+
+// Reads them into `out`; 0, or the exit code after saying what is wrong.
+int readCommonOptions(const CommandLine& commandLine, CommonOptions& out) {
+  const QCommandLineParser& parser = commandLine.parser;
+  bool ok = true, okPlane = true, okFrames = true;
+  if (parser.isSet(commandLine.hdu)) out.open.hdu = parser.value(commandLine.hdu).toInt(&ok);
+  if (parser.isSet(commandLine.plane))
+    out.open.plane = parser.value(commandLine.plane).toInt(&okPlane);
+  out.frameCount = parser.value(commandLine.frames).toInt(&okFrames);
+  ok = ok && okPlane && okFrames;
+  if (!ok || out.frameCount < 0 || out.open.plane < 0 || out.open.hdu < -1) {
+    std::fprintf(stderr,
+                 "stacklens: error: --hdu, --plane and --frames take non-negative integers\n");
+    return 2;
+  }
+  if (ok && parser.isSet(commandLine.rawBudget)) {
+    out.rawBudgetMb = parser.value(commandLine.rawBudget).toInt(&ok);
+    if (!ok || out.rawBudgetMb < 1) {
+      std::fprintf(stderr, "stacklens: error: --raw-budget-mb takes a positive integer\n");
+      return 2;
+    }
+  }
+  if (parser.isSet(commandLine.soak)) {
+    out.soakMinutes = parser.value(commandLine.soak).toDouble(&ok);
+    if (!ok || !(out.soakMinutes > 0)) {
+      std::fprintf(stderr, "stacklens: error: --soak-minutes takes a positive number\n");
+      return 2;
+    }
+  }
+  // The device memory a soak watches: the GPU's when processing or drawing runs there.
+  const QString backendName = parser.value(commandLine.backend);
+  out.soakDevice = backendName == "cuda" || backendName == "compare" ? 0 : -1;
+  return 0;
+}
+
+// Whether any processing option is given.
+bool asksForProcessing(const CommandLine& c) {
+  const QCommandLineParser& p = c.parser;
+  return p.isSet(c.preset) || p.isSet(c.backend) || p.isSet(c.iterations) ||
+         p.isSet(c.deconvolution) || p.isSet(c.psf);
+}
+
+// Live processing as the options ask; 0, or the exit code after saying what is wrong (4 when
+// the GPU asked for is unavailable).
+int configureProcessing(const CommandLine& c, stacklens::ui::MainWindow& window) {
+  const QCommandLineParser& parser = c.parser;
+  bool okIterations = true;
+  const int n = parser.isSet(c.iterations) ? parser.value(c.iterations).toInt(&okIterations) : 0;
+  const QString error = okIterations && n >= 0
+                            ? window.tool<stacklens::ui::LiveProcessing>()->configure(
+                                  parser.value(c.preset), parser.value(c.backend), n,
+                                  parser.value(c.deconvolution), parser.value(c.psf))
+                            : QString("--iterations takes a positive integer");
+  if (error.isEmpty()) return 0;
+  std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(error));
+  return error.startsWith("GPU unavailable") ? 4 : 2;
+}
+
+int runScrubBenchmark(QApplication& app, stacklens::ui::MainWindow& window, const CommandLine& c,
+                      const CommonOptions& o, bool processing) {
+  auto* bench = new stacklens::ui::ScrubBenchmark(&window, o.frameCount, &window);
+  if (processing) bench->setProcessing(window.tool<stacklens::ui::LiveProcessing>());
+  bench->setSoak(o.soakMinutes, o.soakDevice);
+  bench->setCold(c.parser.isSet(c.scrubCold));
+  QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
+                   &stacklens::ui::ScrubBenchmark::start);
+  return runBenchmark(app, window, bench, c.parser.value(c.scrub), o.open);
+}
+
+int runVolumeBenchmark(QApplication& app, stacklens::ui::MainWindow& window, const CommandLine& c,
+                       const CommonOptions& o) {
+  stacklens::compute::VolumeMode mode;
+  try {
+    mode = stacklens::compute::parseVolumeMode(c.parser.value(c.volumeMode).toStdString());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stacklens: error: %s\n", e.what());
+    return 2;
+  }
+  bool ok = true;
+  const int side = c.parser.value(c.volumeSize).toInt(&ok);
+  if (!ok || side < 16 || side > 16384) {
+    std::fprintf(stderr, "stacklens: error: --volume-size takes 16..16384\n");
+    return 2;
+  }
+  auto* bench =
+      new stacklens::ui::VolumeBenchmark(&window, o.frameCount, QSize(side, side), mode, &window);
+  bench->setSoak(o.soakMinutes, o.soakDevice);
+  QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
+                   &stacklens::ui::VolumeBenchmark::start, Qt::SingleShotConnection);
+  return runBenchmark(app, window, bench, c.parser.value(c.volume), o.open);
+}
+
+int runPanBenchmark(QApplication& app, stacklens::ui::MainWindow& window, const CommandLine& c,
+                    const CommonOptions& o) {
+  bool ok = true;
+  const double zoom = c.parser.value(c.panZoom).toDouble(&ok);
+  const int step = ok ? c.parser.value(c.panStep).toInt(&ok) : 0;
+  if (!ok || !(zoom >= 1e-3 && zoom <= 1e3) || step < 1) {
+    std::fprintf(stderr,
+                 "stacklens: error: --pan-zoom takes 0.001..1000, --pan-step a positive integer\n");
+    return 2;
+  }
+  auto* bench = new stacklens::ui::PanBenchmark(&window, o.frameCount, zoom, step, &window);
+  QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
+                   &stacklens::ui::PanBenchmark::start, Qt::SingleShotConnection);
+  return runBenchmark(app, window, bench, c.parser.value(c.pan), o.open);
+}
+
+// The time from the open request to the first frame presented, and the peak resident memory.
+int runFirstFrameBenchmark(QApplication& app, stacklens::ui::MainWindow& window,
+                           const QString& path, const stacklens::io::OpenOptions& options) {
+  window.setQuiet(true);
+  window.show();
+  QElapsedTimer clock;
+  auto opened = std::make_shared<double>(-1.0);
+  QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, &app,
+                   [&clock, opened] { *opened = clock.nsecsElapsed() / 1e6; });
+  QObject::connect(window.sliceView(), &QOpenGLWindow::frameSwapped, &app, [&clock, opened] {
+    if (*opened < 0) return;  // frames before the stack arrived or before the clock started
+    std::printf("{\"open_ms\":%.3f,\"first_frame_ms\":%.3f,\"peak_rss_mb\":%.1f}\n", *opened,
+                clock.nsecsElapsed() / 1e6, stacklens::ui::peakResidentMb());
+    std::fflush(stdout);
+    QCoreApplication::exit(0);
+  });
+  QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
+    std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
+    QCoreApplication::exit(3);
+  });
+  // Start once the view has presented its first (empty) frame, so that window creation and
+  // shader compilation are not counted.
+  auto started = std::make_shared<bool>(false);
+  auto begin = [&, started] {
+    if (*started) return;
+    *started = true;
+    clock.start();
+    window.openFile(path, options);
+  };
+  QObject::connect(
+      window.sliceView(), &QOpenGLWindow::frameSwapped, &app,
+      [begin] { QTimer::singleShot(100, begin); }, Qt::SingleShotConnection);
+  return app.exec();
+}
+
+// Whether this display gives the OpenGL context the views need; else why not. Without one the
+// views could draw nothing (and Qt's GL window would crash on its first resize).
+bool openGlUsable(QString* why) {
+  QOpenGLContext probe;
+  probe.setFormat(QSurfaceFormat::defaultFormat());
+  if (!probe.create()) {
+    *why = "no OpenGL context can be made on this display";
+    return false;
+  }
+  QOffscreenSurface surface;
+  surface.setFormat(probe.format());
+  surface.create();
+  if (!probe.makeCurrent(&surface)) {
+    *why = "the OpenGL context cannot be made current on this display";
+    return false;
+  }
+  const QSurfaceFormat got = probe.format();
+  probe.doneCurrent();
+  if (got.version() < qMakePair(3, 3)) {
+    *why = QString("the display offers OpenGL %1.%2, and the viewer needs 3.3")
+               .arg(got.majorVersion())
+               .arg(got.minorVersion());
+    return false;
+  }
+  return true;
+}
+
+// OpenGL 3.3 core for every window, presenting as soon as drawn (no vsync wait in the latency).
+void setSurfaceFormat() {
+  QSurfaceFormat format;
+  format.setVersion(3, 3);
+  format.setProfile(QSurfaceFormat::CoreProfile);
+  format.setSwapInterval(0);
+  QSurfaceFormat::setDefaultFormat(format);
+}
+
 int main(int argc, char** argv) {
   // Qt's own --version would print the version alone; this says what the About box says.
   if (asksFor(argc, argv, {"-v", "--version"})) {
@@ -159,55 +349,14 @@ int main(int argc, char** argv) {
     text.parser.process(core);  // prints and exits
     return 0;
   }
-  QSurfaceFormat format;
-  format.setVersion(3, 3);
-  format.setProfile(QSurfaceFormat::CoreProfile);
-  format.setSwapInterval(0);  // present as soon as drawn; no vsync wait in the latency
-  QSurfaceFormat::setDefaultFormat(format);
-
+  setSurfaceFormat();
   QApplication app(argc, argv);
   nameApplication();
   CommandLine commandLine;
   QCommandLineParser& parser = commandLine.parser;
-  const QCommandLineOption &hdu = commandLine.hdu, &plane = commandLine.plane,
-                           &scrub = commandLine.scrub, &frames = commandLine.frames,
-                           &firstFrame = commandLine.firstFrame, &preset = commandLine.preset,
-                           &backend = commandLine.backend, &iterations = commandLine.iterations,
-                           &deconvolution = commandLine.deconvolution, &psf = commandLine.psf,
-                           &rawBudget = commandLine.rawBudget;
   parser.process(app);
-
-  stacklens::io::OpenOptions options;
-  bool ok = true;
-  if (parser.isSet(hdu)) options.hdu = parser.value(hdu).toInt(&ok);
-  if (ok && parser.isSet(plane)) options.plane = parser.value(plane).toInt(&ok);
-  const int frameCount = parser.value(frames).toInt(&ok) * (ok ? 1 : 0);
-  if (!ok || frameCount < 0 || options.plane < 0 || options.hdu < -1) {
-    std::fprintf(stderr,
-                 "stacklens: error: --hdu, --plane and --frames take non-negative integers\n");
-    return 2;
-  }
-
-  int rawBudgetMb = 0;
-  if (ok && parser.isSet(rawBudget)) {
-    rawBudgetMb = parser.value(rawBudget).toInt(&ok);
-    if (!ok || rawBudgetMb < 1) {
-      std::fprintf(stderr, "stacklens: error: --raw-budget-mb takes a positive integer\n");
-      return 2;
-    }
-  }
-
-  double soakMinutes = 0;
-  if (parser.isSet(commandLine.soak)) {
-    soakMinutes = parser.value(commandLine.soak).toDouble(&ok);
-    if (!ok || !(soakMinutes > 0)) {
-      std::fprintf(stderr, "stacklens: error: --soak-minutes takes a positive number\n");
-      return 2;
-    }
-  }
-  // The device memory a soak watches: the GPU's when processing or drawing runs there.
-  const QString backendName = parser.value(backend);
-  const int soakDevice = backendName == "cuda" || backendName == "compare" ? 0 : -1;
+  CommonOptions options;
+  if (const int error = readCommonOptions(commandLine, options)) return error;
 
   if (parser.isSet(commandLine.lab)) return stacklens::ui::runLabBenchmark(app);
   if (parser.isSet(commandLine.labWindow)) {
@@ -220,107 +369,32 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  QString noGl;
+  if (!openGlUsable(&noGl)) {
+    const QString message = "cannot show images: " + noGl +
+                            " (the viewer needs OpenGL 3.3; stacklens-cli runs without a display)";
+    std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(message));
+    const bool benchmark = parser.isSet(commandLine.scrub) || parser.isSet(commandLine.volume) ||
+                           parser.isSet(commandLine.pan) || parser.isSet(commandLine.firstFrame);
+    if (!benchmark) QMessageBox::critical(nullptr, "StackLens", message);
+    return 5;
+  }
   stacklens::ui::MainWindow window;
-  if (rawBudgetMb > 0)
-    window.slicePath()->setRawSliceBudget(static_cast<size_t>(rawBudgetMb) << 20);
-  const bool processing = parser.isSet(preset) || parser.isSet(backend) ||
-                          parser.isSet(iterations) || parser.isSet(deconvolution) ||
-                          parser.isSet(psf);
-  if (processing) {
-    bool okIterations = true;
-    const int n = parser.isSet(iterations) ? parser.value(iterations).toInt(&okIterations) : 0;
-    const QString error = okIterations && n >= 0
-                              ? window.tool<stacklens::ui::LiveProcessing>()->configure(
-                                    parser.value(preset), parser.value(backend), n,
-                                    parser.value(deconvolution), parser.value(psf))
-                              : QString("--iterations takes a positive integer");
-    if (!error.isEmpty()) {
-      std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(error));
-      return error.startsWith("GPU unavailable") ? 4 : 2;
-    }
-  }
-  if (parser.isSet(scrub)) {
-    auto* bench = new stacklens::ui::ScrubBenchmark(&window, frameCount, &window);
-    if (processing) bench->setProcessing(window.tool<stacklens::ui::LiveProcessing>());
-    bench->setSoak(soakMinutes, soakDevice);
-    bench->setCold(parser.isSet(commandLine.scrubCold));
-    QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
-                     &stacklens::ui::ScrubBenchmark::start);
-    return runBenchmark(app, window, bench, parser.value(scrub), options);
-  }
-
-  if (parser.isSet(commandLine.volume)) {
-    stacklens::compute::VolumeMode mode;
-    try {
-      mode =
-          stacklens::compute::parseVolumeMode(parser.value(commandLine.volumeMode).toStdString());
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "stacklens: error: %s\n", e.what());
-      return 2;
-    }
-    const int side = parser.value(commandLine.volumeSize).toInt(&ok);
-    if (!ok || side < 16 || side > 16384) {
-      std::fprintf(stderr, "stacklens: error: --volume-size takes 16..16384\n");
-      return 2;
-    }
-    auto* bench =
-        new stacklens::ui::VolumeBenchmark(&window, frameCount, QSize(side, side), mode, &window);
-    bench->setSoak(soakMinutes, soakDevice);
-    QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
-                     &stacklens::ui::VolumeBenchmark::start, Qt::SingleShotConnection);
-    return runBenchmark(app, window, bench, parser.value(commandLine.volume), options);
-  }
-
-  if (parser.isSet(commandLine.pan)) {
-    const double zoom = parser.value(commandLine.panZoom).toDouble(&ok);
-    const int step = ok ? parser.value(commandLine.panStep).toInt(&ok) : 0;
-    if (!ok || !(zoom >= 1e-3 && zoom <= 1e3) || step < 1) {
-      std::fprintf(
-          stderr,
-          "stacklens: error: --pan-zoom takes 0.001..1000, --pan-step a positive integer\n");
-      return 2;
-    }
-    auto* bench = new stacklens::ui::PanBenchmark(&window, frameCount, zoom, step, &window);
-    QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
-                     &stacklens::ui::PanBenchmark::start, Qt::SingleShotConnection);
-    return runBenchmark(app, window, bench, parser.value(commandLine.pan), options);
-  }
-
-  if (parser.isSet(firstFrame)) {
-    window.setQuiet(true);
-    window.show();
-    QElapsedTimer clock;
-    auto opened = std::make_shared<double>(-1.0);
-    QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, &app,
-                     [&clock, opened] { *opened = clock.nsecsElapsed() / 1e6; });
-    QObject::connect(window.sliceView(), &QOpenGLWindow::frameSwapped, &app, [&clock, opened] {
-      if (*opened < 0) return;  // frames before the stack arrived or before the clock started
-      std::printf("{\"open_ms\":%.3f,\"first_frame_ms\":%.3f,\"peak_rss_mb\":%.1f}\n", *opened,
-                  clock.nsecsElapsed() / 1e6, stacklens::ui::peakResidentMb());
-      std::fflush(stdout);
-      QCoreApplication::exit(0);
-    });
-    QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
-      std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
-      QCoreApplication::exit(3);
-    });
-    // Start once the view has presented its first (empty) frame, so that window creation and
-    // shader compilation are not counted.
-    auto started = std::make_shared<bool>(false);
-    auto begin = [&, started] {
-      if (*started) return;
-      *started = true;
-      clock.start();
-      window.openFile(parser.value(firstFrame), options);
-    };
-    QObject::connect(
-        window.sliceView(), &QOpenGLWindow::frameSwapped, &app,
-        [begin] { QTimer::singleShot(100, begin); }, Qt::SingleShotConnection);
-    return app.exec();
-  }
+  if (options.rawBudgetMb > 0)
+    window.slicePath()->setRawSliceBudget(static_cast<size_t>(options.rawBudgetMb) << 20);
+  const bool processing = asksForProcessing(commandLine);
+  if (processing)
+    if (const int error = configureProcessing(commandLine, window)) return error;
+  if (parser.isSet(commandLine.scrub))
+    return runScrubBenchmark(app, window, commandLine, options, processing);
+  if (parser.isSet(commandLine.volume))
+    return runVolumeBenchmark(app, window, commandLine, options);
+  if (parser.isSet(commandLine.pan)) return runPanBenchmark(app, window, commandLine, options);
+  if (parser.isSet(commandLine.firstFrame))
+    return runFirstFrameBenchmark(app, window, parser.value(commandLine.firstFrame), options.open);
 
   window.show();
   const QStringList files = parser.positionalArguments();
-  window.openFile(files.isEmpty() ? defaultSample() : files.first(), options);
+  window.openFile(files.isEmpty() ? defaultSample() : files.first(), options.open);
   return app.exec();
 }
