@@ -220,22 +220,35 @@ void ScrubBenchmark::stageSample() {
   addStage("step", ms(t0, f.swappedNs));
 }
 
+namespace {
+
+// Linear interpolation between order statistics (numpy's default) of sorted values.
+double percentile(const std::vector<double>& values, double q) {
+  if (values.empty()) return 0.0;
+  const double index = q * (values.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(index));
+  const size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (index - lo);
+}
+double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
+
+}  // namespace
+
 void ScrubBenchmark::finish() {
   heartbeat_.stop();
-  std::vector<double> sorted = latencies_, display = displayLatencies_;
-  std::sort(sorted.begin(), sorted.end());
-  std::sort(display.begin(), display.end());
-  auto percentile = [](const std::vector<double>& values, double q) {
-    if (values.empty()) return 0.0;
-    const double index = q * (values.size() - 1);
-    const size_t lo = static_cast<size_t>(std::floor(index));
-    const size_t hi = std::min(lo + 1, values.size() - 1);
-    return values[lo] + (values[hi] - values[lo]) * (index - lo);
-  };
-  auto round3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
   QJsonObject o;
   o["frames"] = frames_;
   if (soak_.enabled()) o["soak"] = soak_.report();
+  addStepFigures(o);
+  if (live_ && !processingMs_.empty()) addProcessingFigures(o);
+  addDisplayFigures(o);
+  emit finished(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
+}
+
+// Slider-to-frame latencies: all steps, adjacent steps, jumps, and the GUI thread's stalls.
+void ScrubBenchmark::addStepFigures(QJsonObject& o) {
+  std::vector<double> sorted = latencies_;
+  std::sort(sorted.begin(), sorted.end());
   o["p50_ms"] = round3(percentile(sorted, 0.5));
   o["p95_ms"] = round3(percentile(sorted, 0.95));
   o["max_ms"] = round3(sorted.empty() ? 0.0 : sorted.back());
@@ -260,49 +273,57 @@ void ScrubBenchmark::finish() {
   o["gui_stall_max_ms"] = round3(stallMaxMs_);
   o["gui_stall_scrub_max_ms"] = round3(scrubStallMaxMs_);
   o["gui_stall_scrub_max_step"] = scrubStallStep_;
-  if (live_ && !processingMs_.empty()) {
-    // How much of the latency is the pipeline itself (read, compute, download on the worker).
-    std::sort(processingMs_.begin(), processingMs_.end());
-    o["processing_p50_ms"] = round3(processingMs_[processingMs_.size() / 2]);
-    o["backend"] = QString::fromStdString(live_->lastResult()->result.backend);
-    o["threads"] = live_->lastResult()->result.threads;
-    o["display_path"] = live_->displayPath();
-    QJsonObject p50, p95;
-    for (auto& [name, values] : stages_) {
-      std::sort(values.begin(), values.end());
-      p50[QString::fromStdString(name)] = round3(percentile(values, 0.5));
-      p95[QString::fromStdString(name)] = round3(percentile(values, 0.95));
-    }
-    o["stage_p50_ms"] = p50;
-    o["stage_p95_ms"] = p95;
-    o["frames_before_processed"] = otherFrames_;
-    o["prefetches_adopted"] = adoptedPrefetches_;
-    if (auto lp = live_->worker()->liveProcessor()) o["file_reads"] = lp->fileReads();
-    if (auto slices = live_->worker()->slices()) {
-      o["raw_budget_mb"] = double(slices->budget() >> 20);
-      o["raw_mb"] = round3(double(slices->bytes()) / (1 << 20));
-      o["raw_device_mb"] = round3(double(slices->deviceBytes()) / (1 << 20));
-    }
-    const LiveProcessing::FirstResult& first = live_->firstResult();
-    if (first.result && first.presentedNs) {
-      auto ms = [&](int64_t from, int64_t to) { return round3((to - from) / 1e6); };
-      QJsonObject fo;
-      fo["total_ms"] = ms(first.chosenNs, first.presentedNs);
-      fo["backend_ready_ms"] = ms(first.chosenNs, first.readyNs);
-      fo["job_start_ms"] = ms(first.chosenNs, first.result->jobStartNs);
-      fo["pipeline_ms"] = ms(first.result->jobStartNs, first.result->pipelineEndNs);
-      fo["read_ms"] = round3(first.result->result.readMs);
-      fo["upload_ms"] = round3(first.result->result.uploadMs);
-      fo["limits_and_download_ms"] = ms(first.result->pipelineEndNs, first.result->postedNs);
-      fo["handover_ms"] = ms(first.result->postedNs, first.receivedNs);
-      fo["texture_fill_ms"] = ms(first.frame.paintStartNs, first.frame.fillEndNs);
-      fo["swap_ms"] = ms(first.frame.paintEndNs, first.frame.swappedNs);
-      o["first_processed"] = fo;
-    }
-  }
   o["first_step_ms"] = round3(latencies_.empty() ? 0.0 : latencies_.front());
   o["cpu_ms_per_frame"] = round3(cpuPerFrameMs_);
   o["gui_thread_cpu_ms_per_frame"] = round3(guiCpuPerFrameMs_);
+}
+
+// How much of the latency is the pipeline itself (read, compute, download on the worker), per
+// stage, the raw slices kept, and the first processed frame's path.
+void ScrubBenchmark::addProcessingFigures(QJsonObject& o) {
+  std::sort(processingMs_.begin(), processingMs_.end());
+  o["processing_p50_ms"] = round3(processingMs_[processingMs_.size() / 2]);
+  o["backend"] = QString::fromStdString(live_->lastResult()->result.backend);
+  o["threads"] = live_->lastResult()->result.threads;
+  o["display_path"] = live_->displayPath();
+  QJsonObject p50, p95;
+  for (auto& [name, values] : stages_) {
+    std::sort(values.begin(), values.end());
+    p50[QString::fromStdString(name)] = round3(percentile(values, 0.5));
+    p95[QString::fromStdString(name)] = round3(percentile(values, 0.95));
+  }
+  o["stage_p50_ms"] = p50;
+  o["stage_p95_ms"] = p95;
+  o["frames_before_processed"] = otherFrames_;
+  o["prefetches_adopted"] = adoptedPrefetches_;
+  if (auto lp = live_->worker()->liveProcessor()) o["file_reads"] = lp->fileReads();
+  if (auto slices = live_->worker()->slices()) {
+    o["raw_budget_mb"] = double(slices->budget() >> 20);
+    o["raw_mb"] = round3(double(slices->bytes()) / (1 << 20));
+    o["raw_device_mb"] = round3(double(slices->deviceBytes()) / (1 << 20));
+  }
+  const LiveProcessing::FirstResult& first = live_->firstResult();
+  if (!first.result || !first.presentedNs) return;
+  auto ms = [&](int64_t from, int64_t to) { return round3((to - from) / 1e6); };
+  QJsonObject fo;
+  fo["total_ms"] = ms(first.chosenNs, first.presentedNs);
+  fo["backend_ready_ms"] = ms(first.chosenNs, first.readyNs);
+  fo["job_start_ms"] = ms(first.chosenNs, first.result->jobStartNs);
+  fo["pipeline_ms"] = ms(first.result->jobStartNs, first.result->pipelineEndNs);
+  fo["read_ms"] = round3(first.result->result.readMs);
+  fo["upload_ms"] = round3(first.result->result.uploadMs);
+  fo["limits_and_download_ms"] = ms(first.result->pipelineEndNs, first.result->postedNs);
+  fo["handover_ms"] = ms(first.result->postedNs, first.receivedNs);
+  fo["texture_fill_ms"] = ms(first.frame.paintStartNs, first.frame.fillEndNs);
+  fo["swap_ms"] = ms(first.frame.paintEndNs, first.frame.swappedNs);
+  o["first_processed"] = fo;
+}
+
+// Display changes (colour map, scale, limits) and where the figures were taken: llvmpipe's cost
+// per frame scales with the view's pixels.
+void ScrubBenchmark::addDisplayFigures(QJsonObject& o) {
+  std::vector<double> display = displayLatencies_;
+  std::sort(display.begin(), display.end());
   o["display_change_p50_ms"] = round3(percentile(display, 0.5));
   o["display_change_p95_ms"] = round3(percentile(display, 0.95));
   const char* kinds[] = {"colormap_change_p50_ms", "scale_change_p50_ms", "limits_change_p50_ms"};
@@ -311,14 +332,12 @@ void ScrubBenchmark::finish() {
     std::sort(v.begin(), v.end());
     o[kinds[k]] = round3(percentile(v, 0.5));
   }
-  // Where the figures were taken: llvmpipe's cost per frame scales with the view's pixels.
   const auto* view = window_->sliceView();
   o["view_size"] = QString("%1x%2").arg(view->width()).arg(view->height());
   o["window_size"] = QString("%1x%2").arg(window_->width()).arg(window_->height());
   o["slice_size"] = QString("%1x%2").arg(view->sliceWidth()).arg(view->sliceHeight());
   o["gl_vendor"] = view->glVendor();
   o["gl_renderer"] = view->glRenderer();
-  emit finished(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
 }
 
 void ScrubBenchmark::setProcessing(LiveProcessing* live) {

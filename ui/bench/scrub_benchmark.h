@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QJsonObject>
 #include <QObject>
 #include <QTimer>
 #include <map>
@@ -58,6 +59,10 @@ class ScrubBenchmark : public QObject {
   void step();
   void frameArrived();
   void finish();
+  // finish()'s parts of the JSON.
+  void addStepFigures(QJsonObject& o);
+  void addProcessingFigures(QJsonObject& o);
+  void addDisplayFigures(QJsonObject& o);
   void stageSample();  // the processed frame of this step was presented
 
   void addStage(const char* name, double ms) { stages_[name].push_back(ms); }
