@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "io/ds9_regions.h"
@@ -75,97 +76,111 @@ std::string pandaText(const PixelRegion& r, const std::string& centre, std::stri
   return body + ")";
 }
 
+// DS9 counts pixels from 1, ours from 0.
+std::string xy(const std::array<double, 2>& p) {
+  return formatNumber(p[0] + 1.0) + "," + formatNumber(p[1] + 1.0);
+}
+
+std::string xyList(const std::vector<std::array<double, 2>>& points) {
+  std::string t;
+  for (size_t i = 0; i < points.size(); ++i) t += (i ? "," : "") + xy(points[i]);
+  return t;
+}
+
+// Two points make a line; more make a segment region, behind a `#` as DS9 writes it.
+std::optional<std::string> lineText(const PixelRegion& r) {
+  if (r.points.size() < 2) return std::nullopt;
+  if (r.points.size() == 2) return "line(" + xy(r.points[0]) + "," + xy(r.points[1]) + ")";
+  return "# segment(" + xyList(r.points) + ")";
+}
+
+// DS9 writes elliptical and box annuli with the ellipse and box names, all radii, then angle.
+std::optional<std::string> annulusText(const PixelRegion& r) {
+  const bool round = r.shape == RegionShape::Annulus;
+  if (r.points.empty() || r.sizes.size() < (round ? 2u : 4u)) return std::nullopt;
+  std::string body = std::string(round                                    ? "annulus("
+                                 : r.shape == RegionShape::EllipseAnnulus ? "ellipse("
+                                                                          : "box(") +
+                     xy(r.points[0]);
+  for (double v : r.sizes) body += "," + formatNumber(v);
+  body += (round ? "" : "," + formatNumber(r.angle)) + ")";
+  return body;
+}
+
+// A region's shape and coordinates; nullopt when it lacks the points or sizes its shape needs
+// (it is left out). A panda that is not evenly spaced also sets `pandaLists`.
+std::optional<std::string> shapeText(const PixelRegion& r, std::string& pandaLists) {
+  switch (r.shape) {
+    case RegionShape::Circle:
+      if (r.points.empty() || r.sizes.empty()) return std::nullopt;
+      return "circle(" + xy(r.points[0]) + "," + formatNumber(r.sizes[0]) + ")";
+    case RegionShape::Ellipse:
+    case RegionShape::Box:
+      if (r.points.empty() || r.sizes.size() < 2) return std::nullopt;
+      return std::string(r.shape == RegionShape::Ellipse ? "ellipse(" : "box(") + xy(r.points[0]) +
+             "," + formatNumber(r.sizes[0]) + "," + formatNumber(r.sizes[1]) + "," +
+             formatNumber(r.angle) + ")";
+    case RegionShape::Polygon:
+      if (r.points.size() < 3) return std::nullopt;
+      return "polygon(" + xyList(r.points) + ")";
+    case RegionShape::Point:
+      if (r.points.empty()) return std::nullopt;
+      return "point(" + xy(r.points[0]) + ")";
+    case RegionShape::Line:
+      return lineText(r);
+    case RegionShape::Annulus:
+    case RegionShape::EllipseAnnulus:
+    case RegionShape::BoxAnnulus:
+      return annulusText(r);
+    case RegionShape::Panda:
+    case RegionShape::Epanda:
+    case RegionShape::Bpanda:
+      if (r.points.empty() || r.angles.size() < 2 ||
+          r.sizes.size() < (r.shape == RegionShape::Panda ? 2u : 4u))
+        return std::nullopt;
+      return pandaText(r, xy(r.points[0]), pandaLists);
+    case RegionShape::Text:
+      if (r.points.empty()) return std::nullopt;
+      return "# text(" + xy(r.points[0]) + ")";  // as DS9 writes it: funtools has no text
+  }
+  return std::string();  // every shape is handled above
+}
+
+// The properties after a region's `#`, each only where it differs from DS9's global line.
+std::string propertiesText(const PixelRegion& r) {
+  const PixelRegion defaults;
+  std::string props;
+  if (r.shape == RegionShape::Point)
+    props += " point=" + r.pointType + (r.pointSize != 11 ? " " + std::to_string(r.pointSize) : "");
+  if (r.shape == RegionShape::Line) props += " line=0 0";
+  if (r.shape == RegionShape::Text && r.angle != 0) props += " textangle=" + formatNumber(r.angle);
+  if (r.color != defaults.color) props += " color=" + r.color;
+  if (r.width != defaults.width) props += " width=" + std::to_string(r.width);
+  if (r.font != defaults.font) props += " font=\"" + r.font + "\"";
+  if (r.dash) props += " dash=1";
+  if (r.fill) props += " fill=1";
+  if (!r.text.empty() || r.shape == RegionShape::Text) props += " text=" + textValue(r.text);
+  if (!r.tag.empty()) props += " tag=" + textValue(r.tag);
+  if (!r.source) props += " background";
+  return props;
+}
+
 }  // namespace
 
 std::string ds9RegionText(const std::vector<PixelRegion>& regions) {
-  const PixelRegion defaults;
   std::string out =
       "# Region file format: DS9 version 4.1\n"
       "global color=green dashlist=8 3 width=1 font=\"helvetica 10 normal roman\" select=1 "
       "highlite=1 dash=0 fixed=0 edit=1 move=1 delete=1 include=1 source=1\n"
       "image\n";
-  auto xy = [](const std::array<double, 2>& p) {
-    return formatNumber(p[0] + 1.0) + "," + formatNumber(p[1] + 1.0);
-  };
   for (const PixelRegion& r : regions) {
-    std::string body, pandaLists;
-    switch (r.shape) {
-      case RegionShape::Circle:
-        if (r.points.empty() || r.sizes.empty()) continue;
-        body = "circle(" + xy(r.points[0]) + "," + formatNumber(r.sizes[0]) + ")";
-        break;
-      case RegionShape::Ellipse:
-      case RegionShape::Box:
-        if (r.points.empty() || r.sizes.size() < 2) continue;
-        body = std::string(r.shape == RegionShape::Ellipse ? "ellipse(" : "box(") +
-               xy(r.points[0]) + "," + formatNumber(r.sizes[0]) + "," + formatNumber(r.sizes[1]) +
-               "," + formatNumber(r.angle) + ")";
-        break;
-      case RegionShape::Polygon: {
-        if (r.points.size() < 3) continue;
-        body = "polygon(";
-        for (size_t i = 0; i < r.points.size(); ++i) body += (i ? "," : "") + xy(r.points[i]);
-        body += ")";
-        break;
-      }
-      case RegionShape::Point:
-        if (r.points.empty()) continue;
-        body = "point(" + xy(r.points[0]) + ")";
-        break;
-      case RegionShape::Line:
-        if (r.points.size() < 2) continue;
-        if (r.points.size() == 2) {
-          body = "line(" + xy(r.points[0]) + "," + xy(r.points[1]) + ")";
-        } else {  // a segment region, behind a `#` as DS9 writes it
-          body = "# segment(";
-          for (size_t i = 0; i < r.points.size(); ++i) body += (i ? "," : "") + xy(r.points[i]);
-          body += ")";
-        }
-        break;
-      case RegionShape::Annulus:
-      case RegionShape::EllipseAnnulus:
-      case RegionShape::BoxAnnulus: {
-        const bool round = r.shape == RegionShape::Annulus;
-        if (r.points.empty() || r.sizes.size() < (round ? 2u : 4u)) continue;
-        body = std::string(round                                    ? "annulus("
-                           : r.shape == RegionShape::EllipseAnnulus ? "ellipse("
-                                                                    : "box(") +
-               xy(r.points[0]);
-        for (double v : r.sizes) body += "," + formatNumber(v);
-        body += (round ? "" : "," + formatNumber(r.angle)) + ")";
-        break;
-      }
-      case RegionShape::Panda:
-      case RegionShape::Epanda:
-      case RegionShape::Bpanda:
-        if (r.points.empty() || r.angles.size() < 2 ||
-            r.sizes.size() < (r.shape == RegionShape::Panda ? 2u : 4u))
-          continue;
-        body = pandaText(r, xy(r.points[0]), pandaLists);
-        break;
-      case RegionShape::Text:
-        if (r.points.empty()) continue;
-        body = "# text(" + xy(r.points[0]) + ")";  // as DS9 writes it: funtools has no text
-        break;
-    }
-    if (r.exclude) body = "-" + body;
-    std::string props;
-    if (r.shape == RegionShape::Point)
-      props +=
-          " point=" + r.pointType + (r.pointSize != 11 ? " " + std::to_string(r.pointSize) : "");
-    if (r.shape == RegionShape::Line) props += " line=0 0";
-    if (r.shape == RegionShape::Text && r.angle != 0)
-      props += " textangle=" + formatNumber(r.angle);
-    if (r.color != defaults.color) props += " color=" + r.color;
-    if (r.width != defaults.width) props += " width=" + std::to_string(r.width);
-    if (r.font != defaults.font) props += " font=\"" + r.font + "\"";
-    if (r.dash) props += " dash=1";
-    if (r.fill) props += " fill=1";
-    if (!r.text.empty() || r.shape == RegionShape::Text) props += " text=" + textValue(r.text);
-    if (!r.tag.empty()) props += " tag=" + textValue(r.tag);
-    if (!r.source) props += " background";
+    std::string pandaLists;
+    std::optional<std::string> body = shapeText(r, pandaLists);
+    if (!body) continue;
+    if (r.exclude) *body = "-" + *body;
+    std::string props = propertiesText(r);
     if (!pandaLists.empty()) props = " " + pandaLists + props;
-    out += body + (props.empty() ? "" : " #" + props) + "\n";
+    out += *body + (props.empty() ? "" : " #" + props) + "\n";
   }
   return out;
 }
