@@ -97,11 +97,11 @@ char sniffDelimiter(const std::vector<std::string>& lines) {
   return ' ';
 }
 
-}  // namespace
+using Records = std::vector<std::vector<std::string>>;
 
-CatalogTable parseDelimited(std::string_view text, const std::string& name) {
-  // Lines for sniffing: comments apart.
-  std::vector<std::string> lines, comments;
+// Up to 12 non-blank lines for sniffing the delimiter, comment lines apart.
+std::vector<std::string> sampleLines(std::string_view text) {
+  std::vector<std::string> lines;
   size_t pos = 0;
   while (pos <= text.size() && lines.size() < 12) {
     size_t end = text.find('\n', pos);
@@ -110,21 +110,19 @@ CatalogTable parseDelimited(std::string_view text, const std::string& name) {
     if (!l.empty() && l.back() == '\r') l.pop_back();
     pos = end + 1;
     if (trimmed(l).empty()) continue;
-    if (l[0] == '#' || l[0] == '\\') {
-      if (lines.empty()) comments.push_back(l);
-      continue;
-    }
+    if (l[0] == '#' || l[0] == '\\') continue;
     lines.push_back(l);
   }
-  if (lines.empty()) throw IoError(name, "no table rows in the file");
-  const char delimiter = sniffDelimiter(lines);
+  return lines;
+}
 
-  // Records without the comment lines (a comment is a record whose first character is `#`).
+// The text without its comment lines (a comment is a record whose first character is `#`);
+// `lastComment` is the last one above the data, where astropy writes a commented header.
+std::string withoutComments(std::string_view text, std::string& lastComment) {
   std::string body;
   body.reserve(text.size());
-  pos = 0;
+  size_t pos = 0;
   bool inQuotes = false;
-  std::string lastComment;
   bool seenData = false;
   while (pos < text.size()) {
     size_t end = pos;
@@ -143,41 +141,59 @@ CatalogTable parseDelimited(std::string_view text, const std::string& name) {
     body.append(l);
     body += '\n';
   }
+  return body;
+}
+
+// The records with a field or more: blank lines apart.
+Records dataRecords(const std::string& body, char delimiter) {
   auto records = splitRecords(body, delimiter);
   records.erase(std::remove_if(records.begin(), records.end(),
                                [](const std::vector<std::string>& r) {
                                  return r.empty() || (r.size() == 1 && r[0].empty());
                                }),
                 records.end());
-  if (records.empty()) throw IoError(name, "no table rows in the file");
+  return records;
+}
 
-  CatalogTable t;
-  t.name = name;
-  size_t first = 0;
+// The column names: the first record unless it is all numbers, else astropy's commented header
+// or col1, col2, …. Whether the names came from the first record.
+bool readColumnNames(CatalogTable& t, const Records& records, const std::string& lastComment,
+                     char delimiter) {
   const auto& head = records[0];
   const bool headNumeric =
       std::all_of(head.begin(), head.end(), [](const std::string& f) { return looksNumeric(f); });
   if (!headNumeric) {
     t.columns = head;
-    first = 1;
+    return true;
+  }
+  // astropy's commented_header: the names on the last comment line above the data.
+  const auto fromComment = splitRecords(trimmed(lastComment), delimiter);
+  if (!fromComment.empty() && fromComment[0].size() == head.size()) {
+    t.columns = fromComment[0];
   } else {
-    // astropy's commented_header: the names on the last comment line above the data.
-    const auto fromComment = splitRecords(trimmed(lastComment), delimiter);
-    if (!fromComment.empty() && fromComment[0].size() == head.size()) {
-      t.columns = fromComment[0];
-    } else {
-      for (size_t c = 0; c < head.size(); ++c) t.columns.push_back("col" + std::to_string(c + 1));
-    }
+    for (size_t c = 0; c < head.size(); ++c) t.columns.push_back("col" + std::to_string(c + 1));
   }
-  // VizieR's TSV: a units line and a rule of dashes under the names.
-  if (first == 1 && records.size() > 2 && isRule(records[2]) && !isRule(records[1])) {
+  return false;
+}
+
+// The records before the data under a header of names: VizieR's TSV adds a units line and a
+// rule of dashes under the names.
+size_t recordsAfterNames(CatalogTable& t, const Records& records) {
+  if (records.size() > 2 && isRule(records[2]) && !isRule(records[1])) {
     t.units = records[1];
-    first = 3;
-  } else if (first == 1 && records.size() > 1 && isRule(records[1])) {
-    first = 2;
+    return 3;
   }
+  if (records.size() > 1 && isRule(records[1])) return 2;
+  return 1;
+}
+
+void nameBlankColumns(CatalogTable& t) {
   for (size_t c = 0; c < t.columns.size(); ++c)
     if (t.columns[c].empty()) t.columns[c] = "col" + std::to_string(c + 1);
+}
+
+// The data records from `first` on, noting how many differ from the header in length.
+void addRows(CatalogTable& t, Records& records, size_t first) {
   size_t ragged = 0;
   for (size_t r = first; r < records.size(); ++r) {
     if (records[r].size() != t.columns.size()) ++ragged;
@@ -185,6 +201,25 @@ CatalogTable parseDelimited(std::string_view text, const std::string& name) {
   }
   if (ragged > 0)
     t.note = std::to_string(ragged) + " rows with a different number of fields than the header";
+}
+
+}  // namespace
+
+CatalogTable parseDelimited(std::string_view text, const std::string& name) {
+  const std::vector<std::string> lines = sampleLines(text);
+  if (lines.empty()) throw IoError(name, "no table rows in the file");
+  const char delimiter = sniffDelimiter(lines);
+
+  std::string lastComment;
+  Records records = dataRecords(withoutComments(text, lastComment), delimiter);
+  if (records.empty()) throw IoError(name, "no table rows in the file");
+
+  CatalogTable t;
+  t.name = name;
+  const size_t first =
+      readColumnNames(t, records, lastComment, delimiter) ? recordsAfterNames(t, records) : 0;
+  nameBlankColumns(t);
+  addRows(t, records, first);
   finishTable(t, text.size(), name);
   return t;
 }
