@@ -39,12 +39,7 @@ std::string jsonString(const std::string& s) {
   return out + "\"";
 }
 
-int runMeasurePsf(const Args& args) {
-  const std::string outPath = args.positional(1);
-  if (io::outputFormat(outPath) == io::OutputFormat::Unknown)
-    throw UsageError("OUT: expected a .fits, .tif or .zarr name, got '" + outPath + "'");
-  if (!args.has("at") && !args.has("stars"))
-    throw UsageError("give the stars with --at X,Y[,Z] or let --stars N pick them");
+compute::psf::MeasuredPsfParams measurementParams(const Args& args) {
   compute::psf::MeasuredPsfParams p;
   p.size = int(args.getInt("size", 0));
   p.sizeZ = int(args.getInt("size-z", 0));
@@ -52,48 +47,63 @@ int runMeasurePsf(const Args& args) {
   p.recentreIterations = int(args.getInt("iterations", p.recentreIterations));
   p.saturation = args.getDouble("saturation", p.saturation);
   p.searchRadius = args.getDouble("search", p.searchRadius);
+  return p;
+}
+
+// --stars: how many stars to pick from a segmentation (0: none).
+long long starsToPick(const Args& args) {
   const long long pick = args.getInt("stars", 0);
   if (args.has("stars") && pick < 1) throw UsageError("--stars: expected a count ≥ 1");
+  return pick;
+}
+
+// --mode as given ("" when left to the input's shape), checked before the input is read.
+std::string requestedMode(const Args& args) {
   const std::string mode = args.get("mode", "");
   if (!mode.empty() && mode != "2d" && mode != "3d") throw UsageError("--mode: expected 2d or 3d");
   if (mode == "3d" && args.has("slice"))
     throw UsageError("--slice takes one slice: a 3D measurement needs the whole stack");
+  return mode;
+}
 
-  InputStack input = readInput(args);
+bool measuresInThreeD(const std::string& mode, const InputStack& input) {
   const compute::Shape shape = input.image.shape();
-  p.threeD = mode.empty() ? shape.z > 1 : mode == "3d";
-  if (p.threeD && shape.z < 2) throw UsageError("--mode 3d: " + input.path + " is one image");
-  if (!p.threeD && shape.z > 1)
+  const bool threeD = mode.empty() ? shape.z > 1 : mode == "3d";
+  if (threeD && shape.z < 2) throw UsageError("--mode 3d: " + input.path + " is one image");
+  if (!threeD && shape.z > 1)
     throw UsageError("--mode 2d on a stack of " + std::to_string(shape.z) +
                      " slices: choose one with --slice Z");
+  return threeD;
+}
 
-  std::vector<PsfStar> stars = positions(args, p.threeD);
-  if (pick > 0) {
-    compute::SegmentParams sp;
-    sp.nSigma = args.getDouble("nsigma", 5.0);
-    auto backend = chooseBackend(args);
-    const compute::Segmentation seg =
-        backend->segment(backend->upload(input.image), sp, interruptible());
-    const auto picked = compute::psf::pickPsfStars(seg.sources, shape, int(pick), p.saturation);
-    std::fprintf(stderr, "stacklens-cli: %zu of %zu sources picked as PSF stars\n", picked.size(),
-                 seg.sources.size());
-    stars.insert(stars.end(), picked.begin(), picked.end());
-    if (stars.empty())
-      throw compute::InvalidArgument("no isolated, unsaturated source away from the edges (of " +
-                                     std::to_string(seg.sources.size()) + " found)");
-  }
+// Adds up to `pick` isolated, unsaturated sources of a segmentation of the image to `stars`.
+void addPickedStars(const Args& args, const compute::Image& image, int pick, double saturation,
+                    std::vector<PsfStar>& stars) {
+  compute::SegmentParams sp;
+  sp.nSigma = args.getDouble("nsigma", 5.0);
+  auto backend = chooseBackend(args);
+  const compute::Segmentation seg = backend->segment(backend->upload(image), sp, interruptible());
+  const auto picked = compute::psf::pickPsfStars(seg.sources, image.shape(), pick, saturation);
+  std::fprintf(stderr, "stacklens-cli: %zu of %zu sources picked as PSF stars\n", picked.size(),
+               seg.sources.size());
+  stars.insert(stars.end(), picked.begin(), picked.end());
+  if (stars.empty())
+    throw compute::InvalidArgument("no isolated, unsaturated source away from the edges (of " +
+                                   std::to_string(seg.sources.size()) + " found)");
+}
 
-  const compute::Job job(installInterruptHandler());
-  const compute::psf::MeasuredPsf result = compute::psf::measurePsf(input.image, stars, p, job);
-
+// Writes the PSF with its spacing and a HISTORY line of how it was measured.
+void writePsf(const Args& args, const std::string& outPath, const std::string& inputPath,
+              const compute::psf::MeasuredPsfParams& p, const compute::psf::MeasuredPsf& result,
+              size_t starCount) {
   char history[256];
   std::snprintf(history, sizeof history,
                 "stacklens measure-psf %s: %d of %zu stars, FWHM %.3f x %.3f%s px",
-                p.threeD ? "3d" : "2d", result.used, stars.size(), result.fwhmX, result.fwhmY,
+                p.threeD ? "3d" : "2d", result.used, starCount, result.fwhmX, result.fwhmY,
                 p.threeD ? (" x " + std::to_string(result.fwhmZ)).c_str() : "");
   io::WriteOptions options;
   options.history.push_back(history);
-  options.sourcePath = input.path;
+  options.sourcePath = inputPath;
   const compute::Spacing& s = result.psf.spacing;
   if (s.known) {
     options.spacing = {s.z, s.y, s.x};
@@ -103,7 +113,22 @@ int runMeasurePsf(const Args& args) {
   applyOutputOptions(args, outPath, options);
   const compute::Shape ps = result.psf.shape();
   io::writeStack(outPath, result.psf.data(), ps.z, ps.y, ps.x, options);
+}
 
+void reportRejectedStars(const compute::psf::MeasuredPsf& result, const std::vector<PsfStar>& stars,
+                         bool threeD) {
+  for (size_t i = 0; i < result.stars.size(); ++i) {
+    const auto& r = result.stars[i];
+    if (!r.used)
+      std::fprintf(stderr, "stacklens-cli: star %zu at (%g, %g%s): not used: %s\n", i, stars[i].x,
+                   stars[i].y, threeD ? (", " + std::to_string(stars[i].z)).c_str() : "",
+                   r.reason.c_str());
+  }
+}
+
+// The FWHM, the PSF's shape and each star's fate, as one JSON line.
+std::string resultJson(const compute::psf::MeasuredPsf& result) {
+  const compute::Shape ps = result.psf.shape();
   std::ostringstream json;
   json << "{\"used\": " << result.used << ", \"fwhm_x\": " << result.fwhmX
        << ", \"fwhm_y\": " << result.fwhmY << ", \"fwhm_z\": " << result.fwhmZ << ", \"shape\": ["
@@ -113,13 +138,34 @@ int runMeasurePsf(const Args& args) {
     json << (i ? ", " : "") << "{\"x\": " << r.refined.x << ", \"y\": " << r.refined.y
          << ", \"z\": " << r.refined.z << ", \"used\": " << (r.used ? "true" : "false")
          << ", \"reason\": " << jsonString(r.reason) << "}";
-    if (!r.used)
-      std::fprintf(stderr, "stacklens-cli: star %zu at (%g, %g%s): not used: %s\n", i, stars[i].x,
-                   stars[i].y, p.threeD ? (", " + std::to_string(stars[i].z)).c_str() : "",
-                   r.reason.c_str());
   }
   json << "]}";
-  std::cout << json.str() << "\n";
+  return json.str();
+}
+
+int runMeasurePsf(const Args& args) {
+  const std::string outPath = args.positional(1);
+  if (io::outputFormat(outPath) == io::OutputFormat::Unknown)
+    throw UsageError("OUT: expected a .fits, .tif or .zarr name, got '" + outPath + "'");
+  if (!args.has("at") && !args.has("stars"))
+    throw UsageError("give the stars with --at X,Y[,Z] or let --stars N pick them");
+  compute::psf::MeasuredPsfParams p = measurementParams(args);
+  const long long pick = starsToPick(args);
+  const std::string mode = requestedMode(args);
+
+  InputStack input = readInput(args);
+  p.threeD = measuresInThreeD(mode, input);
+  std::vector<PsfStar> stars = positions(args, p.threeD);
+  if (pick > 0) addPickedStars(args, input.image, int(pick), p.saturation, stars);
+
+  const compute::Job job(installInterruptHandler());
+  const compute::psf::MeasuredPsf result = compute::psf::measurePsf(input.image, stars, p, job);
+  writePsf(args, outPath, input.path, p, result, stars.size());
+
+  // Each rejected star on stderr too, so that a person running it sees why.
+  reportRejectedStars(result, stars, p.threeD);
+  std::cout << resultJson(result) << "\n";
+  const compute::Shape ps = result.psf.shape();
   std::fprintf(stderr, "%lld x %lld x %lld PSF from %d of %zu stars written to %s\n",
                static_cast<long long>(ps.z), static_cast<long long>(ps.y),
                static_cast<long long>(ps.x), result.used, stars.size(), outPath.c_str());
