@@ -133,8 +133,8 @@ std::optional<std::string> flag(bool set) {
   return set ? std::optional<std::string>("") : std::nullopt;
 }
 
-// The filters run first on each slice: outliers, median, blur.
-void addFilterRules(std::vector<Rule>& r) {
+// Outlier removal: a SIZE×SIZE median's stand-ins for pixels too far from it.
+void addOutlierRules(std::vector<Rule>& r) {
   r.push_back({{"outliers", "SIZE,THRESHOLD[,MODE]",
                 "outlier removal: a pixel farther than THRESHOLD from its SIZE×SIZE median "
                 "becomes that median; MODE bright|dark|both (default both)"},
@@ -163,6 +163,9 @@ void addFilterRules(std::vector<Rule>& r) {
                  else
                    throw InvalidArgument("MODE must be bright, dark or both, got '" + mode + "'");
                }});
+}
+
+void addMedianRules(std::vector<Rule>& r) {
   r.push_back({{"median", "SIZE", "SIZE×SIZE median filter of each slice (odd SIZE)"},
                Stage::Median,
                {},
@@ -174,6 +177,10 @@ void addFilterRules(std::vector<Rule>& r) {
                  o.pipeline.median.enabled = true;
                  o.pipeline.median.size = parseInt(value);
                }});
+}
+
+// The Gaussian blur: its σ, its kernel's radius and whether it ignores NaN.
+void addBlurRules(std::vector<Rule>& r) {
   r.push_back({{"blur", "S|SZ,SY,SX",
                 "Gaussian blur in pixels: one σ blurs each slice, three blur across the "
                 "neighbouring slices too"},
@@ -209,6 +216,13 @@ void addFilterRules(std::vector<Rule>& r) {
          return flag(p.blur.enabled && p.blur.params.nanAware);
        },
        [](const std::string&, PipelineOptions& o) { o.pipeline.blur.params.nanAware = true; }});
+}
+
+// The filters run first on each slice: outliers, median, blur, in --help's order.
+void addFilterRules(std::vector<Rule>& r) {
+  addOutlierRules(r);
+  addMedianRules(r);
+  addBlurRules(r);
 }
 
 // Richardson–Lucy itself: its iterations, 2d or 3d, and the slab that 3d sees.
@@ -355,9 +369,7 @@ void addDeconvolutionRules(std::vector<Rule>& r) {
   addDeconvolutionTuningRules(r, kDeconvolve);
 }
 
-// Statistics and segmentation, and the tables they write.
-void addMeasurementRules(std::vector<Rule>& r) {
-  const std::vector<std::string> kSegment{"segment", "segment-above"};
+void addStatisticsRules(std::vector<Rule>& r) {
   r.push_back({{"stats", "K|KLOWER,KUPPER[,MAXITER]",
                 "sigma-clipped statistics of each processed slice (astropy sigma_clip; "
                 "MAXITER default 10, ≤ 0: to convergence)"},
@@ -371,6 +383,10 @@ void addMeasurementRules(std::vector<Rule>& r) {
                  o.pipeline.statistics.enabled = true;
                  o.pipeline.statistics.params = parseClip(value);
                }});
+}
+
+// Segmentation at a clipped-background level or an absolute one, and its background clipping.
+void addSegmentationRules(std::vector<Rule>& r, const std::vector<std::string>& needsSegment) {
   r.push_back({{"segment", "NSIGMA[,CONNECTIVITY[,MIN_PIXELS]]",
                 "sources above the clipped median + NSIGMA · clipped std of each slice; "
                 "CONNECTIVITY 4|8 (default 8), MIN_PIXELS (default 1)"},
@@ -404,7 +420,7 @@ void addMeasurementRules(std::vector<Rule>& r) {
   r.push_back({{"segment-clip", "K|KLOWER,KUPPER[,MAXITER]",
                 "the segmentation's background clipping (default 3,3,10)"},
                Stage::Segmentation,
-               kSegment,
+               needsSegment,
                [](const Pipeline& p, const CommandContext&) -> std::optional<std::string> {
                  const auto& s = p.segmentation;
                  if (!s.enabled || sameClip(s.params.clip, ClipParams{})) return std::nullopt;
@@ -413,11 +429,15 @@ void addMeasurementRules(std::vector<Rule>& r) {
                [](const std::string& value, PipelineOptions& o) {
                  o.pipeline.segmentation.params.clip = parseClip(value);
                }});
+}
+
+// The CSV tables of the sources and the statistics, each written only with its stage.
+void addTableRules(std::vector<Rule>& r, const std::vector<std::string>& needsSegment) {
   r.push_back({{"sources", "FILE.csv",
                 "the sources of every slice (label,x,y,flux,...,z; default OUT's name with "
                 "_sources.csv, as the viewer writes it)"},
                std::nullopt,
-               kSegment,
+               needsSegment,
                [](const Pipeline& p, const CommandContext& c) -> std::optional<std::string> {
                  if (!p.segmentation.enabled || c.sourcesCsv.empty()) return std::nullopt;
                  return c.sourcesCsv;
@@ -439,6 +459,14 @@ void addMeasurementRules(std::vector<Rule>& r) {
                  if (value.empty()) throw InvalidArgument("expected a file name");
                  o.statisticsCsv = value;
                }});
+}
+
+// Statistics and segmentation, and the tables they write, in --help's order.
+void addMeasurementRules(std::vector<Rule>& r) {
+  const std::vector<std::string> kSegment{"segment", "segment-above"};
+  addStatisticsRules(r);
+  addSegmentationRules(r, kSegment);
+  addTableRules(r, kSegment);
 }
 
 // Called from other files' static initialisers (the CLI's command registration): no globals of
