@@ -123,17 +123,16 @@ int streamResample(const Args& args, io::StackReader& reader, const compute::Res
   return kOk;
 }
 
-int runResample(const Args& args) {
-  const bool isotropic = args.has("isotropic");
-  const std::vector<double> zoomList = args.getDoubles("zoom");
+void checkZoomOptions(bool isotropic, const std::vector<double>& zoomList) {
   if (isotropic == !zoomList.empty())
     throw UsageError("give exactly one of --zoom F|FY,FX|FZ,FY,FX and --isotropic");
   if (zoomList.size() > 3)
     throw UsageError("--zoom takes one, two (FY,FX) or three (FZ,FY,FX) values, got " +
                      std::to_string(zoomList.size()));
+}
 
-  const int order = args.getInt32("order", 3);
-  // The factors and the order as given, checked before the file is opened.
+// The factors and the order as given, checked before the file is opened.
+void checkGivenParameters(const std::vector<double>& zoomList, int order) {
   compute::ResampleParams given{1.0, 1.0, 1.0, order};
   if (zoomList.size() == 1) given.zoomZ = given.zoomY = given.zoomX = zoomList[0];
   if (zoomList.size() == 2) given.zoomY = zoomList[0], given.zoomX = zoomList[1];
@@ -141,13 +140,11 @@ int runResample(const Args& args) {
     given.zoomZ = zoomList[0], given.zoomY = zoomList[1], given.zoomX = zoomList[2];
   checkParameters([&] { compute::validate(given); },
                   {{"zoomZ", "zoom"}, {"zoomY", "zoom"}, {"zoomX", "zoom"}, {"order", "order"}});
+}
 
-  StageTimer timer(args.has("timings"));
-  InputStack probe;
-  std::shared_ptr<io::StackReader> reader = openInput(args, probe);
-  const int64_t slices = args.has("slice") ? 1 : probe.info.z;
-  // One factor for every axis, or one per axis the image has: FY,FX for an image (or a single
-  // slice; FZ,FY,FX with FZ = 1 is taken too), FZ,FY,FX for a stack.
+// One factor for every axis, or one per axis the image has: FY,FX for an image (or a single
+// slice; FZ,FY,FX with FZ = 1 is taken too), FZ,FY,FX for a stack.
+void checkZoomCount(const std::vector<double>& zoomList, int64_t slices) {
   const bool oneSlice = slices == 1;
   const bool counted = zoomList.size() == 1 || (zoomList.size() == 2 && oneSlice) ||
                        (zoomList.size() == 3 && (!oneSlice || zoomList[0] == 1.0));
@@ -156,6 +153,11 @@ int runResample(const Args& args) {
         "--zoom takes one value (all axes) or " +
         std::string(oneSlice ? "two (FY,FX) for an image" : "three (FZ,FY,FX) for a stack") +
         ", got " + std::to_string(zoomList.size()));
+}
+
+// The zoom factors (z, y, x): --isotropic's from the header, or --zoom's.
+std::array<double, 3> zoomFactors(const std::vector<double>& zoomList, bool isotropic,
+                                  const InputStack& probe, int64_t slices) {
   std::array<double, 3> zoom{};
   if (isotropic)
     zoom = isotropicZoom(probe, slices);
@@ -167,15 +169,12 @@ int runResample(const Args& args) {
     zoom = {zoomList[0], zoomList[1], zoomList[2]};
   // One slice stays one slice when a single factor is given for all axes.
   if (zoomList.size() == 1 && slices == 1) zoom[0] = 1.0;
-  const compute::ResampleParams p{zoom[0], zoom[1], zoom[2], order};
-  const compute::Shape in{slices, probe.info.y, probe.info.x};
-  const compute::Shape out = compute::resampledShape(in, p);
+  return zoom;
+}
 
-  const double bytes = 2.0 * 4.0 * (double(in.count()) + double(out.count()));
-  if (!args.has("slice") && bytes > double(hostBudget(args))) {
-    return streamResample(args, *reader, p, resampledOptions(args, probe, in, out, p, isotropic),
-                          in, out, timer);
-  }
+// A stack that fits the host budget: read whole, zoomed on one device, written whole.
+int resampleInMemory(const Args& args, const compute::ResampleParams& p, bool isotropic,
+                     StageTimer& timer) {
   auto backend = chooseFirstDevice(args);
   timer.start("read");
   InputStack input = readInput(args);
@@ -199,6 +198,31 @@ int runResample(const Args& args) {
   timer.stop();
   timer.print(backend->name());
   return kOk;
+}
+
+int runResample(const Args& args) {
+  const bool isotropic = args.has("isotropic");
+  const std::vector<double> zoomList = args.getDoubles("zoom");
+  checkZoomOptions(isotropic, zoomList);
+  const int order = args.getInt32("order", 3);
+  checkGivenParameters(zoomList, order);
+
+  StageTimer timer(args.has("timings"));
+  InputStack probe;
+  std::shared_ptr<io::StackReader> reader = openInput(args, probe);
+  const int64_t slices = args.has("slice") ? 1 : probe.info.z;
+  checkZoomCount(zoomList, slices);
+  const std::array<double, 3> zoom = zoomFactors(zoomList, isotropic, probe, slices);
+  const compute::ResampleParams p{zoom[0], zoom[1], zoom[2], order};
+  const compute::Shape in{slices, probe.info.y, probe.info.x};
+  const compute::Shape out = compute::resampledShape(in, p);
+
+  const double bytes = 2.0 * 4.0 * (double(in.count()) + double(out.count()));
+  if (!args.has("slice") && bytes > double(hostBudget(args))) {
+    return streamResample(args, *reader, p, resampledOptions(args, probe, in, out, p, isotropic),
+                          in, out, timer);
+  }
+  return resampleInMemory(args, p, isotropic, timer);
 }
 
 std::vector<OptionSpec> resampleOptions() {
