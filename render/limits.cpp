@@ -86,16 +86,103 @@ Limits percentileLimits(const float* data, size_t count, double percent) {
   return widened(lo, hi);
 }
 
+// zscale's sample: up to `count` of the values at an even stride, sorted.
+static std::vector<float> zscaleSamples(const std::vector<float>& values, int count) {
+  const size_t stride =
+      std::max<size_t>(1, static_cast<size_t>(static_cast<double>(values.size()) / count));
+  std::vector<float> samples;
+  for (size_t i = 0; i < values.size() && samples.size() < static_cast<size_t>(count); i += stride)
+    samples.push_back(values[i]);
+  std::sort(samples.begin(), samples.end());
+  return samples;
+}
+
+// A straight line through the samples against their index, and the number of points it fits.
+struct ZScaleLine {
+  double n = 0, slope = 0.0, intercept = 0.0;
+};
+
+// Least-squares line through the good points (polyfit with 0/1 weights).
+static ZScaleLine fitGoodPoints(const std::vector<float>& samples, const std::vector<char>& bad) {
+  const auto npix = static_cast<int64_t>(samples.size());
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int64_t i = 0; i < npix; ++i) {
+    if (bad[i]) continue;
+    const double x = static_cast<double>(i), y = samples[i];
+    n += 1;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double det = n * sxx - sx * sx;
+  ZScaleLine line;
+  line.n = n;
+  line.slope = det != 0 ? (n * sxy - sx * sy) / det : 0.0;
+  line.intercept = (sy - line.slope * sx) / n;
+  return line;
+}
+
+// kRej times the population std of the residuals of the good points.
+static double rejectionThreshold(const std::vector<float>& samples, const std::vector<char>& bad,
+                                 const ZScaleLine& line, double kRej) {
+  const auto npix = static_cast<int64_t>(samples.size());
+  const double slope = line.slope, intercept = line.intercept, n = line.n;
+  double mean = 0;
+  for (int64_t i = 0; i < npix; ++i)
+    if (!bad[i]) mean += samples[i] - (slope * i + intercept);
+  mean /= n;
+  double var = 0;
+  for (int64_t i = 0; i < npix; ++i)
+    if (!bad[i]) {
+      const double d = samples[i] - (slope * i + intercept) - mean;
+      var += d * d;
+    }
+  return kRej * std::sqrt(var / n);
+}
+
+// Marks every point (good or not) whose residual lies beyond ±threshold.
+static void rejectBeyond(const std::vector<float>& samples, std::vector<char>& bad,
+                         const ZScaleLine& line, double threshold) {
+  const auto npix = static_cast<int64_t>(samples.size());
+  for (int64_t i = 0; i < npix; ++i) {
+    const double flat = samples[i] - (line.slope * i + line.intercept);
+    if (flat < -threshold || flat > threshold) bad[i] = 1;
+  }
+}
+
+// Grow the rejected set like np.convolve(bad, ones(ngrow), mode="same"): output i sees
+// inputs i − (ngrow − (ngrow−1)/2 − 1) … i + (ngrow−1)/2. `grown` is scratch of bad's size.
+static void growRejected(std::vector<char>& bad, std::vector<char>& grown, int64_t ngrow) {
+  const auto npix = static_cast<int64_t>(bad.size());
+  const int64_t ahead = (ngrow - 1) / 2, behind = ngrow - 1 - ahead;
+  for (int64_t i = 0; i < npix; ++i) {
+    char any = 0;
+    for (int64_t j = std::max<int64_t>(0, i - behind); j <= std::min(npix - 1, i + ahead) && !any;
+         ++j)
+      any = bad[j];
+    grown[i] = any;
+  }
+  bad.swap(grown);
+}
+
+// Narrows [vmin, vmax] to the line's span around the samples' median, its slope eased by the
+// contrast.
+static void narrowToLine(const std::vector<float>& samples, double slope, double contrast,
+                         double& vmin, double& vmax) {
+  const auto npix = static_cast<int64_t>(samples.size());
+  if (contrast > 0) slope /= contrast;
+  const int64_t center = (npix - 1) / 2;
+  const double median =
+      npix % 2 ? samples[center] : 0.5 * (double(samples[center]) + double(samples[center + 1]));
+  vmin = std::max(vmin, median - static_cast<double>(center - 1) * slope);
+  vmax = std::min(vmax, median + static_cast<double>(npix - center) * slope);
+}
+
 Limits zscaleLimits(const float* data, size_t count, const ZScaleOptions& o) {
   std::vector<float> values = finiteValues(data, count);
   if (values.empty()) return {0.f, 1.f};
-  const size_t stride =
-      std::max<size_t>(1, static_cast<size_t>(static_cast<double>(values.size()) / o.samples));
-  std::vector<float> samples;
-  for (size_t i = 0; i < values.size() && samples.size() < static_cast<size_t>(o.samples);
-       i += stride)
-    samples.push_back(values[i]);
-  std::sort(samples.begin(), samples.end());
+  const std::vector<float> samples = zscaleSamples(values, o.samples);
   const auto npix = static_cast<int64_t>(samples.size());
   double vmin = samples.front(), vmax = samples.back();
 
@@ -105,63 +192,18 @@ Limits zscaleLimits(const float* data, size_t count, const ZScaleOptions& o) {
       std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(npix) * 0.01));
   std::vector<char> bad(npix, 0), grown(npix, 0);
   int64_t ngood = npix, lastNgood = npix + 1;
-  double slope = 0.0, intercept = 0.0;
+  ZScaleLine line;
   bool fitted = false;
   for (int iter = 0; iter < o.maxIterations; ++iter) {
     if (ngood >= lastNgood || ngood < minpix) break;
-    // Least-squares line through the good points (polyfit with 0/1 weights).
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int64_t i = 0; i < npix; ++i) {
-      if (bad[i]) continue;
-      const double x = static_cast<double>(i), y = samples[i];
-      n += 1;
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      sxy += x * y;
-    }
-    const double det = n * sxx - sx * sx;
-    slope = det != 0 ? (n * sxy - sx * sy) / det : 0.0;
-    intercept = (sy - slope * sx) / n;
+    line = fitGoodPoints(samples, bad);
     fitted = true;
-    // Population std of the residuals of the good points.
-    double mean = 0;
-    for (int64_t i = 0; i < npix; ++i)
-      if (!bad[i]) mean += samples[i] - (slope * i + intercept);
-    mean /= n;
-    double var = 0;
-    for (int64_t i = 0; i < npix; ++i)
-      if (!bad[i]) {
-        const double d = samples[i] - (slope * i + intercept) - mean;
-        var += d * d;
-      }
-    const double threshold = o.kRej * std::sqrt(var / n);
-    for (int64_t i = 0; i < npix; ++i) {
-      const double flat = samples[i] - (slope * i + intercept);
-      if (flat < -threshold || flat > threshold) bad[i] = 1;
-    }
-    // Grow the rejected set like np.convolve(bad, ones(ngrow), mode="same"): output i sees
-    // inputs i − (ngrow − (ngrow−1)/2 − 1) … i + (ngrow−1)/2.
-    const int64_t ahead = (ngrow - 1) / 2, behind = ngrow - 1 - ahead;
-    for (int64_t i = 0; i < npix; ++i) {
-      char any = 0;
-      for (int64_t j = std::max<int64_t>(0, i - behind); j <= std::min(npix - 1, i + ahead) && !any;
-           ++j)
-        any = bad[j];
-      grown[i] = any;
-    }
-    bad.swap(grown);
+    rejectBeyond(samples, bad, line, rejectionThreshold(samples, bad, line, o.kRej));
+    growRejected(bad, grown, ngrow);
     lastNgood = ngood;
     ngood = std::count(bad.begin(), bad.end(), 0);
   }
-  if (fitted && ngood >= minpix) {
-    if (o.contrast > 0) slope /= o.contrast;
-    const int64_t center = (npix - 1) / 2;
-    const double median =
-        npix % 2 ? samples[center] : 0.5 * (double(samples[center]) + double(samples[center + 1]));
-    vmin = std::max(vmin, median - static_cast<double>(center - 1) * slope);
-    vmax = std::min(vmax, median + static_cast<double>(npix - center) * slope);
-  }
+  if (fitted && ngood >= minpix) narrowToLine(samples, line.slope, o.contrast, vmin, vmax);
   return widened(vmin, vmax);
 }
 
