@@ -27,12 +27,28 @@ static QString limitsLabel(LimitsMode m) {
   }
 }
 
+// One form row per setting. Each row's controls are made just before the row is added, so that
+// the form's row labels (made by addRow) keep their place among the children and focus chain.
 DisplayPanel::DisplayPanel(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout(this);
+  addColormapRow(form);
+  addScaleRow(form);
+  addLimitsModeRow(form);
+  addLimitsRow(form);
+  addOptionsRow(form);
+  updateNanButton();
+  exponent_->setEnabled(false);  // the linear scale, the first, has no exponent
+  connectControls();
+}
+
+void DisplayPanel::addColormapRow(QFormLayout* form) {
   colormap_ = new QComboBox(this);
   colormap_->addItems(render::colormapNames());
   form->addRow(tr("Colormap"), colormap_);
+}
 
+// The scale and, beside it, the exponent of the log and power scales.
+void DisplayPanel::addScaleRow(QFormLayout* form) {
   scale_ = new QComboBox(this);
   for (Scale s : render::kAllScales) scale_->addItem(render::scaleName(s), int(s));
   exponent_ = new QDoubleSpinBox(this);
@@ -44,7 +60,9 @@ DisplayPanel::DisplayPanel(QWidget* parent) : QWidget(parent) {
   scaleRow->addWidget(scale_, 1);
   scaleRow->addWidget(exponent_);
   form->addRow(tr("Scale"), scaleRow);
+}
 
+void DisplayPanel::addLimitsModeRow(QFormLayout* form) {
   limitsMode_ = new QComboBox(this);
   for (LimitsMode m : render::kAllLimitsModes) limitsMode_->addItem(limitsLabel(m), int(m));
   limitsMode_->setCurrentIndex(limitsMode_->findData(int(mode_)));
@@ -55,7 +73,10 @@ DisplayPanel::DisplayPanel(QWidget* parent) : QWidget(parent) {
   modeRow->addWidget(limitsMode_, 1);
   modeRow->addWidget(recompute_);
   form->addRow(tr("Limits"), modeRow);
+}
 
+// The low and high limits, shown or typed: any float.
+void DisplayPanel::addLimitsRow(QFormLayout* form) {
   low_ = new QDoubleSpinBox(this);
   high_ = new QDoubleSpinBox(this);
   for (QDoubleSpinBox* box : {low_, high_}) {
@@ -67,7 +88,9 @@ DisplayPanel::DisplayPanel(QWidget* parent) : QWidget(parent) {
   limitsRow->addWidget(low_);
   limitsRow->addWidget(high_);
   form->addRow(tr("Low / high"), limitsRow);
+}
 
+void DisplayPanel::addOptionsRow(QFormLayout* form) {
   invert_ = new QCheckBox(tr("Invert"), this);
   smooth_ = new QCheckBox(tr("Smooth"), this);
   smooth_->setToolTip(tr("Bilinear sampling instead of nearest pixel"));
@@ -78,9 +101,9 @@ DisplayPanel::DisplayPanel(QWidget* parent) : QWidget(parent) {
   optionsRow->addWidget(smooth_);
   optionsRow->addWidget(nanColour_);
   form->addRow(optionsRow);
-  updateNanButton();
-  exponent_->setEnabled(false);
+}
 
+void DisplayPanel::connectControls() {
   connect(colormap_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
     settings_.colormap = name;
     emitChanged();

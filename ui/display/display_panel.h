@@ -9,6 +9,8 @@
 
 #include "render/display_settings.h"
 
+class QFormLayout;
+
 namespace stacklens::ui {
 
 class DisplayPanel : public QWidget {
@@ -41,6 +43,14 @@ class DisplayPanel : public QWidget {
   void limitsModeChanged(render::LimitsMode mode);
 
  private:
+  // The constructor's steps.
+  void addColormapRow(QFormLayout* form);
+  void addScaleRow(QFormLayout* form);
+  void addLimitsModeRow(QFormLayout* form);
+  void addLimitsRow(QFormLayout* form);
+  void addOptionsRow(QFormLayout* form);
+  void connectControls();
+
   void emitChanged();
   void updateNanButton();
 
