@@ -274,6 +274,28 @@ class PsfMeasureTest : public QObject {
     QVERIFY(w.tool<ui::LiveProcessing>()->dock()->psfName().contains("beads"));
   }
 
+  // Nothing to measure yet, or a 3D stack without a file: the dialog says why and starts nothing.
+  void refusesWhatItCannotMeasureByReason() {
+    ui::MainWindow empty;
+    ui::PsfMeasureDialog* none = ui::openPsfMeasure(&empty);
+    none->addStar({5, 5, 0});
+    none->measure();
+    QVERIFY(!none->running());
+    QVERIFY2(none->status().contains("Open a stack first"), qPrintable(none->status()));
+
+    QTemporaryDir dir;
+    const int nz = 4, n = 32;
+    const std::vector<float> pixels = field(nz, n, n, {{16, 16, 2, 800}}, 2.0, 2.0);
+    const QString path = dir.filePath("bead.tif");
+    io::writeStack(path.toStdString(), pixels.data(), nz, n, n, {});
+    ui::MainWindow w;
+    QVERIFY(testing::openInWindow(w, path, QSize(400, 300)));
+    ui::PsfMeasureDialog* dialog = ui::openPsfMeasure(&w);
+    dialog->measure();
+    QVERIFY(!dialog->running());
+    QVERIFY2(dialog->status().contains("Add stars first"), qPrintable(dialog->status()));
+  }
+
   void cancelStopsAMeasurement() {
     QTemporaryDir dir;
     const int nz = 120, n = 128;

@@ -14,6 +14,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "compute/backend.h"
 #include "compute/blocked/block_plan.h"
@@ -468,48 +469,73 @@ void PsfMeasureDialog::forgetResult() {
   saveButton_->setEnabled(false);
 }
 
+// Why the stars cannot be measured now (empty when they can); in 2D, the slice shown.
+QString PsfMeasureDialog::whyNotMeasurable(bool threeD, render::SliceData* slice) const {
+  const io::StackReader* stack = window_->stack();
+  if (!stack) return tr("Open a stack first.");
+  if (stars_.empty())
+    return tr(
+        "Add stars first: click them on the view with \"Add by clicking\" on, or pick them "
+        "from the detected sources.");
+  if (!threeD) {
+    *slice = window_->slicePath()->currentSlice();
+    if (!*slice) return tr("The slice shown is still being read; try again.");
+    return {};
+  }
+  // The beads' boxes may lie anywhere in the stack, so all of it is read into memory.
+  const io::StackInfo info = stack->info();
+  const double bytes = double(info.z) * double(info.y) * double(info.x) * sizeof(float);
+  const double budget = double(compute::defaultHostBudget());
+  if (bytes > budget)
+    return tr("Measuring beads in 3D reads the whole stack into memory: %1 MiB, more "
+              "than the %2 MiB this viewer may use (half of this machine's memory). "
+              "Crop the stack around the beads first, or measure stars in 2D on the "
+              "slice shown.")
+        .arg(bytes / 1048576.0, 0, 'f', 0)
+        .arg(budget / 1048576.0, 0, 'f', 0);
+  if (info.path.empty()) return tr("3D needs the stack's file, and this stack has none.");
+  return {};
+}
+
+namespace {
+
+// On the worker: the slice shown (2D), or the whole stack read again from its file (3D, the
+// first half of the progress).
+compute::Image measuredData(const io::StackInfo& info, bool threeD, const render::SliceData& slice,
+                            const compute::Job& reading,
+                            const std::function<void(double)>& progress) {
+  if (!threeD) {
+    compute::Image data = compute::Image::hostUninitialized({1, info.y, info.x});
+    std::copy(slice->begin(), slice->end(), data.data());
+    return data;
+  }
+  io::OpenOptions options;
+  options.hdu = info.hdu;
+  options.plane = info.plane;
+  const auto reader = io::openStack(info.path, options);
+  compute::Image data = compute::Image::hostUninitialized({info.z, info.y, info.x});
+  for (int64_t k = 0; k < info.z; ++k) {
+    reading.checkCancelled();
+    reader->readSlice(k, data.slice(k));
+    progress(0.5 * double(k + 1) / double(info.z));
+  }
+  return data;
+}
+
+}  // namespace
+
 void PsfMeasureDialog::measure() {
   if (running()) return;
-  const io::StackReader* stack = window_->stack();
-  if (!stack) {
-    status_->setText(tr("Open a stack first."));
-    return;
-  }
-  if (stars_.empty()) {
-    status_->setText(
-        tr("Add stars first: click them on the view with \"Add by clicking\" on, or pick them "
-           "from the detected sources."));
-    return;
-  }
-  const io::StackInfo info = stack->info();
-  const compute::psf::MeasuredPsfParams p = params();
-  std::vector<PsfStar> stars = stars_;
   render::SliceData slice;
-  if (!p.threeD) {
-    slice = window_->slicePath()->currentSlice();
-    if (!slice) {
-      status_->setText(tr("The slice shown is still being read; try again."));
-      return;
-    }
-    for (PsfStar& s : stars) s.z = 0;
-  } else {
-    // The beads' boxes may lie anywhere in the stack, so all of it is read into memory.
-    const double bytes = double(info.z) * double(info.y) * double(info.x) * sizeof(float);
-    const double budget = double(compute::defaultHostBudget());
-    if (bytes > budget) {
-      status_->setText(tr("Measuring beads in 3D reads the whole stack into memory: %1 MiB, more "
-                          "than the %2 MiB this viewer may use (half of this machine's memory). "
-                          "Crop the stack around the beads first, or measure stars in 2D on the "
-                          "slice shown.")
-                           .arg(bytes / 1048576.0, 0, 'f', 0)
-                           .arg(budget / 1048576.0, 0, 'f', 0));
-      return;
-    }
-    if (info.path.empty()) {
-      status_->setText(tr("3D needs the stack's file, and this stack has none."));
-      return;
-    }
+  const compute::psf::MeasuredPsfParams p = params();
+  if (const QString why = whyNotMeasurable(p.threeD, &slice); !why.isEmpty()) {
+    status_->setText(why);
+    return;
   }
+  const io::StackInfo info = window_->stack()->info();
+  std::vector<PsfStar> stars = stars_;
+  if (!p.threeD)
+    for (PsfStar& s : stars) s.z = 0;
   begin(p.threeD ? tr("Reading the stack…") : tr("Measuring…"));
   resultSlice_ = window_->slicePath()->currentZ();
   const quint64 generation = ++measureGeneration_;
@@ -519,24 +545,8 @@ void PsfMeasureDialog::measure() {
         auto progress = [&post](double f) {
           post([f](PsfMeasureDialog* d) { d->progress_->setValue(int(f * 1000)); });
         };
-        compute::Image data;
-        const compute::Job reading(&stop_);
-        if (!p.threeD) {
-          data = compute::Image::hostUninitialized({1, info.y, info.x});
-          std::copy(slice->begin(), slice->end(), data.data());
-        } else {
-          io::OpenOptions options;
-          options.hdu = info.hdu;
-          options.plane = info.plane;
-          const auto reader = io::openStack(info.path, options);
-          data = compute::Image::hostUninitialized({info.z, info.y, info.x});
-          for (int64_t k = 0; k < info.z; ++k) {
-            reading.checkCancelled();
-            reader->readSlice(k, data.slice(k));
-            progress(0.5 * double(k + 1) / double(info.z));
-          }
-          post([](PsfMeasureDialog* d) { d->status_->setText(tr("Measuring…")); });
-        }
+        compute::Image data = measuredData(info, p.threeD, slice, compute::Job(&stop_), progress);
+        if (p.threeD) post([](PsfMeasureDialog* d) { d->status_->setText(tr("Measuring…")); });
         data.spacing = compute::spacingOf(info);
         const double start = p.threeD ? 0.5 : 0;
         compute::psf::MeasuredPsf result = compute::psf::measurePsf(

@@ -62,6 +62,7 @@ class PsfMeasureDialog : public JobDialog {
   void save(const QString& path);
 
   compute::psf::MeasuredPsfParams params() const;
+  QString whyNotMeasurable(bool threeD, render::SliceData* slice) const;
   const compute::psf::MeasuredPsf& result() const { return result_; }
   QString describe() const;  // "measured from 12 stars"
   // The HISTORY lines a saved PSF carries.
