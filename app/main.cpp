@@ -349,6 +349,15 @@ int main(int argc, char** argv) {
     text.parser.process(core);  // prints and exits
     return 0;
   }
+  // Without a display Qt aborts with its own words; say what to do instead.
+  if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+      qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+    std::fprintf(stderr,
+                 "stacklens: error: no display (DISPLAY and WAYLAND_DISPLAY are unset): start it "
+                 "in a desktop session, over ssh -X, or under xvfb-run; stacklens-cli needs no "
+                 "display\n");
+    return 5;
+  }
   setSurfaceFormat();
   QApplication app(argc, argv);
   nameApplication();
