@@ -133,10 +133,8 @@ class MovieDialogTest : public QObject {
     QSKIP("built with FFmpeg");
 #else
     QTemporaryDir dir;
-    const int nz = 3, ny = 8, nx = 8;
-    std::vector<float> v(size_t(nz) * ny * nx, 1.f);
     const QString in = dir.filePath("small.tif");
-    io::writeStack(in.toStdString(), v.data(), nz, ny, nx, {});
+    writeTestStack(in, 3, 8, 8);
     ui::MainWindow w;
     QVERIFY(stacklens::testing::openInWindow(w, in));
     ui::MovieDialog* dialog = ui::openMovieExport(&w);
@@ -153,10 +151,8 @@ class MovieDialogTest : public QObject {
     QSKIP("built without FFmpeg");
 #else
     QTemporaryDir dir;
-    const int nz = 400, ny = 256, nx = 256;
-    std::vector<float> v(size_t(nz) * ny * nx, 1.f);
     const QString in = dir.filePath("big.tif");
-    io::writeStack(in.toStdString(), v.data(), nz, ny, nx, {});
+    writeTestStack(in, 400, 256, 256);
     ui::MainWindow w;
     QVERIFY(stacklens::testing::openInWindow(w, in));
     ui::MovieDialog* dialog = ui::openMovieExport(&w);

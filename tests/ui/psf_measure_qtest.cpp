@@ -92,6 +92,15 @@ ui::PsfMeasureDialog* openFromMenu(ui::MainWindow& w) {
   return w.findChild<ui::PsfMeasureDialog*>();
 }
 
+// A stack of one bead (field()) written as dir/bead.tif; its path.
+QString writeBeadStack(const QTemporaryDir& dir, int nz, int n, const Star& bead, double fwhm,
+                       double fwhmZ) {
+  const std::vector<float> pixels = field(nz, n, n, {bead}, fwhm, fwhmZ);
+  const QString path = dir.filePath("bead.tif");
+  io::writeStack(path.toStdString(), pixels.data(), nz, n, n, {});
+  return path;
+}
+
 }  // namespace
 
 class PsfMeasureTest : public QObject {
@@ -284,10 +293,7 @@ class PsfMeasureTest : public QObject {
     QVERIFY2(none->status().contains("Open a stack first"), qPrintable(none->status()));
 
     QTemporaryDir dir;
-    const int nz = 4, n = 32;
-    const std::vector<float> pixels = field(nz, n, n, {{16, 16, 2, 800}}, 2.0, 2.0);
-    const QString path = dir.filePath("bead.tif");
-    io::writeStack(path.toStdString(), pixels.data(), nz, n, n, {});
+    const QString path = writeBeadStack(dir, 4, 32, {16, 16, 2, 800}, 2.0, 2.0);
     ui::MainWindow w;
     QVERIFY(testing::openInWindow(w, path, QSize(400, 300)));
     ui::PsfMeasureDialog* dialog = ui::openPsfMeasure(&w);
@@ -298,10 +304,7 @@ class PsfMeasureTest : public QObject {
 
   void cancelStopsAMeasurement() {
     QTemporaryDir dir;
-    const int nz = 120, n = 128;
-    const std::vector<float> pixels = field(nz, n, n, {{64, 64, 60, 800}}, 3.0, 6.0);
-    const QString path = dir.filePath("bead.tif");
-    io::writeStack(path.toStdString(), pixels.data(), nz, n, n, {});
+    const QString path = writeBeadStack(dir, 120, 128, {64, 64, 60, 800}, 3.0, 6.0);
     ui::MainWindow w;
     QVERIFY(testing::openInWindow(w, path, QSize(800, 600)));
     ui::PsfMeasureDialog* dialog = ui::openPsfMeasure(&w);
