@@ -123,6 +123,13 @@ bool asksFor(int argc, char** argv, std::initializer_list<std::string_view> flag
   return false;
 }
 
+// Says what is wrong on stderr, as every error of the viewer's command line; returns the exit
+// code to give.
+int failWith(int code, const QString& message) {
+  std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(message));
+  return code;
+}
+
 void nameApplication() {
   QCoreApplication::setApplicationName("StackLens");
   QCoreApplication::setOrganizationName("StackLens");
@@ -135,10 +142,8 @@ template <class Bench>
 int runBenchmark(QApplication& app, stacklens::ui::MainWindow& window, Bench* bench,
                  const QString& path, const stacklens::io::OpenOptions& options) {
   window.setQuiet(true);
-  QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
-    std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
-    QCoreApplication::exit(3);
-  });
+  QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app,
+                   [](const QString& m) { QCoreApplication::exit(failWith(3, m)); });
   QObject::connect(bench, &Bench::finished, &app, [](const QString& json) {
     std::printf("%s\n", qPrintable(json));
     std::fflush(stdout);
@@ -168,23 +173,15 @@ int readCommonOptions(const CommandLine& commandLine, CommonOptions& out) {
   out.frameCount = parser.value(commandLine.frames).toInt(&okFrames);
   ok = ok && okPlane && okFrames;
   if (!ok || out.frameCount < 0 || out.open.plane < 0 || out.open.hdu < -1) {
-    std::fprintf(stderr,
-                 "stacklens: error: --hdu, --plane and --frames take non-negative integers\n");
-    return 2;
+    return failWith(2, "--hdu, --plane and --frames take non-negative integers");
   }
-  if (ok && parser.isSet(commandLine.rawBudget)) {
+  if (parser.isSet(commandLine.rawBudget)) {
     out.rawBudgetMb = parser.value(commandLine.rawBudget).toInt(&ok);
-    if (!ok || out.rawBudgetMb < 1) {
-      std::fprintf(stderr, "stacklens: error: --raw-budget-mb takes a positive integer\n");
-      return 2;
-    }
+    if (!ok || out.rawBudgetMb < 1) return failWith(2, "--raw-budget-mb takes a positive integer");
   }
   if (parser.isSet(commandLine.soak)) {
     out.soakMinutes = parser.value(commandLine.soak).toDouble(&ok);
-    if (!ok || !(out.soakMinutes > 0)) {
-      std::fprintf(stderr, "stacklens: error: --soak-minutes takes a positive number\n");
-      return 2;
-    }
+    if (!ok || !(out.soakMinutes > 0)) return failWith(2, "--soak-minutes takes a positive number");
   }
   // The device memory a soak watches: the GPU's when processing or drawing runs there.
   const QString backendName = parser.value(commandLine.backend);
@@ -211,8 +208,7 @@ int configureProcessing(const CommandLine& c, stacklens::ui::MainWindow& window)
                                   parser.value(c.deconvolution), parser.value(c.psf))
                             : QString("--iterations takes a positive integer");
   if (error.isEmpty()) return 0;
-  std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(error));
-  return error.startsWith("GPU unavailable") ? 4 : 2;
+  return failWith(error.startsWith("GPU unavailable") ? 4 : 2, error);
 }
 
 int runScrubBenchmark(QApplication& app, stacklens::ui::MainWindow& window, const CommandLine& c,
@@ -232,15 +228,11 @@ int runVolumeBenchmark(QApplication& app, stacklens::ui::MainWindow& window, con
   try {
     mode = stacklens::compute::parseVolumeMode(c.parser.value(c.volumeMode).toStdString());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "stacklens: error: %s\n", e.what());
-    return 2;
+    return failWith(2, e.what());
   }
   bool ok = true;
   const int side = c.parser.value(c.volumeSize).toInt(&ok);
-  if (!ok || side < 16 || side > 16384) {
-    std::fprintf(stderr, "stacklens: error: --volume-size takes 16..16384\n");
-    return 2;
-  }
+  if (!ok || side < 16 || side > 16384) return failWith(2, "--volume-size takes 16..16384");
   auto* bench =
       new stacklens::ui::VolumeBenchmark(&window, o.frameCount, QSize(side, side), mode, &window);
   bench->setSoak(o.soakMinutes, o.soakDevice);
@@ -254,11 +246,8 @@ int runPanBenchmark(QApplication& app, stacklens::ui::MainWindow& window, const 
   bool ok = true;
   const double zoom = c.parser.value(c.panZoom).toDouble(&ok);
   const int step = ok ? c.parser.value(c.panStep).toInt(&ok) : 0;
-  if (!ok || !(zoom >= 1e-3 && zoom <= 1e3) || step < 1) {
-    std::fprintf(stderr,
-                 "stacklens: error: --pan-zoom takes 0.001..1000, --pan-step a positive integer\n");
-    return 2;
-  }
+  if (!ok || !(zoom >= 1e-3 && zoom <= 1e3) || step < 1)
+    return failWith(2, "--pan-zoom takes 0.001..1000, --pan-step a positive integer");
   auto* bench = new stacklens::ui::PanBenchmark(&window, o.frameCount, zoom, step, &window);
   QObject::connect(&window, &stacklens::ui::MainWindow::stackOpened, bench,
                    &stacklens::ui::PanBenchmark::start, Qt::SingleShotConnection);
@@ -281,10 +270,8 @@ int runFirstFrameBenchmark(QApplication& app, stacklens::ui::MainWindow& window,
     std::fflush(stdout);
     QCoreApplication::exit(0);
   });
-  QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app, [](const QString& m) {
-    std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(m));
-    QCoreApplication::exit(3);
-  });
+  QObject::connect(&window, &stacklens::ui::MainWindow::openFailed, &app,
+                   [](const QString& m) { QCoreApplication::exit(failWith(3, m)); });
   // Start once the view has presented its first (empty) frame, so that window creation and
   // shader compilation are not counted.
   auto started = std::make_shared<bool>(false);
@@ -352,11 +339,9 @@ int main(int argc, char** argv) {
   // Without a display Qt aborts with its own words; say what to do instead.
   if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
       qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
-    std::fprintf(stderr,
-                 "stacklens: error: no display (DISPLAY and WAYLAND_DISPLAY are unset): start it "
-                 "in a desktop session, over ssh -X, or under xvfb-run; stacklens-cli needs no "
-                 "display\n");
-    return 5;
+    return failWith(5,
+                    "no display (DISPLAY and WAYLAND_DISPLAY are unset): start it in a desktop "
+                    "session, over ssh -X, or under xvfb-run; stacklens-cli needs no display");
   }
   setSurfaceFormat();
   QApplication app(argc, argv);
@@ -373,20 +358,17 @@ int main(int argc, char** argv) {
     return stacklens::ui::runLabWindow(app, files.isEmpty() ? QString() : files.front(),
                                        parser.value(commandLine.grab));
   }
-  if (parser.isSet(commandLine.grab)) {
-    std::fprintf(stderr, "stacklens: error: --grab goes with --lab\n");
-    return 2;
-  }
+  if (parser.isSet(commandLine.grab)) return failWith(2, "--grab goes with --lab");
 
   QString noGl;
   if (!openGlUsable(&noGl)) {
     const QString message = "cannot show images: " + noGl +
                             " (the viewer needs OpenGL 3.3; stacklens-cli runs without a display)";
-    std::fprintf(stderr, "stacklens: error: %s\n", qPrintable(message));
+    const int code = failWith(5, message);
     const bool benchmark = parser.isSet(commandLine.scrub) || parser.isSet(commandLine.volume) ||
                            parser.isSet(commandLine.pan) || parser.isSet(commandLine.firstFrame);
     if (!benchmark) QMessageBox::critical(nullptr, "StackLens", message);
-    return 5;
+    return code;
   }
   stacklens::ui::MainWindow window;
   if (options.rawBudgetMb > 0)
