@@ -9,7 +9,6 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-#include <cuda/functional>
 
 #include <cuda_runtime.h>
 
@@ -141,15 +140,14 @@ __device__ void chooseDigit(Workspace* ws) {
   }
   __syncthreads();
   // Both ranks in one histogram (they share the prefix so far): one scan places both.
-  const bool shared = same;
-  for (int s = 0; s < (shared ? 1 : 2); ++s) {
+  for (int s = 0; s < (same ? 1 : 2); ++s) {
     const uint32_t* hist = ws->histogram[s];
     const unsigned long long rank[2] = {sel.rank[0], sel.rank[1]};  // read before any update
     unsigned long long items[kItems], inclusive[kItems];
     for (int k = 0; k < kItems; ++k) items[k] = __ldcg(&hist[threadIdx.x * kItems + k]);
     Scan(temp).InclusiveSum(items, inclusive);
     __syncthreads();
-    for (int r = shared ? 0 : s; r <= (shared ? 1 : s); ++r)
+    for (int r = same ? 0 : s; r <= (same ? 1 : s); ++r)
       for (int k = 0; k < kItems; ++k) {
         unsigned long long before = inclusive[k] - items[k];
         if (items[k] > 0 && before <= rank[r] && rank[r] < inclusive[k]) {
