@@ -1,9 +1,11 @@
 // Sigma-clipped statistics on the GPU with astropy's sigma_clip semantics. The kept set is always
-// the finite values inside [lower, upper] (the intersection of every iteration's bounds), so each
-// iteration is: moments (count, sum, sum of squares, min, max) fused with the first digit of an
-// exact radix selection of the median's two middle ranks, then two more digit passes. The first
-// digit is guessed from the last iteration's median: on a hit the moments pass also collects that
-// bin's values and the later digit passes read only those. The last block of the last pass
+// the finite values inside [lower, upper] (the intersection of every iteration's bounds). Values
+// that fit in the SMs' shared memory are clipped by one cooperative kernel that holds them there
+// for the whole loop (kernels/sigma_clip_resident.cuh). Larger inputs stream from device memory
+// and each iteration is: moments (count, sum, sum of squares, min, max) fused with the first digit
+// of an exact radix selection of the median's two middle ranks, then two more digit passes. The
+// first digit is guessed from the last iteration's median: on a hit the moments pass also collects
+// that bin's values and the later digit passes read only those. The last block of the last pass
 // computes the next bounds on the device, and the evaluations run in a CUDA graph's WHILE loop
 // that this block ends, so the host reads the state back once, at the end. Nothing is sorted.
 // Kernels: kernels/statistics.cuh; launch shapes and buffer sizes: tuning/statistics.cuh.
@@ -14,9 +16,11 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/kernels/sigma_clip_resident.cuh"
 #include "compute/cuda/kernels/statistics.cuh"
 #include "compute/cuda/tuning/statistics.cuh"
 
@@ -47,28 +51,80 @@ void enqueueEvaluation(cudaStream_t st, unsigned grid, Workspace* ws,
 // cudaMalloc, not the stream-ordered pool (compute-sanitizer's memcheck also gave wrong results
 // with pool memory in a conditional graph).
 struct ClipLoop : Context::Extension {
-  ClipLoop() {
+  explicit ClipLoop(int blocks) {
     if (cudaMalloc(&ws, sizeof(Workspace)) != cudaSuccess ||
-        cudaMalloc(&candidates, kCandidates * sizeof(float)) != cudaSuccess) {
+        cudaMalloc(&candidates, kCandidates * sizeof(float)) != cudaSuccess ||
+        cudaMalloc(&resident, sizeof(ResidentWorkspace)) != cudaSuccess ||
+        cudaMalloc(&slots, 3 * blocks * sizeof(BlockSums)) != cudaSuccess ||
+        cudaMemset(resident, 0, sizeof(ResidentWorkspace)) != cudaSuccess) {
       cudaGetLastError();  // not sticky: clear it
-      cudaFree(ws);
+      release();
       throw DeviceOutOfMemory("sigma clipping: no device memory for its workspace");
     }
   }
   ~ClipLoop() override {
     for (auto& [grid, exec] : graphs) cudaGraphExecDestroy(exec);
+    release();
+  }
+  void release() {
+    cudaFree(slots);
+    cudaFree(resident);
     cudaFree(candidates);
     cudaFree(ws);
   }
   Workspace* ws = nullptr;
   float* candidates = nullptr;
   std::map<unsigned, cudaGraphExec_t> graphs;
+  ResidentWorkspace* resident = nullptr;
+  BlockSums* slots = nullptr;      // 3 per block of the resident kernel (one block per SM)
+  size_t residentSharedBytes = 0;  // dynamic shared memory a resident block may have; 0: not set
 };
 
 ClipLoop& clipLoop(const ContextPtr& ctx) {
   std::unique_ptr<Context::Extension>& slot = ctx->extension("sigma_clip.loop");
-  if (!slot) slot = std::make_unique<ClipLoop>();
+  if (!slot) slot = std::make_unique<ClipLoop>(ctx->smCount());
   return static_cast<ClipLoop&>(*slot);
+}
+
+// The dynamic shared memory one resident block may have on this device (beside the kernel's own),
+// allowed for the kernel once per context.
+size_t residentSharedBytes(const ContextPtr& ctx, ClipLoop& state) {
+  if (state.residentSharedBytes == 0) {
+    int optIn = 0;
+    SL_CUDA(cudaDeviceGetAttribute(&optIn, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device()));
+    cudaFuncAttributes attributes{};
+    SL_CUDA(cudaFuncGetAttributes(&attributes, clipResident));
+    const size_t bytes = size_t(optIn) - attributes.sharedSizeBytes;
+    SL_CUDA(cudaFuncSetAttribute(clipResident, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(bytes)));
+    state.residentSharedBytes = bytes;
+  }
+  return state.residentSharedBytes;
+}
+
+// The whole loop in one cooperative launch, when every block's share of the n values fits in its
+// shared memory and one block per SM can be resident; false (nothing launched) otherwise.
+bool clipOnChip(const ContextPtr& ctx, ClipLoop& state, const float* values, int64_t n,
+                const Control& control) {
+  static const bool disabled = [] {
+    const char* v = std::getenv("STACKLENS_CLIP_ON_CHIP");
+    return v && std::string(v) == "0";
+  }();
+  const unsigned grid = static_cast<unsigned>(ctx->smCount());
+  const size_t bytes = size_t(residentSharedFloats(n, grid)) * sizeof(float);
+  if (disabled || bytes > residentSharedBytes(ctx, state)) return false;
+  int perSm = 0;
+  SL_CUDA(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, clipResident, kResidentThreads, bytes));
+  if (perSm < 1) return false;
+  long long count = n;
+  ResidentWorkspace* ws = state.resident;
+  BlockSums* slots = state.slots;
+  Control initial = control;
+  void* args[] = {&values, &count, &ws, &slots, &initial};
+  SL_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(clipResident), dim3(grid),
+                                      dim3(kResidentThreads), args, bytes, ctx->stream()));
+  return true;
 }
 
 // While the workspace's loop is not done: one evaluation (its last block sets the condition).
@@ -125,11 +181,37 @@ SummaryStats summary(const StatsResult& r) {
   return s;
 }
 
+// The host's view of the loop's final state.
+ClipStats clipStats(const Control& control) {
+  ClipStats out;
+  out.iterations = control.iterations;
+  out.all = summary(control.all);
+  out.clipped = summary(control.current);
+  // An empty set has NaN statistics (as the CPU backend).
+  for (SummaryStats* st : {&out.all, &out.clipped})
+    if (st->n == 0) st->mean = st->median = st->std = st->min = st->max = std::nan("");
+  return out;
+}
+
 }  // namespace
 
 ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
                           const ClipParams& p, const Job& job) {
   validate(p);
+  ClipLoop& state = clipLoop(ctx);
+  const double inf = std::numeric_limits<double>::infinity();
+  Control control{};
+  control.lower = -inf;
+  control.upper = inf;
+  control.kappaLower = p.kappaLower;
+  control.kappaUpper = p.kappaUpper;
+  control.maxIterations = p.maxIterations;
+  // The loop runs on the device. Cancellation is looked at before it: a whole loop is short.
+  job.checkCancelled();
+  if (clipOnChip(ctx, state, values, n, control)) {
+    readBack(ctx, &control, &state.resident->control, 1);
+    return clipStats(control);
+  }
   // The passes skip non-finite values themselves and read the input where it is (a compacted
   // copy costs more than it saves unless about a fifth of the values are NaN or infinite); a
   // view that is not 16-byte aligned, which their vector loads need, gets the finite values
@@ -147,15 +229,7 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
                                   IsFinite{}, ctx->stream()));
     values = finite.get();
   }
-  ClipLoop& state = clipLoop(ctx);
   Workspace* ws = state.ws;
-  Control control{};
-  const double inf = std::numeric_limits<double>::infinity();
-  control.lower = -inf;
-  control.upper = inf;
-  control.kappaLower = p.kappaLower;
-  control.kappaUpper = p.kappaUpper;
-  control.maxIterations = p.maxIterations;
   static const bool matchAny = [] {
     const char* v = std::getenv("STACKLENS_CLIP_BINNING");
     return v ? std::string(v) == "match" : tuning::SigmaClipPolicy::matchAnyBinning;
@@ -170,18 +244,9 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   unsigned grid = static_cast<unsigned>(std::min<int64_t>(
       blocksFor(n, kThreads), int64_t(ctx->smCount()) * tuning::SigmaClipPolicy::blocksPerSm));
   if (grid == 0) grid = 1;
-  // The loop runs on the device. Cancellation is looked at before it: a whole loop is short.
-  job.checkCancelled();
   SL_CUDA(cudaGraphLaunch(loopGraph(ctx, state, grid), ctx->stream()));
   readBack(ctx, &control, &ws->control, 1);
-  ClipStats out;
-  out.iterations = control.iterations;
-  out.all = summary(control.all);
-  out.clipped = summary(control.current);
-  // An empty set has NaN statistics (as the CPU backend).
-  for (SummaryStats* st : {&out.all, &out.clipped})
-    if (st->n == 0) st->mean = st->median = st->std = st->min = st->max = std::nan("");
-  return out;
+  return clipStats(control);
 }
 
 ClipStats sigmaClip(const ContextPtr& ctx, const Image& input, const ClipParams& p,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -478,6 +479,39 @@ TEST_F(SigmaClipCudaAndCpu, AgreeOnAFreshSky) {
     EXPECT_EQ(got.iterations, want.iterations);
     expectStats(got.all, want.all, "all");
     expectStats(got.clipped, want.clipped, "clipped");
+  }
+}
+
+TEST_F(SigmaClipCudaAndCpu, AgreeOnASkyTooLargeToHoldOnChip) {
+  // Prepare: more values than the SMs' shared memory holds on any current GPU (about 6.5 million
+  // on an H200), so the CUDA backend streams them from device memory instead; also a view of
+  // them that is not 16-byte aligned, which those passes compact first.
+  Image sky = skyImage(3200, 7);
+  sky.data()[12345] = kNaN;
+  const int64_t n = sky.shape().count();
+  Image device = gpu->upload(sky);
+  Image unaligned({1, 1, n - 1}, Location::Cuda,
+                  std::shared_ptr<float>(device.data() + 1, [device](float*) {}));
+  Image tail = Image::host({1, 1, n - 1});
+  std::copy(sky.data() + 1, sky.data() + n, tail.data());
+  const ClipParams p;
+
+  // Run
+  const ClipStats gotWhole = gpu->sigmaClip(device, p), gotTail = gpu->sigmaClip(unaligned, p);
+
+  // Verify
+  for (const auto& [got, want] :
+       {std::pair{gotWhole, cpu->sigmaClip(sky, p)}, std::pair{gotTail, cpu->sigmaClip(tail, p)}}) {
+    EXPECT_EQ(got.iterations, want.iterations);
+    for (const auto& [g, c] :
+         {std::pair{got.all, want.all}, std::pair{got.clipped, want.clipped}}) {
+      EXPECT_EQ(g.n, c.n);
+      EXPECT_NEAR(g.mean, c.mean, 1e-5 * std::abs(c.mean));
+      EXPECT_NEAR(g.median, c.median, 1e-5 * std::abs(c.median));
+      EXPECT_NEAR(g.std, c.std, 1e-5 * c.std);
+      EXPECT_EQ(g.min, c.min);
+      EXPECT_EQ(g.max, c.max);
+    }
   }
 }
 

@@ -23,6 +23,14 @@ struct SigmaClipPolicy {
   // first (__match_any_sync), which cost more than the conflicts it saves on sky data.
   // STACKLENS_CLIP_BINNING=match overrides it, to compare the two.
   static constexpr bool matchAnyBinning = false;
+  // The on-chip loop (clipResident): one block of 1024 threads per SM, so that a block has all of
+  // its SM's shared memory for its share of the values and enough threads to count it.
+  static constexpr int residentThreads = 1024;
+  // The guessed first-digit bin's values each block of the on-chip loop keeps (16 KiB of its
+  // shared memory), so that the later digit counts read only those: a block with more counts its
+  // whole share. A block sees about 32 Ki values of a 2048² image, a few hundred of them in the
+  // median's bin.
+  static constexpr int residentCandidates = 4096;
   // resetWorkspace: 256 threads, one histogram bin each.
   static constexpr int resetThreads = 256;
 };
