@@ -116,13 +116,17 @@ void makeSegment(Workload& w, const std::string& name, bool) {
   p.nSigma = 5;
   p.clip.maxIterations = -1;
   // As the peers time it: the background is known before the clock starts (the pipeline's
-  // statistics stage hands it over the same way); segment_with_clip clips inside the timing.
-  if (name == "segment_label_measure") p.background = makeCpuBackend()->sigmaClip(w.input, p.clip);
+  // statistics stage hands it over the same way); segment_with_clip clips inside the timing, so
+  // its floor also holds the clipping's reads.
+  const ClipStats background = makeCpuBackend()->sigmaClip(w.input, p.clip);
+  if (name == "segment_label_measure") p.background = background;
+  const double clipBytes =
+      name == "segment_with_clip" ? sigmaClipBytes(2048.0 * 2048, background.iterations) : 0.0;
   w.run = [p](Backend& b, const Image& in) {
     b.segment(in, p);
     return Image();
   };
-  w.floorBytes = [](const Image&) { return readWriteBytes(2048.0 * 2048); };
+  w.floorBytes = [clipBytes](const Image&) { return readWriteBytes(2048.0 * 2048) + clipBytes; };
 }
 
 void makeRl2d(Workload& w, const std::string& name, bool) {
