@@ -76,8 +76,8 @@ struct ClipLoop : Context::Extension {
   float* candidates = nullptr;
   std::map<unsigned, cudaGraphExec_t> graphs;
   ResidentWorkspace* resident = nullptr;
-  BlockSums* slots = nullptr;      // 3 per block of the resident kernel (one block per SM)
-  size_t residentSharedBytes = 0;  // dynamic shared memory a resident block may have; 0: not set
+  BlockSums* slots = nullptr;  // 3 per block of the resident kernel (one block per SM)
+  std::optional<size_t> residentSharedBytes;  // dynamic shared memory a resident block may have
 };
 
 ClipLoop& clipLoop(const ContextPtr& ctx) {
@@ -87,10 +87,12 @@ ClipLoop& clipLoop(const ContextPtr& ctx) {
 }
 
 // The dynamic shared memory one resident block may have on this device (beside the kernel's own),
-// allowed for the kernel once per context.
+// allowed for the kernel once per context; 0 where the device cannot launch cooperatively.
 size_t residentSharedBytes(const ContextPtr& ctx, ClipLoop& state) {
-  if (state.residentSharedBytes == 0) {
-    int optIn = 0;
+  if (!state.residentSharedBytes) {
+    int cooperative = 0, optIn = 0;
+    SL_CUDA(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, ctx->device()));
+    if (!cooperative) return *(state.residentSharedBytes = 0);
     SL_CUDA(cudaDeviceGetAttribute(&optIn, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device()));
     cudaFuncAttributes attributes{};
     SL_CUDA(cudaFuncGetAttributes(&attributes, clipResident));
@@ -99,7 +101,7 @@ size_t residentSharedBytes(const ContextPtr& ctx, ClipLoop& state) {
                                  int(bytes)));
     state.residentSharedBytes = bytes;
   }
-  return state.residentSharedBytes;
+  return *state.residentSharedBytes;
 }
 
 // The whole loop in one cooperative launch, when every block's share of the n values fits in its
