@@ -29,7 +29,6 @@ namespace {
 
 constexpr int kResidentThreads = tuning::SigmaClipPolicy::residentThreads;
 constexpr int kResidentCandidates = tuning::SigmaClipPolicy::residentCandidates;
-static_assert(kBins % 32 == 0, "pickDigit gives each lane of a warp kBins / 32 bins");
 
 // One block's moments of the kept values.
 struct BlockSums {
@@ -96,63 +95,59 @@ __device__ void endPhase(ResidentWorkspace* ws, ResidentState& s, uint32_t (&his
 }
 
 // Inclusive sum over the warp's lanes.
-__device__ inline unsigned long long warpInclusiveSum(unsigned long long v) {
+__device__ inline uint32_t warpInclusiveSum(uint32_t v) {
   for (int offset = 1; offset < 32; offset *= 2) {
-    const unsigned long long up = __shfl_up_sync(0xffffffffu, v, offset);
+    const uint32_t up = __shfl_up_sync(0xffffffffu, v, offset);
     if (int(threadIdx.x % 32) >= offset) v += up;
   }
   return v;
 }
 
-// The summed histograms of the last phase copied into the block's own (which it has flushed).
-__device__ void loadSums(ResidentWorkspace* ws, const ResidentState& s,
-                         uint32_t (&hist)[2][kBins]) {
-  const uint32_t* sums = &phaseSet(ws, s.phase - 1).histogram[0][0];
-  const int count = (s.same ? 1 : 2) * kBins;
-  for (int i = threadIdx.x; i < count; i += blockDim.x) (&hist[0][0])[i] = __ldcg(&sums[i]);
-  __syncthreads();
-}
-
-// The digit (pass Pass) of each middle rank from the histograms in `hist`, found by warp 0
-// alone: each lane sums a run of kBins / 32 bins (starting at its own offset, so the lanes read
-// different banks), a warp scan finds the run holding each rank, then the lanes take two bins
-// each of that run and a second scan finds the bin. Then every thread sees the new selection.
+// The digit (pass Pass) of each middle rank from the histograms summed at `sums`: each warp takes a
+// run of kBins / warps bins, two a lane, and sums it; warp 0 scans the runs' sums to find the run
+// holding each rank, and the warp that holds that run scans its lanes' pairs to find the bin.
+// Counts fit 32 bits: the values selected among fit in the SMs' shared memory. Then every thread
+// sees the new selection.
 template <int Pass>
-__device__ void pickDigit(const uint32_t (&hist)[2][kBins], ResidentState& s) {
-  constexpr int kRun = kBins / 32;
-  static_assert(kRun == 2 * 32, "the second scan gives each lane two bins of a run");
-  if (threadIdx.x < 32) {
-    const int lane = threadIdx.x;
-    Selection& sel = s.selection;
-    const bool same = s.same;
-    for (int h = 0; h < (same ? 1 : 2); ++h) {
-      const uint32_t* bins = hist[h];
-      unsigned long long runSum = 0;
-#pragma unroll 16
-      for (int k = 0; k < kRun; ++k) runSum += bins[lane * kRun + ((k + lane) % kRun)];
-      const unsigned long long runEnd = warpInclusiveSum(runSum), runStart = runEnd - runSum;
-      const unsigned long long rank[2] = {sel.rank[0], sel.rank[1]};
-      __syncwarp();  // every lane has read the ranks before one is updated
-      for (int r = same ? 0 : h; r <= (same ? 1 : h); ++r) {
-        const unsigned holders =
-            __ballot_sync(0xffffffffu, runStart <= rank[r] && rank[r] < runEnd);
-        if (!holders) continue;  // not reached: the ranks are below the count
-        const int run = __ffs(holders) - 1;
-        const unsigned long long start = __shfl_sync(0xffffffffu, runStart, run);
-        const uint32_t* pair = bins + run * kRun + 2 * lane;
-        const unsigned long long first = pair[0], both = first + pair[1];
-        const unsigned long long end = start + warpInclusiveSum(both), begin = end - both;
-        if (begin <= rank[r] && rank[r] < end) {
-          const bool inFirst = rank[r] < begin + first;
-          sel.prefix[r] |= uint32_t(run * kRun + 2 * lane + (inFirst ? 0 : 1)) << digitShift(Pass);
-          sel.rank[r] = rank[r] - (inFirst ? begin : begin + first);
+__device__ void pickDigit(const uint32_t* sums, ResidentState& s) {
+  constexpr int kWarps = kResidentThreads / 32, kRun = kBins / kWarps;
+  static_assert(kRun == 2 * 32, "each lane takes two bins of its warp's run");
+  __shared__ uint32_t runSums[kWarps];
+  __shared__ int holder[2];
+  __shared__ uint32_t holderStart[2];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  Selection& sel = s.selection;
+  const bool same = s.same;
+  for (int h = 0; h < (same ? 1 : 2); ++h) {
+    const uint32_t* pair = sums + h * kBins + warp * kRun + 2 * lane;
+    const uint32_t first = __ldcg(pair), both = first + __ldcg(pair + 1);
+    const uint32_t runSum = __reduce_add_sync(0xffffffffu, both);
+    const unsigned long long rank[2] = {sel.rank[0], sel.rank[1]};
+    if (lane == 0) runSums[warp] = runSum;
+    if (threadIdx.x < 2) holder[threadIdx.x] = -1;
+    __syncthreads();  // every thread has read the ranks before one is updated
+    if (warp == 0) {
+      const uint32_t runEnd = warpInclusiveSum(runSums[lane]), runStart = runEnd - runSums[lane];
+      for (int r = same ? 0 : h; r <= (same ? 1 : h); ++r)
+        if (runStart <= rank[r] && rank[r] < runEnd) {
+          holder[r] = lane;
+          holderStart[r] = runStart;
         }
-      }
-      __syncwarp();
     }
-    if (lane == 0 && Pass < 2)
-      s.same = (sel.prefix[0] >> digitShift(Pass)) == (sel.prefix[1] >> digitShift(Pass));
+    __syncthreads();
+    for (int r = same ? 0 : h; r <= (same ? 1 : h); ++r) {
+      if (warp != holder[r]) continue;
+      const uint32_t end = holderStart[r] + warpInclusiveSum(both), begin = end - both;
+      if (begin <= rank[r] && rank[r] < end) {
+        const bool inFirst = rank[r] < begin + first;
+        sel.prefix[r] |= uint32_t(warp * kRun + 2 * lane + (inFirst ? 0 : 1)) << digitShift(Pass);
+        sel.rank[r] = rank[r] - (inFirst ? begin : begin + first);
+      }
+    }
+    __syncthreads();
   }
+  if (threadIdx.x == 0 && Pass < 2)
+    s.same = (sel.prefix[0] >> digitShift(Pass)) == (sel.prefix[1] >> digitShift(Pass));
   __syncthreads();
 }
 
@@ -182,9 +177,8 @@ __device__ void countDigit(const float* values, int len, FloatBounds bounds, con
 }
 
 // The moments of the kept values and their first digits, over the block's share; with a guess,
-// the kept values of the guessed bin are also copied to `bin` (up to kResidentCandidates; warps
-// append together, one shared atomic each). The block's sums go to its slot; after the barrier
-// every block adds all slots in one order.
+// the kept values of the guessed bin are also copied to `bin` (up to kResidentCandidates). The
+// block's sums go to its slot; after the barrier every block adds all slots in one order.
 __device__ void countMoments(const float* mine, int len, FloatBounds bounds, ResidentState& s,
                              uint32_t (&hist)[2][kBins], float* bin, BlockSums* slots) {
   using Reduce = cub::BlockReduce<BlockSums, kResidentThreads>;
@@ -193,31 +187,20 @@ __device__ void countMoments(const float* mine, int len, FloatBounds bounds, Res
   const bool haveGuess = s.haveGuess;
   const uint32_t guess = s.guess;
   BlockSums own = kNoSums;
-  // Whole warps go round together (the append is warp-wide).
-  const int rounds = (len + blockDim.x - 1) / blockDim.x;
-  for (int round = 0; round < rounds; ++round) {
-    const int i = round * blockDim.x + threadIdx.x;
-    const float v = i < len ? mine[i] : 0.f;
-    const bool kept = i < len && inBounds(v, bounds);
+  for (int i = threadIdx.x; i < len; i += blockDim.x) {
+    const float v = mine[i];
+    if (!inBounds(v, bounds)) continue;
     const uint32_t key = orderedKey(v), digit = (key >> digitShift(0)) & mask;
-    if (kept) {
-      atomicAdd(&hist[0][digit], 1u);
-      ++own.count;
-      own.sum += v;
-      own.sumSquares += double(v) * v;
-      own.minKey = min(own.minKey, key);
-      own.maxKey = max(own.maxKey, key);
+    atomicAdd(&hist[0][digit], 1u);
+    ++own.count;
+    own.sum += v;
+    own.sumSquares += double(v) * v;
+    own.minKey = min(own.minKey, key);
+    own.maxKey = max(own.maxKey, key);
+    if (haveGuess && digit == guess) {  // few values: one shared atomic each
+      const unsigned at = atomicAdd(&s.binCount, 1u);
+      if (at < kResidentCandidates) bin[at] = v;
     }
-    if (!haveGuess) continue;
-    const bool inBin = kept && digit == guess;
-    const unsigned lanes = __ballot_sync(0xffffffffu, inBin);
-    if (!lanes) continue;
-    const int lane = threadIdx.x & 31, leader = __ffs(lanes) - 1;
-    unsigned base = 0;
-    if (lane == leader) base = atomicAdd(&s.binCount, unsigned(__popc(lanes)));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    const unsigned at = base + __popc(lanes & ((1u << lane) - 1));
-    if (inBin && at < kResidentCandidates) bin[at] = v;
   }
   const BlockSums block = Reduce(temp).Reduce(own, AddBlockSums{});
   if (threadIdx.x == 0) slots[(s.phase % 3) * gridDim.x + blockIdx.x] = block;
@@ -258,8 +241,7 @@ __device__ void addSlots(const BlockSums* allSlots, ResidentState& s) {
 // found: when that is the guessed one and the block kept all of its values, just those.
 __device__ void selectMedian(ResidentWorkspace* ws, const float* mine, int len, const float* bin,
                              FloatBounds bounds, ResidentState& s, uint32_t (&hist)[2][kBins]) {
-  loadSums(ws, s, hist);
-  pickDigit<0>(hist, s);
+  pickDigit<0>(&phaseSet(ws, s.phase - 1).histogram[0][0], s);
   const uint32_t first0 = s.selection.prefix[0] >> digitShift(0),
                  first1 = s.selection.prefix[1] >> digitShift(0);
   if (s.haveGuess && first0 == s.guess && first1 == s.guess && s.binCount <= kResidentCandidates) {
@@ -269,13 +251,11 @@ __device__ void selectMedian(ResidentWorkspace* ws, const float* mine, int len, 
   clearHistograms(hist);
   countDigit<1>(mine, len, bounds, s, hist);
   endPhase(ws, s, hist, s.same ? 1 : 2);
-  loadSums(ws, s, hist);
-  pickDigit<1>(hist, s);
+  pickDigit<1>(&phaseSet(ws, s.phase - 1).histogram[0][0], s);
   clearHistograms(hist);
   countDigit<2>(mine, len, bounds, s, hist);
   endPhase(ws, s, hist, s.same ? 1 : 2);
-  loadSums(ws, s, hist);
-  pickDigit<2>(hist, s);
+  pickDigit<2>(&phaseSet(ws, s.phase - 1).histogram[0][0], s);
 }
 
 // The statistics from the sums and the selected keys (as finishStats), the next guess, then
