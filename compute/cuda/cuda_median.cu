@@ -1,7 +1,7 @@
 // Median filter and outlier removal on the GPU, 2D per slice with scipy's reflect boundary:
 // 3×3 and 5×5 windows by min/max networks in registers that share the work of overlapping windows
-// (each thread walks down a column, or two for 3×3 on even widths); larger windows by a 32-step
-// radix (bitwise) selection. Kernels: kernels/median.cuh; launch shapes: tuning/median.cuh.
+// (each thread walks down a column, or two: 5×5 always, 3×3 on even widths); larger windows by a
+// 32-step radix (bitwise) selection. Kernels: kernels/median.cuh; launch shapes: tuning/median.cuh.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -50,9 +50,12 @@ Image medianOrOutliers(const ContextPtr& ctx, const Image& input, int size, Outl
                                                                int(s.x), int(z0), rule);
       }
     } else if (size == 5) {
-      dim3 strips(blocksFor(s.x, kMedian5Threads), blocksFor(s.y, kMedian5Rows), nz);
+      // Two columns per thread; rows read and written as float2 where they are 8-byte aligned.
+      const bool pairedRows = s.x % 2 == 0 && reinterpret_cast<uintptr_t>(in.data()) % 8 == 0 &&
+                              reinterpret_cast<uintptr_t>(out.data()) % 8 == 0;
+      dim3 strips(blocksFor((s.x + 1) / 2, kMedian5Threads), blocksFor(s.y, kMedian5Rows), nz);
       median5x5<<<strips, kMedian5Threads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
-                                                               int(s.x), int(z0), rule);
+                                                               int(s.x), int(z0), pairedRows, rule);
     } else
       medianLarge<<<grid, block, 0, ctx->stream()>>>(in.data(), out.data(), s.y, s.x, z0, half,
                                                      rule);

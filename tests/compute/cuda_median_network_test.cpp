@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -19,6 +23,78 @@ TEST(CudaMedianNetwork, SortFiveSortsEveryZeroOneInput) {
     for (int i = 0; i < 5; ++i) a[i] = (bits >> i) & 1;
     sort5(a);
     EXPECT_TRUE(std::is_sorted(a, a + 5)) << bits;
+  }
+}
+
+TEST(CudaMedianNetwork, SortFourSortsEveryZeroOneInput) {
+  for (int bits = 0; bits < 16; ++bits) {
+    int32_t a[4];
+    for (int i = 0; i < 4; ++i) a[i] = (bits >> i) & 1;
+    sort4(a);
+    EXPECT_TRUE(std::is_sorted(a, a + 4)) << bits;
+  }
+}
+
+// Six keys of a row give the sorted rows of five of two adjacent windows (columns 0–4 and 1–5).
+TEST(CudaMedianNetwork, RowPairGivesBothSortedRows) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int32_t range = trial % 2 == 0 ? 3 : INT32_MAX - 1;
+    std::uniform_int_distribution<int32_t> key(-range, range);
+    int32_t k[6], left[5], right[5];
+    for (auto& v : k) v = key(rng);
+    sortedRowPair(k, left, right);
+    int32_t wantLeft[5], wantRight[5];
+    std::copy(k, k + 5, wantLeft);
+    std::copy(k + 1, k + 6, wantRight);
+    std::sort(wantLeft, wantLeft + 5);
+    std::sort(wantRight, wantRight + 5);
+    ASSERT_TRUE(std::equal(left, left + 5, wantLeft)) << trial;
+    ASSERT_TRUE(std::equal(right, right + 5, wantRight)) << trial;
+  }
+}
+
+// The keys follow the CPU backend's order (-0 below +0, every NaN above +Inf) and give back the
+// float's bits, every NaN as the canonical quiet NaN.
+TEST(CudaMedianNetwork, OrderKeysFollowTheTotalOrder) {
+  auto bitsOf = [](float f) { return std::bit_cast<int32_t>(f); };
+  const float inf = std::numeric_limits<float>::infinity();
+  const float denormal = std::numeric_limits<float>::denorm_min();
+  // Strictly increasing, every NaN excluded.
+  const std::vector<float> ordered = {-inf,
+                                      -std::numeric_limits<float>::max(),
+                                      -1.5f,
+                                      -1.0f,
+                                      -std::numeric_limits<float>::min(),
+                                      -denormal,
+                                      -0.0f,
+                                      0.0f,
+                                      denormal,
+                                      std::numeric_limits<float>::min(),
+                                      1.0f,
+                                      1.5f,
+                                      std::numeric_limits<float>::max(),
+                                      inf};
+  for (size_t i = 0; i + 1 < ordered.size(); ++i)
+    EXPECT_LT(orderKey(bitsOf(ordered[i])), orderKey(bitsOf(ordered[i + 1]))) << i;
+  for (float f : ordered) EXPECT_EQ(orderKeyBits(orderKey(bitsOf(f))), bitsOf(f)) << f;
+  // Every NaN pattern at the ends of both signs' NaN ranges, and the quiet ones.
+  const uint32_t nans[] = {0x7f800001u, 0x7fbfffffu, 0x7fc00000u, 0x7fffffffu,
+                           0xff800001u, 0xffbfffffu, 0xffc00000u, 0xffffffffu};
+  for (uint32_t n : nans) {
+    const int32_t key = orderKey(int32_t(n));
+    EXPECT_GT(key, orderKey(bitsOf(inf))) << std::hex << n;
+    EXPECT_EQ(orderKeyBits(key), 0x7fc00000) << std::hex << n;
+  }
+  // Random non-NaN floats: the keys order as the floats do (-0 below +0) and map back.
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 200000; ++trial) {
+    const int32_t a = int32_t(rng()), b = int32_t(rng());
+    const float fa = std::bit_cast<float>(a), fb = std::bit_cast<float>(b);
+    if (std::isnan(fa) || std::isnan(fb)) continue;
+    const bool less = fa < fb || (fa == fb && std::signbit(fa) && !std::signbit(fb));
+    ASSERT_EQ(orderKey(a) < orderKey(b), less) << std::hex << a << " " << b;
+    ASSERT_EQ(orderKeyBits(orderKey(a)), a);
   }
 }
 

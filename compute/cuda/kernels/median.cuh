@@ -1,9 +1,9 @@
 // The median filter's and outlier removal's kernels (compute/cuda/cuda_median.cu), 2D per slice
 // with scipy's reflect boundary: 3×3 and 5×5 windows by min/max networks in registers that share
-// the work of overlapping windows (each thread walks down a column, or two for 3×3 on even
-// widths); larger windows by a 32-step radix (bitwise) selection. Keys follow the CPU backend's
-// total order, so NaN and -0 rank as they do there. Launch shapes: tuning/median.cuh. (For
-// compute/cuda/*.cu only.)
+// the work of overlapping windows (each thread walks down a column, or two: 5×5 always, 3×3 on
+// even widths); larger windows by a 32-step radix (bitwise) selection. Keys follow the CPU
+// backend's total order, so NaN and -0 rank as they do there. Launch shapes: tuning/median.cuh.
+// (For compute/cuda/*.cu only.)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -51,62 +51,122 @@ __device__ inline float totalOrderValue(int32_t k) {
 
 constexpr int kMedian5Threads = tuning::MedianPolicy::strip5Threads;
 constexpr int kMedian5Rows = tuning::MedianPolicy::strip5Rows;  // rows per thread
+constexpr int kMedian5MinBlocks = tuning::MedianPolicy::strip5MinBlocks;
 
-// 5×5: each thread walks down a column making two outputs per step. The rows of five keys are
-// sorted once each (as they enter) and merged pairwise once each; the two windows of a step share
-// four rows, whose middle six ranks are found once, and each window's median is then rank 5 of
-// those six and its own fifth row (median_networks.h). About 60 min/max per output instead of
-// about 340 for a forgetful selection over each window's 25 keys.
-__global__ void __launch_bounds__(kMedian5Threads)
+// The sorted rows of five of a 5×5 thread's two columns (x: left, x+1: right) at one row, and two
+// of them merged.
+struct SortedRowPair {
+  int32_t left[5], right[5];
+};
+struct MergedRowPair {
+  int32_t left[10], right[10];
+};
+
+// 5×5: each thread walks down two adjacent columns (x, x+1) making four outputs per step. Each row
+// of six keys gives both columns' sorted rows of five from one sort of the four keys they share
+// (sortedRowPair); down each column the rows are merged pairwise once each; the two windows of a
+// step share four rows, whose middle six ranks are found once, and each window's median is then
+// rank 5 of those six and its own fifth row (median_networks.h). About 54 min/max per output, and
+// three key conversions where a one-column walk needs five. Each step's two new rows are loaded a
+// step ahead, so that their latency passes under a step of sorting: the kernel needs about 128
+// registers a thread, which leaves too few warps to hide it otherwise. `pairedRows`: rows 8-byte
+// aligned (even width, aligned buffers), so that interior threads read a row's six keys as three
+// float2 and every thread writes its pair as one.
+__global__ void __launch_bounds__(kMedian5Threads, kMedian5MinBlocks)
     median5x5(const float* __restrict__ in, float* __restrict__ out, int ny, int nx, int z0,
-              OutlierRule rule) {
+              bool pairedRows, OutlierRule rule) {
   using namespace networks;
-  const int x = blockIdx.x * kMedian5Threads + threadIdx.x;
+  const int x = 2 * (blockIdx.x * kMedian5Threads + threadIdx.x);
   if (x >= nx) return;
   const int y0 = blockIdx.y * kMedian5Rows;
   const int64_t z = int64_t(z0) + blockIdx.z;
   const float* slice = in + z * ny * nx;
   float* target = out + z * ny * nx;
-  int cols[5];
+  const bool second = x + 1 < nx;  // odd widths: the last thread has one column
+  const bool interior = pairedRows && x >= 2 && x + 4 <= nx;
+  int cols[6];
 #pragma unroll
-  for (int d = 0; d < 5; ++d) cols[d] = int(reflectIndex(x + d - 2, nx));
-  auto sortedRow = [&](int y, int32_t(&r)[5]) {
+  for (int d = 0; d < 6; ++d) cols[d] = int(reflectIndex(x + d - 2, nx));
+  auto load = [&](int y, float(&raw)[6]) {
     const int yy = (y >= 0 && y < ny) ? y : int(reflectIndex(y, ny));
     const float* row = slice + int64_t(yy) * nx;
+    if (interior) {
+      const float2 p = __ldg(reinterpret_cast<const float2*>(row + x - 2));
+      const float2 q = __ldg(reinterpret_cast<const float2*>(row + x));
+      const float2 r = __ldg(reinterpret_cast<const float2*>(row + x + 2));
+      raw[0] = p.x, raw[1] = p.y, raw[2] = q.x, raw[3] = q.y, raw[4] = r.x, raw[5] = r.y;
+    } else {
 #pragma unroll
-    for (int d = 0; d < 5; ++d) r[d] = totalOrderKey(__ldg(row + cols[d]));
-    sort5(r);
+      for (int d = 0; d < 6; ++d) raw[d] = __ldg(row + cols[d]);
+    }
   };
-  // Rows y−2 … y+3 around the outputs y, y+1 are a, b, c, d, e, f; upper = merge(b, c),
-  // lower = merge(d, e). The next step's a, c, d and upper are this step's c, e, f and lower, so
-  // each step sorts two new rows and merges one pair.
-  int32_t a[5], b[5], c[5], d[5], e[5], f[5], upper[10], lower[10], middle[6];
-  sortedRow(y0 - 2, a);
-  sortedRow(y0 - 1, b);
-  sortedRow(y0, c);
-  mergeSorted<8>(b, c, upper);
-  sortedRow(y0 + 1, d);
-  const int yEnd = min(ny, y0 + kMedian5Rows);
-  for (int y = y0; y < yEnd; y += 2) {
-    sortedRow(y + 2, e);
-    sortedRow(y + 3, f);
-    mergeSorted<8>(d, e, lower);
-    sharedMiddle(upper, lower, middle);
+  auto sortRows = [](const float(&raw)[6], SortedRowPair& rows) {
+    int32_t k[6];
+#pragma unroll
+    for (int d = 0; d < 6; ++d) k[d] = orderKey(__float_as_int(raw[d]));
+    sortedRowPair(k, rows.left, rows.right);
+  };
+  auto merge = [](const SortedRowPair& p, const SortedRowPair& q, MergedRowPair& out) {
+    mergeSorted<8>(p.left, q.left, out.left);
+    mergeSorted<8>(p.right, q.right, out.right);
+  };
+  auto store = [&](int y, int32_t left, int32_t right) {
     const int64_t at = int64_t(y) * nx + x;
-    const float m0 = totalOrderValue(windowMedian(middle, a));
-    target[at] = rule.enabled ? applyRule(slice[at], m0, rule) : m0;
-    if (y + 1 < yEnd) {
-      const float m1 = totalOrderValue(windowMedian(middle, f));
-      target[at + nx] = rule.enabled ? applyRule(slice[at + nx], m1, rule) : m1;
+    float l = __int_as_float(orderKeyBits(left)), r = __int_as_float(orderKeyBits(right));
+    if (rule.enabled) {
+      l = applyRule(slice[at], l, rule);
+      if (second) r = applyRule(slice[at + 1], r, rule);
     }
-#pragma unroll
-    for (int i = 0; i < 5; ++i) {
-      a[i] = c[i];
-      c[i] = e[i];
-      d[i] = f[i];
+    if (pairedRows) {
+      *reinterpret_cast<float2*>(target + at) = make_float2(l, r);
+    } else {
+      target[at] = l;
+      if (second) target[at + 1] = r;
     }
-#pragma unroll
-    for (int i = 0; i < 10; ++i) upper[i] = lower[i];
+  };
+  const int yEnd = min(ny, y0 + kMedian5Rows);
+  // One step: the outputs y, y+1 from the sorted rows a (y−2), c (y), d (y+1) and upper =
+  // merge(y−1, y); sorts e (y+2) and f (y+3) from the rows loaded a step ago (raw), loads the
+  // next step's (next), and leaves lower = merge(d, e). The next step's a, c, d and upper are this
+  // step's c, e, f and lower.
+  auto step = [&](int y, const SortedRowPair& a, const SortedRowPair& c, const SortedRowPair& d,
+                  const MergedRowPair& upper, const float(&rawE)[6], const float(&rawF)[6],
+                  SortedRowPair& e, SortedRowPair& f, MergedRowPair& lower, float(&nextE)[6],
+                  float(&nextF)[6]) {
+    sortRows(rawE, e);
+    sortRows(rawF, f);
+    load(y + 4, nextE);
+    load(y + 5, nextF);
+    merge(d, e, lower);
+    int32_t middleL[6], middleR[6];
+    sharedMiddle(upper.left, lower.left, middleL);
+    sharedMiddle(upper.right, lower.right, middleR);
+    store(y, windowMedian(middleL, a.left), windowMedian(middleR, a.right));
+    if (y + 1 < yEnd) store(y + 1, windowMedian(middleL, f.left), windowMedian(middleR, f.right));
+  };
+  SortedRowPair rowsA, rowsB, rowsC, rowsD, rowsE, rowsF;
+  MergedRowPair upper, lower;
+  float raw0[6], raw1[6], raw2[6], raw3[6];
+  load(y0 - 2, raw0);
+  load(y0 - 1, raw1);
+  load(y0, raw2);
+  load(y0 + 1, raw3);
+  sortRows(raw0, rowsA);
+  sortRows(raw1, rowsB);
+  sortRows(raw2, rowsC);
+  sortRows(raw3, rowsD);
+  merge(rowsB, rowsC, upper);
+  load(y0 + 2, raw0);
+  load(y0 + 3, raw1);
+  // Two steps per iteration with the roles passed round, so that only the even rows' three sorted
+  // pairs (a, c, e) still need copying at the end; the raw rows alternate between two buffers.
+  for (int y = y0; y < yEnd; y += 4) {
+    step(y, rowsA, rowsC, rowsD, upper, raw0, raw1, rowsE, rowsF, lower, raw2, raw3);
+    if (y + 2 >= yEnd) break;
+    step(y + 2, rowsC, rowsE, rowsF, lower, raw2, raw3, rowsA, rowsD, upper, raw0, raw1);
+    // Now a = E (row y+2), c = A (row y+4), d = D, upper = upper.
+    rowsC = rowsA;
+    rowsA = rowsE;
   }
 }
 

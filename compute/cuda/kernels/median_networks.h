@@ -1,5 +1,5 @@
-// Min/max networks for the GPU 5×5 median (shared-row merging); plain C++ so that the CPU tests
-// can check them exhaustively without a device (tests/compute/cuda_median_network_test.cpp).
+// Min/max networks and keys for the GPU 5×5 median (shared-row merging); plain C++ so that the
+// CPU tests can check them without a device (tests/compute/cuda_median_network_test.cpp).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@
 
 namespace stacklens::compute::cuda::networks {
 
-// Above every key the median kernels make (the canonical NaN's key is 0x7fc00000): padding.
+// Padding: no key that orderKey makes is larger (one NaN's equals it, which changes no value).
 constexpr int32_t kPad = INT32_MAX;
 
 SL_HOST_DEVICE inline int32_t minKey(int32_t a, int32_t b) { return a < b ? a : b; }
@@ -39,6 +39,35 @@ SL_HOST_DEVICE inline void sort5(int32_t (&a)[5]) {
   exchange(a[1], a[2]);
   exchange(a[3], a[4]);
   exchange(a[2], a[3]);
+}
+
+// Sorts four keys (the optimal 5-comparator network).
+SL_HOST_DEVICE inline void sort4(int32_t (&a)[4]) {
+  exchange(a[0], a[1]);
+  exchange(a[2], a[3]);
+  exchange(a[0], a[2]);
+  exchange(a[1], a[3]);
+  exchange(a[1], a[2]);
+}
+
+// Four sorted keys and one more, sorted: each place takes the larger of its own key and the new
+// one's lower neighbour, capped by its own key (a linear insertion, four comparators).
+SL_HOST_DEVICE inline void insertSorted(const int32_t (&s)[4], int32_t k, int32_t (&out)[5]) {
+  out[0] = minKey(s[0], k);
+  out[1] = minKey(s[1], maxKey(s[0], k));
+  out[2] = minKey(s[2], maxKey(s[1], k));
+  out[3] = minKey(s[3], maxKey(s[2], k));
+  out[4] = maxKey(s[3], k);
+}
+
+// The two sorted rows of five in six adjacent keys of a row (columns x−2 … x+3), for the windows
+// of columns x and x+1: the four keys they share are sorted once.
+SL_HOST_DEVICE inline void sortedRowPair(const int32_t (&k)[6], int32_t (&left)[5],
+                                         int32_t (&right)[5]) {
+  int32_t shared[4] = {k[1], k[2], k[3], k[4]};
+  sort4(shared);
+  insertSorted(shared, k[0], left);
+  insertSorted(shared, k[5], right);
 }
 
 // Batcher's odd–even merge of a[Lo..Hi] (inclusive) whose two halves are sorted, comparing
@@ -90,6 +119,25 @@ SL_HOST_DEVICE inline int32_t windowMedian(const int32_t (&middle)[6], const int
   int32_t all[11];
   mergeSorted<8>(middle, row, all);
   return all[5];
+}
+
+// Keys of float bits in the CPU backend's total order (-0 just below +0, NaN above +Inf), in three
+// integer operations: the usual sign-magnitude flip, then a shift down by 2^23 − 1 that wraps the
+// negative NaNs (below −Inf after the flip) round to the top, beside the positive NaNs. Which NaN
+// a key stands for is lost to the order but not to the result: a NaN median is written as the
+// canonical quiet NaN, as the CPU backend writes it.
+constexpr int32_t kNanWrap = 0x7fffff;
+SL_HOST_DEVICE inline int32_t orderKey(int32_t bits) {
+  const int32_t flipped = bits ^ ((bits >> 31) & 0x7fffffff);
+  return int32_t(uint32_t(flipped) - uint32_t(kNanWrap));
+}
+// +Inf's key; every key above it is a NaN's.
+constexpr int32_t kInfKey = 0x7f800000 - kNanWrap;
+// The float bits of a key, every NaN as the canonical quiet NaN 0x7fc00000.
+SL_HOST_DEVICE inline int32_t orderKeyBits(int32_t key) {
+  if (key > kInfKey) return 0x7fc00000;
+  const int32_t flipped = int32_t(uint32_t(key) + uint32_t(kNanWrap));
+  return flipped ^ ((flipped >> 31) & 0x7fffffff);
 }
 
 }  // namespace stacklens::compute::cuda::networks
