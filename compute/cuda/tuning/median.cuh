@@ -13,9 +13,10 @@ struct MedianPolicy {
   static constexpr int strip3Rows = 16;
   // 5×5 (median5x5): 128 threads along x, each walking down two columns.
   static constexpr int strip5Threads = 128;
-  // Rows each 5×5 thread walks: 32, so that its 4 halo rows (sorted by the neighbouring strips
-  // too) add an eighth. Even: the kernel makes two outputs per step.
-  static constexpr int strip5Rows = 32;
+  // Rows each 5×5 thread walks: 48, so that its 4 halo rows (sorted by the neighbouring strips
+  // too) add a twelfth, while a 1024² slice still makes 22 strips a column. A multiple of 4, so
+  // that strips end on whole iterations (two outputs per step, two steps per iteration).
+  static constexpr int strip5Rows = 48;
   // 5×5 blocks an SM must hold: 4, which caps the kernel at 128 registers a thread; uncapped it
   // takes a few more and only three blocks fit, too few warps to keep the min/max pipe busy.
   static constexpr int strip5MinBlocks = 4;
