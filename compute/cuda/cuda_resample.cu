@@ -35,8 +35,15 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
   cudaStream_t st = ctx->stream();
   constexpr int kMaxGrid = 65535;
   const dim3 threads(kZoomLines, kZoomThreadRows);
+  // Long runs of outputs (large enlargements) need more than the 48 KiB of shared memory a launch
+  // gets unasked.
+  const auto allowShared = [](const void* kernel, size_t bytes) {
+    SL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(bytes)));
+  };
   if (axis == 2) {
     const SplineZoomAxis a = splineZoomAxis(cur.x, nOut, cur.z * cur.y);
+    allowShared(reinterpret_cast<const void*>(splineZoomRows), splineZoomSharedBytes(a));
     const int64_t rowBlocks = (a.lines + kZoomLines - 1) / kZoomLines;
     for (int64_t b0 = 0; b0 < rowBlocks; b0 += kMaxGrid) {
       dim3 grid(blocksFor(a.nOut, a.outputsPerBlock),
@@ -50,6 +57,7 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
   const int64_t inner = axis == 0 ? cur.y * cur.x : cur.x;
   const int64_t outer = axis == 0 ? 1 : cur.z;
   const SplineZoomAxis a = splineZoomAxis(n, nOut, inner);
+  allowShared(reinterpret_cast<const void*>(splineZoomColumns), splineZoomSharedBytes(a));
   const int64_t columnBlocks = (inner + kZoomLines - 1) / kZoomLines;
   if (columnBlocks > INT32_MAX) throw InvalidArgument("resample: the slices are too large");
   const int64_t outputBlocks = blocksFor(a.nOut, a.outputsPerBlock);

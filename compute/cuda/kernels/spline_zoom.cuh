@@ -1,7 +1,8 @@
 // One axis of scipy.ndimage.zoom(order=3, mode='mirror') in one pass, for compute/cuda/*.cu only.
 // A block takes 32 lines (rows along x, or neighbouring columns along y or z) and a run of outputs
 // along the axis: it stages the samples those outputs need, mirror-extended by the prefilter's
-// reach, in shared memory, turns them into cubic B-spline coefficients there, and gathers four
+// reach, in shared memory (asynchronous copies, all in flight at once, while it works out its
+// outputs' weights), turns them into cubic B-spline coefficients there, and gathers four
 // coefficients per output. The array is read once and the result written once; a separate
 // prefilter pass would read and write the whole array once more. Launch shape:
 // tuning/resample.cuh.
@@ -40,10 +41,17 @@ struct SplineZoomAxis {
   int64_t lines;        // along x: the rows; along y or z: the columns (values between steps)
 };
 
-// Shared floats a block needs: samples (coefficients plus the reach each side) and coefficients,
-// 32 lines each.
+// The four weights of one output: the same for all 32 lines, so a block works them out once per
+// output (with where the output's first coefficient lies) while its samples are on their way.
+struct alignas(16) SplineTap {
+  float w0, w1, w2, w3;
+};
+
+// Shared bytes a block needs: its outputs' taps and coefficient offsets, then samples (coefficients
+// plus the reach each side) and coefficients, 32 lines each.
 inline size_t splineZoomSharedBytes(const SplineZoomAxis& a) {
-  return size_t(2 * a.maxCoefficients + 2 * kSplineReach) * kZoomPitch * sizeof(float);
+  return size_t(2 * a.maxCoefficients + 2 * kSplineReach) * kZoomPitch * sizeof(float) +
+         size_t(a.outputsPerBlock) * (sizeof(SplineTap) + sizeof(int));
 }
 
 // Turns a line's staged samples into its coefficients c[q] = √3·(L[q] + R[q]), L[q] =
@@ -78,42 +86,45 @@ __device__ inline void splineCoefficients(const float* x, float* c, int count) {
   }
 }
 
-// The cubic B-spline at input position o·step from the coefficients `c` (c[0] at position q0).
-__device__ inline float splineAt(const float* c, int q0, int o, double step) {
+// The cubic B-spline's weights at input position o·step, and in `offset` where its first
+// coefficient lies from c[0] at position q0 (in shared floats).
+__device__ inline SplineTap splineTap(int o, double step, int q0, int& offset) {
   const double pos = double(o) * step;
   const double fl = floor(pos);
   const float t = static_cast<float>(pos - fl), u = 1.f - t;
-  const float w0 = u * u * u / 6.f;
-  const float w1 = (3.f * t * t * t - 6.f * t * t + 4.f) / 6.f;
-  const float w3 = t * t * t / 6.f;
-  const float w2 = 1.f - w0 - w1 - w3;
-  const float* p = c + (static_cast<int>(fl) - 1 - q0) * kZoomPitch;
-  return w0 * p[0] + w1 * p[kZoomPitch] + w2 * p[2 * kZoomPitch] + w3 * p[3 * kZoomPitch];
+  SplineTap w;
+  w.w0 = u * u * u / 6.f;
+  w.w1 = (3.f * t * t * t - 6.f * t * t + 4.f) / 6.f;
+  w.w3 = t * t * t / 6.f;
+  w.w2 = 1.f - w.w0 - w.w1 - w.w3;
+  offset = (static_cast<int>(fl) - 1 - q0) * kZoomPitch;
+  return w;
 }
 
-// Where a staged sample goes in shared memory, and its value.
-struct StagedSample {
-  int at;
-  float v;
-};
+// The cubic B-spline from the four coefficients at p.
+__device__ inline float splineAt(const float* p, const SplineTap& w) {
+  return w.w0 * p[0] + w.w1 * p[kZoomPitch] + w.w2 * p[2 * kZoomPitch] + w.w3 * p[3 * kZoomPitch];
+}
 
-// samples[load(i).at] = load(i).v for i = first, first + step, … < count, with
-// SplineZoomPolicy::loadsInFlight loads issued before their stores: the block waits for memory
-// once per batch, not once per sample.
-template <class Load>
-__device__ inline void stageSamples(int count, int first, int step, float* samples, Load load) {
-  constexpr int kBatch = SplineZoomPolicy::loadsInFlight;
-  for (int i0 = first; i0 < count; i0 += kBatch * step) {
-    StagedSample v[kBatch];
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const int i = i0 + k * step;
-      v[k] = i < count ? load(i) : StagedSample{0, 0.f};
-    }
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k)
-      if (i0 + k * step < count) samples[v[k].at] = v[k].v;
-  }
+// The block's tap table for outputs [o0, oEnd), one output per thread.
+__device__ inline void splineTaps(const SplineZoomAxis& a, int o0, int oEnd, int q0,
+                                  SplineTap* taps, int* offsets) {
+  const int thread = threadIdx.y * kZoomLines + threadIdx.x;
+  for (int o = o0 + thread; o < oEnd; o += SplineZoomPolicy::threads)
+    taps[o - o0] = splineTap(o, a.step, q0, offsets[o - o0]);
+}
+
+// Copies one float from global to shared memory without passing through registers: a thread
+// issues all its copies before waiting for any, so a block's staging waits for memory once.
+__device__ inline void copyAsync(float* to, const float* from) {
+  const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(to));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(at), "l"(from) : "memory");
+}
+__device__ inline void waitForCopies() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+// mirrorIndex for positions mostly inside the line: the inside ones without its division.
+__device__ inline int mirrored(int i, int n) {
+  return static_cast<unsigned>(i) < static_cast<unsigned>(n) ? i : int(mirrorIndex(i, n));
 }
 
 // The first and last coefficient positions the outputs [o0, oEnd) read.
@@ -127,36 +138,45 @@ __device__ inline CoefficientRange coefficientsFor(const SplineZoomAxis& a, int 
 }
 
 // Along x: block (blockIdx.x, blockIdx.y) makes outputs [o0, o0 + outputsPerBlock) of rows
-// row0 + 32·blockIdx.y …; a warp loads a row's samples, and writes a row's outputs.
-__global__ void __launch_bounds__(SplineZoomPolicy::threads)
+// row0 + 32·blockIdx.y …; a warp loads a row's samples, and writes a row's outputs: each thread
+// takes an output's taps once for every row it writes.
+__global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::blocksPerSm)
     splineZoomRows(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
                    int64_t row0) {
-  extern __shared__ float shared[];
+  extern __shared__ float4 shared[];
   const int o0 = blockIdx.x * a.outputsPerBlock;
   const int oEnd = min(o0 + a.outputsPerBlock, a.nOut);
   const CoefficientRange r = coefficientsFor(a, o0, oEnd);
-  float* samples = shared;  // [position][line], from r.first − reach
-  float* coefficients = shared + (a.maxCoefficients + 2 * kSplineReach) * kZoomPitch;
+  SplineTap* taps = reinterpret_cast<SplineTap*>(shared);
+  int* offsets = reinterpret_cast<int*>(taps + a.outputsPerBlock);
+  float* samples = reinterpret_cast<float*>(offsets + a.outputsPerBlock);  // [position][line]
+  float* coefficients = samples + (a.maxCoefficients + 2 * kSplineReach) * kZoomPitch;
   const int64_t firstRow = row0 + int64_t(blockIdx.y) * kZoomLines;
   const int span = r.count + 2 * kSplineReach;
   for (int l = threadIdx.y; l < kZoomLines; l += kZoomThreadRows) {
     const int64_t row = firstRow + l;
     const float* src = in + row * a.n;
-    stageSamples(span, threadIdx.x, kZoomLines, samples, [&](int p) {
-      const float v =
-          row < a.lines ? __ldg(src + mirrorIndex(r.first - kSplineReach + p, a.n)) : 0.f;
-      return StagedSample{p * kZoomPitch + l, v};
-    });
+    for (int p = threadIdx.x; p < span; p += kZoomLines) {
+      float* to = samples + p * kZoomPitch + l;
+      if (row < a.lines)
+        copyAsync(to, src + mirrored(r.first - kSplineReach + p, a.n));
+      else
+        *to = 0.f;
+    }
   }
+  splineTaps(a, o0, oEnd, r.first, taps, offsets);
+  waitForCopies();
   __syncthreads();
   splineCoefficients(samples + kSplineReach * kZoomPitch + threadIdx.x, coefficients + threadIdx.x,
                      r.count);
   __syncthreads();
-  for (int l = threadIdx.y; l < kZoomLines; l += kZoomThreadRows) {
-    const int64_t row = firstRow + l;
-    if (row >= a.lines) break;
-    for (int o = o0 + threadIdx.x; o < oEnd; o += kZoomLines)
-      out[row * a.nOut + o] = splineAt(coefficients + l, r.first, o, a.step);
+  const int rows = static_cast<int>(min(int64_t(kZoomLines), a.lines - firstRow));
+  for (int o = o0 + threadIdx.x; o < oEnd; o += kZoomLines) {
+    const SplineTap w = taps[o - o0];
+    const float* c = coefficients + offsets[o - o0];
+    float* dst = out + firstRow * a.nOut + o;
+    for (int l = threadIdx.y; l < rows; l += kZoomThreadRows)
+      dst[int64_t(l) * a.nOut] = splineAt(c + l, w);
   }
 }
 
@@ -164,25 +184,31 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads)
 // neighbours on the axis: block (blockIdx.x, blockIdx.y, blockIdx.z) makes 32 neighbouring
 // columns × outputs [o0, o0 + outputsPerBlock) of slab outer0 + blockIdx.z; every load and store
 // is a warp's 32 neighbouring values.
-__global__ void __launch_bounds__(SplineZoomPolicy::threads)
+__global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::blocksPerSm)
     splineZoomColumns(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
                       int oBlock0, int64_t outer0) {
-  extern __shared__ float shared[];
+  extern __shared__ float4 shared[];
   const int o0 = (oBlock0 + int(blockIdx.y)) * a.outputsPerBlock;
   const int oEnd = min(o0 + a.outputsPerBlock, a.nOut);
   const CoefficientRange r = coefficientsFor(a, o0, oEnd);
-  float* samples = shared;
-  float* coefficients = shared + (a.maxCoefficients + 2 * kSplineReach) * kZoomPitch;
+  SplineTap* taps = reinterpret_cast<SplineTap*>(shared);
+  int* offsets = reinterpret_cast<int*>(taps + a.outputsPerBlock);
+  float* samples = reinterpret_cast<float*>(offsets + a.outputsPerBlock);  // [position][line]
+  float* coefficients = samples + (a.maxCoefficients + 2 * kSplineReach) * kZoomPitch;
   const int64_t column = int64_t(blockIdx.x) * kZoomLines + threadIdx.x;
   const bool inside = column < a.lines;
   const int64_t outer = outer0 + blockIdx.z;
   const float* src = in + outer * a.n * a.lines + column;
   const int span = r.count + 2 * kSplineReach;
-  stageSamples(span, threadIdx.y, kZoomThreadRows, samples, [&](int p) {
-    const float v =
-        inside ? __ldg(src + mirrorIndex(r.first - kSplineReach + p, a.n) * a.lines) : 0.f;
-    return StagedSample{p * kZoomPitch + int(threadIdx.x), v};
-  });
+  for (int p = threadIdx.y; p < span; p += kZoomThreadRows) {
+    float* to = samples + p * kZoomPitch + threadIdx.x;
+    if (inside)
+      copyAsync(to, src + int64_t(mirrored(r.first - kSplineReach + p, a.n)) * a.lines);
+    else
+      *to = 0.f;
+  }
+  splineTaps(a, o0, oEnd, r.first, taps, offsets);
+  waitForCopies();
   __syncthreads();
   splineCoefficients(samples + kSplineReach * kZoomPitch + threadIdx.x, coefficients + threadIdx.x,
                      r.count);
@@ -190,7 +216,8 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads)
   if (!inside) return;
   float* dst = out + outer * a.nOut * a.lines + column;
   for (int o = o0 + threadIdx.y; o < oEnd; o += kZoomThreadRows)
-    dst[int64_t(o) * a.lines] = splineAt(coefficients + threadIdx.x, r.first, o, a.step);
+    dst[int64_t(o) * a.lines] =
+        splineAt(coefficients + threadIdx.x + offsets[o - o0], taps[o - o0]);
 }
 
 // How one axis's outputs are split: runs whose coefficients fill about

@@ -22,9 +22,9 @@ struct SplineZoomPolicy {
   // reads few, while the shared arrays (about 38 KiB) still let five blocks share an SM (64,
   // eight blocks of 22 KiB, measured slower).
   static constexpr int coefficientsPerBlock = 128;
-  // Sample loads a thread issues before storing them to shared memory: a block's staging then
-  // waits for memory a few times, not once per sample.
-  static constexpr int loadsInFlight = 8;
+  // Blocks an SM holds at once (the shared arrays of five fit): the registers are capped so
+  // that as many fit, since a block's staging, prefilter and stores take turns.
+  static constexpr int blocksPerSm = 5;
   // Outputs along the axis per block when enlarging a lot, so that long axes still make many
   // blocks.
   static constexpr int maxOutputsPerBlock = 1024;
