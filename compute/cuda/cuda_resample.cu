@@ -43,12 +43,13 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
   };
   if (axis == 2) {
     const SplineZoomAxis a = splineZoomAxis(cur.x, nOut, cur.z * cur.y);
-    allowShared(reinterpret_cast<const void*>(splineZoomRows), splineZoomSharedBytes(a));
+    allowShared(reinterpret_cast<const void*>(splineZoomRows), splineZoomSharedBytes(a, kRowPitch));
     const int64_t rowBlocks = (a.lines + kZoomLines - 1) / kZoomLines;
     for (int64_t b0 = 0; b0 < rowBlocks; b0 += kMaxGrid) {
       dim3 grid(blocksFor(a.nOut, a.outputsPerBlock),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, rowBlocks - b0)));
-      splineZoomRows<<<grid, threads, splineZoomSharedBytes(a), st>>>(in, out, a, b0 * kZoomLines);
+      splineZoomRows<<<grid, threads, splineZoomSharedBytes(a, kRowPitch), st>>>(in, out, a,
+                                                                                 b0 * kZoomLines);
       SL_LAUNCHED();
     }
     return;
@@ -57,7 +58,8 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
   const int64_t inner = axis == 0 ? cur.y * cur.x : cur.x;
   const int64_t outer = axis == 0 ? 1 : cur.z;
   const SplineZoomAxis a = splineZoomAxis(n, nOut, inner);
-  allowShared(reinterpret_cast<const void*>(splineZoomColumns), splineZoomSharedBytes(a));
+  allowShared(reinterpret_cast<const void*>(splineZoomColumns),
+              splineZoomSharedBytes(a, kColumnPitch));
   const int64_t columnBlocks = (inner + kZoomLines - 1) / kZoomLines;
   if (columnBlocks > INT32_MAX) throw InvalidArgument("resample: the slices are too large");
   const int64_t outputBlocks = blocksFor(a.nOut, a.outputsPerBlock);
@@ -66,7 +68,8 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
       dim3 grid(static_cast<unsigned>(columnBlocks),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outputBlocks - o0)),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outer - s0)));
-      splineZoomColumns<<<grid, threads, splineZoomSharedBytes(a), st>>>(in, out, a, int(o0), s0);
+      splineZoomColumns<<<grid, threads, splineZoomSharedBytes(a, kColumnPitch), st>>>(in, out, a,
+                                                                                       int(o0), s0);
       SL_LAUNCHED();
     }
 }

@@ -19,8 +19,13 @@ namespace stacklens::compute::cuda {
 namespace {
 
 using SplineZoomPolicy = tuning::SplineZoomPolicy;
-constexpr int kZoomLines = 32;              // lines per block: a warp's width
-constexpr int kZoomPitch = kZoomLines + 1;  // shared row pitch: lanes on different banks
+constexpr int kZoomLines = 32;  // lines per block: a warp's width
+// Shared row pitches (floats between a line's neighbouring positions). Along x a warp's lanes
+// stage neighbouring positions of one line, so the rows are padded onto different banks; along
+// y or z lanes are lines throughout and the rows are packed, so that a lane reads four
+// neighbouring lines' coefficients at once.
+constexpr int kRowPitch = kZoomLines + 1;
+constexpr int kColumnPitch = kZoomLines;
 constexpr int kZoomThreadRows = SplineZoomPolicy::threads / kZoomLines;
 static_assert(SplineZoomPolicy::threads % kZoomLines == 0);
 
@@ -47,11 +52,16 @@ struct alignas(16) SplineTap {
   float w0, w1, w2, w3;
 };
 
+// Offsets a block's table holds: its outputs rounded up to keep the samples after them aligned.
+__host__ __device__ inline int splineOffsetSlots(const SplineZoomAxis& a) {
+  return (a.outputsPerBlock + 3) / 4 * 4;
+}
+
 // Shared bytes a block needs: its outputs' taps and coefficient offsets, then samples (coefficients
-// plus the reach each side) and coefficients, 32 lines each.
-inline size_t splineZoomSharedBytes(const SplineZoomAxis& a) {
-  return size_t(2 * a.maxCoefficients + 2 * kSplineReach) * kZoomPitch * sizeof(float) +
-         size_t(a.outputsPerBlock) * (sizeof(SplineTap) + sizeof(int));
+// plus the reach each side) and coefficients, 32 lines each, `pitch` floats a row.
+inline size_t splineZoomSharedBytes(const SplineZoomAxis& a, int pitch) {
+  return size_t(2 * a.maxCoefficients + 2 * kSplineReach) * pitch * sizeof(float) +
+         size_t(a.outputsPerBlock) * sizeof(SplineTap) + size_t(splineOffsetSlots(a)) * sizeof(int);
 }
 
 // Turns a line's staged samples into its coefficients c[q] = √3·(L[q] + R[q]), L[q] =
@@ -59,35 +69,36 @@ inline size_t splineZoomSharedBytes(const SplineZoomAxis& a) {
 // both sums from their first 16 terms, then runs the recursions L[q] = x[q] + z·L[q−1] and
 // R[q] = z·(x[q+1] + R[q+1]) across it, a few operations per value where the whole 33-tap sum
 // costs 33. `x` points at the line's first coefficient position, `c` at its first coefficient.
+template <int kPitch>
 __device__ inline void splineCoefficients(const float* x, float* c, int count) {
   constexpr int kSegment = SplineZoomPolicy::segment;
   const int segments = (count + kSegment - 1) / kSegment;
   for (int s = threadIdx.y; s < segments; s += kZoomThreadRows) {
     const int qa = s * kSegment, qb = min(qa + kSegment, count);
-    float left = x[(qa - kSplineReach) * kZoomPitch];
+    float left = x[(qa - kSplineReach) * kPitch];
 #pragma unroll
-    for (int k = kSplineReach - 1; k >= 0; --k)
-      left = x[(qa - k) * kZoomPitch] + kSplinePole * left;
-    c[qa * kZoomPitch] = left;
+    for (int k = kSplineReach - 1; k >= 0; --k) left = x[(qa - k) * kPitch] + kSplinePole * left;
+    c[qa * kPitch] = left;
     for (int q = qa + 1; q < qb; ++q) {
-      left = x[q * kZoomPitch] + kSplinePole * left;
-      c[q * kZoomPitch] = left;
+      left = x[q * kPitch] + kSplinePole * left;
+      c[q * kPitch] = left;
     }
-    float right = x[(qb - 1 + kSplineReach) * kZoomPitch];
+    float right = x[(qb - 1 + kSplineReach) * kPitch];
 #pragma unroll
     for (int k = kSplineReach - 1; k >= 1; --k)
-      right = x[(qb - 1 + k) * kZoomPitch] + kSplinePole * right;
+      right = x[(qb - 1 + k) * kPitch] + kSplinePole * right;
     right *= kSplinePole;
-    c[(qb - 1) * kZoomPitch] = kSplineGain * (c[(qb - 1) * kZoomPitch] + right);
+    c[(qb - 1) * kPitch] = kSplineGain * (c[(qb - 1) * kPitch] + right);
     for (int q = qb - 2; q >= qa; --q) {
-      right = kSplinePole * (x[(q + 1) * kZoomPitch] + right);
-      c[q * kZoomPitch] = kSplineGain * (c[q * kZoomPitch] + right);
+      right = kSplinePole * (x[(q + 1) * kPitch] + right);
+      c[q * kPitch] = kSplineGain * (c[q * kPitch] + right);
     }
   }
 }
 
 // The cubic B-spline's weights at input position o·step, and in `offset` where its first
 // coefficient lies from c[0] at position q0 (in shared floats).
+template <int kPitch>
 __device__ inline SplineTap splineTap(int o, double step, int q0, int& offset) {
   const double pos = double(o) * step;
   const double fl = floor(pos);
@@ -97,21 +108,25 @@ __device__ inline SplineTap splineTap(int o, double step, int q0, int& offset) {
   w.w1 = (3.f * t * t * t - 6.f * t * t + 4.f) / 6.f;
   w.w3 = t * t * t / 6.f;
   w.w2 = 1.f - w.w0 - w.w1 - w.w3;
-  offset = (static_cast<int>(fl) - 1 - q0) * kZoomPitch;
+  offset = (static_cast<int>(fl) - 1 - q0) * kPitch;
   return w;
 }
 
-// The cubic B-spline from the four coefficients at p.
+// The cubic B-spline from four coefficients.
+__device__ inline float splineOf(float c0, float c1, float c2, float c3, const SplineTap& w) {
+  return w.w0 * c0 + w.w1 * c1 + w.w2 * c2 + w.w3 * c3;
+}
 __device__ inline float splineAt(const float* p, const SplineTap& w) {
-  return w.w0 * p[0] + w.w1 * p[kZoomPitch] + w.w2 * p[2 * kZoomPitch] + w.w3 * p[3 * kZoomPitch];
+  return splineOf(p[0], p[kRowPitch], p[2 * kRowPitch], p[3 * kRowPitch], w);
 }
 
 // The block's tap table for outputs [o0, oEnd), one output per thread.
+template <int kPitch>
 __device__ inline void splineTaps(const SplineZoomAxis& a, int o0, int oEnd, int q0,
                                   SplineTap* taps, int* offsets) {
   const int thread = threadIdx.y * kZoomLines + threadIdx.x;
   for (int o = o0 + thread; o < oEnd; o += SplineZoomPolicy::threads)
-    taps[o - o0] = splineTap(o, a.step, q0, offsets[o - o0]);
+    taps[o - o0] = splineTap<kPitch>(o, a.step, q0, offsets[o - o0]);
 }
 
 // Copies one float from global to shared memory without passing through registers: a thread
@@ -143,32 +158,37 @@ __device__ inline CoefficientRange coefficientsFor(const SplineZoomAxis& a, int 
 __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::blocksPerSm)
     splineZoomRows(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
                    int64_t row0) {
+  constexpr int kPitch = kRowPitch;
   extern __shared__ float4 shared[];
   const int o0 = blockIdx.x * a.outputsPerBlock;
   const int oEnd = min(o0 + a.outputsPerBlock, a.nOut);
   const CoefficientRange r = coefficientsFor(a, o0, oEnd);
   SplineTap* taps = reinterpret_cast<SplineTap*>(shared);
   int* offsets = reinterpret_cast<int*>(taps + a.outputsPerBlock);
-  float* samples = reinterpret_cast<float*>(offsets + a.outputsPerBlock);  // [position][line]
-  float* coefficients = samples + (a.maxCoefficients + 2 * kSplineReach) * kZoomPitch;
+  float* samples = reinterpret_cast<float*>(offsets + splineOffsetSlots(a));  // [position][line]
+  float* coefficients = samples + (a.maxCoefficients + 2 * kSplineReach) * kPitch;
   const int64_t firstRow = row0 + int64_t(blockIdx.y) * kZoomLines;
   const int span = r.count + 2 * kSplineReach;
+  const int start = r.first - kSplineReach;
+  const bool interior = start >= 0 && start + span <= a.n;
   for (int l = threadIdx.y; l < kZoomLines; l += kZoomThreadRows) {
     const int64_t row = firstRow + l;
     const float* src = in + row * a.n;
-    for (int p = threadIdx.x; p < span; p += kZoomLines) {
-      float* to = samples + p * kZoomPitch + l;
-      if (row < a.lines)
-        copyAsync(to, src + mirrored(r.first - kSplineReach + p, a.n));
-      else
-        *to = 0.f;
+    if (row >= a.lines) {
+      for (int p = threadIdx.x; p < span; p += kZoomLines) samples[p * kPitch + l] = 0.f;
+    } else if (interior) {
+      for (int p = threadIdx.x; p < span; p += kZoomLines)
+        copyAsync(samples + p * kPitch + l, src + start + p);
+    } else {
+      for (int p = threadIdx.x; p < span; p += kZoomLines)
+        copyAsync(samples + p * kPitch + l, src + mirrored(start + p, a.n));
     }
   }
-  splineTaps(a, o0, oEnd, r.first, taps, offsets);
+  splineTaps<kPitch>(a, o0, oEnd, r.first, taps, offsets);
   waitForCopies();
   __syncthreads();
-  splineCoefficients(samples + kSplineReach * kZoomPitch + threadIdx.x, coefficients + threadIdx.x,
-                     r.count);
+  splineCoefficients<kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
+                             coefficients + threadIdx.x, r.count);
   __syncthreads();
   const int rows = static_cast<int>(min(int64_t(kZoomLines), a.lines - firstRow));
   for (int o = o0 + threadIdx.x; o < oEnd; o += kZoomLines) {
@@ -187,37 +207,62 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
 __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::blocksPerSm)
     splineZoomColumns(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
                       int oBlock0, int64_t outer0) {
+  constexpr int kPitch = kColumnPitch;
   extern __shared__ float4 shared[];
   const int o0 = (oBlock0 + int(blockIdx.y)) * a.outputsPerBlock;
   const int oEnd = min(o0 + a.outputsPerBlock, a.nOut);
   const CoefficientRange r = coefficientsFor(a, o0, oEnd);
   SplineTap* taps = reinterpret_cast<SplineTap*>(shared);
   int* offsets = reinterpret_cast<int*>(taps + a.outputsPerBlock);
-  float* samples = reinterpret_cast<float*>(offsets + a.outputsPerBlock);  // [position][line]
-  float* coefficients = samples + (a.maxCoefficients + 2 * kSplineReach) * kZoomPitch;
+  float* samples = reinterpret_cast<float*>(offsets + splineOffsetSlots(a));  // [position][line]
+  float* coefficients = samples + (a.maxCoefficients + 2 * kSplineReach) * kPitch;
   const int64_t column = int64_t(blockIdx.x) * kZoomLines + threadIdx.x;
   const bool inside = column < a.lines;
   const int64_t outer = outer0 + blockIdx.z;
-  const float* src = in + outer * a.n * a.lines + column;
-  const int span = r.count + 2 * kSplineReach;
-  for (int p = threadIdx.y; p < span; p += kZoomThreadRows) {
-    float* to = samples + p * kZoomPitch + threadIdx.x;
-    if (inside)
-      copyAsync(to, src + int64_t(mirrored(r.first - kSplineReach + p, a.n)) * a.lines);
-    else
-      *to = 0.f;
+  // Lanes past the last column stage a copy of it, which no output reads: no branch per sample.
+  const float* src = in + outer * a.n * a.lines + (inside ? column : a.lines - 1);
+  const int span = r.count + 2 * kSplineReach, start = r.first - kSplineReach;
+  if (start >= 0 && start + span <= a.n) {
+    const int64_t stride = int64_t(kZoomThreadRows) * a.lines;
+    const float* from = src + int64_t(start + int(threadIdx.y)) * a.lines;
+    for (int p = threadIdx.y; p < span; p += kZoomThreadRows, from += stride)
+      copyAsync(samples + p * kPitch + threadIdx.x, from);
+  } else {
+    for (int p = threadIdx.y; p < span; p += kZoomThreadRows)
+      copyAsync(samples + p * kPitch + threadIdx.x,
+                src + int64_t(mirrored(start + p, a.n)) * a.lines);
   }
-  splineTaps(a, o0, oEnd, r.first, taps, offsets);
+  splineTaps<kPitch>(a, o0, oEnd, r.first, taps, offsets);
   waitForCopies();
   __syncthreads();
-  splineCoefficients(samples + kSplineReach * kZoomPitch + threadIdx.x, coefficients + threadIdx.x,
-                     r.count);
+  splineCoefficients<kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
+                             coefficients + threadIdx.x, r.count);
   __syncthreads();
-  if (!inside) return;
-  float* dst = out + outer * a.nOut * a.lines + column;
-  for (int o = o0 + threadIdx.y; o < oEnd; o += kZoomThreadRows)
-    dst[int64_t(o) * a.lines] =
-        splineAt(coefficients + threadIdx.x + offsets[o - o0], taps[o - o0]);
+  // A lane makes four neighbouring columns' values of one output (a float4 of coefficients per
+  // tap, one store), eight lanes a 32-column row, a warp four outputs at once.
+  const int group = threadIdx.x / 8, quad = threadIdx.x % 8;
+  const int64_t first = int64_t(blockIdx.x) * kZoomLines + 4 * quad;
+  if (first >= a.lines) return;
+  float* dst = out + outer * a.nOut * a.lines + first;
+  const bool whole = a.lines % 4 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  const float4* c = reinterpret_cast<const float4*>(coefficients) + quad;
+  constexpr int kRow = kColumnPitch / 4;  // float4s a coefficient row
+  for (int o = o0 + 4 * int(threadIdx.y) + group; o < oEnd; o += 4 * kZoomThreadRows) {
+    const SplineTap w = taps[o - o0];
+    const float4* p = c + offsets[o - o0] / 4;
+    const float4 c0 = p[0], c1 = p[kRow], c2 = p[2 * kRow], c3 = p[3 * kRow];
+    const float4 v = {splineOf(c0.x, c1.x, c2.x, c3.x, w), splineOf(c0.y, c1.y, c2.y, c3.y, w),
+                      splineOf(c0.z, c1.z, c2.z, c3.z, w), splineOf(c0.w, c1.w, c2.w, c3.w, w)};
+    float* d = dst + int64_t(o) * a.lines;
+    if (whole) {
+      *reinterpret_cast<float4*>(d) = v;
+    } else {
+      d[0] = v.x;
+      if (first + 1 < a.lines) d[1] = v.y;
+      if (first + 2 < a.lines) d[2] = v.z;
+      if (first + 3 < a.lines) d[3] = v.w;
+    }
+  }
 }
 
 // How one axis's outputs are split: runs whose coefficients fill about
