@@ -21,10 +21,11 @@ namespace {
 using SplineZoomPolicy = tuning::SplineZoomPolicy;
 constexpr int kZoomLines = 32;  // lines per block: a warp's width
 // Shared row pitches (floats between a line's neighbouring positions). Along x a warp's lanes
-// stage neighbouring positions of one line, so the rows are padded onto different banks; along
-// y or z lanes are lines throughout and the rows are packed, so that a lane reads four
+// stage neighbouring positions of one line, so the sample rows are padded onto different banks;
+// coefficient rows, and along y or z all rows, are whole float4s, so that a lane reads four
 // neighbouring lines' coefficients at once.
-constexpr int kRowPitch = kZoomLines + 1;
+constexpr int kRowSamplePitch = kZoomLines + 1;
+constexpr int kRowCoefficientPitch = kZoomLines + 4;
 constexpr int kColumnPitch = kZoomLines;
 constexpr int kZoomThreadRows = SplineZoomPolicy::threads / kZoomLines;
 static_assert(SplineZoomPolicy::threads % kZoomLines == 0);
@@ -57,11 +58,19 @@ __host__ __device__ inline int splineOffsetSlots(const SplineZoomAxis& a) {
   return (a.outputsPerBlock + 3) / 4 * 4;
 }
 
+// Shared floats a block's samples take, rounded up to keep the coefficients after them aligned.
+__host__ __device__ inline int splineSampleFloats(const SplineZoomAxis& a, int samplePitch) {
+  return ((a.maxCoefficients + 2 * kSplineReach) * samplePitch + 3) / 4 * 4;
+}
+
 // Shared bytes a block needs: its outputs' taps and coefficient offsets, then samples (coefficients
-// plus the reach each side) and coefficients, 32 lines each, `pitch` floats a row.
-inline size_t splineZoomSharedBytes(const SplineZoomAxis& a, int pitch) {
-  return size_t(2 * a.maxCoefficients + 2 * kSplineReach) * pitch * sizeof(float) +
-         size_t(a.outputsPerBlock) * sizeof(SplineTap) + size_t(splineOffsetSlots(a)) * sizeof(int);
+// plus the reach each side) and coefficients, 32 lines each, with the rows' pitches.
+inline size_t splineZoomSharedBytes(const SplineZoomAxis& a, int samplePitch,
+                                    int coefficientPitch) {
+  const size_t floats =
+      size_t(splineSampleFloats(a, samplePitch)) + size_t(a.maxCoefficients) * coefficientPitch;
+  return floats * sizeof(float) + size_t(a.outputsPerBlock) * sizeof(SplineTap) +
+         size_t(splineOffsetSlots(a)) * sizeof(int);
 }
 
 // Turns a line's staged samples into its coefficients c[q] = √3·(L[q] + R[q]), L[q] =
@@ -69,29 +78,29 @@ inline size_t splineZoomSharedBytes(const SplineZoomAxis& a, int pitch) {
 // both sums from their first 16 terms, then runs the recursions L[q] = x[q] + z·L[q−1] and
 // R[q] = z·(x[q+1] + R[q+1]) across it, a few operations per value where the whole 33-tap sum
 // costs 33. `x` points at the line's first coefficient position, `c` at its first coefficient.
-template <int kPitch>
+template <int kXPitch, int kCPitch>
 __device__ inline void splineCoefficients(const float* x, float* c, int count) {
   constexpr int kSegment = SplineZoomPolicy::segment;
   const int segments = (count + kSegment - 1) / kSegment;
   for (int s = threadIdx.y; s < segments; s += kZoomThreadRows) {
     const int qa = s * kSegment, qb = min(qa + kSegment, count);
-    float left = x[(qa - kSplineReach) * kPitch];
+    float left = x[(qa - kSplineReach) * kXPitch];
 #pragma unroll
-    for (int k = kSplineReach - 1; k >= 0; --k) left = x[(qa - k) * kPitch] + kSplinePole * left;
-    c[qa * kPitch] = left;
+    for (int k = kSplineReach - 1; k >= 0; --k) left = x[(qa - k) * kXPitch] + kSplinePole * left;
+    c[qa * kCPitch] = left;
     for (int q = qa + 1; q < qb; ++q) {
-      left = x[q * kPitch] + kSplinePole * left;
-      c[q * kPitch] = left;
+      left = x[q * kXPitch] + kSplinePole * left;
+      c[q * kCPitch] = left;
     }
-    float right = x[(qb - 1 + kSplineReach) * kPitch];
+    float right = x[(qb - 1 + kSplineReach) * kXPitch];
 #pragma unroll
     for (int k = kSplineReach - 1; k >= 1; --k)
-      right = x[(qb - 1 + k) * kPitch] + kSplinePole * right;
+      right = x[(qb - 1 + k) * kXPitch] + kSplinePole * right;
     right *= kSplinePole;
-    c[(qb - 1) * kPitch] = kSplineGain * (c[(qb - 1) * kPitch] + right);
+    c[(qb - 1) * kCPitch] = kSplineGain * (c[(qb - 1) * kCPitch] + right);
     for (int q = qb - 2; q >= qa; --q) {
-      right = kSplinePole * (x[(q + 1) * kPitch] + right);
-      c[q * kPitch] = kSplineGain * (c[q * kPitch] + right);
+      right = kSplinePole * (x[(q + 1) * kXPitch] + right);
+      c[q * kCPitch] = kSplineGain * (c[q * kCPitch] + right);
     }
   }
 }
@@ -112,12 +121,15 @@ __device__ inline SplineTap splineTap(int o, double step, int q0, int& offset) {
   return w;
 }
 
-// The cubic B-spline from four coefficients.
+// The cubic B-spline from four coefficients; for four neighbouring lines from the float4s at p,
+// `pitch4` float4s apart.
 __device__ inline float splineOf(float c0, float c1, float c2, float c3, const SplineTap& w) {
   return w.w0 * c0 + w.w1 * c1 + w.w2 * c2 + w.w3 * c3;
 }
-__device__ inline float splineAt(const float* p, const SplineTap& w) {
-  return splineOf(p[0], p[kRowPitch], p[2 * kRowPitch], p[3 * kRowPitch], w);
+__device__ inline float4 splineAt(const float4* p, const SplineTap& w, int pitch4) {
+  const float4 c0 = p[0], c1 = p[pitch4], c2 = p[2 * pitch4], c3 = p[3 * pitch4];
+  return {splineOf(c0.x, c1.x, c2.x, c3.x, w), splineOf(c0.y, c1.y, c2.y, c3.y, w),
+          splineOf(c0.z, c1.z, c2.z, c3.z, w), splineOf(c0.w, c1.w, c2.w, c3.w, w)};
 }
 
 // The block's tap table for outputs [o0, oEnd), one output per thread.
@@ -153,12 +165,12 @@ __device__ inline CoefficientRange coefficientsFor(const SplineZoomAxis& a, int 
 }
 
 // Along x: block (blockIdx.x, blockIdx.y) makes outputs [o0, o0 + outputsPerBlock) of rows
-// row0 + 32·blockIdx.y …; a warp loads a row's samples, and writes a row's outputs: each thread
-// takes an output's taps once for every row it writes.
+// row0 + 32·blockIdx.y …; a warp loads a row's samples, and writes outputs along the rows, a
+// thread one output of four neighbouring rows.
 __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::blocksPerSm)
     splineZoomRows(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
                    int64_t row0) {
-  constexpr int kPitch = kRowPitch;
+  constexpr int kPitch = kRowSamplePitch, kCPitch = kRowCoefficientPitch;
   extern __shared__ float4 shared[];
   const int o0 = blockIdx.x * a.outputsPerBlock;
   const int oEnd = min(o0 + a.outputsPerBlock, a.nOut);
@@ -166,7 +178,7 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
   SplineTap* taps = reinterpret_cast<SplineTap*>(shared);
   int* offsets = reinterpret_cast<int*>(taps + a.outputsPerBlock);
   float* samples = reinterpret_cast<float*>(offsets + splineOffsetSlots(a));  // [position][line]
-  float* coefficients = samples + (a.maxCoefficients + 2 * kSplineReach) * kPitch;
+  float* coefficients = samples + splineSampleFloats(a, kPitch);
   const int64_t firstRow = row0 + int64_t(blockIdx.y) * kZoomLines;
   const int span = r.count + 2 * kSplineReach;
   const int start = r.first - kSplineReach;
@@ -184,26 +196,38 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
         copyAsync(samples + p * kPitch + l, src + mirrored(start + p, a.n));
     }
   }
-  splineTaps<kPitch>(a, o0, oEnd, r.first, taps, offsets);
+  splineTaps<kCPitch>(a, o0, oEnd, r.first, taps, offsets);
   waitForCopies();
   __syncthreads();
-  splineCoefficients<kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
-                             coefficients + threadIdx.x, r.count);
+  splineCoefficients<kPitch, kCPitch>(samples + kSplineReach * kPitch + threadIdx.x,
+                                      coefficients + threadIdx.x, r.count);
   __syncthreads();
+  // A thread makes one output of four neighbouring rows (a float4 of coefficients per tap).
   const int rows = static_cast<int>(min(int64_t(kZoomLines), a.lines - firstRow));
+  const int l0 = 4 * threadIdx.y;
+  if (l0 >= rows) return;
+  float* dst = out + (firstRow + l0) * a.nOut;
   for (int o = o0 + threadIdx.x; o < oEnd; o += kZoomLines) {
-    const SplineTap w = taps[o - o0];
-    const float* c = coefficients + offsets[o - o0];
-    float* dst = out + firstRow * a.nOut + o;
-    for (int l = threadIdx.y; l < rows; l += kZoomThreadRows)
-      dst[int64_t(l) * a.nOut] = splineAt(c + l, w);
+    const float4* p = reinterpret_cast<const float4*>(coefficients + offsets[o - o0]) + threadIdx.y;
+    const float4 v = splineAt(p, taps[o - o0], kCPitch / 4);
+    dst[o] = v.x;
+    if (l0 + 1 < rows) dst[a.nOut + o] = v.y;
+    if (l0 + 2 < rows) dst[2 * a.nOut + o] = v.z;
+    if (l0 + 3 < rows) dst[3 * a.nOut + o] = v.w;
   }
 }
+
+// How a columns block makes its outputs from the coefficients: `lanes`, a warp one output of
+// 32 columns at a time (a lane a column); `quads`, a warp four outputs at a time, a lane four
+// neighbouring columns of one (float4 coefficient reads, and one float4 store where the rows
+// allow).
+enum class ColumnGather { lanes, quads };
 
 // Along y or z, the array seen as (outer, n, inner) with `inner` = a.lines values between
 // neighbours on the axis: block (blockIdx.x, blockIdx.y, blockIdx.z) makes 32 neighbouring
 // columns × outputs [o0, o0 + outputsPerBlock) of slab outer0 + blockIdx.z; every load and store
 // is a warp's 32 neighbouring values.
+template <ColumnGather kGather>
 __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::blocksPerSm)
     splineZoomColumns(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
                       int oBlock0, int64_t outer0) {
@@ -215,7 +239,7 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
   SplineTap* taps = reinterpret_cast<SplineTap*>(shared);
   int* offsets = reinterpret_cast<int*>(taps + a.outputsPerBlock);
   float* samples = reinterpret_cast<float*>(offsets + splineOffsetSlots(a));  // [position][line]
-  float* coefficients = samples + (a.maxCoefficients + 2 * kSplineReach) * kPitch;
+  float* coefficients = samples + splineSampleFloats(a, kPitch);
   const int64_t column = int64_t(blockIdx.x) * kZoomLines + threadIdx.x;
   const bool inside = column < a.lines;
   const int64_t outer = outer0 + blockIdx.z;
@@ -235,24 +259,29 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
   splineTaps<kPitch>(a, o0, oEnd, r.first, taps, offsets);
   waitForCopies();
   __syncthreads();
-  splineCoefficients<kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
-                             coefficients + threadIdx.x, r.count);
+  splineCoefficients<kPitch, kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
+                                     coefficients + threadIdx.x, r.count);
   __syncthreads();
-  // A lane makes four neighbouring columns' values of one output (a float4 of coefficients per
-  // tap, one store), eight lanes a 32-column row, a warp four outputs at once.
+  if constexpr (kGather == ColumnGather::lanes) {
+    if (!inside) return;
+    float* dst = out + outer * a.nOut * a.lines + column;
+    const float* c = coefficients + threadIdx.x;
+    for (int o = o0 + threadIdx.y; o < oEnd; o += kZoomThreadRows) {
+      const float* p = c + offsets[o - o0];
+      dst[int64_t(o) * a.lines] =
+          splineOf(p[0], p[kPitch], p[2 * kPitch], p[3 * kPitch], taps[o - o0]);
+    }
+    return;
+  }
   const int group = threadIdx.x / 8, quad = threadIdx.x % 8;
   const int64_t first = int64_t(blockIdx.x) * kZoomLines + 4 * quad;
   if (first >= a.lines) return;
   float* dst = out + outer * a.nOut * a.lines + first;
   const bool whole = a.lines % 4 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
   const float4* c = reinterpret_cast<const float4*>(coefficients) + quad;
-  constexpr int kRow = kColumnPitch / 4;  // float4s a coefficient row
   for (int o = o0 + 4 * int(threadIdx.y) + group; o < oEnd; o += 4 * kZoomThreadRows) {
     const SplineTap w = taps[o - o0];
-    const float4* p = c + offsets[o - o0] / 4;
-    const float4 c0 = p[0], c1 = p[kRow], c2 = p[2 * kRow], c3 = p[3 * kRow];
-    const float4 v = {splineOf(c0.x, c1.x, c2.x, c3.x, w), splineOf(c0.y, c1.y, c2.y, c3.y, w),
-                      splineOf(c0.z, c1.z, c2.z, c3.z, w), splineOf(c0.w, c1.w, c2.w, c3.w, w)};
+    const float4 v = splineAt(c + offsets[o - o0] / 4, w, kColumnPitch / 4);
     float* d = dst + int64_t(o) * a.lines;
     if (whole) {
       *reinterpret_cast<float4*>(d) = v;

@@ -19,7 +19,7 @@ struct SplineZoomPolicy {
   static constexpr int segment = 16;
   // Coefficients a block's outputs read, about: the prefilter's reach (16 each side) is staged
   // by the blocks on both sides of a run, so runs much longer than the reach keep the extra
-  // reads few, while the shared arrays (about 38 KiB) still let five blocks share an SM (64,
+  // reads few, while the shared arrays (about 40 KiB) still let five blocks share an SM (64,
   // eight blocks of 22 KiB, measured slower).
   static constexpr int coefficientsPerBlock = 128;
   // Blocks an SM holds at once (the shared arrays of five fit): the registers are capped so
