@@ -84,8 +84,7 @@ Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& 
     const std::vector<float> wx = gaussianWeights(p.sigmaX, rx), wy = gaussianWeights(p.sigmaY, ry);
     std::copy(wx.begin(), wx.end(), taps.x);
     std::copy(wy.begin(), wy.end(), taps.y);
-    const dim3 grid(blocksFor(s.x, kFuseW), blocksFor(s.y, fusedTileHeight(rx)),
-                    static_cast<unsigned>(s.z));
+    const dim3 grid(blocksFor(s.x, kFuseW), blocksFor(s.y, kFuseH), static_cast<unsigned>(s.z));
     job.checkCancelled();
     kFusedKernels[rx - 1]<<<grid, kFuseThreads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
                                                                     int(s.x), taps);

@@ -33,14 +33,13 @@ __global__ void joinNan(const float2* __restrict__ blurred, const float* __restr
 
 // The fused kernel's tile shape and radii (tuning::FusedBlurPolicy).
 using FusedPolicy = tuning::FusedBlurPolicy;
-constexpr int kFuseW = FusedPolicy::tileWidth, kFuseThreads = FusedPolicy::threads,
-              kFuseMaxRadius = FusedPolicy::maxRadius;
-__host__ __device__ constexpr int fusedTileHeight(int radius) {
-  return FusedPolicy::tileHeight(radius);
-}
-// Each thread makes four adjacent outputs per step along x and y; a warp loads a row.
-static_assert(kFuseW % 4 == 0 && kFuseThreads % 32 == 0);
-static_assert(FusedPolicy::tallTileHeight % 4 == 0 && FusedPolicy::shortTileHeight % 4 == 0);
+constexpr int kFuseW = FusedPolicy::tileWidth, kFuseH = FusedPolicy::tileHeight,
+              kFuseThreads = FusedPolicy::threads, kFuseMaxRadius = FusedPolicy::maxRadius;
+constexpr int kFuseOutX = FusedPolicy::outputsPerThreadX, kFuseOutY = FusedPolicy::outputsPerItemY;
+// A quarter warp's x-pass reads are eight consecutive float4s of one row; the y pass's items tile
+// the output rows.
+static_assert(kFuseOutX == 4 && kFuseW % 4 == 0 && kFuseThreads % 32 == 0);
+static_assert(kFuseH % kFuseOutY == 0 && kFuseH >= 2 * kFuseMaxRadius);
 
 // The taps of both axes travel as a kernel parameter: with the radius a template argument every
 // tap is a constant-bank operand of its multiply–add.
@@ -48,82 +47,123 @@ struct FusedTaps {
   float x[2 * kFuseMaxRadius + 1], y[2 * kFuseMaxRadius + 1];
 };
 
-// One kFuseW × fusedTileHeight(R) output tile per block (radius R on both axes): the input tile
-// with its halo (reflected at the image edges) goes to shared memory, the x pass over all its rows
-// into a second shared array, then the y pass to the output: one read and one write of the image.
-// Each thread makes four adjacent outputs per step (one shared read per tap for four outputs); the
-// row pitch ≡ 1 (mod 4) keeps the x pass's four-wide segments free of bank conflicts. Sums run in
-// the same order as the separable passes (x then y, taps in order), so both paths give the same
-// values.
+// The fused kernel's shared arrays for radius R: the input tile with its halo, whose columns start
+// R rounded up to a float4 left of the output tile (so interior rows copy as aligned float4s), and
+// the x pass's rows.
 template <int R>
-__global__ void __launch_bounds__(kFuseThreads)
+struct FusedTile {
+  static constexpr int halo = (R + 3) / 4 * 4;
+  static constexpr int inW = kFuseW + 2 * halo, quads = inW / 4, inH = kFuseH + 2 * R;
+  static constexpr int pitch = inW;
+  static constexpr int bytes = 4 * inH * (pitch + kFuseW);
+  // As many blocks as shared memory lets an SM hold (228 KiB, 1 KiB of it reserved per block), at
+  // most the 2048 threads it can run: the register budget __launch_bounds__ asks for.
+  static constexpr int perSm = (228 * 1024) / (bytes + 1024) < 2048 / kFuseThreads
+                                   ? (228 * 1024) / (bytes + 1024)
+                                   : 2048 / kFuseThreads;
+  static_assert(quads <= 32, "a warp loads a row, a float4 per lane");
+};
+
+// scipy's reflect for an index at most one period out, without reflectIndex's 64-bit division.
+__device__ __forceinline__ int reflectNear(int i, int n) {
+  if (i >= 0 && i < n) return i;
+  const int j = i < 0 ? -1 - i : 2 * n - 1 - i;
+  return j >= 0 && j < n ? j : int(reflectIndex(i, n));
+}
+
+__device__ __forceinline__ void copyAsync16(float* shared, const float* global) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
+}
+
+// One kFuseW × kFuseH output tile per block (radius R on both axes): the input tile with its halo
+// (reflected at the image edges) goes to shared memory, the x pass over all its rows into a second
+// shared array, then the y pass to the output: one read and one write of the image. Sums run in
+// the same order as the separable passes (x then y, taps in order, each output's sum from 0), so
+// both paths give the same values.
+template <int R>
+__global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
     blur2dFused(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
                 FusedTaps taps) {
-  constexpr int kFuseH = fusedTileHeight(R);
-  constexpr int kInW = kFuseW + 2 * R, kInH = kFuseH + 2 * R, kTaps = 2 * R + 1;
-  constexpr int kPitch = (kInW + 3) / 4 * 4 + 1;
-  __shared__ float src[kInH * kPitch];
+  using T = FusedTile<R>;
+  constexpr int A = T::halo, P = T::pitch, kInH = T::inH, kTaps = 2 * R + 1;
+  __shared__ __align__(16) float src[kInH * P];
   __shared__ __align__(16) float rows[kInH * kFuseW];
   const int x0 = blockIdx.x * kFuseW, y0 = blockIdx.y * kFuseH;
   const int64_t sliceBase = int64_t(blockIdx.z) * ny * nx;
-  const float* slice = in + sliceBase;
-  // A warp per row (one reflection per row, no index division), a few rows in flight per warp.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-#pragma unroll(FusedPolicy::rowsInFlight)
-  for (int r = warp; r < kInH; r += kFuseThreads / 32) {
-    int y = y0 - R + r;
-    if (y < 0 || y >= ny) y = int(reflectIndex(y, ny));
-    const float* row = slice + int64_t(y) * nx;
+  {
+    // A warp per input row, a float4 per lane. A lane's columns are the same in every row, so
+    // their reflection is worked out once; interior ones copy asynchronously, all rows in flight.
+    const float* slice = in + sliceBase;
+    const int gx = x0 - A + 4 * lane;
+    const bool aligned = nx % 4 == 0 && (reinterpret_cast<uintptr_t>(in) & 15) == 0;
+    const bool direct = aligned && gx >= 0 && gx + 4 <= nx;
+    int xs[4];
 #pragma unroll
-    for (int c = lane; c < kInW; c += 32) {
-      int x = x0 - R + c;
-      if (x < 0 || x >= nx) x = int(reflectIndex(x, nx));
-      src[r * kPitch + c] = __ldg(row + x);
+    for (int e = 0; e < 4; ++e) xs[e] = reflectNear(gx + e, nx);
+    if (lane < T::quads) {
+      for (int r = warp; r < kInH; r += kFuseThreads / 32) {
+        const float* row = slice + int64_t(reflectNear(y0 - R + r, ny)) * nx;
+        float* dst = src + r * P + 4 * lane;
+        if (direct) {
+          copyAsync16(dst, row + gx);
+        } else {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) dst[e] = __ldg(row + xs[e]);
+        }
+      }
     }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
   }
   __syncthreads();
+  // x pass: four adjacent outputs per thread from the float4s around them; a quarter warp reads
+  // eight consecutive float4s of one row (no bank conflicts).
+  constexpr int kWin = ((kFuseOutX - 1 + A + R) / 4 + 1) * 4;
+#pragma unroll 1
   for (int seg = threadIdx.x; seg < kInH * (kFuseW / 4); seg += kFuseThreads) {
     const int r = seg / (kFuseW / 4), c = (seg % (kFuseW / 4)) * 4;
-    const float* p = src + r * kPitch + c;
-    float v0 = p[0], v1 = p[1], v2 = p[2];
-    float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
+    const float* p = src + r * P + c;
+    float win[kWin];
 #pragma unroll
-    for (int d = 0; d < kTaps; ++d) {
-      const float v3 = p[d + 3], w = taps.x[d];
-      a0 += w * v0;
-      a1 += w * v1;
-      a2 += w * v2;
-      a3 += w * v3;
-      v0 = v1;
-      v1 = v2;
-      v2 = v3;
+    for (int k = 0; k < kWin / 4; ++k) {
+      const float4 v = *reinterpret_cast<const float4*>(p + 4 * k);
+      win[4 * k] = v.x;
+      win[4 * k + 1] = v.y;
+      win[4 * k + 2] = v.z;
+      win[4 * k + 3] = v.w;
     }
-    *reinterpret_cast<float4*>(rows + r * kFuseW + c) = make_float4(a0, a1, a2, a3);
-  }
-  __syncthreads();
-  for (int item = threadIdx.x; item < kFuseW * (kFuseH / 4); item += kFuseThreads) {
-    const int c = item % kFuseW, r = (item / kFuseW) * 4;
-    const float* p = rows + r * kFuseW + c;
-    float v0 = p[0], v1 = p[kFuseW], v2 = p[2 * kFuseW];
     float a[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
     for (int d = 0; d < kTaps; ++d) {
-      const float v3 = p[(d + 3) * kFuseW], w = taps.y[d];
-      a[0] += w * v0;
-      a[1] += w * v1;
-      a[2] += w * v2;
-      a[3] += w * v3;
-      v0 = v1;
-      v1 = v2;
-      v2 = v3;
+      const float w = taps.x[d];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) a[e] += w * win[e + A - R + d];
+    }
+    *reinterpret_cast<float4*>(rows + r * kFuseW + c) = make_float4(a[0], a[1], a[2], a[3]);
+  }
+  __syncthreads();
+  // y pass: kFuseOutY outputs down a column per item, each x-pass row read once per item.
+#pragma unroll 1
+  for (int item = threadIdx.x; item < kFuseW * (kFuseH / kFuseOutY); item += kFuseThreads) {
+    const int c = item % kFuseW, r0 = (item / kFuseW) * kFuseOutY;
+    const float* p = rows + r0 * kFuseW + c;
+    float a[kFuseOutY];
+#pragma unroll
+    for (int j = 0; j < kFuseOutY; ++j) a[j] = 0.f;
+#pragma unroll
+    for (int i = 0; i < kFuseOutY + 2 * R; ++i) {
+      const float v = p[i * kFuseW];
+#pragma unroll
+      for (int j = 0; j < kFuseOutY; ++j)
+        if (i - j >= 0 && i - j < kTaps) a[j] += taps.y[i - j] * v;
     }
     const int x = x0 + c;
     if (x >= nx) continue;
+    float* o = out + sliceBase + int64_t(y0 + r0) * nx + x;
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const int y = y0 + r + k;
-      if (y < ny) out[sliceBase + int64_t(y) * nx + x] = a[k];
-    }
+    for (int j = 0; j < kFuseOutY; ++j)
+      if (y0 + r0 + j < ny) o[int64_t(j) * nx] = a[j];
   }
 }
 

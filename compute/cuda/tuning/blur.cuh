@@ -5,26 +5,24 @@
 
 namespace stacklens::compute::cuda::tuning {
 
-// blur2dFused: one tileWidth × tileHeight(R) output tile per block, radius R on both axes.
+// blur2dFused: one tileWidth × tileHeight output tile per block, radius R on both axes.
 struct FusedBlurPolicy {
-  // Output tiles 64 wide: the input rows (64 + 2R floats) load in fewer, better-aligned segments
-  // than those of 32-wide tiles. A multiple of 4 (each thread makes four adjacent outputs).
+  // Output tiles 64 wide: an input row (64 + 2R floats, R rounded up to a float4) is at most 24
+  // float4s, one per lane of the warp that loads it. A multiple of 4 (float4 rows).
   static constexpr int tileWidth = 64;
-  // 256 threads: 8 warps, each loading one input row at a time (one reflection per row).
+  // 256 threads: 8 warps, each loading one input row at a time.
   static constexpr int threads = 256;
-  // Input rows each warp has in flight while the tile loads: two, to overlap their latencies.
-  static constexpr int rowsInFlight = 2;
   // Equal radii up to 16 take the fused kernel (one instantiation per radius; the taps travel as
   // a kernel parameter); larger ones the separable passes.
   static constexpr int maxRadius = 16;
-  // Tiles of 48 rows up to radius 8 (fewer halo rows per output), else 32 so that both shared
-  // arrays stay within 48 KiB. Multiples of 4 (each thread makes four outputs down a column).
-  static constexpr int tallTileMaxRadius = 8;
-  static constexpr int tallTileHeight = 48;
-  static constexpr int shortTileHeight = 32;
-  static constexpr int tileHeight(int radius) {
-    return radius <= tallTileMaxRadius ? tallTileHeight : shortTileHeight;
-  }
+  // Tiles of 32 rows for every radius: both shared arrays stay within 48 KiB at radius 16, and at
+  // radius 7 eight blocks fit an SM (taller tiles filter fewer halo rows but fit fewer blocks and
+  // measured no faster).
+  static constexpr int tileHeight = 32;
+  // The x pass makes four adjacent outputs per thread (a float4 of the x-pass rows); the y pass
+  // eight down a column per item (each of the 8 + 2R rows it reads serves up to eight outputs).
+  static constexpr int outputsPerThreadX = 4;
+  static constexpr int outputsPerItemY = 8;
 };
 
 // splitNan / joinNan, the NaN-aware blur's element-wise passes.
