@@ -42,7 +42,7 @@ static_assert(kFuseOutX == 4 && kFuseW % 4 == 0 && kFuseThreads % 32 == 0);
 static_assert(kFuseH % kFuseOutY == 0 && kFuseH >= 2 * kFuseMaxRadius);
 
 // The taps of both axes travel as a kernel parameter: with the radius a template argument every
-// tap is a constant-bank operand of its multiply–add.
+// tap is a fixed constant-bank entry, loaded once into a uniform register for its multiply–adds.
 struct FusedTaps {
   float x[2 * kFuseMaxRadius + 1], y[2 * kFuseMaxRadius + 1];
 };
@@ -81,14 +81,28 @@ __device__ __forceinline__ void copyAsync16(float* shared, const float* global) 
 // shared array, then the y pass to the output: one read and one write of the image. Sums run in
 // the same order as the separable passes (x then y, taps in order, each output's sum from 0), so
 // both paths give the same values.
-template <int R>
-__global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
+// Occupancy: the blocks per SM __launch_bounds__ budgets registers for (by default as many as
+// shared memory fits; fewer, with more registers each, measured no faster). SharedTaps: the taps
+// go through shared memory into registers instead of being uniform-register operands of the
+// multiply–adds (measured slower; cuda_blur.cu instantiates the defaults only).
+template <int R, int Occupancy = FusedTile<R>::perSm, bool SharedTaps = false>
+__global__ void __launch_bounds__(kFuseThreads, Occupancy)
     blur2dFused(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
                 FusedTaps taps) {
   using T = FusedTile<R>;
   constexpr int A = T::halo, P = T::pitch, kInH = T::inH, kTaps = 2 * R + 1;
   __shared__ __align__(16) float src[kInH * P];
   __shared__ __align__(16) float rows[kInH * kFuseW];
+  __shared__ float sharedTaps[SharedTaps ? 2 * kTaps : 1];
+  if constexpr (SharedTaps) {
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int d = 0; d < kTaps; ++d) {
+        sharedTaps[d] = taps.x[d];
+        sharedTaps[kTaps + d] = taps.y[d];
+      }
+    }
+  }
   const int x0 = blockIdx.x * kFuseW, y0 = blockIdx.y * kFuseH;
   const int64_t sliceBase = int64_t(blockIdx.z) * ny * nx;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -99,19 +113,17 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
     const int gx = x0 - A + 4 * lane;
     const bool aligned = nx % 4 == 0 && (reinterpret_cast<uintptr_t>(in) & 15) == 0;
     const bool direct = aligned && gx >= 0 && gx + 4 <= nx;
-    int xs[4];
+    if (lane < T::quads && direct) {
+      for (int r = warp; r < kInH; r += kFuseThreads / 32)
+        copyAsync16(src + r * P + 4 * lane, slice + int64_t(reflectNear(y0 - R + r, ny)) * nx + gx);
+    } else if (lane < T::quads) {
+      int xs[4];
 #pragma unroll
-    for (int e = 0; e < 4; ++e) xs[e] = reflectNear(gx + e, nx);
-    if (lane < T::quads) {
+      for (int e = 0; e < 4; ++e) xs[e] = reflectNear(gx + e, nx);
       for (int r = warp; r < kInH; r += kFuseThreads / 32) {
         const float* row = slice + int64_t(reflectNear(y0 - R + r, ny)) * nx;
-        float* dst = src + r * P + 4 * lane;
-        if (direct) {
-          copyAsync16(dst, row + gx);
-        } else {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) dst[e] = __ldg(row + xs[e]);
-        }
+        for (int e = 0; e < 4; ++e) src[r * P + 4 * lane + e] = __ldg(row + xs[e]);
       }
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
@@ -120,6 +132,9 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
   // x pass: four adjacent outputs per thread from the float4s around them; a quarter warp reads
   // eight consecutive float4s of one row (no bank conflicts).
   constexpr int kWin = ((kFuseOutX - 1 + A + R) / 4 + 1) * 4;
+  float wx[kTaps];
+#pragma unroll
+  for (int d = 0; d < kTaps; ++d) wx[d] = SharedTaps ? sharedTaps[d] : taps.x[d];
 #pragma unroll 1
   for (int seg = threadIdx.x; seg < kInH * (kFuseW / 4); seg += kFuseThreads) {
     const int r = seg / (kFuseW / 4), c = (seg % (kFuseW / 4)) * 4;
@@ -136,7 +151,7 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
     float a[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
     for (int d = 0; d < kTaps; ++d) {
-      const float w = taps.x[d];
+      const float w = wx[d];
 #pragma unroll
       for (int e = 0; e < 4; ++e) a[e] += w * win[e + A - R + d];
     }
@@ -144,6 +159,9 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
   }
   __syncthreads();
   // y pass: kFuseOutY outputs down a column per item, each x-pass row read once per item.
+  float wy[kTaps];
+#pragma unroll
+  for (int d = 0; d < kTaps; ++d) wy[d] = SharedTaps ? sharedTaps[kTaps + d] : taps.y[d];
 #pragma unroll 1
   for (int item = threadIdx.x; item < kFuseW * (kFuseH / kFuseOutY); item += kFuseThreads) {
     const int c = item % kFuseW, r0 = (item / kFuseW) * kFuseOutY;
@@ -156,14 +174,19 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
       const float v = p[i * kFuseW];
 #pragma unroll
       for (int j = 0; j < kFuseOutY; ++j)
-        if (i - j >= 0 && i - j < kTaps) a[j] += taps.y[i - j] * v;
+        if (i - j >= 0 && i - j < kTaps) a[j] += wy[i - j] * v;
     }
-    const int x = x0 + c;
+    const int x = x0 + c, rowsLeft = ny - (y0 + r0);
     if (x >= nx) continue;
     float* o = out + sliceBase + int64_t(y0 + r0) * nx + x;
+    if (rowsLeft >= kFuseOutY) {
 #pragma unroll
-    for (int j = 0; j < kFuseOutY; ++j)
-      if (y0 + r0 + j < ny) o[int64_t(j) * nx] = a[j];
+      for (int j = 0; j < kFuseOutY; ++j) o[int64_t(j) * nx] = a[j];
+    } else {
+#pragma unroll
+      for (int j = 0; j < kFuseOutY; ++j)
+        if (j < rowsLeft) o[int64_t(j) * nx] = a[j];
+    }
   }
 }
 
