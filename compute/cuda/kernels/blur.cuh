@@ -80,29 +80,17 @@ __device__ __forceinline__ void copyAsync16(float* shared, const float* global) 
 // (reflected at the image edges) goes to shared memory, the x pass over all its rows into a second
 // shared array, then the y pass to the output: one read and one write of the image. Sums run in
 // the same order as the separable passes (x then y, taps in order, each output's sum from 0), so
-// both paths give the same values.
-// Occupancy: the blocks per SM __launch_bounds__ budgets registers for (by default as many as
-// shared memory fits; fewer, with more registers each, measured no faster). SharedTaps: the taps
-// go through shared memory into registers instead of being uniform-register operands of the
-// multiply–adds (measured slower; cuda_blur.cu instantiates the defaults only).
-template <int R, int Occupancy = FusedTile<R>::perSm, bool SharedTaps = false>
-__global__ void __launch_bounds__(kFuseThreads, Occupancy)
+// both paths give the same values. Registers are budgeted for as many blocks per SM as shared
+// memory fits (fewer, with more registers each, measured no faster); the taps stay
+// uniform-register operands of the multiply–adds (through shared memory measured slower).
+template <int R>
+__global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
     blur2dFused(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
                 FusedTaps taps) {
   using T = FusedTile<R>;
   constexpr int A = T::halo, P = T::pitch, kInH = T::inH, kTaps = 2 * R + 1;
   __shared__ __align__(16) float src[kInH * P];
   __shared__ __align__(16) float rows[kInH * kFuseW];
-  __shared__ float sharedTaps[SharedTaps ? 2 * kTaps : 1];
-  if constexpr (SharedTaps) {
-    if (threadIdx.x == 0) {
-#pragma unroll
-      for (int d = 0; d < kTaps; ++d) {
-        sharedTaps[d] = taps.x[d];
-        sharedTaps[kTaps + d] = taps.y[d];
-      }
-    }
-  }
   const int x0 = blockIdx.x * kFuseW, y0 = blockIdx.y * kFuseH;
   const int64_t sliceBase = int64_t(blockIdx.z) * ny * nx;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -134,7 +122,7 @@ __global__ void __launch_bounds__(kFuseThreads, Occupancy)
   constexpr int kWin = ((kFuseOutX - 1 + A + R) / 4 + 1) * 4;
   float wx[kTaps];
 #pragma unroll
-  for (int d = 0; d < kTaps; ++d) wx[d] = SharedTaps ? sharedTaps[d] : taps.x[d];
+  for (int d = 0; d < kTaps; ++d) wx[d] = taps.x[d];
 #pragma unroll 1
   for (int seg = threadIdx.x; seg < kInH * (kFuseW / 4); seg += kFuseThreads) {
     const int r = seg / (kFuseW / 4), c = (seg % (kFuseW / 4)) * 4;
@@ -161,7 +149,7 @@ __global__ void __launch_bounds__(kFuseThreads, Occupancy)
   // y pass: kFuseOutY outputs down a column per item, each x-pass row read once per item.
   float wy[kTaps];
 #pragma unroll
-  for (int d = 0; d < kTaps; ++d) wy[d] = SharedTaps ? sharedTaps[kTaps + d] : taps.y[d];
+  for (int d = 0; d < kTaps; ++d) wy[d] = taps.y[d];
 #pragma unroll 1
   for (int item = threadIdx.x; item < kFuseW * (kFuseH / kFuseOutY); item += kFuseThreads) {
     const int c = item % kFuseW, r0 = (item / kFuseW) * kFuseOutY;
