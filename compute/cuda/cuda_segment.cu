@@ -1,9 +1,10 @@
 // Segmentation on the GPU: threshold and connected components by a block-based lock-free union–
 // find (each tile labelled in shared memory, then the tiles joined across their borders with
-// atomicMin, so a component's root is its smallest raster index), relabelling to SciPy's order
-// (label = rank of the component's root) after dropping components below the minimum size, fused
-// with the per-source measurements (warp-aggregated atomics). Two small read-backs in all.
-// Kernels: kernels/segment.cuh; launch shapes: tuning/segment.cuh.
+// atomicMin, so a component's root is its smallest raster index), the roots numbered in raster
+// order (SciPy's) from per-segment root counts and their scan, and the relabelling fused with the
+// per-source measurements (warp-aggregated atomics). Nothing is read back until the end (the
+// sources' number, then their sums); components below the minimum size are dropped after they
+// are measured. Kernels: kernels/segment.cuh; launch shapes: tuning/segment.cuh.
 #include <cub/device/device_scan.cuh>
 
 #include <cmath>
@@ -16,6 +17,17 @@
 #include "compute/cuda/tuning/segment.cuh"
 
 namespace stacklens::compute::cuda {
+namespace {
+
+// out[i] = in[0] + … + in[i] (CUB's single-pass scan), ordered on the context's stream.
+void inclusiveSum(const ContextPtr& ctx, const int32_t* in, int32_t* out, int64_t n) {
+  size_t tempBytes = 0;
+  SL_CUDA(cub::DeviceScan::InclusiveSum(nullptr, tempBytes, in, out, n, ctx->stream()));
+  DeviceArray<unsigned char> temp(ctx, tempBytes);
+  SL_CUDA(cub::DeviceScan::InclusiveSum(temp.get(), tempBytes, in, out, n, ctx->stream()));
+}
+
+}  // namespace
 
 Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentParams& p,
                      const Job& job) {
@@ -40,45 +52,72 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   out.labels = deviceBuffer<int32_t>(ctx, s);
   out.labels.spacing = in.spacing;
   int32_t* labels = out.labels.data();
-  DeviceArray<int32_t> sizes(ctx, count), rank(ctx, count + 1);
-  const unsigned blocks = blocksFor(count, kPixelThreads);
+  const int64_t segmentsPerRow = blocksFor(s.x, kTileW);
+  const int64_t segments = s.z * s.y * segmentsPerRow;
+  DeviceArray<int32_t> parent(ctx, count), rootCounts(ctx, segments), rootEnds(ctx, segments);
   const bool eight = p.connectivity == 8;
-  const dim3 tile(kTileW, kTileH);
-  const int64_t group = 65535;  // grid z limit
+  const int64_t columnPixels = s.y * (segmentsPerRow - 1);
+  const int64_t borderPixels = columnPixels + s.x * (blocksFor(s.y, kTileH) - 1);
+  const int64_t group = 65535;  // grid y, z limit
   for (int64_t z0 = 0; z0 < s.z; z0 += group) {
-    const dim3 tiles(blocksFor(s.x, kTileW), blocksFor(s.y, kTileH),
-                     static_cast<unsigned>(std::min(group, s.z - z0)));
-    labelTiles<<<tiles, tile, 0, st>>>(in.data(), labels, sizes.get(), int(s.y), int(s.x), int(z0),
-                                       static_cast<float>(out.threshold), eight);
-    mergeTileBorders<<<tiles, tile, 0, st>>>(labels, int(s.y), int(s.x), int(z0), eight);
+    const unsigned slices = static_cast<unsigned>(std::min(group, s.z - z0));
+    const dim3 tiles(segmentsPerRow, blocksFor(s.y, kTileH), slices);
+    labelTiles<<<tiles, dim3(kTileW, kTileThreadRows), 0, st>>>(
+        in.data(), parent.get(), rootCounts.get(), int(s.y), int(s.x), int(z0),
+        static_cast<float>(out.threshold), eight);
+    if (borderPixels > 0)
+      mergeTileBorders<<<dim3(blocksFor(borderPixels, kPixelThreads), slices), kPixelThreads, 0,
+                         st>>>(parent.get(), rootCounts.get(), int(s.y), int(s.x), int(z0), eight,
+                               columnPixels, borderPixels);
   }
-  flattenAndCount<<<blocks, kPixelThreads, 0, st>>>(labels, sizes.get(), count);
-  markKeptRoots<<<blocks, kPixelThreads, 0, st>>>(labels, sizes.get(), count,
-                                                  std::max<int64_t>(p.minPixels, 1));
+  for (int64_t z0 = 0; z0 < s.z && borderPixels > 0; z0 += group) {
+    const unsigned slices = static_cast<unsigned>(std::min(group, s.z - z0));
+    flattenBorderPaths<<<dim3(blocksFor(borderPixels, kPixelThreads), slices), kPixelThreads, 0,
+                         st>>>(parent.get(), int(s.y), int(s.x), int(z0), eight, columnPixels,
+                               borderPixels);
+  }
   SL_LAUNCHED();
-  size_t tempBytes = 0;
-  SL_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, tempBytes, sizes.get(), rank.get(), count, st));
-  {
-    DeviceArray<unsigned char> temp(ctx, tempBytes);
-    SL_CUDA(
-        cub::DeviceScan::ExclusiveSum(temp.get(), tempBytes, sizes.get(), rank.get(), count, st));
+  inclusiveSum(ctx, rootCounts.get(), rootEnds.get(), segments);
+  // The sources' number is read back only at the end: sums for a typical image's are set aside
+  // now, and a larger number measures again.
+  int64_t capacity = std::min<int64_t>(count, std::max<int64_t>(kMinSourceCapacity, count / 256));
+  DeviceArray<SourceSums> sums(ctx, capacity);
+  const unsigned blocks = blocksFor(count, kPixelThreads);
+  auto relabel = [&] {
+    relabelAndMeasure<<<blocks, kPixelThreads, 0, st>>>(in.data(), parent.get(), labels,
+                                                        sums.get(), capacity, count, s.y, s.x,
+                                                        out.background.clipped.median);
+    SL_LAUNCHED();
+  };
+  numberRoots<<<blocksFor(segments, kPixelThreads), kPixelThreads, 0, st>>>(
+      parent.get(), rootCounts.get(), rootEnds.get(), segments, int(s.x), sums.get(), capacity);
+  relabel();
+  int32_t found = 0;
+  readBack(ctx, &found, rootEnds.get() + segments - 1, 1);
+  int64_t nSources = found;
+  if (nSources > capacity) {
+    capacity = nSources;
+    sums = DeviceArray<SourceSums>(ctx, capacity);
+    initSums<<<blocksFor(capacity, kPixelThreads), kPixelThreads, 0, st>>>(sums.get(), capacity);
+    relabel();
   }
-  countKept<<<1, 1, 0, st>>>(sizes.get(), rank.get(), count, rank.get() + count);
-  SL_LAUNCHED();
-  int32_t kept = 0;
-  readBack(ctx, &kept, rank.get() + count, 1);
-  const int64_t nSources = kept;
-  if (nSources == 0) {
-    SL_CUDA(cudaMemsetAsync(labels, 0, count * sizeof(int32_t), st));
-    return out;
+  if (nSources > 0 && p.minPixels > 1) {
+    DeviceArray<int32_t> kept(ctx, nSources), keptEnds(ctx, nSources);
+    DeviceArray<SourceSums> keptSums(ctx, nSources);
+    const unsigned sourceBlocks = blocksFor(nSources, kPixelThreads);
+    markKeptSources<<<sourceBlocks, kPixelThreads, 0, st>>>(sums.get(), kept.get(), nSources,
+                                                            p.minPixels);
+    inclusiveSum(ctx, kept.get(), keptEnds.get(), nSources);
+    renumberKept<<<blocks, kPixelThreads, 0, st>>>(labels, kept.get(), keptEnds.get(), count);
+    compactKept<<<sourceBlocks, kPixelThreads, 0, st>>>(sums.get(), keptSums.get(), kept.get(),
+                                                        keptEnds.get(), nSources);
+    SL_LAUNCHED();
+    readBack(ctx, &found, keptEnds.get() + nSources - 1, 1);
+    nSources = found;
+    sums = std::move(keptSums);
   }
+  if (nSources == 0) return out;
 
-  DeviceArray<SourceSums> sums(ctx, nSources);
-  initSums<<<blocksFor(nSources, kPixelThreads), kPixelThreads, 0, st>>>(sums.get(), nSources);
-  relabelAndMeasure<<<blocks, kPixelThreads, 0, st>>>(in.data(), labels, sizes.get(), rank.get(),
-                                                      sums.get(), count, s.y, s.x,
-                                                      out.background.clipped.median);
-  SL_LAUNCHED();
   std::vector<SourceSums> host(nSources);
   readBack(ctx, host.data(), sums.get(), nSources);
   out.sources.reserve(nSources);

@@ -240,7 +240,7 @@ TEST_P(Segment, MatchesTheReferenceOnRandomMasks) {
   }
 }
 
-// Dense random masks: components that wind across many of CUDA's 32×16 labelling tiles (and the
+// Dense random masks: components that wind across many of CUDA's 32×32 labelling tiles (and the
 // slices' edges), where the tile-border joins and the raster-order relabelling must agree with
 // the flood fill.
 TEST_P(Segment, WindingComponentsAcrossTilesMatchTheReference) {
@@ -297,6 +297,49 @@ TEST_P(Segment, MatchesTheReferenceOnSparseWideStacks) {
                      "trial " + std::to_string(trial) + " conn " + std::to_string(connectivity));
       }
   }
+}
+
+// Tens of thousands of sources in one image: more than CUDA sets sums aside for before it knows
+// their number (it measures again), with pairs among single pixels so that minPixels drops some.
+TEST_P(Segment, MeasuresEverySourceWhenThereAreTensOfThousands) {
+  // Prepare: a lattice of pixels two apart (isolated under either connectivity), every fifth
+  // grown into a horizontal pair; values vary so that each source's peak is its own.
+  const Shape shape{2, 203, 334};
+  Image im = Image::host(shape);
+  std::fill(im.data(), im.data() + shape.count(), 0.f);
+  for (int64_t z = 0; z < shape.z; ++z)
+    for (int64_t y = 0; y < shape.y; y += 2)
+      for (int64_t x = 0; x + 1 < shape.x; x += 3) {
+        im.at(z, y, x) = 1.f + float((x + 7 * y + z) % 11);
+        if ((x + y) % 5 == 0) im.at(z, y, x + 1) = 0.75f;
+      }
+
+  for (int connectivity : {4, 8})
+    for (int64_t minPixels : {1, 2}) {
+      // Run
+      const Segmentation s = run(im, absolute(0.5, connectivity, minPixels));
+
+      // Verify
+      const std::string what =
+          "conn " + std::to_string(connectivity) + " min " + std::to_string(minPixels);
+      const std::vector<int32_t> want = labelReference(im, 0.5, connectivity, minPixels);
+      expectLabels(s.labels, want, what);
+      const int32_t n = *std::max_element(want.begin(), want.end());
+      ASSERT_GT(n, minPixels == 1 ? 20000 : 4000) << what;  // 22644 and 4530
+      ASSERT_EQ(static_cast<int32_t>(s.sources.size()), n) << what;
+      std::vector<int64_t> npix(n + 1, 0), first(n + 1, -1);
+      for (int64_t i = 0; i < shape.count(); ++i) {
+        ++npix[want[i]];
+        if (want[i] > 0 && first[want[i]] < 0) first[want[i]] = i;
+      }
+      for (const Source& src : s.sources) {
+        const int64_t i = first[src.label];
+        EXPECT_EQ(src.npix, npix[src.label]) << what << " source " << src.label;
+        EXPECT_EQ(src.peak, im.data()[i]) << what << " source " << src.label;
+        EXPECT_EQ(src.z * shape.y * shape.x + src.peakY * shape.x + src.peakX, i)
+            << what << " source " << src.label;
+      }
+    }
 }
 
 TEST_P(Segment, HandMadePatterns) {
