@@ -1,14 +1,16 @@
 // Segmentation on the GPU: threshold and connected components by a block-based lock-free union–
 // find (each tile labelled in shared memory, then the tiles joined across their borders with
 // atomicMin, so a component's root is its smallest raster index), the roots numbered in raster
-// order (SciPy's) from per-segment root counts and their scan, and the relabelling fused with the
-// per-source measurements (warp-aggregated atomics). Nothing is read back until the end (the
-// sources' number, then their sums); components below the minimum size are dropped after they
+// order (SciPy's) from per-segment root bits and a scan of their counts, and the relabelling
+// fused with the per-source measurements. The host waits once, at the end: the table is
+// published into mapped host memory; components below the minimum size are dropped after they
 // are measured. Kernels: kernels/segment.cuh; launch shapes: tuning/segment.cuh.
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,48 @@ void inclusiveSum(const ContextPtr& ctx, const int32_t* in, int32_t* out, int64_
   SL_CUDA(cub::DeviceScan::InclusiveSum(nullptr, tempBytes, in, out, n, ctx->stream()));
   DeviceArray<unsigned char> temp(ctx, tempBytes);
   SL_CUDA(cub::DeviceScan::InclusiveSum(temp.get(), tempBytes, in, out, n, ctx->stream()));
+}
+
+// Page-locked host memory mapped for the device, kept for the context's life, where
+// publishSources writes the table: its count, then the sums.
+class PublishedSources : public Context::Extension {
+ public:
+  ~PublishedSources() override {
+    if (host_) cudaFreeHost(host_);
+  }
+  // Room for at least n sources.
+  void reserve(int64_t n) {
+    if (n <= capacity_) return;
+    if (host_) cudaFreeHost(host_);
+    host_ = nullptr;
+    capacity_ = 0;
+    SL_CUDA(cudaHostAlloc(&host_, kHeader + n * sizeof(SourceSums), cudaHostAllocMapped));
+    SL_CUDA(cudaHostGetDevicePointer(&device_, host_, 0));
+    capacity_ = n;
+  }
+  int64_t capacity() const { return capacity_; }
+  long long* count() const { return static_cast<long long*>(host_); }
+  const SourceSums* sums() const {
+    return reinterpret_cast<const SourceSums*>(static_cast<char*>(host_) + kHeader);
+  }
+  long long* deviceCount() const { return static_cast<long long*>(device_); }
+  SourceSums* deviceSums() const {
+    return reinterpret_cast<SourceSums*>(static_cast<char*>(device_) + kHeader);
+  }
+
+ private:
+  static constexpr size_t kHeader = 64;
+  void* host_ = nullptr;
+  void* device_ = nullptr;
+  int64_t capacity_ = 0;
+};
+
+PublishedSources& publishedSources(const ContextPtr& ctx) {
+  std::unique_ptr<Context::Extension>& slot = ctx->extension("segment.published_sources");
+  if (!slot) slot = std::make_unique<PublishedSources>();
+  auto& published = static_cast<PublishedSources&>(*slot);
+  published.reserve(kMinSourceCapacity);
+  return published;
 }
 
 }  // namespace
@@ -52,55 +96,64 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   out.labels = deviceBuffer<int32_t>(ctx, s);
   out.labels.spacing = in.spacing;
   int32_t* labels = out.labels.data();
+  PublishedSources& published = publishedSources(ctx);
   const int64_t segmentsPerRow = blocksFor(s.x, kTileW);
   const int64_t segments = s.z * s.y * segmentsPerRow;
   DeviceArray<int32_t> parent(ctx, count), rootCounts(ctx, segments), rootEnds(ctx, segments);
+  DeviceArray<uint32_t> rootMasks(ctx, segments);
+  // The sources' number is known on the host only at the end: sums for a typical image's are set
+  // aside (and cleared by labelTiles) now, and a larger number measures again.
+  int64_t capacity = std::min<int64_t>(count, std::max<int64_t>(kMinSourceCapacity, count / 256));
+  DeviceArray<SourceSums> sums(ctx, capacity);
   const bool eight = p.connectivity == 8;
   const int64_t columnPixels = s.y * (segmentsPerRow - 1);
   const int64_t borderPixels = columnPixels + s.x * (blocksFor(s.y, kTileH) - 1);
   const int64_t group = 65535;  // grid y, z limit
+  auto slicesFrom = [&](int64_t z0) { return static_cast<unsigned>(std::min(group, s.z - z0)); };
+  const dim3 tile(kTileW, kTileThreadRows);
   for (int64_t z0 = 0; z0 < s.z; z0 += group) {
-    const unsigned slices = static_cast<unsigned>(std::min(group, s.z - z0));
-    const dim3 tiles(segmentsPerRow, blocksFor(s.y, kTileH), slices);
-    labelTiles<<<tiles, dim3(kTileW, kTileThreadRows), 0, st>>>(
-        in.data(), parent.get(), rootCounts.get(), int(s.y), int(s.x), int(z0),
-        static_cast<float>(out.threshold), eight);
+    const dim3 tiles(segmentsPerRow, blocksFor(s.y, kTileH), slicesFrom(z0));
+    labelTiles<<<tiles, tile, 0, st>>>(in.data(), parent.get(), rootMasks.get(), rootCounts.get(),
+                                       int(s.y), int(s.x), int(z0),
+                                       static_cast<float>(out.threshold), eight, sums.get(),
+                                       z0 == 0 ? capacity : 0);
     if (borderPixels > 0)
-      mergeTileBorders<<<dim3(blocksFor(borderPixels, kPixelThreads), slices), kPixelThreads, 0,
-                         st>>>(parent.get(), rootCounts.get(), int(s.y), int(s.x), int(z0), eight,
-                               columnPixels, borderPixels);
+      mergeTileBorders<<<dim3(blocksFor(borderPixels, kPixelThreads), slicesFrom(z0)),
+                         kPixelThreads, 0, st>>>(parent.get(), rootMasks.get(), rootCounts.get(),
+                                                 int(s.y), int(s.x), int(z0), eight, columnPixels,
+                                                 borderPixels);
   }
-  for (int64_t z0 = 0; z0 < s.z && borderPixels > 0; z0 += group) {
-    const unsigned slices = static_cast<unsigned>(std::min(group, s.z - z0));
-    flattenBorderPaths<<<dim3(blocksFor(borderPixels, kPixelThreads), slices), kPixelThreads, 0,
-                         st>>>(parent.get(), int(s.y), int(s.x), int(z0), eight, columnPixels,
-                               borderPixels);
-  }
+  for (int64_t z0 = 0; z0 < s.z && borderPixels > 0; z0 += group)
+    flattenBorderPaths<<<dim3(blocksFor(borderPixels, kPixelThreads), slicesFrom(z0)),
+                         kPixelThreads, 0, st>>>(parent.get(), int(s.y), int(s.x), int(z0), eight,
+                                                 columnPixels, borderPixels);
   SL_LAUNCHED();
   inclusiveSum(ctx, rootCounts.get(), rootEnds.get(), segments);
-  // The sources' number is read back only at the end: sums for a typical image's are set aside
-  // now, and a larger number measures again.
-  int64_t capacity = std::min<int64_t>(count, std::max<int64_t>(kMinSourceCapacity, count / 256));
-  DeviceArray<SourceSums> sums(ctx, capacity);
-  const unsigned blocks = blocksFor(count, kPixelThreads);
   auto relabel = [&] {
-    relabelAndMeasure<<<blocks, kPixelThreads, 0, st>>>(in.data(), parent.get(), labels,
-                                                        sums.get(), capacity, count, s.y, s.x,
-                                                        out.background.clipped.median);
+    for (int64_t z0 = 0; z0 < s.z; z0 += group) {
+      const dim3 tiles(segmentsPerRow, blocksFor(s.y, kTileH), slicesFrom(z0));
+      relabelAndMeasure<<<tiles, tile, 0, st>>>(in.data(), parent.get(), rootMasks.get(),
+                                                rootEnds.get(), labels, sums.get(), capacity,
+                                                int(s.y), int(s.x), int(z0),
+                                                out.background.clipped.median);
+    }
     SL_LAUNCHED();
   };
-  numberRoots<<<blocksFor(segments, kPixelThreads), kPixelThreads, 0, st>>>(
-      parent.get(), rootCounts.get(), rootEnds.get(), segments, int(s.x), sums.get(), capacity);
   relabel();
-  int32_t found = 0;
-  readBack(ctx, &found, rootEnds.get() + segments - 1, 1);
-  int64_t nSources = found;
+  const int64_t limit = std::min(capacity, published.capacity());
+  publishSources<<<blocksFor(limit, kPixelThreads), kPixelThreads, 0, st>>>(
+      sums.get(), rootEnds.get() + segments - 1, limit, published.deviceCount(),
+      published.deviceSums());
+  SL_LAUNCHED();
+  SL_CUDA(cudaStreamSynchronize(st));
+  int64_t nSources = *published.count();
   if (nSources > capacity) {
     capacity = nSources;
     sums = DeviceArray<SourceSums>(ctx, capacity);
     initSums<<<blocksFor(capacity, kPixelThreads), kPixelThreads, 0, st>>>(sums.get(), capacity);
     relabel();
   }
+  std::vector<SourceSums> host;
   if (nSources > 0 && p.minPixels > 1) {
     DeviceArray<int32_t> kept(ctx, nSources), keptEnds(ctx, nSources);
     DeviceArray<SourceSums> keptSums(ctx, nSources);
@@ -108,18 +161,25 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
     markKeptSources<<<sourceBlocks, kPixelThreads, 0, st>>>(sums.get(), kept.get(), nSources,
                                                             p.minPixels);
     inclusiveSum(ctx, kept.get(), keptEnds.get(), nSources);
-    renumberKept<<<blocks, kPixelThreads, 0, st>>>(labels, kept.get(), keptEnds.get(), count);
+    renumberKept<<<blocksFor(count, kPixelThreads), kPixelThreads, 0, st>>>(
+        labels, kept.get(), keptEnds.get(), count);
     compactKept<<<sourceBlocks, kPixelThreads, 0, st>>>(sums.get(), keptSums.get(), kept.get(),
                                                         keptEnds.get(), nSources);
     SL_LAUNCHED();
-    readBack(ctx, &found, keptEnds.get() + nSources - 1, 1);
-    nSources = found;
-    sums = std::move(keptSums);
+    int32_t keptCount = 0;
+    readBack(ctx, &keptCount, keptEnds.get() + nSources - 1, 1);
+    nSources = keptCount;
+    host.resize(nSources);
+    if (nSources > 0) readBack(ctx, host.data(), keptSums.get(), nSources);
+  } else if (nSources > limit) {
+    host.resize(nSources);
+    readBack(ctx, host.data(), sums.get(), nSources);
+    published.reserve(nSources);  // for the next image like this one
+  } else {
+    host.assign(published.sums(), published.sums() + nSources);
   }
   if (nSources == 0) return out;
 
-  std::vector<SourceSums> host(nSources);
-  readBack(ctx, host.data(), sums.get(), nSources);
   out.sources.reserve(nSources);
   for (int64_t k = 0; k < nSources; ++k) {
     const SourceSums& h = host[k];

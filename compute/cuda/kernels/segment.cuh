@@ -1,9 +1,10 @@
 // The segmentation's kernels (compute/cuda/cuda_segment.cu): threshold and connected components
 // by a block-based lock-free union–find (each tile labelled in shared memory on its rows' runs,
 // then the tiles joined across their borders with atomicMin, so a component's root is its
-// smallest raster index), the roots numbered in raster order from per-segment root counts, and
-// the relabelling fused with the per-source measurements (warp-aggregated atomics). Launch
-// shapes: tuning/segment.cuh. (For compute/cuda/*.cu only.)
+// smallest raster index), and the relabelling, which numbers each root in raster order from the
+// roots left in each 32-pixel segment, fused with the per-source measurements (a warp adds up
+// its rows of one source before its atomics). Launch shapes: tuning/segment.cuh. (For
+// compute/cuda/*.cu only.)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,11 +28,8 @@ static_assert(kTileH % kTileThreadRows == 0, "every thread takes the same number
 static_assert(kPixelThreads % 32 == 0, "the per-pixel passes' warp votes use every lane");
 
 // Provisional labels (the scratch "parent" array): −1 background; a foreground pixel holds the
-// index of a pixel of its component nearer the root (a root itself), until the roots are
-// numbered: a root then holds −(label + 1), so that following parents ends at the label.
+// index of a pixel of its component nearer the root, a root its own index.
 constexpr int32_t kBackground = -1;
-__host__ __device__ inline int32_t encodeLabel(int32_t label) { return -label - 1; }
-__host__ __device__ inline int32_t decodeLabel(int32_t code) { return -code - 1; }
 
 __device__ inline int32_t findRoot(const int32_t* labels, int32_t i) {
   int32_t parent = labels[i];
@@ -62,6 +60,25 @@ __device__ inline int32_t unite(int32_t* labels, int32_t a, int32_t b) {
   return -1;
 }
 
+struct SourceSums {
+  unsigned long long npix;
+  double flux, fluxX, fluxY, sumX, sumY;
+  unsigned long long peak;  // ordered value key << 32 | (~raster index): max = brightest, first
+  int32_t xMin, xMax, yMin, yMax;
+};
+
+__device__ inline void clearSums(SourceSums& sums) {
+  SourceSums s{};
+  s.xMin = s.yMin = INT32_MAX;
+  s.xMax = s.yMax = -1;
+  sums = s;
+}
+
+__global__ void initSums(SourceSums* sums, int64_t n) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n) clearSums(sums[i]);
+}
+
 // The first lane of the run of set bits of `mask` that holds `lane`.
 __device__ inline int runStart(uint32_t mask, int lane) {
   const uint32_t gaps = ~mask & ((1u << lane) - 1u);
@@ -77,11 +94,13 @@ __device__ inline bool bitAt(uint32_t mask, int lane) { return (mask >> lane) & 
 // Threshold and union–find inside one tile in shared memory: a pixel starts at its row run's
 // first pixel, and each run joins once per run of the row above that it touches. Every pixel
 // gets the global index of its tile-local root (the tile part's first pixel in raster order) or
-// −1, and each tile row's segment its number of tile-local roots.
+// −1, and each tile row's segment the bits and the number of its tile-local roots. The blocks
+// also clear the first `sumsToClear` sources' sums.
 __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     labelTiles(const float* __restrict__ in, int32_t* __restrict__ parent,
-               int32_t* __restrict__ rootCounts, int ny, int nx, int z0, float threshold,
-               bool eight) {
+               uint32_t* __restrict__ rootMasks, int32_t* __restrict__ rootCounts, int ny, int nx,
+               int z0, float threshold, bool eight, SourceSums* __restrict__ sums,
+               int64_t sumsToClear) {
   __shared__ int32_t local[kTileH * kTileW];
   __shared__ uint32_t rowMask[kTileH];
   const int lane = threadIdx.x;
@@ -138,9 +157,17 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     }
     const uint32_t roots = __ballot_sync(0xffffffffu, root);
     if (x < nx) parent[sliceBase + int64_t(y) * nx + x] = label;
-    if (lane == 0)
-      rootCounts[(slice * ny + y) * gridDim.x + blockIdx.x] = __popc(roots);
+    if (lane == 0) {
+      const int64_t segment = (slice * ny + y) * gridDim.x + blockIdx.x;
+      rootMasks[segment] = roots;
+      rootCounts[segment] = __popc(roots);
+    }
   }
+  const int64_t threads = int64_t(gridDim.x) * gridDim.y * gridDim.z * blockDim.x * blockDim.y;
+  const int64_t block = (int64_t(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  for (int64_t k = block * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
+       k < sumsToClear; k += threads)
+    clearSums(sums[k]);
 }
 
 // The segment (tile row) of pixel i, in raster order: segments of a row are consecutive.
@@ -186,9 +213,10 @@ __device__ inline void forBorderNeighbours(const int32_t* parent, int64_t t, int
 }
 
 // Joins the tile-local components across tile borders, one thread per border pixel; every root
-// that stops being one is taken off its segment's count.
-__global__ void mergeTileBorders(int32_t* parent, int32_t* rootCounts, int ny, int nx, int z0,
-                                 bool eight, int64_t columnPixels, int64_t borderPixels) {
+// that stops being one is taken off its segment's bits and count.
+__global__ void mergeTileBorders(int32_t* parent, uint32_t* rootMasks, int32_t* rootCounts, int ny,
+                                 int nx, int z0, bool eight, int64_t columnPixels,
+                                 int64_t borderPixels) {
   const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (t >= borderPixels) return;
   const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
@@ -196,8 +224,10 @@ __global__ void mergeTileBorders(int32_t* parent, int32_t* rootCounts, int ny, i
   forBorderNeighbours(parent, t, ny, nx, sliceBase, eight, columnPixels,
                       [&](int32_t i, int32_t j) {
                         const int32_t gone = unite(parent, i, j);
-                        if (gone >= 0)
-                          atomicSub(&rootCounts[segmentOf(gone, nx, segmentsPerRow)], 1);
+                        if (gone < 0) return;
+                        const int64_t segment = segmentOf(gone, nx, segmentsPerRow);
+                        atomicAnd(&rootMasks[segment], ~(1u << (gone % nx % kTileW)));
+                        atomicSub(&rootCounts[segment], 1);
                       });
 }
 
@@ -227,129 +257,160 @@ __global__ void flattenBorderPaths(int32_t* parent, int ny, int nx, int z0, bool
                       });
 }
 
-struct SourceSums {
-  unsigned long long npix;
-  double flux, fluxX, fluxY, sumX, sumY;
-  unsigned long long peak;  // ordered value key << 32 | (~raster index): max = brightest, first
-  int32_t xMin, xMax, yMin, yMax;
+// A warp's running sums of one source over the rows it has measured (every lane holds them).
+struct RowSums {
+  int32_t label = 0;  // 0: none
+  unsigned long long npix = 0, peak = 0;
+  double flux = 0, fluxX = 0, fluxY = 0, sumX = 0, sumY = 0;
+  int32_t xMin = INT32_MAX, xMax = -1, yMin = INT32_MAX, yMax = -1;
 };
 
-__device__ inline void clearSums(SourceSums& sums) {
-  SourceSums s{};
-  s.xMin = s.yMin = INT32_MAX;
-  s.xMax = s.yMax = -1;
-  sums = s;
+__device__ inline void addAtomically(SourceSums& s, const RowSums& r) {
+  atomicAdd(&s.npix, r.npix);
+  atomicAdd(&s.flux, r.flux);
+  atomicAdd(&s.fluxX, r.fluxX);
+  atomicAdd(&s.fluxY, r.fluxY);
+  atomicAdd(&s.sumX, r.sumX);
+  atomicAdd(&s.sumY, r.sumY);
+  atomicMax(&s.peak, r.peak);
+  atomicMin(&s.xMin, r.xMin);
+  atomicMax(&s.xMax, r.xMax);
+  atomicMin(&s.yMin, r.yMin);
+  atomicMax(&s.yMax, r.yMax);
 }
 
-__global__ void initSums(SourceSums* sums, int64_t n) {
-  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (i < n) clearSums(sums[i]);
+// One pixel's share of its source's sums (nothing for label 0).
+__device__ inline RowSums pixelSums(const float* __restrict__ in, int64_t i, int32_t label, int x,
+                                    int y, double background) {
+  RowSums r;
+  if (label <= 0) return r;
+  const float v = in[i];
+  const double f = double(v) - background;
+  r.label = label;
+  r.npix = 1;
+  r.peak = (static_cast<unsigned long long>(orderedKey(v)) << 32) |
+           (0xffffffffull - static_cast<unsigned long long>(i));
+  r.flux = f;
+  r.fluxX = f * x;
+  r.fluxY = f * y;
+  r.sumX = x;
+  r.sumY = y;
+  r.xMin = r.xMax = x;
+  r.yMin = r.yMax = y;
+  return r;
 }
 
-// Numbers the roots in raster order, one thread per segment: the segment's first label follows
-// the inclusive scan of the root counts; each root's parent becomes its encoded label, and the
-// first `capacity` sources' sums are cleared.
-__global__ void numberRoots(int32_t* parent, const int32_t* __restrict__ rootCounts,
-                            const int32_t* __restrict__ rootEnds, int64_t segments, int nx,
-                            SourceSums* sums, int64_t capacity) {
-  const int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (s >= segments) return;
-  const int32_t n = rootCounts[s];
-  if (n == 0) return;
-  int32_t label = rootEnds[s] - n;
-  const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
-  const int x0 = static_cast<int>(s % segmentsPerRow) * kTileW;
-  const int64_t first = (s / segmentsPerRow) * nx + x0;
-  const int width = min(kTileW, nx - x0);
-  for (int k = 0; k < width; ++k) {
-    const int64_t i = first + k;
-    if (parent[i] != i) continue;
-    parent[i] = encodeLabel(++label);
-    if (label <= capacity) clearSums(sums[label - 1]);
+// The sums of the whole warp's lanes, in every lane.
+__device__ inline RowSums warpSums(RowSums r) {
+  for (int o = 16; o > 0; o /= 2) {
+    r.npix += __shfl_xor_sync(0xffffffffu, r.npix, o);
+    r.flux += __shfl_xor_sync(0xffffffffu, r.flux, o);
+    r.fluxX += __shfl_xor_sync(0xffffffffu, r.fluxX, o);
+    r.fluxY += __shfl_xor_sync(0xffffffffu, r.fluxY, o);
+    r.sumX += __shfl_xor_sync(0xffffffffu, r.sumX, o);
+    r.sumY += __shfl_xor_sync(0xffffffffu, r.sumY, o);
+    const unsigned long long peak = __shfl_xor_sync(0xffffffffu, r.peak, o);
+    r.peak = peak > r.peak ? peak : r.peak;
+    r.xMin = min(r.xMin, __shfl_xor_sync(0xffffffffu, r.xMin, o));
+    r.xMax = max(r.xMax, __shfl_xor_sync(0xffffffffu, r.xMax, o));
+    r.yMin = min(r.yMin, __shfl_xor_sync(0xffffffffu, r.yMin, o));
+    r.yMax = max(r.yMax, __shfl_xor_sync(0xffffffffu, r.yMax, o));
   }
+  return r;
 }
 
-__device__ inline double warpSum(double v) {
-  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-template <class T, class Op>
-__device__ inline T warpReduce(T v, Op op) {
-  for (int o = 16; o > 0; o /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
+// a += b, both of the same source.
+__device__ inline void accumulate(RowSums& a, const RowSums& b) {
+  a.npix += b.npix;
+  a.flux += b.flux;
+  a.fluxX += b.fluxX;
+  a.fluxY += b.fluxY;
+  a.sumX += b.sumX;
+  a.sumY += b.sumY;
+  a.peak = b.peak > a.peak ? b.peak : a.peak;
+  a.xMin = min(a.xMin, b.xMin);
+  a.xMax = max(a.xMax, b.xMax);
+  a.yMin = min(a.yMin, b.yMin);
+  a.yMax = max(a.yMax, b.yMax);
 }
 
-// Adds each pixel of a source numbered at most `capacity` to its sums. A warp whose foreground
-// lanes all belong to one source (the usual case: a row segment through a source) reduces in
-// registers and makes one set of atomics.
-__device__ inline void measure(const float* __restrict__ in, int64_t i, int32_t label,
-                               SourceSums* sums, int64_t capacity, int64_t ny, int64_t nx,
-                               double background) {
-  if (label > capacity) label = 0;
-  const unsigned active = __ballot_sync(0xffffffffu, label > 0);
-  if (active == 0) return;
-  const int leader = __ffs(active) - 1;
-  const int32_t first = __shfl_sync(0xffffffffu, label, leader);
-  const bool uniform = __all_sync(0xffffffffu, label <= 0 || label == first);
-  const bool mine = label > 0;
-  const int32_t x = mine ? static_cast<int32_t>(i % nx) : 0;
-  const int32_t y = mine ? static_cast<int32_t>((i / nx) % ny) : 0;
-  const float v = mine ? in[i] : 0.f;
-  const double f = mine ? double(v) - background : 0.0;
-  unsigned long long key = mine ? (static_cast<unsigned long long>(orderedKey(v)) << 32) |
-                                      (0xffffffffull - static_cast<unsigned long long>(i))
-                                : 0ull;
-  double fx = f * x, fy = f * y, sx = x, sy = y;
-  int32_t xMin = mine ? x : INT32_MAX, xMax = mine ? x : -1;
-  int32_t yMin = mine ? y : INT32_MAX, yMax = mine ? y : -1;
-  unsigned long long npix = mine ? 1ull : 0ull;
-  double flux = f;
-  if (uniform) {
-    npix = __popc(active);
-    flux = warpSum(flux);
-    fx = warpSum(fx);
-    fy = warpSum(fy);
-    sx = warpSum(sx);
-    sy = warpSum(sy);
-    key = warpReduce(key, [](unsigned long long a, unsigned long long b) { return a > b ? a : b; });
-    xMin = warpReduce(xMin, [](int32_t a, int32_t b) { return min(a, b); });
-    xMax = warpReduce(xMax, [](int32_t a, int32_t b) { return max(a, b); });
-    yMin = warpReduce(yMin, [](int32_t a, int32_t b) { return min(a, b); });
-    yMax = warpReduce(yMax, [](int32_t a, int32_t b) { return max(a, b); });
-    if (int(threadIdx.x & 31) != leader) return;
-    label = first;
-  } else if (!mine) {
-    return;
+// The label of foreground pixel i (parent `up`): its root's rank in raster order, from the roots
+// left in the root's segment at or after it and the inclusive scan of the segments' counts.
+__device__ inline int32_t labelOf(const int32_t* __restrict__ parent,
+                                  const uint32_t* __restrict__ rootMasks,
+                                  const int32_t* __restrict__ rootEnds, int32_t i, int32_t up,
+                                  int nx, int segmentsPerRow) {
+  int32_t root = i;
+  while (up != root) {
+    root = up;
+    up = parent[root];
   }
-  SourceSums& s = sums[label - 1];
-  atomicAdd(&s.npix, npix);
-  atomicAdd(&s.flux, flux);
-  atomicAdd(&s.fluxX, fx);
-  atomicAdd(&s.fluxY, fy);
-  atomicAdd(&s.sumX, sx);
-  atomicAdd(&s.sumY, sy);
-  atomicMax(&s.peak, key);
-  atomicMin(&s.xMin, xMin);
-  atomicMax(&s.xMax, xMax);
-  atomicMin(&s.yMin, yMin);
-  atomicMax(&s.yMax, yMax);
+  const int64_t segment = segmentOf(root, nx, segmentsPerRow);
+  return rootEnds[segment] - __popc(rootMasks[segment] >> (root % nx % kTileW)) + 1;
 }
 
-// Writes each pixel's label (its root's number, found by following parents) and measures it.
-__global__ void relabelAndMeasure(const float* __restrict__ in, const int32_t* __restrict__ parent,
-                                  int32_t* __restrict__ labels, SourceSums* sums, int64_t capacity,
-                                  int64_t count, int64_t ny, int64_t nx, double background) {
-  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  int32_t label = 0;
-  if (i < count) {
-    int32_t p = parent[i];
-    if (p != kBackground) {
-      while (p >= 0) p = parent[p];
-      label = decodeLabel(p);
+// Writes each pixel's label and measures it, on the labelling's tiles: a warp takes 8 consecutive
+// rows of a 32-pixel strip. A row whose foreground lanes all belong to one source (the usual
+// case) is reduced in registers and added to the warp's running sums of that source, which go
+// out in one set of atomics when the source changes; other rows add lane by lane. Sources
+// numbered above `capacity` are not measured.
+__global__ void __launch_bounds__(kTileW* kTileThreadRows)
+    relabelAndMeasure(const float* __restrict__ in, const int32_t* __restrict__ parent,
+                      const uint32_t* __restrict__ rootMasks, const int32_t* __restrict__ rootEnds,
+                      int32_t* __restrict__ labels, SourceSums* sums, int64_t capacity, int ny,
+                      int nx, int z0, double background) {
+  const int lane = threadIdx.x;
+  const int x = blockIdx.x * kTileW + lane;
+  const int y0 = blockIdx.y * kTileH + threadIdx.y * kRowsPerThread;
+  const int64_t sliceBase = (int64_t(z0) + blockIdx.z) * ny * nx;
+  const int segmentsPerRow = gridDim.x;
+  int32_t up[kRowsPerThread];
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int y = y0 + r;
+    up[r] = (x < nx && y < ny) ? parent[sliceBase + int64_t(y) * nx + x] : kBackground;
+  }
+  RowSums running;
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int y = y0 + r;
+    if (y >= ny) break;  // the same for the whole warp
+    const int64_t i = sliceBase + int64_t(y) * nx + x;
+    int32_t label = 0;
+    if (up[r] != kBackground) {
+      label = labelOf(parent, rootMasks, rootEnds, static_cast<int32_t>(i), up[r], nx,
+                      segmentsPerRow);
     }
-    labels[i] = label;
+    if (x < nx) labels[i] = label;
+    if (label > capacity) label = 0;
+    const unsigned active = __ballot_sync(0xffffffffu, label > 0);
+    if (active == 0) continue;
+    const int32_t first = __shfl_sync(0xffffffffu, label, __ffs(active) - 1);
+    const RowSums mine = pixelSums(in, i, label, x, y, background);
+    if (__all_sync(0xffffffffu, label <= 0 || label == first)) {
+      RowSums row = warpSums(mine);
+      if (running.label == first) {
+        accumulate(running, row);
+        continue;
+      }
+      if (running.label > 0 && lane == 0) addAtomically(sums[running.label - 1], running);
+      running = row;
+      running.label = first;
+    } else if (label > 0) {
+      addAtomically(sums[label - 1], mine);
+    }
   }
-  measure(in, i, label, sums, capacity, ny, nx, background);
+  if (running.label > 0 && lane == 0) addAtomically(sums[running.label - 1], running);
+}
+
+// Copies the sources' number and the first `limit` sources' sums into host memory mapped for
+// the device, so that one synchronisation brings the table back.
+__global__ void publishSources(const SourceSums* __restrict__ sums, const int32_t* __restrict__ found,
+                               int64_t limit, long long* hostCount, SourceSums* hostSums) {
+  const int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  const int32_t n = *found;
+  if (k == 0) *hostCount = n;
+  if (k < n && k < limit) hostSums[k] = sums[k];
 }
 
 // Dropping the sources below the minimum size: kept[k] = 1 for a kept source, else 0.

@@ -9,12 +9,14 @@ struct SegmentPolicy {
   // Local labelling tiles (labelTiles): 32 wide, so that a warp takes a tile row as one coalesced
   // load and one ballot, and a tile row is one 32-pixel segment of the root counts.
   static constexpr int tileWidth = 32;
-  // 32 rows: fewer tile borders to join in global memory than 16, and shared memory stays small.
-  static constexpr int tileHeight = 32;
-  // 8 warps a tile, each loading 4 rows before any waits: the loads in flight hide DRAM latency
-  // (one pixel per thread left the pass latency-bound).
+  // 64 rows: fewer tile borders to join in global memory (whose chains of parents are walked
+  // one dependent load at a time), and shared memory stays small (8 KiB).
+  static constexpr int tileHeight = 64;
+  // 8 warps a tile, each loading 8 rows before any waits: the loads in flight hide DRAM latency
+  // (one pixel per thread left the pass latency-bound). The relabelling takes the same tiles, a
+  // warp 8 consecutive rows of a strip, whose sums of one source it adds up before its atomics.
   static constexpr int tileThreadRows = 8;
-  // The per-pixel and per-segment passes: 256 threads, 8 blocks fill an SM's 2048 thread slots.
+  // The per-border-pixel and per-source passes: 256 threads, 8 blocks fill an SM's 2048 thread slots.
   // A multiple of 32: their warp votes and shuffles use every lane.
   static constexpr int pixelThreads = 256;
   // Sources whose sums are set aside before their number is known (more: measured again).
