@@ -280,11 +280,10 @@ __device__ inline void addAtomically(SourceSums& s, const RowSums& r) {
 }
 
 // One pixel's share of its source's sums (nothing for label 0).
-__device__ inline RowSums pixelSums(const float* __restrict__ in, int64_t i, int32_t label, int x,
-                                    int y, double background) {
+__device__ inline RowSums pixelSums(float v, int64_t i, int32_t label, int x, int y,
+                                    double background) {
   RowSums r;
   if (label <= 0) return r;
-  const float v = in[i];
   const double f = double(v) - background;
   r.label = label;
   r.npix = 1;
@@ -334,21 +333,6 @@ __device__ inline void accumulate(RowSums& a, const RowSums& b) {
   a.yMax = max(a.yMax, b.yMax);
 }
 
-// The label of foreground pixel i (parent `up`): its root's rank in raster order, from the roots
-// left in the root's segment at or after it and the inclusive scan of the segments' counts.
-__device__ inline int32_t labelOf(const int32_t* __restrict__ parent,
-                                  const uint32_t* __restrict__ rootMasks,
-                                  const int32_t* __restrict__ rootEnds, int32_t i, int32_t up,
-                                  int nx, int segmentsPerRow) {
-  int32_t root = i;
-  while (up != root) {
-    root = up;
-    up = parent[root];
-  }
-  const int64_t segment = segmentOf(root, nx, segmentsPerRow);
-  return rootEnds[segment] - __popc(rootMasks[segment] >> (root % nx % kTileW)) + 1;
-}
-
 // Writes each pixel's label and measures it, on the labelling's tiles: a warp takes 8 consecutive
 // rows of a 32-pixel strip. A row whose foreground lanes all belong to one source (the usual
 // case) is reduced in registers and added to the warp's running sums of that source, which go
@@ -370,23 +354,48 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     const int y = y0 + r;
     up[r] = (x < nx && y < ny) ? parent[sliceBase + int64_t(y) * nx + x] : kBackground;
   }
+  // Each step of every row's walk to its root, then the roots' numbers, as loads that do not
+  // wait on one another (the rows' walks one after another were the pass's critical path).
+  int32_t root[kRowsPerThread];
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r)
+    root[r] = up[r];
+  bool walking = true;
+  while (__any_sync(0xffffffffu, walking)) {
+    walking = false;
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      if (root[r] == kBackground) continue;
+      const int32_t next = parent[root[r]];
+      walking |= next != root[r];
+      root[r] = next;
+    }
+  }
+  int32_t rowLabel[kRowsPerThread];
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    rowLabel[r] = 0;
+    if (root[r] == kBackground) continue;
+    const int64_t segment = segmentOf(root[r], nx, segmentsPerRow);
+    rowLabel[r] = rootEnds[segment] - __popc(rootMasks[segment] >> (root[r] % nx % kTileW)) + 1;
+  }
+  float value[kRowsPerThread];
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r)
+    value[r] = rowLabel[r] > 0 ? in[sliceBase + int64_t(y0 + r) * nx + x] : 0.f;
   RowSums running;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + r;
     if (y >= ny) break;  // the same for the whole warp
     const int64_t i = sliceBase + int64_t(y) * nx + x;
-    int32_t label = 0;
-    if (up[r] != kBackground) {
-      label = labelOf(parent, rootMasks, rootEnds, static_cast<int32_t>(i), up[r], nx,
-                      segmentsPerRow);
-    }
+    int32_t label = rowLabel[r];
     if (x < nx) labels[i] = label;
     if (label > capacity) label = 0;
     const unsigned active = __ballot_sync(0xffffffffu, label > 0);
     if (active == 0) continue;
     const int32_t first = __shfl_sync(0xffffffffu, label, __ffs(active) - 1);
-    const RowSums mine = pixelSums(in, i, label, x, y, background);
+    const RowSums mine = pixelSums(value[r], i, label, x, y, background);
     if (__all_sync(0xffffffffu, label <= 0 || label == first)) {
       RowSums row = warpSums(mine);
       if (running.label == first) {
@@ -404,13 +413,18 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
 }
 
 // Copies the sources' number and the first `limit` sources' sums into host memory mapped for
-// the device, so that one synchronisation brings the table back.
+// the device, so that one synchronisation brings the table back. Consecutive threads write
+// consecutive 8-byte words (a source's sums at once would scatter each store across the bus).
+static_assert(sizeof(SourceSums) % sizeof(unsigned long long) == 0, "sums copy as whole words");
+constexpr int kSumsWords = sizeof(SourceSums) / sizeof(unsigned long long);
 __global__ void publishSources(const SourceSums* __restrict__ sums, const int32_t* __restrict__ found,
                                int64_t limit, long long* hostCount, SourceSums* hostSums) {
-  const int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  const int64_t w = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   const int32_t n = *found;
-  if (k == 0) *hostCount = n;
-  if (k < n && k < limit) hostSums[k] = sums[k];
+  if (w == 0) *hostCount = n;
+  if (w < min(int64_t(n), limit) * kSumsWords)
+    reinterpret_cast<unsigned long long*>(hostSums)[w] =
+        reinterpret_cast<const unsigned long long*>(sums)[w];
 }
 
 // Dropping the sources below the minimum size: kept[k] = 1 for a kept source, else 0.
