@@ -21,13 +21,41 @@
 namespace stacklens::compute::cuda {
 namespace {
 
-// out[i] = in[0] + … + in[i] (CUB's single-pass scan), ordered on the context's stream.
-void inclusiveSum(const ContextPtr& ctx, const int32_t* in, int32_t* out, int64_t n) {
-  size_t tempBytes = 0;
-  SL_CUDA(cub::DeviceScan::InclusiveSum(nullptr, tempBytes, in, out, n, ctx->stream()));
-  DeviceArray<unsigned char> temp(ctx, tempBytes);
-  SL_CUDA(cub::DeviceScan::InclusiveSum(temp.get(), tempBytes, in, out, n, ctx->stream()));
+// out[i] = in[0] + … + in[i] (CUB's single-pass scan), ordered on the context's stream; temp:
+// scanTempBytes(n) bytes, or null for scratch of its own.
+size_t scanTempBytes(int64_t n) {
+  size_t bytes = 0;
+  SL_CUDA(cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<const int32_t*>(nullptr),
+                                        static_cast<int32_t*>(nullptr), n));
+  return bytes;
 }
+void inclusiveSum(const ContextPtr& ctx, const int32_t* in, int32_t* out, int64_t n,
+                  void* temp = nullptr) {
+  size_t bytes = scanTempBytes(n);
+  DeviceArray<unsigned char> own;
+  if (!temp) {
+    own = DeviceArray<unsigned char>(ctx, bytes);
+    temp = own.get();
+  }
+  SL_CUDA(cub::DeviceScan::InclusiveSum(temp, bytes, in, out, n, ctx->stream()));
+}
+
+// Arrays carved out of one device allocation: every pool allocation is host time spent before
+// the first kernel starts.
+class ScratchLayout {
+ public:
+  template <class T>
+  size_t add(int64_t n) {
+    const size_t at = (bytes_ + kAlign - 1) / kAlign * kAlign;
+    bytes_ = at + static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(T);
+    return at;
+  }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  static constexpr size_t kAlign = 256;
+  size_t bytes_ = 0;
+};
 
 // Page-locked host memory mapped for the device, kept for the context's life, where
 // publishSources writes the table: its count, then the sums.
@@ -99,12 +127,22 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   PublishedSources& published = publishedSources(ctx);
   const int64_t segmentsPerRow = blocksFor(s.x, kTileW);
   const int64_t segments = s.z * s.y * segmentsPerRow;
-  DeviceArray<int32_t> parent(ctx, count), rootCounts(ctx, segments), rootEnds(ctx, segments);
-  DeviceArray<uint32_t> rootMasks(ctx, segments);
   // The sources' number is known on the host only at the end: sums for a typical image's are set
   // aside (and cleared by labelTiles) now, and a larger number measures again.
   int64_t capacity = std::min<int64_t>(count, std::max<int64_t>(kMinSourceCapacity, count / 256));
-  DeviceArray<SourceSums> sums(ctx, capacity);
+  ScratchLayout layout;
+  const size_t parentAt = layout.add<int32_t>(count), countsAt = layout.add<int32_t>(segments),
+               endsAt = layout.add<int32_t>(segments), masksAt = layout.add<uint32_t>(segments),
+               sumsAt = layout.add<SourceSums>(capacity),
+               scanAt = layout.add<unsigned char>(static_cast<int64_t>(scanTempBytes(segments)));
+  DeviceArray<unsigned char> scratch(ctx, layout.bytes());
+  auto carve = [&](size_t at) { return scratch.get() + at; };
+  auto* parent = reinterpret_cast<int32_t*>(carve(parentAt));
+  auto* rootCounts = reinterpret_cast<int32_t*>(carve(countsAt));
+  auto* rootEnds = reinterpret_cast<int32_t*>(carve(endsAt));
+  auto* rootMasks = reinterpret_cast<uint32_t*>(carve(masksAt));
+  auto* sums = reinterpret_cast<SourceSums*>(carve(sumsAt));
+  DeviceArray<SourceSums> moreSums;  // where the sources outnumber capacity
   const bool eight = p.connectivity == 8;
   const int64_t columnPixels = s.y * (segmentsPerRow - 1);
   const int64_t borderPixels = columnPixels + s.x * (blocksFor(s.y, kTileH) - 1);
@@ -113,27 +151,27 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   const dim3 tile(kTileW, kTileThreadRows);
   for (int64_t z0 = 0; z0 < s.z; z0 += group) {
     const dim3 tiles(segmentsPerRow, blocksFor(s.y, kTileH), slicesFrom(z0));
-    labelTiles<<<tiles, tile, 0, st>>>(in.data(), parent.get(), rootMasks.get(), rootCounts.get(),
+    labelTiles<<<tiles, tile, 0, st>>>(in.data(), parent, rootMasks, rootCounts,
                                        int(s.y), int(s.x), int(z0),
-                                       static_cast<float>(out.threshold), eight, sums.get(),
+                                       static_cast<float>(out.threshold), eight, sums,
                                        z0 == 0 ? capacity : 0);
     if (borderPixels > 0)
       mergeTileBorders<<<dim3(blocksFor(borderPixels, kPixelThreads), slicesFrom(z0)),
-                         kPixelThreads, 0, st>>>(parent.get(), rootMasks.get(), rootCounts.get(),
+                         kPixelThreads, 0, st>>>(parent, rootMasks, rootCounts,
                                                  int(s.y), int(s.x), int(z0), eight, columnPixels,
                                                  borderPixels);
   }
   for (int64_t z0 = 0; z0 < s.z && borderPixels > 0; z0 += group)
     flattenBorderPaths<<<dim3(blocksFor(borderPixels, kPixelThreads), slicesFrom(z0)),
-                         kPixelThreads, 0, st>>>(parent.get(), int(s.y), int(s.x), int(z0), eight,
+                         kPixelThreads, 0, st>>>(parent, int(s.y), int(s.x), int(z0), eight,
                                                  columnPixels, borderPixels);
   SL_LAUNCHED();
-  inclusiveSum(ctx, rootCounts.get(), rootEnds.get(), segments);
+  inclusiveSum(ctx, rootCounts, rootEnds, segments, carve(scanAt));
   auto relabel = [&] {
     for (int64_t z0 = 0; z0 < s.z; z0 += group) {
       const dim3 tiles(segmentsPerRow, blocksFor(s.y, kTileH), slicesFrom(z0));
-      relabelAndMeasure<<<tiles, tile, 0, st>>>(in.data(), parent.get(), rootMasks.get(),
-                                                rootEnds.get(), labels, sums.get(), capacity,
+      relabelAndMeasure<<<tiles, tile, 0, st>>>(in.data(), parent, rootMasks,
+                                                rootEnds, labels, sums, capacity,
                                                 int(s.y), int(s.x), int(z0),
                                                 out.background.clipped.median);
     }
@@ -141,16 +179,17 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   };
   relabel();
   const int64_t limit = std::min(capacity, published.capacity());
-  publishSources<<<blocksFor(limit, kPixelThreads), kPixelThreads, 0, st>>>(
-      sums.get(), rootEnds.get() + segments - 1, limit, published.deviceCount(),
+  publishSources<<<blocksFor(limit * kSumsWords, kPixelThreads), kPixelThreads, 0, st>>>(
+      sums, rootEnds + segments - 1, limit, published.deviceCount(),
       published.deviceSums());
   SL_LAUNCHED();
   SL_CUDA(cudaStreamSynchronize(st));
   int64_t nSources = *published.count();
   if (nSources > capacity) {
     capacity = nSources;
-    sums = DeviceArray<SourceSums>(ctx, capacity);
-    initSums<<<blocksFor(capacity, kPixelThreads), kPixelThreads, 0, st>>>(sums.get(), capacity);
+    moreSums = DeviceArray<SourceSums>(ctx, capacity);
+    sums = moreSums.get();
+    initSums<<<blocksFor(capacity, kPixelThreads), kPixelThreads, 0, st>>>(sums, capacity);
     relabel();
   }
   std::vector<SourceSums> host;
@@ -158,12 +197,12 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
     DeviceArray<int32_t> kept(ctx, nSources), keptEnds(ctx, nSources);
     DeviceArray<SourceSums> keptSums(ctx, nSources);
     const unsigned sourceBlocks = blocksFor(nSources, kPixelThreads);
-    markKeptSources<<<sourceBlocks, kPixelThreads, 0, st>>>(sums.get(), kept.get(), nSources,
+    markKeptSources<<<sourceBlocks, kPixelThreads, 0, st>>>(sums, kept.get(), nSources,
                                                             p.minPixels);
     inclusiveSum(ctx, kept.get(), keptEnds.get(), nSources);
     renumberKept<<<blocksFor(count, kPixelThreads), kPixelThreads, 0, st>>>(
         labels, kept.get(), keptEnds.get(), count);
-    compactKept<<<sourceBlocks, kPixelThreads, 0, st>>>(sums.get(), keptSums.get(), kept.get(),
+    compactKept<<<sourceBlocks, kPixelThreads, 0, st>>>(sums, keptSums.get(), kept.get(),
                                                         keptEnds.get(), nSources);
     SL_LAUNCHED();
     int32_t keptCount = 0;
@@ -173,7 +212,7 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
     if (nSources > 0) readBack(ctx, host.data(), keptSums.get(), nSources);
   } else if (nSources > limit) {
     host.resize(nSources);
-    readBack(ctx, host.data(), sums.get(), nSources);
+    readBack(ctx, host.data(), sums, nSources);
     published.reserve(nSources);  // for the next image like this one
   } else {
     host.assign(published.sums(), published.sums() + nSources);

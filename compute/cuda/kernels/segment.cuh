@@ -23,6 +23,7 @@ constexpr int kTileThreadRows = tuning::SegmentPolicy::tileThreadRows;
 constexpr int kRowsPerThread = kTileH / kTileThreadRows;
 constexpr int kPixelThreads = tuning::SegmentPolicy::pixelThreads;
 constexpr int64_t kMinSourceCapacity = tuning::SegmentPolicy::minSourceCapacity;
+constexpr int kRelabelBlocksPerSm = tuning::SegmentPolicy::relabelBlocksPerSm;
 static_assert(kTileW == 32, "a warp takes a tile row: one lane per pixel, one ballot per row");
 static_assert(kTileH % kTileThreadRows == 0, "every thread takes the same number of rows");
 static_assert(kPixelThreads % 32 == 0, "the per-pixel passes' warp votes use every lane");
@@ -40,12 +41,27 @@ __device__ inline int32_t findRoot(const int32_t* labels, int32_t i) {
   return i;
 }
 
+// findRoot that points each node it passes at its grandparent (path halving), so that later
+// walks are short. Safe beside concurrent joins: a parent is always a smaller index and an
+// ancestor, and a join that loses its link to such a store joins the old parent's root again.
+__device__ inline int32_t findRootHalving(int32_t* labels, int32_t i) {
+  int32_t up = labels[i];
+  if (up == i) return i;
+  int32_t next;
+  while (up != (next = labels[up])) {
+    labels[i] = next;
+    i = up;
+    up = next;
+  }
+  return up;
+}
+
 // Joins the trees of a and b, the larger root pointing to the smaller one (global or shared
 // memory: atomicMin works on both). Returns the root that stopped being one, or −1 when a and b
 // were already joined.
 __device__ inline int32_t unite(int32_t* labels, int32_t a, int32_t b) {
-  a = findRoot(labels, a);
-  b = findRoot(labels, b);
+  a = findRootHalving(labels, a);
+  b = findRootHalving(labels, b);
   while (a != b) {
     if (a < b) {
       int32_t t = a;
@@ -54,8 +70,8 @@ __device__ inline int32_t unite(int32_t* labels, int32_t a, int32_t b) {
     }
     int32_t old = atomicMin(&labels[a], b);
     if (old == a) return a;  // a was a root and now hangs below b
-    a = findRoot(labels, old);
-    b = findRoot(labels, b);
+    a = findRootHalving(labels, old);
+    b = findRootHalving(labels, b);
   }
   return -1;
 }
@@ -150,7 +166,7 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     int32_t label = kBackground;
     bool root = false;
     if (bitAt(mine[r], lane)) {
-      const int lr = findRoot(local, li);
+      const int lr = findRootHalving(local, li);
       root = lr == li;
       label = static_cast<int32_t>(sliceBase + int64_t(y0 + lr / kTileW) * nx +
                                    blockIdx.x * kTileW + lr % kTileW);
@@ -338,7 +354,7 @@ __device__ inline void accumulate(RowSums& a, const RowSums& b) {
 // case) is reduced in registers and added to the warp's running sums of that source, which go
 // out in one set of atomics when the source changes; other rows add lane by lane. Sources
 // numbered above `capacity` are not measured.
-__global__ void __launch_bounds__(kTileW* kTileThreadRows)
+__global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
     relabelAndMeasure(const float* __restrict__ in, const int32_t* __restrict__ parent,
                       const uint32_t* __restrict__ rootMasks, const int32_t* __restrict__ rootEnds,
                       int32_t* __restrict__ labels, SourceSums* sums, int64_t capacity, int ny,
@@ -348,48 +364,46 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
   const int y0 = blockIdx.y * kTileH + threadIdx.y * kRowsPerThread;
   const int64_t sliceBase = (int64_t(z0) + blockIdx.z) * ny * nx;
   const int segmentsPerRow = gridDim.x;
-  int32_t up[kRowsPerThread];
+  // node[r]: row r's parent, then its root, then its label (0: background). Each step of every
+  // row's walk, then the roots' numbers and the values, are loads that do not wait on one
+  // another (the rows' walks one after another were the pass's critical path).
+  int32_t node[kRowsPerThread];
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + r;
-    up[r] = (x < nx && y < ny) ? parent[sliceBase + int64_t(y) * nx + x] : kBackground;
+    node[r] = (x < nx && y < ny) ? parent[sliceBase + int64_t(y) * nx + x] : kBackground;
   }
-  // Each step of every row's walk to its root, then the roots' numbers, as loads that do not
-  // wait on one another (the rows' walks one after another were the pass's critical path).
-  int32_t root[kRowsPerThread];
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r)
-    root[r] = up[r];
   bool walking = true;
   while (__any_sync(0xffffffffu, walking)) {
     walking = false;
 #pragma unroll
     for (int r = 0; r < kRowsPerThread; ++r) {
-      if (root[r] == kBackground) continue;
-      const int32_t next = parent[root[r]];
-      walking |= next != root[r];
-      root[r] = next;
+      if (node[r] == kBackground) continue;
+      const int32_t next = parent[node[r]];
+      walking |= next != node[r];
+      node[r] = next;
     }
   }
-  int32_t rowLabel[kRowsPerThread];
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
-    rowLabel[r] = 0;
-    if (root[r] == kBackground) continue;
-    const int64_t segment = segmentOf(root[r], nx, segmentsPerRow);
-    rowLabel[r] = rootEnds[segment] - __popc(rootMasks[segment] >> (root[r] % nx % kTileW)) + 1;
+    if (node[r] == kBackground) {
+      node[r] = 0;
+      continue;
+    }
+    const int64_t segment = segmentOf(node[r], nx, segmentsPerRow);
+    node[r] = rootEnds[segment] - __popc(rootMasks[segment] >> (node[r] % nx % kTileW)) + 1;
   }
   float value[kRowsPerThread];
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r)
-    value[r] = rowLabel[r] > 0 ? in[sliceBase + int64_t(y0 + r) * nx + x] : 0.f;
+    value[r] = node[r] > 0 ? in[sliceBase + int64_t(y0 + r) * nx + x] : 0.f;
   RowSums running;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + r;
     if (y >= ny) break;  // the same for the whole warp
     const int64_t i = sliceBase + int64_t(y) * nx + x;
-    int32_t label = rowLabel[r];
+    int32_t label = node[r];
     if (x < nx) labels[i] = label;
     if (label > capacity) label = 0;
     const unsigned active = __ballot_sync(0xffffffffu, label > 0);
