@@ -151,15 +151,13 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   const dim3 tile(kTileW, kTileThreadRows);
   for (int64_t z0 = 0; z0 < s.z; z0 += group) {
     const dim3 tiles(segmentsPerRow, blocksFor(s.y, kTileH), slicesFrom(z0));
-    labelTiles<<<tiles, tile, 0, st>>>(in.data(), parent, rootMasks, rootCounts,
-                                       int(s.y), int(s.x), int(z0),
-                                       static_cast<float>(out.threshold), eight, sums,
+    labelTiles<<<tiles, tile, 0, st>>>(in.data(), parent, rootMasks, rootCounts, int(s.y), int(s.x),
+                                       int(z0), static_cast<float>(out.threshold), eight, sums,
                                        z0 == 0 ? capacity : 0);
     if (borderPixels > 0)
       mergeTileBorders<<<dim3(blocksFor(borderPixels, kPixelThreads), slicesFrom(z0)),
-                         kPixelThreads, 0, st>>>(parent, rootMasks, rootCounts,
-                                                 int(s.y), int(s.x), int(z0), eight, columnPixels,
-                                                 borderPixels);
+                         kPixelThreads, 0, st>>>(parent, rootMasks, rootCounts, int(s.y), int(s.x),
+                                                 int(z0), eight, columnPixels, borderPixels);
   }
   for (int64_t z0 = 0; z0 < s.z && borderPixels > 0; z0 += group)
     flattenBorderPaths<<<dim3(blocksFor(borderPixels, kPixelThreads), slicesFrom(z0)),
@@ -170,9 +168,8 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   auto relabel = [&] {
     for (int64_t z0 = 0; z0 < s.z; z0 += group) {
       const dim3 tiles(segmentsPerRow, blocksFor(s.y, kTileH), slicesFrom(z0));
-      relabelAndMeasure<<<tiles, tile, 0, st>>>(in.data(), parent, rootMasks,
-                                                rootEnds, labels, sums, capacity,
-                                                int(s.y), int(s.x), int(z0),
+      relabelAndMeasure<<<tiles, tile, 0, st>>>(in.data(), parent, rootMasks, rootEnds, labels,
+                                                sums, capacity, int(s.y), int(s.x), int(z0),
                                                 out.background.clipped.median);
     }
     SL_LAUNCHED();
@@ -180,8 +177,7 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   relabel();
   const int64_t limit = std::min(capacity, published.capacity());
   publishSources<<<blocksFor(limit * kSumsWords, kPixelThreads), kPixelThreads, 0, st>>>(
-      sums, rootEnds + segments - 1, limit, published.deviceCount(),
-      published.deviceSums());
+      sums, rootEnds + segments - 1, limit, published.deviceCount(), published.deviceSums());
   SL_LAUNCHED();
   SL_CUDA(cudaStreamSynchronize(st));
   int64_t nSources = *published.count();
@@ -200,8 +196,8 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
     markKeptSources<<<sourceBlocks, kPixelThreads, 0, st>>>(sums, kept.get(), nSources,
                                                             p.minPixels);
     inclusiveSum(ctx, kept.get(), keptEnds.get(), nSources);
-    renumberKept<<<blocksFor(count, kPixelThreads), kPixelThreads, 0, st>>>(
-        labels, kept.get(), keptEnds.get(), count);
+    renumberKept<<<blocksFor(count, kPixelThreads), kPixelThreads, 0, st>>>(labels, kept.get(),
+                                                                            keptEnds.get(), count);
     compactKept<<<sourceBlocks, kPixelThreads, 0, st>>>(sums, keptSums.get(), kept.get(),
                                                         keptEnds.get(), nSources);
     SL_LAUNCHED();

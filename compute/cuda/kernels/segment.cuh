@@ -237,14 +237,13 @@ __global__ void mergeTileBorders(int32_t* parent, uint32_t* rootMasks, int32_t* 
   if (t >= borderPixels) return;
   const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
   const int64_t sliceBase = (int64_t(z0) + blockIdx.y) * ny * nx;
-  forBorderNeighbours(parent, t, ny, nx, sliceBase, eight, columnPixels,
-                      [&](int32_t i, int32_t j) {
-                        const int32_t gone = unite(parent, i, j);
-                        if (gone < 0) return;
-                        const int64_t segment = segmentOf(gone, nx, segmentsPerRow);
-                        atomicAnd(&rootMasks[segment], ~(1u << (gone % nx % kTileW)));
-                        atomicSub(&rootCounts[segment], 1);
-                      });
+  forBorderNeighbours(parent, t, ny, nx, sliceBase, eight, columnPixels, [&](int32_t i, int32_t j) {
+    const int32_t gone = unite(parent, i, j);
+    if (gone < 0) return;
+    const int64_t segment = segmentOf(gone, nx, segmentsPerRow);
+    atomicAnd(&rootMasks[segment], ~(1u << (gone % nx % kTileW)));
+    atomicSub(&rootCounts[segment], 1);
+  });
 }
 
 // Points every node on the path from i to its root at the root.
@@ -266,11 +265,10 @@ __global__ void flattenBorderPaths(int32_t* parent, int ny, int nx, int z0, bool
   const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (t >= borderPixels) return;
   const int64_t sliceBase = (int64_t(z0) + blockIdx.y) * ny * nx;
-  forBorderNeighbours(parent, t, ny, nx, sliceBase, eight, columnPixels,
-                      [&](int32_t i, int32_t j) {
-                        compressPath(parent, i);
-                        compressPath(parent, j);
-                      });
+  forBorderNeighbours(parent, t, ny, nx, sliceBase, eight, columnPixels, [&](int32_t i, int32_t j) {
+    compressPath(parent, i);
+    compressPath(parent, j);
+  });
 }
 
 // A warp's running sums of one source over the rows it has measured (every lane holds them).
@@ -431,8 +429,9 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
 // consecutive 8-byte words (a source's sums at once would scatter each store across the bus).
 static_assert(sizeof(SourceSums) % sizeof(unsigned long long) == 0, "sums copy as whole words");
 constexpr int kSumsWords = sizeof(SourceSums) / sizeof(unsigned long long);
-__global__ void publishSources(const SourceSums* __restrict__ sums, const int32_t* __restrict__ found,
-                               int64_t limit, long long* hostCount, SourceSums* hostSums) {
+__global__ void publishSources(const SourceSums* __restrict__ sums,
+                               const int32_t* __restrict__ found, int64_t limit,
+                               long long* hostCount, SourceSums* hostSums) {
   const int64_t w = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   const int32_t n = *found;
   if (w == 0) *hostCount = n;
@@ -459,8 +458,8 @@ __global__ void renumberKept(int32_t* labels, const int32_t* __restrict__ kept,
 }
 
 __global__ void compactKept(const SourceSums* __restrict__ sums, SourceSums* __restrict__ out,
-                            const int32_t* __restrict__ kept,
-                            const int32_t* __restrict__ keptEnds, int64_t n) {
+                            const int32_t* __restrict__ kept, const int32_t* __restrict__ keptEnds,
+                            int64_t n) {
   const int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (k < n && kept[k]) out[keptEnds[k] - 1] = sums[k];
 }

@@ -19,8 +19,8 @@ struct SegmentPolicy {
   // The relabelling's blocks resident on an SM at least: caps its registers (its sums of two
   // sources and its rows' state) so that enough warps keep loads in flight.
   static constexpr int relabelBlocksPerSm = 4;
-  // The per-border-pixel and per-source passes: 256 threads, 8 blocks fill an SM's 2048 thread slots.
-  // A multiple of 32: their warp votes and shuffles use every lane.
+  // The per-border-pixel and per-source passes: 256 threads, 8 blocks fill an SM's 2048 thread
+  // slots. A multiple of 32: their warp votes and shuffles use every lane.
   static constexpr int pixelThreads = 256;
   // Sources whose sums are set aside before their number is known (more: measured again).
   static constexpr int minSourceCapacity = 4096;
