@@ -240,7 +240,7 @@ TEST_P(Segment, MatchesTheReferenceOnRandomMasks) {
   }
 }
 
-// Dense random masks: components that wind across many of CUDA's 32×32 labelling tiles (and the
+// Dense random masks: components that wind across many of CUDA's 32×64 labelling tiles (and the
 // slices' edges), where the tile-border joins and the raster-order relabelling must agree with
 // the flood fill.
 TEST_P(Segment, WindingComponentsAcrossTilesMatchTheReference) {
