@@ -51,12 +51,14 @@ void enqueueEvaluation(cudaStream_t st, unsigned grid, Workspace* ws,
 // cudaMalloc, not the stream-ordered pool (compute-sanitizer's memcheck also gave wrong results
 // with pool memory in a conditional graph).
 struct ClipLoop : Context::Extension {
-  explicit ClipLoop(int blocks) {
+  // The resident workspace is zeroed on the context's stream (which does not wait for the legacy
+  // default stream), so that the first loop launched there sees it cleared.
+  ClipLoop(int blocks, cudaStream_t stream) {
     if (cudaMalloc(&ws, sizeof(Workspace)) != cudaSuccess ||
         cudaMalloc(&candidates, kCandidates * sizeof(float)) != cudaSuccess ||
         cudaMalloc(&resident, sizeof(ResidentWorkspace)) != cudaSuccess ||
         cudaMalloc(&slots, 3 * blocks * sizeof(BlockSums)) != cudaSuccess ||
-        cudaMemset(resident, 0, sizeof(ResidentWorkspace)) != cudaSuccess) {
+        cudaMemsetAsync(resident, 0, sizeof(ResidentWorkspace), stream) != cudaSuccess) {
       cudaGetLastError();  // not sticky: clear it
       release();
       throw DeviceOutOfMemory("sigma clipping: no device memory for its workspace");
@@ -82,7 +84,7 @@ struct ClipLoop : Context::Extension {
 
 ClipLoop& clipLoop(const ContextPtr& ctx) {
   std::unique_ptr<Context::Extension>& slot = ctx->extension("sigma_clip.loop");
-  if (!slot) slot = std::make_unique<ClipLoop>(ctx->smCount());
+  if (!slot) slot = std::make_unique<ClipLoop>(ctx->smCount(), ctx->stream());
   return static_cast<ClipLoop&>(*slot);
 }
 
