@@ -4,7 +4,8 @@
 // order (SciPy's) from per-segment root bits and a scan of their counts, and the relabelling
 // fused with the per-source measurements. The host waits once, at the end: the table is
 // published into mapped host memory; components below the minimum size are dropped after they
-// are measured. Kernels: kernels/segment.cuh; launch shapes: tuning/segment.cuh.
+// are measured. Kernels: kernels/segment.cuh (labelling), segment_measure.cuh (relabelling and
+// measuring), segment_sources.cuh (the table); launch shapes: tuning/segment.cuh.
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 
 #include "compute/cuda/host/cuda_context.cuh"
 #include "compute/cuda/kernels/segment.cuh"
+#include "compute/cuda/kernels/segment_measure.cuh"
+#include "compute/cuda/kernels/segment_sources.cuh"
 #include "compute/cuda/tuning/segment.cuh"
 
 namespace stacklens::compute::cuda {

@@ -1,0 +1,173 @@
+// The segmentation's relabelling (compute/cuda/cuda_segment.cu): each root numbered in raster
+// order from the roots left in each 32-pixel segment of the labelling (kernels/segment.cuh),
+// fused with the per-source measurements (a warp adds up its rows of one source before its
+// atomics). Launch shapes: tuning/segment.cuh. (For compute/cuda/*.cu only.)
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "compute/cuda/kernels/cuda_kernels.cuh"
+#include "compute/cuda/kernels/segment.cuh"
+#include "compute/cuda/kernels/segment_sources.cuh"
+#include "compute/cuda/tuning/segment.cuh"
+
+namespace stacklens::compute::cuda {
+namespace {
+
+// A warp's running sums of one source over the rows it has measured (every lane holds them).
+struct RowSums {
+  int32_t label = 0;  // 0: none
+  unsigned long long npix = 0, peak = 0;
+  double flux = 0, fluxX = 0, fluxY = 0, sumX = 0, sumY = 0;
+  int32_t xMin = INT32_MAX, xMax = -1, yMin = INT32_MAX, yMax = -1;
+};
+
+__device__ inline void addAtomically(SourceSums& s, const RowSums& r) {
+  atomicAdd(&s.npix, r.npix);
+  atomicAdd(&s.flux, r.flux);
+  atomicAdd(&s.fluxX, r.fluxX);
+  atomicAdd(&s.fluxY, r.fluxY);
+  atomicAdd(&s.sumX, r.sumX);
+  atomicAdd(&s.sumY, r.sumY);
+  atomicMax(&s.peak, r.peak);
+  atomicMin(&s.xMin, r.xMin);
+  atomicMax(&s.xMax, r.xMax);
+  atomicMin(&s.yMin, r.yMin);
+  atomicMax(&s.yMax, r.yMax);
+}
+
+// One pixel's share of its source's sums (nothing for label 0).
+__device__ inline RowSums pixelSums(float v, int64_t i, int32_t label, int x, int y,
+                                    double background) {
+  RowSums r;
+  if (label <= 0) return r;
+  const double f = double(v) - background;
+  r.label = label;
+  r.npix = 1;
+  r.peak = (static_cast<unsigned long long>(orderedKey(v)) << 32) |
+           (0xffffffffull - static_cast<unsigned long long>(i));
+  r.flux = f;
+  r.fluxX = f * x;
+  r.fluxY = f * y;
+  r.sumX = x;
+  r.sumY = y;
+  r.xMin = r.xMax = x;
+  r.yMin = r.yMax = y;
+  return r;
+}
+
+// The sums of the whole warp's lanes, in every lane.
+__device__ inline RowSums warpSums(RowSums r) {
+  for (int o = 16; o > 0; o /= 2) {
+    r.npix += __shfl_xor_sync(0xffffffffu, r.npix, o);
+    r.flux += __shfl_xor_sync(0xffffffffu, r.flux, o);
+    r.fluxX += __shfl_xor_sync(0xffffffffu, r.fluxX, o);
+    r.fluxY += __shfl_xor_sync(0xffffffffu, r.fluxY, o);
+    r.sumX += __shfl_xor_sync(0xffffffffu, r.sumX, o);
+    r.sumY += __shfl_xor_sync(0xffffffffu, r.sumY, o);
+    const unsigned long long peak = __shfl_xor_sync(0xffffffffu, r.peak, o);
+    r.peak = peak > r.peak ? peak : r.peak;
+    r.xMin = min(r.xMin, __shfl_xor_sync(0xffffffffu, r.xMin, o));
+    r.xMax = max(r.xMax, __shfl_xor_sync(0xffffffffu, r.xMax, o));
+    r.yMin = min(r.yMin, __shfl_xor_sync(0xffffffffu, r.yMin, o));
+    r.yMax = max(r.yMax, __shfl_xor_sync(0xffffffffu, r.yMax, o));
+  }
+  return r;
+}
+
+// a += b, both of the same source.
+__device__ inline void accumulate(RowSums& a, const RowSums& b) {
+  a.npix += b.npix;
+  a.flux += b.flux;
+  a.fluxX += b.fluxX;
+  a.fluxY += b.fluxY;
+  a.sumX += b.sumX;
+  a.sumY += b.sumY;
+  a.peak = b.peak > a.peak ? b.peak : a.peak;
+  a.xMin = min(a.xMin, b.xMin);
+  a.xMax = max(a.xMax, b.xMax);
+  a.yMin = min(a.yMin, b.yMin);
+  a.yMax = max(a.yMax, b.yMax);
+}
+
+// Writes each pixel's label and measures it, on the labelling's tiles: a warp takes 8 consecutive
+// rows of a 32-pixel strip. A row whose foreground lanes all belong to one source (the usual
+// case) is reduced in registers and added to the warp's running sums of that source, which go
+// out in one set of atomics when the source changes; other rows add lane by lane. Sources
+// numbered above `capacity` are not measured.
+__global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
+    relabelAndMeasure(const float* __restrict__ in, const int32_t* __restrict__ parent,
+                      const uint32_t* __restrict__ rootMasks, const int32_t* __restrict__ rootEnds,
+                      int32_t* __restrict__ labels, SourceSums* sums, int64_t capacity, int ny,
+                      int nx, int z0, double background) {
+  const int lane = threadIdx.x;
+  const int x = blockIdx.x * kTileW + lane;
+  const int y0 = blockIdx.y * kTileH + threadIdx.y * kRowsPerThread;
+  const int64_t sliceBase = (int64_t(z0) + blockIdx.z) * ny * nx;
+  const int segmentsPerRow = gridDim.x;
+  // node[r]: row r's parent, then its root, then its label (0: background). Each step of every
+  // row's walk, then the roots' numbers and the values, are loads that do not wait on one
+  // another (the rows' walks one after another were the pass's critical path).
+  int32_t node[kRowsPerThread];
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int y = y0 + r;
+    node[r] = (x < nx && y < ny) ? parent[sliceBase + int64_t(y) * nx + x] : kBackground;
+  }
+  bool walking = true;
+  while (__any_sync(0xffffffffu, walking)) {
+    walking = false;
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      if (node[r] == kBackground) continue;
+      const int32_t next = parent[node[r]];
+      walking |= next != node[r];
+      node[r] = next;
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    if (node[r] == kBackground) {
+      node[r] = 0;
+      continue;
+    }
+    const int64_t segment = segmentOf(node[r], nx, segmentsPerRow);
+    node[r] = rootEnds[segment] - __popc(rootMasks[segment] >> (node[r] % nx % kTileW)) + 1;
+  }
+  float value[kRowsPerThread];
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r)
+    value[r] = node[r] > 0 ? in[sliceBase + int64_t(y0 + r) * nx + x] : 0.f;
+  RowSums running;
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int y = y0 + r;
+    if (y >= ny) break;  // the same for the whole warp
+    const int64_t i = sliceBase + int64_t(y) * nx + x;
+    int32_t label = node[r];
+    if (x < nx) labels[i] = label;
+    if (label > capacity) label = 0;
+    const unsigned active = __ballot_sync(0xffffffffu, label > 0);
+    if (active == 0) continue;
+    const int32_t first = __shfl_sync(0xffffffffu, label, __ffs(active) - 1);
+    const RowSums mine = pixelSums(value[r], i, label, x, y, background);
+    if (__all_sync(0xffffffffu, label <= 0 || label == first)) {
+      RowSums row = warpSums(mine);
+      if (running.label == first) {
+        accumulate(running, row);
+        continue;
+      }
+      if (running.label > 0 && lane == 0) addAtomically(sums[running.label - 1], running);
+      running = row;
+      running.label = first;
+    } else if (label > 0) {
+      addAtomically(sums[label - 1], mine);
+    }
+  }
+  if (running.label > 0 && lane == 0) addAtomically(sums[running.label - 1], running);
+}
+
+}  // namespace
+}  // namespace stacklens::compute::cuda
