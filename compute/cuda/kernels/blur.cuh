@@ -71,11 +71,6 @@ __device__ __forceinline__ int reflectNear(int i, int n) {
   return j >= 0 && j < n ? j : int(reflectIndex(i, n));
 }
 
-__device__ __forceinline__ void copyAsync16(float* shared, const float* global) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
-}
-
 // One kFuseW × kFuseH output tile per block (radius R on both axes): the input tile with its halo
 // (reflected at the image edges) goes to shared memory, the x pass over all its rows into a second
 // shared array, then the y pass to the output: one read and one write of the image. Sums run in
@@ -114,7 +109,7 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
         for (int e = 0; e < 4; ++e) src[r * P + 4 * lane + e] = __ldg(row + xs[e]);
       }
     }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    waitForAsyncCopies();
   }
   __syncthreads();
   // x pass: four adjacent outputs per thread from the float4s around them; a quarter warp reads

@@ -1,4 +1,5 @@
-// Small device helpers shared by the CUDA operation files (boundary index maps, key transforms).
+// Small device helpers shared by the CUDA operation files (boundary index maps, key transforms,
+// asynchronous copies).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -35,6 +36,21 @@ __device__ inline uint32_t orderedKey(float v) {
 __device__ inline float keyToFloat(uint32_t k) {
   uint32_t u = (k & 0x80000000u) ? (k & 0x7fffffffu) : ~k;
   return __uint_as_float(u);
+}
+
+// Asynchronous copies from global to shared memory that bypass registers, so that a thread can
+// issue all of its copies before waiting for any: 4 bytes (kept in L1 too), or 16 aligned bytes
+// (L2 only). waitForAsyncCopies waits for all of the thread's copies.
+__device__ __forceinline__ void copyAsync4(float* shared, const float* global) {
+  const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(at), "l"(global) : "memory");
+}
+__device__ __forceinline__ void copyAsync16(float* shared, const float* global) {
+  const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(at), "l"(global) : "memory");
+}
+__device__ __forceinline__ void waitForAsyncCopies() {
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
 }  // namespace stacklens::compute::cuda

@@ -141,14 +141,6 @@ __device__ inline void splineTaps(const SplineZoomAxis& a, int o0, int oEnd, int
     taps[o - o0] = splineTap<kPitch>(o, a.step, q0, offsets[o - o0]);
 }
 
-// Copies one float from global to shared memory without passing through registers: a thread
-// issues all its copies before waiting for any, so a block's staging waits for memory once.
-__device__ inline void copyAsync(float* to, const float* from) {
-  const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(to));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(at), "l"(from) : "memory");
-}
-__device__ inline void waitForCopies() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-
 // mirrorIndex for positions mostly inside the line: the inside ones without its division.
 __device__ inline int mirrored(int i, int n) {
   return static_cast<unsigned>(i) < static_cast<unsigned>(n) ? i : int(mirrorIndex(i, n));
@@ -190,14 +182,14 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
       for (int p = threadIdx.x; p < span; p += kZoomLines) samples[p * kPitch + l] = 0.f;
     } else if (interior) {
       for (int p = threadIdx.x; p < span; p += kZoomLines)
-        copyAsync(samples + p * kPitch + l, src + start + p);
+        copyAsync4(samples + p * kPitch + l, src + start + p);
     } else {
       for (int p = threadIdx.x; p < span; p += kZoomLines)
-        copyAsync(samples + p * kPitch + l, src + mirrored(start + p, a.n));
+        copyAsync4(samples + p * kPitch + l, src + mirrored(start + p, a.n));
     }
   }
   splineTaps<kCPitch>(a, o0, oEnd, r.first, taps, offsets);
-  waitForCopies();
+  waitForAsyncCopies();
   __syncthreads();
   splineCoefficients<kPitch, kCPitch>(samples + kSplineReach * kPitch + threadIdx.x,
                                       coefficients + threadIdx.x, r.count);
@@ -250,14 +242,14 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
     const int64_t stride = int64_t(kZoomThreadRows) * a.lines;
     const float* from = src + int64_t(start + int(threadIdx.y)) * a.lines;
     for (int p = threadIdx.y; p < span; p += kZoomThreadRows, from += stride)
-      copyAsync(samples + p * kPitch + threadIdx.x, from);
+      copyAsync4(samples + p * kPitch + threadIdx.x, from);
   } else {
     for (int p = threadIdx.y; p < span; p += kZoomThreadRows)
-      copyAsync(samples + p * kPitch + threadIdx.x,
-                src + int64_t(mirrored(start + p, a.n)) * a.lines);
+      copyAsync4(samples + p * kPitch + threadIdx.x,
+                 src + int64_t(mirrored(start + p, a.n)) * a.lines);
   }
   splineTaps<kPitch>(a, o0, oEnd, r.first, taps, offsets);
-  waitForCopies();
+  waitForAsyncCopies();
   __syncthreads();
   splineCoefficients<kPitch, kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
                                      coefficients + threadIdx.x, r.count);
