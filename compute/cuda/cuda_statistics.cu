@@ -57,7 +57,11 @@ struct ClipLoop : Context::Extension {
     if (cudaMalloc(&ws, sizeof(Workspace)) != cudaSuccess ||
         cudaMalloc(&candidates, kCandidates * sizeof(float)) != cudaSuccess ||
         cudaMalloc(&resident, sizeof(ResidentWorkspace)) != cudaSuccess ||
-        cudaMalloc(&slots, 3 * blocks * sizeof(BlockSums)) != cudaSuccess ||
+        cudaMalloc(&buffers.slots, 3 * blocks * sizeof(BlockSums)) != cudaSuccess ||
+        cudaMalloc(&buffers.windowValues, windowValueCount(blocks) * sizeof(float)) !=
+            cudaSuccess ||
+        cudaMalloc(&buffers.windowStarts, windowStartCount(blocks) * sizeof(uint32_t)) !=
+            cudaSuccess ||
         cudaMemsetAsync(resident, 0, sizeof(ResidentWorkspace), stream) != cudaSuccess) {
       cudaGetLastError();  // not sticky: clear it
       release();
@@ -69,7 +73,9 @@ struct ClipLoop : Context::Extension {
     release();
   }
   void release() {
-    cudaFree(slots);
+    cudaFree(buffers.windowStarts);
+    cudaFree(buffers.windowValues);
+    cudaFree(buffers.slots);
     cudaFree(resident);
     cudaFree(candidates);
     cudaFree(ws);
@@ -78,7 +84,7 @@ struct ClipLoop : Context::Extension {
   float* candidates = nullptr;
   std::map<unsigned, cudaGraphExec_t> graphs;
   ResidentWorkspace* resident = nullptr;
-  BlockSums* slots = nullptr;  // 3 per block of the resident kernel (one block per SM)
+  ResidentBuffers buffers{};                  // the resident kernel's, for one block per SM
   std::optional<size_t> residentSharedBytes;  // dynamic shared memory a resident block may have
 };
 
@@ -107,7 +113,8 @@ size_t residentSharedBytes(const ContextPtr& ctx, ClipLoop& state) {
 }
 
 // The whole loop in one cooperative launch, when every block's share of the n values fits in its
-// shared memory and one block per SM can be resident; false (nothing launched) otherwise.
+// shared memory and one block per SM (at most kResidentThreads SMs) can be resident; false
+// (nothing launched) otherwise.
 bool clipOnChip(const ContextPtr& ctx, ClipLoop& state, const float* values, int64_t n,
                 const Control& control) {
   static const bool disabled = [] {
@@ -116,16 +123,17 @@ bool clipOnChip(const ContextPtr& ctx, ClipLoop& state, const float* values, int
   }();
   const unsigned grid = static_cast<unsigned>(ctx->smCount());
   const size_t bytes = size_t(residentSharedFloats(n, grid)) * sizeof(float);
-  if (disabled || bytes > residentSharedBytes(ctx, state)) return false;
+  if (disabled || grid > unsigned(kResidentThreads) || bytes > residentSharedBytes(ctx, state))
+    return false;
   int perSm = 0;
   SL_CUDA(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, clipResident, kResidentThreads, bytes));
   if (perSm < 1) return false;
   long long count = n;
   ResidentWorkspace* ws = state.resident;
-  BlockSums* slots = state.slots;
+  ResidentBuffers buffers = state.buffers;
   Control initial = control;
-  void* args[] = {&values, &count, &ws, &slots, &initial};
+  void* args[] = {&values, &count, &ws, &buffers, &initial};
   SL_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(clipResident), dim3(grid),
                                       dim3(kResidentThreads), args, bytes, ctx->stream()));
   return true;

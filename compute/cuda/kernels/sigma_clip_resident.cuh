@@ -2,16 +2,20 @@
 // one cooperative kernel runs astropy's whole loop. Each block copies its share of the values
 // into shared memory once; every evaluation then counts them there and the blocks meet at a
 // grid-wide barrier after each count. Every block reads the same summed counts and so takes the
-// same decisions (digits, statistics, next bounds, done) itself: nothing waits for the host or
-// for another launch.
+// same decisions (bins, statistics, next bounds, done) itself: nothing waits for the host or for
+// another launch.
 //
-// An evaluation counts the moments and the first radix digit of the median's two middle ranks,
-// then two more digits, each count summed across the blocks at a barrier. The median's first
-// digit rarely changes between evaluations, so the first count also keeps, in each block, the
-// values whose first digit is the last median's: when the new first digit is that one again, the
-// later counts read only those few values, not the whole share. The selection and the
-// statistics are those of kernels/statistics.cuh, whose helpers this uses. Launch shape and
-// sizes: tuning/statistics.cuh. (For compute/cuda/*.cu only.)
+// The median is an exact radix selection of the two middle ranks. Between evaluations it moves
+// little, so each evaluation watches a window of keys around the last median: the moments count
+// also counts the kept values below the window, histograms the window's values in 2048 bins and
+// keeps them, sorted by bin, where every block can read them. After the one barrier every block
+// finds the bins of the middle ranks from the summed histogram, gathers those bins' values from
+// all blocks, and selects the ranks among them on its own. Only when the window misses a middle
+// rank or holds more values than the blocks can keep do further counts over the whole share
+// follow, each with a barrier. The first evaluation's window is every key (its bins are the
+// first radix digit). The selection and the statistics are those of kernels/statistics.cuh,
+// whose helpers this uses. Launch shape and sizes: tuning/statistics.cuh. (For compute/cuda/*.cu
+// only.)
 #pragma once
 
 #include <cooperative_groups.h>
@@ -19,6 +23,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cfloat>
 #include <cstdint>
 
 #include "compute/cuda/kernels/statistics.cuh"
@@ -29,22 +34,32 @@ namespace {
 
 constexpr int kResidentThreads = tuning::SigmaClipPolicy::residentThreads;
 constexpr int kResidentCandidates = tuning::SigmaClipPolicy::residentCandidates;
+constexpr int kBinBits = 11;  // log2(kBins)
+static_assert(kBins == 1 << kBinBits, "the window's bins and the digits share one histogram size");
+constexpr int kWindowBinBits = tuning::SigmaClipPolicy::residentWindowBinBits;
+static_assert(kWindowBinBits <= kBinBits, "a window's bins fit the histograms");
+constexpr int kFirstHalfBits = tuning::SigmaClipPolicy::residentFirstHalfBits;
+constexpr int kLeastHalfBits = tuning::SigmaClipPolicy::residentLeastHalfBits;
+constexpr int kMostHalfBits = tuning::SigmaClipPolicy::residentMostHalfBits;
 
-// One block's moments of the kept values.
+// One block's moments of the kept values, and its count of them below and inside the window.
 struct BlockSums {
   unsigned long long count;
   double sum, sumSquares;
   uint32_t minKey, maxKey;
+  uint32_t below, inWindow, mostInWindow;  // mostInWindow: the most any one block holds
 };
 struct AddBlockSums {
   __device__ BlockSums operator()(const BlockSums& a, const BlockSums& b) const {
-    return {a.count + b.count, a.sum + b.sum, a.sumSquares + b.sumSquares, min(a.minKey, b.minKey),
-            max(a.maxKey, b.maxKey)};
+    return {a.count + b.count,           a.sum + b.sum,
+            a.sumSquares + b.sumSquares, min(a.minKey, b.minKey),
+            max(a.maxKey, b.maxKey),     a.below + b.below,
+            a.inWindow + b.inWindow,     max(a.mostInWindow, b.mostInWindow)};
   }
 };
-constexpr BlockSums kNoSums{0, 0.0, 0.0, 0xffffffffu, 0u};
+constexpr BlockSums kNoSums{0, 0.0, 0.0, 0xffffffffu, 0u, 0u, 0u, 0u};
 
-// What one count phase adds up across the blocks: the digit histograms, one per middle rank.
+// What one count phase adds up across the blocks: the histograms, one per middle rank.
 struct PhaseSet {
   uint32_t histogram[2][kBins];
 };
@@ -60,16 +75,45 @@ struct ResidentWorkspace {
   Control control;  // the loop's state at the end, read back by the host
 };
 
+// Device buffers sized by the grid (one block per SM). slots: 3 × grid BlockSums, a set per phase
+// (a block writes the next phase's while others may still read the last's). windowValues: 2 ×
+// grid × kResidentCandidates floats, each block's window values sorted by bin; windowStarts: 2 ×
+// grid × (kBins + 1), where each bin's values start (the last entry: how many). The two halves
+// alternate between evaluations: a block writes the next evaluation's while others may still
+// gather from the last's.
+struct ResidentBuffers {
+  BlockSums* slots;
+  float* windowValues;
+  uint32_t* windowStarts;
+};
+__host__ __device__ constexpr long long windowValueCount(long long grid) {
+  return 2 * grid * kResidentCandidates;
+}
+__host__ __device__ constexpr long long windowStartCount(long long grid) {
+  return 2 * grid * (kBins + 1);
+}
+
+// The keys an evaluation watches: [low, low + last], in kBins bins of 2^binShift keys.
+struct Window {
+  uint32_t low, last;
+  int binShift;
+  bool keep;  // the blocks keep the window's values (not for the whole range)
+};
+
 // The kernel's state in each block's shared memory.
 struct ResidentState {
   Control control;
   Selection selection;
   BlockSums total;
-  bool same;       // both middle ranks still share their digits so far: one histogram
-  bool haveGuess;  // the last evaluation's median gave a first digit to guess
-  uint32_t guess;
-  unsigned binCount;  // the block's kept values in the guessed bin (kept up to the buffer's room)
-  int phase;          // grid-wide barriers passed, selecting the phase set
+  Window window;
+  bool same;  // both middle ranks still share their prefix: one histogram
+  bool haveMedian;
+  uint32_t medianKey;  // the last evaluation's lower middle key
+  int halfBits;        // the last window's half-width (log2 keys)
+  unsigned kept;       // the block's window values (kept up to the buffer's room)
+  unsigned gathered;   // the values of the middle ranks' bins gathered from every block
+  int phase;           // grid-wide barriers passed, selecting the phase set
+  int evaluation;      // selecting the half of the window buffers
 };
 
 __device__ inline PhaseSet& phaseSet(ResidentWorkspace* ws, int phase) {
@@ -103,13 +147,36 @@ __device__ inline uint32_t warpInclusiveSum(uint32_t v) {
   return v;
 }
 
-// The digit (pass Pass) of each middle rank from the histograms summed at `sums`: each warp takes a
-// run of kBins / warps bins, two a lane, and sums it; warp 0 scans the runs' sums to find the run
-// holding each rank, and the warp that holds that run scans its lanes' pairs to find the bin.
-// Counts fit 32 bits: the values selected among fit in the SMs' shared memory. Then every thread
-// sees the new selection.
-template <int Pass>
-__device__ void pickDigit(const uint32_t* sums, ResidentState& s) {
+// The exclusive sums of the block's values, one a thread (at most kResidentThreads), and their
+// total; every thread calls it.
+__device__ uint32_t blockExclusiveSum(uint32_t v, uint32_t& total) {
+  constexpr int kWarps = kResidentThreads / 32;
+  __shared__ uint32_t warpSums[kWarps];
+  __shared__ uint32_t blockTotal;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t inclusive = warpInclusiveSum(v);
+  if (lane == 31) warpSums[warp] = inclusive;
+  __syncthreads();
+  if (warp == 0) {
+    const uint32_t sums = warpInclusiveSum(warpSums[lane]);
+    warpSums[lane] = sums - warpSums[lane];
+    if (lane == 31) blockTotal = sums;
+  }
+  __syncthreads();
+  const uint32_t exclusive = warpSums[warp] + inclusive - v;
+  total = blockTotal;
+  __syncthreads();  // warpSums may be reused by the next call
+  return exclusive;
+}
+
+// The bin of each middle rank in the histograms at `hist` (the summed ones in global memory, or
+// the block's own): each warp takes a run of kBins / warps bins, two a lane, and sums it; warp 0
+// scans the runs' sums to find the run holding each rank, and the warp that holds that run scans
+// its lanes' pairs to find the bin. The bin, shifted by `shift`, is added to the rank's prefix;
+// the rank becomes the rank within the bin. Counts fit 32 bits: the values selected among fit in
+// the SMs' shared memory. Then every thread sees the new selection.
+template <bool Global>
+__device__ void pickBin(const uint32_t* hist, int shift, ResidentState& s) {
   constexpr int kWarps = kResidentThreads / 32, kRun = kBins / kWarps;
   static_assert(kRun == 2 * 32, "each lane takes two bins of its warp's run");
   __shared__ uint32_t runSums[kWarps];
@@ -119,8 +186,9 @@ __device__ void pickDigit(const uint32_t* sums, ResidentState& s) {
   Selection& sel = s.selection;
   const bool same = s.same;
   for (int h = 0; h < (same ? 1 : 2); ++h) {
-    const uint32_t* pair = sums + h * kBins + warp * kRun + 2 * lane;
-    const uint32_t first = __ldcg(pair), both = first + __ldcg(pair + 1);
+    const uint32_t* pair = hist + h * kBins + warp * kRun + 2 * lane;
+    const uint32_t first = Global ? __ldcg(pair) : pair[0];
+    const uint32_t both = first + (Global ? __ldcg(pair + 1) : pair[1]);
     const uint32_t runSum = __reduce_add_sync(0xffffffffu, both);
     const unsigned long long rank[2] = {sel.rank[0], sel.rank[1]};
     if (lane == 0) runSums[warp] = runSum;
@@ -140,14 +208,13 @@ __device__ void pickDigit(const uint32_t* sums, ResidentState& s) {
       const uint32_t end = holderStart[r] + warpInclusiveSum(both), begin = end - both;
       if (begin <= rank[r] && rank[r] < end) {
         const bool inFirst = rank[r] < begin + first;
-        sel.prefix[r] |= uint32_t(warp * kRun + 2 * lane + (inFirst ? 0 : 1)) << digitShift(Pass);
+        sel.prefix[r] += uint32_t(warp * kRun + 2 * lane + (inFirst ? 0 : 1)) << shift;
         sel.rank[r] = rank[r] - (inFirst ? begin : begin + first);
       }
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0 && Pass < 2)
-    s.same = (sel.prefix[0] >> digitShift(Pass)) == (sel.prefix[1] >> digitShift(Pass));
+  if (threadIdx.x == 0) s.same = (sel.prefix[0] >> shift) == (sel.prefix[1] >> shift);
   __syncthreads();
 }
 
@@ -156,54 +223,103 @@ __device__ void clearHistograms(uint32_t (&hist)[2][kBins]) {
   __syncthreads();
 }
 
-// Counts the digit of pass Pass (1 or 2) of the kept values among values[0, len) that share
-// each rank's prefix, into the block's histograms.
-template <int Pass>
+// Counts the digit of `bits` bits at `shift` of the kept values among values[0, len) that share
+// each rank's prefix above it, into the block's histograms.
 __device__ void countDigit(const float* values, int len, FloatBounds bounds, const ResidentState& s,
-                           uint32_t (&hist)[2][kBins]) {
-  constexpr int matchShift = digitShift(Pass - 1), shift = digitShift(Pass);
-  constexpr uint32_t mask = (1u << digitBits(Pass)) - 1;
-  const uint32_t prefix0 = s.selection.prefix[0] >> matchShift,
-                 prefix1 = s.selection.prefix[1] >> matchShift;
+                           int shift, int bits, uint32_t (&hist)[2][kBins]) {
+  const int matchShift = shift + bits;  // up to 32: 64-bit shifts
+  const uint32_t mask = (1u << bits) - 1;
+  const uint64_t prefix0 = uint64_t(s.selection.prefix[0]) >> matchShift,
+                 prefix1 = uint64_t(s.selection.prefix[1]) >> matchShift;
   const bool same = s.same;
   for (int i = threadIdx.x; i < len; i += blockDim.x) {
     const float v = values[i];
     if (!inBounds(v, bounds)) continue;
-    const uint32_t key = orderedKey(v), high = key >> matchShift, digit = (key >> shift) & mask;
+    const uint32_t key = orderedKey(v), digit = (key >> shift) & mask;
+    const uint64_t high = uint64_t(key) >> matchShift;
     if (high == prefix0) atomicAdd(&hist[0][digit], 1u);
     if (!same && high == prefix1) atomicAdd(&hist[1][digit], 1u);
   }
   __syncthreads();
 }
 
-// The moments of the kept values and their first digits, over the block's share; with a guess,
-// the kept values of the guessed bin are also copied to `bin` (up to kResidentCandidates). The
-// block's sums go to its slot; after the barrier every block adds all slots in one order.
+// The moments of the kept values over the block's share, their count below the window, and the
+// window's values: histogrammed by bin and (when the window keeps them) listed in `list`, up to
+// kResidentCandidates. The block's sums go to its slot; after the barrier every block adds all
+// slots in one order.
 __device__ void countMoments(const float* mine, int len, FloatBounds bounds, ResidentState& s,
-                             uint32_t (&hist)[2][kBins], float* bin, BlockSums* slots) {
+                             uint32_t (&hist)[kBins], float* list, BlockSums* slots) {
   using Reduce = cub::BlockReduce<BlockSums, kResidentThreads>;
   __shared__ typename Reduce::TempStorage temp;
-  constexpr uint32_t mask = (1u << digitBits(0)) - 1;
-  const bool haveGuess = s.haveGuess;
-  const uint32_t guess = s.guess;
+  // The same test as inBounds: infinite bounds become the largest finite floats.
+  const float lo = fmaxf(bounds.lo, -FLT_MAX), hi = fminf(bounds.hi, FLT_MAX);
+  const Window w = s.window;
   BlockSums own = kNoSums;
-  for (int i = threadIdx.x; i < len; i += blockDim.x) {
-    const float v = mine[i];
-    if (!inBounds(v, bounds)) continue;
-    const uint32_t key = orderedKey(v), digit = (key >> digitShift(0)) & mask;
-    atomicAdd(&hist[0][digit], 1u);
-    ++own.count;
-    own.sum += v;
-    own.sumSquares += double(v) * v;
-    own.minKey = min(own.minKey, key);
-    own.maxKey = max(own.maxKey, key);
-    if (haveGuess && digit == guess) {  // few values: one shared atomic each
-      const unsigned at = atomicAdd(&s.binCount, 1u);
-      if (at < kResidentCandidates) bin[at] = v;
+  uint32_t count = 0;  // a thread's counts fit 32 bits
+  // Whole warps go round together, for the warp's appends to the list.
+  for (int start = 0; start < len; start += kResidentThreads) {
+    const int i = start + int(threadIdx.x);
+    const float v = i < len ? mine[i] : __int_as_float(0x7fffffff);
+    const bool kept = v >= lo && v <= hi;
+    const uint32_t key = orderedKey(v), offset = key - w.low;
+    const bool inWindow = kept && offset <= w.last;
+    if (kept) {
+      ++count;
+      own.sum += v;
+      own.sumSquares += double(v) * v;
+      own.minKey = min(own.minKey, key);
+      own.maxKey = max(own.maxKey, key);
+      own.below += key < w.low;
+      own.inWindow += inWindow;
+    }
+    if (inWindow) atomicAdd(&hist[offset >> w.binShift], 1u);
+    if (w.keep) {
+      const unsigned lanes = __ballot_sync(0xffffffffu, inWindow);
+      if (lanes) {
+        const int lane = threadIdx.x % 32, leader = __ffs(lanes) - 1;
+        unsigned base = 0;
+        if (lane == leader) base = atomicAdd(&s.kept, unsigned(__popc(lanes)));
+        const unsigned at =
+            __shfl_sync(0xffffffffu, base, leader) + __popc(lanes & ((1u << lane) - 1));
+        if (inWindow && at < kResidentCandidates) list[at] = v;
+      }
     }
   }
-  const BlockSums block = Reduce(temp).Reduce(own, AddBlockSums{});
-  if (threadIdx.x == 0) slots[(s.phase % 3) * gridDim.x + blockIdx.x] = block;
+  own.count = count;
+  BlockSums block = Reduce(temp).Reduce(own, AddBlockSums{});
+  if (threadIdx.x == 0) {
+    block.mostInWindow = block.inWindow;
+    slots[(s.phase % 3) * gridDim.x + blockIdx.x] = block;
+  }
+}
+
+// The block's window values, sorted by bin, into its part of the window buffers, with where each
+// bin starts; nothing when it holds more than it kept. `cursor` is scratch for the bins' ends.
+__device__ void publishWindow(const ResidentBuffers& buffers, const ResidentState& s,
+                              const uint32_t (&hist)[kBins], uint32_t (&cursor)[kBins],
+                              const float* list) {
+  __syncthreads();  // the list and the histogram are complete
+  const unsigned kept = s.kept;
+  if (!s.window.keep || kept > kResidentCandidates) return;
+  const long long part = (s.evaluation % 2) * gridDim.x + blockIdx.x;
+  uint32_t* starts = buffers.windowStarts + part * (kBins + 1);
+  float* values = buffers.windowValues + part * kResidentCandidates;
+  static_assert(kBins == 2 * kResidentThreads, "two bins a thread");
+  const uint32_t first = hist[2 * threadIdx.x], both = first + hist[2 * threadIdx.x + 1];
+  uint32_t total;
+  const uint32_t begin = blockExclusiveSum(both, total);
+  cursor[2 * threadIdx.x] = begin;
+  cursor[2 * threadIdx.x + 1] = begin + first;
+  starts[2 * threadIdx.x] = begin;
+  starts[2 * threadIdx.x + 1] = begin + first;
+  if (threadIdx.x == 0) starts[kBins] = total;
+  __syncthreads();
+  const uint32_t low = s.window.low;
+  const int binShift = s.window.binShift;
+  for (unsigned i = threadIdx.x; i < kept; i += blockDim.x) {
+    const float v = list[i];
+    values[atomicAdd(&cursor[(orderedKey(v) - low) >> binShift], 1u)] = v;
+  }
 }
 
 // Every block's slot of the last phase added in one order (so every block gets the same sums), by
@@ -216,49 +332,144 @@ __device__ void addSlots(const BlockSums* allSlots, ResidentState& s) {
       const BlockSums* slot = slots + b;
       own = AddBlockSums{}(
           own, BlockSums{__ldcg(&slot->count), __ldcg(&slot->sum), __ldcg(&slot->sumSquares),
-                         __ldcg(&slot->minKey), __ldcg(&slot->maxKey)});
+                         __ldcg(&slot->minKey), __ldcg(&slot->maxKey), __ldcg(&slot->below),
+                         __ldcg(&slot->inWindow), __ldcg(&slot->mostInWindow)});
     }
     for (int offset = 16; offset > 0; offset /= 2)
       own = AddBlockSums{}(own, BlockSums{__shfl_down_sync(0xffffffffu, own.count, offset),
                                           __shfl_down_sync(0xffffffffu, own.sum, offset),
                                           __shfl_down_sync(0xffffffffu, own.sumSquares, offset),
                                           __shfl_down_sync(0xffffffffu, own.minKey, offset),
-                                          __shfl_down_sync(0xffffffffu, own.maxKey, offset)});
+                                          __shfl_down_sync(0xffffffffu, own.maxKey, offset),
+                                          __shfl_down_sync(0xffffffffu, own.below, offset),
+                                          __shfl_down_sync(0xffffffffu, own.inWindow, offset),
+                                          __shfl_down_sync(0xffffffffu, own.mostInWindow, offset)});
     if (threadIdx.x == 0) {
       s.total = own;
       const unsigned long long n = own.count;
       s.selection.rank[0] = n > 0 ? (n - 1) / 2 : 0;
       s.selection.rank[1] = n / 2;
-      s.selection.prefix[0] = s.selection.prefix[1] = 0;
-      s.same = true;
     }
   }
   __syncthreads();
 }
 
-// The median's three digits: the first from the summed histograms of the moments count, then two
-// more counts, each summed across the blocks. Those counts need only values with the first digit
-// found: when that is the guessed one and the block kept all of its values, just those.
-__device__ void selectMedian(ResidentWorkspace* ws, const float* mine, int len, const float* bin,
-                             FloatBounds bounds, ResidentState& s, uint32_t (&hist)[2][kBins]) {
-  pickDigit<0>(&phaseSet(ws, s.phase - 1).histogram[0][0], s);
-  const uint32_t first0 = s.selection.prefix[0] >> digitShift(0),
-                 first1 = s.selection.prefix[1] >> digitShift(0);
-  if (s.haveGuess && first0 == s.guess && first1 == s.guess && s.binCount <= kResidentCandidates) {
-    mine = bin;
-    len = int(s.binCount);
+// The values of the middle ranks' bins (from the first's to the second's) from every block's
+// window buffer into `list`; false (nothing usable) when they are more than it holds.
+__device__ bool gatherBins(const ResidentBuffers& buffers, ResidentState& s, float* list) {
+  __shared__ uint32_t blockBegin[kResidentThreads + 1], binStart[kResidentThreads];
+  const Window& w = s.window;
+  const uint32_t first = (s.selection.prefix[0] - w.low) >> w.binShift,
+                 last = (s.selection.prefix[1] - w.low) >> w.binShift;
+  const long long half = (s.evaluation % 2) * gridDim.x;
+  uint32_t count = 0, start = 0;
+  if (threadIdx.x < gridDim.x) {
+    const uint32_t* starts = buffers.windowStarts + (half + threadIdx.x) * (kBins + 1);
+    start = __ldcg(starts + first);
+    count = __ldcg(starts + last + 1) - start;
   }
-  clearHistograms(hist);
-  countDigit<1>(mine, len, bounds, s, hist);
-  endPhase(ws, s, hist, s.same ? 1 : 2);
-  pickDigit<1>(&phaseSet(ws, s.phase - 1).histogram[0][0], s);
-  clearHistograms(hist);
-  countDigit<2>(mine, len, bounds, s, hist);
-  endPhase(ws, s, hist, s.same ? 1 : 2);
-  pickDigit<2>(&phaseSet(ws, s.phase - 1).histogram[0][0], s);
+  uint32_t total;
+  const uint32_t begin = blockExclusiveSum(count, total);
+  if (total > kResidentCandidates) return false;  // the same in every thread
+  if (threadIdx.x < gridDim.x) {
+    blockBegin[threadIdx.x] = begin;
+    binStart[threadIdx.x] = start;
+  }
+  if (threadIdx.x == 0) {
+    blockBegin[gridDim.x] = total;
+    s.gathered = total;
+  }
+  __syncthreads();
+  for (uint32_t i = threadIdx.x; i < total; i += blockDim.x) {
+    int lo = 0, hi = int(gridDim.x);  // the block b with blockBegin[b] <= i < blockBegin[b + 1]
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      if (blockBegin[mid] <= i)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    list[i] = __ldcg(buffers.windowValues + (half + lo) * kResidentCandidates + binStart[lo] + i -
+                     blockBegin[lo]);
+  }
+  __syncthreads();
+  return true;
 }
 
-// The statistics from the sums and the selected keys (as finishStats), the next guess, then
+// The digits below `shift` of the middle ranks, 11 bits at a time: counted over the block's
+// gathered values alone (local), or over the whole share, summed across the blocks.
+__device__ void selectRest(ResidentWorkspace* ws, const float* values, int len, bool local,
+                           FloatBounds bounds, ResidentState& s, uint32_t (&hist)[2][kBins],
+                           int shift) {
+  while (shift > 0) {
+    const int bits = min(shift, kBinBits);
+    shift -= bits;
+    clearHistograms(hist);
+    countDigit(values, len, bounds, s, shift, bits, hist);
+    if (local) {
+      pickBin<false>(&hist[0][0], shift, s);
+    } else {
+      endPhase(ws, s, hist, s.same ? 1 : 2);
+      pickBin<true>(&phaseSet(ws, s.phase - 1).histogram[0][0], shift, s);
+    }
+  }
+}
+
+// The median's keys: from the window when it holds both middle ranks (its bins from the summed
+// histogram, the rest from the bins' values gathered from every block, or where those are too
+// many, from counts over the whole share); else from counts over the whole share.
+__device__ void selectMedian(ResidentWorkspace* ws, const ResidentBuffers& buffers,
+                             const float* mine, int len, float* list, FloatBounds bounds,
+                             ResidentState& s, uint32_t (&hist)[2][kBins]) {
+  const Window w = s.window;
+  const unsigned long long below = s.total.below, inWindow = s.total.inWindow;
+  Selection& sel = s.selection;
+  const bool hit = below <= sel.rank[0] && sel.rank[1] < below + inWindow;
+  __syncthreads();  // every thread has read the ranks
+  if (threadIdx.x == 0) {
+    sel.prefix[0] = sel.prefix[1] = hit ? w.low : 0u;
+    if (hit) {
+      sel.rank[0] -= below;
+      sel.rank[1] -= below;
+    }
+    s.same = true;
+  }
+  __syncthreads();
+  if (!hit) {
+    selectRest(ws, mine, len, false, bounds, s, hist, 32);
+    return;
+  }
+  pickBin<true>(&phaseSet(ws, s.phase - 1).histogram[0][0], w.binShift, s);
+  if (w.keep && s.total.mostInWindow <= kResidentCandidates && gatherBins(buffers, s, list))
+    selectRest(ws, list, int(s.gathered), true, bounds, s, hist, w.binShift);
+  else
+    selectRest(ws, mine, len, false, bounds, s, hist, w.binShift);
+}
+
+// The window of the next evaluation: around this median, as wide as four times its last move
+// (within kLeastHalfBits and kMostHalfBits), narrower after a window that held too many values.
+__device__ Window nextWindow(ResidentState& s) {
+  const uint32_t key = s.selection.prefix[0];
+  int halfBits = kFirstHalfBits;
+  if (s.haveMedian) {
+    const long long move =
+        key > s.medianKey ? (long long)(key - s.medianKey) : (long long)(s.medianKey - key);
+    halfBits = kLeastHalfBits;
+    while (halfBits < kMostHalfBits && (1ll << halfBits) < 4 * move) ++halfBits;
+    if (s.window.keep && s.total.mostInWindow > kResidentCandidates)
+      halfBits = min(halfBits, max(kLeastHalfBits, s.halfBits - 4));
+  }
+  s.halfBits = halfBits;
+  s.haveMedian = true;
+  s.medianKey = key;
+  const long long width = 2ll << halfBits;
+  const long long bin = width >> kWindowBinBits;
+  long long low = max(0ll, (long long)key - width / 2) / bin * bin;
+  low = min(low, (1ll << 32) - width);
+  return Window{uint32_t(low), uint32_t(width - 1), halfBits + 1 - kWindowBinBits, true};
+}
+
+// The statistics from the sums and the selected keys (as finishStats), the next window, then
 // astropy's step.
 __device__ void finishEvaluation(ResidentState& s) {
   if (threadIdx.x == 0) {
@@ -273,10 +484,10 @@ __device__ void finishEvaluation(ResidentState& s) {
                         double(keyToFloat(s.selection.prefix[1])));
       r.min = keyToFloat(s.total.minKey);
       r.max = keyToFloat(s.total.maxKey);
+      s.window = nextWindow(s);
     }
-    s.guess = s.selection.prefix[1] >> digitShift(0);
-    s.haveGuess = r.n > 0;
-    s.binCount = 0;
+    s.kept = 0;
+    ++s.evaluation;
     advance(s.control, r);
   }
   __syncthreads();
@@ -296,10 +507,8 @@ __device__ void loadShare(const float* __restrict__ values, long long begin, int
   for (int i = head + threadIdx.x; i < len; i += blockDim.x) mine[i] = from[i];
 }
 
-// The whole clipping loop over values[0, n). Launched cooperatively, one block per SM, with
-// residentSharedFloats(n, grid) floats of dynamic shared memory; slots holds 3 × grid BlockSums
-// (a set per phase, rotating as the phase sets do: a block writes the next phase's while others
-// may still read the last's).
+// The whole clipping loop over values[0, n). Launched cooperatively, one block per SM (at most
+// kResidentThreads blocks), with residentSharedFloats(n, grid) floats of dynamic shared memory.
 __host__ __device__ constexpr long long residentShare(long long n, long long grid) {
   return (n + 4 * grid - 1) / (4 * grid) * 4;
 }
@@ -308,7 +517,7 @@ __host__ __device__ constexpr long long residentSharedFloats(long long n, long l
 }
 __global__ void __launch_bounds__(kResidentThreads, 1)
     clipResident(const float* __restrict__ values, long long n, ResidentWorkspace* ws,
-                 BlockSums* slots, Control control) {
+                 ResidentBuffers buffers, Control control) {
   extern __shared__ float4 dynamicShared[];
   float* mine = reinterpret_cast<float*>(dynamicShared);
   __shared__ uint32_t hist[2][kBins];
@@ -316,24 +525,28 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
   const long long share = residentShare(n, gridDim.x);
   const long long begin = min(n, blockIdx.x * share);
   const int len = int(min(n, begin + share) - begin);
-  float* guessedBin = mine + share;
+  float* list = mine + share;
   loadShare(values, begin, len, mine);
   if (threadIdx.x == 0) {
     s.control = control;
     s.phase = ws->phase;
-    s.haveGuess = false;
-    s.guess = 0;
-    s.binCount = 0;
+    s.window = Window{0u, 0xffffffffu, 32 - kBinBits, false};  // every key: the first digit
+    s.haveMedian = false;
+    s.medianKey = 0;
+    s.halfBits = kFirstHalfBits;
+    s.kept = 0;
+    s.evaluation = 0;
   }
   __syncthreads();
   while (!s.control.done) {
     const FloatBounds bounds = floatBounds(s.control);
     clearHistograms(hist);
-    countMoments(mine, len, bounds, s, hist, guessedBin, slots);
+    countMoments(mine, len, bounds, s, hist[0], list, buffers.slots);
+    publishWindow(buffers, s, hist[0], hist[1], list);
     endPhase(ws, s, hist, 1);
-    addSlots(slots, s);
+    addSlots(buffers.slots, s);
     // The same in every block: all take the same barriers.
-    if (s.total.count > 0) selectMedian(ws, mine, len, guessedBin, bounds, s, hist);
+    if (s.total.count > 0) selectMedian(ws, buffers, mine, len, list, bounds, s, hist);
     finishEvaluation(s);
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
