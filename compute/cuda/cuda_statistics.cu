@@ -58,10 +58,7 @@ struct ClipLoop : Context::Extension {
         cudaMalloc(&candidates, kCandidates * sizeof(float)) != cudaSuccess ||
         cudaMalloc(&resident, sizeof(ResidentWorkspace)) != cudaSuccess ||
         cudaMalloc(&buffers.slots, 3 * blocks * sizeof(BlockSums)) != cudaSuccess ||
-        cudaMalloc(&buffers.windowValues, windowValueCount(blocks) * sizeof(float)) !=
-            cudaSuccess ||
-        cudaMalloc(&buffers.windowStarts, windowStartCount(blocks) * sizeof(uint32_t)) !=
-            cudaSuccess ||
+        cudaMalloc(&buffers.windowValues, windowValueCount() * sizeof(float)) != cudaSuccess ||
         cudaMemsetAsync(resident, 0, sizeof(ResidentWorkspace), stream) != cudaSuccess) {
       cudaGetLastError();  // not sticky: clear it
       release();
@@ -73,7 +70,6 @@ struct ClipLoop : Context::Extension {
     release();
   }
   void release() {
-    cudaFree(buffers.windowStarts);
     cudaFree(buffers.windowValues);
     cudaFree(buffers.slots);
     cudaFree(resident);
@@ -113,7 +109,7 @@ size_t residentSharedBytes(const ContextPtr& ctx, ClipLoop& state) {
 }
 
 // The whole loop in one cooperative launch, when every block's share of the n values fits in its
-// shared memory and one block per SM (at most kResidentThreads SMs) can be resident; false
+// shared memory and one block per SM (at most kMostResidentBlocks SMs) can be resident; false
 // (nothing launched) otherwise.
 bool clipOnChip(const ContextPtr& ctx, ClipLoop& state, const float* values, int64_t n,
                 const Control& control) {
@@ -123,7 +119,7 @@ bool clipOnChip(const ContextPtr& ctx, ClipLoop& state, const float* values, int
   }();
   const unsigned grid = static_cast<unsigned>(ctx->smCount());
   const size_t bytes = size_t(residentSharedFloats(n, grid)) * sizeof(float);
-  if (disabled || grid > unsigned(kResidentThreads) || bytes > residentSharedBytes(ctx, state))
+  if (disabled || grid > unsigned(kMostResidentBlocks) || bytes > residentSharedBytes(ctx, state))
     return false;
   int perSm = 0;
   SL_CUDA(

@@ -75,23 +75,18 @@ struct ResidentWorkspace {
   Control control;  // the loop's state at the end, read back by the host
 };
 
-// Device buffers sized by the grid (one block per SM). slots: 3 × grid BlockSums, a set per phase
-// (a block writes the next phase's while others may still read the last's). windowValues: 2 ×
-// grid × kResidentCandidates floats, each block's window values sorted by bin; windowStarts: 2 ×
-// grid × (kBins + 1), where each bin's values start (the last entry: how many). The two halves
-// alternate between evaluations: a block writes the next evaluation's while others may still
-// gather from the last's.
+// Device buffers. slots: 3 × grid BlockSums, a set per phase (a block writes the next phase's
+// while others may still read the last's). windowValues: per phase set, the window's values by
+// bin, kBinRoom a bin, placed by the set's summed histogram as the blocks add to it.
+constexpr int kBinRoom = tuning::SigmaClipPolicy::residentBinRoom;
 struct ResidentBuffers {
   BlockSums* slots;
   float* windowValues;
-  uint32_t* windowStarts;
 };
-__host__ __device__ constexpr long long windowValueCount(long long grid) {
-  return 2 * grid * kResidentCandidates;
-}
-__host__ __device__ constexpr long long windowStartCount(long long grid) {
-  return 2 * grid * (kBins + 1);
-}
+__host__ __device__ constexpr long long windowValueCount() { return 3ll * kBins * kBinRoom; }
+// The most blocks the kernel can take: every block's slot is staged in the room of a block's
+// window values.
+constexpr int kMostResidentBlocks = kResidentCandidates * sizeof(float) / sizeof(BlockSums);
 
 // The keys an evaluation watches: [low, low + last], in kBins bins of 2^binShift keys.
 struct Window {
@@ -111,9 +106,7 @@ struct ResidentState {
   uint32_t medianKey;  // the last evaluation's lower middle key
   int halfBits;        // the last window's half-width (log2 keys)
   unsigned kept;       // the block's window values (kept up to the buffer's room)
-  unsigned gathered;   // the values of the middle ranks' bins gathered from every block
   int phase;           // grid-wide barriers passed, selecting the phase set
-  int evaluation;      // selecting the half of the window buffers
 };
 
 __device__ inline PhaseSet& phaseSet(ResidentWorkspace* ws, int phase) {
@@ -145,28 +138,6 @@ __device__ inline uint32_t warpInclusiveSum(uint32_t v) {
     if (int(threadIdx.x % 32) >= offset) v += up;
   }
   return v;
-}
-
-// The exclusive sums of the block's values, one a thread (at most kResidentThreads), and their
-// total; every thread calls it.
-__device__ uint32_t blockExclusiveSum(uint32_t v, uint32_t& total) {
-  constexpr int kWarps = kResidentThreads / 32;
-  __shared__ uint32_t warpSums[kWarps];
-  __shared__ uint32_t blockTotal;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const uint32_t inclusive = warpInclusiveSum(v);
-  if (lane == 31) warpSums[warp] = inclusive;
-  __syncthreads();
-  if (warp == 0) {
-    const uint32_t sums = warpInclusiveSum(warpSums[lane]);
-    warpSums[lane] = sums - warpSums[lane];
-    if (lane == 31) blockTotal = sums;
-  }
-  __syncthreads();
-  const uint32_t exclusive = warpSums[warp] + inclusive - v;
-  total = blockTotal;
-  __syncthreads();  // warpSums may be reused by the next call
-  return exclusive;
 }
 
 // The bin of each middle rank in the histograms at `hist` (the summed ones in global memory, or
@@ -293,48 +264,51 @@ __device__ void countMoments(const float* mine, int len, FloatBounds bounds, Res
   }
 }
 
-// The block's window values, sorted by bin, into its part of the window buffers, with where each
-// bin starts; nothing when it holds more than it kept. `cursor` is scratch for the bins' ends.
-__device__ void publishWindow(const ResidentBuffers& buffers, const ResidentState& s,
-                              const uint32_t (&hist)[kBins], uint32_t (&cursor)[kBins],
-                              const float* list) {
+// Adds the block's window histogram into the phase's set; with the window's values kept, each
+// bin's add returns where the block's values of that bin go in the set's window values (as many
+// as a bin has room for).
+__device__ void publishWindow(ResidentWorkspace* ws, const ResidentBuffers& buffers,
+                              const ResidentState& s, const uint32_t (&hist)[kBins],
+                              uint32_t (&cursor)[kBins], const float* list) {
   __syncthreads();  // the list and the histogram are complete
   const unsigned kept = s.kept;
-  if (!s.window.keep || kept > kResidentCandidates) return;
-  const long long part = (s.evaluation % 2) * gridDim.x + blockIdx.x;
-  uint32_t* starts = buffers.windowStarts + part * (kBins + 1);
-  float* values = buffers.windowValues + part * kResidentCandidates;
-  static_assert(kBins == 2 * kResidentThreads, "two bins a thread");
-  const uint32_t first = hist[2 * threadIdx.x], both = first + hist[2 * threadIdx.x + 1];
-  uint32_t total;
-  const uint32_t begin = blockExclusiveSum(both, total);
-  cursor[2 * threadIdx.x] = begin;
-  cursor[2 * threadIdx.x + 1] = begin + first;
-  starts[2 * threadIdx.x] = begin;
-  starts[2 * threadIdx.x + 1] = begin + first;
-  if (threadIdx.x == 0) starts[kBins] = total;
+  const bool publish = s.window.keep && kept <= kResidentCandidates;
+  uint32_t* counts = phaseSet(ws, s.phase).histogram[0];
+  for (int i = threadIdx.x; i < kBins; i += blockDim.x) {
+    const uint32_t count = hist[i];
+    if (count == 0) continue;
+    if (publish)
+      cursor[i] = atomicAdd(&counts[i], count);
+    else
+      atomicAdd(&counts[i], count);
+  }
+  if (!publish) return;
   __syncthreads();
+  float* values = buffers.windowValues + (s.phase % 3) * (long long)(kBins * kBinRoom);
   const uint32_t low = s.window.low;
   const int binShift = s.window.binShift;
   for (unsigned i = threadIdx.x; i < kept; i += blockDim.x) {
     const float v = list[i];
-    values[atomicAdd(&cursor[(orderedKey(v) - low) >> binShift], 1u)] = v;
+    const uint32_t bin = (orderedKey(v) - low) >> binShift, at = atomicAdd(&cursor[bin], 1u);
+    if (at < kBinRoom) values[bin * kBinRoom + at] = v;
   }
 }
 
 // Every block's slot of the last phase added in one order (so every block gets the same sums), by
-// one warp while the others wait, and the ranks.
-__device__ void addSlots(const BlockSums* allSlots, ResidentState& s) {
+// one warp while the others wait, and the ranks. The slots are first staged in `staged` (room for
+// kMostResidentBlocks), a thread each, so that their loads go out together.
+__device__ void addSlots(const BlockSums* allSlots, ResidentState& s, BlockSums* staged) {
+  if (threadIdx.x < gridDim.x) {
+    const BlockSums* slot = allSlots + ((s.phase - 1) % 3) * gridDim.x + threadIdx.x;
+    staged[threadIdx.x] =
+        BlockSums{__ldcg(&slot->count),    __ldcg(&slot->sum),         __ldcg(&slot->sumSquares),
+                  __ldcg(&slot->minKey),   __ldcg(&slot->maxKey),      __ldcg(&slot->below),
+                  __ldcg(&slot->inWindow), __ldcg(&slot->mostInWindow)};
+  }
+  __syncthreads();
   if (threadIdx.x < 32) {
-    const BlockSums* slots = allSlots + ((s.phase - 1) % 3) * gridDim.x;
     BlockSums own = kNoSums;
-    for (int b = threadIdx.x; b < int(gridDim.x); b += 32) {
-      const BlockSums* slot = slots + b;
-      own = AddBlockSums{}(
-          own, BlockSums{__ldcg(&slot->count), __ldcg(&slot->sum), __ldcg(&slot->sumSquares),
-                         __ldcg(&slot->minKey), __ldcg(&slot->maxKey), __ldcg(&slot->below),
-                         __ldcg(&slot->inWindow), __ldcg(&slot->mostInWindow)});
-    }
+    for (int b = threadIdx.x; b < int(gridDim.x); b += 32) own = AddBlockSums{}(own, staged[b]);
     for (int offset = 16; offset > 0; offset /= 2)
       own = AddBlockSums{}(own, BlockSums{__shfl_down_sync(0xffffffffu, own.count, offset),
                                           __shfl_down_sync(0xffffffffu, own.sum, offset),
@@ -354,64 +328,64 @@ __device__ void addSlots(const BlockSums* allSlots, ResidentState& s) {
   __syncthreads();
 }
 
-// The values of the middle ranks' bins (from the first's to the second's) from every block's
-// window buffer into `list`; false (nothing usable) when they are more than it holds.
-__device__ bool gatherBins(const ResidentBuffers& buffers, ResidentState& s, float* list) {
-  __shared__ uint32_t blockBegin[kResidentThreads + 1], binStart[kResidentThreads];
+// The values of the middle ranks' bins (the first's, then the second's if another) from the
+// phase set's window values into `list`; false (nothing usable) when a bin holds more than its
+// room. Each thread loads one place of a bin before the counts are known: one round trip.
+__device__ bool gatherBins(ResidentWorkspace* ws, const ResidentBuffers& buffers,
+                           const ResidentState& s, float* list, unsigned& gathered,
+                           unsigned& firstCount) {
+  static_assert(2 * kBinRoom <= kResidentThreads, "a thread for each place of both bins");
   const Window& w = s.window;
   const uint32_t first = (s.selection.prefix[0] - w.low) >> w.binShift,
-                 last = (s.selection.prefix[1] - w.low) >> w.binShift;
-  const long long half = (s.evaluation % 2) * gridDim.x;
-  uint32_t count = 0, start = 0;
-  if (threadIdx.x < gridDim.x) {
-    const uint32_t* starts = buffers.windowStarts + (half + threadIdx.x) * (kBins + 1);
-    start = __ldcg(starts + first);
-    count = __ldcg(starts + last + 1) - start;
-  }
-  uint32_t total;
-  const uint32_t begin = blockExclusiveSum(count, total);
-  if (total > kResidentCandidates) return false;  // the same in every thread
-  if (threadIdx.x < gridDim.x) {
-    blockBegin[threadIdx.x] = begin;
-    binStart[threadIdx.x] = start;
-  }
-  if (threadIdx.x == 0) {
-    blockBegin[gridDim.x] = total;
-    s.gathered = total;
-  }
-  __syncthreads();
-  for (uint32_t i = threadIdx.x; i < total; i += blockDim.x) {
-    int lo = 0, hi = int(gridDim.x);  // the block b with blockBegin[b] <= i < blockBegin[b + 1]
-    while (hi - lo > 1) {
-      const int mid = (lo + hi) / 2;
-      if (blockBegin[mid] <= i)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    list[i] = __ldcg(buffers.windowValues + (half + lo) * kResidentCandidates + binStart[lo] + i -
-                     blockBegin[lo]);
-  }
+                 second = (s.selection.prefix[1] - w.low) >> w.binShift;
+  const uint32_t* counts = phaseSet(ws, s.phase - 1).histogram[0];
+  const float* values = buffers.windowValues + ((s.phase - 1) % 3) * (long long)(kBins * kBinRoom);
+  const bool two = second != first;
+  const int place = threadIdx.x % kBinRoom;
+  const bool inSecond = threadIdx.x >= kBinRoom;
+  float v = 0.f;
+  if (threadIdx.x < 2 * kBinRoom && (two || !inSecond))
+    v = __ldcg(values + (inSecond ? second : first) * kBinRoom + place);
+  const uint32_t count0 = __ldcg(counts + first), count1 = two ? __ldcg(counts + second) : 0u;
+  if (count0 > kBinRoom || count1 > kBinRoom) return false;  // the same in every thread
+  if (threadIdx.x < 2 * kBinRoom && place < int(inSecond ? count1 : count0))
+    list[inSecond ? count0 + place : place] = v;
+  gathered = count0 + count1;
+  firstCount = count0;
   __syncthreads();
   return true;
 }
 
-// The digits below `shift` of the middle ranks, 11 bits at a time: counted over the block's
-// gathered values alone (local), or over the whole share, summed across the blocks.
-__device__ void selectRest(ResidentWorkspace* ws, const float* values, int len, bool local,
-                           FloatBounds bounds, ResidentState& s, uint32_t (&hist)[2][kBins],
-                           int shift) {
+// The keys of the middle ranks among the gathered values (the first rank's bin, then the second's
+// when another): each value's rank is the number of smaller ones, ties broken by place.
+__device__ void selectGathered(const float* list, unsigned count, unsigned firstCount,
+                               ResidentState& s) {
+  Selection& sel = s.selection;
+  const unsigned long long q0 = sel.rank[0], q1 = s.same ? sel.rank[1] : firstCount + sel.rank[1];
+  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
+    const uint32_t key = orderedKey(list[i]);
+    unsigned rank = 0;
+    for (unsigned j = 0; j < count; ++j) {
+      const uint32_t other = orderedKey(list[j]);
+      rank += other < key || (other == key && j < i);
+    }
+    if (rank == q0) sel.prefix[0] = key;
+    if (rank == q1) sel.prefix[1] = key;
+  }
+  __syncthreads();
+}
+
+// The digits below `shift` of the middle ranks, 11 bits at a time, each counted over the whole
+// shares and summed across the blocks.
+__device__ void selectRest(ResidentWorkspace* ws, const float* mine, int len, FloatBounds bounds,
+                           ResidentState& s, uint32_t (&hist)[2][kBins], int shift) {
   while (shift > 0) {
     const int bits = min(shift, kBinBits);
     shift -= bits;
     clearHistograms(hist);
-    countDigit(values, len, bounds, s, shift, bits, hist);
-    if (local) {
-      pickBin<false>(&hist[0][0], shift, s);
-    } else {
-      endPhase(ws, s, hist, s.same ? 1 : 2);
-      pickBin<true>(&phaseSet(ws, s.phase - 1).histogram[0][0], shift, s);
-    }
+    countDigit(mine, len, bounds, s, shift, bits, hist);
+    endPhase(ws, s, hist, s.same ? 1 : 2);
+    pickBin<true>(&phaseSet(ws, s.phase - 1).histogram[0][0], shift, s);
   }
 }
 
@@ -436,14 +410,16 @@ __device__ void selectMedian(ResidentWorkspace* ws, const ResidentBuffers& buffe
   }
   __syncthreads();
   if (!hit) {
-    selectRest(ws, mine, len, false, bounds, s, hist, 32);
+    selectRest(ws, mine, len, bounds, s, hist, 32);
     return;
   }
   pickBin<true>(&phaseSet(ws, s.phase - 1).histogram[0][0], w.binShift, s);
-  if (w.keep && s.total.mostInWindow <= kResidentCandidates && gatherBins(buffers, s, list))
-    selectRest(ws, list, int(s.gathered), true, bounds, s, hist, w.binShift);
+  unsigned gathered, firstCount;
+  if (w.keep && s.total.mostInWindow <= kResidentCandidates &&
+      gatherBins(ws, buffers, s, list, gathered, firstCount))
+    selectGathered(list, gathered, firstCount, s);
   else
-    selectRest(ws, mine, len, false, bounds, s, hist, w.binShift);
+    selectRest(ws, mine, len, bounds, s, hist, w.binShift);
 }
 
 // The window of the next evaluation: around this median, as wide as four times its last move
@@ -487,7 +463,6 @@ __device__ void finishEvaluation(ResidentState& s) {
       s.window = nextWindow(s);
     }
     s.kept = 0;
-    ++s.evaluation;
     advance(s.control, r);
   }
   __syncthreads();
@@ -508,7 +483,7 @@ __device__ void loadShare(const float* __restrict__ values, long long begin, int
 }
 
 // The whole clipping loop over values[0, n). Launched cooperatively, one block per SM (at most
-// kResidentThreads blocks), with residentSharedFloats(n, grid) floats of dynamic shared memory.
+// kMostResidentBlocks blocks), with residentSharedFloats(n, grid) floats of dynamic shared memory.
 __host__ __device__ constexpr long long residentShare(long long n, long long grid) {
   return (n + 4 * grid - 1) / (4 * grid) * 4;
 }
@@ -535,16 +510,15 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
     s.medianKey = 0;
     s.halfBits = kFirstHalfBits;
     s.kept = 0;
-    s.evaluation = 0;
   }
   __syncthreads();
   while (!s.control.done) {
     const FloatBounds bounds = floatBounds(s.control);
     clearHistograms(hist);
     countMoments(mine, len, bounds, s, hist[0], list, buffers.slots);
-    publishWindow(buffers, s, hist[0], hist[1], list);
-    endPhase(ws, s, hist, 1);
-    addSlots(buffers.slots, s);
+    publishWindow(ws, buffers, s, hist[0], hist[1], list);
+    endPhase(ws, s, hist, 0);
+    addSlots(buffers.slots, s, reinterpret_cast<BlockSums*>(list));
     // The same in every block: all take the same barriers.
     if (s.total.count > 0) selectMedian(ws, buffers, mine, len, list, bounds, s, hist);
     finishEvaluation(s);

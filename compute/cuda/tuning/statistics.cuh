@@ -42,6 +42,10 @@ struct SigmaClipPolicy {
   // log2 of the bins a window is counted in: each block adds its non-empty ones to the summed
   // histogram at the barrier, and the middle ranks' bins are gathered from every block.
   static constexpr int residentWindowBinBits = 11;
+  // Each window bin's room for its values in device memory, from which every block gathers the
+  // middle ranks' bins (the sky's hold a few dozen): a fuller bin's remaining digits are counted
+  // over the whole shares. At most half the resident threads (a thread loads each place).
+  static constexpr int residentBinRoom = 128;
   // resetWorkspace: 256 threads, one histogram bin each.
   static constexpr int resetThreads = 256;
 };
