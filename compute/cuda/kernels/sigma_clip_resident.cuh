@@ -7,15 +7,16 @@
 //
 // The median is an exact radix selection of the two middle ranks. Between evaluations it moves
 // little, so each evaluation watches a window of keys around the last median: the moments count
-// also counts the kept values below the window, histograms the window's values in 2048 bins and
-// keeps them, sorted by bin, where every block can read them. After the one barrier every block
-// finds the bins of the middle ranks from the summed histogram, gathers those bins' values from
-// all blocks, and selects the ranks among them on its own. Only when the window misses a middle
-// rank or holds more values than the blocks can keep do further counts over the whole share
-// follow, each with a barrier. The first evaluation's window is every key (its bins are the
-// first radix digit). The selection and the statistics are those of kernels/statistics.cuh,
-// whose helpers this uses. Launch shape and sizes: tuning/statistics.cuh. (For compute/cuda/*.cu
-// only.)
+// also counts the kept values below the window, histograms the window's values in bins and lists
+// them (each warp its own). The blocks add their histograms into a shared one, each add returning
+// where the block's values of that bin go in device memory. After the one barrier every block
+// finds the bins of the middle ranks from the summed histogram, gathers those bins' values and
+// ranks them on its own. The first evaluation's window is every key (its bins are the first radix
+// digit); the bin found then becomes a window of its own, counted in one more pass and barrier.
+// Only when a window misses a middle rank or holds more values than there is room for do digit
+// counts over the whole shares follow, each with a barrier. The selection and the statistics are
+// those of kernels/statistics.cuh, whose helpers this uses. Launch shape and sizes:
+// tuning/statistics.cuh. (For compute/cuda/*.cu only.)
 #pragma once
 
 #include <cooperative_groups.h>
@@ -88,7 +89,7 @@ __host__ __device__ constexpr long long windowValueCount() { return 3ll * kBins 
 // window values.
 constexpr int kMostResidentBlocks = kResidentCandidates * sizeof(float) / sizeof(BlockSums);
 
-// The keys an evaluation watches: [low, low + last], in kBins bins of 2^binShift keys.
+// The keys an evaluation watches: [low, low + last], in bins of 2^binShift keys.
 struct Window {
   uint32_t low, last;
   int binShift;
@@ -101,12 +102,16 @@ struct ResidentState {
   Selection selection;
   BlockSums total;
   Window window;
-  bool same;  // both middle ranks still share their prefix: one histogram
+  StatsResult result;  // the evaluation's statistics but the median
+  bool hit;            // the window holds both middle ranks
+  bool same;           // both middle ranks still share their prefix: one histogram
   bool haveMedian;
-  uint32_t medianKey;  // the last evaluation's lower middle key
-  int halfBits;        // the last window's half-width (log2 keys)
-  unsigned kept;       // the block's window values (kept up to the buffer's room)
-  int phase;           // grid-wide barriers passed, selecting the phase set
+  uint32_t medianKey;                      // the last evaluation's lower middle key
+  int halfBits;                            // the last window's half-width (log2 keys)
+  unsigned kept;                           // the block's window values
+  bool overflow;                           // a warp found more than its room in the list
+  uint32_t listed[kResidentThreads / 32];  // each warp's window values
+  int phase;                               // grid-wide barriers passed, selecting the phase set
 };
 
 __device__ inline PhaseSet& phaseSet(ResidentWorkspace* ws, int phase) {
@@ -140,14 +145,24 @@ __device__ inline uint32_t warpInclusiveSum(uint32_t v) {
   return v;
 }
 
-// The bin of each middle rank in the histograms at `hist` (the summed ones in global memory, or
-// the block's own): each warp takes a run of kBins / warps bins, two a lane, and sums it; warp 0
-// scans the runs' sums to find the run holding each rank, and the warp that holds that run scans
-// its lanes' pairs to find the bin. The bin, shifted by `shift`, is added to the rank's prefix;
-// the rank becomes the rank within the bin. Counts fit 32 bits: the values selected among fit in
-// the SMs' shared memory. Then every thread sees the new selection.
-template <bool Global>
-__device__ void pickBin(const uint32_t* hist, int shift, ResidentState& s) {
+// A thread's two bins of a summed histogram in pickBin: loaded apart, so that the loads can go out
+// with others.
+struct BinPair {
+  uint32_t first, both;
+};
+__device__ inline BinPair loadBinPair(const uint32_t* hist) {
+  static_assert(kBins == 2 * kResidentThreads, "two bins a thread");
+  const uint32_t first = __ldcg(hist + 2 * threadIdx.x);
+  return {first, first + __ldcg(hist + 2 * threadIdx.x + 1)};
+}
+
+// The bin of each middle rank in the summed histograms at `hist` (firstPair: the thread's pair of
+// the first): each warp takes a run of kBins / warps bins, two a lane, and sums it; warp 0 scans
+// the runs' sums to find the run holding each rank, and the warp that holds that run scans its
+// lanes' pairs to find the bin. The bin, shifted by `shift`, is added to the rank's prefix; the
+// rank becomes the rank within the bin. Counts fit 32 bits: the values selected among fit in the
+// SMs' shared memory. Then every thread sees the new selection.
+__device__ void pickBin(const uint32_t* hist, int shift, ResidentState& s, BinPair firstPair) {
   constexpr int kWarps = kResidentThreads / 32, kRun = kBins / kWarps;
   static_assert(kRun == 2 * 32, "each lane takes two bins of its warp's run");
   __shared__ uint32_t runSums[kWarps];
@@ -157,9 +172,8 @@ __device__ void pickBin(const uint32_t* hist, int shift, ResidentState& s) {
   Selection& sel = s.selection;
   const bool same = s.same;
   for (int h = 0; h < (same ? 1 : 2); ++h) {
-    const uint32_t* pair = hist + h * kBins + warp * kRun + 2 * lane;
-    const uint32_t first = Global ? __ldcg(pair) : pair[0];
-    const uint32_t both = first + (Global ? __ldcg(pair + 1) : pair[1]);
+    const BinPair pair = h == 0 ? firstPair : loadBinPair(hist + kBins);
+    const uint32_t first = pair.first, both = pair.both;
     const uint32_t runSum = __reduce_add_sync(0xffffffffu, both);
     const unsigned long long rank[2] = {sel.rank[0], sel.rank[1]};
     if (lane == 0) runSums[warp] = runSum;
@@ -189,6 +203,11 @@ __device__ void pickBin(const uint32_t* hist, int shift, ResidentState& s) {
   __syncthreads();
 }
 
+__device__ void clearHistogram(uint32_t (&hist)[kBins]) {
+  for (int i = threadIdx.x; i < kBins; i += blockDim.x) hist[i] = 0;
+  __syncthreads();
+}
+
 __device__ void clearHistograms(uint32_t (&hist)[2][kBins]) {
   for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&hist[0][0])[i] = 0;
   __syncthreads();
@@ -214,9 +233,64 @@ __device__ void countDigit(const float* values, int len, FloatBounds bounds, con
   __syncthreads();
 }
 
+// Each warp's room in the block's list of window values.
+constexpr int kWarpRoom = kResidentCandidates / (kResidentThreads / 32);
+
+// Counts the block's share (see countMoments): with Moments into `own`; with Keep, each warp
+// lists its window values in its part of `list`, as many as it has room for, and returns how many
+// it found (the same in every lane).
+template <bool Keep, bool Moments = true>
+__device__ uint32_t countShare(const float* mine, int len, float lo, float hi, const Window& w,
+                               BlockSums& own, uint32_t& count, uint32_t (&hist)[kBins],
+                               float* list) {
+  const int lane = threadIdx.x % 32;
+  float* warpList = list + threadIdx.x / 32 * kWarpRoom;
+  const uint32_t lanesBefore = (1u << lane) - 1;
+  uint32_t listed = 0;
+  const auto visit = [&](float v) {
+    const bool kept = v >= lo && v <= hi;
+    const uint32_t key = orderedKey(v), offset = key - w.low;
+    const bool inWindow = kept && offset <= w.last;
+    if (Moments && kept) {
+      ++count;
+      own.sum += v;
+      own.sumSquares += double(v) * v;
+      own.minKey = min(own.minKey, key);
+      own.maxKey = max(own.maxKey, key);
+      own.below += key < w.low;
+    }
+    if (inWindow) atomicAdd(&hist[offset >> w.binShift], 1u);
+    if (Keep) {
+      const unsigned lanes = __ballot_sync(0xffffffffu, inWindow);
+      const uint32_t at = listed + __popc(lanes & lanesBefore);
+      if (inWindow && at < kWarpRoom) warpList[at] = v;
+      listed += __popc(lanes);
+    }
+  };
+  // Whole warps go round together, for the warps' lists; the same order of values in each
+  // thread as a plain stride over the share.
+  const int whole = len / kResidentThreads * kResidentThreads;
+  const float* at = mine + threadIdx.x;
+  for (int start = 0; start < whole; start += kResidentThreads, at += kResidentThreads) visit(*at);
+  if (whole < len) {
+    const int i = whole + int(threadIdx.x);
+    visit(i < len ? mine[i] : __int_as_float(0x7fffffff));
+  }
+  return listed;
+}
+
+// A warp's count of its window values, into the block's.
+__device__ inline void noteListed(ResidentState& s, uint32_t listed) {
+  if (threadIdx.x % 32 == 0) {
+    s.listed[threadIdx.x / 32] = listed;
+    atomicAdd(&s.kept, listed);
+    if (listed > kWarpRoom) s.overflow = true;
+  }
+}
+
 // The moments of the kept values over the block's share, their count below the window, and the
-// window's values: histogrammed by bin and (when the window keeps them) listed in `list`, up to
-// kResidentCandidates. The block's sums go to its slot; after the barrier every block adds all
+// window's values: histogrammed by bin and (when the window keeps them) listed by each warp in
+// its part of `list`. The block's sums go to its slot; after the barrier every block adds all
 // slots in one order.
 __device__ void countMoments(const float* mine, int len, FloatBounds bounds, ResidentState& s,
                              uint32_t (&hist)[kBins], float* list, BlockSums* slots) {
@@ -227,39 +301,18 @@ __device__ void countMoments(const float* mine, int len, FloatBounds bounds, Res
   const Window w = s.window;
   BlockSums own = kNoSums;
   uint32_t count = 0;  // a thread's counts fit 32 bits
-  // Whole warps go round together, for the warp's appends to the list.
-  for (int start = 0; start < len; start += kResidentThreads) {
-    const int i = start + int(threadIdx.x);
-    const float v = i < len ? mine[i] : __int_as_float(0x7fffffff);
-    const bool kept = v >= lo && v <= hi;
-    const uint32_t key = orderedKey(v), offset = key - w.low;
-    const bool inWindow = kept && offset <= w.last;
-    if (kept) {
-      ++count;
-      own.sum += v;
-      own.sumSquares += double(v) * v;
-      own.minKey = min(own.minKey, key);
-      own.maxKey = max(own.maxKey, key);
-      own.below += key < w.low;
-      own.inWindow += inWindow;
-    }
-    if (inWindow) atomicAdd(&hist[offset >> w.binShift], 1u);
-    if (w.keep) {
-      const unsigned lanes = __ballot_sync(0xffffffffu, inWindow);
-      if (lanes) {
-        const int lane = threadIdx.x % 32, leader = __ffs(lanes) - 1;
-        unsigned base = 0;
-        if (lane == leader) base = atomicAdd(&s.kept, unsigned(__popc(lanes)));
-        const unsigned at =
-            __shfl_sync(0xffffffffu, base, leader) + __popc(lanes & ((1u << lane) - 1));
-        if (inWindow && at < kResidentCandidates) list[at] = v;
-      }
-    }
+  if (w.keep) {
+    noteListed(s, countShare<true>(mine, len, lo, hi, w, own, count, hist, list));
+  } else {
+    countShare<false>(mine, len, lo, hi, w, own, count, hist, list);
   }
   own.count = count;
   BlockSums block = Reduce(temp).Reduce(own, AddBlockSums{});
+  __syncthreads();  // the warps' counts are in
   if (threadIdx.x == 0) {
-    block.mostInWindow = block.inWindow;
+    // Every kept value is in the whole range's window.
+    block.inWindow = w.keep ? s.kept : uint32_t(block.count);
+    block.mostInWindow = s.overflow ? 0xffffffffu : block.inWindow;
     slots[(s.phase % 3) * gridDim.x + blockIdx.x] = block;
   }
 }
@@ -271,8 +324,7 @@ __device__ void publishWindow(ResidentWorkspace* ws, const ResidentBuffers& buff
                               const ResidentState& s, const uint32_t (&hist)[kBins],
                               uint32_t (&cursor)[kBins], const float* list) {
   __syncthreads();  // the list and the histogram are complete
-  const unsigned kept = s.kept;
-  const bool publish = s.window.keep && kept <= kResidentCandidates;
+  const bool publish = s.window.keep && !s.overflow;
   uint32_t* counts = phaseSet(ws, s.phase).histogram[0];
   for (int i = threadIdx.x; i < kBins; i += blockDim.x) {
     const uint32_t count = hist[i];
@@ -282,12 +334,17 @@ __device__ void publishWindow(ResidentWorkspace* ws, const ResidentBuffers& buff
     else
       atomicAdd(&counts[i], count);
   }
+  // A block that could not keep all its window values says so in the set's second histogram,
+  // which a window's count leaves empty otherwise.
+  if (s.window.keep && !publish && threadIdx.x == 0)
+    atomicAdd(&phaseSet(ws, s.phase).histogram[1][0], 1u);
   if (!publish) return;
   __syncthreads();
   float* values = buffers.windowValues + (s.phase % 3) * (long long)(kBins * kBinRoom);
   const uint32_t low = s.window.low;
   const int binShift = s.window.binShift;
-  for (unsigned i = threadIdx.x; i < kept; i += blockDim.x) {
+  for (int i = threadIdx.x; i < kResidentCandidates; i += blockDim.x) {
+    if (i % kWarpRoom >= int(s.listed[i / kWarpRoom])) continue;
     const float v = list[i];
     const uint32_t bin = (orderedKey(v) - low) >> binShift, at = atomicAdd(&cursor[bin], 1u);
     if (at < kBinRoom) values[bin * kBinRoom + at] = v;
@@ -320,9 +377,15 @@ __device__ void addSlots(const BlockSums* allSlots, ResidentState& s, BlockSums*
                                           __shfl_down_sync(0xffffffffu, own.mostInWindow, offset)});
     if (threadIdx.x == 0) {
       s.total = own;
-      const unsigned long long n = own.count;
-      s.selection.rank[0] = n > 0 ? (n - 1) / 2 : 0;
-      s.selection.rank[1] = n / 2;
+      const unsigned long long n = own.count, rank0 = n > 0 ? (n - 1) / 2 : 0, rank1 = n / 2;
+      // Whether the window holds both middle ranks: then they are ranked within it.
+      const bool hit = own.below <= rank0 && rank1 < own.below + own.inWindow;
+      s.hit = hit;
+      Selection& sel = s.selection;
+      sel.rank[0] = rank0 - (hit ? own.below : 0);
+      sel.rank[1] = rank1 - (hit ? own.below : 0);
+      sel.prefix[0] = sel.prefix[1] = hit ? s.window.low : 0u;
+      s.same = true;
     }
   }
   __syncthreads();
@@ -385,8 +448,43 @@ __device__ void selectRest(ResidentWorkspace* ws, const float* mine, int len, Fl
     clearHistograms(hist);
     countDigit(mine, len, bounds, s, shift, bits, hist);
     endPhase(ws, s, hist, s.same ? 1 : 2);
-    pickBin<true>(&phaseSet(ws, s.phase - 1).histogram[0][0], shift, s);
+    const uint32_t* summed = &phaseSet(ws, s.phase - 1).histogram[0][0];
+    pickBin(summed, shift, s, loadBinPair(summed));
   }
+}
+
+// The rest of the middle ranks' keys when both lie in one bin of the whole range's window: that
+// bin becomes a window, counted over the whole shares and its values kept, as an evaluation's
+// (one barrier); then as there.
+__device__ void selectInBin(ResidentWorkspace* ws, const ResidentBuffers& buffers,
+                            const float* mine, int len, float* list, FloatBounds bounds,
+                            ResidentState& s, uint32_t (&hist)[2][kBins]) {
+  const Window whole = s.window;
+  const int shift = whole.binShift;
+  const Window bin{s.selection.prefix[0], (1u << shift) - 1, shift - kBinBits, true};
+  __syncthreads();  // every thread has read the prefix and the window
+  if (threadIdx.x == 0) {
+    s.window = bin;
+    s.kept = 0;
+    s.overflow = false;
+  }
+  clearHistogram(hist[0]);
+  const float lo = fmaxf(bounds.lo, -FLT_MAX), hi = fminf(bounds.hi, FLT_MAX);
+  BlockSums unused = kNoSums;
+  uint32_t uncounted = 0;
+  noteListed(s, countShare<true, false>(mine, len, lo, hi, bin, unused, uncounted, hist[0], list));
+  publishWindow(ws, buffers, s, hist[0], hist[1], list);
+  endPhase(ws, s, hist, 0);
+  const uint32_t* summed = &phaseSet(ws, s.phase - 1).histogram[0][0];
+  const bool published = __ldcg(summed + kBins) == 0;  // every block kept its values
+  pickBin(summed, bin.binShift, s, loadBinPair(summed));
+  unsigned gathered, firstCount;
+  if (published && gatherBins(ws, buffers, s, list, gathered, firstCount))
+    selectGathered(list, gathered, firstCount, s);
+  else
+    selectRest(ws, mine, len, bounds, s, hist, bin.binShift);
+  if (threadIdx.x == 0) s.window = whole;
+  __syncthreads();
 }
 
 // The median's keys: from the window when it holds both middle ranks (its bins from the summed
@@ -394,30 +492,19 @@ __device__ void selectRest(ResidentWorkspace* ws, const float* mine, int len, Fl
 // many, from counts over the whole share); else from counts over the whole share.
 __device__ void selectMedian(ResidentWorkspace* ws, const ResidentBuffers& buffers,
                              const float* mine, int len, float* list, FloatBounds bounds,
-                             ResidentState& s, uint32_t (&hist)[2][kBins]) {
+                             ResidentState& s, uint32_t (&hist)[2][kBins], BinPair windowPair) {
   const Window w = s.window;
-  const unsigned long long below = s.total.below, inWindow = s.total.inWindow;
-  Selection& sel = s.selection;
-  const bool hit = below <= sel.rank[0] && sel.rank[1] < below + inWindow;
-  __syncthreads();  // every thread has read the ranks
-  if (threadIdx.x == 0) {
-    sel.prefix[0] = sel.prefix[1] = hit ? w.low : 0u;
-    if (hit) {
-      sel.rank[0] -= below;
-      sel.rank[1] -= below;
-    }
-    s.same = true;
-  }
-  __syncthreads();
-  if (!hit) {
+  if (!s.hit) {
     selectRest(ws, mine, len, bounds, s, hist, 32);
     return;
   }
-  pickBin<true>(&phaseSet(ws, s.phase - 1).histogram[0][0], w.binShift, s);
+  pickBin(&phaseSet(ws, s.phase - 1).histogram[0][0], w.binShift, s, windowPair);
   unsigned gathered, firstCount;
   if (w.keep && s.total.mostInWindow <= kResidentCandidates &&
       gatherBins(ws, buffers, s, list, gathered, firstCount))
     selectGathered(list, gathered, firstCount, s);
+  else if (!w.keep && s.same)
+    selectInBin(ws, buffers, mine, len, list, bounds, s, hist);
   else
     selectRest(ws, mine, len, bounds, s, hist, w.binShift);
 }
@@ -445,24 +532,33 @@ __device__ Window nextWindow(ResidentState& s) {
   return Window{uint32_t(low), uint32_t(width - 1), halfBits + 1 - kWindowBinBits, true};
 }
 
-// The statistics from the sums and the selected keys (as finishStats), the next window, then
-// astropy's step.
+// The statistics of the sums (as finishStats), into s.result; run by one thread.
+__device__ void momentStats(ResidentState& s) {
+  StatsResult r{};
+  r.n = static_cast<long long>(s.total.count);
+  if (r.n > 0) {
+    const double n = double(s.total.count);
+    r.mean = s.total.sum / n;
+    const double var = s.total.sumSquares / n - r.mean * r.mean;
+    r.std = var > 0 ? sqrt(var) : 0.0;
+    r.min = keyToFloat(s.total.minKey);
+    r.max = keyToFloat(s.total.maxKey);
+  }
+  s.result = r;
+}
+
+// The median from the selected keys (as finishStats), the next window, then astropy's step.
 __device__ void finishEvaluation(ResidentState& s) {
+  __syncthreads();  // momentStats has written s.result
   if (threadIdx.x == 0) {
-    StatsResult r{};
-    r.n = static_cast<long long>(s.total.count);
+    StatsResult r = s.result;
     if (r.n > 0) {
-      const double n = double(s.total.count);
-      r.mean = s.total.sum / n;
-      const double var = s.total.sumSquares / n - r.mean * r.mean;
-      r.std = var > 0 ? sqrt(var) : 0.0;
       r.median = 0.5 * (double(keyToFloat(s.selection.prefix[0])) +
                         double(keyToFloat(s.selection.prefix[1])));
-      r.min = keyToFloat(s.total.minKey);
-      r.max = keyToFloat(s.total.maxKey);
       s.window = nextWindow(s);
     }
     s.kept = 0;
+    s.overflow = false;
     advance(s.control, r);
   }
   __syncthreads();
@@ -510,17 +606,23 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
     s.medianKey = 0;
     s.halfBits = kFirstHalfBits;
     s.kept = 0;
+    s.overflow = false;
   }
   __syncthreads();
   while (!s.control.done) {
     const FloatBounds bounds = floatBounds(s.control);
-    clearHistograms(hist);
+    clearHistogram(hist[0]);  // hist[1] is the window's cursors: set before they are read
     countMoments(mine, len, bounds, s, hist[0], list, buffers.slots);
     publishWindow(ws, buffers, s, hist[0], hist[1], list);
     endPhase(ws, s, hist, 0);
+    // The summed window histogram's loads go out with the slots'.
+    const BinPair windowPair = loadBinPair(&phaseSet(ws, s.phase - 1).histogram[0][0]);
     addSlots(buffers.slots, s, reinterpret_cast<BlockSums*>(list));
+    // One thread of the last warp, while the others start on the median (their first loads
+    // wait for the memory anyway).
+    if (threadIdx.x == kResidentThreads - 1) momentStats(s);
     // The same in every block: all take the same barriers.
-    if (s.total.count > 0) selectMedian(ws, buffers, mine, len, list, bounds, s, hist);
+    if (s.total.count > 0) selectMedian(ws, buffers, mine, len, list, bounds, s, hist, windowPair);
     finishEvaluation(s);
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
