@@ -82,6 +82,7 @@ struct ClipLoop : Context::Extension {
   ResidentWorkspace* resident = nullptr;
   ResidentBuffers buffers{};                  // the resident kernel's, for one block per SM
   std::optional<size_t> residentSharedBytes;  // dynamic shared memory a resident block may have
+  size_t residentFitsBytes = 0;  // the most dynamic shared memory found to leave a block per SM
 };
 
 ClipLoop& clipLoop(const ContextPtr& ctx) {
@@ -121,10 +122,13 @@ bool clipOnChip(const ContextPtr& ctx, ClipLoop& state, const float* values, int
   const size_t bytes = size_t(residentSharedFloats(n, grid)) * sizeof(float);
   if (disabled || grid > unsigned(kMostResidentBlocks) || bytes > residentSharedBytes(ctx, state))
     return false;
-  int perSm = 0;
-  SL_CUDA(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, clipResident, kResidentThreads, bytes));
-  if (perSm < 1) return false;
+  if (state.residentFitsBytes < bytes) {  // asked once per larger size
+    int perSm = 0;
+    SL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, clipResident, kResidentThreads,
+                                                          bytes));
+    if (perSm < 1) return false;
+    state.residentFitsBytes = bytes;
+  }
   long long count = n;
   ResidentWorkspace* ws = state.resident;
   ResidentBuffers buffers = state.buffers;

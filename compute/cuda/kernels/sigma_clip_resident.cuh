@@ -247,25 +247,36 @@ __device__ uint32_t countShare(const float* mine, int len, float lo, float hi, c
   float* warpList = list + threadIdx.x / 32 * kWarpRoom;
   const uint32_t lanesBefore = (1u << lane) - 1;
   uint32_t listed = 0;
+  // The counts as floats, on the float pipes rather than the (half as fast) integer ones: exact,
+  // as a thread counts far fewer than 2^24 values. Below the window in value is below it in key,
+  // as the window never starts at the key of +0 (nextWindow); the whole range's start is NaN.
+  float counted = 0.f, below = 0.f;
+  const float lowValue = keyToFloat(w.low);
   const auto visit = [&](float v) {
     const bool kept = v >= lo && v <= hi;
     const uint32_t key = orderedKey(v), offset = key - w.low;
     const bool inWindow = kept && offset <= w.last;
     if (Moments && kept) {
-      ++count;
+      counted += 1.f;
       own.sum += v;
       own.sumSquares += double(v) * v;
       own.minKey = min(own.minKey, key);
       own.maxKey = max(own.maxKey, key);
-      own.below += key < w.low;
+      if (v < lowValue) below += 1.f;
     }
-    if (inWindow) atomicAdd(&hist[offset >> w.binShift], 1u);
-    if (Keep) {
-      const unsigned lanes = __ballot_sync(0xffffffffu, inWindow);
+    if (!Keep) {
+      if (inWindow) atomicAdd(&hist[offset >> w.binShift], 1u);
+      return;
+    }
+    // Most rounds of a narrow window find none of its values: one vote skips them.
+    const unsigned lanes = __ballot_sync(0xffffffffu, inWindow);
+    if (lanes == 0) return;
+    if (inWindow) {
+      atomicAdd(&hist[offset >> w.binShift], 1u);
       const uint32_t at = listed + __popc(lanes & lanesBefore);
-      if (inWindow && at < kWarpRoom) warpList[at] = v;
-      listed += __popc(lanes);
+      if (at < kWarpRoom) warpList[at] = v;
     }
+    listed += __popc(lanes);
   };
   // Whole warps go round together, for the warps' lists; the same order of values in each
   // thread as a plain stride over the share.
@@ -276,6 +287,8 @@ __device__ uint32_t countShare(const float* mine, int len, float lo, float hi, c
     const int i = whole + int(threadIdx.x);
     visit(i < len ? mine[i] : __int_as_float(0x7fffffff));
   }
+  count += uint32_t(counted);
+  own.below += uint32_t(below);
   return listed;
 }
 
@@ -529,6 +542,8 @@ __device__ Window nextWindow(ResidentState& s) {
   const long long bin = width >> kWindowBinBits;
   long long low = max(0ll, (long long)key - width / 2) / bin * bin;
   low = min(low, (1ll << 32) - width);
+  // Not at the key of +0, where -0 (the key before) would be below in key but not in value.
+  if (low == 0x80000000ll) low -= bin;
   return Window{uint32_t(low), uint32_t(width - 1), halfBits + 1 - kWindowBinBits, true};
 }
 
