@@ -48,7 +48,8 @@ struct BlockSums {
   unsigned long long count;
   double sum, sumSquares;
   uint32_t minKey, maxKey;
-  uint32_t below, inWindow, mostInWindow;  // mostInWindow: the most any one block holds
+  // mostInWindow: the most any one block holds, all ones where a warp's list had no room
+  uint32_t below, inWindow, mostInWindow;
 };
 struct AddBlockSums {
   __device__ BlockSums operator()(const BlockSums& a, const BlockSums& b) const {

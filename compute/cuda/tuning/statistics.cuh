@@ -26,16 +26,16 @@ struct SigmaClipPolicy {
   // The on-chip loop (clipResident): one block of 1024 threads per SM, so that a block has all of
   // its SM's shared memory for its share of the values and enough threads to count it.
   static constexpr int residentThreads = 1024;
-  // The window's values each block of the on-chip loop keeps (16 KiB of its shared memory, and
-  // as much in device memory for the others to gather from); where any block holds more, the
+  // The window's values each block of the on-chip loop lists (16 KiB of its shared memory, a
+  // 32nd for each warp; also where the block sums are staged); where a warp finds more, the
   // median's later digits are counted over the whole shares. A block sees about 32 Ki values of
   // a 2048² image, a few hundred of them in the windows of the sky's evaluations.
   static constexpr int residentCandidates = 4096;
   // The on-chip loop's windows around the last median, as log2 of their half-width in keys: the
   // first (after the evaluation of every value) wide enough for the sky's first moves; later
   // ones four times the median's last move, no narrower than the least (so that a median that
-  // stays put still finds its neighbours) and no wider than the most (a bin then spans at most
-  // two digits of the block's own selection).
+  // stays put still finds its neighbours) and no wider than the most (the median's move while
+  // the sky's outliers go).
   static constexpr int residentFirstHalfBits = 22;
   static constexpr int residentLeastHalfBits = 11;
   static constexpr int residentMostHalfBits = 23;
