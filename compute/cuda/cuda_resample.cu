@@ -61,9 +61,10 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
   const int64_t outer = axis == 0 ? 1 : cur.z;
   const SplineZoomAxis a = splineZoomAxis(n, nOut, inner);
   // Enlarging, the one-output-per-warp gather measured faster than the four-outputs-per-warp
-  // one, whose stores touch several times the sectors; shrinking uses the latter.
-  const auto kernel = a.step < 1.0 ? splineZoomColumns<ColumnGather::lanes>
-                                   : splineZoomColumns<ColumnGather::quads>;
+  // one, whose stores touch several times the sectors, and with the shared-memory prefilter;
+  // shrinking uses the latter gather and the prefilter in registers.
+  const auto kernel = a.step < 1.0 ? splineZoomColumns<ColumnGather::lanes, false>
+                                   : splineZoomColumns<ColumnGather::quads, true>;
   const size_t shared = splineZoomSharedBytes(a, kColumnPitch, kColumnPitch);
   allowShared(reinterpret_cast<const void*>(kernel), shared);
   const int64_t columnBlocks = (inner + kZoomLines - 1) / kZoomLines;

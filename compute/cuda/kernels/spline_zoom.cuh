@@ -2,10 +2,10 @@
 // A block takes 32 lines (rows along x, or neighbouring columns along y or z) and a run of outputs
 // along the axis: it stages the samples those outputs need, mirror-extended by the prefilter's
 // reach, in shared memory (asynchronous copies, all in flight at once, while it works out its
-// outputs' weights), turns them into cubic B-spline coefficients there, and gathers four
-// coefficients per output. The array is read once and the result written once; a separate
-// prefilter pass would read and write the whole array once more. Launch shape:
-// tuning/resample.cuh.
+// outputs' weights), turns them into cubic B-spline coefficients there (a thread a segment, its
+// samples and sums in registers), and gathers four coefficients per output. The array is read once
+// and the result written once; a separate prefilter pass would read and write the whole array once
+// more. Launch shape: tuning/resample.cuh.
 #pragma once
 
 #include <algorithm>
@@ -73,13 +73,83 @@ inline size_t splineZoomSharedBytes(const SplineZoomAxis& a, int samplePitch,
          size_t(splineOffsetSlots(a)) * sizeof(int);
 }
 
-// Turns a line's staged samples into its coefficients c[q] = √3·(L[q] + R[q]), L[q] =
-// Σ_{k≥0} z^k x[q−k] and R[q] = Σ_{k≥1} z^k x[q+k], one segment per thread: each segment starts
-// both sums from their first 16 terms, then runs the recursions L[q] = x[q] + z·L[q−1] and
-// R[q] = z·(x[q+1] + R[q+1]) across it, a few operations per value where the whole 33-tap sum
-// costs 33. `x` points at the line's first coefficient position, `c` at its first coefficient.
+// One segment of a line's coefficients c[q] = √3·(L[q] + R[q]), L[q] = Σ_{k≥0} z^k x[q−k] and
+// R[q] = Σ_{k≥1} z^k x[q+k]: both sums start from their first 16 terms at the segment's ends, then
+// the recursions L[q] = x[q] + z·L[q−1] and R[q] = z·(x[q+1] + R[q+1]) run across it, a few
+// operations per value where the whole 33-tap sum costs 33. The segment's samples and sums stay in
+// registers (its N is a constant), so that each sample is read once. `x(m)` gives the sample at
+// the segment's m-th position (m from −16 to N + 15); `c` receives the N coefficients.
+//
+// Every operation is rounded as splineCoefficientsInShared's compiled loops round it, so that the
+// coefficients stay bit for bit the same: there the compiler fuses each z·sum into the sum that
+// uses it, except going down, where it unrolls the loop by four after its first (N − 1) mod 4
+// steps; z·(x[q+1] + R[q+1]) is then rounded on its own (it is used twice) at those first steps
+// and at the last of each four, and fused into both of its uses at the other three.
+template <int N, class Sample>
+__device__ __forceinline__ void splineSegment(const Sample& x, float (&c)[16]) {
+  float left = x(-kSplineReach);
+#pragma unroll
+  for (int k = kSplineReach - 1; k >= 0; --k) left = __fmaf_rn(kSplinePole, left, x(-k));
+  c[0] = left;
+  float kept[N];  // x(1) … x(N − 1), read again going down
+#pragma unroll
+  for (int q = 1; q < N; ++q) {
+    kept[q] = x(q);
+    left = __fmaf_rn(kSplinePole, left, kept[q]);
+    c[q] = left;
+  }
+  float sum = x(N - 1 + kSplineReach);  // x(q + 1) + R[q + 1] as q goes down
+#pragma unroll
+  for (int k = kSplineReach - 1; k >= 1; --k) sum = __fmaf_rn(kSplinePole, sum, x(N - 1 + k));
+  c[N - 1] = __fmul_rn(kSplineGain, __fadd_rn(c[N - 1], __fmul_rn(sum, kSplinePole)));
+  constexpr int kFirst = (N - 1) % 4;
+#pragma unroll
+  for (int i = 0; i < N - 1; ++i) {
+    const int q = N - 2 - i, step = i < kFirst ? -1 : (i - kFirst) % 4;  // −1: a first step
+    sum = step <= 0 ? __fadd_rn(__fmul_rn(sum, kSplinePole), kept[q + 1])
+                    : __fmaf_rn(sum, kSplinePole, kept[q + 1]);
+    const bool rounded = step == -1 || step == 3;
+    c[q] = __fmul_rn(kSplineGain, rounded ? __fadd_rn(c[q], __fmul_rn(sum, kSplinePole))
+                                          : __fmaf_rn(sum, kSplinePole, c[q]));
+  }
+}
+
+// Calls body.template operator()<N>() with N = n (1 … 16; shorter segments end a line's run).
+template <int N = 16, class Body>
+__device__ __forceinline__ void withSegmentLength(int n, Body&& body) {
+  if constexpr (N == 1)
+    body.template operator()<1>();
+  else if (n >= N)
+    body.template operator()<N>();
+  else
+    withSegmentLength<N - 1>(n, body);
+}
+
+// Turns a line's staged samples into its coefficients, one segment of SplineZoomPolicy::segment
+// per thread. `x` points at the line's first coefficient position, `c` at its first coefficient.
 template <int kXPitch, int kCPitch>
 __device__ inline void splineCoefficients(const float* x, float* c, int count) {
+  constexpr int kSegment = SplineZoomPolicy::segment;
+  static_assert(kSegment == 16, "splineSegment holds 16 coefficients");
+  const int segments = (count + kSegment - 1) / kSegment;
+  for (int s = threadIdx.y; s < segments; s += kZoomThreadRows) {
+    const int qa = s * kSegment;
+    const float* xs = x + qa * kXPitch;
+    float* cs = c + qa * kCPitch;
+    withSegmentLength(min(kSegment, count - qa), [&]<int N>() {
+      float v[16];
+      splineSegment<N>([&](int m) { return xs[m * kXPitch]; }, v);
+#pragma unroll
+      for (int q = 0; q < N; ++q) cs[q * kCPitch] = v[q];
+    });
+  }
+}
+
+// The same coefficients with the sums going through shared memory and the segment's length known
+// only at run time: where gathering the outputs dominates (enlarging along y or z), this form
+// measured faster than the registers' one, whose code is several times longer.
+template <int kXPitch, int kCPitch>
+__device__ inline void splineCoefficientsInShared(const float* x, float* c, int count) {
   constexpr int kSegment = SplineZoomPolicy::segment;
   const int segments = (count + kSegment - 1) / kSegment;
   for (int s = threadIdx.y; s < segments; s += kZoomThreadRows) {
@@ -218,8 +288,8 @@ enum class ColumnGather { lanes, quads };
 // Along y or z, the array seen as (outer, n, inner) with `inner` = a.lines values between
 // neighbours on the axis: block (blockIdx.x, blockIdx.y, blockIdx.z) makes 32 neighbouring
 // columns × outputs [o0, o0 + outputsPerBlock) of slab outer0 + blockIdx.z; every load and store
-// is a warp's 32 neighbouring values.
-template <ColumnGather kGather>
+// is a warp's 32 neighbouring values. kRegisters: splineCoefficients, or its shared-memory form.
+template <ColumnGather kGather, bool kRegisters = true>
 __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::blocksPerSm)
     splineZoomColumns(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
                       int oBlock0, int64_t outer0) {
@@ -251,8 +321,12 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
   splineTaps<kPitch>(a, o0, oEnd, r.first, taps, offsets);
   waitForAsyncCopies();
   __syncthreads();
-  splineCoefficients<kPitch, kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
-                                     coefficients + threadIdx.x, r.count);
+  if constexpr (kRegisters)
+    splineCoefficients<kPitch, kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
+                                       coefficients + threadIdx.x, r.count);
+  else
+    splineCoefficientsInShared<kPitch, kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
+                                               coefficients + threadIdx.x, r.count);
   __syncthreads();
   if constexpr (kGather == ColumnGather::lanes) {
     if (!inside) return;
