@@ -61,7 +61,7 @@ class ScratchLayout {
 };
 
 // Page-locked host memory mapped for the device, kept for the context's life, where
-// publishSources writes the table: its count, then the sums.
+// publishSources writes the table: its count, then the entries.
 class PublishedSources : public Context::Extension {
  public:
   ~PublishedSources() override {
@@ -73,18 +73,18 @@ class PublishedSources : public Context::Extension {
     if (host_) cudaFreeHost(host_);
     host_ = nullptr;
     capacity_ = 0;
-    SL_CUDA(cudaHostAlloc(&host_, kHeader + n * sizeof(SourceSums), cudaHostAllocMapped));
+    SL_CUDA(cudaHostAlloc(&host_, kHeader + n * sizeof(Source), cudaHostAllocMapped));
     SL_CUDA(cudaHostGetDevicePointer(&device_, host_, 0));
     capacity_ = n;
   }
   int64_t capacity() const { return capacity_; }
   long long* count() const { return static_cast<long long*>(host_); }
-  const SourceSums* sums() const {
-    return reinterpret_cast<const SourceSums*>(static_cast<char*>(host_) + kHeader);
+  const Source* sources() const {
+    return reinterpret_cast<const Source*>(static_cast<char*>(host_) + kHeader);
   }
   long long* deviceCount() const { return static_cast<long long*>(device_); }
-  SourceSums* deviceSums() const {
-    return reinterpret_cast<SourceSums*>(static_cast<char*>(device_) + kHeader);
+  Source* deviceSources() const {
+    return reinterpret_cast<Source*>(static_cast<char*>(device_) + kHeader);
   }
 
  private:
@@ -102,6 +102,153 @@ PublishedSources& publishedSources(const ContextPtr& ctx) {
   return published;
 }
 
+// The launches' geometry: 32 × 64 tiles (a tile row is one 32-pixel segment), slices in groups
+// that the grid's y and z limits allow, and the tile-border pixels the merge takes one a thread.
+struct SegmentGrid {
+  explicit SegmentGrid(const Shape& shape)
+      : s(shape),
+        segmentsPerRow(blocksFor(s.x, kTileW)),
+        segments(s.z * s.y * segmentsPerRow),
+        columnPixels(s.y * (segmentsPerRow - 1)),
+        borderPixels(columnPixels + s.x * (blocksFor(s.y, kTileH) - 1)) {}
+  static constexpr int64_t kGroup = 65535;
+  unsigned slicesFrom(int64_t z0) const { return unsigned(std::min(kGroup, s.z - z0)); }
+  dim3 tiles(int64_t z0) const {
+    return dim3(unsigned(segmentsPerRow), blocksFor(s.y, kTileH), slicesFrom(z0));
+  }
+  dim3 borders(int64_t z0) const {
+    return dim3(blocksFor(borderPixels, kPixelThreads), slicesFrom(z0));
+  }
+  Shape s;
+  int64_t segmentsPerRow, segments, columnPixels, borderPixels;
+};
+
+// The scratch arrays of one segmentation, carved out of one device allocation: every pool
+// allocation is host time spent before the first kernel starts.
+struct SegmentScratch {
+  SegmentScratch(const ContextPtr& ctx, const SegmentGrid& g) {
+    const int64_t count = g.s.count();
+    // The sources' number is known on the host only at the end: sums for a typical image's are
+    // set aside (and cleared by labelTiles) now, and a larger number measures again.
+    capacity = std::min<int64_t>(count, std::max<int64_t>(kMinSourceCapacity, count / 256));
+    scanBytes = scanTempBytes(g.segments);
+    ScratchLayout layout;
+    const size_t parentAt = layout.add<int32_t>(count), fgAt = layout.add<uint32_t>(g.segments),
+                 countsAt = layout.add<int32_t>(g.segments),
+                 endsAt = layout.add<int32_t>(g.segments),
+                 masksAt = layout.add<uint32_t>(g.segments),
+                 sumsAt = layout.add<SourceSums>(capacity),
+                 scanAt = layout.add<unsigned char>(static_cast<int64_t>(scanBytes));
+    memory = DeviceArray<unsigned char>(ctx, layout.bytes());
+    parent = carve<int32_t>(parentAt);
+    fgMasks = carve<uint32_t>(fgAt);
+    rootCounts = carve<int32_t>(countsAt);
+    rootEnds = carve<int32_t>(endsAt);
+    rootMasks = carve<uint32_t>(masksAt);
+    sums = carve<SourceSums>(sumsAt);
+    scanTemp = carve<unsigned char>(scanAt);
+  }
+  template <class T>
+  T* carve(size_t at) const {
+    return reinterpret_cast<T*>(memory.get() + at);
+  }
+  DeviceArray<unsigned char> memory;
+  int32_t* parent;    // provisional labels (kernels/segment.cuh), in segments with foreground
+  uint32_t* fgMasks;  // each segment's foreground bits
+  int32_t *rootCounts, *rootEnds;  // each segment's roots, and their inclusive scan
+  uint32_t* rootMasks;             // each segment's root bits
+  SourceSums* sums;                // `capacity` sources' sums
+  int64_t capacity;
+  void* scanTemp;
+  size_t scanBytes;
+  DeviceArray<SourceSums> moreSums;  // where the sources outnumber capacity
+};
+
+// The background statistics (given, or clipped here) and the threshold above them.
+void setBackgroundAndThreshold(const ContextPtr& ctx, const Image& in, const SegmentParams& p,
+                               const Job& job, Segmentation& out) {
+  out.background = p.background ? *p.background
+                                : sigmaClipValues(ctx, in.data(), in.shape().count(), p.clip, job);
+  out.threshold = p.absoluteThreshold
+                      ? *p.absoluteThreshold
+                      : out.background.clipped.median + p.nSigma * out.background.clipped.std;
+  if (!std::isfinite(out.threshold)) throw InvalidArgument("segment: the threshold is not finite");
+}
+
+// Thresholds and labels the components (a root: a component's first pixel in raster order), and
+// writes the background segments' final labels; clears the first sources' sums.
+void labelComponents(const ContextPtr& ctx, const Image& in, float threshold, bool eight,
+                     const SegmentGrid& g, SegmentScratch& w, int32_t* labels) {
+  cudaStream_t st = ctx->stream();
+  const int ny = int(g.s.y), nx = int(g.s.x);
+  const dim3 tile(kTileW, kTileThreadRows);
+  for (int64_t z0 = 0; z0 < g.s.z; z0 += SegmentGrid::kGroup) {
+    labelTiles<<<g.tiles(z0), tile, 0, st>>>(in.data(), w.parent, w.fgMasks, w.rootMasks,
+                                             w.rootCounts, labels, ny, nx, int(z0), threshold,
+                                             eight, w.sums, z0 == 0 ? w.capacity : 0);
+    if (g.borderPixels > 0)
+      mergeTileBorders<<<g.borders(z0), kPixelThreads, 0, st>>>(
+          w.parent, w.fgMasks, w.rootMasks, w.rootCounts, ny, nx, int(z0), eight, g.columnPixels,
+          g.borderPixels);
+  }
+  for (int64_t z0 = 0; z0 < g.s.z && g.borderPixels > 0; z0 += SegmentGrid::kGroup)
+    flattenBorderPaths<<<g.borders(z0), kPixelThreads, 0, st>>>(
+        w.parent, w.fgMasks, ny, nx, int(z0), eight, g.columnPixels, g.borderPixels);
+  SL_LAUNCHED();
+}
+
+// Numbers the roots in raster order (rootEnds) and writes the foreground segments' labels,
+// measuring the sources numbered up to w.capacity into w.sums.
+void relabelAndMeasureAll(const ContextPtr& ctx, const Image& in, const SegmentGrid& g,
+                          SegmentScratch& w, int32_t* labels, double background) {
+  const dim3 tile(kTileW, kTileThreadRows);
+  for (int64_t z0 = 0; z0 < g.s.z; z0 += SegmentGrid::kGroup)
+    relabelAndMeasure<<<g.tiles(z0), tile, 0, ctx->stream()>>>(
+        in.data(), w.parent, w.fgMasks, w.rootMasks, w.rootEnds, labels, w.sums, w.capacity,
+        int(g.s.y), int(g.s.x), int(z0), background);
+  SL_LAUNCHED();
+}
+
+// The table entries of the first min(*found, limit) sources into `to`, and *found into `count`
+// unless it is null.
+void publishTable(const ContextPtr& ctx, const SourceSums* sums, const int32_t* found,
+                  int64_t limit, const Shape& s, long long* count, Source* to) {
+  publishSources<<<std::max<unsigned>(1, blocksFor(limit, kPublishThreads)), kPublishThreads, 0,
+                   ctx->stream()>>>(sums, found, limit, s.y, s.x, count, to);
+  SL_LAUNCHED();
+}
+
+// All n sources' table entries, read back from the device.
+std::vector<Source> readTable(const ContextPtr& ctx, const SourceSums* sums, const int32_t* found,
+                              int64_t n, const Shape& s) {
+  std::vector<Source> table(n);
+  if (n == 0) return table;
+  DeviceArray<Source> entries(ctx, n);
+  publishTable(ctx, sums, found, n, s, nullptr, entries.get());
+  readBack(ctx, table.data(), entries.get(), n);
+  return table;
+}
+
+// Drops the sources below minPixels (their labels to 0) and renumbers the rest in order; returns
+// the kept sources' table.
+std::vector<Source> keepLargeSources(const ContextPtr& ctx, const SourceSums* sums, int64_t n,
+                                     int64_t minPixels, int32_t* labels, const Shape& s) {
+  cudaStream_t st = ctx->stream();
+  DeviceArray<int32_t> kept(ctx, n), keptEnds(ctx, n);
+  DeviceArray<SourceSums> keptSums(ctx, n);
+  const unsigned sourceBlocks = blocksFor(n, kPixelThreads);
+  markKeptSources<<<sourceBlocks, kPixelThreads, 0, st>>>(sums, kept.get(), n, minPixels);
+  inclusiveSum(ctx, kept.get(), keptEnds.get(), n);
+  renumberKept<<<blocksFor(s.count(), kPixelThreads), kPixelThreads, 0, st>>>(
+      labels, kept.get(), keptEnds.get(), s.count());
+  compactKept<<<sourceBlocks, kPixelThreads, 0, st>>>(sums, keptSums.get(), kept.get(),
+                                                      keptEnds.get(), n);
+  SL_LAUNCHED();
+  int32_t keptCount = 0;
+  readBack(ctx, &keptCount, keptEnds.get() + n - 1, 1);
+  return readTable(ctx, keptSums.get(), keptEnds.get() + n - 1, keptCount, s);
+}
+
 }  // namespace
 
 Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentParams& p,
@@ -112,138 +259,40 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
     throw InvalidArgument("segment: images of 2^31 pixels or more are not supported");
   Image in = onDevice(ctx, input);
   const Shape s = in.shape();
-  const int64_t count = s.count();
-  cudaStream_t st = ctx->stream();
-
   Segmentation out;
-  out.background =
-      p.background ? *p.background : sigmaClipValues(ctx, in.data(), count, p.clip, job);
-  out.threshold = p.absoluteThreshold
-                      ? *p.absoluteThreshold
-                      : out.background.clipped.median + p.nSigma * out.background.clipped.std;
-  if (!std::isfinite(out.threshold)) throw InvalidArgument("segment: the threshold is not finite");
+  setBackgroundAndThreshold(ctx, in, p, job, out);
   job.checkCancelled();
 
   out.labels = deviceBuffer<int32_t>(ctx, s);
   out.labels.spacing = in.spacing;
   int32_t* labels = out.labels.data();
+  const double background = out.background.clipped.median;
   PublishedSources& published = publishedSources(ctx);
-  const int64_t segmentsPerRow = blocksFor(s.x, kTileW);
-  const int64_t segments = s.z * s.y * segmentsPerRow;
-  // The sources' number is known on the host only at the end: sums for a typical image's are set
-  // aside (and cleared by labelTiles) now, and a larger number measures again.
-  int64_t capacity = std::min<int64_t>(count, std::max<int64_t>(kMinSourceCapacity, count / 256));
-  ScratchLayout layout;
-  const size_t parentAt = layout.add<int32_t>(count), countsAt = layout.add<int32_t>(segments),
-               endsAt = layout.add<int32_t>(segments), masksAt = layout.add<uint32_t>(segments),
-               sumsAt = layout.add<SourceSums>(capacity),
-               scanAt = layout.add<unsigned char>(static_cast<int64_t>(scanTempBytes(segments)));
-  DeviceArray<unsigned char> scratch(ctx, layout.bytes());
-  auto carve = [&](size_t at) { return scratch.get() + at; };
-  auto* parent = reinterpret_cast<int32_t*>(carve(parentAt));
-  auto* rootCounts = reinterpret_cast<int32_t*>(carve(countsAt));
-  auto* rootEnds = reinterpret_cast<int32_t*>(carve(endsAt));
-  auto* rootMasks = reinterpret_cast<uint32_t*>(carve(masksAt));
-  auto* sums = reinterpret_cast<SourceSums*>(carve(sumsAt));
-  DeviceArray<SourceSums> moreSums;  // where the sources outnumber capacity
-  const bool eight = p.connectivity == 8;
-  const int64_t columnPixels = s.y * (segmentsPerRow - 1);
-  const int64_t borderPixels = columnPixels + s.x * (blocksFor(s.y, kTileH) - 1);
-  const int64_t group = 65535;  // grid y, z limit
-  auto slicesFrom = [&](int64_t z0) { return static_cast<unsigned>(std::min(group, s.z - z0)); };
-  const dim3 tile(kTileW, kTileThreadRows);
-  for (int64_t z0 = 0; z0 < s.z; z0 += group) {
-    const dim3 tiles(segmentsPerRow, blocksFor(s.y, kTileH), slicesFrom(z0));
-    labelTiles<<<tiles, tile, 0, st>>>(in.data(), parent, rootMasks, rootCounts, int(s.y), int(s.x),
-                                       int(z0), static_cast<float>(out.threshold), eight, sums,
-                                       z0 == 0 ? capacity : 0);
-    if (borderPixels > 0)
-      mergeTileBorders<<<dim3(blocksFor(borderPixels, kPixelThreads), slicesFrom(z0)),
-                         kPixelThreads, 0, st>>>(parent, rootMasks, rootCounts, int(s.y), int(s.x),
-                                                 int(z0), eight, columnPixels, borderPixels);
+  const SegmentGrid grid(s);
+  SegmentScratch w(ctx, grid);
+  labelComponents(ctx, in, static_cast<float>(out.threshold), p.connectivity == 8, grid, w, labels);
+  SL_CUDA(cub::DeviceScan::InclusiveSum(w.scanTemp, w.scanBytes, w.rootCounts, w.rootEnds,
+                                        grid.segments, ctx->stream()));
+  relabelAndMeasureAll(ctx, in, grid, w, labels, background);
+  const int32_t* found = w.rootEnds + grid.segments - 1;
+  const int64_t limit = std::min(w.capacity, published.capacity());
+  publishTable(ctx, w.sums, found, limit, s, published.deviceCount(), published.deviceSources());
+  SL_CUDA(cudaStreamSynchronize(ctx->stream()));
+  const int64_t n = *published.count();
+  if (n > w.capacity) {  // measured again with room for every source
+    w.capacity = n;
+    w.moreSums = DeviceArray<SourceSums>(ctx, n);
+    w.sums = w.moreSums.get();
+    initSums<<<blocksFor(n, kPixelThreads), kPixelThreads, 0, ctx->stream()>>>(w.sums, n);
+    relabelAndMeasureAll(ctx, in, grid, w, labels, background);
   }
-  for (int64_t z0 = 0; z0 < s.z && borderPixels > 0; z0 += group)
-    flattenBorderPaths<<<dim3(blocksFor(borderPixels, kPixelThreads), slicesFrom(z0)),
-                         kPixelThreads, 0, st>>>(parent, int(s.y), int(s.x), int(z0), eight,
-                                                 columnPixels, borderPixels);
-  SL_LAUNCHED();
-  inclusiveSum(ctx, rootCounts, rootEnds, segments, carve(scanAt));
-  auto relabel = [&] {
-    for (int64_t z0 = 0; z0 < s.z; z0 += group) {
-      const dim3 tiles(segmentsPerRow, blocksFor(s.y, kTileH), slicesFrom(z0));
-      relabelAndMeasure<<<tiles, tile, 0, st>>>(in.data(), parent, rootMasks, rootEnds, labels,
-                                                sums, capacity, int(s.y), int(s.x), int(z0),
-                                                out.background.clipped.median);
-    }
-    SL_LAUNCHED();
-  };
-  relabel();
-  const int64_t limit = std::min(capacity, published.capacity());
-  publishSources<<<blocksFor(limit * kSumsWords, kPixelThreads), kPixelThreads, 0, st>>>(
-      sums, rootEnds + segments - 1, limit, published.deviceCount(), published.deviceSums());
-  SL_LAUNCHED();
-  SL_CUDA(cudaStreamSynchronize(st));
-  int64_t nSources = *published.count();
-  if (nSources > capacity) {
-    capacity = nSources;
-    moreSums = DeviceArray<SourceSums>(ctx, capacity);
-    sums = moreSums.get();
-    initSums<<<blocksFor(capacity, kPixelThreads), kPixelThreads, 0, st>>>(sums, capacity);
-    relabel();
-  }
-  std::vector<SourceSums> host;
-  if (nSources > 0 && p.minPixels > 1) {
-    DeviceArray<int32_t> kept(ctx, nSources), keptEnds(ctx, nSources);
-    DeviceArray<SourceSums> keptSums(ctx, nSources);
-    const unsigned sourceBlocks = blocksFor(nSources, kPixelThreads);
-    markKeptSources<<<sourceBlocks, kPixelThreads, 0, st>>>(sums, kept.get(), nSources,
-                                                            p.minPixels);
-    inclusiveSum(ctx, kept.get(), keptEnds.get(), nSources);
-    renumberKept<<<blocksFor(count, kPixelThreads), kPixelThreads, 0, st>>>(labels, kept.get(),
-                                                                            keptEnds.get(), count);
-    compactKept<<<sourceBlocks, kPixelThreads, 0, st>>>(sums, keptSums.get(), kept.get(),
-                                                        keptEnds.get(), nSources);
-    SL_LAUNCHED();
-    int32_t keptCount = 0;
-    readBack(ctx, &keptCount, keptEnds.get() + nSources - 1, 1);
-    nSources = keptCount;
-    host.resize(nSources);
-    if (nSources > 0) readBack(ctx, host.data(), keptSums.get(), nSources);
-  } else if (nSources > limit) {
-    host.resize(nSources);
-    readBack(ctx, host.data(), sums, nSources);
-    published.reserve(nSources);  // for the next image like this one
+  if (n > 0 && p.minPixels > 1) {
+    out.sources = keepLargeSources(ctx, w.sums, n, p.minPixels, labels, s);
+  } else if (n > limit) {
+    out.sources = readTable(ctx, w.sums, found, n, s);
+    published.reserve(n);  // for the next image like this one
   } else {
-    host.assign(published.sums(), published.sums() + nSources);
-  }
-  if (nSources == 0) return out;
-
-  out.sources.reserve(nSources);
-  for (int64_t k = 0; k < nSources; ++k) {
-    const SourceSums& h = host[k];
-    Source src;
-    src.label = static_cast<int32_t>(k + 1);
-    src.npix = static_cast<int64_t>(h.npix);
-    src.flux = h.flux;
-    if (h.flux > 0) {  // else the unweighted mean position (as the CPU backend)
-      src.centroidX = h.fluxX / h.flux;
-      src.centroidY = h.fluxY / h.flux;
-    } else {
-      src.centroidX = h.sumX / double(h.npix);
-      src.centroidY = h.sumY / double(h.npix);
-    }
-    uint32_t key = static_cast<uint32_t>(h.peak >> 32);
-    uint32_t u = (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;
-    std::memcpy(&src.peak, &u, sizeof(float));
-    int64_t peakIndex = int64_t(0xffffffffull - (h.peak & 0xffffffffull));
-    src.peakX = peakIndex % s.x;
-    src.peakY = (peakIndex / s.x) % s.y;
-    src.z = peakIndex / (s.x * s.y);  // components never cross slices
-    src.xMin = h.xMin;
-    src.xMax = h.xMax;
-    src.yMin = h.yMin;
-    src.yMax = h.yMax;
-    out.sources.push_back(src);
+    out.sources.assign(published.sources(), published.sources() + n);
   }
   return out;
 }

@@ -88,14 +88,24 @@ __device__ inline int runEnd(uint32_t mask, int lane) {
 }
 __device__ inline bool bitAt(uint32_t mask, int lane) { return (mask >> lane) & 1u; }
 
+// Whether pixel (y, x) of `slice` is above the threshold, from its segment's foreground bits
+// (the labelling writes parents only in segments with foreground, so the bits decide).
+__device__ inline bool foregroundAt(const uint32_t* fgMasks, int64_t slice, int y, int x, int ny,
+                                    int segmentsPerRow) {
+  return bitAt(fgMasks[(slice * ny + y) * segmentsPerRow + x / kTileW], x % kTileW);
+}
+
 // Threshold and union–find inside one tile in shared memory: a pixel starts at its row run's
-// first pixel, and each run joins once per run of the row above that it touches. Every pixel
-// gets the global index of its tile-local root (the tile part's first pixel in raster order) or
-// −1, and each tile row's segment the bits and the number of its tile-local roots. The blocks
-// also clear the first `sumsToClear` sources' sums.
+// first pixel, and each run joins once per run of the row above that it touches. Every tile row
+// (segment) gets its foreground bits, the bits and the number of its tile-local roots, and, when
+// it has foreground, each pixel's global index of its tile-local root (the tile part's first
+// pixel in raster order) or −1 in `parent`; a row without foreground gets its final labels (0)
+// instead, so that the relabelling passes it by. Background dominates a sky, so a tile without
+// foreground skips the union–find. The blocks also clear the first `sumsToClear` sources' sums.
 __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     labelTiles(const float* __restrict__ in, int32_t* __restrict__ parent,
-               uint32_t* __restrict__ rootMasks, int32_t* __restrict__ rootCounts, int ny, int nx,
+               uint32_t* __restrict__ fgMasks, uint32_t* __restrict__ rootMasks,
+               int32_t* __restrict__ rootCounts, int32_t* __restrict__ labels, int ny, int nx,
                int z0, float threshold, bool eight, SourceSums* __restrict__ sums,
                int64_t sumsToClear) {
   __shared__ int32_t local[kTileH * kTileW];
@@ -111,53 +121,66 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     v[r] = (x < nx && y < ny) ? in[sliceBase + int64_t(y) * nx + x] : 0.f;
   }
   uint32_t mine[kRowsPerThread];
+  bool any = false;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int row = threadIdx.y + r * kTileThreadRows, y = y0 + row;
     // Compared in float like the CPU (value > threshold, the threshold rounded to float once).
     const bool fg = x < nx && y < ny && v[r] > threshold;
     mine[r] = __ballot_sync(0xffffffffu, fg);
+    any |= mine[r] != 0;
     if (lane == 0) rowMask[row] = mine[r];
-    local[row * kTileW + lane] = fg ? row * kTileW + runStart(mine[r], lane) : kBackground;
-  }
-  __syncthreads();
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int row = threadIdx.y + r * kTileThreadRows;
-    if (row == 0 || !bitAt(mine[r], lane)) continue;
-    const uint32_t above = rowMask[row - 1];
-    const int li = row * kTileW + lane, start = runStart(mine[r], lane);
-    // Each run above that overlaps this run is joined by the lane under its first overlapping
-    // pixel; under 8-connectivity the runs touching the run's ends diagonally too.
-    if (bitAt(above, lane) && (lane == start || !bitAt(above, lane - 1)))
-      unite(local, li, li - kTileW);
-    if (eight) {
-      if (lane == start && lane > 0 && bitAt(above, lane - 1)) unite(local, li, li - kTileW - 1);
-      if (lane < 31 && lane == runEnd(mine[r], lane) && bitAt(above, lane + 1) &&
-          !bitAt(above, lane))
-        unite(local, li, li - kTileW + 1);
-    }
-  }
-  __syncthreads();
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int row = threadIdx.y + r * kTileThreadRows, y = y0 + row;
     if (y >= ny) continue;  // the same for the whole warp
-    const int li = row * kTileW + lane;
-    int32_t label = kBackground;
-    bool root = false;
-    if (bitAt(mine[r], lane)) {
-      const int lr = findRootHalving(local, li);
-      root = lr == li;
-      label = static_cast<int32_t>(sliceBase + int64_t(y0 + lr / kTileW) * nx +
-                                   blockIdx.x * kTileW + lr % kTileW);
-    }
-    const uint32_t roots = __ballot_sync(0xffffffffu, root);
-    if (x < nx) parent[sliceBase + int64_t(y) * nx + x] = label;
     if (lane == 0) {
       const int64_t segment = (slice * ny + y) * gridDim.x + blockIdx.x;
-      rootMasks[segment] = roots;
-      rootCounts[segment] = __popc(roots);
+      fgMasks[segment] = mine[r];
+      if (mine[r] == 0) rootMasks[segment] = 0, rootCounts[segment] = 0;
+    }
+    if (mine[r] == 0) {
+      if (x < nx) labels[sliceBase + int64_t(y) * nx + x] = 0;
+      continue;
+    }
+    if (fg) local[row * kTileW + lane] = row * kTileW + runStart(mine[r], lane);
+  }
+  if (__syncthreads_or(any)) {
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      const int row = threadIdx.y + r * kTileThreadRows;
+      if (row == 0 || !bitAt(mine[r], lane)) continue;
+      const uint32_t above = rowMask[row - 1];
+      const int li = row * kTileW + lane, start = runStart(mine[r], lane);
+      // Each run above that overlaps this run is joined by the lane under its first overlapping
+      // pixel; under 8-connectivity the runs touching the run's ends diagonally too.
+      if (bitAt(above, lane) && (lane == start || !bitAt(above, lane - 1)))
+        unite(local, li, li - kTileW);
+      if (eight) {
+        if (lane == start && lane > 0 && bitAt(above, lane - 1)) unite(local, li, li - kTileW - 1);
+        if (lane < 31 && lane == runEnd(mine[r], lane) && bitAt(above, lane + 1) &&
+            !bitAt(above, lane))
+          unite(local, li, li - kTileW + 1);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      const int row = threadIdx.y + r * kTileThreadRows, y = y0 + row;
+      if (y >= ny || mine[r] == 0) continue;  // the same for the whole warp
+      const int li = row * kTileW + lane;
+      int32_t label = kBackground;
+      bool root = false;
+      if (bitAt(mine[r], lane)) {
+        const int lr = findRootHalving(local, li);
+        root = lr == li;
+        label = static_cast<int32_t>(sliceBase + int64_t(y0 + lr / kTileW) * nx +
+                                     blockIdx.x * kTileW + lr % kTileW);
+      }
+      const uint32_t roots = __ballot_sync(0xffffffffu, root);
+      if (x < nx) parent[sliceBase + int64_t(y) * nx + x] = label;
+      if (lane == 0) {
+        const int64_t segment = (slice * ny + y) * gridDim.x + blockIdx.x;
+        rootMasks[segment] = roots;
+        rootCounts[segment] = __popc(roots);
+      }
     }
   }
   const int64_t threads = int64_t(gridDim.x) * gridDim.y * gridDim.z * blockDim.x * blockDim.y;
@@ -173,11 +196,11 @@ __device__ inline int64_t segmentOf(int32_t i, int nx, int segmentsPerRow) {
 }
 
 // Calls join(i, j) for the foreground pixel i of border thread t (a pixel on a tile's left column
-// or top row; tiles of the first column or row have none) and each of its neighbours j in the
-// other tile.
+// or top row; tiles of the first column or row have none) and each of its foreground neighbours
+// j in the other tile.
 template <class Join>
-__device__ inline void forBorderNeighbours(const int32_t* parent, int64_t t, int ny, int nx,
-                                           int64_t sliceBase, bool eight, int64_t columnPixels,
+__device__ inline void forBorderNeighbours(const uint32_t* fgMasks, int64_t t, int ny, int nx,
+                                           int64_t slice, bool eight, int64_t columnPixels,
                                            Join join) {
   int x, y;
   const bool column = t < columnPixels;
@@ -189,36 +212,38 @@ __device__ inline void forBorderNeighbours(const int32_t* parent, int64_t t, int
     x = static_cast<int>(t % nx);
     y = static_cast<int>((t / nx + 1) * kTileH);
   }
-  const int64_t i = sliceBase + int64_t(y) * nx + x;
-  if (parent[i] < 0) return;
-  auto visit = [&](int64_t j) {
-    if (parent[j] >= 0) join(static_cast<int32_t>(i), static_cast<int32_t>(j));
+  const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
+  if (!foregroundAt(fgMasks, slice, y, x, ny, segmentsPerRow)) return;
+  const int64_t i = (slice * ny + y) * nx + x;
+  auto visit = [&](int dy, int dx) {
+    if (foregroundAt(fgMasks, slice, y + dy, x + dx, ny, segmentsPerRow))
+      join(static_cast<int32_t>(i), static_cast<int32_t>(i + int64_t(dy) * nx + dx));
   };
   if (column) {
-    visit(i - 1);
+    visit(0, -1);
     if (eight) {
-      if (y > 0) visit(i - nx - 1);
-      if (y + 1 < ny) visit(i + nx - 1);
+      if (y > 0) visit(-1, -1);
+      if (y + 1 < ny) visit(1, -1);
     }
   } else {
-    visit(i - nx);
+    visit(-1, 0);
     if (eight) {
-      if (x > 0) visit(i - nx - 1);
-      if (x + 1 < nx) visit(i - nx + 1);
+      if (x > 0) visit(-1, -1);
+      if (x + 1 < nx) visit(-1, 1);
     }
   }
 }
 
 // Joins the tile-local components across tile borders, one thread per border pixel; every root
 // that stops being one is taken off its segment's bits and count.
-__global__ void mergeTileBorders(int32_t* parent, uint32_t* rootMasks, int32_t* rootCounts, int ny,
-                                 int nx, int z0, bool eight, int64_t columnPixels,
-                                 int64_t borderPixels) {
+__global__ void mergeTileBorders(int32_t* parent, const uint32_t* __restrict__ fgMasks,
+                                 uint32_t* rootMasks, int32_t* rootCounts, int ny, int nx, int z0,
+                                 bool eight, int64_t columnPixels, int64_t borderPixels) {
   const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (t >= borderPixels) return;
   const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
-  const int64_t sliceBase = (int64_t(z0) + blockIdx.y) * ny * nx;
-  forBorderNeighbours(parent, t, ny, nx, sliceBase, eight, columnPixels, [&](int32_t i, int32_t j) {
+  const int64_t slice = int64_t(z0) + blockIdx.y;
+  forBorderNeighbours(fgMasks, t, ny, nx, slice, eight, columnPixels, [&](int32_t i, int32_t j) {
     const int32_t gone = unite(parent, i, j);
     if (gone < 0) return;
     const int64_t segment = segmentOf(gone, nx, segmentsPerRow);
@@ -241,12 +266,13 @@ __device__ inline void compressPath(int32_t* parent, int32_t i) {
 // root. A tile root is attached while it is the root of one side of such a pair, so nearly all of
 // them end one step from the root and the relabelling follows few parents (more only where a
 // concurrent join re-pointed a node; the labels never depend on it).
-__global__ void flattenBorderPaths(int32_t* parent, int ny, int nx, int z0, bool eight,
-                                   int64_t columnPixels, int64_t borderPixels) {
+__global__ void flattenBorderPaths(int32_t* parent, const uint32_t* __restrict__ fgMasks, int ny,
+                                   int nx, int z0, bool eight, int64_t columnPixels,
+                                   int64_t borderPixels) {
   const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (t >= borderPixels) return;
-  const int64_t sliceBase = (int64_t(z0) + blockIdx.y) * ny * nx;
-  forBorderNeighbours(parent, t, ny, nx, sliceBase, eight, columnPixels, [&](int32_t i, int32_t j) {
+  const int64_t slice = int64_t(z0) + blockIdx.y;
+  forBorderNeighbours(fgMasks, t, ny, nx, slice, eight, columnPixels, [&](int32_t i, int32_t j) {
     compressPath(parent, i);
     compressPath(parent, j);
   });

@@ -92,30 +92,40 @@ __device__ inline void accumulate(RowSums& a, const RowSums& b) {
   a.yMax = max(a.yMax, b.yMax);
 }
 
-// Writes each pixel's label and measures it, on the labelling's tiles: a warp takes 8 consecutive
-// rows of a 32-pixel strip. A row whose foreground lanes all belong to one source (the usual
-// case) is reduced in registers and added to the warp's running sums of that source, which go
-// out in one set of atomics when the source changes; other rows add lane by lane. Sources
-// numbered above `capacity` are not measured.
+// Writes the label of each pixel of a segment with foreground (the labelling wrote the others')
+// and measures it, on the labelling's tiles: a warp takes 8 consecutive rows of a 32-pixel strip,
+// and one without foreground stops at once. A row whose foreground lanes all belong to one
+// source (the usual case) is reduced in registers and added to the warp's running sums of that
+// source, which go out in one set of atomics when the source changes; other rows add lane by
+// lane. Sources numbered above `capacity` are not measured.
 __global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
     relabelAndMeasure(const float* __restrict__ in, const int32_t* __restrict__ parent,
-                      const uint32_t* __restrict__ rootMasks, const int32_t* __restrict__ rootEnds,
-                      int32_t* __restrict__ labels, SourceSums* sums, int64_t capacity, int ny,
-                      int nx, int z0, double background) {
+                      const uint32_t* __restrict__ fgMasks, const uint32_t* __restrict__ rootMasks,
+                      const int32_t* __restrict__ rootEnds, int32_t* __restrict__ labels,
+                      SourceSums* sums, int64_t capacity, int ny, int nx, int z0,
+                      double background) {
   const int lane = threadIdx.x;
   const int x = blockIdx.x * kTileW + lane;
   const int y0 = blockIdx.y * kTileH + threadIdx.y * kRowsPerThread;
-  const int64_t sliceBase = (int64_t(z0) + blockIdx.z) * ny * nx;
+  const int64_t slice = int64_t(z0) + blockIdx.z;
+  const int64_t sliceBase = slice * ny * nx;
   const int segmentsPerRow = gridDim.x;
+  uint32_t rowFg[kRowsPerThread];
+  uint32_t anyFg = 0;
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int y = y0 + r;
+    rowFg[r] = y < ny ? fgMasks[(slice * ny + y) * segmentsPerRow + blockIdx.x] : 0u;
+    anyFg |= rowFg[r];
+  }
+  if (anyFg == 0) return;  // the same for the whole warp
   // node[r]: row r's parent, then its root, then its label (0: background). Each step of every
   // row's walk, then the roots' numbers and the values, are loads that do not wait on one
   // another (the rows' walks one after another were the pass's critical path).
   int32_t node[kRowsPerThread];
 #pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int y = y0 + r;
-    node[r] = (x < nx && y < ny) ? parent[sliceBase + int64_t(y) * nx + x] : kBackground;
-  }
+  for (int r = 0; r < kRowsPerThread; ++r)
+    node[r] = bitAt(rowFg[r], lane) ? parent[sliceBase + int64_t(y0 + r) * nx + x] : kBackground;
   bool walking = true;
   while (__any_sync(0xffffffffu, walking)) {
     walking = false;
@@ -144,7 +154,8 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + r;
-    if (y >= ny) break;  // the same for the whole warp
+    if (y >= ny) break;           // the same for the whole warp
+    if (rowFg[r] == 0) continue;  // labelled by labelTiles
     const int64_t i = sliceBase + int64_t(y) * nx + x;
     int32_t label = node[r];
     if (x < nx) labels[i] = label;

@@ -1,7 +1,7 @@
 // The segmentation's source table (compute/cuda/cuda_segment.cu): each source's sums, cleared by
-// the labelling and added to by the measuring (kernels/segment_measure.cuh); their publication
-// into mapped host memory; and the dropping of sources below the minimum size. (For
-// compute/cuda/*.cu only.)
+// the labelling and added to by the measuring (kernels/segment_measure.cuh); the table entries
+// made from them and published into mapped host memory; and the dropping of sources below the
+// minimum size. (For compute/cuda/*.cu only.)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "compute/cuda/kernels/cuda_kernels.cuh"
+#include "compute/params.h"
 
 namespace stacklens::compute::cuda {
 namespace {
@@ -33,20 +34,55 @@ __global__ void initSums(SourceSums* sums, int64_t n) {
   if (i < n) clearSums(sums[i]);
 }
 
-// Copies the sources' number and the first `limit` sources' sums into host memory mapped for
-// the device, so that one synchronisation brings the table back. Consecutive threads write
-// consecutive 8-byte words (a source's sums at once would scatter each store across the bus).
-static_assert(sizeof(SourceSums) % sizeof(unsigned long long) == 0, "sums copy as whole words");
-constexpr int kSumsWords = sizeof(SourceSums) / sizeof(unsigned long long);
-__global__ void publishSources(const SourceSums* __restrict__ sums,
-                               const int32_t* __restrict__ found, int64_t limit,
-                               long long* hostCount, SourceSums* hostSums) {
-  const int64_t w = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  const int32_t n = *found;
-  if (w == 0) *hostCount = n;
-  if (w < min(int64_t(n), limit) * kSumsWords)
-    reinterpret_cast<unsigned long long*>(hostSums)[w] =
-        reinterpret_cast<const unsigned long long*>(sums)[w];
+// Source k's table entry (label k + 1) from its sums in slices of ny × nx, as the CPU backend
+// gives it.
+__device__ inline Source finishedSource(const SourceSums& h, int64_t k, int64_t ny, int64_t nx) {
+  Source src;
+  src.label = static_cast<int32_t>(k + 1);
+  src.npix = static_cast<int64_t>(h.npix);
+  src.flux = h.flux;
+  if (h.flux > 0) {  // else the unweighted mean position (as the CPU backend)
+    src.centroidX = h.fluxX / h.flux;
+    src.centroidY = h.fluxY / h.flux;
+  } else {
+    src.centroidX = h.sumX / double(h.npix);
+    src.centroidY = h.sumY / double(h.npix);
+  }
+  src.peak = keyToFloat(static_cast<uint32_t>(h.peak >> 32));
+  const int64_t peakIndex = int64_t(0xffffffffull - (h.peak & 0xffffffffull));
+  src.peakX = peakIndex % nx;
+  src.peakY = (peakIndex / nx) % ny;
+  src.z = peakIndex / (nx * ny);  // components never cross slices
+  src.xMin = h.xMin;
+  src.xMax = h.xMax;
+  src.yMin = h.yMin;
+  src.yMax = h.yMax;
+  return src;
+}
+
+// Writes the first min(n, limit) sources' table entries (n = *found) to `out`, and n to `count`
+// unless it is null. `out` may be host memory mapped for the device, so that one synchronisation
+// brings the table back: a block stages its entries in shared memory and its threads then write
+// consecutive 8-byte words (an entry a thread would scatter each store across the bus).
+constexpr int kPublishThreads = 128;
+static_assert(sizeof(Source) % sizeof(unsigned long long) == 0, "entries copy as whole words");
+constexpr int kSourceWords = sizeof(Source) / sizeof(unsigned long long);
+__global__ void __launch_bounds__(kPublishThreads)
+    publishSources(const SourceSums* __restrict__ sums, const int32_t* __restrict__ found,
+                   int64_t limit, int64_t ny, int64_t nx, long long* count, Source* out) {
+  // Raw words: a __shared__ Source would need its default member initializers run.
+  __shared__ unsigned long long words[kPublishThreads * kSourceWords];
+  auto* staged = reinterpret_cast<Source*>(words);
+  const int64_t n = *found;
+  if (count && blockIdx.x == 0 && threadIdx.x == 0) *count = n;
+  const int64_t first = int64_t(blockIdx.x) * kPublishThreads;
+  const int64_t here = min(min(n, limit) - first, int64_t(kPublishThreads));
+  if (here <= 0) return;  // the same for the whole block
+  if (threadIdx.x < here)
+    staged[threadIdx.x] = finishedSource(sums[first + threadIdx.x], first + threadIdx.x, ny, nx);
+  __syncthreads();
+  auto* to = reinterpret_cast<unsigned long long*>(out + first);
+  for (int64_t w = threadIdx.x; w < here * kSourceWords; w += kPublishThreads) to[w] = words[w];
 }
 
 // Dropping the sources below the minimum size: kept[k] = 1 for a kept source, else 0.
