@@ -95,31 +95,68 @@ __device__ inline bool foregroundAt(const uint32_t* fgMasks, int64_t slice, int 
   return bitAt(fgMasks[(slice * ny + y) * segmentsPerRow + x / kTileW], x % kTileW);
 }
 
+// The thread's values of tile (tileY, tileX) of `slice` (0 outside the image), by a block of
+// kTileW × kTileThreadRows threads.
+__device__ inline void loadTile(const float* __restrict__ in, int ny, int nx, int64_t slice,
+                                int tileY, int tileX, float (&v)[kRowsPerThread]) {
+  const int x = tileX * kTileW + threadIdx.x, y0 = tileY * kTileH;
+  const int64_t sliceBase = slice * ny * nx;
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int y = y0 + threadIdx.y + r * kTileThreadRows;
+    v[r] = (x < nx && y < ny) ? in[sliceBase + int64_t(y) * nx + x] : 0.f;
+  }
+}
+
+// What the labelling writes (every array but fgStrips and fgStripCount indexed as described at
+// labelTile).
+struct TileOutputs {
+  int32_t* parent;
+  uint32_t *fgMasks, *rootMasks;
+  int32_t *rootCounts, *labels;
+  // The strips (8 rows of a tile: tile index · kTileThreadRows + strip) with foreground, in no
+  // particular order, and their number (0 before the labelling).
+  int32_t *fgStrips, *fgStripCount;
+};
+
+// Appends the tile's strips with foreground to o.fgStrips (rowMask: the tile rows' foreground
+// bits); by the block's first warp.
+__device__ inline void listForegroundStrips(const uint32_t* rowMask, const TileOutputs& o,
+                                            int64_t tile) {
+  const int lane = threadIdx.x;
+  uint32_t any = 0;
+  if (lane < kTileThreadRows)
+    for (int r = 0; r < kRowsPerThread; ++r) any |= rowMask[lane * kRowsPerThread + r];
+  const uint32_t listed = __ballot_sync(0xffffffffu, any != 0);
+  int32_t at = 0;
+  if (lane == 0 && listed) at = atomicAdd(o.fgStripCount, __popc(listed));
+  at = __shfl_sync(0xffffffffu, at, 0);
+  if (any)
+    o.fgStrips[at + __popc(listed & ((1u << lane) - 1u))] =
+        static_cast<int32_t>(tile * kTileThreadRows + lane);
+}
+
 // Threshold and union–find inside one tile in shared memory: a pixel starts at its row run's
 // first pixel, and each run joins once per run of the row above that it touches. Every tile row
 // (segment) gets its foreground bits, the bits and the number of its tile-local roots, and, when
 // it has foreground, each pixel's global index of its tile-local root (the tile part's first
 // pixel in raster order) or −1 in `parent`; a row without foreground gets its final labels (0)
 // instead, so that the relabelling passes it by. Background dominates a sky, so a tile without
-// foreground skips the union–find. The blocks also clear the first `sumsToClear` sources' sums.
-__global__ void __launch_bounds__(kTileW* kTileThreadRows)
-    labelTiles(const float* __restrict__ in, int32_t* __restrict__ parent,
-               uint32_t* __restrict__ fgMasks, uint32_t* __restrict__ rootMasks,
-               int32_t* __restrict__ rootCounts, int32_t* __restrict__ labels, int ny, int nx,
-               int z0, float threshold, bool eight, SourceSums* __restrict__ sums,
-               int64_t sumsToClear) {
+// foreground skips the union–find. The strips with foreground are listed for the relabelling.
+// tile: the tile's index over the stack, (slice · tile rows + tileY) · segmentsPerRow + tileX.
+__device__ inline void labelTile(const float (&v)[kRowsPerThread], const TileOutputs& o, int ny,
+                                 int nx, int segmentsPerRow, int64_t slice, int tileY, int tileX,
+                                 int64_t tile, float threshold, bool eight) {
   __shared__ int32_t local[kTileH * kTileW];
   __shared__ uint32_t rowMask[kTileH];
   const int lane = threadIdx.x;
-  const int x = blockIdx.x * kTileW + lane, y0 = blockIdx.y * kTileH;
-  const int64_t slice = int64_t(z0) + blockIdx.z;
+  const int x = tileX * kTileW + lane, y0 = tileY * kTileH;
   const int64_t sliceBase = slice * ny * nx;
-  float v[kRowsPerThread];
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int y = y0 + threadIdx.y + r * kTileThreadRows;
-    v[r] = (x < nx && y < ny) ? in[sliceBase + int64_t(y) * nx + x] : 0.f;
-  }
+  int32_t* __restrict__ parent = o.parent;
+  uint32_t* __restrict__ fgMasks = o.fgMasks;
+  uint32_t* __restrict__ rootMasks = o.rootMasks;
+  int32_t* __restrict__ rootCounts = o.rootCounts;
+  int32_t* __restrict__ labels = o.labels;
   uint32_t mine[kRowsPerThread];
   bool any = false;
 #pragma unroll
@@ -132,7 +169,7 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     if (lane == 0) rowMask[row] = mine[r];
     if (y >= ny) continue;  // the same for the whole warp
     if (lane == 0) {
-      const int64_t segment = (slice * ny + y) * gridDim.x + blockIdx.x;
+      const int64_t segment = (slice * ny + y) * segmentsPerRow + tileX;
       fgMasks[segment] = mine[r];
       if (mine[r] == 0) rootMasks[segment] = 0, rootCounts[segment] = 0;
     }
@@ -143,6 +180,7 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     if (fg) local[row * kTileW + lane] = row * kTileW + runStart(mine[r], lane);
   }
   if (__syncthreads_or(any)) {
+    if (threadIdx.y == 0) listForegroundStrips(rowMask, o, tile);
 #pragma unroll
     for (int r = 0; r < kRowsPerThread; ++r) {
       const int row = threadIdx.y + r * kTileThreadRows;
@@ -171,18 +209,30 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
       if (bitAt(mine[r], lane)) {
         const int lr = findRootHalving(local, li);
         root = lr == li;
-        label = static_cast<int32_t>(sliceBase + int64_t(y0 + lr / kTileW) * nx +
-                                     blockIdx.x * kTileW + lr % kTileW);
+        label = static_cast<int32_t>(sliceBase + int64_t(y0 + lr / kTileW) * nx + tileX * kTileW +
+                                     lr % kTileW);
       }
       const uint32_t roots = __ballot_sync(0xffffffffu, root);
       if (x < nx) parent[sliceBase + int64_t(y) * nx + x] = label;
       if (lane == 0) {
-        const int64_t segment = (slice * ny + y) * gridDim.x + blockIdx.x;
+        const int64_t segment = (slice * ny + y) * segmentsPerRow + tileX;
         rootMasks[segment] = roots;
         rootCounts[segment] = __popc(roots);
       }
     }
   }
+}
+
+// The tiles of one slice group (grid: tile columns × tile rows × slices), each by a block; the
+// blocks also clear the first `sumsToClear` sources' sums.
+__global__ void __launch_bounds__(kTileW* kTileThreadRows)
+    labelTiles(const float* __restrict__ in, TileOutputs o, int ny, int nx, int z0, float threshold,
+               bool eight, SourceSums* __restrict__ sums, int64_t sumsToClear) {
+  const int64_t slice = int64_t(z0) + blockIdx.z;
+  float v[kRowsPerThread];
+  loadTile(in, ny, nx, slice, blockIdx.y, blockIdx.x, v);
+  labelTile(v, o, ny, nx, gridDim.x, slice, blockIdx.y, blockIdx.x,
+            (slice * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x, threshold, eight);
   const int64_t threads = int64_t(gridDim.x) * gridDim.y * gridDim.z * blockDim.x * blockDim.y;
   const int64_t block = (int64_t(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
   for (int64_t k = block * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
@@ -236,13 +286,11 @@ __device__ inline void forBorderNeighbours(const uint32_t* fgMasks, int64_t t, i
 
 // Joins the tile-local components across tile borders, one thread per border pixel; every root
 // that stops being one is taken off its segment's bits and count.
-__global__ void mergeTileBorders(int32_t* parent, const uint32_t* __restrict__ fgMasks,
-                                 uint32_t* rootMasks, int32_t* rootCounts, int ny, int nx, int z0,
-                                 bool eight, int64_t columnPixels, int64_t borderPixels) {
-  const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (t >= borderPixels) return;
+__device__ inline void mergeBorderPixel(int32_t* parent, const uint32_t* fgMasks,
+                                        uint32_t* rootMasks, int32_t* rootCounts, int ny, int nx,
+                                        int64_t slice, bool eight, int64_t columnPixels,
+                                        int64_t t) {
   const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
-  const int64_t slice = int64_t(z0) + blockIdx.y;
   forBorderNeighbours(fgMasks, t, ny, nx, slice, eight, columnPixels, [&](int32_t i, int32_t j) {
     const int32_t gone = unite(parent, i, j);
     if (gone < 0) return;
@@ -250,6 +298,14 @@ __global__ void mergeTileBorders(int32_t* parent, const uint32_t* __restrict__ f
     atomicAnd(&rootMasks[segment], ~(1u << (gone % nx % kTileW)));
     atomicSub(&rootCounts[segment], 1);
   });
+}
+__global__ void mergeTileBorders(int32_t* parent, const uint32_t* __restrict__ fgMasks,
+                                 uint32_t* rootMasks, int32_t* rootCounts, int ny, int nx, int z0,
+                                 bool eight, int64_t columnPixels, int64_t borderPixels) {
+  const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (t < borderPixels)
+    mergeBorderPixel(parent, fgMasks, rootMasks, rootCounts, ny, nx, int64_t(z0) + blockIdx.y,
+                     eight, columnPixels, t);
 }
 
 // Points every node on the path from i to its root at the root.
@@ -266,16 +322,20 @@ __device__ inline void compressPath(int32_t* parent, int32_t i) {
 // root. A tile root is attached while it is the root of one side of such a pair, so nearly all of
 // them end one step from the root and the relabelling follows few parents (more only where a
 // concurrent join re-pointed a node; the labels never depend on it).
-__global__ void flattenBorderPaths(int32_t* parent, const uint32_t* __restrict__ fgMasks, int ny,
-                                   int nx, int z0, bool eight, int64_t columnPixels,
-                                   int64_t borderPixels) {
-  const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (t >= borderPixels) return;
-  const int64_t slice = int64_t(z0) + blockIdx.y;
+__device__ inline void flattenBorderPixel(int32_t* parent, const uint32_t* fgMasks, int ny, int nx,
+                                          int64_t slice, bool eight, int64_t columnPixels,
+                                          int64_t t) {
   forBorderNeighbours(fgMasks, t, ny, nx, slice, eight, columnPixels, [&](int32_t i, int32_t j) {
     compressPath(parent, i);
     compressPath(parent, j);
   });
+}
+__global__ void flattenBorderPaths(int32_t* parent, const uint32_t* __restrict__ fgMasks, int ny,
+                                   int nx, int z0, bool eight, int64_t columnPixels,
+                                   int64_t borderPixels) {
+  const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (t < borderPixels)
+    flattenBorderPixel(parent, fgMasks, ny, nx, int64_t(z0) + blockIdx.y, eight, columnPixels, t);
 }
 
 }  // namespace

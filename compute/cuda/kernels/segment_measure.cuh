@@ -92,40 +92,55 @@ __device__ inline void accumulate(RowSums& a, const RowSums& b) {
   a.yMax = max(a.yMax, b.yMax);
 }
 
-// Writes the label of each pixel of a segment with foreground (the labelling wrote the others')
-// and measures it, on the labelling's tiles: a warp takes 8 consecutive rows of a 32-pixel strip,
-// and one without foreground stops at once. A row whose foreground lanes all belong to one
-// source (the usual case) is reduced in registers and added to the warp's running sums of that
-// source, which go out in one set of atomics when the source changes; other rows add lane by
-// lane. Sources numbered above `capacity` are not measured.
-__global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
-    relabelAndMeasure(const float* __restrict__ in, const int32_t* __restrict__ parent,
-                      const uint32_t* __restrict__ fgMasks, const uint32_t* __restrict__ rootMasks,
-                      const int32_t* __restrict__ rootEnds, int32_t* __restrict__ labels,
-                      SourceSums* sums, int64_t capacity, int ny, int nx, int z0,
-                      double background) {
-  const int lane = threadIdx.x;
-  const int x = blockIdx.x * kTileW + lane;
-  const int y0 = blockIdx.y * kTileH + threadIdx.y * kRowsPerThread;
-  const int64_t slice = int64_t(z0) + blockIdx.z;
-  const int64_t sliceBase = slice * ny * nx;
-  const int segmentsPerRow = gridDim.x;
-  uint32_t rowFg[kRowsPerThread];
-  uint32_t anyFg = 0;
+// The first row of strip warpRow (of kTileThreadRows) of tile row tileY.
+__device__ inline int stripRow(int tileY, int warpRow) {
+  return tileY * kTileH + warpRow * kRowsPerThread;
+}
+
+// The foreground bits of the rows of the strip at rows y0 … y0 + 7 of tile column tileX (0 below
+// the slice), in rowFg; whether any is set.
+__device__ inline bool stripMasks(const uint32_t* fgMasks, int ny, int segmentsPerRow,
+                                  int64_t slice, int y0, int tileX,
+                                  uint32_t (&rowFg)[kRowsPerThread]) {
+  uint32_t any = 0;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + r;
-    rowFg[r] = y < ny ? fgMasks[(slice * ny + y) * segmentsPerRow + blockIdx.x] : 0u;
-    anyFg |= rowFg[r];
+    rowFg[r] = y < ny ? fgMasks[(slice * ny + y) * segmentsPerRow + tileX] : 0u;
+    any |= rowFg[r];
   }
-  if (anyFg == 0) return;  // the same for the whole warp
-  // node[r]: row r's parent, then its root, then its label (0: background). Each step of every
-  // row's walk, then the roots' numbers and the values, are loads that do not wait on one
-  // another (the rows' walks one after another were the pass's critical path).
+  return any != 0;
+}
+
+// Writes the labels of the strip at rows y0 … y0 + 7 of tile column tileX (a warp's; rowFg: its
+// rows' foreground bits, some set) and measures its pixels. A row whose foreground lanes all
+// belong to one source (the usual case) is reduced in registers and added to the warp's running
+// sums of that source, which go out in one set of atomics when the source changes; other rows add
+// lane by lane. Sources numbered above `capacity` are not measured; rows without foreground are
+// left alone (labelTiles wrote their labels). rootEnds[s]: the number of roots in segments 0 … s.
+__device__ inline void relabelStrip(const float* __restrict__ in,
+                                    const int32_t* __restrict__ parent,
+                                    const uint32_t (&rowFg)[kRowsPerThread],
+                                    const uint32_t* __restrict__ rootMasks,
+                                    const int32_t* __restrict__ rootEnds,
+                                    int32_t* __restrict__ labels, SourceSums* sums,
+                                    int64_t capacity, int ny, int nx, int segmentsPerRow,
+                                    int64_t slice, int y0, int tileX, double background) {
+  const int lane = threadIdx.x % 32;
+  const int x = tileX * kTileW + lane;
+  const int64_t sliceBase = slice * ny * nx;
+  // node[r]: row r's parent, then its root, then its label (0: background). The values, each step
+  // of every row's walk, then the roots' numbers are loads that do not wait on one another (the
+  // rows' walks one after another were the pass's critical path).
   int32_t node[kRowsPerThread];
+  float value[kRowsPerThread];
 #pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r)
-    node[r] = bitAt(rowFg[r], lane) ? parent[sliceBase + int64_t(y0 + r) * nx + x] : kBackground;
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const bool fg = bitAt(rowFg[r], lane);
+    const int64_t i = sliceBase + int64_t(y0 + r) * nx + x;
+    node[r] = fg ? parent[i] : kBackground;
+    value[r] = fg ? in[i] : 0.f;
+  }
   bool walking = true;
   while (__any_sync(0xffffffffu, walking)) {
     walking = false;
@@ -146,10 +161,6 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
     const int64_t segment = segmentOf(node[r], nx, segmentsPerRow);
     node[r] = rootEnds[segment] - __popc(rootMasks[segment] >> (node[r] % nx % kTileW)) + 1;
   }
-  float value[kRowsPerThread];
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r)
-    value[r] = node[r] > 0 ? in[sliceBase + int64_t(y0 + r) * nx + x] : 0.f;
   RowSums running;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
@@ -178,6 +189,41 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
     }
   }
   if (running.label > 0 && lane == 0) addAtomically(sums[running.label - 1], running);
+}
+
+// Where strip `strip` (tile index · kTileThreadRows + strip of the tile, as labelTile lists them)
+// lies: its slice, first row and tile column.
+struct StripPlace {
+  int64_t slice;
+  int y0, tileX;
+};
+__device__ inline StripPlace placeOf(int64_t strip, int ny, int segmentsPerRow) {
+  const int tilesY = (ny + kTileH - 1) / kTileH;
+  const int64_t tile = strip / kTileThreadRows, tilesPerSlice = int64_t(tilesY) * segmentsPerRow;
+  const int64_t rest = tile % tilesPerSlice;
+  return {tile / tilesPerSlice, stripRow(int(rest / segmentsPerRow), int(strip % kTileThreadRows)),
+          int(rest % segmentsPerRow)};
+}
+
+// Relabels and measures the listed strips with foreground (fgStrips[0 … *fgStripCount − 1]), a
+// warp a strip at a time: a sky's few such strips take one wave of warps, each a short chain of
+// dependent loads, where a pass over every strip took several.
+__global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
+    relabelAndMeasure(const float* __restrict__ in, const int32_t* __restrict__ parent,
+                      const uint32_t* __restrict__ fgMasks, const uint32_t* __restrict__ rootMasks,
+                      const int32_t* __restrict__ rootEnds, const int32_t* __restrict__ fgStrips,
+                      const int32_t* __restrict__ fgStripCount, int32_t* __restrict__ labels,
+                      SourceSums* sums, int64_t capacity, int ny, int nx, double background) {
+  const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
+  const int32_t listed = *fgStripCount;
+  const int warps = gridDim.x * kTileThreadRows;
+  for (int e = blockIdx.x * kTileThreadRows + threadIdx.y; e < listed; e += warps) {
+    const StripPlace at = placeOf(fgStrips[e], ny, segmentsPerRow);
+    uint32_t rowFg[kRowsPerThread];
+    stripMasks(fgMasks, ny, segmentsPerRow, at.slice, at.y0, at.tileX, rowFg);
+    relabelStrip(in, parent, rowFg, rootMasks, rootEnds, labels, sums, capacity, ny, nx,
+                 segmentsPerRow, at.slice, at.y0, at.tileX, background);
+  }
 }
 
 }  // namespace

@@ -29,11 +29,6 @@ __device__ inline void clearSums(SourceSums& sums) {
   sums = s;
 }
 
-__global__ void initSums(SourceSums* sums, int64_t n) {
-  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (i < n) clearSums(sums[i]);
-}
-
 // Source k's table entry (label k + 1) from its sums in slices of ny × nx, as the CPU backend
 // gives it.
 __device__ inline Source finishedSource(const SourceSums& h, int64_t k, int64_t ny, int64_t nx) {
@@ -60,29 +55,40 @@ __device__ inline Source finishedSource(const SourceSums& h, int64_t k, int64_t 
   return src;
 }
 
-// Writes the first min(n, limit) sources' table entries (n = *found) to `out`, and n to `count`
-// unless it is null. `out` may be host memory mapped for the device, so that one synchronisation
-// brings the table back: a block stages its entries in shared memory and its threads then write
-// consecutive 8-byte words (an entry a thread would scatter each store across the bus).
-constexpr int kPublishThreads = 128;
+// A block publishes a group of kPublishGroup sources, kPublishThreads threads writing its words:
+// small groups spread the table's words over many blocks.
+constexpr int kPublishGroup = 32, kPublishThreads = 128;
 static_assert(sizeof(Source) % sizeof(unsigned long long) == 0, "entries copy as whole words");
 constexpr int kSourceWords = sizeof(Source) / sizeof(unsigned long long);
+
+// The table entries of sources first … first + here − 1 (here ≤ kPublishGroup) into `out`, by
+// the whole block (at least kPublishGroup threads, their 1D index `thread`). `out` may be host
+// memory mapped for the device, so that one synchronisation brings the table back: the entries
+// are staged in shared memory, and consecutive threads write consecutive 8-byte words (an entry a
+// thread would scatter each store across the bus).
+__device__ inline void publishGroup(const SourceSums* sums, int64_t first, int64_t here, int64_t ny,
+                                    int64_t nx, Source* out, int thread, int threads) {
+  // Raw words: a __shared__ Source would need its default member initializers run.
+  __shared__ unsigned long long words[kPublishGroup * kSourceWords];
+  auto* staged = reinterpret_cast<Source*>(words);
+  if (thread < here) staged[thread] = finishedSource(sums[first + thread], first + thread, ny, nx);
+  __syncthreads();
+  auto* to = reinterpret_cast<unsigned long long*>(out + first);
+  for (int64_t w = thread; w < here * kSourceWords; w += threads) to[w] = words[w];
+  __syncthreads();  // before the words are staged again
+}
+
+// Writes the first min(n, limit) sources' table entries (n = *found) to `out`, and n to `count`
+// unless it is null.
 __global__ void __launch_bounds__(kPublishThreads)
     publishSources(const SourceSums* __restrict__ sums, const int32_t* __restrict__ found,
                    int64_t limit, int64_t ny, int64_t nx, long long* count, Source* out) {
-  // Raw words: a __shared__ Source would need its default member initializers run.
-  __shared__ unsigned long long words[kPublishThreads * kSourceWords];
-  auto* staged = reinterpret_cast<Source*>(words);
   const int64_t n = *found;
   if (count && blockIdx.x == 0 && threadIdx.x == 0) *count = n;
-  const int64_t first = int64_t(blockIdx.x) * kPublishThreads;
-  const int64_t here = min(min(n, limit) - first, int64_t(kPublishThreads));
-  if (here <= 0) return;  // the same for the whole block
-  if (threadIdx.x < here)
-    staged[threadIdx.x] = finishedSource(sums[first + threadIdx.x], first + threadIdx.x, ny, nx);
-  __syncthreads();
-  auto* to = reinterpret_cast<unsigned long long*>(out + first);
-  for (int64_t w = threadIdx.x; w < here * kSourceWords; w += kPublishThreads) to[w] = words[w];
+  const int64_t first = int64_t(blockIdx.x) * kPublishGroup;
+  const int64_t here = min(min(n, limit) - first, int64_t(kPublishGroup));
+  if (here > 0)  // the same for the whole block
+    publishGroup(sums, first, here, ny, nx, out, threadIdx.x, kPublishThreads);
 }
 
 // Dropping the sources below the minimum size: kept[k] = 1 for a kept source, else 0.

@@ -17,7 +17,8 @@ struct SegmentPolicy {
   // warp 8 consecutive rows of a strip, whose sums of one source it adds up before its atomics.
   static constexpr int tileThreadRows = 8;
   // The relabelling's blocks resident on an SM at least: caps its registers (its sums of two
-  // sources and its rows' state) so that enough warps keep loads in flight.
+  // sources and its rows' state) so that enough warps keep loads in flight. It launches this
+  // many blocks an SM, one wave, whose warps take the listed strips with foreground in turn.
   static constexpr int relabelBlocksPerSm = 4;
   // The per-border-pixel and per-source passes: 256 threads, 8 blocks fill an SM's 2048 thread
   // slots. A multiple of 32: their warp votes and shuffles use every lane.
