@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "compute/cpu/operations.h"
+#include "compute/segment_threshold.h"
 
 namespace stacklens::compute::cpu {
 namespace {
@@ -149,18 +150,6 @@ double setBackgroundAndThreshold(const Image& in, const SegmentParams& p, const 
   out.threshold =
       p.absoluteThreshold ? *p.absoluteThreshold : median + p.nSigma * out.background.clipped.std;
   return median;
-}
-
-// The comparison runs in float: with fthreshold the largest float ≤ threshold, a float x
-// satisfies x > threshold (in double) exactly when x > fthreshold, as no float lies in
-// (fthreshold, threshold].
-float floatThreshold(double threshold) {
-  float fthreshold = static_cast<float>(
-      std::clamp(threshold, -static_cast<double>(std::numeric_limits<float>::max()),
-                 static_cast<double>(std::numeric_limits<float>::max())));
-  if (static_cast<double>(fthreshold) > threshold)
-    fthreshold = std::nextafter(fthreshold, -std::numeric_limits<float>::infinity());
-  return fthreshold;
 }
 
 // Every row is zeroed by findRuns before its labels are painted, so no zero fill here.

@@ -20,6 +20,7 @@
 #include "compute/cuda/kernels/segment_measure.cuh"
 #include "compute/cuda/kernels/segment_sources.cuh"
 #include "compute/cuda/tuning/segment.cuh"
+#include "compute/segment_threshold.h"
 
 namespace stacklens::compute::cuda {
 namespace {
@@ -38,7 +39,7 @@ void setBackgroundAndThreshold(const ContextPtr& ctx, const Image& in, const Seg
 // One segmentation's input, parameters and arrays, as every step takes them.
 struct SegmentRun {
   const float* in;
-  float threshold;  // compared in float, as the CPU backend does
+  float threshold;  // floatThreshold(the threshold), as every backend compares
   bool eight;
   double background;
   const SegmentGrid& g;
@@ -157,7 +158,7 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   const SegmentGrid grid(s);
   SegmentScratch w(ctx, grid);
   const SegmentRun run{in.data(),
-                       static_cast<float>(out.threshold),
+                       floatThreshold(out.threshold),
                        p.connectivity == 8,
                        out.background.clipped.median,
                        grid,

@@ -394,6 +394,25 @@ TEST_P(Segment, NothingAboveTheThresholdGivesNoSources) {
   for (int64_t i = 0; i < im.shape().count(); ++i) EXPECT_EQ(s.labels.data()[i], 0);
 }
 
+TEST_P(Segment, AThresholdBetweenTwoFloatsIsComparedAsADouble) {
+  // Prepare: 0.98 lies between two floats; the float nearest it, 0.98f, is the one above, so a
+  // pixel of 0.98f is above the threshold and the float below it is not.
+  const float above = 0.98f, below = std::nextafter(0.98f, 0.f);
+  ASSERT_GT(double(above), 0.98);
+  ASSERT_LT(double(below), 0.98);
+  Image im = Image::host({1, 1, 5});
+  const float values[] = {above, below, above, below, below};
+  std::copy(std::begin(values), std::end(values), im.data());
+
+  // Run
+  const Segmentation s = run(im, absolute(0.98, 8));
+
+  // Verify
+  ASSERT_EQ(s.sources.size(), 2u);
+  const int32_t expected[] = {1, 0, 2, 0, 0};
+  for (int x = 0; x < 5; ++x) EXPECT_EQ(s.labels.at(0, 0, x), expected[x]) << "x " << x;
+}
+
 TEST_P(Segment, TinyImages) {
   // Run
   const Segmentation one = run(drawn({"#"}), absolute(0.5, 8));
