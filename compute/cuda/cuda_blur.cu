@@ -18,13 +18,23 @@
 namespace stacklens::compute::cuda {
 namespace {
 
-using FusedKernel = void (*)(const float*, float*, int, int, FusedTaps);
-template <int... Rs>
-constexpr std::array<FusedKernel, sizeof...(Rs)> fusedKernels(std::integer_sequence<int, Rs...>) {
-  return {&blur2dFused<Rs + 1>...};
+// Launches blur2dFused<R> with the taps of both axes (2R + 1 each).
+template <int R>
+void launchFused(dim3 grid, cudaStream_t stream, const float* in, float* out, int ny, int nx,
+                 const std::vector<float>& wx, const std::vector<float>& wy) {
+  FusedTaps<R> taps;
+  std::copy(wx.begin(), wx.end(), taps.x);
+  std::copy(wy.begin(), wy.end(), taps.y);
+  blur2dFused<R><<<grid, kFuseThreads, 0, stream>>>(in, out, ny, nx, taps);
 }
-// blur2dFused<1> … blur2dFused<kFuseMaxRadius>.
-constexpr auto kFusedKernels = fusedKernels(std::make_integer_sequence<int, kFuseMaxRadius>{});
+using FusedLaunch = void (*)(dim3, cudaStream_t, const float*, float*, int, int,
+                             const std::vector<float>&, const std::vector<float>&);
+template <int... Rs>
+constexpr std::array<FusedLaunch, sizeof...(Rs)> fusedLaunches(std::integer_sequence<int, Rs...>) {
+  return {&launchFused<Rs + 1>...};
+}
+// launchFused<1> … launchFused<kFuseMaxRadius>.
+constexpr auto kFusedLaunches = fusedLaunches(std::make_integer_sequence<int, kFuseMaxRadius>{});
 
 // SciPy's _gaussian_kernel1d: exp(−x²/2σ²) sampled at integers, normalised to sum 1.
 std::vector<float> gaussianWeights(double sigma, int radius) {
@@ -80,14 +90,10 @@ Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& 
   if (!p.nanAware && s.x > 1 && s.y > 1 && reachX == reachY && reachX >= 1 &&
       reachX <= kFuseMaxRadius && s.z <= 65535) {
     const int rx = static_cast<int>(reachX), ry = rx;
-    FusedTaps taps{};
     const std::vector<float> wx = gaussianWeights(p.sigmaX, rx), wy = gaussianWeights(p.sigmaY, ry);
-    std::copy(wx.begin(), wx.end(), taps.x);
-    std::copy(wy.begin(), wy.end(), taps.y);
     const dim3 grid(blocksFor(s.x, kFuseW), blocksFor(s.y, kFuseH), static_cast<unsigned>(s.z));
     job.checkCancelled();
-    kFusedKernels[rx - 1]<<<grid, kFuseThreads, 0, ctx->stream()>>>(in.data(), out.data(), int(s.y),
-                                                                    int(s.x), taps);
+    kFusedLaunches[rx - 1](grid, ctx->stream(), in.data(), out.data(), int(s.y), int(s.x), wx, wy);
     SL_LAUNCHED();
     if (!(p.sigmaZ > 0) || s.z <= 1) return out;
     const int64_t reachZ = blurRadius(p.sigmaZ, p.truncate);

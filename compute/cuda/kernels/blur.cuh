@@ -36,15 +36,20 @@ using FusedPolicy = tuning::FusedBlurPolicy;
 constexpr int kFuseW = FusedPolicy::tileWidth, kFuseH = FusedPolicy::tileHeight,
               kFuseThreads = FusedPolicy::threads, kFuseMaxRadius = FusedPolicy::maxRadius;
 constexpr int kFuseOutX = FusedPolicy::outputsPerThreadX, kFuseOutY = FusedPolicy::outputsPerItemY;
-// A quarter warp's x-pass reads are eight consecutive float4s of one row; the y pass's items tile
-// the output rows.
+// A quarter warp's x-pass reads are eight consecutive float4s of one row, and a thread keeps its
+// columns from row to row; the y pass's columns of kFuseOutY outputs, one a thread, tile the
+// output.
 static_assert(kFuseOutX == 4 && kFuseW % 4 == 0 && kFuseThreads % 32 == 0);
-static_assert(kFuseH % kFuseOutY == 0 && kFuseH >= 2 * kFuseMaxRadius);
+static_assert(kFuseThreads % (kFuseW / 4) == 0);
+static_assert(kFuseH % kFuseOutY == 0 && kFuseW * (kFuseH / kFuseOutY) == kFuseThreads);
+static_assert(kFuseH >= 2 * kFuseMaxRadius);
 
 // The taps of both axes travel as a kernel parameter: with the radius a template argument every
 // tap is a fixed constant-bank entry, loaded once into a uniform register for its multiply–adds.
+// Sized for the radius: the launch copies no unused taps.
+template <int R>
 struct FusedTaps {
-  float x[2 * kFuseMaxRadius + 1], y[2 * kFuseMaxRadius + 1];
+  float x[2 * R + 1], y[2 * R + 1];
 };
 
 // The fused kernel's shared arrays for radius R: the input tile with its halo, whose columns start
@@ -77,13 +82,16 @@ __device__ __forceinline__ int reflectNear(int i, int n) {
 // the same order as the separable passes (x then y, taps in order, each output's sum from 0), so
 // both paths give the same values. Registers are budgeted for as many blocks per SM as shared
 // memory fits (fewer, with more registers each, measured no faster); the taps stay
-// uniform-register operands of the multiply–adds (through shared memory measured slower).
+// uniform-register operands of the multiply–adds (through shared memory measured slower). The
+// kernel is bound by instruction issue, so each pass runs as straight-line code over a thread's
+// fixed column, its rows at immediate offsets.
 template <int R>
 __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
     blur2dFused(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
-                FusedTaps taps) {
+                FusedTaps<R> taps) {
   using T = FusedTile<R>;
   constexpr int A = T::halo, P = T::pitch, kInH = T::inH, kTaps = 2 * R + 1;
+  constexpr int kWarps = kFuseThreads / 32;
   __shared__ __align__(16) float src[kInH * P];
   __shared__ __align__(16) float rows[kInH * kFuseW];
   const int x0 = blockIdx.x * kFuseW, y0 = blockIdx.y * kFuseH;
@@ -96,14 +104,23 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
     const int gx = x0 - A + 4 * lane;
     const bool aligned = nx % 4 == 0 && (reinterpret_cast<uintptr_t>(in) & 15) == 0;
     const bool direct = aligned && gx >= 0 && gx + 4 <= nx;
-    if (lane < T::quads && direct) {
-      for (int r = warp; r < kInH; r += kFuseThreads / 32)
+    if (lane < T::quads && direct && y0 - R >= 0 && y0 - R + kInH <= ny) {
+      // All the tile's input rows lie inside the image: consecutive rows, nothing to reflect.
+      const float* g = slice + int64_t(y0 - R + warp) * nx + gx;
+      float* s = src + warp * P + 4 * lane;
+      const int64_t step = int64_t(kWarps) * nx;
+#pragma unroll
+      for (int k = 0; k < (kInH + kWarps - 1) / kWarps; ++k)
+        if (k < kInH / kWarps || warp + k * kWarps < kInH)
+          copyAsync16(s + k * kWarps * P, g + k * step);
+    } else if (lane < T::quads && direct) {
+      for (int r = warp; r < kInH; r += kWarps)
         copyAsync16(src + r * P + 4 * lane, slice + int64_t(reflectNear(y0 - R + r, ny)) * nx + gx);
     } else if (lane < T::quads) {
       int xs[4];
 #pragma unroll
       for (int e = 0; e < 4; ++e) xs[e] = reflectNear(gx + e, nx);
-      for (int r = warp; r < kInH; r += kFuseThreads / 32) {
+      for (int r = warp; r < kInH; r += kWarps) {
         const float* row = slice + int64_t(reflectNear(y0 - R + r, ny)) * nx;
 #pragma unroll
         for (int e = 0; e < 4; ++e) src[r * P + 4 * lane + e] = __ldg(row + xs[e]);
@@ -112,64 +129,67 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
     waitForAsyncCopies();
   }
   __syncthreads();
-  // x pass: four adjacent outputs per thread from the float4s around them; a quarter warp reads
-  // eight consecutive float4s of one row (no bank conflicts).
-  constexpr int kWin = ((kFuseOutX - 1 + A + R) / 4 + 1) * 4;
-  float wx[kTaps];
+  // x pass: four adjacent outputs per thread from the float4s around them, in the same four
+  // columns of every kXRowStep-th row; a quarter warp reads eight consecutive float4s of one row
+  // (no bank conflicts).
+  {
+    constexpr int kWin = ((kFuseOutX - 1 + A + R) / 4 + 1) * 4;
+    constexpr int kPerRow = kFuseW / 4, kSegs = kInH * kPerRow, kXRowStep = kFuseThreads / kPerRow;
+    float wx[kTaps];
 #pragma unroll
-  for (int d = 0; d < kTaps; ++d) wx[d] = taps.x[d];
-#pragma unroll 1
-  for (int seg = threadIdx.x; seg < kInH * (kFuseW / 4); seg += kFuseThreads) {
-    const int r = seg / (kFuseW / 4), c = (seg % (kFuseW / 4)) * 4;
-    const float* p = src + r * P + c;
-    float win[kWin];
+    for (int d = 0; d < kTaps; ++d) wx[d] = taps.x[d];
+    const int c = (threadIdx.x % kPerRow) * 4, r0 = threadIdx.x / kPerRow;
 #pragma unroll
-    for (int k = 0; k < kWin / 4; ++k) {
-      const float4 v = *reinterpret_cast<const float4*>(p + 4 * k);
-      win[4 * k] = v.x;
-      win[4 * k + 1] = v.y;
-      win[4 * k + 2] = v.z;
-      win[4 * k + 3] = v.w;
+    for (int k = 0; k < (kSegs + kFuseThreads - 1) / kFuseThreads; ++k) {
+      if (k >= kSegs / kFuseThreads && r0 + k * kXRowStep >= kInH) break;
+      const float* p = src + (r0 + k * kXRowStep) * P + c;
+      float win[kWin];
+#pragma unroll
+      for (int q = 0; q < kWin / 4; ++q) {
+        const float4 v = *reinterpret_cast<const float4*>(p + 4 * q);
+        win[4 * q] = v.x;
+        win[4 * q + 1] = v.y;
+        win[4 * q + 2] = v.z;
+        win[4 * q + 3] = v.w;
+      }
+      float a[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+      for (int d = 0; d < kTaps; ++d) {
+        const float w = wx[d];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) a[e] += w * win[e + A - R + d];
+      }
+      *reinterpret_cast<float4*>(rows + (r0 + k * kXRowStep) * kFuseW + c) =
+          make_float4(a[0], a[1], a[2], a[3]);
     }
-    float a[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-    for (int d = 0; d < kTaps; ++d) {
-      const float w = wx[d];
-#pragma unroll
-      for (int e = 0; e < 4; ++e) a[e] += w * win[e + A - R + d];
-    }
-    *reinterpret_cast<float4*>(rows + r * kFuseW + c) = make_float4(a[0], a[1], a[2], a[3]);
   }
   __syncthreads();
-  // y pass: kFuseOutY outputs down a column per item, each x-pass row read once per item.
+  // y pass: kFuseOutY outputs down a column per thread, each x-pass row read once.
   float wy[kTaps];
 #pragma unroll
   for (int d = 0; d < kTaps; ++d) wy[d] = taps.y[d];
-#pragma unroll 1
-  for (int item = threadIdx.x; item < kFuseW * (kFuseH / kFuseOutY); item += kFuseThreads) {
-    const int c = item % kFuseW, r0 = (item / kFuseW) * kFuseOutY;
-    const float* p = rows + r0 * kFuseW + c;
-    float a[kFuseOutY];
+  const int c = threadIdx.x % kFuseW, r0 = (threadIdx.x / kFuseW) * kFuseOutY;
+  const float* p = rows + r0 * kFuseW + c;
+  float a[kFuseOutY];
 #pragma unroll
-    for (int j = 0; j < kFuseOutY; ++j) a[j] = 0.f;
+  for (int j = 0; j < kFuseOutY; ++j) a[j] = 0.f;
 #pragma unroll
-    for (int i = 0; i < kFuseOutY + 2 * R; ++i) {
-      const float v = p[i * kFuseW];
+  for (int i = 0; i < kFuseOutY + 2 * R; ++i) {
+    const float v = p[i * kFuseW];
 #pragma unroll
-      for (int j = 0; j < kFuseOutY; ++j)
-        if (i - j >= 0 && i - j < kTaps) a[j] += wy[i - j] * v;
-    }
-    const int x = x0 + c, rowsLeft = ny - (y0 + r0);
-    if (x >= nx) continue;
-    float* o = out + sliceBase + int64_t(y0 + r0) * nx + x;
-    if (rowsLeft >= kFuseOutY) {
+    for (int j = 0; j < kFuseOutY; ++j)
+      if (i - j >= 0 && i - j < kTaps) a[j] += wy[i - j] * v;
+  }
+  const int x = x0 + c, rowsLeft = ny - (y0 + r0);
+  if (x >= nx) return;
+  float* o = out + sliceBase + int64_t(y0 + r0) * nx + x;
+  if (rowsLeft >= kFuseOutY) {
 #pragma unroll
-      for (int j = 0; j < kFuseOutY; ++j) o[int64_t(j) * nx] = a[j];
-    } else {
+    for (int j = 0; j < kFuseOutY; ++j) o[int64_t(j) * nx] = a[j];
+  } else {
 #pragma unroll
-      for (int j = 0; j < kFuseOutY; ++j)
-        if (j < rowsLeft) o[int64_t(j) * nx] = a[j];
-    }
+    for (int j = 0; j < kFuseOutY; ++j)
+      if (j < rowsLeft) o[int64_t(j) * nx] = a[j];
   }
 }
 

@@ -20,7 +20,8 @@ struct FusedBlurPolicy {
   // measured no faster).
   static constexpr int tileHeight = 32;
   // The x pass makes four adjacent outputs per thread (a float4 of the x-pass rows); the y pass
-  // eight down a column per item (each of the 8 + 2R rows it reads serves up to eight outputs).
+  // eight down a column per thread (each of the 8 + 2R rows it reads serves up to eight outputs;
+  // 64 columns × 4 runs of eight rows are the block's 256 threads).
   static constexpr int outputsPerThreadX = 4;
   static constexpr int outputsPerItemY = 8;
 };
