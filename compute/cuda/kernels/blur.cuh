@@ -117,13 +117,16 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
       for (int r = warp; r < kInH; r += kWarps)
         copyAsync16(src + r * P + 4 * lane, slice + int64_t(reflectNear(y0 - R + r, ny)) * nx + gx);
     } else if (lane < T::quads) {
+      // Columns reflected at the left or right edge (or a row that is not float4-aligned): a
+      // float at a time, still asynchronously, so that the edge tiles (the last to finish) do not
+      // wait for each row's loads in turn.
       int xs[4];
 #pragma unroll
       for (int e = 0; e < 4; ++e) xs[e] = reflectNear(gx + e, nx);
       for (int r = warp; r < kInH; r += kWarps) {
         const float* row = slice + int64_t(reflectNear(y0 - R + r, ny)) * nx;
 #pragma unroll
-        for (int e = 0; e < 4; ++e) src[r * P + 4 * lane + e] = __ldg(row + xs[e]);
+        for (int e = 0; e < 4; ++e) copyAsync4(src + r * P + 4 * lane + e, row + xs[e]);
       }
     }
     waitForAsyncCopies();
