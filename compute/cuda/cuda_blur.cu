@@ -47,6 +47,21 @@ std::vector<float> gaussianWeights(double sigma, int radius) {
   return out;
 }
 
+// The fused kernel's taps of both axes, kept from the last call on this thread: repeated calls
+// (slider steps, benchmarks) skip the exponentials and allocations ahead of the launch.
+struct FusedWeights {
+  double sigmaY = 0, sigmaX = 0;
+  int radius = 0;
+  std::vector<float> y, x;
+};
+const FusedWeights& fusedWeights(double sigmaY, double sigmaX, int radius) {
+  thread_local FusedWeights last;
+  if (last.radius != radius || last.sigmaY != sigmaY || last.sigmaX != sigmaX)
+    last = {sigmaY, sigmaX, radius, gaussianWeights(sigmaY, radius),
+            gaussianWeights(sigmaX, radius)};
+  return last;
+}
+
 template <class T>
 void blurAllAxes(const ContextPtr& ctx, const T* in, T* a, T* b, T** result, const Shape& s,
                  const BlurParams& p, const Job& job) {
@@ -89,11 +104,12 @@ Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& 
                 reachY = blurRadius(p.sigmaY, p.truncate);
   if (!p.nanAware && s.x > 1 && s.y > 1 && reachX == reachY && reachX >= 1 &&
       reachX <= kFuseMaxRadius && s.z <= 65535) {
-    const int rx = static_cast<int>(reachX), ry = rx;
-    const std::vector<float> wx = gaussianWeights(p.sigmaX, rx), wy = gaussianWeights(p.sigmaY, ry);
+    const int rx = static_cast<int>(reachX);
+    const FusedWeights& w = fusedWeights(p.sigmaY, p.sigmaX, rx);
     const dim3 grid(blocksFor(s.x, kFuseW), blocksFor(s.y, kFuseH), static_cast<unsigned>(s.z));
     job.checkCancelled();
-    kFusedLaunches[rx - 1](grid, ctx->stream(), in.data(), out.data(), int(s.y), int(s.x), wx, wy);
+    kFusedLaunches[rx - 1](grid, ctx->stream(), in.data(), out.data(), int(s.y), int(s.x), w.x,
+                           w.y);
     SL_LAUNCHED();
     if (!(p.sigmaZ > 0) || s.z <= 1) return out;
     const int64_t reachZ = blurRadius(p.sigmaZ, p.truncate);
