@@ -3,6 +3,8 @@
 // usable device).
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <memory>
 #include <string>
 
 #include "compute/backend.h"
@@ -71,6 +73,28 @@ TEST_F(CudaDevice, UploadDownloadRoundTripsAndResultsStayOnTheDevice) {
   Image fromDevice = gpu->download(gpu->medianFilter(dev, 3));
   for (int64_t i = 0; i < in.shape().count(); ++i)
     ASSERT_EQ(fromHost.data()[i], fromDevice.data()[i]) << i;
+}
+
+TEST_F(CudaDevice, UploadsFromUnalignedPageableViewsOfAnyLengthArriveExactly) {
+  // Pageable input is staged with 16-byte streaming stores: a view that starts off a 16-byte
+  // boundary, and lengths that end inside a 64-byte block, inside a copy thread's part or past a
+  // staging buffer, must still arrive bit for bit (their heads and tails go by memcpy).
+  Image whole = randomImage({1, 1, (int64_t(17) << 20) / 4 + 64}, 7);
+  for (const int64_t offset : {0, 1, 2, 3})
+    for (const int64_t length : {int64_t(1), int64_t(15), int64_t(16 + 3), int64_t(131071),
+                                 int64_t(1) << 20, (int64_t(17) << 20) / 4 + 5}) {
+      // Prepare
+      const Image view({1, 1, length}, Location::Host,
+                       std::shared_ptr<float>(whole.data() + offset, [whole](float*) {}));
+
+      // Run
+      const Image back = gpu->download(gpu->upload(view));
+
+      // Verify
+      ASSERT_EQ(back.shape(), view.shape());
+      EXPECT_EQ(std::memcmp(back.data(), view.data(), size_t(length) * sizeof(float)), 0)
+          << "offset " << offset << ", length " << length;
+    }
 }
 
 }  // namespace

@@ -293,7 +293,7 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
     char* staged = static_cast<char*>(staging_[slot / kSlotsPerBuffer].data()) +
                    (slot % kSlotsPerBuffer) * kUploadPiece;
     SL_CUDA(cudaEventSynchronize(uploadSlotFree_[slot]));  // its previous DMA has finished
-    copyParallel(staged, from + done, n);
+    copyParallelForDma(staged, from + done, n);
     SL_CUDA(cudaMemcpyAsync(to + done, staged, n, cudaMemcpyHostToDevice, copyStream_));
     SL_CUDA(cudaEventRecord(uploadSlotFree_[slot], copyStream_));
   }

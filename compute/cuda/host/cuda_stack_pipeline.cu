@@ -91,7 +91,7 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
     const float* from = in.data() + chunkStart(k) * sliceVoxels;
     if (!inputLocked) {
       SL_CUDA(cudaEventSynchronize(ev.uploaded(b)));  // its staging's previous DMA has finished
-      copyParallel(stagedIn[b], from, bytes);
+      copyParallelForDma(stagedIn[b], from, bytes);
       from = stagedIn[b];
     }
     SL_CUDA(cudaStreamWaitEvent(up, ev.computed(b)));  // chunk k−2 no longer reads input[b]
