@@ -92,7 +92,7 @@ __device__ inline bool bitAt(uint32_t mask, int lane) { return (mask >> lane) & 
 // (the labelling writes parents only in segments with foreground, so the bits decide).
 __device__ inline bool foregroundAt(const uint32_t* fgMasks, int64_t slice, int y, int x, int ny,
                                     int segmentsPerRow) {
-  return bitAt(fgMasks[(slice * ny + y) * segmentsPerRow + x / kTileW], x % kTileW);
+  return bitAt(fgMasks[(int(slice) * ny + y) * segmentsPerRow + x / kTileW], x % kTileW);
 }
 
 // The thread's values of tile (tileY, tileX) of `slice` (0 outside the image), by a block of
@@ -100,11 +100,12 @@ __device__ inline bool foregroundAt(const uint32_t* fgMasks, int64_t slice, int 
 __device__ inline void loadTile(const float* __restrict__ in, int ny, int nx, int64_t slice,
                                 int tileY, int tileX, float (&v)[kRowsPerThread]) {
   const int x = tileX * kTileW + threadIdx.x, y0 = tileY * kTileH;
-  const int64_t sliceBase = slice * ny * nx;
+  // 32-bit indices: a stack holds fewer than 2^31 pixels (cuda_segment.cu checks).
+  const int sliceBase = int(slice) * ny * nx;
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + threadIdx.y + r * kTileThreadRows;
-    v[r] = (x < nx && y < ny) ? in[sliceBase + int64_t(y) * nx + x] : 0.f;
+    v[r] = (x < nx && y < ny) ? in[sliceBase + y * nx + x] : 0.f;
   }
 }
 
@@ -151,7 +152,7 @@ __device__ inline void labelTile(const float (&v)[kRowsPerThread], const TileOut
   __shared__ uint32_t rowMask[kTileH];
   const int lane = threadIdx.x;
   const int x = tileX * kTileW + lane, y0 = tileY * kTileH;
-  const int64_t sliceBase = slice * ny * nx;
+  const int sliceBase = int(slice) * ny * nx, sliceRow = int(slice) * ny;  // as loadTile
   int32_t* __restrict__ parent = o.parent;
   uint32_t* __restrict__ fgMasks = o.fgMasks;
   uint32_t* __restrict__ rootMasks = o.rootMasks;
@@ -169,12 +170,12 @@ __device__ inline void labelTile(const float (&v)[kRowsPerThread], const TileOut
     if (lane == 0) rowMask[row] = mine[r];
     if (y >= ny) continue;  // the same for the whole warp
     if (lane == 0) {
-      const int64_t segment = (slice * ny + y) * segmentsPerRow + tileX;
+      const int segment = (sliceRow + y) * segmentsPerRow + tileX;
       fgMasks[segment] = mine[r];
       if (mine[r] == 0) rootMasks[segment] = 0, rootCounts[segment] = 0;
     }
     if (mine[r] == 0) {
-      if (x < nx) labels[sliceBase + int64_t(y) * nx + x] = 0;
+      if (x < nx) labels[sliceBase + y * nx + x] = 0;
       continue;
     }
     if (fg) local[row * kTileW + lane] = row * kTileW + runStart(mine[r], lane);
@@ -209,13 +210,12 @@ __device__ inline void labelTile(const float (&v)[kRowsPerThread], const TileOut
       if (bitAt(mine[r], lane)) {
         const int lr = findRootHalving(local, li);
         root = lr == li;
-        label = static_cast<int32_t>(sliceBase + int64_t(y0 + lr / kTileW) * nx + tileX * kTileW +
-                                     lr % kTileW);
+        label = sliceBase + (y0 + lr / kTileW) * nx + tileX * kTileW + lr % kTileW;
       }
       const uint32_t roots = __ballot_sync(0xffffffffu, root);
-      if (x < nx) parent[sliceBase + int64_t(y) * nx + x] = label;
+      if (x < nx) parent[sliceBase + y * nx + x] = label;
       if (lane == 0) {
-        const int64_t segment = (slice * ny + y) * segmentsPerRow + tileX;
+        const int segment = (sliceRow + y) * segmentsPerRow + tileX;
         rootMasks[segment] = roots;
         rootCounts[segment] = __popc(roots);
       }
@@ -247,39 +247,53 @@ __device__ inline int64_t segmentOf(int32_t i, int nx, int segmentsPerRow) {
 
 // Calls join(i, j) for the foreground pixel i of border thread t (a pixel on a tile's left column
 // or top row; tiles of the first column or row have none) and each of its foreground neighbours
-// j in the other tile.
+// j in the other tile, but for the pairs that another pair already joins: a pair whose two
+// pixels are each connected inside their own tile to the two pixels of a pair one step back
+// along the border (the previous pixel's straight pair, itself joined or passed by the same
+// rule), so that a run along the border joins its two tile components once instead of once a
+// pixel (the many joins of one pair of roots chased one another's atomics).
 template <class Join>
 __device__ inline void forBorderNeighbours(const uint32_t* fgMasks, int64_t t, int ny, int nx,
                                            int64_t slice, bool eight, int64_t columnPixels,
                                            Join join) {
   int x, y;
   const bool column = t < columnPixels;
+  // 32-bit: a slice's border pixels, like the stack's pixels, number fewer than 2^31.
+  const int u = static_cast<int>(column ? t : t - columnPixels);
   if (column) {  // x = a tile column's first, ≥ 1
-    y = static_cast<int>(t % ny);
-    x = static_cast<int>((t / ny + 1) * kTileW);
+    y = u % ny;
+    x = (u / ny + 1) * kTileW;
   } else {  // y = a tile row's first, ≥ 1
-    t -= columnPixels;
-    x = static_cast<int>(t % nx);
-    y = static_cast<int>((t / nx + 1) * kTileH);
+    x = u % nx;
+    y = (u / nx + 1) * kTileH;
   }
   const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
-  if (!foregroundAt(fgMasks, slice, y, x, ny, segmentsPerRow)) return;
-  const int64_t i = (slice * ny + y) * nx + x;
-  auto visit = [&](int dy, int dx) {
-    if (foregroundAt(fgMasks, slice, y + dy, x + dx, ny, segmentsPerRow))
-      join(static_cast<int32_t>(i), static_cast<int32_t>(i + int64_t(dy) * nx + dx));
+  auto fg = [&](int dy, int dx) {
+    return foregroundAt(fgMasks, slice, y + dy, x + dx, ny, segmentsPerRow);
   };
-  if (column) {
-    visit(0, -1);
+  if (!fg(0, 0)) return;
+  const int32_t i = (int(slice) * ny + y) * nx + x;
+  auto visit = [&](int dy, int dx) {
+    if (fg(dy, dx)) join(i, i + dy * nx + dx);
+  };
+  if (column) {  // (y, x) in the right tile, (·, x − 1) in the left one
+    // The previous pixel up the border, in the same tile row, joins the same two components.
+    const bool upInTile = y % kTileH != 0, downInTile = (y + 1) % kTileH != 0;
+    const bool left = fg(0, -1);
+    if (left && !(upInTile && fg(-1, 0) && fg(-1, -1))) join(i, i - 1);
     if (eight) {
-      if (y > 0) visit(-1, -1);
-      if (y + 1 < ny) visit(1, -1);
+      // (y − 1, x − 1) is connected in its tile to (y, x − 1), or (y, x) to (y − 1, x), whose
+      // straight pairs are joined.
+      if (y > 0 && !(upInTile && (left || fg(-1, 0)))) visit(-1, -1);
+      if (y + 1 < ny && !(downInTile && (left || fg(1, 0)))) visit(1, -1);
     }
-  } else {
-    visit(-1, 0);
+  } else {  // (y, x) in the lower tile, (y − 1, ·) in the upper one
+    const bool leftInTile = x % kTileW != 0, rightInTile = (x + 1) % kTileW != 0;
+    const bool up = fg(-1, 0);
+    if (up && !(leftInTile && fg(0, -1) && fg(-1, -1))) join(i, i - nx);
     if (eight) {
-      if (x > 0) visit(-1, -1);
-      if (x + 1 < nx) visit(-1, 1);
+      if (x > 0 && !(leftInTile && (up || fg(0, -1)))) visit(-1, -1);
+      if (x + 1 < nx && !(rightInTile && (up || fg(0, 1)))) visit(-1, 1);
     }
   }
 }

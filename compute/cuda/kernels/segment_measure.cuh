@@ -114,9 +114,9 @@ __device__ inline bool stripMasks(const uint32_t* fgMasks, int ny, int segmentsP
 
 // Writes the labels of the strip at rows y0 … y0 + 7 of tile column tileX (a warp's; rowFg: its
 // rows' foreground bits, some set) and measures its pixels. A row whose foreground lanes all
-// belong to one source (the usual case) is reduced in registers and added to the warp's running
-// sums of that source, which go out in one set of atomics when the source changes; other rows add
-// lane by lane. Sources numbered above `capacity` are not measured; rows without foreground are
+// belong to one source (the usual case) is added to each lane's running sums of that source,
+// which the warp adds up and sends out in one set of atomics when the source changes; other rows
+// add lane by lane. Sources numbered above `capacity` are not measured; rows without foreground are
 // left alone (labelTiles wrote their labels). rootEnds[s]: the number of roots in segments 0 … s.
 __device__ inline void relabelStrip(const float* __restrict__ in,
                                     const int32_t* __restrict__ parent,
@@ -161,7 +161,15 @@ __device__ inline void relabelStrip(const float* __restrict__ in,
     const int64_t segment = segmentOf(node[r], nx, segmentsPerRow);
     node[r] = rootEnds[segment] - __popc(rootMasks[segment] >> (node[r] % nx % kTileW)) + 1;
   }
-  RowSums running;
+  // Each lane's own sums of the rows of the warp's current source (runLabel), added up over the
+  // warp once the source changes: one warp reduction per source and strip, not one per row.
+  RowSums part;
+  int32_t runLabel = 0;
+  auto flush = [&] {
+    if (runLabel == 0) return;
+    const RowSums total = warpSums(part);
+    if (lane == 0) addAtomically(sums[runLabel - 1], total);
+  };
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + r;
@@ -176,19 +184,17 @@ __device__ inline void relabelStrip(const float* __restrict__ in,
     const int32_t first = __shfl_sync(0xffffffffu, label, __ffs(active) - 1);
     const RowSums mine = pixelSums(value[r], i, label, x, y, background);
     if (__all_sync(0xffffffffu, label <= 0 || label == first)) {
-      RowSums row = warpSums(mine);
-      if (running.label == first) {
-        accumulate(running, row);
-        continue;
+      if (runLabel != first) {
+        flush();
+        part = RowSums();
+        runLabel = first;
       }
-      if (running.label > 0 && lane == 0) addAtomically(sums[running.label - 1], running);
-      running = row;
-      running.label = first;
+      accumulate(part, mine);
     } else if (label > 0) {
       addAtomically(sums[label - 1], mine);
     }
   }
-  if (running.label > 0 && lane == 0) addAtomically(sums[running.label - 1], running);
+  flush();
 }
 
 // Where strip `strip` (tile index · kTileThreadRows + strip of the tile, as labelTile lists them)

@@ -16,10 +16,12 @@ struct SegmentPolicy {
   // (one pixel per thread left the pass latency-bound). The relabelling takes the same tiles, a
   // warp 8 consecutive rows of a strip, whose sums of one source it adds up before its atomics.
   static constexpr int tileThreadRows = 8;
-  // The relabelling's blocks resident on an SM at least: caps its registers (its sums of two
-  // sources and its rows' state) so that enough warps keep loads in flight. It launches this
-  // many blocks an SM, one wave, whose warps take the listed strips with foreground in turn.
-  static constexpr int relabelBlocksPerSm = 4;
+  // The relabelling's blocks resident on an SM at least, and the blocks it launches an SM (one
+  // wave, whose warps take the listed strips with foreground in turn): 2 leave its registers (a
+  // source's sums and its rows' state) room without spilling to local memory, whose round trips
+  // lengthened every warp's chain of dependent loads, and 16 warps an SM still outnumber a sky's
+  // strips with foreground.
+  static constexpr int relabelBlocksPerSm = 2;
   // The per-border-pixel and per-source passes: 256 threads, 8 blocks fill an SM's 2048 thread
   // slots. A multiple of 32: their warp votes and shuffles use every lane.
   static constexpr int pixelThreads = 256;
