@@ -112,6 +112,15 @@ __device__ inline bool stripMasks(const uint32_t* fgMasks, int ny, int segmentsP
   return any != 0;
 }
 
+// a[r] for a row known only at run time, by selects, so that the rows' arrays stay in registers.
+template <class T>
+__device__ inline T rowOf(const T (&a)[kRowsPerThread], int r) {
+  T v = a[0];
+#pragma unroll
+  for (int k = 1; k < kRowsPerThread; ++k) v = r == k ? a[k] : v;
+  return v;
+}
+
 // Writes the labels of the strip at rows y0 … y0 + 7 of tile column tileX (a warp's; rowFg: its
 // rows' foreground bits, some set) and measures its pixels. A row whose foreground lanes all
 // belong to one source (the usual case) is added to each lane's running sums of that source,
@@ -170,19 +179,21 @@ __device__ inline void relabelStrip(const float* __restrict__ in,
     const RowSums total = warpSums(part);
     if (lane == 0) addAtomically(sums[runLabel - 1], total);
   };
-#pragma unroll
+  // Not unrolled: one copy of the reductions and atomics, where eight overflowed the instruction
+  // cache.
+#pragma unroll 1
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + r;
-    if (y >= ny) break;           // the same for the whole warp
-    if (rowFg[r] == 0) continue;  // labelled by labelTiles
+    if (y >= ny) break;                  // the same for the whole warp
+    if (rowOf(rowFg, r) == 0) continue;  // labelled by labelTiles
     const int64_t i = sliceBase + int64_t(y) * nx + x;
-    int32_t label = node[r];
+    int32_t label = rowOf(node, r);
     if (x < nx) labels[i] = label;
     if (label > capacity) label = 0;
     const unsigned active = __ballot_sync(0xffffffffu, label > 0);
     if (active == 0) continue;
     const int32_t first = __shfl_sync(0xffffffffu, label, __ffs(active) - 1);
-    const RowSums mine = pixelSums(value[r], i, label, x, y, background);
+    const RowSums mine = pixelSums(rowOf(value, r), i, label, x, y, background);
     if (__all_sync(0xffffffffu, label <= 0 || label == first)) {
       if (runLabel != first) {
         flush();
