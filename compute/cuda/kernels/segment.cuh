@@ -95,6 +95,15 @@ __device__ inline bool foregroundAt(const uint32_t* fgMasks, int64_t slice, int 
   return bitAt(fgMasks[(int(slice) * ny + y) * segmentsPerRow + x / kTileW], x % kTileW);
 }
 
+// a[r] for a row known only at run time, by selects, so that the rows' arrays stay in registers.
+template <class T>
+__device__ inline T rowOf(const T (&a)[kRowsPerThread], int r) {
+  T v = a[0];
+#pragma unroll
+  for (int k = 1; k < kRowsPerThread; ++k) v = r == k ? a[k] : v;
+  return v;
+}
+
 // The thread's values of tile (tileY, tileX) of `slice` (0 outside the image), by a block of
 // kTileW × kTileThreadRows threads.
 __device__ inline void loadTile(const float* __restrict__ in, int ny, int nx, int64_t slice,
@@ -181,33 +190,39 @@ __device__ inline void labelTile(const float (&v)[kRowsPerThread], const TileOut
     if (fg) local[row * kTileW + lane] = row * kTileW + runStart(mine[r], lane);
   }
   if (__syncthreads_or(any)) {
+    // The joining and the roots' search below are loops not unrolled, with one call of unite:
+    // unrolled, their copies overflowed the instruction cache.
     if (threadIdx.y == 0) listForegroundStrips(rowMask, o, tile);
-#pragma unroll
+#pragma unroll 1
     for (int r = 0; r < kRowsPerThread; ++r) {
       const int row = threadIdx.y + r * kTileThreadRows;
-      if (row == 0 || !bitAt(mine[r], lane)) continue;
+      const uint32_t fg = rowOf(mine, r);
+      if (row == 0 || !bitAt(fg, lane)) continue;
       const uint32_t above = rowMask[row - 1];
-      const int li = row * kTileW + lane, start = runStart(mine[r], lane);
+      const int li = row * kTileW + lane, start = runStart(fg, lane);
       // Each run above that overlaps this run is joined by the lane under its first overlapping
-      // pixel; under 8-connectivity the runs touching the run's ends diagonally too.
-      if (bitAt(above, lane) && (lane == start || !bitAt(above, lane - 1)))
-        unite(local, li, li - kTileW);
+      // pixel; under 8-connectivity the runs touching the run's ends diagonally too. Bit d + 1:
+      // join the pixel above at column offset d.
+      uint32_t joins = 0;
+      if (bitAt(above, lane) && (lane == start || !bitAt(above, lane - 1))) joins |= 2u;
       if (eight) {
-        if (lane == start && lane > 0 && bitAt(above, lane - 1)) unite(local, li, li - kTileW - 1);
-        if (lane < 31 && lane == runEnd(mine[r], lane) && bitAt(above, lane + 1) &&
-            !bitAt(above, lane))
-          unite(local, li, li - kTileW + 1);
+        if (lane == start && lane > 0 && bitAt(above, lane - 1)) joins |= 1u;
+        if (lane < 31 && lane == runEnd(fg, lane) && bitAt(above, lane + 1) && !bitAt(above, lane))
+          joins |= 4u;
       }
+#pragma unroll 1
+      for (; joins; joins &= joins - 1) unite(local, li, li - kTileW + __ffs(joins) - 2);
     }
     __syncthreads();
-#pragma unroll
+#pragma unroll 1
     for (int r = 0; r < kRowsPerThread; ++r) {
       const int row = threadIdx.y + r * kTileThreadRows, y = y0 + row;
-      if (y >= ny || mine[r] == 0) continue;  // the same for the whole warp
+      const uint32_t fg = rowOf(mine, r);
+      if (y >= ny || fg == 0) continue;  // the same for the whole warp
       const int li = row * kTileW + lane;
       int32_t label = kBackground;
       bool root = false;
-      if (bitAt(mine[r], lane)) {
+      if (bitAt(fg, lane)) {
         const int lr = findRootHalving(local, li);
         root = lr == li;
         label = sliceBase + (y0 + lr / kTileW) * nx + tileX * kTileW + lr % kTileW;
@@ -251,7 +266,7 @@ __device__ inline int64_t segmentOf(int32_t i, int nx, int segmentsPerRow) {
 // pixels are each connected inside their own tile to the two pixels of a pair one step back
 // along the border (the previous pixel's straight pair, itself joined or passed by the same
 // rule), so that a run along the border joins its two tile components once instead of once a
-// pixel (the many joins of one pair of roots chased one another's atomics).
+// pixel.
 template <class Join>
 __device__ inline void forBorderNeighbours(const uint32_t* fgMasks, int64_t t, int ny, int nx,
                                            int64_t slice, bool eight, int64_t columnPixels,

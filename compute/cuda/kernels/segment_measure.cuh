@@ -112,15 +112,6 @@ __device__ inline bool stripMasks(const uint32_t* fgMasks, int ny, int segmentsP
   return any != 0;
 }
 
-// a[r] for a row known only at run time, by selects, so that the rows' arrays stay in registers.
-template <class T>
-__device__ inline T rowOf(const T (&a)[kRowsPerThread], int r) {
-  T v = a[0];
-#pragma unroll
-  for (int k = 1; k < kRowsPerThread; ++k) v = r == k ? a[k] : v;
-  return v;
-}
-
 // Writes the labels of the strip at rows y0 … y0 + 7 of tile column tileX (a warp's; rowFg: its
 // rows' foreground bits, some set) and measures its pixels. A row whose foreground lanes all
 // belong to one source (the usual case) is added to each lane's running sums of that source,
@@ -216,8 +207,10 @@ struct StripPlace {
 };
 __device__ inline StripPlace placeOf(int64_t strip, int ny, int segmentsPerRow) {
   const int tilesY = (ny + kTileH - 1) / kTileH;
-  const int64_t tile = strip / kTileThreadRows, tilesPerSlice = int64_t(tilesY) * segmentsPerRow;
-  const int64_t rest = tile % tilesPerSlice;
+  // 32-bit, as fgStrips holds the strips.
+  const int tile = static_cast<int>(strip) / kTileThreadRows,
+            tilesPerSlice = tilesY * segmentsPerRow;
+  const int rest = tile % tilesPerSlice;
   return {tile / tilesPerSlice, stripRow(int(rest / segmentsPerRow), int(strip % kTileThreadRows)),
           int(rest % segmentsPerRow)};
 }

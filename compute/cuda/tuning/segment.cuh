@@ -18,9 +18,8 @@ struct SegmentPolicy {
   static constexpr int tileThreadRows = 8;
   // The relabelling's blocks resident on an SM at least, and the blocks it launches an SM (one
   // wave, whose warps take the listed strips with foreground in turn): 2 leave its registers (a
-  // source's sums and its rows' state) room without spilling to local memory, whose round trips
-  // lengthened every warp's chain of dependent loads, and 16 warps an SM still outnumber a sky's
-  // strips with foreground.
+  // source's sums and its rows' state) room without spilling to local memory, and 16 warps an
+  // SM still outnumber a sky's strips with foreground.
   static constexpr int relabelBlocksPerSm = 2;
   // The per-border-pixel and per-source passes: 256 threads, 8 blocks fill an SM's 2048 thread
   // slots. A multiple of 32: their warp votes and shuffles use every lane.
