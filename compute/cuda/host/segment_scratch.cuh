@@ -16,23 +16,18 @@
 namespace stacklens::compute::cuda {
 namespace {
 
-// out[i] = in[0] + … + in[i] (CUB's single-pass scan), ordered on the context's stream; temp:
-// scanTempBytes(n) bytes, or null for scratch of its own.
+// The scratch bytes CUB's single-pass inclusive scan of n int32 needs.
 size_t scanTempBytes(int64_t n) {
   size_t bytes = 0;
   SL_CUDA(cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<const int32_t*>(nullptr),
                                         static_cast<int32_t*>(nullptr), n));
   return bytes;
 }
-void inclusiveSum(const ContextPtr& ctx, const int32_t* in, int32_t* out, int64_t n,
-                  void* temp = nullptr) {
+// out[i] = in[0] + … + in[i], ordered on the context's stream, with scratch of its own.
+void inclusiveSum(const ContextPtr& ctx, const int32_t* in, int32_t* out, int64_t n) {
   size_t bytes = scanTempBytes(n);
-  DeviceArray<unsigned char> own;
-  if (!temp) {
-    own = DeviceArray<unsigned char>(ctx, bytes);
-    temp = own.get();
-  }
-  SL_CUDA(cub::DeviceScan::InclusiveSum(temp, bytes, in, out, n, ctx->stream()));
+  DeviceArray<unsigned char> temp(ctx, bytes);
+  SL_CUDA(cub::DeviceScan::InclusiveSum(temp.get(), bytes, in, out, n, ctx->stream()));
 }
 
 // Arrays carved out of one device allocation: every pool allocation is host time spent before
@@ -117,8 +112,7 @@ struct SegmentGrid {
   int64_t strips;  // a tile's 8-row strips (the relabelling's unit) over the stack
 };
 
-// The scratch arrays of one segmentation, carved out of one device allocation: every pool
-// allocation is host time spent before the first kernel starts.
+// The scratch arrays of one segmentation, carved out of one device allocation (ScratchLayout).
 struct SegmentScratch {
   SegmentScratch(const ContextPtr& ctx, const SegmentGrid& g) {
     const int64_t count = g.s.count();
