@@ -113,6 +113,21 @@ TEST_F(CudaChunkedStream, PageLockedInputAndLargeResultsGiveTheSameChunkedResult
   expectIdentical(in, before, "input after the operations");
 }
 
+// Pageable chunks go up in 2 MiB pieces that the copy threads fill in 256 KiB parts: chunks of
+// several pieces, whose slices and last piece end inside a part, must arrive bit for bit.
+TEST_F(CudaChunkedStream, PageableChunksOfSeveralUploadPiecesMatchTheCpuExactly) {
+  constexpr Shape kOdd{5, 600, 701};  // 1.68 MB slices: chunks of 3 slices are 2.4 pieces
+  const Image in = stackWithHotPixelsAndNaN(kOdd, 9);
+  const Image before = copyOf(in);
+  const Image want = makeCpuBackend()->medianFilter(in, 3);
+  const size_t slice = size_t(kOdd.sliceCount()) * sizeof(float);
+  gpu->device().setMemoryBudget(3 * 4 * slice + 100);
+  const Image got = gpu->medianFilter(in, 3, onHost);
+  EXPECT_EQ(gpu->device().lastChunkCount(), 2);
+  expectIdentical(got, want, "median of pageable chunks");
+  expectIdentical(in, before, "input after the operation");
+}
+
 TEST_F(CudaChunkedStream, TheBudgetSetsTheChunkCount) {
   const Image in = stackWithHotPixelsAndNaN(kStack, 2);
   const Image whole = gpu->download(gpu->medianFilter(in, 3, onHost));

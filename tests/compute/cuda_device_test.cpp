@@ -79,10 +79,13 @@ TEST_F(CudaDevice, UploadsFromUnalignedPageableViewsOfAnyLengthArriveExactly) {
   // Pageable input is staged with 16-byte streaming stores: a view that starts off a 16-byte
   // boundary, and lengths that end inside a 64-byte block, inside a copy thread's part or past a
   // staging buffer, must still arrive bit for bit (their heads and tails go by memcpy).
-  Image whole = randomImage({1, 1, (int64_t(17) << 20) / 4 + 64}, 7);
+  // Past both staging buffers (32 MiB), the staging slots are reused while earlier pieces may
+  // still be on their way.
+  Image whole = randomImage({1, 1, (int64_t(41) << 20) / 4 + 64}, 7);
   for (const int64_t offset : {0, 1, 2, 3})
-    for (const int64_t length : {int64_t(1), int64_t(15), int64_t(16 + 3), int64_t(131071),
-                                 int64_t(1) << 20, (int64_t(17) << 20) / 4 + 5}) {
+    for (const int64_t length :
+         {int64_t(1), int64_t(15), int64_t(16 + 3), int64_t(131071), int64_t(1) << 20,
+          (int64_t(17) << 20) / 4 + 5, (int64_t(41) << 20) / 4 + 7}) {
       // Prepare
       const Image view({1, 1, length}, Location::Host,
                        std::shared_ptr<float>(whole.data() + offset, [whole](float*) {}));

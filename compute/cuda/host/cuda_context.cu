@@ -286,16 +286,25 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
     SL_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, copyStream_));
     SL_CUDA(cudaStreamSynchronize(copyStream_));
   }
-  constexpr int kSlotsPerBuffer = kUploadSlots / 2;
-  for (size_t done = direct ? bytes : 0, piece = 0; done < bytes; done += kUploadPiece, ++piece) {
-    const size_t n = std::min(kUploadPiece, bytes - done);
-    const int slot = static_cast<int>(piece % kUploadSlots);
-    char* staged = static_cast<char*>(staging_[slot / kSlotsPerBuffer].data()) +
-                   (slot % kSlotsPerBuffer) * kUploadPiece;
-    SL_CUDA(cudaEventSynchronize(uploadSlotFree_[slot]));  // its previous DMA has finished
-    copyParallelForDma(staged, from + done, n);
-    SL_CUDA(cudaMemcpyAsync(to + done, staged, n, cudaMemcpyHostToDevice, copyStream_));
-    SL_CUDA(cudaEventRecord(uploadSlotFree_[slot], copyStream_));
+  if (!direct) {
+    constexpr int kSlotsPerBuffer = kUploadSlots / 2;
+    DmaPieces pieces;
+    pieces.pieceBytes = kUploadPiece;
+    pieces.slots = kUploadSlots;
+    pieces.staging = [&](int64_t slot) {
+      return static_cast<char*>(staging_[slot / kSlotsPerBuffer].data()) +
+             (slot % kSlotsPerBuffer) * kUploadPiece;
+    };
+    pieces.waitUntilRead = [&](int64_t slot) {
+      SL_CUDA(cudaEventSynchronize(uploadSlotFree_[slot]));
+    };
+    pieces.send = [&](int64_t piece, int64_t slot, const char* staged, size_t n) {
+      const ScopedDevice on(device_);  // sent from a copy thread
+      SL_CUDA(cudaMemcpyAsync(to + size_t(piece) * kUploadPiece, staged, n, cudaMemcpyHostToDevice,
+                              copyStream_));
+      SL_CUDA(cudaEventRecord(uploadSlotFree_[slot], copyStream_));
+    };
+    copyForDmaInPieces(from, bytes, pieces);
   }
   // Work queued later on the compute stream sees the uploaded data.
   cudaEvent_t done;

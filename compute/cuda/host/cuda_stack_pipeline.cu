@@ -15,6 +15,8 @@
 namespace stacklens::compute::cuda {
 namespace {
 
+constexpr size_t kUploadPieceBytes = tuning::TransferPolicy::uploadPieceBytes;
+
 // Events for the two halves of the double buffer: chunk uploaded, chunk computed (its input
 // buffer free again), chunk downloaded (its staging readable).
 class PipelineEvents {
@@ -89,13 +91,26 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
     const int b = int(k % 2);
     const size_t bytes = size_t(chunkLength(k)) * size_t(sliceVoxels) * sizeof(float);
     const float* from = in.data() + chunkStart(k) * sliceVoxels;
-    if (!inputLocked) {
-      SL_CUDA(cudaEventSynchronize(ev.uploaded(b)));  // its staging's previous DMA has finished
-      copyParallelForDma(stagedIn[b], from, bytes);
-      from = stagedIn[b];
-    }
     SL_CUDA(cudaStreamWaitEvent(up, ev.computed(b)));  // chunk k−2 no longer reads input[b]
-    SL_CUDA(cudaMemcpyAsync(input[b].get(), from, bytes, cudaMemcpyHostToDevice, up));
+    if (inputLocked) {
+      SL_CUDA(cudaMemcpyAsync(input[b].get(), from, bytes, cudaMemcpyHostToDevice, up));
+    } else {
+      SL_CUDA(cudaEventSynchronize(ev.uploaded(b)));  // its staging's previous DMA has finished
+      // The chunk goes up piece by piece as the copy threads stage it.
+      DmaPieces pieces;
+      pieces.pieceBytes = kUploadPieceBytes;
+      pieces.slots = int64_t((bytes + kUploadPieceBytes - 1) / kUploadPieceBytes);
+      char* staging = reinterpret_cast<char*>(stagedIn[b]);
+      char* to = reinterpret_cast<char*>(input[b].get());
+      pieces.staging = [&](int64_t slot) { return staging + size_t(slot) * kUploadPieceBytes; };
+      pieces.waitUntilRead = [](int64_t) {};  // each piece has its own slot
+      pieces.send = [&](int64_t piece, int64_t, const char* staged, size_t n) {
+        const ScopedDevice on(ctx->device());  // sent from a copy thread
+        SL_CUDA(cudaMemcpyAsync(to + size_t(piece) * kUploadPieceBytes, staged, n,
+                                cudaMemcpyHostToDevice, up));
+      };
+      copyForDmaInPieces(from, bytes, pieces);
+    }
     SL_CUDA(cudaEventRecord(ev.uploaded(b), up));
   };
   auto finish = [&](int64_t k) {

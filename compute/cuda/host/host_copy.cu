@@ -6,18 +6,22 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "compute/cpu/thread_pool.h"
-#include "compute/cuda/tuning/transfers.cuh"
+#include "compute/cuda/tuning/host_copies.cuh"
 
 namespace stacklens::compute::cuda {
 namespace {
 
-constexpr size_t kMaxThreads = tuning::TransferPolicy::parallelCopyMaxThreads;
+constexpr size_t kMaxThreads = tuning::HostCopyPolicy::maxThreads;
 
 // Two sets of copy threads, started on the first parallel copies and kept: starting threads for
 // each staged piece would cost more than copying it. Two, so that an upload's copies and a
@@ -74,7 +78,7 @@ void copyStreaming(char* d, const char* s, size_t bytes) {
 // Cuts the copy into page-aligned parts, one per copy thread, each copied by `copy`.
 template <class Copy>
 void copyInParts(void* dst, const void* src, size_t bytes, Copy copy) {
-  constexpr size_t kPiece = tuning::TransferPolicy::parallelCopyPieceBytes;
+  constexpr size_t kPiece = tuning::HostCopyPolicy::minPartBytes;
   const size_t parts = std::min<size_t>(
       {kMaxThreads, std::max<size_t>(1, std::thread::hardware_concurrency()), bytes / kPiece});
   char* d = static_cast<char*>(dst);
@@ -95,7 +99,120 @@ void copyInParts(void* dst, const void* src, size_t bytes, Copy copy) {
   });
 }
 
+// copyForDmaInPieces' shared state: the copy threads take parts in input order, count each
+// piece's copied parts, and whoever completes a piece sends every completed piece that is next in
+// order.
+class PieceSender {
+ public:
+  PieceSender(const char* src, size_t bytes, const DmaPieces& pieces)
+      : src_(src),
+        bytes_(bytes),
+        p_(pieces),
+        pieceCount_(int64_t((bytes + pieces.pieceBytes - 1) / pieces.pieceBytes)),
+        partsDone_(new std::atomic<int64_t>[size_t(pieceCount_)]),
+        ready_(size_t(pieceCount_), false) {
+    for (int64_t k = 0; k < pieceCount_; ++k) partsDone_[size_t(k)] = 0;
+  }
+
+  int64_t parts() const { return int64_t((bytes_ + kPart - 1) / kPart); }
+
+  // One copy thread's work: parts until none are left or a send failed.
+  void work() {
+    for (;;) {
+      const int64_t part = nextPart_.fetch_add(1);
+      if (part >= parts() || failed_) return;
+      try {
+        copyPart(part);
+      } catch (...) {
+        fail(std::current_exception());
+        return;
+      }
+    }
+  }
+
+  void rethrowFailure() {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  // Parts are small enough that the copy threads share each piece.
+  static constexpr size_t kPart = tuning::HostCopyPolicy::dmaPartBytes;
+
+  void copyPart(int64_t part) {
+    const size_t at = size_t(part) * kPart;
+    const int64_t piece = int64_t(at / p_.pieceBytes);
+    const int64_t slot = piece % p_.slots;
+    if (piece >= p_.slots && !waitUntilSent(piece - p_.slots)) return;
+    if (piece >= p_.slots) p_.waitUntilRead(slot);
+    const size_t inPiece = at - size_t(piece) * p_.pieceBytes;
+    copyStreaming(p_.staging(slot) + inPiece, src_ + at, std::min(kPart, bytes_ - at));
+    if (partsDone_[size_t(piece)].fetch_add(1) + 1 == partsIn(piece)) sendCompleted(piece);
+  }
+
+  int64_t partsIn(int64_t piece) const {
+    const size_t begin = size_t(piece) * p_.pieceBytes;
+    const size_t end = std::min(begin + p_.pieceBytes, bytes_);
+    return int64_t((end - 1) / kPart - begin / kPart + 1);
+  }
+
+  // Sends the piece and any completed ones after it, once those before it are sent.
+  void sendCompleted(int64_t piece) {
+    std::lock_guard<std::mutex> lock(sendMutex_);
+    ready_[size_t(piece)] = true;
+    for (int64_t k = sent_; k < pieceCount_ && ready_[size_t(k)]; k = sent_) {
+      const size_t begin = size_t(k) * p_.pieceBytes;
+      p_.send(k, k % p_.slots, p_.staging(k % p_.slots), std::min(p_.pieceBytes, bytes_ - begin));
+      sent_ = k + 1;
+    }
+  }
+
+  // The slot's previous piece has to be sent before it can be waited for: false if a send failed
+  // meanwhile.
+  bool waitUntilSent(int64_t piece) {
+    while (sent_ <= piece) {
+      if (failed_) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
+
+  void fail(std::exception_ptr e) {
+    std::lock_guard<std::mutex> lock(sendMutex_);
+    if (!error_) error_ = e;
+    failed_ = true;
+  }
+
+  const char* src_;
+  size_t bytes_;
+  const DmaPieces& p_;
+  int64_t pieceCount_;
+  std::unique_ptr<std::atomic<int64_t>[]> partsDone_;
+  std::vector<bool> ready_;  // guarded by sendMutex_
+  std::mutex sendMutex_;
+  std::atomic<int64_t> nextPart_{0}, sent_{0};
+  std::atomic<bool> failed_{false};
+  std::exception_ptr error_;  // guarded by sendMutex_
+};
+
 }  // namespace
+
+void copyForDmaInPieces(const void* src, size_t bytes, const DmaPieces& pieces) {
+  if (bytes == 0) return;
+  PieceSender sender(static_cast<const char*>(src), bytes, pieces);
+  const int64_t threads = std::min<int64_t>(
+      {int64_t(kMaxThreads), int64_t(std::max(1u, std::thread::hardware_concurrency())),
+       sender.parts()});
+  if (threads <= 1) {
+    sender.work();
+  } else {
+    onFreeCopyThreads([&](cpu::ThreadPool& pool) {
+      pool.parallelFor(threads, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) sender.work();
+      });
+    });
+  }
+  sender.rethrowFailure();
+}
 
 void copyParallel(void* dst, const void* src, size_t bytes) {
   copyInParts(dst, src, bytes, [](char* d, const char* s, size_t n) { std::memcpy(d, s, n); });

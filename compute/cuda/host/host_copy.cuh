@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 
 namespace stacklens::compute::cuda {
 
-// memcpy(dst, src, bytes) on up to TransferPolicy::parallelCopyMaxThreads kept threads, each with
-// at least parallelCopyPieceBytes: one thread copying (page faults included) is slower than the
+// memcpy(dst, src, bytes) on up to HostCopyPolicy::maxThreads kept threads, each with at least
+// minPartBytes: one thread copying (page faults included) is slower than the
 // PCIe link it feeds. Small copies stay on the calling thread.
 void copyParallel(void* dst, const void* src, size_t bytes);
 
@@ -17,5 +19,23 @@ void copyParallel(void* dst, const void* src, size_t bytes);
 // host's caches, where the DMA then has to fetch it from (a slower read than from memory), and
 // each store first reads its line.
 void copyParallelForDma(void* dst, const void* src, size_t bytes);
+
+// Where copyForDmaInPieces stages each piece of its input, and what happens to it then.
+struct DmaPieces {
+  size_t pieceBytes = 0;
+  int64_t slots = 0;  // staging slots of pieceBytes each, reused in turn
+  // The slot's page-locked memory.
+  std::function<char*(int64_t slot)> staging;
+  // Blocks until the DMA sent from the slot last has read it (called before the slot is reused).
+  std::function<void(int64_t slot)> waitUntilRead;
+  // Queues the DMA of piece `piece` (at byte piece * pieceBytes of the input), staged in `slot`.
+  // Called once per piece, in piece order, from any of the copy threads.
+  std::function<void(int64_t piece, int64_t slot, const char* staged, size_t bytes)> send;
+};
+
+// copyParallelForDma of pageable src into the pieces' staging, each piece sent as soon as its
+// last part is copied: the DMA of one piece runs while the copy threads fill the next ones, with
+// no barrier between pieces. Rethrows the first exception of send or waitUntilRead.
+void copyForDmaInPieces(const void* src, size_t bytes, const DmaPieces& pieces);
 
 }  // namespace stacklens::compute::cuda

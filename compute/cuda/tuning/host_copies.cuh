@@ -1,0 +1,23 @@
+// The host copies between pageable and page-locked memory on either side of a DMA
+// (compute/cuda/host/host_copy.cu): how many threads, and how the work is cut between them.
+// (For compute/cuda/*.cu only.)
+#pragma once
+
+#include <cstddef>
+
+namespace stacklens::compute::cuda::tuning {
+
+struct HostCopyPolicy {
+  // Whole copies are split over persistent threads, at least 512 KiB each: one thread copying
+  // (page faults included) is slower than the PCIe link it feeds; smaller parts cost more to hand
+  // out than they save.
+  static constexpr size_t minPartBytes = size_t(512) << 10;
+  // Uploads in pieces (copyForDmaInPieces) are taken in parts of 256 KiB, several threads to a
+  // piece, each thread taking the next part as it finishes one.
+  static constexpr size_t dmaPartBytes = size_t(256) << 10;
+  // At most 16 threads: on a 16-core H200 host, 16 copy a stack that does not fit the caches a
+  // third faster than 8, which is still slower than the link reads it.
+  static constexpr size_t maxThreads = 16;
+};
+
+}  // namespace stacklens::compute::cuda::tuning
