@@ -93,17 +93,20 @@ struct Timing {
   double transferPinned = 0, uploadPinned = 0;
 };
 
-// op(input) must return the result where the backend computes; runs: repeats after a warm-up.
-Timing timeIt(Backend& gpu, const Image& host, const std::function<Image(const Image&)>& op,
-              int runs) {
+// op(input, job) must return the result where the job asks; runs: repeats after a warm-up. Host
+// input runs as the command-line tool's do, with the result asked for on the host: per-slice
+// operations then go through the overlapped stack pipeline.
+Timing timeIt(Backend& gpu, const Image& host,
+              const std::function<Image(const Image&, const Job&)>& op, int runs) {
+  const Job onDevice, onHost = Job().onHost();
   Image dev = gpu.upload(host);
   gpu.synchronize();
-  op(dev);  // warm-up: plans, pool growth
+  op(dev, onDevice);  // warm-up: plans, pool growth
   gpu.synchronize();
   std::vector<double> d, t, e;
   for (int i = 0; i < runs; ++i) {
     auto a = Clock::now();
-    Image r = op(dev);
+    Image r = op(dev, onDevice);
     gpu.synchronize();
     d.push_back(std::chrono::duration<double>(Clock::now() - a).count());
     e.push_back(gpu.device().lastDeviceMs() * 1e-3);
@@ -111,13 +114,13 @@ Timing timeIt(Backend& gpu, const Image& host, const std::function<Image(const I
   size_t resultBytes = 0;
   for (int i = 0; i < runs; ++i) {
     auto a = Clock::now();
-    Image r = op(host);
+    Image r = op(host, onHost);
     resultBytes = r.data() == host.data() ? 0 : r.bytes();  // statistics return the input
     r = gpu.download(r);
     t.push_back(std::chrono::duration<double>(Clock::now() - a).count());
   }
   std::vector<double> up, down;
-  const Image result = op(dev);
+  const Image result = op(dev, onDevice);
   for (int i = 0; i < runs; ++i) {
     auto a = Clock::now();
     Image uploaded = gpu.upload(host);
@@ -141,7 +144,7 @@ Timing timeIt(Backend& gpu, const Image& host, const std::function<Image(const I
     std::vector<double> tp, upPinned;
     for (int i = 0; i < runs; ++i) {
       auto a = Clock::now();
-      Image r = op(host);
+      Image r = op(host, onHost);
       if (r.data() != host.data()) r = gpu.download(r);
       gpu.synchronize();
       tp.push_back(std::chrono::duration<double>(Clock::now() - a).count());
@@ -291,7 +294,7 @@ void benchBlur(Backend& gpu, double bw, const Wanted& want) {
     for (int64_t x = 8; x < 2048; x += 16) deltas.at(0, y, x) = 1.f;
   BlurParams p{0.0, 3.5, 3.5, 2.0, false};
   Timing t = timeIt(
-      gpu, deltas, [&](const Image& a) { return gpu.gaussianBlur(a, p); }, 20);
+      gpu, deltas, [&](const Image& a, const Job& j) { return gpu.gaussianBlur(a, p, j); }, 20);
   // Floor: one read and one write of the image (a fused 2D kernel's traffic).
   emit("blur2d_gaussian_f32", t, bench::readWriteBytes(2048.0 * 2048), bw, "");
 }
@@ -305,7 +308,7 @@ void benchSigmaClip(Backend& gpu, double bw, const Wanted& want, const Image& sk
   int iterations = 0;
   Timing t = timeIt(
       gpu, sky1,
-      [&](const Image& a) {
+      [&](const Image& a, const Job&) {
         st = gpu.sigmaClip(a, p);
         iterations = st.iterations;
         return a;
@@ -331,7 +334,7 @@ void benchSegmentation(Backend& gpu, double bw, const Wanted& want, const Image&
   size_t n = 0;
   Timing t = timeIt(
       gpu, sky1,
-      [&](const Image& a) {
+      [&](const Image& a, const Job&) {
         n = gpu.segment(a, fixed).sources.size();
         return a;
       },
@@ -341,7 +344,7 @@ void benchSegmentation(Backend& gpu, double bw, const Wanted& want, const Image&
   emit("segment_label_measure", t, bench::readWriteBytes(2048.0 * 2048), bw, e.str());
   Timing tf = timeIt(
       gpu, sky1,
-      [&](const Image& a) {
+      [&](const Image& a, const Job&) {
         gpu.segment(a, full);
         return a;
       },
@@ -367,7 +370,8 @@ void benchRl2d(Backend& gpu, double bw, const Wanted& want) {
     p.iterations = 20;
     p.boundary = b;
     Timing t = timeIt(
-        gpu, blurred, [&](const Image& a) { return gpu.richardsonLucy(a, psf, p); }, 5);
+        gpu, blurred,
+        [&](const Image& a, const Job& j) { return gpu.richardsonLucy(a, psf, p, j); }, 5);
     // The frame both backends use (compute/rl_frame.h): 2048² periodic and reflect-exact,
     // 2304² reflect.
     const Shape f = b == Boundary::Reflect ? rlFrame({1, 2048 + 30, 2048 + 30}, {false, true, true})
@@ -400,7 +404,8 @@ void benchRl3d(Backend& gpu, double bw, const Wanted& want) {
     p.threeD = true;
     p.boundary = b;
     Timing t = timeIt(
-        gpu, vol, [&](const Image& a) { return gpu.richardsonLucy(a, psf, p); }, 3);
+        gpu, vol, [&](const Image& a, const Job& j) { return gpu.richardsonLucy(a, psf, p, j); },
+        3);
     // The frame both backends use (compute/rl_frame.h): 256 × 1024², or 288 × 1152² reflected.
     const Shape f = b == Boundary::Reflect
                         ? rlFrame({256 + 32, 1024 + 32, 1024 + 32}, {true, true, true})
@@ -419,7 +424,7 @@ void benchMedians(Backend& gpu, double bw, const Wanted& want) {
     std::string name = "median" + std::to_string(k) + "_stack";
     if (!want(name)) continue;
     Timing t = timeIt(
-        gpu, stack, [&](const Image& a) { return gpu.medianFilter(a, k); }, 10);
+        gpu, stack, [&](const Image& a, const Job& j) { return gpu.medianFilter(a, k, j); }, 10);
     emit(name, t, bench::readWriteBytes(double(stack.shape().count())), bw, "");
   }
 }
@@ -434,7 +439,7 @@ void benchZoom(Backend& gpu, double bw, const Wanted& want) {
   p.zoomX = 0.7;
   p.order = 3;
   Timing t = timeIt(
-      gpu, vol, [&](const Image& a) { return gpu.resample(a, p); }, 5);
+      gpu, vol, [&](const Image& a, const Job& j) { return gpu.resample(a, p, j); }, 5);
   double out = 825.0 * 426 * 606;
   emit("zoom3d_order3", t, bench::resampleBytes(double(vol.shape().count()), out), bw, "");
 }
@@ -454,7 +459,7 @@ void benchZoomPasses(Backend& gpu, double bw, const Wanted& want) {
     p.zoomX = axis == 2 ? passZooms[2] : 1.0;
     p.order = 3;
     Timing t = timeIt(
-        gpu, vol, [&](const Image& a) { return gpu.resample(a, p); }, 5);
+        gpu, vol, [&](const Image& a, const Job& j) { return gpu.resample(a, p, j); }, 5);
     const double out = double(resampledShape(vol.shape(), p).count());
     emit(name, t, bench::resampleBytes(double(vol.shape().count()), out), bw, "");
   }
