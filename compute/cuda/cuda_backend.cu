@@ -30,11 +30,16 @@ class CudaBackend final : public Backend, public DeviceControl {
   CudaBackend() : ctx_(std::make_shared<cuda::Context>()) {
     SL_CUDA(cudaEventCreate(&opStart_));
     SL_CUDA(cudaEventCreate(&opStop_));
+    SL_CUDA(cudaEventCreateWithFlags(&opDone_, cudaEventDisableTiming));
+    SL_CUDA(cudaStreamCreateWithFlags(&stopStream_, cudaStreamNonBlocking));
     warmUp();
   }
   ~CudaBackend() override {
+    cudaStreamSynchronize(stopStream_);
+    cudaStreamDestroy(stopStream_);
     cudaEventDestroy(opStart_);
     cudaEventDestroy(opStop_);
+    cudaEventDestroy(opDone_);
   }
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
@@ -248,13 +253,18 @@ class CudaBackend final : public Backend, public DeviceControl {
     }
   }
 
-  // Runs f between the two timing events (an operation that throws leaves no figure).
+  // Runs f between the two timing events (an operation that throws leaves no figure). The stop
+  // event is recorded on a stream of its own once the operation's work is done: on the
+  // operation's stream, writing its timestamp would hold back that stream's completion, and so
+  // every synchronize() after an operation.
   template <class F>
   auto timed(F f) -> decltype(f()) {
     timed_ = false;
     SL_CUDA(cudaEventRecord(opStart_, ctx_->stream()));
     auto result = f();
-    SL_CUDA(cudaEventRecord(opStop_, ctx_->stream()));
+    SL_CUDA(cudaEventRecord(opDone_, ctx_->stream()));
+    SL_CUDA(cudaStreamWaitEvent(stopStream_, opDone_, 0));
+    SL_CUDA(cudaEventRecord(opStop_, stopStream_));
     timed_ = true;
     return result;
   }
@@ -355,6 +365,8 @@ class CudaBackend final : public Backend, public DeviceControl {
   std::unique_ptr<Backend> cpuFallback_;
   bool cpuFallbackAllowed_ = true;
   cudaEvent_t opStart_ = nullptr, opStop_ = nullptr;
+  cudaEvent_t opDone_ = nullptr;       // the operation's work done (untimed: no timestamp)
+  cudaStream_t stopStream_ = nullptr;  // where opStop_ waits for opDone_
   bool timed_ = false;  // the events hold the last operation (not a split or CPU fall-back)
   int lastChunks_ = 1;
 };
