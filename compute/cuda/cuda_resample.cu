@@ -1,6 +1,7 @@
 // Resampling on the GPU as scipy.ndimage.zoom(mode='mirror'), one axis at a time (shrinking axes
-// first). Order 3: one fused pass per axis (kernels/spline_zoom.cuh) makes the B-spline
-// coefficients in shared memory and gathers 4 taps at o·(n_in−1)/(n_out−1); order 1 gathers 2
+// first). Order 3: one fused pass per axis makes the B-spline coefficients and gathers 4 taps at
+// o·(n_in−1)/(n_out−1), along x in shared memory (kernels/spline_zoom.cuh), along y or z in a
+// thread's registers as it walks a column (kernels/spline_zoom_walk.cuh); order 1 gathers 2
 // taps from the samples, one thread per output with neighbouring threads along x, so that its
 // loads are coalesced (kernels/resample.cuh). Launch shapes: tuning/resample.cuh.
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "compute/cuda/host/cuda_context.cuh"
 #include "compute/cuda/kernels/resample.cuh"
 #include "compute/cuda/kernels/spline_zoom.cuh"
+#include "compute/cuda/kernels/spline_zoom_walk.cuh"
 #include "compute/cuda/tuning/resample.cuh"
 
 namespace stacklens::compute::cuda {
@@ -60,22 +62,19 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
   const int64_t inner = axis == 0 ? cur.y * cur.x : cur.x;
   const int64_t outer = axis == 0 ? 1 : cur.z;
   const SplineZoomAxis a = splineZoomAxis(n, nOut, inner);
-  // Enlarging, the one-output-per-warp gather measured faster than the four-outputs-per-warp
-  // one, whose stores touch several times the sectors, and with the shared-memory prefilter;
-  // shrinking uses the latter gather and the prefilter in registers.
-  const auto kernel = a.step < 1.0 ? splineZoomColumns<ColumnGather::lanes, false>
-                                   : splineZoomColumns<ColumnGather::quads, true>;
-  const size_t shared = splineZoomSharedBytes(a, kColumnPitch, kColumnPitch);
-  allowShared(reinterpret_cast<const void*>(kernel), shared);
-  const int64_t columnBlocks = (inner + kZoomLines - 1) / kZoomLines;
+  const int64_t columnBlocks =
+      (inner + SplineZoomPolicy::walkThreads - 1) / SplineZoomPolicy::walkThreads;
   if (columnBlocks > INT32_MAX) throw InvalidArgument("resample: the slices are too large");
+  const size_t shared = splineWalkSharedBytes(a);
+  const SplineWalkKernel kernel = splineZoomWalkFor(a);
+  allowShared(reinterpret_cast<const void*>(kernel), shared);
   const int64_t outputBlocks = blocksFor(a.nOut, a.outputsPerBlock);
   for (int64_t o0 = 0; o0 < outputBlocks; o0 += kMaxGrid)
     for (int64_t s0 = 0; s0 < outer; s0 += kMaxGrid) {
       dim3 grid(static_cast<unsigned>(columnBlocks),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outputBlocks - o0)),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outer - s0)));
-      kernel<<<grid, threads, shared, st>>>(in, out, a, int(o0), s0);
+      kernel<<<grid, SplineZoomPolicy::walkThreads, shared, st>>>(in, out, a, int(o0), s0);
       SL_LAUNCHED();
     }
 }

@@ -1,6 +1,7 @@
-// One axis of scipy.ndimage.zoom(order=3, mode='mirror') in one pass, for compute/cuda/*.cu only.
-// A block takes 32 lines (rows along x, or neighbouring columns along y or z) and a run of outputs
-// along the axis: it stages the samples those outputs need, mirror-extended by the prefilter's
+// One axis of scipy.ndimage.zoom(order=3, mode='mirror') in one pass, for compute/cuda/*.cu only:
+// the B-spline prefilter's segments, the weights and the runs every pass shares, and the pass
+// along x (along y or z: kernels/spline_zoom_walk.cuh). A block takes 32 rows and a run of outputs
+// along them: it stages the samples those outputs need, mirror-extended by the prefilter's
 // reach, in shared memory (asynchronous copies, all in flight at once, while it works out its
 // outputs' weights), turns them into cubic B-spline coefficients there (a thread a segment, its
 // samples and sums in registers), and gathers four coefficients per output. The array is read once
@@ -20,13 +21,12 @@ namespace {
 
 using SplineZoomPolicy = tuning::SplineZoomPolicy;
 constexpr int kZoomLines = 32;  // lines per block: a warp's width
-// Shared row pitches (floats between a line's neighbouring positions). Along x a warp's lanes
-// stage neighbouring positions of one line, so the sample rows are padded onto different banks;
-// coefficient rows, and along y or z all rows, are whole float4s, so that a lane reads four
-// neighbouring lines' coefficients at once.
+// Shared row pitches (floats between a line's neighbouring positions). A warp's lanes stage
+// neighbouring positions of one line, so the sample rows are padded onto different banks;
+// coefficient rows are whole float4s, so that a lane reads four neighbouring lines' coefficients
+// at once.
 constexpr int kRowSamplePitch = kZoomLines + 1;
 constexpr int kRowCoefficientPitch = kZoomLines + 4;
-constexpr int kColumnPitch = kZoomLines;
 constexpr int kZoomThreadRows = SplineZoomPolicy::threads / kZoomLines;
 static_assert(SplineZoomPolicy::threads % kZoomLines == 0);
 
@@ -80,16 +80,24 @@ inline size_t splineZoomSharedBytes(const SplineZoomAxis& a, int samplePitch,
 // registers (its N is a constant), so that each sample is read once. `x(m)` gives the sample at
 // the segment's m-th position (m from −16 to N + 15); `c` receives the N coefficients.
 //
-// Every operation is rounded as splineCoefficientsInShared's compiled loops round it, so that the
-// coefficients stay bit for bit the same: there the compiler fuses each z·sum into the sum that
-// uses it, except going down, where it unrolls the loop by four after its first (N − 1) mod 4
-// steps; z·(x[q+1] + R[q+1]) is then rounded on its own (it is used twice) at those first steps
-// and at the last of each four, and fused into both of its uses at the other three.
-template <int N, class Sample>
-__device__ __forceinline__ void splineSegment(const Sample& x, float (&c)[16]) {
+// Every operation is rounded as the compiled loops of plain sums (x[q] + z·L, z·(x[q+1] + R))
+// that made these coefficients first rounded it, so that the coefficients stay bit for bit the
+// same: there the compiler fused each z·sum into the sum that uses it, except going down, where it
+// unrolled the loop by four after its first (N − 1) mod 4 steps; z·(x[q+1] + R[q+1]) was then
+// rounded on its own (it is used twice) at those first steps and at the last of each four, and
+// fused into both of its uses at the other three.
+//
+// The left sum's first value, L[0] from x(−16) … x(0), is splineLeftStart's, so that a thread that
+// walks along a line can make it from samples it already holds (splineSegmentFrom).
+template <class Sample>
+__device__ __forceinline__ float splineLeftStart(const Sample& x) {
   float left = x(-kSplineReach);
 #pragma unroll
   for (int k = kSplineReach - 1; k >= 0; --k) left = __fmaf_rn(kSplinePole, left, x(-k));
+  return left;
+}
+template <int N, class Sample>
+__device__ __forceinline__ void splineSegmentFrom(float left, const Sample& x, float (&c)[16]) {
   c[0] = left;
   float kept[N];  // x(1) … x(N − 1), read again going down
 #pragma unroll
@@ -112,6 +120,10 @@ __device__ __forceinline__ void splineSegment(const Sample& x, float (&c)[16]) {
     c[q] = __fmul_rn(kSplineGain, rounded ? __fadd_rn(c[q], __fmul_rn(sum, kSplinePole))
                                           : __fmaf_rn(sum, kSplinePole, c[q]));
   }
+}
+template <int N, class Sample>
+__device__ __forceinline__ void splineSegment(const Sample& x, float (&c)[16]) {
+  splineSegmentFrom<N>(splineLeftStart(x), x, c);
 }
 
 // Calls body.template operator()<N>() with N = n (1 … 16; shorter segments end a line's run).
@@ -142,36 +154,6 @@ __device__ inline void splineCoefficients(const float* x, float* c, int count) {
 #pragma unroll
       for (int q = 0; q < N; ++q) cs[q * kCPitch] = v[q];
     });
-  }
-}
-
-// The same coefficients with the sums going through shared memory and the segment's length known
-// only at run time: where gathering the outputs dominates (enlarging along y or z), this form
-// measured faster than the registers' one, whose code is several times longer.
-template <int kXPitch, int kCPitch>
-__device__ inline void splineCoefficientsInShared(const float* x, float* c, int count) {
-  constexpr int kSegment = SplineZoomPolicy::segment;
-  const int segments = (count + kSegment - 1) / kSegment;
-  for (int s = threadIdx.y; s < segments; s += kZoomThreadRows) {
-    const int qa = s * kSegment, qb = min(qa + kSegment, count);
-    float left = x[(qa - kSplineReach) * kXPitch];
-#pragma unroll
-    for (int k = kSplineReach - 1; k >= 0; --k) left = x[(qa - k) * kXPitch] + kSplinePole * left;
-    c[qa * kCPitch] = left;
-    for (int q = qa + 1; q < qb; ++q) {
-      left = x[q * kXPitch] + kSplinePole * left;
-      c[q * kCPitch] = left;
-    }
-    float right = x[(qb - 1 + kSplineReach) * kXPitch];
-#pragma unroll
-    for (int k = kSplineReach - 1; k >= 1; --k)
-      right = x[(qb - 1 + k) * kXPitch] + kSplinePole * right;
-    right *= kSplinePole;
-    c[(qb - 1) * kCPitch] = kSplineGain * (c[(qb - 1) * kCPitch] + right);
-    for (int q = qb - 2; q >= qa; --q) {
-      right = kSplinePole * (x[(q + 1) * kXPitch] + right);
-      c[q * kCPitch] = kSplineGain * (c[q * kCPitch] + right);
-    }
   }
 }
 
@@ -276,87 +258,6 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
     if (l0 + 1 < rows) dst[a.nOut + o] = v.y;
     if (l0 + 2 < rows) dst[2 * a.nOut + o] = v.z;
     if (l0 + 3 < rows) dst[3 * a.nOut + o] = v.w;
-  }
-}
-
-// How a columns block makes its outputs from the coefficients: `lanes`, a warp one output of
-// 32 columns at a time (a lane a column); `quads`, a warp four outputs at a time, a lane four
-// neighbouring columns of one (float4 coefficient reads, and one float4 store where the rows
-// allow).
-enum class ColumnGather { lanes, quads };
-
-// Along y or z, the array seen as (outer, n, inner) with `inner` = a.lines values between
-// neighbours on the axis: block (blockIdx.x, blockIdx.y, blockIdx.z) makes 32 neighbouring
-// columns × outputs [o0, o0 + outputsPerBlock) of slab outer0 + blockIdx.z; every load and store
-// is a warp's 32 neighbouring values. kRegisters: splineCoefficients, or its shared-memory form.
-template <ColumnGather kGather, bool kRegisters = true>
-__global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::blocksPerSm)
-    splineZoomColumns(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
-                      int oBlock0, int64_t outer0) {
-  constexpr int kPitch = kColumnPitch;
-  extern __shared__ float4 shared[];
-  const int o0 = (oBlock0 + int(blockIdx.y)) * a.outputsPerBlock;
-  const int oEnd = min(o0 + a.outputsPerBlock, a.nOut);
-  const CoefficientRange r = coefficientsFor(a, o0, oEnd);
-  SplineTap* taps = reinterpret_cast<SplineTap*>(shared);
-  int* offsets = reinterpret_cast<int*>(taps + a.outputsPerBlock);
-  float* samples = reinterpret_cast<float*>(offsets + splineOffsetSlots(a));  // [position][line]
-  float* coefficients = samples + splineSampleFloats(a, kPitch);
-  const int64_t column = int64_t(blockIdx.x) * kZoomLines + threadIdx.x;
-  const bool inside = column < a.lines;
-  const int64_t outer = outer0 + blockIdx.z;
-  // Lanes past the last column stage a copy of it, which no output reads: no branch per sample.
-  const float* src = in + outer * a.n * a.lines + (inside ? column : a.lines - 1);
-  const int span = r.count + 2 * kSplineReach, start = r.first - kSplineReach;
-  if (start >= 0 && start + span <= a.n) {
-    const int64_t stride = int64_t(kZoomThreadRows) * a.lines;
-    const float* from = src + int64_t(start + int(threadIdx.y)) * a.lines;
-    for (int p = threadIdx.y; p < span; p += kZoomThreadRows, from += stride)
-      copyAsync4(samples + p * kPitch + threadIdx.x, from);
-  } else {
-    for (int p = threadIdx.y; p < span; p += kZoomThreadRows)
-      copyAsync4(samples + p * kPitch + threadIdx.x,
-                 src + int64_t(mirrored(start + p, a.n)) * a.lines);
-  }
-  splineTaps<kPitch>(a, o0, oEnd, r.first, taps, offsets);
-  waitForAsyncCopies();
-  __syncthreads();
-  if constexpr (kRegisters)
-    splineCoefficients<kPitch, kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
-                                       coefficients + threadIdx.x, r.count);
-  else
-    splineCoefficientsInShared<kPitch, kPitch>(samples + kSplineReach * kPitch + threadIdx.x,
-                                               coefficients + threadIdx.x, r.count);
-  __syncthreads();
-  if constexpr (kGather == ColumnGather::lanes) {
-    if (!inside) return;
-    float* dst = out + outer * a.nOut * a.lines + column;
-    const float* c = coefficients + threadIdx.x;
-    for (int o = o0 + threadIdx.y; o < oEnd; o += kZoomThreadRows) {
-      const float* p = c + offsets[o - o0];
-      dst[int64_t(o) * a.lines] =
-          splineOf(p[0], p[kPitch], p[2 * kPitch], p[3 * kPitch], taps[o - o0]);
-    }
-    return;
-  }
-  const int group = threadIdx.x / 8, quad = threadIdx.x % 8;
-  const int64_t first = int64_t(blockIdx.x) * kZoomLines + 4 * quad;
-  if (first >= a.lines) return;
-  float* dst = out + outer * a.nOut * a.lines + first;
-  const bool whole = a.lines % 4 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
-  const float4* c = reinterpret_cast<const float4*>(coefficients) + quad;
-  for (int o = o0 + 4 * int(threadIdx.y) + group; o < oEnd; o += 4 * kZoomThreadRows) {
-    const SplineTap w = taps[o - o0];
-    const float4 v = splineAt(c + offsets[o - o0] / 4, w, kColumnPitch / 4);
-    float* d = dst + int64_t(o) * a.lines;
-    if (whole) {
-      *reinterpret_cast<float4*>(d) = v;
-    } else {
-      d[0] = v.x;
-      if (first + 1 < a.lines) d[1] = v.y;
-      if (first + 2 < a.lines) d[2] = v.z;
-      if (first + 3 < a.lines) d[3] = v.w;
-    }
   }
 }
 

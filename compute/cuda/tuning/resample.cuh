@@ -1,5 +1,6 @@
-// Launch shapes of the resampling (compute/cuda/cuda_resample.cu: the cubic path's fused kernel in
-// kernels/spline_zoom.cuh, the linear path's gather). (For compute/cuda/*.cu only.)
+// Launch shapes of the resampling (compute/cuda/cuda_resample.cu: the cubic path's fused kernels in
+// kernels/spline_zoom.cuh and kernels/spline_zoom_walk.cuh, the linear path's gather). (For
+// compute/cuda/*.cu only.)
 #pragma once
 
 namespace stacklens::compute::cuda::tuning {
@@ -28,6 +29,12 @@ struct SplineZoomPolicy {
   // Outputs along the axis per block when enlarging a lot, so that long axes still make many
   // blocks.
   static constexpr int maxOutputsPerBlock = 1024;
+  // Along y and z (kernels/spline_zoom_walk.cuh): 4 warps a block, each its own 32 columns of the
+  // block's run, so that the run's weights are worked out once for 128 columns.
+  static constexpr int walkThreads = 128;
+  // Walking blocks an SM holds at once: a thread keeps two segments' samples and one's
+  // coefficients in registers (about 95), and enough warps hide the loads' latency.
+  static constexpr int walkBlocksPerSm = 5;
 };
 
 }  // namespace stacklens::compute::cuda::tuning

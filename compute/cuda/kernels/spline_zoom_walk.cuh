@@ -1,0 +1,167 @@
+// The cubic zoom along y or z (the axes whose neighbouring values are a whole row or slice apart)
+// with each thread walking one column along the axis, for compute/cuda/*.cu only. A warp takes 32
+// neighbouring columns and one run of outputs (splineZoomAxis's runs, kernels/spline_zoom.cuh),
+// whose coefficients it makes segment by segment as the kernel it replaced did, so that its
+// results are the same bit for bit: a thread loads its column's samples straight into
+// registers, a segment of 16 at a time (every load a warp's 32 neighbouring values), makes the
+// segment's coefficients there and writes each output whose four coefficients it holds. Nothing
+// is staged in shared memory but the run's weights, and a coefficient is not read back: the
+// passes that stage and gather in shared memory are held by those reads, not by DRAM.
+// Launch shape: tuning/resample.cuh.
+#pragma once
+
+#include "compute/cuda/kernels/spline_zoom.cuh"
+
+namespace stacklens::compute::cuda {
+namespace {
+
+constexpr int kWalkWarps = SplineZoomPolicy::walkThreads / kZoomLines;
+static_assert(SplineZoomPolicy::walkThreads % kZoomLines == 0);
+
+// Most outputs that one window of four coefficients can have, as the kernel's unrolled gather
+// takes them (more, rarely, through a loop after it): 1 when shrinking, ⌈1 / step⌉ up to 4.
+inline int splineWalkWindowOutputs(const SplineZoomAxis& a) {
+  return a.step >= 1.0 ? 1 : a.step >= 0.5 ? 2 : a.step >= 1.0 / 3 ? 3 : 4;
+}
+constexpr int kMostWindowOutputs = 4;
+
+// Shared bytes a block needs: its run's weights (with room for the unrolled gather's reads past
+// the last), then for each coefficient position m the number of the run's outputs whose first
+// coefficient lies before m − 2 (each output's four coefficients end at or before m), up to 16
+// past the last coefficient.
+inline size_t splineWalkSharedBytes(const SplineZoomAxis& a) {
+  return size_t(a.outputsPerBlock + kMostWindowOutputs) * sizeof(SplineTap) +
+         size_t(a.maxCoefficients + 16) * sizeof(int);
+}
+
+// mirrorIndex for an int position of a line of n > 0 samples.
+__device__ __forceinline__ int mirroredAt(int i, int n) {
+  if (static_cast<unsigned>(i) < static_cast<unsigned>(n)) return i;
+  if (n == 1) return 0;
+  const int period = 2 * n - 2;
+  i %= period;
+  if (i < 0) i += period;
+  return i < n ? i : period - i;
+}
+
+// A segment's 16 samples x(p0) … x(p0 + 15) of a column (from `src`, positions `pitch` apart);
+// positions from `end` on are not read (no output needs them).
+__device__ __forceinline__ void loadSegment(float (&v)[16], const float* __restrict__ src,
+                                            int64_t pitch, int p0, int end, int n) {
+  if (p0 >= 0 && p0 + 16 <= min(end, n)) {
+    const float* s = src + int64_t(p0) * pitch;
+#pragma unroll
+    for (int m = 0; m < 16; ++m, s += pitch) v[m] = __ldg(s);
+  } else {
+#pragma unroll
+    for (int m = 0; m < 16; ++m)
+      if (p0 + m < end) v[m] = __ldg(src + int64_t(mirroredAt(p0 + m, n)) * pitch);
+  }
+}
+
+// The array seen as (outer, n, inner) with `inner` = a.lines values between neighbours on the
+// axis: warp w of block (blockIdx.x, blockIdx.y, blockIdx.z) makes columns
+// 32·(kWalkWarps·blockIdx.x + w) … and outputs [o0, o0 + outputsPerBlock) of slab
+// outer0 + blockIdx.z. K: splineWalkWindowOutputs.
+template <int K, int kMinBlocks = SplineZoomPolicy::walkBlocksPerSm>
+__global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
+    splineZoomWalk(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
+                   int oBlock0, int64_t outer0) {
+  extern __shared__ float4 shared[];
+  const int o0 = (oBlock0 + int(blockIdx.y)) * a.outputsPerBlock;
+  const int outputs = min(a.outputsPerBlock, a.nOut - o0);
+  const CoefficientRange r = coefficientsFor(a, o0, o0 + outputs);
+  SplineTap* taps = reinterpret_cast<SplineTap*>(shared);
+  int* ends = reinterpret_cast<int*>(taps + a.outputsPerBlock + kMostWindowOutputs);
+  const int endSlots = r.count + 16;
+  for (int i = threadIdx.x; i < outputs; i += SplineZoomPolicy::walkThreads) {
+    int k;
+    taps[i] = splineTap<1>(o0 + i, a.step, r.first, k);
+    // Output i is the first whose first coefficient is at or past m − 2 for m in (before + 2,
+    // k + 2], `before` being output i − 1's first coefficient.
+    const int before =
+        i == 0 ? -3 : static_cast<int>(floor(double(o0 + i - 1) * a.step)) - 1 - r.first;
+    for (int m = max(before + 3, 0); m <= k + 2; ++m) ends[m] = i;
+    if (i == outputs - 1)
+      for (int m = k + 3; m < endSlots; ++m) ends[m] = outputs;
+  }
+  __syncthreads();
+  const int64_t group = int64_t(blockIdx.x) * kWalkWarps + threadIdx.x / kZoomLines;
+  if (group * kZoomLines >= a.lines) return;
+  const int64_t column = group * kZoomLines + threadIdx.x % kZoomLines;
+  const bool inside = column < a.lines;
+  const int64_t outer = outer0 + blockIdx.z;
+  // Lanes past the last column load a copy of it and store nothing: no branch per sample.
+  const float* src = in + outer * a.n * a.lines + (inside ? column : a.lines - 1);
+  const int64_t pitch = a.lines;
+  float* d = out + (outer * a.nOut + o0) * pitch + column;  // output o's
+  const int start = r.first - kSplineReach, end = r.first + r.count + kSplineReach;
+
+  float cur[16], next[16];  // samples of this segment and the next
+  float left;               // L at the segment's first coefficient
+  {
+    float before[16];
+    loadSegment(before, src, pitch, start, end, a.n);
+    loadSegment(cur, src, pitch, r.first, end, a.n);
+    left = splineLeftStart([&](int m) { return m == 0 ? cur[0] : before[kSplineReach + m]; });
+  }
+  loadSegment(next, src, pitch, r.first + 16, end, a.n);
+  float held[3] = {0.f, 0.f, 0.f};  // the previous segment's last three coefficients
+  int o = 0;
+  for (int qa = 0; qa < r.count; qa += 16) {
+    float c[16];
+    const auto x = [&](int m) { return m < 16 ? cur[m] : next[m - 16]; };
+    withSegmentLength(min(16, r.count - qa), [&]<int N>() { splineSegmentFrom<N>(left, x, c); });
+    left = splineLeftStart([&](int m) { return x(16 + m); });
+#pragma unroll
+    for (int m = 0; m < 16; ++m) cur[m] = next[m];
+    loadSegment(next, src, pitch, r.first + qa + 32, end, a.n);
+    // Window j holds coefficients qa − 3 + j … qa + j: the outputs whose first one is qa − 3 + j.
+    const float w[19] = {held[0], held[1], held[2], c[0],  c[1],  c[2],  c[3],  c[4],  c[5], c[6],
+                         c[7],    c[8],    c[9],    c[10], c[11], c[12], c[13], c[14], c[15]};
+#pragma unroll
+    for (int j4 = 0; j4 < 16; j4 += 4) {
+      const int4 e = *reinterpret_cast<const int4*>(ends + qa + j4);
+#pragma unroll
+      for (int j = j4; j < j4 + 4; ++j) {
+        const int last = j == j4 ? e.x : j == j4 + 1 ? e.y : j == j4 + 2 ? e.z : e.w;
+        // The window's first K outputs unrolled (their weights read whether or not they exist),
+        // any more in a loop.
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          const float v = splineOf(w[j], w[j + 1], w[j + 2], w[j + 3], taps[o + k]);
+          if (inside && o + k < last) d[k * pitch] = v;
+        }
+        const int made = min(last - o, K);
+        o += made;
+        d += made * pitch;
+        for (; o < last; ++o, d += pitch) {
+          const float v = splineOf(w[j], w[j + 1], w[j + 2], w[j + 3], taps[o]);
+          if (inside) *d = v;
+        }
+      }
+    }
+    held[0] = c[13];
+    held[1] = c[14];
+    held[2] = c[15];
+  }
+}
+
+// The instance of splineZoomWalk for axis `a`.
+using SplineWalkKernel = void (*)(const float*, float*, SplineZoomAxis, int, int64_t);
+template <int kMinBlocks = SplineZoomPolicy::walkBlocksPerSm>
+SplineWalkKernel splineZoomWalkFor(const SplineZoomAxis& a) {
+  switch (splineWalkWindowOutputs(a)) {
+    case 1:
+      return splineZoomWalk<1, kMinBlocks>;
+    case 2:
+      return splineZoomWalk<2, kMinBlocks>;
+    case 3:
+      return splineZoomWalk<3, kMinBlocks>;
+    default:
+      return splineZoomWalk<4, kMinBlocks>;
+  }
+}
+
+}  // namespace
+}  // namespace stacklens::compute::cuda
