@@ -44,11 +44,13 @@ __device__ __forceinline__ int mirroredAt(int i, int n) {
   return i < n ? i : period - i;
 }
 
-// A segment's 16 samples x(p0) … x(p0 + 15) of a column (from `src`, positions `pitch` apart);
-// positions from `end` on are not read (no output needs them).
+// A segment's 16 samples x(p0) … x(p0 + 15) of a column (from `src`, positions `pitch` apart).
+// No output needs the positions from `end` on: they are read only where the whole segment lies
+// inside the line (a test for each would cost more than the unused loads).
 __device__ __forceinline__ void loadSegment(float (&v)[16], const float* __restrict__ src,
                                             int64_t pitch, int p0, int end, int n) {
-  if (p0 >= 0 && p0 + 16 <= min(end, n)) {
+  if (p0 >= end) return;
+  if (p0 >= 0 && p0 + 16 <= n) {
     const float* s = src + int64_t(p0) * pitch;
 #pragma unroll
     for (int m = 0; m < 16; ++m, s += pitch) v[m] = __ldg(s);
@@ -149,17 +151,18 @@ __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
 
 // The instance of splineZoomWalk for axis `a`.
 using SplineWalkKernel = void (*)(const float*, float*, SplineZoomAxis, int, int64_t);
-template <int kMinBlocks = SplineZoomPolicy::walkBlocksPerSm>
+template <int kShrinking = SplineZoomPolicy::walkBlocksPerSm,
+          int kEnlarging = SplineZoomPolicy::walkBlocksPerSmEnlarging>
 SplineWalkKernel splineZoomWalkFor(const SplineZoomAxis& a) {
   switch (splineWalkWindowOutputs(a)) {
     case 1:
-      return splineZoomWalk<1, kMinBlocks>;
+      return splineZoomWalk<1, kShrinking>;
     case 2:
-      return splineZoomWalk<2, kMinBlocks>;
+      return splineZoomWalk<2, kEnlarging>;
     case 3:
-      return splineZoomWalk<3, kMinBlocks>;
+      return splineZoomWalk<3, kEnlarging>;
     default:
-      return splineZoomWalk<4, kMinBlocks>;
+      return splineZoomWalk<4, kEnlarging>;
   }
 }
 

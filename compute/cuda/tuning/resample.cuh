@@ -33,8 +33,11 @@ struct SplineZoomPolicy {
   // block's run, so that the run's weights are worked out once for 128 columns.
   static constexpr int walkThreads = 128;
   // Walking blocks an SM holds at once: a thread keeps two segments' samples and one's
-  // coefficients in registers (about 95), and enough warps hide the loads' latency.
+  // coefficients in registers (about 95 with five blocks), and enough warps hide the loads'
+  // latency. Enlarging, where each window's outputs are unrolled, four blocks (about 100
+  // registers) measured faster than five; shrinking, five.
   static constexpr int walkBlocksPerSm = 5;
+  static constexpr int walkBlocksPerSmEnlarging = 4;
 };
 
 }  // namespace stacklens::compute::cuda::tuning
