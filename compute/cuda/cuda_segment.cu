@@ -64,9 +64,6 @@ void labelComponents(const ContextPtr& ctx, const SegmentRun& r) {
           w.parent, w.fgMasks, w.rootMasks, w.rootCounts, ny, nx, int(z0), r.eight, g.columnPixels,
           g.borderPixels);
   }
-  for (int64_t z0 = 0; z0 < g.s.z && g.borderPixels > 0; z0 += SegmentGrid::kGroup)
-    flattenBorderPaths<<<g.borders(z0), kPixelThreads, 0, st>>>(
-        w.parent, w.fgMasks, ny, nx, int(z0), r.eight, g.columnPixels, g.borderPixels);
   SL_LAUNCHED();
 }
 

@@ -32,16 +32,7 @@ static_assert(kPixelThreads % 32 == 0, "the per-pixel passes' warp votes use eve
 // index of a pixel of its component nearer the root, a root its own index.
 constexpr int32_t kBackground = -1;
 
-__device__ inline int32_t findRoot(const int32_t* labels, int32_t i) {
-  int32_t parent = labels[i];
-  while (parent != i) {
-    i = parent;
-    parent = labels[i];
-  }
-  return i;
-}
-
-// findRoot that points each node it passes at its grandparent (path halving), so that later
+// The root of i, each node passed pointed at its grandparent (path halving), so that later
 // walks are short. Safe beside concurrent joins: a parent is always a smaller index and an
 // ancestor, and a join that loses its link to such a store joins the old parent's root again.
 __device__ inline int32_t findRootHalving(int32_t* labels, int32_t i) {
@@ -335,36 +326,6 @@ __global__ void mergeTileBorders(int32_t* parent, const uint32_t* __restrict__ f
   if (t < borderPixels)
     mergeBorderPixel(parent, fgMasks, rootMasks, rootCounts, ny, nx, int64_t(z0) + blockIdx.y,
                      eight, columnPixels, t);
-}
-
-// Points every node on the path from i to its root at the root.
-__device__ inline void compressPath(int32_t* parent, int32_t i) {
-  const int32_t root = findRoot(parent, i);
-  while (i != root) {
-    const int32_t next = parent[i];
-    parent[i] = root;
-    i = next;
-  }
-}
-
-// After the merge, points the paths from every joined border pair straight at their component's
-// root. A tile root is attached while it is the root of one side of such a pair, so nearly all of
-// them end one step from the root and the relabelling follows few parents (more only where a
-// concurrent join re-pointed a node; the labels never depend on it).
-__device__ inline void flattenBorderPixel(int32_t* parent, const uint32_t* fgMasks, int ny, int nx,
-                                          int64_t slice, bool eight, int64_t columnPixels,
-                                          int64_t t) {
-  forBorderNeighbours(fgMasks, t, ny, nx, slice, eight, columnPixels, [&](int32_t i, int32_t j) {
-    compressPath(parent, i);
-    compressPath(parent, j);
-  });
-}
-__global__ void flattenBorderPaths(int32_t* parent, const uint32_t* __restrict__ fgMasks, int ny,
-                                   int nx, int z0, bool eight, int64_t columnPixels,
-                                   int64_t borderPixels) {
-  const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (t < borderPixels)
-    flattenBorderPixel(parent, fgMasks, ny, nx, int64_t(z0) + blockIdx.y, eight, columnPixels, t);
 }
 
 }  // namespace
