@@ -52,33 +52,48 @@ __device__ void momentStats(ResidentState& s) {
   s.result = r;
 }
 
-// The median from the selected keys (as finishStats), the next window, then astropy's step.
+// The median from the selected keys (as finishStats) and astropy's step (thread 0), the next
+// window (thread 32, at the same time). The selection and momentStats are done (a barrier since).
 __device__ void finishEvaluation(ResidentState& s) {
-  __syncthreads();  // momentStats has written s.result
   if (threadIdx.x == 0) {
     StatsResult r = s.result;
     if (r.n > 0) {
       r.median = 0.5 * (double(keyToFloat(s.selection.prefix[0])) +
                         double(keyToFloat(s.selection.prefix[1])));
-      s.window = nextWindow(s);
+      s.lastKeys[0] = s.selection.prefix[0];
+      s.lastKeys[1] = s.selection.prefix[1];
     }
+    advance(s.control, r);
+  } else if (threadIdx.x == 32) {
+    if (s.result.n > 0) s.window = nextWindow(s);
     s.kept = 0;
     s.overflow = false;
-    advance(s.control, r);
   }
   __syncthreads();
 }
 
-// The block's share of values[0, n) into shared memory: 16-byte loads where the share is
+// The block's share of values[0, n) into shared memory. The counting passes take their values
+// round by round (a round: a value a thread, in order); each four whole rounds of the start are
+// kept as quads, a thread's four values of those rounds side by side, so that a thread reads them
+// with one 16-byte load (countShare). The rest stays in order: 16-byte loads where the share is
 // aligned for them (every share starts at a multiple of 4 values).
 __device__ void loadShare(const float* __restrict__ values, long long begin, int len, float* mine) {
   const float* from = values + begin;
-  int head = 0;
+  const int quads = len / kResidentThreads / 4;
+  float4* to = reinterpret_cast<float4*>(mine);
+#pragma unroll 2
+  for (int j = 0; j < quads; ++j) {
+    const float* round = from + 4 * j * kResidentThreads + threadIdx.x;
+    to[j * kResidentThreads + threadIdx.x] =
+        make_float4(round[0], round[kResidentThreads], round[2 * kResidentThreads],
+                    round[3 * kResidentThreads]);
+  }
+  const int start = 4 * quads * kResidentThreads;
+  int head = start;
   if (reinterpret_cast<uintptr_t>(from) % 16 == 0) {
-    head = len / 4 * 4;
-    const float4* quads = reinterpret_cast<const float4*>(from);
-    float4* to = reinterpret_cast<float4*>(mine);
-    for (int q = threadIdx.x; q < head / 4; q += blockDim.x) to[q] = quads[q];
+    head = start + (len - start) / 4 * 4;
+    const float4* rest = reinterpret_cast<const float4*>(from + start);
+    for (int q = threadIdx.x; q < (head - start) / 4; q += blockDim.x) to[start / 4 + q] = rest[q];
   }
   for (int i = head + threadIdx.x; i < len; i += blockDim.x) mine[i] = from[i];
 }
@@ -114,20 +129,34 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
     s.overflow = false;
   }
   __syncthreads();
+  clearHistogram(hist[0]);
   while (!s.control.done) {
     const FloatBounds bounds = floatBounds(s.control);
-    clearHistogram(hist[0]);  // hist[1] is the window's cursors: set before they are read
+    // hist[0] is clear; hist[1] is the window's cursors: set before they are read.
     countMoments(mine, len, bounds, s, hist[0], list, buffers.slots);
     publishWindow(ws, buffers, s, hist[0], hist[1], list);
     endPhase(ws, s, hist, 0);
     // The summed window histogram's loads go out with the slots'.
     const BinPair windowPair = loadBinPair(&phaseSet(ws, s.phase - 1).histogram[0][0]);
-    addSlots(buffers.slots, s, reinterpret_cast<BlockSums*>(list));
+    // hist[0] for the next evaluation (the barriers to come order this before its counts).
+    for (int i = threadIdx.x; i < kBins; i += blockDim.x) hist[0][i] = 0;
+    addSlots(buffers.slots, s, windowPair);
     // One thread of the last warp, while the others start on the median (their first loads
     // wait for the memory anyway).
     if (threadIdx.x == kResidentThreads - 1) momentStats(s);
-    // The same in every block: all take the same barriers.
-    if (s.total.count > 0) selectMedian(ws, buffers, mine, len, list, bounds, s, hist, windowPair);
+    // The same in every block: all take the same barriers. The bounds only narrow, so a count
+    // the same as the last evaluation's is the same set, with the same median (and the last).
+    if (s.control.haveAll && (long long)s.total.count == s.control.current.n) {
+      if (threadIdx.x == 0) {
+        s.selection.prefix[0] = s.lastKeys[0];
+        s.selection.prefix[1] = s.lastKeys[1];
+      }
+      __syncthreads();
+    } else if (s.total.count > 0) {
+      selectMedian(ws, buffers, mine, len, list, bounds, s, hist, windowPair);
+    } else {
+      __syncthreads();
+    }
     finishEvaluation(s);
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {

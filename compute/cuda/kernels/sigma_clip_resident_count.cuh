@@ -3,8 +3,6 @@
 // the blocks' sums added in one order. (For compute/cuda/*.cu only.)
 #pragma once
 
-#include <cub/block/block_reduce.cuh>
-
 #include <cuda_runtime.h>
 
 #include <cfloat>
@@ -81,10 +79,20 @@ __device__ uint32_t countShare(const float* mine, int len, float lo, float hi, c
     listed += __popc(lanes);
   };
   // Whole warps go round together, for the warps' lists; the same order of values in each
-  // thread as a plain stride over the share.
-  const int whole = len / kResidentThreads * kResidentThreads;
-  const float* at = mine + threadIdx.x;
-  for (int start = 0; start < whole; start += kResidentThreads, at += kResidentThreads) visit(*at);
+  // thread as a plain stride over the share: four rounds at a time from the share's quads
+  // (loadShare), then the rest of the whole rounds, then the last.
+  const int rounds = len / kResidentThreads, quads = rounds / 4;
+  const float4* quad = reinterpret_cast<const float4*>(mine) + threadIdx.x;
+  for (int j = 0; j < quads; ++j, quad += kResidentThreads) {
+    const float4 q = *quad;
+    visit(q.x);
+    visit(q.y);
+    visit(q.z);
+    visit(q.w);
+  }
+  const int whole = rounds * kResidentThreads;
+  const float* at = mine + quads * 4 * kResidentThreads + threadIdx.x;
+  for (int r = quads * 4; r < rounds; ++r, at += kResidentThreads) visit(*at);
   if (whole < len) {
     const int i = whole + int(threadIdx.x);
     visit(i < len ? mine[i] : __int_as_float(0x7fffffff));
@@ -103,14 +111,56 @@ __device__ inline void noteListed(ResidentState& s, uint32_t listed) {
   }
 }
 
+// The block's sums (in thread 0) of every thread's, in the order of
+// cub::BlockReduce<BlockSums>'s warp reductions, which the double sums keep: each warp adds its
+// lanes at offsets 1, 2, 4, 8 and 16, then warp 0's first lane adds the warps' sums in warp order.
+// The integer fields, whose order does not matter, take one warp-wide reduction each.
+__device__ BlockSums reduceBlock(const BlockSums& own, uint32_t count) {
+  constexpr int kWarps = kResidentThreads / 32;
+  __shared__ double warpSum[kWarps], warpSquares[kWarps];
+  __shared__ uint32_t warpCount[kWarps], warpMin[kWarps], warpMax[kWarps], warpBelow[kWarps];
+  double sum = own.sum, squares = own.sumSquares;
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const double otherSum = __shfl_down_sync(0xffffffffu, sum, offset),
+                 otherSquares = __shfl_down_sync(0xffffffffu, squares, offset);
+    sum += otherSum;
+    squares += otherSquares;
+  }
+  const uint32_t warpCounted = __reduce_add_sync(0xffffffffu, count),
+                 least = __reduce_min_sync(0xffffffffu, own.minKey),
+                 most = __reduce_max_sync(0xffffffffu, own.maxKey),
+                 below = __reduce_add_sync(0xffffffffu, own.below);
+  const int warp = threadIdx.x / 32;
+  if (threadIdx.x % 32 == 0) {
+    warpSum[warp] = sum;
+    warpSquares[warp] = squares;
+    warpCount[warp] = warpCounted;
+    warpMin[warp] = least;
+    warpMax[warp] = most;
+    warpBelow[warp] = below;
+  }
+  __syncthreads();
+  BlockSums block = kNoSums;
+  if (threadIdx.x == 0) {
+    block = {warpCounted, sum, squares, least, most, below, 0u, 0u};
+    for (int w = 1; w < kWarps; ++w) {
+      block.count += warpCount[w];
+      block.sum += warpSum[w];
+      block.sumSquares += warpSquares[w];
+      block.minKey = min(block.minKey, warpMin[w]);
+      block.maxKey = max(block.maxKey, warpMax[w]);
+      block.below += warpBelow[w];
+    }
+  }
+  return block;
+}
+
 // The moments of the kept values over the block's share, their count below the window, and the
 // window's values: histogrammed by bin and (when the window keeps them) listed by each warp in
 // its part of `list`. The block's sums go to its slot; after the barrier every block adds all
 // slots in one order.
 __device__ void countMoments(const float* mine, int len, FloatBounds bounds, ResidentState& s,
                              uint32_t (&hist)[kBins], float* list, BlockSums* slots) {
-  using Reduce = cub::BlockReduce<BlockSums, kResidentThreads>;
-  __shared__ typename Reduce::TempStorage temp;
   // The same test as inBounds: infinite bounds become the largest finite floats.
   const float lo = fmaxf(bounds.lo, -FLT_MAX), hi = fminf(bounds.hi, FLT_MAX);
   const Window w = s.window;
@@ -121,9 +171,7 @@ __device__ void countMoments(const float* mine, int len, FloatBounds bounds, Res
   } else {
     countShare<false>(mine, len, lo, hi, w, own, count, hist, list);
   }
-  own.count = count;
-  BlockSums block = Reduce(temp).Reduce(own, AddBlockSums{});
-  __syncthreads();  // the warps' counts are in
+  BlockSums block = reduceBlock(own, count);  // also waits for the warps' counts
   if (threadIdx.x == 0) {
     // Every kept value is in the whole range's window.
     block.inWindow = w.keep ? s.kept : uint32_t(block.count);
@@ -166,42 +214,76 @@ __device__ void publishWindow(ResidentWorkspace* ws, const ResidentBuffers& buff
   }
 }
 
-// Every block's slot of the last phase added in one order (so every block gets the same sums), by
-// one warp while the others wait, and the ranks. The slots are first staged in `staged` (room for
-// kMostResidentBlocks), a thread each, so that their loads go out together.
-__device__ void addSlots(const BlockSums* allSlots, ResidentState& s, BlockSums* staged) {
-  if (threadIdx.x < gridDim.x) {
-    const BlockSums* slot = allSlots + ((s.phase - 1) % 3) * gridDim.x + threadIdx.x;
-    staged[threadIdx.x] =
-        BlockSums{__ldcg(&slot->count),    __ldcg(&slot->sum),         __ldcg(&slot->sumSquares),
-                  __ldcg(&slot->minKey),   __ldcg(&slot->maxKey),      __ldcg(&slot->below),
-                  __ldcg(&slot->inWindow), __ldcg(&slot->mostInWindow)};
-  }
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    BlockSums own = kNoSums;
-    for (int b = threadIdx.x; b < int(gridDim.x); b += 32) own = AddBlockSums{}(own, staged[b]);
+// The warp's run of a summed histogram (its lanes' pairs) for pickWindowBin.
+__device__ inline void noteRun(ResidentState& s, BinPair pair) {
+  const uint32_t runSum = __reduce_add_sync(0xffffffffu, pair.both);
+  if (threadIdx.x % 32 == 0) s.runSums[threadIdx.x / 32] = runSum;
+}
+
+// Every block's slot of the last phase added in one order, so that every block gets the same
+// sums, and the ranks. The double sums keep the order of one warp whose lanes each add the slots
+// lane, lane + 32, ... and then the lanes at offsets 16, 8, 4, 2 and 1: warp 0 adds the sums in
+// that order, warp 1 the sums of squares, and warp 2 the integer fields (in any order). Each warp
+// also sums its run of the summed window histogram (windowPair: its lanes' pairs) for
+// pickWindowBin, once its slot loads are out.
+__device__ void addSlots(const BlockSums* allSlots, ResidentState& s, BinPair windowPair) {
+  constexpr int kPerLane = (kMostResidentBlocks + 31) / 32;
+  const BlockSums* slots = allSlots + ((s.phase - 1) % 3) * gridDim.x;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, blocks = int(gridDim.x);
+  if (warp < 2) {
+    double slot[kPerLane];
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      const int b = lane + 32 * k;
+      slot[k] = b < blocks ? __ldcg(warp == 0 ? &slots[b].sum : &slots[b].sumSquares) : 0.0;
+    }
+    noteRun(s, windowPair);
+    double own = 0.0;
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k)
+      if (lane + 32 * k < blocks) own += slot[k];
     for (int offset = 16; offset > 0; offset /= 2)
-      own = AddBlockSums{}(own, BlockSums{__shfl_down_sync(0xffffffffu, own.count, offset),
-                                          __shfl_down_sync(0xffffffffu, own.sum, offset),
-                                          __shfl_down_sync(0xffffffffu, own.sumSquares, offset),
-                                          __shfl_down_sync(0xffffffffu, own.minKey, offset),
-                                          __shfl_down_sync(0xffffffffu, own.maxKey, offset),
-                                          __shfl_down_sync(0xffffffffu, own.below, offset),
-                                          __shfl_down_sync(0xffffffffu, own.inWindow, offset),
-                                          __shfl_down_sync(0xffffffffu, own.mostInWindow, offset)});
-    if (threadIdx.x == 0) {
-      s.total = own;
-      const unsigned long long n = own.count, rank0 = n > 0 ? (n - 1) / 2 : 0, rank1 = n / 2;
+      own += __shfl_down_sync(0xffffffffu, own, offset);
+    if (lane == 0) (warp == 0 ? s.total.sum : s.total.sumSquares) = own;
+  } else if (warp == 2) {
+    BlockSums own = kNoSums;
+    for (int b = lane; b < blocks; b += 32) {
+      const BlockSums* slot = slots + b;
+      own.count += __ldcg(&slot->count);
+      own.minKey = min(own.minKey, __ldcg(&slot->minKey));
+      own.maxKey = max(own.maxKey, __ldcg(&slot->maxKey));
+      own.below += __ldcg(&slot->below);
+      own.inWindow += __ldcg(&slot->inWindow);
+      own.mostInWindow = max(own.mostInWindow, __ldcg(&slot->mostInWindow));
+    }
+    noteRun(s, windowPair);
+    // A run's counts fit 32 bits: its values fit in the SMs' shared memory.
+    const uint32_t count = __reduce_add_sync(0xffffffffu, uint32_t(own.count));
+    const uint32_t below = __reduce_add_sync(0xffffffffu, own.below),
+                   inWindow = __reduce_add_sync(0xffffffffu, own.inWindow);
+    const uint32_t minKey = __reduce_min_sync(0xffffffffu, own.minKey),
+                   maxKey = __reduce_max_sync(0xffffffffu, own.maxKey),
+                   mostInWindow = __reduce_max_sync(0xffffffffu, own.mostInWindow);
+    if (lane == 0) {
+      BlockSums& total = s.total;
+      total.count = count;
+      total.minKey = minKey;
+      total.maxKey = maxKey;
+      total.below = below;
+      total.inWindow = inWindow;
+      total.mostInWindow = mostInWindow;
+      const unsigned long long n = count, rank0 = n > 0 ? (n - 1) / 2 : 0, rank1 = n / 2;
       // Whether the window holds both middle ranks: then they are ranked within it.
-      const bool hit = own.below <= rank0 && rank1 < own.below + own.inWindow;
+      const bool hit = below <= rank0 && rank1 < below + inWindow;
       s.hit = hit;
       Selection& sel = s.selection;
-      sel.rank[0] = rank0 - (hit ? own.below : 0);
-      sel.rank[1] = rank1 - (hit ? own.below : 0);
+      sel.rank[0] = s.windowRank[0] = rank0 - (hit ? below : 0);
+      sel.rank[1] = s.windowRank[1] = rank1 - (hit ? below : 0);
       sel.prefix[0] = sel.prefix[1] = hit ? s.window.low : 0u;
       s.same = true;
     }
+  } else {
+    noteRun(s, windowPair);
   }
   __syncthreads();
 }

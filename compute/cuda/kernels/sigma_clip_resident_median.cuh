@@ -112,24 +112,33 @@ __device__ void selectInBin(ResidentWorkspace* ws, const ResidentBuffers& buffer
 
 // The median's keys: from the window when it holds both middle ranks (its bins from the summed
 // histogram, the rest from the bins' values gathered from every block, or where those are too
-// many, from counts over the whole share); else from counts over the whole share.
+// many, from counts over the whole share); else from counts over the whole share. Ends with a
+// barrier of the block; the counts over the whole shares leave hist[0] cleared, as the next
+// evaluation's moments count needs it.
 __device__ void selectMedian(ResidentWorkspace* ws, const ResidentBuffers& buffers,
                              const float* mine, int len, float* list, FloatBounds bounds,
                              ResidentState& s, uint32_t (&hist)[2][kBins], BinPair windowPair) {
   const Window w = s.window;
-  if (!s.hit) {
+  if (s.hit) {
+    pickWindowBin(w.binShift, s, windowPair);
+    const bool same =
+        (s.selection.prefix[0] >> w.binShift) == (s.selection.prefix[1] >> w.binShift);
+    if (threadIdx.x == 0) s.same = same;  // read after the next barrier
+    unsigned gathered, firstCount;
+    if (w.keep && s.total.mostInWindow <= kResidentCandidates &&
+        gatherBins(ws, buffers, s, list, gathered, firstCount)) {
+      selectGathered(list, gathered, firstCount, s);
+      return;
+    }
+    __syncthreads();  // s.same
+    if (!w.keep && same)
+      selectInBin(ws, buffers, mine, len, list, bounds, s, hist);
+    else
+      selectRest(ws, mine, len, bounds, s, hist, w.binShift);
+  } else {
     selectRest(ws, mine, len, bounds, s, hist, 32);
-    return;
   }
-  pickBin(&phaseSet(ws, s.phase - 1).histogram[0][0], w.binShift, s, windowPair);
-  unsigned gathered, firstCount;
-  if (w.keep && s.total.mostInWindow <= kResidentCandidates &&
-      gatherBins(ws, buffers, s, list, gathered, firstCount))
-    selectGathered(list, gathered, firstCount, s);
-  else if (!w.keep && s.same)
-    selectInBin(ws, buffers, mine, len, list, bounds, s, hist);
-  else
-    selectRest(ws, mine, len, bounds, s, hist, w.binShift);
+  clearHistogram(hist[0]);
 }
 
 // The window of the next evaluation: around this median, as wide as four times its last move

@@ -70,8 +70,9 @@ struct ResidentBuffers {
   float* windowValues;
 };
 __host__ __device__ constexpr long long windowValueCount() { return 3ll * kBins * kBinRoom; }
-// The most blocks the kernel can take: every block's slot is staged in the room of a block's
-// window values.
+// The most blocks the kernel can take (addSlots's lanes hold up to a 32nd of their sums each in
+// registers): as many as there is room for their slots in a block's window values, well over
+// any GPU's SM count.
 constexpr int kMostResidentBlocks = kResidentCandidates * sizeof(float) / sizeof(BlockSums);
 
 // The keys an evaluation watches: [low, low + last], in bins of 2^binShift keys.
@@ -92,11 +93,16 @@ struct ResidentState {
   bool same;           // both middle ranks still share their prefix: one histogram
   bool haveMedian;
   uint32_t medianKey;                      // the last evaluation's lower middle key
+  uint32_t lastKeys[2];                    // the last evaluation's middle keys
   int halfBits;                            // the last window's half-width (log2 keys)
   unsigned kept;                           // the block's window values
   bool overflow;                           // a warp found more than its room in the list
   uint32_t listed[kResidentThreads / 32];  // each warp's window values
-  int phase;                               // grid-wide barriers passed, selecting the phase set
+  // The summed window histogram's runs (each warp's kBins / warps bins) and the middle ranks
+  // within the window, as addSlots leaves them for pickWindowBin.
+  uint32_t runSums[kResidentThreads / 32];
+  unsigned long long windowRank[2];
+  int phase;  // grid-wide barriers passed, selecting the phase set
 };
 
 __device__ inline PhaseSet& phaseSet(ResidentWorkspace* ws, int phase) {
@@ -185,6 +191,29 @@ __device__ void pickBin(const uint32_t* hist, int shift, ResidentState& s, BinPa
     __syncthreads();
   }
   if (threadIdx.x == 0) s.same = (sel.prefix[0] >> shift) == (sel.prefix[1] >> shift);
+  __syncthreads();
+}
+
+// The bin of each middle rank in the summed window histogram, as pickBin for both ranks in one
+// histogram, with one barrier of the block: addSlots has left the runs' sums and the ranks, so
+// every warp scans the runs itself and the warp whose run holds a rank scans its lanes' pairs.
+__device__ void pickWindowBin(int shift, ResidentState& s, BinPair pair) {
+  constexpr int kWarps = kResidentThreads / 32, kRun = kBins / kWarps;
+  static_assert(kWarps == 32, "a lane for each warp's run");
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t runEnd = warpInclusiveSum(s.runSums[lane]), runStart = runEnd - s.runSums[lane];
+  for (int r = 0; r < 2; ++r) {
+    const unsigned long long rank = s.windowRank[r];
+    const unsigned holders = __ballot_sync(0xffffffffu, runStart <= rank && rank < runEnd);
+    if (holders == 0 || warp != __ffs(holders) - 1) continue;
+    const uint32_t end = __shfl_sync(0xffffffffu, runStart, warp) + warpInclusiveSum(pair.both),
+                   begin = end - pair.both;
+    if (begin <= rank && rank < end) {
+      const bool inFirst = rank < begin + pair.first;
+      s.selection.prefix[r] += uint32_t(warp * kRun + 2 * lane + (inFirst ? 0 : 1)) << shift;
+      s.selection.rank[r] = rank - (inFirst ? begin : begin + pair.first);
+    }
+  }
   __syncthreads();
 }
 
