@@ -64,12 +64,22 @@ struct ClipLoop : Context::Extension {
       release();
       throw DeviceOutOfMemory("sigma clipping: no device memory for its workspace");
     }
+    // Without page-locked memory the result is read back from the workspace.
+    constexpr unsigned kMapped = cudaHostAllocMapped | cudaHostAllocPortable;
+    if (cudaHostAlloc(&hostControl, sizeof(Control), kMapped) != cudaSuccess ||
+        cudaHostGetDevicePointer(&deviceControl, hostControl, 0) != cudaSuccess) {
+      cudaGetLastError();
+      cudaFreeHost(hostControl);
+      hostControl = nullptr;
+      deviceControl = &resident->control;
+    }
   }
   ~ClipLoop() override {
     for (auto& [grid, exec] : graphs) cudaGraphExecDestroy(exec);
     release();
   }
   void release() {
+    cudaFreeHost(hostControl);
     cudaFree(buffers.windowValues);
     cudaFree(buffers.slots);
     cudaFree(resident);
@@ -80,7 +90,11 @@ struct ClipLoop : Context::Extension {
   float* candidates = nullptr;
   std::map<unsigned, cudaGraphExec_t> graphs;
   ResidentWorkspace* resident = nullptr;
-  ResidentBuffers buffers{};                  // the resident kernel's, for one block per SM
+  ResidentBuffers buffers{};  // the resident kernel's, for one block per SM
+  // Where the resident kernel leaves its result: mapped page-locked memory (hostControl, as the
+  // device sees it), else the workspace.
+  Control* hostControl = nullptr;
+  Control* deviceControl = nullptr;
   std::optional<size_t> residentSharedBytes;  // dynamic shared memory a resident block may have
   size_t residentFitsBytes = 0;  // the most dynamic shared memory found to leave a block per SM
 };
@@ -133,7 +147,8 @@ bool clipOnChip(const ContextPtr& ctx, ClipLoop& state, const float* values, int
   ResidentWorkspace* ws = state.resident;
   ResidentBuffers buffers = state.buffers;
   Control initial = control;
-  void* args[] = {&values, &count, &ws, &buffers, &initial};
+  Control* result = state.deviceControl;
+  void* args[] = {&values, &count, &ws, &buffers, &initial, &result};
   SL_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(clipResident), dim3(grid),
                                       dim3(kResidentThreads), args, bytes, ctx->stream()));
   return true;
@@ -221,7 +236,12 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   // The loop runs on the device. Cancellation is looked at before it: a whole loop is short.
   job.checkCancelled();
   if (clipOnChip(ctx, state, values, n, control)) {
-    readBack(ctx, &control, &state.resident->control, 1);
+    if (state.hostControl) {
+      SL_CUDA(cudaStreamSynchronize(ctx->stream()));
+      control = *state.hostControl;
+    } else {
+      readBack(ctx, &control, &state.resident->control, 1);
+    }
     return clipStats(control);
   }
   // The passes skip non-finite values themselves and read the input where it is (a compacted

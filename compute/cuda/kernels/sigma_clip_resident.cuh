@@ -11,17 +11,18 @@
 // them (each warp its own). The blocks add their histograms into a shared one, each add returning
 // where the block's values of that bin go in device memory. After the one barrier every block
 // finds the bins of the middle ranks from the summed histogram, gathers those bins' values and
-// ranks them on its own. The first evaluation's window is every key (its bins are the first radix
-// digit); the bin found then becomes a window of its own, counted in one more pass and barrier.
-// Only when a window misses a middle rank or holds more values than there is room for do digit
-// counts over the whole shares follow, each with a barrier. The selection and the statistics are
+// ranks them on its own. The first evaluation's window is around the last run's first median
+// (the workspace keeps it), or in the first run every key (its bins are the first radix digit;
+// the bin found then becomes a window of its own, counted in one more pass and barrier). Only
+// when a window misses a middle rank or holds more values than there is room for do digit counts
+// over the whole shares follow, each with a barrier. The sums of each thread are kept while its
+// count of kept values stays the same (so do its values), and an evaluation whose count is the
+// last one's (the end) keeps the last median. The selection and the statistics are
 // those of kernels/statistics.cuh, whose helpers this uses. The parts: what the blocks keep and
 // share (sigma_clip_resident_state.cuh), the passes over their shares (_count.cuh), the median
 // (_median.cuh); here the evaluation's end and the kernel. Launch shape and sizes:
 // tuning/statistics.cuh. (For compute/cuda/*.cu only.)
 #pragma once
-
-#include <cooperative_groups.h>
 
 #include <cuda_runtime.h>
 
@@ -65,7 +66,10 @@ __device__ void finishEvaluation(ResidentState& s) {
     }
     advance(s.control, r);
   } else if (threadIdx.x == 32) {
-    if (s.result.n > 0) s.window = nextWindow(s);
+    if (s.result.n > 0) {
+      if (!s.haveMedian) s.firstKey = s.selection.prefix[0];
+      s.window = nextWindow(s);
+    }
     s.kept = 0;
     s.overflow = false;
   }
@@ -106,9 +110,11 @@ __host__ __device__ constexpr long long residentShare(long long n, long long gri
 __host__ __device__ constexpr long long residentSharedFloats(long long n, long long grid) {
   return residentShare(n, grid) + kResidentCandidates;
 }
+// The loop's state at the end goes to `result`: the workspace's, or page-locked host memory that
+// the host reads once the stream is done, without a copy.
 __global__ void __launch_bounds__(kResidentThreads, 1)
     clipResident(const float* __restrict__ values, long long n, ResidentWorkspace* ws,
-                 ResidentBuffers buffers, Control control) {
+                 ResidentBuffers buffers, Control control, Control* result) {
   extern __shared__ float4 dynamicShared[];
   float* mine = reinterpret_cast<float*>(dynamicShared);
   __shared__ uint32_t hist[2][kBins];
@@ -121,7 +127,10 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
   if (threadIdx.x == 0) {
     s.control = control;
     s.phase = ws->phase;
-    s.window = Window{0u, 0xffffffffu, 32 - kBinBits, false};  // every key: the first digit
+    // Around the last run's first median (a run on like values starts there), else every key
+    // (the first digit).
+    s.window = ws->haveFirstMedian ? windowAround(ws->firstMedianKey, kFirstHalfBits)
+                                   : Window{0u, 0xffffffffu, 32 - kBinBits, false};
     s.haveMedian = false;
     s.medianKey = 0;
     s.halfBits = kFirstHalfBits;
@@ -130,10 +139,11 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
   }
   __syncthreads();
   clearHistogram(hist[0]);
+  ThreadMoments cached = kNoThreadMoments;
   while (!s.control.done) {
     const FloatBounds bounds = floatBounds(s.control);
     // hist[0] is clear; hist[1] is the window's cursors: set before they are read.
-    countMoments(mine, len, bounds, s, hist[0], list, buffers.slots);
+    countMoments(mine, len, bounds, s, hist[0], list, buffers.slots, cached);
     publishWindow(ws, buffers, s, hist[0], hist[1], list);
     endPhase(ws, s, hist, 0);
     // The summed window histogram's loads go out with the slots'.
@@ -160,8 +170,12 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
     finishEvaluation(s);
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    ws->control = s.control;
+    *result = s.control;
     ws->phase = s.phase % 3;
+    if (s.haveMedian) {
+      ws->firstMedianKey = s.firstKey;
+      ws->haveFirstMedian = 1;
+    }
   }
 }
 

@@ -36,51 +36,26 @@ __device__ void countDigit(const float* values, int len, FloatBounds bounds, con
 // Each warp's room in the block's list of window values.
 constexpr int kWarpRoom = kResidentCandidates / (kResidentThreads / 32);
 
-// Counts the block's share (see countMoments): with Moments into `own`; with Keep, each warp
-// lists its window values in its part of `list`, as many as it has room for, and returns how many
-// it found (the same in every lane).
-template <bool Keep, bool Moments = true>
-__device__ uint32_t countShare(const float* mine, int len, float lo, float hi, const Window& w,
-                               BlockSums& own, uint32_t& count, uint32_t (&hist)[kBins],
-                               float* list) {
-  const int lane = threadIdx.x % 32;
-  float* warpList = list + threadIdx.x / 32 * kWarpRoom;
-  const uint32_t lanesBefore = (1u << lane) - 1;
-  uint32_t listed = 0;
-  // The counts as floats, on the float pipes rather than the (half as fast) integer ones: exact,
-  // as a thread counts far fewer than 2^24 values. Below the window in value is below it in key,
-  // as the window never starts at the key of +0 (nextWindow); the whole range's start is NaN.
-  float counted = 0.f, below = 0.f;
-  const float lowValue = keyToFloat(w.low);
-  const auto visit = [&](float v) {
-    const bool kept = v >= lo && v <= hi;
-    const uint32_t key = orderedKey(v), offset = key - w.low;
-    const bool inWindow = kept && offset <= w.last;
-    if (Moments && kept) {
-      counted += 1.f;
-      own.sum += v;
-      own.sumSquares += double(v) * v;
-      own.minKey = min(own.minKey, key);
-      own.maxKey = max(own.maxKey, key);
-      if (v < lowValue) below += 1.f;
-    }
-    if (!Keep) {
-      if (inWindow) atomicAdd(&hist[offset >> w.binShift], 1u);
-      return;
-    }
-    // Most rounds of a narrow window find none of its values: one vote skips them.
-    const unsigned lanes = __ballot_sync(0xffffffffu, inWindow);
-    if (lanes == 0) return;
-    if (inWindow) {
-      atomicAdd(&hist[offset >> w.binShift], 1u);
-      const uint32_t at = listed + __popc(lanes & lanesBefore);
-      if (at < kWarpRoom) warpList[at] = v;
-    }
-    listed += __popc(lanes);
-  };
-  // Whole warps go round together, for the warps' lists; the same order of values in each
-  // thread as a plain stride over the share: four rounds at a time from the share's quads
-  // (loadShare), then the rest of the whole rounds, then the last.
+// A value as the count of a share sees it: its offset in the window and whether it is in it.
+struct Seen {
+  float value;
+  uint32_t offset;
+  bool inWindow;
+};
+
+// A thread's moments of its kept values, kept from one evaluation to the next: the bounds only
+// narrow, so while a thread keeps as many values as before it keeps the same ones, and these
+// are still its sums (the same additions in the same order). count: all ones before the first.
+struct ThreadMoments {
+  double sum, sumSquares;
+  uint32_t count, minKey, maxKey;
+};
+constexpr ThreadMoments kNoThreadMoments{0.0, 0.0, 0xffffffffu, 0xffffffffu, 0u};
+
+// The thread's values of the share in the order the counts take them (see countShare): four
+// rounds at a time from the share's quads (loadShare), then the rest of the whole rounds.
+template <class Visit>
+__device__ inline void forEachValue(const float* mine, int len, Visit visit) {
   const int rounds = len / kResidentThreads, quads = rounds / 4;
   const float4* quad = reinterpret_cast<const float4*>(mine) + threadIdx.x;
   for (int j = 0; j < quads; ++j, quad += kResidentThreads) {
@@ -90,15 +65,102 @@ __device__ uint32_t countShare(const float* mine, int len, float lo, float hi, c
     visit(q.z);
     visit(q.w);
   }
+  for (int i = quads * 4 * kResidentThreads + int(threadIdx.x); i < len; i += kResidentThreads)
+    visit(mine[i]);
+}
+
+// The thread's moments of its values whose keys lie in [keyLo, keyLo + span], in that order.
+__device__ ThreadMoments threadMoments(const float* mine, int len, uint32_t keyLo, uint32_t span) {
+  ThreadMoments m{0.0, 0.0, 0u, 0xffffffffu, 0u};
+  forEachValue(mine, len, [&](float v) {
+    const uint32_t key = orderedKey(v);
+    if (key - keyLo <= span) {
+      ++m.count;
+      m.sum += v;
+      m.sumSquares += double(v) * v;
+      m.minKey = min(m.minKey, key);
+      m.maxKey = max(m.maxKey, key);
+    }
+  });
+  return m;
+}
+
+// Counts the block's share (see countMoments): with Moments into `own`, the thread's sums from
+// `cached` (renewed when the thread's count of kept values changed); with Keep, each warp lists
+// its window values in its part of `list`, as many as it has room for, and returns how many it
+// found (the same in every lane).
+template <bool Keep, bool Moments = true>
+__device__ uint32_t countShare(const float* mine, int len, float lo, float hi, const Window& w,
+                               BlockSums& own, ThreadMoments& cached, uint32_t (&hist)[kBins],
+                               float* list) {
+  const int lane = threadIdx.x % 32;
+  float* warpList = list + threadIdx.x / 32 * kWarpRoom;
+  const uint32_t lanesBefore = (1u << lane) - 1;
+  uint32_t listed = 0;
+  // The counts as floats, on the float pipes rather than the (half as fast) integer ones: exact,
+  // as a thread counts far fewer than 2^24 values.
+  float counted = 0.f, below = 0.f;
+  // Kept in key: [lo, hi] as keys, with both zeros inside where a bound is a zero (as the float
+  // test has it); NaN and the infinities lie outside any finite bounds' keys. Below the window in
+  // key is below it in value, as the window never starts at the key of +0 (nextWindow).
+  const uint32_t keyLo = lo == 0.f ? orderedKey(-0.f) : orderedKey(lo);
+  const uint32_t keyHi = hi == 0.f ? orderedKey(0.f) : orderedKey(hi);
+  const uint32_t span = keyHi - keyLo;
+  const auto visit = [&](float v) {
+    const uint32_t key = orderedKey(v), offset = key - w.low;
+    const bool kept = key - keyLo <= span;
+    if (Moments && kept) {
+      counted += 1.f;
+      if (key < w.low) below += 1.f;
+    }
+    return Seen{v, offset, kept && offset <= w.last};
+  };
+  const auto place = [&](const Seen& x) {
+    if (!Keep) {
+      if (x.inWindow) atomicAdd(&hist[x.offset >> w.binShift], 1u);
+      return;
+    }
+    const unsigned lanes = __ballot_sync(0xffffffffu, x.inWindow);
+    if (x.inWindow) {
+      atomicAdd(&hist[x.offset >> w.binShift], 1u);
+      const uint32_t at = listed + __popc(lanes & lanesBefore);
+      if (at < kWarpRoom) warpList[at] = x.value;
+    }
+    listed += __popc(lanes);
+  };
+  // Bounds that hold no float keep nothing (and their keys no range).
+  if (!(lo <= hi)) len = 0;
+  // Whole warps go round together, for the warps' lists; the order of forEachValue, then the
+  // last round. Most quads of a narrow window hold none of its values: one vote skips their
+  // listing.
+  const int rounds = len / kResidentThreads, quads = rounds / 4;
+  const float4* quad = reinterpret_cast<const float4*>(mine) + threadIdx.x;
+  for (int j = 0; j < quads; ++j, quad += kResidentThreads) {
+    const float4 q = *quad;
+    const Seen a = visit(q.x), b = visit(q.y), c = visit(q.z), d = visit(q.w);
+    if (__any_sync(0xffffffffu, a.inWindow || b.inWindow || c.inWindow || d.inWindow)) {
+      place(a);
+      place(b);
+      place(c);
+      place(d);
+    }
+  }
   const int whole = rounds * kResidentThreads;
   const float* at = mine + quads * 4 * kResidentThreads + threadIdx.x;
-  for (int r = quads * 4; r < rounds; ++r, at += kResidentThreads) visit(*at);
+  for (int r = quads * 4; r < rounds; ++r, at += kResidentThreads) place(visit(*at));
   if (whole < len) {
     const int i = whole + int(threadIdx.x);
-    visit(i < len ? mine[i] : __int_as_float(0x7fffffff));
+    place(visit(i < len ? mine[i] : __int_as_float(0x7fffffff)));
   }
-  count += uint32_t(counted);
-  own.below += uint32_t(below);
+  if (Moments) {
+    if (uint32_t(counted) != cached.count) cached = threadMoments(mine, len, keyLo, span);
+    own.count = cached.count;
+    own.sum = cached.sum;
+    own.sumSquares = cached.sumSquares;
+    own.minKey = cached.minKey;
+    own.maxKey = cached.maxKey;
+    own.below = uint32_t(below);
+  }
   return listed;
 }
 
@@ -141,16 +203,21 @@ __device__ BlockSums reduceBlock(const BlockSums& own, uint32_t count) {
   }
   __syncthreads();
   BlockSums block = kNoSums;
-  if (threadIdx.x == 0) {
-    block = {warpCounted, sum, squares, least, most, below, 0u, 0u};
-    for (int w = 1; w < kWarps; ++w) {
-      block.count += warpCount[w];
-      block.sum += warpSum[w];
-      block.sumSquares += warpSquares[w];
-      block.minKey = min(block.minKey, warpMin[w]);
-      block.maxKey = max(block.maxKey, warpMax[w]);
-      block.below += warpBelow[w];
-    }
+  if (warp == 0) {
+    // Lane 0 adds the warps' sums in warp order, lane 1 their sums of squares (the others too,
+    // unused); a lane each for the integer fields.
+    static_assert(kWarps == 32, "a lane for each warp");
+    const int lane = threadIdx.x;
+    const double* parts = lane == 1 ? warpSquares : warpSum;
+    double total = parts[0];
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) total += parts[w];
+    const double totalSquares = __shfl_sync(0xffffffffu, total, 1);
+    const uint32_t blockCount = __reduce_add_sync(0xffffffffu, warpCount[lane]),
+                   blockMin = __reduce_min_sync(0xffffffffu, warpMin[lane]),
+                   blockMax = __reduce_max_sync(0xffffffffu, warpMax[lane]),
+                   blockBelow = __reduce_add_sync(0xffffffffu, warpBelow[lane]);
+    block = {blockCount, total, totalSquares, blockMin, blockMax, blockBelow, 0u, 0u};
   }
   return block;
 }
@@ -160,18 +227,19 @@ __device__ BlockSums reduceBlock(const BlockSums& own, uint32_t count) {
 // its part of `list`. The block's sums go to its slot; after the barrier every block adds all
 // slots in one order.
 __device__ void countMoments(const float* mine, int len, FloatBounds bounds, ResidentState& s,
-                             uint32_t (&hist)[kBins], float* list, BlockSums* slots) {
+                             uint32_t (&hist)[kBins], float* list, BlockSums* slots,
+                             ThreadMoments& cached) {
   // The same test as inBounds: infinite bounds become the largest finite floats.
   const float lo = fmaxf(bounds.lo, -FLT_MAX), hi = fminf(bounds.hi, FLT_MAX);
   const Window w = s.window;
   BlockSums own = kNoSums;
-  uint32_t count = 0;  // a thread's counts fit 32 bits
   if (w.keep) {
-    noteListed(s, countShare<true>(mine, len, lo, hi, w, own, count, hist, list));
+    noteListed(s, countShare<true>(mine, len, lo, hi, w, own, cached, hist, list));
   } else {
-    countShare<false>(mine, len, lo, hi, w, own, count, hist, list);
+    countShare<false>(mine, len, lo, hi, w, own, cached, hist, list);
   }
-  BlockSums block = reduceBlock(own, count);  // also waits for the warps' counts
+  // A thread's counts fit 32 bits.
+  BlockSums block = reduceBlock(own, uint32_t(own.count));  // also waits for the warps' counts
   if (threadIdx.x == 0) {
     // Every kept value is in the whole range's window.
     block.inWindow = w.keep ? s.kept : uint32_t(block.count);

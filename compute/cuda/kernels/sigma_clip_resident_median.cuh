@@ -94,7 +94,7 @@ __device__ void selectInBin(ResidentWorkspace* ws, const ResidentBuffers& buffer
   clearHistogram(hist[0]);
   const float lo = fmaxf(bounds.lo, -FLT_MAX), hi = fminf(bounds.hi, FLT_MAX);
   BlockSums unused = kNoSums;
-  uint32_t uncounted = 0;
+  ThreadMoments uncounted = kNoThreadMoments;
   noteListed(s, countShare<true, false>(mine, len, lo, hi, bin, unused, uncounted, hist[0], list));
   publishWindow(ws, buffers, s, hist[0], hist[1], list);
   endPhase(ws, s, hist, 0);
@@ -141,6 +141,17 @@ __device__ void selectMedian(ResidentWorkspace* ws, const ResidentBuffers& buffe
   clearHistogram(hist[0]);
 }
 
+// The window of 2^(halfBits + 1) keys around `key`, in whole bins.
+__device__ Window windowAround(uint32_t key, int halfBits) {
+  const long long width = 2ll << halfBits;
+  const long long bin = width >> kWindowBinBits;
+  long long low = max(0ll, (long long)key - width / 2) / bin * bin;
+  low = min(low, (1ll << 32) - width);
+  // Not at the key of +0, where -0 (the key before) would be below in key but not in value.
+  if (low == 0x80000000ll) low -= bin;
+  return Window{uint32_t(low), uint32_t(width - 1), halfBits + 1 - kWindowBinBits, true};
+}
+
 // The window of the next evaluation: around this median, as wide as four times its last move
 // (within kLeastHalfBits and kMostHalfBits), narrower after a window that held too many values.
 __device__ Window nextWindow(ResidentState& s) {
@@ -157,13 +168,7 @@ __device__ Window nextWindow(ResidentState& s) {
   s.halfBits = halfBits;
   s.haveMedian = true;
   s.medianKey = key;
-  const long long width = 2ll << halfBits;
-  const long long bin = width >> kWindowBinBits;
-  long long low = max(0ll, (long long)key - width / 2) / bin * bin;
-  low = min(low, (1ll << 32) - width);
-  // Not at the key of +0, where -0 (the key before) would be below in key but not in value.
-  if (low == 0x80000000ll) low -= bin;
-  return Window{uint32_t(low), uint32_t(width - 1), halfBits + 1 - kWindowBinBits, true};
+  return windowAround(key, halfBits);
 }
 
 }  // namespace

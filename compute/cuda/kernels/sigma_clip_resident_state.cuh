@@ -58,6 +58,9 @@ struct PhaseSet {
 struct ResidentWorkspace {
   PhaseSet sets[3];
   int phase;
+  // The last run's first evaluation's lower middle key: this run's first window is around it.
+  uint32_t firstMedianKey;
+  int haveFirstMedian;
   Control control;  // the loop's state at the end, read back by the host
 };
 
@@ -94,6 +97,7 @@ struct ResidentState {
   bool haveMedian;
   uint32_t medianKey;                      // the last evaluation's lower middle key
   uint32_t lastKeys[2];                    // the last evaluation's middle keys
+  uint32_t firstKey;                       // the first evaluation's lower middle key
   int halfBits;                            // the last window's half-width (log2 keys)
   unsigned kept;                           // the block's window values
   bool overflow;                           // a warp found more than its room in the list
