@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
     s.phase = ws->phase;
     // Around the last run's first median (a run on like values starts there), else every key
     // (the first digit).
-    s.window = ws->haveFirstMedian ? windowAround(ws->firstMedianKey, kFirstHalfBits)
+    s.window = ws->haveFirstMedian ? windowAround(ws->firstMedianKey, ws->firstHalfBits)
                                    : Window{0u, 0xffffffffu, 32 - kBinBits, false};
     s.haveMedian = false;
     s.medianKey = 0;
@@ -143,14 +143,14 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
   while (!s.control.done) {
     const FloatBounds bounds = floatBounds(s.control);
     // hist[0] is clear; hist[1] is the window's cursors: set before they are read.
-    countMoments(mine, len, bounds, s, hist[0], list, buffers.slots, cached);
-    publishWindow(ws, buffers, s, hist[0], hist[1], list);
+    countMoments(ws, mine, len, bounds, s, hist[0], hist[1], list, buffers.slots, cached);
+    placeWindowValues(buffers, s, hist[1], list);
     endPhase(ws, s, hist, 0);
     // The summed window histogram's loads go out with the slots'.
     const BinPair windowPair = loadBinPair(&phaseSet(ws, s.phase - 1).histogram[0][0]);
     // hist[0] for the next evaluation (the barriers to come order this before its counts).
     for (int i = threadIdx.x; i < kBins; i += blockDim.x) hist[0][i] = 0;
-    addSlots(buffers.slots, s, windowPair);
+    addSlots(buffers.slots, s, windowPair, reinterpret_cast<double2*>(list));
     // One thread of the last warp, while the others start on the median (their first loads
     // wait for the memory anyway).
     if (threadIdx.x == kResidentThreads - 1) momentStats(s);
@@ -173,6 +173,9 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
     *result = s.control;
     ws->phase = s.phase % 3;
     if (s.haveMedian) {
+      ws->firstHalfBits = ws->haveFirstMedian
+                              ? halfBitsFor(ws->firstMedianKey, s.firstKey, kFirstHalfBits)
+                              : kFirstHalfBits;
       ws->firstMedianKey = s.firstKey;
       ws->haveFirstMedian = 1;
     }

@@ -141,6 +141,15 @@ __device__ void selectMedian(ResidentWorkspace* ws, const ResidentBuffers& buffe
   clearHistogram(hist[0]);
 }
 
+// The half-width (log2 keys) of a window four times as wide as a median's move from `from` to
+// `to`, within kLeastHalfBits and `most`.
+__device__ int halfBitsFor(uint32_t from, uint32_t to, int most) {
+  const long long move = to > from ? (long long)(to - from) : (long long)(from - to);
+  int halfBits = kLeastHalfBits;
+  while (halfBits < most && (1ll << halfBits) < 4 * move) ++halfBits;
+  return halfBits;
+}
+
 // The window of 2^(halfBits + 1) keys around `key`, in whole bins.
 __device__ Window windowAround(uint32_t key, int halfBits) {
   const long long width = 2ll << halfBits;
@@ -158,10 +167,7 @@ __device__ Window nextWindow(ResidentState& s) {
   const uint32_t key = s.selection.prefix[0];
   int halfBits = kFirstHalfBits;
   if (s.haveMedian) {
-    const long long move =
-        key > s.medianKey ? (long long)(key - s.medianKey) : (long long)(s.medianKey - key);
-    halfBits = kLeastHalfBits;
-    while (halfBits < kMostHalfBits && (1ll << halfBits) < 4 * move) ++halfBits;
+    halfBits = halfBitsFor(s.medianKey, key, kMostHalfBits);
     if (s.window.keep && s.total.mostInWindow > kResidentCandidates)
       halfBits = min(halfBits, max(kLeastHalfBits, s.halfBits - 4));
   }

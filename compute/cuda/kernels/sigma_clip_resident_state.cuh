@@ -58,9 +58,10 @@ struct PhaseSet {
 struct ResidentWorkspace {
   PhaseSet sets[3];
   int phase;
-  // The last run's first evaluation's lower middle key: this run's first window is around it.
+  // The last run's first evaluation's lower middle key: this run's first window is around it,
+  // 2^(firstHalfBits + 1) keys wide (four times that key's last move between runs).
   uint32_t firstMedianKey;
-  int haveFirstMedian;
+  int haveFirstMedian, firstHalfBits;
   Control control;  // the loop's state at the end, read back by the host
 };
 
@@ -73,9 +74,8 @@ struct ResidentBuffers {
   float* windowValues;
 };
 __host__ __device__ constexpr long long windowValueCount() { return 3ll * kBins * kBinRoom; }
-// The most blocks the kernel can take (addSlots's lanes hold up to a 32nd of their sums each in
-// registers): as many as there is room for their slots in a block's window values, well over
-// any GPU's SM count.
+// The most blocks the kernel can take: addSlots stages their sums in the room of a block's
+// window values.
 constexpr int kMostResidentBlocks = kResidentCandidates * sizeof(float) / sizeof(BlockSums);
 
 // The keys an evaluation watches: [low, low + last], in bins of 2^binShift keys.
