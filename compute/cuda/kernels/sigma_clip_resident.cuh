@@ -19,8 +19,9 @@
 // count of kept values stays the same (so do its values), and an evaluation whose count is the
 // last one's (the end) keeps the last median. The selection and the statistics are
 // those of kernels/statistics.cuh, whose helpers this uses. The parts: what the blocks keep and
-// share (sigma_clip_resident_state.cuh), the passes over their shares (_count.cuh), the median
-// (_median.cuh); here the evaluation's end and the kernel. Launch shape and sizes:
+// share (sigma_clip_resident_state.cuh), the passes over their shares (_count.cuh), what they
+// exchange around the grid barrier (_exchange.cuh), the median (_median.cuh); here the
+// evaluation's end and the kernel. Launch shape and sizes:
 // tuning/statistics.cuh. (For compute/cuda/*.cu only.)
 #pragma once
 
@@ -30,6 +31,7 @@
 #include <cstdint>
 
 #include "compute/cuda/kernels/sigma_clip_resident_count.cuh"
+#include "compute/cuda/kernels/sigma_clip_resident_exchange.cuh"
 #include "compute/cuda/kernels/sigma_clip_resident_median.cuh"
 #include "compute/cuda/kernels/sigma_clip_resident_state.cuh"
 #include "compute/cuda/kernels/statistics.cuh"

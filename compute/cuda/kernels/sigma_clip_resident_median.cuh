@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "compute/cuda/kernels/sigma_clip_resident_count.cuh"
+#include "compute/cuda/kernels/sigma_clip_resident_exchange.cuh"
 #include "compute/cuda/kernels/sigma_clip_resident_state.cuh"
 
 namespace stacklens::compute::cuda {
