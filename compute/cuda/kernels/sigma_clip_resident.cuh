@@ -16,13 +16,13 @@
 // the bin found then becomes a window of its own, counted in one more pass and barrier). Only
 // when a window misses a middle rank or holds more values than there is room for do digit counts
 // over the whole shares follow, each with a barrier. The sums of each thread are kept while its
-// count of kept values stays the same (so do its values), and an evaluation whose count is the
-// last one's (the end) keeps the last median. The selection and the statistics are
-// those of kernels/statistics.cuh, whose helpers this uses. The parts: what the blocks keep and
-// share (sigma_clip_resident_state.cuh), the passes over their shares (_count.cuh), what they
-// exchange around the grid barrier (_exchange.cuh), the median (_median.cuh); here the
-// evaluation's end and the kernel. Launch shape and sizes:
-// tuning/statistics.cuh. (For compute/cuda/*.cu only.)
+// count of kept values stays the same (so do its values). The loop ends without the evaluation
+// that would find the last one's count (the same set): the next bounds keep the least and the
+// greatest kept value. The selection and the statistics are those of kernels/statistics.cuh, whose
+// helpers this uses. The parts: what the blocks keep and share (sigma_clip_resident_state.cuh), the
+// passes over their shares (_count.cuh), what they exchange around the grid barrier
+// (_exchange.cuh), the median (_median.cuh); here the evaluation's end and the kernel. Launch shape
+// and sizes: tuning/statistics.cuh. (For compute/cuda/*.cu only.)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -55,6 +55,15 @@ __device__ void momentStats(ResidentState& s) {
   s.result = r;
 }
 
+// Whether the bounds keep every value between the keys minKey and maxKey of the sums (as the
+// count of a share tests them).
+__device__ bool keepsAll(FloatBounds bounds, const BlockSums& sums) {
+  const float lo = fmaxf(bounds.lo, -FLT_MAX), hi = fminf(bounds.hi, FLT_MAX);
+  if (!(lo <= hi)) return false;
+  const KeptKeys kept = keptKeysOf(lo, hi);
+  return sums.minKey - kept.low <= kept.span && sums.maxKey - kept.low <= kept.span;
+}
+
 // The median from the selected keys (as finishStats) and astropy's step (thread 0), the next
 // window (thread 32, at the same time). The selection and momentStats are done (a barrier since).
 __device__ void finishEvaluation(ResidentState& s) {
@@ -63,10 +72,12 @@ __device__ void finishEvaluation(ResidentState& s) {
     if (r.n > 0) {
       r.median = 0.5 * (double(keyToFloat(s.selection.prefix[0])) +
                         double(keyToFloat(s.selection.prefix[1])));
-      s.lastKeys[0] = s.selection.prefix[0];
-      s.lastKeys[1] = s.selection.prefix[1];
     }
     advance(s.control, r);
+    // The bounds only narrow, so the next evaluation would keep the same set exactly when these
+    // bounds keep this one's least and greatest value: then it would find the same statistics
+    // and end the loop (advance on an unchanged count), which it does here instead.
+    if (!s.control.done && r.n > 0 && keepsAll(floatBounds(s.control), s.total)) s.control.done = 1;
   } else if (threadIdx.x == 32) {
     if (s.result.n > 0) {
       if (!s.haveMedian) s.firstKey = s.selection.prefix[0];
@@ -156,15 +167,9 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
     // One thread of the last warp, while the others start on the median (their first loads
     // wait for the memory anyway).
     if (threadIdx.x == kResidentThreads - 1) momentStats(s);
-    // The same in every block: all take the same barriers. The bounds only narrow, so a count
-    // the same as the last evaluation's is the same set, with the same median (and the last).
-    if (s.control.haveAll && (long long)s.total.count == s.control.current.n) {
-      if (threadIdx.x == 0) {
-        s.selection.prefix[0] = s.lastKeys[0];
-        s.selection.prefix[1] = s.lastKeys[1];
-      }
-      __syncthreads();
-    } else if (s.total.count > 0) {
+    // The same in every block: all take the same barriers. (No evaluation keeps the last one's
+    // count: finishEvaluation ends the loop before one would.)
+    if (s.total.count > 0) {
       selectMedian(ws, buffers, mine, len, list, bounds, s, hist, windowPair);
     } else {
       __syncthreads();

@@ -32,6 +32,18 @@ __device__ void countDigit(const float* values, int len, FloatBounds bounds, con
   __syncthreads();
 }
 
+// The keys of the kept values, [low, low + span], for the float bounds [lo, hi] (lo <= hi, both
+// finite): both zeros inside where a bound is a zero (as the float test has it); NaN and the
+// infinities lie outside any finite bounds' keys.
+struct KeptKeys {
+  uint32_t low, span;
+};
+__device__ inline KeptKeys keptKeysOf(float lo, float hi) {
+  const uint32_t low = lo == 0.f ? orderedKey(-0.f) : orderedKey(lo);
+  const uint32_t high = hi == 0.f ? orderedKey(0.f) : orderedKey(hi);
+  return {low, high - low};
+}
+
 // Each warp's room in the block's list of window values.
 constexpr int kWarpRoom = kResidentCandidates / (kResidentThreads / 32);
 
@@ -99,12 +111,10 @@ __device__ uint32_t countShare(const float* mine, int len, float lo, float hi, c
   // The counts as floats, on the float pipes rather than the (half as fast) integer ones: exact,
   // as a thread counts far fewer than 2^24 values.
   float counted = 0.f, below = 0.f;
-  // Kept in key: [lo, hi] as keys, with both zeros inside where a bound is a zero (as the float
-  // test has it); NaN and the infinities lie outside any finite bounds' keys. Below the window in
-  // key is below it in value, as the window never starts at the key of +0 (nextWindow).
-  const uint32_t keyLo = lo == 0.f ? orderedKey(-0.f) : orderedKey(lo);
-  const uint32_t keyHi = hi == 0.f ? orderedKey(0.f) : orderedKey(hi);
-  const uint32_t span = keyHi - keyLo;
+  // Below the window in key is below it in value, as the window never starts at the key of +0
+  // (nextWindow).
+  const KeptKeys keptKeys = keptKeysOf(lo, hi);
+  const uint32_t keyLo = keptKeys.low, span = keptKeys.span;
   const auto visit = [&](float v) {
     const uint32_t key = orderedKey(v), offset = key - w.low;
     const bool kept = key - keyLo <= span;

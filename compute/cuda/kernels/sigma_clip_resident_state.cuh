@@ -96,7 +96,6 @@ struct ResidentState {
   bool same;           // both middle ranks still share their prefix: one histogram
   bool haveMedian;
   uint32_t medianKey;                      // the last evaluation's lower middle key
-  uint32_t lastKeys[2];                    // the last evaluation's middle keys
   uint32_t firstKey;                       // the first evaluation's lower middle key
   int halfBits;                            // the last window's half-width (log2 keys)
   unsigned kept;                           // the block's window values
