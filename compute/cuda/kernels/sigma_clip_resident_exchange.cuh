@@ -15,6 +15,24 @@
 namespace stacklens::compute::cuda {
 namespace {
 
+// A phase's slots column by column, in the room of gridDim.x BlockSums: each block's double sums,
+// counts (count, below, inWindow, mostInWindow) and keys (minKey, maxKey), so that a warp's loads
+// of one column are contiguous: the few L2 sectors that every block reads after the barrier.
+struct SlotColumns {
+  double2* sums;
+  uint4* counts;
+  uint2* keys;
+};
+__device__ inline SlotColumns slotColumns(BlockSums* allSlots, int phase) {
+  static_assert(sizeof(double2) + sizeof(uint4) + sizeof(uint2) <= sizeof(BlockSums) &&
+                    sizeof(BlockSums) % 16 == 0,
+                "the columns fit the slots' room, aligned");
+  char* base = reinterpret_cast<char*>(allSlots + (phase % 3) * gridDim.x);
+  return {reinterpret_cast<double2*>(base),
+          reinterpret_cast<uint4*>(base + gridDim.x * sizeof(double2)),
+          reinterpret_cast<uint2*>(base + gridDim.x * (sizeof(double2) + sizeof(uint4)))};
+}
+
 // The block's window histogram added into the phase's set (see publishWindow): where the
 // block's values of each of the thread's bins go, when the window's values are published.
 struct BinStarts {
@@ -105,7 +123,11 @@ __device__ void countMoments(ResidentWorkspace* ws, const float* mine, int len, 
     // Every kept value is in the whole range's window.
     block.inWindow = w.keep ? s.kept : uint32_t(block.count);
     block.mostInWindow = s.overflow ? 0xffffffffu : block.inWindow;
-    slots[(s.phase % 3) * gridDim.x + blockIdx.x] = block;
+    const SlotColumns slot = slotColumns(slots, s.phase);
+    slot.sums[blockIdx.x] = make_double2(block.sum, block.sumSquares);
+    slot.counts[blockIdx.x] =
+        make_uint4(uint32_t(block.count), block.below, block.inWindow, block.mostInWindow);
+    slot.keys[blockIdx.x] = make_uint2(block.minKey, block.maxKey);
   }
 }
 
@@ -124,11 +146,11 @@ __device__ inline void noteRun(ResidentState& s, BinPair pair) {
 // ranks. The slots' warps meet at a barrier of their own before those adds. Each warp also sums
 // its run of the summed window histogram (windowPair: its lanes' pairs) for pickWindowBin, once
 // its slot loads are out.
-__device__ void addSlots(const BlockSums* allSlots, ResidentState& s, BinPair windowPair,
+__device__ void addSlots(BlockSums* allSlots, ResidentState& s, BinPair windowPair,
                          double2* staged) {
   constexpr int kWarps = kResidentThreads / 32, kMostSlotWarps = (kMostResidentBlocks + 31) / 32;
   static_assert(kMostSlotWarps <= kWarps, "a thread for each slot");
-  const BlockSums* slots = allSlots + ((s.phase - 1) % 3) * gridDim.x;
+  const SlotColumns slots = slotColumns(allSlots, s.phase - 1);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, blocks = int(gridDim.x);
   const int slotWarps = max(2, (blocks + 31) / 32);  // warps 0 and 1 add the doubles
   __shared__ uint32_t partCount[kMostSlotWarps], partBelow[kMostSlotWarps],
@@ -136,10 +158,10 @@ __device__ void addSlots(const BlockSums* allSlots, ResidentState& s, BinPair wi
       partMax[kMostSlotWarps];
   BlockSums mine = kNoSums;
   if (int(threadIdx.x) < blocks) {
-    const BlockSums* slot = slots + threadIdx.x;
-    mine = BlockSums{__ldcg(&slot->count),    __ldcg(&slot->sum),         __ldcg(&slot->sumSquares),
-                     __ldcg(&slot->minKey),   __ldcg(&slot->maxKey),      __ldcg(&slot->below),
-                     __ldcg(&slot->inWindow), __ldcg(&slot->mostInWindow)};
+    const double2 sums = __ldcg(slots.sums + threadIdx.x);
+    const uint4 counts = __ldcg(slots.counts + threadIdx.x);
+    const uint2 keys = __ldcg(slots.keys + threadIdx.x);
+    mine = BlockSums{counts.x, sums.x, sums.y, keys.x, keys.y, counts.y, counts.z, counts.w};
   }
   noteRun(s, windowPair);
   if (warp >= slotWarps) {

@@ -139,15 +139,15 @@ __device__ inline uint32_t warpInclusiveSum(uint32_t v) {
   return v;
 }
 
-// A thread's two bins of a summed histogram in pickBin: loaded apart, so that the loads can go out
-// with others.
+// A thread's two bins of a summed histogram in pickBin: loaded apart, so that the load can go out
+// with others; one 8-byte load, as every block reads the histogram at once.
 struct BinPair {
   uint32_t first, both;
 };
 __device__ inline BinPair loadBinPair(const uint32_t* hist) {
   static_assert(kBins == 2 * kResidentThreads, "two bins a thread");
-  const uint32_t first = __ldcg(hist + 2 * threadIdx.x);
-  return {first, first + __ldcg(hist + 2 * threadIdx.x + 1)};
+  const uint2 pair = __ldcg(reinterpret_cast<const uint2*>(hist) + threadIdx.x);
+  return {pair.x, pair.x + pair.y};
 }
 
 // The bin of each middle rank in the summed histograms at `hist` (firstPair: the thread's pair of
