@@ -45,15 +45,14 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
   };
   if (axis == 2) {
     const SplineZoomAxis a = splineZoomAxis(cur.x, nOut, cur.z * cur.y);
-    allowShared(reinterpret_cast<const void*>(splineZoomRows),
-                splineZoomSharedBytes(a, kRowSamplePitch, kRowCoefficientPitch));
+    const auto kernel = splineCoefficientsInPlace(a) ? splineZoomRows<true> : splineZoomRows<false>;
+    const size_t shared = splineZoomSharedBytes(a, kRowSamplePitch, kRowCoefficientPitch);
+    allowShared(reinterpret_cast<const void*>(kernel), shared);
     const int64_t rowBlocks = (a.lines + kZoomLines - 1) / kZoomLines;
     for (int64_t b0 = 0; b0 < rowBlocks; b0 += kMaxGrid) {
       dim3 grid(blocksFor(a.nOut, a.outputsPerBlock),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, rowBlocks - b0)));
-      splineZoomRows<<<grid, threads,
-                       splineZoomSharedBytes(a, kRowSamplePitch, kRowCoefficientPitch), st>>>(
-          in, out, a, b0 * kZoomLines);
+      kernel<<<grid, threads, shared, st>>>(in, out, a, b0 * kZoomLines);
       SL_LAUNCHED();
     }
     return;

@@ -63,12 +63,22 @@ __host__ __device__ inline int splineSampleFloats(const SplineZoomAxis& a, int s
   return ((a.maxCoefficients + 2 * kSplineReach) * samplePitch + 3) / 4 * 4;
 }
 
+// Whether a block's coefficients can take the place of its samples: when its run needs at most one
+// segment a thread, a thread holds its segment's coefficients in registers until every thread has
+// read its samples, and the smaller shared arrays let more blocks share an SM.
+__host__ __device__ inline bool splineCoefficientsInPlace(const SplineZoomAxis& a) {
+  return a.maxCoefficients <= SplineZoomPolicy::segment * kZoomThreadRows;
+}
+
 // Shared bytes a block needs: its outputs' taps and coefficient offsets, then samples (coefficients
-// plus the reach each side) and coefficients, 32 lines each, with the rows' pitches.
+// plus the reach each side) and coefficients (over the samples, or after them), 32 lines each,
+// with the rows' pitches.
 inline size_t splineZoomSharedBytes(const SplineZoomAxis& a, int samplePitch,
                                     int coefficientPitch) {
+  const size_t samples = size_t(splineSampleFloats(a, samplePitch));
+  const size_t coefficients = size_t(a.maxCoefficients) * coefficientPitch;
   const size_t floats =
-      size_t(splineSampleFloats(a, samplePitch)) + size_t(a.maxCoefficients) * coefficientPitch;
+      splineCoefficientsInPlace(a) ? std::max(samples, coefficients) : samples + coefficients;
   return floats * sizeof(float) + size_t(a.outputsPerBlock) * sizeof(SplineTap) +
          size_t(splineOffsetSlots(a)) * sizeof(int);
 }
@@ -157,6 +167,27 @@ __device__ inline void splineCoefficients(const float* x, float* c, int count) {
   }
 }
 
+// splineCoefficients where the coefficients overwrite the samples (splineCoefficientsInPlace):
+// each thread makes its one segment in registers, and writes it once the block has read them all.
+template <int kXPitch, int kCPitch>
+__device__ inline void splineCoefficientsOver(const float* x, float* c, int count) {
+  const int qa = threadIdx.y * SplineZoomPolicy::segment;
+  const float* xs = x + qa * kXPitch;
+  float v[16];
+  if (qa < count)
+    withSegmentLength(min(16, count - qa), [&]<int N>() {
+      splineSegment<N>([&](int m) { return xs[m * kXPitch]; }, v);
+    });
+  __syncthreads();
+  if (qa < count) {
+    float* cs = c + qa * kCPitch;
+    withSegmentLength(min(16, count - qa), [&]<int N>() {
+#pragma unroll
+      for (int q = 0; q < N; ++q) cs[q * kCPitch] = v[q];
+    });
+  }
+}
+
 // The cubic B-spline's weights at input position o·step, and in `offset` where its first
 // coefficient lies from c[0] at position q0 (in shared floats).
 template <int kPitch>
@@ -210,8 +241,11 @@ __device__ inline CoefficientRange coefficientsFor(const SplineZoomAxis& a, int 
 
 // Along x: block (blockIdx.x, blockIdx.y) makes outputs [o0, o0 + outputsPerBlock) of rows
 // row0 + 32·blockIdx.y …; a warp loads a row's samples, and writes outputs along the rows, a
-// thread one output of four neighbouring rows.
-__global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::blocksPerSm)
+// thread one output of four neighbouring rows. kInPlace: splineCoefficientsInPlace(a).
+template <bool kInPlace>
+__global__ void __launch_bounds__(SplineZoomPolicy::threads,
+                                  kInPlace ? SplineZoomPolicy::blocksPerSmInPlace
+                                           : SplineZoomPolicy::blocksPerSm)
     splineZoomRows(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
                    int64_t row0) {
   constexpr int kPitch = kRowSamplePitch, kCPitch = kRowCoefficientPitch;
@@ -222,7 +256,7 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
   SplineTap* taps = reinterpret_cast<SplineTap*>(shared);
   int* offsets = reinterpret_cast<int*>(taps + a.outputsPerBlock);
   float* samples = reinterpret_cast<float*>(offsets + splineOffsetSlots(a));  // [position][line]
-  float* coefficients = samples + splineSampleFloats(a, kPitch);
+  float* coefficients = kInPlace ? samples : samples + splineSampleFloats(a, kPitch);
   const int64_t firstRow = row0 + int64_t(blockIdx.y) * kZoomLines;
   const int span = r.count + 2 * kSplineReach;
   const int start = r.first - kSplineReach;
@@ -243,8 +277,12 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads, SplineZoomPolicy::b
   splineTaps<kCPitch>(a, o0, oEnd, r.first, taps, offsets);
   waitForAsyncCopies();
   __syncthreads();
-  splineCoefficients<kPitch, kCPitch>(samples + kSplineReach * kPitch + threadIdx.x,
-                                      coefficients + threadIdx.x, r.count);
+  if constexpr (kInPlace)
+    splineCoefficientsOver<kPitch, kCPitch>(samples + kSplineReach * kPitch + threadIdx.x,
+                                            coefficients + threadIdx.x, r.count);
+  else
+    splineCoefficients<kPitch, kCPitch>(samples + kSplineReach * kPitch + threadIdx.x,
+                                        coefficients + threadIdx.x, r.count);
   __syncthreads();
   // A thread makes one output of four neighbouring rows (a float4 of coefficients per tap).
   const int rows = static_cast<int>(min(int64_t(kZoomLines), a.lines - firstRow));

@@ -26,6 +26,9 @@ struct SplineZoomPolicy {
   // Blocks an SM holds at once (the shared arrays of five fit): the registers are capped so
   // that as many fit, since a block's staging, prefilter and stores take turns.
   static constexpr int blocksPerSm = 5;
+  // Where a block's coefficients take the place of its samples (runs of at most one segment a
+  // thread), its shared arrays are half as large: six blocks an SM.
+  static constexpr int blocksPerSmInPlace = 6;
   // Outputs along the axis per block when enlarging a lot, so that long axes still make many
   // blocks.
   static constexpr int maxOutputsPerBlock = 1024;
