@@ -64,8 +64,10 @@ __device__ __forceinline__ void loadSegment(float (&v)[16], const float* __restr
 // The array seen as (outer, n, inner) with `inner` = a.lines values between neighbours on the
 // axis: warp w of block (blockIdx.x, blockIdx.y, blockIdx.z) makes columns
 // 32·(kWalkWarps·blockIdx.x + w) … and outputs [o0, o0 + outputsPerBlock) of slab
-// outer0 + blockIdx.z. K: splineWalkWindowOutputs.
-template <int K, int kMinBlocks = SplineZoomPolicy::walkBlocksPerSm>
+// outer0 + blockIdx.z. K: splineWalkWindowOutputs. Offset: int where a.lines ·
+// kMostWindowOutputs fits (splineWalkNarrow), so that the outputs' addresses step in 32-bit
+// multiply–adds; int64_t otherwise.
+template <int K, int kMinBlocks = SplineZoomPolicy::walkBlocksPerSm, class Offset = int64_t>
 __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
     splineZoomWalk(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
                    int oBlock0, int64_t outer0) {
@@ -97,6 +99,7 @@ __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
   const float* src = in + outer * a.n * a.lines + (inside ? column : a.lines - 1);
   const int64_t pitch = a.lines;
   float* d = out + (outer * a.nOut + o0) * pitch + column;  // output o's
+  const Offset step = static_cast<Offset>(pitch);           // from output o to o + 1
   const int start = r.first - kSplineReach, end = r.first + r.count + kSplineReach;
 
   float cur[16], next[16];  // samples of this segment and the next
@@ -132,12 +135,12 @@ __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
 #pragma unroll
         for (int k = 0; k < K; ++k) {
           const float v = splineOf(w[j], w[j + 1], w[j + 2], w[j + 3], taps[o + k]);
-          if (inside && o + k < last) d[k * pitch] = v;
+          if (inside && o + k < last) d[k * step] = v;
         }
         const int made = min(last - o, K);
         o += made;
-        d += made * pitch;
-        for (; o < last; ++o, d += pitch) {
+        d += made * step;
+        for (; o < last; ++o, d += step) {
           const float v = splineOf(w[j], w[j + 1], w[j + 2], w[j + 3], taps[o]);
           if (inside) *d = v;
         }
@@ -149,21 +152,32 @@ __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
   }
 }
 
+// Whether the outputs' offsets of axis `a` fit an int (splineZoomWalk's Offset).
+inline bool splineWalkNarrow(const SplineZoomAxis& a) {
+  return a.lines <= INT32_MAX / kMostWindowOutputs;
+}
+
 // The instance of splineZoomWalk for axis `a`.
 using SplineWalkKernel = void (*)(const float*, float*, SplineZoomAxis, int, int64_t);
 template <int kShrinking = SplineZoomPolicy::walkBlocksPerSm,
-          int kEnlarging = SplineZoomPolicy::walkBlocksPerSmEnlarging>
-SplineWalkKernel splineZoomWalkFor(const SplineZoomAxis& a) {
+          int kEnlarging = SplineZoomPolicy::walkBlocksPerSmEnlarging, class Offset>
+SplineWalkKernel splineZoomWalkWith(const SplineZoomAxis& a) {
   switch (splineWalkWindowOutputs(a)) {
     case 1:
-      return splineZoomWalk<1, kShrinking>;
+      return splineZoomWalk<1, kShrinking, Offset>;
     case 2:
-      return splineZoomWalk<2, kEnlarging>;
+      return splineZoomWalk<2, kEnlarging, Offset>;
     case 3:
-      return splineZoomWalk<3, kEnlarging>;
+      return splineZoomWalk<3, kEnlarging, Offset>;
     default:
-      return splineZoomWalk<4, kEnlarging>;
+      return splineZoomWalk<4, kEnlarging, Offset>;
   }
+}
+template <int kShrinking = SplineZoomPolicy::walkBlocksPerSm,
+          int kEnlarging = SplineZoomPolicy::walkBlocksPerSmEnlarging>
+SplineWalkKernel splineZoomWalkFor(const SplineZoomAxis& a) {
+  return splineWalkNarrow(a) ? splineZoomWalkWith<kShrinking, kEnlarging, int>(a)
+                             : splineZoomWalkWith<kShrinking, kEnlarging, int64_t>(a);
 }
 
 }  // namespace
