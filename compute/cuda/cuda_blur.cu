@@ -19,15 +19,24 @@ namespace stacklens::compute::cuda {
 namespace {
 
 // Launches blur2dFused<R> with the taps of both axes (2R + 1 each).
+// Each block walks a column of tiles down the image, filtering along x the rows it shares with the
+// previous tile only once: the shortest walk whose blocks all run at once, at most
+// kFuseWalkBlocksPerSm an SM (fewer if shared memory fits fewer), so that no SM idles in a last,
+// partial wave.
 template <int R>
-void launchFused(dim3 grid, cudaStream_t stream, const float* in, float* out, int ny, int nx,
+void launchFused(const Shape& s, int smCount, cudaStream_t stream, const float* in, float* out,
                  const std::vector<float>& wx, const std::vector<float>& wy) {
   FusedTaps<R> taps;
   std::copy(wx.begin(), wx.end(), taps.x);
   std::copy(wy.begin(), wy.end(), taps.y);
-  blur2dFused<R><<<grid, kFuseThreads, 0, stream>>>(in, out, ny, nx, taps);
+  const int64_t columns = blocksFor(s.x, kFuseW) * s.z, tiles = blocksFor(s.y, kFuseH);
+  const int64_t slots = int64_t(smCount) * std::min(FusedTile<R>::perSm, kFuseWalkBlocksPerSm);
+  const int64_t walkTiles = std::max<int64_t>(1, (tiles * columns + slots - 1) / slots);
+  const int walkRows = static_cast<int>(std::min(walkTiles, tiles)) * kFuseH;
+  const dim3 grid(blocksFor(s.x, kFuseW), blocksFor(s.y, walkRows), static_cast<unsigned>(s.z));
+  blur2dFused<R><<<grid, kFuseThreads, 0, stream>>>(in, out, int(s.y), int(s.x), walkRows, taps);
 }
-using FusedLaunch = void (*)(dim3, cudaStream_t, const float*, float*, int, int,
+using FusedLaunch = void (*)(const Shape&, int, cudaStream_t, const float*, float*,
                              const std::vector<float>&, const std::vector<float>&);
 template <int... Rs>
 constexpr std::array<FusedLaunch, sizeof...(Rs)> fusedLaunches(std::integer_sequence<int, Rs...>) {
@@ -106,10 +115,8 @@ Image gaussianBlur(const ContextPtr& ctx, const Image& input, const BlurParams& 
       reachX <= kFuseMaxRadius && s.z <= 65535) {
     const int rx = static_cast<int>(reachX);
     const FusedWeights& w = fusedWeights(p.sigmaY, p.sigmaX, rx);
-    const dim3 grid(blocksFor(s.x, kFuseW), blocksFor(s.y, kFuseH), static_cast<unsigned>(s.z));
     job.checkCancelled();
-    kFusedLaunches[rx - 1](grid, ctx->stream(), in.data(), out.data(), int(s.y), int(s.x), w.x,
-                           w.y);
+    kFusedLaunches[rx - 1](s, ctx->smCount(), ctx->stream(), in.data(), out.data(), w.x, w.y);
     SL_LAUNCHED();
     if (!(p.sigmaZ > 0) || s.z <= 1) return out;
     const int64_t reachZ = blurRadius(p.sigmaZ, p.truncate);

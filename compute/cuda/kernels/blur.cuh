@@ -36,6 +36,7 @@ using FusedPolicy = tuning::FusedBlurPolicy;
 constexpr int kFuseW = FusedPolicy::tileWidth, kFuseH = FusedPolicy::tileHeight,
               kFuseThreads = FusedPolicy::threads, kFuseMaxRadius = FusedPolicy::maxRadius;
 constexpr int kFuseOutX = FusedPolicy::outputsPerThreadX, kFuseOutY = FusedPolicy::outputsPerItemY;
+constexpr int kFuseWalkBlocksPerSm = FusedPolicy::walkBlocksPerSm;
 // A quarter warp's x-pass reads are eight consecutive float4s of one row, and a thread keeps its
 // columns from row to row; the y pass's columns of kFuseOutY outputs, one a thread, tile the
 // output.
@@ -76,123 +77,144 @@ __device__ __forceinline__ int reflectNear(int i, int n) {
   return j >= 0 && j < n ? j : int(reflectIndex(i, n));
 }
 
-// One kFuseW × kFuseH output tile per block (radius R on both axes): the input tile with its halo
-// (reflected at the image edges) goes to shared memory, the x pass over all its rows into a second
-// shared array, then the y pass to the output: one read and one write of the image. Sums run in
-// the same order as the separable passes (x then y, taps in order, each output's sum from 0), so
-// both paths give the same values. Registers are budgeted for as many blocks per SM as shared
-// memory fits (fewer, with more registers each, measured no faster); the taps stay
-// uniform-register operands of the multiply–adds (through shared memory measured slower). The
-// kernel is bound by instruction issue, so each pass runs as straight-line code over a thread's
-// fixed column, its rows at immediate offsets.
+// Stages input rows gy0 … gy0 + K − 1 (reflected at the image edges) of the block's columns into
+// src, a warp per row and a float4 per lane, asynchronously: the caller waits. A lane's columns are
+// the same in every row, so their reflection is worked out once.
+template <int R, int K>
+__device__ __forceinline__ void stageFusedRows(float* src, const float* slice, int gy0, int ny,
+                                               int nx, int gx, bool direct) {
+  using T = FusedTile<R>;
+  constexpr int P = T::pitch, kWarps = kFuseThreads / 32;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane >= T::quads) return;
+  if (direct && gy0 >= 0 && gy0 + K <= ny) {
+    // All the rows lie inside the image: consecutive rows, nothing to reflect.
+    const float* g = slice + int64_t(gy0 + warp) * nx + gx;
+    float* s = src + warp * P + 4 * lane;
+    const int64_t step = int64_t(kWarps) * nx;
+#pragma unroll
+    for (int k = 0; k < (K + kWarps - 1) / kWarps; ++k)
+      if (k < K / kWarps || warp + k * kWarps < K) copyAsync16(s + k * kWarps * P, g + k * step);
+  } else if (direct) {
+    for (int r = warp; r < K; r += kWarps)
+      copyAsync16(src + r * P + 4 * lane, slice + int64_t(reflectNear(gy0 + r, ny)) * nx + gx);
+  } else {
+    // Columns reflected at the left or right edge (or a row that is not float4-aligned): a float
+    // at a time, still asynchronously, so that the edge tiles do not wait for each row in turn.
+    int xs[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) xs[e] = reflectNear(gx + e, nx);
+    for (int r = warp; r < K; r += kWarps) {
+      const float* row = slice + int64_t(reflectNear(gy0 + r, ny)) * nx;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) copyAsync4(src + r * P + 4 * lane + e, row + xs[e]);
+    }
+  }
+}
+
+// The x pass of K staged rows into the x-pass rows at dst: four adjacent outputs per thread from
+// the float4s around them, in the same four columns of every kXRowStep-th row; a quarter warp
+// reads eight consecutive float4s of one row (no bank conflicts).
+template <int R, int K>
+__device__ __forceinline__ void fusedXPass(const float* src, float* dst, const FusedTaps<R>& taps) {
+  using T = FusedTile<R>;
+  constexpr int A = T::halo, P = T::pitch, kTaps = 2 * R + 1;
+  constexpr int kWin = ((kFuseOutX - 1 + A + R) / 4 + 1) * 4;
+  constexpr int kPerRow = kFuseW / 4, kSegs = K * kPerRow, kXRowStep = kFuseThreads / kPerRow;
+  const int c = (threadIdx.x % kPerRow) * 4, r0 = threadIdx.x / kPerRow;
+#pragma unroll
+  for (int k = 0; k < (kSegs + kFuseThreads - 1) / kFuseThreads; ++k) {
+    if (k >= kSegs / kFuseThreads && r0 + k * kXRowStep >= K) break;
+    const float* p = src + (r0 + k * kXRowStep) * P + c;
+    float win[kWin];
+#pragma unroll
+    for (int q = 0; q < kWin / 4; ++q) {
+      const float4 v = *reinterpret_cast<const float4*>(p + 4 * q);
+      win[4 * q] = v.x;
+      win[4 * q + 1] = v.y;
+      win[4 * q + 2] = v.z;
+      win[4 * q + 3] = v.w;
+    }
+    float a[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int d = 0; d < kTaps; ++d) {
+      const float w = taps.x[d];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) a[e] += w * win[e + A - R + d];
+    }
+    *reinterpret_cast<float4*>(dst + (r0 + k * kXRowStep) * kFuseW + c) =
+        make_float4(a[0], a[1], a[2], a[3]);
+  }
+}
+
+// A column of kFuseW-wide output tiles kFuseH rows tall per block, walked down walkRows rows (a
+// multiple of kFuseH), radius R on both axes. Each step stages the next kFuseH input rows (with
+// their halo columns; reflected at the image edges) into shared memory while the y pass of the
+// current tile runs, then filters them along x into the x-pass rows, whose last 2R rows the next
+// tile reuses: along the walk every input row is filtered along x once, not once per tile it
+// touches. Sums run in the same order as the separable passes (x then y, taps in order, each
+// output's sum from 0), so both paths give the same values. Registers are budgeted for as many
+// blocks per SM as shared memory fits; the taps stay uniform-register operands of the
+// multiply–adds. The kernel is bound by instruction issue, so each pass runs as straight-line code
+// over a thread's fixed column, its rows at immediate offsets.
 template <int R>
 __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
-    blur2dFused(const float* __restrict__ in, float* __restrict__ out, int ny, int nx,
+    blur2dFused(const float* __restrict__ in, float* __restrict__ out, int ny, int nx, int walkRows,
                 FusedTaps<R> taps) {
   using T = FusedTile<R>;
   constexpr int A = T::halo, P = T::pitch, kInH = T::inH, kTaps = 2 * R + 1;
-  constexpr int kWarps = kFuseThreads / 32;
   __shared__ __align__(16) float src[kInH * P];
   __shared__ __align__(16) float rows[kInH * kFuseW];
-  const int x0 = blockIdx.x * kFuseW, y0 = blockIdx.y * kFuseH;
+  const int x0 = blockIdx.x * kFuseW, yFirst = blockIdx.y * walkRows;
+  const int yEnd = min(ny, yFirst + walkRows);
   const int64_t sliceBase = int64_t(blockIdx.z) * ny * nx;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  {
-    // A warp per input row, a float4 per lane. A lane's columns are the same in every row, so
-    // their reflection is worked out once; interior ones copy asynchronously, all rows in flight.
-    const float* slice = in + sliceBase;
-    const int gx = x0 - A + 4 * lane;
-    const bool aligned = nx % 4 == 0 && (reinterpret_cast<uintptr_t>(in) & 15) == 0;
-    const bool direct = aligned && gx >= 0 && gx + 4 <= nx;
-    if (lane < T::quads && direct && y0 - R >= 0 && y0 - R + kInH <= ny) {
-      // All the tile's input rows lie inside the image: consecutive rows, nothing to reflect.
-      const float* g = slice + int64_t(y0 - R + warp) * nx + gx;
-      float* s = src + warp * P + 4 * lane;
-      const int64_t step = int64_t(kWarps) * nx;
-#pragma unroll
-      for (int k = 0; k < (kInH + kWarps - 1) / kWarps; ++k)
-        if (k < kInH / kWarps || warp + k * kWarps < kInH)
-          copyAsync16(s + k * kWarps * P, g + k * step);
-    } else if (lane < T::quads && direct) {
-      for (int r = warp; r < kInH; r += kWarps)
-        copyAsync16(src + r * P + 4 * lane, slice + int64_t(reflectNear(y0 - R + r, ny)) * nx + gx);
-    } else if (lane < T::quads) {
-      // Columns reflected at the left or right edge (or a row that is not float4-aligned): a
-      // float at a time, still asynchronously, so that the edge tiles (the last to finish) do not
-      // wait for each row's loads in turn.
-      int xs[4];
-#pragma unroll
-      for (int e = 0; e < 4; ++e) xs[e] = reflectNear(gx + e, nx);
-      for (int r = warp; r < kInH; r += kWarps) {
-        const float* row = slice + int64_t(reflectNear(y0 - R + r, ny)) * nx;
-#pragma unroll
-        for (int e = 0; e < 4; ++e) copyAsync4(src + r * P + 4 * lane + e, row + xs[e]);
-      }
-    }
-    waitForAsyncCopies();
-  }
+  const float* slice = in + sliceBase;
+  const int gx = x0 - A + 4 * (threadIdx.x % 32);
+  const bool direct =
+      nx % 4 == 0 && (reinterpret_cast<uintptr_t>(in) & 15) == 0 && gx >= 0 && gx + 4 <= nx;
+  stageFusedRows<R, kInH>(src, slice, yFirst - R, ny, nx, gx, direct);
+  waitForAsyncCopies();
   __syncthreads();
-  // x pass: four adjacent outputs per thread from the float4s around them, in the same four
-  // columns of every kXRowStep-th row; a quarter warp reads eight consecutive float4s of one row
-  // (no bank conflicts).
-  {
-    constexpr int kWin = ((kFuseOutX - 1 + A + R) / 4 + 1) * 4;
-    constexpr int kPerRow = kFuseW / 4, kSegs = kInH * kPerRow, kXRowStep = kFuseThreads / kPerRow;
-    float wx[kTaps];
-#pragma unroll
-    for (int d = 0; d < kTaps; ++d) wx[d] = taps.x[d];
-    const int c = (threadIdx.x % kPerRow) * 4, r0 = threadIdx.x / kPerRow;
-#pragma unroll
-    for (int k = 0; k < (kSegs + kFuseThreads - 1) / kFuseThreads; ++k) {
-      if (k >= kSegs / kFuseThreads && r0 + k * kXRowStep >= kInH) break;
-      const float* p = src + (r0 + k * kXRowStep) * P + c;
-      float win[kWin];
-#pragma unroll
-      for (int q = 0; q < kWin / 4; ++q) {
-        const float4 v = *reinterpret_cast<const float4*>(p + 4 * q);
-        win[4 * q] = v.x;
-        win[4 * q + 1] = v.y;
-        win[4 * q + 2] = v.z;
-        win[4 * q + 3] = v.w;
-      }
-      float a[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-      for (int d = 0; d < kTaps; ++d) {
-        const float w = wx[d];
-#pragma unroll
-        for (int e = 0; e < 4; ++e) a[e] += w * win[e + A - R + d];
-      }
-      *reinterpret_cast<float4*>(rows + (r0 + k * kXRowStep) * kFuseW + c) =
-          make_float4(a[0], a[1], a[2], a[3]);
-    }
-  }
-  __syncthreads();
+  fusedXPass<R, kInH>(src, rows, taps);
   // y pass: kFuseOutY outputs down a column per thread, each x-pass row read once.
-  float wy[kTaps];
-#pragma unroll
-  for (int d = 0; d < kTaps; ++d) wy[d] = taps.y[d];
   const int c = threadIdx.x % kFuseW, r0 = (threadIdx.x / kFuseW) * kFuseOutY;
   const float* p = rows + r0 * kFuseW + c;
-  float a[kFuseOutY];
+  const bool inX = x0 + c < nx;
+  float* o = out + sliceBase + int64_t(yFirst + r0) * nx + x0 + c;
+  for (int y0 = yFirst;; y0 += kFuseH) {
+    __syncthreads();
+    const bool more = y0 + kFuseH < yEnd;
+    // The x-pass rows of this tile are complete and src is free: stage the next tile's new rows.
+    if (more) stageFusedRows<R, kFuseH>(src, slice, y0 + kFuseH + R, ny, nx, gx, direct);
+    float a[kFuseOutY];
 #pragma unroll
-  for (int j = 0; j < kFuseOutY; ++j) a[j] = 0.f;
+    for (int j = 0; j < kFuseOutY; ++j) a[j] = 0.f;
 #pragma unroll
-  for (int i = 0; i < kFuseOutY + 2 * R; ++i) {
-    const float v = p[i * kFuseW];
+    for (int i = 0; i < kFuseOutY + 2 * R; ++i) {
+      const float v = p[i * kFuseW];
 #pragma unroll
-    for (int j = 0; j < kFuseOutY; ++j)
-      if (i - j >= 0 && i - j < kTaps) a[j] += wy[i - j] * v;
-  }
-  const int x = x0 + c, rowsLeft = ny - (y0 + r0);
-  if (x >= nx) return;
-  float* o = out + sliceBase + int64_t(y0 + r0) * nx + x;
-  if (rowsLeft >= kFuseOutY) {
+      for (int j = 0; j < kFuseOutY; ++j)
+        if (i - j >= 0 && i - j < kTaps) a[j] += taps.y[i - j] * v;
+    }
+    const int rowsLeft = ny - (y0 + r0);
+    if (inX && rowsLeft >= kFuseOutY) {
 #pragma unroll
-    for (int j = 0; j < kFuseOutY; ++j) o[int64_t(j) * nx] = a[j];
-  } else {
+      for (int j = 0; j < kFuseOutY; ++j) o[int64_t(j) * nx] = a[j];
+    } else if (inX) {
 #pragma unroll
-    for (int j = 0; j < kFuseOutY; ++j)
-      if (j < rowsLeft) o[int64_t(j) * nx] = a[j];
+      for (int j = 0; j < kFuseOutY; ++j)
+        if (j < rowsLeft) o[int64_t(j) * nx] = a[j];
+    }
+    if (!more) break;
+    o += int64_t(kFuseH) * nx;
+    __syncthreads();
+    // The next tile's first 2R x-pass rows are this tile's last 2R.
+    for (int i = threadIdx.x; i < 2 * R * kFuseW / 4; i += kFuseThreads)
+      reinterpret_cast<float4*>(rows)[i] =
+          reinterpret_cast<const float4*>(rows + kFuseH * kFuseW)[i];
+    waitForAsyncCopies();
+    __syncthreads();
+    fusedXPass<R, kFuseH>(src, rows + 2 * R * kFuseW, taps);
   }
 }
 

@@ -24,6 +24,9 @@ struct FusedBlurPolicy {
   // 64 columns × 4 runs of eight rows are the block's 256 threads).
   static constexpr int outputsPerThreadX = 4;
   static constexpr int outputsPerItemY = 8;
+  // Each block walks down a column of tiles, reusing the x-pass rows they share; the walk is as
+  // long as leaves at least this many blocks per SM (or as shared memory fits, if fewer).
+  static constexpr int walkBlocksPerSm = 8;
 };
 
 // splitNan / joinNan, the NaN-aware blur's element-wise passes.
