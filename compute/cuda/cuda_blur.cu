@@ -20,19 +20,19 @@ namespace {
 
 // Launches blur2dFused<R> with the taps of both axes (2R + 1 each).
 // Each block walks a column of tiles down the image, filtering along x the rows it shares with the
-// previous tile only once: the shortest walk whose blocks all run at once, at most
-// kFuseWalkBlocksPerSm an SM (fewer if shared memory fits fewer), so that no SM idles in a last,
-// partial wave.
+// previous tile only once: the shortest walk whose blocks all run at once (FusedTile<R>::perSm an
+// SM), so that no SM idles in a last, partial wave.
 template <int R>
 void launchFused(const Shape& s, int smCount, cudaStream_t stream, const float* in, float* out,
                  const std::vector<float>& wx, const std::vector<float>& wy) {
   FusedTaps<R> taps;
   std::copy(wx.begin(), wx.end(), taps.x);
   std::copy(wy.begin(), wy.end(), taps.y);
-  const int64_t columns = blocksFor(s.x, kFuseW) * s.z, tiles = blocksFor(s.y, kFuseH);
-  const int64_t slots = int64_t(smCount) * std::min(FusedTile<R>::perSm, kFuseWalkBlocksPerSm);
+  const int64_t columns = blocksFor(s.x, kFuseW) * s.z,
+                tiles = blocksFor(s.y, FusedTile<R>::height);
+  const int64_t slots = int64_t(smCount) * FusedTile<R>::perSm;
   const int64_t walkTiles = std::max<int64_t>(1, (tiles * columns + slots - 1) / slots);
-  const int walkRows = static_cast<int>(std::min(walkTiles, tiles)) * kFuseH;
+  const int walkRows = static_cast<int>(std::min(walkTiles, tiles)) * FusedTile<R>::height;
   const dim3 grid(blocksFor(s.x, kFuseW), blocksFor(s.y, walkRows), static_cast<unsigned>(s.z));
   blur2dFused<R><<<grid, kFuseThreads, 0, stream>>>(in, out, int(s.y), int(s.x), walkRows, taps);
 }

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "compute/cuda/kernels/cuda_kernels.cuh"
@@ -33,17 +34,15 @@ __global__ void joinNan(const float2* __restrict__ blurred, const float* __restr
 
 // The fused kernel's tile shape and radii (tuning::FusedBlurPolicy).
 using FusedPolicy = tuning::FusedBlurPolicy;
-constexpr int kFuseW = FusedPolicy::tileWidth, kFuseH = FusedPolicy::tileHeight,
-              kFuseThreads = FusedPolicy::threads, kFuseMaxRadius = FusedPolicy::maxRadius;
-constexpr int kFuseOutX = FusedPolicy::outputsPerThreadX, kFuseOutY = FusedPolicy::outputsPerItemY;
+constexpr int kFuseW = FusedPolicy::tileWidth, kFuseThreads = FusedPolicy::threads,
+              kFuseMaxRadius = FusedPolicy::maxRadius;
+constexpr int kFuseOutX = FusedPolicy::outputsPerThreadX;
 constexpr int kFuseWalkBlocksPerSm = FusedPolicy::walkBlocksPerSm;
 // A quarter warp's x-pass reads are eight consecutive float4s of one row, and a thread keeps its
-// columns from row to row; the y pass's columns of kFuseOutY outputs, one a thread, tile the
-// output.
+// columns from row to row.
 static_assert(kFuseOutX == 4 && kFuseW % 4 == 0 && kFuseThreads % 32 == 0);
-static_assert(kFuseThreads % (kFuseW / 4) == 0);
-static_assert(kFuseH % kFuseOutY == 0 && kFuseW * (kFuseH / kFuseOutY) == kFuseThreads);
-static_assert(kFuseH >= 2 * kFuseMaxRadius);
+static_assert(kFuseThreads % (kFuseW / 4) == 0 && kFuseThreads % kFuseW == 0);
+static_assert(FusedPolicy::tileHeight >= 2 * kFuseMaxRadius);
 
 // The taps of both axes travel as a kernel parameter: with the radius a template argument every
 // tap is a fixed constant-bank entry, loaded once into a uniform register for its multiply–adds.
@@ -53,21 +52,28 @@ struct FusedTaps {
   float x[2 * R + 1], y[2 * R + 1];
 };
 
-// The fused kernel's shared arrays for radius R: the input tile with its halo, whose columns start
-// R rounded up to a float4 left of the output tile (so interior rows copy as aligned float4s), and
-// the x pass's rows.
+// The fused kernel's tile and shared arrays for radius R: the input rows with their halo, whose
+// columns start R rounded up to a float4 left of the output tile (so interior rows copy as aligned
+// float4s), and the x pass's rows. Tiles are tallTileHeight rows where both arrays fit static
+// shared memory, else tileHeight; the y pass's columns of outY outputs, one a thread, tile them.
 template <int R>
 struct FusedTile {
   static constexpr int halo = (R + 3) / 4 * 4;
-  static constexpr int inW = kFuseW + 2 * halo, quads = inW / 4, inH = kFuseH + 2 * R;
+  static constexpr int inW = kFuseW + 2 * halo, quads = inW / 4;
   static constexpr int pitch = inW;
-  static constexpr int bytes = 4 * inH * (pitch + kFuseW);
+  static constexpr int bytesFor(int h) { return 4 * (h + 2 * R) * (pitch + kFuseW); }
+  static constexpr int height = bytesFor(FusedPolicy::tallTileHeight) <= 48 * 1024
+                                    ? FusedPolicy::tallTileHeight
+                                    : FusedPolicy::tileHeight;
+  static constexpr int inH = height + 2 * R, bytes = bytesFor(height);
+  static constexpr int outY = height * kFuseW / kFuseThreads;
   // As many blocks as shared memory lets an SM hold (228 KiB, 1 KiB of it reserved per block), at
-  // most the 2048 threads it can run: the register budget __launch_bounds__ asks for.
-  static constexpr int perSm = (228 * 1024) / (bytes + 1024) < 2048 / kFuseThreads
-                                   ? (228 * 1024) / (bytes + 1024)
-                                   : 2048 / kFuseThreads;
+  // most the 2048 threads it can run and kFuseWalkBlocksPerSm (the walk leaves no more): the
+  // register budget __launch_bounds__ asks for.
+  static constexpr int perSm =
+      std::min({(228 * 1024) / (bytes + 1024), 2048 / kFuseThreads, kFuseWalkBlocksPerSm});
   static_assert(quads <= 32, "a warp loads a row, a float4 per lane");
+  static_assert(height % outY == 0 && height >= 2 * R && bytes <= 48 * 1024);
 };
 
 // scipy's reflect for an index at most one period out, without reflectIndex's 64-bit division.
@@ -147,14 +153,14 @@ __device__ __forceinline__ void fusedXPass(const float* src, float* dst, const F
   }
 }
 
-// A column of kFuseW-wide output tiles kFuseH rows tall per block, walked down walkRows rows (a
-// multiple of kFuseH), radius R on both axes. Each step stages the next kFuseH input rows (with
-// their halo columns; reflected at the image edges) into shared memory while the y pass of the
-// current tile runs, then filters them along x into the x-pass rows, whose last 2R rows the next
-// tile reuses: along the walk every input row is filtered along x once, not once per tile it
-// touches. Sums run in the same order as the separable passes (x then y, taps in order, each
-// output's sum from 0), so both paths give the same values. Registers are budgeted for as many
-// blocks per SM as shared memory fits; the taps stay uniform-register operands of the
+// A column of kFuseW-wide output tiles (FusedTile<R>::height rows tall) per block, walked down
+// walkRows rows (a multiple of the height), radius R on both axes. Each step stages the next tile's
+// input rows (with their halo columns; reflected at the image edges) into shared memory while the
+// y pass of the current tile runs, then filters them along x into the x-pass rows, whose last 2R
+// rows the next tile reuses: along the walk every input row is filtered along x once, not once
+// per tile it touches. Sums run in the same order as the separable passes (x then y, taps in order,
+// each output's sum from 0), so both paths give the same values. Registers are budgeted for as many
+// blocks per SM as run at once (FusedTile::perSm); the taps stay uniform-register operands of the
 // multiply–adds. The kernel is bound by instruction issue, so each pass runs as straight-line code
 // over a thread's fixed column, its rows at immediate offsets.
 template <int R>
@@ -162,8 +168,8 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
     blur2dFused(const float* __restrict__ in, float* __restrict__ out, int ny, int nx, int walkRows,
                 FusedTaps<R> taps) {
   using T = FusedTile<R>;
-  constexpr int A = T::halo, P = T::pitch, kInH = T::inH, kTaps = 2 * R + 1;
-  __shared__ __align__(16) float src[kInH * P];
+  constexpr int A = T::halo, kInH = T::inH, kTaps = 2 * R + 1, H = T::height, kOutY = T::outY;
+  __shared__ __align__(16) float src[kInH * T::pitch];
   __shared__ __align__(16) float rows[kInH * kFuseW];
   const int x0 = blockIdx.x * kFuseW, yFirst = blockIdx.y * walkRows;
   const int yEnd = min(ny, yFirst + walkRows);
@@ -176,45 +182,44 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
   waitForAsyncCopies();
   __syncthreads();
   fusedXPass<R, kInH>(src, rows, taps);
-  // y pass: kFuseOutY outputs down a column per thread, each x-pass row read once.
-  const int c = threadIdx.x % kFuseW, r0 = (threadIdx.x / kFuseW) * kFuseOutY;
+  // y pass: kOutY outputs down a column per thread, each x-pass row read once.
+  const int c = threadIdx.x % kFuseW, r0 = (threadIdx.x / kFuseW) * kOutY;
   const float* p = rows + r0 * kFuseW + c;
   const bool inX = x0 + c < nx;
   float* o = out + sliceBase + int64_t(yFirst + r0) * nx + x0 + c;
-  for (int y0 = yFirst;; y0 += kFuseH) {
+  for (int y0 = yFirst;; y0 += H) {
     __syncthreads();
-    const bool more = y0 + kFuseH < yEnd;
+    const bool more = y0 + H < yEnd;
     // The x-pass rows of this tile are complete and src is free: stage the next tile's new rows.
-    if (more) stageFusedRows<R, kFuseH>(src, slice, y0 + kFuseH + R, ny, nx, gx, direct);
-    float a[kFuseOutY];
+    if (more) stageFusedRows<R, H>(src, slice, y0 + H + R, ny, nx, gx, direct);
+    float a[kOutY];
 #pragma unroll
-    for (int j = 0; j < kFuseOutY; ++j) a[j] = 0.f;
+    for (int j = 0; j < kOutY; ++j) a[j] = 0.f;
 #pragma unroll
-    for (int i = 0; i < kFuseOutY + 2 * R; ++i) {
+    for (int i = 0; i < kOutY + 2 * R; ++i) {
       const float v = p[i * kFuseW];
 #pragma unroll
-      for (int j = 0; j < kFuseOutY; ++j)
+      for (int j = 0; j < kOutY; ++j)
         if (i - j >= 0 && i - j < kTaps) a[j] += taps.y[i - j] * v;
     }
     const int rowsLeft = ny - (y0 + r0);
-    if (inX && rowsLeft >= kFuseOutY) {
+    if (inX && rowsLeft >= kOutY) {
 #pragma unroll
-      for (int j = 0; j < kFuseOutY; ++j) o[int64_t(j) * nx] = a[j];
+      for (int j = 0; j < kOutY; ++j) o[int64_t(j) * nx] = a[j];
     } else if (inX) {
 #pragma unroll
-      for (int j = 0; j < kFuseOutY; ++j)
+      for (int j = 0; j < kOutY; ++j)
         if (j < rowsLeft) o[int64_t(j) * nx] = a[j];
     }
     if (!more) break;
-    o += int64_t(kFuseH) * nx;
+    o += int64_t(H) * nx;
     __syncthreads();
     // The next tile's first 2R x-pass rows are this tile's last 2R.
     for (int i = threadIdx.x; i < 2 * R * kFuseW / 4; i += kFuseThreads)
-      reinterpret_cast<float4*>(rows)[i] =
-          reinterpret_cast<const float4*>(rows + kFuseH * kFuseW)[i];
+      reinterpret_cast<float4*>(rows)[i] = reinterpret_cast<const float4*>(rows + H * kFuseW)[i];
     waitForAsyncCopies();
     __syncthreads();
-    fusedXPass<R, kFuseH>(src, rows + 2 * R * kFuseW, taps);
+    fusedXPass<R, H>(src, rows + 2 * R * kFuseW, taps);
   }
 }
 
