@@ -178,10 +178,20 @@ __global__ void __launch_bounds__(kFuseThreads, FusedTile<R>::perSm)
   const int gx = x0 - A + 4 * (threadIdx.x % 32);
   const bool direct =
       nx % 4 == 0 && (reinterpret_cast<uintptr_t>(in) & 15) == 0 && gx >= 0 && gx + 4 <= nx;
-  stageFusedRows<R, kInH>(src, slice, yFirst - R, ny, nx, gx, direct);
+  // The first tile's rows in two groups: the first half is filtered along x while the second
+  // half's copies are still in flight (every block starts loading at once).
+  constexpr int kFirst = kInH / 2 / 16 * 16;
+  stageFusedRows<R, kFirst>(src, slice, yFirst - R, ny, nx, gx, direct);
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+  stageFusedRows<R, kInH - kFirst>(src + kFirst * T::pitch, slice, yFirst - R + kFirst, ny, nx, gx,
+                                   direct);
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+  __syncthreads();
+  fusedXPass<R, kFirst>(src, rows, taps);
   waitForAsyncCopies();
   __syncthreads();
-  fusedXPass<R, kInH>(src, rows, taps);
+  fusedXPass<R, kInH - kFirst>(src + kFirst * T::pitch, rows + kFirst * kFuseW, taps);
   // y pass: kOutY outputs down a column per thread, each x-pass row read once.
   const int c = threadIdx.x % kFuseW, r0 = (threadIdx.x / kFuseW) * kOutY;
   const float* p = rows + r0 * kFuseW + c;
