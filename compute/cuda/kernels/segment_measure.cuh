@@ -116,16 +116,16 @@ __device__ inline bool stripMasks(const uint32_t* fgMasks, int ny, int segmentsP
 // rows' foreground bits, some set) and measures its pixels. A row whose foreground lanes all
 // belong to one source (the usual case) is added to each lane's running sums of that source,
 // which the warp adds up and sends out in one set of atomics when the source changes; other rows
-// add lane by lane. Sources numbered above `capacity` are not measured; rows without foreground are
-// left alone (labelTiles wrote their labels). rootEnds[s]: the number of roots in segments 0 … s.
-__device__ inline void relabelStrip(const float* __restrict__ in,
-                                    const int32_t* __restrict__ parent,
-                                    const uint32_t (&rowFg)[kRowsPerThread],
-                                    const uint32_t* __restrict__ rootMasks,
-                                    const int32_t* __restrict__ rootEnds,
-                                    int32_t* __restrict__ labels, SourceSums* sums,
-                                    int64_t capacity, int ny, int nx, int segmentsPerRow,
-                                    int64_t slice, int y0, int tileX, double background) {
+// add lane by lane. The strip's last such source's sums are not sent but left in `last` (label 0:
+// none), in every lane, for the block to add up with its other warps'. Sources numbered above
+// `capacity` are not measured; rows without foreground are left alone (labelTiles wrote their
+// labels). rootEnds[s]: the number of roots in segments 0 … s.
+__device__ inline void relabelStrip(
+    const float* __restrict__ in, const int32_t* __restrict__ parent,
+    const uint32_t (&rowFg)[kRowsPerThread], const uint32_t* __restrict__ rootMasks,
+    const int32_t* __restrict__ rootEnds, int32_t* __restrict__ labels, SourceSums* sums,
+    int64_t capacity, int ny, int nx, int segmentsPerRow, int64_t slice, int y0, int tileX,
+    double background, RowSums& last) {
   const int lane = threadIdx.x % 32;
   const int x = tileX * kTileW + lane;
   const int64_t sliceBase = slice * ny * nx;
@@ -196,7 +196,9 @@ __device__ inline void relabelStrip(const float* __restrict__ in,
       addAtomically(sums[label - 1], mine);
     }
   }
-  flush();
+  if (runLabel == 0) return;
+  last = warpSums(part);
+  last.label = runLabel;
 }
 
 // Where strip `strip` (tile index · kTileThreadRows + strip of the tile, as labelTile lists them)
@@ -215,9 +217,26 @@ __device__ inline StripPlace placeOf(int64_t strip, int ny, int segmentsPerRow) 
           int(rest % segmentsPerRow)};
 }
 
+// Adds up the block's warps' last sums (lastSums[w], every warp's, label 0: none) by source and
+// sends each source's total in one set of atomics, by the first lane of the first warp with that
+// source: the strips a block takes are neighbours, mostly of the same source, whose atomics on one
+// record each warp's own would queue up.
+__device__ inline void addBlockSums(const RowSums* lastSums, SourceSums* sums) {
+  const int w = threadIdx.y;
+  const int32_t label = lastSums[w].label;
+  if (threadIdx.x != 0 || label == 0) return;
+  for (int v = 0; v < w; ++v)
+    if (lastSums[v].label == label) return;
+  RowSums total = lastSums[w];
+  for (int v = w + 1; v < kTileThreadRows; ++v)
+    if (lastSums[v].label == label) accumulate(total, lastSums[v]);
+  addAtomically(sums[label - 1], total);
+}
+
 // Relabels and measures the listed strips with foreground (fgStrips[0 … *fgStripCount − 1]), a
 // warp a strip at a time: a sky's few such strips take one wave of warps, each a short chain of
-// dependent loads, where a pass over every strip took several.
+// dependent loads, where a pass over every strip took several. A block's warps take consecutive
+// strips (mostly of one tile) and add up their sums of a source before the atomics.
 __global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
     relabelAndMeasure(const float* __restrict__ in, const int32_t* __restrict__ parent,
                       const uint32_t* __restrict__ fgMasks, const uint32_t* __restrict__ rootMasks,
@@ -227,12 +246,24 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
   const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
   const int32_t listed = *fgStripCount;
   const int warps = gridDim.x * kTileThreadRows;
-  for (int e = blockIdx.x * kTileThreadRows + threadIdx.y; e < listed; e += warps) {
-    const StripPlace at = placeOf(fgStrips[e], ny, segmentsPerRow);
-    uint32_t rowFg[kRowsPerThread];
-    stripMasks(fgMasks, ny, segmentsPerRow, at.slice, at.y0, at.tileX, rowFg);
-    relabelStrip(in, parent, rowFg, rootMasks, rootEnds, labels, sums, capacity, ny, nx,
-                 segmentsPerRow, at.slice, at.y0, at.tileX, background);
+  // Raw storage: RowSums' member initialisers are not allowed on a __shared__ variable.
+  __shared__ alignas(RowSums) unsigned char lastStorage[kTileThreadRows * sizeof(RowSums)];
+  RowSums* lastSums = reinterpret_cast<RowSums*>(lastStorage);
+  // The same number of turns for every warp of the block, which meet at each turn's barriers.
+  for (int first = blockIdx.x * kTileThreadRows; first < listed; first += warps) {
+    const int e = first + threadIdx.y;
+    RowSums last;
+    if (e < listed) {
+      const StripPlace at = placeOf(fgStrips[e], ny, segmentsPerRow);
+      uint32_t rowFg[kRowsPerThread];
+      stripMasks(fgMasks, ny, segmentsPerRow, at.slice, at.y0, at.tileX, rowFg);
+      relabelStrip(in, parent, rowFg, rootMasks, rootEnds, labels, sums, capacity, ny, nx,
+                   segmentsPerRow, at.slice, at.y0, at.tileX, background, last);
+    }
+    if (threadIdx.x == 0) lastSums[threadIdx.y] = last;
+    __syncthreads();
+    addBlockSums(lastSums, sums);
+    __syncthreads();
   }
 }
 
