@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compute/backend.h"
 #include "tests/compute/gpu_test_backends.h"
@@ -98,6 +99,23 @@ TEST_F(CudaDevice, UploadsFromUnalignedPageableViewsOfAnyLengthArriveExactly) {
       EXPECT_EQ(std::memcmp(back.data(), view.data(), size_t(length) * sizeof(float)), 0)
           << "offset " << offset << ", length " << length;
     }
+}
+
+TEST_F(CudaDevice, BackToBackPageableUploadsDoNotOverwriteEachOthersStaging) {
+  // An upload returns once its input is staged, with DMAs still reading the staging; the next
+  // upload must wait for them before it reuses a staging slot. Uploads of 40 MiB go round the
+  // 32 MiB of staging, so a second one started at once meets the first one's last pieces.
+  const int64_t n = (int64_t(40) << 20) / 4 + 3;
+  std::vector<Image> hosts, devices;
+  for (unsigned seed : {11u, 12u, 13u}) hosts.push_back(randomImage({1, 1, n}, seed));
+
+  for (const Image& h : hosts) devices.push_back(gpu->upload(h));
+  std::vector<Image> back;
+  for (const Image& d : devices) back.push_back(gpu->download(d));
+
+  for (size_t i = 0; i < hosts.size(); ++i)
+    EXPECT_EQ(std::memcmp(back[i].data(), hosts[i].data(), size_t(n) * sizeof(float)), 0)
+        << "upload " << i;
 }
 
 }  // namespace

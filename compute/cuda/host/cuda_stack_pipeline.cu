@@ -103,7 +103,7 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
       char* staging = reinterpret_cast<char*>(stagedIn[b]);
       char* to = reinterpret_cast<char*>(input[b].get());
       pieces.staging = [&](int64_t slot) { return staging + size_t(slot) * kUploadPieceBytes; };
-      pieces.waitUntilRead = [](int64_t) {};  // each piece has its own slot
+      pieces.waitUntilRead = [](int64_t) {};  // the whole staging was waited for above
       pieces.send = [&](int64_t piece, int64_t, const char* staged, size_t n) {
         const ScopedDevice on(ctx->device());  // sent from a copy thread
         SL_CUDA(cudaMemcpyAsync(to + size_t(piece) * kUploadPieceBytes, staged, n,

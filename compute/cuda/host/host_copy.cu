@@ -142,8 +142,9 @@ class PieceSender {
     const size_t at = size_t(part) * kPart;
     const int64_t piece = int64_t(at / p_.pieceBytes);
     const int64_t slot = piece % p_.slots;
+    // The slot's last DMA may be this call's (sent first, then waited for) or an earlier call's.
     if (piece >= p_.slots && !waitUntilSent(piece - p_.slots)) return;
-    if (piece >= p_.slots) p_.waitUntilRead(slot);
+    p_.waitUntilRead(slot);
     const size_t inPiece = at - size_t(piece) * p_.pieceBytes;
     copyStreaming(p_.staging(slot) + inPiece, src_ + at, std::min(kPart, bytes_ - at));
     if (partsDone_[size_t(piece)].fetch_add(1) + 1 == partsIn(piece)) sendCompleted(piece);

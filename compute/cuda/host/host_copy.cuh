@@ -26,7 +26,8 @@ struct DmaPieces {
   int64_t slots = 0;  // staging slots of pieceBytes each, reused in turn
   // The slot's page-locked memory.
   std::function<char*(int64_t slot)> staging;
-  // Blocks until the DMA sent from the slot last has read it (called before the slot is reused).
+  // Blocks until the DMA sent from the slot last, by this call or an earlier one, has read it
+  // (called before each piece is copied into the slot).
   std::function<void(int64_t slot)> waitUntilRead;
   // Queues the DMA of piece `piece` (at byte piece * pieceBytes of the input), staged in `slot`.
   // Called once per piece, in piece order, from any of the copy threads.

@@ -1,0 +1,179 @@
+// copyForDmaInPieces (compute/cuda/host/host_copy.cuh), the staging of pageable uploads, against a
+// simulated DMA engine that reads each sent piece from its staging slot some time later, as the
+// link does: host code only, so it runs without a GPU wherever the CUDA backend is built.
+#include <gtest/gtest.h>
+
+#ifdef STACKLENS_HAVE_CUDA
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "compute/cuda/host/host_copy.cuh"
+
+namespace {
+
+using stacklens::compute::cuda::copyForDmaInPieces;
+using stacklens::compute::cuda::DmaPieces;
+
+// One copy engine: queued pieces are read from their staging in order, each after a delay longer
+// than the copy threads take to stage one. A slot is read once its last queued piece has landed.
+class SimulatedDma {
+ public:
+  explicit SimulatedDma(int slots) : queued_(slots), landed_(slots) {
+    for (int s = 0; s < slots; ++s) queued_[s] = landed_[s] = 0;
+    engine_ = std::thread([this] { run(); });
+  }
+  ~SimulatedDma() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_one();
+    engine_.join();
+  }
+
+  void send(char* to, const char* staged, size_t bytes, int64_t slot) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back({to, staged, bytes, slot, ++queued_[slot]});
+    order_.push_back(to);
+    wake_.notify_one();
+  }
+  void waitUntilRead(int64_t slot) const {
+    while (landed_[slot] < queued_[slot]) std::this_thread::yield();
+  }
+  void drain() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  }
+  std::vector<char*> order() const { return order_; }
+
+ private:
+  struct Piece {
+    char* to;
+    const char* staged;
+    size_t bytes;
+    int64_t slot, number;
+  };
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      const Piece p = queue_.front();
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      std::this_thread::sleep_for(std::chrono::microseconds(300));
+      std::memcpy(p.to, p.staged, p.bytes);
+      landed_[p.slot] = p.number;
+      lock.lock();
+      busy_ = false;
+      idle_.notify_all();
+    }
+  }
+
+  std::vector<std::atomic<int64_t>> queued_, landed_;
+  std::deque<Piece> queue_;
+  std::vector<char*> order_;
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  bool stop_ = false, busy_ = false;
+  std::thread engine_;
+};
+
+constexpr size_t kPiece = size_t(1) << 20;
+constexpr int kSlots = 4;
+
+DmaPieces piecesInto(std::vector<char>& staging, SimulatedDma& dma, char* to) {
+  DmaPieces p;
+  p.pieceBytes = kPiece;
+  p.slots = kSlots;
+  p.staging = [&staging](int64_t slot) { return staging.data() + size_t(slot) * kPiece; };
+  p.waitUntilRead = [&dma](int64_t slot) { dma.waitUntilRead(slot); };
+  p.send = [&dma, to](int64_t piece, int64_t slot, const char* staged, size_t bytes) {
+    dma.send(to + size_t(piece) * kPiece, staged, bytes, slot);
+  };
+  return p;
+}
+
+std::vector<char> randomBytes(size_t n, unsigned seed) {
+  std::mt19937 rng{seed};
+  std::vector<char> v(n);
+  for (char& c : v) c = char(rng());
+  return v;
+}
+
+TEST(StagedUploadPieces, BackToBackUploadsWaitForTheDmaThatLastReadEachSlot) {
+  // An upload returns once its input is staged, its last pieces' DMAs still queued; the next one
+  // must not refill those slots before the DMAs have read them. Sizes go round the 4 MiB of
+  // staging once or more, and end inside a part.
+  for (const size_t bytes : {size_t(5) << 20, (size_t(6) << 20) + 12345, size_t(3) << 20}) {
+    // Prepare
+    std::vector<char> staging(kPiece * kSlots);
+    SimulatedDma dma(kSlots);
+    std::vector<std::vector<char>> from, to;
+    for (unsigned k = 0; k < 3; ++k) {
+      from.push_back(randomBytes(bytes, unsigned(bytes) + k));
+      to.emplace_back(bytes);
+    }
+
+    // Run
+    for (size_t k = 0; k < from.size(); ++k)
+      copyForDmaInPieces(from[k].data(), bytes, piecesInto(staging, dma, to[k].data()));
+    dma.drain();
+
+    // Verify
+    for (size_t k = 0; k < from.size(); ++k)
+      EXPECT_EQ(std::memcmp(to[k].data(), from[k].data(), bytes), 0)
+          << bytes << " bytes, upload " << k;
+  }
+}
+
+TEST(StagedUploadPieces, SendsEveryPieceOnceAndInOrder) {
+  // Prepare
+  const size_t bytes = (size_t(9) << 20) + 7;
+  const std::vector<char> from = randomBytes(bytes, 3);
+  std::vector<char> to(bytes), staging(kPiece * kSlots);
+  SimulatedDma dma(kSlots);
+
+  // Run
+  copyForDmaInPieces(from.data(), bytes, piecesInto(staging, dma, to.data()));
+  dma.drain();
+
+  // Verify
+  const std::vector<char*> order = dma.order();
+  ASSERT_EQ(order.size(), 10u);
+  for (size_t k = 0; k < order.size(); ++k) EXPECT_EQ(order[k], to.data() + k * kPiece) << k;
+  EXPECT_EQ(std::memcmp(to.data(), from.data(), bytes), 0);
+}
+
+TEST(StagedUploadPieces, AFailedSendIsRethrownAndStopsTheCopies) {
+  // Prepare
+  const size_t bytes = size_t(12) << 20;
+  const std::vector<char> from = randomBytes(bytes, 5);
+  std::vector<char> to(bytes), staging(kPiece * kSlots);
+  SimulatedDma dma(kSlots);
+  DmaPieces p = piecesInto(staging, dma, to.data());
+  auto send = p.send;
+  p.send = [send](int64_t piece, int64_t slot, const char* staged, size_t n) {
+    if (piece == 5) throw std::runtime_error("link lost");
+    send(piece, slot, staged, n);
+  };
+
+  // Run, verify
+  EXPECT_THROW(copyForDmaInPieces(from.data(), bytes, p), std::runtime_error);
+  dma.drain();
+  EXPECT_EQ(dma.order().size(), 5u);
+}
+
+}  // namespace
+
+#endif  // STACKLENS_HAVE_CUDA
