@@ -1,4 +1,5 @@
-// copyParallel: a memcpy cut into page-aligned parts, one per copy thread.
+// copyParallel, a memcpy cut into page-aligned parts, one per copy thread; copyForDmaInPieces,
+// the staging of pageable uploads, sent to the DMA piece by piece.
 #include "compute/cuda/host/host_copy.cuh"
 
 #if defined(__SSE2__)
@@ -217,10 +218,6 @@ void copyForDmaInPieces(const void* src, size_t bytes, const DmaPieces& pieces) 
 
 void copyParallel(void* dst, const void* src, size_t bytes) {
   copyInParts(dst, src, bytes, [](char* d, const char* s, size_t n) { std::memcpy(d, s, n); });
-}
-
-void copyParallelForDma(void* dst, const void* src, size_t bytes) {
-  copyInParts(dst, src, bytes, copyStreaming);
 }
 
 }  // namespace stacklens::compute::cuda

@@ -14,12 +14,6 @@ namespace stacklens::compute::cuda {
 // PCIe link it feeds. Small copies stay on the calling thread.
 void copyParallel(void* dst, const void* src, size_t bytes);
 
-// copyParallel into page-locked staging that a DMA reads next and the host does not: with
-// streaming stores, which write around the caches. Cached stores leave the data dirty in the
-// host's caches, where the DMA then has to fetch it from (a slower read than from memory), and
-// each store first reads its line.
-void copyParallelForDma(void* dst, const void* src, size_t bytes);
-
 // Where copyForDmaInPieces stages each piece of its input, and what happens to it then.
 struct DmaPieces {
   size_t pieceBytes = 0;
@@ -27,16 +21,19 @@ struct DmaPieces {
   // The slot's page-locked memory.
   std::function<char*(int64_t slot)> staging;
   // Blocks until the DMA sent from the slot last, by this call or an earlier one, has read it
-  // (called before each piece is copied into the slot).
+  // (called by each copy thread before it copies a part of a piece into the slot).
   std::function<void(int64_t slot)> waitUntilRead;
   // Queues the DMA of piece `piece` (at byte piece * pieceBytes of the input), staged in `slot`.
   // Called once per piece, in piece order, from any of the copy threads.
   std::function<void(int64_t piece, int64_t slot, const char* staged, size_t bytes)> send;
 };
 
-// copyParallelForDma of pageable src into the pieces' staging, each piece sent as soon as its
-// last part is copied: the DMA of one piece runs while the copy threads fill the next ones, with
-// no barrier between pieces. Rethrows the first exception of send or waitUntilRead.
+// Copies pageable src into the pieces' staging on the kept copy threads and sends each piece as
+// soon as its last part is in: the DMA of one piece runs while the threads fill the next ones,
+// with no barrier between pieces. The copies use streaming stores, which write around the
+// caches: cached stores would leave the data dirty in the host's caches, where the DMA then has
+// to fetch it from (a slower read than from memory), and each would first read its line.
+// Rethrows the first exception of send or waitUntilRead.
 void copyForDmaInPieces(const void* src, size_t bytes, const DmaPieces& pieces);
 
 }  // namespace stacklens::compute::cuda

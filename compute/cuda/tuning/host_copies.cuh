@@ -15,8 +15,8 @@ struct HostCopyPolicy {
   // Uploads in pieces (copyForDmaInPieces) are taken in parts of 256 KiB, several threads to a
   // piece, each thread taking the next part as it finishes one.
   static constexpr size_t dmaPartBytes = size_t(256) << 10;
-  // At most 16 threads: on a 16-core H200 host, 16 copy a stack that does not fit the caches a
-  // third faster than 8, which is still slower than the link reads it.
+  // At most 16 threads: a copy of a stack larger than the caches keeps getting faster up to a
+  // thread a core on a 16-core GPU host, and even then is slower than the link reads it.
   static constexpr size_t maxThreads = 16;
 };
 
