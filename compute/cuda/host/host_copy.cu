@@ -76,30 +76,6 @@ void copyStreaming(char* d, const char* s, size_t bytes) {
 #endif
 }
 
-// Cuts the copy into page-aligned parts, one per copy thread, each copied by `copy`.
-template <class Copy>
-void copyInParts(void* dst, const void* src, size_t bytes, Copy copy) {
-  constexpr size_t kPiece = tuning::HostCopyPolicy::minPartBytes;
-  const size_t parts = std::min<size_t>(
-      {kMaxThreads, std::max<size_t>(1, std::thread::hardware_concurrency()), bytes / kPiece});
-  char* d = static_cast<char*>(dst);
-  const char* s = static_cast<const char*>(src);
-  if (parts <= 1) {
-    copy(d, s, bytes);
-    return;
-  }
-  const size_t part = (bytes / parts + 4095) / 4096 * 4096;
-  const int64_t count = static_cast<int64_t>((bytes + part - 1) / part);
-  onFreeCopyThreads([&](cpu::ThreadPool& pool) {
-    pool.parallelFor(count, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const size_t at = size_t(i) * part;
-        copy(d + at, s + at, std::min(part, bytes - at));
-      }
-    });
-  });
-}
-
 // copyForDmaInPieces' shared state: the copy threads take parts in input order, count each
 // piece's copied parts, and whoever completes a piece sends every completed piece that is next in
 // order.
@@ -217,7 +193,25 @@ void copyForDmaInPieces(const void* src, size_t bytes, const DmaPieces& pieces) 
 }
 
 void copyParallel(void* dst, const void* src, size_t bytes) {
-  copyInParts(dst, src, bytes, [](char* d, const char* s, size_t n) { std::memcpy(d, s, n); });
+  constexpr size_t kPiece = tuning::HostCopyPolicy::minPartBytes;
+  const size_t parts = std::min<size_t>(
+      {kMaxThreads, std::max<size_t>(1, std::thread::hardware_concurrency()), bytes / kPiece});
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  if (parts <= 1) {
+    std::memcpy(d, s, bytes);
+    return;
+  }
+  const size_t part = (bytes / parts + 4095) / 4096 * 4096;
+  const int64_t count = static_cast<int64_t>((bytes + part - 1) / part);
+  onFreeCopyThreads([&](cpu::ThreadPool& pool) {
+    pool.parallelFor(count, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const size_t at = size_t(i) * part;
+        std::memcpy(d + at, s + at, std::min(part, bytes - at));
+      }
+    });
+  });
 }
 
 }  // namespace stacklens::compute::cuda
