@@ -92,10 +92,12 @@ class SimulatedDma {
 constexpr size_t kPiece = size_t(1) << 20;
 constexpr int kSlots = 4;
 
-DmaPieces piecesInto(std::vector<char>& staging, SimulatedDma& dma, char* to) {
+DmaPieces piecesInto(std::vector<char>& staging, SimulatedDma& dma, char* to,
+                     int64_t firstSlot = 0) {
   DmaPieces p;
   p.pieceBytes = kPiece;
   p.slots = kSlots;
+  p.firstSlot = firstSlot;
   p.staging = [&staging](int64_t slot) { return staging.data() + size_t(slot) * kPiece; };
   p.waitUntilRead = [&dma](int64_t slot) { dma.waitUntilRead(slot); };
   p.send = [&dma, to](int64_t piece, int64_t slot, const char* staged, size_t bytes) {
@@ -114,26 +116,33 @@ std::vector<char> randomBytes(size_t n, unsigned seed) {
 TEST(StagedUploadPieces, BackToBackUploadsWaitForTheDmaThatLastReadEachSlot) {
   // An upload returns once its input is staged, its last pieces' DMAs still queued; the next one
   // must not refill those slots before the DMAs have read them. Sizes go round the 4 MiB of
-  // staging once or more, and end inside a part.
-  for (const size_t bytes : {size_t(5) << 20, (size_t(6) << 20) + 12345, size_t(3) << 20}) {
-    // Prepare
-    std::vector<char> staging(kPiece * kSlots);
-    SimulatedDma dma(kSlots);
-    std::vector<std::vector<char>> from, to;
-    for (unsigned k = 0; k < 3; ++k) {
-      from.push_back(randomBytes(bytes, unsigned(bytes) + k));
-      to.emplace_back(bytes);
+  // staging once or more, and end inside a part. Each upload starts on slot 0, or (as
+  // Context::upload does) where the last one stopped.
+  for (const bool rotate : {false, true}) {
+    for (const size_t bytes : {size_t(5) << 20, (size_t(6) << 20) + 12345, size_t(3) << 20}) {
+      // Prepare
+      std::vector<char> staging(kPiece * kSlots);
+      SimulatedDma dma(kSlots);
+      std::vector<std::vector<char>> from, to;
+      for (unsigned k = 0; k < 3; ++k) {
+        from.push_back(randomBytes(bytes, unsigned(bytes) + k));
+        to.emplace_back(bytes);
+      }
+
+      // Run
+      int64_t first = 0;
+      for (size_t k = 0; k < from.size(); ++k) {
+        copyForDmaInPieces(from[k].data(), bytes,
+                           piecesInto(staging, dma, to[k].data(), rotate ? first : 0));
+        first = (first + int64_t((bytes + kPiece - 1) / kPiece)) % kSlots;
+      }
+      dma.drain();
+
+      // Verify
+      for (size_t k = 0; k < from.size(); ++k)
+        EXPECT_EQ(std::memcmp(to[k].data(), from[k].data(), bytes), 0)
+            << bytes << " bytes, upload " << k << (rotate ? ", rotating slots" : "");
     }
-
-    // Run
-    for (size_t k = 0; k < from.size(); ++k)
-      copyForDmaInPieces(from[k].data(), bytes, piecesInto(staging, dma, to[k].data()));
-    dma.drain();
-
-    // Verify
-    for (size_t k = 0; k < from.size(); ++k)
-      EXPECT_EQ(std::memcmp(to[k].data(), from[k].data(), bytes), 0)
-          << bytes << " bytes, upload " << k;
   }
 }
 

@@ -291,6 +291,9 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
     DmaPieces pieces;
     pieces.pieceBytes = kUploadPiece;
     pieces.slots = kUploadSlots;
+    pieces.firstSlot = nextUploadSlot_;
+    nextUploadSlot_ =
+        int((nextUploadSlot_ + (bytes + kUploadPiece - 1) / kUploadPiece) % size_t(kUploadSlots));
     pieces.staging = [&](int64_t slot) {
       return static_cast<char*>(staging_[slot / kSlotsPerBuffer].data()) +
              (slot % kSlotsPerBuffer) * kUploadPiece;

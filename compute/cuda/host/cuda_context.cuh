@@ -169,6 +169,7 @@ class Context {
   size_t liveBytes_ = 0;
   std::map<void*, size_t> liveSizes_;
   std::mutex liveMutex_;
+  int nextUploadSlot_ = 0;  // where upload()'s next first piece goes
 };
 
 using ContextPtr = std::shared_ptr<Context>;

@@ -118,7 +118,7 @@ class PieceSender {
   void copyPart(int64_t part) {
     const size_t at = size_t(part) * kPart;
     const int64_t piece = int64_t(at / p_.pieceBytes);
-    const int64_t slot = piece % p_.slots;
+    const int64_t slot = slotOf(piece);
     // The slot's last DMA may be this call's (sent first, then waited for) or an earlier call's.
     if (piece >= p_.slots && !waitUntilSent(piece - p_.slots)) return;
     p_.waitUntilRead(slot);
@@ -126,6 +126,8 @@ class PieceSender {
     copyStreaming(p_.staging(slot) + inPiece, src_ + at, std::min(kPart, bytes_ - at));
     if (partsDone_[size_t(piece)].fetch_add(1) + 1 == partsIn(piece)) sendCompleted(piece);
   }
+
+  int64_t slotOf(int64_t piece) const { return (p_.firstSlot + piece) % p_.slots; }
 
   int64_t partsIn(int64_t piece) const {
     const size_t begin = size_t(piece) * p_.pieceBytes;
@@ -139,7 +141,7 @@ class PieceSender {
     ready_[size_t(piece)] = true;
     for (int64_t k = sent_; k < pieceCount_ && ready_[size_t(k)]; k = sent_) {
       const size_t begin = size_t(k) * p_.pieceBytes;
-      p_.send(k, k % p_.slots, p_.staging(k % p_.slots), std::min(p_.pieceBytes, bytes_ - begin));
+      p_.send(k, slotOf(k), p_.staging(slotOf(k)), std::min(p_.pieceBytes, bytes_ - begin));
       sent_ = k + 1;
     }
   }

@@ -18,6 +18,10 @@ void copyParallel(void* dst, const void* src, size_t bytes);
 struct DmaPieces {
   size_t pieceBytes = 0;
   int64_t slots = 0;  // staging slots of pieceBytes each, reused in turn
+  // The slot of the first piece; piece k goes to slot (firstSlot + k) % slots. A caller that
+  // uploads back to back starts each call where the last one stopped, on the slots whose DMAs
+  // were sent longest ago, so that the new copies need not wait for the DMAs just sent.
+  int64_t firstSlot = 0;
   // The slot's page-locked memory.
   std::function<char*(int64_t slot)> staging;
   // Blocks until the DMA sent from the slot last, by this call or an earlier one, has read it
