@@ -9,6 +9,7 @@
 #include <string>
 
 #include "compute/backend.h"
+#include "compute/cuda/host/cuda_band_pipeline.cuh"
 #include "compute/cuda/host/cuda_block_transfers.cuh"
 #include "compute/cuda/host/cuda_context.cuh"
 #include "compute/cuda/host/cuda_live_transfers.cuh"
@@ -97,7 +98,8 @@ class CudaBackend final : public Backend, public DeviceControl {
                            [&](const Image& part, const Job& sub) {
                              return cuda::gaussianBlur(ctx_, part, p, sub);
                            },
-                           [&](Backend& cpu) { return cpu.gaussianBlur(download(in), p, job); }));
+                           [&](Backend& cpu) { return cpu.gaussianBlur(download(in), p, job); },
+                           twoD ? blurRadius(p.sigmaY, p.truncate) : -1));
   }
   Image richardsonLucy(const Image& in, const Image& psf, const DeconvolveParams& p,
                        const Job& job) override {
@@ -132,13 +134,13 @@ class CudaBackend final : public Backend, public DeviceControl {
     return s;
   }
   Image medianFilter(const Image& in, int size, const Job& job) override {
-    return placed(job,
-                  sliceWise(
-                      "median filter", in, true, cuda::SliceWork{4, 0}, job,
-                      [&](const Image& part, const Job& sub) {
-                        return cuda::medianFilter(ctx_, part, size, sub);
-                      },
-                      [&](Backend& cpu) { return cpu.medianFilter(download(in), size, job); }));
+    return placed(job, sliceWise(
+                           "median filter", in, true, cuda::SliceWork{4, 0}, job,
+                           [&](const Image& part, const Job& sub) {
+                             return cuda::medianFilter(ctx_, part, size, sub);
+                           },
+                           [&](Backend& cpu) { return cpu.medianFilter(download(in), size, job); },
+                           size / 2));
   }
   Image removeOutliers(const Image& in, const OutlierParams& p, const Job& job) override {
     return placed(job, sliceWise(
@@ -146,7 +148,8 @@ class CudaBackend final : public Backend, public DeviceControl {
                            [&](const Image& part, const Job& sub) {
                              return cuda::removeOutliers(ctx_, part, p, sub);
                            },
-                           [&](Backend& cpu) { return cpu.removeOutliers(download(in), p, job); }));
+                           [&](Backend& cpu) { return cpu.removeOutliers(download(in), p, job); },
+                           p.size / 2));
   }
   Image resample(const Image& in, const ResampleParams& p, const Job& job) override {
     // Per slice when the z axis keeps its length (the operation then leaves it untouched).
@@ -290,10 +293,11 @@ class CudaBackend final : public Backend, public DeviceControl {
 
   // A per-slice operation: a host stack whose result the job wants on the host goes through the
   // device in planned, overlapped chunks; otherwise the stack goes whole, then in halving slice
-  // groups, then to the CPU.
+  // groups, then to the CPU. A filter whose outputs read only `bandHalo` rows either side (-1: not
+  // such a filter) takes a single large host image in bands of rows instead.
   template <class Gpu, class Cpu>
   Image sliceWise(const char* what, const Image& in, bool perSlice, cuda::SliceWork work,
-                  const Job& job, Gpu gpu, Cpu cpu) {
+                  const Job& job, Gpu gpu, Cpu cpu, int64_t bandHalo = -1) {
     lastChunks_ = 1;
     if (!in.onHost() || in.empty() || !perSlice || !cuda::pipelineEnabled() ||
         job.resultPlace() != ResultPlace::Host)
@@ -301,9 +305,10 @@ class CudaBackend final : public Backend, public DeviceControl {
           what, in, perSlice, [&](const Image& part) { return gpu(part, job); }, cpu);
     try {
       cuda::PipelineRun run = timed([&] {
-        return cuda::pipelineSlices(
-            ctx_, what, in, work, [&](const Image& part, const Job& sub) { return gpu(part, sub); },
-            job);
+        const cuda::SliceOp op = [&](const Image& part, const Job& sub) { return gpu(part, sub); };
+        if (bandHalo >= 0 && cuda::bandsPay(*ctx_, in, bandHalo, work))
+          return cuda::pipelineRowBands(ctx_, in, bandHalo, op, job);
+        return cuda::pipelineSlices(ctx_, what, in, work, op, job);
       });
       lastChunks_ = run.chunks;
       return run.result;

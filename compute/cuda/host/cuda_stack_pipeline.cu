@@ -45,20 +45,6 @@ class PipelineEvents {
   cudaEvent_t all_[6] = {};
 };
 
-// Waits for both copy streams and the compute stream (no throw): before buffers they may still
-// use are released, after an error or a cancellation.
-void drain(const Context& ctx) {
-  cudaStreamSynchronize(ctx.uploadStream());
-  cudaStreamSynchronize(ctx.downloadStream());
-  cudaStreamSynchronize(ctx.stream());
-  cudaGetLastError();
-}
-
-struct DrainOnExit {
-  const Context& ctx;
-  ~DrainOnExit() { drain(ctx); }
-};
-
 // Processes slices [*done, in.z) in chunks of g slices; *done advances as chunks land on the host.
 void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp& op, const Job& job,
                Image& out, int64_t* done, int* chunks) {
@@ -170,6 +156,13 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
 }
 
 }  // namespace
+
+void drain(const Context& ctx) {
+  cudaStreamSynchronize(ctx.uploadStream());
+  cudaStreamSynchronize(ctx.downloadStream());
+  cudaStreamSynchronize(ctx.stream());
+  cudaGetLastError();
+}
 
 int64_t planChunkSlices(size_t budget, Shape shape, SliceWork work) {
   const size_t voxels = size_t(shape.sliceCount());

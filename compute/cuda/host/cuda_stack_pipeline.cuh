@@ -45,6 +45,14 @@ struct PipelineRun {
 PipelineRun pipelineSlices(const ContextPtr& ctx, const char* what, const Image& in, SliceWork work,
                            const SliceOp& op, const Job& job);
 
+// Waits for both copy streams and the compute stream (no throw): before buffers they may still
+// use are released, after an error or a cancellation.
+void drain(const Context& ctx);
+struct DrainOnExit {
+  const Context& ctx;
+  ~DrainOnExit() { drain(ctx); }
+};
+
 // False when STACKLENS_CUDA_PIPELINE=0 (host stacks are then uploaded whole, as before: for
 // comparing the two in benchmarks).
 bool pipelineEnabled();

@@ -19,6 +19,10 @@ struct TransferPolicy {
   // The stack pipeline's chunks hold at most 32 MiB of input, so that a large stack goes in
   // several chunks whose copies overlap the compute.
   static constexpr size_t targetChunkBytes = size_t(32) << 20;
+  // One host image through a local filter goes in bands of rows of at least 4 MiB (the band
+  // pipeline): each band's download runs while the next band goes up, the two directions of
+  // the link at once; a band is one upload piece, so its DMA starts when it is staged.
+  static constexpr size_t bandBytes = size_t(4) << 20;
 };
 
 }  // namespace stacklens::compute::cuda::tuning
