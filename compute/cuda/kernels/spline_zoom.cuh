@@ -289,7 +289,13 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads,
   const int l0 = 4 * threadIdx.y;
   if (l0 >= rows) return;
   float* dst = out + (firstRow + l0) * a.nOut;
-  for (int o = o0 + threadIdx.x; o < oEnd; o += kZoomLines) {
+  // Lane i takes output 23·i mod 32 of each 32: a float4 read is served a quarter-warp at a time,
+  // and neighbouring outputs' coefficient rows (about `step` apart) would put rows 8 apart, on
+  // the same banks, into one quarter; spread over the 32 they collide less, while each quarter's
+  // taps stay on 8 distinct banks (23 is odd) and a warp's stores the same 32 outputs.
+  for (int ob = o0; ob < oEnd; ob += kZoomLines) {
+    const int o = ob + (23 * threadIdx.x) % kZoomLines;
+    if (o >= oEnd) continue;
     const float4* p = reinterpret_cast<const float4*>(coefficients + offsets[o - o0]) + threadIdx.y;
     const float4 v = splineAt(p, taps[o - o0], kCPitch / 4);
     dst[o] = v.x;
