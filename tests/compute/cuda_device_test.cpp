@@ -118,4 +118,31 @@ TEST_F(CudaDevice, BackToBackPageableUploadsDoNotOverwriteEachOthersStaging) {
         << "upload " << i;
 }
 
+TEST_F(CudaDevice, AResultKeepsItsMemoryWhileHeldAndItsSizeIsReusedOnceDropped) {
+  // The context keeps the memory of dropped buffers for its next allocation of the same size: a
+  // buffer still held must never be handed out again, and one dropped and reused must hold the
+  // new operation's values.
+  const Image in = gpu->upload(randomImage({2, 300, 257}, 21));
+  BlurParams p;
+  p.sigmaY = p.sigmaX = 2.0;
+  Image first = gpu->gaussianBlur(in, p);
+  const Image firstBack = gpu->download(first);
+  const size_t bytes = size_t(in.shape().count()) * sizeof(float);
+
+  const Image second = gpu->gaussianBlur(first, p);  // first's size, while first is held
+  first = Image();
+  const Image third = gpu->gaussianBlur(in, p);  // may reuse first's memory
+  const Image fourth = gpu->medianFilter(second, 3);
+
+  EXPECT_NE(second.data(), third.data());
+  EXPECT_NE(third.data(), fourth.data());
+  EXPECT_EQ(std::memcmp(gpu->download(third).data(), firstBack.data(), bytes), 0);
+  const Image secondBack = gpu->download(second);
+  const Image again = gpu->download(gpu->gaussianBlur(gpu->upload(firstBack), p));
+  EXPECT_EQ(std::memcmp(secondBack.data(), again.data(), bytes), 0);
+  const Image fourthBack = gpu->download(fourth);
+  const Image medianAgain = gpu->download(gpu->medianFilter(secondBack, 3));
+  EXPECT_EQ(std::memcmp(fourthBack.data(), medianAgain.data(), bytes), 0);
+}
+
 }  // namespace

@@ -92,6 +92,7 @@ Context::Context() {
   }
   for (cudaEvent_t& e : uploadSlotFree_)
     SL_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  kept_.reserve(kKeptBlocks);
 }
 
 Context::~Context() {
@@ -106,6 +107,7 @@ Context::~Context() {
   }
   for (auto& [shape, area] : workAreas_) release(area);
   for (auto& [values, p] : constants_) release(p);
+  freeKept();
   cudaStreamSynchronize(stream_);
   for (int i = 0; i < 2; ++i) cudaEventDestroy(stagingFree_[i]);
   for (cudaEvent_t e : uploadSlotFree_) cudaEventDestroy(e);
@@ -154,6 +156,16 @@ size_t Context::peakBytes() const {
 }
 
 void* Context::allocate(size_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    for (auto it = kept_.begin(); it != kept_.end(); ++it)
+      if (it->second == bytes) {
+        void* p = it->first;
+        kept_.erase(it);
+        return p;
+      }
+  }
+  freeKept();
   void* p = nullptr;
   cudaError_t err = poolAllocate(&p, bytes);
   if (err == cudaErrorMemoryAllocation) {
@@ -175,6 +187,29 @@ void* Context::allocate(size_t bytes) {
     throw CudaError(msg.str());
   }
   return p;
+}
+
+void Context::release(void* p, size_t bytes) {
+  if (!p) return;
+  if (bytes <= kKeptMaxBytes) {
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    if (kept_.size() < kKeptBlocks) {
+      kept_.emplace_back(p, bytes);
+      return;
+    }
+  }
+  release(p);
+}
+
+void Context::freeKept() {
+  std::vector<std::pair<void*, size_t>> blocks;
+  {
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    if (kept_.empty()) return;
+    blocks.swap(kept_);
+    kept_.reserve(kKeptBlocks);
+  }
+  for (const auto& [p, bytes] : blocks) release(p);
 }
 
 void Context::release(void* p) {

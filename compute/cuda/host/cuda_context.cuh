@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -107,6 +108,9 @@ class Context {
   // Raw stream-ordered allocation; throws DeviceOutOfMemory when the pool cannot grow.
   void* allocate(size_t bytes);
   void release(void* p);
+  // Releases a block of `bytes` from allocate(), or keeps it for the next allocate() of that size
+  // (see kept_).
+  void release(void* p, size_t bytes);
 
   // A real-to-complex and a complex-to-real plan for one shape (2D when nz == 1), made once
   // and reused (the plan's work area comes from the pool and is shared by both directions).
@@ -170,6 +174,17 @@ class Context {
   std::map<void*, size_t> liveSizes_;
   std::mutex liveMutex_;
   int nextUploadSlot_ = 0;  // where upload()'s next first piece goes
+  // Blocks that buffers gave back, kept for the next allocate() of the same size: an operation
+  // repeated on like inputs (slider steps, a bench) then reuses its output and scratch without the
+  // pool's allocation and free on the host's path to the launch. An allocate() of any other size
+  // frees them all first, so that the pool has as much memory in use at each of this context's
+  // allocations as without them (its peak and the out-of-memory paths are unchanged). Reuse is
+  // ordered on stream(), as the pool's own reuse of a block freed on stream() is.
+  static constexpr size_t kKeptBlocks = 4;
+  static constexpr size_t kKeptMaxBytes = size_t(256) << 20;
+  std::mutex keptMutex_;
+  std::vector<std::pair<void*, size_t>> kept_;
+  void freeKept();
 };
 
 using ContextPtr = std::shared_ptr<Context>;
@@ -178,9 +193,9 @@ using ContextPtr = std::shared_ptr<Context>;
 template <class T>
 Buffer<T> deviceBuffer(const ContextPtr& ctx, Shape shape) {
   if (shape.z < 0 || shape.y < 0 || shape.x < 0) throw InvalidArgument("negative shape");
-  size_t bytes = static_cast<size_t>(shape.count()) * sizeof(T);
-  T* p = static_cast<T*>(ctx->allocate(bytes == 0 ? sizeof(T) : bytes));
-  std::shared_ptr<T> storage(p, [ctx](T* q) { ctx->release(q); });
+  const size_t bytes = std::max(static_cast<size_t>(shape.count()) * sizeof(T), sizeof(T));
+  T* p = static_cast<T*>(ctx->allocate(bytes));
+  std::shared_ptr<T> storage(p, [ctx, bytes](T* q) { ctx->release(q, bytes); });
   return Buffer<T>(shape, Location::Cuda, std::move(storage));
 }
 
@@ -193,7 +208,7 @@ class DeviceArray {
     p_ = static_cast<T*>(ctx->allocate((count == 0 ? 1 : count) * sizeof(T)));
   }
   ~DeviceArray() {
-    if (p_) ctx_->release(p_);
+    if (p_) ctx_->release(p_, (count_ == 0 ? 1 : count_) * sizeof(T));
   }
   DeviceArray(DeviceArray&& o) noexcept : ctx_(std::move(o.ctx_)), p_(o.p_), count_(o.count_) {
     o.p_ = nullptr;
