@@ -54,7 +54,7 @@ class CudaBackend final : public Backend, public DeviceControl {
   Image upload(const Image& image) override { return cuda::onDevice(ctx_, image); }
   Image download(const Image& image) override { return downloadAny(image); }
   LabelImage download(const LabelImage& labels) override { return downloadAny(labels); }
-  void synchronize() override { SL_CUDA(cudaStreamSynchronize(ctx_->stream())); }
+  void synchronize() override { ctx_->waitFor(ctx_->stream()); }
   // The stream time between two events recorded around the last operation's device work (its
   // kernels, copies and any wait for a host read-back in between); waits for it to finish.
   double lastDeviceMs() const override {

@@ -353,7 +353,7 @@ class RichardsonLucySolver {
     if (fused_) fused_->forward(estimate_.get());
     for (int k = 0; k < p_.iterations; ++k) {
       if (k >= kAhead) {
-        SL_CUDA(cudaEventSynchronize(done[k - kAhead]));
+        ctx_->waitFor(done[k - kAhead]);
         job.report(progressBase + progressSpan * (k - kAhead + 1) / p_.iterations);
       }
       job.checkCancelled();
@@ -377,7 +377,8 @@ class RichardsonLucySolver {
         std::swap(change_, changePrevious_);
         haveChange = true;
       }
-      SL_CUDA(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming));
+      // Blocking: past the polling, the host sleeps through the queued iterations.
+      SL_CUDA(cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming | cudaEventBlockingSync));
       SL_CUDA(cudaEventRecord(done[k], st));
     }
     if (!out) out = observed_.data();  // runIntoObserved
@@ -388,7 +389,7 @@ class RichardsonLucySolver {
       cropEstimate<<<blocksFor(image_.count(), kThreads), kThreads, 0, st>>>(
           estimate_.get(), frame_, lo_, in, out, image_);
     SL_LAUNCHED();
-    SL_CUDA(cudaStreamSynchronize(st));
+    ctx_->waitFor(st);
     job.report(progressBase + progressSpan);
   }
 

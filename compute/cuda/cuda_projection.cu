@@ -63,7 +63,7 @@ Image moment(const ContextPtr& ctx, const Image& input, const MomentParams& p, c
       in.data(), out.data(), plane, r.begin, r.count(), value.get(), width.get(), p.order, p.clip);
   SL_LAUNCHED();
   // The coordinates' host vectors go out of scope: wait until the copies have read them.
-  SL_CUDA(cudaStreamSynchronize(ctx->stream()));
+  ctx->waitFor(ctx->stream());
   job.report(1.0);
   return out;
 }

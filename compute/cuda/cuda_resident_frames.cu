@@ -105,7 +105,7 @@ class ResidentFrames final : public ResidentRlFrames {
                                                              f_, counts_, frameTables_[b]);
       SL_LAUNCHED();
     }
-    SL_CUDA(cudaStreamSynchronize(st));
+    ctx_->waitFor(st);
   }
 
   void read(int64_t b, Shape origin, Shape extent, float* out) override {

@@ -164,7 +164,7 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   const int64_t limit = std::min(w.capacity, published.capacity());
   const int32_t* found =
       labelAndMeasure(ctx, run, published.deviceCount(), published.deviceSources(), limit);
-  SL_CUDA(cudaStreamSynchronize(ctx->stream()));
+  ctx->waitFor(ctx->stream());
   const int64_t n = *published.count();
   if (n > w.capacity) {  // measured again with room for every source
     w.capacity = n;

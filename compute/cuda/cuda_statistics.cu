@@ -237,7 +237,7 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   job.checkCancelled();
   if (clipOnChip(ctx, state, values, n, control)) {
     if (state.hostControl) {
-      SL_CUDA(cudaStreamSynchronize(ctx->stream()));
+      ctx->waitFor(ctx->stream());
       control = *state.hostControl;
     } else {
       readBack(ctx, &control, &state.resident->control, 1);

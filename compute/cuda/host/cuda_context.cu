@@ -1,5 +1,6 @@
 // The CUDA device context: streams, the stream-ordered memory pool, pinned staging and cuFFT plans.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +9,7 @@
 
 #include "compute/cuda/host/cuda_context.cuh"
 #include "compute/cuda/host/host_copy.cuh"
+#include "compute/cuda/tuning/host_wait.cuh"
 #include "compute/driver_release.h"
 #include "compute/log.h"
 
@@ -297,6 +299,41 @@ const float* Context::constants(const std::vector<float>& values) {
   return static_cast<const float*>(p);
 }
 
+namespace {
+
+// Polls query() until it reports the work done (true) or the polling time is up (false).
+template <class Query>
+bool pollUntilDone(Query query) {
+  using Clock = std::chrono::steady_clock;
+  const auto until =
+      Clock::now() + std::chrono::microseconds(tuning::HostWaitPolicy::pollMicroseconds);
+  do {
+    const cudaError_t err = query();
+    if (err == cudaSuccess) return true;
+    if (err != cudaErrorNotReady) SL_CUDA(err);
+  } while (Clock::now() < until);
+  return false;
+}
+
+}  // namespace
+
+void Context::waitFor(cudaEvent_t event) const {
+  if (pollUntilDone([&] { return cudaEventQuery(event); })) return;
+  SL_CUDA(cudaEventSynchronize(event));
+}
+
+void Context::waitFor(cudaStream_t stream) const {
+  if (pollUntilDone([&] { return cudaStreamQuery(stream); })) return;
+  // An event made to block its waiter: the thread sleeps until the device's interrupt.
+  const ScopedDevice on(device_);
+  cudaEvent_t done = nullptr;
+  SL_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming | cudaEventBlockingSync));
+  cudaError_t err = cudaEventRecord(done, stream);
+  if (err == cudaSuccess) err = cudaEventSynchronize(done);
+  cudaEventDestroy(done);
+  SL_CUDA(err);
+}
+
 bool pageLocked(const void* p) {
   cudaPointerAttributes a{};
   if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
@@ -319,7 +356,7 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
   if (direct) {
     // The caller may reuse src once this returns, as it may after the staged copies below.
     SL_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, copyStream_));
-    SL_CUDA(cudaStreamSynchronize(copyStream_));
+    waitFor(copyStream_);
   }
   if (!direct) {
     constexpr int kSlotsPerBuffer = kUploadSlots / 2;
@@ -355,7 +392,7 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
 void Context::download(void* dst, const void* src, size_t bytes) {
   if (pageLocked(dst)) {
     SL_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
-    SL_CUDA(cudaStreamSynchronize(stream_));
+    waitFor(stream_);
     return;
   }
   const char* from = static_cast<const char*>(src);

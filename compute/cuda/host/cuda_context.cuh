@@ -131,6 +131,14 @@ class Context {
   // for the context's life, so repeated calls (slider steps) upload nothing.
   const float* constants(const std::vector<float>& values);
 
+  // Returns once the work queued so far on `stream` (one of this device's) has finished, as
+  // cudaStreamSynchronize does: polls for a short while (tuning::HostWaitPolicy), then sleeps
+  // until the device signals, so that a long job does not keep a core busy.
+  void waitFor(cudaStream_t stream) const;
+  // The same for an event: polls, then waits with cudaEventSynchronize, which sleeps where the
+  // event was made with cudaEventBlockingSync.
+  void waitFor(cudaEvent_t event) const;
+
   // Host ↔ device copies through pinned staging (overlapping the host-side copy of one piece
   // with the DMA of the previous); ordered on stream().
   void upload(void* dst, const void* src, size_t bytes);
@@ -239,7 +247,7 @@ bool pageLocked(const void* p);
 template <class T>
 void readBack(const ContextPtr& ctx, T* host, const T* device, size_t n) {
   SL_CUDA(cudaMemcpyAsync(host, device, n * sizeof(T), cudaMemcpyDeviceToHost, ctx->stream()));
-  SL_CUDA(cudaStreamSynchronize(ctx->stream()));
+  ctx->waitFor(ctx->stream());
 }
 
 // The operations (inputs may be on the host or the device; results are on the device).

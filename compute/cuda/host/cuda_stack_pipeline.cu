@@ -23,7 +23,9 @@ class PipelineEvents {
  public:
   PipelineEvents() {
     for (cudaEvent_t& e : all_) {
-      cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+      // Blocking: past Context::waitFor's polling, the host sleeps through a long chunk.
+      cudaError_t err =
+          cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventBlockingSync);
       if (err != cudaSuccess) {
         destroy();
         SL_CUDA(err);
@@ -81,7 +83,7 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
     if (inputLocked) {
       SL_CUDA(cudaMemcpyAsync(input[b].get(), from, bytes, cudaMemcpyHostToDevice, up));
     } else {
-      SL_CUDA(cudaEventSynchronize(ev.uploaded(b)));  // its staging's previous DMA has finished
+      ctx->waitFor(ev.uploaded(b));  // its staging's previous DMA has finished
       // The chunk goes up piece by piece as the copy threads stage it.
       DmaPieces pieces;
       pieces.pieceBytes = kUploadPieceBytes;
@@ -101,7 +103,7 @@ void runChunks(const ContextPtr& ctx, const Image& in, int64_t g, const SliceOp&
   };
   auto finish = [&](int64_t k) {
     const int b = int(k % 2);
-    SL_CUDA(cudaEventSynchronize(ev.downloaded(b)));
+    ctx->waitFor(ev.downloaded(b));
     const size_t count = size_t(chunkLength(k)) * size_t(outSliceVoxels);
     if (!outputLocked)
       copyParallel(out.data() + chunkStart(k) * outSliceVoxels, stagedOut[b],
