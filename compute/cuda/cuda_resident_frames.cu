@@ -115,7 +115,7 @@ class ResidentFrames final : public ResidentRlFrames {
                                 estimate + ((origin.z + z) * f_.y + origin.y) * f_.x + origin.x,
                                 size_t(f_.x) * 4, size_t(extent.x) * 4, size_t(extent.y),
                                 cudaMemcpyDeviceToHost, ctx_->stream()));
-    SL_CUDA(cudaStreamSynchronize(ctx_->stream()));
+    ctx_->waitFor(ctx_->stream());
   }
 
  private:

@@ -88,7 +88,7 @@ PipelineRun pipelineRowBands(const ContextPtr& ctx, const Image& in, int64_t hal
   }
   // The result is complete when this returns; later work on the compute stream (and the
   // backend's timing event) comes after the downloads.
-  SL_CUDA(cudaStreamSynchronize(down));
+  ctx->waitFor(down);
   SL_CUDA(cudaEventRecord(computed, down));
   SL_CUDA(cudaStreamWaitEvent(ctx->stream(), computed));
   run.result = std::move(out);

@@ -28,7 +28,7 @@ class CudaBlockTransfers final : public BlockTransfers {
   Image allocate(Shape shape) override {
     Image out = deviceBuffer<float>(ctx_, shape);
     // Stream-ordered memory: ready for the copy streams once the compute stream has it.
-    SL_CUDA(cudaStreamSynchronize(ctx_->stream()));
+    ctx_->waitFor(ctx_->stream());
     return out;
   }
 
@@ -48,7 +48,7 @@ class CudaBlockTransfers final : public BlockTransfers {
     }
     SL_CUDA(cudaSetDevice(ctx_->device()));
     SL_CUDA(cudaMemcpyAsync(image.slice(z), src, bytes, cudaMemcpyHostToDevice, putStream_));
-    SL_CUDA(cudaStreamSynchronize(putStream_));
+    ctx_->waitFor(putStream_);
   }
 
   void get(const Image& image, Shape origin, Shape extent, float* dst) override {
@@ -68,7 +68,7 @@ class CudaBlockTransfers final : public BlockTransfers {
         make_cudaExtent(size_t(extent.x) * sizeof(float), size_t(extent.y), size_t(extent.z));
     m.kind = image.onHost() ? cudaMemcpyHostToHost : cudaMemcpyDeviceToHost;
     SL_CUDA(cudaMemcpy3DAsync(&m, getStream_));
-    SL_CUDA(cudaStreamSynchronize(getStream_));
+    ctx_->waitFor(getStream_);
   }
 
  private:
