@@ -86,11 +86,9 @@ PipelineRun pipelineRowBands(const ContextPtr& ctx, const Image& in, int64_t hal
     results.push_back(std::move(r));
     ++run.chunks;
   }
-  // The result is complete when this returns; later work on the compute stream (and the
-  // backend's timing event) comes after the downloads.
+  // The result is complete when this returns (and so whatever is queued after it, the backend's
+  // timing event included, comes after the downloads).
   ctx->waitFor(down);
-  SL_CUDA(cudaEventRecord(computed, down));
-  SL_CUDA(cudaStreamWaitEvent(ctx->stream(), computed));
   run.result = std::move(out);
   return run;
 }

@@ -213,10 +213,10 @@ class DeviceArray {
  public:
   DeviceArray() = default;
   DeviceArray(const ContextPtr& ctx, size_t count) : ctx_(ctx), count_(count) {
-    p_ = static_cast<T*>(ctx->allocate((count == 0 ? 1 : count) * sizeof(T)));
+    p_ = static_cast<T*>(ctx->allocate(bytes()));
   }
   ~DeviceArray() {
-    if (p_) ctx_->release(p_, (count_ == 0 ? 1 : count_) * sizeof(T));
+    if (p_) ctx_->release(p_, bytes());
   }
   DeviceArray(DeviceArray&& o) noexcept : ctx_(std::move(o.ctx_)), p_(o.p_), count_(o.count_) {
     o.p_ = nullptr;
@@ -229,6 +229,8 @@ class DeviceArray {
   }
   T* get() const { return p_; }
   size_t size() const { return count_; }
+  // The block's size: at least one element, so that an empty array still has an address.
+  size_t bytes() const { return (count_ == 0 ? 1 : count_) * sizeof(T); }
 
  private:
   ContextPtr ctx_;
