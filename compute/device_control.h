@@ -20,8 +20,12 @@ class DeviceControl {
   virtual ~DeviceControl() = default;
 
   // Device time of the last operation in ms as the device measured it (e.g. CUDA events), or a
-  // negative value when there is no device clock.
+  // negative value when there is no device clock or timeOperations(true) was not asked for.
   virtual double lastDeviceMs() const { return -1.0; }
+  // Whether the operations from now on are timed for lastDeviceMs() (off at the start). The
+  // clock's marks sit on each launch's path, so callers that do not read them (the command-line
+  // tool, Python) do not pay for them; the timing panel, the lab and the benchmarks turn it on.
+  virtual void timeOperations(bool on) { (void)on; }
   // Device memory the operations plan to use at most, in bytes (0 restores the default: 80 % of
   // the memory free when the backend started, or STACKLENS_CUDA_BUDGET_MB MiB when smaller);
   // returns the budget now in force (0 without a device).

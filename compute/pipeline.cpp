@@ -230,6 +230,7 @@ PipelineResult runPipeline(Backend& backend, const Image& slab, int64_t centreIn
     rlParams = deconvolutionParams(p, psf);
   }
 
+  backend.device().timeOperations(true);  // each stage's device time, for the timing panel
   if (!transfers) {
     const auto t = Clock::now();
     cur = backend.upload(cur);

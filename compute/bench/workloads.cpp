@@ -304,6 +304,7 @@ Result runWorkload(const std::string& name, Backend& backend, int repeat, double
   r.threads = backend.threads();
   r.device = backend.deviceName();
   try {
+    backend.device().timeOperations(true);  // the kernels column
     auto t0 = Clock::now();
     Image input = backend.upload(w.input);
     backend.synchronize();

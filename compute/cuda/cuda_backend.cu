@@ -67,6 +67,7 @@ class CudaBackend final : public Backend, public DeviceControl {
     }
     return ms;
   }
+  void timeOperations(bool on) override { timeOperations_ = on; }
   size_t setMemoryBudget(size_t bytes) override { return ctx_->setBudget(bytes); }
   int lastChunkCount() const override { return lastChunks_; }
   size_t devicePeakBytes() const override { return ctx_->peakBytes(); }
@@ -256,13 +257,14 @@ class CudaBackend final : public Backend, public DeviceControl {
     }
   }
 
-  // Runs f between the two timing events (an operation that throws leaves no figure). The stop
-  // event is recorded on a stream of its own once the operation's work is done: on the
-  // operation's stream, writing its timestamp would hold back that stream's completion, and so
-  // every synchronize() after an operation.
+  // Runs f between the two timing events when operations are timed (an operation that throws, or
+  // an untimed one, leaves no figure). The stop event is recorded on a stream of its own once the
+  // operation's work is done: on the operation's stream, writing its timestamp would hold back
+  // that stream's completion, and so every synchronize() after an operation.
   template <class F>
   auto timed(F f) -> decltype(f()) {
     timed_ = false;
+    if (!timeOperations_) return f();
     SL_CUDA(cudaEventRecord(opStart_, ctx_->stream()));
     auto result = f();
     SL_CUDA(cudaEventRecord(opDone_, ctx_->stream()));
@@ -373,6 +375,7 @@ class CudaBackend final : public Backend, public DeviceControl {
   cudaEvent_t opDone_ = nullptr;       // the operation's work done (untimed: no timestamp)
   cudaStream_t stopStream_ = nullptr;  // where opStop_ waits for opDone_
   bool timed_ = false;  // the events hold the last operation (not a split or CPU fall-back)
+  bool timeOperations_ = false;  // timeOperations()
   int lastChunks_ = 1;
 };
 

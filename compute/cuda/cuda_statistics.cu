@@ -235,9 +235,10 @@ ClipStats sigmaClipValues(const ContextPtr& ctx, const float* values, int64_t n,
   control.maxIterations = p.maxIterations;
   // The loop runs on the device. Cancellation is looked at before it: a whole loop is short.
   job.checkCancelled();
+  if (state.hostControl) state.hostControl->done = 0;  // set again by the kernel, last
   if (clipOnChip(ctx, state, values, n, control)) {
     if (state.hostControl) {
-      ctx->waitFor(ctx->stream());
+      if (!pollMappedFlag(&state.hostControl->done)) ctx->waitFor(ctx->stream());
       control = *state.hostControl;
     } else {
       readBack(ctx, &control, &state.resident->control, 1);

@@ -80,6 +80,7 @@ class Runner {
       sweep_.machine.note = "no usable GPU (" + why + "): CPU curves only";
     } else {
       gpu_ = makeCudaBackend();
+      gpu_->device().timeOperations(true);  // the kernels' own time beside the wall's
       sweep_.machine.gpu = gpu_->deviceName();
     }
   }

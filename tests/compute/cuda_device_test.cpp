@@ -40,11 +40,15 @@ TEST(CudaBackendChoice, CudaWithoutUsableDeviceIsUnavailableAndAutoFallsBackToCp
 
 TEST_F(CudaDevice, LastDeviceMsReportsTheLastOperationsDeviceTime) {
   auto fresh = makeCudaBackend();
-  EXPECT_LT(fresh->device().lastDeviceMs(), 0.0) << "no operation has run yet";
   Image in = fresh->upload(randomImage({4, 256, 256}, 30));
-  EXPECT_LT(fresh->device().lastDeviceMs(), 0.0) << "an upload is not an operation";
   BlurParams p;
   p.sigmaY = p.sigmaX = 2.0;
+  Image untimed = fresh->gaussianBlur(in, p);
+  EXPECT_LT(fresh->device().lastDeviceMs(), 0.0) << "operations are not timed unless asked";
+  fresh->device().timeOperations(true);
+  EXPECT_LT(fresh->device().lastDeviceMs(), 0.0) << "no timed operation has run yet";
+  in = fresh->upload(randomImage({4, 256, 256}, 30));
+  EXPECT_LT(fresh->device().lastDeviceMs(), 0.0) << "an upload is not an operation";
   Image out = fresh->gaussianBlur(in, p);
   const double blurMs = fresh->device().lastDeviceMs();  // waits for the blur itself
   EXPECT_GT(blurMs, 0.0);

@@ -482,6 +482,33 @@ TEST_F(SigmaClipCudaAndCpu, AgreeOnAFreshSky) {
   }
 }
 
+TEST_F(SigmaClipCudaAndCpu, BackToBackCallsEachReadTheirOwnResult) {
+  // Prepare: two skies whose statistics differ, queued behind a blur that keeps the device busy,
+  // so that a result read before its kernel has written it would be the other sky's.
+  const Image skies[2] = {skyImage(400, 11), skyImage(700, 12)};
+  ClipStats want[2];
+  for (int k = 0; k < 2; ++k) want[k] = cpu->sigmaClip(skies[k], ClipParams{});
+  ASSERT_NE(want[0].clipped.n, want[1].clipped.n);
+  const Image onDevice[2] = {gpu->upload(skies[0]), gpu->upload(skies[1])};
+  const Image busy = gpu->upload(skyImage(2048, 13));
+  BlurParams wide;
+  wide.sigmaY = wide.sigmaX = 12.0;
+
+  for (int i = 0; i < 20; ++i) {
+    // Run
+    const int k = i % 2;
+    if (i % 4 < 2) Image blurred = gpu->gaussianBlur(busy, wide);
+    const ClipStats got = gpu->sigmaClip(onDevice[k], ClipParams{});
+
+    // Verify
+    ASSERT_EQ(got.iterations, want[k].iterations) << "call " << i;
+    ASSERT_EQ(got.clipped.n, want[k].clipped.n) << "call " << i;
+    EXPECT_NEAR(got.clipped.median, want[k].clipped.median, 1e-5 * std::abs(want[k].clipped.median))
+        << "call " << i;
+    EXPECT_NEAR(got.clipped.std, want[k].clipped.std, 1e-5 * want[k].clipped.std) << "call " << i;
+  }
+}
+
 TEST_F(SigmaClipCudaAndCpu, AgreeOnASkyTooLargeToHoldOnChip) {
   // Prepare: more values than the SMs' shared memory holds on any current GPU (about 6.5 million
   // on an H200), so the CUDA backend streams them from device memory instead; also a view of

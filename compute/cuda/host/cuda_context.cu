@@ -1,5 +1,6 @@
 // The CUDA device context: streams, the stream-ordered memory pool, pinned staging and cuFFT plans.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -316,6 +317,12 @@ bool pollUntilDone(Query query) {
 }
 
 }  // namespace
+
+bool pollMappedFlag(const volatile int* flag) {
+  const bool set = pollUntilDone([&] { return *flag ? cudaSuccess : cudaErrorNotReady; });
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return set;
+}
 
 void Context::waitFor(cudaEvent_t event) const {
   if (pollUntilDone([&] { return cudaEventQuery(event); })) return;

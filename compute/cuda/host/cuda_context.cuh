@@ -245,6 +245,13 @@ Image onDevice(const ContextPtr& ctx, const Image& in);
 // writes it directly, with no staging copy.
 bool pageLocked(const void* p);
 
+// Polls `flag`, in mapped page-locked memory that a kernel sets last (after
+// __threadfence_system()), for as long as Context::waitFor polls: true once it is non-zero, with
+// what the kernel wrote before it visible here. A result read this way does not wait for the
+// kernel's end and the stream's report of it; false (the time is up) leaves the caller to wait
+// for the stream, which also reports a kernel that failed.
+bool pollMappedFlag(const volatile int* flag);
+
 // Reads n values from the device into host memory (synchronises the stream).
 template <class T>
 void readBack(const ContextPtr& ctx, T* host, const T* device, size_t n) {

@@ -123,8 +123,9 @@ __host__ __device__ constexpr long long residentShare(long long n, long long gri
 __host__ __device__ constexpr long long residentSharedFloats(long long n, long long grid) {
   return residentShare(n, grid) + kResidentCandidates;
 }
-// The loop's state at the end goes to `result`: the workspace's, or page-locked host memory that
-// the host reads once the stream is done, without a copy.
+// The loop's state at the end goes to `result`: the workspace's, or mapped page-locked host memory
+// that the host reads without a copy, once it sees `done` set (written last, so the host need not
+// wait for the kernel's end).
 __global__ void __launch_bounds__(kResidentThreads, 1)
     clipResident(const float* __restrict__ values, long long n, ResidentWorkspace* ws,
                  ResidentBuffers buffers, Control control, Control* result) {
@@ -177,7 +178,11 @@ __global__ void __launch_bounds__(kResidentThreads, 1)
     finishEvaluation(s);
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    *result = s.control;
+    Control last = s.control;
+    last.done = 0;
+    *result = last;
+    __threadfence_system();
+    *reinterpret_cast<volatile int*>(&result->done) = s.control.done;  // non-zero: the loop ended
     ws->phase = s.phase % 3;
     if (s.haveMedian) {
       ws->firstHalfBits = ws->haveFirstMedian
