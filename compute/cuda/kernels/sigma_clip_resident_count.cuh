@@ -47,10 +47,10 @@ __device__ inline KeptKeys keptKeysOf(float lo, float hi) {
 // Each warp's room in the block's list of window values.
 constexpr int kWarpRoom = kResidentCandidates / (kResidentThreads / 32);
 
-// A value as the count of a share sees it: its offset in the window and whether it is in it.
+// A value as the count of a share sees it: its key and whether it is a kept value of the window.
 struct Seen {
   float value;
-  uint32_t offset;
+  uint32_t key;
   bool inWindow;
 };
 
@@ -108,30 +108,32 @@ __device__ uint32_t countShare(const float* mine, int len, float lo, float hi, c
   float* warpList = list + threadIdx.x / 32 * kWarpRoom;
   const uint32_t lanesBefore = (1u << lane) - 1;
   uint32_t listed = 0;
-  // The counts as floats, on the float pipes rather than the (half as fast) integer ones: exact,
+  // The count as a float, on the float pipes rather than the (half as fast) integer ones: exact,
   // as a thread counts far fewer than 2^24 values.
-  float counted = 0.f, below = 0.f;
+  float below = 0.f;
   // Below the window in key is below it in value, as the window never starts at the key of +0
-  // (nextWindow).
+  // (nextWindow). The kept keys below the window are those less than belowEnd above keyLo; the
+  // kept keys in the window, [first, first + windowSpan] where the two ranges meet: one subtraction
+  // and a test each.
   const KeptKeys keptKeys = keptKeysOf(lo, hi);
   const uint32_t keyLo = keptKeys.low, span = keptKeys.span;
+  const uint32_t belowEnd = w.low > keyLo ? min(w.low - keyLo, span + 1) : 0u;
+  const uint32_t first = max(keyLo, w.low), last = min(keyLo + span, w.low + w.last);
+  const bool windowKeepsAny = first <= last;
+  const uint32_t windowSpan = last - first;
   const auto visit = [&](float v) {
-    const uint32_t key = orderedKey(v), offset = key - w.low;
-    const bool kept = key - keyLo <= span;
-    if (Moments && kept) {
-      counted += 1.f;
-      if (key < w.low) below += 1.f;
-    }
-    return Seen{v, offset, kept && offset <= w.last};
+    const uint32_t key = orderedKey(v);
+    if (Moments && key - keyLo < belowEnd) below += 1.f;
+    return Seen{v, key, windowKeepsAny && key - first <= windowSpan};
   };
   const auto place = [&](const Seen& x) {
     if (!Keep) {
-      if (x.inWindow) atomicAdd(&hist[x.offset >> w.binShift], 1u);
+      if (x.inWindow) atomicAdd(&hist[(x.key - w.low) >> w.binShift], 1u);
       return;
     }
     const unsigned lanes = __ballot_sync(0xffffffffu, x.inWindow);
     if (x.inWindow) {
-      atomicAdd(&hist[x.offset >> w.binShift], 1u);
+      atomicAdd(&hist[(x.key - w.low) >> w.binShift], 1u);
       const uint32_t at = listed + __popc(lanes & lanesBefore);
       if (at < kWarpRoom) warpList[at] = x.value;
     }
@@ -162,7 +164,14 @@ __device__ uint32_t countShare(const float* mine, int len, float lo, float hi, c
     place(visit(i < len ? mine[i] : __int_as_float(0x7fffffff)));
   }
   if (Moments) {
-    if (uint32_t(counted) != cached.count) cached = threadMoments(mine, len, keyLo, span);
+    // The bounds only narrow (and with them the kept keys), so the thread keeps another set than
+    // its sums' exactly when their least or greatest key is no longer kept: no count of the kept
+    // values is needed to know when to renew them.
+    const bool keepsNone = !(lo <= hi);
+    if (cached.count == kNoThreadMoments.count ||
+        (cached.count != 0 &&
+         (keepsNone || cached.minKey - keyLo > span || cached.maxKey - keyLo > span)))
+      cached = threadMoments(mine, len, keyLo, span);
     own.count = cached.count;
     own.sum = cached.sum;
     own.sumSquares = cached.sumSquares;
