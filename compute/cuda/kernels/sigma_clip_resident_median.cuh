@@ -146,16 +146,18 @@ __device__ void selectMedian(ResidentWorkspace* ws, const ResidentBuffers& buffe
 // `to`, within kLeastHalfBits and `most`.
 __device__ int halfBitsFor(uint32_t from, uint32_t to, int most) {
   const long long move = to > from ? (long long)(to - from) : (long long)(from - to);
-  int halfBits = kLeastHalfBits;
-  while (halfBits < most && (1ll << halfBits) < 4 * move) ++halfBits;
-  return halfBits;
+  // The least halfBits from kLeastHalfBits up to `most` with 2^halfBits >= 4 * move, without a
+  // loop: ceil(log2(4 * move)) from its leading zeros.
+  const long long wide = 4 * move;
+  if (most <= kLeastHalfBits || wide <= (1ll << kLeastHalfBits)) return kLeastHalfBits;
+  return min(most, 64 - __clzll(wide - 1));
 }
 
 // The window of 2^(halfBits + 1) keys around `key`, in whole bins.
 __device__ Window windowAround(uint32_t key, int halfBits) {
   const long long width = 2ll << halfBits;
   const long long bin = width >> kWindowBinBits;
-  long long low = max(0ll, (long long)key - width / 2) / bin * bin;
+  long long low = max(0ll, (long long)key - width / 2) & ~(bin - 1);  // bin: a power of two
   low = min(low, (1ll << 32) - width);
   // Not at the key of +0, where -0 (the key before) would be below in key but not in value.
   if (low == 0x80000000ll) low -= bin;
