@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "compute/cuda/kernels/sigma_clip_resident_state.cuh"
 
@@ -63,43 +64,24 @@ struct ThreadMoments {
 };
 constexpr ThreadMoments kNoThreadMoments{0.0, 0.0, 0xffffffffu, 0xffffffffu, 0u};
 
-// The thread's values of the share in the order the counts take them (see countShare): four
-// rounds at a time from the share's quads (loadShare), then the rest of the whole rounds.
-template <class Visit>
-__device__ inline void forEachValue(const float* mine, int len, Visit visit) {
-  const int rounds = len / kResidentThreads, quads = rounds / 4;
-  const float4* quad = reinterpret_cast<const float4*>(mine) + threadIdx.x;
-  for (int j = 0; j < quads; ++j, quad += kResidentThreads) {
-    const float4 q = *quad;
-    visit(q.x);
-    visit(q.y);
-    visit(q.z);
-    visit(q.w);
+// A kept value into the thread's moments (of its values whose keys lie in [keyLo, keyLo + span]):
+// countShare adds the thread's values in one order, four rounds at a time from the share's quads
+// (loadShare), then the rest of the whole rounds and the last one.
+__device__ inline void addIfKept(ThreadMoments& m, float v, uint32_t key, uint32_t keyLo,
+                                 uint32_t span) {
+  if (key - keyLo <= span) {
+    ++m.count;
+    m.sum += v;
+    m.sumSquares += double(v) * v;
+    m.minKey = min(m.minKey, key);
+    m.maxKey = max(m.maxKey, key);
   }
-  for (int i = quads * 4 * kResidentThreads + int(threadIdx.x); i < len; i += kResidentThreads)
-    visit(mine[i]);
-}
-
-// The thread's moments of its values whose keys lie in [keyLo, keyLo + span], in that order.
-__device__ ThreadMoments threadMoments(const float* mine, int len, uint32_t keyLo, uint32_t span) {
-  ThreadMoments m{0.0, 0.0, 0u, 0xffffffffu, 0u};
-  forEachValue(mine, len, [&](float v) {
-    const uint32_t key = orderedKey(v);
-    if (key - keyLo <= span) {
-      ++m.count;
-      m.sum += v;
-      m.sumSquares += double(v) * v;
-      m.minKey = min(m.minKey, key);
-      m.maxKey = max(m.maxKey, key);
-    }
-  });
-  return m;
 }
 
 // Counts the block's share (see countMoments): with Moments into `own`, the thread's sums from
-// `cached` (renewed when the thread's count of kept values changed); with Keep, each warp lists
-// its window values in its part of `list`, as many as it has room for, and returns how many it
-// found (the same in every lane).
+// `cached` (renewed, in the same pass, when the thread keeps another set than theirs); with Keep,
+// each warp lists its window values in its part of `list`, as many as it has room for, and returns
+// how many it found (the same in every lane).
 template <bool Keep, bool Moments = true>
 __device__ uint32_t countShare(const float* mine, int len, float lo, float hi, const Window& w,
                                BlockSums& own, ThreadMoments& cached, uint32_t (&hist)[kBins],
@@ -121,57 +103,67 @@ __device__ uint32_t countShare(const float* mine, int len, float lo, float hi, c
   const uint32_t first = max(keyLo, w.low), last = min(keyLo + span, w.low + w.last);
   const bool windowKeepsAny = first <= last;
   const uint32_t windowSpan = last - first;
-  const auto visit = [&](float v) {
-    const uint32_t key = orderedKey(v);
-    if (Moments && key - keyLo < belowEnd) below += 1.f;
-    return Seen{v, key, windowKeepsAny && key - first <= windowSpan};
-  };
-  const auto place = [&](const Seen& x) {
-    if (!Keep) {
-      if (x.inWindow) atomicAdd(&hist[(x.key - w.low) >> w.binShift], 1u);
-      return;
-    }
-    const unsigned lanes = __ballot_sync(0xffffffffu, x.inWindow);
-    if (x.inWindow) {
-      atomicAdd(&hist[(x.key - w.low) >> w.binShift], 1u);
-      const uint32_t at = listed + __popc(lanes & lanesBefore);
-      if (at < kWarpRoom) warpList[at] = x.value;
-    }
-    listed += __popc(lanes);
-  };
   // Bounds that hold no float keep nothing (and their keys no range).
-  if (!(lo <= hi)) len = 0;
-  // Whole warps go round together, for the warps' lists; the order of forEachValue, then the
-  // last round. Most quads of a narrow window hold none of its values: one vote skips their
-  // listing.
-  const int rounds = len / kResidentThreads, quads = rounds / 4;
-  const float4* quad = reinterpret_cast<const float4*>(mine) + threadIdx.x;
-  for (int j = 0; j < quads; ++j, quad += kResidentThreads) {
-    const float4 q = *quad;
-    const Seen a = visit(q.x), b = visit(q.y), c = visit(q.z), d = visit(q.w);
-    if (__any_sync(0xffffffffu, a.inWindow || b.inWindow || c.inWindow || d.inWindow)) {
-      place(a);
-      place(b);
-      place(c);
-      place(d);
+  const bool keepsNone = !(lo <= hi);
+  if (keepsNone) len = 0;
+  // The bounds only narrow (and with them the kept keys), so the thread keeps another set than
+  // its sums' exactly when their least or greatest key is no longer kept: no count of the kept
+  // values is needed to know when to renew them, and they are renewed in this pass.
+  const bool renew = Moments && (cached.count == kNoThreadMoments.count ||
+                                 (cached.count != 0 && (keepsNone || cached.minKey - keyLo > span ||
+                                                        cached.maxKey - keyLo > span)));
+  ThreadMoments m{0.0, 0.0, 0u, 0xffffffffu, 0u};
+  // The pass, with the sums of the kept values where a lane of the warp renews them.
+  const auto pass = [&](auto withSums) {
+    constexpr bool kSums = decltype(withSums)::value;
+    const auto visit = [&](float v) {
+      const uint32_t key = orderedKey(v);
+      if (Moments && key - keyLo < belowEnd) below += 1.f;
+      if (kSums && renew) addIfKept(m, v, key, keyLo, span);
+      return Seen{v, key, windowKeepsAny && key - first <= windowSpan};
+    };
+    const auto place = [&](const Seen& x) {
+      if (!Keep) {
+        if (x.inWindow) atomicAdd(&hist[(x.key - w.low) >> w.binShift], 1u);
+        return;
+      }
+      const unsigned lanes = __ballot_sync(0xffffffffu, x.inWindow);
+      if (x.inWindow) {
+        atomicAdd(&hist[(x.key - w.low) >> w.binShift], 1u);
+        const uint32_t at = listed + __popc(lanes & lanesBefore);
+        if (at < kWarpRoom) warpList[at] = x.value;
+      }
+      listed += __popc(lanes);
+    };
+    // Whole warps go round together, for the warps' lists: the quads, the rest of the whole
+    // rounds, then the last round. Most quads of a narrow window hold none of its values: one
+    // vote skips their listing.
+    const int rounds = len / kResidentThreads, quads = rounds / 4;
+    const float4* quad = reinterpret_cast<const float4*>(mine) + threadIdx.x;
+    for (int j = 0; j < quads; ++j, quad += kResidentThreads) {
+      const float4 q = *quad;
+      const Seen a = visit(q.x), b = visit(q.y), c = visit(q.z), d = visit(q.w);
+      if (__any_sync(0xffffffffu, a.inWindow || b.inWindow || c.inWindow || d.inWindow)) {
+        place(a);
+        place(b);
+        place(c);
+        place(d);
+      }
     }
-  }
-  const int whole = rounds * kResidentThreads;
-  const float* at = mine + quads * 4 * kResidentThreads + threadIdx.x;
-  for (int r = quads * 4; r < rounds; ++r, at += kResidentThreads) place(visit(*at));
-  if (whole < len) {
-    const int i = whole + int(threadIdx.x);
-    place(visit(i < len ? mine[i] : __int_as_float(0x7fffffff)));
-  }
+    const int whole = rounds * kResidentThreads;
+    const float* at = mine + quads * 4 * kResidentThreads + threadIdx.x;
+    for (int r = quads * 4; r < rounds; ++r, at += kResidentThreads) place(visit(*at));
+    if (whole < len) {
+      const int i = whole + int(threadIdx.x);
+      place(visit(i < len ? mine[i] : __int_as_float(0x7fffffff)));
+    }
+  };
+  if (Moments && __any_sync(0xffffffffu, renew))
+    pass(std::true_type{});
+  else
+    pass(std::false_type{});
   if (Moments) {
-    // The bounds only narrow (and with them the kept keys), so the thread keeps another set than
-    // its sums' exactly when their least or greatest key is no longer kept: no count of the kept
-    // values is needed to know when to renew them.
-    const bool keepsNone = !(lo <= hi);
-    if (cached.count == kNoThreadMoments.count ||
-        (cached.count != 0 &&
-         (keepsNone || cached.minKey - keyLo > span || cached.maxKey - keyLo > span)))
-      cached = threadMoments(mine, len, keyLo, span);
+    if (renew) cached = m;
     own.count = cached.count;
     own.sum = cached.sum;
     own.sumSquares = cached.sumSquares;
