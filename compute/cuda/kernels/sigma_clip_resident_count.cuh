@@ -140,6 +140,7 @@ __device__ uint32_t countShare(const float* mine, int len, float lo, float hi, c
     // vote skips their listing.
     const int rounds = len / kResidentThreads, quads = rounds / 4;
     const float4* quad = reinterpret_cast<const float4*>(mine) + threadIdx.x;
+#pragma unroll 2
     for (int j = 0; j < quads; ++j, quad += kResidentThreads) {
       const float4 q = *quad;
       const Seen a = visit(q.x), b = visit(q.y), c = visit(q.z), d = visit(q.w);
