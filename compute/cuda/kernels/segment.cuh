@@ -95,17 +95,47 @@ __device__ inline T rowOf(const T (&a)[kRowsPerThread], int r) {
   return v;
 }
 
-// The thread's values of tile (tileY, tileX) of `slice` (0 outside the image), by a block of
-// kTileW × kTileThreadRows threads.
+// The thresholding reads a tile four pixels a thread: a block's 256 threads take 32 tile rows at
+// a time, 8 threads a row, each 4 consecutive pixels (one 16-byte load where the rows are
+// aligned). A row's foreground bits come from its 8 threads' nibbles by three shuffles: a lane a
+// pixel cost a warp's load, compare, ballot and stores for every 32 pixels of a mostly empty sky.
+constexpr int kQuadRows = kTileW * kTileThreadRows / 8;
+constexpr int kQuadPasses = kTileH / kQuadRows;
+static_assert(kTileH % kQuadRows == 0 && kTileW == 8 * 4, "8 threads of 4 pixels a tile row");
+
+// A thread's pixels: of tile row pass · kQuadRows + t / 8, columns 4 · (t % 8) … + 3 (t: the
+// thread's index in the block), 0 outside the image.
+struct TileQuads {
+  float v[kQuadPasses][4];
+};
+
+__device__ inline int blockThread() { return threadIdx.y * blockDim.x + threadIdx.x; }
+
+// Whether every row of the stack starts 16-byte aligned in both `in` and `labels`, so that the
+// quads are loaded and their background labels stored whole.
+__device__ inline bool quadsAligned(const float* in, const int32_t* labels, int nx) {
+  return nx % 4 == 0 && reinterpret_cast<uintptr_t>(in) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(labels) % 16 == 0;
+}
+
+// The thread's pixels of tile (tileY, tileX) of `slice`.
 __device__ inline void loadTile(const float* __restrict__ in, int ny, int nx, int64_t slice,
-                                int tileY, int tileX, float (&v)[kRowsPerThread]) {
-  const int x = tileX * kTileW + threadIdx.x, y0 = tileY * kTileH;
+                                int tileY, int tileX, bool aligned, TileQuads& q) {
+  const int t = blockThread();
+  const int x = tileX * kTileW + 4 * (t % 8);
   // 32-bit indices: a stack holds fewer than 2^31 pixels (cuda_segment.cu checks).
   const int sliceBase = int(slice) * ny * nx;
 #pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int y = y0 + threadIdx.y + r * kTileThreadRows;
-    v[r] = (x < nx && y < ny) ? in[sliceBase + y * nx + x] : 0.f;
+  for (int p = 0; p < kQuadPasses; ++p) {
+    const int y = tileY * kTileH + p * kQuadRows + t / 8;
+    const float* row = in + sliceBase + y * nx + x;
+    if (aligned && y < ny && x + 3 < nx) {
+      const float4 f = *reinterpret_cast<const float4*>(row);
+      q.v[p][0] = f.x, q.v[p][1] = f.y, q.v[p][2] = f.z, q.v[p][3] = f.w;
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) q.v[p][k] = y < ny && x + k < nx ? row[k] : 0.f;
+    }
   }
 }
 
@@ -169,53 +199,76 @@ __device__ inline int singleRunRoot(const uint32_t* rowMask, bool eight) {
 // it has foreground, each pixel's global index of its tile-local root (the tile part's first
 // pixel in raster order) or −1 in `parent`; a row without foreground gets its final labels (0)
 // instead, so that the relabelling passes it by. Background dominates a sky, so a tile without
-// foreground skips the union–find. The strips with foreground are listed for the relabelling.
-// tile: the tile's index over the stack, (slice · tile rows + tileY) · segmentsPerRow + tileX.
-__device__ inline void labelTile(const float (&v)[kRowsPerThread], const TileOutputs& o, int ny,
-                                 int nx, int segmentsPerRow, int64_t slice, int tileY, int tileX,
-                                 int64_t tile, float threshold, bool eight) {
-  __shared__ int32_t local[kTileH * kTileW];
+// foreground skips the union–find, and the joining and the roots' search visit only the rows
+// with foreground (a warp the rows ≡ its index mod kTileThreadRows). The strips with foreground
+// are listed for the relabelling. tile: the tile's index over the stack,
+// (slice · tile rows + tileY) · segmentsPerRow + tileX.
+__device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int ny, int nx,
+                                 int segmentsPerRow, int64_t slice, int tileY, int tileX,
+                                 int64_t tile, float threshold, bool eight, bool aligned) {
+  __shared__ alignas(16) int32_t local[kTileH * kTileW];
   __shared__ uint32_t rowMask[kTileH];
-  const int lane = threadIdx.x;
-  const int x = tileX * kTileW + lane, y0 = tileY * kTileH;
+  const int t = blockThread(), quad = t % 8;
+  const int x4 = tileX * kTileW + 4 * quad, y0 = tileY * kTileH;
   const int sliceBase = int(slice) * ny * nx, sliceRow = int(slice) * ny;  // as loadTile
   int32_t* __restrict__ parent = o.parent;
   uint32_t* __restrict__ fgMasks = o.fgMasks;
   uint32_t* __restrict__ rootMasks = o.rootMasks;
   int32_t* __restrict__ rootCounts = o.rootCounts;
   int32_t* __restrict__ labels = o.labels;
-  uint32_t mine[kRowsPerThread];
   bool any = false;
 #pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int row = threadIdx.y + r * kTileThreadRows, y = y0 + row;
+  for (int p = 0; p < kQuadPasses; ++p) {
+    const int row = p * kQuadRows + t / 8, y = y0 + row;
     // Compared in float like the CPU (value > threshold, the threshold rounded to float once).
-    const bool fg = x < nx && y < ny && v[r] > threshold;
-    mine[r] = __ballot_sync(0xffffffffu, fg);
-    any |= mine[r] != 0;
-    if (lane == 0) rowMask[row] = mine[r];
-    if (y >= ny) continue;  // the same for the whole warp
-    if (lane == 0) {
+    uint32_t nibble = 0;
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      nibble |= uint32_t(y < ny && x4 + k < nx && q.v[p][k] > threshold) << k;
+    uint32_t fg = nibble << (4 * quad);  // the row's bits, gathered over its 8 threads
+    fg |= __shfl_xor_sync(0xffffffffu, fg, 1);
+    fg |= __shfl_xor_sync(0xffffffffu, fg, 2);
+    fg |= __shfl_xor_sync(0xffffffffu, fg, 4);
+    any |= fg != 0;
+    if (quad == 0) rowMask[row] = fg;
+    if (y >= ny) continue;  // the same for the row's threads
+    if (quad == 0) {
       const int segment = (sliceRow + y) * segmentsPerRow + tileX;
-      fgMasks[segment] = mine[r];
-      if (mine[r] == 0) rootMasks[segment] = 0, rootCounts[segment] = 0;
+      fgMasks[segment] = fg;
+      if (fg == 0) rootMasks[segment] = 0, rootCounts[segment] = 0;
     }
-    if (mine[r] == 0) {
-      if (x < nx) labels[sliceBase + y * nx + x] = 0;
-      continue;
+    if (fg == 0) {
+      int32_t* to = labels + sliceBase + y * nx + x4;
+      if (aligned && x4 + 3 < nx) {
+        *reinterpret_cast<int4*>(to) = make_int4(0, 0, 0, 0);
+      } else {
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          if (x4 + k < nx) to[k] = 0;
+      }
+    } else {  // background entries are set too, and never read
+      const int li = row * kTileW + 4 * quad;
+      *reinterpret_cast<int4*>(&local[li]) = make_int4(
+          row * kTileW + runStart(fg, 4 * quad), row * kTileW + runStart(fg, 4 * quad + 1),
+          row * kTileW + runStart(fg, 4 * quad + 2), row * kTileW + runStart(fg, 4 * quad + 3));
     }
-    if (fg) local[row * kTileW + lane] = row * kTileW + runStart(mine[r], lane);
   }
-  if (__syncthreads_or(any)) {
-    // The joining and the roots' search below are loops not unrolled, with one call of unite:
-    // unrolled, their copies overflowed the instruction cache.
-    if (threadIdx.y == 0) listForegroundStrips(rowMask, o, tile);
-    const int single = singleRunRoot(rowMask, eight);  // the same for the whole block
+  if (!__syncthreads_or(any)) return;
+  // The joining and the roots' search below are loops not unrolled, with one call of unite:
+  // unrolled, their copies overflowed the instruction cache.
+  const int lane = threadIdx.x, warp = threadIdx.y;
+  const int x = tileX * kTileW + lane;
+  const int single = singleRunRoot(rowMask, eight);  // the same for the whole block
+  static_assert(kTileH == 64, "a tile's rows with foreground are one 64-bit mask");
+  const uint64_t rows = uint64_t(__ballot_sync(0xffffffffu, rowMask[lane] != 0)) |
+                        uint64_t(__ballot_sync(0xffffffffu, rowMask[lane + 32] != 0)) << 32;
+  const uint64_t mine = rows & (0x0101010101010101ull << warp);
+  if (single < 0) {
 #pragma unroll 1
-    for (int r = 0; r < kRowsPerThread && single < 0; ++r) {
-      const int row = threadIdx.y + r * kTileThreadRows;
-      const uint32_t fg = rowOf(mine, r);
-      if (row == 0 || !bitAt(fg, lane)) continue;
+    for (uint64_t below = mine & rows << 1; below; below &= below - 1) {  // rows under foreground
+      const int row = __ffsll(static_cast<long long>(below)) - 1;
+      const uint32_t fg = rowMask[row];
+      if (!bitAt(fg, lane)) continue;
       const uint32_t above = rowMask[row - 1];
       const int li = row * kTileW + lane, start = runStart(fg, lane);
       // Each run above that overlaps this run is joined by the lane under its first overlapping
@@ -231,29 +284,30 @@ __device__ inline void labelTile(const float (&v)[kRowsPerThread], const TileOut
 #pragma unroll 1
       for (; joins; joins &= joins - 1) unite(local, li, li - kTileW + __ffs(joins) - 2);
     }
-    if (single < 0) __syncthreads();
+    __syncthreads();
+  }
 #pragma unroll 1
-    for (int r = 0; r < kRowsPerThread; ++r) {
-      const int row = threadIdx.y + r * kTileThreadRows, y = y0 + row;
-      const uint32_t fg = rowOf(mine, r);
-      if (y >= ny || fg == 0) continue;  // the same for the whole warp
-      const int li = row * kTileW + lane;
-      int32_t label = kBackground;
-      bool root = false;
-      if (bitAt(fg, lane)) {
-        const int lr = single >= 0 ? single : findRootHalving(local, li);
-        root = lr == li;
-        label = sliceBase + (y0 + lr / kTileW) * nx + tileX * kTileW + lr % kTileW;
-      }
-      const uint32_t roots = __ballot_sync(0xffffffffu, root);
-      if (x < nx) parent[sliceBase + y * nx + x] = label;
-      if (lane == 0) {
-        const int segment = (sliceRow + y) * segmentsPerRow + tileX;
-        rootMasks[segment] = roots;
-        rootCounts[segment] = __popc(roots);
-      }
+  for (uint64_t left = mine; left; left &= left - 1) {
+    const int row = __ffsll(static_cast<long long>(left)) - 1, y = y0 + row;
+    const uint32_t fg = rowMask[row];
+    const int li = row * kTileW + lane;
+    int32_t label = kBackground;
+    bool root = false;
+    if (bitAt(fg, lane)) {
+      const int lr = single >= 0 ? single : findRootHalving(local, li);
+      root = lr == li;
+      label = sliceBase + (y0 + lr / kTileW) * nx + tileX * kTileW + lr % kTileW;
+    }
+    const uint32_t roots = __ballot_sync(0xffffffffu, root);
+    if (x < nx) parent[sliceBase + y * nx + x] = label;
+    if (lane == 0) {
+      const int segment = (sliceRow + y) * segmentsPerRow + tileX;
+      rootMasks[segment] = roots;
+      rootCounts[segment] = __popc(roots);
     }
   }
+  // Last: the list's atomic would hold the first warp's rows back.
+  if (warp == 0) listForegroundStrips(rowMask, o, tile);
 }
 
 // The tiles of one slice group (grid: tile columns × tile rows × slices), each by a block; the
@@ -262,10 +316,11 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     labelTiles(const float* __restrict__ in, TileOutputs o, int ny, int nx, int z0, float threshold,
                bool eight, SourceSums* __restrict__ sums, int64_t sumsToClear) {
   const int64_t slice = int64_t(z0) + blockIdx.z;
-  float v[kRowsPerThread];
-  loadTile(in, ny, nx, slice, blockIdx.y, blockIdx.x, v);
-  labelTile(v, o, ny, nx, gridDim.x, slice, blockIdx.y, blockIdx.x,
-            (slice * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x, threshold, eight);
+  const bool aligned = quadsAligned(in, o.labels, nx);
+  TileQuads q;
+  loadTile(in, ny, nx, slice, blockIdx.y, blockIdx.x, aligned, q);
+  labelTile(q, o, ny, nx, gridDim.x, slice, blockIdx.y, blockIdx.x,
+            (slice * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x, threshold, eight, aligned);
   const int64_t threads = int64_t(gridDim.x) * gridDim.y * gridDim.z * blockDim.x * blockDim.y;
   const int64_t block = (int64_t(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
   for (int64_t k = block * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
