@@ -58,22 +58,27 @@ __device__ inline RowSums pixelSums(float v, int64_t i, int32_t label, int x, in
   return r;
 }
 
-// The sums of the whole warp's lanes, in every lane.
+// The sums of the whole warp's lanes, in every lane: the doubles by a butterfly of shuffles, the
+// integer fields by one warp reduction each (a lane's count is at most its strip's rows).
 __device__ inline RowSums warpSums(RowSums r) {
+  constexpr uint32_t kAll = 0xffffffffu;
   for (int o = 16; o > 0; o /= 2) {
-    r.npix += __shfl_xor_sync(0xffffffffu, r.npix, o);
-    r.flux += __shfl_xor_sync(0xffffffffu, r.flux, o);
-    r.fluxX += __shfl_xor_sync(0xffffffffu, r.fluxX, o);
-    r.fluxY += __shfl_xor_sync(0xffffffffu, r.fluxY, o);
-    r.sumX += __shfl_xor_sync(0xffffffffu, r.sumX, o);
-    r.sumY += __shfl_xor_sync(0xffffffffu, r.sumY, o);
-    const unsigned long long peak = __shfl_xor_sync(0xffffffffu, r.peak, o);
-    r.peak = peak > r.peak ? peak : r.peak;
-    r.xMin = min(r.xMin, __shfl_xor_sync(0xffffffffu, r.xMin, o));
-    r.xMax = max(r.xMax, __shfl_xor_sync(0xffffffffu, r.xMax, o));
-    r.yMin = min(r.yMin, __shfl_xor_sync(0xffffffffu, r.yMin, o));
-    r.yMax = max(r.yMax, __shfl_xor_sync(0xffffffffu, r.yMax, o));
+    r.flux += __shfl_xor_sync(kAll, r.flux, o);
+    r.fluxX += __shfl_xor_sync(kAll, r.fluxX, o);
+    r.fluxY += __shfl_xor_sync(kAll, r.fluxY, o);
+    r.sumX += __shfl_xor_sync(kAll, r.sumX, o);
+    r.sumY += __shfl_xor_sync(kAll, r.sumY, o);
   }
+  r.npix = __reduce_add_sync(kAll, static_cast<uint32_t>(r.npix));
+  // The largest key, then the largest of the low words that come with it.
+  const uint32_t key = __reduce_max_sync(kAll, static_cast<uint32_t>(r.peak >> 32));
+  const uint32_t low =
+      __reduce_max_sync(kAll, static_cast<uint32_t>(r.peak >> 32) == key ? uint32_t(r.peak) : 0u);
+  r.peak = static_cast<unsigned long long>(key) << 32 | low;
+  r.xMin = __reduce_min_sync(kAll, r.xMin);
+  r.xMax = __reduce_max_sync(kAll, r.xMax);
+  r.yMin = __reduce_min_sync(kAll, r.yMin);
+  r.yMax = __reduce_max_sync(kAll, r.yMax);
   return r;
 }
 
@@ -110,6 +115,12 @@ __device__ inline bool stripMasks(const uint32_t* fgMasks, int ny, int segmentsP
     any |= rowFg[r];
   }
   return any != 0;
+}
+
+// Adds a warp's sums of source `label` (each lane's part) to its record in one set of atomics.
+__device__ __noinline__ void sendWarpSums(RowSums part, SourceSums* sums, int32_t label) {
+  const RowSums total = warpSums(part);
+  if (threadIdx.x % 32 == 0) addAtomically(sums[label - 1], total);
 }
 
 // Writes the labels of the strip at rows y0 … y0 + 7 of tile column tileX (a warp's; rowFg: its
@@ -165,29 +176,25 @@ __device__ inline void relabelStrip(
   // warp once the source changes: one warp reduction per source and strip, not one per row.
   RowSums part;
   int32_t runLabel = 0;
-  auto flush = [&] {
-    if (runLabel == 0) return;
-    const RowSums total = warpSums(part);
-    if (lane == 0) addAtomically(sums[runLabel - 1], total);
-  };
-  // Not unrolled: one copy of the reductions and atomics, where eight overflowed the instruction
-  // cache.
-#pragma unroll 1
+  // Unrolled, so that each row's values stay in their registers; the warp reduction and its
+  // atomics are one function called from every row (eight inlined copies overflowed the
+  // instruction cache).
+#pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int y = y0 + r;
-    if (y >= ny) break;                  // the same for the whole warp
-    if (rowOf(rowFg, r) == 0) continue;  // labelled by labelTiles
+    if (y >= ny) break;           // the same for the whole warp
+    if (rowFg[r] == 0) continue;  // labelled by labelTiles
     const int64_t i = sliceBase + int64_t(y) * nx + x;
-    int32_t label = rowOf(node, r);
+    int32_t label = node[r];
     if (x < nx) labels[i] = label;
     if (label > capacity) label = 0;
     const unsigned active = __ballot_sync(0xffffffffu, label > 0);
     if (active == 0) continue;
     const int32_t first = __shfl_sync(0xffffffffu, label, __ffs(active) - 1);
-    const RowSums mine = pixelSums(rowOf(value, r), i, label, x, y, background);
+    const RowSums mine = pixelSums(value[r], i, label, x, y, background);
     if (__all_sync(0xffffffffu, label <= 0 || label == first)) {
       if (runLabel != first) {
-        flush();
+        if (runLabel != 0) sendWarpSums(part, sums, runLabel);
         part = RowSums();
         runLabel = first;
       }
