@@ -150,20 +150,28 @@ struct TileOutputs {
   int32_t *fgStrips, *fgStripCount;
 };
 
-// Appends the tile's strips with foreground to o.fgStrips (rowMask: the tile rows' foreground
-// bits); by the block's first warp.
-__device__ inline void listForegroundStrips(const uint32_t* rowMask, const TileOutputs& o,
-                                            int64_t tile) {
+// Listing the tile's strips with foreground in o.fgStrips, by the block's first warp (lane s:
+// strip s), in two parts: the places are taken (one atomic) before the union–find, and written
+// after it, so that the atomic's round trip does not hold the warp's rows back.
+struct StripSlots {
+  uint32_t listed;  // bit s: strip s has foreground
+  int32_t first;    // in lane 0: the first place taken
+};
+__device__ inline StripSlots takeStripSlots(const uint32_t* rowMask, const TileOutputs& o) {
   const int lane = threadIdx.x;
   uint32_t any = 0;
   if (lane < kTileThreadRows)
     for (int r = 0; r < kRowsPerThread; ++r) any |= rowMask[lane * kRowsPerThread + r];
-  const uint32_t listed = __ballot_sync(0xffffffffu, any != 0);
-  int32_t at = 0;
-  if (lane == 0 && listed) at = atomicAdd(o.fgStripCount, __popc(listed));
-  at = __shfl_sync(0xffffffffu, at, 0);
-  if (any)
-    o.fgStrips[at + __popc(listed & ((1u << lane) - 1u))] =
+  StripSlots slots{__ballot_sync(0xffffffffu, any != 0), 0};
+  if (lane == 0 && slots.listed) slots.first = atomicAdd(o.fgStripCount, __popc(slots.listed));
+  return slots;
+}
+__device__ inline void writeStripSlots(const StripSlots& slots, const TileOutputs& o,
+                                       int64_t tile) {
+  const int lane = threadIdx.x;
+  const int32_t first = __shfl_sync(0xffffffffu, slots.first, 0);
+  if ((slots.listed >> lane) & 1u)
+    o.fgStrips[first + __popc(slots.listed & ((1u << lane) - 1u))] =
         static_cast<int32_t>(tile * kTileThreadRows + lane);
 }
 
@@ -258,6 +266,8 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
   // unrolled, their copies overflowed the instruction cache.
   const int lane = threadIdx.x, warp = threadIdx.y;
   const int x = tileX * kTileW + lane;
+  StripSlots slots{};
+  if (warp == 0) slots = takeStripSlots(rowMask, o);
   const int single = singleRunRoot(rowMask, eight);  // the same for the whole block
   static_assert(kTileH == 64, "a tile's rows with foreground are one 64-bit mask");
   const uint64_t rows = uint64_t(__ballot_sync(0xffffffffu, rowMask[lane] != 0)) |
@@ -306,8 +316,7 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
       rootCounts[segment] = __popc(roots);
     }
   }
-  // Last: the list's atomic would hold the first warp's rows back.
-  if (warp == 0) listForegroundStrips(rowMask, o, tile);
+  if (warp == 0) writeStripSlots(slots, o, tile);
 }
 
 // The tiles of one slice group (grid: tile columns × tile rows × slices), each by a block; the
