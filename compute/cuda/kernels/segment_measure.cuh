@@ -123,14 +123,32 @@ __device__ __noinline__ void sendWarpSums(RowSums part, SourceSums* sums, int32_
   if (threadIdx.x % 32 == 0) addAtomically(sums[label - 1], total);
 }
 
+// Adds a row whose lanes belong to several sources (`label`: the lane's, ≤ 0 none; `mine`: its
+// pixel's sums) to their records: the warp adds up each source's lanes and its first lane sends
+// them, in one set of atomics a source instead of one a pixel, whose atomics on one record queue
+// up behind one another.
+__device__ __noinline__ void sendRowBySource(RowSums mine, int32_t label, SourceSums* sums) {
+  constexpr uint32_t kAll = 0xffffffffu;
+  const int lane = threadIdx.x % 32;
+#pragma unroll 1
+  for (uint32_t left = __ballot_sync(kAll, label > 0); left;) {
+    const int leader = __ffs(left) - 1;
+    const int32_t source = __shfl_sync(kAll, label, leader);
+    const bool member = label == source;
+    const RowSums total = warpSums(member ? mine : RowSums());
+    if (lane == leader) addAtomically(sums[source - 1], total);
+    left &= ~__ballot_sync(kAll, member);
+  }
+}
+
 // Writes the labels of the strip at rows y0 … y0 + 7 of tile column tileX (a warp's; rowFg: its
 // rows' foreground bits, some set) and measures its pixels. A row whose foreground lanes all
 // belong to one source (the usual case) is added to each lane's running sums of that source,
 // which the warp adds up and sends out in one set of atomics when the source changes; other rows
-// add lane by lane. The strip's last such source's sums are not sent but left in `last` (label 0:
-// none), in every lane, for the block to add up with its other warps'. Sources numbered above
-// `capacity` are not measured; rows without foreground are left alone (labelTiles wrote their
-// labels). rootEnds[s]: the number of roots in segments 0 … s.
+// are added up by source (sendRowBySource). The strip's last such source's sums are not sent but
+// left in `last` (label 0: none), in every lane, for the block to add up with its other warps'.
+// Sources numbered above `capacity` are not measured; rows without foreground are left alone
+// (labelTiles wrote their labels). rootEnds[s]: the number of roots in segments 0 … s.
 __device__ inline void relabelStrip(
     const float* __restrict__ in, const int32_t* __restrict__ parent,
     const uint32_t (&rowFg)[kRowsPerThread], const uint32_t* __restrict__ rootMasks,
@@ -199,8 +217,8 @@ __device__ inline void relabelStrip(
         runLabel = first;
       }
       accumulate(part, mine);
-    } else if (label > 0) {
-      addAtomically(sums[label - 1], mine);
+    } else {
+      sendRowBySource(mine, label, sums);
     }
   }
   if (runLabel == 0) return;
