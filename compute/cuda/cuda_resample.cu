@@ -61,8 +61,8 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
   const int64_t inner = axis == 0 ? cur.y * cur.x : cur.x;
   const int64_t outer = axis == 0 ? 1 : cur.z;
   const SplineZoomAxis a = splineZoomAxis(n, nOut, inner);
-  const int64_t columnBlocks =
-      (inner + SplineZoomPolicy::walkThreads - 1) / SplineZoomPolicy::walkThreads;
+  const int64_t blockColumns = int64_t(splineWalkColumns(a)) * SplineZoomPolicy::walkThreads;
+  const int64_t columnBlocks = (inner + blockColumns - 1) / blockColumns;
   if (columnBlocks > INT32_MAX) throw InvalidArgument("resample: the slices are too large");
   const size_t shared = splineWalkSharedBytes(a);
   const SplineWalkKernel kernel = splineZoomWalkFor(a);

@@ -7,8 +7,13 @@
 // segment's coefficients there and writes each output whose four coefficients it holds. Nothing
 // is staged in shared memory but the run's weights, and a coefficient is not read back: the
 // passes that stage and gather in shared memory are held by those reads, not by DRAM.
-// Launch shape: tuning/resample.cuh.
+// Enlarging, where the stores outnumber the loads, a thread walks two neighbouring columns (each
+// load and store a float2): the two columns' recursions interleave, and a window's weights, tests
+// and addresses serve both. Launch shape: tuning/resample.cuh.
 #pragma once
+
+#include <type_traits>
+#include <utility>
 
 #include "compute/cuda/kernels/spline_zoom.cuh"
 
@@ -44,14 +49,16 @@ __device__ __forceinline__ int mirroredAt(int i, int n) {
   return i < n ? i : period - i;
 }
 
-// A segment's 16 samples x(p0) … x(p0 + 15) of a column (from `src`, positions `pitch` apart).
-// No output needs the positions from `end` on: they are read only where the whole segment lies
-// inside the line (a test for each would cost more than the unused loads).
-__device__ __forceinline__ void loadSegment(float (&v)[16], const float* __restrict__ src,
-                                            int64_t pitch, int p0, int end, int n) {
+// A segment's 16 samples x(p0) … x(p0 + 15) of a column, or of two neighbouring columns where V is
+// float2 (from `src`, positions `pitch` V apart). No output needs the positions from `end` on:
+// they are read only where the whole segment lies inside the line (a test for each would cost
+// more than the unused loads).
+template <class V>
+__device__ __forceinline__ void loadSegment(V (&v)[16], const V* __restrict__ src, int64_t pitch,
+                                            int p0, int end, int n) {
   if (p0 >= end) return;
   if (p0 >= 0 && p0 + 16 <= n) {
-    const float* s = src + int64_t(p0) * pitch;
+    const V* s = src + int64_t(p0) * pitch;
 #pragma unroll
     for (int m = 0; m < 16; ++m, s += pitch) v[m] = __ldg(s);
   } else {
@@ -61,16 +68,37 @@ __device__ __forceinline__ void loadSegment(float (&v)[16], const float* __restr
   }
 }
 
+// Column c (0 or 1) of a float or float2 value, and the value made of C columns.
+template <int c>
+__device__ __forceinline__ float columnOf(float v) {
+  return v;
+}
+template <int c>
+__device__ __forceinline__ float columnOf(float2 v) {
+  return c == 0 ? v.x : v.y;
+}
+template <int C>
+using WalkValue = std::conditional_t<C == 1, float, float2>;
+
+// f.template operator()<c>() for c = 0 … C − 1.
+template <int C, class F>
+__device__ __forceinline__ void staticFor(F&& f) {
+  [&]<int... c>(std::integer_sequence<int, c...>) { (f.template operator()<c>(), ...); }
+  (std::make_integer_sequence<int, C>{});
+}
+
 // The array seen as (outer, n, inner) with `inner` = a.lines values between neighbours on the
-// axis: warp w of block (blockIdx.x, blockIdx.y, blockIdx.z) makes columns
-// 32·(kWalkWarps·blockIdx.x + w) … and outputs [o0, o0 + outputsPerBlock) of slab
-// outer0 + blockIdx.z. K: splineWalkWindowOutputs. Offset: int where a.lines ·
-// kMostWindowOutputs fits (splineWalkNarrow), so that the outputs' addresses step in 32-bit
-// multiply–adds; int64_t otherwise.
-template <int K, int kMinBlocks = SplineZoomPolicy::walkBlocksPerSm, class Offset = int64_t>
+// axis: warp w of block (blockIdx.x, blockIdx.y, blockIdx.z) makes C·32 columns from
+// C·32·(kWalkWarps·blockIdx.x + w) (C neighbouring ones a thread: splineWalkColumns) and outputs
+// [o0, o0 + outputsPerBlock) of slab outer0 + blockIdx.z. K: splineWalkWindowOutputs. Offset:
+// int where a.lines · kMostWindowOutputs fits (splineWalkNarrow), so that the outputs' addresses
+// step in 32-bit multiply–adds; int64_t otherwise.
+template <int K, int C = 1, int kMinBlocks = SplineZoomPolicy::walkBlocksPerSm,
+          class Offset = int64_t>
 __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
     splineZoomWalk(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
                    int oBlock0, int64_t outer0) {
+  using V = WalkValue<C>;
   extern __shared__ float4 shared[];
   const int o0 = (oBlock0 + int(blockIdx.y)) * a.outputsPerBlock;
   const int outputs = min(a.outputsPerBlock, a.nOut - o0);
@@ -90,40 +118,63 @@ __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
       for (int m = k + 3; m < endSlots; ++m) ends[m] = outputs;
   }
   __syncthreads();
+  const int64_t columns = a.lines / C;  // in Vs
   const int64_t group = int64_t(blockIdx.x) * kWalkWarps + threadIdx.x / kZoomLines;
-  if (group * kZoomLines >= a.lines) return;
+  if (group * kZoomLines >= columns) return;
   const int64_t column = group * kZoomLines + threadIdx.x % kZoomLines;
-  const bool inside = column < a.lines;
+  const bool inside = column < columns;
   const int64_t outer = outer0 + blockIdx.z;
   // Lanes past the last column load a copy of it and store nothing: no branch per sample.
-  const float* src = in + outer * a.n * a.lines + (inside ? column : a.lines - 1);
-  const int64_t pitch = a.lines;
-  float* d = out + (outer * a.nOut + o0) * pitch + column;  // output o's
-  const Offset step = static_cast<Offset>(pitch);           // from output o to o + 1
+  const V* src =
+      reinterpret_cast<const V*>(in + outer * a.n * a.lines) + (inside ? column : columns - 1);
+  const int64_t pitch = columns;
+  V* d = reinterpret_cast<V*>(out + (outer * a.nOut + o0) * a.lines) + column;  // output o's
+  const Offset step = static_cast<Offset>(pitch);  // from output o to o + 1
   const int start = r.first - kSplineReach, end = r.first + r.count + kSplineReach;
 
-  float cur[16], next[16];  // samples of this segment and the next
-  float left;               // L at the segment's first coefficient
+  V cur[16], next[16];  // samples of this segment and the next
+  float left[C];        // L at the segment's first coefficient, each column's
   {
-    float before[16];
+    V before[16];
     loadSegment(before, src, pitch, start, end, a.n);
     loadSegment(cur, src, pitch, r.first, end, a.n);
-    left = splineLeftStart([&](int m) { return m == 0 ? cur[0] : before[kSplineReach + m]; });
+    staticFor<C>([&]<int c>() {
+      left[c] = splineLeftStart(
+          [&](int m) { return columnOf<c>(m == 0 ? cur[0] : before[kSplineReach + m]); });
+    });
   }
   loadSegment(next, src, pitch, r.first + 16, end, a.n);
-  float held[3] = {0.f, 0.f, 0.f};  // the previous segment's last three coefficients
+  float held[C][3] = {};  // the previous segment's last three coefficients
   int o = 0;
   for (int qa = 0; qa < r.count; qa += 16) {
-    float c[16];
-    const auto x = [&](int m) { return m < 16 ? cur[m] : next[m - 16]; };
-    withSegmentLength(min(16, r.count - qa), [&]<int N>() { splineSegmentFrom<N>(left, x, c); });
-    left = splineLeftStart([&](int m) { return x(16 + m); });
+    float c[C][16];
+    staticFor<C>([&]<int cc>() {
+      const auto x = [&](int m) { return columnOf<cc>(m < 16 ? cur[m] : next[m - 16]); };
+      withSegmentLength(min(16, r.count - qa),
+                        [&]<int N>() { splineSegmentFrom<N>(left[cc], x, c[cc]); });
+      left[cc] = splineLeftStart([&](int m) { return x(16 + m); });
+    });
 #pragma unroll
     for (int m = 0; m < 16; ++m) cur[m] = next[m];
     loadSegment(next, src, pitch, r.first + qa + 32, end, a.n);
     // Window j holds coefficients qa − 3 + j … qa + j: the outputs whose first one is qa − 3 + j.
-    const float w[19] = {held[0], held[1], held[2], c[0],  c[1],  c[2],  c[3],  c[4],  c[5], c[6],
-                         c[7],    c[8],    c[9],    c[10], c[11], c[12], c[13], c[14], c[15]};
+    float w[C][19];
+#pragma unroll
+    for (int cc = 0; cc < C; ++cc) {
+#pragma unroll
+      for (int m = 0; m < 3; ++m) w[cc][m] = held[cc][m];
+#pragma unroll
+      for (int m = 0; m < 16; ++m) w[cc][m + 3] = c[cc][m];
+    }
+    // Output o of the window that starts at w[·][j].
+    const auto valueAt = [&](int j, int oo) {
+      const SplineTap t = taps[oo];
+      if constexpr (C == 1)
+        return splineOf(w[0][j], w[0][j + 1], w[0][j + 2], w[0][j + 3], t);
+      else
+        return float2{splineOf(w[0][j], w[0][j + 1], w[0][j + 2], w[0][j + 3], t),
+                      splineOf(w[1][j], w[1][j + 1], w[1][j + 2], w[1][j + 3], t)};
+    };
 #pragma unroll
     for (int j4 = 0; j4 < 16; j4 += 4) {
       const int4 e = *reinterpret_cast<const int4*>(ends + qa + j4);
@@ -134,21 +185,24 @@ __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
         // any more in a loop.
 #pragma unroll
         for (int k = 0; k < K; ++k) {
-          const float v = splineOf(w[j], w[j + 1], w[j + 2], w[j + 3], taps[o + k]);
+          const V v = valueAt(j, o + k);
           if (inside && o + k < last) d[k * step] = v;
         }
         const int made = min(last - o, K);
         o += made;
         d += made * step;
         for (; o < last; ++o, d += step) {
-          const float v = splineOf(w[j], w[j + 1], w[j + 2], w[j + 3], taps[o]);
+          const V v = valueAt(j, o);
           if (inside) *d = v;
         }
       }
     }
-    held[0] = c[13];
-    held[1] = c[14];
-    held[2] = c[15];
+#pragma unroll
+    for (int cc = 0; cc < C; ++cc) {
+      held[cc][0] = c[cc][13];
+      held[cc][1] = c[cc][14];
+      held[cc][2] = c[cc][15];
+    }
   }
 }
 
@@ -157,27 +211,35 @@ inline bool splineWalkNarrow(const SplineZoomAxis& a) {
   return a.lines <= INT32_MAX / kMostWindowOutputs;
 }
 
+// Columns a thread walks along axis `a`: two where enlarging, if the lines pair up (each pair
+// 8-byte aligned on every row), otherwise one.
+inline int splineWalkColumns(const SplineZoomAxis& a) {
+  return splineWalkWindowOutputs(a) >= 2 && a.lines % 2 == 0 ? 2 : 1;
+}
+
 // The instance of splineZoomWalk for axis `a`.
 using SplineWalkKernel = void (*)(const float*, float*, SplineZoomAxis, int, int64_t);
-template <int kShrinking = SplineZoomPolicy::walkBlocksPerSm,
-          int kEnlarging = SplineZoomPolicy::walkBlocksPerSmEnlarging, class Offset>
+template <class Offset>
 SplineWalkKernel splineZoomWalkWith(const SplineZoomAxis& a) {
+  constexpr int kPairs = SplineZoomPolicy::walkBlocksPerSmPairs;
+  constexpr int kEnlarging = SplineZoomPolicy::walkBlocksPerSmEnlarging;
+  const bool pairs = splineWalkColumns(a) == 2;
   switch (splineWalkWindowOutputs(a)) {
     case 1:
-      return splineZoomWalk<1, kShrinking, Offset>;
+      return splineZoomWalk<1, 1, SplineZoomPolicy::walkBlocksPerSm, Offset>;
     case 2:
-      return splineZoomWalk<2, kEnlarging, Offset>;
+      return pairs ? splineZoomWalk<2, 2, kPairs, Offset>
+                   : splineZoomWalk<2, 1, kEnlarging, Offset>;
     case 3:
-      return splineZoomWalk<3, kEnlarging, Offset>;
+      return pairs ? splineZoomWalk<3, 2, kPairs, Offset>
+                   : splineZoomWalk<3, 1, kEnlarging, Offset>;
     default:
-      return splineZoomWalk<4, kEnlarging, Offset>;
+      return pairs ? splineZoomWalk<4, 2, kPairs, Offset>
+                   : splineZoomWalk<4, 1, kEnlarging, Offset>;
   }
 }
-template <int kShrinking = SplineZoomPolicy::walkBlocksPerSm,
-          int kEnlarging = SplineZoomPolicy::walkBlocksPerSmEnlarging>
-SplineWalkKernel splineZoomWalkFor(const SplineZoomAxis& a) {
-  return splineWalkNarrow(a) ? splineZoomWalkWith<kShrinking, kEnlarging, int>(a)
-                             : splineZoomWalkWith<kShrinking, kEnlarging, int64_t>(a);
+inline SplineWalkKernel splineZoomWalkFor(const SplineZoomAxis& a) {
+  return splineWalkNarrow(a) ? splineZoomWalkWith<int>(a) : splineZoomWalkWith<int64_t>(a);
 }
 
 }  // namespace

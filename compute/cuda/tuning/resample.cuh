@@ -33,7 +33,8 @@ struct SplineZoomPolicy {
   // blocks.
   static constexpr int maxOutputsPerBlock = 1024;
   // Along y and z (kernels/spline_zoom_walk.cuh): 4 warps a block, each its own 32 columns of the
-  // block's run, so that the run's weights are worked out once for 128 columns.
+  // block's run (64 where a thread walks two), so that the run's weights are worked out once for
+  // 128 columns or more.
   static constexpr int walkThreads = 128;
   // Walking blocks an SM holds at once: a thread keeps two segments' samples and one's
   // coefficients in registers (about 95 with five blocks), and enough warps hide the loads'
@@ -41,6 +42,10 @@ struct SplineZoomPolicy {
   // registers) measured faster than five; shrinking, five.
   static constexpr int walkBlocksPerSm = 5;
   static constexpr int walkBlocksPerSmEnlarging = 4;
+  // Enlarging with two columns a thread (twice the samples and coefficients, about 165
+  // registers): three blocks fit without spilling; four (128 registers) spill and measured
+  // slower.
+  static constexpr int walkBlocksPerSmPairs = 3;
 };
 
 }  // namespace stacklens::compute::cuda::tuning
