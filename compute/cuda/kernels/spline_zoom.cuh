@@ -241,7 +241,7 @@ __device__ inline CoefficientRange coefficientsFor(const SplineZoomAxis& a, int 
 
 // Along x: block (blockIdx.x, blockIdx.y) makes outputs [o0, o0 + outputsPerBlock) of rows
 // row0 + 32·blockIdx.y …; a warp loads a row's samples, and writes outputs along the rows, a
-// thread one output of four neighbouring rows. kInPlace: splineCoefficientsInPlace(a).
+// thread one output of eight neighbouring rows. kInPlace: splineCoefficientsInPlace(a).
 template <bool kInPlace>
 __global__ void __launch_bounds__(SplineZoomPolicy::threads,
                                   kInPlace ? SplineZoomPolicy::blocksPerSmInPlace
@@ -284,24 +284,29 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads,
     splineCoefficients<kPitch, kCPitch>(samples + kSplineReach * kPitch + threadIdx.x,
                                         coefficients + threadIdx.x, r.count);
   __syncthreads();
-  // A thread makes one output of four neighbouring rows (a float4 of coefficients per tap).
+  // A thread makes one output of eight neighbouring rows (two float4s of coefficients per tap),
+  // so that each output's weights and offset are read once for eight rows: warp w takes rows
+  // 8·(w mod 4) … and every other 32 outputs from 32·(w / 4).
+  static_assert(kZoomThreadRows == 8, "four groups of eight rows, two warps each");
   const int rows = static_cast<int>(min(int64_t(kZoomLines), a.lines - firstRow));
-  const int l0 = 4 * threadIdx.y;
+  const int group = threadIdx.y % 4;
+  const int l0 = 8 * group;
   if (l0 >= rows) return;
   float* dst = out + (firstRow + l0) * a.nOut;
   // Lane i takes output 23·i mod 32 of each 32: a float4 read is served a quarter-warp at a time,
   // and neighbouring outputs' coefficient rows (about `step` apart) would put rows 8 apart, on
   // the same banks, into one quarter; spread over the 32 they collide less, while each quarter's
   // taps stay on 8 distinct banks (23 is odd) and a warp's stores the same 32 outputs.
-  for (int ob = o0; ob < oEnd; ob += kZoomLines) {
+  for (int ob = o0 + kZoomLines * int(threadIdx.y / 4); ob < oEnd; ob += 2 * kZoomLines) {
     const int o = ob + (23 * threadIdx.x) % kZoomLines;
     if (o >= oEnd) continue;
-    const float4* p = reinterpret_cast<const float4*>(coefficients + offsets[o - o0]) + threadIdx.y;
-    const float4 v = splineAt(p, taps[o - o0], kCPitch / 4);
-    dst[o] = v.x;
-    if (l0 + 1 < rows) dst[a.nOut + o] = v.y;
-    if (l0 + 2 < rows) dst[2 * a.nOut + o] = v.z;
-    if (l0 + 3 < rows) dst[3 * a.nOut + o] = v.w;
+    const float4* p = reinterpret_cast<const float4*>(coefficients + offsets[o - o0]) + 2 * group;
+    const SplineTap w = taps[o - o0];
+    const float4 v = splineAt(p, w, kCPitch / 4), u = splineAt(p + 1, w, kCPitch / 4);
+    const float made[8] = {v.x, v.y, v.z, v.w, u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      if (l0 + i < rows) dst[i * a.nOut + o] = made[i];
   }
 }
 
