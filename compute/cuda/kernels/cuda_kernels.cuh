@@ -45,6 +45,11 @@ __device__ __forceinline__ void copyAsync4(float* shared, const float* global) {
   const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(shared));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(at), "l"(global) : "memory");
 }
+// copyAsync4 to a shared address itself (__cvta_generic_to_shared's), so that a thread's copies
+// into one array can be its address plus constants.
+__device__ __forceinline__ void copyAsync4(unsigned shared, const float* global) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared), "l"(global) : "memory");
+}
 __device__ __forceinline__ void copyAsync16(float* shared, const float* global) {
   const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(shared));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(at), "l"(global) : "memory");

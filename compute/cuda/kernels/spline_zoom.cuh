@@ -239,6 +239,64 @@ __device__ inline CoefficientRange coefficientsFor(const SplineZoomAxis& a, int 
   return {first, last - first + 1};
 }
 
+// Warp-sized chunks of a line's staged positions where a block's run needs at most one segment a
+// thread (splineCoefficientsInPlace): its coefficients and the reach on both sides.
+constexpr int kInPlaceSpanChunks =
+    (SplineZoomPolicy::segment * kZoomThreadRows + 2 * kSplineReach + kZoomLines - 1) / kZoomLines;
+
+// Stages positions start … start + span − 1 of the rows firstRow … firstRow + 31 (mirrored
+// where `interior` is false; zeros past the last row) into samples[position][line], a warp
+// four lines, a lane positions 32 apart. With kChunks > 0 (span ≤ 32·kChunks) the positions are
+// unrolled, so that each copy is the line's addresses plus constants: the general loop spends
+// most of its instructions on addresses and loop control.
+template <int kChunks>
+__device__ __forceinline__ void stageRowSamples(const float* __restrict__ in, float* samples,
+                                                const SplineZoomAxis& a, int64_t firstRow,
+                                                int start, int span, bool interior) {
+  constexpr int kPitch = kRowSamplePitch;
+#pragma unroll(kChunks > 0 ? kZoomLines / kZoomThreadRows : 1)
+  for (int li = 0; li < kZoomLines / kZoomThreadRows; ++li) {
+    const int l = int(threadIdx.y) + li * kZoomThreadRows;
+    const int64_t row = firstRow + l;
+    const float* src = in + row * a.n;
+    if constexpr (kChunks == 0) {
+      if (row >= a.lines) {
+        for (int p = threadIdx.x; p < span; p += kZoomLines) samples[p * kPitch + l] = 0.f;
+      } else if (interior) {
+        for (int p = threadIdx.x; p < span; p += kZoomLines)
+          copyAsync4(samples + p * kPitch + l, src + start + p);
+      } else {
+        for (int p = threadIdx.x; p < span; p += kZoomLines)
+          copyAsync4(samples + p * kPitch + l, src + mirrored(start + p, a.n));
+      }
+    } else {
+      float* s = samples + threadIdx.x * kPitch + l;
+      const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(s));
+      constexpr unsigned kChunkBytes = kZoomLines * kPitch * sizeof(float);
+      if (row >= a.lines) {
+#pragma unroll
+        for (int i = 0; i < kChunks; ++i)
+          if (int(threadIdx.x) + kZoomLines * i < span) s[i * kZoomLines * kPitch] = 0.f;
+      } else if (interior) {
+        // Where the span reaches into the last chunk (every run but a short axis's), the
+        // chunks before it need no test.
+        const float* g = src + start + threadIdx.x;
+        const bool full = span > kZoomLines * (kChunks - 1);
+#pragma unroll
+        for (int i = 0; i < kChunks; ++i)
+          if ((full && i < kChunks - 1) || int(threadIdx.x) + kZoomLines * i < span)
+            copyAsync4(at + i * kChunkBytes, g + kZoomLines * i);
+      } else {
+#pragma unroll
+        for (int i = 0; i < kChunks; ++i) {
+          const int p = int(threadIdx.x) + kZoomLines * i;
+          if (p < span) copyAsync4(at + i * kChunkBytes, src + mirrored(start + p, a.n));
+        }
+      }
+    }
+  }
+}
+
 // Along x: block (blockIdx.x, blockIdx.y) makes outputs [o0, o0 + outputsPerBlock) of rows
 // row0 + 32·blockIdx.y …; a warp loads a row's samples, and writes outputs along the rows, a
 // thread one output of eight neighbouring rows. kInPlace: splineCoefficientsInPlace(a).
@@ -261,19 +319,10 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads,
   const int span = r.count + 2 * kSplineReach;
   const int start = r.first - kSplineReach;
   const bool interior = start >= 0 && start + span <= a.n;
-  for (int l = threadIdx.y; l < kZoomLines; l += kZoomThreadRows) {
-    const int64_t row = firstRow + l;
-    const float* src = in + row * a.n;
-    if (row >= a.lines) {
-      for (int p = threadIdx.x; p < span; p += kZoomLines) samples[p * kPitch + l] = 0.f;
-    } else if (interior) {
-      for (int p = threadIdx.x; p < span; p += kZoomLines)
-        copyAsync4(samples + p * kPitch + l, src + start + p);
-    } else {
-      for (int p = threadIdx.x; p < span; p += kZoomLines)
-        copyAsync4(samples + p * kPitch + l, src + mirrored(start + p, a.n));
-    }
-  }
+  if constexpr (kInPlace)
+    stageRowSamples<kInPlaceSpanChunks>(in, samples, a, firstRow, start, span, interior);
+  else
+    stageRowSamples<0>(in, samples, a, firstRow, start, span, interior);
   splineTaps<kCPitch>(a, o0, oEnd, r.first, taps, offsets);
   waitForAsyncCopies();
   __syncthreads();
