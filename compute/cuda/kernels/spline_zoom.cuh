@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "compute/cuda/kernels/cuda_kernels.cuh"
 #include "compute/cuda/tuning/resample.cuh"
@@ -29,6 +30,13 @@ constexpr int kRowSamplePitch = kZoomLines + 1;
 constexpr int kRowCoefficientPitch = kZoomLines + 4;
 constexpr int kZoomThreadRows = SplineZoomPolicy::threads / kZoomLines;
 static_assert(SplineZoomPolicy::threads % kZoomLines == 0);
+
+// f.template operator()<c>() for c = 0 … C − 1.
+template <int C, class F>
+__device__ __forceinline__ void staticFor(F&& f) {
+  [&]<int... c>(std::integer_sequence<int, c...>) { (f.template operator()<c>(), ...); }
+  (std::make_integer_sequence<int, C>{});
+}
 
 // The prefilter's impulse response is √3·z^|k| with z = √3 − 2, the inverse of the cubic
 // B-spline's (z + 4 + z⁻¹)/6. Its sums are cut after 16 terms each way, where |z|^17 < 2e-10:
@@ -247,19 +255,19 @@ constexpr int kInPlaceSpanChunks =
 // Stages positions start … start + span − 1 of the rows firstRow … firstRow + 31 (mirrored
 // where `interior` is false; zeros past the last row) into samples[position][line], a warp
 // four lines, a lane positions 32 apart. With kChunks > 0 (span ≤ 32·kChunks) the positions are
-// unrolled, so that each copy is the line's addresses plus constants: the general loop spends
-// most of its instructions on addresses and loop control.
+// unrolled and everything but the line is worked out once (which chunks a lane copies, the
+// mirrored positions), so that each copy is a line's addresses plus constants: the general loop
+// spends most of its instructions on addresses and loop control.
 template <int kChunks>
 __device__ __forceinline__ void stageRowSamples(const float* __restrict__ in, float* samples,
                                                 const SplineZoomAxis& a, int64_t firstRow,
                                                 int start, int span, bool interior) {
   constexpr int kPitch = kRowSamplePitch;
-#pragma unroll(kChunks > 0 ? kZoomLines / kZoomThreadRows : 1)
-  for (int li = 0; li < kZoomLines / kZoomThreadRows; ++li) {
-    const int l = int(threadIdx.y) + li * kZoomThreadRows;
-    const int64_t row = firstRow + l;
-    const float* src = in + row * a.n;
-    if constexpr (kChunks == 0) {
+  constexpr int kLinesPerWarp = kZoomLines / kZoomThreadRows;
+  if constexpr (kChunks == 0) {
+    for (int l = threadIdx.y; l < kZoomLines; l += kZoomThreadRows) {
+      const int64_t row = firstRow + l;
+      const float* src = in + row * a.n;
       if (row >= a.lines) {
         for (int p = threadIdx.x; p < span; p += kZoomLines) samples[p * kPitch + l] = 0.f;
       } else if (interior) {
@@ -269,32 +277,59 @@ __device__ __forceinline__ void stageRowSamples(const float* __restrict__ in, fl
         for (int p = threadIdx.x; p < span; p += kZoomLines)
           copyAsync4(samples + p * kPitch + l, src + mirrored(start + p, a.n));
       }
-    } else {
-      float* s = samples + threadIdx.x * kPitch + l;
-      const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(s));
-      constexpr unsigned kChunkBytes = kZoomLines * kPitch * sizeof(float);
-      if (row >= a.lines) {
+    }
+  } else {
+    constexpr unsigned kChunkBytes = kZoomLines * kPitch * sizeof(float);
+    const int lane = threadIdx.x;
+    // Whether the span holds chunk i's position of this lane: where the span reaches into the
+    // last chunk (every run but a short axis's), the chunks before it need no test.
+    const bool full = span > kZoomLines * (kChunks - 1);
+    bool inSpan[kChunks];
 #pragma unroll
-        for (int i = 0; i < kChunks; ++i)
-          if (int(threadIdx.x) + kZoomLines * i < span) s[i * kZoomLines * kPitch] = 0.f;
-      } else if (interior) {
-        // Where the span reaches into the last chunk (every run but a short axis's), the
-        // chunks before it need no test.
-        const float* g = src + start + threadIdx.x;
-        const bool full = span > kZoomLines * (kChunks - 1);
+    for (int i = 0; i < kChunks; ++i)
+      inSpan[i] = (full && i < kChunks - 1) || lane + kZoomLines * i < span;
+    int64_t row = firstRow + threadIdx.y;
+    const float* src = in + row * a.n;
+    const int64_t lineStep = int64_t(kZoomThreadRows) * a.n;
+    float* s = samples + lane * kPitch + threadIdx.y;
+    unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(s));
+    // Each line in turn: zeros past the last row, else chunk i's sample at `from(i)` of the line.
+    const auto lines = [&](const auto& from) {
 #pragma unroll
-        for (int i = 0; i < kChunks; ++i)
-          if ((full && i < kChunks - 1) || int(threadIdx.x) + kZoomLines * i < span)
-            copyAsync4(at + i * kChunkBytes, g + kZoomLines * i);
-      } else {
+      for (int li = 0; li < kLinesPerWarp; ++li) {
+        if (row >= a.lines) {
 #pragma unroll
-        for (int i = 0; i < kChunks; ++i) {
-          const int p = int(threadIdx.x) + kZoomLines * i;
-          if (p < span) copyAsync4(at + i * kChunkBytes, src + mirrored(start + p, a.n));
+          for (int i = 0; i < kChunks; ++i)
+            if (inSpan[i]) s[i * kZoomLines * kPitch] = 0.f;
+        } else {
+#pragma unroll
+          for (int i = 0; i < kChunks; ++i)
+            if (inSpan[i]) copyAsync4(at + i * kChunkBytes, src + from(i));
         }
+        row += kZoomThreadRows;
+        src += lineStep;
+        s += kZoomThreadRows;
+        at += kZoomThreadRows * sizeof(float);
       }
+    };
+    if (interior) {
+      lines([&](int i) { return start + lane + kZoomLines * i; });
+    } else {
+      int mirroredAt[kChunks];  // the same positions for every line
+#pragma unroll
+      for (int i = 0; i < kChunks; ++i)
+        mirroredAt[i] = mirrored(start + lane + kZoomLines * i, a.n);
+      lines([&](int i) { return mirroredAt[i]; });
     }
   }
+}
+
+// *at = v where i < left, as a predicated store rather than a branch around one.
+template <int i>
+__device__ __forceinline__ void storeBelow(int left, float* at, float v) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.gt.s32 p, %0, %1;\n @p st.global.f32 [%2], %3;\n}\n" ::"r"(left),
+      "n"(i), "l"(at), "f"(v));
 }
 
 // Along x: block (blockIdx.x, blockIdx.y) makes outputs [o0, o0 + outputsPerBlock) of rows
@@ -353,9 +388,7 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads,
     const SplineTap w = taps[o - o0];
     const float4 v = splineAt(p, w, kCPitch / 4), u = splineAt(p + 1, w, kCPitch / 4);
     const float made[8] = {v.x, v.y, v.z, v.w, u.x, u.y, u.z, u.w};
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-      if (l0 + i < rows) dst[i * a.nOut + o] = made[i];
+    staticFor<8>([&]<int i>() { storeBelow<i>(rows - l0, dst + i * a.nOut + o, made[i]); });
   }
 }
 

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <type_traits>
-#include <utility>
 
 #include "compute/cuda/kernels/spline_zoom.cuh"
 
@@ -79,13 +78,6 @@ __device__ __forceinline__ float columnOf(float2 v) {
 }
 template <int C>
 using WalkValue = std::conditional_t<C == 1, float, float2>;
-
-// f.template operator()<c>() for c = 0 … C − 1.
-template <int C, class F>
-__device__ __forceinline__ void staticFor(F&& f) {
-  [&]<int... c>(std::integer_sequence<int, c...>) { (f.template operator()<c>(), ...); }
-  (std::make_integer_sequence<int, C>{});
-}
 
 // The array seen as (outer, n, inner) with `inner` = a.lines values between neighbours on the
 // axis: warp w of block (blockIdx.x, blockIdx.y, blockIdx.z) makes C·32 columns from
