@@ -117,6 +117,7 @@ Timing timeIt(Backend& gpu, const Image& host,
   gpu.device().timeOperations(true);
   for (int i = 0; i < runs; ++i) {
     Image r = op(dev, onDevice);
+    gpu.synchronize();  // waited for as the wall's runs wait
     e.push_back(gpu.device().lastDeviceMs() * 1e-3);
   }
   gpu.device().timeOperations(false);
