@@ -60,8 +60,13 @@ class CudaBackend final : public Backend, public DeviceControl {
   double lastDeviceMs() const override {
     if (!timed_) return -1.0;
     float ms = 0.f;
-    if (cudaEventSynchronize(opStop_) != cudaSuccess ||
-        cudaEventElapsedTime(&ms, opStart_, opStop_) != cudaSuccess) {
+    try {
+      ctx_->waitFor(opStop_);
+    } catch (const std::exception&) {
+      cudaGetLastError();
+      return -1.0;
+    }
+    if (cudaEventElapsedTime(&ms, opStart_, opStop_) != cudaSuccess) {
       cudaGetLastError();
       return -1.0;
     }
