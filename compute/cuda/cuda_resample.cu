@@ -3,7 +3,8 @@
 // o·(n_in−1)/(n_out−1), along x in shared memory (kernels/spline_zoom.cuh), along y or z in a
 // thread's registers as it walks a column (kernels/spline_zoom_walk.cuh); order 1 gathers 2
 // taps from the samples, one thread per output with neighbouring threads along x, so that its
-// loads are coalesced (kernels/resample.cuh). Launch shapes: tuning/resample.cuh.
+// loads are coalesced (kernels/resample.cuh). Launch shapes: tuning/resample.cuh. The cubic passes
+// are programmatic dependent launches: each one's blocks start while the pass before finishes.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -31,17 +32,38 @@ void overGrid(const Shape& s, Launch launch) {
   }
 }
 
+// Launches a pass so that, from sm_90 on, its blocks may start while the previous pass's last
+// blocks run (programmatic dependent launch: the kernels wait for the previous pass's results
+// where they first read them).
+template <class... Params, class... Args>
+void launchAfterPreviousPass(const ContextPtr& ctx, void (*kernel)(Params...), dim3 grid,
+                             dim3 threads, size_t shared, Args... args) {
+  int major = 0;
+  SL_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device()));
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = threads;
+  config.dynamicSmemBytes = shared;
+  config.stream = ctx->stream();
+  cudaLaunchAttribute overlap[1];
+  overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = overlap;
+  config.numAttrs = major >= 9 ? 1 : 0;
+  SL_CUDA(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+}
+
 // One axis of the cubic zoom: `in` of shape `cur` to `out` with nOut values along `axis`.
 void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const Shape& cur, int axis,
                      int64_t nOut) {
-  cudaStream_t st = ctx->stream();
   constexpr int kMaxGrid = 65535;
   const dim3 threads(kZoomLines, kZoomThreadRows);
   // Long runs of outputs (large enlargements) need more than the 48 KiB of shared memory a launch
-  // gets unasked.
+  // gets unasked. (Not asked otherwise: the call sits before the first pass's launch.)
   const auto allowShared = [](const void* kernel, size_t bytes) {
-    SL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(bytes)));
+    if (bytes > 48 * 1024)
+      SL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(bytes)));
   };
   if (axis == 2) {
     const SplineZoomAxis a = splineZoomAxis(cur.x, nOut, cur.z * cur.y);
@@ -52,8 +74,7 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
     for (int64_t b0 = 0; b0 < rowBlocks; b0 += kMaxGrid) {
       dim3 grid(blocksFor(a.nOut, a.outputsPerBlock),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, rowBlocks - b0)));
-      kernel<<<grid, threads, shared, st>>>(in, out, a, b0 * kZoomLines);
-      SL_LAUNCHED();
+      launchAfterPreviousPass(ctx, kernel, grid, threads, shared, in, out, a, b0 * kZoomLines);
     }
     return;
   }
@@ -73,8 +94,8 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
       dim3 grid(static_cast<unsigned>(columnBlocks),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outputBlocks - o0)),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outer - s0)));
-      kernel<<<grid, SplineZoomPolicy::walkThreads, shared, st>>>(in, out, a, int(o0), s0);
-      SL_LAUNCHED();
+      launchAfterPreviousPass(ctx, kernel, grid, SplineZoomPolicy::walkThreads, shared, in, out, a,
+                              int(o0), s0);
     }
 }
 
