@@ -9,7 +9,8 @@
 // passes that stage and gather in shared memory are held by those reads, not by DRAM.
 // Enlarging, where the stores outnumber the loads, a thread walks two neighbouring columns (each
 // load and store a float2): the two columns' recursions interleave, and a window's weights, tests
-// and addresses serve both. Launch shape: tuning/resample.cuh.
+// and addresses serve both. The positions that neighbouring runs share are kept in L2 for their
+// second read (loadKept). Launch shape: tuning/resample.cuh.
 #pragma once
 
 #include <type_traits>
@@ -48,22 +49,49 @@ __device__ __forceinline__ int mirroredAt(int i, int n) {
   return i < n ? i : period - i;
 }
 
+// A read-only load that asks L2 to keep the line (evict-last). For a run's first positions: the run
+// before reads them too, at its end, while its blocks run beside this one's; with the normal policy
+// the lines streamed in between push them out of L2 and they come from DRAM twice.
+__device__ __forceinline__ float loadKept(const float* p) {
+  float v;
+  asm("{\n .reg .b64 q;\n createpolicy.fractional.L2::evict_last.b64 q, 1.0;\n"
+      " ld.global.nc.L2::cache_hint.f32 %0, [%1], q;\n}"
+      : "=f"(v)
+      : "l"(p));
+  return v;
+}
+__device__ __forceinline__ float2 loadKept(const float2* p) {
+  float2 v;
+  asm("{\n .reg .b64 q;\n createpolicy.fractional.L2::evict_last.b64 q, 1.0;\n"
+      " ld.global.nc.L2::cache_hint.v2.f32 {%0, %1}, [%2], q;\n}"
+      : "=f"(v.x), "=f"(v.y)
+      : "l"(p));
+  return v;
+}
+template <bool kKeep, class V>
+__device__ __forceinline__ V loadSample(const V* p) {
+  if constexpr (kKeep)
+    return loadKept(p);
+  else
+    return __ldg(p);
+}
+
 // A segment's 16 samples x(p0) … x(p0 + 15) of a column, or of two neighbouring columns where V is
 // float2 (from `src`, positions `pitch` V apart). No output needs the positions from `end` on:
 // they are read only where the whole segment lies inside the line (a test for each would cost
 // more than the unused loads).
-template <class V>
+template <bool kKeep = false, class V>
 __device__ __forceinline__ void loadSegment(V (&v)[16], const V* __restrict__ src, int64_t pitch,
                                             int p0, int end, int n) {
   if (p0 >= end) return;
   if (p0 >= 0 && p0 + 16 <= n) {
     const V* s = src + int64_t(p0) * pitch;
 #pragma unroll
-    for (int m = 0; m < 16; ++m, s += pitch) v[m] = __ldg(s);
+    for (int m = 0; m < 16; ++m, s += pitch) v[m] = loadSample<kKeep>(s);
   } else {
 #pragma unroll
     for (int m = 0; m < 16; ++m)
-      if (p0 + m < end) v[m] = __ldg(src + int64_t(mirroredAt(p0 + m, n)) * pitch);
+      if (p0 + m < end) v[m] = loadSample<kKeep>(src + int64_t(mirroredAt(p0 + m, n)) * pitch);
   }
 }
 
@@ -130,14 +158,20 @@ __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
   float left[C];        // L at the segment's first coefficient, each column's
   {
     V before[16];
-    loadSegment(before, src, pitch, start, end, a.n);
-    loadSegment(cur, src, pitch, r.first, end, a.n);
+    if (o0 > 0) {  // the run before reads these positions again at its end
+      loadSegment<true>(before, src, pitch, start, end, a.n);
+      loadSegment<true>(cur, src, pitch, r.first, end, a.n);
+      loadSegment<true>(next, src, pitch, r.first + 16, end, a.n);
+    } else {
+      loadSegment(before, src, pitch, start, end, a.n);
+      loadSegment(cur, src, pitch, r.first, end, a.n);
+      loadSegment(next, src, pitch, r.first + 16, end, a.n);
+    }
     staticFor<C>([&]<int c>() {
       left[c] = splineLeftStart(
           [&](int m) { return columnOf<c>(m == 0 ? cur[0] : before[kSplineReach + m]); });
     });
   }
-  loadSegment(next, src, pitch, r.first + 16, end, a.n);
   float held[C][3] = {};  // the previous segment's last three coefficients
   int o = 0;
   for (int qa = 0; qa < r.count; qa += 16) {
