@@ -88,6 +88,9 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
   const size_t shared = splineWalkSharedBytes(a);
   const SplineWalkKernel kernel = splineZoomWalkFor(a);
   allowShared(reinterpret_cast<const void*>(kernel), shared);
+  // Along y the slabs go last first: the x pass before wrote them in order, so its last ones may
+  // still be in L2 (along z there is one slab).
+  const bool lastSlabsFirst = axis == 1;
   const int64_t outputBlocks = blocksFor(a.nOut, a.outputsPerBlock);
   for (int64_t o0 = 0; o0 < outputBlocks; o0 += kMaxGrid)
     for (int64_t s0 = 0; s0 < outer; s0 += kMaxGrid) {
@@ -95,7 +98,7 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outputBlocks - o0)),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outer - s0)));
       launchAfterPreviousPass(ctx, kernel, grid, SplineZoomPolicy::walkThreads, shared, in, out, a,
-                              int(o0), s0);
+                              int(o0), s0, lastSlabsFirst);
     }
 }
 

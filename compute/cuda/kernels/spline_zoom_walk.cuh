@@ -110,14 +110,16 @@ using WalkValue = std::conditional_t<C == 1, float, float2>;
 // The array seen as (outer, n, inner) with `inner` = a.lines values between neighbours on the
 // axis: warp w of block (blockIdx.x, blockIdx.y, blockIdx.z) makes C·32 columns from
 // C·32·(kWalkWarps·blockIdx.x + w) (C neighbouring ones a thread: splineWalkColumns) and outputs
-// [o0, o0 + outputsPerBlock) of slab outer0 + blockIdx.z. K: splineWalkWindowOutputs. Offset:
-// int where a.lines · kMostWindowOutputs fits (splineWalkNarrow), so that the outputs' addresses
-// step in 32-bit multiply–adds; int64_t otherwise.
+// [o0, o0 + outputsPerBlock) of slab outer0 + blockIdx.z, or with lastSlabsFirst of slab
+// outer0 + gridDim.z − 1 − blockIdx.z: the pass before wrote the last slabs last, and they may
+// still be in L2. K: splineWalkWindowOutputs. Offset: int where a.lines · kMostWindowOutputs fits
+// (splineWalkNarrow), so that the outputs' addresses step in 32-bit multiply–adds; int64_t
+// otherwise.
 template <int K, int C = 1, int kMinBlocks = SplineZoomPolicy::walkBlocksPerSm,
           class Offset = int64_t>
 __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
     splineZoomWalk(const float* __restrict__ in, float* __restrict__ out, SplineZoomAxis a,
-                   int oBlock0, int64_t outer0) {
+                   int oBlock0, int64_t outer0, bool lastSlabsFirst) {
   using V = WalkValue<C>;
   extern __shared__ float4 shared[];
   const int o0 = (oBlock0 + int(blockIdx.y)) * a.outputsPerBlock;
@@ -145,7 +147,7 @@ __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
   if (group * kZoomLines >= columns) return;
   const int64_t column = group * kZoomLines + threadIdx.x % kZoomLines;
   const bool inside = column < columns;
-  const int64_t outer = outer0 + blockIdx.z;
+  const int64_t outer = outer0 + (lastSlabsFirst ? gridDim.z - 1 - blockIdx.z : blockIdx.z);
   // Lanes past the last column load a copy of it and store nothing: no branch per sample.
   const V* src =
       reinterpret_cast<const V*>(in + outer * a.n * a.lines) + (inside ? column : columns - 1);
@@ -246,7 +248,7 @@ inline int splineWalkColumns(const SplineZoomAxis& a) {
 }
 
 // The instance of splineZoomWalk for axis `a`.
-using SplineWalkKernel = void (*)(const float*, float*, SplineZoomAxis, int, int64_t);
+using SplineWalkKernel = void (*)(const float*, float*, SplineZoomAxis, int, int64_t, bool);
 template <class Offset>
 SplineWalkKernel splineZoomWalkWith(const SplineZoomAxis& a) {
   constexpr int kPairs = SplineZoomPolicy::walkBlocksPerSmPairs;
