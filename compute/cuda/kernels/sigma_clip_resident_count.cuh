@@ -192,7 +192,7 @@ __device__ inline void noteListed(ResidentState& s, uint32_t listed) {
 template <class WhileFolding>
 __device__ BlockSums reduceBlock(const BlockSums& own, uint32_t count, WhileFolding whileFolding) {
   constexpr int kWarps = kResidentThreads / 32;
-  __shared__ double warpSum[kWarps], warpSquares[kWarps];
+  __shared__ __align__(16) double warpSum[kWarps], warpSquares[kWarps];
   __shared__ uint32_t warpCount[kWarps], warpMin[kWarps], warpMax[kWarps], warpBelow[kWarps];
   double sum = own.sum, squares = own.sumSquares;
   for (int offset = 1; offset < 32; offset *= 2) {
@@ -222,10 +222,18 @@ __device__ BlockSums reduceBlock(const BlockSums& own, uint32_t count, WhileFold
     // unused); a lane each for the integer fields.
     static_assert(kWarps == 32, "a lane for each warp");
     const int lane = threadIdx.x;
-    const double* parts = lane == 1 ? warpSquares : warpSum;
-    double total = parts[0];
+    // The parts are read into registers ahead of the adds, two a load, rather than one shared
+    // load before each add; the adds and their order are those of a loop over the warps.
+    const double2* parts = reinterpret_cast<const double2*>(lane == 1 ? warpSquares : warpSum);
+    double2 part[kWarps / 2];
 #pragma unroll
-    for (int w = 1; w < kWarps; ++w) total += parts[w];
+    for (int k = 0; k < kWarps / 2; ++k) part[k] = parts[k];
+    double total = part[0].x;
+#pragma unroll
+    for (int k = 0; k < kWarps / 2; ++k) {
+      if (k > 0) total += part[k].x;
+      total += part[k].y;
+    }
     const double totalSquares = __shfl_sync(0xffffffffu, total, 1);
     const uint32_t blockCount = __reduce_add_sync(0xffffffffu, warpCount[lane]),
                    blockMin = __reduce_min_sync(0xffffffffu, warpMin[lane]),

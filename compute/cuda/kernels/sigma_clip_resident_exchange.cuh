@@ -186,8 +186,18 @@ __device__ void addSlots(BlockSums* allSlots, ResidentState& s, BinPair windowPa
   }
   asm volatile("bar.sync 1, %0;" ::"r"(slotWarps * 32) : "memory");
   if (warp < 2) {
+    // The lane's staged sums are read into registers ahead of its adds (as in reduceBlock).
+    const double* column = reinterpret_cast<const double*>(staged) + (warp == 0 ? 0 : 1);
+    double part[kMostSlotWarps];
+#pragma unroll
+    for (int k = 0; k < kMostSlotWarps; ++k) {
+      const int b = lane + 32 * k;
+      part[k] = b < blocks ? column[2 * b] : 0.0;
+    }
     double own = 0.0;
-    for (int b = lane; b < blocks; b += 32) own += warp == 0 ? staged[b].x : staged[b].y;
+#pragma unroll
+    for (int k = 0; k < kMostSlotWarps; ++k)
+      if (lane + 32 * k < blocks) own += part[k];
     for (int offset = 16; offset > 0; offset /= 2)
       own += __shfl_down_sync(0xffffffffu, own, offset);
     if (lane == 0) (warp == 0 ? s.total.sum : s.total.sumSquares) = own;
