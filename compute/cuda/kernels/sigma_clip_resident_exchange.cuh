@@ -142,17 +142,18 @@ __device__ inline void noteRun(ResidentState& s, BinPair pair) {
 // sums keep the order of one warp whose lanes each add the slots lane, lane + 32, ... and then
 // the lanes at offsets 16, 8, 4, 2 and 1: they are staged in `staged` (room for
 // kMostResidentBlocks pairs), and warp 0 adds the sums in that order, warp 1 the sums of squares.
-// The integer fields (in any order) are summed by warp, then by thread 0, which works out the
-// ranks. The slots' warps meet at a barrier of their own before those adds. Each warp also sums
-// its run of the summed window histogram (windowPair: its lanes' pairs) for pickWindowBin, once
-// its slot loads are out.
+// The integer fields (in any order) are summed by warp, then by warp 2 while warps 0 and 1 add
+// the doubles; its first lane works out the ranks. The slots' warps meet at a barrier of their
+// own before those adds. Each warp also sums its run of the summed window histogram (windowPair:
+// its lanes' pairs) for pickWindowBin, once its slot loads are out.
 __device__ void addSlots(BlockSums* allSlots, ResidentState& s, BinPair windowPair,
                          double2* staged) {
   constexpr int kWarps = kResidentThreads / 32, kMostSlotWarps = (kMostResidentBlocks + 31) / 32;
   static_assert(kMostSlotWarps <= kWarps, "a thread for each slot");
   const SlotColumns slots = slotColumns(allSlots, s.phase - 1);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, blocks = int(gridDim.x);
-  const int slotWarps = max(2, (blocks + 31) / 32);  // warps 0 and 1 add the doubles
+  // Warps 0 and 1 add the doubles while warp 2 adds the integer fields.
+  const int slotWarps = max(3, (blocks + 31) / 32);
   __shared__ uint32_t partCount[kMostSlotWarps], partBelow[kMostSlotWarps],
       partInWindow[kMostSlotWarps], partMost[kMostSlotWarps], partMin[kMostSlotWarps],
       partMax[kMostSlotWarps];
@@ -202,29 +203,32 @@ __device__ void addSlots(BlockSums* allSlots, ResidentState& s, BinPair windowPa
       own += __shfl_down_sync(0xffffffffu, own, offset);
     if (lane == 0) (warp == 0 ? s.total.sum : s.total.sumSquares) = own;
   }
-  if (threadIdx.x == 0) {
-    BlockSums& total = s.total;
-    total.count = 0;
-    total.minKey = 0xffffffffu;
-    total.maxKey = total.below = total.inWindow = total.mostInWindow = 0;
-    for (int w = 0; w < slotWarps; ++w) {
-      total.count += partCount[w];
-      total.below += partBelow[w];
-      total.inWindow += partInWindow[w];
-      total.mostInWindow = max(total.mostInWindow, partMost[w]);
-      total.minKey = min(total.minKey, partMin[w]);
-      total.maxKey = max(total.maxKey, partMax[w]);
+  if (warp == 2) {
+    const bool part = lane < slotWarps;
+    const uint32_t count = __reduce_add_sync(0xffffffffu, part ? partCount[lane] : 0u),
+                   below = __reduce_add_sync(0xffffffffu, part ? partBelow[lane] : 0u),
+                   inWindow = __reduce_add_sync(0xffffffffu, part ? partInWindow[lane] : 0u),
+                   most = __reduce_max_sync(0xffffffffu, part ? partMost[lane] : 0u),
+                   minKey = __reduce_min_sync(0xffffffffu, part ? partMin[lane] : 0xffffffffu),
+                   maxKey = __reduce_max_sync(0xffffffffu, part ? partMax[lane] : 0u);
+    if (lane == 0) {
+      BlockSums& total = s.total;
+      total.count = count;
+      total.below = below;
+      total.inWindow = inWindow;
+      total.mostInWindow = most;
+      total.minKey = minKey;
+      total.maxKey = maxKey;
+      const unsigned long long n = count, rank0 = n > 0 ? (n - 1) / 2 : 0, rank1 = n / 2;
+      // Whether the window holds both middle ranks: then they are ranked within it.
+      const bool hit = below <= rank0 && rank1 < below + inWindow;
+      s.hit = hit;
+      Selection& sel = s.selection;
+      sel.rank[0] = s.windowRank[0] = rank0 - (hit ? below : 0);
+      sel.rank[1] = s.windowRank[1] = rank1 - (hit ? below : 0);
+      sel.prefix[0] = sel.prefix[1] = hit ? s.window.low : 0u;
+      s.same = true;
     }
-    const unsigned long long n = total.count, rank0 = n > 0 ? (n - 1) / 2 : 0, rank1 = n / 2;
-    // Whether the window holds both middle ranks: then they are ranked within it.
-    const uint32_t before = total.below;
-    const bool hit = before <= rank0 && rank1 < before + total.inWindow;
-    s.hit = hit;
-    Selection& sel = s.selection;
-    sel.rank[0] = s.windowRank[0] = rank0 - (hit ? before : 0);
-    sel.rank[1] = s.windowRank[1] = rank1 - (hit ? before : 0);
-    sel.prefix[0] = sel.prefix[1] = hit ? s.window.low : 0u;
-    s.same = true;
   }
   __syncthreads();
 }

@@ -4,8 +4,6 @@
 // summed histogram: the bin of each middle rank. (For compute/cuda/*.cu only.)
 #pragma once
 
-#include <cooperative_groups.h>
-
 #include <cuda_runtime.h>
 
 #include <cfloat>
@@ -58,6 +56,9 @@ struct PhaseSet {
 struct ResidentWorkspace {
   PhaseSet sets[3];
   int phase;
+  // The grid barrier's counter (gridSyncToNextPhase): its top bit flips as the last block
+  // arrives, and the rest comes back to where it was, so it carries over from launch to launch.
+  unsigned barrier;
   // The last run's first evaluation's lower middle key: this run's first window is around it,
   // 2^(firstHalfBits + 1) keys wide (four times that key's last move between runs).
   uint32_t firstMedianKey;
@@ -112,22 +113,44 @@ __device__ inline PhaseSet& phaseSet(ResidentWorkspace* ws, int phase) {
   return ws->sets[phase % 3];
 }
 
+// The grid-wide barrier as cooperative groups' (one thread of each block arrives with a release
+// add and polls with acquire loads), which also moves the block to the next phase between the
+// block's barriers around it. Block 0 adds 2^31 - (blocks - 1), the others 1: the counter's top
+// bit flips once all have arrived.
+__device__ void gridSyncToNextPhase(ResidentWorkspace* ws, ResidentState& s) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    ++s.phase;
+    const unsigned add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
+    unsigned arrived, now;
+    asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;"
+                 : "=r"(arrived)
+                 : "l"(&ws->barrier), "r"(add)
+                 : "memory");
+    do {
+      asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(&ws->barrier) : "memory");
+    } while (((arrived ^ now) & 0x80000000u) == 0);
+  }
+  __syncthreads();
+}
+
 // Adds the block's histograms into the phase's set, clears the set after it (block 0), and waits
 // for every block.
 __device__ void endPhase(ResidentWorkspace* ws, ResidentState& s, uint32_t (&hist)[2][kBins],
                          int histograms) {
-  __syncthreads();
-  uint32_t* set = &phaseSet(ws, s.phase).histogram[0][0];
-  for (int h = 0; h < histograms; ++h)
-    for (int i = threadIdx.x; i < kBins; i += blockDim.x)
-      if (hist[h][i]) atomicAdd(&set[h * kBins + i], hist[h][i]);
+  const int phase = s.phase;
+  if (histograms > 0) {
+    __syncthreads();  // the histograms are complete
+    uint32_t* set = &phaseSet(ws, phase).histogram[0][0];
+    for (int h = 0; h < histograms; ++h)
+      for (int i = threadIdx.x; i < kBins; i += blockDim.x)
+        if (hist[h][i]) atomicAdd(&set[h * kBins + i], hist[h][i]);
+  }
   if (blockIdx.x == 0) {
-    PhaseSet& next = phaseSet(ws, s.phase + 1);
+    PhaseSet& next = phaseSet(ws, phase + 1);
     for (int i = threadIdx.x; i < 2 * kBins; i += blockDim.x) (&next.histogram[0][0])[i] = 0;
   }
-  cooperative_groups::this_grid().sync();
-  if (threadIdx.x == 0) ++s.phase;
-  __syncthreads();
+  gridSyncToNextPhase(ws, s);
 }
 
 // Inclusive sum over the warp's lanes.
