@@ -1,14 +1,15 @@
 // Segmentation on the GPU: threshold and connected components by a block-based lock-free union–
-// find (each tile labelled in shared memory, then the tiles joined across their borders with
-// atomicMin, so a component's root is its smallest raster index), the roots numbered in raster
-// order (SciPy's) from per-segment root bits and a scan of their counts, and the relabelling
-// fused with the per-source measurements. Background dominates a sky: the thresholding writes
-// each 32-pixel segment's foreground bits and the labels of the segments without foreground,
-// and lists the strips with some, so that the later passes leave the rest alone. The host waits
-// once, at the end: the table entries are published into mapped host memory. Components below
-// the minimum size are dropped after they are measured. Kernels: kernels/segment.cuh
-// (labelling), segment_measure.cuh (relabelling and measuring), segment_sources.cuh (the table);
-// scratch: host/segment_scratch.cuh; launch shapes: tuning/segment.cuh.
+// find (each tile labelled in shared memory, then joined to its labelled neighbours across their
+// borders with atomicMin in the same launch, so a component's root is its smallest raster
+// index), the roots numbered in raster order (SciPy's) from per-segment root bits and a scan of
+// their counts, and the relabelling fused with the per-source measurements. Background dominates a
+// sky: the thresholding writes each 32-pixel segment's foreground bits and the labels of the
+// segments without foreground, and lists the strips with some, so that the later passes leave the
+// rest alone. The host waits once, at the end: the table entries are published into mapped host
+// memory. Components below the minimum size are dropped after they are measured. Kernels:
+// kernels/segment.cuh (labelling), segment_measure.cuh (relabelling and measuring),
+// segment_sources.cuh (the table); scratch: host/segment_scratch.cuh; launch shapes:
+// tuning/segment.cuh.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -47,24 +48,24 @@ struct SegmentRun {
   int32_t* labels;
 };
 
-// Thresholds and labels the components (a root: a component's first pixel in raster order), and
-// writes the background segments' final labels; clears the first sources' sums.
+// Thresholds and labels the components (a root: a component's first pixel in raster order), the
+// tiles joined as they finish, and writes the background segments' final labels; clears the
+// first sources' sums.
 void labelComponents(const ContextPtr& ctx, const SegmentRun& r) {
   cudaStream_t st = ctx->stream();
   const SegmentGrid& g = r.g;
   SegmentScratch& w = r.w;
+  SegmentTileState& state = segmentTileState(ctx);
+  const SegmentTileState::Turn turn = state.next(g.tiles);
+  const TileOutputs out = w.tileOutputs(r.labels, turn);
   const int ny = int(g.s.y), nx = int(g.s.x);
   const dim3 tile(kTileW, kTileThreadRows);
-  for (int64_t z0 = 0; z0 < g.s.z; z0 += SegmentGrid::kGroup) {
-    labelTiles<<<g.tiles(z0), tile, 0, st>>>(r.in, w.tileOutputs(r.labels), ny, nx, int(z0),
-                                             r.threshold, r.eight, w.sums,
-                                             z0 == 0 ? w.capacity : 0);
-    if (g.borderPixels > 0)
-      mergeTileBorders<<<g.borders(z0), kPixelThreads, 0, st>>>(
-          w.parent, w.fgMasks, w.rootMasks, w.rootCounts, ny, nx, int(z0), r.eight, g.columnPixels,
-          g.borderPixels);
-  }
+  for (int64_t z0 = 0; z0 < g.s.z; z0 += SegmentGrid::kGroup)
+    labelTiles<<<g.tilesOf(z0), tile, 0, st>>>(r.in, out, ny, nx, int(z0), r.threshold, r.eight,
+                                               w.sums, z0 == 0 ? w.capacity : 0,
+                                               z0 == 0 ? turn.nextStripCount : nullptr);
   SL_LAUNCHED();
+  state.launched(turn);
 }
 
 // Numbers the roots in raster order (rootEnds: CUB's scan of the segments' root counts) and
@@ -95,7 +96,6 @@ void publishTable(const ContextPtr& ctx, const SourceSums* sums, const int32_t* 
 const int32_t* labelAndMeasure(const ContextPtr& ctx, const SegmentRun& r, long long* count,
                                Source* table, int64_t tableLimit) {
   SegmentScratch& w = r.w;
-  SL_CUDA(cudaMemsetAsync(w.fgStripCount, 0, sizeof(int32_t), ctx->stream()));
   labelComponents(ctx, r);
   relabelAndMeasureAll(ctx, r);
   const int32_t* found = w.rootEnds + r.g.segments - 1;

@@ -89,28 +89,80 @@ PublishedSources& publishedSources(const ContextPtr& ctx) {
   return published;
 }
 
-// The launches' geometry: 32 × 64 tiles (a tile row is one 32-pixel segment), slices in groups
-// that the grid's y and z limits allow, and the tile-border pixels the merge takes one a thread.
+// The launches' geometry: 32 × 64 tiles (a tile row is one 32-pixel segment), and slices in
+// groups that the grid's y and z limits allow.
 struct SegmentGrid {
   explicit SegmentGrid(const Shape& shape)
       : s(shape),
         segmentsPerRow(blocksFor(s.x, kTileW)),
         segments(s.z * s.y * segmentsPerRow),
-        columnPixels(s.y * (segmentsPerRow - 1)),
-        borderPixels(columnPixels + s.x * (blocksFor(s.y, kTileH) - 1)),
-        strips(s.z * blocksFor(s.y, kTileH) * segmentsPerRow * kTileThreadRows) {}
+        tiles(s.z * blocksFor(s.y, kTileH) * segmentsPerRow),
+        strips(tiles * kTileThreadRows) {}
   static constexpr int64_t kGroup = 65535;
   unsigned slicesFrom(int64_t z0) const { return unsigned(std::min(kGroup, s.z - z0)); }
-  dim3 tiles(int64_t z0) const {
+  dim3 tilesOf(int64_t z0) const {
     return dim3(unsigned(segmentsPerRow), blocksFor(s.y, kTileH), slicesFrom(z0));
   }
-  dim3 borders(int64_t z0) const {
-    return dim3(blocksFor(borderPixels, kPixelThreads), slicesFrom(z0));
-  }
   Shape s;
-  int64_t segmentsPerRow, segments, columnPixels, borderPixels;
+  int64_t segmentsPerRow, segments;
+  int64_t tiles;   // over the stack
   int64_t strips;  // a tile's 8-row strips (the relabelling's unit) over the stack
 };
+
+// What the labelling keeps for the context's life, so that it clears nothing before it starts:
+// the tiles' states (TileOutputs::tileDone), which a generation new to each labelling makes
+// stale without clearing, and two strip counts, one a labelling in turn, each cleared by the
+// labelling before its next use (labelTiles' nextStripCount).
+class SegmentTileState : public Context::Extension {
+ public:
+  explicit SegmentTileState(cudaStream_t stream) : stream_(stream) {}
+  ~SegmentTileState() override { cudaFree(memory_); }
+  // The next labelling of `tiles` tiles: its generation, its strip count (zero, when it starts,
+  // in stream order) and the other one, which it clears.
+  struct Turn {
+    unsigned long long generation;
+    int32_t *stripCount, *nextStripCount;
+    unsigned long long* tileDone;
+  };
+  Turn next(int64_t tiles) {
+    if (tiles > tiles_) {
+      cudaFree(memory_);
+      memory_ = nullptr;
+      tiles_ = 0;
+      cleared_[0] = cleared_[1] = false;
+      SL_CUDA(cudaMalloc(&memory_, kHeader + tiles * sizeof(unsigned long long)));
+      // Zero is no generation: every state stale.
+      SL_CUDA(cudaMemsetAsync(memory_, 0, kHeader + tiles * sizeof(unsigned long long), stream_));
+      tiles_ = tiles;
+      cleared_[0] = cleared_[1] = true;
+    }
+    const int slot = int(++generation_ % 2);
+    int32_t* counts = static_cast<int32_t*>(memory_);
+    if (!cleared_[slot]) SL_CUDA(cudaMemsetAsync(counts + slot, 0, sizeof(int32_t), stream_));
+    return {generation_, counts + slot, counts + 1 - slot,
+            reinterpret_cast<unsigned long long*>(static_cast<char*>(memory_) + kHeader)};
+  }
+  // The labelling of `turn` was launched: its count is in use, the other one cleared.
+  void launched(const Turn& turn) {
+    const int slot = int(turn.generation % 2);
+    cleared_[slot] = false;
+    cleared_[1 - slot] = true;
+  }
+
+ private:
+  static constexpr size_t kHeader = 256;  // the two strip counts
+  cudaStream_t stream_;
+  void* memory_ = nullptr;
+  int64_t tiles_ = 0;
+  unsigned long long generation_ = 0;
+  bool cleared_[2] = {false, false};
+};
+
+SegmentTileState& segmentTileState(const ContextPtr& ctx) {
+  std::unique_ptr<Context::Extension>& slot = ctx->extension("segment.tile_state");
+  if (!slot) slot = std::make_unique<SegmentTileState>(ctx->stream());
+  return static_cast<SegmentTileState&>(*slot);
+}
 
 // The scratch arrays of one segmentation, carved out of one device allocation (ScratchLayout).
 struct SegmentScratch {
@@ -127,7 +179,7 @@ struct SegmentScratch {
                  masksAt = layout.add<uint32_t>(g.segments),
                  sumsAt = layout.add<SourceSums>(capacity),
                  scanAt = layout.add<unsigned char>(static_cast<int64_t>(scanBytes)),
-                 stripsAt = layout.add<int32_t>(g.strips), stripCountAt = layout.add<int32_t>(1);
+                 stripsAt = layout.add<int32_t>(g.strips);
     memory = DeviceArray<unsigned char>(ctx, layout.bytes());
     parent = carve<int32_t>(parentAt);
     fgMasks = carve<uint32_t>(fgAt);
@@ -137,10 +189,12 @@ struct SegmentScratch {
     sums = carve<SourceSums>(sumsAt);
     scanTemp = carve<unsigned char>(scanAt);
     fgStrips = carve<int32_t>(stripsAt);
-    fgStripCount = carve<int32_t>(stripCountAt);
   }
-  TileOutputs tileOutputs(int32_t* labels) const {
-    return {parent, fgMasks, rootMasks, rootCounts, labels, fgStrips, fgStripCount};
+  // With the strip count and the tiles' states of `turn`, which fgStripCount then names.
+  TileOutputs tileOutputs(int32_t* labels, const SegmentTileState::Turn& turn) {
+    fgStripCount = turn.stripCount;
+    return {parent,   fgMasks,         rootMasks,     rootCounts,     labels,
+            fgStrips, turn.stripCount, turn.tileDone, turn.generation};
   }
   template <class T>
   T* carve(size_t at) const {
@@ -155,7 +209,8 @@ struct SegmentScratch {
   int64_t capacity;
   void* scanTemp;
   size_t scanBytes;
-  int32_t *fgStrips, *fgStripCount;  // the strips with foreground (kernels/segment.cuh)
+  // The strips with foreground (kernels/segment.cuh), and their count (SegmentTileState's).
+  int32_t *fgStrips, *fgStripCount = nullptr;
 
   DeviceArray<SourceSums> moreSums;  // where the sources outnumber capacity
 };

@@ -1,9 +1,9 @@
 // The segmentation's labelling (compute/cuda/cuda_segment.cu): threshold and connected
 // components by a block-based lock-free union–find (each tile labelled in shared memory on its
-// rows' runs, then the tiles joined across their borders with atomicMin, so a component's root
-// is its smallest raster index), with each 32-pixel segment's roots marked and counted for the
-// numbering. The relabelling and measuring: kernels/segment_measure.cuh. Launch shapes:
-// tuning/segment.cuh. (For compute/cuda/*.cu only.)
+// rows' runs, then joined to its labelled neighbours across their borders with atomicMin, so a
+// component's root is its smallest raster index), with each 32-pixel segment's roots marked and
+// counted for the numbering. The relabelling and measuring: kernels/segment_measure.cuh. Launch
+// shapes: tuning/segment.cuh. (For compute/cuda/*.cu only.)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -32,14 +32,24 @@ static_assert(kPixelThreads % 32 == 0, "the per-pixel passes' warp votes use eve
 // index of a pixel of its component nearer the root, a root its own index.
 constexpr int32_t kBackground = -1;
 
+// A parent as the union–find reads it: in the tile's shared memory, or (kAcrossTiles) in global
+// memory from L2, where every block's stores and atomics meet: tiles are joined while others are
+// still being labelled, and an SM's L1 may hold a line read before another block wrote it.
+template <bool kAcrossTiles>
+__device__ inline int32_t parentOf(const int32_t* labels, int32_t i) {
+  if constexpr (kAcrossTiles) return __ldcg(labels + i);
+  return labels[i];
+}
+
 // The root of i, each node passed pointed at its grandparent (path halving), so that later
 // walks are short. Safe beside concurrent joins: a parent is always a smaller index and an
 // ancestor, and a join that loses its link to such a store joins the old parent's root again.
+template <bool kAcrossTiles = false>
 __device__ inline int32_t findRootHalving(int32_t* labels, int32_t i) {
-  int32_t up = labels[i];
+  int32_t up = parentOf<kAcrossTiles>(labels, i);
   if (up == i) return i;
   int32_t next;
-  while (up != (next = labels[up])) {
+  while (up != (next = parentOf<kAcrossTiles>(labels, up))) {
     labels[i] = next;
     i = up;
     up = next;
@@ -50,9 +60,10 @@ __device__ inline int32_t findRootHalving(int32_t* labels, int32_t i) {
 // Joins the trees of a and b, the larger root pointing to the smaller one (global or shared
 // memory: atomicMin works on both). Returns the root that stopped being one, or −1 when a and b
 // were already joined.
+template <bool kAcrossTiles = false>
 __device__ inline int32_t unite(int32_t* labels, int32_t a, int32_t b) {
-  a = findRootHalving(labels, a);
-  b = findRootHalving(labels, b);
+  a = findRootHalving<kAcrossTiles>(labels, a);
+  b = findRootHalving<kAcrossTiles>(labels, b);
   while (a != b) {
     if (a < b) {
       int32_t t = a;
@@ -61,8 +72,8 @@ __device__ inline int32_t unite(int32_t* labels, int32_t a, int32_t b) {
     }
     int32_t old = atomicMin(&labels[a], b);
     if (old == a) return a;  // a was a root and now hangs below b
-    a = findRootHalving(labels, old);
-    b = findRootHalving(labels, b);
+    a = findRootHalving<kAcrossTiles>(labels, old);
+    b = findRootHalving<kAcrossTiles>(labels, b);
   }
   return -1;
 }
@@ -78,13 +89,6 @@ __device__ inline int runEnd(uint32_t mask, int lane) {
   return gaps ? __ffs(gaps) - 2 : 31;
 }
 __device__ inline bool bitAt(uint32_t mask, int lane) { return (mask >> lane) & 1u; }
-
-// Whether pixel (y, x) of `slice` is above the threshold, from its segment's foreground bits
-// (the labelling writes parents only in segments with foreground, so the bits decide).
-__device__ inline bool foregroundAt(const uint32_t* fgMasks, int64_t slice, int y, int x, int ny,
-                                    int segmentsPerRow) {
-  return bitAt(fgMasks[(int(slice) * ny + y) * segmentsPerRow + x / kTileW], x % kTileW);
-}
 
 // a[r] for a row known only at run time, by selects, so that the rows' arrays stay in registers.
 template <class T>
@@ -139,8 +143,8 @@ __device__ inline void loadTile(const float* __restrict__ in, int ny, int nx, in
   }
 }
 
-// What the labelling writes (every array but fgStrips and fgStripCount indexed as described at
-// labelTile).
+// What the labelling writes (every array but fgStrips, fgStripCount and tileDone indexed as
+// described at labelTile).
 struct TileOutputs {
   int32_t* parent;
   uint32_t *fgMasks, *rootMasks;
@@ -148,6 +152,10 @@ struct TileOutputs {
   // The strips (8 rows of a tile: tile index · kTileThreadRows + strip) with foreground, in no
   // particular order, and their number (0 before the labelling).
   int32_t *fgStrips, *fgStripCount;
+  // Each tile's state (tile index over the stack): `generation`, unique to this labelling, once
+  // a tile with foreground has written its outputs (older values: not yet, or no foreground).
+  unsigned long long* tileDone;
+  unsigned long long generation;
 };
 
 // Listing the tile's strips with foreground in o.fgStrips, by the block's first warp (lane s:
@@ -201,6 +209,145 @@ __device__ inline int singleRunRoot(const uint32_t* rowMask, bool eight) {
   return row * kTileW + __ffs(rowMask[row]) - 1;
 }
 
+// The segment (tile row) of pixel i, in raster order: segments of a row are consecutive.
+__device__ inline int64_t segmentOf(int32_t i, int nx, int segmentsPerRow) {
+  return int64_t(i / nx) * segmentsPerRow + (i % nx) / kTileW;
+}
+
+// Joining a labelled tile to its labelled neighbours, across the borders and corners they share:
+// each pair of neighbouring tiles is joined by the one of the two that finishes last (both, when
+// they finish together: a join of trees already joined changes nothing), while the other tiles
+// are still being labelled, instead of by a pass of its own after them all. A pair's joins are a
+// unit: 0 the tile's left border (with its left neighbour), 1 its right neighbour's left border,
+// 2 its top border, 3 its lower neighbour's top border, and under 8-connectivity the pixel pairs
+// across a corner, where two tiles meet diagonally: 4 the tile's top left corner, 5 its top
+// right, 6 the top right corner of its lower left neighbour, 7 the top left of its lower right.
+constexpr int kBorderUnits = 4, kUnits = 8;
+// The unit of block thread t, and which of its pixels: threads 0–63 and 64–127 a left border's
+// rows, 128–159 and 160–191 a top border's columns, 192–195 a corner.
+__device__ inline int unitOf(int t) {
+  static_assert(2 * kTileH + 2 * kTileW + kUnits - kBorderUnits <= kTileW * kTileThreadRows,
+                "a block thread a border pixel or corner");
+  return t < 2 * kTileH                ? t / kTileH
+         : t < 2 * kTileH + 2 * kTileW ? 2 + (t - 2 * kTileH) / kTileW
+                                       : 4 + t - 2 * kTileH - 2 * kTileW;
+}
+
+// Which units tile (tileY, tileX) of a slice of tilesY × tilesX tiles takes: those whose other
+// tile is done (tileDone, `generation`). By one thread, after the tile's own state is stored: of
+// two neighbours finishing together, each stores its state and then reads the other's, behind
+// sequentially consistent fences, so that at least one of them sees the other done.
+__device__ inline uint32_t unitsDue(const TileOutputs& o, int64_t tile, int tileY, int tileX,
+                                    int tilesY, int tilesX, bool eight) {
+  const bool left = tileX > 0, right = tileX + 1 < tilesX, up = tileY > 0,
+             down = tileY + 1 < tilesY;
+  const int64_t partner[kUnits] = {tile - 1,          tile + 1,          tile - tilesX,
+                                   tile + tilesX,     tile - tilesX - 1, tile - tilesX + 1,
+                                   tile + tilesX - 1, tile + tilesX + 1};
+  const bool exists[kUnits] = {left,       right,       up,           down,
+                               up && left, up && right, down && left, down && right};
+  uint32_t due = 0;
+#pragma unroll
+  for (int u = 0; u < kUnits; ++u) {
+    if (u >= kBorderUnits && !eight) break;
+    // Loaded whether or not the tile exists (the tile's own state stands in), all at once.
+    const unsigned long long state = *reinterpret_cast<const volatile unsigned long long*>(
+        o.tileDone + (exists[u] ? partner[u] : tile));
+    due |= uint32_t(exists[u] && state == o.generation) << u;
+  }
+  return due;
+}
+
+// Calls join(i, j) for the foreground pixel (y, x) of a tile border and each of its foreground
+// neighbours in the tile across it (column: x is a tile's first column, the neighbours to its
+// left; else y is a tile's first row, the neighbours above), but for the pairs that another pair
+// already joins: a pair whose two pixels are each connected inside their own tile to the two
+// pixels of a pair one step back along the border (the previous pixel's straight pair, itself
+// joined or passed by the same rule), so that a run along the border joins its two tile
+// components once instead of once a pixel. Pairs across a tile corner are the corners' units.
+template <class Fg, class Join>
+__device__ inline void joinBorderPixel(Fg fg, int32_t i, int y, int x, int ny, int nx, bool column,
+                                       bool eight, Join join) {
+  if (!fg(y, x)) return;
+  if (column) {  // (y, x) in the right tile, (·, x − 1) in the left one
+    // The previous pixel up the border, in the same tile row, joins the same two components.
+    const bool upInTile = y % kTileH != 0, downInTile = (y + 1) % kTileH != 0;
+    const bool left = fg(y, x - 1);
+    if (left && !(upInTile && fg(y - 1, x) && fg(y - 1, x - 1))) join(i, i - 1);
+    if (eight) {
+      // (y − 1, x − 1) is connected in its tile to (y, x − 1), or (y, x) to (y − 1, x), whose
+      // straight pairs are joined.
+      if (upInTile && !(left || fg(y - 1, x)) && fg(y - 1, x - 1)) join(i, i - nx - 1);
+      if (downInTile && y + 1 < ny && !(left || fg(y + 1, x)) && fg(y + 1, x - 1))
+        join(i, i + nx - 1);
+    }
+  } else {  // (y, x) in the lower tile, (y − 1, ·) in the upper one
+    const bool leftInTile = x % kTileW != 0, rightInTile = (x + 1) % kTileW != 0;
+    const bool up = fg(y - 1, x);
+    if (up && !(leftInTile && fg(y, x - 1) && fg(y - 1, x - 1))) join(i, i - nx);
+    if (eight) {
+      if (leftInTile && !(up || fg(y, x - 1)) && fg(y - 1, x - 1)) join(i, i - nx - 1);
+      if (rightInTile && x + 1 < nx && !(up || fg(y, x + 1)) && fg(y - 1, x + 1))
+        join(i, i - nx + 1);
+    }
+  }
+}
+
+// After tile (tileY, tileX) of `slice` has written its outputs: marks it done and joins it to
+// its neighbours already done (unitsDue), a block thread a border pixel or corner; every root
+// that stops being one is taken off its segment's bits and count. Only tiles with foreground
+// take part: a tile without any has nothing to join.
+__device__ inline void joinDoneNeighbours(const TileOutputs& o, int ny, int nx, int tilesY,
+                                          int tilesX, int64_t slice, int tileY, int tileX,
+                                          int64_t tile, bool eight) {
+  __shared__ uint32_t dueUnits;
+  const int t = blockThread();
+  __syncthreads();  // the tile's outputs are stored
+  if (t == 0) {
+    __threadfence();
+    *reinterpret_cast<volatile unsigned long long*>(o.tileDone + tile) = o.generation;
+    __threadfence();
+    const uint32_t due = unitsDue(o, tile, tileY, tileX, tilesY, tilesX, eight);
+    if (due) __threadfence();  // the done neighbours' outputs are read after their states
+    dueUnits = due;
+  }
+  __syncthreads();
+  const int unit = unitOf(t);
+  if (unit >= kUnits || !((dueUnits >> unit) & 1u)) return;
+  const int y0 = tileY * kTileH, x0 = tileX * kTileW;
+  // 32-bit indices: a stack holds fewer than 2^31 pixels (cuda_segment.cu checks).
+  const int sliceRow = int(slice) * ny, sliceBase = sliceRow * nx;
+  const uint32_t* fgMasks = o.fgMasks;
+  auto fg = [&](int y, int x) {
+    return bitAt(__ldcg(fgMasks + (sliceRow + y) * tilesX + x / kTileW), x % kTileW);
+  };
+  auto join = [&](int32_t i, int32_t j) {
+    const int32_t gone = unite<true>(o.parent, i, j);
+    if (gone < 0) return;
+    const int64_t segment = segmentOf(gone, nx, tilesX);
+    atomicAnd(&o.rootMasks[segment], ~(1u << (gone % nx % kTileW)));
+    atomicSub(&o.rootCounts[segment], 1);
+  };
+  if (unit < kBorderUnits) {
+    const bool column = unit < 2;
+    const int k = column ? t % kTileH : (t - 2 * kTileH) % kTileW;
+    const int y = column ? y0 + k : y0 + (unit == 3 ? kTileH : 0);
+    const int x = column ? x0 + (unit == 1 ? kTileW : 0) : x0 + k;
+    if (y < ny && x < nx)
+      joinBorderPixel(fg, sliceBase + y * nx + x, y, x, ny, nx, column, eight, join);
+    return;
+  }
+  // A corner's pair: (y, x) and its upper neighbour at x + dx (the tiles exist, so both pixels
+  // do).
+  const int y = y0 + (unit >= 6 ? kTileH : 0);
+  const int x = x0 + (unit == 4 ? 0 : unit == 5 ? kTileW - 1 : unit == 6 ? -1 : kTileW);
+  const int dx = unit == 4 || unit == 7 ? -1 : 1;
+  if (fg(y, x) && fg(y - 1, x + dx)) {
+    const int32_t i = sliceBase + y * nx + x;
+    join(i, i - nx + dx);
+  }
+}
+
 // Threshold and union–find inside one tile in shared memory: a pixel starts at its row run's
 // first pixel, and each run joins once per run of the row above that it touches. Every tile row
 // (segment) gets its foreground bits, the bits and the number of its tile-local roots, and, when
@@ -209,11 +356,13 @@ __device__ inline int singleRunRoot(const uint32_t* rowMask, bool eight) {
 // instead, so that the relabelling passes it by. Background dominates a sky, so a tile without
 // foreground skips the union–find, and the joining and the roots' search visit only the rows
 // with foreground (a warp the rows ≡ its index mod kTileThreadRows). The strips with foreground
-// are listed for the relabelling. tile: the tile's index over the stack,
-// (slice · tile rows + tileY) · segmentsPerRow + tileX.
+// are listed for the relabelling, and the tile is joined to its neighbours that are done
+// (joinDoneNeighbours). tile: the tile's index over the stack, (slice · tilesY + tileY) ·
+// segmentsPerRow + tileX.
 __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int ny, int nx,
-                                 int segmentsPerRow, int64_t slice, int tileY, int tileX,
-                                 int64_t tile, float threshold, bool eight, bool aligned) {
+                                 int segmentsPerRow, int tilesY, int64_t slice, int tileY,
+                                 int tileX, int64_t tile, float threshold, bool eight,
+                                 bool aligned) {
   __shared__ alignas(16) int32_t local[kTileH * kTileW];
   __shared__ uint32_t rowMask[kTileH];
   const int t = blockThread(), quad = t % 8;
@@ -317,106 +466,29 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
     }
   }
   if (warp == 0) writeStripSlots(slots, o, tile);
+  joinDoneNeighbours(o, ny, nx, tilesY, segmentsPerRow, slice, tileY, tileX, tile, eight);
 }
 
 // The tiles of one slice group (grid: tile columns × tile rows × slices), each by a block; the
-// blocks also clear the first `sumsToClear` sources' sums.
+// blocks also clear the first `sumsToClear` sources' sums, and the first block the strip count
+// of the next labelling (nextStripCount, unless null), which is not this one's.
 __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     labelTiles(const float* __restrict__ in, TileOutputs o, int ny, int nx, int z0, float threshold,
-               bool eight, SourceSums* __restrict__ sums, int64_t sumsToClear) {
+               bool eight, SourceSums* __restrict__ sums, int64_t sumsToClear,
+               int32_t* nextStripCount) {
   const int64_t slice = int64_t(z0) + blockIdx.z;
+  if (nextStripCount && blockIdx.x + blockIdx.y + blockIdx.z + threadIdx.x + threadIdx.y == 0)
+    *nextStripCount = 0;
   const bool aligned = quadsAligned(in, o.labels, nx);
   TileQuads q;
   loadTile(in, ny, nx, slice, blockIdx.y, blockIdx.x, aligned, q);
-  labelTile(q, o, ny, nx, gridDim.x, slice, blockIdx.y, blockIdx.x,
+  labelTile(q, o, ny, nx, gridDim.x, gridDim.y, slice, blockIdx.y, blockIdx.x,
             (slice * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x, threshold, eight, aligned);
   const int64_t threads = int64_t(gridDim.x) * gridDim.y * gridDim.z * blockDim.x * blockDim.y;
   const int64_t block = (int64_t(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
   for (int64_t k = block * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
        k < sumsToClear; k += threads)
     clearSums(sums[k]);
-}
-
-// The segment (tile row) of pixel i, in raster order: segments of a row are consecutive.
-__device__ inline int64_t segmentOf(int32_t i, int nx, int segmentsPerRow) {
-  return int64_t(i / nx) * segmentsPerRow + (i % nx) / kTileW;
-}
-
-// Calls join(i, j) for the foreground pixel i of border thread t (a pixel on a tile's left column
-// or top row; tiles of the first column or row have none) and each of its foreground neighbours
-// j in the other tile, but for the pairs that another pair already joins: a pair whose two
-// pixels are each connected inside their own tile to the two pixels of a pair one step back
-// along the border (the previous pixel's straight pair, itself joined or passed by the same
-// rule), so that a run along the border joins its two tile components once instead of once a
-// pixel.
-template <class Join>
-__device__ inline void forBorderNeighbours(const uint32_t* fgMasks, int64_t t, int ny, int nx,
-                                           int64_t slice, bool eight, int64_t columnPixels,
-                                           Join join) {
-  int x, y;
-  const bool column = t < columnPixels;
-  // 32-bit: a slice's border pixels, like the stack's pixels, number fewer than 2^31.
-  const int u = static_cast<int>(column ? t : t - columnPixels);
-  if (column) {  // x = a tile column's first, ≥ 1
-    y = u % ny;
-    x = (u / ny + 1) * kTileW;
-  } else {  // y = a tile row's first, ≥ 1
-    x = u % nx;
-    y = (u / nx + 1) * kTileH;
-  }
-  const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
-  auto fg = [&](int dy, int dx) {
-    return foregroundAt(fgMasks, slice, y + dy, x + dx, ny, segmentsPerRow);
-  };
-  if (!fg(0, 0)) return;
-  const int32_t i = (int(slice) * ny + y) * nx + x;
-  auto visit = [&](int dy, int dx) {
-    if (fg(dy, dx)) join(i, i + dy * nx + dx);
-  };
-  if (column) {  // (y, x) in the right tile, (·, x − 1) in the left one
-    // The previous pixel up the border, in the same tile row, joins the same two components.
-    const bool upInTile = y % kTileH != 0, downInTile = (y + 1) % kTileH != 0;
-    const bool left = fg(0, -1);
-    if (left && !(upInTile && fg(-1, 0) && fg(-1, -1))) join(i, i - 1);
-    if (eight) {
-      // (y − 1, x − 1) is connected in its tile to (y, x − 1), or (y, x) to (y − 1, x), whose
-      // straight pairs are joined.
-      if (y > 0 && !(upInTile && (left || fg(-1, 0)))) visit(-1, -1);
-      if (y + 1 < ny && !(downInTile && (left || fg(1, 0)))) visit(1, -1);
-    }
-  } else {  // (y, x) in the lower tile, (y − 1, ·) in the upper one
-    const bool leftInTile = x % kTileW != 0, rightInTile = (x + 1) % kTileW != 0;
-    const bool up = fg(-1, 0);
-    if (up && !(leftInTile && fg(0, -1) && fg(-1, -1))) join(i, i - nx);
-    if (eight) {
-      if (x > 0 && !(leftInTile && (up || fg(0, -1)))) visit(-1, -1);
-      if (x + 1 < nx && !(rightInTile && (up || fg(0, 1)))) visit(-1, 1);
-    }
-  }
-}
-
-// Joins the tile-local components across tile borders, one thread per border pixel; every root
-// that stops being one is taken off its segment's bits and count.
-__device__ inline void mergeBorderPixel(int32_t* parent, const uint32_t* fgMasks,
-                                        uint32_t* rootMasks, int32_t* rootCounts, int ny, int nx,
-                                        int64_t slice, bool eight, int64_t columnPixels,
-                                        int64_t t) {
-  const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
-  forBorderNeighbours(fgMasks, t, ny, nx, slice, eight, columnPixels, [&](int32_t i, int32_t j) {
-    const int32_t gone = unite(parent, i, j);
-    if (gone < 0) return;
-    const int64_t segment = segmentOf(gone, nx, segmentsPerRow);
-    atomicAnd(&rootMasks[segment], ~(1u << (gone % nx % kTileW)));
-    atomicSub(&rootCounts[segment], 1);
-  });
-}
-__global__ void mergeTileBorders(int32_t* parent, const uint32_t* __restrict__ fgMasks,
-                                 uint32_t* rootMasks, int32_t* rootCounts, int ny, int nx, int z0,
-                                 bool eight, int64_t columnPixels, int64_t borderPixels) {
-  const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (t < borderPixels)
-    mergeBorderPixel(parent, fgMasks, rootMasks, rootCounts, ny, nx, int64_t(z0) + blockIdx.y,
-                     eight, columnPixels, t);
 }
 
 }  // namespace
