@@ -82,24 +82,26 @@ void relabelAndMeasureAll(const ContextPtr& ctx, const SegmentRun& r) {
 }
 
 // The table entries of the first min(*found, limit) sources into `to`, and *found into `count`
-// unless it is null.
+// unless it is null; *done (unless null) set once they are written.
 void publishTable(const ContextPtr& ctx, const SourceSums* sums, const int32_t* found,
-                  int64_t limit, const Shape& s, long long* count, Source* to) {
+                  int64_t limit, const Shape& s, long long* count, Source* to,
+                  volatile int* done = nullptr) {
   publishSources<<<std::max<unsigned>(1, blocksFor(limit, kPublishGroup)), kPublishThreads, 0,
-                   ctx->stream()>>>(sums, found, limit, s.y, s.x, count, to);
+                   ctx->stream()>>>(sums, found, limit, s.y, s.x, count, to,
+                                    segmentTileState(ctx).publishedBlocks(), done);
   SL_LAUNCHED();
 }
 
 // Labels and measures the first w.capacity sources, and publishes the first min(n, tableLimit)
-// table entries into `table` (n into `count`) unless count is null. Returns where the device
-// keeps n.
+// table entries into `table` (n into `count`, then *done set) unless count is null. Returns
+// where the device keeps n.
 const int32_t* labelAndMeasure(const ContextPtr& ctx, const SegmentRun& r, long long* count,
-                               Source* table, int64_t tableLimit) {
+                               Source* table, int64_t tableLimit, volatile int* done = nullptr) {
   SegmentScratch& w = r.w;
   labelComponents(ctx, r);
   relabelAndMeasureAll(ctx, r);
   const int32_t* found = w.rootEnds + r.g.segments - 1;
-  if (count) publishTable(ctx, w.sums, found, tableLimit, r.g.s, count, table);
+  if (count) publishTable(ctx, w.sums, found, tableLimit, r.g.s, count, table, done);
   return found;
 }
 
@@ -162,9 +164,11 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
                        w,
                        labels};
   const int64_t limit = std::min(w.capacity, published.capacity());
-  const int32_t* found =
-      labelAndMeasure(ctx, run, published.deviceCount(), published.deviceSources(), limit);
-  ctx->waitFor(ctx->stream());
+  *published.done() = 0;
+  const int32_t* found = labelAndMeasure(ctx, run, published.deviceCount(),
+                                         published.deviceSources(), limit, published.deviceDone());
+  // The table is complete once the flag is set; the stream ends a little later.
+  if (!pollMappedFlag(published.done())) ctx->waitFor(ctx->stream());
   const int64_t n = *published.count();
   if (n > w.capacity) {  // measured again with room for every source
     w.capacity = n;

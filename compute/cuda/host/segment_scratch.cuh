@@ -66,6 +66,13 @@ class PublishedSources : public Context::Extension {
   }
   int64_t capacity() const { return capacity_; }
   long long* count() const { return static_cast<long long*>(host_); }
+  // Set (non-zero) by the publishing once the count and the entries are written.
+  volatile int* done() const {
+    return reinterpret_cast<volatile int*>(static_cast<char*>(host_) + kDoneAt);
+  }
+  volatile int* deviceDone() const {
+    return reinterpret_cast<volatile int*>(static_cast<char*>(device_) + kDoneAt);
+  }
   const Source* sources() const {
     return reinterpret_cast<const Source*>(static_cast<char*>(host_) + kHeader);
   }
@@ -75,7 +82,7 @@ class PublishedSources : public Context::Extension {
   }
 
  private:
-  static constexpr size_t kHeader = 64;
+  static constexpr size_t kHeader = 64, kDoneAt = sizeof(long long);
   void* host_ = nullptr;
   void* device_ = nullptr;
   int64_t capacity_ = 0;
@@ -124,6 +131,10 @@ class SegmentTileState : public Context::Extension {
     int32_t *stripCount, *nextStripCount;
     unsigned long long* tileDone;
   };
+  // publishSources' count of finished blocks (0 between its launches).
+  unsigned* publishedBlocks() const {
+    return reinterpret_cast<unsigned*>(static_cast<char*>(memory_) + kPublishedBlocksAt);
+  }
   Turn next(int64_t tiles) {
     if (tiles > tiles_) {
       cudaFree(memory_);
@@ -150,7 +161,8 @@ class SegmentTileState : public Context::Extension {
   }
 
  private:
-  static constexpr size_t kHeader = 256;  // the two strip counts
+  static constexpr size_t kHeader = 256;  // the two strip counts, publishSources' block count
+  static constexpr size_t kPublishedBlocksAt = 2 * sizeof(int32_t);
   cudaStream_t stream_;
   void* memory_ = nullptr;
   int64_t tiles_ = 0;
