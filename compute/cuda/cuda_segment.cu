@@ -56,24 +56,29 @@ void labelComponents(const ContextPtr& ctx, const SegmentRun& r) {
   const SegmentGrid& g = r.g;
   SegmentScratch& w = r.w;
   SegmentTileState& state = segmentTileState(ctx);
-  const SegmentTileState::Turn turn = state.next(g.tiles);
+  const SegmentTileState::Turn turn = state.next(g.tiles, g.rows);
   const TileOutputs out = w.tileOutputs(r.labels, turn);
   const int ny = int(g.s.y), nx = int(g.s.x);
   const dim3 tile(kTileW, kTileThreadRows);
   for (int64_t z0 = 0; z0 < g.s.z; z0 += SegmentGrid::kGroup)
     labelTiles<<<g.tilesOf(z0), tile, 0, st>>>(r.in, out, ny, nx, int(z0), r.threshold, r.eight,
-                                               w.sums, z0 == 0 ? w.capacity : 0,
-                                               z0 == 0 ? turn.nextStripCount : nullptr);
+                                               w.sums, z0 == 0 ? w.capacity : 0, turn.nextCounters,
+                                               z0 == 0 ? turn.nextToClear : 0);
   SL_LAUNCHED();
-  state.launched(turn);
+  state.launched(turn, g.rows);
 }
 
-// Numbers the roots in raster order (rootEnds: CUB's scan of the segments' root counts) and
-// writes the foreground segments' labels, measuring the sources numbered up to w.capacity.
+// Numbers the roots in raster order (rootEnds: the roots up to each segment, from each row's
+// count and its segments' root bits) and writes the foreground segments' labels, measuring the
+// sources numbered up to w.capacity.
 void relabelAndMeasureAll(const ContextPtr& ctx, const SegmentRun& r) {
   SegmentScratch& w = r.w;
-  SL_CUDA(cub::DeviceScan::InclusiveSum(w.scanTemp, w.scanBytes, w.rootCounts, w.rootEnds,
-                                        r.g.segments, ctx->stream()));
+  const int64_t rows = r.g.rows;
+  if (w.rowStarts)
+    SL_CUDA(cub::DeviceScan::ExclusiveSum(w.scanTemp, w.scanBytes, w.rowRoots, w.rowStarts, rows,
+                                          ctx->stream()));
+  endRootSegments<<<blocksFor(rows, kPixelThreads / 32), kPixelThreads, 0, ctx->stream()>>>(
+      w.rootMasks, w.rowRoots, w.rowStarts, int(rows), int(r.g.segmentsPerRow), w.rootEnds);
   relabelAndMeasure<<<ctx->smCount() * kRelabelBlocksPerSm, dim3(kTileW, kTileThreadRows), 0,
                       ctx->stream()>>>(r.in, w.parent, w.fgMasks, w.rootMasks, w.rootEnds,
                                        w.fgStrips, w.fgStripCount, r.labels, w.sums, w.capacity,

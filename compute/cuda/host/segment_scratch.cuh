@@ -23,6 +23,13 @@ size_t scanTempBytes(int64_t n) {
                                         static_cast<int32_t*>(nullptr), n));
   return bytes;
 }
+// The same for the exclusive scan.
+size_t exclusiveScanTempBytes(int64_t n) {
+  size_t bytes = 0;
+  SL_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<const int32_t*>(nullptr),
+                                        static_cast<int32_t*>(nullptr), n));
+  return bytes;
+}
 // out[i] = in[0] + … + in[i], ordered on the context's stream, with scratch of its own.
 void inclusiveSum(const ContextPtr& ctx, const int32_t* in, int32_t* out, int64_t n) {
   size_t bytes = scanTempBytes(n);
@@ -104,7 +111,8 @@ struct SegmentGrid {
         segmentsPerRow(blocksFor(s.x, kTileW)),
         segments(s.z * s.y * segmentsPerRow),
         tiles(s.z * blocksFor(s.y, kTileH) * segmentsPerRow),
-        strips(tiles * kTileThreadRows) {}
+        strips(tiles * kTileThreadRows),
+        rows(s.z * s.y) {}
   static constexpr int64_t kGroup = 65535;
   unsigned slicesFrom(int64_t z0) const { return unsigned(std::min(kGroup, s.z - z0)); }
   dim3 tilesOf(int64_t z0) const {
@@ -114,60 +122,79 @@ struct SegmentGrid {
   int64_t segmentsPerRow, segments;
   int64_t tiles;   // over the stack
   int64_t strips;  // a tile's 8-row strips (the relabelling's unit) over the stack
+  int64_t rows;    // the stack's rows
+  // Whether the numbering's blocks add up the rows' root counts themselves (else CUB scans them).
+  bool rowsSummedByBlocks() const { return rows <= kRowsSummedByBlocks; }
 };
 
 // What the labelling keeps for the context's life, so that it clears nothing before it starts:
 // the tiles' states (TileOutputs::tileDone), which a generation new to each labelling makes
-// stale without clearing, and two strip counts, one a labelling in turn, each cleared by the
-// labelling before its next use (labelTiles' nextStripCount).
+// stale without clearing, and two sets of counters (the strip count, then each row's root
+// count), one a labelling in turn, each cleared by the labelling before its next use
+// (labelTiles' nextCounters).
 class SegmentTileState : public Context::Extension {
  public:
   explicit SegmentTileState(cudaStream_t stream) : stream_(stream) {}
   ~SegmentTileState() override { cudaFree(memory_); }
-  // The next labelling of `tiles` tiles: its generation, its strip count (zero, when it starts,
-  // in stream order) and the other one, which it clears.
+  // A labelling's generation, its counters (zero when it starts, in stream order), and the
+  // other set's counters that it clears.
   struct Turn {
     unsigned long long generation;
-    int32_t *stripCount, *nextStripCount;
+    int32_t* counters;
+    int32_t* nextCounters;
+    int64_t nextToClear;
     unsigned long long* tileDone;
   };
   // publishSources' count of finished blocks (0 between its launches).
-  unsigned* publishedBlocks() const {
-    return reinterpret_cast<unsigned*>(static_cast<char*>(memory_) + kPublishedBlocksAt);
-  }
-  Turn next(int64_t tiles) {
-    if (tiles > tiles_) {
+  unsigned* publishedBlocks() const { return static_cast<unsigned*>(memory_); }
+  // The next labelling, of `tiles` tiles and `rows` rows.
+  Turn next(int64_t tiles, int64_t rows) {
+    if (tiles > tiles_ || rows > rows_) {
+      const int64_t moreTiles = std::max(tiles, tiles_), moreRows = std::max(rows, rows_);
       cudaFree(memory_);
       memory_ = nullptr;
-      tiles_ = 0;
-      cleared_[0] = cleared_[1] = false;
-      SL_CUDA(cudaMalloc(&memory_, kHeader + tiles * sizeof(unsigned long long)));
+      tiles_ = rows_ = 0;
+      const size_t bytes = tileDoneAt(moreRows) + moreTiles * sizeof(unsigned long long);
+      if (cudaMalloc(&memory_, bytes) != cudaSuccess) {
+        cudaGetLastError();  // not sticky: clear it
+        memory_ = nullptr;
+        throw DeviceOutOfMemory("segmentation: no device memory for the tiles' states");
+      }
       // Zero is no generation: every state stale.
-      SL_CUDA(cudaMemsetAsync(memory_, 0, kHeader + tiles * sizeof(unsigned long long), stream_));
-      tiles_ = tiles;
-      cleared_[0] = cleared_[1] = true;
+      SL_CUDA(cudaMemsetAsync(memory_, 0, bytes, stream_));
+      tiles_ = moreTiles;
+      rows_ = moreRows;
+      dirty_[0] = dirty_[1] = 0;
     }
     const int slot = int(++generation_ % 2);
-    int32_t* counts = static_cast<int32_t*>(memory_);
-    if (!cleared_[slot]) SL_CUDA(cudaMemsetAsync(counts + slot, 0, sizeof(int32_t), stream_));
-    return {generation_, counts + slot, counts + 1 - slot,
-            reinterpret_cast<unsigned long long*>(static_cast<char*>(memory_) + kHeader)};
+    if (dirty_[slot] > 0)  // not cleared by the labelling before (none launched)
+      SL_CUDA(cudaMemsetAsync(counters(slot), 0, dirty_[slot] * sizeof(int32_t), stream_));
+    dirty_[slot] = 0;
+    return {generation_, counters(slot), counters(1 - slot), dirty_[1 - slot],
+            reinterpret_cast<unsigned long long*>(static_cast<char*>(memory_) + tileDoneAt(rows_))};
   }
-  // The labelling of `turn` was launched: its count is in use, the other one cleared.
-  void launched(const Turn& turn) {
+  // The labelling of `turn`, of `rows` rows, was launched: it uses its counters and clears the
+  // others.
+  void launched(const Turn& turn, int64_t rows) {
     const int slot = int(turn.generation % 2);
-    cleared_[slot] = false;
-    cleared_[1 - slot] = true;
+    dirty_[slot] = 1 + rows;
+    dirty_[1 - slot] = 0;
   }
 
  private:
-  static constexpr size_t kHeader = 256;  // the two strip counts, publishSources' block count
-  static constexpr size_t kPublishedBlocksAt = 2 * sizeof(int32_t);
+  static constexpr size_t kHeader = 256;  // publishSources' block count
+  int32_t* counters(int slot) const {
+    return reinterpret_cast<int32_t*>(static_cast<char*>(memory_) + kHeader) + slot * (1 + rows_);
+  }
+  // Where the tiles' states start, after the counters of `rows` rows.
+  static size_t tileDoneAt(int64_t rows) {
+    return (kHeader + 2 * (1 + rows) * sizeof(int32_t) + 255) / 256 * 256;
+  }
   cudaStream_t stream_;
   void* memory_ = nullptr;
-  int64_t tiles_ = 0;
+  int64_t tiles_ = 0, rows_ = 0;
   unsigned long long generation_ = 0;
-  bool cleared_[2] = {false, false};
+  int64_t dirty_[2] = {0, 0};  // each set's counters that may not be zero
 };
 
 SegmentTileState& segmentTileState(const ContextPtr& ctx) {
@@ -183,10 +210,10 @@ struct SegmentScratch {
     // The sources' number is known on the host only at the end: sums for a typical image's are
     // set aside (and cleared by labelTiles) now, and a larger number measures again.
     capacity = std::min<int64_t>(count, std::max<int64_t>(kMinSourceCapacity, count / 256));
-    scanBytes = scanTempBytes(g.segments);
+    scanBytes = g.rowsSummedByBlocks() ? 0 : exclusiveScanTempBytes(g.rows);
     ScratchLayout layout;
     const size_t parentAt = layout.add<int32_t>(count), fgAt = layout.add<uint32_t>(g.segments),
-                 countsAt = layout.add<int32_t>(g.segments),
+                 startsAt = layout.add<int32_t>(g.rowsSummedByBlocks() ? 0 : g.rows),
                  endsAt = layout.add<int32_t>(g.segments),
                  masksAt = layout.add<uint32_t>(g.segments),
                  sumsAt = layout.add<SourceSums>(capacity),
@@ -195,32 +222,36 @@ struct SegmentScratch {
     memory = DeviceArray<unsigned char>(ctx, layout.bytes());
     parent = carve<int32_t>(parentAt);
     fgMasks = carve<uint32_t>(fgAt);
-    rootCounts = carve<int32_t>(countsAt);
+    rowStarts = g.rowsSummedByBlocks() ? nullptr : carve<int32_t>(startsAt);
     rootEnds = carve<int32_t>(endsAt);
     rootMasks = carve<uint32_t>(masksAt);
     sums = carve<SourceSums>(sumsAt);
     scanTemp = carve<unsigned char>(scanAt);
     fgStrips = carve<int32_t>(stripsAt);
   }
-  // With the strip count and the tiles' states of `turn`, which fgStripCount then names.
+  // With the counters and the tiles' states of `turn`, which fgStripCount and rowRoots then
+  // name.
   TileOutputs tileOutputs(int32_t* labels, const SegmentTileState::Turn& turn) {
-    fgStripCount = turn.stripCount;
-    return {parent,   fgMasks,         rootMasks,     rootCounts,     labels,
-            fgStrips, turn.stripCount, turn.tileDone, turn.generation};
+    fgStripCount = turn.counters;
+    rowRoots = turn.counters + 1;
+    return {parent,   fgMasks,      rootMasks,     rowRoots,       labels,
+            fgStrips, fgStripCount, turn.tileDone, turn.generation};
   }
   template <class T>
   T* carve(size_t at) const {
     return reinterpret_cast<T*>(memory.get() + at);
   }
   DeviceArray<unsigned char> memory;
-  int32_t* parent;    // provisional labels (kernels/segment.cuh), in segments with foreground
-  uint32_t* fgMasks;  // each segment's foreground bits
-  int32_t *rootCounts, *rootEnds;  // each segment's roots, and their inclusive scan
-  uint32_t* rootMasks;             // each segment's root bits
-  SourceSums* sums;                // `capacity` sources' sums
+  int32_t* parent;      // provisional labels (kernels/segment.cuh), in segments with foreground
+  uint32_t* fgMasks;    // each segment's foreground bits
+  int32_t* rootEnds;    // the roots in segments 0 … s (endRootSegments)
+  uint32_t* rootMasks;  // each segment's root bits
+  SourceSums* sums;     // `capacity` sources' sums
   int64_t capacity;
-  void* scanTemp;
+  void* scanTemp;  // for CUB's scan of rowRoots into rowStarts, where the blocks do not add them
   size_t scanBytes;
+  int32_t* rowStarts;           // null where the numbering's blocks add up rowRoots themselves
+  int32_t* rowRoots = nullptr;  // each row's roots (SegmentTileState's)
   // The strips with foreground (kernels/segment.cuh), and their count (SegmentTileState's).
   int32_t *fgStrips, *fgStripCount = nullptr;
 

@@ -2,8 +2,8 @@
 // components by a block-based lock-free union–find (each tile labelled in shared memory on its
 // rows' runs, then joined to its labelled neighbours across their borders with atomicMin, so a
 // component's root is its smallest raster index), with each 32-pixel segment's roots marked and
-// counted for the numbering. The relabelling and measuring: kernels/segment_measure.cuh. Launch
-// shapes: tuning/segment.cuh. (For compute/cuda/*.cu only.)
+// each row's roots counted for the numbering. The relabelling and measuring:
+// kernels/segment_measure.cuh. Launch shapes: tuning/segment.cuh. (For compute/cuda/*.cu only.)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,6 +24,7 @@ constexpr int kRowsPerThread = kTileH / kTileThreadRows;
 constexpr int kPixelThreads = tuning::SegmentPolicy::pixelThreads;
 constexpr int64_t kMinSourceCapacity = tuning::SegmentPolicy::minSourceCapacity;
 constexpr int kRelabelBlocksPerSm = tuning::SegmentPolicy::relabelBlocksPerSm;
+constexpr int kRowsSummedByBlocks = tuning::SegmentPolicy::rowsSummedByBlocks;
 static_assert(kTileW == 32, "a warp takes a tile row: one lane per pixel, one ballot per row");
 static_assert(kTileH % kTileThreadRows == 0, "every thread takes the same number of rows");
 static_assert(kPixelThreads % 32 == 0, "the per-pixel passes' warp votes use every lane");
@@ -148,7 +149,8 @@ __device__ inline void loadTile(const float* __restrict__ in, int ny, int nx, in
 struct TileOutputs {
   int32_t* parent;
   uint32_t *fgMasks, *rootMasks;
-  int32_t *rootCounts, *labels;
+  // Each row's (of the stack) number of roots, added to (0 before the labelling).
+  int32_t *rowRoots, *labels;
   // The strips (8 rows of a tile: tile index · kTileThreadRows + strip) with foreground, in no
   // particular order, and their number (0 before the labelling).
   int32_t *fgStrips, *fgStripCount;
@@ -326,7 +328,7 @@ __device__ inline void joinDoneNeighbours(const TileOutputs& o, int ny, int nx, 
     if (gone < 0) return;
     const int64_t segment = segmentOf(gone, nx, tilesX);
     atomicAnd(&o.rootMasks[segment], ~(1u << (gone % nx % kTileW)));
-    atomicSub(&o.rootCounts[segment], 1);
+    atomicSub(&o.rowRoots[gone / nx], 1);
   };
   if (unit < kBorderUnits) {
     const bool column = unit < 2;
@@ -350,7 +352,8 @@ __device__ inline void joinDoneNeighbours(const TileOutputs& o, int ny, int nx, 
 
 // Threshold and union–find inside one tile in shared memory: a pixel starts at its row run's
 // first pixel, and each run joins once per run of the row above that it touches. Every tile row
-// (segment) gets its foreground bits, the bits and the number of its tile-local roots, and, when
+// (segment) gets its foreground bits and the bits of its tile-local roots (their number added to
+// the row's count), and, when
 // it has foreground, each pixel's global index of its tile-local root (the tile part's first
 // pixel in raster order) or −1 in `parent`; a row without foreground gets its final labels (0)
 // instead, so that the relabelling passes it by. Background dominates a sky, so a tile without
@@ -371,7 +374,7 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
   int32_t* __restrict__ parent = o.parent;
   uint32_t* __restrict__ fgMasks = o.fgMasks;
   uint32_t* __restrict__ rootMasks = o.rootMasks;
-  int32_t* __restrict__ rootCounts = o.rootCounts;
+  int32_t* __restrict__ rowRoots = o.rowRoots;
   int32_t* __restrict__ labels = o.labels;
   bool any = false;
 #pragma unroll
@@ -392,7 +395,7 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
     if (quad == 0) {
       const int segment = (sliceRow + y) * segmentsPerRow + tileX;
       fgMasks[segment] = fg;
-      if (fg == 0) rootMasks[segment] = 0, rootCounts[segment] = 0;
+      if (fg == 0) rootMasks[segment] = 0;
     }
     if (fg == 0) {
       int32_t* to = labels + sliceBase + y * nx + x4;
@@ -460,9 +463,8 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
     const uint32_t roots = __ballot_sync(0xffffffffu, root);
     if (x < nx) parent[sliceBase + y * nx + x] = label;
     if (lane == 0) {
-      const int segment = (sliceRow + y) * segmentsPerRow + tileX;
-      rootMasks[segment] = roots;
-      rootCounts[segment] = __popc(roots);
+      rootMasks[(sliceRow + y) * segmentsPerRow + tileX] = roots;
+      if (roots) atomicAdd(&rowRoots[sliceRow + y], __popc(roots));
     }
   }
   if (warp == 0) writeStripSlots(slots, o, tile);
@@ -470,15 +472,14 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
 }
 
 // The tiles of one slice group (grid: tile columns × tile rows × slices), each by a block; the
-// blocks also clear the first `sumsToClear` sources' sums, and the first block the strip count
-// of the next labelling (nextStripCount, unless null), which is not this one's.
+// blocks also clear the first `sumsToClear` sources' sums and the first `countersToClear` of
+// nextCounters: the next labelling's counters (its strip count and rows' root counts), which are
+// not this one's.
 __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     labelTiles(const float* __restrict__ in, TileOutputs o, int ny, int nx, int z0, float threshold,
                bool eight, SourceSums* __restrict__ sums, int64_t sumsToClear,
-               int32_t* nextStripCount) {
+               int32_t* nextCounters, int64_t countersToClear) {
   const int64_t slice = int64_t(z0) + blockIdx.z;
-  if (nextStripCount && blockIdx.x + blockIdx.y + blockIdx.z + threadIdx.x + threadIdx.y == 0)
-    *nextStripCount = 0;
   const bool aligned = quadsAligned(in, o.labels, nx);
   TileQuads q;
   loadTile(in, ny, nx, slice, blockIdx.y, blockIdx.x, aligned, q);
@@ -489,6 +490,9 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
   for (int64_t k = block * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
        k < sumsToClear; k += threads)
     clearSums(sums[k]);
+  for (int64_t k = block * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
+       k < countersToClear; k += threads)
+    nextCounters[k] = 0;
 }
 
 }  // namespace

@@ -258,6 +258,60 @@ __device__ inline void addBlockSums(const RowSums* lastSums, SourceSums* sums) {
   addAtomically(sums[label - 1], total);
 }
 
+// The numbering's ends: rootEnds[s] = the roots in segments 0 … s (raster order), a warp a row
+// of the stack: the row's start and a scan of its segments' root bits. The row's start is
+// rowStarts[row] where given (CUB's scan of rowRoots, for many rows), else the block adds up the
+// rows' counts before its own, which a device-wide scan's two launches cost more than for an
+// image's rows.
+__global__ void __launch_bounds__(kPixelThreads)
+    endRootSegments(const uint32_t* __restrict__ rootMasks, const int32_t* __restrict__ rowRoots,
+                    const int32_t* __restrict__ rowStarts, int rows, int segmentsPerRow,
+                    int32_t* __restrict__ rootEnds) {
+  constexpr uint32_t kAll = 0xffffffffu;
+  constexpr int kWarps = kPixelThreads / 32;
+  __shared__ int32_t warpParts[kWarps], blockRows[kWarps];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int first = blockIdx.x * kWarps, row = first + warp;  // the block's first row, the warp's
+  const int64_t rowSegment = int64_t(row) * segmentsPerRow;
+  // The first 64 segments' bits go out with the counts' loads.
+  const bool inside = row < rows;
+  const uint32_t low = inside && lane < segmentsPerRow ? rootMasks[rowSegment + lane] : 0u,
+                 high =
+                     inside && lane + 32 < segmentsPerRow ? rootMasks[rowSegment + lane + 32] : 0u;
+  if (!rowStarts) {
+    int32_t part = 0;
+#pragma unroll 4
+    for (int k = threadIdx.x; k < first; k += kPixelThreads) part += rowRoots[k];
+    part = __reduce_add_sync(kAll, part);
+    if (lane == 0) warpParts[warp] = part;
+  }
+  if (threadIdx.x < kWarps)
+    blockRows[threadIdx.x] = first + int(threadIdx.x) < rows ? rowRoots[first + threadIdx.x] : 0;
+  __syncthreads();
+  if (!inside) return;  // the same for the whole warp
+  int32_t before = 0;
+  if (rowStarts) {
+    before = rowStarts[row];
+  } else {
+    for (int w = 0; w < kWarps; ++w) before += warpParts[w] + (w < warp ? blockRows[w] : 0);
+  }
+  for (int base = 0; base < segmentsPerRow; base += 32) {
+    const int s = base + lane;
+    const uint32_t mask = base == 0            ? low
+                          : base == 32         ? high
+                          : s < segmentsPerRow ? rootMasks[rowSegment + s]
+                                               : 0u;
+    int32_t upTo = __popc(mask);
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const int32_t v = __shfl_up_sync(kAll, upTo, d);
+      if (lane >= d) upTo += v;
+    }
+    if (s < segmentsPerRow) rootEnds[rowSegment + s] = before + upTo;
+    before += __shfl_sync(kAll, upTo, 31);
+  }
+}
+
 // Relabels and measures the listed strips with foreground (fgStrips[0 … *fgStripCount − 1]), a
 // warp a strip at a time: a sky's few such strips take one wave of warps, each a short chain of
 // dependent loads, where a pass over every strip took several. A block's warps take consecutive

@@ -24,6 +24,9 @@ struct SegmentPolicy {
   // The per-border-pixel and per-source passes: 256 threads, 8 blocks fill an SM's 2048 thread
   // slots. A multiple of 32: their warp votes and shuffles use every lane.
   static constexpr int pixelThreads = 256;
+  // The stack's rows up to which each block of the numbering adds up the root counts of the rows
+  // before its own (at most 32 loads a thread), instead of CUB's device-wide scan first.
+  static constexpr int rowsSummedByBlocks = 8192;
   // Sources whose sums are set aside before their number is known (more: measured again).
   static constexpr int minSourceCapacity = 4096;
 };
