@@ -479,6 +479,7 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows)
     labelTiles(const float* __restrict__ in, TileOutputs o, int ny, int nx, int z0, float threshold,
                bool eight, SourceSums* __restrict__ sums, int64_t sumsToClear,
                int32_t* nextCounters, int64_t countersToClear) {
+  letNextStart();
   const int64_t slice = int64_t(z0) + blockIdx.z;
   const bool aligned = quadsAligned(in, o.labels, nx);
   TileQuads q;

@@ -267,6 +267,8 @@ __global__ void __launch_bounds__(kPixelThreads)
     endRootSegments(const uint32_t* __restrict__ rootMasks, const int32_t* __restrict__ rowRoots,
                     const int32_t* __restrict__ rowStarts, int rows, int segmentsPerRow,
                     int32_t* __restrict__ rootEnds) {
+  waitForPrevious();
+  letNextStart();
   constexpr uint32_t kAll = 0xffffffffu;
   constexpr int kWarps = kPixelThreads / 32;
   __shared__ int32_t warpParts[kWarps], blockRows[kWarps];
@@ -322,6 +324,8 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
                       const int32_t* __restrict__ rootEnds, const int32_t* __restrict__ fgStrips,
                       const int32_t* __restrict__ fgStripCount, int32_t* __restrict__ labels,
                       SourceSums* sums, int64_t capacity, int ny, int nx, double background) {
+  waitForPrevious();
+  letNextStart();
   const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
   const int32_t listed = *fgStripCount;
   const int warps = gridDim.x * kTileThreadRows;

@@ -14,6 +14,16 @@
 namespace stacklens::compute::cuda {
 namespace {
 
+// The segmentation's launches follow one another on the stream with programmatic dependent launch
+// (cuda_segment.cu, launchAfterPrevious): a kernel lets the next one's blocks start as soon as
+// all of its own have (letNextStart), and the next one waits for its end and its memory at its
+// start (waitForPrevious), so that launching and placing the next blocks overlaps the tail of the
+// previous kernel instead of following it. Both are no-ops in a kernel launched without it.
+__device__ inline void letNextStart() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+__device__ inline void waitForPrevious() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+
 // One source's sums, as the measuring adds them up.
 struct SourceSums {
   unsigned long long npix;
@@ -86,6 +96,7 @@ __global__ void __launch_bounds__(kPublishThreads)
     publishSources(const SourceSums* __restrict__ sums, const int32_t* __restrict__ found,
                    int64_t limit, int64_t ny, int64_t nx, long long* count, Source* out,
                    unsigned* blocksDone, volatile int* done) {
+  waitForPrevious();
   const int64_t n = *found;
   if (count && blockIdx.x == 0 && threadIdx.x == 0) *count = n;
   const int64_t first = int64_t(blockIdx.x) * kPublishGroup;
