@@ -188,9 +188,13 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   *published.done() = 0;
   const int32_t* found = labelAndMeasure(ctx, run, published.deviceCount(),
                                          published.deviceSources(), limit, published.deviceDone());
+  // The table's vector is made, and its pages touched, while the device works: as long as the
+  // last table published here, which the next is most often like.
+  if (p.minPixels <= 1) out.sources.resize(std::min(published.lastCount, limit));
   // The table is complete once the flag is set; the stream ends a little later.
   if (!pollMappedFlag(published.done())) ctx->waitFor(ctx->stream());
   const int64_t n = *published.count();
+  published.lastCount = n;
   if (n > w.capacity) {  // measured again with room for every source
     w.capacity = n;
     w.moreSums = DeviceArray<SourceSums>(ctx, n);

@@ -87,6 +87,7 @@ class PublishedSources : public Context::Extension {
   Source* deviceSources() const {
     return reinterpret_cast<Source*>(static_cast<char*>(device_) + kHeader);
   }
+  int64_t lastCount = 0;  // the number of sources found the last time
 
  private:
   static constexpr size_t kHeader = 64, kDoneAt = sizeof(long long);
