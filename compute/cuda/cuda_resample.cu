@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/host/dependent_launch.cuh"
 #include "compute/cuda/kernels/resample.cuh"
 #include "compute/cuda/kernels/spline_zoom.cuh"
 #include "compute/cuda/kernels/spline_zoom_walk.cuh"
@@ -30,27 +31,6 @@ void overGrid(const Shape& s, Launch launch) {
               static_cast<unsigned>(std::min<int64_t>(65535, s.z - z0)));
     launch(grid, static_cast<int>(z0));
   }
-}
-
-// Launches a pass so that, from sm_90 on, its blocks may start while the previous pass's last
-// blocks run (programmatic dependent launch: the kernels wait for the previous pass's results
-// where they first read them).
-template <class... Params, class... Args>
-void launchAfterPreviousPass(const ContextPtr& ctx, void (*kernel)(Params...), dim3 grid,
-                             dim3 threads, size_t shared, Args... args) {
-  int major = 0;
-  SL_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device()));
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = threads;
-  config.dynamicSmemBytes = shared;
-  config.stream = ctx->stream();
-  cudaLaunchAttribute overlap[1];
-  overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = overlap;
-  config.numAttrs = major >= 9 ? 1 : 0;
-  SL_CUDA(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
 }
 
 // One axis of the cubic zoom: `in` of shape `cur` to `out` with nOut values along `axis`.
@@ -74,7 +54,7 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
     for (int64_t b0 = 0; b0 < rowBlocks; b0 += kMaxGrid) {
       dim3 grid(blocksFor(a.nOut, a.outputsPerBlock),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, rowBlocks - b0)));
-      launchAfterPreviousPass(ctx, kernel, grid, threads, shared, in, out, a, b0 * kZoomLines);
+      launchAfterPrevious(ctx, kernel, grid, threads, shared, in, out, a, b0 * kZoomLines);
     }
     return;
   }
@@ -97,8 +77,8 @@ void splineZoomAlong(const ContextPtr& ctx, const float* in, float* out, const S
       dim3 grid(static_cast<unsigned>(columnBlocks),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outputBlocks - o0)),
                 static_cast<unsigned>(std::min<int64_t>(kMaxGrid, outer - s0)));
-      launchAfterPreviousPass(ctx, kernel, grid, SplineZoomPolicy::walkThreads, shared, in, out, a,
-                              int(o0), s0, lastSlabsFirst);
+      launchAfterPrevious(ctx, kernel, grid, SplineZoomPolicy::walkThreads, shared, in, out, a,
+                          int(o0), s0, lastSlabsFirst);
     }
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compute/cuda/host/cuda_context.cuh"
+#include "compute/cuda/host/dependent_launch.cuh"
 #include "compute/cuda/host/segment_scratch.cuh"
 #include "compute/cuda/kernels/segment.cuh"
 #include "compute/cuda/kernels/segment_measure.cuh"
@@ -25,23 +26,6 @@
 
 namespace stacklens::compute::cuda {
 namespace {
-
-// Launches kernel on the context's stream as a programmatic dependent launch of the kernel
-// before it (kernels/segment_sources.cuh, waitForPrevious).
-template <class... Params, class... Args>
-void launchAfterPrevious(const ContextPtr& ctx, void (*kernel)(Params...), dim3 grid, dim3 block,
-                         Args... args) {
-  cudaLaunchAttribute follow{};
-  follow.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  follow.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.stream = ctx->stream();
-  config.attrs = &follow;
-  config.numAttrs = 1;
-  SL_CUDA(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
-}
 
 // The background statistics (given, or clipped here) and the threshold above them.
 void setBackgroundAndThreshold(const ContextPtr& ctx, const Image& in, const SegmentParams& p,
@@ -94,11 +78,11 @@ void relabelAndMeasureAll(const ContextPtr& ctx, const SegmentRun& r) {
   if (w.rowStarts)
     SL_CUDA(cub::DeviceScan::ExclusiveSum(w.scanTemp, w.scanBytes, w.rowRoots, w.rowStarts, rows,
                                           ctx->stream()));
-  launchAfterPrevious(ctx, endRootSegments, blocksFor(rows, kPixelThreads / 32), kPixelThreads,
+  launchAfterPrevious(ctx, endRootSegments, blocksFor(rows, kPixelThreads / 32), kPixelThreads, 0,
                       w.rootMasks, w.rowRoots, w.rowStarts, int(rows), int(r.g.segmentsPerRow),
                       w.rootEnds);
   launchAfterPrevious(ctx, relabelAndMeasure, ctx->smCount() * kRelabelBlocksPerSm,
-                      dim3(kTileW, kTileThreadRows), r.in, w.parent, w.fgMasks, w.rootMasks,
+                      dim3(kTileW, kTileThreadRows), 0, r.in, w.parent, w.fgMasks, w.rootMasks,
                       w.rootEnds, w.fgStrips, w.fgStripCount, r.labels, w.sums, w.capacity,
                       int(r.g.s.y), int(r.g.s.x), r.background);
 }
@@ -109,7 +93,7 @@ void publishTable(const ContextPtr& ctx, const SourceSums* sums, const int32_t* 
                   int64_t limit, const Shape& s, long long* count, Source* to,
                   volatile int* done = nullptr) {
   launchAfterPrevious(ctx, publishSources, std::max<unsigned>(1, blocksFor(limit, kPublishGroup)),
-                      kPublishThreads, sums, found, limit, s.y, s.x, count, to,
+                      kPublishThreads, 0, sums, found, limit, s.y, s.x, count, to,
                       segmentTileState(ctx).publishedBlocks(), done);
 }
 

@@ -9,20 +9,11 @@
 #include <cstdint>
 
 #include "compute/cuda/kernels/cuda_kernels.cuh"
+#include "compute/cuda/kernels/dependent_launch.cuh"
 #include "compute/params.h"
 
 namespace stacklens::compute::cuda {
 namespace {
-
-// The segmentation's launches follow one another on the stream with programmatic dependent launch
-// (cuda_segment.cu, launchAfterPrevious): a kernel lets the next one's blocks start as soon as
-// all of its own have (letNextStart), and the next one waits for its end and its memory at its
-// start (waitForPrevious), so that launching and placing the next blocks overlaps the tail of the
-// previous kernel instead of following it. Both are no-ops in a kernel launched without it.
-__device__ inline void letNextStart() {
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-}
-__device__ inline void waitForPrevious() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
 // One source's sums, as the measuring adds them up.
 struct SourceSums {

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "compute/cuda/kernels/cuda_kernels.cuh"
+#include "compute/cuda/kernels/dependent_launch.cuh"
 #include "compute/cuda/tuning/resample.cuh"
 
 namespace stacklens::compute::cuda {
@@ -324,21 +325,6 @@ __device__ __forceinline__ void stageRowSamples(const float* __restrict__ in, fl
   }
 }
 
-// Programmatic dependent launch (for a grid launched with
-// cudaLaunchAttributeProgrammaticStreamSerialization; no-ops otherwise): the next pass's blocks
-// may start once every block of this one has, and wait for this pass's results only where they
-// first read their input, so that their start overlaps this pass's last blocks.
-__device__ __forceinline__ void letNextPassStart() {
-#if __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void waitForPreviousPass() {
-#if __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
 // *at = v where i < left, as a predicated store rather than a branch around one.
 template <int i>
 __device__ __forceinline__ void storeBelow(int left, float* at, float v) {
@@ -369,8 +355,8 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads,
   const int span = r.count + 2 * kSplineReach;
   const int start = r.first - kSplineReach;
   const bool interior = start >= 0 && start + span <= a.n;
-  letNextPassStart();
-  waitForPreviousPass();
+  letNextStart();
+  waitForPrevious();
   if constexpr (kInPlace)
     stageRowSamples<kInPlaceSpanChunks>(in, samples, a, firstRow, start, span, interior);
   else

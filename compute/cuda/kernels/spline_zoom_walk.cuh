@@ -140,8 +140,8 @@ __global__ void __launch_bounds__(SplineZoomPolicy::walkThreads, kMinBlocks)
       for (int m = k + 3; m < endSlots; ++m) ends[m] = outputs;
   }
   __syncthreads();
-  letNextPassStart();
-  waitForPreviousPass();
+  letNextStart();
+  waitForPrevious();
   const int64_t columns = a.lines / C;  // in Vs
   const int64_t group = int64_t(blockIdx.x) * kWalkWarps + threadIdx.x / kZoomLines;
   if (group * kZoomLines >= columns) return;
