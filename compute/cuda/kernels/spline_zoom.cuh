@@ -79,12 +79,21 @@ __host__ __device__ inline bool splineCoefficientsInPlace(const SplineZoomAxis& 
   return a.maxCoefficients <= SplineZoomPolicy::segment * kZoomThreadRows;
 }
 
+// Where a block's coefficients take the place of its samples, the samples are staged line by line
+// (samples[line][position]) with this pitch, ≡ 4 mod 32 floats: a thread reads its segment's
+// positions of its line four at a time (float4s: a few wide reads rather than many narrow ones,
+// which queue), and a quarter-warp's eight lines fall on distinct banks.
+__host__ __device__ inline int splineLinePitch(const SplineZoomAxis& a) {
+  return (a.maxCoefficients + 2 * kSplineReach + 27) / 32 * 32 + 4;
+}
+
 // Shared bytes a block needs: its outputs' taps and coefficient offsets, then samples (coefficients
 // plus the reach each side) and coefficients (over the samples, or after them), 32 lines each,
 // with the rows' pitches.
 inline size_t splineZoomSharedBytes(const SplineZoomAxis& a, int samplePitch,
                                     int coefficientPitch) {
-  const size_t samples = size_t(splineSampleFloats(a, samplePitch));
+  const size_t samples = splineCoefficientsInPlace(a) ? size_t(kZoomLines) * splineLinePitch(a)
+                                                      : size_t(splineSampleFloats(a, samplePitch));
   const size_t coefficients = size_t(a.maxCoefficients) * coefficientPitch;
   const size_t floats =
       splineCoefficientsInPlace(a) ? std::max(samples, coefficients) : samples + coefficients;
@@ -97,7 +106,9 @@ inline size_t splineZoomSharedBytes(const SplineZoomAxis& a, int samplePitch,
 // the recursions L[q] = x[q] + z·L[q−1] and R[q] = z·(x[q+1] + R[q+1]) run across it, a few
 // operations per value where the whole 33-tap sum costs 33. The segment's samples and sums stay in
 // registers (its N is a constant), so that each sample is read once. `x(m)` gives the sample at
-// the segment's m-th position (m from −16 to N + 15); `c` receives the N coefficients.
+// the segment's m-th position (m from −16 to N + 15); `c` receives the N coefficients. The way
+// down uses x(N − 1) … x(1) again: kept in registers, or from `again(q)` where registers are
+// scarcer than reads (the same values, so the same coefficients).
 //
 // Every operation is rounded as the compiled loops of plain sums (x[q] + z·L, z·(x[q+1] + R))
 // that made these coefficients first rounded it, so that the coefficients stay bit for bit the
@@ -115,14 +126,13 @@ __device__ __forceinline__ float splineLeftStart(const Sample& x) {
   for (int k = kSplineReach - 1; k >= 0; --k) left = __fmaf_rn(kSplinePole, left, x(-k));
   return left;
 }
-template <int N, class Sample>
-__device__ __forceinline__ void splineSegmentFrom(float left, const Sample& x, float (&c)[16]) {
+template <int N, class Sample, class Again>
+__device__ __forceinline__ void splineSegmentFrom(float left, const Sample& x, const Again& again,
+                                                  float (&c)[16]) {
   c[0] = left;
-  float kept[N];  // x(1) … x(N − 1), read again going down
 #pragma unroll
   for (int q = 1; q < N; ++q) {
-    kept[q] = x(q);
-    left = __fmaf_rn(kSplinePole, left, kept[q]);
+    left = __fmaf_rn(kSplinePole, left, x(q));
     c[q] = left;
   }
   float sum = x(N - 1 + kSplineReach);  // x(q + 1) + R[q + 1] as q goes down
@@ -133,12 +143,25 @@ __device__ __forceinline__ void splineSegmentFrom(float left, const Sample& x, f
 #pragma unroll
   for (int i = 0; i < N - 1; ++i) {
     const int q = N - 2 - i, step = i < kFirst ? -1 : (i - kFirst) % 4;  // −1: a first step
-    sum = step <= 0 ? __fadd_rn(__fmul_rn(sum, kSplinePole), kept[q + 1])
-                    : __fmaf_rn(sum, kSplinePole, kept[q + 1]);
+    const float next = again(q + 1);
+    sum = step <= 0 ? __fadd_rn(__fmul_rn(sum, kSplinePole), next)
+                    : __fmaf_rn(sum, kSplinePole, next);
     const bool rounded = step == -1 || step == 3;
     c[q] = __fmul_rn(kSplineGain, rounded ? __fadd_rn(c[q], __fmul_rn(sum, kSplinePole))
                                           : __fmaf_rn(sum, kSplinePole, c[q]));
   }
+}
+// The same, with the samples x(1) … x(N − 1) kept in registers for the way down.
+template <int N, class Sample>
+__device__ __forceinline__ void splineSegmentFrom(float left, const Sample& x, float (&c)[16]) {
+  float kept[N];
+  const auto keeping = [&](int m) {
+    const float v = x(m);
+    if (m >= 1 && m < N) kept[m] = v;
+    return v;
+  };
+  const auto keptAt = [&](int q) { return kept[q]; };
+  splineSegmentFrom<N>(left, keeping, keptAt, c);
 }
 template <int N, class Sample>
 __device__ __forceinline__ void splineSegment(const Sample& x, float (&c)[16]) {
@@ -176,16 +199,47 @@ __device__ inline void splineCoefficients(const float* x, float* c, int count) {
   }
 }
 
-// splineCoefficients where the coefficients overwrite the samples (splineCoefficientsInPlace):
-// each thread makes its one segment in registers, and writes it once the block has read them all.
-template <int kXPitch, int kCPitch>
-__device__ inline void splineCoefficientsOver(const float* x, float* c, int count) {
+// Turns a line's staged samples into its coefficients where they take the samples' place
+// (splineCoefficientsInPlace): each thread makes its one segment in registers, and writes it once
+// the block has read them all. The samples are staged line by line (splineLinePitch): `x` points
+// at the thread's line's first position (its run's first coefficient's less the reach), and a
+// thread reads four at a time. `c` points at the line's first coefficient.
+template <int kCPitch>
+__device__ inline void splineCoefficientsOverLines(const float* x, float* c, int count) {
   const int qa = threadIdx.y * SplineZoomPolicy::segment;
-  const float* xs = x + qa * kXPitch;
+  // Position m of the segment is component (m + 16) mod 4 of float4 (m + 16) / 4 from here.
+  const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(x + qa));
   float v[16];
   if (qa < count)
     withSegmentLength(min(16, count - qa), [&]<int N>() {
-      splineSegment<N>([&](int m) { return xs[m * kXPitch]; }, v);
+      // The recursions read the positions in order, up from −16 to N − 1, down from N + 15 to N,
+      // then down from N − 1 to 1 again: each float4 is read (a few wide reads rather than many
+      // narrow ones, which queue) as the first of its positions is wanted, and only then, so
+      // that few registers hold samples. (Written out: the compiler splits a float4 read whose
+      // parts are used apart into four.)
+      float4 up, down;
+      const auto read = [&](float4& q, int m) {
+        asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(q.x), "=f"(q.y), "=f"(q.z), "=f"(q.w)
+                     : "r"(at + (m + kSplineReach) / 4 * 16));
+      };
+      const auto part = [](const float4& q, int m) {
+        const int k = (m + kSplineReach) % 4;
+        return k == 0 ? q.x : k == 1 ? q.y : k == 2 ? q.z : q.w;
+      };
+      const auto sample = [&](int m) {
+        if (m < N) {
+          if ((m + kSplineReach) % 4 == 0) read(up, m);
+          return part(up, m);
+        }
+        if (m == N - 1 + kSplineReach || (m + kSplineReach) % 4 == 3) read(down, m);
+        return part(down, m);
+      };
+      const auto again = [&](int m) {
+        if (m == N - 1 || (m + kSplineReach) % 4 == 3) read(down, m);
+        return part(down, m);
+      };
+      splineSegmentFrom<N>(splineLeftStart(sample), sample, again, v);
     });
   __syncthreads();
   if (qa < count) {
@@ -254,11 +308,13 @@ constexpr int kInPlaceSpanChunks =
     (SplineZoomPolicy::segment * kZoomThreadRows + 2 * kSplineReach + kZoomLines - 1) / kZoomLines;
 
 // Stages positions start … start + span − 1 of the rows firstRow … firstRow + 31 (mirrored
-// where `interior` is false; zeros past the last row) into samples[position][line], a warp
-// four lines, a lane positions 32 apart. With kChunks > 0 (span ≤ 32·kChunks) the positions are
-// unrolled and everything but the line is worked out once (which chunks a lane copies, the
-// mirrored positions), so that each copy is a line's addresses plus constants: the general loop
-// spends most of its instructions on addresses and loop control.
+// where `interior` is false; zeros past the last row), a warp four lines, a lane positions 32
+// apart: into samples[position][line] (rows kRowSamplePitch apart) in general, and with
+// kChunks > 0 (span ≤ 32·kChunks, splineCoefficientsInPlace) into samples[line][position] (lines
+// splineLinePitch apart). There the positions are unrolled and everything but the line is worked
+// out once (which chunks a lane copies, the mirrored positions), so that each copy is a pointer
+// that steps from line to line plus a constant: the general loop spends most of its
+// instructions on addresses and loop control.
 template <int kChunks>
 __device__ __forceinline__ void stageRowSamples(const float* __restrict__ in, float* samples,
                                                 const SplineZoomAxis& a, int64_t firstRow,
@@ -280,7 +336,6 @@ __device__ __forceinline__ void stageRowSamples(const float* __restrict__ in, fl
       }
     }
   } else {
-    constexpr unsigned kChunkBytes = kZoomLines * kPitch * sizeof(float);
     const int lane = threadIdx.x;
     // Whether the span holds chunk i's position of this lane: where the span reaches into the
     // last chunk (every run but a short axis's), the chunks before it need no test.
@@ -292,35 +347,41 @@ __device__ __forceinline__ void stageRowSamples(const float* __restrict__ in, fl
     int64_t row = firstRow + threadIdx.y;
     const float* src = in + row * a.n;
     const int64_t lineStep = int64_t(kZoomThreadRows) * a.n;
-    float* s = samples + lane * kPitch + threadIdx.y;
+    const int lineStride = kZoomThreadRows * splineLinePitch(a);  // a warp's next line, in floats
+    float* s = samples + threadIdx.y * splineLinePitch(a) + lane;
     unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(s));
-    // Each line in turn: zeros past the last row, else chunk i's sample at `from(i)` of the line.
-    const auto lines = [&](const auto& from) {
+    // Each line in turn: zeros past the last row, else chunk i's sample at `from(p, i)`, p = the
+    // line's first sample plus `skip` (so that an interior chunk's address is p plus a constant).
+    const auto lines = [&](int skip, const auto& from) {
+      const float* p = src + skip;
 #pragma unroll
       for (int li = 0; li < kLinesPerWarp; ++li) {
         if (row >= a.lines) {
 #pragma unroll
           for (int i = 0; i < kChunks; ++i)
-            if (inSpan[i]) s[i * kZoomLines * kPitch] = 0.f;
+            if (inSpan[i]) s[i * kZoomLines] = 0.f;
         } else {
+          // (Opaque to the compiler, which would otherwise rebuild each address from the row.)
+          const float* q;
+          asm("mov.b64 %0, %1;" : "=l"(q) : "l"(p));
 #pragma unroll
           for (int i = 0; i < kChunks; ++i)
-            if (inSpan[i]) copyAsync4(at + i * kChunkBytes, src + from(i));
+            if (inSpan[i]) copyAsync4(at + i * kZoomLines * sizeof(float), from(q, i));
         }
         row += kZoomThreadRows;
-        src += lineStep;
-        s += kZoomThreadRows;
-        at += kZoomThreadRows * sizeof(float);
+        p += lineStep;
+        s += lineStride;
+        at += lineStride * sizeof(float);
       }
     };
     if (interior) {
-      lines([&](int i) { return start + lane + kZoomLines * i; });
+      lines(start + lane, [](const float* p, int i) { return p + kZoomLines * i; });
     } else {
       int mirroredAt[kChunks];  // the same positions for every line
 #pragma unroll
       for (int i = 0; i < kChunks; ++i)
         mirroredAt[i] = mirrored(start + lane + kZoomLines * i, a.n);
-      lines([&](int i) { return mirroredAt[i]; });
+      lines(0, [&](const float* p, int i) { return p + mirroredAt[i]; });
     }
   }
 }
@@ -349,7 +410,7 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads,
   const CoefficientRange r = coefficientsFor(a, o0, oEnd);
   SplineTap* taps = reinterpret_cast<SplineTap*>(shared);
   int* offsets = reinterpret_cast<int*>(taps + a.outputsPerBlock);
-  float* samples = reinterpret_cast<float*>(offsets + splineOffsetSlots(a));  // [position][line]
+  float* samples = reinterpret_cast<float*>(offsets + splineOffsetSlots(a));  // stageRowSamples
   float* coefficients = kInPlace ? samples : samples + splineSampleFloats(a, kPitch);
   const int64_t firstRow = row0 + int64_t(blockIdx.y) * kZoomLines;
   const int span = r.count + 2 * kSplineReach;
@@ -365,8 +426,8 @@ __global__ void __launch_bounds__(SplineZoomPolicy::threads,
   waitForAsyncCopies();
   __syncthreads();
   if constexpr (kInPlace)
-    splineCoefficientsOver<kPitch, kCPitch>(samples + kSplineReach * kPitch + threadIdx.x,
-                                            coefficients + threadIdx.x, r.count);
+    splineCoefficientsOverLines<kCPitch>(samples + threadIdx.x * splineLinePitch(a),
+                                         coefficients + threadIdx.x, r.count);
   else
     splineCoefficients<kPitch, kCPitch>(samples + kSplineReach * kPitch + threadIdx.x,
                                         coefficients + threadIdx.x, r.count);
