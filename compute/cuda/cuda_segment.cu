@@ -11,6 +11,7 @@
 // segment_sources.cuh (the table); scratch: host/segment_scratch.cuh; launch shapes:
 // tuning/segment.cuh.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -88,26 +89,44 @@ void relabelAndMeasureAll(const ContextPtr& ctx, const SegmentRun& r) {
 }
 
 // The table entries of the first min(*found, limit) sources into `to`, and *found into `count`
-// unless it is null; *done (unless null) set once they are written.
+// unless it is null; each group's flag in groupsDone (unless null) set once it is written.
 void publishTable(const ContextPtr& ctx, const SourceSums* sums, const int32_t* found,
                   int64_t limit, const Shape& s, long long* count, Source* to,
-                  volatile int* done = nullptr) {
+                  volatile int* groupsDone = nullptr) {
   launchAfterPrevious(ctx, publishSources, std::max<unsigned>(1, blocksFor(limit, kPublishGroup)),
-                      kPublishThreads, 0, sums, found, limit, s.y, s.x, count, to,
-                      segmentTileState(ctx).publishedBlocks(), done);
+                      kPublishThreads, 0, sums, found, limit, s.y, s.x, count, to, groupsDone);
 }
 
 // Labels and measures the first w.capacity sources, and publishes the first min(n, tableLimit)
-// table entries into `table` (n into `count`, then *done set) unless count is null. Returns
-// where the device keeps n.
+// table entries into `table` (n into `count`, each group's flag in groupsDone set once it is
+// written) unless count is null. Returns where the device keeps n.
 const int32_t* labelAndMeasure(const ContextPtr& ctx, const SegmentRun& r, long long* count,
-                               Source* table, int64_t tableLimit, volatile int* done = nullptr) {
+                               Source* table, int64_t tableLimit,
+                               volatile int* groupsDone = nullptr) {
   SegmentScratch& w = r.w;
   labelComponents(ctx, r);
   relabelAndMeasureAll(ctx, r);
   const int32_t* found = w.rootEnds + r.g.segments - 1;
-  if (count) publishTable(ctx, w.sums, found, tableLimit, r.g.s, count, table, done);
+  if (count) publishTable(ctx, w.sums, found, tableLimit, r.g.s, count, table, groupsDone);
   return found;
+}
+
+// Copies the first n published entries into `to` (room for n), each group as soon as its flag is
+// set (group 0's is), so that the copy of the first groups overlaps the publishing of the last;
+// waits for the stream instead if a flag takes longer than the polling.
+void copyPublished(const ContextPtr& ctx, const PublishedSources& published, int64_t n,
+                   Source* to) {
+  bool polling = true;
+  for (int64_t first = 0; first < n; first += kPublishGroup) {
+    const volatile int* done = published.groupDone(first / kPublishGroup);
+    if (first > 0 && polling && !*done && !pollMappedFlag(done)) {
+      ctx->waitFor(ctx->stream());
+      polling = false;
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);  // the entries read after the flag
+    const int64_t last = std::min(n, first + kPublishGroup);
+    std::copy(published.sources() + first, published.sources() + last, to + first);
+  }
 }
 
 // All n sources' table entries, read back from the device.
@@ -169,14 +188,15 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
                        w,
                        labels};
   const int64_t limit = std::min(w.capacity, published.capacity());
-  *published.done() = 0;
-  const int32_t* found = labelAndMeasure(ctx, run, published.deviceCount(),
-                                         published.deviceSources(), limit, published.deviceDone());
+  published.clearGroups(blocksFor(limit, kPublishGroup));
+  const int32_t* found =
+      labelAndMeasure(ctx, run, published.deviceCount(), published.deviceSources(), limit,
+                      published.deviceGroupsDone());
   // The table's vector is made, and its pages touched, while the device works: as long as the
   // last table published here, which the next is most often like.
   if (p.minPixels <= 1) out.sources.resize(std::min(published.lastCount, limit));
-  // The table is complete once the flag is set; the stream ends a little later.
-  if (!pollMappedFlag(published.done())) ctx->waitFor(ctx->stream());
+  // The count is there once the first group's flag is set; the stream ends a little later.
+  if (!pollMappedFlag(published.groupDone(0))) ctx->waitFor(ctx->stream());
   const int64_t n = *published.count();
   published.lastCount = n;
   if (n > w.capacity) {  // measured again with room for every source
@@ -191,7 +211,8 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
     out.sources = readTable(ctx, w.sums, found, n, s);
     published.reserve(n);  // for the next image like this one
   } else {
-    out.sources.assign(published.sources(), published.sources() + n);
+    out.sources.resize(n);
+    copyPublished(ctx, published, n, out.sources.data());
   }
   return out;
 }

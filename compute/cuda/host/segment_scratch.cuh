@@ -55,7 +55,7 @@ class ScratchLayout {
 };
 
 // Page-locked host memory mapped for the device, kept for the context's life, where
-// publishSources writes the table: its count, then the entries.
+// publishSources writes the table: its count, each group's flag, then the entries.
 class PublishedSources : public Context::Extension {
  public:
   ~PublishedSources() override {
@@ -67,32 +67,39 @@ class PublishedSources : public Context::Extension {
     if (host_) cudaFreeHost(host_);
     host_ = nullptr;
     capacity_ = 0;
-    SL_CUDA(cudaHostAlloc(&host_, kHeader + n * sizeof(Source), cudaHostAllocMapped));
+    const int64_t groups = (n + kPublishGroup - 1) / kPublishGroup;
+    entriesAt_ = (kFlagsAt + groups * sizeof(int) + 63) / 64 * 64;
+    SL_CUDA(cudaHostAlloc(&host_, entriesAt_ + n * sizeof(Source), cudaHostAllocMapped));
     SL_CUDA(cudaHostGetDevicePointer(&device_, host_, 0));
     capacity_ = n;
   }
   int64_t capacity() const { return capacity_; }
   long long* count() const { return static_cast<long long*>(host_); }
-  // Set (non-zero) by the publishing once the count and the entries are written.
-  volatile int* done() const {
-    return reinterpret_cast<volatile int*>(static_cast<char*>(host_) + kDoneAt);
-  }
-  volatile int* deviceDone() const {
-    return reinterpret_cast<volatile int*>(static_cast<char*>(device_) + kDoneAt);
+  // Group g's flag (sources g · kPublishGroup …): set (non-zero) by the publishing once its
+  // entries are written, group 0's once the count is too.
+  volatile int* groupDone(int64_t g) const { return groupsDone(host_) + g; }
+  volatile int* deviceGroupsDone() const { return groupsDone(device_); }
+  // Clears the flags of the first `groups` groups, before a publishing.
+  void clearGroups(int64_t groups) const {
+    for (int64_t g = 0; g < groups; ++g) *groupDone(g) = 0;
   }
   const Source* sources() const {
-    return reinterpret_cast<const Source*>(static_cast<char*>(host_) + kHeader);
+    return reinterpret_cast<const Source*>(static_cast<char*>(host_) + entriesAt_);
   }
   long long* deviceCount() const { return static_cast<long long*>(device_); }
   Source* deviceSources() const {
-    return reinterpret_cast<Source*>(static_cast<char*>(device_) + kHeader);
+    return reinterpret_cast<Source*>(static_cast<char*>(device_) + entriesAt_);
   }
   int64_t lastCount = 0;  // the number of sources found the last time
 
  private:
-  static constexpr size_t kHeader = 64, kDoneAt = sizeof(long long);
+  static constexpr size_t kFlagsAt = 64;  // after the count, on a cache line of their own
+  static volatile int* groupsDone(void* base) {
+    return reinterpret_cast<volatile int*>(static_cast<char*>(base) + kFlagsAt);
+  }
   void* host_ = nullptr;
   void* device_ = nullptr;
+  size_t entriesAt_ = 0;
   int64_t capacity_ = 0;
 };
 
@@ -146,8 +153,6 @@ class SegmentTileState : public Context::Extension {
     int64_t nextToClear;
     unsigned long long* tileDone;
   };
-  // publishSources' count of finished blocks (0 between its launches).
-  unsigned* publishedBlocks() const { return static_cast<unsigned*>(memory_); }
   // The next labelling, of `tiles` tiles and `rows` rows.
   Turn next(int64_t tiles, int64_t rows) {
     if (tiles > tiles_ || rows > rows_) {
@@ -183,13 +188,10 @@ class SegmentTileState : public Context::Extension {
   }
 
  private:
-  static constexpr size_t kHeader = 256;  // publishSources' block count
-  int32_t* counters(int slot) const {
-    return reinterpret_cast<int32_t*>(static_cast<char*>(memory_) + kHeader) + slot * (1 + rows_);
-  }
+  int32_t* counters(int slot) const { return static_cast<int32_t*>(memory_) + slot * (1 + rows_); }
   // Where the tiles' states start, after the counters of `rows` rows.
   static size_t tileDoneAt(int64_t rows) {
-    return (kHeader + 2 * (1 + rows) * sizeof(int32_t) + 255) / 256 * 256;
+    return (2 * (1 + rows) * sizeof(int32_t) + 255) / 256 * 256;
   }
   cudaStream_t stream_;
   void* memory_ = nullptr;

@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cuda/atomic>
+
 #include <cstdint>
 
 #include "compute/cuda/kernels/cuda_kernels.cuh"
@@ -80,13 +82,15 @@ __device__ inline void publishGroup(const SourceSums* sums, int64_t first, int64
 }
 
 // Writes the first min(n, limit) sources' table entries (n = *found) to `out`, and n to `count`
-// unless it is null; the last block to finish then sets *done (unless null), in mapped host
-// memory, so that the host sees the table complete without waiting for the stream. blocksDone
-// counts the blocks that have finished, back to 0 after the last (0 before the launch).
+// unless it is null. Where groupsDone is given (in mapped host memory, 0 before the launch), each
+// block sets groupsDone[its index] once its group's entries (block 0: also the count) are
+// written, so that the host copies each group as soon as it is there, while the others are still
+// being written, and sees the table without waiting for the stream; blocks past the table set
+// nothing.
 __global__ void __launch_bounds__(kPublishThreads)
     publishSources(const SourceSums* __restrict__ sums, const int32_t* __restrict__ found,
                    int64_t limit, int64_t ny, int64_t nx, long long* count, Source* out,
-                   unsigned* blocksDone, volatile int* done) {
+                   volatile int* groupsDone) {
   waitForPrevious();
   const int64_t n = *found;
   if (count && blockIdx.x == 0 && threadIdx.x == 0) *count = n;
@@ -94,13 +98,13 @@ __global__ void __launch_bounds__(kPublishThreads)
   const int64_t here = min(min(n, limit) - first, int64_t(kPublishGroup));
   if (here > 0)  // the same for the whole block
     publishGroup(sums, first, here, ny, nx, out, threadIdx.x, kPublishThreads);
-  if (!done) return;
+  // The same for the whole block:
+  if (!groupsDone || (here <= 0 && blockIdx.x != 0)) return;
   __syncthreads();  // the block's entries are written
   if (threadIdx.x != 0) return;
-  __threadfence_system();
-  if (atomicInc(blocksDone, gridDim.x - 1) != gridDim.x - 1) return;
-  __threadfence_system();  // every block's entries before the flag
-  *done = 1;
+  // The block's entries (seen through the barrier) and the count before the flag.
+  ::cuda::atomic_thread_fence(::cuda::std::memory_order_release, ::cuda::thread_scope_system);
+  groupsDone[blockIdx.x] = 1;
 }
 
 // Dropping the sources below the minimum size: kept[k] = 1 for a kept source, else 0.
