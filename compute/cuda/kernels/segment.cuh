@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cuda/atomic>
+
 #include <cstdint>
 
 #include "compute/cuda/kernels/cuda_kernels.cuh"
@@ -306,11 +308,15 @@ __device__ inline void joinDoneNeighbours(const TileOutputs& o, int ny, int nx, 
   const int t = blockThread();
   __syncthreads();  // the tile's outputs are stored
   if (t == 0) {
-    __threadfence();
+    // The tile's outputs (the block's, through the barrier) before its state: a release, which
+    // needs no place in the fences' single order, unlike the store–load fence after it.
+    ::cuda::atomic_thread_fence(::cuda::std::memory_order_release, ::cuda::thread_scope_device);
     *reinterpret_cast<volatile unsigned long long*>(o.tileDone + tile) = o.generation;
     __threadfence();
     const uint32_t due = unitsDue(o, tile, tileY, tileX, tilesY, tilesX, eight);
-    if (due) __threadfence();  // the done neighbours' outputs are read after their states
+    // The done neighbours' outputs are read after their states: an acquire.
+    if (due)
+      ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_device);
     dueUnits = due;
   }
   __syncthreads();
