@@ -181,6 +181,9 @@ __device__ inline void relabelStrip(
       node[r] = next;
     }
   }
+  // Only the roots' numbers come from the numbering (endRootSegments, the kernel before): the
+  // rest was written by the labelling, complete before the numbering let this kernel start.
+  waitForPrevious();
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     if (node[r] == kBackground) {
@@ -268,7 +271,7 @@ __global__ void __launch_bounds__(kPixelThreads)
                     const int32_t* __restrict__ rowStarts, int rows, int segmentsPerRow,
                     int32_t* __restrict__ rootEnds) {
   waitForPrevious();
-  letNextStart();
+  letNextStart();  // after the wait: the relabelling reads the labelling's outputs before its own
   constexpr uint32_t kAll = 0xffffffffu;
   constexpr int kWarps = kPixelThreads / 32;
   __shared__ int32_t warpParts[kWarps], blockRows[kWarps];
@@ -324,7 +327,9 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
                       const int32_t* __restrict__ rootEnds, const int32_t* __restrict__ fgStrips,
                       const int32_t* __restrict__ fgStripCount, int32_t* __restrict__ labels,
                       SourceSums* sums, int64_t capacity, int ny, int nx, double background) {
-  waitForPrevious();
+  // The strips are listed, labelled and walked to their roots before the numbering ends: its
+  // blocks let this kernel start only once they have waited for the labelling's end
+  // (relabelStrip waits for the numbering itself).
   letNextStart();
   const int segmentsPerRow = (nx + kTileW - 1) / kTileW;
   const int32_t listed = *fgStripCount;
@@ -348,6 +353,8 @@ __global__ void __launch_bounds__(kTileW* kTileThreadRows, kRelabelBlocksPerSm)
     addBlockSums(lastSums, sums);
     __syncthreads();
   }
+  // Not before the numbering has ended, whose count the publishing reads after this kernel.
+  waitForPrevious();
 }
 
 }  // namespace
