@@ -79,9 +79,9 @@ void relabelAndMeasureAll(const ContextPtr& ctx, const SegmentRun& r) {
   if (w.rowStarts)
     SL_CUDA(cub::DeviceScan::ExclusiveSum(w.scanTemp, w.scanBytes, w.rowRoots, w.rowStarts, rows,
                                           ctx->stream()));
-  launchAfterPrevious(ctx, endRootSegments, blocksFor(rows, kPixelThreads / 32), kPixelThreads, 0,
-                      w.rootMasks, w.rowRoots, w.rowStarts, int(rows), int(r.g.segmentsPerRow),
-                      w.rootEnds);
+  launchAfterPrevious(ctx, endRootSegments, blocksFor(rows, kPixelThreads / 32 * kNumberingRows),
+                      kPixelThreads, 0, w.rootMasks, w.rowRoots, w.rowStarts, int(rows),
+                      int(r.g.segmentsPerRow), w.rootEnds);
   launchAfterPrevious(ctx, relabelAndMeasure, ctx->smCount() * kRelabelBlocksPerSm,
                       dim3(kTileW, kTileThreadRows), 0, r.in, w.parent, w.fgMasks, w.rootMasks,
                       w.rootEnds, w.fgStrips, w.fgStripCount, r.labels, w.sums, w.capacity,

@@ -27,6 +27,7 @@ constexpr int kPixelThreads = tuning::SegmentPolicy::pixelThreads;
 constexpr int64_t kMinSourceCapacity = tuning::SegmentPolicy::minSourceCapacity;
 constexpr int kRelabelBlocksPerSm = tuning::SegmentPolicy::relabelBlocksPerSm;
 constexpr int kRowsSummedByBlocks = tuning::SegmentPolicy::rowsSummedByBlocks;
+constexpr int kNumberingRows = tuning::SegmentPolicy::numberingRowsPerWarp;
 static_assert(kTileW == 32, "a warp takes a tile row: one lane per pixel, one ballot per row");
 static_assert(kTileH % kTileThreadRows == 0, "every thread takes the same number of rows");
 static_assert(kPixelThreads % 32 == 0, "the per-pixel passes' warp votes use every lane");

@@ -261,11 +261,15 @@ __device__ inline void addBlockSums(const RowSums* lastSums, SourceSums* sums) {
   addAtomically(sums[label - 1], total);
 }
 
-// The numbering's ends: rootEnds[s] = the roots in segments 0 … s (raster order), a warp a row
-// of the stack: the row's start and a scan of its segments' root bits. The row's start is
-// rowStarts[row] where given (CUB's scan of rowRoots, for many rows), else the block adds up the
-// rows' counts before its own, which a device-wide scan's two launches cost more than for an
-// image's rows.
+// The numbering's ends: rootEnds[s] = the roots in segments 0 … s (raster order), a warp
+// kNumberingRows consecutive rows of the stack, each by its start and a scan of its segments'
+// root bits. A row's start is rowStarts[row] where given (CUB's scan of rowRoots, for many rows),
+// else the block adds up the rows' counts before its own, which a device-wide scan's two launches
+// cost more than for an image's rows. A row of at most 64 segments is one scan, a lane two
+// segments, and the warp's rows are scanned side by side: the scans are chains of shuffles, which
+// a warp a row, a scan each 32 segments, left waiting one after another. Several rows a warp make
+// few blocks, so that the relabelling's blocks, which start while these run, find room beside
+// them on most SMs.
 __global__ void __launch_bounds__(kPixelThreads)
     endRootSegments(const uint32_t* __restrict__ rootMasks, const int32_t* __restrict__ rowRoots,
                     const int32_t* __restrict__ rowStarts, int rows, int segmentsPerRow,
@@ -273,16 +277,24 @@ __global__ void __launch_bounds__(kPixelThreads)
   waitForPrevious();
   letNextStart();  // after the wait: the relabelling reads the labelling's outputs before its own
   constexpr uint32_t kAll = 0xffffffffu;
-  constexpr int kWarps = kPixelThreads / 32;
-  __shared__ int32_t warpParts[kWarps], blockRows[kWarps];
+  constexpr int kWarps = kPixelThreads / 32, kBlockRows = kWarps * kNumberingRows;
+  __shared__ int32_t warpParts[kWarps], blockRows[kBlockRows];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int first = blockIdx.x * kWarps, row = first + warp;  // the block's first row, the warp's
-  const int64_t rowSegment = int64_t(row) * segmentsPerRow;
-  // The first 64 segments' bits go out with the counts' loads.
-  const bool inside = row < rows;
-  const uint32_t low = inside && lane < segmentsPerRow ? rootMasks[rowSegment + lane] : 0u,
-                 high =
-                     inside && lane + 32 < segmentsPerRow ? rootMasks[rowSegment + lane + 32] : 0u;
+  // The block's first row, the warp's.
+  const int first = blockIdx.x * kBlockRows, warpFirst = first + warp * kNumberingRows;
+  // Lane l's two segments: 2l and 2l + 1 where a row has at most 64, else l and l + 32 (and the
+  // rest loaded as they are scanned). Their bits go out with the counts' loads.
+  const bool paired = segmentsPerRow <= 64;
+  const int s0 = paired ? 2 * lane : lane, s1 = paired ? 2 * lane + 1 : lane + 32;
+  uint32_t bits0[kNumberingRows], bits1[kNumberingRows];
+#pragma unroll
+  for (int r = 0; r < kNumberingRows; ++r) {
+    const int row = warpFirst + r;
+    const int64_t rowSegment = int64_t(row) * segmentsPerRow;
+    const bool inside = row < rows;
+    bits0[r] = inside && s0 < segmentsPerRow ? rootMasks[rowSegment + s0] : 0u;
+    bits1[r] = inside && s1 < segmentsPerRow ? rootMasks[rowSegment + s1] : 0u;
+  }
   if (!rowStarts) {
     int32_t part = 0;
 #pragma unroll 4
@@ -290,30 +302,65 @@ __global__ void __launch_bounds__(kPixelThreads)
     part = __reduce_add_sync(kAll, part);
     if (lane == 0) warpParts[warp] = part;
   }
-  if (threadIdx.x < kWarps)
+  if (threadIdx.x < kBlockRows)
     blockRows[threadIdx.x] = first + int(threadIdx.x) < rows ? rowRoots[first + threadIdx.x] : 0;
   __syncthreads();
-  if (!inside) return;  // the same for the whole warp
-  int32_t before = 0;
-  if (rowStarts) {
-    before = rowStarts[row];
-  } else {
-    for (int w = 0; w < kWarps; ++w) before += warpParts[w] + (w < warp ? blockRows[w] : 0);
+  if (warpFirst >= rows) return;  // the same for the whole warp
+  // Each row's start.
+  int32_t before[kNumberingRows];
+  int32_t start = 0;
+  if (!rowStarts) {
+    for (int w = 0; w < kWarps; ++w) start += warpParts[w];
+    for (int k = 0; k < warp * kNumberingRows; ++k) start += blockRows[k];
   }
-  for (int base = 0; base < segmentsPerRow; base += 32) {
-    const int s = base + lane;
-    const uint32_t mask = base == 0            ? low
-                          : base == 32         ? high
-                          : s < segmentsPerRow ? rootMasks[rowSegment + s]
-                                               : 0u;
-    int32_t upTo = __popc(mask);
+#pragma unroll
+  for (int r = 0; r < kNumberingRows; ++r) {
+    const int row = warpFirst + r;
+    before[r] = rowStarts ? (row < rows ? rowStarts[row] : 0) : start;
+    start += blockRows[warp * kNumberingRows + r];
+  }
+  if (paired) {
+    int32_t upTo[kNumberingRows];  // the roots in the row's segments 0 … 2·lane + 1
+#pragma unroll
+    for (int r = 0; r < kNumberingRows; ++r) upTo[r] = __popc(bits0[r]) + __popc(bits1[r]);
 #pragma unroll
     for (int d = 1; d < 32; d *= 2) {
-      const int32_t v = __shfl_up_sync(kAll, upTo, d);
-      if (lane >= d) upTo += v;
+#pragma unroll
+      for (int r = 0; r < kNumberingRows; ++r) {
+        const int32_t v = __shfl_up_sync(kAll, upTo[r], d);
+        if (lane >= d) upTo[r] += v;
+      }
     }
-    if (s < segmentsPerRow) rootEnds[rowSegment + s] = before + upTo;
-    before += __shfl_sync(kAll, upTo, 31);
+#pragma unroll
+    for (int r = 0; r < kNumberingRows; ++r) {
+      const int row = warpFirst + r;
+      if (row >= rows) return;  // the same for the whole warp
+      const int64_t rowSegment = int64_t(row) * segmentsPerRow;
+      if (s0 < segmentsPerRow) rootEnds[rowSegment + s0] = before[r] + upTo[r] - __popc(bits1[r]);
+      if (s1 < segmentsPerRow) rootEnds[rowSegment + s1] = before[r] + upTo[r];
+    }
+    return;
+  }
+  for (int r = 0; r < kNumberingRows; ++r) {
+    const int row = warpFirst + r;
+    if (row >= rows) return;  // the same for the whole warp
+    const int64_t rowSegment = int64_t(row) * segmentsPerRow;
+    int32_t upToBefore = before[r];
+    for (int base = 0; base < segmentsPerRow; base += 32) {
+      const int s = base + lane;
+      const uint32_t mask = base == 0            ? bits0[r]
+                            : base == 32         ? bits1[r]
+                            : s < segmentsPerRow ? rootMasks[rowSegment + s]
+                                                 : 0u;
+      int32_t upTo = __popc(mask);
+#pragma unroll
+      for (int d = 1; d < 32; d *= 2) {
+        const int32_t v = __shfl_up_sync(kAll, upTo, d);
+        if (lane >= d) upTo += v;
+      }
+      if (s < segmentsPerRow) rootEnds[rowSegment + s] = upToBefore + upTo;
+      upToBefore += __shfl_sync(kAll, upTo, 31);
+    }
   }
 }
 

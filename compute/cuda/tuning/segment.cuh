@@ -27,6 +27,10 @@ struct SegmentPolicy {
   // The stack's rows up to which each block of the numbering adds up the root counts of the rows
   // before its own (at most 32 loads a thread), instead of CUB's device-wide scan first.
   static constexpr int rowsSummedByBlocks = 8192;
+  // The numbering's rows a warp (endRootSegments), scanned side by side: 4 make its blocks few
+  // enough (an image's) to leave most SMs room for two relabelling blocks, which start while it
+  // runs.
+  static constexpr int numberingRowsPerWarp = 4;
   // Sources whose sums are set aside before their number is known (more: measured again).
   static constexpr int minSourceCapacity = 4096;
 };
