@@ -65,16 +65,17 @@ static_assert(sizeof(Source) % sizeof(unsigned long long) == 0, "entries copy as
 constexpr int kSourceWords = sizeof(Source) / sizeof(unsigned long long);
 
 // The table entries of sources first … first + here − 1 (here ≤ kPublishGroup) into `out`, by
-// the whole block (at least kPublishGroup threads, their 1D index `thread`). `out` may be host
+// the whole block (at least kPublishGroup threads, their 1D index `thread`; `mine`: thread t's
+// source first + t's sums, for t < here). `out` may be host
 // memory mapped for the device, so that one synchronisation brings the table back: the entries
 // are staged in shared memory, and consecutive threads write consecutive 8-byte words (an entry a
 // thread would scatter each store across the bus).
-__device__ inline void publishGroup(const SourceSums* sums, int64_t first, int64_t here, int64_t ny,
+__device__ inline void publishGroup(const SourceSums& mine, int64_t first, int64_t here, int64_t ny,
                                     int64_t nx, Source* out, int thread, int threads) {
   // Raw words: a __shared__ Source would need its default member initializers run.
   __shared__ unsigned long long words[kPublishGroup * kSourceWords];
   auto* staged = reinterpret_cast<Source*>(words);
-  if (thread < here) staged[thread] = finishedSource(sums[first + thread], first + thread, ny, nx);
+  if (thread < here) staged[thread] = finishedSource(mine, first + thread, ny, nx);
   __syncthreads();
   auto* to = reinterpret_cast<unsigned long long*>(out + first);
   for (int64_t w = thread; w < here * kSourceWords; w += threads) to[w] = words[w];
@@ -92,12 +93,16 @@ __global__ void __launch_bounds__(kPublishThreads)
                    int64_t limit, int64_t ny, int64_t nx, long long* count, Source* out,
                    volatile int* groupsDone) {
   waitForPrevious();
+  const int64_t first = int64_t(blockIdx.x) * kPublishGroup;
+  // The group's sums (those below `limit`, which `sums` has room for) are loaded with the count,
+  // not after it.
+  SourceSums mine{};
+  if (threadIdx.x < kPublishGroup && first + threadIdx.x < limit) mine = sums[first + threadIdx.x];
   const int64_t n = *found;
   if (count && blockIdx.x == 0 && threadIdx.x == 0) *count = n;
-  const int64_t first = int64_t(blockIdx.x) * kPublishGroup;
   const int64_t here = min(min(n, limit) - first, int64_t(kPublishGroup));
   if (here > 0)  // the same for the whole block
-    publishGroup(sums, first, here, ny, nx, out, threadIdx.x, kPublishThreads);
+    publishGroup(mine, first, here, ny, nx, out, threadIdx.x, kPublishThreads);
   // The same for the whole block:
   if (!groupsDone || (here <= 0 && blockIdx.x != 0)) return;
   __syncthreads();  // the block's entries are written
