@@ -124,21 +124,45 @@ __device__ __noinline__ void sendWarpSums(RowSums part, SourceSums* sums, int32_
 }
 
 // Adds a row whose lanes belong to several sources (`label`: the lane's, ≤ 0 none; `mine`: its
-// pixel's sums) to their records: the warp adds up each source's lanes and its first lane sends
-// them, in one set of atomics a source instead of one a pixel, whose atomics on one record queue
-// up behind one another.
+// pixel's sums) to their records: the warp adds up each run of lanes of one source in one
+// segmented scan and the run's last lane sends it, in one set of atomics a run instead of one a
+// pixel, whose atomics on one record queue up behind one another (a warp reduction per source, one
+// after another, cost this scan's time for each source). A run's count, box and coordinate sums
+// follow from its ends; its flux sums and peak are scanned.
 __device__ __noinline__ void sendRowBySource(RowSums mine, int32_t label, SourceSums* sums) {
   constexpr uint32_t kAll = 0xffffffffu;
   const int lane = threadIdx.x % 32;
-#pragma unroll 1
-  for (uint32_t left = __ballot_sync(kAll, label > 0); left;) {
-    const int leader = __ffs(left) - 1;
-    const int32_t source = __shfl_sync(kAll, label, leader);
-    const bool member = label == source;
-    const RowSums total = warpSums(member ? mine : RowSums());
-    if (lane == leader) addAtomically(sums[source - 1], total);
-    left &= ~__ballot_sync(kAll, member);
+  const int32_t left = __shfl_up_sync(kAll, label, 1);
+  const uint32_t heads = __ballot_sync(kAll, lane == 0 || left != label);
+  const int start = 31 - __clz(heads & (0xffffffffu >> (31 - lane)));  // the lane's run's first
+  double flux = mine.flux, fluxX = mine.fluxX, fluxY = mine.fluxY;
+  unsigned long long peak = mine.peak;
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const double f = __shfl_up_sync(kAll, flux, d), fx = __shfl_up_sync(kAll, fluxX, d),
+                 fy = __shfl_up_sync(kAll, fluxY, d);
+    const unsigned long long p = __shfl_up_sync(kAll, peak, d);
+    if (lane - d >= start) {
+      flux += f;
+      fluxX += fx;
+      fluxY += fy;
+      peak = p > peak ? p : peak;
+    }
   }
+  if (label <= 0 || (lane < 31 && ((heads >> (lane + 1)) & 1u) == 0)) return;  // not a run's last
+  const int n = lane - start + 1;
+  RowSums run;
+  run.npix = static_cast<unsigned long long>(n);
+  run.flux = flux;
+  run.fluxX = fluxX;
+  run.fluxY = fluxY;
+  run.peak = peak;
+  run.xMax = mine.xMax;
+  run.xMin = mine.xMax - (n - 1);
+  run.yMin = run.yMax = mine.yMin;
+  run.sumX = double((int64_t(run.xMin) + run.xMax) * n / 2);
+  run.sumY = double(int64_t(mine.yMin) * n);
+  addAtomically(sums[label - 1], run);
 }
 
 // Writes the labels of the strip at rows y0 … y0 + 7 of tile column tileX (a warp's; rowFg: its
