@@ -8,15 +8,17 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
-#include "compute/cpu/thread_pool.h"
 #include "compute/cuda/tuning/host_copies.cuh"
 
 namespace stacklens::compute::cuda {
@@ -24,13 +26,82 @@ namespace {
 
 constexpr size_t kMaxThreads = tuning::HostCopyPolicy::maxThreads;
 
+void cpuRelax() {
+#if defined(__SSE2__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Kept copy threads that, after a copy, poll for the next one for
+// HostCopyPolicy::pollMicroseconds before they sleep (see there). run() returns as soon as the
+// work is done: a thread that wakes after the calling thread's own share has run out does not
+// join, so a late wake-up never delays the copy.
+class CopyCrew {
+ public:
+  explicit CopyCrew(int threads) {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { loop(); });
+  }
+
+  // Runs work on the calling thread and on up to `helpers` of the kept threads, and returns once
+  // every call of it has returned. work takes its share from a common pool of tasks, so any
+  // number of callers completes it.
+  void run(int helpers, const std::function<void()>& work) {
+    job_ = &work;
+    helpers_.store(helpers, std::memory_order_relaxed);
+    entered_.fetch_and(~kClosed, std::memory_order_acq_rel);  // publishes job_ and helpers_
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      generation_.fetch_add(1, std::memory_order_acq_rel);
+    }
+    if (sleepers_.load(std::memory_order_acquire) > 0) wake_.notify_all();
+    work();
+    entered_.fetch_or(kClosed, std::memory_order_acq_rel);
+    while ((entered_.load(std::memory_order_acquire) & ~kClosed) != 0) cpuRelax();
+  }
+
+ private:
+  // entered_'s flag bit: set while no job is open; its other bits count the threads inside one.
+  static constexpr int kClosed = 1 << 30;
+
+  void loop() {
+    uint64_t seen = 0;
+    for (;;) {
+      const auto until = std::chrono::steady_clock::now() +
+                         std::chrono::microseconds(tuning::HostCopyPolicy::pollMicroseconds);
+      while (generation_.load(std::memory_order_acquire) == seen &&
+             std::chrono::steady_clock::now() < until)
+        cpuRelax();
+      if (generation_.load(std::memory_order_acquire) == seen) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        sleepers_.fetch_add(1, std::memory_order_acq_rel);
+        wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        sleepers_.fetch_sub(1, std::memory_order_acq_rel);
+      }
+      seen = generation_.load(std::memory_order_acquire);
+      // Joins the open job, if any, as one of its first `helpers` threads.
+      const int before = entered_.fetch_add(1, std::memory_order_acq_rel);
+      if ((before & kClosed) == 0 && before < helpers_.load(std::memory_order_relaxed)) (*job_)();
+      entered_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> sleepers_{0}, entered_{kClosed}, helpers_{0};
+  const std::function<void()>* job_ = nullptr;
+};
+
 // Two sets of copy threads, started on the first parallel copies and kept: starting threads for
 // each staged piece would cost more than copying it. Two, so that an upload's copies and a
 // download's (the stack pipeline runs both at once) do not wait for each other. Never destroyed,
 // as copies may run from other static objects' destructors at exit.
 struct CopyThreads {
   std::mutex busy;
-  cpu::ThreadPool pool{static_cast<int>(
+  CopyCrew crew{static_cast<int>(
       std::min<size_t>(kMaxThreads, std::max(1u, std::thread::hardware_concurrency())))};
 };
 constexpr int kCopyThreadSets = 2;
@@ -46,10 +117,10 @@ template <class Body>
 void onFreeCopyThreads(Body body) {
   for (int set = 0; set < kCopyThreadSets; ++set) {
     std::unique_lock<std::mutex> lock(copyThreads(set).busy, std::try_to_lock);
-    if (lock.owns_lock()) return body(copyThreads(set).pool);
+    if (lock.owns_lock()) return body(copyThreads(set).crew);
   }
   std::lock_guard<std::mutex> lock(copyThreads(0).busy);
-  body(copyThreads(0).pool);
+  body(copyThreads(0).crew);
 }
 
 // memcpy with streaming (non-temporal) stores of 16 bytes where the host has them (SSE2: every
@@ -185,11 +256,7 @@ void copyForDmaInPieces(const void* src, size_t bytes, const DmaPieces& pieces) 
   if (threads <= 1) {
     sender.work();
   } else {
-    onFreeCopyThreads([&](cpu::ThreadPool& pool) {
-      pool.parallelFor(threads, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) sender.work();
-      });
-    });
+    onFreeCopyThreads([&](CopyCrew& crew) { crew.run(int(threads - 1), [&] { sender.work(); }); });
   }
   sender.rethrowFailure();
 }
@@ -206,9 +273,10 @@ void copyParallel(void* dst, const void* src, size_t bytes) {
   }
   const size_t part = (bytes / parts + 4095) / 4096 * 4096;
   const int64_t count = static_cast<int64_t>((bytes + part - 1) / part);
-  onFreeCopyThreads([&](cpu::ThreadPool& pool) {
-    pool.parallelFor(count, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
+  std::atomic<int64_t> next{0};
+  onFreeCopyThreads([&](CopyCrew& crew) {
+    crew.run(int(count - 1), [&] {
+      for (int64_t i; (i = next.fetch_add(1)) < count;) {
         const size_t at = size_t(i) * part;
         std::memcpy(d + at, s + at, std::min(part, bytes - at));
       }

@@ -18,6 +18,12 @@ struct HostCopyPolicy {
   // At most 16 threads: a copy of a stack larger than the caches keeps getting faster up to a
   // thread a core on a 16-core GPU host, and even then is slower than the link reads it.
   static constexpr size_t maxThreads = 16;
+  // After a copy the threads poll this long for the next one before they sleep: waking a
+  // sleeping thread takes longer than staging a piece (tens of microseconds or more on a virtual
+  // machine's host), and an upload's first pieces wait for it. Copies come back to back (each
+  // upload and download of an operation, each chunk of a stack), so within this they are
+  // still awake.
+  static constexpr int pollMicroseconds = 1000;
 };
 
 }  // namespace stacklens::compute::cuda::tuning
