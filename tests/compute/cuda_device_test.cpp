@@ -84,8 +84,8 @@ TEST_F(CudaDevice, UploadsFromUnalignedPageableViewsOfAnyLengthArriveExactly) {
   // Pageable input is staged with 16-byte streaming stores: a view that starts off a 16-byte
   // boundary, and lengths that end inside a 64-byte block, inside a copy thread's part or past a
   // staging buffer, must still arrive bit for bit (their heads and tails go by memcpy).
-  // Past both staging buffers (32 MiB), the staging slots are reused while earlier pieces may
-  // still be on their way.
+  // Past the staging slots (8 MiB of 1 MiB pieces up to 32 MiB, 24 MiB of 4 MiB pieces beyond),
+  // the slots are reused while earlier pieces may still be on their way.
   Image whole = randomImage({1, 1, (int64_t(41) << 20) / 4 + 64}, 7);
   for (const int64_t offset : {0, 1, 2, 3})
     for (const int64_t length :
@@ -108,7 +108,8 @@ TEST_F(CudaDevice, UploadsFromUnalignedPageableViewsOfAnyLengthArriveExactly) {
 TEST_F(CudaDevice, BackToBackPageableUploadsDoNotOverwriteEachOthersStaging) {
   // An upload returns once its input is staged, with DMAs still reading the staging; the next
   // upload must wait for them before it reuses a staging slot. Uploads of 40 MiB go round the
-  // 32 MiB of staging, so a second one started at once meets the first one's last pieces.
+  // 24 MiB of large staging slots, so a second one started at once meets the first one's last
+  // pieces.
   const int64_t n = (int64_t(40) << 20) / 4 + 3;
   std::vector<Image> hosts, devices;
   for (unsigned seed : {11u, 12u, 13u}) hosts.push_back(randomImage({1, 1, n}, seed));
@@ -120,6 +121,24 @@ TEST_F(CudaDevice, BackToBackPageableUploadsDoNotOverwriteEachOthersStaging) {
   for (size_t i = 0; i < hosts.size(); ++i)
     EXPECT_EQ(std::memcmp(back[i].data(), hosts[i].data(), size_t(n) * sizeof(float)), 0)
         << "upload " << i;
+}
+
+TEST_F(CudaDevice, BackToBackPageableUploadsOfBothPieceSizesArriveExactly) {
+  // Uploads up to 32 MiB go in 1 MiB pieces, larger ones in 4 MiB pieces through slots of their
+  // own that share the small slots' events: queued back to back, alternating between the two
+  // sizes and wrapping both rings, each must still arrive bit for bit.
+  std::vector<Image> hosts, devices;
+  unsigned seed = 21;
+  for (const int64_t bytes : {int64_t(40) << 20, int64_t(9) << 20, int64_t(33) << 20,
+                              int64_t(3) << 20, int64_t(45) << 20, int64_t(31) << 20})
+    hosts.push_back(randomImage({1, 1, bytes / 4 + 5}, seed++));
+
+  for (const Image& h : hosts) devices.push_back(gpu->upload(h));
+  std::vector<Image> back;
+  for (const Image& d : devices) back.push_back(gpu->download(d));
+
+  for (size_t i = 0; i < hosts.size(); ++i)
+    EXPECT_EQ(std::memcmp(back[i].data(), hosts[i].data(), hosts[i].bytes()), 0) << "upload " << i;
 }
 
 TEST_F(CudaDevice, AResultKeepsItsMemoryWhileHeldAndItsSizeIsReusedOnceDropped) {

@@ -366,24 +366,28 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
     waitFor(copyStream_);
   }
   if (!direct) {
-    constexpr int kSlotsPerBuffer = kUploadSlots / 2;
+    // The two sizes' slots share the events but not the memory. Every DMA is queued on
+    // copyStream_, in order, so an event recorded after a slot's last DMA, by an upload of either
+    // size, also says that it has finished.
+    const bool large = bytes > tuning::TransferPolicy::largeUploadBytes;
+    const size_t piece = large ? kLargePiece : kUploadPiece;
+    const size_t firstByte = large ? kUploadPiece * kUploadSlots : 0;
     DmaPieces pieces;
-    pieces.pieceBytes = kUploadPiece;
-    pieces.slots = kUploadSlots;
-    pieces.firstSlot = nextUploadSlot_;
-    nextUploadSlot_ =
-        int((nextUploadSlot_ + (bytes + kUploadPiece - 1) / kUploadPiece) % size_t(kUploadSlots));
+    pieces.pieceBytes = piece;
+    pieces.slots = large ? kLargeSlots : kUploadSlots;
+    pieces.firstSlot = nextUploadSlot_ % pieces.slots;
+    nextUploadSlot_ = int((pieces.firstSlot + (bytes + piece - 1) / piece) % size_t(pieces.slots));
     pieces.staging = [&](int64_t slot) {
-      return static_cast<char*>(staging_[slot / kSlotsPerBuffer].data()) +
-             (slot % kSlotsPerBuffer) * kUploadPiece;
+      const size_t at = firstByte + size_t(slot) * piece;
+      return static_cast<char*>(staging_[at / kStagingBytes].data()) + at % kStagingBytes;
     };
     pieces.waitUntilRead = [&](int64_t slot) {
       SL_CUDA(cudaEventSynchronize(uploadSlotFree_[slot]));
     };
-    pieces.send = [&](int64_t piece, int64_t slot, const char* staged, size_t n) {
+    pieces.send = [&](int64_t k, int64_t slot, const char* staged, size_t n) {
       const ScopedDevice on(device_);  // sent from a copy thread
-      SL_CUDA(cudaMemcpyAsync(to + size_t(piece) * kUploadPiece, staged, n, cudaMemcpyHostToDevice,
-                              copyStream_));
+      SL_CUDA(
+          cudaMemcpyAsync(to + size_t(k) * piece, staged, n, cudaMemcpyHostToDevice, copyStream_));
       SL_CUDA(cudaEventRecord(uploadSlotFree_[slot], copyStream_));
     };
     copyForDmaInPieces(from, bytes, pieces);

@@ -162,11 +162,17 @@ class Context {
   static constexpr size_t kStagingBytes = tuning::TransferPolicy::stagingBytes;
   PageLockedBuffer staging_[2];
   cudaEvent_t stagingFree_[2] = {nullptr, nullptr};
-  // upload()'s pieces: kUploadSlots slots over the two staging buffers, each free once the DMA
-  // recorded last on it has finished.
-  static constexpr size_t kUploadPiece = tuning::TransferPolicy::uploadPieceBytes;
-  static constexpr int kUploadSlots = int(2 * (kStagingBytes / kUploadPiece));
-  static_assert(kStagingBytes % kUploadPiece == 0, "pieces tile a staging buffer");
+  // upload()'s pieces: kUploadSlots slots at the start of the staging, then kLargeSlots larger
+  // ones for large uploads; slot i of either size is free once the DMA recorded last on
+  // uploadSlotFree_[i] has finished.
+  static constexpr size_t kUploadPiece = tuning::TransferPolicy::pageableUploadPieceBytes;
+  static constexpr int kUploadSlots = tuning::TransferPolicy::pageableUploadSlots;
+  static constexpr size_t kLargePiece = tuning::TransferPolicy::uploadPieceBytes;
+  static constexpr int kLargeSlots = tuning::TransferPolicy::largeUploadSlots;
+  static_assert(kLargeSlots <= kUploadSlots && kStagingBytes % kLargePiece == 0 &&
+                    kUploadPiece * kUploadSlots % kLargePiece == 0 &&
+                    kUploadPiece * kUploadSlots + kLargePiece * kLargeSlots <= 2 * kStagingBytes,
+                "the slots fit the staging buffers, none across two");
   cudaEvent_t uploadSlotFree_[kUploadSlots] = {};
   // cudaMallocAsync, or its refusal when the simulated capacity would be exceeded.
   cudaError_t poolAllocate(void** p, size_t bytes);

@@ -12,10 +12,19 @@ struct TransferPolicy {
   // Each of Context::upload/download's two page-locked staging buffers: 16 MiB, large enough
   // that a DMA runs at the link's speed, small enough to keep pinned for the context's life.
   static constexpr size_t stagingBytes = size_t(16) << 20;
-  // Pageable input goes up in pieces of 4 MiB (Context::upload, four to a staging buffer, and each
-  // chunk of the stack pipeline): a piece's DMA starts as soon as the copy threads have staged
-  // it, so an upload's copy and DMA overlap. A 4 MiB DMA still runs at the link's speed.
+  // A pageable stack's chunks go up in pieces of 4 MiB (the stack pipeline): a piece's DMA starts
+  // as soon as the copy threads have staged it, so a chunk's copy and DMA overlap. A 4 MiB DMA
+  // still runs at the link's speed.
   static constexpr size_t uploadPieceBytes = size_t(4) << 20;
+  // One pageable image (Context::upload) of up to 32 MiB goes up in pieces of 1 MiB through a
+  // ring of 8 slots at the start of the staging. The link waits for the first piece alone, and
+  // the ring refills each slot as soon as its DMA has read it. Each DMA costs a few microseconds
+  // more than its bytes, which over the hundreds of pieces of a larger upload (a volume) adds up:
+  // that goes in 4 MiB pieces (uploadPieceBytes) through 6 slots of its own after the small ones.
+  static constexpr size_t pageableUploadPieceBytes = size_t(1) << 20;
+  static constexpr int pageableUploadSlots = 8;
+  static constexpr size_t largeUploadBytes = size_t(32) << 20;
+  static constexpr int largeUploadSlots = 6;
   // The stack pipeline's chunks hold at most 32 MiB of input, so that a large stack goes in
   // several chunks whose copies overlap the compute.
   static constexpr size_t targetChunkBytes = size_t(32) << 20;
