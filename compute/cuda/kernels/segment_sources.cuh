@@ -66,10 +66,10 @@ constexpr int kSourceWords = sizeof(Source) / sizeof(unsigned long long);
 
 // The table entries of sources first … first + here − 1 (here ≤ kPublishGroup) into `out`, by
 // the whole block (at least kPublishGroup threads, their 1D index `thread`; `mine`: thread t's
-// source first + t's sums, for t < here). `out` may be host
-// memory mapped for the device, so that one synchronisation brings the table back: the entries
-// are staged in shared memory, and consecutive threads write consecutive 8-byte words (an entry a
-// thread would scatter each store across the bus).
+// source first + t's sums, for t < here). `out` may be host memory mapped for the device, so
+// that one synchronisation brings the table back: the entries are staged in shared memory, and
+// consecutive threads write consecutive 8-byte words (an entry a thread would scatter each store
+// across the bus).
 __device__ inline void publishGroup(const SourceSums& mine, int64_t first, int64_t here, int64_t ny,
                                     int64_t nx, Source* out, int thread, int threads) {
   // Raw words: a __shared__ Source would need its default member initializers run.
