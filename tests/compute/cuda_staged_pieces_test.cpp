@@ -183,6 +183,57 @@ TEST(StagedUploadPieces, AFailedSendIsRethrownAndStopsTheCopies) {
   EXPECT_EQ(dma.order().size(), 5u);
 }
 
+TEST(StagedUploadPieces, AfterSentFollowsTheSendsOnTheCallingThread) {
+  // Prepare
+  const size_t bytes = (size_t(11) << 20) + 4097;
+  const std::vector<char> from = randomBytes(bytes, 7);
+  std::vector<char> to(bytes), staging(kPiece * kSlots);
+  SimulatedDma dma(kSlots);
+  DmaPieces p = piecesInto(staging, dma, to.data());
+  std::vector<int64_t> counts;
+  std::vector<size_t> sentThen;
+  std::vector<std::thread::id> threads;
+  p.afterSent = [&](int64_t sent) {
+    counts.push_back(sent);
+    sentThen.push_back(dma.order().size());
+    threads.push_back(std::this_thread::get_id());
+  };
+
+  // Run
+  copyForDmaInPieces(from.data(), bytes, p);
+  dma.drain();
+
+  // Verify: increasing counts up to every piece, each of pieces already sent, all on this thread
+  ASSERT_FALSE(counts.empty());
+  EXPECT_EQ(counts.back(), 12);
+  for (size_t k = 0; k < counts.size(); ++k) {
+    if (k > 0) {
+      EXPECT_GT(counts[k], counts[k - 1]) << k;
+    }
+    EXPECT_LE(size_t(counts[k]), sentThen[k]) << k;
+    EXPECT_EQ(threads[k], std::this_thread::get_id()) << k;
+  }
+  EXPECT_EQ(std::memcmp(to.data(), from.data(), bytes), 0);
+}
+
+TEST(StagedUploadPieces, AFailingAfterSentIsRethrownAndStopsTheCopies) {
+  // Prepare
+  const size_t bytes = size_t(40) << 20;
+  const std::vector<char> from = randomBytes(bytes, 9);
+  std::vector<char> to(bytes), staging(kPiece * kSlots);
+  SimulatedDma dma(kSlots);
+  DmaPieces p = piecesInto(staging, dma, to.data());
+  p.afterSent = [](int64_t sent) {
+    if (sent >= 2) throw std::runtime_error("launch failed");
+  };
+
+  // Run, verify: the copies stop a few pieces after the failure, not 40 (the 4 slots bound how
+  // far ahead of the DMA they run, and so how many pieces are sent between two calls)
+  EXPECT_THROW(copyForDmaInPieces(from.data(), bytes, p), std::runtime_error);
+  dma.drain();
+  EXPECT_LT(dma.order().size(), 16u);
+}
+
 }  // namespace
 
 #endif  // STACKLENS_HAVE_CUDA

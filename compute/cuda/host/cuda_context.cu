@@ -350,7 +350,10 @@ bool pageLocked(const void* p) {
   return a.type == cudaMemoryTypeHost;
 }
 
-void Context::upload(void* dst, const void* src, size_t bytes) {
+void Context::upload(void* dst, const void* src, size_t bytes) { upload(dst, src, bytes, {}); }
+
+void Context::upload(void* dst, const void* src, size_t bytes,
+                     const std::function<void(size_t bytes)>& landed) {
   // The compute stream may still be using dst's previous contents: order the copies after it.
   cudaEvent_t ready;
   SL_CUDA(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
@@ -390,6 +393,16 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
           cudaMemcpyAsync(to + size_t(k) * piece, staged, n, cudaMemcpyHostToDevice, copyStream_));
       SL_CUDA(cudaEventRecord(uploadSlotFree_[slot], copyStream_));
     };
+    if (landed) {
+      pieces.afterSent = [&](int64_t sent) {
+        // The last sent piece's slot event, or, if a later piece has been sent from that slot
+        // since, that piece's: every DMA is queued in order on one stream, so either says that
+        // the first `sent` pieces have arrived.
+        SL_CUDA(cudaStreamWaitEvent(stream_,
+                                    uploadSlotFree_[(pieces.firstSlot + sent - 1) % pieces.slots]));
+        landed(std::min(bytes, size_t(sent) * piece));
+      };
+    }
     copyForDmaInPieces(from, bytes, pieces);
   }
   // Work queued later on the compute stream sees the uploaded data.
@@ -398,6 +411,7 @@ void Context::upload(void* dst, const void* src, size_t bytes) {
   SL_CUDA(cudaEventRecord(done, copyStream_));
   SL_CUDA(cudaStreamWaitEvent(stream_, done));
   cudaEventDestroy(done);
+  if (direct && landed) landed(bytes);
 }
 
 void Context::download(void* dst, const void* src, size_t bytes) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -142,6 +143,12 @@ class Context {
   // Host ↔ device copies through pinned staging (overlapping the host-side copy of one piece
   // with the DMA of the previous); ordered on stream().
   void upload(void* dst, const void* src, size_t bytes);
+  // The same, calling landed(n) on the calling thread each time stream() has been made to wait
+  // for the first n bytes to arrive (as pieces' DMAs are queued, or once for page-locked src),
+  // so that work queued there from landed starts on the input's first part while the rest goes
+  // up. An exception from landed ends the upload and is rethrown.
+  void upload(void* dst, const void* src, size_t bytes,
+              const std::function<void(size_t bytes)>& landed);
   void download(void* dst, const void* src, size_t bytes);
 
  private:

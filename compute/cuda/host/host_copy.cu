@@ -47,7 +47,10 @@ class CopyCrew {
   // Runs work on the calling thread and on up to `helpers` of the kept threads, and returns once
   // every call of it has returned. work takes its share from a common pool of tasks, so any
   // number of callers completes it.
-  void run(int helpers, const std::function<void()>& work) {
+  void run(int helpers, const std::function<void()>& work) { run(helpers, work, work); }
+
+  // The same, the calling thread running `own` instead of work; own must see work done.
+  void run(int helpers, const std::function<void()>& work, const std::function<void()>& own) {
     job_ = &work;
     helpers_.store(helpers, std::memory_order_relaxed);
     entered_.fetch_and(~kClosed, std::memory_order_acq_rel);  // publishes job_ and helpers_
@@ -56,7 +59,7 @@ class CopyCrew {
       generation_.fetch_add(1, std::memory_order_acq_rel);
     }
     if (sleepers_.load(std::memory_order_acquire) > 0) wake_.notify_all();
-    work();
+    own();
     entered_.fetch_or(kClosed, std::memory_order_acq_rel);
     while ((entered_.load(std::memory_order_acquire) & ~kClosed) != 0) cpuRelax();
   }
@@ -178,6 +181,34 @@ class PieceSender {
     }
   }
 
+  // The calling thread's work when pieces.afterSent is set: parts, as work(), and afterSent
+  // each time more pieces have been sent, until every piece has been.
+  void workAndFollow() {
+    int64_t seen = 0;
+    auto follow = [&] {
+      const int64_t sent = sent_.load();
+      if (sent == seen) return false;
+      seen = sent;
+      p_.afterSent(sent);
+      return true;
+    };
+    try {
+      while (!failed_) {
+        if (follow()) continue;
+        const int64_t part = nextPart_.fetch_add(1);
+        if (part < parts()) {
+          copyPart(part);
+          continue;
+        }
+        while (seen < pieceCount_ && !failed_)
+          if (!follow()) cpuRelax();
+        return;
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }
+
   void rethrowFailure() {
     if (error_) std::rethrow_exception(error_);
   }
@@ -253,10 +284,17 @@ void copyForDmaInPieces(const void* src, size_t bytes, const DmaPieces& pieces) 
   const int64_t threads = std::min<int64_t>(
       {int64_t(kMaxThreads), int64_t(std::max(1u, std::thread::hardware_concurrency())),
        sender.parts()});
+  const std::function<void()> work = [&] { sender.work(); };
+  const std::function<void()> own = [&] {
+    if (pieces.afterSent)
+      sender.workAndFollow();
+    else
+      sender.work();
+  };
   if (threads <= 1) {
-    sender.work();
+    own();
   } else {
-    onFreeCopyThreads([&](CopyCrew& crew) { crew.run(int(threads - 1), [&] { sender.work(); }); });
+    onFreeCopyThreads([&](CopyCrew& crew) { crew.run(int(threads - 1), work, own); });
   }
   sender.rethrowFailure();
 }

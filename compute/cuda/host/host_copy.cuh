@@ -30,6 +30,10 @@ struct DmaPieces {
   // Queues the DMA of piece `piece` (at byte piece * pieceBytes of the input), staged in `slot`.
   // Called once per piece, in piece order, from any of the copy threads.
   std::function<void(int64_t piece, int64_t slot, const char* staged, size_t bytes)> send;
+  // If set, called on the calling thread, between the parts it copies, each time more pieces
+  // have been sent than at its last call (with their number), until every piece has been: work
+  // that follows the DMAs is queued from there, off the copy threads' path to the next sends.
+  std::function<void(int64_t sentPieces)> afterSent;
 };
 
 // Copies pageable src into the pieces' staging on the kept copy threads and sends each piece as
