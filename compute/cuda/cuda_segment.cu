@@ -28,14 +28,22 @@
 namespace stacklens::compute::cuda {
 namespace {
 
+// What fluxes are measured from: the clipped median, or 0 where no values were kept (given
+// statistics of nothing), as on the CPU.
+double measuredFrom(const ClipStats& background) {
+  return background.clipped.n > 0 ? background.clipped.median : 0.0;
+}
+
 // The background statistics (given, or clipped here) and the threshold above them.
 void setBackgroundAndThreshold(const ContextPtr& ctx, const Image& in, const SegmentParams& p,
                                const Job& job, Segmentation& out) {
   out.background = p.background ? *p.background
                                 : sigmaClipValues(ctx, in.data(), in.shape().count(), p.clip, job);
+  if (out.background.clipped.n == 0 && !p.absoluteThreshold)
+    throw InvalidArgument("segment: the image has no finite values to estimate the background");
   out.threshold = p.absoluteThreshold
                       ? *p.absoluteThreshold
-                      : out.background.clipped.median + p.nSigma * out.background.clipped.std;
+                      : measuredFrom(out.background) + p.nSigma * out.background.clipped.std;
   if (!std::isfinite(out.threshold)) throw InvalidArgument("segment: the threshold is not finite");
 }
 
@@ -52,22 +60,68 @@ struct SegmentRun {
 
 // Thresholds and labels the components (a root: a component's first pixel in raster order), the
 // tiles joined as they finish, and writes the background segments' final labels; clears the
-// first sources' sums.
+// first sources' sums. Launched in bands of tile rows: at once (labelComponents), or as an
+// upload lands the input's rows (segment), so that the tiles label while the rest goes up. A
+// tile joins its neighbours that are done, whichever launch they were in.
+class TileLabelling {
+ public:
+  TileLabelling(const ContextPtr& ctx, const SegmentRun& r)
+      : ctx_(ctx),
+        r_(r),
+        state_(segmentTileState(ctx)),
+        turn_(state_.next(r.g.tiles, r.g.rows)),
+        out_(r.w.tileOutputs(r.labels, turn_)),
+        tilesY_(int64_t(blocksFor(r.g.s.y, kTileH))) {}
+
+  // Launches the tiles not yet launched whose rows all lie in the stack's first `rows` rows
+  // (slice after slice).
+  void upToRow(int64_t rows) {
+    const int64_t ny = r_.g.s.y, tileRows = r_.g.s.z * tilesY_;
+    int64_t end = nextTileRow_;
+    while (end < tileRows &&
+           end / tilesY_ * ny + std::min((end % tilesY_ + 1) * kTileH, ny) <= rows)
+      ++end;
+    while (nextTileRow_ < end) {
+      const int64_t z = nextTileRow_ / tilesY_, y = nextTileRow_ % tilesY_;
+      const int64_t wholeSlices = y == 0 ? (end - nextTileRow_) / tilesY_ : 0;
+      if (wholeSlices > 0) {
+        const int64_t slices = std::min(wholeSlices, SegmentGrid::kGroup);
+        launch(z, slices, 0, tilesY_);
+        nextTileRow_ += slices * tilesY_;
+      } else {
+        const int64_t band = std::min(tilesY_, y + end - nextTileRow_) - y;
+        launch(z, 1, y, band);
+        nextTileRow_ += band;
+      }
+    }
+  }
+
+ private:
+  void launch(int64_t z0, int64_t slices, int64_t tileY0, int64_t bandRows) {
+    const bool first = nextTileRow_ == 0;
+    const SegmentGrid& g = r_.g;
+    const dim3 grid(unsigned(g.segmentsPerRow), unsigned(bandRows), unsigned(slices));
+    labelTiles<<<grid, dim3(kTileW, kTileThreadRows), 0, ctx_->stream()>>>(
+        r_.in, out_, int(g.s.y), int(g.s.x), int(z0), int(tileY0), int(tilesY_), r_.threshold,
+        r_.eight, r_.w.sums, first ? r_.w.capacity : 0, turn_.nextCounters,
+        first ? turn_.nextToClear : 0);
+    SL_LAUNCHED();
+    // The first launch uses this turn's counters and clears the others: recorded now, so that
+    // a labelling left unfinished (a failed upload) leaves the state as it left the counters.
+    if (first) state_.launched(turn_, g.rows);
+  }
+
+  const ContextPtr& ctx_;
+  const SegmentRun& r_;
+  SegmentTileState& state_;
+  const SegmentTileState::Turn turn_;
+  const TileOutputs out_;
+  const int64_t tilesY_;
+  int64_t nextTileRow_ = 0;  // over the stack: slice · tilesY_ + the tile row
+};
+
 void labelComponents(const ContextPtr& ctx, const SegmentRun& r) {
-  cudaStream_t st = ctx->stream();
-  const SegmentGrid& g = r.g;
-  SegmentScratch& w = r.w;
-  SegmentTileState& state = segmentTileState(ctx);
-  const SegmentTileState::Turn turn = state.next(g.tiles, g.rows);
-  const TileOutputs out = w.tileOutputs(r.labels, turn);
-  const int ny = int(g.s.y), nx = int(g.s.x);
-  const dim3 tile(kTileW, kTileThreadRows);
-  for (int64_t z0 = 0; z0 < g.s.z; z0 += SegmentGrid::kGroup)
-    labelTiles<<<g.tilesOf(z0), tile, 0, st>>>(r.in, out, ny, nx, int(z0), r.threshold, r.eight,
-                                               w.sums, z0 == 0 ? w.capacity : 0, turn.nextCounters,
-                                               z0 == 0 ? turn.nextToClear : 0);
-  SL_LAUNCHED();
-  state.launched(turn, g.rows);
+  TileLabelling(ctx, r).upToRow(r.g.rows);
 }
 
 // Numbers the roots in raster order (rootEnds: the roots up to each segment, from each row's
@@ -97,18 +151,25 @@ void publishTable(const ContextPtr& ctx, const SourceSums* sums, const int32_t* 
                       kPublishThreads, 0, sums, found, limit, s.y, s.x, count, to, groupsDone);
 }
 
-// Labels and measures the first w.capacity sources, and publishes the first min(n, tableLimit)
-// table entries into `table` (n into `count`, each group's flag in groupsDone set once it is
-// written) unless count is null. Returns where the device keeps n.
-const int32_t* labelAndMeasure(const ContextPtr& ctx, const SegmentRun& r, long long* count,
-                               Source* table, int64_t tableLimit,
-                               volatile int* groupsDone = nullptr) {
+// Numbers and measures the labelled components (the first w.capacity sources), and publishes
+// the first min(n, tableLimit) table entries into `table` (n into `count`, each group's flag in
+// groupsDone set once it is written) unless count is null. Returns where the device keeps n.
+const int32_t* measureAndPublish(const ContextPtr& ctx, const SegmentRun& r, long long* count,
+                                 Source* table, int64_t tableLimit,
+                                 volatile int* groupsDone = nullptr) {
   SegmentScratch& w = r.w;
-  labelComponents(ctx, r);
   relabelAndMeasureAll(ctx, r);
   const int32_t* found = w.rootEnds + r.g.segments - 1;
   if (count) publishTable(ctx, w.sums, found, tableLimit, r.g.s, count, table, groupsDone);
   return found;
+}
+
+// The same after labelling the components (labelComponents).
+const int32_t* labelAndMeasure(const ContextPtr& ctx, const SegmentRun& r, long long* count,
+                               Source* table, int64_t tableLimit,
+                               volatile int* groupsDone = nullptr) {
+  labelComponents(ctx, r);
+  return measureAndPublish(ctx, r, count, table, tableLimit, groupsDone);
 }
 
 // Copies the first n published entries into `to` (room for n), each group as soon as its flag is
@@ -168,7 +229,11 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   if (input.empty()) throw InvalidArgument("segment: the image is empty");
   if (input.shape().count() >= INT32_MAX)
     throw InvalidArgument("segment: images of 2^31 pixels or more are not supported");
-  Image in = onDevice(ctx, input);
+  // With the background given, the threshold is known before the pixels are: a host image is
+  // then labelled as its upload lands it.
+  const bool labelAsLanded = input.onHost() && p.background.has_value();
+  Image in = labelAsLanded ? deviceBuffer<float>(ctx, input.shape()) : onDevice(ctx, input);
+  in.spacing = input.spacing;
   const Shape s = in.shape();
   Segmentation out;
   setBackgroundAndThreshold(ctx, in, p, job, out);
@@ -183,15 +248,25 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
   const SegmentRun run{in.data(),
                        floatThreshold(out.threshold),
                        p.connectivity == 8,
-                       out.background.clipped.median,
+                       measuredFrom(out.background),
                        grid,
                        w,
                        labels};
   const int64_t limit = std::min(w.capacity, published.capacity());
   published.clearGroups(blocksFor(limit, kPublishGroup));
-  const int32_t* found =
-      labelAndMeasure(ctx, run, published.deviceCount(), published.deviceSources(), limit,
-                      published.deviceGroupsDone());
+  const int32_t* found = nullptr;
+  if (labelAsLanded) {
+    TileLabelling labelling(ctx, run);
+    ctx->upload(in.data(), input.data(), input.bytes(), [&](size_t bytes) {
+      labelling.upToRow(int64_t(bytes / (size_t(s.x) * sizeof(float))));
+    });
+    labelling.upToRow(grid.rows);
+    found = measureAndPublish(ctx, run, published.deviceCount(), published.deviceSources(), limit,
+                              published.deviceGroupsDone());
+  } else {
+    found = labelAndMeasure(ctx, run, published.deviceCount(), published.deviceSources(), limit,
+                            published.deviceGroupsDone());
+  }
   // The table's vector is made, and its pages touched, while the device works: as long as the
   // last table published here, which the next is most often like.
   if (p.minPixels <= 1) out.sources.resize(std::min(published.lastCount, limit));

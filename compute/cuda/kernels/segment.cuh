@@ -478,21 +478,23 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
   joinDoneNeighbours(o, ny, nx, tilesY, segmentsPerRow, slice, tileY, tileX, tile, eight);
 }
 
-// The tiles of one slice group (grid: tile columns × tile rows × slices), each by a block; the
+// The tiles of a band of tile rows, from tileY0 on, in a group of slices from z0 on (grid: tile
+// columns × the band's tile rows × slices; a slice has tilesY tile rows), each by a block; the
 // blocks also clear the first `sumsToClear` sources' sums and the first `countersToClear` of
 // nextCounters: the next labelling's counters (its strip count and rows' root counts), which are
 // not this one's.
 __global__ void __launch_bounds__(kTileW* kTileThreadRows)
-    labelTiles(const float* __restrict__ in, TileOutputs o, int ny, int nx, int z0, float threshold,
-               bool eight, SourceSums* __restrict__ sums, int64_t sumsToClear,
-               int32_t* nextCounters, int64_t countersToClear) {
+    labelTiles(const float* __restrict__ in, TileOutputs o, int ny, int nx, int z0, int tileY0,
+               int tilesY, float threshold, bool eight, SourceSums* __restrict__ sums,
+               int64_t sumsToClear, int32_t* nextCounters, int64_t countersToClear) {
   letNextStart();
   const int64_t slice = int64_t(z0) + blockIdx.z;
+  const int tileY = tileY0 + int(blockIdx.y);
   const bool aligned = quadsAligned(in, o.labels, nx);
   TileQuads q;
-  loadTile(in, ny, nx, slice, blockIdx.y, blockIdx.x, aligned, q);
-  labelTile(q, o, ny, nx, gridDim.x, gridDim.y, slice, blockIdx.y, blockIdx.x,
-            (slice * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x, threshold, eight, aligned);
+  loadTile(in, ny, nx, slice, tileY, blockIdx.x, aligned, q);
+  labelTile(q, o, ny, nx, gridDim.x, tilesY, slice, tileY, blockIdx.x,
+            (slice * tilesY + tileY) * gridDim.x + blockIdx.x, threshold, eight, aligned);
   const int64_t threads = int64_t(gridDim.x) * gridDim.y * gridDim.z * blockDim.x * blockDim.y;
   const int64_t block = (int64_t(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
   for (int64_t k = block * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
