@@ -404,6 +404,8 @@ void Context::upload(void* dst, const void* src, size_t bytes,
       };
     }
     copyForDmaInPieces(from, bytes, pieces);
+    // The last call of landed followed the last piece: the compute stream waits for it already.
+    if (landed) return;
   }
   // Work queued later on the compute stream sees the uploaded data.
   cudaEvent_t done;

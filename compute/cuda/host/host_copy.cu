@@ -181,9 +181,12 @@ class PieceSender {
     }
   }
 
-  // The calling thread's work when pieces.afterSent is set: parts, as work(), and afterSent
-  // each time more pieces have been sent, until every piece has been.
-  void workAndFollow() {
+  // The calling thread's work when pieces.afterSent is set: afterSent each time more pieces have
+  // been sent, until every piece has been, and between its calls parts among the first
+  // `ownParts`, as work(). With copy threads the calling thread takes parts of the first half
+  // only (they may wake late), so that the last pieces' calls come as soon as they are sent, not
+  // after a part's copy; alone it takes them all.
+  void workAndFollow(int64_t ownParts) {
     int64_t seen = 0;
     auto follow = [&] {
       const int64_t sent = sent_.load();
@@ -195,7 +198,7 @@ class PieceSender {
     try {
       while (!failed_) {
         if (follow()) continue;
-        const int64_t part = nextPart_.fetch_add(1);
+        const int64_t part = nextPart_.load() < ownParts ? nextPart_.fetch_add(1) : parts();
         if (part < parts()) {
           copyPart(part);
           continue;
@@ -287,7 +290,7 @@ void copyForDmaInPieces(const void* src, size_t bytes, const DmaPieces& pieces) 
   const std::function<void()> work = [&] { sender.work(); };
   const std::function<void()> own = [&] {
     if (pieces.afterSent)
-      sender.workAndFollow();
+      sender.workAndFollow(threads <= 1 ? sender.parts() : sender.parts() / 2);
     else
       sender.work();
   };
