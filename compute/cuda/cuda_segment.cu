@@ -81,15 +81,16 @@ class TileLabelling {
     while (end < tileRows &&
            end / tilesY_ * ny + std::min((end % tilesY_ + 1) * kTileH, ny) <= rows)
       ++end;
+    constexpr int64_t kMax = SegmentGrid::kMaxLaunched;
     while (nextTileRow_ < end) {
       const int64_t z = nextTileRow_ / tilesY_, y = nextTileRow_ % tilesY_;
-      const int64_t wholeSlices = y == 0 ? (end - nextTileRow_) / tilesY_ : 0;
+      const int64_t wholeSlices = y == 0 && tilesY_ <= kMax ? (end - nextTileRow_) / tilesY_ : 0;
       if (wholeSlices > 0) {
-        const int64_t slices = std::min(wholeSlices, SegmentGrid::kGroup);
+        const int64_t slices = std::min(wholeSlices, kMax);
         launch(z, slices, 0, tilesY_);
         nextTileRow_ += slices * tilesY_;
       } else {
-        const int64_t band = std::min(tilesY_, y + end - nextTileRow_) - y;
+        const int64_t band = std::min({tilesY_ - y, end - nextTileRow_, kMax});
         launch(z, 1, y, band);
         nextTileRow_ += band;
       }

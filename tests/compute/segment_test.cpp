@@ -692,4 +692,30 @@ TEST_F(SegmentCudaAndCpu, HostImagesLabelledAsTheyLandMatchTheCpu) {
   }
 }
 
+// An image of more tile rows (64 image rows each) than one launch's grid takes (65535): the
+// labelling goes in several launches, whole, and as the image lands.
+TEST_F(SegmentCudaAndCpu, TallImagesOfMoreTileRowsThanALaunchTakes) {
+  // Prepare
+  const Image in = randomImage({1, 65536 * 64 + 100, 2}, 81);
+  ClipStats background;
+  background.clipped.n = 1;
+  background.clipped.median = 0.5;
+  SegmentParams p = absolute(0.6, 8);
+  p.background = background;
+  const Segmentation want = cpu->segment(in, p);
+
+  for (const bool uploadedFirst : {false, true}) {
+    // Run
+    const Segmentation got = gpu->segment(uploadedFirst ? gpu->upload(in) : in, p);
+
+    // Verify
+    const LabelImage labels = gpu->download(got.labels);
+    for (int64_t i = 0; i < labels.shape().count(); ++i)
+      ASSERT_EQ(labels.data()[i], want.labels.data()[i]) << "index " << i << uploadedFirst;
+    ASSERT_EQ(got.sources.size(), want.sources.size());
+    for (size_t k = 0; k < got.sources.size(); k += 997)
+      EXPECT_EQ(got.sources[k].npix, want.sources[k].npix) << k;
+  }
+}
+
 }  // namespace

@@ -111,8 +111,7 @@ PublishedSources& publishedSources(const ContextPtr& ctx) {
   return published;
 }
 
-// The launches' geometry: 32 × 64 tiles (a tile row is one 32-pixel segment), and slices in
-// groups that the grid's y and z limits allow.
+// The launches' geometry: 32 × 64 tiles (a tile row is one 32-pixel segment).
 struct SegmentGrid {
   explicit SegmentGrid(const Shape& shape)
       : s(shape),
@@ -121,11 +120,8 @@ struct SegmentGrid {
         tiles(s.z * blocksFor(s.y, kTileH) * segmentsPerRow),
         strips(tiles * kTileThreadRows),
         rows(s.z * s.y) {}
-  static constexpr int64_t kGroup = 65535;
-  unsigned slicesFrom(int64_t z0) const { return unsigned(std::min(kGroup, s.z - z0)); }
-  dim3 tilesOf(int64_t z0) const {
-    return dim3(unsigned(segmentsPerRow), blocksFor(s.y, kTileH), slicesFrom(z0));
-  }
+  // The most tile rows, and slices, one labelling launch takes: the grid's y and z limit.
+  static constexpr int64_t kMaxLaunched = 65535;
   Shape s;
   int64_t segmentsPerRow, segments;
   int64_t tiles;   // over the stack
