@@ -116,6 +116,21 @@ std::vector<char> randomBytes(size_t n, unsigned seed) {
   return v;
 }
 
+// One upload from random bytes through its own staging and simulated DMA.
+struct Upload {
+  Upload(size_t n, unsigned seed)
+      : bytes(n), from(randomBytes(n, seed)), to(n), staging(kPiece * kSlots), dma(kSlots) {
+    pieces = piecesInto(staging, dma, to.data());
+  }
+  void run() { copyForDmaInPieces(from.data(), bytes, pieces); }
+  bool arrived() const { return std::memcmp(to.data(), from.data(), bytes) == 0; }
+
+  size_t bytes;
+  std::vector<char> from, to, staging;
+  SimulatedDma dma;
+  DmaPieces pieces;
+};
+
 TEST(StagedUploadPieces, BackToBackUploadsWaitForTheDmaThatLastReadEachSlot) {
   // An upload returns once its input is staged, its last pieces' DMAs still queued; the next one
   // must not refill those slots before the DMAs have read them. Sizes go round the 4 MiB of
@@ -151,61 +166,51 @@ TEST(StagedUploadPieces, BackToBackUploadsWaitForTheDmaThatLastReadEachSlot) {
 
 TEST(StagedUploadPieces, SendsEveryPieceOnceAndInOrder) {
   // Prepare
-  const size_t bytes = (size_t(9) << 20) + 7;
-  const std::vector<char> from = randomBytes(bytes, 3);
-  std::vector<char> to(bytes), staging(kPiece * kSlots);
-  SimulatedDma dma(kSlots);
+  Upload u((size_t(9) << 20) + 7, 3);
 
   // Run
-  copyForDmaInPieces(from.data(), bytes, piecesInto(staging, dma, to.data()));
-  dma.drain();
+  u.run();
+  u.dma.drain();
 
   // Verify
-  const std::vector<char*> order = dma.order();
+  const std::vector<char*> order = u.dma.order();
   ASSERT_EQ(order.size(), 10u);
-  for (size_t k = 0; k < order.size(); ++k) EXPECT_EQ(order[k], to.data() + k * kPiece) << k;
-  EXPECT_EQ(std::memcmp(to.data(), from.data(), bytes), 0);
+  for (size_t k = 0; k < order.size(); ++k) EXPECT_EQ(order[k], u.to.data() + k * kPiece) << k;
+  EXPECT_TRUE(u.arrived());
 }
 
 TEST(StagedUploadPieces, AFailedSendIsRethrownAndStopsTheCopies) {
   // Prepare
-  const size_t bytes = size_t(12) << 20;
-  const std::vector<char> from = randomBytes(bytes, 5);
-  std::vector<char> to(bytes), staging(kPiece * kSlots);
-  SimulatedDma dma(kSlots);
-  DmaPieces p = piecesInto(staging, dma, to.data());
-  auto send = p.send;
-  p.send = [send](int64_t piece, int64_t slot, const char* staged, size_t n) {
+  Upload u(size_t(12) << 20, 5);
+  auto send = u.pieces.send;
+  u.pieces.send = [send](int64_t piece, int64_t slot, const char* staged, size_t n) {
     if (piece == 5) throw std::runtime_error("link lost");
     send(piece, slot, staged, n);
   };
 
   // Run, verify
-  EXPECT_THROW(copyForDmaInPieces(from.data(), bytes, p), std::runtime_error);
-  dma.drain();
-  EXPECT_EQ(dma.order().size(), 5u);
+  EXPECT_THROW(u.run(), std::runtime_error);
+  u.dma.drain();
+  EXPECT_EQ(u.dma.order().size(), 5u);
 }
 
 TEST(StagedUploadPieces, AfterSentFollowsTheSendsOnTheCallingThread) {
   // 12 pieces through the copy threads, and one part that the calling thread copies alone.
   for (const size_t bytes : {(size_t(11) << 20) + 4097, size_t(100000)}) {
     // Prepare
-    const std::vector<char> from = randomBytes(bytes, 7);
-    std::vector<char> to(bytes), staging(kPiece * kSlots);
-    SimulatedDma dma(kSlots);
-    DmaPieces p = piecesInto(staging, dma, to.data());
+    Upload u(bytes, 7);
     std::vector<int64_t> counts;
     std::vector<size_t> sentThen;
     std::vector<std::thread::id> threads;
-    p.afterSent = [&](int64_t sent) {
+    u.pieces.afterSent = [&](int64_t sent) {
       counts.push_back(sent);
-      sentThen.push_back(dma.order().size());
+      sentThen.push_back(u.dma.order().size());
       threads.push_back(std::this_thread::get_id());
     };
 
     // Run
-    copyForDmaInPieces(from.data(), bytes, p);
-    dma.drain();
+    u.run();
+    u.dma.drain();
 
     // Verify: increasing counts up to every piece, each of pieces already sent, all on this
     // thread
@@ -218,26 +223,22 @@ TEST(StagedUploadPieces, AfterSentFollowsTheSendsOnTheCallingThread) {
       EXPECT_LE(size_t(counts[k]), sentThen[k]) << k;
       EXPECT_EQ(threads[k], std::this_thread::get_id()) << k;
     }
-    EXPECT_EQ(std::memcmp(to.data(), from.data(), bytes), 0) << bytes;
+    EXPECT_TRUE(u.arrived()) << bytes;
   }
 }
 
 TEST(StagedUploadPieces, AFailingAfterSentIsRethrownAndStopsTheCopies) {
   // Prepare
-  const size_t bytes = size_t(40) << 20;
-  const std::vector<char> from = randomBytes(bytes, 9);
-  std::vector<char> to(bytes), staging(kPiece * kSlots);
-  SimulatedDma dma(kSlots);
-  DmaPieces p = piecesInto(staging, dma, to.data());
-  p.afterSent = [](int64_t sent) {
+  Upload u(size_t(40) << 20, 9);
+  u.pieces.afterSent = [](int64_t sent) {
     if (sent >= 2) throw std::runtime_error("launch failed");
   };
 
   // Run, verify: the copies stop a few pieces after the failure, not 40 (the 4 slots bound how
   // far ahead of the DMA they run, and so how many pieces are sent between two calls)
-  EXPECT_THROW(copyForDmaInPieces(from.data(), bytes, p), std::runtime_error);
-  dma.drain();
-  EXPECT_LT(dma.order().size(), 16u);
+  EXPECT_THROW(u.run(), std::runtime_error);
+  u.dma.drain();
+  EXPECT_LT(u.dma.order().size(), 16u);
 }
 
 }  // namespace
