@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compute/backend.h"
+#include "compute/device_control.h"
 #include "tests/compute/filter_reference.h"
 #include "tests/compute/gpu_test_backends.h"
 #include "tests/compute/image_checks.h"
@@ -680,6 +681,12 @@ TEST_F(SegmentCudaAndCpu, HostImagesLabelledAsTheyLandMatchTheCpu) {
       const Segmentation want = cpu->segment(in, p);
       const Segmentation got = gpu->segment(in, p);
       const Segmentation whole = gpu->segment(gpu->upload(in), p);
+      Segmentation pageLocked;
+      {
+        const PinnedWhileAlive pinned(gpu->device(), in);  // one DMA, then the labelling
+        ASSERT_TRUE(pinned.pinned());
+        pageLocked = gpu->segment(in, p);
+      }
 
       // Verify: the sources fit the sums set aside for an image this size (1 per 256 pixels),
       // else the GPU measures again from the whole uploaded image and the landed labelling
@@ -688,6 +695,7 @@ TEST_F(SegmentCudaAndCpu, HostImagesLabelledAsTheyLandMatchTheCpu) {
       ASSERT_LT(int64_t(want.sources.size()), s.count() / 256) << what;
       expectAlike(got, want, what);
       expectAlike(whole, want, what + " (uploaded first)");
+      expectAlike(pageLocked, want, what + " (page-locked)");
     }
   }
 }
