@@ -121,6 +121,7 @@ class TileLabelling {
   int64_t nextTileRow_ = 0;  // over the stack: slice · tilesY_ + the tile row
 };
 
+// The labelling of every tile row at once.
 void labelComponents(const ContextPtr& ctx, const SegmentRun& r) {
   TileLabelling(ctx, r).upToRow(r.g.rows);
 }
