@@ -166,14 +166,6 @@ const int32_t* measureAndPublish(const ContextPtr& ctx, const SegmentRun& r, lon
   return found;
 }
 
-// The same after labelling the components (labelComponents).
-const int32_t* labelAndMeasure(const ContextPtr& ctx, const SegmentRun& r, long long* count,
-                               Source* table, int64_t tableLimit,
-                               volatile int* groupsDone = nullptr) {
-  labelComponents(ctx, r);
-  return measureAndPublish(ctx, r, count, table, tableLimit, groupsDone);
-}
-
 // Copies the first n published entries into `to` (room for n), each group as soon as its flag is
 // set (group 0's is), so that the copy of the first groups overlaps the publishing of the last;
 // waits for the stream instead if a flag takes longer than the polling.
@@ -256,19 +248,18 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
                        labels};
   const int64_t limit = std::min(w.capacity, published.capacity());
   published.clearGroups(blocksFor(limit, kPublishGroup));
-  const int32_t* found = nullptr;
   if (labelAsLanded) {
     TileLabelling labelling(ctx, run);
     ctx->upload(in.data(), input.data(), input.bytes(), [&](size_t bytes) {
       labelling.upToRow(int64_t(bytes / (size_t(s.x) * sizeof(float))));
     });
     labelling.upToRow(grid.rows);
-    found = measureAndPublish(ctx, run, published.deviceCount(), published.deviceSources(), limit,
-                              published.deviceGroupsDone());
   } else {
-    found = labelAndMeasure(ctx, run, published.deviceCount(), published.deviceSources(), limit,
-                            published.deviceGroupsDone());
+    labelComponents(ctx, run);
   }
+  const int32_t* found =
+      measureAndPublish(ctx, run, published.deviceCount(), published.deviceSources(), limit,
+                        published.deviceGroupsDone());
   // The table's vector is made, and its pages touched, while the device works: as long as the
   // last table published here, which the next is most often like.
   if (p.minPixels <= 1) out.sources.resize(std::min(published.lastCount, limit));
@@ -280,7 +271,8 @@ Segmentation segment(const ContextPtr& ctx, const Image& input, const SegmentPar
     w.capacity = n;
     w.moreSums = DeviceArray<SourceSums>(ctx, n);
     w.sums = w.moreSums.get();
-    labelAndMeasure(ctx, run, nullptr, nullptr, 0);
+    labelComponents(ctx, run);
+    measureAndPublish(ctx, run, nullptr, nullptr, 0);
   }
   if (n > 0 && p.minPixels > 1) {
     out.sources = keepLargeSources(ctx, w.sums, n, p.minPixels, labels, s);

@@ -413,7 +413,7 @@ void Context::upload(void* dst, const void* src, size_t bytes,
   SL_CUDA(cudaEventRecord(done, copyStream_));
   SL_CUDA(cudaStreamWaitEvent(stream_, done));
   cudaEventDestroy(done);
-  if (direct && landed) landed(bytes);
+  if (landed) landed(bytes);  // page-locked src: one DMA, all landed
 }
 
 void Context::download(void* dst, const void* src, size_t bytes) {
