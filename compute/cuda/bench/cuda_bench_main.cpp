@@ -97,16 +97,31 @@ struct Timing {
   bool pageableInput = false;  // the host input was pageable (else it was page-locked already)
 };
 
-// op(input, job) must return the result where the job asks; runs: repeats after a warm-up. Host
-// input runs as the command-line tool's do, with the result asked for on the host: per-slice
-// operations then go through the overlapped stack pipeline.
+// op(input, job) must return the result where the job asks; runs: repeats after a warm-up (at
+// least: short workloads take more). Host input runs as the command-line tool's do, with the
+// result asked for on the host: per-slice operations then go through the overlapped stack
+// pipeline.
 Timing timeIt(Backend& gpu, const Image& host,
               const std::function<Image(const Image&, const Job&)>& op, int runs) {
   const Job onDevice, onHost = Job().onHost();
   Image dev = gpu.upload(host);
   gpu.synchronize();
-  op(dev, onDevice);  // warm-up: plans, pool growth
+  op(dev, onDevice);  // plans, pool growth
   gpu.synchronize();
+  // Then more runs, for a while: after a single one of a few microseconds, a call's first timed
+  // runs were its slowest (clocks still at an idle machine's pace, copy threads asleep).
+  constexpr double kWarmUpSeconds = 0.05, kTimedSeconds = 0.02;
+  constexpr int kMaxRuns = 100;
+  int warmUps = 0;
+  const auto warmUpStart = Clock::now();
+  double warm = 0;
+  do {
+    op(dev, onDevice);
+    gpu.synchronize();
+    warm = std::chrono::duration<double>(Clock::now() - warmUpStart).count();
+  } while (++warmUps < kMaxRuns && warm < kWarmUpSeconds);
+  // Short workloads take more runs, so that one slow run moves the median less.
+  runs = std::clamp(int(kTimedSeconds / (warm / warmUps)), runs, kMaxRuns);
   std::vector<double> d, t, e;
   // The wall as a caller that does not time the device sees it, then the events in runs of their
   // own (their marks sit on the launch's path).
