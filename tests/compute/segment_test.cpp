@@ -266,6 +266,38 @@ TEST_P(Segment, WindingComponentsAcrossTilesMatchTheReference) {
     }
 }
 
+// Tiles whose every row joins the row above at nearly every pixel (checkerboards: two diagonal
+// joins a pixel under 8-connectivity; stripes: one straight join), some with random holes: more
+// joins than CUDA's labelling lists at once for a warp, across several tiles and slices.
+TEST_P(Segment, TilesFullOfJoinsMatchTheReference) {
+  // Prepare
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0, 1);
+  for (int pattern = 0; pattern < 4; ++pattern) {
+    Image im = Image::host({2, 131, 97});
+    for (int64_t z = 0; z < 2; ++z)
+      for (int64_t y = 0; y < 131; ++y)
+        for (int64_t x = 0; x < 97; ++x) {
+          const bool on = pattern % 2 == 0 ? (x + y) % 2 == 0 : x % 2 == 0;
+          const bool hole = pattern >= 2 && u(rng) < 0.08f;
+          im.at(z, y, x) = on && !hole ? 1.f : 0.f;
+        }
+
+    for (int connectivity : {4, 8}) {
+      // Run
+      const Segmentation s = run(im, absolute(0.5, connectivity));
+
+      // Verify
+      const std::string what =
+          "pattern " + std::to_string(pattern) + " conn " + std::to_string(connectivity);
+      const auto want = labelReference(im, 0.5, connectivity, 1);
+      expectLabels(s.labels, want, what);
+      EXPECT_EQ(static_cast<int32_t>(s.sources.size()), *std::max_element(want.begin(), want.end()))
+          << what;
+    }
+  }
+}
+
 TEST_P(Segment, MatchesTheReferenceOnSparseWideStacks) {
   // Sparse foreground on rows much wider than the CPU's 32-pixel row-scan blocks, with runs
   // across block edges and at row ends, NaN pixels, and slices whose label rows must all be

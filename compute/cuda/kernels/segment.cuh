@@ -357,6 +357,57 @@ __device__ inline void joinDoneNeighbours(const TileOutputs& o, int ny, int nx, 
   }
 }
 
+// Joins, in the tile's shared labels `local`, each run of the warp's rows in `below` (rows under
+// a row with foreground) to the runs of the row above that it touches: each run above that
+// overlaps it by the lane under its first overlapping pixel, and under 8-connectivity the runs
+// touching its ends diagonally. The warp lists its rows' joins first and then shares them out
+// over its lanes: a ragged tile's rows hold a few joins each, and taken row after row each row's
+// unions waited on the last's.
+__device__ inline void joinTileRuns(int32_t* local, const uint32_t* rowMask, uint64_t below,
+                                    bool eight) {
+  // Up to 2 joins a pixel (straight up, or one diagonal at each end of a run), a warp's list
+  // shared out whenever the next row might not fit.
+  constexpr int kListed = 4 * kTileW;
+  __shared__ uint16_t listed[kTileThreadRows][kListed];
+  const int lane = threadIdx.x, warp = threadIdx.y;
+  uint16_t* list = listed[warp];
+  const uint32_t lanesBefore = (1u << lane) - 1u;
+  int count = 0;
+  auto joinListed = [&] {
+    __syncwarp();
+#pragma unroll 1
+    for (int j = lane; j < count; j += 32) {
+      const int li = list[j] >> 2;  // the pixel, and the column offset + 1 of the one above
+      unite(local, li, li - kTileW + (list[j] & 3) - 1);
+    }
+    __syncwarp();
+    count = 0;
+  };
+#pragma unroll 1
+  for (; below; below &= below - 1) {
+    const int row = __ffsll(static_cast<long long>(below)) - 1;
+    const uint32_t fg = rowMask[row], above = rowMask[row - 1];
+    uint32_t joins = 0;  // bit d + 1: join the pixel above at column offset d
+    if (bitAt(fg, lane)) {
+      const int start = runStart(fg, lane);
+      if (bitAt(above, lane) && (lane == start || !bitAt(above, lane - 1))) joins |= 2u;
+      if (eight) {
+        if (lane == start && lane > 0 && bitAt(above, lane - 1)) joins |= 1u;
+        if (lane < 31 && lane == runEnd(fg, lane) && bitAt(above, lane + 1) && !bitAt(above, lane))
+          joins |= 4u;
+      }
+    }
+    const uint32_t one = __ballot_sync(0xffffffffu, __popc(joins) == 1),
+                   two = __ballot_sync(0xffffffffu, __popc(joins) >= 2);
+    if (count + __popc(one) + 2 * __popc(two) > kListed) joinListed();
+    int at = count + __popc(one & lanesBefore) + 2 * __popc(two & lanesBefore);
+    const int li = row * kTileW + lane;
+    for (; joins; joins &= joins - 1) list[at++] = uint16_t(li << 2 | (__ffs(joins) - 1));
+    count += __popc(one) + 2 * __popc(two);
+  }
+  joinListed();
+}
+
 // Threshold and union–find inside one tile in shared memory: a pixel starts at its row run's
 // first pixel, and each run joins once per run of the row above that it touches. Every tile row
 // (segment) gets its foreground bits and the bits of its tile-local roots (their number added to
@@ -421,8 +472,8 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
     }
   }
   if (!__syncthreads_or(any)) return;
-  // The joining and the roots' search below are loops not unrolled, with one call of unite:
-  // unrolled, their copies overflowed the instruction cache.
+  // The joining's loops are not unrolled, with one call of unite: unrolled, their copies
+  // overflowed the instruction cache.
   const int lane = threadIdx.x, warp = threadIdx.y;
   const int x = tileX * kTileW + lane;
   StripSlots slots{};
@@ -433,40 +484,40 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
                         uint64_t(__ballot_sync(0xffffffffu, rowMask[lane + 32] != 0)) << 32;
   const uint64_t mine = rows & (0x0101010101010101ull << warp);
   if (single < 0) {
-#pragma unroll 1
-    for (uint64_t below = mine & rows << 1; below; below &= below - 1) {  // rows under foreground
-      const int row = __ffsll(static_cast<long long>(below)) - 1;
-      const uint32_t fg = rowMask[row];
-      if (!bitAt(fg, lane)) continue;
-      const uint32_t above = rowMask[row - 1];
-      const int li = row * kTileW + lane, start = runStart(fg, lane);
-      // Each run above that overlaps this run is joined by the lane under its first overlapping
-      // pixel; under 8-connectivity the runs touching the run's ends diagonally too. Bit d + 1:
-      // join the pixel above at column offset d.
-      uint32_t joins = 0;
-      if (bitAt(above, lane) && (lane == start || !bitAt(above, lane - 1))) joins |= 2u;
-      if (eight) {
-        if (lane == start && lane > 0 && bitAt(above, lane - 1)) joins |= 1u;
-        if (lane < 31 && lane == runEnd(fg, lane) && bitAt(above, lane + 1) && !bitAt(above, lane))
-          joins |= 4u;
-      }
-#pragma unroll 1
-      for (; joins; joins &= joins - 1) unite(local, li, li - kTileW + __ffs(joins) - 2);
-    }
+    joinTileRuns(local, rowMask, mine & rows << 1, eight);
     __syncthreads();
+  }
+  // Each row's pixels' roots, the warp's rows walked side by side (a ragged tile's chains are
+  // long, and walked one row after another each waited on the last).
+  int32_t rootOf[kRowsPerThread];  // of the pixel in row warp + k · kTileThreadRows
+#pragma unroll
+  for (int k = 0; k < kRowsPerThread; ++k) {
+    const int row = warp + k * kTileThreadRows;
+    rootOf[k] = (mine >> row) & 1 && bitAt(rowMask[row], lane)
+                    ? (single >= 0 ? single : row * kTileW + lane)
+                    : kBackground;
+  }
+  if (single < 0) {
+    bool moved;
+    do {
+      moved = false;
+#pragma unroll
+      for (int k = 0; k < kRowsPerThread; ++k) {
+        if (rootOf[k] == kBackground) continue;
+        const int32_t up = local[rootOf[k]];
+        moved |= up != rootOf[k];
+        rootOf[k] = up;
+      }
+    } while (moved);
   }
 #pragma unroll 1
   for (uint64_t left = mine; left; left &= left - 1) {
     const int row = __ffsll(static_cast<long long>(left)) - 1, y = y0 + row;
-    const uint32_t fg = rowMask[row];
-    const int li = row * kTileW + lane;
-    int32_t label = kBackground;
-    bool root = false;
-    if (bitAt(fg, lane)) {
-      const int lr = single >= 0 ? single : findRootHalving(local, li);
-      root = lr == li;
-      label = sliceBase + (y0 + lr / kTileW) * nx + tileX * kTileW + lr % kTileW;
-    }
+    const int lr = rowOf(rootOf, row / kTileThreadRows);
+    const bool root = lr == row * kTileW + lane;
+    const int32_t label = lr == kBackground
+                              ? kBackground
+                              : sliceBase + (y0 + lr / kTileW) * nx + tileX * kTileW + lr % kTileW;
     const uint32_t roots = __ballot_sync(0xffffffffu, root);
     if (x < nx) parent[sliceBase + y * nx + x] = label;
     if (lane == 0) {
