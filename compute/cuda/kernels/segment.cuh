@@ -103,6 +103,24 @@ __device__ inline T rowOf(const T (&a)[kRowsPerThread], int r) {
   return v;
 }
 
+// Walks each of a thread's nodes (kBackground: none) up to its root (parentOf(i): i's parent),
+// the nodes side by side: each step is a dependent load, and taken one node after another their
+// walks waited on one another. Every lane of the warp calls it.
+template <class Parent>
+__device__ inline void walkToRoots(int32_t (&node)[kRowsPerThread], Parent parentOf) {
+  bool walking = true;
+  while (__any_sync(0xffffffffu, walking)) {
+    walking = false;
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      if (node[r] == kBackground) continue;
+      const int32_t next = parentOf(node[r]);
+      walking |= next != node[r];
+      node[r] = next;
+    }
+  }
+}
+
 // The thresholding reads a tile four pixels a thread: a block's 256 threads take 32 tile rows at
 // a time, 8 threads a row, each 4 consecutive pixels (one 16-byte load where the rows are
 // aligned). A row's foreground bits come from its 8 threads' nibbles by three shuffles: a lane a
@@ -487,8 +505,7 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
     joinTileRuns(local, rowMask, mine & rows << 1, eight);
     __syncthreads();
   }
-  // Each row's pixels' roots, the warp's rows walked side by side (a ragged tile's chains are
-  // long, and walked one row after another each waited on the last).
+  // Each row's pixels' roots (a ragged tile's chains are long).
   int32_t rootOf[kRowsPerThread];  // of the pixel in row warp + k · kTileThreadRows
 #pragma unroll
   for (int k = 0; k < kRowsPerThread; ++k) {
@@ -497,19 +514,7 @@ __device__ inline void labelTile(const TileQuads& q, const TileOutputs& o, int n
                     ? (single >= 0 ? single : row * kTileW + lane)
                     : kBackground;
   }
-  if (single < 0) {
-    bool moved;
-    do {
-      moved = false;
-#pragma unroll
-      for (int k = 0; k < kRowsPerThread; ++k) {
-        if (rootOf[k] == kBackground) continue;
-        const int32_t up = local[rootOf[k]];
-        moved |= up != rootOf[k];
-        rootOf[k] = up;
-      }
-    } while (moved);
-  }
+  if (single < 0) walkToRoots(rootOf, [&](int32_t i) { return local[i]; });
 #pragma unroll 1
   for (uint64_t left = mine; left; left &= left - 1) {
     const int row = __ffsll(static_cast<long long>(left)) - 1, y = y0 + row;

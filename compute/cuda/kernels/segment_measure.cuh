@@ -194,17 +194,7 @@ __device__ inline void relabelStrip(
     node[r] = fg ? parent[i] : kBackground;
     value[r] = fg ? in[i] : 0.f;
   }
-  bool walking = true;
-  while (__any_sync(0xffffffffu, walking)) {
-    walking = false;
-#pragma unroll
-    for (int r = 0; r < kRowsPerThread; ++r) {
-      if (node[r] == kBackground) continue;
-      const int32_t next = parent[node[r]];
-      walking |= next != node[r];
-      node[r] = next;
-    }
-  }
+  walkToRoots(node, [&](int32_t i) { return parent[i]; });
   // Only the roots' numbers come from the numbering (endRootSegments, the kernel before): the
   // rest was written by the labelling, complete before the numbering let this kernel start.
   waitForPrevious();
