@@ -121,7 +121,7 @@ Timing timeIt(Backend& gpu, const Image& host,
     warm = std::chrono::duration<double>(Clock::now() - warmUpStart).count();
   } while (++warmUps < kMaxRuns && warm < kWarmUpSeconds);
   // Short workloads take more runs, so that one slow run moves the median less.
-  runs = std::clamp(int(kTimedSeconds / (warm / warmUps)), runs, kMaxRuns);
+  runs = std::clamp(int(kTimedSeconds / (warm / warmUps)), runs, std::max(runs, kMaxRuns));
   std::vector<double> d, t, e;
   // The wall as a caller that does not time the device sees it, then the events in runs of their
   // own (their marks sit on the launch's path).
